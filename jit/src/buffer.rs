@@ -1,0 +1,95 @@
+//! Argument storage shared by the interpreter and compiled code: one typed,
+//! contiguous, column-major buffer per procedure argument.
+
+use crate::ir::Type;
+
+/// The storage of one argument (a scalar is a buffer of length 1; a
+/// CHARACTER variable is its bytes).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Buffer {
+    /// REAL(4) data.
+    F32(Vec<f32>),
+    /// REAL(8) data.
+    F64(Vec<f64>),
+    /// INTEGER(4) data.
+    I32(Vec<i32>),
+    /// INTEGER(8) data.
+    I64(Vec<i64>),
+    /// LOGICAL data, one byte (0 or 1) per element.
+    Bool(Vec<u8>),
+    /// CHARACTER data, `len` bytes per element.
+    Char(Vec<u8>),
+}
+
+impl Buffer {
+    /// A zero-filled (blank for characters) buffer of `len` elements of
+    /// `ty` (for `Char`, `len` is the number of bytes).
+    pub fn zeros(ty: Type, len: usize) -> Buffer {
+        match ty {
+            Type::F32 => Buffer::F32(vec![0.0; len]),
+            Type::F64 => Buffer::F64(vec![0.0; len]),
+            Type::I32 => Buffer::I32(vec![0; len]),
+            Type::I64 => Buffer::I64(vec![0; len]),
+            Type::Bool => Buffer::Bool(vec![0; len]),
+            Type::Char => Buffer::Char(vec![b' '; len]),
+        }
+    }
+    /// The element type.
+    pub fn ty(&self) -> Type {
+        match self {
+            Buffer::F32(_) => Type::F32,
+            Buffer::F64(_) => Type::F64,
+            Buffer::I32(_) => Type::I32,
+            Buffer::I64(_) => Type::I64,
+            Buffer::Bool(_) => Type::Bool,
+            Buffer::Char(_) => Type::Char,
+        }
+    }
+    /// Number of elements (bytes for `Char`).
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::F32(v) => v.len(),
+            Buffer::F64(v) => v.len(),
+            Buffer::I32(v) => v.len(),
+            Buffer::I64(v) => v.len(),
+            Buffer::Bool(v) | Buffer::Char(v) => v.len(),
+        }
+    }
+    /// True when the buffer holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Element `i` as f64 (integers and logicals converted; characters give
+    /// their byte value).
+    pub fn get_f64(&self, i: usize) -> f64 {
+        match self {
+            Buffer::F32(v) => v[i] as f64,
+            Buffer::F64(v) => v[i],
+            Buffer::I32(v) => v[i] as f64,
+            Buffer::I64(v) => v[i] as f64,
+            Buffer::Bool(v) | Buffer::Char(v) => v[i] as f64,
+        }
+    }
+    /// Sets element `i` from an f64 (rounded to the element type; integers
+    /// truncate).
+    pub fn set_f64(&mut self, i: usize, x: f64) {
+        match self {
+            Buffer::F32(v) => v[i] = x as f32,
+            Buffer::F64(v) => v[i] = x,
+            Buffer::I32(v) => v[i] = x as i32,
+            Buffer::I64(v) => v[i] = x as i64,
+            Buffer::Bool(v) => v[i] = (x != 0.0) as u8,
+            Buffer::Char(v) => v[i] = x as u8,
+        }
+    }
+    /// Raw pointer to the first byte, for the native call boundary.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        match self {
+            Buffer::F32(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::F64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::I32(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::I64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Bool(v) | Buffer::Char(v) => v.as_mut_ptr(),
+        }
+    }
+}

@@ -1,0 +1,821 @@
+//! The code-list IR: what every other part of adjit produces or consumes.
+//!
+//! A [`Module`] holds [`Proc`]s (procedures) and [`Global`]s (storage that
+//! outlives a call: module variables, SAVE and DATA variables). A procedure
+//! owns three arenas, each addressed by a typed handle:
+//!
+//! * **variables** ([`VarId`] → [`Var`]): named, typed, mutable storage, scalar
+//!   or array (column-major, bounds given by [`Bound`] expressions evaluated
+//!   once at procedure entry). Parameters are passed by reference. Variables
+//!   are the only thing that lives across statements and blocks.
+//! * **instructions** ([`Value`] → [`InstData`]): every instruction is stored
+//!   once in the procedure's instruction arena; an instruction that produces a
+//!   result has a [`Type`] and its handle doubles as the SSA value it defines.
+//!   Values are defined once and used only later in the *same block*.
+//! * **blocks** ([`BlockId`] → [`Block`]): a list of instructions and a
+//!   [`Terminator`]. Control flow between blocks is an arbitrary CFG.
+//!
+//! This is "statement-level SSA" in the sense of the source papers: each
+//! Fortran statement becomes a short code list `v_j = phi_j(v_i)` ending in
+//! stores. Every instruction carries the [`Span`] of the statement it came
+//! from.
+//!
+//! # Meaning of every instruction
+//!
+//! The semantics are documented on [`Inst`], [`UnaryOp`], [`BinaryOp`] and
+//! [`Terminator`]; the interpreter in the `adjit` crate is the executable
+//! definition and the Cranelift lowering must agree with it.
+
+use std::fmt;
+
+/// A scalar type of a value or of a variable's elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// IEEE single precision.
+    F32,
+    /// IEEE double precision.
+    F64,
+    /// 32-bit two's complement integer.
+    I32,
+    /// 64-bit two's complement integer.
+    I64,
+    /// A truth value (stored as one byte, 0 or 1).
+    Bool,
+    /// One byte of character data. Only variables have this element type;
+    /// characters are manipulated by [`Inst::CharAssign`] and
+    /// [`Inst::CharCompare`], never as SSA values.
+    Char,
+}
+
+impl Type {
+    /// True for `F32` and `F64`.
+    pub fn is_float(self) -> bool {
+        matches!(self, Type::F32 | Type::F64)
+    }
+    /// True for `I32` and `I64`.
+    pub fn is_int(self) -> bool {
+        matches!(self, Type::I32 | Type::I64)
+    }
+    /// Size in bytes of one element of this type in memory.
+    pub fn size(self) -> usize {
+        match self {
+            Type::F32 | Type::I32 => 4,
+            Type::F64 | Type::I64 => 8,
+            Type::Bool | Type::Char => 1,
+        }
+    }
+    /// The spelling used by the printer.
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::F32 => "f32",
+            Type::F64 => "f64",
+            Type::I32 => "i32",
+            Type::I64 => "i64",
+            Type::Bool => "bool",
+            Type::Char => "char",
+        }
+    }
+}
+
+/// A position in the source a construct came from.
+///
+/// `file` indexes [`Module::files`]; lines and columns are 1-based. The
+/// default span (all zeros) means "no source position".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// Index into [`Module::files`].
+    pub file: u32,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+}
+
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The handle as an index into its arena.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+handle!(
+    /// A procedure of a [`Module`].
+    ProcId,
+    "proc"
+);
+handle!(
+    /// A global variable of a [`Module`].
+    GlobalId,
+    "g"
+);
+handle!(
+    /// A variable of a [`Proc`].
+    VarId,
+    "%"
+);
+handle!(
+    /// An instruction of a [`Proc`], and the SSA value it defines.
+    Value,
+    "v"
+);
+handle!(
+    /// A basic block of a [`Proc`].
+    BlockId,
+    "bb"
+);
+
+/// A compilation unit: procedures that may call each other, and globals.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// Source file names, indexed by [`Span::file`].
+    pub files: Vec<String>,
+    /// Procedures, indexed by [`ProcId`].
+    pub procs: Vec<Proc>,
+    /// Global storage, indexed by [`GlobalId`].
+    pub globals: Vec<Global>,
+}
+
+impl Module {
+    /// Looks a procedure up by (case-insensitive) name.
+    pub fn find_proc(&self, name: &str) -> Option<ProcId> {
+        self.procs
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(name))
+            .map(|i| ProcId(i as u32))
+    }
+    /// The procedure behind a handle.
+    pub fn proc(&self, id: ProcId) -> &Proc {
+        &self.procs[id.index()]
+    }
+    /// Adds a procedure and returns its handle.
+    pub fn add_proc(&mut self, proc: Proc) -> ProcId {
+        self.procs.push(proc);
+        ProcId(self.procs.len() as u32 - 1)
+    }
+    /// Adds a global and returns its handle.
+    pub fn add_global(&mut self, global: Global) -> GlobalId {
+        self.globals.push(global);
+        GlobalId(self.globals.len() as u32 - 1)
+    }
+}
+
+/// Storage that lives as long as the compiled module: module variables,
+/// SAVE variables, variables initialised by DATA.
+#[derive(Clone, Debug)]
+pub struct Global {
+    /// Name for diagnostics and printing (for example `mymod::counter`).
+    pub name: String,
+    /// Element type.
+    pub ty: Type,
+    /// Constant `(lower, upper)` bounds per dimension; empty for a scalar.
+    pub dims: Vec<(i64, i64)>,
+    /// Length of each element for `Type::Char`, else 1.
+    pub char_len: i64,
+    /// Initial element values in column-major order; empty means all zero
+    /// (blank for characters). Shorter than the element count: the rest is
+    /// zero.
+    pub init: Vec<Const>,
+}
+
+impl Global {
+    /// Number of elements.
+    pub fn len(&self) -> i64 {
+        self.dims.iter().map(|(l, u)| (u - l + 1).max(0)).product()
+    }
+    /// True when the global has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A constant scalar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Const {
+    /// A floating-point constant (its type says whether f32 or f64).
+    Float(f64),
+    /// An integer constant.
+    Int(i64),
+    /// A truth value.
+    Bool(bool),
+    /// One character byte.
+    Char(u8),
+}
+
+/// One procedure: parameters, variables, instructions and a CFG of blocks.
+#[derive(Clone, Debug, Default)]
+pub struct Proc {
+    /// Name (lower case, as the user calls it).
+    pub name: String,
+    /// Parameters in call order; each is a variable with
+    /// [`Storage::Param`]. Passed by reference.
+    pub params: Vec<VarId>,
+    /// For a FUNCTION: the parameter that receives the result (always the last
+    /// of `params`). Callers pass a scalar slot for it.
+    pub result: Option<VarId>,
+    /// Variable arena.
+    pub vars: Vec<Var>,
+    /// Instruction arena (also the value arena).
+    pub insts: Vec<InstData>,
+    /// Block arena. Block 0 is the entry block.
+    pub blocks: Vec<Block>,
+    /// Where the procedure was declared.
+    pub span: Span,
+}
+
+impl Proc {
+    /// A new procedure with an empty entry block.
+    pub fn new(name: impl Into<String>) -> Proc {
+        Proc {
+            name: name.into(),
+            blocks: vec![Block::default()],
+            ..Proc::default()
+        }
+    }
+    /// The entry block.
+    pub const ENTRY: BlockId = BlockId(0);
+    /// The variable behind a handle.
+    pub fn var(&self, id: VarId) -> &Var {
+        &self.vars[id.index()]
+    }
+    /// The instruction behind a handle.
+    pub fn inst(&self, v: Value) -> &InstData {
+        &self.insts[v.index()]
+    }
+    /// The block behind a handle.
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.index()]
+    }
+    /// The type of the value an instruction defines (None for effects).
+    pub fn value_type(&self, v: Value) -> Option<Type> {
+        self.insts[v.index()].ty
+    }
+    /// Adds a variable and returns its handle.
+    pub fn add_var(&mut self, var: Var) -> VarId {
+        self.vars.push(var);
+        VarId(self.vars.len() as u32 - 1)
+    }
+    /// Adds an empty block (terminated by `Return`) and returns its handle.
+    pub fn add_block(&mut self) -> BlockId {
+        self.blocks.push(Block::default());
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+    /// Looks a variable up by (case-insensitive) name.
+    pub fn find_var(&self, name: &str) -> Option<VarId> {
+        self.vars
+            .iter()
+            .position(|v| v.name.eq_ignore_ascii_case(name))
+            .map(|i| VarId(i as u32))
+    }
+    /// Appends an instruction to a block and returns its handle.
+    pub fn push_inst(&mut self, block: BlockId, inst: Inst, ty: Option<Type>, span: Span) -> Value {
+        self.insts.push(InstData {
+            kind: inst,
+            ty,
+            span,
+        });
+        let v = Value(self.insts.len() as u32 - 1);
+        self.blocks[block.index()].insts.push(v);
+        v
+    }
+    /// Successor blocks of a block, in terminator order.
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        self.blocks[b.index()].term.successors()
+    }
+}
+
+/// Where a variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// The n-th argument (0-based), passed by reference.
+    Param(u32),
+    /// Storage private to one activation of the procedure, zero-initialised
+    /// at entry.
+    Local,
+    /// Module-lifetime storage shared by every procedure naming the global.
+    Global(GlobalId),
+}
+
+/// A named, typed, mutable storage location.
+#[derive(Clone, Debug)]
+pub struct Var {
+    /// Name (lower case). Compiler temporaries start with `_`.
+    pub name: String,
+    /// Element type.
+    pub ty: Type,
+    /// Dimensions; empty for a scalar. Column-major.
+    pub dims: Vec<Dim>,
+    /// Length of each element when `ty` is `Char`.
+    pub char_len: Option<Bound>,
+    /// Where the storage is.
+    pub storage: Storage,
+}
+
+impl Var {
+    /// A scalar local variable.
+    pub fn scalar(name: impl Into<String>, ty: Type) -> Var {
+        Var {
+            name: name.into(),
+            ty,
+            dims: Vec::new(),
+            char_len: None,
+            storage: Storage::Local,
+        }
+    }
+    /// True when the variable has dimensions.
+    pub fn is_array(&self) -> bool {
+        !self.dims.is_empty()
+    }
+}
+
+/// One dimension of an array variable: inclusive bounds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dim {
+    /// Lower bound.
+    pub lower: Bound,
+    /// Upper bound; `None` when assumed (`a(*)` or `a(:)`, allowed only in
+    /// the last dimension of a parameter): the extent then comes from the
+    /// length of the argument buffer.
+    pub upper: Option<Bound>,
+}
+
+/// A bound expression over constants and scalar integer variables of the
+/// same procedure, evaluated once at procedure entry (Fortran's
+/// specification expressions).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bound {
+    /// A constant.
+    Const(i64),
+    /// The entry value of a scalar integer variable (usually a parameter).
+    Var(VarId),
+    /// Negation.
+    Neg(Box<Bound>),
+    /// Sum.
+    Add(Box<Bound>, Box<Bound>),
+    /// Difference.
+    Sub(Box<Bound>, Box<Bound>),
+    /// Product.
+    Mul(Box<Bound>, Box<Bound>),
+    /// Truncating quotient (a zero divisor gives 0).
+    Div(Box<Bound>, Box<Bound>),
+    /// Larger of two.
+    Max(Box<Bound>, Box<Bound>),
+    /// Smaller of two.
+    Min(Box<Bound>, Box<Bound>),
+}
+
+impl Bound {
+    /// Evaluates the bound given the value of each variable it reads.
+    pub fn eval(&self, var: &mut dyn FnMut(VarId) -> i64) -> i64 {
+        match self {
+            Bound::Const(c) => *c,
+            Bound::Var(v) => var(*v),
+            Bound::Neg(a) => a.eval(var).wrapping_neg(),
+            Bound::Add(a, b) => a.eval(var).wrapping_add(b.eval(var)),
+            Bound::Sub(a, b) => a.eval(var).wrapping_sub(b.eval(var)),
+            Bound::Mul(a, b) => a.eval(var).wrapping_mul(b.eval(var)),
+            Bound::Div(a, b) => {
+                let (x, y) = (a.eval(var), b.eval(var));
+                if y == 0 {
+                    0
+                } else {
+                    x.wrapping_div(y)
+                }
+            }
+            Bound::Max(a, b) => a.eval(var).max(b.eval(var)),
+            Bound::Min(a, b) => a.eval(var).min(b.eval(var)),
+        }
+    }
+    /// The constant value when the bound reads no variable.
+    pub fn as_const(&self) -> Option<i64> {
+        let mut constant = true;
+        let v = self.eval(&mut |_| {
+            constant = false;
+            0
+        });
+        constant.then_some(v)
+    }
+    /// Calls `f` on every variable the bound reads.
+    pub fn for_each_var(&self, f: &mut dyn FnMut(VarId)) {
+        match self {
+            Bound::Const(_) => {}
+            Bound::Var(v) => f(*v),
+            Bound::Neg(a) => a.for_each_var(f),
+            Bound::Add(a, b)
+            | Bound::Sub(a, b)
+            | Bound::Mul(a, b)
+            | Bound::Div(a, b)
+            | Bound::Max(a, b)
+            | Bound::Min(a, b) => {
+                a.for_each_var(f);
+                b.for_each_var(f);
+            }
+        }
+    }
+}
+
+/// An instruction with its result type and source span.
+#[derive(Clone, Debug)]
+pub struct InstData {
+    /// What the instruction does.
+    pub kind: Inst,
+    /// Type of the defined value; `None` for pure effects.
+    pub ty: Option<Type>,
+    /// The statement it came from.
+    pub span: Span,
+}
+
+/// Unary operations. Float operations act on F32 / F64 in the type of the
+/// operand (F32 math is done in F32, like gfortran); `Neg` and `Abs` also act
+/// on integers; `Not` acts on Bool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x` (integers wrap).
+    Neg,
+    /// `|x|`.
+    Abs,
+    /// Square root (NaN for negative input).
+    Sqrt,
+    /// `e^x`.
+    Exp,
+    /// Natural logarithm.
+    Log,
+    /// Base-10 logarithm.
+    Log10,
+    /// Sine.
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Tangent.
+    Tan,
+    /// Arc sine.
+    Asin,
+    /// Arc cosine.
+    Acos,
+    /// Arc tangent.
+    Atan,
+    /// Hyperbolic sine.
+    Sinh,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// Round toward minus infinity, result in the float type.
+    Floor,
+    /// Round toward plus infinity, result in the float type.
+    Ceil,
+    /// Round toward zero, result in the float type (Fortran AINT).
+    Trunc,
+    /// Round to nearest, ties away from zero, result in the float type
+    /// (Fortran ANINT).
+    Round,
+    /// Logical negation.
+    Not,
+}
+
+/// Binary operations. Both operands have the same type, which is also the
+/// result type, except `PowI` (float base, integer exponent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// Sum (integers wrap).
+    Add,
+    /// Difference (integers wrap).
+    Sub,
+    /// Product (integers wrap).
+    Mul,
+    /// Quotient; integer division truncates toward zero and a zero divisor is
+    /// a runtime error ([`RuntimeErrorKind::DivideByZero`]).
+    Div,
+    /// `a ** b`: float `pow`; for integers, exponentiation by squaring with
+    /// Fortran's rules for negative exponents (1/a^|b| truncated: 0 unless
+    /// `a` is 1 or -1; a zero base with a negative exponent is a
+    /// divide-by-zero error).
+    Pow,
+    /// Float base to an integer (I32 or I64) power, by repeated squaring
+    /// (`x**-n = 1/x**n`). Result has the base's type.
+    PowI,
+    /// Smaller of two: `if b < a { b } else { a }`, except that a NaN in `a`
+    /// yields `b` (gfortran's MIN returns the other argument when one is NaN).
+    Min,
+    /// Larger of two: `if b > a { b } else { a }`, except that a NaN in `a`
+    /// yields `b`.
+    Max,
+    /// `atan2(a, b)`.
+    Atan2,
+    /// Fortran SIGN: `|a|` with the sign of `b` (for floats, the sign bit of
+    /// `b`, so `-0.0` counts as negative; for integers `b >= 0` is positive).
+    Sign,
+    /// Fortran DIM: `max(a - b, 0)`.
+    Dim,
+    /// Fortran MOD: `a - trunc(a / b) * b` (sign of `a`); integer zero
+    /// divisor is a runtime error; float uses `fmod`.
+    Mod,
+    /// Fortran MODULO: `a - floor(a / b) * b` (sign of `b`).
+    Modulo,
+    /// Logical and.
+    And,
+    /// Logical or.
+    Or,
+    /// Logical equivalence.
+    Eqv,
+    /// Logical non-equivalence (xor).
+    Neqv,
+}
+
+/// Comparison operators (ordered for floats: any comparison with NaN is
+/// false except `Ne`, which is true).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// Equal.
+    Eq,
+    /// Not equal.
+    Ne,
+    /// Less than.
+    Lt,
+    /// Less or equal.
+    Le,
+    /// Greater than.
+    Gt,
+    /// Greater or equal.
+    Ge,
+}
+
+/// How a float becomes an integer in [`Inst::Convert`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// Toward zero (INT, IDINT); also the mode of every other conversion.
+    Trunc,
+    /// Nearest, ties away from zero (NINT).
+    Nearest,
+    /// Toward minus infinity (FLOOR).
+    Floor,
+    /// Toward plus infinity (CEILING).
+    Ceil,
+}
+
+/// The three runtime stacks of the adjoint (see DESIGN.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StackKind {
+    /// Floating-point values (stored as f64; an f32 pushed comes back exact).
+    Value,
+    /// Integers (stored as i64).
+    Integer,
+    /// Control-flow records: branch ids, trip counts, predecessor ids
+    /// (stored as i64).
+    Control,
+}
+
+/// A reference to character data: a whole character variable (or one
+/// element of a character array) or a literal, optionally restricted to a
+/// substring.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CharRef {
+    /// The storage referenced.
+    pub base: CharBase,
+    /// 1-based first character of a substring (`None`: 1).
+    pub start: Option<Value>,
+    /// 1-based last character of a substring (`None`: the length).
+    pub end: Option<Value>,
+}
+
+/// What a [`CharRef`] points into.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CharBase {
+    /// A character variable; `index` selects an element of an array (empty
+    /// for a scalar).
+    Var {
+        /// The variable.
+        var: VarId,
+        /// Fortran subscripts, one per dimension.
+        index: Vec<Value>,
+    },
+    /// A literal string.
+    Literal(Vec<u8>),
+}
+
+/// An actual argument of a [`Inst::Call`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArg {
+    /// A whole variable, by reference.
+    Var(VarId),
+    /// The storage starting at one array element, by reference (Fortran
+    /// sequence association: the callee sees the tail of the array).
+    Elem(VarId, Vec<Value>),
+    /// A value: the caller stores it into a fresh temporary and passes the
+    /// temporary's address (writes by the callee are lost).
+    Value(Value),
+}
+
+/// What an instruction does. Operands are [`Value`]s defined earlier in the
+/// same block.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// A constant of the instruction's type.
+    Const(Const),
+    /// The value of a scalar variable.
+    Load(VarId),
+    /// Writes a scalar variable (the value has the variable's type).
+    Store(VarId, Value),
+    /// The value of an array element. Subscripts are Fortran subscripts
+    /// (integers of any width, one per dimension) checked against the bounds
+    /// unless bounds checks are off; an out-of-range subscript is a runtime
+    /// error ([`RuntimeErrorKind::IndexOutOfBounds`]).
+    LoadElem(VarId, Vec<Value>),
+    /// Writes an array element; subscripts as for `LoadElem`.
+    StoreElem(VarId, Vec<Value>, Value),
+    /// A unary operation.
+    Unary(UnaryOp, Value),
+    /// A binary operation.
+    Binary(BinaryOp, Value, Value),
+    /// A comparison of two values of one type; result Bool.
+    Cmp(CmpOp, Value, Value),
+    /// Numeric conversion to the instruction's type. Float to integer uses
+    /// the rounding mode (results saturate at the integer range, NaN gives
+    /// 0); other conversions ignore it (int to float rounds to nearest,
+    /// f64 to f32 rounds to nearest, integer narrowing wraps). Bool to
+    /// integer gives 0 or 1.
+    Convert(Value, Rounding),
+    /// `if cond { a } else { b }`.
+    Select(Value, Value, Value),
+    /// The lower bound (as I64) of dimension `dim` (0-based) of an array.
+    DimLower(VarId, u32),
+    /// The extent (as I64, never negative) of dimension `dim` (0-based).
+    DimExtent(VarId, u32),
+    /// Calls another procedure of the module. A non-zero status from the
+    /// callee propagates (the caller returns it at once).
+    Call(ProcId, Vec<CallArg>),
+    /// Copies character data, blank-padding or truncating to the target
+    /// length (Fortran character assignment).
+    CharAssign(CharRef, CharRef),
+    /// Compares character data after blank-padding the shorter operand;
+    /// result Bool.
+    CharCompare(CmpOp, CharRef, CharRef),
+    /// Pushes a value on a runtime stack.
+    Push(StackKind, Value),
+    /// Pops the top of a runtime stack, converted to the instruction's type.
+    /// Popping an empty stack is a runtime error.
+    Pop(StackKind),
+}
+
+impl Inst {
+    /// Calls `f` on every value operand, in order.
+    pub fn for_each_operand(&self, mut f: impl FnMut(Value)) {
+        let char_ref = |r: &CharRef, f: &mut dyn FnMut(Value)| {
+            if let CharBase::Var { index, .. } = &r.base {
+                index.iter().for_each(|&v| f(v));
+            }
+            r.start.into_iter().chain(r.end).for_each(&mut *f);
+        };
+        match self {
+            Inst::Const(_) | Inst::Load(_) | Inst::DimLower(..) | Inst::DimExtent(..) => {}
+            Inst::Pop(_) => {}
+            Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => f(*v),
+            Inst::LoadElem(_, idx) => idx.iter().for_each(|&v| f(v)),
+            Inst::StoreElem(_, idx, v) => {
+                idx.iter().for_each(|&i| f(i));
+                f(*v)
+            }
+            Inst::Binary(_, a, b) | Inst::Cmp(_, a, b) => {
+                f(*a);
+                f(*b)
+            }
+            Inst::Select(c, a, b) => {
+                f(*c);
+                f(*a);
+                f(*b)
+            }
+            Inst::Call(_, args) => {
+                for a in args {
+                    match a {
+                        CallArg::Var(_) => {}
+                        CallArg::Elem(_, idx) => idx.iter().for_each(|&v| f(v)),
+                        CallArg::Value(v) => f(*v),
+                    }
+                }
+            }
+            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) => {
+                char_ref(a, &mut f);
+                char_ref(b, &mut f);
+            }
+        }
+    }
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Terminator {
+    /// Continue at a block.
+    Jump(BlockId),
+    /// Two-way branch on a Bool value.
+    Branch {
+        /// The condition.
+        cond: Value,
+        /// Taken when true.
+        then_dest: BlockId,
+        /// Taken when false.
+        else_dest: BlockId,
+    },
+    /// Multi-way branch on an integer value (computed GOTO, control-flow
+    /// reversal): the first case whose key equals the value, else `default`.
+    Switch {
+        /// The selector (any integer type).
+        value: Value,
+        /// `(key, destination)` pairs.
+        cases: Vec<(i64, BlockId)>,
+        /// Taken when no key matches.
+        default: BlockId,
+    },
+    /// Return to the caller with status 0.
+    Return,
+    /// Stop with a runtime error (Fortran STOP, or an unreachable point).
+    Fail(RuntimeErrorKind),
+}
+
+impl Default for Terminator {
+    fn default() -> Self {
+        Terminator::Return
+    }
+}
+
+impl Terminator {
+    /// Successor blocks in order.
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Jump(b) => vec![*b],
+            Terminator::Branch {
+                then_dest,
+                else_dest,
+                ..
+            } => vec![*then_dest, *else_dest],
+            Terminator::Switch { cases, default, .. } => {
+                let mut v: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
+                v.push(*default);
+                v
+            }
+            Terminator::Return | Terminator::Fail(_) => Vec::new(),
+        }
+    }
+    /// The value the terminator reads, if any.
+    pub fn operand(&self) -> Option<Value> {
+        match self {
+            Terminator::Branch { cond, .. } => Some(*cond),
+            Terminator::Switch { value, .. } => Some(*value),
+            _ => None,
+        }
+    }
+}
+
+/// A basic block.
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    /// Instructions in execution order.
+    pub insts: Vec<Value>,
+    /// How the block ends.
+    pub term: Terminator,
+    /// Source span of the terminator.
+    pub term_span: Span,
+}
+
+/// The kinds of runtime error generated code can report. Each is raised at a
+/// known instruction (or terminator), whose span and variable name the
+/// runtime attaches to the error message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RuntimeErrorKind {
+    /// An array subscript outside the declared bounds.
+    IndexOutOfBounds,
+    /// Integer division (or MOD) by zero.
+    DivideByZero,
+    /// A substring outside the character variable.
+    SubstringOutOfRange,
+    /// A pop from an empty runtime stack.
+    StackUnderflow,
+    /// Fortran STOP, with its optional code or message.
+    Stop(Option<String>),
+    /// An argument buffer smaller than the declared shape requires.
+    ArgumentSize,
+}
+
+impl fmt::Display for RuntimeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeErrorKind::IndexOutOfBounds => write!(f, "array index out of bounds"),
+            RuntimeErrorKind::DivideByZero => write!(f, "integer division by zero"),
+            RuntimeErrorKind::SubstringOutOfRange => write!(f, "substring out of range"),
+            RuntimeErrorKind::StackUnderflow => write!(f, "runtime stack popped while empty"),
+            RuntimeErrorKind::Stop(None) => write!(f, "STOP"),
+            RuntimeErrorKind::Stop(Some(m)) => write!(f, "STOP {m}"),
+            RuntimeErrorKind::ArgumentSize => write!(f, "argument buffer too small"),
+        }
+    }
+}

@@ -1,0 +1,555 @@
+//! The syntax tree of the supported Fortran subset, as the parser builds it.
+//!
+//! The tree is purely syntactic: names are lower-cased but unresolved (an
+//! `a(i)` may be an array element, a function call or an intrinsic), types
+//! and kinds are unchecked. Semantic analysis ([`super::sema`]) resolves it.
+//! Labelled DO loops are already nested here (the parser matches terminal
+//! labels), so every DO has a body.
+
+pub use adjit_jit::ir::Span;
+
+/// A lower-cased identifier with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Name {
+    /// The identifier, lower case.
+    pub text: String,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// One parsed source file.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// Index of the file in the source map (also [`Span::file`]).
+    pub file: u32,
+    /// Program units in source order.
+    pub units: Vec<ProgramUnit>,
+}
+
+/// A top-level program unit.
+#[derive(Clone, Debug)]
+pub enum ProgramUnit {
+    /// SUBROUTINE or FUNCTION (or a main PROGRAM, kind [`ProcKind::Program`]).
+    Procedure(Procedure),
+    /// MODULE.
+    Module(ModuleUnit),
+}
+
+/// What kind of procedure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProcKind {
+    /// SUBROUTINE.
+    Subroutine,
+    /// FUNCTION, with an optional type prefix (`double precision function f`)
+    /// and an optional `result(name)`.
+    Function {
+        /// Type given before the FUNCTION keyword.
+        prefix_type: Option<TypeSpec>,
+        /// The RESULT variable, when named.
+        result: Option<Name>,
+    },
+    /// A main PROGRAM (accepted so that files with a driver parse; never an
+    /// entry point of the engine).
+    Program,
+}
+
+/// A subroutine or function, with its specification part, executable part
+/// and contained (internal or module) procedures.
+#[derive(Clone, Debug)]
+pub struct Procedure {
+    /// Subroutine or function.
+    pub kind: ProcKind,
+    /// Its name.
+    pub name: Name,
+    /// Dummy argument names, in order.
+    pub args: Vec<Name>,
+    /// Specification statements, in order.
+    pub decls: Vec<Decl>,
+    /// Executable statements, in order.
+    pub body: Vec<Stmt>,
+    /// Procedures after CONTAINS.
+    pub contains: Vec<Procedure>,
+    /// Position of the SUBROUTINE / FUNCTION keyword.
+    pub span: Span,
+}
+
+/// A MODULE: declarations and module procedures.
+#[derive(Clone, Debug)]
+pub struct ModuleUnit {
+    /// Its name.
+    pub name: Name,
+    /// Specification statements.
+    pub decls: Vec<Decl>,
+    /// Module procedures after CONTAINS.
+    pub contains: Vec<Procedure>,
+    /// Position of the MODULE keyword.
+    pub span: Span,
+}
+
+/// The intrinsic type keywords (and the rejected ones, kept so that sema can
+/// name them in an error).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BaseType {
+    /// INTEGER.
+    Integer,
+    /// REAL.
+    Real,
+    /// DOUBLE PRECISION.
+    DoublePrecision,
+    /// LOGICAL.
+    Logical,
+    /// CHARACTER.
+    Character,
+    /// COMPLEX / DOUBLE COMPLEX (rejected by sema).
+    Complex,
+    /// TYPE(name) (rejected by sema).
+    Derived(Name),
+}
+
+/// A type specification: `real(kind=8)`, `integer*8`, `character(len=10)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeSpec {
+    /// The keyword.
+    pub base: BaseType,
+    /// The kind: `(8)`, `(kind=dp)`, or `*8` (stored as an integer literal).
+    pub kind: Option<Expr>,
+    /// The CHARACTER length: `(len=10)`, `(10)`, `*10`, `*(*)`.
+    pub len: Option<CharLen>,
+    /// Position of the keyword.
+    pub span: Span,
+}
+
+/// A CHARACTER length.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CharLen {
+    /// An explicit length expression.
+    Expr(Expr),
+    /// `*`: assumed from the actual argument.
+    Assumed,
+}
+
+/// Variable attributes in a type declaration statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attr {
+    /// DIMENSION(...).
+    Dimension(Vec<DimSpec>),
+    /// INTENT(IN / OUT / INOUT).
+    Intent(Intent),
+    /// PARAMETER.
+    Parameter,
+    /// SAVE.
+    Save,
+    /// EXTERNAL.
+    External,
+    /// INTRINSIC.
+    Intrinsic,
+    /// Any other attribute (ALLOCATABLE, POINTER, TARGET, OPTIONAL, ...),
+    /// rejected by sema with its name.
+    Other(Name),
+}
+
+/// INTENT values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intent {
+    /// INTENT(IN).
+    In,
+    /// INTENT(OUT).
+    Out,
+    /// INTENT(INOUT) / INTENT(IN OUT).
+    InOut,
+}
+
+/// One dimension in an array declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DimSpec {
+    /// `upper` or `lower:upper`.
+    Explicit {
+        /// Lower bound (default 1).
+        lower: Option<Expr>,
+        /// Upper bound.
+        upper: Expr,
+    },
+    /// `*` or `lower:*` (assumed size).
+    AssumedSize {
+        /// Lower bound (default 1).
+        lower: Option<Expr>,
+    },
+    /// `:` or `lower:` (assumed or deferred shape).
+    AssumedShape {
+        /// Lower bound (default 1).
+        lower: Option<Expr>,
+    },
+}
+
+/// One entity of a declaration: `a(10)*8 = 1.0`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entity {
+    /// The declared name.
+    pub name: Name,
+    /// Dimensions given on the entity.
+    pub dims: Option<Vec<DimSpec>>,
+    /// A CHARACTER length given on the entity (`c*10`).
+    pub char_len: Option<CharLen>,
+    /// Initializer (`= expr`, or the value of a PARAMETER).
+    pub init: Option<Expr>,
+}
+
+/// One `object-list / value-list /` group of a DATA statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataGroup {
+    /// The objects (variables, elements, implied DO loops as
+    /// [`ExprKind::ImpliedDo`]).
+    pub objects: Vec<Expr>,
+    /// `(repeat, value)` pairs: `3*0.0` has repeat 3.
+    pub values: Vec<(Option<Expr>, Expr)>,
+}
+
+/// A specification statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decl {
+    /// What it declares.
+    pub kind: DeclKind,
+    /// Where the statement starts.
+    pub span: Span,
+}
+
+/// The kinds of specification statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeclKind {
+    /// USE module [, ONLY: names].
+    Use {
+        /// The module.
+        module: Name,
+        /// The ONLY list (`None`: everything).
+        only: Option<Vec<Name>>,
+    },
+    /// IMPLICIT NONE.
+    ImplicitNone,
+    /// IMPLICIT type (letter ranges), ...
+    Implicit(Vec<(TypeSpec, Vec<(char, char)>)>),
+    /// A type declaration statement.
+    Type {
+        /// The type.
+        ty: TypeSpec,
+        /// Attributes after the type.
+        attrs: Vec<Attr>,
+        /// Declared entities.
+        entities: Vec<Entity>,
+    },
+    /// DIMENSION a(10), b(n).
+    Dimension(Vec<Entity>),
+    /// PARAMETER (a = 1, b = 2).
+    Parameter(Vec<(Name, Expr)>),
+    /// SAVE [names] (empty: everything).
+    Save(Vec<Name>),
+    /// EXTERNAL names.
+    External(Vec<Name>),
+    /// INTRINSIC names.
+    Intrinsic(Vec<Name>),
+    /// INTENT(...) names.
+    Intent(Intent, Vec<Name>),
+    /// DATA statement.
+    Data(Vec<DataGroup>),
+    /// A statement function `f(x, y) = expr`.
+    StmtFunction {
+        /// Its name.
+        name: Name,
+        /// Dummy names.
+        args: Vec<Name>,
+        /// The defining expression.
+        body: Expr,
+    },
+    /// A specification statement the subset does not support (COMMON,
+    /// EQUIVALENCE, INTERFACE, TYPE definitions, ...), kept so that sema
+    /// reports it with its keyword.
+    Unsupported(String),
+}
+
+/// An executable statement with its optional label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    /// Statement label (fixed-form columns 1-5, or a free-form leading number).
+    pub label: Option<u32>,
+    /// What it does.
+    pub kind: StmtKind,
+    /// Where the statement starts.
+    pub span: Span,
+}
+
+/// The kinds of executable statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// `target = value` (target: a name, element, section or substring).
+    Assign {
+        /// Left-hand side.
+        target: Expr,
+        /// Right-hand side.
+        value: Expr,
+    },
+    /// Block IF with ELSE IF arms and an optional ELSE.
+    If {
+        /// Construct name.
+        name: Option<Name>,
+        /// `(condition, body)` for IF and each ELSE IF.
+        arms: Vec<(Expr, Vec<Stmt>)>,
+        /// The ELSE body.
+        else_body: Option<Vec<Stmt>>,
+    },
+    /// Logical IF: `if (cond) stmt`.
+    LogicalIf {
+        /// The condition.
+        cond: Expr,
+        /// The guarded statement.
+        stmt: Box<Stmt>,
+    },
+    /// Counted DO (block or labelled; the labelled terminal statement, when
+    /// not CONTINUE, is the last statement of `body`).
+    Do {
+        /// Construct name.
+        name: Option<Name>,
+        /// The DO variable.
+        var: Name,
+        /// Initial value.
+        start: Expr,
+        /// Final value.
+        end: Expr,
+        /// Step (default 1).
+        step: Option<Expr>,
+        /// Loop body.
+        body: Vec<Stmt>,
+    },
+    /// DO WHILE (cond).
+    DoWhile {
+        /// Construct name.
+        name: Option<Name>,
+        /// The condition, tested before each iteration.
+        cond: Expr,
+        /// Loop body.
+        body: Vec<Stmt>,
+    },
+    /// DO without control (left by EXIT, GO TO or RETURN).
+    DoForever {
+        /// Construct name.
+        name: Option<Name>,
+        /// Loop body.
+        body: Vec<Stmt>,
+    },
+    /// EXIT [construct-name].
+    Exit(Option<Name>),
+    /// CYCLE [construct-name].
+    Cycle(Option<Name>),
+    /// GO TO label.
+    Goto(u32),
+    /// GO TO (l1, l2, ...) index.
+    ComputedGoto {
+        /// Target labels, 1-based by `index`.
+        labels: Vec<u32>,
+        /// Selector; out of range falls through.
+        index: Expr,
+    },
+    /// CONTINUE.
+    Continue,
+    /// RETURN.
+    Return,
+    /// STOP [code or message].
+    Stop(Option<Expr>),
+    /// CALL name(args).
+    Call {
+        /// The subroutine.
+        name: Name,
+        /// Actual arguments.
+        args: Vec<Arg>,
+    },
+    /// SELECT CASE.
+    SelectCase {
+        /// Construct name.
+        name: Option<Name>,
+        /// The selector expression.
+        selector: Expr,
+        /// CASE blocks in order; at most one is `CaseSelector::Default`.
+        cases: Vec<(CaseSelector, Vec<Stmt>)>,
+    },
+    /// PRINT / WRITE: skipped with a warning.
+    Output(String),
+    /// A statement the subset does not support (READ, OPEN, ALLOCATE, ...),
+    /// kept with its keyword so sema reports it with its position.
+    Unsupported(String),
+}
+
+/// The selector of one CASE block.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CaseSelector {
+    /// CASE DEFAULT.
+    Default,
+    /// CASE (items).
+    Items(Vec<CaseItem>),
+}
+
+/// One item of a CASE selector list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CaseItem {
+    /// A single value.
+    Value(Expr),
+    /// `lo:hi`, `lo:` or `:hi`.
+    Range(Option<Expr>, Option<Expr>),
+}
+
+/// An expression with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where it starts.
+    pub span: Span,
+}
+
+/// A literal's kind parameter: `1.0_dp`, `1_8`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KindParam {
+    /// A digit string.
+    Int(i64),
+    /// A named constant.
+    Name(Name),
+}
+
+/// The kinds of expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// An integer literal.
+    Int {
+        /// Its value.
+        value: i64,
+        /// `_kind` suffix.
+        kind: Option<KindParam>,
+    },
+    /// A real literal, kept as text so that sema converts it exactly in its
+    /// kind (a default REAL literal is rounded to f32 first, as gfortran
+    /// does).
+    Real {
+        /// The literal with any `d`/`D` exponent letter replaced by `e`
+        /// (parseable by Rust's `str::parse::<f64>()`).
+        text: String,
+        /// True when the exponent letter was `d` (DOUBLE PRECISION).
+        double: bool,
+        /// `_kind` suffix.
+        kind: Option<KindParam>,
+    },
+    /// `.true.` / `.false.`.
+    Logical(bool),
+    /// A character literal (quotes removed, doubled quotes collapsed).
+    Str(String),
+    /// A bare name.
+    Name(Name),
+    /// `name(args)`: array element, array section, substring of a scalar,
+    /// function call or intrinsic call; sema decides.
+    Apply {
+        /// The name applied.
+        name: Name,
+        /// The arguments or subscripts.
+        args: Vec<Arg>,
+    },
+    /// `base(start:end)` applied to an array element (`c(i)(1:2)`).
+    Substring {
+        /// The character element.
+        base: Box<Expr>,
+        /// First character.
+        start: Option<Box<Expr>>,
+        /// Last character.
+        end: Option<Box<Expr>>,
+    },
+    /// A unary operator.
+    Unary(UnOp, Box<Expr>),
+    /// A binary operator.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A parenthesized expression.
+    Paren(Box<Expr>),
+    /// `(/ a, b /)` or `[a, b]`.
+    ArrayConstructor(Vec<Expr>),
+    /// `(objects, var = start, end [, step])` inside DATA or an array
+    /// constructor.
+    ImpliedDo {
+        /// The objects or values.
+        items: Vec<Expr>,
+        /// The implied DO variable.
+        var: Name,
+        /// Initial value.
+        start: Box<Expr>,
+        /// Final value.
+        end: Box<Expr>,
+        /// Step.
+        step: Option<Box<Expr>>,
+    },
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`.
+    Neg,
+    /// `+x`.
+    Plus,
+    /// `.not. x`.
+    Not,
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
+    /// `**`.
+    Pow,
+    /// `//`.
+    Concat,
+    /// `==` / `.eq.`.
+    Eq,
+    /// `/=` / `.ne.`.
+    Ne,
+    /// `<` / `.lt.`.
+    Lt,
+    /// `<=` / `.le.`.
+    Le,
+    /// `>` / `.gt.`.
+    Gt,
+    /// `>=` / `.ge.`.
+    Ge,
+    /// `.and.`.
+    And,
+    /// `.or.`.
+    Or,
+    /// `.eqv.`.
+    Eqv,
+    /// `.neqv.`.
+    Neqv,
+}
+
+/// An actual argument or subscript.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arg {
+    /// `keyword =` (for intrinsics such as `kind=`, `dim=`).
+    pub keyword: Option<Name>,
+    /// The value.
+    pub value: ArgValue,
+}
+
+/// A subscript, section triplet or expression argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    /// An expression.
+    Expr(Expr),
+    /// `lo:hi[:stride]` (array section or substring range).
+    Range {
+        /// Lower end.
+        lo: Option<Expr>,
+        /// Upper end.
+        hi: Option<Expr>,
+        /// Stride.
+        stride: Option<Expr>,
+    },
+}

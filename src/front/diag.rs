@@ -1,0 +1,125 @@
+//! Diagnostics: located error and warning messages, and the source map that
+//! renders them as `file:line:col: message` with the source line and a caret.
+
+use super::ast::Span;
+use std::fmt;
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// The program is rejected.
+    Error,
+    /// The program is accepted; something was ignored or is suspicious.
+    Warning,
+}
+
+/// One message attached to a source position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong, in one sentence (no trailing period).
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+impl Diagnostic {
+    /// An error at `span`.
+    pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+        }
+    }
+    /// A warning at `span`.
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            message: message.into(),
+            span,
+        }
+    }
+    /// True for errors.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// The text of every source file of a program, indexed by [`Span::file`].
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<(String, String)>,
+}
+
+impl SourceMap {
+    /// An empty map.
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+    /// Adds a file and returns its index.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> u32 {
+        self.files.push((name.into(), text.into()));
+        self.files.len() as u32 - 1
+    }
+    /// The name of a file.
+    pub fn name(&self, file: u32) -> &str {
+        self.files
+            .get(file as usize)
+            .map(|f| f.0.as_str())
+            .unwrap_or("<unknown>")
+    }
+    /// The text of a file.
+    pub fn text(&self, file: u32) -> &str {
+        self.files
+            .get(file as usize)
+            .map(|f| f.1.as_str())
+            .unwrap_or("")
+    }
+    /// Names of all files in index order.
+    pub fn names(&self) -> Vec<String> {
+        self.files.iter().map(|f| f.0.clone()).collect()
+    }
+    /// The text of line `line` (1-based) of a file, without its newline.
+    pub fn line(&self, file: u32, line: u32) -> Option<&str> {
+        if line == 0 {
+            return None;
+        }
+        self.text(file).lines().nth(line as usize - 1)
+    }
+    /// `file:line:col` for a span.
+    pub fn location(&self, span: Span) -> String {
+        format!("{}:{}:{}", self.name(span.file), span.line, span.col)
+    }
+    /// Renders a diagnostic: `file:line:col: error: message`, the source
+    /// line, and a caret under the column.
+    pub fn render(&self, d: &Diagnostic) -> String {
+        let sev = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut out = format!("{}: {}: {}", self.location(d.span), sev, d.message);
+        if let Some(text) = self.line(d.span.file, d.span.line) {
+            let text = text.replace('\t', " ");
+            let col = (d.span.col.max(1) - 1) as usize;
+            out.push_str(&format!("\n  {}\n  {}^", text, " ".repeat(col)));
+        }
+        out
+    }
+}
+
+/// A list of diagnostics that formats itself through a [`SourceMap`].
+pub struct Rendered<'a>(pub &'a SourceMap, pub &'a [Diagnostic]);
+
+impl fmt::Display for Rendered<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.1.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}", self.0.render(d))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,10 @@
+//! adjit: a JIT-compiling differentiating engine for Fortran subroutines.
+
+pub mod ad;
+pub mod engine;
+pub mod front;
+pub mod interp;
+pub mod lower;
+pub mod oracle;
+
+pub use adjit_jit as jit;
