@@ -1,1 +1,7 @@
-fn main(){}
+//! The `adjit` command-line program.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

@@ -1,0 +1,184 @@
+//! `adjit check`: derivatives of `--of` with respect to `--wrt` by adjoint,
+//! tangent and central finite differences, a dot-product test with random
+//! directions, a table of the differences per input, and a non-zero exit
+//! naming the inputs where the methods disagree.
+
+use super::{adjoint_options, arguments, directions, engine, CmdResult};
+use crate::cli::options::CommandLine;
+use crate::cli::output::{json_f64, json_str};
+use adjit::engine::{element_count, FiniteDifferences, Jacobian, Selection};
+
+/// Relative agreement required between tangent and adjoint (round-off).
+const AD_TOLERANCE: f64 = 1e-10;
+
+/// Environment variable of the test-only hook that corrupts one adjoint
+/// column (`LABEL:DELTA`), so that tests can see `check` fail.
+const INJECT_VAR: &str = "ADJIT_CHECK_INJECT";
+
+/// A deterministic xorshift generator for the dot-product directions.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+/// Per-input comparison.
+struct Row {
+    label: String,
+    adjoint_vs_tangent: f64,
+    adjoint_vs_fd: f64,
+    fd_bound: f64,
+    scale: f64,
+}
+
+pub(crate) fn check(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(&[
+        "entry", "set", "input", "json", "interp", "no-bounds-check", "form", "of", "wrt", "step", "directions",
+        "no-tbr", "no-activity",
+    ])?;
+    let engine = engine(cl)?;
+    let primal = engine.procedure(cl.value("entry"))?;
+    let args = arguments(cl, primal.args())?;
+    let of = Selection::parse_list(cl.required("of")?)?;
+    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    let entry = Some(primal.name());
+    let n = element_count(&args, &wrt)?;
+    let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+    let tangent = engine.tangent(entry, &of, &wrt, directions(cl, n)?)?;
+    let mut adj = adjoint.jacobian(&args)?;
+    inject(&mut adj)?;
+    let tan = tangent.jacobian(&args)?;
+    let mut fd = FiniteDifferences::new(&primal);
+    fd.step = cl
+        .value("step")
+        .map(|s| s.parse::<f64>().map_err(|_| format!("--step must be a number, not `{s}`")))
+        .transpose()?;
+    let fdj = fd.jacobian(&args, &of, &wrt)?;
+
+    // Dot-product test: <J xd, yb> = <xd, J^T yb> with random directions.
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let xd: Vec<f64> = (0..adj.cols()).map(|_| rng.next()).collect();
+    let yb: Vec<f64> = (0..adj.rows()).map(|_| rng.next()).collect();
+    let yd = tangent.directional(&args, &xd)?;
+    let (_, xb) = adjoint.vjp(&args, &yb)?;
+    let lhs: f64 = yd.iter().zip(&yb).map(|(a, b)| a * b).sum();
+    let rhs: f64 = xd.iter().zip(&xb).map(|(a, b)| a * b).sum();
+    let dot_rel = (lhs - rhs).abs() / lhs.abs().max(rhs.abs()).max(f64::MIN_POSITIVE);
+    let dot_ok = dot_rel <= AD_TOLERANCE || (lhs - rhs).abs() <= 1e-300;
+
+    let rows = compare(&adj, &tan, &fdj, &fd);
+    let bad_ad: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.adjoint_vs_tangent > AD_TOLERANCE * r.scale)
+        .map(|r| r.label.as_str())
+        .collect();
+    let bad_fd: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.adjoint_vs_fd > r.fd_bound)
+        .map(|r| r.label.as_str())
+        .collect();
+    let ok = bad_ad.is_empty() && bad_fd.is_empty() && dot_ok;
+
+    if cl.flag("json") {
+        let inputs: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"input\": {}, \"adjoint_vs_tangent\": {}, \"adjoint_vs_fd\": {}, \"fd_bound\": {}}}",
+                    json_str(&r.label),
+                    json_f64(r.adjoint_vs_tangent),
+                    json_f64(r.adjoint_vs_fd),
+                    json_f64(r.fd_bound)
+                )
+            })
+            .collect();
+        println!(
+            "{{\"ok\": {ok}, \"dot_product\": {{\"tangent\": {}, \"adjoint\": {}, \"relative_difference\": {}}}, \"inputs\": [{}]}}",
+            json_f64(lhs),
+            json_f64(rhs),
+            json_f64(dot_rel),
+            inputs.join(", ")
+        );
+    } else {
+        println!(
+            "{:<16} {:>14} {:>14} {:>14}",
+            "input", "|adj - tan|", "|adj - fd|", "fd bound"
+        );
+        for r in &rows {
+            println!(
+                "{:<16} {:>14.3e} {:>14.3e} {:>14.3e}",
+                r.label, r.adjoint_vs_tangent, r.adjoint_vs_fd, r.fd_bound
+            );
+        }
+        println!("dot product: <J xd, yb> = {lhs:.16e}, <xd, J^T yb> = {rhs:.16e}, relative difference {dot_rel:.2e}");
+        if ok {
+            println!("ok: adjoint, tangent and finite differences agree");
+        }
+    }
+    if !bad_ad.is_empty() {
+        eprintln!("adjoint and tangent disagree beyond round-off for: {}", bad_ad.join(", "));
+    }
+    if !bad_fd.is_empty() {
+        eprintln!("finite differences disagree beyond the step-aware bound for: {}", bad_fd.join(", "));
+    }
+    if !dot_ok {
+        eprintln!("dot-product test failed: relative difference {dot_rel:.3e}");
+    }
+    if ok {
+        Ok(0)
+    } else {
+        Ok(1)
+    }
+}
+
+/// Maximum differences per input column.
+fn compare(adj: &Jacobian, tan: &Jacobian, fdj: &Jacobian, fd: &FiniteDifferences) -> Vec<Row> {
+    (0..adj.cols())
+        .map(|c| {
+            let mut row = Row {
+                label: adj.wrt[c].clone(),
+                adjoint_vs_tangent: 0.0,
+                adjoint_vs_fd: 0.0,
+                fd_bound: 0.0,
+                scale: 1.0,
+            };
+            // A central difference with relative step h errs by about
+            // h^2 |f'''| + eps |f| / h; bound it generously in terms of the
+            // output and derivative magnitudes.
+            let h = fd.step.unwrap_or(f64::EPSILON.cbrt());
+            for r in 0..adj.rows() {
+                let (a, t, f) = (adj.get(r, c), tan.get(r, c), fdj.get(r, c));
+                let scale = a.abs().max(t.abs()).max(1.0);
+                row.scale = row.scale.max(scale);
+                row.adjoint_vs_tangent = row.adjoint_vs_tangent.max((a - t).abs());
+                row.adjoint_vs_fd = row.adjoint_vs_fd.max((a - f).abs());
+                let value = adj.values.get(r).copied().unwrap_or(0.0).abs().max(1.0);
+                row.fd_bound = row.fd_bound.max(100.0 * (h * h * scale + f64::EPSILON * value / h) + 1e-7 * scale);
+            }
+            row
+        })
+        .collect()
+}
+
+/// The test-only hook: adds DELTA to the adjoint column LABEL.
+fn inject(adj: &mut Jacobian) -> Result<(), Failure> {
+    let Ok(spec) = std::env::var(INJECT_VAR) else {
+        return Ok(());
+    };
+    let (label, delta) = spec
+        .split_once(':')
+        .and_then(|(l, d)| Some((l.to_string(), d.parse::<f64>().ok()?)))
+        .ok_or_else(|| format!("{INJECT_VAR} must be LABEL:DELTA"))?;
+    if let Some(c) = adj.wrt.iter().position(|w| *w == label) {
+        let cols = adj.cols();
+        for r in 0..adj.rows() {
+            adj.matrix[r * cols + c] += delta;
+        }
+    }
+    Ok(())
+}

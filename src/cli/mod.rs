@@ -1,0 +1,443 @@
+//! The `adjit` command line: `run`, `ir`, `grad`, `jacobian`, `emit`,
+//! `check`, `bench` and `repl`, per the contract in DESIGN.md. It uses the
+//! public API only.
+
+mod check;
+mod options;
+mod output;
+
+use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
+use adjit::engine::{ArgValue, Args, Backend, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure, Selection};
+use adjit::front::source::SourceForm;
+use options::CommandLine;
+use output::{json_buffer, json_f64, json_f64s, json_str, json_strs, text_buffer, text_f64};
+
+const USAGE: &str = "\
+adjit: JIT-compiled Fortran with tangents and adjoints
+
+usage:
+  adjit run      FILE... [--entry NAME] [--set NAME=VALUE]... [--input IN.json] [--print NAMES] [--json] [--interp]
+  adjit ir       FILE... [--entry NAME]
+  adjit grad     FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
+  adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
+  adjit emit     FILE... [--entry NAME] --mode tangent|adjoint --of ... --wrt ... [--format ir]
+  adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
+
+common options:
+  --form fixed|free     override the source form guessed from the file name
+  --interp              run with the reference interpreter instead of the JIT
+  --no-bounds-check     drop array bounds checks from generated code
+  --directions K        directions per tangent sweep (vector mode)
+  --no-tbr, --no-activity   record conservatively (adjoint)
+";
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cl = match CommandLine::parse(&args) {
+        Ok(cl) => cl,
+        Err(e) => {
+            eprintln!("adjit: {e}\n\n{USAGE}");
+            return 2;
+        }
+    };
+    if cl.command.is_empty() || cl.flag("help") || cl.command == "help" {
+        print!("{USAGE}");
+        return if cl.command.is_empty() { 2 } else { 0 };
+    }
+    let result = match cl.command.as_str() {
+        "run" => run(&cl),
+        "ir" => ir(&cl),
+        "grad" => grad(&cl),
+        "jacobian" => jacobian(&cl),
+        "emit" => emit(&cl),
+        "check" => check::check(&cl),
+        "oracle-driver" => oracle_driver(&cl),
+        other => Err(Failure::Usage(format!("unknown command `{other}`"))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure::Usage(m)) => {
+            eprintln!("adjit: {m}");
+            2
+        }
+        Err(Failure::Api(e)) => {
+            eprintln!("{e}");
+            1
+        }
+    }
+}
+
+/// Why a command failed.
+pub(crate) enum Failure {
+    /// Bad command line.
+    Usage(String),
+    /// An error from the engine (already rendered with locations).
+    Api(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Api(e)
+    }
+}
+
+impl From<String> for Failure {
+    fn from(e: String) -> Failure {
+        Failure::Usage(e)
+    }
+}
+
+pub(crate) type CmdResult = Result<i32, Failure>;
+
+const COMMON: &[&str] = &["entry", "set", "input", "json", "interp", "no-bounds-check", "form"];
+
+/// Compiles the files of the command line.
+pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
+    if cl.files.is_empty() {
+        return Err(Failure::Usage(format!("`adjit {}` needs at least one source file", cl.command)));
+    }
+    let form = match cl.value("form") {
+        None => None,
+        Some("fixed") => Some(SourceForm::Fixed),
+        Some("free") => Some(SourceForm::Free),
+        Some(other) => return Err(Failure::Usage(format!("--form must be fixed or free, not `{other}`"))),
+    };
+    let options = Options {
+        form,
+        bounds_checks: !cl.flag("no-bounds-check"),
+        backend: if cl.flag("interp") {
+            Backend::Interpreter
+        } else {
+            Backend::Jit
+        },
+    };
+    let engine = Engine::from_files(&cl.files, options)?;
+    for w in engine.warnings() {
+        eprintln!("{w}");
+    }
+    Ok(engine)
+}
+
+/// Builds the argument list from `--input` and `--set` (in that order).
+pub(crate) fn arguments(cl: &CommandLine, mut args: Args) -> Result<Args, Failure> {
+    if let Some(path) = cl.value("input") {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
+        let obj = json
+            .as_object()
+            .ok_or_else(|| format!("{path}: expected a JSON object of argument values"))?;
+        // Integers first, so that arrays are sized before they are filled.
+        let mut entries: Vec<(&String, &serde_json::Value)> = obj.iter().collect();
+        entries.sort_by_key(|(_, v)| !v.is_i64());
+        for (name, value) in entries {
+            let v = ArgValue::from_json(value).ok_or_else(|| format!("{path}: unusable value for `{name}`"))?;
+            args.set(name, v)?;
+        }
+    }
+    let mut sets: Vec<(String, String)> = Vec::new();
+    for s in cl.values("set") {
+        let (name, value) = s
+            .split_once('=')
+            .ok_or_else(|| format!("--set expects NAME=VALUE, got `{s}`"))?;
+        sets.push((name.trim().to_string(), value.to_string()));
+    }
+    // Scalars (sizes) before arrays, keeping the given order otherwise.
+    sets.sort_by_key(|(name, _)| args.index_of(name).map(|i| args.is_array(i)).unwrap_or(false));
+    for (name, value) in sets {
+        args.set(&name, ArgValue::parse(&value))?;
+    }
+    Ok(args)
+}
+
+fn run(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(&[COMMON, &["print"]].concat())?;
+    let engine = engine(cl)?;
+    let f = engine.procedure(cl.value("entry"))?;
+    let mut args = arguments(cl, f.args())?;
+    f.call(&mut args)?;
+    let wanted: Option<Vec<String>> = cl
+        .value("print")
+        .map(|p| p.split(',').map(|s| s.trim().to_ascii_lowercase()).collect());
+    let result = f.result_name();
+    let shown: Vec<usize> = (0..args.names().len())
+        .filter(|&i| wanted.as_ref().is_none_or(|w| w.contains(&args.names()[i])))
+        .collect();
+    let value = |i: usize, json: bool| {
+        let b = &args.buffers()[i];
+        if json {
+            json_buffer(b, args.is_array(i), args.char_len(i))
+        } else {
+            text_buffer(b, args.is_array(i), args.char_len(i))
+        }
+    };
+    if cl.flag("json") {
+        let mut fields = Vec::new();
+        for &i in &shown {
+            if Some(&args.names()[i]) != result.as_ref() {
+                fields.push(format!("{}: {}", json_str(&args.names()[i]), value(i, true)));
+            }
+        }
+        let mut out = format!(
+            "{{\"entry\": {}, \"outputs\": {{{}}}",
+            json_str(f.name()),
+            fields.join(", ")
+        );
+        if let Some(r) = &result {
+            let i = args.index_of(r)?;
+            out.push_str(&format!(", \"result\": {}", value(i, true)));
+        }
+        out.push('}');
+        println!("{out}");
+    } else {
+        for &i in &shown {
+            let name = &args.names()[i];
+            let label = if Some(name) == result.as_ref() { "result" } else { name };
+            println!("{label} = {}", value(i, false));
+        }
+    }
+    Ok(0)
+}
+
+fn ir(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(&["entry", "form"])?;
+    let engine = engine(cl)?;
+    match cl.value("entry") {
+        Some(name) => {
+            let id = engine.entry(Some(name))?;
+            print!("{}", adjit::jit::print::proc_to_string(engine.module(), id));
+        }
+        None => print!("{}", adjit::jit::print::module_to_string(engine.module())),
+    }
+    Ok(0)
+}
+
+/// The derivative mode of `grad`, `jacobian` and `emit`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Adjoint,
+    Tangent,
+    FiniteDifferences,
+}
+
+fn mode(cl: &CommandLine, default: Mode) -> Result<Mode, Failure> {
+    match cl.value("mode") {
+        None => Ok(default),
+        Some("adjoint") | Some("reverse") => Ok(Mode::Adjoint),
+        Some("tangent") | Some("forward") => Ok(Mode::Tangent),
+        Some("fd") => Ok(Mode::FiniteDifferences),
+        Some(m) => Err(Failure::Usage(format!("--mode must be adjoint, tangent or fd, not `{m}`"))),
+    }
+}
+
+pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
+    AdjointOptions {
+        record: if cl.flag("no-tbr") {
+            RecordPolicy::Conservative
+        } else {
+            RecordPolicy::Tbr
+        },
+        activity: !cl.flag("no-activity"),
+    }
+}
+
+/// Default directions per tangent sweep: every input at once up to 8.
+pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> Result<usize, Failure> {
+    match cl.value("directions") {
+        Some(k) => k
+            .parse::<usize>()
+            .ok()
+            .filter(|&k| k > 0)
+            .ok_or_else(|| Failure::Usage(format!("--directions must be a positive integer, not `{k}`"))),
+        None => Ok(inputs.clamp(1, 8)),
+    }
+}
+
+/// Computes a Jacobian in the requested mode.
+pub(crate) fn compute_jacobian(
+    cl: &CommandLine,
+    engine: &Engine,
+    primal: &Procedure,
+    args: &Args,
+    of: &[Selection],
+    wrt: &[Selection],
+    mode: Mode,
+) -> Result<Jacobian, Failure> {
+    let entry = Some(primal.name());
+    Ok(match mode {
+        Mode::Adjoint => engine.adjoint(entry, of, wrt, &adjoint_options(cl))?.jacobian(args)?,
+        Mode::Tangent => {
+            let n = adjit::engine::element_count(args, wrt)?;
+            engine.tangent(entry, of, wrt, directions(cl, n)?)?.jacobian(args)?
+        }
+        Mode::FiniteDifferences => {
+            let mut fd = FiniteDifferences::new(primal);
+            fd.step = cl
+                .value("step")
+                .map(|s| s.parse::<f64>().map_err(|_| format!("--step must be a number, not `{s}`")))
+                .transpose()?;
+            fd.jacobian(args, of, wrt)?
+        }
+    })
+}
+
+fn grad(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(&[COMMON, &["of", "wrt", "mode", "directions", "no-tbr", "no-activity", "step"]].concat())?;
+    let engine = engine(cl)?;
+    let primal = engine.procedure(cl.value("entry"))?;
+    let args = arguments(cl, primal.args())?;
+    let of = Selection::parse_list(cl.required("of")?)?;
+    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    if of.len() != 1 {
+        return Err(Failure::Usage("`adjit grad` takes one output in --of".into()));
+    }
+    let jac = compute_jacobian(cl, &engine, &primal, &args, &of, &wrt, mode(cl, Mode::Adjoint)?)?;
+    if jac.rows() != 1 {
+        return Err(Failure::Usage(format!(
+            "--of {} selects {} elements; name one element such as {}(1)",
+            of[0].name,
+            jac.rows(),
+            of[0].name
+        )));
+    }
+    // Group the columns back by input name.
+    let mut groups: Vec<(String, Vec<f64>, bool)> = Vec::new();
+    let mut col = 0;
+    for w in &wrt {
+        let i = args.index_of(&w.name)?;
+        let whole_array = w.subscripts.is_none() && args.is_array(i);
+        let count = if whole_array { args.get(&w.name)?.len().min(args.declared_len(i)) } else { 1 };
+        let label = match &w.subscripts {
+            Some(s) => format!("{}({})", w.name, s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")),
+            None => w.name.clone(),
+        };
+        groups.push((label, (col..col + count).map(|c| jac.get(0, c)).collect(), whole_array));
+        col += count;
+    }
+    if cl.flag("json") {
+        let fields: Vec<String> = groups
+            .iter()
+            .map(|(name, g, arr)| {
+                let v = if *arr { json_f64s(g) } else { json_f64(g[0]) };
+                format!("{}: {}", json_str(name), v)
+            })
+            .collect();
+        println!(
+            "{{\"value\": {}, \"gradient\": {{{}}}}}",
+            json_f64(jac.values[0]),
+            fields.join(", ")
+        );
+    } else {
+        println!("{} = {}", jac.of[0], text_f64(jac.values[0]));
+        for (name, g, arr) in &groups {
+            if *arr {
+                println!("d{}/d{}:", jac.of[0], name);
+                for (k, x) in g.iter().enumerate() {
+                    println!("  {}  {}", jac.wrt[k + col_start(&jac, name)], text_f64(*x));
+                }
+            } else {
+                println!("d{}/d{} = {}", jac.of[0], name, text_f64(g[0]));
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn col_start(jac: &Jacobian, name: &str) -> usize {
+    jac.wrt
+        .iter()
+        .position(|l| l == name || l.starts_with(&format!("{name}(")))
+        .unwrap_or(0)
+}
+
+fn jacobian(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(&[COMMON, &["of", "wrt", "mode", "directions", "no-tbr", "no-activity", "step"]].concat())?;
+    let engine = engine(cl)?;
+    let primal = engine.procedure(cl.value("entry"))?;
+    let args = arguments(cl, primal.args())?;
+    let of = Selection::parse_list(cl.required("of")?)?;
+    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    let jac = compute_jacobian(cl, &engine, &primal, &args, &of, &wrt, mode(cl, Mode::Adjoint)?)?;
+    if cl.flag("json") {
+        let rows: Vec<String> = (0..jac.rows())
+            .map(|r| json_f64s(&jac.matrix[r * jac.cols()..(r + 1) * jac.cols()]))
+            .collect();
+        println!(
+            "{{\"of\": {}, \"wrt\": {}, \"rows\": {}, \"cols\": {}, \"matrix\": [{}]}}",
+            json_strs(&jac.of),
+            json_strs(&jac.wrt),
+            jac.rows(),
+            jac.cols(),
+            rows.join(", ")
+        );
+    } else {
+        let width = jac.of.iter().map(|s| s.len()).max().unwrap_or(0);
+        print!("{:width$}", "");
+        for w in &jac.wrt {
+            print!(" {w:>12}");
+        }
+        println!();
+        for r in 0..jac.rows() {
+            print!("{:width$}", jac.of[r]);
+            for c in 0..jac.cols() {
+                print!(" {:>12.6}", jac.get(r, c));
+            }
+            println!();
+        }
+    }
+    Ok(0)
+}
+
+fn emit(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(&["entry", "form", "of", "wrt", "mode", "format", "directions", "no-tbr", "no-activity"])?;
+    let engine = engine(cl)?;
+    let of = Selection::parse_list(cl.required("of")?)?;
+    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    match cl.value("format").unwrap_or("ir") {
+        "ir" => {}
+        other => return Err(Failure::Usage(format!("--format {other} is not supported yet (use --format ir)"))),
+    }
+    let entry = cl.value("entry");
+    let text = match mode(cl, Mode::Adjoint)? {
+        Mode::Tangent => {
+            let k = cl.value("directions").map(|_| directions(cl, 1)).transpose()?.unwrap_or(1);
+            let t = engine.tangent(entry, &of, &wrt, k)?;
+            let (module, id) = t.module();
+            derived_listing(module, engine.module().procs.len(), id)
+        }
+        Mode::Adjoint => {
+            let a = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+            let (module, procs) = a.module();
+            derived_listing(module, engine.module().procs.len(), procs.combined)
+        }
+        Mode::FiniteDifferences => return Err(Failure::Usage("emit needs --mode tangent or adjoint".into())),
+    };
+    print!("{text}");
+    Ok(0)
+}
+
+/// Prints the generated procedures of a derivative module (those after the
+/// primal ones), the requested one first.
+fn derived_listing(module: &adjit::jit::ir::Module, primal_count: usize, main: adjit::jit::ir::ProcId) -> String {
+    let mut out = adjit::jit::print::proc_to_string(module, main);
+    for i in primal_count..module.procs.len() {
+        let id = adjit::jit::ir::ProcId(i as u32);
+        if id != main {
+            out.push('\n');
+            out.push_str(&adjit::jit::print::proc_to_string(module, id));
+        }
+    }
+    out
+}
+
+fn oracle_driver(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(COMMON)?;
+    let engine = engine(cl)?;
+    let f = engine.entry(cl.value("entry"))?;
+    let args = arguments(cl, Args::new(engine.module().proc(f)))?;
+    let text = adjit::oracle::driver_source(engine.module(), f, args.buffers())
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    print!("{text}");
+    Ok(0)
+}

@@ -1,0 +1,104 @@
+//! Formatting of results: JSON (hand-written so that f32 values print in
+//! their own shortest form and non-finite values stay readable) and plain
+//! text tables.
+
+use adjit::jit::Buffer;
+use std::fmt::Write;
+
+/// Formats an f64 as a JSON number (shortest round-trip form); non-finite
+/// values become the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
+pub fn json_f64(x: f64) -> String {
+    if x.is_nan() {
+        "\"NaN\"".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" }.into()
+    } else if x != 0.0 && (x.abs() < 1e-5 || x.abs() >= 1e16) {
+        format!("{x:e}")
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// Formats an f32 in its own shortest round-trip form.
+pub fn json_f32(x: f32) -> String {
+    if !x.is_finite() {
+        json_f64(x as f64)
+    } else if x != 0.0 && (x.abs() < 1e-5 || x.abs() >= 1e16) {
+        format!("{x:e}")
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// A JSON string literal.
+pub fn json_str(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// One element of a buffer as JSON.
+fn element(b: &Buffer, i: usize) -> String {
+    match b {
+        Buffer::F32(v) => json_f32(v[i]),
+        Buffer::F64(v) => json_f64(v[i]),
+        Buffer::I32(v) => v[i].to_string(),
+        Buffer::I64(v) => v[i].to_string(),
+        Buffer::Bool(v) => (v[i] != 0).to_string(),
+        Buffer::Char(_) => unreachable!("characters are formatted as strings"),
+    }
+}
+
+/// A buffer as JSON: a number for scalars, an array for arrays, a string
+/// (or array of strings) for CHARACTER data of element length `char_len`.
+pub fn json_buffer(b: &Buffer, is_array: bool, char_len: usize) -> String {
+    if let Buffer::Char(bytes) = b {
+        let strings: Vec<String> = bytes
+            .chunks(char_len.max(1))
+            .map(|c| json_str(&String::from_utf8_lossy(c)))
+            .collect();
+        return if is_array {
+            format!("[{}]", strings.join(", "))
+        } else {
+            strings.into_iter().next().unwrap_or_else(|| "\"\"".into())
+        };
+    }
+    if !is_array && !b.is_empty() {
+        return element(b, 0);
+    }
+    let items: Vec<String> = (0..b.len()).map(|i| element(b, i)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// A buffer as human-readable text.
+pub fn text_buffer(b: &Buffer, is_array: bool, char_len: usize) -> String {
+    let json = json_buffer(b, is_array, char_len);
+    if !is_array || b.len() <= 8 {
+        return json;
+    }
+    // Long arrays: one element per line with its index.
+    let mut out = String::new();
+    for i in 0..b.len() {
+        let _ = write!(out, "\n  [{}] {}", i + 1, element(b, i));
+    }
+    out
+}
+
+/// A JSON array of f64.
+pub fn json_f64s(xs: &[f64]) -> String {
+    format!(
+        "[{}]",
+        xs.iter().map(|&x| json_f64(x)).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// A JSON array of strings.
+pub fn json_strs(xs: &[String]) -> String {
+    format!(
+        "[{}]",
+        xs.iter().map(|x| json_str(x)).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// A number for tables: 16 significant digits.
+pub fn text_f64(x: f64) -> String {
+    format!("{x:.16e}")
+}

@@ -1,0 +1,439 @@
+//! Argument lists built by name: the bridge between user values (Rust
+//! slices, `--set` text, JSON) and the typed buffers a procedure is called
+//! with.
+//!
+//! Arrays are sized from their declarations: an array `x(n)` gets `n`
+//! elements from the current value of the integer argument `n`, and is
+//! resized when `n` is set later, unless the user gave its elements
+//! explicitly.
+
+use super::{Error, ErrorKind};
+use adjit_jit::ir::{Bound, Proc, Storage, Type, VarId};
+use adjit_jit::Buffer;
+
+/// A value given for an argument before the array sizes are known.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    /// One number: sets a scalar, or fills every element of an array.
+    Scalar(f64),
+    /// Elements in column-major order.
+    Array(Vec<f64>),
+    /// Text for a CHARACTER argument (blank padded or truncated).
+    Text(String),
+    /// A truth value for a LOGICAL argument (fills arrays).
+    Logical(bool),
+}
+
+impl ArgValue {
+    /// Parses `--set` text: `1.5`, `1,2,3`, `.true.`, `true`, or anything
+    /// else as text (only valid for CHARACTER arguments).
+    pub fn parse(text: &str) -> ArgValue {
+        let t = text.trim();
+        let lower = t.to_ascii_lowercase();
+        match lower.as_str() {
+            ".true." | "true" | "t" => return ArgValue::Logical(true),
+            ".false." | "false" | "f" => return ArgValue::Logical(false),
+            _ => {}
+        }
+        let parse_num = |s: &str| -> Option<f64> {
+            let s = s.trim().to_ascii_lowercase().replace('d', "e");
+            s.parse::<f64>().ok()
+        };
+        if t.contains(',') {
+            let items: Option<Vec<f64>> = t.split(',').map(parse_num).collect();
+            if let Some(v) = items {
+                return ArgValue::Array(v);
+            }
+        } else if let Some(x) = parse_num(t) {
+            return ArgValue::Scalar(x);
+        }
+        ArgValue::Text(text.to_string())
+    }
+
+    /// Converts a JSON value (number, array of numbers, bool, string).
+    pub fn from_json(value: &serde_json::Value) -> Option<ArgValue> {
+        use serde_json::Value as J;
+        match value {
+            J::Number(n) => n.as_f64().map(ArgValue::Scalar),
+            J::Bool(b) => Some(ArgValue::Logical(*b)),
+            J::String(s) => Some(ArgValue::Text(s.clone())),
+            J::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        J::Number(n) => out.push(n.as_f64()?),
+                        J::Bool(b) => out.push(if *b { 1.0 } else { 0.0 }),
+                        J::Array(_) => {
+                            // Nested arrays are flattened in order.
+                            if let Some(ArgValue::Array(inner)) = ArgValue::from_json(item) {
+                                out.extend(inner);
+                            } else {
+                                return None;
+                            }
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(ArgValue::Array(out))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The arguments of one procedure call: one buffer per parameter, addressed
+/// by (case-insensitive) Fortran name.
+#[derive(Clone, Debug)]
+pub struct Args {
+    names: Vec<String>,
+    params: Vec<ParamInfo>,
+    buffers: Vec<Buffer>,
+    explicit: Vec<bool>,
+}
+
+/// What `Args` needs to know about one parameter.
+#[derive(Clone, Debug)]
+struct ParamInfo {
+    ty: Type,
+    dims: Vec<(Bound, Option<Bound>)>,
+    char_len: Option<Bound>,
+    /// Parameter index of each variable a bound reads (None: not a param).
+    var_param: Vec<Option<usize>>,
+}
+
+impl Args {
+    /// Zero arguments for `proc` (arrays sized from the current, zero, values
+    /// of the integers that bound them).
+    pub fn new(proc: &Proc) -> Args {
+        let mut var_param = vec![None; proc.vars.len()];
+        for (i, p) in proc.params.iter().enumerate() {
+            var_param[p.index()] = Some(i);
+        }
+        let params: Vec<ParamInfo> = proc
+            .params
+            .iter()
+            .map(|&p| {
+                let v = proc.var(p);
+                ParamInfo {
+                    ty: v.ty,
+                    dims: v
+                        .dims
+                        .iter()
+                        .map(|d| (d.lower.clone(), d.upper.clone()))
+                        .collect(),
+                    char_len: v.char_len.clone(),
+                    var_param: var_param.clone(),
+                }
+            })
+            .collect();
+        let names = proc
+            .params
+            .iter()
+            .map(|&p| proc.var(p).name.to_ascii_lowercase())
+            .collect();
+        let mut args = Args {
+            names,
+            buffers: params.iter().map(|p| Buffer::zeros(p.ty, 0)).collect(),
+            explicit: vec![false; params.len()],
+            params,
+        };
+        args.resize_implicit();
+        args
+    }
+
+    /// Parameter names in call order (lower case).
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The parameter index of a name.
+    pub fn index_of(&self, name: &str) -> Result<usize, Error> {
+        let lower = name.trim().to_ascii_lowercase();
+        self.names.iter().position(|n| *n == lower).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "no argument named `{}` (arguments: {})",
+                    name,
+                    self.names.join(", ")
+                ),
+            )
+        })
+    }
+
+    /// The buffers, in parameter order.
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// The buffers, mutable, in parameter order.
+    pub fn buffers_mut(&mut self) -> &mut [Buffer] {
+        &mut self.buffers
+    }
+
+    /// The buffer of one argument.
+    pub fn get(&self, name: &str) -> Result<&Buffer, Error> {
+        Ok(&self.buffers[self.index_of(name)?])
+    }
+
+    /// The elements of a numeric argument as f64.
+    pub fn f64s(&self, name: &str) -> Result<Vec<f64>, Error> {
+        let b = self.get(name)?;
+        Ok((0..b.len()).map(|i| b.get_f64(i)).collect())
+    }
+
+    /// The first element of a numeric argument as f64.
+    pub fn scalar(&self, name: &str) -> Result<f64, Error> {
+        let b = self.get(name)?;
+        if b.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("argument `{name}` has no elements"),
+            ));
+        }
+        Ok(b.get_f64(0))
+    }
+
+    /// True when the parameter is an array.
+    pub fn is_array(&self, index: usize) -> bool {
+        !self.params[index].dims.is_empty()
+    }
+
+    /// The element type of a parameter.
+    pub fn ty(&self, index: usize) -> Type {
+        self.params[index].ty
+    }
+
+    /// Sets an argument from a value: scalars take one number, arrays take
+    /// their elements (or one number to fill), CHARACTER takes text.
+    pub fn set(&mut self, name: &str, value: ArgValue) -> Result<(), Error> {
+        let i = self.index_of(name)?;
+        let info = &self.params[i];
+        let bad = |what: &str| {
+            Error::new(
+                ErrorKind::Usage,
+                format!("cannot set `{name}` ({}) from {what}", type_label(info)),
+            )
+        };
+        match (&value, info.ty) {
+            (ArgValue::Text(t), Type::Char) => {
+                let len = self.char_len(i);
+                let count = self.declared_len(i).max(1);
+                let mut bytes = vec![b' '; len * count];
+                for (dst, src) in bytes.iter_mut().zip(t.bytes()) {
+                    *dst = src;
+                }
+                self.buffers[i] = Buffer::Char(bytes);
+            }
+            (ArgValue::Text(_), _) => return Err(bad("text")),
+            (_, Type::Char) => return Err(bad("a number")),
+            (ArgValue::Scalar(x), _) => {
+                let n = if info.dims.is_empty() {
+                    1
+                } else {
+                    self.declared_len(i)
+                };
+                let mut b = Buffer::zeros(info.ty, n);
+                (0..n).for_each(|k| b.set_f64(k, *x));
+                self.buffers[i] = b;
+                self.explicit[i] = !info.dims.is_empty() && self.has_assumed_dim(i);
+            }
+            (ArgValue::Logical(v), Type::Bool) => {
+                let n = self.declared_len(i).max(1);
+                self.buffers[i] = Buffer::Bool(vec![*v as u8; n]);
+            }
+            (ArgValue::Logical(_), _) => return Err(bad("a logical")),
+            (ArgValue::Array(v), _) => {
+                if info.dims.is_empty() && v.len() != 1 {
+                    return Err(bad(&format!("{} values", v.len())));
+                }
+                let mut b = Buffer::zeros(info.ty, v.len());
+                v.iter().enumerate().for_each(|(k, x)| b.set_f64(k, *x));
+                self.buffers[i] = b;
+                self.explicit[i] = !info.dims.is_empty();
+            }
+        }
+        if info_is_int_scalar(&self.params[i]) {
+            self.resize_implicit();
+        }
+        Ok(())
+    }
+
+    /// Sets a numeric scalar.
+    pub fn set_scalar(&mut self, name: &str, value: f64) -> Result<(), Error> {
+        self.set(name, ArgValue::Scalar(value))
+    }
+
+    /// Sets an array's elements (column-major).
+    pub fn set_array(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        self.set(name, ArgValue::Array(values.to_vec()))
+    }
+
+    /// Replaces a buffer wholesale (its type must match).
+    pub fn set_buffer(&mut self, name: &str, buffer: Buffer) -> Result<(), Error> {
+        let i = self.index_of(name)?;
+        if buffer.ty() != self.params[i].ty {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "argument `{name}` is {}, not {}",
+                    self.params[i].ty.name(),
+                    buffer.ty().name()
+                ),
+            ));
+        }
+        self.buffers[i] = buffer;
+        self.explicit[i] = !self.params[i].dims.is_empty();
+        if info_is_int_scalar(&self.params[i]) {
+            self.resize_implicit();
+        }
+        Ok(())
+    }
+
+    /// The number of elements the declaration of parameter `i` requires
+    /// under the current integer arguments (assumed dimensions count as the
+    /// current buffer's share).
+    pub fn declared_len(&self, i: usize) -> usize {
+        let info = &self.params[i];
+        if info.dims.is_empty() {
+            return 1;
+        }
+        let mut n: i64 = 1;
+        for (lower, upper) in &info.dims {
+            let Some(upper) = upper else {
+                let per = n.max(1) as usize;
+                let have = self.buffers[i].len() / self.char_len(i).max(1);
+                return have / per * per;
+            };
+            let lo = self.eval(info, lower);
+            let hi = self.eval(info, upper);
+            n = n.saturating_mul((hi - lo + 1).max(0));
+        }
+        n.clamp(0, 1 << 40) as usize
+    }
+
+    /// Lower and upper bounds of each dimension of parameter `i`, under the
+    /// current integer arguments (an assumed upper bound is derived from the
+    /// buffer length).
+    pub fn bounds(&self, i: usize) -> Vec<(i64, i64)> {
+        let info = &self.params[i];
+        let mut out = Vec::new();
+        let mut n: i64 = 1;
+        for (lower, upper) in &info.dims {
+            let lo = self.eval(info, lower);
+            let hi = match upper {
+                Some(u) => self.eval(info, u),
+                None => {
+                    let have = (self.buffers[i].len() / self.char_len(i).max(1)) as i64;
+                    lo + have / n.max(1) - 1
+                }
+            };
+            n = n.saturating_mul((hi - lo + 1).max(0));
+            out.push((lo, hi));
+        }
+        out
+    }
+
+    /// Flat column-major offset of a subscript tuple of parameter `i`.
+    pub fn offset(&self, i: usize, subscripts: &[i64]) -> Result<usize, Error> {
+        let bounds = self.bounds(i);
+        if subscripts.len() != bounds.len() {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "`{}` has {} dimension(s), {} subscript(s) given",
+                    self.names[i],
+                    bounds.len(),
+                    subscripts.len()
+                ),
+            ));
+        }
+        let mut offset = 0i64;
+        let mut stride = 1i64;
+        for (&s, &(lo, hi)) in subscripts.iter().zip(&bounds) {
+            if s < lo || s > hi {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "subscript {s} of `{}` outside {lo}:{hi}",
+                        self.names[i]
+                    ),
+                ));
+            }
+            offset += (s - lo) * stride;
+            stride *= hi - lo + 1;
+        }
+        Ok(offset as usize)
+    }
+
+    /// The length of each CHARACTER element of parameter `i` (1 otherwise).
+    pub fn char_len(&self, i: usize) -> usize {
+        let info = &self.params[i];
+        info.char_len
+            .as_ref()
+            .map(|b| self.eval(info, b).max(0) as usize)
+            .unwrap_or(1)
+    }
+
+    fn has_assumed_dim(&self, i: usize) -> bool {
+        self.params[i].dims.iter().any(|d| d.1.is_none())
+    }
+
+    fn eval(&self, info: &ParamInfo, bound: &Bound) -> i64 {
+        bound.eval(&mut |var: VarId| {
+            info.var_param
+                .get(var.index())
+                .copied()
+                .flatten()
+                .and_then(|p| {
+                    let b = &self.buffers[p];
+                    (!b.is_empty() && b.ty().is_int()).then(|| b.get_f64(0) as i64)
+                })
+                .unwrap_or(0)
+        })
+    }
+
+    /// Re-sizes every array and character buffer not set explicitly to its
+    /// declared size, keeping existing elements.
+    fn resize_implicit(&mut self) {
+        for i in 0..self.params.len() {
+            if self.explicit[i] || self.has_assumed_dim(i) {
+                continue;
+            }
+            let info = &self.params[i];
+            let want = if info.ty == Type::Char {
+                self.char_len(i) * self.declared_len(i)
+            } else if info.dims.is_empty() {
+                1
+            } else {
+                self.declared_len(i)
+            };
+            let old = &self.buffers[i];
+            if old.len() == want {
+                continue;
+            }
+            let mut b = Buffer::zeros(info.ty, want);
+            for k in 0..want.min(old.len()) {
+                b.set_f64(k, old.get_f64(k));
+            }
+            self.buffers[i] = b;
+        }
+    }
+}
+
+fn info_is_int_scalar(info: &ParamInfo) -> bool {
+    info.dims.is_empty() && info.ty.is_int()
+}
+
+fn type_label(info: &ParamInfo) -> String {
+    if info.dims.is_empty() {
+        format!("a {} scalar", info.ty.name())
+    } else {
+        format!("a {} array", info.ty.name())
+    }
+}
+
+/// True when a variable is a parameter.
+pub(crate) fn is_param(proc: &Proc, var: VarId) -> bool {
+    matches!(proc.var(var).storage, Storage::Param(_))
+}

@@ -1,0 +1,590 @@
+//! Derivative handles: tangent (forward mode), adjoint (reverse mode) and
+//! central finite differences, all producing [`Jacobian`]s over named
+//! selections of inputs and outputs.
+
+use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program};
+use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
+use crate::ad::tangent::{tangent, TangentOptions};
+use adjit_jit::ir::{Module, Proc, ProcId, Type, VarId};
+use adjit_jit::Buffer;
+use std::sync::Arc;
+
+/// A named argument, optionally one element of it: `c`, `f(3)`, `a(1,2)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selection {
+    /// The argument name (lower case).
+    pub name: String,
+    /// Fortran subscripts of one element (`None`: every element).
+    pub subscripts: Option<Vec<i64>>,
+}
+
+impl Selection {
+    /// Parses `name` or `name(i, j, ...)`.
+    pub fn parse(text: &str) -> Result<Selection, Error> {
+        let t = text.trim();
+        let bad = || Error::new(ErrorKind::Usage, format!("cannot read `{text}` as NAME or NAME(i,...)"));
+        match t.find('(') {
+            None => {
+                if t.is_empty() || !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    return Err(bad());
+                }
+                Ok(Selection {
+                    name: t.to_ascii_lowercase(),
+                    subscripts: None,
+                })
+            }
+            Some(open) => {
+                let inner = t[open + 1..].strip_suffix(')').ok_or_else(bad)?;
+                let subs: Result<Vec<i64>, _> =
+                    inner.split(',').map(|s| s.trim().parse::<i64>()).collect();
+                Ok(Selection {
+                    name: t[..open].trim().to_ascii_lowercase(),
+                    subscripts: Some(subs.map_err(|_| bad())?),
+                })
+            }
+        }
+    }
+
+    /// Parses a comma-separated list, commas inside parentheses excluded:
+    /// `x,f(1,2),y`.
+    pub fn parse_list(text: &str) -> Result<Vec<Selection>, Error> {
+        let mut out = Vec::new();
+        let mut depth = 0;
+        let mut start = 0;
+        for (i, c) in text.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(Selection::parse(&text[start..i])?);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        out.push(Selection::parse(&text[start..])?);
+        Ok(out)
+    }
+}
+
+/// One scalar element of an argument, resolved against an argument list.
+#[derive(Clone, Debug)]
+struct Element {
+    param: usize,
+    offset: usize,
+    label: String,
+}
+
+/// Expands selections into elements (whole arrays become all their
+/// elements in column-major order).
+fn elements(args: &Args, selections: &[Selection]) -> Result<Vec<Element>, Error> {
+    let mut out = Vec::new();
+    for s in selections {
+        let param = args.index_of(&s.name)?;
+        if !args.ty(param).is_float() {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "`{}` is {}, not a floating-point variable: it has no derivative",
+                    s.name,
+                    args.ty(param).name()
+                ),
+            ));
+        }
+        match &s.subscripts {
+            Some(subs) => out.push(Element {
+                param,
+                offset: args.offset(param, subs)?,
+                label: format!(
+                    "{}({})",
+                    s.name,
+                    subs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+                ),
+            }),
+            None if !args.is_array(param) => out.push(Element {
+                param,
+                offset: 0,
+                label: s.name.clone(),
+            }),
+            None => {
+                let bounds = args.bounds(param);
+                let n = args.get(&s.name)?.len().min(args.declared_len(param));
+                for offset in 0..n {
+                    let mut rest = offset as i64;
+                    let subs: Vec<String> = bounds
+                        .iter()
+                        .map(|&(lo, hi)| {
+                            let extent = (hi - lo + 1).max(1);
+                            let s = lo + rest % extent;
+                            rest /= extent;
+                            s.to_string()
+                        })
+                        .collect();
+                    out.push(Element {
+                        param,
+                        offset,
+                        label: format!("{}({})", s.name, subs.join(",")),
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The number of scalar elements a list of selections covers.
+pub fn element_count(args: &Args, selections: &[Selection]) -> Result<usize, Error> {
+    Ok(elements(args, selections)?.len())
+}
+
+/// A dense Jacobian: rows are output elements, columns input elements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Jacobian {
+    /// Labels of the rows (`f(1)`, ...).
+    pub of: Vec<String>,
+    /// Labels of the columns (`x(1)`, ...).
+    pub wrt: Vec<String>,
+    /// Row-major entries, `of.len() * wrt.len()` of them.
+    pub matrix: Vec<f64>,
+    /// The primal values of the outputs at the point.
+    pub values: Vec<f64>,
+}
+
+impl Jacobian {
+    fn zeros(of: &[Element], wrt: &[Element]) -> Jacobian {
+        Jacobian {
+            of: of.iter().map(|e| e.label.clone()).collect(),
+            wrt: wrt.iter().map(|e| e.label.clone()).collect(),
+            matrix: vec![0.0; of.len() * wrt.len()],
+            values: vec![0.0; of.len()],
+        }
+    }
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.of.len()
+    }
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.wrt.len()
+    }
+    /// Entry `(row, col)`.
+    pub fn get(&self, row: usize, col: usize) -> f64 {
+        self.matrix[row * self.wrt.len() + col]
+    }
+    fn set(&mut self, row: usize, col: usize, v: f64) {
+        let cols = self.wrt.len();
+        self.matrix[row * cols + col] = v;
+    }
+}
+
+/// Maps the parameters of a derivative procedure back to the primal's: for
+/// each derivative parameter, either primal parameter `i` or the derivative
+/// companion of primal parameter `i` (named `<name><suffix>`).
+#[derive(Clone, Debug)]
+struct ParamMap {
+    /// For each derivative-procedure parameter: `(primal index, is companion)`.
+    slots: Vec<(usize, bool)>,
+}
+
+impl ParamMap {
+    fn new(primal: &Proc, derived: &Proc, suffix: &str) -> Result<ParamMap, Error> {
+        let mut slots = Vec::new();
+        let mut next = 0usize;
+        for &p in &derived.params {
+            let name = &derived.var(p).name;
+            if next < primal.params.len() && *name == primal.var(primal.params[next]).name {
+                slots.push((next, false));
+                next += 1;
+            } else if next > 0 && *name == format!("{}{suffix}", primal.var(primal.params[next - 1]).name) {
+                slots.push((next - 1, true));
+            } else {
+                return Err(Error::new(
+                    ErrorKind::Internal,
+                    format!("derivative parameter `{name}` of `{}` does not follow the naming convention", derived.name),
+                ));
+            }
+        }
+        Ok(ParamMap { slots })
+    }
+
+    fn companion(&self, primal: usize) -> Option<usize> {
+        self.slots.iter().position(|&s| s == (primal, true))
+    }
+
+    fn primal_slot(&self, primal: usize) -> Option<usize> {
+        self.slots.iter().position(|&s| s == (primal, false))
+    }
+
+    /// Buffers for the derivative procedure: primal values copied, companions
+    /// zeroed with `width` entries per primal element.
+    fn buffers(&self, args: &Args, width: usize) -> Vec<Buffer> {
+        self.slots
+            .iter()
+            .map(|&(i, companion)| {
+                let b = &args.buffers()[i];
+                if companion {
+                    Buffer::zeros(b.ty(), b.len() * width)
+                } else {
+                    b.clone()
+                }
+            })
+            .collect()
+    }
+}
+
+fn var_ids(proc: &Proc, args: &Args, sels: &[Selection]) -> Result<Vec<VarId>, Error> {
+    let mut out: Vec<VarId> = Vec::new();
+    for s in sels {
+        let v = proc.params[args.index_of(&s.name)?];
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
+fn ad_error(e: impl std::fmt::Display) -> Error {
+    Error::new(ErrorKind::Internal, format!("differentiation failed: {e}"))
+}
+
+/// A compiled tangent (forward-mode) procedure for fixed outputs and inputs.
+pub struct Tangent {
+    program: Program,
+    primal: ProcId,
+    proc: ProcId,
+    exec: Executor,
+    map: ParamMap,
+    directions: usize,
+    of: Vec<Selection>,
+    wrt: Vec<Selection>,
+}
+
+/// A compiled adjoint (reverse-mode) procedure for fixed outputs and inputs.
+pub struct Adjoint {
+    program: Program,
+    primal: ProcId,
+    procs: AdjointProcs,
+    exec: Executor,
+    map: ParamMap,
+    of: Vec<Selection>,
+    wrt: Vec<Selection>,
+}
+
+/// Tape statistics of the last adjoint evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AdjointStats {
+    /// Entries pushed on the value stack.
+    pub values: u64,
+    /// Entries pushed on the integer stack.
+    pub integers: u64,
+    /// Entries pushed on the control stack.
+    pub control: u64,
+}
+
+impl Engine {
+    /// Generates and compiles the tangent of `entry` for outputs `of` with
+    /// respect to inputs `wrt`, carrying `directions` directions per sweep
+    /// (1 = scalar mode).
+    pub fn tangent(
+        &self,
+        entry: Option<&str>,
+        of: &[Selection],
+        wrt: &[Selection],
+        directions: usize,
+    ) -> Result<Tangent, Error> {
+        let primal = self.entry(entry)?;
+        let proc = self.module.proc(primal);
+        let probe = Args::new(proc);
+        let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
+        let options = TangentOptions {
+            directions: directions.max(1),
+        };
+        let (module, tproc) = tangent(&self.module, primal, &indep, &dep, &options).map_err(ad_error)?;
+        let map = ParamMap::new(proc, module.proc(tproc), "_d")?;
+        let module = Arc::new(module);
+        Ok(Tangent {
+            exec: Executor::new(module.clone(), &self.options)?,
+            program: Program {
+                sources: self.sources.clone(),
+                module,
+            },
+            primal,
+            proc: tproc,
+            map,
+            directions: options.directions,
+            of: of.to_vec(),
+            wrt: wrt.to_vec(),
+        })
+    }
+
+    /// Generates and compiles the adjoint of `entry` for outputs `of` with
+    /// respect to inputs `wrt`.
+    pub fn adjoint(
+        &self,
+        entry: Option<&str>,
+        of: &[Selection],
+        wrt: &[Selection],
+        options: &AdjointOptions,
+    ) -> Result<Adjoint, Error> {
+        let primal = self.entry(entry)?;
+        let proc = self.module.proc(primal);
+        let probe = Args::new(proc);
+        let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
+        let (module, procs) = adjoint(&self.module, primal, &indep, &dep, options).map_err(ad_error)?;
+        let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
+        let module = Arc::new(module);
+        Ok(Adjoint {
+            exec: Executor::new(module.clone(), &self.options)?,
+            program: Program {
+                sources: self.sources.clone(),
+                module,
+            },
+            primal,
+            procs,
+            map,
+            of: of.to_vec(),
+            wrt: wrt.to_vec(),
+        })
+    }
+
+    /// The module holding generated derivative code, for printing.
+    pub fn tangent_module(&self, t: &Tangent) -> (Arc<Module>, ProcId) {
+        (t.program.module.clone(), t.proc)
+    }
+}
+
+impl Tangent {
+    /// Directions per sweep.
+    pub fn directions(&self) -> usize {
+        self.directions
+    }
+
+    /// The module with the generated tangent procedures, and the tangent of
+    /// the entry.
+    pub fn module(&self) -> (&Module, ProcId) {
+        (&self.program.module, self.proc)
+    }
+
+    /// A zeroed argument list of the primal procedure.
+    pub fn args(&self) -> Args {
+        Args::new(self.program.module.proc(self.primal))
+    }
+
+    /// The Jacobian of the outputs with respect to the inputs at `args`, by
+    /// columns: `ceil(n / directions)` tangent sweeps.
+    pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
+        let of = elements(args, &self.of)?;
+        let wrt = elements(args, &self.wrt)?;
+        let mut jac = Jacobian::zeros(&of, &wrt);
+        let k = self.directions;
+        let mut first = true;
+        for start in (0..wrt.len().max(1)).step_by(k) {
+            let mut bufs = self.map.buffers(args, k);
+            for (dir, col) in wrt.iter().enumerate().skip(start).take(k) {
+                if let Some(slot) = self.map.companion(col.param) {
+                    bufs[slot].set_f64(col.offset * k + (dir - start), 1.0);
+                }
+            }
+            self.exec
+                .call(self.proc, &mut bufs)
+                .map_err(|e| self.program.runtime_error(&e))?;
+            for (row, out) in of.iter().enumerate() {
+                if first {
+                    if let Some(slot) = self.map.primal_slot(out.param) {
+                        jac.values[row] = bufs[slot].get_f64(out.offset);
+                    }
+                }
+                let Some(slot) = self.map.companion(out.param) else {
+                    continue;
+                };
+                for dir in 0..k.min(wrt.len().saturating_sub(start)) {
+                    jac.set(row, start + dir, bufs[slot].get_f64(out.offset * k + dir));
+                }
+            }
+            first = false;
+        }
+        Ok(jac)
+    }
+
+    /// One directional derivative: `seed` gives the direction per input
+    /// element (in the order of the `wrt` elements); returns the output
+    /// tangents in the order of the `of` elements.
+    pub fn directional(&self, args: &Args, seed: &[f64]) -> Result<Vec<f64>, Error> {
+        let of = elements(args, &self.of)?;
+        let wrt = elements(args, &self.wrt)?;
+        if seed.len() != wrt.len() {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("{} seed values for {} inputs", seed.len(), wrt.len()),
+            ));
+        }
+        let k = self.directions;
+        let mut bufs = self.map.buffers(args, k);
+        for (col, s) in wrt.iter().zip(seed) {
+            if let Some(slot) = self.map.companion(col.param) {
+                let i = col.offset * k;
+                let v = bufs[slot].get_f64(i) + s;
+                bufs[slot].set_f64(i, v);
+            }
+        }
+        self.exec
+            .call(self.proc, &mut bufs)
+            .map_err(|e| self.program.runtime_error(&e))?;
+        Ok(of
+            .iter()
+            .map(|o| {
+                self.map
+                    .companion(o.param)
+                    .map(|slot| bufs[slot].get_f64(o.offset * k))
+                    .unwrap_or(0.0)
+            })
+            .collect())
+    }
+}
+
+impl Adjoint {
+    /// The module with the generated adjoint procedures, and their handles.
+    pub fn module(&self) -> (&Module, &AdjointProcs) {
+        (&self.program.module, &self.procs)
+    }
+
+    /// A zeroed argument list of the primal procedure.
+    pub fn args(&self) -> Args {
+        Args::new(self.program.module.proc(self.primal))
+    }
+
+    /// One reverse sweep: `seed` weights the output elements (the order of
+    /// the `of` elements); returns the primal outputs' values and the
+    /// weighted gradient over the `wrt` elements.
+    pub fn vjp(&self, args: &Args, seed: &[f64]) -> Result<(Vec<f64>, Vec<f64>), Error> {
+        let of = elements(args, &self.of)?;
+        let wrt = elements(args, &self.wrt)?;
+        if seed.len() != of.len() {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("{} seed values for {} outputs", seed.len(), of.len()),
+            ));
+        }
+        let mut bufs = self.map.buffers(args, 1);
+        for (o, s) in of.iter().zip(seed) {
+            if let Some(slot) = self.map.companion(o.param) {
+                let v = bufs[slot].get_f64(o.offset) + s;
+                bufs[slot].set_f64(o.offset, v);
+            }
+        }
+        self.exec
+            .call(self.procs.combined, &mut bufs)
+            .map_err(|e| self.program.runtime_error(&e))?;
+        let values = of
+            .iter()
+            .map(|o| {
+                self.map
+                    .primal_slot(o.param)
+                    .map(|s| bufs[s].get_f64(o.offset))
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let grad = wrt
+            .iter()
+            .map(|w| {
+                self.map
+                    .companion(w.param)
+                    .map(|s| bufs[s].get_f64(w.offset))
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        Ok((values, grad))
+    }
+
+    /// The gradient of the single output element with respect to the inputs:
+    /// `(value, gradient over the wrt elements)`.
+    pub fn gradient(&self, args: &Args) -> Result<(f64, Vec<f64>), Error> {
+        let n = elements(args, &self.of)?.len();
+        if n != 1 {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("a gradient needs one scalar output; `--of` selects {n} elements"),
+            ));
+        }
+        let (values, grad) = self.vjp(args, &[1.0])?;
+        Ok((values[0], grad))
+    }
+
+    /// The Jacobian by rows: one reverse sweep per output element.
+    pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
+        let of = elements(args, &self.of)?;
+        let wrt = elements(args, &self.wrt)?;
+        let mut jac = Jacobian::zeros(&of, &wrt);
+        for row in 0..of.len() {
+            let mut seed = vec![0.0; of.len()];
+            seed[row] = 1.0;
+            let (values, grad) = self.vjp(args, &seed)?;
+            jac.values[row] = values[row];
+            for (col, g) in grad.into_iter().enumerate() {
+                jac.set(row, col, g);
+            }
+        }
+        Ok(jac)
+    }
+}
+
+/// Central finite differences on a primal procedure.
+pub struct FiniteDifferences<'a> {
+    procedure: &'a Procedure,
+    /// Relative step (default: cube root of the machine epsilon of each
+    /// input's type).
+    pub step: Option<f64>,
+}
+
+impl<'a> FiniteDifferences<'a> {
+    /// Finite differences of `procedure`.
+    pub fn new(procedure: &'a Procedure) -> FiniteDifferences<'a> {
+        FiniteDifferences {
+            procedure,
+            step: None,
+        }
+    }
+
+    /// The step used for an input of value `x` and type `ty`.
+    pub fn step_for(&self, x: f64, ty: Type) -> f64 {
+        let eps = if ty == Type::F32 {
+            f32::EPSILON as f64
+        } else {
+            f64::EPSILON
+        };
+        let rel = self.step.unwrap_or_else(|| eps.cbrt());
+        rel * x.abs().max(1.0)
+    }
+
+    /// The Jacobian by central differences: `2n` primal evaluations.
+    pub fn jacobian(&self, args: &Args, of: &[Selection], wrt: &[Selection]) -> Result<Jacobian, Error> {
+        let of_e = elements(args, of)?;
+        let wrt_e = elements(args, wrt)?;
+        let mut jac = Jacobian::zeros(&of_e, &wrt_e);
+        let read = |a: &Args| -> Vec<f64> {
+            of_e.iter()
+                .map(|o| a.buffers()[o.param].get_f64(o.offset))
+                .collect()
+        };
+        let mut base = args.clone();
+        self.procedure.call(&mut base)?;
+        jac.values = read(&base);
+        for (col, w) in wrt_e.iter().enumerate() {
+            let x = args.buffers()[w.param].get_f64(w.offset);
+            let h = self.step_for(x, args.ty(w.param));
+            let mut plus = args.clone();
+            plus.buffers_mut()[w.param].set_f64(w.offset, x + h);
+            let mut minus = args.clone();
+            minus.buffers_mut()[w.param].set_f64(w.offset, x - h);
+            // The step actually representable in the input's type.
+            let h2 = plus.buffers()[w.param].get_f64(w.offset) - minus.buffers()[w.param].get_f64(w.offset);
+            self.procedure.call(&mut plus)?;
+            self.procedure.call(&mut minus)?;
+            let (fp, fm) = (read(&plus), read(&minus));
+            for row in 0..of_e.len() {
+                jac.set(row, col, (fp[row] - fm[row]) / h2);
+            }
+        }
+        Ok(jac)
+    }
+}

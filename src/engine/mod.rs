@@ -1,0 +1,371 @@
+//! The public API: compile Fortran source into callable primal, tangent and
+//! adjoint procedures.
+//!
+//! ```no_run
+//! use adjit::engine::Engine;
+//! let engine = Engine::from_source("f.f90", "subroutine sq(x, y)\n  double precision x, y\n  y = x*x\nend subroutine\n")?;
+//! let f = engine.procedure(Some("sq"))?;
+//! let mut args = f.args();
+//! args.set_scalar("x", 3.0)?;
+//! f.call(&mut args)?;
+//! assert_eq!(args.scalar("y")?, 9.0);
+//! # Ok::<(), adjit::engine::Error>(())
+//! ```
+//!
+//! An [`Engine`] owns the sources and the code-list module; a [`Procedure`]
+//! is one compiled procedure (JIT by default, or the reference interpreter);
+//! [`Engine::tangent`] and [`Engine::adjoint`] generate and compile
+//! derivative procedures and return handles that compute directional
+//! derivatives, gradients and Jacobians.
+
+mod args;
+mod derivatives;
+
+pub use args::{ArgValue, Args};
+pub use derivatives::{element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent};
+
+use crate::front::diag::{Diagnostic, Rendered, SourceMap};
+use crate::front::source::SourceForm;
+use crate::interp::Interpreter;
+use adjit_jit::codegen::{CompiledModule, JitOptions};
+use adjit_jit::ir::{Module, ProcId};
+use adjit_jit::{Buffer, RuntimeError};
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What went wrong, broadly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The source was rejected (parse or semantic errors).
+    Compile,
+    /// Generated code reported a runtime error (bounds, division by zero,
+    /// STOP, argument sizes).
+    Runtime,
+    /// The request was wrong (unknown names, bad values).
+    Usage,
+    /// A file could not be read or written.
+    Io,
+    /// Differentiation or native compilation failed.
+    Internal,
+}
+
+/// The one error type of the API. Its message already carries
+/// `file:line:col` locations and source excerpts where they exist.
+#[derive(Clone, Debug)]
+pub struct Error {
+    /// The category.
+    pub kind: ErrorKind,
+    /// The full, rendered message.
+    pub message: String,
+    /// The runtime error behind a `Runtime` error.
+    pub runtime: Option<RuntimeError>,
+}
+
+impl Error {
+    /// A new error of the given kind.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+            runtime: None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Which executor runs compiled procedures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// Native code from Cranelift (the default).
+    #[default]
+    Jit,
+    /// The reference interpreter of the IR.
+    Interpreter,
+}
+
+/// How an [`Engine`] reads sources and runs procedures.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Force fixed or free form (default: guessed from each file name).
+    pub form: Option<SourceForm>,
+    /// Array bounds checks in generated code (default on).
+    pub bounds_checks: bool,
+    /// JIT or interpreter.
+    pub backend: Backend,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            form: None,
+            bounds_checks: true,
+            backend: Backend::Jit,
+        }
+    }
+}
+
+/// A compiled program: sources, code lists, options.
+pub struct Engine {
+    sources: Arc<SourceMap>,
+    module: Arc<Module>,
+    warnings: Vec<Diagnostic>,
+    options: Options,
+}
+
+impl Engine {
+    /// Compiles one source text with default options (form guessed from the
+    /// name).
+    pub fn from_source(name: &str, text: &str) -> Result<Engine, Error> {
+        Engine::from_sources(&[(name.to_string(), text.to_string())], Options::default())
+    }
+
+    /// Compiles several files forming one program.
+    pub fn from_files<P: AsRef<Path>>(paths: &[P], options: Options) -> Result<Engine, Error> {
+        let mut sources = Vec::new();
+        for p in paths {
+            let p = p.as_ref();
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                Error::new(ErrorKind::Io, format!("{}: cannot read: {e}", p.display()))
+            })?;
+            sources.push((p.display().to_string(), text));
+        }
+        Engine::from_sources(&sources, options)
+    }
+
+    /// Compiles several `(name, text)` sources forming one program.
+    pub fn from_sources(sources: &[(String, String)], options: Options) -> Result<Engine, Error> {
+        let mut map = SourceMap::new();
+        let mut files = Vec::new();
+        let mut diags = Vec::new();
+        for (name, text) in sources {
+            let id = map.add(name.clone(), text.clone());
+            let form = options.form.unwrap_or_else(|| SourceForm::guess(name));
+            let (file, d) = crate::front::parser::parse_file(&map, id, form);
+            files.push(file);
+            diags.extend(d);
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(compile_error(&map, &diags));
+        }
+        match crate::front::sema::compile(&map, &files) {
+            Ok(compiled) => {
+                diags.extend(compiled.warnings);
+                Ok(Engine {
+                    sources: Arc::new(map),
+                    module: Arc::new(compiled.module),
+                    warnings: diags,
+                    options,
+                })
+            }
+            Err(errors) => {
+                diags.extend(errors);
+                Err(compile_error(&map, &diags))
+            }
+        }
+    }
+
+    /// The code-list module.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Warnings, rendered with locations.
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings
+            .iter()
+            .filter(|d| !d.is_error())
+            .map(|d| self.sources.render(d))
+            .collect()
+    }
+
+    /// Resolves an entry name; `None` picks the first procedure.
+    pub fn entry(&self, name: Option<&str>) -> Result<ProcId, Error> {
+        match name {
+            Some(n) => self.module.find_proc(n).ok_or_else(|| {
+                let names: Vec<&str> = self.module.procs.iter().map(|p| p.name.as_str()).collect();
+                Error::new(
+                    ErrorKind::Usage,
+                    format!("no procedure named `{n}` (procedures: {})", names.join(", ")),
+                )
+            }),
+            None => {
+                if self.module.procs.is_empty() {
+                    Err(Error::new(ErrorKind::Usage, "the program has no procedure"))
+                } else {
+                    Ok(ProcId(0))
+                }
+            }
+        }
+    }
+
+    /// Compiles (or prepares for interpretation) one procedure.
+    pub fn procedure(&self, name: Option<&str>) -> Result<Procedure, Error> {
+        let proc = self.entry(name)?;
+        let exec = Executor::new(self.module.clone(), &self.options)?;
+        Ok(Procedure {
+            program: self.program(),
+            proc,
+            exec,
+        })
+    }
+
+    /// Renders a runtime error with its Fortran location.
+    pub fn render_runtime(&self, e: &RuntimeError) -> Error {
+        self.program().runtime_error(e)
+    }
+
+    fn program(&self) -> Program {
+        Program {
+            sources: self.sources.clone(),
+            module: self.module.clone(),
+        }
+    }
+
+    /// Names of the procedures, in module order.
+    pub fn procedure_names(&self) -> Vec<String> {
+        self.module.procs.iter().map(|p| p.name.clone()).collect()
+    }
+}
+
+/// Sources and module shared by every handle made from an [`Engine`].
+#[derive(Clone)]
+pub(crate) struct Program {
+    pub(crate) sources: Arc<SourceMap>,
+    pub(crate) module: Arc<Module>,
+}
+
+impl Program {
+    /// Turns a runtime error into an API error with `file:line:col`.
+    pub(crate) fn runtime_error(&self, e: &RuntimeError) -> Error {
+        let proc = self
+            .module
+            .procs
+            .get(e.proc.index())
+            .map(|p| p.name.as_str())
+            .unwrap_or("?");
+        let diag = Diagnostic::error(e.span, format!("runtime error in `{proc}`: {e}"));
+        let message = if e.span.line == 0 {
+            format!("runtime error in `{proc}`: {e}")
+        } else {
+            self.sources.render(&diag)
+        };
+        Error {
+            kind: ErrorKind::Runtime,
+            message,
+            runtime: Some(e.clone()),
+        }
+    }
+}
+
+fn compile_error(map: &SourceMap, diags: &[Diagnostic]) -> Error {
+    let errors: Vec<Diagnostic> = diags.iter().filter(|d| d.is_error()).cloned().collect();
+    Error::new(ErrorKind::Compile, Rendered(map, &errors).to_string())
+}
+
+/// Runs procedures of one module: natively or by interpretation.
+pub(crate) enum Executor {
+    /// Native code.
+    Jit(Box<CompiledModule>),
+    /// The reference interpreter over the module.
+    Interp {
+        module: Arc<Module>,
+        bounds_checks: bool,
+    },
+}
+
+impl Executor {
+    pub(crate) fn new(module: Arc<Module>, options: &Options) -> Result<Executor, Error> {
+        match options.backend {
+            Backend::Jit => {
+                let jit_options = JitOptions {
+                    bounds_checks: options.bounds_checks,
+                    ..JitOptions::default()
+                };
+                let compiled = CompiledModule::compile(&module, &jit_options).map_err(|e| {
+                    Error::new(ErrorKind::Internal, format!("native compilation failed: {e}"))
+                })?;
+                Ok(Executor::Jit(Box::new(compiled)))
+            }
+            Backend::Interpreter => Ok(Executor::Interp {
+                module,
+                bounds_checks: options.bounds_checks,
+            }),
+        }
+    }
+
+    /// Runs one procedure on the given buffers.
+    pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
+        match self {
+            Executor::Jit(c) => c.call(proc, args),
+            Executor::Interp {
+                module,
+                bounds_checks,
+            } => {
+                let mut interp = Interpreter::new(module);
+                interp.set_bounds_checks(*bounds_checks);
+                interp.call(proc, args)
+            }
+        }
+    }
+}
+
+/// One compiled procedure of a program.
+pub struct Procedure {
+    program: Program,
+    proc: ProcId,
+    exec: Executor,
+}
+
+impl Procedure {
+    /// The procedure's name.
+    pub fn name(&self) -> &str {
+        &self.program.module.proc(self.proc).name
+    }
+
+    /// Its handle in the module.
+    pub fn id(&self) -> ProcId {
+        self.proc
+    }
+
+    /// True when the procedure is a FUNCTION (its result is the last
+    /// argument, named `result` by [`Procedure::result_name`]).
+    pub fn is_function(&self) -> bool {
+        self.program.module.proc(self.proc).result.is_some()
+    }
+
+    /// The name of a FUNCTION's result argument.
+    pub fn result_name(&self) -> Option<String> {
+        let p = self.program.module.proc(self.proc);
+        p.result.map(|r| p.var(r).name.clone())
+    }
+
+    /// A fresh, zeroed argument list for this procedure.
+    pub fn args(&self) -> Args {
+        Args::new(self.program.module.proc(self.proc))
+    }
+
+    /// Calls the procedure: arguments are read and written in place.
+    pub fn call(&self, args: &mut Args) -> Result<(), Error> {
+        self.call_buffers(args.buffers_mut())
+    }
+
+    /// Calls the procedure on raw buffers (one per parameter, in order).
+    pub fn call_buffers(&self, buffers: &mut [Buffer]) -> Result<(), Error> {
+        self.exec
+            .call(self.proc, buffers)
+            .map_err(|e| self.program.runtime_error(&e))
+    }
+}
