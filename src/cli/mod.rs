@@ -2,6 +2,7 @@
 //! `check`, `bench` and `repl`, per the contract in DESIGN.md. It uses the
 //! public API only.
 
+mod bench;
 mod check;
 mod options;
 mod output;
@@ -22,6 +23,7 @@ usage:
   adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
   adjit emit     FILE... [--entry NAME] --mode tangent|adjoint --of ... --wrt ... [--format ir]
   adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
+  adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
 
 common options:
   --form fixed|free     override the source form guessed from the file name
@@ -52,6 +54,7 @@ pub fn main() -> i32 {
         "jacobian" => jacobian(&cl),
         "emit" => emit(&cl),
         "check" => check::check(&cl),
+        "bench" => bench::bench(&cl),
         "oracle-driver" => oracle_driver(&cl),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
     };

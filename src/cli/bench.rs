@@ -1,0 +1,312 @@
+//! `adjit bench`: times primal, adjoint gradient, tangent gradient (vector
+//! mode) and finite-difference gradient over problem sizes, prints a table
+//! of times and ratios to the primal, optionally JSON and a log-log plot of
+//! time against n in the manner of seed 001's figure 2.
+
+use super::{adjoint_options, arguments, directions, engine, CmdResult, Failure};
+use crate::cli::options::CommandLine;
+use crate::cli::output::{json_f64, json_str};
+use adjit::engine::{element_count, ArgValue, Args, FiniteDifferences, Procedure, Selection};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Time spent measuring one quantity before taking the median.
+const MEASURE_BUDGET: Duration = Duration::from_millis(300);
+/// Most repetitions of one measurement.
+const MAX_REPEATS: usize = 25;
+/// Beyond this estimated cost, O(n) sweeps are extrapolated from a sample.
+const SWEEP_BUDGET: Duration = Duration::from_secs(2);
+
+/// One measured (or extrapolated) time.
+#[derive(Clone, Copy, Debug)]
+struct Timing {
+    seconds: f64,
+    extrapolated: bool,
+}
+
+/// The measurements at one size.
+struct Measurement {
+    n: usize,
+    inputs: usize,
+    primal: Timing,
+    adjoint: Timing,
+    tangent: Timing,
+    fd: Timing,
+}
+
+/// Median wall time of `f` over repeated runs within the budget.
+fn median_time(mut f: impl FnMut() -> Result<(), Failure>) -> Result<f64, Failure> {
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < MAX_REPEATS && (samples.len() < 3 || start.elapsed() < MEASURE_BUDGET) {
+        let t = Instant::now();
+        f()?;
+        samples.push(t.elapsed().as_secs_f64());
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    Ok(samples[samples.len() / 2])
+}
+
+pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
+    cl.allow_only(&[
+        "entry", "set", "input", "json", "interp", "no-bounds-check", "form", "of", "wrt", "size", "plot",
+        "directions", "no-tbr", "no-activity",
+    ])?;
+    let engine = engine(cl)?;
+    let primal = engine.procedure(cl.value("entry"))?;
+    let of = Selection::parse_list(cl.required("of")?)?;
+    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    let (size_name, sizes) = sizes(cl)?;
+    let entry = Some(primal.name());
+    let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+
+    let progress = if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(sizes.len() as u64 * 4);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::with_draw_target(Some(sizes.len() as u64 * 4), ProgressDrawTarget::hidden())
+    };
+
+    let mut rows = Vec::new();
+    for &n in &sizes {
+        let mut args = arguments(cl, primal.args())?;
+        args.set(&size_name, ArgValue::Scalar(n as f64))?;
+        // Re-apply --set so that fills cover the resized arrays.
+        let args = arguments(cl, args)?;
+        let inputs = element_count(&args, &wrt)?;
+        progress.set_message(format!("{size_name}={n}: primal"));
+        let primal_t = median_time(|| {
+            let mut a = args.clone();
+            primal.call(&mut a)?;
+            Ok(())
+        })?;
+        progress.inc(1);
+        progress.set_message(format!("{size_name}={n}: adjoint"));
+        let adjoint_t = median_time(|| {
+            adjoint.gradient(&args)?;
+            Ok(())
+        })?;
+        progress.inc(1);
+        progress.set_message(format!("{size_name}={n}: tangent"));
+        let k = directions(cl, inputs)?;
+        let tangent = engine.tangent(entry, &of, &wrt, k)?;
+        let sweeps = inputs.div_ceil(k);
+        let tangent_t = sweeps_time(sweeps, primal_t, || {
+            let seed = vec![1.0; inputs];
+            tangent.directional(&args, &seed)?;
+            Ok(())
+        })?;
+        progress.inc(1);
+        progress.set_message(format!("{size_name}={n}: finite differences"));
+        let fd_t = fd_time(&primal, &args, &of, &wrt, inputs, primal_t)?;
+        progress.inc(1);
+        rows.push(Measurement {
+            n,
+            inputs,
+            primal: Timing {
+                seconds: primal_t,
+                extrapolated: false,
+            },
+            adjoint: Timing {
+                seconds: adjoint_t,
+                extrapolated: false,
+            },
+            tangent: tangent_t,
+            fd: fd_t,
+        });
+    }
+    progress.finish_and_clear();
+
+    if cl.flag("json") {
+        print_json(&rows, &size_name);
+    } else {
+        print_table(&rows, &size_name);
+    }
+    if let Some(path) = cl.value("plot") {
+        plot(path, &rows, primal.name()).map_err(Failure::Usage)?;
+        if !cl.flag("json") {
+            println!("plot written to {path}");
+        }
+    }
+    Ok(0)
+}
+
+/// Parses `--size NAME=N1,N2,...`.
+fn sizes(cl: &CommandLine) -> Result<(String, Vec<usize>), Failure> {
+    let spec = cl.required("size")?;
+    let (name, list) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("--size expects NAME=N1,N2,..., got `{spec}`"))?;
+    let sizes: Result<Vec<usize>, _> = list.split(',').map(|s| s.trim().parse::<usize>()).collect();
+    let sizes = sizes.map_err(|_| format!("--size: `{list}` is not a list of positive integers"))?;
+    if sizes.is_empty() || sizes.contains(&0) {
+        return Err(Failure::Usage("--size needs positive sizes".into()));
+    }
+    Ok((name.trim().to_string(), sizes))
+}
+
+/// Time of `count` sweeps of `sweep`: measured when the estimate from the
+/// primal time fits the budget, else extrapolated from a sample.
+fn sweeps_time(count: usize, primal: f64, mut sweep: impl FnMut() -> Result<(), Failure>) -> Result<Timing, Failure> {
+    let estimate = primal * 2.0 * count as f64;
+    if estimate <= SWEEP_BUDGET.as_secs_f64() {
+        let t = Instant::now();
+        for _ in 0..count {
+            sweep()?;
+        }
+        return Ok(Timing {
+            seconds: t.elapsed().as_secs_f64(),
+            extrapolated: false,
+        });
+    }
+    let per_sweep = median_time(&mut sweep)?;
+    Ok(Timing {
+        seconds: per_sweep * count as f64,
+        extrapolated: true,
+    })
+}
+
+/// Time of a central finite-difference gradient (2n primal evaluations).
+fn fd_time(
+    primal: &Procedure,
+    args: &Args,
+    of: &[Selection],
+    wrt: &[Selection],
+    inputs: usize,
+    primal_t: f64,
+) -> Result<Timing, Failure> {
+    let estimate = primal_t * 2.0 * inputs as f64;
+    if estimate <= SWEEP_BUDGET.as_secs_f64() {
+        let fd = FiniteDifferences::new(primal);
+        let t = Instant::now();
+        fd.jacobian(args, of, wrt)?;
+        return Ok(Timing {
+            seconds: t.elapsed().as_secs_f64(),
+            extrapolated: false,
+        });
+    }
+    // Measured evaluations, scaled to the 2n + 1 a gradient needs.
+    Ok(Timing {
+        seconds: primal_t * (2 * inputs + 1) as f64,
+        extrapolated: true,
+    })
+}
+
+fn cell(t: Timing) -> String {
+    format!("{:.3e}{}", t.seconds, if t.extrapolated { "*" } else { " " })
+}
+
+fn print_table(rows: &[Measurement], size_name: &str) {
+    println!(
+        "{:>10} {:>8} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
+        size_name, "inputs", "primal [s]", "adjoint [s]", "tangent [s]", "fd [s]", "adj/pri", "tan/pri", "fd/adj"
+    );
+    let mut any_extrapolated = false;
+    for r in rows {
+        any_extrapolated |= r.tangent.extrapolated || r.fd.extrapolated;
+        println!(
+            "{:>10} {:>8} {:>12} {:>12} {:>12} {:>12} {:>9.2} {:>9.1} {:>9.1}",
+            r.n,
+            r.inputs,
+            cell(r.primal),
+            cell(r.adjoint),
+            cell(r.tangent),
+            cell(r.fd),
+            r.adjoint.seconds / r.primal.seconds,
+            r.tangent.seconds / r.primal.seconds,
+            r.fd.seconds / r.adjoint.seconds,
+        );
+    }
+    if any_extrapolated {
+        println!("* extrapolated from measured evaluations (beyond the {}s budget)", SWEEP_BUDGET.as_secs());
+    }
+}
+
+fn print_json(rows: &[Measurement], size_name: &str) {
+    let t = |t: Timing| format!("{{\"seconds\": {}, \"extrapolated\": {}}}", json_f64(t.seconds), t.extrapolated);
+    let items: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"n\": {}, \"inputs\": {}, \"primal\": {}, \"adjoint\": {}, \"tangent\": {}, \"fd\": {}}}",
+                r.n,
+                r.inputs,
+                t(r.primal),
+                t(r.adjoint),
+                t(r.tangent),
+                t(r.fd)
+            )
+        })
+        .collect();
+    println!("{{\"size\": {}, \"results\": [{}]}}", json_str(size_name), items.join(", "));
+}
+
+/// Draws time against n on log-log axes.
+fn plot(path: &str, rows: &[Measurement], name: &str) -> Result<(), String> {
+    use plotters::prelude::*;
+    if !path.ends_with(".svg") {
+        return Err(format!("--plot {path}: only SVG output is supported (name the file *.svg)"));
+    }
+    let err = |e: &dyn std::fmt::Display| format!("cannot draw {path}: {e}");
+    let series: [(&str, RGBColor, fn(&Measurement) -> Timing); 4] = [
+        ("primal", RGBColor(90, 90, 90), |m| m.primal),
+        ("adjoint", RGBColor(200, 30, 30), |m| m.adjoint),
+        ("tangent (vector)", RGBColor(30, 120, 30), |m| m.tangent),
+        ("finite differences", RGBColor(30, 60, 200), |m| m.fd),
+    ];
+    let all: Vec<f64> = rows
+        .iter()
+        .flat_map(|m| series.iter().map(move |s| (s.2)(m).seconds))
+        .filter(|t| *t > 0.0)
+        .collect();
+    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1e-12) / 2.0;
+    let hi = all.iter().cloned().fold(0.0, f64::max) * 2.0;
+    let nmin = rows.iter().map(|m| m.n).min().unwrap_or(1) as f64;
+    let nmax = rows.iter().map(|m| m.n).max().unwrap_or(10) as f64;
+    let root = SVGBackend::new(path, (900, 620)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("{name}: gradient cost vs n (adjit)"), ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(75)
+        .build_cartesian_2d((nmin / 1.5..nmax * 1.5).log_scale(), (lo.max(1e-12)..hi.max(lo * 10.0)).log_scale())
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("n (inputs)")
+        .y_desc("time [s]")
+        .y_label_formatter(&|y| format!("{y:.0e}"))
+        .x_label_formatter(&|x| format!("{x:.0e}"))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (label, color, get) in series {
+        let points: Vec<(f64, f64)> = rows.iter().map(|m| (m.n as f64, get(m).seconds.max(lo))).collect();
+        chart
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        // Hollow markers for extrapolated points, filled for measured ones.
+        chart
+            .draw_series(rows.iter().map(|m| {
+                let t = get(m);
+                let style = if t.extrapolated { color.stroke_width(1) } else { color.filled() };
+                Circle::new((m.n as f64, t.seconds.max(lo)), 4, style)
+            }))
+            .map_err(|e| err(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
