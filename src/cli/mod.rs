@@ -5,6 +5,7 @@
 mod bench;
 mod check;
 mod options;
+mod repl;
 mod output;
 
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
@@ -23,6 +24,7 @@ usage:
   adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
   adjit emit     FILE... [--entry NAME] --mode tangent|adjoint --of ... --wrt ... [--format ir]
   adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
+  adjit repl                                                  # type Fortran, then run / grad / ir / emit ...
   adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
 
 common options:
@@ -47,17 +49,27 @@ pub fn main() -> i32 {
         print!("{USAGE}");
         return if cl.command.is_empty() { 2 } else { 0 };
     }
-    let result = match cl.command.as_str() {
-        "run" => run(&cl),
-        "ir" => ir(&cl),
-        "grad" => grad(&cl),
-        "jacobian" => jacobian(&cl),
-        "emit" => emit(&cl),
-        "check" => check::check(&cl),
-        "bench" => bench::bench(&cl),
-        "oracle-driver" => oracle_driver(&cl),
+    report(dispatch(&cl))
+}
+
+/// Runs one parsed command.
+pub(crate) fn dispatch(cl: &CommandLine) -> CmdResult {
+    match cl.command.as_str() {
+        "run" => run(cl),
+        "ir" => ir(cl),
+        "grad" => grad(cl),
+        "jacobian" => jacobian(cl),
+        "emit" => emit(cl),
+        "check" => check::check(cl),
+        "bench" => bench::bench(cl),
+        "repl" => repl::repl(),
+        "oracle-driver" => oracle_driver(cl),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
-    };
+    }
+}
+
+/// Prints a failure and turns a result into an exit code.
+pub(crate) fn report(result: CmdResult) -> i32 {
     match result {
         Ok(code) => code,
         Err(Failure::Usage(m)) => {
