@@ -221,9 +221,9 @@ fn ir(cl: &CommandLine) -> CmdResult {
     match cl.value("entry") {
         Some(name) => {
             let id = engine.entry(Some(name))?;
-            print!("{}", adjit::jit::print::proc_to_string(engine.module(), id));
+            print!("{}", adjit::jit::print::print_proc(engine.module(), id));
         }
-        None => print!("{}", adjit::jit::print::module_to_string(engine.module())),
+        None => print!("{}", engine.module()),
     }
     Ok(0)
 }
@@ -435,12 +435,12 @@ fn emit(cl: &CommandLine) -> CmdResult {
 /// Prints the generated procedures of a derivative module (those after the
 /// primal ones), the requested one first.
 fn derived_listing(module: &adjit::jit::ir::Module, primal_count: usize, main: adjit::jit::ir::ProcId) -> String {
-    let mut out = adjit::jit::print::proc_to_string(module, main);
+    let mut out = adjit::jit::print::print_proc(module, main);
     for i in primal_count..module.procs.len() {
         let id = adjit::jit::ir::ProcId(i as u32);
         if id != main {
             out.push('\n');
-            out.push_str(&adjit::jit::print::proc_to_string(module, id));
+            out.push_str(&adjit::jit::print::print_proc(module, id));
         }
     }
     out
