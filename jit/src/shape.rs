@@ -1,11 +1,11 @@
 //! The argument contract shared by the interpreter and the JIT: how the
-//! declared shape of a variable (its [`Dim`] bounds and character length)
+//! declared shape of a variable (its [`Dim`](crate::ir::Dim) bounds and character length)
 //! is evaluated at procedure entry, and how argument buffers are checked
 //! against it.
 //!
 //! Rules (see also [`crate::ir::Var`] and [`crate::ir::Dim`]):
 //!
-//! * bounds are [`Bound`] expressions evaluated once at entry; a bound
+//! * bounds are [`Bound`](crate::ir::Bound) expressions evaluated once at entry; a bound
 //!   reading a parameter reads its first element (0 when the buffer is
 //!   empty), a local reads 0 (locals are zero at entry), a global reads its
 //!   current first element;
@@ -23,7 +23,7 @@
 
 use crate::buffer::Buffer;
 use crate::error::RuntimeError;
-use crate::ir::{Bound, Const, GlobalId, Module, ProcId, RuntimeErrorKind, Storage, Var, VarId};
+use crate::ir::{Const, GlobalId, Module, ProcId, RuntimeErrorKind, Storage, Var, VarId};
 
 /// Largest number of storage units (elements, or bytes for characters) a
 /// variable may have: bigger shapes are reported as errors instead of
@@ -247,7 +247,7 @@ pub fn resolve_arguments_with(
 mod tests {
     use super::*;
     use crate::builder::ProcBuilder;
-    use crate::ir::{Dim, Proc, Type};
+    use crate::ir::{Bound, Dim, Proc, Type};
 
     fn module() -> (Module, ProcId) {
         let mut module = Module::default();
