@@ -183,9 +183,10 @@ pub struct Global {
     pub dims: Vec<(i64, i64)>,
     /// Length of each element for `Type::Char`, else 1.
     pub char_len: i64,
-    /// Initial element values in column-major order; empty means all zero
-    /// (blank for characters). Shorter than the element count: the rest is
-    /// zero.
+    /// Initial values in column-major order, one per storage unit (one per
+    /// element, or one `Const::Char` per byte for characters); empty means
+    /// all zero (blank for characters). Shorter than the storage: the rest
+    /// is zero (blank).
     pub init: Vec<Const>,
 }
 
