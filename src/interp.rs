@@ -200,10 +200,11 @@ macro_rules! float_ops {
                 BinaryOp::Atan2 => a.atan2(b),
                 BinaryOp::Sign => a.abs().copysign(b),
                 BinaryOp::Dim => {
-                    if a > b {
-                        a - b
-                    } else {
+                    let d = a - b;
+                    if d <= 0.0 {
                         0.0
+                    } else {
+                        d
                     }
                 }
                 BinaryOp::Mod => a % b,
@@ -1300,6 +1301,8 @@ mod tests {
         assert_eq!(eval_i32(Sign, -3, 0).unwrap(), 3);
         assert_eq!(eval_f64(Dim, 5.0, 3.0), 2.0);
         assert_eq!(eval_f64(Dim, 3.0, 5.0), 0.0);
+        assert!(eval_f64(Dim, f64::NAN, 1.0).is_nan());
+        assert_eq!(eval_i32(Dim, -2, 5).unwrap(), 0);
         assert_eq!(eval_i32(Div, -7, 2).unwrap(), -3);
         assert_eq!(eval_i32(Add, i32::MAX, 1).unwrap(), i32::MIN);
         assert_eq!(eval_i32(Pow, 3, 4).unwrap(), 81);
