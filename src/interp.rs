@@ -23,6 +23,11 @@ use crate::jit::ir::{
 use crate::jit::shape::{eval_var_shape, first_as_int, resolve_arguments_with, DimShape};
 use std::cmp::Ordering;
 
+/// The largest local variable (in storage units) the interpreter allocates;
+/// a bigger automatic array is reported as an error rather than exhausting
+/// memory.
+pub const MAX_LOCAL_UNITS: usize = 1 << 28;
+
 /// Where an argument's storage is: a slot and a range of storage units
 /// (elements, bytes for characters).
 #[derive(Clone, Copy, Debug)]
@@ -728,6 +733,19 @@ impl<'m> Interpreter<'m> {
             };
             let loc = match loc {
                 Some(loc) => loc,
+                None if shape.units() > MAX_LOCAL_UNITS => {
+                    return Err(self.error(
+                        frame.proc,
+                        RuntimeErrorKind::ArgumentSize,
+                        proc.span,
+                        Some(&var.name),
+                        format!(
+                            "local `{}` would need {} units, more than the interpreter's limit of {MAX_LOCAL_UNITS}",
+                            var.name,
+                            shape.units()
+                        ),
+                    ))
+                }
                 None => {
                     self.slots.push(Buffer::zeros(var.ty, shape.units()));
                     Loc {
@@ -1711,5 +1729,28 @@ mod tests {
             assert_eq!(args[1], Buffer::I64(vec![12]));
             assert_eq!(interp.global(g), Some(&Buffer::I32(vec![expected])));
         }
+    }
+
+    #[test]
+    fn oversized_locals_and_unknown_procedures_are_errors() {
+        let mut module = Module::default();
+        let mut proc = Proc::new("big");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I64, Vec::new());
+        b.local_array(
+            "work",
+            Type::F64,
+            vec![ProcBuilder::var_dim(n), ProcBuilder::var_dim(n)],
+        );
+        b.set_span(at(9));
+        b.fail(RuntimeErrorKind::Stop(None));
+        let id = module.add_proc(proc);
+        let e = run(&module, id, &mut [Buffer::I64(vec![1 << 20])]).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+        assert_eq!(e.var.as_deref(), Some("work"));
+        let e = run(&module, id, &mut [Buffer::I64(vec![3])]).unwrap_err();
+        assert_eq!((e.kind, e.span.line), (RuntimeErrorKind::Stop(None), 9));
+        let e = run(&module, ProcId(7), &mut []).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
     }
 }
