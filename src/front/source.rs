@@ -452,6 +452,10 @@ fn split_free(text: &str, builder: &mut StatementBuilder) {
                 while i < feed_end && chars[i].is_ascii_digit() && i - digits_start < 8 {
                     i += 1;
                 }
+                if i < feed_end && !chars[i].is_whitespace() {
+                    // Not a label: a statement starting with digits.
+                    i = digits_start;
+                }
                 let label = if i > digits_start {
                     let digits: String = chars[digits_start..i].iter().collect();
                     let span = builder.span(line_no, digits_start as u32 + 1);
