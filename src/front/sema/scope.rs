@@ -490,6 +490,7 @@ impl Builder<'_, '_> {
                 continue;
             }
             let v = self.var_mut(&e.name);
+            v.span = e.name.span;
             v.ty = Some(eti);
             if let Some(d) = e.dims.clone().or_else(|| dims.clone()) {
                 v.dims = Some(d);
