@@ -21,9 +21,15 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
         }
     }
     // Keep the original relative order of reachable blocks (entry first).
-    let kept: Vec<BlockId> = (0..n as u32).map(BlockId).filter(|b| reach[b.index()]).collect();
-    let block_map: HashMap<BlockId, BlockId> =
-        kept.iter().enumerate().map(|(i, &b)| (b, BlockId(i as u32))).collect();
+    let kept: Vec<BlockId> = (0..n as u32)
+        .map(BlockId)
+        .filter(|b| reach[b.index()])
+        .collect();
+    let block_map: HashMap<BlockId, BlockId> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, BlockId(i as u32)))
+        .collect();
     let old_insts = std::mem::take(&mut p.insts);
     let old_blocks = std::mem::take(&mut p.blocks);
     let mut value_map: HashMap<Value, Value> = HashMap::new();
@@ -43,12 +49,20 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
         let bm = |x: BlockId| block_map[&x];
         block.term = match block.term {
             Terminator::Jump(t) => Terminator::Jump(bm(t)),
-            Terminator::Branch { cond, then_dest, else_dest } => Terminator::Branch {
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => Terminator::Branch {
                 cond: m(cond),
                 then_dest: bm(then_dest),
                 else_dest: bm(else_dest),
             },
-            Terminator::Switch { value, cases, default } => Terminator::Switch {
+            Terminator::Switch {
+                value,
+                cases,
+                default,
+            } => Terminator::Switch {
                 value: m(value),
                 cases: cases.into_iter().map(|(k, t)| (k, bm(t))).collect(),
                 default: bm(default),
@@ -66,7 +80,10 @@ fn remap_inst(inst: Inst, map: &HashMap<Value, Value>) -> Inst {
     let ms = |vs: Vec<Value>| vs.into_iter().map(m).collect::<Vec<_>>();
     let cr = |r: CharRef| CharRef {
         base: match r.base {
-            CharBase::Var { var, index } => CharBase::Var { var, index: ms(index) },
+            CharBase::Var { var, index } => CharBase::Var {
+                var,
+                index: ms(index),
+            },
             lit => lit,
         },
         start: r.start.map(m),

@@ -182,7 +182,9 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
     let mut modules: Vec<(String, Scope)> = Vec::new();
     for file in files {
         for unit in &file.units {
-            let ProgramUnit::Module(m) = unit else { continue };
+            let ProgramUnit::Module(m) = unit else {
+                continue;
+            };
             let mut scope = build_scope(
                 &[],
                 None,
@@ -291,7 +293,9 @@ fn compute_host_vars(prog: &mut Program) {
     let mut uses: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
     let mut calls: Vec<Vec<usize>> = vec![Vec::new(); n];
     for u in 0..n {
-        let Some(h) = prog.units[u].host else { continue };
+        let Some(h) = prog.units[u].host else {
+            continue;
+        };
         let names = lowerer::referenced_names(prog.units[u].ast);
         let host_vars = lowerer::host_variable_names(&prog.units[h]);
         let own = &prog.units[u].scope;

@@ -289,7 +289,10 @@ impl Builder<'_, '_> {
                 return None;
             }
             BaseType::Derived(n) => {
-                self.error(t.span, format!("unsupported Fortran: derived type TYPE({})", n.text));
+                self.error(
+                    t.span,
+                    format!("unsupported Fortran: derived type TYPE({})", n.text),
+                );
                 return None;
             }
         };
@@ -326,9 +329,12 @@ impl Builder<'_, '_> {
             DeclKind::ImplicitNone => self.scope.implicit = vec![None; 26],
             DeclKind::Implicit(rules) => {
                 for (spec, ranges) in rules {
-                    let Some(ti) = self.type_info(spec) else { continue };
+                    let Some(ti) = self.type_info(spec) else {
+                        continue;
+                    };
                     for &(lo, hi) in ranges {
-                        let (lo, hi) = (lo.to_ascii_lowercase() as u8, hi.to_ascii_lowercase() as u8);
+                        let (lo, hi) =
+                            (lo.to_ascii_lowercase() as u8, hi.to_ascii_lowercase() as u8);
                         for c in lo..=hi {
                             if c.is_ascii_lowercase() {
                                 self.scope.implicit[(c - b'a') as usize] = Some(ti.clone());
@@ -364,7 +370,9 @@ impl Builder<'_, '_> {
             }
             DeclKind::External(names) => {
                 for n in names {
-                    self.scope.syms.insert(n.text.clone(), Sym::External(n.span));
+                    self.scope
+                        .syms
+                        .insert(n.text.clone(), Sym::External(n.span));
                 }
             }
             DeclKind::Intrinsic(names) => {
@@ -433,7 +441,10 @@ impl Builder<'_, '_> {
             Some(ti) => match c.convert(ti.ty) {
                 Some(c) => c,
                 None => {
-                    self.error(value.span, format!("PARAMETER `{}` has the wrong type", name.text));
+                    self.error(
+                        value.span,
+                        format!("PARAMETER `{}` has the wrong type", name.text),
+                    );
                     return;
                 }
             },
@@ -459,7 +470,10 @@ impl Builder<'_, '_> {
                 Attr::External => external = true,
                 Attr::Intrinsic => {}
                 Attr::Other(n) => {
-                    self.error(n.span, format!("unsupported Fortran: {} attribute", n.text.to_uppercase()));
+                    self.error(
+                        n.span,
+                        format!("unsupported Fortran: {} attribute", n.text.to_uppercase()),
+                    );
                 }
             }
         }
@@ -469,12 +483,17 @@ impl Builder<'_, '_> {
                 eti.char_len = self.char_len(l);
             }
             if external {
-                self.scope.syms.insert(e.name.text.clone(), Sym::External(e.name.span));
+                self.scope
+                    .syms
+                    .insert(e.name.text.clone(), Sym::External(e.name.span));
                 continue;
             }
             if is_param {
                 let Some(init) = &e.init else {
-                    self.error(e.name.span, format!("PARAMETER `{}` has no value", e.name.text));
+                    self.error(
+                        e.name.span,
+                        format!("PARAMETER `{}` has no value", e.name.text),
+                    );
                     continue;
                 };
                 if e.dims.is_some() || dims.is_some() {
@@ -538,7 +557,10 @@ impl Builder<'_, '_> {
         for (name, s) in &self.scope.syms {
             if let Sym::Var(v) = s {
                 if v.arg.is_none() && v.intent.is_some() {
-                    errors.push((v.span, format!("INTENT given for `{name}`, which is not a dummy argument")));
+                    errors.push((
+                        v.span,
+                        format!("INTENT given for `{name}`, which is not a dummy argument"),
+                    ));
                 }
             }
         }

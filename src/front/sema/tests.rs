@@ -13,66 +13,128 @@ fn sp(line: u32, col: u32) -> Span {
     Span { file: 0, line, col }
 }
 fn nm(s: &str) -> Name {
-    Name { text: s.to_string(), span: sp(1, 1) }
+    Name {
+        text: s.to_string(),
+        span: sp(1, 1),
+    }
 }
 fn nm_at(s: &str, line: u32, col: u32) -> Name {
-    Name { text: s.to_string(), span: sp(line, col) }
+    Name {
+        text: s.to_string(),
+        span: sp(line, col),
+    }
 }
 fn e(kind: ExprKind) -> Expr {
-    Expr { kind, span: sp(1, 1) }
+    Expr {
+        kind,
+        span: sp(1, 1),
+    }
 }
 fn v(s: &str) -> Expr {
     e(ExprKind::Name(nm(s)))
 }
 fn int(i: i64) -> Expr {
-    e(ExprKind::Int { value: i, kind: None })
+    e(ExprKind::Int {
+        value: i,
+        kind: None,
+    })
 }
 fn real(t: &str) -> Expr {
-    e(ExprKind::Real { text: t.into(), double: false, kind: None })
+    e(ExprKind::Real {
+        text: t.into(),
+        double: false,
+        kind: None,
+    })
 }
 fn dbl(t: &str) -> Expr {
-    e(ExprKind::Real { text: t.into(), double: true, kind: None })
+    e(ExprKind::Real {
+        text: t.into(),
+        double: true,
+        kind: None,
+    })
 }
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     e(ExprKind::Binary(op, Box::new(a), Box::new(b)))
 }
 fn arg(x: Expr) -> Arg {
-    Arg { keyword: None, value: ArgValue::Expr(x) }
+    Arg {
+        keyword: None,
+        value: ArgValue::Expr(x),
+    }
 }
 fn range(lo: Option<Expr>, hi: Option<Expr>) -> Arg {
-    Arg { keyword: None, value: ArgValue::Range { lo, hi, stride: None } }
+    Arg {
+        keyword: None,
+        value: ArgValue::Range {
+            lo,
+            hi,
+            stride: None,
+        },
+    }
 }
 fn app(name: &str, args: Vec<Expr>) -> Expr {
-    e(ExprKind::Apply { name: nm(name), args: args.into_iter().map(arg).collect() })
+    e(ExprKind::Apply {
+        name: nm(name),
+        args: args.into_iter().map(arg).collect(),
+    })
 }
 fn st(line: u32, kind: StmtKind) -> Stmt {
-    Stmt { label: None, kind, span: sp(line, 7) }
+    Stmt {
+        label: None,
+        kind,
+        span: sp(line, 7),
+    }
 }
 fn assign(line: u32, target: Expr, value: Expr) -> Stmt {
     st(line, StmtKind::Assign { target, value })
 }
 fn ty(base: BaseType, kind: Option<i64>) -> TypeSpec {
-    TypeSpec { base, kind: kind.map(int), len: None, span: sp(1, 1) }
+    TypeSpec {
+        base,
+        kind: kind.map(int),
+        len: None,
+        span: sp(1, 1),
+    }
 }
 fn entity(name: &str, dims: Option<Vec<Expr>>) -> Entity {
     Entity {
         name: nm(name),
-        dims: dims.map(|d| d.into_iter().map(|u| DimSpec::Explicit { lower: None, upper: u }).collect()),
+        dims: dims.map(|d| {
+            d.into_iter()
+                .map(|u| DimSpec::Explicit {
+                    lower: None,
+                    upper: u,
+                })
+                .collect()
+        }),
         char_len: None,
         init: None,
     }
 }
 fn decl(kind: DeclKind) -> Decl {
-    Decl { kind, span: sp(1, 1) }
+    Decl {
+        kind,
+        span: sp(1, 1),
+    }
 }
 fn typed(t: TypeSpec, entities: Vec<Entity>) -> Decl {
-    decl(DeclKind::Type { ty: t, attrs: Vec::new(), entities })
+    decl(DeclKind::Type {
+        ty: t,
+        attrs: Vec::new(),
+        entities,
+    })
 }
 fn double(names: &[&str]) -> Decl {
-    typed(ty(BaseType::DoublePrecision, None), names.iter().map(|n| entity(n, None)).collect())
+    typed(
+        ty(BaseType::DoublePrecision, None),
+        names.iter().map(|n| entity(n, None)).collect(),
+    )
 }
 fn integer(names: &[&str]) -> Decl {
-    typed(ty(BaseType::Integer, None), names.iter().map(|n| entity(n, None)).collect())
+    typed(
+        ty(BaseType::Integer, None),
+        names.iter().map(|n| entity(n, None)).collect(),
+    )
 }
 fn subroutine(name: &str, args: &[&str], decls: Vec<Decl>, body: Vec<Stmt>) -> Procedure {
     Procedure {
@@ -85,20 +147,49 @@ fn subroutine(name: &str, args: &[&str], decls: Vec<Decl>, body: Vec<Stmt>) -> P
         span: sp(1, 1),
     }
 }
-fn function(name: &str, prefix: Option<TypeSpec>, args: &[&str], decls: Vec<Decl>, body: Vec<Stmt>) -> Procedure {
+fn function(
+    name: &str,
+    prefix: Option<TypeSpec>,
+    args: &[&str],
+    decls: Vec<Decl>,
+    body: Vec<Stmt>,
+) -> Procedure {
     Procedure {
-        kind: ProcKind::Function { prefix_type: prefix, result: None },
+        kind: ProcKind::Function {
+            prefix_type: prefix,
+            result: None,
+        },
         ..subroutine(name, args, decls, body)
     }
 }
-fn do_loop(line: u32, var: &str, start: Expr, end: Expr, step: Option<Expr>, body: Vec<Stmt>) -> Stmt {
-    st(line, StmtKind::Do { name: None, var: nm(var), start, end, step, body })
+fn do_loop(
+    line: u32,
+    var: &str,
+    start: Expr,
+    end: Expr,
+    step: Option<Expr>,
+    body: Vec<Stmt>,
+) -> Stmt {
+    st(
+        line,
+        StmtKind::Do {
+            name: None,
+            var: nm(var),
+            start,
+            end,
+            step,
+            body,
+        },
+    )
 }
 
 fn build(units: Vec<Procedure>) -> Result<Module, Vec<Diagnostic>> {
     let mut map = SourceMap::new();
     map.add("test.f90", "");
-    let file = SourceFile { file: 0, units: units.into_iter().map(ProgramUnit::Procedure).collect() };
+    let file = SourceFile {
+        file: 0,
+        units: units.into_iter().map(ProgramUnit::Procedure).collect(),
+    };
     let c = compile(&map, &[file])?;
     if let Err(errs) = adjit_jit::verify::verify_module(&c.module) {
         let text: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
@@ -132,17 +223,30 @@ fn naumann_example() {
                 bin(BinOp::Lt, v("x"), v("y")),
                 vec![
                     assign(4, v("x"), bin(BinOp::Mul, v("x"), v("y"))),
-                    st(5, StmtKind::DoWhile {
-                        name: None,
-                        cond: bin(BinOp::Lt, v("y"), v("x")),
-                        body: vec![assign(6, v("x"), app("sin", vec![bin(BinOp::Mul, v("x"), v("y"))]))],
-                    }),
+                    st(
+                        5,
+                        StmtKind::DoWhile {
+                            name: None,
+                            cond: bin(BinOp::Lt, v("y"), v("x")),
+                            body: vec![assign(
+                                6,
+                                v("x"),
+                                app("sin", vec![bin(BinOp::Mul, v("x"), v("y"))]),
+                            )],
+                        },
+                    ),
                 ],
             )],
             else_body: None,
         },
     )];
-    let m = build(vec![subroutine("f", &["x", "y"], vec![double(&["x", "y"])], body)]).unwrap();
+    let m = build(vec![subroutine(
+        "f",
+        &["x", "y"],
+        vec![double(&["x", "y"])],
+        body,
+    )])
+    .unwrap();
     let mut args = [Buffer::F64(vec![-5.0]), Buffer::F64(vec![-0.5])];
     run(&m, "f", &mut args);
     assert_eq!(args[0], Buffer::F64(vec![-0.9489846193555862]));
@@ -155,15 +259,52 @@ fn griewank() -> Procedure {
         &["s", "a", "c"],
         vec![
             integer(&["s", "i"]),
-            typed(ty(BaseType::DoublePrecision, None), vec![entity("a", Some(vec![v("s")])), entity("c", None), entity("d", None)]),
+            typed(
+                ty(BaseType::DoublePrecision, None),
+                vec![
+                    entity("a", Some(vec![v("s")])),
+                    entity("c", None),
+                    entity("d", None),
+                ],
+            ),
         ],
         vec![
             assign(2, v("c"), int(1)),
             assign(3, v("d"), dbl("1.0")),
-            do_loop(4, "i", int(1), v("s"), None, vec![
-                assign(5, v("c"), bin(BinOp::Add, v("c"), bin(BinOp::Div, bin(BinOp::Pow, a_i(), int(2)), int(400)))),
-                assign(6, v("d"), bin(BinOp::Mul, v("d"), app("cos", vec![bin(BinOp::Div, a_i(), app("sqrt", vec![app("dble", vec![v("i")])]))]))),
-            ]),
+            do_loop(
+                4,
+                "i",
+                int(1),
+                v("s"),
+                None,
+                vec![
+                    assign(
+                        5,
+                        v("c"),
+                        bin(
+                            BinOp::Add,
+                            v("c"),
+                            bin(BinOp::Div, bin(BinOp::Pow, a_i(), int(2)), int(400)),
+                        ),
+                    ),
+                    assign(
+                        6,
+                        v("d"),
+                        bin(
+                            BinOp::Mul,
+                            v("d"),
+                            app(
+                                "cos",
+                                vec![bin(
+                                    BinOp::Div,
+                                    a_i(),
+                                    app("sqrt", vec![app("dble", vec![v("i")])]),
+                                )],
+                            ),
+                        ),
+                    ),
+                ],
+            ),
             assign(8, v("c"), bin(BinOp::Sub, v("c"), v("d"))),
         ],
     )
@@ -172,7 +313,11 @@ fn griewank() -> Procedure {
 #[test]
 fn griewank_reference_value() {
     let m = build(vec![griewank()]).unwrap();
-    let mut args = [Buffer::I32(vec![5]), Buffer::F64(vec![1.0; 5]), Buffer::F64(vec![0.0])];
+    let mut args = [
+        Buffer::I32(vec![5]),
+        Buffer::F64(vec![1.0; 5]),
+        Buffer::F64(vec![0.0]),
+    ];
     run(&m, "griewank", &mut args);
     // gfortran (-O0 and -O2) prints 7.40156414277731711E-01; the seed
     // publishes 0.7401564142777319 (one unit in the last place away).
@@ -180,7 +325,13 @@ fn griewank_reference_value() {
     assert!((args[2].get_f64(0) - 0.7401564142777319).abs() < 1e-15);
     // a(i)**2 is a product, not a call to pow.
     let p = m.proc(m.find_proc("griewank").unwrap());
-    assert!(!p.insts.iter().any(|i| matches!(i.kind, Inst::Binary(adjit_jit::ir::BinaryOp::Pow | adjit_jit::ir::BinaryOp::PowI, ..))));
+    assert!(!p.insts.iter().any(|i| matches!(
+        i.kind,
+        Inst::Binary(
+            adjit_jit::ir::BinaryOp::Pow | adjit_jit::ir::BinaryOp::PowI,
+            ..
+        )
+    )));
 }
 
 #[test]
@@ -195,13 +346,24 @@ fn do_loop_fortran_semantics() {
     for &(a, b, s, trips, last) in cases {
         let body = vec![
             assign(2, v("k"), int(0)),
-            do_loop(3, "i", int(a), int(b), Some(int(s)), vec![assign(4, v("k"), bin(BinOp::Add, v("k"), int(1)))]),
+            do_loop(
+                3,
+                "i",
+                int(a),
+                int(b),
+                Some(int(s)),
+                vec![assign(4, v("k"), bin(BinOp::Add, v("k"), int(1)))],
+            ),
         ];
         let m = build(vec![subroutine("t", &["i", "k"], vec![], body)]).unwrap();
         let mut args = [Buffer::I32(vec![0]), Buffer::I32(vec![0])];
         run(&m, "t", &mut args);
         assert_eq!(args[1], Buffer::I32(vec![trips]), "trips of {a},{b},{s}");
-        assert_eq!(args[0], Buffer::I32(vec![last]), "final value of {a},{b},{s}");
+        assert_eq!(
+            args[0],
+            Buffer::I32(vec![last]),
+            "final value of {a},{b},{s}"
+        );
     }
 }
 
@@ -217,7 +379,13 @@ fn zero_step_fails() {
 
 #[test]
 fn default_real_literal_widens_like_gfortran() {
-    let m = build(vec![subroutine("t", &["x"], vec![double(&["x"])], vec![assign(2, v("x"), real("1.72"))])]).unwrap();
+    let m = build(vec![subroutine(
+        "t",
+        &["x"],
+        vec![double(&["x"])],
+        vec![assign(2, v("x"), real("1.72"))],
+    )])
+    .unwrap();
     let mut args = [Buffer::F64(vec![0.0])];
     run(&m, "t", &mut args);
     assert_eq!(args[0], Buffer::F64(vec![1.7200000286102295]));
@@ -225,8 +393,27 @@ fn default_real_literal_widens_like_gfortran() {
 
 #[test]
 fn function_call_and_integer_division() {
-    let f = function("half", Some(ty(BaseType::Integer, None)), &["n"], vec![integer(&["n"])], vec![assign(2, v("half"), bin(BinOp::Div, v("n"), int(2)))]);
-    let s = subroutine("t", &["k"], vec![integer(&["k"])], vec![assign(2, v("k"), bin(BinOp::Add, app("half", vec![int(7)]), app("half", vec![v("k")])))]);
+    let f = function(
+        "half",
+        Some(ty(BaseType::Integer, None)),
+        &["n"],
+        vec![integer(&["n"])],
+        vec![assign(2, v("half"), bin(BinOp::Div, v("n"), int(2)))],
+    );
+    let s = subroutine(
+        "t",
+        &["k"],
+        vec![integer(&["k"])],
+        vec![assign(
+            2,
+            v("k"),
+            bin(
+                BinOp::Add,
+                app("half", vec![int(7)]),
+                app("half", vec![v("k")]),
+            ),
+        )],
+    );
     let m = build(vec![s, f]).unwrap();
     let p = m.proc(m.find_proc("half").unwrap());
     assert_eq!(p.result, p.params.last().copied());
@@ -240,16 +427,49 @@ fn whole_array_and_sections_and_reductions() {
     // a = 2; a(2:n) = b(1:n-1) * 3; s = sum(a) + maxval(b)
     let decls = vec![
         integer(&["n"]),
-        typed(ty(BaseType::DoublePrecision, None), vec![entity("a", Some(vec![v("n")])), entity("b", Some(vec![v("n")])), entity("s", None)]),
+        typed(
+            ty(BaseType::DoublePrecision, None),
+            vec![
+                entity("a", Some(vec![v("n")])),
+                entity("b", Some(vec![v("n")])),
+                entity("s", None),
+            ],
+        ),
     ];
-    let sec = |name: &str, lo: Expr, hi: Expr| e(ExprKind::Apply { name: nm(name), args: vec![range(Some(lo), Some(hi))] });
+    let sec = |name: &str, lo: Expr, hi: Expr| {
+        e(ExprKind::Apply {
+            name: nm(name),
+            args: vec![range(Some(lo), Some(hi))],
+        })
+    };
     let body = vec![
         assign(2, v("a"), int(2)),
-        assign(3, sec("a", int(2), v("n")), bin(BinOp::Mul, sec("b", int(1), bin(BinOp::Sub, v("n"), int(1))), int(3))),
-        assign(4, v("s"), bin(BinOp::Add, app("sum", vec![v("a")]), app("maxval", vec![v("b")]))),
+        assign(
+            3,
+            sec("a", int(2), v("n")),
+            bin(
+                BinOp::Mul,
+                sec("b", int(1), bin(BinOp::Sub, v("n"), int(1))),
+                int(3),
+            ),
+        ),
+        assign(
+            4,
+            v("s"),
+            bin(
+                BinOp::Add,
+                app("sum", vec![v("a")]),
+                app("maxval", vec![v("b")]),
+            ),
+        ),
     ];
     let m = build(vec![subroutine("t", &["n", "a", "b", "s"], decls, body)]).unwrap();
-    let mut args = [Buffer::I32(vec![4]), Buffer::F64(vec![0.0; 4]), Buffer::F64(vec![1.0, 2.0, 3.0, 4.0]), Buffer::F64(vec![0.0])];
+    let mut args = [
+        Buffer::I32(vec![4]),
+        Buffer::F64(vec![0.0; 4]),
+        Buffer::F64(vec![1.0, 2.0, 3.0, 4.0]),
+        Buffer::F64(vec![0.0]),
+    ];
     run(&m, "t", &mut args);
     assert_eq!(args[1], Buffer::F64(vec![2.0, 3.0, 6.0, 9.0]));
     assert_eq!(args[3], Buffer::F64(vec![20.0 + 4.0]));
@@ -263,7 +483,13 @@ fn goto_and_labels() {
     let body = vec![
         assign(2, v("k"), int(0)),
         again,
-        st(4, StmtKind::LogicalIf { cond: bin(BinOp::Lt, v("k"), int(5)), stmt: Box::new(st(4, StmtKind::Goto(10))) }),
+        st(
+            4,
+            StmtKind::LogicalIf {
+                cond: bin(BinOp::Lt, v("k"), int(5)),
+                stmt: Box::new(st(4, StmtKind::Goto(10))),
+            },
+        ),
     ];
     let m = build(vec![subroutine("t", &["k"], vec![], body)]).unwrap();
     let mut args = [Buffer::I32(vec![0])];
@@ -276,15 +502,30 @@ fn located_errors_several_per_run() {
     let body = vec![
         assign(3, v("x"), v("undeclared")),
         st(4, StmtKind::Goto(99)),
-        st(5, StmtKind::Call { name: nm_at("nowhere", 5, 12), args: vec![] }),
+        st(
+            5,
+            StmtKind::Call {
+                name: nm_at("nowhere", 5, 12),
+                args: vec![],
+            },
+        ),
         st(6, StmtKind::Unsupported("READ".into())),
         assign(7, app("x", vec![int(1)]), int(1)),
     ];
     let mut decls = vec![decl(DeclKind::ImplicitNone), double(&["x"])];
-    decls.push(Decl { kind: DeclKind::Unsupported("COMMON".into()), span: sp(2, 7) });
+    decls.push(Decl {
+        kind: DeclKind::Unsupported("COMMON".into()),
+        span: sp(2, 7),
+    });
     let errs = errors(vec![subroutine("t", &["x"], decls, body)]);
-    let msgs: Vec<String> = errs.iter().map(|d| format!("{}:{} {}", d.span.line, d.span.col, d.message)).collect();
-    let has = |line: u32, text: &str| errs.iter().any(|d| d.span.line == line && d.message.contains(text));
+    let msgs: Vec<String> = errs
+        .iter()
+        .map(|d| format!("{}:{} {}", d.span.line, d.span.col, d.message))
+        .collect();
+    let has = |line: u32, text: &str| {
+        errs.iter()
+            .any(|d| d.span.line == line && d.message.contains(text))
+    };
     assert!(has(2, "unsupported Fortran: COMMON"), "{msgs:?}");
     assert!(has(1, "undeclared variable `undeclared`"), "{msgs:?}");
     assert!(has(4, "undefined label 99"), "{msgs:?}");
@@ -295,14 +536,28 @@ fn located_errors_several_per_run() {
 
 #[test]
 fn intent_in_and_argument_checks() {
-    let decls = vec![
-        decl(DeclKind::Type { ty: ty(BaseType::Real, Some(8)), attrs: vec![Attr::Intent(Intent::In)], entities: vec![entity("x", None)] }),
-    ];
+    let decls = vec![decl(DeclKind::Type {
+        ty: ty(BaseType::Real, Some(8)),
+        attrs: vec![Attr::Intent(Intent::In)],
+        entities: vec![entity("x", None)],
+    })];
     let callee = subroutine("g", &["y"], vec![double(&["y"])], vec![]);
     let body = vec![
         assign(2, v("x"), int(1)),
-        st(3, StmtKind::Call { name: nm_at("g", 3, 12), args: vec![arg(int(1))] }),
-        st(4, StmtKind::Call { name: nm_at("g", 4, 12), args: vec![] }),
+        st(
+            3,
+            StmtKind::Call {
+                name: nm_at("g", 3, 12),
+                args: vec![arg(int(1))],
+            },
+        ),
+        st(
+            4,
+            StmtKind::Call {
+                name: nm_at("g", 4, 12),
+                args: vec![],
+            },
+        ),
     ];
     let errs = errors(vec![subroutine("t", &["x"], decls, body), callee]);
     let has = |text: &str| errs.iter().any(|d| d.message.contains(text));
@@ -314,11 +569,24 @@ fn intent_in_and_argument_checks() {
 #[test]
 fn rejected_constructs_are_located() {
     let complex = Decl {
-        kind: DeclKind::Type { ty: TypeSpec { base: BaseType::Complex, kind: None, len: None, span: sp(2, 7) }, attrs: vec![], entities: vec![entity("z", None)] },
+        kind: DeclKind::Type {
+            ty: TypeSpec {
+                base: BaseType::Complex,
+                kind: None,
+                len: None,
+                span: sp(2, 7),
+            },
+            attrs: vec![],
+            entities: vec![entity("z", None)],
+        },
         span: sp(2, 7),
     };
     let alloc = Decl {
-        kind: DeclKind::Type { ty: ty(BaseType::Real, None), attrs: vec![Attr::Other(nm_at("allocatable", 3, 13))], entities: vec![entity("w", None)] },
+        kind: DeclKind::Type {
+            ty: ty(BaseType::Real, None),
+            attrs: vec![Attr::Other(nm_at("allocatable", 3, 13))],
+            entities: vec![entity("w", None)],
+        },
         span: sp(3, 7),
     };
     let shape2 = Decl {
@@ -327,15 +595,26 @@ fn rejected_constructs_are_located() {
             attrs: vec![],
             entities: vec![Entity {
                 name: nm_at("q", 4, 12),
-                dims: Some(vec![DimSpec::AssumedShape { lower: None }, DimSpec::AssumedShape { lower: None }]),
+                dims: Some(vec![
+                    DimSpec::AssumedShape { lower: None },
+                    DimSpec::AssumedShape { lower: None },
+                ]),
                 char_len: None,
                 init: None,
             }],
         },
         span: sp(4, 7),
     };
-    let errs = errors(vec![subroutine("t", &["q"], vec![complex, alloc, shape2], vec![st(5, StmtKind::Unsupported("ALLOCATE".into()))])]);
-    let at = |line: u32, col: u32, text: &str| errs.iter().any(|d| d.span == sp(line, col) && d.message.contains(text));
+    let errs = errors(vec![subroutine(
+        "t",
+        &["q"],
+        vec![complex, alloc, shape2],
+        vec![st(5, StmtKind::Unsupported("ALLOCATE".into()))],
+    )]);
+    let at = |line: u32, col: u32, text: &str| {
+        errs.iter()
+            .any(|d| d.span == sp(line, col) && d.message.contains(text))
+    };
     assert!(at(2, 7, "unsupported Fortran: COMPLEX"), "{errs:?}");
     assert!(at(3, 13, "unsupported Fortran: ALLOCATABLE"), "{errs:?}");
     assert!(at(4, 12, "assumed-shape arrays of rank > 1"), "{errs:?}");
@@ -349,12 +628,30 @@ fn internal_procedure_host_association() {
         "t",
         &["x"],
         vec![double(&["x"])],
-        vec![assign(2, v("k"), int(3)), st(3, StmtKind::Call { name: nm("bump"), args: vec![] })],
+        vec![
+            assign(2, v("k"), int(3)),
+            st(
+                3,
+                StmtKind::Call {
+                    name: nm("bump"),
+                    args: vec![],
+                },
+            ),
+        ],
     );
-    host.contains.push(subroutine("bump", &[], vec![], vec![assign(5, v("x"), bin(BinOp::Add, v("x"), v("k")))]));
+    host.contains.push(subroutine(
+        "bump",
+        &[],
+        vec![],
+        vec![assign(5, v("x"), bin(BinOp::Add, v("x"), v("k")))],
+    ));
     let m = build(vec![host]).unwrap();
     let inner = m.proc(m.find_proc("t.bump").expect("internal name"));
-    let names: Vec<&str> = inner.params.iter().map(|&p| inner.var(p).name.as_str()).collect();
+    let names: Vec<&str> = inner
+        .params
+        .iter()
+        .map(|&p| inner.var(p).name.as_str())
+        .collect();
     assert_eq!(names, ["k", "x"]);
     let mut args = [Buffer::F64(vec![1.5])];
     run(&m, "t", &mut args);
@@ -366,14 +663,32 @@ fn statement_function_and_intrinsics() {
     // f(a) = a*a + 1; y = f(2) + max(1, 2.5d0) + mod(7, 3) + nint(2.5)
     let decls = vec![
         double(&["y", "f", "a"]),
-        decl(DeclKind::StmtFunction { name: nm("f"), args: vec![nm("a")], body: bin(BinOp::Add, bin(BinOp::Mul, v("a"), v("a")), int(1)) }),
+        decl(DeclKind::StmtFunction {
+            name: nm("f"),
+            args: vec![nm("a")],
+            body: bin(BinOp::Add, bin(BinOp::Mul, v("a"), v("a")), int(1)),
+        }),
     ];
     let rhs = bin(
         BinOp::Add,
-        bin(BinOp::Add, app("f", vec![int(2)]), app("max", vec![int(1), dbl("2.5")])),
-        bin(BinOp::Add, app("mod", vec![int(7), int(3)]), app("nint", vec![real("2.5")])),
+        bin(
+            BinOp::Add,
+            app("f", vec![int(2)]),
+            app("max", vec![int(1), dbl("2.5")]),
+        ),
+        bin(
+            BinOp::Add,
+            app("mod", vec![int(7), int(3)]),
+            app("nint", vec![real("2.5")]),
+        ),
     );
-    let m = build(vec![subroutine("t", &["y"], decls, vec![assign(2, v("y"), rhs)])]).unwrap();
+    let m = build(vec![subroutine(
+        "t",
+        &["y"],
+        decls,
+        vec![assign(2, v("y"), rhs)],
+    )])
+    .unwrap();
     let mut args = [Buffer::F64(vec![0.0])];
     run(&m, "t", &mut args);
     assert_eq!(args[0], Buffer::F64(vec![5.0 + 2.5 + 1.0 + 3.0]));
@@ -381,19 +696,30 @@ fn statement_function_and_intrinsics() {
 
 #[test]
 fn select_case_dispatches_with_a_switch() {
-    let case = |items: Vec<CaseItem>, val: i64| (CaseSelector::Items(items), vec![assign(4, v("k"), int(val))]);
-    let body = vec![st(2, StmtKind::SelectCase {
-        name: None,
-        selector: v("n"),
-        cases: vec![
-            case(vec![CaseItem::Value(int(1)), CaseItem::Value(int(2))], 10),
-            case(vec![CaseItem::Range(Some(int(3)), Some(int(5)))], 20),
-            (CaseSelector::Default, vec![assign(6, v("k"), int(30))]),
-        ],
-    })];
+    let case = |items: Vec<CaseItem>, val: i64| {
+        (
+            CaseSelector::Items(items),
+            vec![assign(4, v("k"), int(val))],
+        )
+    };
+    let body = vec![st(
+        2,
+        StmtKind::SelectCase {
+            name: None,
+            selector: v("n"),
+            cases: vec![
+                case(vec![CaseItem::Value(int(1)), CaseItem::Value(int(2))], 10),
+                case(vec![CaseItem::Range(Some(int(3)), Some(int(5)))], 20),
+                (CaseSelector::Default, vec![assign(6, v("k"), int(30))]),
+            ],
+        },
+    )];
     let m = build(vec![subroutine("t", &["n", "k"], vec![], body)]).unwrap();
     let p = m.proc(m.find_proc("t").unwrap());
-    assert!(p.blocks.iter().any(|b| matches!(b.term, Terminator::Switch { .. })));
+    assert!(p
+        .blocks
+        .iter()
+        .any(|b| matches!(b.term, Terminator::Switch { .. })));
     for (n, k) in [(1, 10), (2, 10), (4, 20), (9, 30)] {
         let mut args = [Buffer::I32(vec![n]), Buffer::I32(vec![0])];
         run(&m, "t", &mut args);
