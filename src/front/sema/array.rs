@@ -508,6 +508,7 @@ impl Lowerer<'_, '_> {
         self.elem = saved_elem;
         self.cur = saved_cur;
         self.dead = saved_dead;
+        self.load_cache.clear();
         // The scratch block stays unreachable; cleanup drops it.
         match r? {
             Operand::Num(_, t) if t != Type::Bool => Ok(t),

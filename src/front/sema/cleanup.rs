@@ -1,9 +1,50 @@
 //! Final tidying of a lowered procedure: drops blocks no path reaches
 //! (code after GO TO / RETURN, scratch blocks) and the instructions they
-//! held, renumbering blocks and values densely.
+//! held, and unused side-effect-free instructions (constants folded into
+//! others, loads nobody reads), renumbering blocks and values densely.
 
-use adjit_jit::ir::{BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value};
-use std::collections::HashMap;
+use adjit_jit::ir::{
+    BinaryOp, Block, BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value,
+};
+use std::collections::{HashMap, HashSet};
+
+/// True for instructions that neither have an effect nor can fail.
+fn is_pure(d: &InstData) -> bool {
+    match &d.kind {
+        Inst::Const(_)
+        | Inst::Load(_)
+        | Inst::Unary(..)
+        | Inst::Cmp(..)
+        | Inst::Convert(..)
+        | Inst::Select(..)
+        | Inst::DimLower(..)
+        | Inst::DimExtent(..) => true,
+        Inst::Binary(op, ..) => {
+            let int = d.ty.is_some_and(|t| t.is_int());
+            !(int && matches!(op, BinaryOp::Div | BinaryOp::Mod | BinaryOp::Modulo | BinaryOp::Pow))
+        }
+        _ => false,
+    }
+}
+
+/// The instructions of a block that are needed: effects, possible
+/// failures, and whatever they (or the terminator) read.
+fn live_insts(insts: &[InstData], block: &Block) -> HashSet<Value> {
+    let mut live = HashSet::new();
+    if let Some(v) = block.term.operand() {
+        live.insert(v);
+    }
+    for &v in block.insts.iter().rev() {
+        let d = &insts[v.index()];
+        if live.contains(&v) || !is_pure(d) {
+            live.insert(v);
+            d.kind.for_each_operand(|o| {
+                live.insert(o);
+            });
+        }
+    }
+    live
+}
 
 /// Removes unreachable blocks and unused instruction slots.
 pub(crate) fn compact(mut p: Proc) -> Proc {
@@ -35,8 +76,9 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
     let mut value_map: HashMap<Value, Value> = HashMap::new();
     for b in kept {
         let mut block = old_blocks[b.index()].clone();
+        let live = live_insts(&old_insts, &block);
         let mut insts = Vec::new();
-        for &v in &block.insts {
+        for &v in block.insts.iter().filter(|v| live.contains(v)) {
             let InstData { kind, ty, span } = old_insts[v.index()].clone();
             let kind = remap_inst(kind, &value_map);
             p.insts.push(InstData { kind, ty, span });

@@ -74,6 +74,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub inline: Vec<HashMap<String, (Value, Type)>>,
     pub elem: Option<Vec<Value>>,
     pub ntemps: u32,
+    /// Values loaded from scalar variables in the current statement and
+    /// block, reused instead of loading again.
+    pub load_cache: HashMap<VarId, Value>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -109,6 +112,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             inline: Vec::new(),
             elem: None,
             ntemps: 0,
+            load_cache: HashMap::new(),
         }
     }
 
@@ -139,8 +143,30 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         if self.dead {
             self.cur = self.proc.add_block();
             self.dead = false;
+            self.load_cache.clear();
         }
-        self.proc.push_inst(self.cur, inst, ty, self.span)
+        let loaded = match &inst {
+            Inst::Load(v) => {
+                if let Some(&x) = self.load_cache.get(v) {
+                    return x;
+                }
+                Some(*v)
+            }
+            Inst::Store(v, _) => {
+                self.load_cache.remove(v);
+                None
+            }
+            Inst::Call(..) => {
+                self.load_cache.clear();
+                None
+            }
+            _ => None,
+        };
+        let x = self.proc.push_inst(self.cur, inst, ty, self.span);
+        if let Some(v) = loaded {
+            self.load_cache.insert(v, x);
+        }
+        x
     }
 
     /// Appends a value-producing instruction.
@@ -212,6 +238,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     pub fn switch_to(&mut self, b: BlockId) {
         self.cur = b;
         self.dead = false;
+        self.load_cache.clear();
     }
 
     /// A new empty block.

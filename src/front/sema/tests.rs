@@ -727,3 +727,11 @@ fn select_case_dispatches_with_a_switch() {
     }
     assert_eq!(p.var(p.params[0]).ty, Type::I32);
 }
+
+#[test]
+fn listing_is_readable() {
+    let m = build(vec![griewank()]).unwrap();
+    let text = adjit_jit::print::print_proc(&m, m.find_proc("griewank").unwrap());
+    println!("{text}");
+    assert!(text.contains("cos"));
+}
