@@ -516,7 +516,7 @@ impl Lowerer<'_, '_> {
             let v = self.num_as(x, ti.ty)?;
             frame.insert(dummy.clone(), (v, ti.ty));
         }
-        let Some(rt) = scope.var_type(&name.text) else {
+        let Some(rt) = f.ty.clone().or_else(|| scope.implicit_type(&name.text)) else {
             return Err(self.err(
                 f.span,
                 format!("statement function `{}` has no type", name.text),

@@ -65,7 +65,10 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
     for file in files {
         for unit in &file.units {
             match unit {
-                ProgramUnit::Procedure(p) => collect_unit(&mut prog, &mut out, p, None, None),
+                ProgramUnit::Procedure(p) if p.kind != ProcKind::Program => {
+                    collect_unit(&mut prog, &mut out, p, None, None)
+                }
+                ProgramUnit::Procedure(_) => {}
                 ProgramUnit::Module(m) => {
                     let idx = prog.modules.iter().position(|x| x.0 == m.name.text);
                     for p in &m.contains {
@@ -75,13 +78,32 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
             }
         }
     }
+    // Main programs (and their internal procedures) come last: nothing
+    // calls them, and when they use what the subset does not support they
+    // are dropped with warnings instead of failing the whole program.
+    let first_program = prog.units.len();
+    let mut program_diags = Vec::new();
+    for file in files {
+        for unit in &file.units {
+            if let ProgramUnit::Procedure(p) = unit {
+                if p.kind == ProcKind::Program {
+                    out.with_diags(&mut program_diags, |out| {
+                        collect_unit(&mut prog, out, p, None, None)
+                    });
+                }
+            }
+        }
+    }
     compute_host_vars(&mut prog);
     // Declare every procedure's parameters, so that calls can be checked.
     let mut procs = Vec::new();
     for u in 0..prog.units.len() {
-        let mut l = Lowerer::new(&prog, &mut out, u);
-        l.declare_params();
-        procs.push(l.finish_declaration());
+        let sink = if u >= first_program { Some(&mut program_diags) } else { None };
+        procs.push(out.maybe_with_diags(sink, |out| {
+            let mut l = Lowerer::new(&prog, out, u);
+            l.declare_params();
+            l.finish_declaration()
+        }));
     }
     prog.sigs = procs.iter().map(|(p, _)| Sig::of(p)).collect();
     let mut module = Module {
@@ -89,9 +111,24 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
         ..Module::default()
     };
     for (u, (proc, vars)) in procs.into_iter().enumerate() {
-        let mut l = Lowerer::resume(&prog, &mut out, u, proc, vars);
-        l.lower_body();
-        module.add_proc(cleanup::compact(l.into_proc()));
+        let sink = if u >= first_program { Some(&mut program_diags) } else { None };
+        let proc = out.maybe_with_diags(sink, |out| {
+            let mut l = Lowerer::resume(&prog, out, u, proc, vars);
+            l.lower_body();
+            l.into_proc()
+        });
+        module.add_proc(cleanup::compact(proc));
+    }
+    if program_diags.iter().any(|d| d.is_error()) {
+        module.procs.truncate(first_program);
+        for d in program_diags {
+            out.diags.push(Diagnostic::warning(
+                d.span,
+                format!("main program not compiled: {}", d.message),
+            ));
+        }
+    } else {
+        out.diags.extend(program_diags);
     }
     module.globals = out.globals;
     let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
@@ -251,7 +288,7 @@ fn collect_unit<'a>(
         None => p.name.text.clone(),
     };
     let idx = prog.units.len();
-    if host.is_none() {
+    if host.is_none() && p.kind != ProcKind::Program {
         if let Some(&prev) = prog.by_name.get(&p.name.text) {
             let _ = prev;
             out.diags.push(Diagnostic::error(

@@ -86,6 +86,8 @@ pub struct StmtFn {
     pub args: Vec<String>,
     /// The defining expression.
     pub body: Expr,
+    /// Its declared type (`None`: implicit).
+    pub ty: Option<TypeInfo>,
     /// Where it was defined.
     pub span: Span,
 }
@@ -399,11 +401,13 @@ impl Builder<'_, '_> {
                         d.span,
                     ));
                 } else {
+                    let ty = self.scope.var(&name.text).and_then(|v| v.ty.clone());
                     self.scope.syms.insert(
                         name.text.clone(),
                         Sym::StmtFunc(StmtFn {
                             args: args.iter().map(|a| a.text.clone()).collect(),
                             body: body.clone(),
+                            ty,
                             span: d.span,
                         }),
                     );

@@ -735,3 +735,135 @@ fn listing_is_readable() {
     println!("{text}");
     assert!(text.contains("cos"));
 }
+
+/// Parses and compiles source text (one file).
+fn compile_source(src: &str, form: crate::front::source::SourceForm) -> Result<Module, Vec<Diagnostic>> {
+    let mut map = SourceMap::new();
+    let file = map.add("test.f", src);
+    let (ast, diags) = crate::front::parser::parse_file(&map, file, form);
+    let parse_errors: Vec<Diagnostic> = diags.into_iter().filter(|d| d.is_error()).collect();
+    if !parse_errors.is_empty() {
+        return Err(parse_errors);
+    }
+    let c = compile(&map, &[ast])?;
+    if let Err(errs) = adjit_jit::verify::verify_module(&c.module) {
+        panic!("verifier: {:?}", errs.iter().map(|e| e.to_string()).collect::<Vec<_>>());
+    }
+    Ok(c.module)
+}
+
+fn free(src: &str) -> Module {
+    match compile_source(src, crate::front::source::SourceForm::Free) {
+        Ok(m) => m,
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+fn free_errors(src: &str) -> Vec<Diagnostic> {
+    match compile_source(src, crate::front::source::SourceForm::Free) {
+        Ok(_) => panic!("expected errors"),
+        Err(e) => e,
+    }
+}
+
+const BRATU: &str = "      subroutine bratu(dim,parmax,x,prm,F)
+      integer    dim    , parmax
+      double precision x(dim), prm(parmax)
+      double precision F(dim)
+      integer i
+      double precision h
+      h = 2.0/(dim+1)
+      F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
+      F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
+      do 1 i=2,dim-1
+        F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+        F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
+        F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+1     continue
+      F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
+     *          +prm(2)*x(dim)))
+      F(dim) = F(dim)-2*x(dim)
+      F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
+     *          +prm(2)*x(dim))))
+      end
+";
+
+#[test]
+fn bratu_matches_gfortran() {
+    let m = compile_source(BRATU, crate::front::source::SourceForm::Fixed).unwrap();
+    let single = |v: &[f32]| Buffer::F64(v.iter().map(|&x| x as f64).collect());
+    let mut args = [
+        Buffer::I32(vec![7]),
+        Buffer::I32(vec![2]),
+        single(&[1.72, 3.45, 4.16, 4.87, 4.16, 3.45, 1.72]),
+        single(&[1.3, 0.245828]),
+        Buffer::F64(vec![0.0; 7]),
+    ];
+    run(&m, "bratu", &mut args);
+    // gfortran -O0, printed with es26.17.
+    let expected = [
+        2.87361478807749759E-01,
+        -5.06473292969136346E-01,
+        6.35406290402400598E-01,
+        -6.92881838344809098E-01,
+        6.35406290402400598E-01,
+        -5.06473292969137345E-01,
+        2.87361478807749704E-01,
+    ];
+    for (k, want) in expected.iter().enumerate() {
+        let got = args[4].get_f64(k);
+        assert!((got - want).abs() <= 1e-15 * want.abs(), "F({}) = {got}, gfortran {want}", k + 1);
+    }
+}
+
+#[test]
+fn many_features_match_gfortran() {
+    let src = include_str!("testdata_features.f90");
+    let mut map = SourceMap::new();
+    let file = map.add("features.f90", src);
+    let (ast, diags) = crate::front::parser::parse_file(&map, file, crate::front::source::SourceForm::Free);
+    assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+    let c = match compile(&map, &[ast]) {
+        Ok(c) => c,
+        Err(e) => panic!("{}", crate::front::diag::Rendered(&map, &e)),
+    };
+    adjit_jit::verify::verify_module(&c.module).expect("verifies");
+    // The driver uses an array constructor: it is dropped with warnings.
+    assert!(c.warnings.iter().any(|w| w.message.contains("main program not compiled")));
+    assert!(c.module.find_proc("p").is_none());
+    let m = c.module;
+    let mut args = [
+        Buffer::I32(vec![4]),
+        Buffer::F64(vec![0.0; 10]),
+        Buffer::F64(vec![1.0, 2.0, 3.0, 4.0]),
+        Buffer::F64(vec![0.0; 12]),
+        Buffer::Bool(vec![0]),
+        Buffer::Char(b"FGH     ".to_vec()),
+    ];
+    let p = m.find_proc("features").unwrap();
+    let mut interp = Interpreter::new(&m);
+    interp.call(p, &mut args).expect("runs");
+    // gfortran -O0, es26.17.
+    let expected = [
+        1.00000000000000000E+02,
+        1.06260000000000000E+04,
+        2.60000000000000000E+02,
+        4.40000000000000000E+01,
+        2.51000000000000000E+03,
+        1.40000000000000000E+01,
+        1.68696044010893580E+01,
+        1.60000000000000000E+01,
+        2.20000002384185800E+00,
+        -1.50000000000000000E+00,
+        1.05781072283770959E+03,
+        1.01000000000000000E+02,
+    ];
+    for (k, want) in expected.iter().enumerate() {
+        let got = args[3].get_f64(k);
+        assert!((got - want).abs() <= 1e-15 * want.abs().max(1.0), "out({}) = {got}, gfortran {want}", k + 1);
+    }
+    assert_eq!(args[4], Buffer::Bool(vec![1]));
+    assert_eq!(args[5], Buffer::Char(b"NEW_X   ".to_vec()));
+    let counter = m.globals.iter().position(|g| g.name == "consts::counter").expect("module global");
+    assert_eq!(interp.global(adjit_jit::ir::GlobalId(counter as u32)), Some(&Buffer::I32(vec![5])));
+}
