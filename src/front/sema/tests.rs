@@ -867,3 +867,69 @@ fn many_features_match_gfortran() {
     let counter = m.globals.iter().position(|g| g.name == "consts::counter").expect("module global");
     assert_eq!(interp.global(adjit_jit::ir::GlobalId(counter as u32)), Some(&Buffer::I32(vec![5])));
 }
+
+#[test]
+fn implicit_data_sequence_association_internal_function() {
+    let m = free(include_str!("testdata_more.f90"));
+    let inner = m.proc(m.find_proc("more.hostfn").unwrap());
+    let names: Vec<&str> = inner.params.iter().map(|&p| inner.var(p).name.as_str()).collect();
+    assert_eq!(names, ["y", "acc", "n", "x", "hostfn"], "host variables before the result");
+    assert_eq!(inner.result, inner.params.last().copied());
+    let mut args = [Buffer::I32(vec![3]), Buffer::F64(vec![1.0, 2.0, 4.0]), Buffer::F64(vec![0.0; 6])];
+    run(&m, "more", &mut args);
+    // gfortran -O0.
+    assert_eq!(args[2], Buffer::F64(vec![6.0, 6.5, 9.0, 406.0, 1.0, 6.0]));
+}
+
+#[test]
+fn source_errors_are_located() {
+    let src = "subroutine t(x, n)
+  implicit none
+  double precision x(n)
+  integer n, k
+  common /blk/ k
+  x(1, 2) = y
+  call nothere(x)
+  goto 77
+  k = .true. + 1
+  exit nosuch
+  x(1) = undefined_fn(2)
+end subroutine
+";
+    let errs = free_errors(src);
+    let at = |line: u32, text: &str| errs.iter().any(|d| d.span.line == line && d.message.contains(text));
+    let all: Vec<String> = errs.iter().map(|d| format!("{}:{}: {}", d.span.line, d.span.col, d.message)).collect();
+    assert!(at(6, "2 subscript(s)"), "{all:?}");
+    assert!(at(6, "undeclared variable `y`"), "{all:?}");
+    assert!(at(7, "unknown subroutine `nothere`"), "{all:?}");
+    assert!(at(8, "undefined label 77"), "{all:?}");
+    assert!(at(9, "logical"), "{all:?}");
+    assert!(at(10, "no enclosing DO construct named `nosuch`"), "{all:?}");
+    assert!(at(11, "unknown function or array `undefined_fn`"), "{all:?}");
+    assert!(at(5, "unsupported Fortran: COMMON"), "{all:?}");
+    assert!(errs.iter().all(|d| d.span.line > 0 && d.span.col > 0), "{all:?}");
+}
+
+#[test]
+fn unsupported_constructs_from_source() {
+    let src = "subroutine t(x)
+  real, allocatable :: w(:)
+  real, pointer :: p
+  complex z
+  type(point) :: q
+  real x(:, :)
+  x = 0
+end subroutine
+";
+    let errs = free_errors(src);
+    let all: Vec<String> = errs.iter().map(|d| format!("{}:{}: {}", d.span.line, d.span.col, d.message)).collect();
+    for (line, text) in [
+        (2, "unsupported Fortran: ALLOCATABLE"),
+        (3, "unsupported Fortran: POINTER"),
+        (4, "unsupported Fortran: COMPLEX"),
+        (5, "unsupported Fortran: derived type"),
+        (6, "assumed-shape arrays of rank > 1"),
+    ] {
+        assert!(errs.iter().any(|d| d.span.line == line && d.message.contains(text)), "{line} {text}: {all:?}");
+    }
+}
