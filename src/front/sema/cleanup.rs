@@ -21,7 +21,11 @@ fn is_pure(d: &InstData) -> bool {
         | Inst::DimExtent(..) => true,
         Inst::Binary(op, ..) => {
             let int = d.ty.is_some_and(|t| t.is_int());
-            !(int && matches!(op, BinaryOp::Div | BinaryOp::Mod | BinaryOp::Modulo | BinaryOp::Pow))
+            !(int
+                && matches!(
+                    op,
+                    BinaryOp::Div | BinaryOp::Mod | BinaryOp::Modulo | BinaryOp::Pow
+                ))
         }
         _ => false,
     }

@@ -673,10 +673,24 @@ impl Lowerer<'_, '_> {
                 }
                 Ok(CallArg::Value(v))
             }
-            Operand::Char(_) => Err(self.err(
-                e.span,
-                "unsupported Fortran: character expression as an actual argument",
-            )),
+            Operand::Char(r) => match (&r.base, r.start, r.end) {
+                (CharBase::Literal(text), None, None) if pty == Type::Char => {
+                    // A literal goes through a temporary of its own length.
+                    self.ntemps += 1;
+                    let tmp = self.proc.add_var(adjit_jit::ir::Var {
+                        name: format!("_c{}", self.ntemps),
+                        ty: Type::Char,
+                        dims: Vec::new(),
+                        char_len: Some(adjit_jit::ir::Bound::Const(text.len().max(1) as i64)),
+                        storage: adjit_jit::ir::Storage::Local,
+                    });
+                    let to = CharRef { base: CharBase::Var { var: tmp, index: Vec::new() }, start: None, end: None };
+                    self.emit(Inst::CharAssign(to, r), None);
+                    Ok(CallArg::Var(tmp))
+                }
+                _ if pty != Type::Char => Err(mismatch(self, e.span, Type::Char)),
+                _ => Err(self.err(e.span, "unsupported Fortran: character expression (other than a literal or a variable) as an actual argument")),
+            },
         }
     }
 }

@@ -25,14 +25,22 @@ pub(crate) struct Out {
 
 impl Out {
     /// Runs `f` with diagnostics going to `sink` instead.
-    pub fn with_diags<T>(&mut self, sink: &mut Vec<Diagnostic>, f: impl FnOnce(&mut Out) -> T) -> T {
+    pub fn with_diags<T>(
+        &mut self,
+        sink: &mut Vec<Diagnostic>,
+        f: impl FnOnce(&mut Out) -> T,
+    ) -> T {
         std::mem::swap(&mut self.diags, sink);
         let r = f(self);
         std::mem::swap(&mut self.diags, sink);
         r
     }
     /// Runs `f`, with diagnostics going to `sink` when one is given.
-    pub fn maybe_with_diags<T>(&mut self, sink: Option<&mut Vec<Diagnostic>>, f: impl FnOnce(&mut Out) -> T) -> T {
+    pub fn maybe_with_diags<T>(
+        &mut self,
+        sink: Option<&mut Vec<Diagnostic>>,
+        f: impl FnOnce(&mut Out) -> T,
+    ) -> T {
         match sink {
             Some(s) => self.with_diags(s, f),
             None => f(self),

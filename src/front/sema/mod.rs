@@ -98,7 +98,11 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
     // Declare every procedure's parameters, so that calls can be checked.
     let mut procs = Vec::new();
     for u in 0..prog.units.len() {
-        let sink = if u >= first_program { Some(&mut program_diags) } else { None };
+        let sink = if u >= first_program {
+            Some(&mut program_diags)
+        } else {
+            None
+        };
         procs.push(out.maybe_with_diags(sink, |out| {
             let mut l = Lowerer::new(&prog, out, u);
             l.declare_params();
@@ -111,7 +115,11 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
         ..Module::default()
     };
     for (u, (proc, vars)) in procs.into_iter().enumerate() {
-        let sink = if u >= first_program { Some(&mut program_diags) } else { None };
+        let sink = if u >= first_program {
+            Some(&mut program_diags)
+        } else {
+            None
+        };
         let proc = out.maybe_with_diags(sink, |out| {
             let mut l = Lowerer::resume(&prog, out, u, proc, vars);
             l.lower_body();
@@ -215,41 +223,70 @@ impl Program<'_> {
     }
 }
 
+/// The modules of the program, each built after the modules it uses
+/// (whatever the file order), with their variables as globals.
 fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope)> {
+    let mut pending: Vec<&ast::ModuleUnit> = files
+        .iter()
+        .flat_map(|f| &f.units)
+        .filter_map(|u| match u {
+            ProgramUnit::Module(m) => Some(m),
+            ProgramUnit::Procedure(_) => None,
+        })
+        .collect();
+    let uses = |m: &ast::ModuleUnit| -> Vec<String> {
+        m.decls
+            .iter()
+            .filter_map(|d| match &d.kind {
+                ast::DeclKind::Use { module, .. } => Some(module.text.clone()),
+                _ => None,
+            })
+            .collect()
+    };
     let mut modules: Vec<(String, Scope)> = Vec::new();
-    for file in files {
-        for unit in &file.units {
-            let ProgramUnit::Module(m) = unit else {
-                continue;
-            };
-            let mut scope = build_scope(
-                &[],
-                None,
-                &m.decls,
-                &Outer {
-                    host: None,
-                    modules: &modules,
-                    module: None,
-                },
-                &mut out.diags,
-            );
-            let mut names: Vec<String> = scope
-                .syms
-                .iter()
-                .filter(|(_, s)| matches!(s, Sym::Var(v) if v.global.is_none()))
-                .map(|(n, _)| n.clone())
-                .collect();
-            names.sort();
-            for name in names {
-                let gname = format!("{}::{}", m.name.text, name);
-                let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
-                if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
-                    out.globals.push(g);
-                    v.global = Some(ir::GlobalId(out.globals.len() as u32 - 1));
-                }
-            }
-            modules.push((m.name.text.clone(), scope));
+    while !pending.is_empty() {
+        let ready = pending
+            .iter()
+            .position(|m| {
+                uses(m).iter().all(|u| {
+                    modules.iter().any(|x| &x.0 == u) || !pending.iter().any(|p| &p.name.text == u)
+                })
+            })
+            .unwrap_or(0);
+        let m = pending.remove(ready);
+        let mut scope = build_scope(
+            &[],
+            None,
+            &m.decls,
+            &Outer {
+                host: None,
+                modules: &modules,
+                module: None,
+            },
+            &mut out.diags,
+        );
+        if let Some((_, span)) = scope.data.first() {
+            out.diags.push(Diagnostic::error(
+                *span,
+                "unsupported Fortran: DATA statement in a module (use an initializer)",
+            ));
         }
+        let mut names: Vec<String> = scope
+            .syms
+            .iter()
+            .filter(|(_, s)| matches!(s, Sym::Var(v) if v.global.is_none()))
+            .map(|(n, _)| n.clone())
+            .collect();
+        names.sort();
+        for name in names {
+            let gname = format!("{}::{}", m.name.text, name);
+            let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
+            if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
+                out.globals.push(g);
+                v.global = Some(ir::GlobalId(out.globals.len() as u32 - 1));
+            }
+        }
+        modules.push((m.name.text.clone(), scope));
     }
     modules
 }

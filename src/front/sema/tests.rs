@@ -737,7 +737,10 @@ fn listing_is_readable() {
 }
 
 /// Parses and compiles source text (one file).
-fn compile_source(src: &str, form: crate::front::source::SourceForm) -> Result<Module, Vec<Diagnostic>> {
+fn compile_source(
+    src: &str,
+    form: crate::front::source::SourceForm,
+) -> Result<Module, Vec<Diagnostic>> {
     let mut map = SourceMap::new();
     let file = map.add("test.f", src);
     let (ast, diags) = crate::front::parser::parse_file(&map, file, form);
@@ -747,7 +750,10 @@ fn compile_source(src: &str, form: crate::front::source::SourceForm) -> Result<M
     }
     let c = compile(&map, &[ast])?;
     if let Err(errs) = adjit_jit::verify::verify_module(&c.module) {
-        panic!("verifier: {:?}", errs.iter().map(|e| e.to_string()).collect::<Vec<_>>());
+        panic!(
+            "verifier: {:?}",
+            errs.iter().map(|e| e.to_string()).collect::<Vec<_>>()
+        );
     }
     Ok(c.module)
 }
@@ -812,7 +818,11 @@ fn bratu_matches_gfortran() {
     ];
     for (k, want) in expected.iter().enumerate() {
         let got = args[4].get_f64(k);
-        assert!((got - want).abs() <= 1e-15 * want.abs(), "F({}) = {got}, gfortran {want}", k + 1);
+        assert!(
+            (got - want).abs() <= 1e-15 * want.abs(),
+            "F({}) = {got}, gfortran {want}",
+            k + 1
+        );
     }
 }
 
@@ -821,7 +831,8 @@ fn many_features_match_gfortran() {
     let src = include_str!("testdata_features.f90");
     let mut map = SourceMap::new();
     let file = map.add("features.f90", src);
-    let (ast, diags) = crate::front::parser::parse_file(&map, file, crate::front::source::SourceForm::Free);
+    let (ast, diags) =
+        crate::front::parser::parse_file(&map, file, crate::front::source::SourceForm::Free);
     assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
     let c = match compile(&map, &[ast]) {
         Ok(c) => c,
@@ -829,7 +840,10 @@ fn many_features_match_gfortran() {
     };
     adjit_jit::verify::verify_module(&c.module).expect("verifies");
     // The driver uses an array constructor: it is dropped with warnings.
-    assert!(c.warnings.iter().any(|w| w.message.contains("main program not compiled")));
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("main program not compiled")));
     assert!(c.module.find_proc("p").is_none());
     let m = c.module;
     let mut args = [
@@ -860,22 +874,45 @@ fn many_features_match_gfortran() {
     ];
     for (k, want) in expected.iter().enumerate() {
         let got = args[3].get_f64(k);
-        assert!((got - want).abs() <= 1e-15 * want.abs().max(1.0), "out({}) = {got}, gfortran {want}", k + 1);
+        assert!(
+            (got - want).abs() <= 1e-15 * want.abs().max(1.0),
+            "out({}) = {got}, gfortran {want}",
+            k + 1
+        );
     }
     assert_eq!(args[4], Buffer::Bool(vec![1]));
     assert_eq!(args[5], Buffer::Char(b"NEW_X   ".to_vec()));
-    let counter = m.globals.iter().position(|g| g.name == "consts::counter").expect("module global");
-    assert_eq!(interp.global(adjit_jit::ir::GlobalId(counter as u32)), Some(&Buffer::I32(vec![5])));
+    let counter = m
+        .globals
+        .iter()
+        .position(|g| g.name == "consts::counter")
+        .expect("module global");
+    assert_eq!(
+        interp.global(adjit_jit::ir::GlobalId(counter as u32)),
+        Some(&Buffer::I32(vec![5]))
+    );
 }
 
 #[test]
 fn implicit_data_sequence_association_internal_function() {
     let m = free(include_str!("testdata_more.f90"));
     let inner = m.proc(m.find_proc("more.hostfn").unwrap());
-    let names: Vec<&str> = inner.params.iter().map(|&p| inner.var(p).name.as_str()).collect();
-    assert_eq!(names, ["y", "acc", "n", "x", "hostfn"], "host variables before the result");
+    let names: Vec<&str> = inner
+        .params
+        .iter()
+        .map(|&p| inner.var(p).name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["y", "acc", "n", "x", "hostfn"],
+        "host variables before the result"
+    );
     assert_eq!(inner.result, inner.params.last().copied());
-    let mut args = [Buffer::I32(vec![3]), Buffer::F64(vec![1.0, 2.0, 4.0]), Buffer::F64(vec![0.0; 6])];
+    let mut args = [
+        Buffer::I32(vec![3]),
+        Buffer::F64(vec![1.0, 2.0, 4.0]),
+        Buffer::F64(vec![0.0; 6]),
+    ];
     run(&m, "more", &mut args);
     // gfortran -O0.
     assert_eq!(args[2], Buffer::F64(vec![6.0, 6.5, 9.0, 406.0, 1.0, 6.0]));
@@ -897,17 +934,32 @@ fn source_errors_are_located() {
 end subroutine
 ";
     let errs = free_errors(src);
-    let at = |line: u32, text: &str| errs.iter().any(|d| d.span.line == line && d.message.contains(text));
-    let all: Vec<String> = errs.iter().map(|d| format!("{}:{}: {}", d.span.line, d.span.col, d.message)).collect();
+    let at = |line: u32, text: &str| {
+        errs.iter()
+            .any(|d| d.span.line == line && d.message.contains(text))
+    };
+    let all: Vec<String> = errs
+        .iter()
+        .map(|d| format!("{}:{}: {}", d.span.line, d.span.col, d.message))
+        .collect();
     assert!(at(6, "2 subscript(s)"), "{all:?}");
     assert!(at(6, "undeclared variable `y`"), "{all:?}");
     assert!(at(7, "unknown subroutine `nothere`"), "{all:?}");
     assert!(at(8, "undefined label 77"), "{all:?}");
     assert!(at(9, "logical"), "{all:?}");
-    assert!(at(10, "no enclosing DO construct named `nosuch`"), "{all:?}");
-    assert!(at(11, "unknown function or array `undefined_fn`"), "{all:?}");
+    assert!(
+        at(10, "no enclosing DO construct named `nosuch`"),
+        "{all:?}"
+    );
+    assert!(
+        at(11, "unknown function or array `undefined_fn`"),
+        "{all:?}"
+    );
     assert!(at(5, "unsupported Fortran: COMMON"), "{all:?}");
-    assert!(errs.iter().all(|d| d.span.line > 0 && d.span.col > 0), "{all:?}");
+    assert!(
+        errs.iter().all(|d| d.span.line > 0 && d.span.col > 0),
+        "{all:?}"
+    );
 }
 
 #[test]
@@ -922,7 +974,10 @@ fn unsupported_constructs_from_source() {
 end subroutine
 ";
     let errs = free_errors(src);
-    let all: Vec<String> = errs.iter().map(|d| format!("{}:{}: {}", d.span.line, d.span.col, d.message)).collect();
+    let all: Vec<String> = errs
+        .iter()
+        .map(|d| format!("{}:{}: {}", d.span.line, d.span.col, d.message))
+        .collect();
     for (line, text) in [
         (2, "unsupported Fortran: ALLOCATABLE"),
         (3, "unsupported Fortran: POINTER"),
@@ -930,6 +985,39 @@ end subroutine
         (5, "unsupported Fortran: derived type"),
         (6, "assumed-shape arrays of rank > 1"),
     ] {
-        assert!(errs.iter().any(|d| d.span.line == line && d.message.contains(text)), "{line} {text}: {all:?}");
+        assert!(
+            errs.iter()
+                .any(|d| d.span.line == line && d.message.contains(text)),
+            "{line} {text}: {all:?}"
+        );
     }
+}
+
+#[test]
+fn modules_in_any_order_and_character_arguments() {
+    let src = "subroutine driver(task, k)
+  use second
+  character(len=4) task
+  integer k
+  call setk('FG', k)
+  if (task(1:2) == 'FG') k = k + base
+end subroutine
+module second
+  use first
+  integer :: base = offset * 10
+end module
+module first
+  integer, parameter :: offset = 3
+end module
+subroutine setk(s, k)
+  character(len=*) s
+  integer k
+  k = 0
+  if (s == 'FG  ') k = 1
+end subroutine
+";
+    let m = free(src);
+    let mut args = [Buffer::Char(b"FGxx".to_vec()), Buffer::I32(vec![0])];
+    run(&m, "driver", &mut args);
+    assert_eq!(args[1], Buffer::I32(vec![31]));
 }
