@@ -2,6 +2,9 @@
 //! hand (so that they do not depend on the parser), run with the reference
 //! interpreter and checked with the IR verifier.
 
+// Expected values are written exactly as gfortran prints them (17 digits).
+#![allow(clippy::excessive_precision)]
+
 use super::super::ast::*;
 use super::super::diag::{Diagnostic, SourceMap};
 use super::compile;
