@@ -186,11 +186,13 @@ impl Lowerer<'_, '_> {
             Resolved::Value(v, t) => Ok(Operand::Num(v, t)),
             Resolved::Const(c) => self.const_operand(&c),
             Resolved::Var(v) => self.var_value(v, n),
-            Resolved::Unknown => {
+            Resolved::Unknown | Resolved::Proc(_) => {
+                // A name used as a variable is a variable, even when a
+                // procedure elsewhere has the same name.
                 let v = self.implicit_var(n)?;
                 self.var_value(v, n)
             }
-            Resolved::StmtFunc(_) | Resolved::Proc(_) => {
+            Resolved::StmtFunc(_) => {
                 Err(self.err(n.span, format!("procedure `{}` used as a variable", n.text)))
             }
         }

@@ -339,7 +339,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             let Some(s) = s else { continue };
             match s.syms.get(n) {
                 Some(Sym::Var(d)) => {
-                    if depth == 1 {
+                    if depth == 1 && d.global.is_none() {
                         // A host variable not passed: only reachable when the
                         // host association analysis missed it.
                         return Err(self.err(

@@ -266,11 +266,15 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Store(v, s), None);
         let step_var = self.temp("step", t);
         self.emit(Inst::Store(step_var, st), None);
-        let trip_t = if t.is_int() { t } else { Type::I64 };
-        let diff = self.val(Inst::Binary(BinaryOp::Sub, e, s), t);
-        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st), t);
-        let q = self.val(Inst::Binary(BinaryOp::Div, num, st), t);
-        let q = if t.is_int() {
+        // The trip count is computed in 64 bits so that loops running to
+        // HUGE(i) do not overflow.
+        let trip_t = Type::I64;
+        let w = if t.is_int() { Type::I64 } else { t };
+        let (s64, e64, st64) = (self.convert(s, t, w), self.convert(e, t, w), self.convert(st, t, w));
+        let diff = self.val(Inst::Binary(BinaryOp::Sub, e64, s64), w);
+        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st64), w);
+        let q = self.val(Inst::Binary(BinaryOp::Div, num, st64), w);
+        let q = if w.is_int() {
             q
         } else {
             self.val(Inst::Convert(q, Rounding::Trunc), trip_t)

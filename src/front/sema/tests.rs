@@ -1024,3 +1024,29 @@ end subroutine
     run(&m, "driver", &mut args);
     assert_eq!(args[1], Buffer::I32(vec![31]));
 }
+
+#[test]
+fn loop_to_huge_and_module_variables_in_internal_procedures() {
+    let src = "module state
+  integer :: total = 0
+end module
+subroutine t(k)
+  use state
+  integer k, i
+  k = 0
+  do i = huge(i) - 2, huge(i)
+    k = k + 1
+  end do
+  call add()
+contains
+  subroutine add()
+    total = total + k
+    k = total
+  end subroutine
+end subroutine
+";
+    let m = free(src);
+    let mut args = [Buffer::I32(vec![0])];
+    run(&m, "t", &mut args);
+    assert_eq!(args[0], Buffer::I32(vec![3]));
+}
