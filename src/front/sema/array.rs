@@ -485,7 +485,8 @@ impl Lowerer<'_, '_> {
     /// The type of an expression, found by lowering it in a scratch block
     /// that is discarded.
     pub fn static_type(&mut self, e: &Expr) -> R<Type> {
-        let (saved_cur, saved_dead, saved_elem) = (self.cur, self.dead, self.elem.clone());
+        let (saved_cur, saved_dead, saved_elem, saved_start) =
+            (self.cur, self.dead, self.elem.clone(), self.stmt_start);
         let scratch = self.block();
         self.switch_to(scratch);
         let zero = self.int(0, Type::I64);
@@ -508,7 +509,7 @@ impl Lowerer<'_, '_> {
         self.elem = saved_elem;
         self.cur = saved_cur;
         self.dead = saved_dead;
-        self.load_cache.clear();
+        self.stmt_start = saved_start;
         // The scratch block stays unreachable; cleanup drops it.
         match r? {
             Operand::Num(_, t) if t != Type::Bool => Ok(t),

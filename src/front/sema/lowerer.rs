@@ -99,9 +99,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub inline: Vec<HashMap<String, (Value, Type)>>,
     pub elem: Option<Vec<Value>>,
     pub ntemps: u32,
-    /// Values loaded from scalar variables in the current statement and
-    /// block, reused instead of loading again.
-    pub load_cache: HashMap<VarId, Value>,
+    /// Index in the current block of the current statement's first
+    /// instruction (values before it are not reused).
+    pub stmt_start: usize,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -137,7 +137,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             inline: Vec::new(),
             elem: None,
             ntemps: 0,
-            load_cache: HashMap::new(),
+            stmt_start: 0,
         }
     }
 
@@ -163,35 +163,53 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     // ----- instruction emission -------------------------------------------
 
-    /// Appends an instruction to the current block.
+    /// Appends an instruction to the current block, unless the current
+    /// statement already computed the same value in this block (then that
+    /// value is reused: loads are reused only when no store to the variable
+    /// and no call came in between).
     pub fn emit(&mut self, inst: Inst, ty: Option<Type>) -> Value {
         if self.dead {
             self.cur = self.proc.add_block();
             self.dead = false;
-            self.load_cache.clear();
+            self.stmt_start = 0;
         }
-        let loaded = match &inst {
-            Inst::Load(v) => {
-                if let Some(&x) = self.load_cache.get(v) {
-                    return x;
-                }
-                Some(*v)
-            }
-            Inst::Store(v, _) => {
-                self.load_cache.remove(v);
-                None
-            }
-            Inst::Call(..) => {
-                self.load_cache.clear();
-                None
-            }
+        if let Some(x) = self.reusable(&inst, ty) {
+            return x;
+        }
+        self.proc.push_inst(self.cur, inst, ty, self.span)
+    }
+
+    fn reusable(&self, inst: &Inst, ty: Option<Type>) -> Option<Value> {
+        ty?;
+        if matches!(inst, Inst::Pop(_) | Inst::CharCompare(..)) {
+            return None;
+        }
+        let reads = match inst {
+            Inst::Load(v) | Inst::LoadElem(v, _) => Some(*v),
             _ => None,
         };
-        let x = self.proc.push_inst(self.cur, inst, ty, self.span);
-        if let Some(v) = loaded {
-            self.load_cache.insert(v, x);
+        let block = &self.proc.blocks[self.cur.index()];
+        let start = self.stmt_start.min(block.insts.len());
+        for &x in block.insts[start..].iter().rev() {
+            let d = &self.proc.insts[x.index()];
+            if d.ty == ty && same_inst(&d.kind, inst) {
+                return Some(x);
+            }
+            if let Some(v) = reads {
+                match &d.kind {
+                    Inst::Store(w, _) | Inst::StoreElem(w, ..) if *w == v => return None,
+                    Inst::Call(..) | Inst::CharAssign(..) => return None,
+                    _ => {}
+                }
+            }
         }
-        x
+        None
+    }
+
+    /// Marks the start of a statement: values computed before it are not
+    /// reused.
+    pub fn start_statement(&mut self) {
+        self.stmt_start = self.proc.blocks[self.cur.index()].insts.len();
     }
 
     /// Appends a value-producing instruction.
@@ -263,7 +281,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     pub fn switch_to(&mut self, b: BlockId) {
         self.cur = b;
         self.dead = false;
-        self.load_cache.clear();
+        self.start_statement();
     }
 
     /// A new empty block.
@@ -876,6 +894,14 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 format!("`{}` cannot be initialised by DATA", self.proc.var(v).name),
             )),
         }
+    }
+}
+
+/// Instruction equality that tells `-0.0` from `0.0`.
+fn same_inst(a: &Inst, b: &Inst) -> bool {
+    match (a, b) {
+        (Inst::Const(Const::Float(x)), Inst::Const(Const::Float(y))) => x.to_bits() == y.to_bits(),
+        _ => a == b,
     }
 }
 

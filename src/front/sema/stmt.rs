@@ -18,7 +18,7 @@ impl Lowerer<'_, '_> {
     pub fn stmts(&mut self, body: &[Stmt]) {
         for s in body {
             self.span = s.span;
-            self.load_cache.clear();
+            self.start_statement();
             if let Some(l) = s.label {
                 if let Some(&b) = self.labels.get(&l) {
                     self.jump(b);

@@ -1050,3 +1050,9 @@ end subroutine
     run(&m, "t", &mut args);
     assert_eq!(args[0], Buffer::I32(vec![3]));
 }
+
+#[test]
+fn print_bratu_listing() {
+    let m = compile_source(BRATU, crate::front::source::SourceForm::Fixed).unwrap();
+    println!("{}", adjit_jit::print::print_proc(&m, m.find_proc("bratu").unwrap()));
+}
