@@ -1056,3 +1056,47 @@ fn print_bratu_listing() {
     let m = compile_source(BRATU, crate::front::source::SourceForm::Fixed).unwrap();
     println!("{}", adjit_jit::print::print_proc(&m, m.find_proc("bratu").unwrap()));
 }
+
+#[test]
+fn kinds_assumed_shape_stop_and_computed_goto_fallthrough() {
+    let src = "subroutine t(a, r, i8, m)
+  integer, parameter :: wp = selected_real_kind(15)
+  real(wp) :: a(:)
+  real*8 r
+  integer*8 i8
+  integer(kind=4) m
+  real(kind=8) :: q
+  q = real(3, kind=8) / 4 + 1.0_wp
+  i8 = 2_8**40
+  r = q + size(a) + ubound(a, 1)
+  go to (10, 20) m
+  r = -r
+  return
+10 stop 'ten'
+20 continue
+  do
+    m = m + 1
+    if (m > 5) exit
+  end do
+end subroutine
+";
+    let m = free(src);
+    let p = m.proc(m.find_proc("t").unwrap());
+    let tys: Vec<Type> = p.params.iter().map(|&v| p.var(v).ty).collect();
+    assert_eq!(tys, [Type::F64, Type::F64, Type::I64, Type::I32]);
+    assert!(p.var(p.params[0]).dims[0].upper.is_none(), "assumed shape");
+    let call = |mm: i32| {
+        let mut args = [Buffer::F64(vec![0.0; 3]), Buffer::F64(vec![0.0]), Buffer::I64(vec![0]), Buffer::I32(vec![mm])];
+        let r = Interpreter::new(&m).call(m.find_proc("t").unwrap(), &mut args);
+        (r, args)
+    };
+    let (r, args) = call(7);
+    r.unwrap();
+    assert_eq!(args[1], Buffer::F64(vec![-(1.75 + 3.0 + 3.0)]));
+    assert_eq!(args[2], Buffer::I64(vec![1 << 40]));
+    let (r, _) = call(1);
+    assert_eq!(r.unwrap_err().kind, adjit_jit::ir::RuntimeErrorKind::Stop(Some("ten".into())));
+    let (r, args) = call(2);
+    r.unwrap();
+    assert_eq!(args[3], Buffer::I32(vec![6]));
+}
