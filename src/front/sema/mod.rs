@@ -53,7 +53,10 @@ pub struct Compiled {
 
 /// Analyses and lowers a whole program (every parsed file). Returns every
 /// error found (several per run where possible).
-pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, Vec<Diagnostic>> {
+pub fn compile<'a>(
+    map: &'a SourceMap,
+    files: &'a [ast::SourceFile],
+) -> Result<Compiled, Vec<Diagnostic>> {
     let mut out = Out::default();
     let modules = build_modules(files, &mut out);
     let mut prog = Program {
@@ -61,6 +64,7 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
         modules,
         by_name: HashMap::new(),
         sigs: Vec::new(),
+        map,
     };
     for file in files {
         for unit in &file.units {
@@ -160,6 +164,8 @@ pub(crate) struct Program<'a> {
     pub by_name: HashMap<String, usize>,
     /// Call signatures, by unit (filled once parameters are declared).
     pub sigs: Vec<Sig>,
+    /// The source text, to locate what the syntax tree does not (labels).
+    pub map: &'a SourceMap,
 }
 
 /// One procedure to lower.

@@ -198,8 +198,37 @@ impl Lowerer<'_, '_> {
     fn label_block(&mut self, l: u32, s: &Stmt) -> R<adjit_jit::ir::BlockId> {
         match self.labels.get(&l) {
             Some(&b) => Ok(b),
-            None => Err(self.err(s.span, format!("GO TO an undefined label {l}"))),
+            None => {
+                let span = self.label_span(l, s.span);
+                Err(self.err(span, format!("GO TO an undefined label {l}")))
+            }
         }
+    }
+
+    /// Where a label is written in a GO TO statement (the statement's
+    /// position when the text cannot be searched).
+    fn label_span(&self, l: u32, stmt: adjit_jit::ir::Span) -> adjit_jit::ir::Span {
+        let Some(line) = self.prog.map.line(stmt.file, stmt.line) else {
+            return stmt;
+        };
+        let digits = l.to_string();
+        let from = (stmt.col.max(1) - 1) as usize;
+        let bytes = line.as_bytes();
+        let mut i = from.min(bytes.len());
+        while let Some(k) = line.get(i..).and_then(|rest| rest.find(&digits)) {
+            let at = i + k;
+            let before = at.checked_sub(1).map(|b| bytes[b]);
+            let after = bytes.get(at + digits.len()).copied();
+            let word = |c: Option<u8>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_');
+            if !word(before) && !word(after) {
+                return adjit_jit::ir::Span {
+                    col: at as u32 + 1,
+                    ..stmt
+                };
+            }
+            i = at + digits.len();
+        }
+        stmt
     }
 
     fn loop_body(
@@ -270,7 +299,11 @@ impl Lowerer<'_, '_> {
         // HUGE(i) do not overflow.
         let trip_t = Type::I64;
         let w = if t.is_int() { Type::I64 } else { t };
-        let (s64, e64, st64) = (self.convert(s, t, w), self.convert(e, t, w), self.convert(st, t, w));
+        let (s64, e64, st64) = (
+            self.convert(s, t, w),
+            self.convert(e, t, w),
+            self.convert(st, t, w),
+        );
         let diff = self.val(Inst::Binary(BinaryOp::Sub, e64, s64), w);
         let num = self.val(Inst::Binary(BinaryOp::Add, diff, st64), w);
         let q = self.val(Inst::Binary(BinaryOp::Div, num, st64), w);
