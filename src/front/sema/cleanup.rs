@@ -54,13 +54,11 @@ fn live_insts(insts: &[InstData], block: &Block) -> HashSet<Value> {
 pub(crate) fn compact(mut p: Proc) -> Proc {
     let n = p.blocks.len();
     let mut reach = vec![false; n];
-    let mut order = Vec::new();
     let mut stack = vec![Proc::ENTRY];
     while let Some(b) = stack.pop() {
         if std::mem::replace(&mut reach[b.index()], true) {
             continue;
         }
-        order.push(b);
         for s in p.successors(b).into_iter().rev() {
             stack.push(s);
         }
@@ -117,7 +115,6 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
         };
         p.blocks.push(block);
     }
-    let _ = order;
     p
 }
 

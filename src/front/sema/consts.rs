@@ -354,10 +354,6 @@ fn fold_intrinsic(
         )
     };
     let first = args.first().ok_or_else(bad)?;
-    let real_of = |c: &ConstVal| match c.ty() {
-        Type::F64 => Type::F64,
-        _ => Type::F32,
-    };
     let math = |f: fn(f64) -> f64| -> Result<ConstVal, NotConst> {
         let t = first.ty();
         if !t.is_float() {
@@ -450,9 +446,6 @@ fn fold_intrinsic(
             ConstVal::Str(s) => Ok(ConstVal::Int(s.len() as i64, Type::I32)),
             _ => Err(bad()),
         },
-        _ => {
-            let _ = real_of;
-            Err(bad())
-        }
+        _ => Err(bad()),
     }
 }

@@ -83,21 +83,35 @@ pub(crate) struct LoopFrame {
 
 /// The lowering state of one procedure.
 pub(crate) struct Lowerer<'p, 'a> {
+    /// The whole program (units, modules, signatures).
     pub prog: &'p Program<'a>,
+    /// Globals and diagnostics.
     pub out: &'p mut Out,
+    /// The unit being lowered.
     pub unit: usize,
+    /// The procedure being built.
     pub proc: Proc,
+    /// Variables created so far, by name.
     pub vars: HashMap<String, VarId>,
+    /// The block instructions go to.
     pub cur: BlockId,
     /// True after a terminator: the next instruction starts a new
     /// (unreachable unless jumped to) block.
     pub dead: bool,
+    /// The span given to new instructions (the current statement's).
     pub span: Span,
+    /// The block of every statement label.
     pub labels: HashMap<u32, BlockId>,
+    /// Enclosing DO constructs, innermost last.
     pub loops: Vec<LoopFrame>,
+    /// Reductions already lowered into temporaries, by expression address.
     pub hoisted: HashMap<*const Expr, VarId>,
+    /// Statement-function dummies bound to values, innermost last.
     pub inline: Vec<HashMap<String, (Value, Type)>>,
+    /// Inside an array expression: the 0-based position (I64 values) of
+    /// the element being computed.
     pub elem: Option<Vec<Value>>,
+    /// Counter for temporary names.
     pub ntemps: u32,
     /// Index in the current block of the current statement's first
     /// instruction (values before it are not reused).
@@ -151,6 +165,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         self.proc
     }
 
+    /// The unit being lowered.
     pub fn u(&self) -> &'p Unit<'a> {
         &self.prog.units[self.unit]
     }

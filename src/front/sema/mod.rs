@@ -332,8 +332,7 @@ fn collect_unit<'a>(
     };
     let idx = prog.units.len();
     if host.is_none() && p.kind != ProcKind::Program {
-        if let Some(&prev) = prog.by_name.get(&p.name.text) {
-            let _ = prev;
+        if prog.by_name.contains_key(&p.name.text) {
             out.diags.push(Diagnostic::error(
                 p.name.span,
                 format!("procedure `{}` is defined more than once", p.name.text),
@@ -353,7 +352,7 @@ fn collect_unit<'a>(
     });
     if let Some(h) = host {
         prog.units[h].children.push(idx);
-        if p.contains.iter().len() > 0 {
+        if !p.contains.is_empty() {
             out.diags.push(Diagnostic::error(
                 p.span,
                 "internal procedures cannot contain procedures",

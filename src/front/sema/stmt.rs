@@ -282,13 +282,11 @@ impl Lowerer<'_, '_> {
             None => Ok(self.int_or_float(1, t)),
         };
         let (s, e, st) = (s?, e?, st?);
-        if let (Some(x), Some(_)) = (
-            step,
-            self.const_of(st).filter(|c| {
-                matches!(c, Const::Int(0)) || matches!(c, Const::Float(f) if *f == 0.0)
-            }),
-        ) {
-            let _ = x;
+        let zero_step = self.const_of(st).is_some_and(|c| {
+            matches!(c, Const::Int(0)) || matches!(c, Const::Float(f) if f == 0.0)
+        });
+        if zero_step {
+            // A constant zero step: the loop fails when reached.
             self.terminate(Terminator::Fail(RuntimeErrorKind::DivideByZero));
             return Ok(());
         }
