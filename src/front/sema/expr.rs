@@ -359,6 +359,15 @@ impl Lowerer<'_, '_> {
                 if let Resolved::Var(_) = resolved {
                     return Err(self.err(name.span, format!("`{}` is not an array", name.text)));
                 }
+                if super::intrinsics::is_unsupported_intrinsic(&name.text) {
+                    return Err(self.err(
+                        name.span,
+                        format!(
+                            "unsupported Fortran: intrinsic {}",
+                            name.text.to_uppercase()
+                        ),
+                    ));
+                }
                 Err(self.err(
                     name.span,
                     format!("unknown function or array `{}`", name.text),

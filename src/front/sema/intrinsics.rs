@@ -139,6 +139,73 @@ fn lookup(name: &str) -> Option<&'static Entry> {
     table().iter().find(|e| e.0 == name)
 }
 
+/// Standard intrinsics the subset does not implement (named in errors).
+const UNSUPPORTED: &[&str] = &[
+    "maxloc",
+    "minloc",
+    "reshape",
+    "transpose",
+    "matmul",
+    "any",
+    "all",
+    "count",
+    "pack",
+    "unpack",
+    "spread",
+    "cshift",
+    "eoshift",
+    "trim",
+    "adjustl",
+    "adjustr",
+    "index",
+    "len_trim",
+    "char",
+    "ichar",
+    "achar",
+    "iachar",
+    "present",
+    "allocated",
+    "associated",
+    "cmplx",
+    "conjg",
+    "aimag",
+    "random_number",
+    "random_seed",
+    "cpu_time",
+    "system_clock",
+    "date_and_time",
+    "shape",
+    "merge",
+    "norm2",
+    "exponent",
+    "fraction",
+    "nearest",
+    "spacing",
+    "scale",
+    "iand",
+    "ior",
+    "ieor",
+    "ishft",
+    "btest",
+    "ibset",
+    "ibclr",
+    "not",
+    "repeat",
+    "scan",
+    "verify",
+    "lge",
+    "lgt",
+    "lle",
+    "llt",
+    "mvbits",
+    "get_command_argument",
+];
+
+/// True for a standard intrinsic that the subset rejects.
+pub(crate) fn is_unsupported_intrinsic(name: &str) -> bool {
+    UNSUPPORTED.contains(&name)
+}
+
 /// True for an intrinsic whose result is an array reduction.
 pub(crate) fn is_reduction(name: &str) -> bool {
     matches!(lookup(name), Some((_, How::Reduction, _, _)))

@@ -478,6 +478,15 @@ impl Lowerer<'_, '_> {
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
         let p = match self.prog.find_proc(self.unit, &name.text) {
             Some(p) if !local_var || self.declared_external(&name.text) => p,
+            _ if super::intrinsics::is_unsupported_intrinsic(&name.text) => {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "unsupported Fortran: intrinsic {}",
+                        name.text.to_uppercase()
+                    ),
+                ))
+            }
             _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
         };
         if self.prog.sigs[p].result.is_some() {

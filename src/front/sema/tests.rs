@@ -1111,3 +1111,22 @@ end subroutine
     r.unwrap();
     assert_eq!(args[3], Buffer::I32(vec![6]));
 }
+
+#[test]
+fn unsupported_intrinsics_are_named() {
+    let errs = free_errors("subroutine t(x, k)\n  double precision x(3)\n  integer k\n  k = maxloc(x)\n  call cpu_time(x(1))\nend subroutine\n");
+    let all: Vec<String> = errs
+        .iter()
+        .map(|d| format!("{}:{}: {}", d.span.line, d.span.col, d.message))
+        .collect();
+    assert!(
+        errs.iter()
+            .any(|d| d.span.line == 4 && d.message == "unsupported Fortran: intrinsic MAXLOC"),
+        "{all:?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|d| d.span.line == 5 && d.message == "unsupported Fortran: intrinsic CPU_TIME"),
+        "{all:?}"
+    );
+}
