@@ -10,8 +10,10 @@ pub mod builder;
 pub mod codegen;
 pub mod error;
 pub mod ir;
+pub mod libm;
 pub mod print;
 pub mod runtime;
+pub mod stack;
 pub mod verify;
 
 pub use buffer::Buffer;
