@@ -13,6 +13,7 @@ pub mod ir;
 pub mod libm;
 pub mod print;
 pub mod runtime;
+pub mod shape;
 pub mod stack;
 pub mod verify;
 
