@@ -19,6 +19,7 @@ use crate::ir::{
 };
 use crate::libm;
 use crate::runtime::{self, code, layout, ArgSlot, ErrorSlot, Runtime, RuntimeCtx};
+use crate::shape;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
@@ -152,7 +153,10 @@ impl CompiledModule {
         args: &mut [Buffer],
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
-        self.check_args(proc, args)?;
+        let _guard = (!self.globals.is_empty())
+            .then(|| self.globals_lock.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut global_first = |g: ir::GlobalId| self.global_first_int(g);
+        shape::resolve_arguments_with(&self.module, proc, args, &mut global_first)?;
         let slots: Vec<ArgSlot> = args
             .iter_mut()
             .map(|b| ArgSlot {
@@ -163,8 +167,6 @@ impl CompiledModule {
         let f = self
             .raw_function(proc)
             .ok_or_else(|| self.arg_error(proc, None, "no such procedure".into()))?;
-        let _guard = (!self.globals.is_empty())
-            .then(|| self.globals_lock.lock().unwrap_or_else(|e| e.into_inner()));
         rt.reset_error();
         // SAFETY: `slots` describes live buffers of the declared element
         // types (checked above); the generated code checks sizes itself and
@@ -249,37 +251,23 @@ impl CompiledModule {
         }
     }
 
-    /// Checks the argument count and element types (sizes are checked by the
-    /// generated code at entry).
-    fn check_args(&self, proc: ProcId, args: &[Buffer]) -> Result<(), RuntimeError> {
-        let p = self
-            .module
-            .procs
-            .get(proc.index())
-            .ok_or_else(|| self.arg_error(proc, None, format!("no procedure {proc}")))?;
-        if args.len() != p.params.len() {
-            return Err(self.arg_error(
-                proc,
-                None,
-                format!(
-                    "`{}` takes {} arguments, {} given",
-                    p.name,
-                    p.params.len(),
-                    args.len()
-                ),
-            ));
-        }
-        for (b, &v) in args.iter().zip(&p.params) {
-            let var = p.var(v);
-            if b.ty() != var.ty {
-                return Err(self.arg_error(
-                    proc,
-                    Some(var.name.clone()),
-                    format!("expected {} data, got {}", var.ty.name(), b.ty().name()),
-                ));
+    /// The current first element of an integer global (0 otherwise), for
+    /// bounds that read globals. The caller holds `globals_lock`.
+    fn global_first_int(&self, g: ir::GlobalId) -> i64 {
+        let (Some(global), Some(storage)) = (
+            self.module.globals.get(g.index()),
+            self.globals.get(g.index()),
+        ) else {
+            return 0;
+        };
+        // SAFETY: the storage holds at least 16 bytes; the lock excludes writers.
+        unsafe {
+            match global.ty {
+                Type::I32 => (storage.ptr() as *const i32).read() as i64,
+                Type::I64 => (storage.ptr() as *const i64).read(),
+                _ => 0,
             }
         }
-        Ok(())
     }
 
     /// Turns the error slot filled by generated code into a RuntimeError.
@@ -489,6 +477,14 @@ fn compile_module(
     module: &ir::Module,
     options: &JitOptions,
 ) -> Result<CompiledModule, CompileError> {
+    crate::verify::verify_module(module).map_err(|errors| CompileError {
+        proc: None,
+        message: errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; "),
+    })?;
     let isa = make_isa()?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for f in libm::math_symbols()
@@ -837,6 +833,14 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.ins().select(is_m1, special, r)
     }
 
+    /// `x / y` for non-negative I64 values, 0 when `y` is 0.
+    fn div_or_zero(&mut self, x: Value, y: Value) -> Value {
+        let zero = self.iconst(0);
+        let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        let q = self.int_div_wrapping(x, y, types::I64, false);
+        self.b.ins().select(is_zero, zero, q)
+    }
+
     fn to_i64(&mut self, x: Value, ty: Type) -> Value {
         match ty {
             Type::I64 => x,
@@ -1035,55 +1039,56 @@ impl<'a, 'm> Lower<'a, 'm> {
             let mut extents = Vec::new();
             for (d, dim) in var.dims.iter().enumerate() {
                 let lo = self.bound(&dim.lower)?;
-                let ext =
-                    match &dim.upper {
-                        Some(u) => {
-                            let up = self.bound(u)?;
-                            let e = self.b.ins().isub(up, lo);
-                            let e = self.b.ins().iadd_imm_s(e, 1);
-                            let zero = self.iconst(0);
-                            let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, e, 0);
-                            self.b.ins().select(neg, zero, e)
-                        }
-                        None if d + 1 == var.dims.len() && slot.is_some() => self.iconst(-1), // fixed below
-                        None => return err(format!(
+                let ext = match &dim.upper {
+                    Some(u) => {
+                        let up = self.bound(u)?;
+                        let e = self.b.ins().isub(up, lo);
+                        let e = self.b.ins().iadd_imm_s(e, 1);
+                        let zero = self.iconst(0);
+                        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, e, 0);
+                        self.b.ins().select(neg, zero, e)
+                    }
+                    None if d + 1 == var.dims.len() && slot.is_some() => self.iconst(-1), // fixed below
+                    None => {
+                        return err(format!(
                             "`{}` has an assumed bound outside the last dimension of a parameter",
                             var.name
-                        )),
-                    };
+                        ))
+                    }
+                };
                 lowers.push(lo);
                 extents.push(ext);
             }
-            let char_len = match (&var.char_len, var.ty) {
-                (_, t) if t != Type::Char => None,
-                (Some(bnd), _) => {
+            // Product of the explicit extents (the assumed one excluded).
+            let assumed_last = var.dims.last().is_some_and(|d| d.upper.is_none());
+            let explicit = if assumed_last {
+                &extents[..extents.len() - 1]
+            } else {
+                &extents[..]
+            };
+            let mut known = one;
+            for &e in explicit {
+                known = self.b.ins().imul(known, e);
+            }
+            let elem_size = match (&var.char_len, var.ty, slot) {
+                (_, t, _) if t != Type::Char => self.iconst(var.ty.size() as i64),
+                (Some(bnd), _, _) => {
                     let c = self.bound(bnd)?;
                     let zero = self.iconst(0);
                     let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
-                    Some(self.b.ins().select(neg, zero, c))
+                    self.b.ins().select(neg, zero, c)
                 }
-                (None, _) => match slot {
-                    Some((_, len)) if !var.is_array() => Some(len),
-                    _ => Some(self.iconst(1)),
-                },
-            };
-            let elem_size = match char_len {
-                Some(c) => c,
-                None => self.iconst(var.ty.size() as i64),
+                // Assumed length: the bytes available per explicit element.
+                (None, _, Some((_, len))) => self.div_or_zero(len, known),
+                (None, _, None) => self.iconst(1),
             };
             // Units of `len` (elements, or bytes for characters) per element.
             let unit = if var.ty == Type::Char { elem_size } else { one };
-            if let (Some(last), Some((_, len))) = (var.dims.last(), slot) {
-                if last.upper.is_none() {
-                    let mut per = unit;
-                    for e in &extents[..extents.len() - 1] {
-                        per = self.b.ins().imul(per, *e);
-                    }
-                    let zero = self.iconst(0);
-                    let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, per, 0);
-                    let q = self.int_div_wrapping(len, per, types::I64, false);
-                    let q = self.b.ins().select(is_zero, zero, q);
-                    *extents.last_mut().expect("dims non-empty") = q;
+            if let (true, Some((_, len))) = (assumed_last, slot) {
+                let per = self.b.ins().imul(known, unit);
+                let q = self.div_or_zero(len, per);
+                if let Some(last) = extents.last_mut() {
+                    *last = q;
                 }
             }
             let mut strides = Vec::new();
