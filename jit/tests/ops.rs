@@ -45,11 +45,21 @@ fn float_binary_ops_f64_match_reference() {
         let c = compile(&m);
         for _ in 0..400 {
             let (a, b) = (rng.float(), rng.float());
-            let mut args = vec![Buffer::F64(vec![a]), Buffer::F64(vec![b]), Buffer::F64(vec![0.0])];
+            let mut args = vec![
+                Buffer::F64(vec![a]),
+                Buffer::F64(vec![b]),
+                Buffer::F64(vec![0.0]),
+            ];
             c.call(id, &mut args).unwrap();
-            let Buffer::F64(r) = &args[2] else { unreachable!() };
+            let Buffer::F64(r) = &args[2] else {
+                unreachable!()
+            };
             let want = ref_float(op, a, b);
-            assert!(same_f64(r[0], want), "{op:?}({a:e}, {b:e}) = {:e}, want {want:e}", r[0]);
+            assert!(
+                same_f64(r[0], want),
+                "{op:?}({a:e}, {b:e}) = {:e}, want {want:e}",
+                r[0]
+            );
         }
     }
 }
@@ -62,11 +72,21 @@ fn float_binary_ops_f32_match_reference() {
         let c = compile(&m);
         for _ in 0..300 {
             let (a, b) = (rng.float() as f32, rng.float() as f32);
-            let mut args = vec![Buffer::F32(vec![a]), Buffer::F32(vec![b]), Buffer::F32(vec![0.0])];
+            let mut args = vec![
+                Buffer::F32(vec![a]),
+                Buffer::F32(vec![b]),
+                Buffer::F32(vec![0.0]),
+            ];
             c.call(id, &mut args).unwrap();
-            let Buffer::F32(r) = &args[2] else { unreachable!() };
+            let Buffer::F32(r) = &args[2] else {
+                unreachable!()
+            };
             let want = ref_float32(op, a, b);
-            assert!(same_f32(r[0], want), "{op:?}({a:e}, {b:e}) = {:e}, want {want:e}", r[0]);
+            assert!(
+                same_f32(r[0], want),
+                "{op:?}({a:e}, {b:e}) = {:e}, want {want:e}",
+                r[0]
+            );
         }
     }
 }
@@ -84,11 +104,19 @@ fn int_binary_ops_match_reference() {
                     b = b.clamp(-5, 70);
                 }
                 let mut args = if ty == Type::I64 {
-                    vec![Buffer::I64(vec![a]), Buffer::I64(vec![b]), Buffer::I64(vec![0])]
+                    vec![
+                        Buffer::I64(vec![a]),
+                        Buffer::I64(vec![b]),
+                        Buffer::I64(vec![0]),
+                    ]
                 } else {
                     a = a as i32 as i64;
                     b = b as i32 as i64;
-                    vec![Buffer::I32(vec![a as i32]), Buffer::I32(vec![b as i32]), Buffer::I32(vec![0])]
+                    vec![
+                        Buffer::I32(vec![a as i32]),
+                        Buffer::I32(vec![b as i32]),
+                        Buffer::I32(vec![0]),
+                    ]
                 };
                 let got = c.call(id, &mut args);
                 let want = if ty == Type::I64 {
@@ -170,9 +198,15 @@ fn powi_runtime_and_constant_exponents_match_repeated_squaring() {
     for _ in 0..300 {
         let x = rng.float();
         let n = (rng.int() % 40) as i32;
-        let mut args = vec![Buffer::F64(vec![x]), Buffer::I32(vec![n]), Buffer::F64(vec![0.0])];
+        let mut args = vec![
+            Buffer::F64(vec![x]),
+            Buffer::I32(vec![n]),
+            Buffer::F64(vec![0.0]),
+        ];
         c.call(id, &mut args).unwrap();
-        let Buffer::F64(r) = &args[2] else { unreachable!() };
+        let Buffer::F64(r) = &args[2] else {
+            unreachable!()
+        };
         assert!(same_f64(r[0], ref_powi(x, n as i64)), "{x}**{n}");
     }
     // Constant exponents are unrolled: same multiplication sequence.
@@ -192,8 +226,15 @@ fn powi_runtime_and_constant_exponents_match_repeated_squaring() {
         for x in [1.1f64, -0.7, 3.3333, 1e-3, 0.0, -0.0, f64::INFINITY] {
             let mut args = vec![Buffer::F64(vec![x]), Buffer::F64(vec![0.0])];
             c.call(id, &mut args).unwrap();
-            let Buffer::F64(r) = &args[1] else { unreachable!() };
-            assert!(same_f64(r[0], ref_powi(x, n)), "{x}**{n}: {} vs {}", r[0], ref_powi(x, n));
+            let Buffer::F64(r) = &args[1] else {
+                unreachable!()
+            };
+            assert!(
+                same_f64(r[0], ref_powi(x, n)),
+                "{x}**{n}: {} vs {}",
+                r[0],
+                ref_powi(x, n)
+            );
         }
     }
 }
@@ -280,19 +321,40 @@ fn float_unary_ops_match_reference() {
         let c32 = compile(&m32);
         for i in 0..300 {
             let x = if i < 8 {
-                [0.5, -0.5, 2.5, -2.5, 0.49999999999999994, -0.0, 4503599627370497.0, 1e20][i]
+                [
+                    0.5,
+                    -0.5,
+                    2.5,
+                    -2.5,
+                    0.49999999999999994,
+                    -0.0,
+                    4503599627370497.0,
+                    1e20,
+                ][i]
             } else {
                 rng.float()
             };
             let mut args = vec![Buffer::F64(vec![x]), Buffer::F64(vec![0.0])];
             c.call(id, &mut args).unwrap();
-            let Buffer::F64(r) = &args[1] else { unreachable!() };
-            assert!(same_f64(r[0], ref_unary(op, x)), "{op:?}({x:e}) = {:e}", r[0]);
+            let Buffer::F64(r) = &args[1] else {
+                unreachable!()
+            };
+            assert!(
+                same_f64(r[0], ref_unary(op, x)),
+                "{op:?}({x:e}) = {:e}",
+                r[0]
+            );
             let x32 = x as f32;
             let mut args = vec![Buffer::F32(vec![x32]), Buffer::F32(vec![0.0])];
             c32.call(id32, &mut args).unwrap();
-            let Buffer::F32(r) = &args[1] else { unreachable!() };
-            assert!(same_f32(r[0], ref_unary32(op, x32)), "f32 {op:?}({x32:e}) = {:e}", r[0]);
+            let Buffer::F32(r) = &args[1] else {
+                unreachable!()
+            };
+            assert!(
+                same_f32(r[0], ref_unary32(op, x32)),
+                "f32 {op:?}({x32:e}) = {:e}",
+                r[0]
+            );
         }
     }
 }
@@ -327,7 +389,11 @@ fn int_unary_and_logical_ops() {
         let c = compile(&m);
         for a in [0u8, 1] {
             for b in [0u8, 1] {
-                let mut args = vec![Buffer::Bool(vec![a]), Buffer::Bool(vec![b]), Buffer::Bool(vec![9])];
+                let mut args = vec![
+                    Buffer::Bool(vec![a]),
+                    Buffer::Bool(vec![b]),
+                    Buffer::Bool(vec![9]),
+                ];
                 c.call(id, &mut args).unwrap();
                 assert_eq!(args[2], Buffer::Bool(vec![f(a, b)]), "{op:?}({a}, {b})");
             }
@@ -354,7 +420,14 @@ fn cmp_module(op: CmpOp, ty: Type) -> (Module, adjit_jit::ir::ProcId) {
 
 #[test]
 fn comparisons_are_ordered_and_ne_is_true_for_nan() {
-    let ops = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
+    let ops = [
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+    ];
     let vals = [f64::NAN, -1.0, -0.0, 0.0, 2.0, f64::INFINITY];
     for op in ops {
         let reference = |a: f64, b: f64| match op {
@@ -369,16 +442,28 @@ fn comparisons_are_ordered_and_ne_is_true_for_nan() {
         let c = compile(&m);
         for a in vals {
             for b in vals {
-                let mut args = vec![Buffer::F64(vec![a]), Buffer::F64(vec![b]), Buffer::Bool(vec![9])];
+                let mut args = vec![
+                    Buffer::F64(vec![a]),
+                    Buffer::F64(vec![b]),
+                    Buffer::Bool(vec![9]),
+                ];
                 c.call(id, &mut args).unwrap();
-                assert_eq!(args[2], Buffer::Bool(vec![reference(a, b) as u8]), "{a} {op:?} {b}");
+                assert_eq!(
+                    args[2],
+                    Buffer::Bool(vec![reference(a, b) as u8]),
+                    "{a} {op:?} {b}"
+                );
             }
         }
         let (m, id) = cmp_module(op, Type::I32);
         let c = compile(&m);
         for a in [-3i32, 0, 5, i32::MIN] {
             for b in [-3i32, 0, 5, i32::MAX] {
-                let mut args = vec![Buffer::I32(vec![a]), Buffer::I32(vec![b]), Buffer::Bool(vec![9])];
+                let mut args = vec![
+                    Buffer::I32(vec![a]),
+                    Buffer::I32(vec![b]),
+                    Buffer::Bool(vec![9]),
+                ];
                 c.call(id, &mut args).unwrap();
                 let want = reference(a as f64, b as f64);
                 assert_eq!(args[2], Buffer::Bool(vec![want as u8]), "{a} {op:?} {b}");
@@ -405,7 +490,12 @@ fn convert_module(from: Type, to: Type, rounding: Rounding) -> (Module, adjit_ji
 #[test]
 fn float_to_int_conversions_round_and_saturate() {
     let mut rng = Rng(31337);
-    for rounding in [Rounding::Trunc, Rounding::Nearest, Rounding::Floor, Rounding::Ceil] {
+    for rounding in [
+        Rounding::Trunc,
+        Rounding::Nearest,
+        Rounding::Floor,
+        Rounding::Ceil,
+    ] {
         let round = |x: f64| match rounding {
             Rounding::Trunc => x,
             Rounding::Nearest => x.round(),
@@ -417,13 +507,25 @@ fn float_to_int_conversions_round_and_saturate() {
         let (m, id64) = convert_module(Type::F64, Type::I64, rounding);
         let c64 = compile(&m);
         for i in 0..300 {
-            let x = if i < 6 { [2.5, -2.5, 0.5, f64::NAN, 1e30, -1e30][i] } else { rng.float() };
+            let x = if i < 6 {
+                [2.5, -2.5, 0.5, f64::NAN, 1e30, -1e30][i]
+            } else {
+                rng.float()
+            };
             let mut args = vec![Buffer::F64(vec![x]), Buffer::I32(vec![0])];
             c32.call(id, &mut args).unwrap();
-            assert_eq!(args[1], Buffer::I32(vec![round(x) as i32]), "{rounding:?} {x}");
+            assert_eq!(
+                args[1],
+                Buffer::I32(vec![round(x) as i32]),
+                "{rounding:?} {x}"
+            );
             let mut args = vec![Buffer::F64(vec![x]), Buffer::I64(vec![0])];
             c64.call(id64, &mut args).unwrap();
-            assert_eq!(args[1], Buffer::I64(vec![round(x) as i64]), "{rounding:?} {x}");
+            assert_eq!(
+                args[1],
+                Buffer::I64(vec![round(x) as i64]),
+                "{rounding:?} {x}"
+            );
         }
     }
 }
@@ -431,13 +533,48 @@ fn float_to_int_conversions_round_and_saturate() {
 #[test]
 fn other_conversions() {
     let cases: Vec<(Type, Type, Buffer, Buffer)> = vec![
-        (Type::I64, Type::I32, Buffer::I64(vec![(1 << 40) + 5]), Buffer::I32(vec![5])),
-        (Type::I32, Type::I64, Buffer::I32(vec![-7]), Buffer::I64(vec![-7])),
-        (Type::I64, Type::F64, Buffer::I64(vec![(1 << 53) + 1]), Buffer::F64(vec![((1i64 << 53) + 1) as f64])),
-        (Type::I32, Type::F32, Buffer::I32(vec![16777217]), Buffer::F32(vec![16777217i32 as f32])),
-        (Type::F64, Type::F32, Buffer::F64(vec![0.1]), Buffer::F32(vec![0.1f32])),
-        (Type::F32, Type::F64, Buffer::F32(vec![0.1]), Buffer::F64(vec![0.1f32 as f64])),
-        (Type::Bool, Type::I32, Buffer::Bool(vec![1]), Buffer::I32(vec![1])),
+        (
+            Type::I64,
+            Type::I32,
+            Buffer::I64(vec![(1 << 40) + 5]),
+            Buffer::I32(vec![5]),
+        ),
+        (
+            Type::I32,
+            Type::I64,
+            Buffer::I32(vec![-7]),
+            Buffer::I64(vec![-7]),
+        ),
+        (
+            Type::I64,
+            Type::F64,
+            Buffer::I64(vec![(1 << 53) + 1]),
+            Buffer::F64(vec![((1i64 << 53) + 1) as f64]),
+        ),
+        (
+            Type::I32,
+            Type::F32,
+            Buffer::I32(vec![16777217]),
+            Buffer::F32(vec![16777217i32 as f32]),
+        ),
+        (
+            Type::F64,
+            Type::F32,
+            Buffer::F64(vec![0.1]),
+            Buffer::F32(vec![0.1f32]),
+        ),
+        (
+            Type::F32,
+            Type::F64,
+            Buffer::F32(vec![0.1]),
+            Buffer::F64(vec![0.1f32 as f64]),
+        ),
+        (
+            Type::Bool,
+            Type::I32,
+            Buffer::Bool(vec![1]),
+            Buffer::I32(vec![1]),
+        ),
     ];
     for (from, to, input, want) in cases {
         let (m, id) = convert_module(from, to, Rounding::Trunc);
@@ -464,7 +601,11 @@ fn select_picks_by_condition() {
     let id = m.add_proc(proc);
     let c = compile(&m);
     for (cond, want) in [(1u8, 1.0), (0, 2.0)] {
-        let mut args = vec![Buffer::Bool(vec![cond]), Buffer::F64(vec![1.0]), Buffer::F64(vec![2.0])];
+        let mut args = vec![
+            Buffer::Bool(vec![cond]),
+            Buffer::F64(vec![1.0]),
+            Buffer::F64(vec![2.0]),
+        ];
         c.call(id, &mut args).unwrap();
         assert_eq!(args[1], Buffer::F64(vec![want]));
     }
