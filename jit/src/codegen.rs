@@ -429,6 +429,13 @@ fn cl_type(ty: Type) -> Result<types::Type, CompileError> {
     })
 }
 
+/// The host ISA, built once per process (it is immutable and shared).
+fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+    static ISA: std::sync::OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError>> =
+        std::sync::OnceLock::new();
+    ISA.get_or_init(make_isa).clone()
+}
+
 fn make_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
@@ -485,7 +492,7 @@ fn compile_module(
             .collect::<Vec<_>>()
             .join("; "),
     })?;
-    let isa = make_isa()?;
+    let isa = host_isa()?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for f in libm::math_symbols()
         .into_iter()
