@@ -1,9 +1,9 @@
 ! 64-bit integers: INTEGER(8), INTEGER*8 and integer(kind=8) arithmetic
 ! beyond the 32-bit range (binomial coefficients, a linear congruential
 ! generator modulo 2**31 - 1), conversion to and from REAL(8).
-! adjit-test: --entry int8 --set n=40 --set seed=12345
-! adjit-test: --entry int8 --set n=10 --set seed=1
-subroutine int8(n, seed, binom, lcg, ratio, small)
+! adjit-test: --entry bigint --set n=40 --set seed=12345
+! adjit-test: --entry bigint --set n=10 --set seed=1
+subroutine bigint(n, seed, binom, lcg, ratio, small)
   implicit none
   integer, intent(in) :: n
   integer(8), intent(in) :: seed
@@ -23,4 +23,4 @@ subroutine int8(n, seed, binom, lcg, ratio, small)
   end do
   ratio = dble(binom)/dble(lcg(4))
   small = int(mod(binom, 1000_8))
-end subroutine int8
+end subroutine bigint
