@@ -1,4 +1,4 @@
-! adjit-error: 4:33: ALLOCATABLE
+! adjit-error: 4:21: ALLOCATABLE
 subroutine a(n, s)
   integer n
   double precision, allocatable :: w(:)

@@ -1,4 +1,4 @@
-! adjit-error: 4:31: assumed-shape
+! adjit-error: 4:35: assumed-shape
 subroutine m(a, s)
   double precision s
   double precision, intent(in) :: a(:, :)

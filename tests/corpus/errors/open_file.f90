@@ -1,4 +1,4 @@
-! adjit-error: 3:3: OPEN
+! adjit-error: 4:3: OPEN
 subroutine o(x)
   double precision x
   open(unit=10, file='data.txt')

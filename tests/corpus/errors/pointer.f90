@@ -1,4 +1,4 @@
-! adjit-error: 3:33: POINTER
+! adjit-error: 4:21: POINTER
 subroutine p(x)
   double precision, target :: x
   double precision, pointer :: q
