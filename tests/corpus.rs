@@ -39,7 +39,11 @@ struct Program {
 impl Program {
     /// File name for messages.
     fn name(&self) -> String {
-        self.path.file_name().unwrap().to_string_lossy().into_owned()
+        self.path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
     }
     /// The golden file next to the source.
     fn golden_path(&self, dir: &Path) -> PathBuf {
@@ -85,8 +89,8 @@ fn programs_in(dir: &Path) -> Vec<Program> {
 /// Reads a golden file: `(case arguments, expected run JSON)` per case.
 fn read_golden(path: &Path) -> Result<Vec<(String, Value)>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let json: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
+    let json: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
     let entries = json
         .as_array()
         .ok_or_else(|| format!("{}: not a JSON array", path.display()))?;
@@ -129,7 +133,10 @@ fn scalar_mismatch(expected: &Value, got: &Value) -> Option<String> {
         (Value::Number(e), Value::Number(g)) => match (e.as_i64(), g.as_i64()) {
             (Some(e), Some(g)) => e == g,
             _ => {
-                let (e, g) = (e.as_f64().unwrap_or(f64::NAN), g.as_f64().unwrap_or(f64::NAN));
+                let (e, g) = (
+                    e.as_f64().unwrap_or(f64::NAN),
+                    g.as_f64().unwrap_or(f64::NAN),
+                );
                 let scale = e.abs().max(g.abs());
                 e == g || (e - g).abs() <= tolerance_for(e) * scale
             }
@@ -304,7 +311,11 @@ fn fresh_gfortran_results_match_golden() {
         let problems = match (committed, fresh) {
             (Err(e), _) | (_, Err(e)) => vec![e],
             (Ok(committed), Ok(fresh)) if committed.len() != fresh.len() => {
-                vec![format!("{} cases committed, {} fresh", committed.len(), fresh.len())]
+                vec![format!(
+                    "{} cases committed, {} fresh",
+                    committed.len(),
+                    fresh.len()
+                )]
             }
             (Ok(committed), Ok(fresh)) => committed
                 .iter()
@@ -329,7 +340,11 @@ fn fresh_gfortran_results_match_golden() {
             ));
         }
     }
-    assert!(compared > 0, "no fresh golden file in {}", fresh_dir.display());
+    assert!(
+        compared > 0,
+        "no fresh golden file in {}",
+        fresh_dir.display()
+    );
     assert!(stale.is_empty(), "{}", stale.join("\n"));
 }
 
@@ -337,11 +352,18 @@ fn fresh_gfortran_results_match_golden() {
 fn rejected_programs_report_located_errors() {
     let dir = corpus_dir().join("errors");
     let programs = programs_in(&dir);
-    assert!(!programs.is_empty(), "no negative programs in {}", dir.display());
+    assert!(
+        !programs.is_empty(),
+        "no negative programs in {}",
+        dir.display()
+    );
     let mut failures = Vec::new();
     for program in &programs {
         let text = std::fs::read_to_string(&program.path).unwrap();
-        let Some(expect) = text.lines().find_map(|l| header_directive(l, "adjit-error:")) else {
+        let Some(expect) = text
+            .lines()
+            .find_map(|l| header_directive(l, "adjit-error:"))
+        else {
             failures.push(format!("{}: no `adjit-error:` header", program.name()));
             continue;
         };
@@ -364,10 +386,16 @@ fn rejected_programs_report_located_errors() {
         }
         let location = format!("{name}:{line}:{col}");
         if !stderr.contains(&location) {
-            failures.push(format!("{name}: stderr lacks `{location}`: {}", stderr.trim()));
+            failures.push(format!(
+                "{name}: stderr lacks `{location}`: {}",
+                stderr.trim()
+            ));
         }
         if !stderr.to_ascii_lowercase().contains(&message) {
-            failures.push(format!("{name}: stderr lacks `{message}`: {}", stderr.trim()));
+            failures.push(format!(
+                "{name}: stderr lacks `{message}`: {}",
+                stderr.trim()
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -391,9 +419,21 @@ fn comparison_tolerates_rounding_and_reports_elements() {
     let m = run_mismatches(&expected, &far);
     assert_eq!(m.len(), 5, "{m:?}");
     assert!(m[0].starts_with("l: "), "{m:?}");
-    assert!(m.iter().any(|s| s.starts_with("x element 2: expected 0.1")), "{m:?}");
-    assert!(m.iter().any(|s| s.starts_with("x element 3: expected 3")), "{m:?}");
-    assert!(m.iter().any(|s| s == "result: missing from the output"), "{m:?}");
+    assert!(
+        m.iter().any(|s| s.starts_with("x element 2: expected 0.1")),
+        "{m:?}"
+    );
+    assert!(
+        m.iter().any(|s| s.starts_with("x element 3: expected 3")),
+        "{m:?}"
+    );
+    assert!(
+        m.iter().any(|s| s == "result: missing from the output"),
+        "{m:?}"
+    );
     assert_eq!(tolerance_for(1.7200000286102295), F32_TOLERANCE);
-    assert_eq!(header_directive("c adjit-test: --set n=1", "adjit-test:"), Some("--set n=1"));
+    assert_eq!(
+        header_directive("c adjit-test: --set n=1", "adjit-test:"),
+        Some("--set n=1")
+    );
 }
