@@ -6,8 +6,10 @@
 //! Compiling the original source together with the driver by gfortran gives
 //! the reference result adjit's interpreter and JIT are compared against
 //! (`scripts/golden.sh`, `tests/corpus.rs`). This module owns the driver
-//! text only: argument shapes come from the IR parameter declarations, values
-//! from the [`Buffer`]s the CLI builds from `--set` / `--input`.
+//! text only: argument shapes come from the IR parameter declarations,
+//! evaluated by the argument contract the interpreter and the JIT share
+//! ([`resolve_arguments`]); values come from the [`Buffer`]s the CLI builds
+//! from `--set` / `--input`.
 //!
 //! The driver:
 //! * `use`s the module of a module procedure (IR procedure names of the form
@@ -26,57 +28,30 @@
 
 use std::fmt::{self, Write as _};
 
-use adjit_jit::ir::{Bound, Module, Proc, ProcId, Storage, Type, VarId};
-use adjit_jit::Buffer;
+use adjit_jit::ir::{Module, ProcId, Type};
+use adjit_jit::shape::{resolve_arguments, ArgShape, DimShape};
+use adjit_jit::{Buffer, RuntimeError};
 
 /// Why a driver could not be generated.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OracleError {
-    /// The number of argument buffers differs from the number of parameters.
-    ArgumentCount {
-        /// The procedure called.
-        proc: String,
-        /// Number of parameters (including a FUNCTION's result slot).
-        expected: usize,
-        /// Number of buffers given.
-        got: usize,
-    },
-    /// An argument buffer has another element type than its parameter.
-    ArgumentType {
-        /// Parameter name.
-        name: String,
-        /// The parameter's type.
-        expected: Type,
-        /// The buffer's type.
-        got: Type,
-    },
-    /// An argument buffer's length differs from the declared shape.
+    /// The buffers do not fit the procedure's parameters (count, types,
+    /// sizes), as [`resolve_arguments`] checks them for the interpreter and
+    /// the JIT.
+    Arguments(RuntimeError),
+    /// An argument buffer is larger than the declared shape: the driver
+    /// declares the declared shape, so the extra storage could not be
+    /// represented.
     ArgumentSize {
         /// Parameter name.
         name: String,
-        /// Elements (bytes for characters) the declaration requires.
+        /// Storage units (elements, bytes for characters) the declaration
+        /// takes.
         expected: usize,
-        /// Elements (bytes) in the buffer.
+        /// Storage units in the buffer.
         got: usize,
     },
-    /// A bound or length reads something other than a scalar integer
-    /// parameter, so it cannot be evaluated from the arguments.
-    UnresolvableBound {
-        /// Parameter whose shape is being evaluated.
-        name: String,
-        /// The variable the bound reads.
-        reads: String,
-    },
-    /// An assumed extent or length does not divide the buffer evenly, or is
-    /// not in the last dimension.
-    AssumedShape {
-        /// Parameter name.
-        name: String,
-        /// What is wrong.
-        detail: String,
-    },
-    /// A parameter is not passed by reference as a `Storage::Param`, or a
-    /// FUNCTION returns CHARACTER: constructs the driver cannot express.
+    /// A construct the driver cannot express (a CHARACTER function result).
     Unsupported {
         /// What is not supported.
         what: String,
@@ -86,61 +61,21 @@ pub enum OracleError {
 impl fmt::Display for OracleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OracleError::ArgumentCount {
-                proc,
-                expected,
-                got,
-            } => write!(f, "`{proc}` takes {expected} arguments, {got} given"),
-            OracleError::ArgumentType {
-                name,
-                expected,
-                got,
-            } => write!(
-                f,
-                "argument `{name}` is {} but a {} buffer was given",
-                expected.name(),
-                got.name()
-            ),
+            OracleError::Arguments(e) => write!(f, "arguments: {e}"),
             OracleError::ArgumentSize {
                 name,
                 expected,
                 got,
             } => write!(
                 f,
-                "argument `{name}` needs {expected} elements, the buffer has {got}"
+                "argument `{name}` takes {expected} storage units, the buffer has {got}"
             ),
-            OracleError::UnresolvableBound { name, reads } => write!(
-                f,
-                "the shape of `{name}` reads `{reads}`, which is not a scalar integer argument"
-            ),
-            OracleError::AssumedShape { name, detail } => {
-                write!(f, "assumed shape of `{name}`: {detail}")
-            }
             OracleError::Unsupported { what } => write!(f, "oracle driver: unsupported {what}"),
         }
     }
 }
 
 impl std::error::Error for OracleError {}
-
-/// The concrete shape of one argument, evaluated from the argument values.
-#[derive(Clone, Debug, PartialEq)]
-struct ArgShape {
-    /// Inclusive `(lower, upper)` bounds per dimension; empty for a scalar.
-    dims: Vec<(i64, i64)>,
-    /// Characters per element (CHARACTER only; 1 otherwise).
-    char_len: usize,
-}
-
-impl ArgShape {
-    /// Number of array elements (1 for a scalar).
-    fn elements(&self) -> usize {
-        self.dims
-            .iter()
-            .map(|&(l, u)| (u - l + 1).max(0) as usize)
-            .product()
-    }
-}
 
 /// Writes the Fortran driver program that calls `proc` of `module` with the
 /// values in `args` (one buffer per IR parameter, in order; a FUNCTION's
@@ -151,15 +86,17 @@ pub fn driver_source(
     proc: ProcId,
     args: &[Buffer],
 ) -> Result<String, OracleError> {
+    let shapes = resolve_arguments(module, proc, args).map_err(OracleError::Arguments)?;
     let callee = module.proc(proc);
-    if callee.params.len() != args.len() {
-        return Err(OracleError::ArgumentCount {
-            proc: callee.name.clone(),
-            expected: callee.params.len(),
-            got: args.len(),
-        });
+    for ((&param, shape), buffer) in callee.params.iter().zip(&shapes).zip(args) {
+        if shape.units() != buffer.len() {
+            return Err(OracleError::ArgumentSize {
+                name: callee.var(param).name.clone(),
+                expected: shape.units(),
+                got: buffer.len(),
+            });
+        }
     }
-    let shapes = resolve_shapes(callee, args)?;
     let (module_name, proc_name) = split_module_name(&callee.name);
     let mut out = String::new();
     let w = &mut out;
@@ -266,132 +203,6 @@ fn split_module_name(name: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// Evaluates every parameter's bounds and character length from the
-/// argument values, and checks buffer types and sizes against them.
-fn resolve_shapes(proc: &Proc, args: &[Buffer]) -> Result<Vec<ArgShape>, OracleError> {
-    let mut shapes = Vec::with_capacity(args.len());
-    for (&param, buffer) in proc.params.iter().zip(args) {
-        let var = proc.var(param);
-        if !matches!(var.storage, Storage::Param(_)) {
-            return Err(OracleError::Unsupported {
-                what: format!("parameter `{}` that is not stored as a parameter", var.name),
-            });
-        }
-        if buffer.ty() != var.ty {
-            return Err(OracleError::ArgumentType {
-                name: var.name.clone(),
-                expected: var.ty,
-                got: buffer.ty(),
-            });
-        }
-        let eval = |b: &Bound| eval_bound(proc, args, &var.name, b);
-        let declared_len = match &var.char_len {
-            Some(b) if var.ty == Type::Char => Some(eval(b)?.max(0) as usize),
-            _ => None,
-        };
-        let mut dims = Vec::with_capacity(var.dims.len());
-        let mut assumed = None;
-        for (k, dim) in var.dims.iter().enumerate() {
-            let lower = eval(&dim.lower)?;
-            match &dim.upper {
-                Some(u) => dims.push((lower, eval(u)?)),
-                None if k + 1 == var.dims.len() => {
-                    assumed = Some(k);
-                    dims.push((lower, lower - 1));
-                }
-                None => {
-                    return Err(OracleError::AssumedShape {
-                        name: var.name.clone(),
-                        detail: format!("dimension {} is assumed but not the last", k + 1),
-                    })
-                }
-            }
-        }
-        let mut shape = ArgShape {
-            dims,
-            char_len: declared_len.unwrap_or(1),
-        };
-        let assumed_error = |detail: String| OracleError::AssumedShape {
-            name: var.name.clone(),
-            detail,
-        };
-        if let Some(k) = assumed {
-            let fixed: usize = shape.dims[..k]
-                .iter()
-                .map(|&(l, u)| (u - l + 1).max(0) as usize)
-                .product::<usize>()
-                * declared_len.unwrap_or(1);
-            if fixed == 0 || buffer.len() % fixed != 0 {
-                return Err(assumed_error(format!(
-                    "a buffer of {} cannot be split into slices of {fixed}",
-                    buffer.len()
-                )));
-            }
-            let lower = shape.dims[k].0;
-            shape.dims[k].1 = lower + (buffer.len() / fixed) as i64 - 1;
-        }
-        if var.ty == Type::Char && declared_len.is_none() {
-            let elements = shape.elements();
-            if elements == 0 || buffer.len() % elements != 0 {
-                return Err(assumed_error(format!(
-                    "assumed length: {} bytes for {elements} elements",
-                    buffer.len()
-                )));
-            }
-            shape.char_len = buffer.len() / elements;
-        }
-        let expected = shape.elements()
-            * if var.ty == Type::Char {
-                shape.char_len
-            } else {
-                1
-            };
-        if expected != buffer.len() {
-            return Err(OracleError::ArgumentSize {
-                name: var.name.clone(),
-                expected,
-                got: buffer.len(),
-            });
-        }
-        shapes.push(shape);
-    }
-    Ok(shapes)
-}
-
-/// Evaluates a bound of parameter `name`: variables it reads must be scalar
-/// integer parameters, whose values are taken from their buffers.
-fn eval_bound(proc: &Proc, args: &[Buffer], name: &str, bound: &Bound) -> Result<i64, OracleError> {
-    let mut failure = None;
-    let value = bound.eval(&mut |v: VarId| match scalar_int_argument(proc, args, v) {
-        Some(x) => x,
-        None => {
-            failure.get_or_insert_with(|| proc.var(v).name.clone());
-            0
-        }
-    });
-    match failure {
-        Some(reads) => Err(OracleError::UnresolvableBound {
-            name: name.to_string(),
-            reads,
-        }),
-        None => Ok(value),
-    }
-}
-
-/// The value of a scalar integer parameter, if `v` is one.
-fn scalar_int_argument(proc: &Proc, args: &[Buffer], v: VarId) -> Option<i64> {
-    let var = proc.vars.get(v.index())?;
-    let index = proc.params.iter().position(|&p| p == v)?;
-    if var.is_array() {
-        return None;
-    }
-    match args.get(index)? {
-        Buffer::I32(x) => x.first().map(|&x| x as i64),
-        Buffer::I64(x) => x.first().copied(),
-        _ => None,
-    }
-}
-
 /// The Fortran type spelling of an IR element type.
 fn fortran_type(ty: Type, char_len: usize) -> String {
     match ty {
@@ -405,11 +216,14 @@ fn fortran_type(ty: Type, char_len: usize) -> String {
 }
 
 /// `(l1:u1, l2:u2, ...)`, or nothing for a scalar.
-fn dims_decl(dims: &[(i64, i64)]) -> String {
+fn dims_decl(dims: &[DimShape]) -> String {
     if dims.is_empty() {
         return String::new();
     }
-    let parts: Vec<String> = dims.iter().map(|(l, u)| format!("{l}:{u}")).collect();
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|d| format!("{}:{}", d.lower, d.upper()))
+        .collect();
     format!("({})", parts.join(", "))
 }
 
@@ -432,7 +246,7 @@ fn put_text(out: &mut String, text: &str) {
 
 /// Appends the statements that set every element of `local` from `buffer`.
 fn write_initialisation(out: &mut String, local: &str, shape: &ArgShape, buffer: &Buffer) {
-    let elements = shape.elements();
+    let elements = shape.elements;
     for k in 0..elements {
         let target = format!("{local}{}", subscript(&shape.dims, k));
         let value = match buffer {
@@ -449,14 +263,14 @@ fn write_initialisation(out: &mut String, local: &str, shape: &ArgShape, buffer:
 
 /// The Fortran subscript `(i, j, ...)` of the `k`-th element (0-based,
 /// column-major) of an array with the given bounds; nothing for a scalar.
-fn subscript(dims: &[(i64, i64)], mut k: usize) -> String {
+fn subscript(dims: &[DimShape], mut k: usize) -> String {
     if dims.is_empty() {
         return String::new();
     }
     let mut parts = Vec::with_capacity(dims.len());
-    for &(l, u) in dims {
-        let extent = (u - l + 1).max(1) as usize;
-        parts.push((l + (k % extent) as i64).to_string());
+    for d in dims {
+        let extent = d.extent.max(1) as usize;
+        parts.push((d.lower + (k % extent) as i64).to_string());
         k /= extent;
     }
     format!("({})", parts.join(", "))
@@ -482,7 +296,7 @@ fn write_print(out: &mut String, local: &str, ty: Type, shape: &ArgShape) {
     let (data, count, array) = if shape.dims.is_empty() {
         (format!("[{local}]"), 1, 0)
     } else {
-        (local.to_string(), shape.elements(), 1)
+        (local.to_string(), shape.elements, 1)
     };
     let _ = writeln!(
         out,
@@ -712,7 +526,7 @@ end subroutine adjit_oracle_put_char
 #[cfg(test)]
 mod tests {
     use super::*;
-    use adjit_jit::ir::{Dim, Var};
+    use adjit_jit::ir::{Bound, Dim, Proc, Storage, Var, VarId};
 
     fn param(proc: &mut Proc, name: &str, ty: Type, dims: Vec<Dim>) -> VarId {
         let index = proc.params.len() as u32;
@@ -780,12 +594,21 @@ mod tests {
         ];
         assert!(matches!(
             driver_source(&module, id, &short),
-            Err(OracleError::ArgumentSize {
-                expected: 3,
-                got: 1,
-                ..
-            })
+            Err(OracleError::Arguments(_))
         ));
+        let long = [
+            Buffer::I32(vec![1]),
+            Buffer::F64(vec![1.0; 2]),
+            Buffer::F64(vec![0.0]),
+        ];
+        assert_eq!(
+            driver_source(&module, id, &long),
+            Err(OracleError::ArgumentSize {
+                name: "a".into(),
+                expected: 1,
+                got: 2
+            })
+        );
         let typed = [
             Buffer::I32(vec![1]),
             Buffer::F32(vec![1.0]),
@@ -793,15 +616,11 @@ mod tests {
         ];
         assert!(matches!(
             driver_source(&module, id, &typed),
-            Err(OracleError::ArgumentType { .. })
+            Err(OracleError::Arguments(_))
         ));
         assert!(matches!(
             driver_source(&module, id, &typed[..2]),
-            Err(OracleError::ArgumentCount {
-                expected: 3,
-                got: 2,
-                ..
-            })
+            Err(OracleError::Arguments(_))
         ));
     }
 
@@ -849,34 +668,8 @@ mod tests {
         ];
         assert!(matches!(
             driver_source(&module, id, &odd),
-            Err(OracleError::AssumedShape { .. })
+            Err(OracleError::ArgumentSize { .. })
         ));
-    }
-
-    #[test]
-    fn bounds_reading_locals_are_rejected() {
-        let mut proc = Proc::new("f");
-        let local = proc.add_var(Var::scalar("k", Type::I32));
-        param(
-            &mut proc,
-            "a",
-            Type::F64,
-            vec![Dim {
-                lower: Bound::Const(1),
-                upper: Some(Bound::Var(local)),
-            }],
-        );
-        let mut module = Module::default();
-        let id = module.add_proc(proc);
-        let err = driver_source(&module, id, &[Buffer::F64(vec![1.0])]).unwrap_err();
-        assert_eq!(
-            err,
-            OracleError::UnresolvableBound {
-                name: "a".into(),
-                reads: "k".into()
-            }
-        );
-        assert!(err.to_string().contains("`k`"));
     }
 
     /// Compiles the Griewank source with a generated driver by gfortran
@@ -940,6 +733,16 @@ mod tests {
             "(-2147483647_4 - 1_4)"
         );
         assert_eq!(fortran_string(b"a\tb"), "'a' // achar(9) // 'b'");
-        assert_eq!(subscript(&[(0, 2), (1, 4)], 4), "(1, 2)");
+        let dims = [
+            DimShape {
+                lower: 0,
+                extent: 3,
+            },
+            DimShape {
+                lower: 1,
+                extent: 4,
+            },
+        ];
+        assert_eq!(subscript(&dims, 4), "(1, 2)");
     }
 }
