@@ -12,8 +12,8 @@
 //! from `--set` / `--input`.
 //!
 //! The driver:
-//! * `use`s the module of a module procedure (IR procedure names of the form
-//!   `module::proc`), or declares an external FUNCTION's result type;
+//! * `use`s the module of a module procedure ([`Proc::module`]), or declares
+//!   an external FUNCTION's result type;
 //! * declares one variable per argument (`arg1`, `arg2`, ...; never clashing
 //!   with user names) with the parameter's type and evaluated bounds;
 //! * initialises every element with a literal that reads back exactly
@@ -28,6 +28,8 @@
 
 use std::fmt::{self, Write as _};
 
+#[cfg(doc)]
+use adjit_jit::ir::Proc;
 use adjit_jit::ir::{Module, ProcId, Type};
 use adjit_jit::shape::{resolve_arguments, ArgShape, DimShape};
 use adjit_jit::{Buffer, RuntimeError};
@@ -51,7 +53,8 @@ pub enum OracleError {
         /// Storage units in the buffer.
         got: usize,
     },
-    /// A construct the driver cannot express (a CHARACTER function result).
+    /// A construct the driver cannot express (a CHARACTER function result,
+    /// an internal procedure as the entry).
     Unsupported {
         /// What is not supported.
         what: String,
@@ -97,7 +100,12 @@ pub fn driver_source(
             });
         }
     }
-    let (module_name, proc_name) = split_module_name(&callee.name);
+    if callee.name.contains('.') {
+        return Err(OracleError::Unsupported {
+            what: format!("entry `{}`: an internal procedure", callee.name),
+        });
+    }
+    let (module_name, proc_name) = (callee.module.as_deref(), callee.name.as_str());
     let mut out = String::new();
     let w = &mut out;
     line(w, "program adjit_oracle_driver");
@@ -192,15 +200,6 @@ pub fn driver_source(
     line(w, "end program adjit_oracle_driver");
     out.push_str(PRINT_HELPERS);
     Ok(out)
-}
-
-/// Splits an IR procedure name `module::proc` into its module and procedure
-/// names; a plain name has no module.
-fn split_module_name(name: &str) -> (Option<&str>, &str) {
-    match name.rsplit_once("::") {
-        Some((m, p)) if !m.is_empty() => (Some(m), p),
-        _ => (None, name),
-    }
 }
 
 /// The Fortran type spelling of an IR element type.
@@ -626,7 +625,8 @@ mod tests {
 
     #[test]
     fn module_function_with_assumed_size_and_characters() {
-        let mut proc = Proc::new("stats::norm");
+        let mut proc = Proc::new("norm");
+        proc.module = Some("stats".into());
         param(
             &mut proc,
             "x",
