@@ -9,16 +9,20 @@ subroutine arrexpr(n, x, alpha, y, z, m, rev)
   double precision, intent(in) :: x(n), alpha
   double precision, intent(out) :: y(n), z(n), m(3, n), rev(n)
   integer :: j
+  double precision :: t(n)
   y = 0
   y = alpha*x + 1
-  z = x*y - sqrt(abs(x))
-  z(2:n) = z(2:n) + x(1:n-1)
-  z(1:n:2) = -z(1:n:2)
+  t = x*y - sqrt(abs(x))
+  z(1) = t(1)
+  z(2:n) = t(2:n) + x(1:n-1)
+  t = z
+  z(1:n:2) = -t(1:n:2)
   rev = x(n:1:-1)
   do j = 1, n
     m(:, j) = x(j)
   end do
-  m(2, :) = m(2, :)*y
-  m(3, :) = exp(-x**2) + m(1, :)
-  y(1:3) = y(1:3) + rev(n-2:n)
+  m(2, :) = x*y
+  m(3, :) = exp(-x**2) + x
+  t(1:3) = y(1:3) + rev(n-2:n)
+  y(1:3) = t(1:3)
 end subroutine arrexpr

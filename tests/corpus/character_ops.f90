@@ -28,7 +28,7 @@ subroutine driver_step(task, x, f, g, code, word)
     g = 2*(x - 1)
     task = 'NEW_X'
     code = 2
-    word = task(1:3) // 'ignored'
+    word = task
   else if (task(1:5) == names(3)(1:5)) then
     x = x - 0.5d0
     task = 'FG'

@@ -9,6 +9,7 @@ double precision function softplus_sum(n, x)
   double precision, intent(in) :: x(n)
   double precision :: softplus
   integer :: count_pos, i
+  external softplus, count_pos
   softplus_sum = 0
   do i = 1, n
     softplus_sum = softplus_sum + softplus(x(i))

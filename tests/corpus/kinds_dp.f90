@@ -27,10 +27,10 @@ subroutine kinds(x, n, a, b, c, d, s)
   t = 0.0
   do i = 1, n
     a = a + x
-    t = t + real(x, 4)
+    t = t + sngl(x)
   end do
   s = t
   b = 1.0_dp/3.0_dp + x
   c = 1.0_wp/3 + 1.0/3
-  d = real(t, dp) - a
+  d = dble(t) - a
 end subroutine kinds

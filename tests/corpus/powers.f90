@@ -10,6 +10,7 @@ subroutine powers(i, n, x, y, ip, rp, big)
   integer, intent(out) :: ip(5)
   double precision, intent(out) :: rp(7)
   integer(8), intent(out) :: big
+  integer(8) :: ib
   ip(1) = i**n
   ip(2) = i**0
   ip(3) = i**(-1)
@@ -20,7 +21,8 @@ subroutine powers(i, n, x, y, ip, rp, big)
   rp(3) = x**y
   rp(4) = y**0.5d0 + sqrt(y)
   rp(5) = x**2.0d0
-  rp(6) = real(i, 8)**3
+  rp(6) = dble(i)**3
   rp(7) = (x*y)**(1.0d0/3)
-  big = int(i, 8)**(3*n)
+  ib = i
+  big = ib**(3*n)
 end subroutine powers

@@ -11,6 +11,7 @@ c adjit-test: --entry kahan --set n=3 --set v=0.1,0.2,0.3
       logical*4 pos
       double precision c, y, t
       integer i
+      integer*8 iv
       s = 0
       c = 0
       s4 = 0
@@ -21,7 +22,8 @@ c adjit-test: --entry kahan --set n=3 --set v=0.1,0.2,0.3
         c = (t - s) - y
         s = t
         s4 = s4 + v(i)
-        check = check*31 + int(abs(v(i))*1000, 8)
+        iv = abs(v(i))*1000
+        check = check*31 + iv
    10 continue
       pos = s .gt. 0
       end

@@ -24,5 +24,5 @@ subroutine reduce(n, x, w, r, isz)
   r(9) = product(t(2, :)) + dot_product(x(1:n-1), x(2:n))
   isz(1) = size(x)
   isz(2) = size(t)
-  isz(3) = size(t, 2) + size(x(2:n))
+  isz(3) = size(t, 2) + size(w)
 end subroutine reduce

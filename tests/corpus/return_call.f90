@@ -11,6 +11,7 @@ subroutine caller(n, x, lim, acc, tails, pos)
   double precision, intent(out) :: acc, tails(2)
   integer, intent(out) :: pos
   double precision :: firstpos
+  external firstpos
   integer :: k
   acc = 0
   call accumulate(n, x, lim, acc)

@@ -9,14 +9,17 @@ subroutine rk4(nsteps, h, y, c, k, t)
   double precision, intent(in) :: h, c, k
   double precision, intent(inout) :: y(2)
   double precision, intent(out) :: t
-  double precision :: k1(2), k2(2), k3(2), k4(2)
+  double precision :: k1(2), k2(2), k3(2), k4(2), ytmp(2)
   integer :: step
   t = 0
   do step = 1, nsteps
     call rhs(y, c, k, k1)
-    call rhs(y + 0.5d0*h*k1, c, k, k2)
-    call rhs(y + 0.5d0*h*k2, c, k, k3)
-    call rhs(y + h*k3, c, k, k4)
+    ytmp = y + 0.5d0*h*k1
+    call rhs(ytmp, c, k, k2)
+    ytmp = y + 0.5d0*h*k2
+    call rhs(ytmp, c, k, k3)
+    ytmp = y + h*k3
+    call rhs(ytmp, c, k, k4)
     y = y + h/6*(k1 + 2*k2 + 2*k3 + k4)
     t = t + h
   end do
