@@ -1,8 +1,8 @@
 c Assumed-size dummies a(*) and b(ld,*), passing array elements for
 c sequence association (call with x(k) hands over the tail of x):
 c BLAS-like daxpy and ddot applied to columns of a matrix.
-c adjit-test: --entry columns --set ld=3 --set n=3 --set a=1,2,3,4,5,6,7,8,9 --set alpha=0.5
-c adjit-test: --entry columns --set ld=2 --set n=2 --set a=1.5,-2,0.25,4 --set alpha=-1
+c adjit-test: --entry columns --set ld=3 --set n=3 --set a=1,2,3,4,5,6,7,8,9 --set alpha=0.5 --set dots=0,0,0
+c adjit-test: --entry columns --set ld=2 --set n=2 --set a=1.5,-2,0.25,4 --set alpha=-1 --set dots=0,0
       subroutine columns(ld, n, a, alpha, dots, tail)
       integer ld, n
       double precision a(ld, *), alpha, dots(*), tail
