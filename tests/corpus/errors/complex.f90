@@ -1,4 +1,4 @@
-! adjit-error: 4:3: COMPLEX
+! adjit-error: 5:7: complex
 subroutine c(x)
   double precision x
   complex z
