@@ -233,6 +233,10 @@ pub struct Proc {
     pub blocks: Vec<Block>,
     /// Where the procedure was declared.
     pub span: Span,
+    /// The Fortran MODULE that contains the procedure (lower case), for
+    /// tools that call it from Fortran (the gfortran oracle `use`s it);
+    /// `None` for external procedures. Code generation ignores it.
+    pub module: Option<String>,
 }
 
 impl Proc {

@@ -124,6 +124,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let u = &prog.units[unit];
         let mut proc = Proc::new(u.ir_name.clone());
         proc.span = u.ast.span;
+        proc.module = u.module.map(|m| prog.modules[m].0.clone());
         Self::resume(prog, out, unit, proc, HashMap::new())
     }
 
