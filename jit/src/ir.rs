@@ -183,9 +183,10 @@ pub struct Global {
     pub dims: Vec<(i64, i64)>,
     /// Length of each element for `Type::Char`, else 1.
     pub char_len: i64,
-    /// Initial element values in column-major order; empty means all zero
-    /// (blank for characters). Shorter than the element count: the rest is
-    /// zero.
+    /// Initial values in column-major order, one per storage unit (one per
+    /// element, or one `Const::Char` per byte for characters); empty means
+    /// all zero (blank for characters). Shorter than the storage: the rest
+    /// is zero (blank).
     pub init: Vec<Const>,
 }
 
@@ -304,6 +305,9 @@ pub enum Storage {
     /// at entry.
     Local,
     /// Module-lifetime storage shared by every procedure naming the global.
+    /// The variable has the global's element type; its own dims and
+    /// char_len (evaluated at entry) give its view of the global's storage,
+    /// which must be large enough (else [`RuntimeErrorKind::ArgumentSize`]).
     Global(GlobalId),
 }
 
@@ -316,7 +320,11 @@ pub struct Var {
     pub ty: Type,
     /// Dimensions; empty for a scalar. Column-major.
     pub dims: Vec<Dim>,
-    /// Length of each element when `ty` is `Char`.
+    /// Length of each element when `ty` is `Char`. `None` means 1 for a
+    /// local or global, and an assumed length (`CHARACTER*(*)`) for a
+    /// parameter: the argument's byte count divided by the element count
+    /// (a parameter may not have both an assumed length and an assumed
+    /// last dimension). Ignored for other types.
     pub char_len: Option<Bound>,
     /// Where the storage is.
     pub storage: Storage,
@@ -497,13 +505,23 @@ pub enum BinaryOp {
     /// Quotient; integer division truncates toward zero and a zero divisor is
     /// a runtime error ([`RuntimeErrorKind::DivideByZero`]).
     Div,
-    /// `a ** b`: float `pow`; for integers, exponentiation by squaring with
-    /// Fortran's rules for negative exponents (1/a^|b| truncated: 0 unless
-    /// `a` is 1 or -1; a zero base with a negative exponent is a
-    /// divide-by-zero error).
+    /// `a ** b`: float `pow` (`powf` in the operand type); for integers,
+    /// exponentiation by squaring with wrapping products (the algorithm of
+    /// [`BinaryOp::PowI`]) and Fortran's rules for negative exponents
+    /// (1/a^|b| truncated: 1 when `a` is 1, `±1` when `a` is -1 (1 for an
+    /// even exponent), 0 for any other non-zero `a`; a zero base with a
+    /// negative exponent is a divide-by-zero error).
     Pow,
-    /// Float base to an integer (I32 or I64) power, by repeated squaring
-    /// (`x**-n = 1/x**n`). Result has the base's type.
+    /// Float base to an integer (I32 or I64) power, by repeated squaring.
+    /// Result has the base's type. Exactly, in the base's float type:
+    ///
+    /// ```text
+    /// m = |n| (as u64); r = 1; p = x
+    /// loop { if m & 1 == 1 { r = r * p }; m >>= 1; if m == 0 { break }; p = p * p }
+    /// result = if n < 0 { 1 / r } else { r }
+    /// ```
+    ///
+    /// (so `x**0 = 1` even for NaN `x`).
     PowI,
     /// Smaller of two: `if b < a { b } else { a }`, except that a NaN in `a`
     /// yields `b` (gfortran's MIN returns the other argument when one is NaN).
@@ -516,12 +534,15 @@ pub enum BinaryOp {
     /// Fortran SIGN: `|a|` with the sign of `b` (for floats, the sign bit of
     /// `b`, so `-0.0` counts as negative; for integers `b >= 0` is positive).
     Sign,
-    /// Fortran DIM: `max(a - b, 0)`.
+    /// Fortran DIM: `if a > b { a - b } else { 0 }` (integers wrap; a NaN
+    /// operand gives +0).
     Dim,
     /// Fortran MOD: `a - trunc(a / b) * b` (sign of `a`); integer zero
     /// divisor is a runtime error; float uses `fmod`.
     Mod,
-    /// Fortran MODULO: `a - floor(a / b) * b` (sign of `b`).
+    /// Fortran MODULO: `a - floor(a / b) * b` (sign of `b`). Computed as
+    /// `r = MOD(a, b); if r != 0 && (r < 0) != (b < 0) { r + b } else { r }`;
+    /// integer zero divisor is a runtime error.
     Modulo,
     /// Logical and.
     And,
@@ -534,7 +555,8 @@ pub enum BinaryOp {
 }
 
 /// Comparison operators (ordered for floats: any comparison with NaN is
-/// false except `Ne`, which is true).
+/// false except `Ne`, which is true). Integers compare as signed numbers;
+/// Bool operands compare with `false < true`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
     /// Equal.
@@ -568,17 +590,22 @@ pub enum Rounding {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StackKind {
     /// Floating-point values (stored as f64; an f32 pushed comes back exact).
+    /// Only float values are pushed, and popped as F32 or F64.
     Value,
-    /// Integers (stored as i64).
+    /// Integers (stored as i64). Int or Bool values are pushed (sign
+    /// extended; Bool as 0 / 1) and popped as I32 (wrapping), I64 or Bool
+    /// (non-zero is true).
     Integer,
     /// Control-flow records: branch ids, trip counts, predecessor ids
-    /// (stored as i64).
+    /// (stored as i64; typed like `Integer`).
     Control,
 }
 
 /// A reference to character data: a whole character variable (or one
 /// element of a character array) or a literal, optionally restricted to a
-/// substring.
+/// substring. Substring bounds are integers of any width; `start..=end` must
+/// satisfy `1 <= start` and `end <= len` unless it is empty (`end < start`,
+/// length 0), else [`RuntimeErrorKind::SubstringOutOfRange`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct CharRef {
     /// The storage referenced.
@@ -630,7 +657,10 @@ pub enum Inst {
     /// The value of an array element. Subscripts are Fortran subscripts
     /// (integers of any width, one per dimension) checked against the bounds
     /// unless bounds checks are off; an out-of-range subscript is a runtime
-    /// error ([`RuntimeErrorKind::IndexOutOfBounds`]).
+    /// error ([`RuntimeErrorKind::IndexOutOfBounds`]). With bounds checks
+    /// off the element is still checked to lie inside the variable's
+    /// storage (column-major offset, which the interpreter computes in
+    /// i64), so memory is never read or written outside it.
     LoadElem(VarId, Vec<Value>),
     /// Writes an array element; subscripts as for `LoadElem`.
     StoreElem(VarId, Vec<Value>, Value),
@@ -644,7 +674,8 @@ pub enum Inst {
     /// the rounding mode (results saturate at the integer range, NaN gives
     /// 0); other conversions ignore it (int to float rounds to nearest,
     /// f64 to f32 rounds to nearest, integer narrowing wraps). Bool to
-    /// integer gives 0 or 1.
+    /// integer gives 0 or 1, integer to Bool is `x != 0`; Bool and floats
+    /// do not convert into each other.
     Convert(Value, Rounding),
     /// `if cond { a } else { b }`.
     Select(Value, Value, Value),
@@ -653,7 +684,11 @@ pub enum Inst {
     /// The extent (as I64, never negative) of dimension `dim` (0-based).
     DimExtent(VarId, u32),
     /// Calls another procedure of the module. A non-zero status from the
-    /// callee propagates (the caller returns it at once).
+    /// callee propagates (the caller returns it at once). Each argument has
+    /// the element type of the corresponding parameter; the callee's shape
+    /// is evaluated at its entry and must fit in the storage passed (else
+    /// [`RuntimeErrorKind::ArgumentSize`]). Calls nest at most
+    /// [`MAX_CALL_DEPTH`] deep (else [`RuntimeErrorKind::CallDepthExceeded`]).
     Call(ProcId, Vec<CallArg>),
     /// Copies character data, blank-padding or truncating to the target
     /// length (Fortran character assignment).
@@ -804,7 +839,13 @@ pub enum RuntimeErrorKind {
     Stop(Option<String>),
     /// An argument buffer smaller than the declared shape requires.
     ArgumentSize,
+    /// Calls nested deeper than [`MAX_CALL_DEPTH`] (runaway recursion).
+    CallDepthExceeded,
 }
+
+/// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
+/// by the host counts as depth 1).
+pub const MAX_CALL_DEPTH: usize = 1000;
 
 impl fmt::Display for RuntimeErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -816,6 +857,7 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::Stop(None) => write!(f, "STOP"),
             RuntimeErrorKind::Stop(Some(m)) => write!(f, "STOP {m}"),
             RuntimeErrorKind::ArgumentSize => write!(f, "argument buffer too small"),
+            RuntimeErrorKind::CallDepthExceeded => write!(f, "calls nested too deeply"),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod error;
 pub mod ir;
 pub mod print;
 pub mod runtime;
+pub mod shape;
 pub mod verify;
 
 pub use buffer::Buffer;
