@@ -129,6 +129,15 @@ impl Emit for BlockCursor<'_> {
     }
 }
 
+impl Emit for crate::jit::builder::ProcBuilder<'_> {
+    fn emit(&mut self, inst: Inst, ty: Type) -> Value {
+        self.ins(inst, Some(ty))
+    }
+    fn type_of(&self, v: Value) -> Option<Type> {
+        self.value_type(v)
+    }
+}
+
 /// A local partial derivative `dphi/du` of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Partial {
