@@ -16,8 +16,8 @@
 use crate::jit::buffer::Buffer;
 use crate::jit::error::RuntimeError;
 use crate::jit::ir::{
-    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Module, Proc, ProcId,
-    Rounding, RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Module, Proc, ProcId, Rounding,
+    RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
 use crate::jit::shape::{eval_var_shape, first_as_int, resolve_arguments_with, DimShape};
@@ -54,7 +54,11 @@ struct Frame {
 /// Character data resolved for one instruction.
 #[derive(Clone, Copy)]
 enum CharLoc<'m> {
-    Slot { slot: usize, start: usize, len: usize },
+    Slot {
+        slot: usize,
+        start: usize,
+        len: usize,
+    },
     Literal(&'m [u8]),
 }
 
@@ -195,11 +199,7 @@ macro_rules! float_ops {
                     }
                 }
                 // Not float operations (PowI has its own function).
-                BinaryOp::PowI
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Eqv
-                | BinaryOp::Neqv => a,
+                BinaryOp::PowI | BinaryOp::And | BinaryOp::Or | BinaryOp::Eqv | BinaryOp::Neqv => a,
             }
         }
 
@@ -409,13 +409,13 @@ impl<'m> Interpreter<'m> {
             .globals
             .iter()
             .map(|g| {
-                let units = usize::try_from(g.len().max(0))
-                    .unwrap_or(0)
-                    .saturating_mul(if g.ty == Type::Char {
+                let units = usize::try_from(g.len().max(0)).unwrap_or(0).saturating_mul(
+                    if g.ty == Type::Char {
                         usize::try_from(g.char_len.max(0)).unwrap_or(0)
                     } else {
                         1
-                    });
+                    },
+                );
                 let mut buffer = Buffer::zeros(g.ty, units);
                 for (i, c) in g.init.iter().take(units).enumerate() {
                     write_unit(&mut buffer, i, const_bits(*c, g.ty));
@@ -514,7 +514,12 @@ impl<'m> Interpreter<'m> {
     }
 
     /// Runs `proc` with its arguments at `arg_locs[args_base..]`.
-    fn invoke(&mut self, pid: ProcId, args_base: usize, call_span: Span) -> Result<(), RuntimeError> {
+    fn invoke(
+        &mut self,
+        pid: ProcId,
+        args_base: usize,
+        call_span: Span,
+    ) -> Result<(), RuntimeError> {
         let module = self.module;
         let proc = &module.procs[pid.index()];
         if self.depth >= MAX_CALL_DEPTH {
@@ -547,7 +552,12 @@ impl<'m> Interpreter<'m> {
 
     /// Binds every variable of a new activation to storage and evaluates its
     /// shape.
-    fn enter(&mut self, proc: &'m Proc, frame: Frame, args_base: usize) -> Result<(), RuntimeError> {
+    fn enter(
+        &mut self,
+        proc: &'m Proc,
+        frame: Frame,
+        args_base: usize,
+    ) -> Result<(), RuntimeError> {
         for var in &proc.vars {
             let loc = match var.storage {
                 Storage::Param(i) => self.arg_locs.get(args_base + i as usize).copied(),
@@ -609,8 +619,7 @@ impl<'m> Interpreter<'m> {
             });
             self.dims.extend_from_slice(&shape.dims);
         }
-        self.values
-            .resize(frame.values_base + proc.insts.len(), 0);
+        self.values.resize(frame.values_base + proc.insts.len(), 0);
         Ok(())
     }
 
@@ -667,9 +676,7 @@ impl<'m> Interpreter<'m> {
                 RuntimeErrorKind::IndexOutOfBounds,
                 span,
                 Some(&proc.vars[var.index()].name),
-                format!(
-                    "element offset {offset} outside the storage of {storage_elems} elements"
-                ),
+                format!("element offset {offset} outside the storage of {storage_elems} elements"),
             )),
         }
     }

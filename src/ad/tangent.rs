@@ -1,1 +1,824 @@
-//! (to be written)
+//! The tangent (forward-mode) transform of code lists (seed 004 section 6,
+//! seed 001 section 2).
+//!
+//! [`tangent`] returns a copy of the module with one tangent procedure per
+//! (procedure, activity context) reached from the root. A tangent procedure
+//! computes the primal exactly as the original does and, for every active
+//! value `v = phi(u)`, the directional derivative
+//! `v_d = sum_i dphi/du_i * u_i_d` (partials from [`super::rules`]), placed
+//! before the stores that use it.
+//!
+//! # Signature convention
+//!
+//! The tangent of `foo` is `foo_d` (vector mode: `foo_dv`; further activity
+//! contexts of the same callee get `_2`, `_3`, ... appended). Its parameters
+//! are the original parameters in order, each **active** float parameter `x`
+//! immediately followed by its tangent `x_d` of the same element type (REAL(4)
+//! tangents are f32):
+//!
+//! * scalar mode (`directions == 1`): `x_d` has `x`'s shape;
+//! * vector mode (`directions == K > 1`): `x_d` has an extra *leading*
+//!   dimension `1:K`, i.e. `x_d(K, dims...)`, so the K directions of one
+//!   element are contiguous; a scalar `x` gets `x_d(K)`.
+//!
+//! A FUNCTION's result parameter stays last among the originals, followed by
+//! its tangent; the tangent procedure is a subroutine (`result` is `None`).
+//! The root's independents and dependents are always active; which other
+//! parameters are active is given by [`active_params`].
+//!
+//! On entry to the root tangent, the tangents of the independents are the
+//! seed directions; the tangents of the other active parameters (and of
+//! active globals) are set to zero by the tangent itself, so their incoming
+//! contents are ignored. On return, the tangents of the dependents hold
+//! `J * seed`.
+//!
+//! # How code is generated
+//!
+//! * Variables keep their handles; tangent variables are appended. Blocks are
+//!   copied one to one after a prologue block (which zeroes tangents at the
+//!   root) and values are renumbered.
+//! * Loads of an active variable load its tangent (same subscripts); stores
+//!   to an active variable also store the tangent of the stored value, or
+//!   zero when that value is passive, so every active variable's tangent is
+//!   correct wherever its value is useful. Tangents are only computed for
+//!   values that are varied and useful (activity analysis); passive integer
+//!   and index code is copied untouched.
+//! * Calls whose callee (in that call's context) has active variables call
+//!   the callee's tangent, passing after each active parameter the tangent
+//!   of the actual: the tangent variable for `Var`, the tangent element for
+//!   `Elem` (sequence association carries over: the tangent of `a(k)` in
+//!   vector mode is `a_d(1, k)`), a tangent temporary for `Value`. Other
+//!   calls call the original procedure.
+//! * Vector mode is unrolled: each instruction's partials are computed once
+//!   and applied to the K directions as K straight-line accumulations. The
+//!   IR's values live only inside their block, so a loop over `k` would have
+//!   to spill every partial and every tangent to memory; unrolled, they stay
+//!   SSA values that Cranelift keeps in registers. Code size grows with K,
+//!   so K is limited to [`MAX_DIRECTIONS`]; callers should pick
+//!   `min(number of independent elements, 8)` and sweep `ceil(n / K)` times.
+//!
+//! Not differentiated (an [`AdError::Unsupported`]): recursive calls with
+//! active arguments, and runtime stack pops of active values (tangent of an
+//! adjoint).
+
+use super::activity::{self, Activity, Context};
+use super::rules::{self, Emit};
+use super::AdError;
+use crate::jit::builder::ProcBuilder;
+use crate::jit::ir::{
+    BinaryOp, BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Dim, Global, GlobalId, Inst,
+    Module, Proc, ProcId, Span, Storage, Terminator, Type, Value, Var, VarId,
+};
+use std::collections::HashMap;
+
+/// The largest number of directions of vector mode (the code is unrolled).
+pub const MAX_DIRECTIONS: usize = 64;
+
+/// Options of the tangent transform.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TangentOptions {
+    /// Number of directions carried at once: 1 is scalar mode (`foo_d`),
+    /// K > 1 vector mode (`foo_dv`, tangents with a leading dimension 1:K).
+    pub directions: usize,
+}
+
+impl Default for TangentOptions {
+    fn default() -> Self {
+        TangentOptions { directions: 1 }
+    }
+}
+
+/// The parameters of `proc` that get a tangent in [`tangent`]'s output for
+/// these independents and dependents, in parameter order.
+pub fn active_params(
+    module: &Module,
+    proc: ProcId,
+    independents: &[VarId],
+    dependents: &[VarId],
+) -> Vec<VarId> {
+    activity::analyze(module, proc, independents, dependents).active_params(module)
+}
+
+/// Generates the tangent of `proc` for the given independents and
+/// dependents (float parameters of `proc`, or variables naming float
+/// globals). Returns the input module's procedures (same handles) followed
+/// by the generated tangent procedures, and the handle of the root tangent.
+pub fn tangent(
+    module: &Module,
+    proc: ProcId,
+    independents: &[VarId],
+    dependents: &[VarId],
+    options: &TangentOptions,
+) -> Result<(Module, ProcId), AdError> {
+    let src = module
+        .procs
+        .get(proc.index())
+        .ok_or(AdError::UnknownProc(proc.0))?;
+    if options.directions == 0 || options.directions > MAX_DIRECTIONS {
+        return Err(AdError::BadOption(format!(
+            "directions must be between 1 and {MAX_DIRECTIONS}, got {}",
+            options.directions
+        )));
+    }
+    for &v in independents.iter().chain(dependents) {
+        check_interface_var(src, v)?;
+    }
+    if let Err(errors) = crate::jit::verify::verify_module(module) {
+        let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+        return Err(AdError::InvalidIr(first));
+    }
+    let activity = activity::analyze(module, proc, independents, dependents);
+    let mut generator = Generator {
+        src: module,
+        out: module.clone(),
+        directions: options.directions,
+        memo: HashMap::new(),
+        tangent_globals: HashMap::new(),
+    };
+    let root = generator.generate(&activity, true)?;
+    Ok((generator.out, root))
+}
+
+/// Checks that an independent / dependent is a float parameter or global.
+fn check_interface_var(proc: &Proc, v: VarId) -> Result<(), AdError> {
+    let bad = |reason: &str| AdError::BadVariable {
+        proc: proc.name.clone(),
+        var: proc
+            .vars
+            .get(v.index())
+            .map_or_else(|| v.to_string(), |x| x.name.clone()),
+        reason: reason.to_string(),
+    };
+    let var = proc
+        .vars
+        .get(v.index())
+        .ok_or_else(|| bad("does not exist"))?;
+    if !var.ty.is_float() {
+        return Err(bad("is not floating-point"));
+    }
+    if var.storage == Storage::Local {
+        return Err(bad("is a local variable, not a parameter or global"));
+    }
+    Ok(())
+}
+
+/// Generates tangent procedures into a copy of the module.
+struct Generator<'m> {
+    src: &'m Module,
+    out: Module,
+    directions: usize,
+    /// Tangent procedure of each context already generated.
+    memo: HashMap<Context, ProcId>,
+    /// Tangent global of each active global.
+    tangent_globals: HashMap<GlobalId, GlobalId>,
+}
+
+impl Generator<'_> {
+    fn vector(&self) -> bool {
+        self.directions > 1
+    }
+
+    /// The tangent global of `g`, created on first use.
+    fn tangent_global(&mut self, g: GlobalId) -> GlobalId {
+        if let Some(&t) = self.tangent_globals.get(&g) {
+            return t;
+        }
+        let global = &self.src.globals[g.index()];
+        let mut dims = global.dims.clone();
+        if self.vector() {
+            dims.insert(0, (1, self.directions as i64));
+        }
+        let t = self.out.add_global(Global {
+            name: format!("{}_d", global.name),
+            ty: global.ty,
+            dims,
+            char_len: 1,
+            init: Vec::new(),
+        });
+        self.tangent_globals.insert(g, t);
+        t
+    }
+
+    /// A unique name for the tangent of `base` in context `ctx`.
+    fn proc_name(&self, base: &str) -> String {
+        let suffix = if self.vector() { "_dv" } else { "_d" };
+        let name = format!("{base}{suffix}");
+        if self.out.find_proc(&name).is_none() {
+            return name;
+        }
+        (2..)
+            .map(|i| format!("{name}_{i}"))
+            .find(|n| self.out.find_proc(n).is_none())
+            .expect("an unused name exists")
+    }
+
+    /// Generates (or reuses) the tangent procedure of one activity context.
+    fn generate(&mut self, activity: &Activity, is_root: bool) -> Result<ProcId, AdError> {
+        if let Some(&p) = self.memo.get(&activity.context) {
+            return Ok(p);
+        }
+        let src = self.src.proc(activity.context.proc);
+        let id = self.out.add_proc(Proc::new(self.proc_name(&src.name)));
+        self.memo.insert(activity.context.clone(), id);
+        let proc = ProcGen::new(self, activity, is_root)?.finish(self)?;
+        self.out.procs[id.index()] = proc;
+        Ok(id)
+    }
+}
+
+/// Builds one tangent procedure.
+struct ProcGen<'a> {
+    src: &'a Proc,
+    activity: &'a Activity,
+    proc: Proc,
+    directions: usize,
+    vector: bool,
+    /// Tangent variable of each primal variable.
+    tvar: Vec<Option<VarId>>,
+    /// New block of each source block.
+    bmap: Vec<BlockId>,
+    /// New value of each source value.
+    vmap: HashMap<Value, Value>,
+    /// Tangent (one value per direction) of each new value.
+    tval: HashMap<Value, Vec<Value>>,
+    /// Loop counters for zero fills.
+    counters: Vec<VarId>,
+    is_root: bool,
+}
+
+impl<'a> ProcGen<'a> {
+    fn new<'m: 'a>(
+        g: &mut Generator<'m>,
+        activity: &'a Activity,
+        is_root: bool,
+    ) -> Result<ProcGen<'a>, AdError> {
+        let src = g.src.proc(activity.context.proc);
+        let directions = g.directions;
+        let vector = g.vector();
+        let mut proc = Proc::new(
+            g.out
+                .proc(*g.memo.get(&activity.context).expect("reserved"))
+                .name
+                .clone(),
+        );
+        proc.span = src.span;
+        proc.vars = src.vars.clone();
+        let mut tvar = vec![None; src.vars.len()];
+        // Parameters: each active one followed by its tangent.
+        for &p in &src.params {
+            proc.vars[p.index()].storage = Storage::Param(proc.params.len() as u32);
+            proc.params.push(p);
+            if activity.is_active(p) && src.var(p).ty.is_float() {
+                let storage = Storage::Param(proc.params.len() as u32);
+                let t = add_tangent_var(&mut proc, g, src.var(p), storage);
+                tvar[p.index()] = Some(t);
+                proc.params.push(t);
+            }
+        }
+        for (i, var) in src.vars.iter().enumerate() {
+            let x = VarId(i as u32);
+            if tvar[i].is_some() || !activity.is_active(x) || !var.ty.is_float() {
+                continue;
+            }
+            if !matches!(var.storage, Storage::Param(_)) {
+                tvar[i] = Some(add_tangent_var(&mut proc, g, var, var.storage));
+            }
+        }
+        let mut gen = ProcGen {
+            src,
+            activity,
+            proc,
+            directions,
+            vector,
+            tvar,
+            bmap: Vec::new(),
+            vmap: HashMap::new(),
+            tval: HashMap::new(),
+            counters: Vec::new(),
+            is_root,
+        };
+        gen.bmap = (0..src.blocks.len())
+            .map(|_| gen.proc.add_block())
+            .collect();
+        Ok(gen)
+    }
+
+    fn finish(mut self, g: &mut Generator) -> Result<Proc, AdError> {
+        self.prologue(g);
+        for b in 0..self.src.blocks.len() {
+            self.block(g, BlockId(b as u32))?;
+        }
+        Ok(self.proc)
+    }
+
+    /// Block 0: at the root, zero the tangents of the active parameters that
+    /// are not independents and of every active global; then enter the copy
+    /// of the source entry block.
+    fn prologue(&mut self, g: &mut Generator) {
+        let mut to_zero = Vec::new();
+        if self.is_root {
+            let ctx = &self.activity.context;
+            for &p in &self.src.params {
+                if let Some(t) = self.tvar[p.index()] {
+                    if !ctx.independents.contains(&p) {
+                        to_zero.push(t);
+                    }
+                }
+            }
+            // Every active global, named here or not (not the independents).
+            let mut globals: Vec<GlobalId> = (0..self.src_global_count(g))
+                .map(|i| GlobalId(i as u32))
+                .filter(|&gl| {
+                    self.activity.is_global_active(gl) && !ctx.varied_globals.contains(&gl)
+                })
+                .collect();
+            globals.sort();
+            for gl in globals {
+                let global = &g.src.globals[gl.index()];
+                let tg = g.tangent_global(gl);
+                let mut dims: Vec<Dim> = global
+                    .dims
+                    .iter()
+                    .map(|&(l, u)| Dim {
+                        lower: Bound::Const(l),
+                        upper: Some(Bound::Const(u)),
+                    })
+                    .collect();
+                if self.vector {
+                    dims.insert(0, directions_dim(self.directions));
+                }
+                let t = self.proc.add_var(Var {
+                    name: format!("{}_d", global.name),
+                    ty: global.ty,
+                    dims,
+                    char_len: None,
+                    storage: Storage::Global(tg),
+                });
+                to_zero.push(t);
+            }
+        }
+        let entry = self.bmap.first().copied();
+        let counters = &mut self.counters;
+        let mut b = ProcBuilder::new(&mut self.proc);
+        b.set_span(self.src.span);
+        for t in to_zero {
+            zero_fill(&mut b, t, counters);
+        }
+        match entry {
+            Some(e) => b.jump(e),
+            None => b.ret(),
+        }
+    }
+
+    fn src_global_count(&self, g: &Generator) -> usize {
+        g.src.globals.len()
+    }
+
+    fn map(&self, v: Value) -> Value {
+        self.vmap.get(&v).copied().unwrap_or(v)
+    }
+
+    /// Copies one source block with its tangent code.
+    fn block(&mut self, g: &mut Generator, sb: BlockId) -> Result<(), AdError> {
+        let src = self.src;
+        let block = &src.blocks[sb.index()];
+        let nb = self.bmap[sb.index()];
+        for &v in &block.insts {
+            let data = src.inst(v);
+            let inst = remap(&data.kind, &|u| self.map(u));
+            match &data.kind {
+                Inst::Call(callee, args) => self.call(g, nb, v, *callee, args, inst, data.span)?,
+                _ => {
+                    let nv = self.proc.push_inst(nb, inst.clone(), data.ty, data.span);
+                    self.vmap.insert(v, nv);
+                    self.tangent_of(nb, v, nv, &inst, data.ty, data.span)?;
+                }
+            }
+        }
+        let term = match &block.term {
+            Terminator::Jump(d) => Terminator::Jump(self.bmap[d.index()]),
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => Terminator::Branch {
+                cond: self.map(*cond),
+                then_dest: self.bmap[then_dest.index()],
+                else_dest: self.bmap[else_dest.index()],
+            },
+            Terminator::Switch {
+                value,
+                cases,
+                default,
+            } => Terminator::Switch {
+                value: self.map(*value),
+                cases: cases
+                    .iter()
+                    .map(|&(k, d)| (k, self.bmap[d.index()]))
+                    .collect(),
+                default: self.bmap[default.index()],
+            },
+            t => t.clone(),
+        };
+        let nblock = &mut self.proc.blocks[nb.index()];
+        nblock.term = term;
+        nblock.term_span = block.term_span;
+        Ok(())
+    }
+
+    /// A builder appending to block `nb` with `span`.
+    fn builder(&mut self, nb: BlockId, span: Span) -> ProcBuilder<'_> {
+        let mut b = ProcBuilder::new(&mut self.proc);
+        b.switch_to_block(nb);
+        b.set_span(span);
+        b
+    }
+
+    /// Emits the tangent code of the (already copied) instruction `nv`.
+    /// `inst` is the copy, `v` the source value.
+    fn tangent_of(
+        &mut self,
+        nb: BlockId,
+        v: Value,
+        nv: Value,
+        inst: &Inst,
+        ty: Option<Type>,
+        span: Span,
+    ) -> Result<(), AdError> {
+        let active = self.activity.is_value_active(v);
+        match inst {
+            Inst::Load(x) | Inst::LoadElem(x, _) => {
+                let (Some(t), true) = (self.tvar[x.index()], active) else {
+                    return Ok(());
+                };
+                let idx = match inst {
+                    Inst::LoadElem(_, idx) => idx.clone(),
+                    _ => Vec::new(),
+                };
+                let vector = self.vector;
+                let k = self.directions;
+                let mut b = self.builder(nb, span);
+                let tangent = load_tangent(&mut b, t, &idx, vector, k);
+                self.tval.insert(nv, tangent);
+            }
+            Inst::Store(x, u) | Inst::StoreElem(x, _, u) => {
+                let Some(t) = self.tvar[x.index()] else {
+                    return Ok(());
+                };
+                let idx = match inst {
+                    Inst::StoreElem(_, idx, _) => idx.clone(),
+                    _ => Vec::new(),
+                };
+                let tangent = self.tval.get(u).cloned();
+                let ty = self.proc.var(t).ty;
+                let (vector, k) = (self.vector, self.directions);
+                // Tangent store before the primal store: move it up.
+                let primal = self.proc.blocks[nb.index()].insts.pop();
+                let mut b = self.builder(nb, span);
+                let tangent = tangent.unwrap_or_else(|| {
+                    let z = b.fconst(ty, 0.0);
+                    vec![z; k]
+                });
+                store_tangent(&mut b, t, &idx, &tangent, vector);
+                self.proc.blocks[nb.index()].insts.extend(primal);
+            }
+            Inst::Pop(_) if active => {
+                return Err(AdError::Unsupported {
+                    proc: self.src.name.clone(),
+                    what: "a runtime stack pop of an active value".into(),
+                    span,
+                })
+            }
+            _ if active && rules::is_elemental(inst) => {
+                let Some(ty) = ty else { return Ok(()) };
+                let tval = std::mem::take(&mut self.tval);
+                let k = self.directions;
+                let mut b = self.builder(nb, span);
+                let wanted = |u: Value| tval.contains_key(&u);
+                let partials = rules::partials(&mut b, inst, ty, nv, &wanted).unwrap_or_default();
+                let mut result = Vec::with_capacity(k);
+                for dir in 0..k {
+                    let mut acc = None;
+                    for (u, p) in &partials {
+                        acc = rules::accumulate(&mut b, acc, p, tval[u][dir], ty);
+                    }
+                    result.push(acc);
+                }
+                self.tval = tval;
+                if result.iter().all(Option::is_some) && !partials.is_empty() {
+                    self.tval.insert(nv, result.into_iter().flatten().collect());
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Copies a call: to the callee's tangent when it has active variables
+    /// in this call's context, else to the original.
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        g: &mut Generator,
+        nb: BlockId,
+        v: Value,
+        callee: ProcId,
+        args: &[CallArg],
+        inst: Inst,
+        span: Span,
+    ) -> Result<(), AdError> {
+        let callee_activity = self.activity.call(v);
+        let needs_tangent = match callee_activity {
+            Some(a) => has_active(a, g.src),
+            None => self.call_touches_active(args),
+        };
+        if !needs_tangent {
+            let nv = self.proc.push_inst(nb, inst, None, span);
+            self.vmap.insert(v, nv);
+            return Ok(());
+        }
+        let Some(callee_activity) = callee_activity else {
+            return Err(AdError::Unsupported {
+                proc: self.src.name.clone(),
+                what: format!(
+                    "the recursive call of `{}` with active arguments",
+                    g.src.proc(callee).name
+                ),
+                span,
+            });
+        };
+        let target = g.generate(callee_activity, false)?;
+        let callee_proc = g.src.proc(callee);
+        let Inst::Call(_, new_args) = inst else {
+            unreachable!("remap keeps calls")
+        };
+        let mut call_args = Vec::new();
+        for (k, arg) in new_args.into_iter().enumerate() {
+            let param = callee_proc.params.get(k).copied();
+            let active = param
+                .is_some_and(|p| callee_activity.is_active(p) && callee_proc.var(p).ty.is_float());
+            let param_ty = param.map(|p| callee_proc.var(p).ty);
+            call_args.push(arg.clone());
+            if !active {
+                continue;
+            }
+            let ty = param_ty.unwrap_or(Type::F64);
+            let tangent_arg = self.tangent_arg(nb, &arg, ty, span);
+            call_args.push(tangent_arg);
+        }
+        let nv = self
+            .proc
+            .push_inst(nb, Inst::Call(target, call_args), None, span);
+        self.vmap.insert(v, nv);
+        Ok(())
+    }
+
+    /// Without a callee activity (recursion): true when an argument has a
+    /// tangent.
+    fn call_touches_active(&self, args: &[CallArg]) -> bool {
+        args.iter().any(|a| match a {
+            CallArg::Var(x) | CallArg::Elem(x, _) => self.tvar[x.index()].is_some(),
+            CallArg::Value(u) => self.tval.contains_key(&self.map(*u)),
+        })
+    }
+
+    /// The tangent actual argument for the (already remapped) actual `arg`
+    /// bound to an active callee parameter of type `ty`.
+    fn tangent_arg(&mut self, nb: BlockId, arg: &CallArg, ty: Type, span: Span) -> CallArg {
+        let (vector, k) = (self.vector, self.directions);
+        match arg {
+            CallArg::Var(x) => match self.tvar[x.index()] {
+                Some(t) => return CallArg::Var(t),
+                None => {}
+            },
+            CallArg::Elem(x, idx) => {
+                if let Some(t) = self.tvar[x.index()] {
+                    let mut b = self.builder(nb, span);
+                    let mut sub = Vec::new();
+                    if vector {
+                        sub.push(b.iconst(Type::I64, 1));
+                    }
+                    sub.extend(idx.iter().copied());
+                    return CallArg::Elem(t, sub);
+                }
+            }
+            CallArg::Value(_) => {}
+        }
+        // A tangent temporary: the value's tangent, or zero.
+        let tangent = match arg {
+            CallArg::Value(u) => self.tval.get(u).cloned(),
+            _ => None,
+        };
+        if !vector {
+            let mut b = self.builder(nb, span);
+            let t = tangent.map(|t| t[0]).unwrap_or_else(|| b.fconst(ty, 0.0));
+            let t = b.convert_to(t, ty);
+            return CallArg::Value(t);
+        }
+        let temp = self.proc.add_var(Var {
+            name: "_arg_d".into(),
+            ty,
+            dims: vec![directions_dim(k)],
+            char_len: None,
+            storage: Storage::Local,
+        });
+        let mut b = self.builder(nb, span);
+        let values = match tangent {
+            Some(t) => t.into_iter().map(|x| b.convert_to(x, ty)).collect(),
+            None => {
+                let z = b.fconst(ty, 0.0);
+                vec![z; k]
+            }
+        };
+        store_tangent(&mut b, temp, &[], &values, true);
+        CallArg::Var(temp)
+    }
+}
+
+/// Adds the tangent variable of `var` (same type; in vector mode an extra
+/// leading dimension 1:K) with the given storage (a global's tangent lives in
+/// the tangent global).
+fn add_tangent_var(proc: &mut Proc, g: &mut Generator, var: &Var, storage: Storage) -> VarId {
+    let mut dims = var.dims.clone();
+    if g.vector() {
+        dims.insert(0, directions_dim(g.directions));
+    }
+    let storage = match storage {
+        Storage::Global(gl) => Storage::Global(g.tangent_global(gl)),
+        s => s,
+    };
+    proc.add_var(Var {
+        name: format!("{}_d", var.name),
+        ty: var.ty,
+        dims,
+        char_len: None,
+        storage,
+    })
+}
+
+/// The dimension `1:k` of the directions.
+fn directions_dim(k: usize) -> Dim {
+    Dim {
+        lower: Bound::Const(1),
+        upper: Some(Bound::Const(k as i64)),
+    }
+}
+
+/// True when an activity (or one of its callees) has an active variable.
+fn has_active(a: &Activity, module: &Module) -> bool {
+    let mut any = false;
+    a.for_each(&mut |x| {
+        let proc = module.proc(x.context.proc);
+        any |= (0..proc.vars.len()).any(|i| x.is_active(VarId(i as u32)));
+    });
+    any
+}
+
+/// Loads the tangent of `x(idx)` (or of scalar `x`), one value per direction.
+fn load_tangent(
+    b: &mut ProcBuilder,
+    t: VarId,
+    idx: &[Value],
+    vector: bool,
+    k: usize,
+) -> Vec<Value> {
+    if !vector {
+        return vec![if idx.is_empty() {
+            b.load(t)
+        } else {
+            b.load_elem(t, idx.to_vec())
+        }];
+    }
+    (1..=k)
+        .map(|dir| {
+            let mut sub = vec![b.iconst(Type::I64, dir as i64)];
+            sub.extend_from_slice(idx);
+            b.load_elem(t, sub)
+        })
+        .collect()
+}
+
+/// Stores one value per direction into the tangent of `x(idx)`.
+fn store_tangent(b: &mut ProcBuilder, t: VarId, idx: &[Value], values: &[Value], vector: bool) {
+    let ty = b.proc().var(t).ty;
+    if !vector {
+        let v = b.convert_to(values[0], ty);
+        if idx.is_empty() {
+            b.store(t, v);
+        } else {
+            b.store_elem(t, idx.to_vec(), v);
+        }
+        return;
+    }
+    for (dir, &v) in values.iter().enumerate() {
+        let v = b.convert_to(v, ty);
+        let mut sub = vec![b.iconst(Type::I64, dir as i64 + 1)];
+        sub.extend_from_slice(idx);
+        b.store_elem(t, sub, v);
+    }
+}
+
+/// Emits code setting every element of `var` to zero (nested loops over its
+/// dimensions, bounds read with `DimLower` / `DimExtent`). `counters` holds
+/// reusable I64 loop counters, extended as needed. Leaves the builder at the
+/// end of the fill.
+fn zero_fill(b: &mut ProcBuilder, var: VarId, counters: &mut Vec<VarId>) {
+    let ty = b.proc().var(var).ty;
+    let rank = b.proc().var(var).dims.len();
+    if rank == 0 {
+        let z = b.fconst(ty, 0.0);
+        b.store(var, z);
+        return;
+    }
+    while counters.len() < rank {
+        let c = b.local(format!("_k{}", counters.len()), Type::I64);
+        counters.push(c);
+    }
+    nest_loops(b, var, &counters[..rank], rank, &mut |b, idx| {
+        let z = b.fconst(ty, 0.0);
+        b.store_elem(var, idx.to_vec(), z);
+    });
+}
+
+/// Emits `rank` nested loops over the dimensions of `var` (outermost: the
+/// last dimension) running `body` with the subscripts.
+fn nest_loops(
+    b: &mut ProcBuilder,
+    var: VarId,
+    counters: &[VarId],
+    rank: usize,
+    body: &mut dyn FnMut(&mut ProcBuilder, &[Value]),
+) {
+    if rank == 0 {
+        let idx: Vec<Value> = counters.iter().map(|&c| b.load(c)).collect();
+        body(b, &idx);
+        return;
+    }
+    let d = rank - 1;
+    let counter = counters[d];
+    let lower = b.dim_lower(var, d as u32);
+    b.store(counter, lower);
+    let header = b.create_block();
+    let inner = b.create_block();
+    let exit = b.create_block();
+    b.jump(header);
+    b.switch_to_block(header);
+    let c = b.load(counter);
+    let lower = b.dim_lower(var, d as u32);
+    let extent = b.dim_extent(var, d as u32);
+    let end = b.binary(BinaryOp::Add, lower, extent);
+    let more = b.cmp(CmpOp::Lt, c, end);
+    b.branch(more, inner, exit);
+    b.switch_to_block(inner);
+    nest_loops(b, var, counters, d, body);
+    let c = b.load(counter);
+    let one = b.iconst(Type::I64, 1);
+    let next = b.binary(BinaryOp::Add, c, one);
+    b.store(counter, next);
+    b.jump(header);
+    b.switch_to_block(exit);
+}
+
+/// A copy of an instruction with every value operand mapped.
+fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
+    let idx = |i: &[Value]| i.iter().map(|&v| m(v)).collect::<Vec<_>>();
+    let char_ref = |r: &CharRef| CharRef {
+        base: match &r.base {
+            CharBase::Var { var, index } => CharBase::Var {
+                var: *var,
+                index: idx(index),
+            },
+            CharBase::Literal(s) => CharBase::Literal(s.clone()),
+        },
+        start: r.start.map(m),
+        end: r.end.map(m),
+    };
+    match inst {
+        Inst::Const(c) => Inst::Const(*c),
+        Inst::Load(x) => Inst::Load(*x),
+        Inst::Store(x, v) => Inst::Store(*x, m(*v)),
+        Inst::LoadElem(x, i) => Inst::LoadElem(*x, idx(i)),
+        Inst::StoreElem(x, i, v) => Inst::StoreElem(*x, idx(i), m(*v)),
+        Inst::Unary(op, a) => Inst::Unary(*op, m(*a)),
+        Inst::Binary(op, a, b) => Inst::Binary(*op, m(*a), m(*b)),
+        Inst::Cmp(op, a, b) => Inst::Cmp(*op, m(*a), m(*b)),
+        Inst::Convert(a, r) => Inst::Convert(m(*a), *r),
+        Inst::Select(c, a, b) => Inst::Select(m(*c), m(*a), m(*b)),
+        Inst::DimLower(x, d) => Inst::DimLower(*x, *d),
+        Inst::DimExtent(x, d) => Inst::DimExtent(*x, *d),
+        Inst::Call(p, args) => Inst::Call(
+            *p,
+            args.iter()
+                .map(|a| match a {
+                    CallArg::Var(x) => CallArg::Var(*x),
+                    CallArg::Elem(x, i) => CallArg::Elem(*x, idx(i)),
+                    CallArg::Value(v) => CallArg::Value(m(*v)),
+                })
+                .collect(),
+        ),
+        Inst::CharAssign(a, b) => Inst::CharAssign(char_ref(a), char_ref(b)),
+        Inst::CharCompare(op, a, b) => Inst::CharCompare(*op, char_ref(a), char_ref(b)),
+        Inst::Push(k, v) => Inst::Push(*k, m(*v)),
+        Inst::Pop(k) => Inst::Pop(*k),
+    }
+}
