@@ -822,3 +822,271 @@ fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
         Inst::Pop(k) => Inst::Pop(*k),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Interpreter;
+    use crate::jit::buffer::Buffer;
+    use crate::jit::ir::{Rounding, UnaryOp};
+
+    /// The flat element positions of the independents / dependents: (param
+    /// index, element) pairs in order.
+    fn elements(proc: &Proc, vars: &[VarId], args: &[Buffer]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for v in vars {
+            let k = proc
+                .params
+                .iter()
+                .position(|p| p == v)
+                .expect("a parameter");
+            out.extend((0..args[k].len()).map(|e| (k, e)));
+        }
+        out
+    }
+
+    fn run(module: &Module, proc: ProcId, args: &mut [Buffer]) {
+        Interpreter::new(module).call(proc, args).expect("runs");
+    }
+
+    /// The Jacobian (rows: dependent elements, columns: independent
+    /// elements) by tangent sweeps of `k` directions, checking that the
+    /// primal outputs of the tangent equal the original's.
+    fn tangent_jacobian(
+        module: &Module,
+        proc: ProcId,
+        ind: &[VarId],
+        dep: &[VarId],
+        args: &[Buffer],
+        k: usize,
+    ) -> Vec<Vec<f64>> {
+        let (tm, tp) = tangent(module, proc, ind, dep, &TangentOptions { directions: k })
+            .expect("tangent generated");
+        crate::jit::verify::verify_module(&tm).expect("tangent verifies");
+        let src = module.proc(proc);
+        let active = active_params(module, proc, ind, dep);
+        let cols = elements(src, ind, args);
+        let rows = elements(src, dep, args);
+        let mut primal = args.to_vec();
+        run(module, proc, &mut primal);
+        let mut jac = vec![vec![0.0; cols.len()]; rows.len()];
+        for start in (0..cols.len()).step_by(k) {
+            let mut targs = Vec::new();
+            let mut tangent_pos = vec![None; args.len()];
+            for (i, a) in args.iter().enumerate() {
+                targs.push(a.clone());
+                if active.contains(&src.params[i]) {
+                    tangent_pos[i] = Some(targs.len());
+                    targs.push(Buffer::zeros(a.ty(), a.len() * k));
+                }
+            }
+            for dir in 0..k.min(cols.len() - start) {
+                let (p, e) = cols[start + dir];
+                let t = tangent_pos[p].expect("independents are active");
+                targs[t].set_f64(e * k + dir, 1.0);
+            }
+            run(&tm, tp, &mut targs);
+            for (i, a) in primal.iter().enumerate() {
+                let pos = tangent_pos[..i].iter().flatten().count() + i;
+                assert_eq!(&targs[pos], a, "primal output {i} of the tangent");
+            }
+            for (r, &(p, e)) in rows.iter().enumerate() {
+                let t = tangent_pos[p].expect("dependents are active");
+                for dir in 0..k.min(cols.len() - start) {
+                    jac[r][start + dir] = targs[t].get_f64(e * k + dir);
+                }
+            }
+        }
+        jac
+    }
+
+    /// The Jacobian by central finite differences of the original.
+    fn fd_jacobian(
+        module: &Module,
+        proc: ProcId,
+        ind: &[VarId],
+        dep: &[VarId],
+        args: &[Buffer],
+    ) -> Vec<Vec<f64>> {
+        let src = module.proc(proc);
+        let cols = elements(src, ind, args);
+        let rows = elements(src, dep, args);
+        let mut jac = vec![vec![0.0; cols.len()]; rows.len()];
+        for (c, &(p, e)) in cols.iter().enumerate() {
+            let x = args[p].get_f64(e);
+            let h = f64::EPSILON.cbrt() * x.abs().max(1.0);
+            let eval = |x: f64| {
+                let mut a = args.to_vec();
+                a[p].set_f64(e, x);
+                run(module, proc, &mut a);
+                rows.iter()
+                    .map(|&(q, f)| a[q].get_f64(f))
+                    .collect::<Vec<_>>()
+            };
+            let (plus, minus) = (eval(x + h), eval(x - h));
+            for r in 0..rows.len() {
+                jac[r][c] = (plus[r] - minus[r]) / (2.0 * h);
+            }
+        }
+        jac
+    }
+
+    fn assert_close(a: &[Vec<f64>], b: &[Vec<f64>], rel: f64, what: &str) {
+        for (ra, rb) in a.iter().zip(b) {
+            for (&x, &y) in ra.iter().zip(rb) {
+                assert!(
+                    (x - y).abs() <= rel * x.abs().max(y.abs()).max(1.0),
+                    "{what}: {x} vs {y}\n{a:?}\n{b:?}"
+                );
+            }
+        }
+    }
+
+    /// Checks tangent (scalar and vector mode) against finite differences.
+    fn check_fd(
+        module: &Module,
+        proc: ProcId,
+        ind: &[VarId],
+        dep: &[VarId],
+        args: &[Buffer],
+    ) -> Vec<Vec<f64>> {
+        let fd = fd_jacobian(module, proc, ind, dep, args);
+        let scalar = tangent_jacobian(module, proc, ind, dep, args, 1);
+        assert_close(&scalar, &fd, 1e-6, "tangent vs finite differences");
+        let n: usize = elements(module.proc(proc), ind, args).len();
+        for k in [2, n.max(2), 3] {
+            let vector = tangent_jacobian(module, proc, ind, dep, args, k);
+            assert_close(&vector, &scalar, 1e-15, "vector vs scalar mode");
+        }
+        scalar
+    }
+
+    fn f64s(x: &[f64]) -> Buffer {
+        Buffer::F64(x.to_vec())
+    }
+
+    /// Naumann & Riehme's example (REFERENCE_CASES.md §1).
+    fn naumann() -> (Module, ProcId, VarId, VarId) {
+        let mut proc = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let y = b.param("y", Type::F64, vec![]);
+        let (then_b, head, body, exit) = (
+            b.create_block(),
+            b.create_block(),
+            b.create_block(),
+            b.create_block(),
+        );
+        let (lx, ly) = (b.load(x), b.load(y));
+        let c = b.cmp(CmpOp::Lt, lx, ly);
+        b.branch(c, then_b, exit);
+        b.switch_to_block(then_b);
+        let (lx, ly) = (b.load(x), b.load(y));
+        let p = b.binary(BinaryOp::Mul, lx, ly);
+        b.store(x, p);
+        b.jump(head);
+        b.switch_to_block(head);
+        let (lx, ly) = (b.load(x), b.load(y));
+        let c = b.cmp(CmpOp::Lt, ly, lx);
+        b.branch(c, body, exit);
+        b.switch_to_block(body);
+        let (lx, ly) = (b.load(x), b.load(y));
+        let p = b.binary(BinaryOp::Mul, lx, ly);
+        let s = b.unary(UnaryOp::Sin, p);
+        b.store(x, s);
+        b.jump(head);
+        b.switch_to_block(exit);
+        b.ret();
+        let mut m = Module::default();
+        let id = m.add_proc(proc);
+        (m, id, x, y)
+    }
+
+    #[test]
+    fn naumann_example_gradient() {
+        let (m, f, x, y) = naumann();
+        let args = [f64s(&[-5.0]), f64s(&[-0.5])];
+        let jac = check_fd(&m, f, &[x, y], &[x], &args);
+        assert!(
+            (jac[0][0] - 0.07883059059881717).abs() <= 1e-14 * 0.08,
+            "{}",
+            jac[0][0]
+        );
+        assert!(
+            (jac[0][1] - 1.5766118119763433).abs() <= 1e-14 * 1.6,
+            "{}",
+            jac[0][1]
+        );
+    }
+
+    /// Griewank's function (REFERENCE_CASES.md §2) on `a(s)`.
+    fn griewank() -> (Module, ProcId, [VarId; 3]) {
+        let mut proc = Proc::new("griewank");
+        let mut b = ProcBuilder::new(&mut proc);
+        let s = b.param("s", Type::I32, vec![]);
+        let a = b.param("a", Type::F64, vec![ProcBuilder::var_dim(s)]);
+        let c = b.param("c", Type::F64, vec![]);
+        let d = b.local("d", Type::F64);
+        let i = b.local("i", Type::I32);
+        let (head, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+        let one = b.fconst(Type::F64, 1.0);
+        b.store(c, one);
+        let one = b.fconst(Type::F64, 1.0);
+        b.store(d, one);
+        let one = b.iconst(Type::I32, 1);
+        b.store(i, one);
+        b.jump(head);
+        b.switch_to_block(head);
+        let (li, ls) = (b.load(i), b.load(s));
+        let more = b.cmp(CmpOp::Le, li, ls);
+        b.branch(more, body, exit);
+        b.switch_to_block(body);
+        let li = b.load(i);
+        let ai = b.load_elem(a, vec![li]);
+        let two = b.iconst(Type::I32, 2);
+        let sq = b.binary(BinaryOp::PowI, ai, two);
+        let k400 = b.iconst(Type::I32, 400);
+        let f400 = b.convert(k400, Type::F64, Rounding::Trunc);
+        let q = b.binary(BinaryOp::Div, sq, f400);
+        let lc = b.load(c);
+        let sum = b.binary(BinaryOp::Add, lc, q);
+        b.store(c, sum);
+        let ai = b.load_elem(a, vec![li]);
+        let di = b.convert(li, Type::F64, Rounding::Trunc);
+        let root = b.unary(UnaryOp::Sqrt, di);
+        let arg = b.binary(BinaryOp::Div, ai, root);
+        let cs = b.unary(UnaryOp::Cos, arg);
+        let ld = b.load(d);
+        let prod = b.binary(BinaryOp::Mul, ld, cs);
+        b.store(d, prod);
+        let one = b.iconst(Type::I32, 1);
+        let next = b.binary(BinaryOp::Add, li, one);
+        b.store(i, next);
+        b.jump(head);
+        b.switch_to_block(exit);
+        let (lc, ld) = (b.load(c), b.load(d));
+        let r = b.binary(BinaryOp::Sub, lc, ld);
+        b.store(c, r);
+        b.ret();
+        let mut m = Module::default();
+        let id = m.add_proc(proc);
+        (m, id, [s, a, c])
+    }
+
+    #[test]
+    fn griewank_gradient_table() {
+        let (m, g, [_, a, c]) = griewank();
+        let args = [Buffer::I32(vec![5]), f64s(&[1.0; 5]), f64s(&[0.0])];
+        let jac = check_fd(&m, g, &[a], &[c], &args);
+        let expected = [
+            0.4291500041640747,
+            0.1695581977732323,
+            0.1074226956746736,
+            7.9390989486530394e-02,
+            6.3416055468902388e-02,
+        ];
+        for (got, want) in jac[0].iter().zip(expected) {
+            assert!((got - want).abs() <= 2e-15 * want, "{got} vs {want}");
+        }
+    }
+}
