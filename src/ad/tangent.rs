@@ -888,7 +888,12 @@ mod tests {
             run(&tm, tp, &mut targs);
             for (i, a) in primal.iter().enumerate() {
                 let pos = tangent_pos[..i].iter().flatten().count() + i;
-                assert_eq!(&targs[pos], a, "primal output {i} of the tangent");
+                // Debug text: NaN equals NaN.
+                assert_eq!(
+                    format!("{:?}", targs[pos]),
+                    format!("{a:?}"),
+                    "primal output {i}"
+                );
             }
             for (r, &(p, e)) in rows.iter().enumerate() {
                 let t = tangent_pos[p].expect("dependents are active");
@@ -1088,5 +1093,279 @@ mod tests {
         for (got, want) in jac[0].iter().zip(expected) {
             assert!((got - want).abs() <= 2e-15 * want, "{got} vs {want}");
         }
+    }
+
+    /// `y = op(x)` in type `ty`.
+    fn unary_proc(op: UnaryOp, ty: Type) -> (Module, ProcId, VarId, VarId) {
+        let mut proc = Proc::new("u");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", ty, vec![]);
+        let y = b.param("y", ty, vec![]);
+        let lx = b.load(x);
+        let r = b.unary(op, lx);
+        b.store(y, r);
+        b.ret();
+        let mut m = Module::default();
+        let id = m.add_proc(proc);
+        (m, id, x, y)
+    }
+
+    /// `r = op(a, b)`, the type of `b` given (an integer for `PowI`).
+    fn binary_proc(op: BinaryOp, b_ty: Type) -> (Module, ProcId, [VarId; 3]) {
+        let mut proc = Proc::new("b");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("a", Type::F64, vec![]);
+        let y = b.param("b", b_ty, vec![]);
+        let r = b.param("r", Type::F64, vec![]);
+        let (lx, ly) = (b.load(x), b.load(y));
+        let v = b.binary(op, lx, ly);
+        b.store(r, v);
+        b.ret();
+        let mut m = Module::default();
+        let id = m.add_proc(proc);
+        (m, id, [x, y, r])
+    }
+
+    #[test]
+    fn every_unary_rule_matches_finite_differences() {
+        use UnaryOp as U;
+        let cases: &[(UnaryOp, &[f64])] = &[
+            (U::Neg, &[0.7, -1.3]),
+            (U::Abs, &[0.7, -1.3]),
+            (U::Sqrt, &[0.7, 2.5]),
+            (U::Exp, &[0.7, -1.3]),
+            (U::Log, &[0.7, 2.5]),
+            (U::Log10, &[0.7, 2.5]),
+            (U::Sin, &[0.7, -1.3]),
+            (U::Cos, &[0.7, -1.3]),
+            (U::Tan, &[0.7, -1.3]),
+            (U::Asin, &[0.3, -0.6]),
+            (U::Acos, &[0.3, -0.6]),
+            (U::Atan, &[0.7, -1.3]),
+            (U::Sinh, &[0.7, -1.3]),
+            (U::Cosh, &[0.7, -1.3]),
+            (U::Tanh, &[0.7, -1.3]),
+            (U::Floor, &[0.7, -1.3]),
+            (U::Ceil, &[0.7, -1.3]),
+            (U::Trunc, &[0.7, -1.3]),
+            (U::Round, &[0.7, -1.3]),
+        ];
+        for &(op, points) in cases {
+            let (m, f, x, y) = unary_proc(op, Type::F64);
+            for &p in points {
+                check_fd(&m, f, &[x], &[y], &[f64s(&[p]), f64s(&[0.0])]);
+            }
+        }
+    }
+
+    #[test]
+    fn every_binary_rule_matches_finite_differences() {
+        use BinaryOp as B;
+        let cases: &[(BinaryOp, &[(f64, f64)])] = &[
+            (B::Add, &[(0.7, -1.3)]),
+            (B::Sub, &[(0.7, -1.3)]),
+            (B::Mul, &[(0.7, -1.3)]),
+            (B::Div, &[(0.7, -1.3)]),
+            (B::Pow, &[(1.3, 0.7), (2.5, -1.2)]),
+            (B::Min, &[(0.7, 1.3), (1.3, 0.7)]),
+            (B::Max, &[(0.7, 1.3), (1.3, 0.7)]),
+            (B::Atan2, &[(0.7, -1.3), (-0.4, 0.9)]),
+            (B::Sign, &[(0.7, -1.3), (-0.7, 1.3)]),
+            (B::Dim, &[(1.3, 0.7), (0.7, 1.3)]),
+            (B::Mod, &[(5.3, 1.7), (-5.3, 1.7), (5.3, -1.7)]),
+            (B::Modulo, &[(5.3, 1.7), (-5.3, 1.7), (5.3, -1.7)]),
+        ];
+        for &(op, points) in cases {
+            let (m, f, [a, b, r]) = binary_proc(op, Type::F64);
+            for &(pa, pb) in points {
+                check_fd(
+                    &m,
+                    f,
+                    &[a, b],
+                    &[r],
+                    &[f64s(&[pa]), f64s(&[pb]), f64s(&[0.0])],
+                );
+            }
+        }
+        let (m, f, [a, n, r]) = binary_proc(B::PowI, Type::I32);
+        for k in [3, -2, 1, 0] {
+            check_fd(
+                &m,
+                f,
+                &[a],
+                &[r],
+                &[f64s(&[1.3]), Buffer::I32(vec![k]), f64s(&[0.0])],
+            );
+        }
+        assert!(!active_params(&m, f, &[a], &[r]).contains(&n));
+    }
+
+    /// The tangent of a one-output procedure for one seed.
+    fn directional(
+        module: &Module,
+        proc: ProcId,
+        ind: &[VarId],
+        dep: &[VarId],
+        args: &[Buffer],
+    ) -> Vec<f64> {
+        tangent_jacobian(module, proc, ind, dep, args, 1).remove(0)
+    }
+
+    #[test]
+    fn choices_at_non_differentiable_points() {
+        let (m, f, x, y) = unary_proc(UnaryOp::Abs, Type::F64);
+        assert_eq!(
+            directional(&m, f, &[x], &[y], &[f64s(&[0.0]), f64s(&[0.0])]),
+            [1.0]
+        );
+        assert_eq!(
+            directional(&m, f, &[x], &[y], &[f64s(&[-0.0]), f64s(&[0.0])]),
+            [-1.0]
+        );
+        let (m, f, [a, b, r]) = binary_proc(BinaryOp::Pow, Type::F64);
+        let at = |pa: f64, pb: f64| {
+            directional(
+                &m,
+                f,
+                &[a, b],
+                &[r],
+                &[f64s(&[pa]), f64s(&[pb]), f64s(&[0.0])],
+            )
+        };
+        assert_eq!(at(0.0, 2.0), [0.0, 0.0]);
+        assert_eq!(at(0.0, 1.0), [1.0, 0.0]);
+        assert_eq!(at(0.0, 0.0), [0.0, 0.0]);
+        assert_eq!(at(-2.0, 2.0), [-4.0, 0.0]);
+        for op in [BinaryOp::Min, BinaryOp::Max] {
+            let (m, f, [a, b, r]) = binary_proc(op, Type::F64);
+            let at = |pa: f64, pb: f64| {
+                directional(
+                    &m,
+                    f,
+                    &[a, b],
+                    &[r],
+                    &[f64s(&[pa]), f64s(&[pb]), f64s(&[0.0])],
+                )
+            };
+            assert_eq!(at(1.0, 1.0), [1.0, 0.0], "{op:?} tie goes to the first");
+            assert_eq!(at(f64::NAN, 1.0), [0.0, 1.0], "{op:?} NaN in a selects b");
+        }
+        let (m, f, [a, b, r]) = binary_proc(BinaryOp::Atan2, Type::F64);
+        let d = directional(
+            &m,
+            f,
+            &[a, b],
+            &[r],
+            &[f64s(&[0.0]), f64s(&[0.0]), f64s(&[0.0])],
+        );
+        assert_eq!(d, [0.0, 0.0]);
+        let (m, f, [a, b, r]) = binary_proc(BinaryOp::Dim, Type::F64);
+        let d = directional(
+            &m,
+            f,
+            &[a, b],
+            &[r],
+            &[f64s(&[1.0]), f64s(&[1.0]), f64s(&[0.0])],
+        );
+        assert_eq!(d, [0.0, 0.0]);
+        let (m, f, [a, n, r]) = binary_proc(BinaryOp::PowI, Type::I32);
+        let _ = n;
+        let d = directional(
+            &m,
+            f,
+            &[a],
+            &[r],
+            &[f64s(&[0.0]), Buffer::I32(vec![0]), f64s(&[0.0])],
+        );
+        assert_eq!(d, [0.0]);
+        let (m, f, x, y) = unary_proc(UnaryOp::Sqrt, Type::F64);
+        assert_eq!(
+            directional(&m, f, &[x], &[y], &[f64s(&[0.0]), f64s(&[0.0])]),
+            [f64::INFINITY]
+        );
+    }
+
+    #[test]
+    fn select_and_conversions() {
+        // r = merge(a*a, 3*b, a < b)
+        let mut proc = Proc::new("sel");
+        let mut bld = ProcBuilder::new(&mut proc);
+        let a = bld.param("a", Type::F64, vec![]);
+        let b = bld.param("b", Type::F64, vec![]);
+        let r = bld.param("r", Type::F64, vec![]);
+        let (la, lb) = (bld.load(a), bld.load(b));
+        let c = bld.cmp(CmpOp::Lt, la, lb);
+        let sq = bld.binary(BinaryOp::Mul, la, la);
+        let three = bld.fconst(Type::F64, 3.0);
+        let tb = bld.binary(BinaryOp::Mul, three, lb);
+        let s = bld.select(c, sq, tb);
+        bld.store(r, s);
+        bld.ret();
+        let mut m = Module::default();
+        let f = m.add_proc(proc);
+        let d = check_fd(
+            &m,
+            f,
+            &[a, b],
+            &[r],
+            &[f64s(&[0.5]), f64s(&[0.7]), f64s(&[0.0])],
+        );
+        assert_eq!(d, [[1.0, 0.0]]);
+        let d = check_fd(
+            &m,
+            f,
+            &[a, b],
+            &[r],
+            &[f64s(&[0.9]), f64s(&[0.7]), f64s(&[0.0])],
+        );
+        assert_eq!(d, [[0.0, 3.0]]);
+
+        // REAL(4) in, REAL(8) out: y = dble(x) * dble(x); and a REAL(4)
+        // tangent for z = sin(x) in f32.
+        let mut proc = Proc::new("conv");
+        let mut bld = ProcBuilder::new(&mut proc);
+        let x = bld.param("x", Type::F32, vec![]);
+        let y = bld.param("y", Type::F64, vec![]);
+        let z = bld.param("z", Type::F32, vec![]);
+        let lx = bld.load(x);
+        let dx = bld.convert(lx, Type::F64, Rounding::Trunc);
+        let p = bld.binary(BinaryOp::Mul, dx, dx);
+        bld.store(y, p);
+        let s = bld.unary(UnaryOp::Sin, lx);
+        bld.store(z, s);
+        // An integer conversion is passive: n = int(x) never carries a tangent.
+        let n = bld.local("n", Type::I32);
+        let i = bld.convert(lx, Type::I32, Rounding::Trunc);
+        bld.store(n, i);
+        bld.ret();
+        let mut m = Module::default();
+        let f = m.add_proc(proc);
+        let (tm, tp) = tangent(&m, f, &[x], &[y, z], &TangentOptions::default()).expect("tangent");
+        let tproc = tm.proc(tp);
+        let types: Vec<Type> = tproc.params.iter().map(|&p| tproc.var(p).ty).collect();
+        assert_eq!(
+            types,
+            [
+                Type::F32,
+                Type::F32,
+                Type::F64,
+                Type::F64,
+                Type::F32,
+                Type::F32
+            ]
+        );
+        assert!(tproc.find_var("n_d").is_none());
+        let x0 = 0.7f32;
+        let mut args = vec![
+            Buffer::F32(vec![x0]),
+            Buffer::F32(vec![1.0]),
+            f64s(&[0.0]),
+            f64s(&[0.0]),
+            Buffer::F32(vec![0.0]),
+            Buffer::F32(vec![0.0]),
+        ];
+        run(&tm, tp, &mut args);
+        assert_eq!(args[3], f64s(&[2.0 * x0 as f64]));
+        assert_eq!(args[5], Buffer::F32(vec![x0.cos()]));
     }
 }
