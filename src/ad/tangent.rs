@@ -1368,4 +1368,190 @@ mod tests {
         assert_eq!(args[3], f64s(&[2.0 * x0 as f64]));
         assert_eq!(args[5], Buffer::F32(vec![x0.cos()]));
     }
+
+    /// A module with calls of every argument kind, a FUNCTION and a global:
+    /// returns it, the root and the root's parameters `x(3), y, z`.
+    fn calls_module() -> (Module, ProcId, [VarId; 3]) {
+        use BinaryOp as B;
+        let mut m = Module::default();
+        let gv = m.add_global(Global {
+            name: "gv".into(),
+            ty: Type::F64,
+            dims: vec![],
+            char_len: 1,
+            init: vec![],
+        });
+        let global_var = |b: &mut ProcBuilder| {
+            b.declare_var(Var {
+                name: "gv".into(),
+                ty: Type::F64,
+                dims: vec![],
+                char_len: None,
+                storage: Storage::Global(gv),
+            })
+        };
+        // g(a, b): b = a*a + sin(a)
+        let mut p = Proc::new("g");
+        let mut b = ProcBuilder::new(&mut p);
+        let (a, bb) = (
+            b.param("a", Type::F64, vec![]),
+            b.param("b", Type::F64, vec![]),
+        );
+        let la = b.load(a);
+        let sq = b.binary(B::Mul, la, la);
+        let sn = b.unary(UnaryOp::Sin, la);
+        let v = b.binary(B::Add, sq, sn);
+        b.store(bb, v);
+        b.ret();
+        let g = m.add_proc(p);
+        // h(v(*), n, s): s = v(1)*v(1) + v(2)*exp(v(1)) + n
+        let mut p = Proc::new("h");
+        let mut b = ProcBuilder::new(&mut p);
+        let vv = b.param("v", Type::F64, vec![ProcBuilder::assumed_dim()]);
+        let n = b.param("n", Type::I32, vec![]);
+        let sv = b.param("s", Type::F64, vec![]);
+        let (i1, i2) = (b.iconst(Type::I32, 1), b.iconst(Type::I32, 2));
+        let (v1, v2) = (b.load_elem(vv, vec![i1]), b.load_elem(vv, vec![i2]));
+        let sq = b.binary(B::Mul, v1, v1);
+        let e = b.unary(UnaryOp::Exp, v1);
+        let t = b.binary(B::Mul, v2, e);
+        let sum = b.binary(B::Add, sq, t);
+        let ln = b.load(n);
+        let fnn = b.convert(ln, Type::F64, Rounding::Trunc);
+        let sum = b.binary(B::Add, sum, fnn);
+        b.store(sv, sum);
+        b.ret();
+        let h = m.add_proc(p);
+        // function q(t) = t*3 + t*t
+        let mut p = Proc::new("q");
+        let mut b = ProcBuilder::new(&mut p);
+        let t = b.param("t", Type::F64, vec![]);
+        let res = b.result_param("q", Type::F64);
+        let lt = b.load(t);
+        let three = b.fconst(Type::F64, 3.0);
+        let a3 = b.binary(B::Mul, lt, three);
+        let sq = b.binary(B::Mul, lt, lt);
+        let v = b.binary(B::Add, a3, sq);
+        b.store(res, v);
+        b.ret();
+        let q = m.add_proc(p);
+        // setg(x): gv = x*x ; useg(y): y = y + sin(gv)
+        let mut p = Proc::new("setg");
+        let mut b = ProcBuilder::new(&mut p);
+        let x = b.param("x", Type::F64, vec![]);
+        let gvar = global_var(&mut b);
+        let lx = b.load(x);
+        let sq = b.binary(B::Mul, lx, lx);
+        b.store(gvar, sq);
+        b.ret();
+        let setg = m.add_proc(p);
+        let mut p = Proc::new("useg");
+        let mut b = ProcBuilder::new(&mut p);
+        let y = b.param("y", Type::F64, vec![]);
+        let gvar = global_var(&mut b);
+        let (ly, lg) = (b.load(y), b.load(gvar));
+        let sn = b.unary(UnaryOp::Sin, lg);
+        let v = b.binary(B::Add, ly, sn);
+        b.store(y, v);
+        b.ret();
+        let useg = m.add_proc(p);
+        // f(x(3), y, z)
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let x = b.param("x", Type::F64, vec![ProcBuilder::const_dim(1, 3)]);
+        let y = b.param("y", Type::F64, vec![]);
+        let z = b.param("z", Type::F64, vec![]);
+        let [t, u, w, r, c] = ["t", "u", "w", "r", "c"].map(|n| b.local(n, Type::F64));
+        let (i1, i2) = (b.iconst(Type::I32, 1), b.iconst(Type::I32, 2));
+        b.call(g, vec![CallArg::Elem(x, vec![i1]), CallArg::Var(t)]);
+        let x2 = b.load_elem(x, vec![i2]);
+        let two = b.fconst(Type::F64, 2.0);
+        let x2t = b.binary(B::Mul, x2, two);
+        b.call(g, vec![CallArg::Value(x2t), CallArg::Var(u)]);
+        let c15 = b.fconst(Type::F64, 1.5);
+        b.call(g, vec![CallArg::Value(c15), CallArg::Var(c)]);
+        let two_i = b.iconst(Type::I32, 2);
+        b.call(
+            h,
+            vec![
+                CallArg::Elem(x, vec![i2]),
+                CallArg::Value(two_i),
+                CallArg::Var(w),
+            ],
+        );
+        let lt = b.load(t);
+        b.call(q, vec![CallArg::Value(lt), CallArg::Var(r)]);
+        b.call(setg, vec![CallArg::Var(y)]);
+        b.call(useg, vec![CallArg::Var(z)]);
+        let [lt, lu, lw, lr, lc] = [t, u, w, r, c].map(|v| b.load(v));
+        let p1 = b.binary(B::Mul, lt, lu);
+        let s1 = b.binary(B::Add, p1, lw);
+        let s2 = b.binary(B::Add, s1, lr);
+        let s3 = b.binary(B::Add, s2, lc);
+        b.store(y, s3);
+        b.ret();
+        let f = m.add_proc(p);
+        crate::jit::verify::verify_module(&m).expect("test module verifies");
+        (m, f, [x, y, z])
+    }
+
+    #[test]
+    fn calls_of_every_argument_kind() {
+        let (m, f, [x, y, z]) = calls_module();
+        let args = [f64s(&[0.3, -0.4, 0.8]), f64s(&[0.6]), f64s(&[0.25])];
+        check_fd(&m, f, &[x, y], &[y, z], &args);
+        let (tm, _) =
+            tangent(&m, f, &[x, y], &[y, z], &TangentOptions::default()).expect("tangent");
+        for name in ["f_d", "g_d", "h_d", "q_d", "setg_d", "useg_d"] {
+            assert!(tm.find_proc(name).is_some(), "{name} generated");
+        }
+        // The constant call g(1.5, c) calls the original g.
+        let fd = tm.proc(tm.find_proc("f_d").expect("root"));
+        let g = m.find_proc("g").expect("g");
+        let calls_of_g = fd
+            .insts
+            .iter()
+            .filter(|i| matches!(&i.kind, Inst::Call(p, _) if *p == g))
+            .count();
+        assert_eq!(calls_of_g, 1);
+        // The tangent of the FUNCTION q: t, t_d, q, q_d.
+        let qd = tm.proc(tm.find_proc("q_d").expect("q_d"));
+        let names: Vec<&str> = qd.params.iter().map(|&p| qd.var(p).name.as_str()).collect();
+        assert_eq!(names, ["t", "t_d", "q", "q_d"]);
+        assert_eq!(qd.result, None);
+        let (vm, vp) =
+            tangent(&m, f, &[x, y], &[y, z], &TangentOptions { directions: 4 }).expect("vector");
+        assert_eq!(vm.proc(vp).name, "f_dv");
+        let xd = vm.proc(vp).params[1];
+        assert_eq!(vm.proc(vp).var(xd).dims.len(), 2);
+    }
+
+    #[test]
+    fn bad_requests_are_errors() {
+        let (m, f, [_, _, c]) = griewank();
+        let s = m.proc(f).params[0];
+        let opts = TangentOptions::default();
+        assert!(matches!(
+            tangent(&m, f, &[s], &[c], &opts),
+            Err(AdError::BadVariable { .. })
+        ));
+        assert!(matches!(
+            tangent(&m, f, &[VarId(99)], &[c], &opts),
+            Err(AdError::BadVariable { .. })
+        ));
+        let d = m.proc(f).find_var("d").expect("local d");
+        assert!(matches!(
+            tangent(&m, f, &[d], &[c], &opts),
+            Err(AdError::BadVariable { .. })
+        ));
+        assert!(matches!(
+            tangent(&m, ProcId(7), &[], &[], &opts),
+            Err(AdError::UnknownProc(7))
+        ));
+        let zero = TangentOptions { directions: 0 };
+        assert!(matches!(
+            tangent(&m, f, &[c], &[c], &zero),
+            Err(AdError::BadOption(_))
+        ));
+    }
 }
