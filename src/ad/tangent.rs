@@ -1554,4 +1554,185 @@ mod tests {
             Err(AdError::BadOption(_))
         ));
     }
+
+    /// The Bratu subroutine of seed 003 appendix A (REFERENCE_CASES.md §3,
+    /// with `/1.2` in the loop's `F(i)` line), built statement by statement.
+    fn bratu() -> (Module, ProcId, [VarId; 5]) {
+        use BinaryOp as B;
+        let mut p = Proc::new("bratu");
+        let mut b = ProcBuilder::new(&mut p);
+        let dim = b.param("dim", Type::I32, vec![]);
+        let parmax = b.param("parmax", Type::I32, vec![]);
+        let x = b.param("x", Type::F64, vec![ProcBuilder::var_dim(dim)]);
+        let prm = b.param("prm", Type::F64, vec![ProcBuilder::var_dim(parmax)]);
+        let f = b.param("f", Type::F64, vec![ProcBuilder::var_dim(dim)]);
+        let i = b.local("i", Type::I32);
+        let h = b.local("h", Type::F64);
+        let int = |b: &mut ProcBuilder, k: i64| b.iconst(Type::I32, k);
+        let real = |b: &mut ProcBuilder, r: f32| b.fconst(Type::F64, r as f64);
+        // h*h*prm(1)/div*exp(x(k)/(1.0+prm(2)*x(k))), times (1+10*e) when `ten`.
+        let term = |b: &mut ProcBuilder, k: Value, div: f32, ten: bool| {
+            let lh = b.load(h);
+            let hh = b.binary(B::Mul, lh, lh);
+            let one_i = int(b, 1);
+            let p1 = b.load_elem(prm, vec![one_i]);
+            let c = b.binary(B::Mul, hh, p1);
+            let d = real(b, div);
+            let c = b.binary(B::Div, c, d);
+            let xk = b.load_elem(x, vec![k]);
+            let two_i = int(b, 2);
+            let p2 = b.load_elem(prm, vec![two_i]);
+            let px = b.binary(B::Mul, p2, xk);
+            let one = real(b, 1.0);
+            let den = b.binary(B::Add, one, px);
+            let q = b.binary(B::Div, xk, den);
+            let e = b.unary(UnaryOp::Exp, q);
+            let e = if ten {
+                let ten_i = int(b, 10);
+                let ten_f = b.convert(ten_i, Type::F64, Rounding::Trunc);
+                let te = b.binary(B::Mul, ten_f, e);
+                let one_i = int(b, 1);
+                let one_f = b.convert(one_i, Type::F64, Rounding::Trunc);
+                b.binary(B::Add, one_f, te)
+            } else {
+                e
+            };
+            b.binary(B::Mul, c, e)
+        };
+        let two_x = |b: &mut ProcBuilder, k: Value| {
+            let two_i = int(b, 2);
+            let two = b.convert(two_i, Type::F64, Rounding::Trunc);
+            let xk = b.load_elem(x, vec![k]);
+            b.binary(B::Mul, two, xk)
+        };
+        // h = 2.0/(dim+1), in REAL(4).
+        let ld = b.load(dim);
+        let one_i = int(&mut b, 1);
+        let dp1 = b.binary(B::Add, ld, one_i);
+        let dp1 = b.convert(dp1, Type::F32, Rounding::Trunc);
+        let two = b.fconst(Type::F32, 2.0);
+        let hq = b.binary(B::Div, two, dp1);
+        let hq = b.convert(hq, Type::F64, Rounding::Trunc);
+        b.store(h, hq);
+        // F(1) = -2*x(1) + term10(1)
+        let k1 = int(&mut b, 1);
+        let t2 = two_x(&mut b, k1);
+        let n2 = b.unary(UnaryOp::Neg, t2);
+        let t = term(&mut b, k1, 12.0, true);
+        let v = b.binary(B::Add, n2, t);
+        b.store_elem(f, vec![k1], v);
+        // F(2) = x(1) + term(1)
+        let k2 = int(&mut b, 2);
+        let x1 = b.load_elem(x, vec![k1]);
+        let t = term(&mut b, k1, 12.0, false);
+        let v = b.binary(B::Add, x1, t);
+        b.store_elem(f, vec![k2], v);
+        // do i = 2, dim-1
+        b.store(i, k2);
+        let (head, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+        b.jump(head);
+        b.switch_to_block(head);
+        let (li, ld) = (b.load(i), b.load(dim));
+        let one_i = int(&mut b, 1);
+        let dm1 = b.binary(B::Sub, ld, one_i);
+        let more = b.cmp(CmpOp::Le, li, dm1);
+        b.branch(more, body, exit);
+        b.switch_to_block(body);
+        let li = b.load(i);
+        let one_i = int(&mut b, 1);
+        let im1 = b.binary(B::Sub, li, one_i);
+        let ip1 = b.binary(B::Add, li, one_i);
+        // F(i-1) = F(i-1) + x(i) + term(i)
+        let fim1 = b.load_elem(f, vec![im1]);
+        let xi = b.load_elem(x, vec![li]);
+        let s = b.binary(B::Add, fim1, xi);
+        let t = term(&mut b, li, 12.0, false);
+        let v = b.binary(B::Add, s, t);
+        b.store_elem(f, vec![im1], v);
+        // F(i) = F(i) - 2*x(i) + h*h*prm(1)/1.2*exp(...)
+        let fi = b.load_elem(f, vec![li]);
+        let t2 = two_x(&mut b, li);
+        let s = b.binary(B::Sub, fi, t2);
+        let t = term(&mut b, li, 1.2, false);
+        let v = b.binary(B::Add, s, t);
+        b.store_elem(f, vec![li], v);
+        // F(i+1) = x(i) + term(i)
+        let xi = b.load_elem(x, vec![li]);
+        let t = term(&mut b, li, 12.0, false);
+        let v = b.binary(B::Add, xi, t);
+        b.store_elem(f, vec![ip1], v);
+        let next = b.binary(B::Add, li, one_i);
+        b.store(i, next);
+        b.jump(head);
+        b.switch_to_block(exit);
+        let ld = b.load(dim);
+        let one_i = int(&mut b, 1);
+        let dm1 = b.binary(B::Sub, ld, one_i);
+        // F(dim-1) = F(dim-1) + x(dim) + term(dim)
+        let fdm1 = b.load_elem(f, vec![dm1]);
+        let xd = b.load_elem(x, vec![ld]);
+        let s = b.binary(B::Add, fdm1, xd);
+        let t = term(&mut b, ld, 12.0, false);
+        let v = b.binary(B::Add, s, t);
+        b.store_elem(f, vec![dm1], v);
+        // F(dim) = F(dim) - 2*x(dim); F(dim) = F(dim) + term10(dim)
+        let fd = b.load_elem(f, vec![ld]);
+        let t2 = two_x(&mut b, ld);
+        let v = b.binary(B::Sub, fd, t2);
+        b.store_elem(f, vec![ld], v);
+        let fd = b.load_elem(f, vec![ld]);
+        let t = term(&mut b, ld, 12.0, true);
+        let v = b.binary(B::Add, fd, t);
+        b.store_elem(f, vec![ld], v);
+        b.ret();
+        let mut m = Module::default();
+        let id = m.add_proc(p);
+        (m, id, [dim, parmax, x, prm, f])
+    }
+
+    #[test]
+    fn bratu_jacobian_by_columns() {
+        let (m, bratu, [_, _, x, prm, f]) = bratu();
+        let xs: Vec<f64> = [1.72f32, 3.45, 4.16, 4.87, 4.16, 3.45, 1.72]
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        let prms: Vec<f64> = [1.3f32, 0.245828].iter().map(|&v| v as f64).collect();
+        assert_eq!(xs[0], 1.7200000286102295);
+        let args = [
+            Buffer::I32(vec![7]),
+            Buffer::I32(vec![2]),
+            f64s(&xs),
+            f64s(&prms),
+            f64s(&[0.0; 7]),
+        ];
+        let jac = check_fd(&m, bratu, &[x, prm], &[f], &args);
+        assert!(
+            (jac[0][0] - -1.8879679375574547).abs() <= 1e-14 * 1.9,
+            "{}",
+            jac[0][0]
+        );
+        assert!(
+            (jac[1][0] - 1.0112032062442544).abs() <= 1e-14,
+            "{}",
+            jac[1][0]
+        );
+        let rounded = [
+            [-1.89, 1.01, 0.0, 0.0, 0.0, 0.0, 0.0, 0.21, -0.48],
+            [1.01, -1.87, 1.01, 0.0, 0.0, 0.0, 0.0, 0.40, -1.78],
+            [0.0, 1.01, -1.87, 1.01, 0.0, 0.0, 0.0, 0.49, -2.70],
+            [0.0, 0.0, 1.01, -1.87, 1.01, 0.0, 0.0, 0.56, -3.50],
+            [0.0, 0.0, 0.0, 1.01, -1.87, 1.01, 0.0, 0.49, -2.70],
+            [0.0, 0.0, 0.0, 0.0, 1.01, -1.87, 1.01, 0.40, -1.78],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 1.01, -1.89, 0.21, -0.48],
+        ];
+        for (row, want) in jac.iter().zip(rounded) {
+            for (&got, want) in row.iter().zip(want) {
+                assert!((got - want).abs() <= 0.005 + 1e-12, "{got} vs {want}");
+            }
+        }
+        // Vector mode with K = 9 (one sweep) equals scalar mode exactly.
+        let vector = tangent_jacobian(&m, bratu, &[x, prm], &[f], &args, 9);
+        assert_eq!(vector, jac);
+    }
 }
