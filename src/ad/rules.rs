@@ -189,10 +189,8 @@ pub fn partials(
         return Some(out);
     }
     match inst {
-        Inst::Unary(op, a) => {
-            if float_operand(e, *a) {
-                out.push((*a, unary_partial(e, *op, *a, ty, result)));
-            }
+        Inst::Unary(op, a) if float_operand(e, *a) => {
+            out.push((*a, unary_partial(e, *op, *a, ty, result)));
         }
         Inst::Binary(op, a, b) => {
             let (want_a, want_b) = (float_operand(e, *a), float_operand(e, *b));
@@ -200,11 +198,7 @@ pub fn partials(
                 binary_partials(e, *op, [*a, *b], [want_a, want_b], ty, result, &mut out);
             }
         }
-        Inst::Convert(a, _) => {
-            if float_operand(e, *a) {
-                out.push((*a, Partial::One));
-            }
-        }
+        Inst::Convert(a, _) if float_operand(e, *a) => out.push((*a, Partial::One)),
         Inst::Select(cond, a, b) => {
             let gate = |when| Partial::Gate {
                 cond: *cond,

@@ -496,14 +496,13 @@ impl<'a> ProcGen<'a> {
                 let mut b = self.builder(nb, span);
                 let wanted = |u: Value| tval.contains_key(&u);
                 let partials = rules::partials(&mut b, inst, ty, nv, &wanted).unwrap_or_default();
-                let mut result = Vec::with_capacity(k);
-                for dir in 0..k {
-                    let mut acc = None;
-                    for (u, p) in &partials {
-                        acc = rules::accumulate(&mut b, acc, p, tval[u][dir], ty);
-                    }
-                    result.push(acc);
-                }
+                let result: Vec<Option<Value>> = (0..k)
+                    .map(|dir| {
+                        partials.iter().fold(None, |acc, (u, p)| {
+                            rules::accumulate(&mut b, acc, p, tval[u][dir], ty)
+                        })
+                    })
+                    .collect();
                 self.tval = tval;
                 if result.iter().all(Option::is_some) && !partials.is_empty() {
                     self.tval.insert(nv, result.into_iter().flatten().collect());
@@ -587,10 +586,11 @@ impl<'a> ProcGen<'a> {
     fn tangent_arg(&mut self, nb: BlockId, arg: &CallArg, ty: Type, span: Span) -> CallArg {
         let (vector, k) = (self.vector, self.directions);
         match arg {
-            CallArg::Var(x) => match self.tvar[x.index()] {
-                Some(t) => return CallArg::Var(t),
-                None => {}
-            },
+            CallArg::Var(x) => {
+                if let Some(t) = self.tvar[x.index()] {
+                    return CallArg::Var(t);
+                }
+            }
             CallArg::Elem(x, idx) => {
                 if let Some(t) = self.tvar[x.index()] {
                     let mut b = self.builder(nb, span);
@@ -1087,7 +1087,9 @@ mod tests {
             0.4291500041640747,
             0.1695581977732323,
             0.1074226956746736,
+            #[allow(clippy::excessive_precision)]
             7.9390989486530394e-02,
+            #[allow(clippy::excessive_precision)]
             6.3416055468902388e-02,
         ];
         for (got, want) in jac[0].iter().zip(expected) {
