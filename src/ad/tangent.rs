@@ -58,8 +58,9 @@
 //!   `min(number of independent elements, 8)` and sweep `ceil(n / K)` times.
 //!
 //! Not differentiated (an [`AdError::Unsupported`]): recursive calls with
-//! active arguments, and runtime stack pops of active values (tangent of an
-//! adjoint).
+//! active arguments, and the runtime stacks (a push of an active value, a pop
+//! of a useful float value: a tangent of an adjoint would need tangent
+//! stacks).
 
 use super::activity::{self, Activity, Context};
 use super::rules::{self, Emit};
@@ -86,6 +87,12 @@ impl Default for TangentOptions {
     fn default() -> Self {
         TangentOptions { directions: 1 }
     }
+}
+
+/// The number of directions to use for `n` independent elements: one sweep
+/// when `n` is small, else sweeps of 8 (`ceil(n / 8)` of them).
+pub fn default_directions(n: usize) -> usize {
+    n.clamp(1, 8)
 }
 
 /// The parameters of `proc` that get a tangent in [`tangent`]'s output for
@@ -326,7 +333,7 @@ impl<'a> ProcGen<'a> {
                 }
             }
             // Every active global, named here or not (not the independents).
-            let mut globals: Vec<GlobalId> = (0..self.src_global_count(g))
+            let mut globals: Vec<GlobalId> = (0..g.src.globals.len())
                 .map(|i| GlobalId(i as u32))
                 .filter(|&gl| {
                     self.activity.is_global_active(gl) && !ctx.varied_globals.contains(&gl)
@@ -370,8 +377,12 @@ impl<'a> ProcGen<'a> {
         }
     }
 
-    fn src_global_count(&self, g: &Generator) -> usize {
-        g.src.globals.len()
+    fn unsupported(&self, what: &str, span: Span) -> AdError {
+        AdError::Unsupported {
+            proc: self.src.name.clone(),
+            what: what.to_string(),
+            span,
+        }
     }
 
     fn map(&self, v: Value) -> Value {
@@ -482,12 +493,13 @@ impl<'a> ProcGen<'a> {
                 store_tangent(&mut b, t, &idx, &tangent, vector);
                 self.proc.blocks[nb.index()].insts.extend(primal);
             }
-            Inst::Pop(_) if active => {
-                return Err(AdError::Unsupported {
-                    proc: self.src.name.clone(),
-                    what: "a runtime stack pop of an active value".into(),
-                    span,
-                })
+            // The runtime stacks carry no tangents: a tangent of an adjoint
+            // would need tangent stacks.
+            Inst::Push(_, u) if self.tval.contains_key(u) => {
+                return Err(self.unsupported("a push of an active value on a runtime stack", span))
+            }
+            Inst::Pop(_) if ty.is_some_and(Type::is_float) && self.activity.is_value_useful(v) => {
+                return Err(self.unsupported("a pop of a useful value from a runtime stack", span))
             }
             _ if active && rules::is_elemental(inst) => {
                 let Some(ty) = ty else { return Ok(()) };
@@ -537,14 +549,11 @@ impl<'a> ProcGen<'a> {
             return Ok(());
         }
         let Some(callee_activity) = callee_activity else {
-            return Err(AdError::Unsupported {
-                proc: self.src.name.clone(),
-                what: format!(
-                    "the recursive call of `{}` with active arguments",
-                    g.src.proc(callee).name
-                ),
-                span,
-            });
+            let what = format!(
+                "the recursive call of `{}` with active arguments",
+                g.src.proc(callee).name
+            );
+            return Err(self.unsupported(&what, span));
         };
         let target = g.generate(callee_activity, false)?;
         let callee_proc = g.src.proc(callee);
@@ -1549,6 +1558,18 @@ mod tests {
         assert!(matches!(
             tangent(&m, ProcId(7), &[], &[], &opts),
             Err(AdError::UnknownProc(7))
+        ));
+        // A recursive call with active arguments.
+        let mut p = Proc::new("r");
+        let mut b = ProcBuilder::new(&mut p);
+        let x = b.param("x", Type::F64, vec![]);
+        b.call(ProcId(0), vec![CallArg::Var(x)]);
+        b.ret();
+        let mut rm = Module::default();
+        let r = rm.add_proc(p);
+        assert!(matches!(
+            tangent(&rm, r, &[x], &[x], &opts),
+            Err(AdError::Unsupported { .. })
         ));
         let zero = TangentOptions { directions: 0 };
         assert!(matches!(
