@@ -1271,14 +1271,12 @@ mod tests {
         );
         assert_eq!(d, [0.0, 0.0]);
         let (m, f, [a, b, r]) = binary_proc(BinaryOp::Dim, Type::F64);
-        let d = directional(
-            &m,
-            f,
-            &[a, b],
-            &[r],
-            &[f64s(&[1.0]), f64s(&[1.0]), f64s(&[0.0])],
-        );
-        assert_eq!(d, [0.0, 0.0]);
+        let at = |pa: f64, pb: f64| {
+            let args = [f64s(&[pa]), f64s(&[pb]), f64s(&[0.0])];
+            directional(&m, f, &[a, b], &[r], &args)
+        };
+        assert_eq!(at(1.0, 1.0), [1.0, -1.0], "DIM ties go to a - b, like MAX");
+        assert_eq!(at(f64::NAN, 1.0), [0.0, 0.0]);
         let (m, f, [a, n, r]) = binary_proc(BinaryOp::PowI, Type::I32);
         let _ = n;
         let d = directional(
