@@ -1756,4 +1756,165 @@ mod tests {
         let vector = tangent_jacobian(&m, bratu, &[x, prm], &[f], &args, 9);
         assert_eq!(vector, jac);
     }
+
+    /// Parses and compiles Fortran source with the front end.
+    fn fortran(src: &str, form: crate::front::source::SourceForm) -> Module {
+        let mut map = crate::front::diag::SourceMap::new();
+        let file = map.add("test.f", src);
+        let (ast, diags) = crate::front::parser::parse_file(&map, file, form);
+        assert!(
+            diags.iter().all(|d| !d.is_error()),
+            "parse errors: {diags:?}"
+        );
+        match crate::front::sema::compile(&map, &[ast]) {
+            Ok(c) => c.module,
+            Err(d) => panic!("compile errors: {d:?}"),
+        }
+    }
+
+    fn param(m: &Module, proc: ProcId, name: &str) -> VarId {
+        m.proc(proc).find_var(name).expect("a parameter")
+    }
+
+    #[test]
+    fn fortran_naumann_and_griewank() {
+        use crate::front::source::SourceForm;
+        let m = fortran(
+            "subroutine f(x, y)\n  double precision x, y\n  if (x < y) then\n    x = x*y\n    do while (y < x)\n      x = sin(x*y)\n    end do\n  end if\nend subroutine\n",
+            SourceForm::Free,
+        );
+        let f = m.find_proc("f").expect("f");
+        let (x, y) = (param(&m, f, "x"), param(&m, f, "y"));
+        let jac = check_fd(&m, f, &[x, y], &[x], &[f64s(&[-5.0]), f64s(&[-0.5])]);
+        assert!(
+            (jac[0][0] - 0.07883059059881717).abs() <= 1e-14 * 0.08,
+            "{}",
+            jac[0][0]
+        );
+        assert!(
+            (jac[0][1] - 1.5766118119763433).abs() <= 1e-14 * 1.6,
+            "{}",
+            jac[0][1]
+        );
+
+        let m = fortran(
+            "subroutine griewank(s, a, c)\n  integer s, i\n  double precision a(s), c, d\n  c = 1\n  d = 1.D0\n  DO i = 1, s\n    c = c + (a(i)**2)/400\n    d = d*COS(a(i)/SQRT(DBLE(i)))\n  END DO\n  c = c - d\nend subroutine\n",
+            SourceForm::Free,
+        );
+        let g = m.find_proc("griewank").expect("griewank");
+        let (a, c) = (param(&m, g, "a"), param(&m, g, "c"));
+        let args = [Buffer::I32(vec![5]), f64s(&[1.0; 5]), f64s(&[0.0])];
+        let jac = check_fd(&m, g, &[a], &[c], &args);
+        let expected = [
+            0.4291500041640747,
+            0.1695581977732323,
+            0.1074226956746736,
+            0.079390989486530394,
+            0.063416055468902388,
+        ];
+        for (got, want) in jac[0].iter().zip(expected) {
+            assert!((got - want).abs() <= 2e-15 * want, "{got} vs {want}");
+        }
+    }
+
+    /// Seed 003's appendix A, fixed form, `/1.2` in the loop's `F(i)` line.
+    const BRATU_F77: &str = "      subroutine bratu(dim,parmax,x,prm,F)
+      integer    dim    , parmax
+C independent variables
+      double precision x(dim), prm(parmax)
+C   dependent variables
+      double precision F(dim)
+C
+      integer i
+      double precision h
+
+      h = 2.0/(dim+1)
+      F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
+      F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
+
+      do 1 i=2,dim-1
+        F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+        F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
+        F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+    1 continue
+
+      F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
+     *          +prm(2)*x(dim)))
+      F(dim) = F(dim)-2*x(dim)
+      F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
+     *          +prm(2)*x(dim))))
+      end
+";
+
+    #[test]
+    fn fortran_bratu_jacobian() {
+        let m = fortran(BRATU_F77, crate::front::source::SourceForm::Fixed);
+        let b = m.find_proc("bratu").expect("bratu");
+        let [x, prm, f] = ["x", "prm", "f"].map(|n| param(&m, b, n));
+        let xs: Vec<f64> = [1.72f32, 3.45, 4.16, 4.87, 4.16, 3.45, 1.72]
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        let prms: Vec<f64> = [1.3f32, 0.245828].iter().map(|&v| v as f64).collect();
+        let args = [
+            Buffer::I32(vec![7]),
+            Buffer::I32(vec![2]),
+            f64s(&xs),
+            f64s(&prms),
+            f64s(&[0.0; 7]),
+        ];
+        let jac = check_fd(&m, b, &[x, prm], &[f], &args);
+        assert!(
+            (jac[0][0] - -1.8879679375574547).abs() <= 1e-14 * 1.9,
+            "{}",
+            jac[0][0]
+        );
+        assert!(
+            (jac[1][0] - 1.0112032062442544).abs() <= 1e-14,
+            "{}",
+            jac[1][0]
+        );
+        assert!((jac[1][1] - -1.87).abs() < 0.005 && (jac[3][8] - -3.50).abs() < 0.005);
+        // The same numbers as the hand-built IR.
+        let (hm, hb, [_, _, hx, hprm, hf]) = bratu();
+        assert_eq!(tangent_jacobian(&hm, hb, &[hx, hprm], &[hf], &args, 1), jac);
+    }
+
+    #[test]
+    fn fortran_calls_functions_and_modules() {
+        let src = "module shared
+  double precision :: scale = 2.0d0
+  double precision :: acc
+end module
+
+double precision function sq(t)
+  double precision t
+  sq = t*t + scale*t
+end function
+
+subroutine accumulate(v, n)
+  use shared
+  integer n, i
+  double precision v(n)
+  do i = 1, n
+    acc = acc + v(i)*exp(v(i))
+  end do
+end subroutine
+
+subroutine top(x, y)
+  use shared
+  double precision x(4), y(2), sq
+  external sq
+  acc = 0
+  call accumulate(x(2), 3)
+  y(1) = sq(x(1)) + acc
+  y(2) = max(x(1), x(4)) * sign(x(3), -1.0d0) + mod(x(2), 0.7d0)
+end subroutine
+";
+        let m = fortran(src, crate::front::source::SourceForm::Free);
+        let top = m.find_proc("top").expect("top");
+        let (x, y) = (param(&m, top, "x"), param(&m, top, "y"));
+        let args = [f64s(&[0.3, -0.4, 0.8, 0.1]), f64s(&[0.0, 0.0])];
+        check_fd(&m, top, &[x], &[y], &args);
+    }
 }

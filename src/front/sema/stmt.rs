@@ -270,7 +270,11 @@ impl Lowerer<'_, '_> {
         // HUGE(i) do not overflow.
         let trip_t = Type::I64;
         let w = if t.is_int() { Type::I64 } else { t };
-        let (s64, e64, st64) = (self.convert(s, t, w), self.convert(e, t, w), self.convert(st, t, w));
+        let (s64, e64, st64) = (
+            self.convert(s, t, w),
+            self.convert(e, t, w),
+            self.convert(st, t, w),
+        );
         let diff = self.val(Inst::Binary(BinaryOp::Sub, e64, s64), w);
         let num = self.val(Inst::Binary(BinaryOp::Add, diff, st64), w);
         let q = self.val(Inst::Binary(BinaryOp::Div, num, st64), w);

@@ -1054,7 +1054,10 @@ end subroutine
 #[test]
 fn print_bratu_listing() {
     let m = compile_source(BRATU, crate::front::source::SourceForm::Fixed).unwrap();
-    println!("{}", adjit_jit::print::print_proc(&m, m.find_proc("bratu").unwrap()));
+    println!(
+        "{}",
+        adjit_jit::print::print_proc(&m, m.find_proc("bratu").unwrap())
+    );
 }
 
 #[test]
@@ -1086,7 +1089,12 @@ end subroutine
     assert_eq!(tys, [Type::F64, Type::F64, Type::I64, Type::I32]);
     assert!(p.var(p.params[0]).dims[0].upper.is_none(), "assumed shape");
     let call = |mm: i32| {
-        let mut args = [Buffer::F64(vec![0.0; 3]), Buffer::F64(vec![0.0]), Buffer::I64(vec![0]), Buffer::I32(vec![mm])];
+        let mut args = [
+            Buffer::F64(vec![0.0; 3]),
+            Buffer::F64(vec![0.0]),
+            Buffer::I64(vec![0]),
+            Buffer::I32(vec![mm]),
+        ];
         let r = Interpreter::new(&m).call(m.find_proc("t").unwrap(), &mut args);
         (r, args)
     };
@@ -1095,7 +1103,10 @@ end subroutine
     assert_eq!(args[1], Buffer::F64(vec![-(1.75 + 3.0 + 3.0)]));
     assert_eq!(args[2], Buffer::I64(vec![1 << 40]));
     let (r, _) = call(1);
-    assert_eq!(r.unwrap_err().kind, adjit_jit::ir::RuntimeErrorKind::Stop(Some("ten".into())));
+    assert_eq!(
+        r.unwrap_err().kind,
+        adjit_jit::ir::RuntimeErrorKind::Stop(Some("ten".into()))
+    );
     let (r, args) = call(2);
     r.unwrap();
     assert_eq!(args[3], Buffer::I32(vec![6]));
