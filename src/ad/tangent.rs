@@ -1914,4 +1914,35 @@ end subroutine
         let args = [f64s(&[0.3, -0.4, 0.8, 0.1]), f64s(&[0.0, 0.0])];
         check_fd(&m, top, &[x], &[y], &args);
     }
+
+    #[test]
+    fn compiled_tangents_agree_with_the_interpreter() {
+        use crate::jit::codegen::{CompiledModule, JitOptions};
+        let m = fortran(BRATU_F77, crate::front::source::SourceForm::Fixed);
+        let b = m.find_proc("bratu").expect("bratu");
+        let [x, prm, f] = ["x", "prm", "f"].map(|n| param(&m, b, n));
+        for k in [1, 4] {
+            let (tm, tp) = tangent(&m, b, &[x, prm], &[f], &TangentOptions { directions: k })
+                .expect("tangent");
+            let compiled = CompiledModule::compile(&tm, &JitOptions::default()).expect("compiles");
+            let xs: Vec<f64> = (0..7).map(|i| 1.0 + 0.5 * i as f64).collect();
+            let seed: Vec<f64> = (0..7 * k).map(|i| (i as f64 * 0.37).sin()).collect();
+            let pseed: Vec<f64> = (0..2 * k).map(|i| (i as f64 * 0.91).cos()).collect();
+            let args = vec![
+                Buffer::I32(vec![7]),
+                Buffer::I32(vec![2]),
+                f64s(&xs),
+                f64s(&seed),
+                f64s(&[1.3, 0.245828]),
+                f64s(&pseed),
+                f64s(&[0.0; 7]),
+                f64s(&vec![0.0; 7 * k]),
+            ];
+            let mut by_interp = args.clone();
+            run(&tm, tp, &mut by_interp);
+            let mut by_jit = args;
+            compiled.call(tp, &mut by_jit).expect("runs");
+            assert_eq!(by_jit, by_interp, "K = {k}");
+        }
+    }
 }
