@@ -355,7 +355,7 @@ impl<'a> ProcGen<'a> {
                     dims.insert(0, directions_dim(self.directions));
                 }
                 let t = self.proc.add_var(Var {
-                    name: format!("{}_d", global.name),
+                    name: unique_var_name(&self.proc, &format!("{}_d", global.name)),
                     ty: global.ty,
                     dims,
                     char_len: None,
@@ -625,7 +625,7 @@ impl<'a> ProcGen<'a> {
             return CallArg::Value(t);
         }
         let temp = self.proc.add_var(Var {
-            name: "_arg_d".into(),
+            name: unique_var_name(&self.proc, "_arg_d"),
             ty,
             dims: vec![directions_dim(k)],
             char_len: None,
@@ -657,12 +657,24 @@ fn add_tangent_var(proc: &mut Proc, g: &mut Generator, var: &Var, storage: Stora
         s => s,
     };
     proc.add_var(Var {
-        name: format!("{}_d", var.name),
+        name: unique_var_name(proc, &format!("{}_d", var.name)),
         ty: var.ty,
         dims,
         char_len: None,
         storage,
     })
+}
+
+/// `base`, or `base_2`, `base_3`, ... when a variable of the procedure
+/// already has that name.
+fn unique_var_name(proc: &Proc, base: &str) -> String {
+    if proc.find_var(base).is_none() {
+        return base.to_string();
+    }
+    (2..)
+        .map(|i| format!("{base}_{i}"))
+        .find(|n| proc.find_var(n).is_none())
+        .expect("an unused name exists")
 }
 
 /// The dimension `1:k` of the directions.
