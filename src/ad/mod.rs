@@ -1,6 +1,65 @@
 //! Automatic differentiation of code lists: activity analysis, the tangent
 //! (forward) transform and the adjoint (reverse) transform.
+//!
+//! * [`rules`] holds the local partial derivatives of every IR operation, in
+//!   one place shared by both transforms.
+//! * [`activity`] decides which variables and values carry derivatives.
+//! * [`tangent`] and [`adjoint`] generate the derivative procedures.
+//!
+//! This module also owns [`AdError`], the error every transform returns.
 
 pub mod activity;
 pub mod adjoint;
+pub mod rules;
 pub mod tangent;
+
+use crate::jit::ir::Span;
+use std::fmt;
+
+/// Why a derivative could not be generated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdError {
+    /// A procedure handle outside the module.
+    UnknownProc(u32),
+    /// A variable handle outside the procedure, or a variable that cannot be
+    /// an independent / dependent (not a floating-point parameter or global).
+    BadVariable {
+        /// The procedure.
+        proc: String,
+        /// The variable's name (or handle when out of range).
+        var: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An option out of range.
+    BadOption(String),
+    /// The input module does not verify (first violation).
+    InvalidIr(String),
+    /// The procedure uses a construct the transform does not differentiate.
+    Unsupported {
+        /// The procedure.
+        proc: String,
+        /// What is not supported.
+        what: String,
+        /// Where it is in the source.
+        span: Span,
+    },
+}
+
+impl fmt::Display for AdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdError::UnknownProc(p) => write!(f, "no procedure with handle proc{p}"),
+            AdError::BadVariable { proc, var, reason } => {
+                write!(f, "in `{proc}`: variable `{var}` {reason}")
+            }
+            AdError::BadOption(m) => write!(f, "bad option: {m}"),
+            AdError::InvalidIr(m) => write!(f, "invalid IR: {m}"),
+            AdError::Unsupported { proc, what, .. } => {
+                write!(f, "in `{proc}`: cannot differentiate {what}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AdError {}

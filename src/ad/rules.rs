@@ -1,0 +1,500 @@
+//! The local partial derivatives of every IR operation, emitted as IR.
+//!
+//! This is the one place that knows the derivative of each elemental
+//! operation `r = phi(u_1, ..., u_n)`. Both transforms use it:
+//!
+//! * the tangent computes `r_d = sum_i dphi/du_i * u_i_d`;
+//! * the adjoint computes `u_i_b += dphi/du_i * r_b`.
+//!
+//! [`partials`] emits the code computing each wanted partial `dphi/du_i`
+//! (only for the operands the caller asks for, so passive operands cost
+//! nothing) and returns it as a [`Partial`]; trivial partials (`0`, `±1`, a
+//! selection) are returned symbolically so that [`accumulate`] forms
+//! `acc + partial * d` without useless multiplications.
+//!
+//! Partials are expressed in the type of the result. The only operation whose
+//! operand type differs from its result type is a float-to-float
+//! [`Inst::Convert`], whose partial is [`Partial::One`]; [`accumulate`]
+//! converts the derivative it is given to the accumulator's type, which
+//! covers both directions (tangent: operand → result type; adjoint: result →
+//! operand type).
+//!
+//! # Rules
+//!
+//! `r` is the primal result, `a` and `b` the operands. "Gate(c)" means the
+//! partial is 1 where the condition `c` holds and 0 elsewhere (emitted as a
+//! `select`, never as a multiplication).
+//!
+//! | operation | `dr/da` | `dr/db` | choice at non-differentiable / singular points |
+//! |---|---|---|---|
+//! | `a + b` | 1 | 1 | |
+//! | `a - b` | 1 | -1 | |
+//! | `a * b` | `b` | `a` | |
+//! | `a / b` | `1/b` | `-(r/b)` | `b = 0` gives ±inf / NaN, like the primal |
+//! | `-a` | -1 | | |
+//! | `abs(a)` | `sign(1, a)` | | the one-sided derivative chosen by the sign bit: +1 at `+0.0`, -1 at `-0.0` (seed 004 §6.2 writes `a/abs(a)`, which is NaN at 0; this is Tapenade's choice) |
+//! | `sqrt(a)` | `0.5/r` | | `+inf` at `a = 0` (seed 004 §6.2: `1/(2 sqrt(a))`) |
+//! | `exp(a)` | `r` | | |
+//! | `log(a)` | `1/a` | | |
+//! | `log10(a)` | `log10(e)/a` | | (seed 004: `1/(a ln 10)`) |
+//! | `sin(a)` | `cos(a)` | | |
+//! | `cos(a)` | `-sin(a)` | | |
+//! | `tan(a)` | `1 + r*r` | | (seed 004: `1 + tan(a)**2`) |
+//! | `asin(a)` | `1/sqrt(1 - a*a)` | | `+inf` at `|a| = 1`, NaN outside |
+//! | `acos(a)` | `-1/sqrt(1 - a*a)` | | `-inf` at `|a| = 1`, NaN outside |
+//! | `atan(a)` | `1/(1 + a*a)` | | |
+//! | `sinh(a)` | `cosh(a)` | | |
+//! | `cosh(a)` | `sinh(a)` | | |
+//! | `tanh(a)` | `1 - r*r` | | |
+//! | `floor`, `ceiling`, `aint`, `anint` | 0 | | 0 everywhere, including at the jumps |
+//! | `a ** b` (both real) | `b * a**(b-1)`, but 0 where `b = 0` | `log(a) * r` where `a > 0`, else 0 | `b = 0`: `x**0` is constant, so 0 (avoids `0 * inf`); `a <= 0`: `a**b` is not differentiable in `b` over the reals, 0 is chosen (Tapenade's choice; at `a = 0, b > 0` it is the limit) |
+//! | `a ** n` (integer `n`) | `n * a**(n-1)`, but 0 where `n = 0` | (integer: none) | `n = 0`: constant, 0 (avoids `0 * (1/0)`) |
+//! | `min(a, b)` | Gate(`r == a`) | Gate(`r != a`) | the partial goes to the argument the primal returned: ties go to `a` (the primal returns `a`); a NaN in `a` makes the primal return `b`, and then `r == a` is false so `b` gets it |
+//! | `max(a, b)` | Gate(`r == a`) | Gate(`r != a`) | as for `min` |
+//! | `atan2(a, b)` | `b/(a*a + b*b)` | `-a/(a*a + b*b)` | 0 at `a = b = 0` (where atan2 jumps) |
+//! | `sign(a, b)` | `sign(1,a) * sign(1,b)` | 0 | as `abs` for `a`: the sign bits decide at `±0`; 0 for `b` (the jump at `b = 0` is ignored) |
+//! | `dim(a, b)` = `max(a - b, 0)` | Gate(`r == a - b`) | -Gate(`r == a - b`) | as for `max`: at `a = b` the tie goes to `a - b` (1, -1); a NaN difference gives 0 |
+//! | `mod(a, b)` (real) | 1 | `-k`, `k = anint((a - r)/b)` = `aint(a/b)` | at the jumps (`a/b` an integer) the one-sided value of the branch the primal took; `k` is recovered from `r` so it matches the primal's quotient even where `a/b` rounds |
+//! | `modulo(a, b)` (real) | 1 | `-k`, `k = anint((a - r)/b)` = `floor(a/b)` | as for `mod` |
+//! | `real(a, kind)` float → float | 1 (in the target type) | | |
+//! | float → integer (`int`, `nint`, `floor`, `ceiling`) | 0 | | integers are never active |
+//! | integer / logical → float | none | | integers are never active |
+//! | `select(c, a, b)` (merge) | Gate(`c`) | Gate(`not c`) | the condition is a logical: no derivative |
+//! | constants, comparisons, logical ops, integer ops, bounds | none | | |
+//!
+//! Memory instructions (loads, stores), calls, character operations and the
+//! runtime stacks are not elemental: [`partials`] returns `None` for them and
+//! the transforms handle them.
+
+use crate::jit::ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, Type, UnaryOp, Value};
+
+/// `log10(e)`: the derivative of `log10` at 1.
+const LOG10_E: f64 = std::f64::consts::LOG10_E;
+
+/// Where rules put the instructions they emit: the insertion point of a
+/// transform. Every emitted instruction defines a value.
+pub trait Emit {
+    /// Appends an instruction producing a value of type `ty`; returns it.
+    fn emit(&mut self, inst: Inst, ty: Type) -> Value;
+    /// The type of a value already defined (None for an effect).
+    fn type_of(&self, v: Value) -> Option<Type>;
+
+    /// A float constant of type `ty`.
+    fn float(&mut self, ty: Type, x: f64) -> Value {
+        self.emit(Inst::Const(Const::Float(x)), ty)
+    }
+    /// A unary operation whose result has type `ty`.
+    fn unary(&mut self, op: UnaryOp, a: Value, ty: Type) -> Value {
+        self.emit(Inst::Unary(op, a), ty)
+    }
+    /// A binary operation whose result has type `ty`.
+    fn binary(&mut self, op: BinaryOp, a: Value, b: Value, ty: Type) -> Value {
+        self.emit(Inst::Binary(op, a, b), ty)
+    }
+    /// A comparison (result Bool).
+    fn cmp(&mut self, op: CmpOp, a: Value, b: Value) -> Value {
+        self.emit(Inst::Cmp(op, a, b), Type::Bool)
+    }
+    /// `if cond { a } else { b }` of type `ty`.
+    fn select(&mut self, cond: Value, a: Value, b: Value, ty: Type) -> Value {
+        self.emit(Inst::Select(cond, a, b), ty)
+    }
+    /// `v` converted to `ty` (itself when it already has that type).
+    fn convert_to(&mut self, v: Value, ty: Type) -> Value {
+        if self.type_of(v) == Some(ty) {
+            v
+        } else {
+            self.emit(Inst::Convert(v, crate::jit::ir::Rounding::Trunc), ty)
+        }
+    }
+}
+
+/// An [`Emit`] that appends to one block of a procedure, every instruction
+/// with the same span.
+pub struct BlockCursor<'a> {
+    /// The procedure written.
+    pub proc: &'a mut Proc,
+    /// The block appended to.
+    pub block: BlockId,
+    /// The span given to every instruction.
+    pub span: Span,
+}
+
+impl Emit for BlockCursor<'_> {
+    fn emit(&mut self, inst: Inst, ty: Type) -> Value {
+        self.proc.push_inst(self.block, inst, Some(ty), self.span)
+    }
+    fn type_of(&self, v: Value) -> Option<Type> {
+        self.proc.insts.get(v.index()).and_then(|d| d.ty)
+    }
+}
+
+impl Emit for crate::jit::builder::ProcBuilder<'_> {
+    fn emit(&mut self, inst: Inst, ty: Type) -> Value {
+        self.ins(inst, Some(ty))
+    }
+    fn type_of(&self, v: Value) -> Option<Type> {
+        self.value_type(v)
+    }
+}
+
+/// A local partial derivative `dphi/du` of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partial {
+    /// Identically zero (the operand is float but the operation is flat in
+    /// it, e.g. rounding).
+    Zero,
+    /// Exactly 1.
+    One,
+    /// Exactly -1.
+    MinusOne,
+    /// A computed value, in the result type.
+    Value(Value),
+    /// `+1` (or `-1` when `negative`) where the Bool `cond` equals `when`,
+    /// 0 elsewhere.
+    Gate {
+        /// The Bool condition.
+        cond: Value,
+        /// The value of `cond` for which the partial is non-zero.
+        when: bool,
+        /// True when the non-zero value is -1.
+        negative: bool,
+    },
+}
+
+/// Emits the local partial derivatives of the elemental instruction `inst`
+/// (whose operands are values of the procedure `e` writes into, and whose
+/// result is `result` of type `ty`) with respect to every float operand for
+/// which `wanted` is true, in operand order. An operand used twice (`x*x`)
+/// appears twice; the sum of its entries is its partial.
+///
+/// Returns `Some(vec![])` for elemental instructions without a derivative
+/// (constants, comparisons, integer and logical operations, conversions from
+/// integers) and `None` for instructions that are not elemental operations
+/// (memory, calls, characters, stacks): the transforms handle those.
+pub fn partials(
+    e: &mut dyn Emit,
+    inst: &Inst,
+    ty: Type,
+    result: Value,
+    wanted: &dyn Fn(Value) -> bool,
+) -> Option<Vec<(Value, Partial)>> {
+    let float_operand =
+        |e: &dyn Emit, v: Value| e.type_of(v).is_some_and(Type::is_float) && wanted(v);
+    if !is_elemental(inst) {
+        return None;
+    }
+    let mut out = Vec::new();
+    if !ty.is_float() {
+        return Some(out);
+    }
+    match inst {
+        Inst::Unary(op, a) if float_operand(e, *a) => {
+            out.push((*a, unary_partial(e, *op, *a, ty, result)));
+        }
+        Inst::Binary(op, a, b) => {
+            let (want_a, want_b) = (float_operand(e, *a), float_operand(e, *b));
+            if want_a || want_b {
+                binary_partials(e, *op, [*a, *b], [want_a, want_b], ty, result, &mut out);
+            }
+        }
+        Inst::Convert(a, _) if float_operand(e, *a) => out.push((*a, Partial::One)),
+        Inst::Select(cond, a, b) => {
+            let gate = |when| Partial::Gate {
+                cond: *cond,
+                when,
+                negative: false,
+            };
+            if float_operand(e, *a) {
+                out.push((*a, gate(true)));
+            }
+            if float_operand(e, *b) {
+                out.push((*b, gate(false)));
+            }
+        }
+        // Constants, comparisons and bounds: no derivative.
+        _ => {}
+    }
+    Some(out)
+}
+
+/// True for the instructions [`partials`] knows: pure operations on values.
+pub fn is_elemental(inst: &Inst) -> bool {
+    matches!(
+        inst,
+        Inst::Const(_)
+            | Inst::Unary(..)
+            | Inst::Binary(..)
+            | Inst::Cmp(..)
+            | Inst::Convert(..)
+            | Inst::Select(..)
+            | Inst::DimLower(..)
+            | Inst::DimExtent(..)
+            | Inst::CharCompare(..)
+    )
+}
+
+/// The partial of a unary float operation `r = op(a)`.
+fn unary_partial(e: &mut dyn Emit, op: UnaryOp, a: Value, ty: Type, r: Value) -> Partial {
+    use UnaryOp as U;
+    let value = Partial::Value;
+    match op {
+        U::Neg => Partial::MinusOne,
+        U::Abs => {
+            let one = e.float(ty, 1.0);
+            value(e.binary(BinaryOp::Sign, one, a, ty))
+        }
+        U::Sqrt => {
+            let half = e.float(ty, 0.5);
+            value(e.binary(BinaryOp::Div, half, r, ty))
+        }
+        U::Exp => value(r),
+        U::Log => reciprocal_scaled(e, 1.0, a, ty),
+        U::Log10 => reciprocal_scaled(e, LOG10_E, a, ty),
+        U::Sin => value(e.unary(U::Cos, a, ty)),
+        U::Cos => {
+            let s = e.unary(U::Sin, a, ty);
+            value(e.unary(U::Neg, s, ty))
+        }
+        U::Tan => one_plus_or_minus_square(e, r, BinaryOp::Add, ty),
+        U::Tanh => one_plus_or_minus_square(e, r, BinaryOp::Sub, ty),
+        U::Asin | U::Acos => {
+            let one = e.float(ty, 1.0);
+            let sq = e.binary(BinaryOp::Mul, a, a, ty);
+            let diff = e.binary(BinaryOp::Sub, one, sq, ty);
+            let root = e.unary(U::Sqrt, diff, ty);
+            let numerator = if op == U::Asin {
+                one
+            } else {
+                e.float(ty, -1.0)
+            };
+            value(e.binary(BinaryOp::Div, numerator, root, ty))
+        }
+        U::Atan => {
+            let sum = one_plus_or_minus_square(e, a, BinaryOp::Add, ty);
+            let Partial::Value(sum) = sum else {
+                unreachable!("always a value")
+            };
+            reciprocal_scaled(e, 1.0, sum, ty)
+        }
+        U::Sinh => value(e.unary(U::Cosh, a, ty)),
+        U::Cosh => value(e.unary(U::Sinh, a, ty)),
+        U::Floor | U::Ceil | U::Trunc | U::Round => Partial::Zero,
+        // Logical: never reached for a float result.
+        U::Not => Partial::Zero,
+    }
+}
+
+/// `scale / x` as a partial.
+fn reciprocal_scaled(e: &mut dyn Emit, scale: f64, x: Value, ty: Type) -> Partial {
+    let c = e.float(ty, scale);
+    Partial::Value(e.binary(BinaryOp::Div, c, x, ty))
+}
+
+/// `1 ± x*x` as a partial.
+fn one_plus_or_minus_square(e: &mut dyn Emit, x: Value, op: BinaryOp, ty: Type) -> Partial {
+    let one = e.float(ty, 1.0);
+    let sq = e.binary(BinaryOp::Mul, x, x, ty);
+    Partial::Value(e.binary(op, one, sq, ty))
+}
+
+/// The partials of a binary operation `r = op(a, b)` with a float result,
+/// for the operands flagged in `want`.
+fn binary_partials(
+    e: &mut dyn Emit,
+    op: BinaryOp,
+    [a, b]: [Value; 2],
+    [want_a, want_b]: [bool; 2],
+    ty: Type,
+    r: Value,
+    out: &mut Vec<(Value, Partial)>,
+) {
+    use BinaryOp as B;
+    match op {
+        B::Add => {
+            push(e, out, want_a, a, |_| Partial::One);
+            push(e, out, want_b, b, |_| Partial::One);
+        }
+        B::Sub => {
+            push(e, out, want_a, a, |_| Partial::One);
+            push(e, out, want_b, b, |_| Partial::MinusOne);
+        }
+        B::Mul => {
+            push(e, out, want_a, a, |_| Partial::Value(b));
+            push(e, out, want_b, b, |_| Partial::Value(a));
+        }
+        B::Div => {
+            push(e, out, want_a, a, |e| reciprocal_scaled(e, 1.0, b, ty));
+            push(e, out, want_b, b, |e| {
+                let q = e.binary(B::Div, r, b, ty);
+                Partial::Value(e.unary(UnaryOp::Neg, q, ty))
+            });
+        }
+        B::Pow => {
+            push(e, out, want_a, a, |e| {
+                // b * a**(b-1), 0 where b = 0.
+                let zero = e.float(ty, 0.0);
+                let one = e.float(ty, 1.0);
+                let bm1 = e.binary(B::Sub, b, one, ty);
+                let p = e.binary(B::Pow, a, bm1, ty);
+                let d = e.binary(B::Mul, b, p, ty);
+                let b_is_zero = e.cmp(CmpOp::Eq, b, zero);
+                Partial::Value(e.select(b_is_zero, zero, d, ty))
+            });
+            push(e, out, want_b, b, |e| {
+                // log(a) * r where a > 0, else 0.
+                let zero = e.float(ty, 0.0);
+                let l = e.unary(UnaryOp::Log, a, ty);
+                let d = e.binary(B::Mul, l, r, ty);
+                let positive = e.cmp(CmpOp::Gt, a, zero);
+                Partial::Value(e.select(positive, d, zero, ty))
+            });
+        }
+        B::PowI => {
+            // Only the base is float: n * a**(n-1), 0 where n = 0.
+            push(e, out, want_a, a, |e| {
+                let int_ty = e.type_of(b).unwrap_or(Type::I32);
+                let zero_int = e.emit(Inst::Const(Const::Int(0)), int_ty);
+                let one_int = e.emit(Inst::Const(Const::Int(1)), int_ty);
+                let nm1 = e.binary(B::Sub, b, one_int, int_ty);
+                let p = e.binary(B::PowI, a, nm1, ty);
+                let n = e.convert_to(b, ty);
+                let d = e.binary(B::Mul, n, p, ty);
+                let zero = e.float(ty, 0.0);
+                let n_is_zero = e.cmp(CmpOp::Eq, b, zero_int);
+                Partial::Value(e.select(n_is_zero, zero, d, ty))
+            });
+        }
+        B::Min | B::Max => {
+            // The partial goes to the argument the primal returned.
+            let a_chosen = e.cmp(CmpOp::Eq, r, a);
+            let gate = |when| Partial::Gate {
+                cond: a_chosen,
+                when,
+                negative: false,
+            };
+            push(e, out, want_a, a, |_| gate(true));
+            push(e, out, want_b, b, |_| gate(false));
+        }
+        B::Atan2 => {
+            // inv = 1/(a*a + b*b), 0 at the origin.
+            let zero = e.float(ty, 0.0);
+            let aa = e.binary(B::Mul, a, a, ty);
+            let bb = e.binary(B::Mul, b, b, ty);
+            let den = e.binary(B::Add, aa, bb, ty);
+            let Partial::Value(recip) = reciprocal_scaled(e, 1.0, den, ty) else {
+                unreachable!("always a value")
+            };
+            let at_origin = e.cmp(CmpOp::Eq, den, zero);
+            let inv = e.select(at_origin, zero, recip, ty);
+            push(e, out, want_a, a, |e| {
+                Partial::Value(e.binary(B::Mul, b, inv, ty))
+            });
+            push(e, out, want_b, b, |e| {
+                let t = e.binary(B::Mul, a, inv, ty);
+                Partial::Value(e.unary(UnaryOp::Neg, t, ty))
+            });
+        }
+        B::Sign => {
+            push(e, out, want_a, a, |e| {
+                let one = e.float(ty, 1.0);
+                let sa = e.binary(B::Sign, one, a, ty);
+                let sb = e.binary(B::Sign, one, b, ty);
+                Partial::Value(e.binary(B::Mul, sa, sb, ty))
+            });
+            push(e, out, want_b, b, |_| Partial::Zero);
+        }
+        B::Dim => {
+            // DIM is Max(a - b, 0): the difference is chosen iff r == a - b.
+            let diff = e.binary(B::Sub, a, b, ty);
+            let chosen = e.cmp(CmpOp::Eq, r, diff);
+            let gate = |negative| Partial::Gate {
+                cond: chosen,
+                when: true,
+                negative,
+            };
+            push(e, out, want_a, a, |_| gate(false));
+            push(e, out, want_b, b, |_| gate(true));
+        }
+        B::Mod | B::Modulo => {
+            push(e, out, want_a, a, |_| Partial::One);
+            push(e, out, want_b, b, |e| {
+                // k = anint((a - r) / b): the quotient the primal used.
+                let diff = e.binary(B::Sub, a, r, ty);
+                let q = e.binary(B::Div, diff, b, ty);
+                let k = e.unary(UnaryOp::Round, q, ty);
+                Partial::Value(e.unary(UnaryOp::Neg, k, ty))
+            });
+        }
+        // Logical: never reached for a float result.
+        B::And | B::Or | B::Eqv | B::Neqv => {}
+    }
+}
+
+/// Computes the partial `p` of operand `v` and records it, when wanted.
+fn push(
+    e: &mut dyn Emit,
+    out: &mut Vec<(Value, Partial)>,
+    want: bool,
+    v: Value,
+    p: impl FnOnce(&mut dyn Emit) -> Partial,
+) {
+    if want {
+        let p = p(e);
+        out.push((v, p));
+    }
+}
+
+/// Emits `acc + partial * d` (or `partial * d` when `acc` is `None`) in type
+/// `ty`, the accumulator's type; `d` is first converted to `ty` when its type
+/// differs (float-to-float conversions). Returns `acc` unchanged for a zero
+/// partial, so `None` means "still identically zero".
+///
+/// Tangent: fold over an instruction's partials starting from `None` with
+/// `d = u_d` to get the result's tangent. Adjoint: call with `acc = u_b`,
+/// `d = r_b` to get the incremented adjoint of an operand.
+pub fn accumulate(
+    e: &mut dyn Emit,
+    acc: Option<Value>,
+    partial: &Partial,
+    d: Value,
+    ty: Type,
+) -> Option<Value> {
+    let d = e.convert_to(d, ty);
+    match *partial {
+        Partial::Zero => acc,
+        Partial::One => Some(match acc {
+            Some(acc) => e.binary(BinaryOp::Add, acc, d, ty),
+            None => d,
+        }),
+        Partial::MinusOne => Some(match acc {
+            Some(acc) => e.binary(BinaryOp::Sub, acc, d, ty),
+            None => e.unary(UnaryOp::Neg, d, ty),
+        }),
+        Partial::Value(p) => {
+            let t = e.binary(BinaryOp::Mul, p, d, ty);
+            Some(match acc {
+                Some(acc) => e.binary(BinaryOp::Add, acc, t, ty),
+                None => t,
+            })
+        }
+        Partial::Gate {
+            cond,
+            when,
+            negative,
+        } => {
+            let unit = if negative {
+                Partial::MinusOne
+            } else {
+                Partial::One
+            };
+            let moved = accumulate(e, acc, &unit, d, ty).expect("a unit partial gives a value");
+            let kept = match acc {
+                Some(acc) => acc,
+                None => e.float(ty, 0.0),
+            };
+            let (if_true, if_false) = if when { (moved, kept) } else { (kept, moved) };
+            Some(e.select(cond, if_true, if_false, ty))
+        }
+    }
+}
