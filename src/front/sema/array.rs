@@ -1,0 +1,454 @@
+//! Array expressions: whole-array and section assignments and elementwise
+//! expressions lowered to loop nests, and the reductions SUM, PRODUCT,
+//! DOT_PRODUCT, MAXVAL, MINVAL (hoisted before the statement that uses
+//! them, into a scalar temporary).
+
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::consts::{numeric_inquiry, type_name};
+use super::expr::Operand;
+use super::intrinsics::{is_elemental, is_reduction};
+use super::lowerer::{Lowerer, Resolved, R};
+use adjit_jit::ir::{BinaryOp, CmpOp, Const, Inst, Span, Terminator, Type, Value, VarId};
+
+/// An array operand that gives an array expression its shape.
+pub(crate) struct ArrayRef<'e> {
+    /// The array's name.
+    pub name: &'e Name,
+    /// Its subscripts (`None`: the whole array).
+    pub args: Option<&'e [Arg]>,
+}
+
+impl Lowerer<'_, '_> {
+    /// Lowers every array reduction inside an expression into a scalar
+    /// temporary (before the statement's own code list).
+    pub fn hoist(&mut self, e: &Expr) -> R<()> {
+        match &e.kind {
+            ExprKind::Apply { name, args } => {
+                for a in args {
+                    match &a.value {
+                        ArgValue::Expr(x) => self.hoist(x)?,
+                        ArgValue::Range { lo, hi, stride } => {
+                            for x in [lo, hi, stride].into_iter().flatten() {
+                                self.hoist(x)?;
+                            }
+                        }
+                    }
+                }
+                if is_reduction(&name.text) && self.names_intrinsic(name) {
+                    let v = self.reduce(e, name, args)?;
+                    self.hoisted.insert(e as *const Expr, v);
+                }
+                Ok(())
+            }
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.hoist(a),
+            ExprKind::Binary(_, a, b) => {
+                self.hoist(a)?;
+                self.hoist(b)
+            }
+            ExprKind::Substring { base, start, end } => {
+                self.hoist(base)?;
+                for x in [start, end].into_iter().flatten() {
+                    self.hoist(x)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// True when a name applied to arguments denotes the intrinsic (no
+    /// variable, statement function or user procedure shadows it).
+    fn names_intrinsic(&self, name: &Name) -> bool {
+        !self.vars.contains_key(&name.text)
+            && self.visible_decl(&name.text).is_none_or(|(_, d)| d.dims.is_none())
+            && !matches!(
+                self.u().scope.syms.get(&name.text),
+                Some(super::scope::Sym::StmtFunc(_) | super::scope::Sym::External(_))
+            )
+            && self.prog.find_proc(self.unit, &name.text).is_none()
+    }
+
+    /// The first array operand of an expression, if the expression is
+    /// array-valued.
+    pub fn array_source<'e>(&self, e: &'e Expr) -> Option<ArrayRef<'e>> {
+        match &e.kind {
+            ExprKind::Name(n) if self.is_array_name(&n.text) => Some(ArrayRef { name: n, args: None }),
+            ExprKind::Apply { name, args } => {
+                if self.is_array_name(&name.text) {
+                    return args
+                        .iter()
+                        .any(|a| matches!(a.value, ArgValue::Range { .. }))
+                        .then_some(ArrayRef { name, args: Some(args) });
+                }
+                if is_elemental(&name.text) && self.names_intrinsic(name) {
+                    return args.iter().find_map(|a| match &a.value {
+                        ArgValue::Expr(x) => self.array_source(x),
+                        ArgValue::Range { .. } => None,
+                    });
+                }
+                None
+            }
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.array_source(a),
+            ExprKind::Binary(_, a, b) => self.array_source(a).or_else(|| self.array_source(b)),
+            _ => None,
+        }
+    }
+
+    fn array_var(&mut self, name: &Name) -> R<VarId> {
+        match self.resolve(name)? {
+            Resolved::Var(v) if self.proc.var(v).is_array() => Ok(v),
+            _ => Err(self.err(name.span, format!("`{}` is not an array", name.text))),
+        }
+    }
+
+    /// Lower bound (I64) of dimension `d` of an array.
+    fn lower64(&mut self, v: VarId, d: usize) -> Value {
+        self.val(Inst::DimLower(v, d as u32), Type::I64)
+    }
+
+    /// An integer expression widened to I64.
+    fn int64(&mut self, e: &Expr) -> R<Value> {
+        let (v, t) = self.integer(e)?;
+        Ok(self.convert(v, t, Type::I64))
+    }
+
+    /// The extents of an array operand (whole array or section), stored in
+    /// temporaries so that loops in later blocks can read them.
+    pub fn extents(&mut self, r: &ArrayRef) -> R<Vec<VarId>> {
+        let v = self.array_var(r.name)?;
+        let rank = self.proc.var(v).dims.len();
+        let mut out = Vec::new();
+        let i64t = Type::I64;
+        match r.args {
+            None => {
+                for d in 0..rank {
+                    let e = self.val(Inst::DimExtent(v, d as u32), i64t);
+                    out.push(self.store_temp("n", e, i64t));
+                }
+            }
+            Some(args) => {
+                if args.len() != rank {
+                    return Err(self.err(r.name.span, format!("`{}` has {rank} dimension(s) but {} subscript(s) are given", r.name.text, args.len())));
+                }
+                for (d, a) in args.iter().enumerate() {
+                    let ArgValue::Range { lo, hi, stride } = &a.value else { continue };
+                    let lo = match lo {
+                        Some(x) => self.int64(x)?,
+                        None => self.lower64(v, d),
+                    };
+                    let hi = match hi {
+                        Some(x) => self.int64(x)?,
+                        None => {
+                            let l = self.lower64(v, d);
+                            let n = self.val(Inst::DimExtent(v, d as u32), i64t);
+                            let one = self.int(1, i64t);
+                            let s = self.val(Inst::Binary(BinaryOp::Add, l, n), i64t);
+                            self.val(Inst::Binary(BinaryOp::Sub, s, one), i64t)
+                        }
+                    };
+                    let st = match stride {
+                        Some(x) => self.int64(x)?,
+                        None => self.int(1, i64t),
+                    };
+                    let diff = self.val(Inst::Binary(BinaryOp::Sub, hi, lo), i64t);
+                    let num = self.val(Inst::Binary(BinaryOp::Add, diff, st), i64t);
+                    let q = self.val(Inst::Binary(BinaryOp::Div, num, st), i64t);
+                    let zero = self.int(0, i64t);
+                    let n = self.val(Inst::Binary(BinaryOp::Max, q, zero), i64t);
+                    out.push(self.store_temp("n", n, i64t));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn store_temp(&mut self, prefix: &str, v: Value, ty: Type) -> VarId {
+        let t = self.temp(prefix, ty);
+        self.emit(Inst::Store(t, v), None);
+        t
+    }
+
+    /// Subscripts of the element of a whole array at 0-based positions.
+    pub fn whole_array_index(&mut self, v: VarId, pos: &[Value], span: Span) -> R<Vec<Value>> {
+        let rank = self.proc.var(v).dims.len();
+        if rank != pos.len() {
+            let name = self.proc.var(v).name.clone();
+            return Err(self.err(span, format!("array `{name}` of rank {rank} in an expression of rank {}", pos.len())));
+        }
+        let mut idx = Vec::new();
+        for (d, &p) in pos.iter().enumerate() {
+            let lo = self.lower64(v, d);
+            idx.push(self.val(Inst::Binary(BinaryOp::Add, lo, p), Type::I64));
+        }
+        Ok(idx)
+    }
+
+    /// Subscripts of the element of a section at 0-based positions.
+    pub fn section_index(&mut self, v: VarId, args: &[Arg], pos: &[Value], name: &Name) -> R<Vec<Value>> {
+        let rank = self.proc.var(v).dims.len();
+        if args.len() != rank {
+            return Err(self.err(name.span, format!("`{}` has {rank} dimension(s) but {} subscript(s) are given", name.text, args.len())));
+        }
+        let triplets = args.iter().filter(|a| matches!(a.value, ArgValue::Range { .. })).count();
+        if triplets != pos.len() {
+            return Err(self.err(name.span, format!("section of `{}` of rank {triplets} in an expression of rank {}", name.text, pos.len())));
+        }
+        let mut idx = Vec::new();
+        let mut k = 0;
+        for (d, a) in args.iter().enumerate() {
+            match &a.value {
+                ArgValue::Expr(x) => idx.push(self.index_value(x)?),
+                ArgValue::Range { lo, stride, .. } => {
+                    let lo = match lo {
+                        Some(x) => self.int64(x)?,
+                        None => self.lower64(v, d),
+                    };
+                    let off = match stride {
+                        Some(s) => {
+                            let s = self.int64(s)?;
+                            self.val(Inst::Binary(BinaryOp::Mul, pos[k], s), Type::I64)
+                        }
+                        None => pos[k],
+                    };
+                    idx.push(self.val(Inst::Binary(BinaryOp::Add, lo, off), Type::I64));
+                    k += 1;
+                }
+            }
+        }
+        Ok(idx)
+    }
+
+    /// Runs `body` for every position of a shape (column-major: the first
+    /// dimension varies fastest). `body` sees 0-based I64 positions.
+    pub fn for_positions(
+        &mut self,
+        extents: &[VarId],
+        body: &mut dyn FnMut(&mut Self, &[Value]) -> R<()>,
+    ) -> R<()> {
+        let counters: Vec<VarId> = extents.iter().map(|_| self.temp("k", Type::I64)).collect();
+        self.nest(extents, &counters, extents.len(), body)
+    }
+
+    fn nest(
+        &mut self,
+        extents: &[VarId],
+        counters: &[VarId],
+        level: usize,
+        body: &mut dyn FnMut(&mut Self, &[Value]) -> R<()>,
+    ) -> R<()> {
+        if level == 0 {
+            let pos: Vec<Value> = counters.iter().map(|&c| self.val(Inst::Load(c), Type::I64)).collect();
+            return body(self, &pos);
+        }
+        let d = level - 1;
+        let i64t = Type::I64;
+        let zero = self.int(0, i64t);
+        self.emit(Inst::Store(counters[d], zero), None);
+        let (header, inner, exit) = (self.block(), self.block(), self.block());
+        self.jump(header);
+        self.switch_to(header);
+        let k = self.val(Inst::Load(counters[d]), i64t);
+        let n = self.val(Inst::Load(extents[d]), i64t);
+        let more = self.val(Inst::Cmp(CmpOp::Lt, k, n), Type::Bool);
+        self.terminate(Terminator::Branch { cond: more, then_dest: inner, else_dest: exit });
+        self.switch_to(inner);
+        self.nest(extents, counters, d, body)?;
+        let k = self.val(Inst::Load(counters[d]), i64t);
+        let one = self.int(1, i64t);
+        let k1 = self.val(Inst::Binary(BinaryOp::Add, k, one), i64t);
+        self.emit(Inst::Store(counters[d], k1), None);
+        self.jump(header);
+        self.switch_to(exit);
+        Ok(())
+    }
+
+    /// `target = value` where the target is a whole array or a section.
+    pub fn array_assign(&mut self, target: &Expr, name: &Name, args: Option<&[Arg]>, value: &Expr) -> R<()> {
+        let v = self.array_var(name)?;
+        let ty = self.proc.var(v).ty;
+        if ty == Type::Char {
+            return Err(self.err(target.span, "unsupported Fortran: character array assignment"));
+        }
+        if let Some(reason) = self.overlap(name, args, value) {
+            return Err(self.err(value.span, reason));
+        }
+        let tref = ArrayRef { name, args };
+        let extents = self.extents(&tref)?;
+        let source = self.array_source(value);
+        let scalar = match source {
+            None => {
+                let x = self.num_as(value, ty)?;
+                Some(self.store_temp("s", x, ty))
+            }
+            Some(_) => None,
+        };
+        self.for_positions(&extents, &mut |this, pos| {
+            let x = match scalar {
+                Some(s) => this.val(Inst::Load(s), ty),
+                None => {
+                    this.elem = Some(pos.to_vec());
+                    let r = this.num_as(value, ty);
+                    this.elem = None;
+                    r?
+                }
+            };
+            let idx = match args {
+                None => this.whole_array_index(v, pos, name.span)?,
+                Some(a) => this.section_index(v, a, pos, name)?,
+            };
+            this.emit(Inst::StoreElem(v, idx, x), None);
+            Ok(())
+        })
+    }
+
+    /// A reason to refuse an array assignment whose right-hand side reads
+    /// its target through a different section.
+    fn overlap(&self, name: &Name, args: Option<&[Arg]>, value: &Expr) -> Option<String> {
+        fn walk(e: &Expr, name: &str, args: Option<&[Arg]>, bad: &mut bool) {
+            match &e.kind {
+                ExprKind::Name(n) if n.text == name => *bad |= args.is_some(),
+                ExprKind::Apply { name: n, args: a } => {
+                    if n.text == name && a.iter().any(|x| matches!(x.value, ArgValue::Range { .. })) {
+                        *bad |= args.is_none_or(|t| t != a.as_slice());
+                    }
+                    for x in a {
+                        if let ArgValue::Expr(x) = &x.value {
+                            walk(x, name, args, bad);
+                        }
+                    }
+                }
+                ExprKind::Unary(_, a) | ExprKind::Paren(a) => walk(a, name, args, bad),
+                ExprKind::Binary(_, a, b) => {
+                    walk(a, name, args, bad);
+                    walk(b, name, args, bad);
+                }
+                _ => {}
+            }
+        }
+        let mut bad = false;
+        walk(value, &name.text, args, &mut bad);
+        bad.then(|| format!("unsupported Fortran: array assignment to `{}` reading an overlapping section of it", name.text))
+    }
+
+    /// Lowers a reduction into a fresh scalar temporary.
+    fn reduce(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<VarId> {
+        let which = name.text.as_str();
+        let mut operands = Vec::new();
+        for a in args {
+            match (&a.keyword, &a.value) {
+                (Some(k), _) if k.text != "array" && k.text != "vector_a" && k.text != "vector_b" => {
+                    return Err(self.err(k.span, format!("unsupported Fortran: `{}=` argument of `{which}`", k.text)))
+                }
+                (_, ArgValue::Expr(x)) => operands.push(x),
+                (_, ArgValue::Range { .. }) => return Err(self.err(e.span, format!("a range is not an argument of `{which}`"))),
+            }
+        }
+        let want = if which == "dot_product" { 2 } else { 1 };
+        if operands.len() != want {
+            return Err(self.err(name.span, format!("`{which}` takes {want} array argument(s)")));
+        }
+        let Some(src) = self.array_source(operands[0]) else {
+            return Err(self.err(operands[0].span, format!("the argument of `{which}` is not an array")));
+        };
+        let extents = self.extents(&src)?;
+        // The element type: evaluate the type of one element without code.
+        let ty = self.element_type(operands[0], &operands)?;
+        let acc = self.temp("acc", ty);
+        let init = match which {
+            "sum" | "dot_product" => zero_of(ty),
+            "product" => one_of(ty),
+            "maxval" | "minval" => {
+                let huge = numeric_inquiry("huge", ty).and_then(|c| c.to_ir());
+                match (which, huge) {
+                    ("maxval", Some(Const::Float(h))) => Const::Float(-h),
+                    ("maxval", Some(Const::Int(h))) => Const::Int(-h - 1),
+                    (_, Some(h)) => h,
+                    _ => return Err(self.err(e.span, format!("`{which}` of {}", type_name(ty)))),
+                }
+            }
+            _ => unreachable!("a reduction"),
+        };
+        let c = self.konst(init, ty);
+        self.emit(Inst::Store(acc, c), None);
+        let op = match which {
+            "sum" | "dot_product" => BinaryOp::Add,
+            "product" => BinaryOp::Mul,
+            "maxval" => BinaryOp::Max,
+            _ => BinaryOp::Min,
+        };
+        self.for_positions(&extents, &mut |this, pos| {
+            this.elem = Some(pos.to_vec());
+            let r = (|| -> R<Value> {
+                let x = this.num_as(operands[0], ty)?;
+                if which == "dot_product" {
+                    let y = this.num_as(operands[1], ty)?;
+                    return Ok(this.val(Inst::Binary(BinaryOp::Mul, x, y), ty));
+                }
+                Ok(x)
+            })();
+            this.elem = None;
+            let x = r?;
+            let a = this.val(Inst::Load(acc), ty);
+            let s = this.val(Inst::Binary(op, a, x), ty);
+            this.emit(Inst::Store(acc, s), None);
+            Ok(())
+        })?;
+        Ok(acc)
+    }
+
+    /// The numeric type of the elements of array expressions (promoted
+    /// across the operands of DOT_PRODUCT).
+    fn element_type(&mut self, first: &Expr, all: &[&Expr]) -> R<Type> {
+        let mut t = self.static_type(first)?;
+        for x in all {
+            t = super::consts::promote(t, self.static_type(x)?);
+        }
+        Ok(t)
+    }
+
+    /// The type of an expression, found by lowering it in a scratch block
+    /// that is discarded.
+    pub fn static_type(&mut self, e: &Expr) -> R<Type> {
+        let (saved_cur, saved_dead, saved_elem) = (self.cur, self.dead, self.elem.clone());
+        let scratch = self.block();
+        self.switch_to(scratch);
+        let zero = self.int(0, Type::I64);
+        let src = self.array_source(e);
+        let rank = match &src {
+            Some(r) => match r.args {
+                None => {
+                    let v = self.array_var(r.name)?;
+                    self.proc.var(v).dims.len()
+                }
+                Some(a) => a.iter().filter(|x| matches!(x.value, ArgValue::Range { .. })).count(),
+            },
+            None => 0,
+        };
+        self.elem = Some(vec![zero; rank]);
+        let r = self.expr(e);
+        self.elem = saved_elem;
+        self.cur = saved_cur;
+        self.dead = saved_dead;
+        // The scratch block stays unreachable; cleanup drops it.
+        match r? {
+            Operand::Num(_, t) if t != Type::Bool => Ok(t),
+            _ => Err(self.err(e.span, "expected a numeric array expression")),
+        }
+    }
+}
+
+fn zero_of(t: Type) -> Const {
+    if t.is_float() {
+        Const::Float(0.0)
+    } else {
+        Const::Int(0)
+    }
+}
+
+fn one_of(t: Type) -> Const {
+    if t.is_float() {
+        Const::Float(1.0)
+    } else {
+        Const::Int(1)
+    }
+}

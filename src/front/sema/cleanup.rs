@@ -1,0 +1,99 @@
+//! Final tidying of a lowered procedure: drops blocks no path reaches
+//! (code after GO TO / RETURN, scratch blocks) and the instructions they
+//! held, renumbering blocks and values densely.
+
+use adjit_jit::ir::{BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value};
+use std::collections::HashMap;
+
+/// Removes unreachable blocks and unused instruction slots.
+pub(crate) fn compact(mut p: Proc) -> Proc {
+    let n = p.blocks.len();
+    let mut reach = vec![false; n];
+    let mut order = Vec::new();
+    let mut stack = vec![Proc::ENTRY];
+    while let Some(b) = stack.pop() {
+        if std::mem::replace(&mut reach[b.index()], true) {
+            continue;
+        }
+        order.push(b);
+        for s in p.successors(b).into_iter().rev() {
+            stack.push(s);
+        }
+    }
+    // Keep the original relative order of reachable blocks (entry first).
+    let kept: Vec<BlockId> = (0..n as u32).map(BlockId).filter(|b| reach[b.index()]).collect();
+    let block_map: HashMap<BlockId, BlockId> =
+        kept.iter().enumerate().map(|(i, &b)| (b, BlockId(i as u32))).collect();
+    let old_insts = std::mem::take(&mut p.insts);
+    let old_blocks = std::mem::take(&mut p.blocks);
+    let mut value_map: HashMap<Value, Value> = HashMap::new();
+    for b in kept {
+        let mut block = old_blocks[b.index()].clone();
+        let mut insts = Vec::new();
+        for &v in &block.insts {
+            let InstData { kind, ty, span } = old_insts[v.index()].clone();
+            let kind = remap_inst(kind, &value_map);
+            p.insts.push(InstData { kind, ty, span });
+            let nv = Value(p.insts.len() as u32 - 1);
+            value_map.insert(v, nv);
+            insts.push(nv);
+        }
+        block.insts = insts;
+        let m = |v: Value| *value_map.get(&v).unwrap_or(&v);
+        let bm = |x: BlockId| block_map[&x];
+        block.term = match block.term {
+            Terminator::Jump(t) => Terminator::Jump(bm(t)),
+            Terminator::Branch { cond, then_dest, else_dest } => Terminator::Branch {
+                cond: m(cond),
+                then_dest: bm(then_dest),
+                else_dest: bm(else_dest),
+            },
+            Terminator::Switch { value, cases, default } => Terminator::Switch {
+                value: m(value),
+                cases: cases.into_iter().map(|(k, t)| (k, bm(t))).collect(),
+                default: bm(default),
+            },
+            other => other,
+        };
+        p.blocks.push(block);
+    }
+    let _ = order;
+    p
+}
+
+fn remap_inst(inst: Inst, map: &HashMap<Value, Value>) -> Inst {
+    let m = |v: Value| *map.get(&v).unwrap_or(&v);
+    let ms = |vs: Vec<Value>| vs.into_iter().map(m).collect::<Vec<_>>();
+    let cr = |r: CharRef| CharRef {
+        base: match r.base {
+            CharBase::Var { var, index } => CharBase::Var { var, index: ms(index) },
+            lit => lit,
+        },
+        start: r.start.map(m),
+        end: r.end.map(m),
+    };
+    match inst {
+        Inst::Store(x, v) => Inst::Store(x, m(v)),
+        Inst::LoadElem(x, idx) => Inst::LoadElem(x, ms(idx)),
+        Inst::StoreElem(x, idx, v) => Inst::StoreElem(x, ms(idx), m(v)),
+        Inst::Unary(op, v) => Inst::Unary(op, m(v)),
+        Inst::Binary(op, a, b) => Inst::Binary(op, m(a), m(b)),
+        Inst::Cmp(op, a, b) => Inst::Cmp(op, m(a), m(b)),
+        Inst::Convert(v, r) => Inst::Convert(m(v), r),
+        Inst::Select(c, a, b) => Inst::Select(m(c), m(a), m(b)),
+        Inst::Call(p, args) => Inst::Call(
+            p,
+            args.into_iter()
+                .map(|a| match a {
+                    CallArg::Elem(x, idx) => CallArg::Elem(x, ms(idx)),
+                    CallArg::Value(v) => CallArg::Value(m(v)),
+                    other => other,
+                })
+                .collect(),
+        ),
+        Inst::CharAssign(a, b) => Inst::CharAssign(cr(a), cr(b)),
+        Inst::CharCompare(op, a, b) => Inst::CharCompare(op, cr(a), cr(b)),
+        Inst::Push(k, v) => Inst::Push(k, m(v)),
+        other => other,
+    }
+}

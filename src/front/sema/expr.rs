@@ -1,0 +1,521 @@
+//! Lowering of scalar expressions: literals, variables, array elements,
+//! operators with Fortran's mixed-mode rules, function references and
+//! statement functions.
+
+use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
+use super::consts::{promote, real_kind, int_kind, real_literal, type_name, ConstVal};
+use super::lowerer::{Lowerer, Reported, Resolved, R};
+use super::scope::StmtFn;
+use adjit_jit::ir::{BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId};
+use std::collections::HashMap;
+
+/// The value of an expression.
+pub(crate) enum Operand {
+    /// A numeric or logical SSA value.
+    Num(Value, Type),
+    /// Character data.
+    Char(CharRef),
+}
+
+impl Lowerer<'_, '_> {
+    /// Lowers an expression.
+    pub fn expr(&mut self, e: &Expr) -> R<Operand> {
+        if let Some(&v) = self.hoisted.get(&(e as *const Expr)) {
+            let ty = self.proc.var(v).ty;
+            return Ok(Operand::Num(self.val(Inst::Load(v), ty), ty));
+        }
+        match &e.kind {
+            ExprKind::Int { value, kind } => {
+                let ty = match kind {
+                    None => Type::I32,
+                    Some(k) => {
+                        let k = self.kind_param(e, k)?;
+                        int_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported INTEGER kind {k}")))?
+                    }
+                };
+                Ok(Operand::Num(self.int(*value, ty), ty))
+            }
+            ExprKind::Real { text, double, kind } => {
+                let ty = match kind {
+                    Some(k) => {
+                        let k = self.kind_param(e, k)?;
+                        real_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported REAL kind {k}")))?
+                    }
+                    None if *double => Type::F64,
+                    None => Type::F32,
+                };
+                let v = real_literal(text, ty).ok_or_else(|| self.err(e.span, "malformed real literal"))?;
+                Ok(Operand::Num(self.konst(Const::Float(v), ty), ty))
+            }
+            ExprKind::Logical(b) => Ok(Operand::Num(self.konst(Const::Bool(*b), Type::Bool), Type::Bool)),
+            ExprKind::Str(s) => Ok(Operand::Char(CharRef {
+                base: CharBase::Literal(s.as_bytes().to_vec()),
+                start: None,
+                end: None,
+            })),
+            ExprKind::Name(n) => self.name_value(n),
+            ExprKind::Apply { name, args } => self.apply(e, name, args),
+            ExprKind::Substring { base, start, end } => {
+                let Operand::Char(mut r) = self.expr(base)? else {
+                    return Err(self.err(e.span, "substring of a non-character value"));
+                };
+                if r.start.is_some() {
+                    return Err(self.err(e.span, "substring of a substring"));
+                }
+                r.start = start.as_ref().map(|s| self.index_value(s)).transpose()?;
+                r.end = end.as_ref().map(|s| self.index_value(s)).transpose()?;
+                Ok(Operand::Char(r))
+            }
+            ExprKind::Paren(x) => self.expr(x),
+            ExprKind::Unary(op, x) => {
+                let (v, t) = self.num(x)?;
+                match op {
+                    UnOp::Plus if t != Type::Bool => Ok(Operand::Num(v, t)),
+                    UnOp::Neg if t != Type::Bool => {
+                        if let Some(c) = self.const_of(v) {
+                            let neg = match c {
+                                Const::Int(i) => Const::Int(i.wrapping_neg()),
+                                Const::Float(f) => Const::Float(-f),
+                                other => other,
+                            };
+                            return Ok(Operand::Num(self.konst(neg, t), t));
+                        }
+                        Ok(Operand::Num(self.val(Inst::Unary(UnaryOp::Neg, v), t), t))
+                    }
+                    UnOp::Not if t == Type::Bool => Ok(Operand::Num(self.val(Inst::Unary(UnaryOp::Not, v), t), t)),
+                    _ => Err(self.err(e.span, format!("invalid operand of type {} for a unary operator", type_name(t)))),
+                }
+            }
+            ExprKind::Binary(op, a, b) => self.binary(e, *op, a, b),
+            ExprKind::ArrayConstructor(_) => Err(self.err(e.span, "unsupported Fortran: array constructor")),
+            ExprKind::ImpliedDo { .. } => Err(self.err(e.span, "unsupported Fortran: implied DO outside DATA")),
+        }
+    }
+
+    fn kind_param(&mut self, e: &Expr, k: &KindParam) -> R<i64> {
+        match k {
+            KindParam::Int(v) => Ok(*v),
+            KindParam::Name(n) => match self.resolve(n)? {
+                Resolved::Const(ConstVal::Int(v, _)) => Ok(v),
+                _ => Err(self.err(e.span, format!("kind `{}` is not an integer constant", n.text))),
+            },
+        }
+    }
+
+    /// A numeric or logical expression.
+    pub fn num(&mut self, e: &Expr) -> R<(Value, Type)> {
+        match self.expr(e)? {
+            Operand::Num(v, t) => Ok((v, t)),
+            Operand::Char(_) => Err(self.err(e.span, "character value where a number is expected")),
+        }
+    }
+
+    /// A logical expression.
+    pub fn logical(&mut self, e: &Expr) -> R<Value> {
+        let (v, t) = self.num(e)?;
+        if t != Type::Bool {
+            return Err(self.err(e.span, format!("expected a logical expression, found {}", type_name(t))));
+        }
+        Ok(v)
+    }
+
+    /// An integer expression (any width).
+    pub fn integer(&mut self, e: &Expr) -> R<(Value, Type)> {
+        let (v, t) = self.num(e)?;
+        if !t.is_int() {
+            return Err(self.err(e.span, format!("expected an integer expression, found {}", type_name(t))));
+        }
+        Ok((v, t))
+    }
+
+    /// A subscript or substring bound: an integer value.
+    pub fn index_value(&mut self, e: &Expr) -> R<Value> {
+        Ok(self.integer(e)?.0)
+    }
+
+    /// An expression converted to a type (numeric conversion as in
+    /// assignment).
+    pub fn num_as(&mut self, e: &Expr, to: Type) -> R<Value> {
+        let (v, t) = self.num(e)?;
+        self.coerce(v, t, to, e)
+    }
+
+    /// Converts a value to a type, reporting logical/numeric mismatches.
+    pub fn coerce(&mut self, v: Value, t: Type, to: Type, e: &Expr) -> R<Value> {
+        if (t == Type::Bool) != (to == Type::Bool) || to == Type::Char {
+            return Err(self.err(e.span, format!("cannot convert {} to {}", type_name(t), type_name(to))));
+        }
+        Ok(self.convert(v, t, to))
+    }
+
+    fn name_value(&mut self, n: &Name) -> R<Operand> {
+        match self.resolve(n)? {
+            Resolved::Value(v, t) => Ok(Operand::Num(v, t)),
+            Resolved::Const(c) => self.const_operand(&c),
+            Resolved::Var(v) => self.var_value(v, n),
+            Resolved::Unknown => {
+                let v = self.implicit_var(n)?;
+                self.var_value(v, n)
+            }
+            Resolved::StmtFunc(_) | Resolved::Proc(_) => {
+                Err(self.err(n.span, format!("procedure `{}` used as a variable", n.text)))
+            }
+        }
+    }
+
+    /// A constant as an operand.
+    pub fn const_operand(&mut self, c: &ConstVal) -> R<Operand> {
+        Ok(match c {
+            ConstVal::Str(s) => Operand::Char(CharRef {
+                base: CharBase::Literal(s.as_bytes().to_vec()),
+                start: None,
+                end: None,
+            }),
+            other => {
+                let t = other.ty();
+                let k = other.to_ir().expect("numeric constant");
+                Operand::Num(self.konst(k, t), t)
+            }
+        })
+    }
+
+    /// The value of a whole variable (an element when inside an array
+    /// expression).
+    fn var_value(&mut self, v: VarId, n: &Name) -> R<Operand> {
+        let var = self.proc.var(v).clone();
+        if var.is_array() {
+            let Some(pos) = self.elem.clone() else {
+                return Err(self.err(n.span, format!("array `{}` used where a scalar is expected", n.text)));
+            };
+            let idx = self.whole_array_index(v, &pos, n.span)?;
+            return Ok(self.element_value(v, idx));
+        }
+        if var.ty == Type::Char {
+            return Ok(Operand::Char(CharRef {
+                base: CharBase::Var { var: v, index: Vec::new() },
+                start: None,
+                end: None,
+            }));
+        }
+        Ok(Operand::Num(self.val(Inst::Load(v), var.ty), var.ty))
+    }
+
+    /// Loads one array element (or references it, for characters).
+    pub fn element_value(&mut self, v: VarId, idx: Vec<Value>) -> Operand {
+        let ty = self.proc.var(v).ty;
+        if ty == Type::Char {
+            return Operand::Char(CharRef {
+                base: CharBase::Var { var: v, index: idx },
+                start: None,
+                end: None,
+            });
+        }
+        Operand::Num(self.val(Inst::LoadElem(v, idx), ty), ty)
+    }
+
+    /// Scalar subscripts of an array element.
+    pub fn subscripts(&mut self, v: VarId, args: &[Arg], name: &Name) -> R<Vec<Value>> {
+        let rank = self.proc.var(v).dims.len();
+        if args.len() != rank {
+            return Err(self.err(
+                name.span,
+                format!("`{}` has {rank} dimension(s) but {} subscript(s) are given", name.text, args.len()),
+            ));
+        }
+        let mut idx = Vec::new();
+        let mut failed = false;
+        for a in args {
+            match &a.value {
+                ArgValue::Expr(e) => match self.index_value(e) {
+                    Ok(v) => idx.push(v),
+                    Err(Reported) => failed = true,
+                },
+                ArgValue::Range { .. } => {
+                    return Err(self.err(name.span, format!("array section of `{}` used where a scalar is expected", name.text)))
+                }
+            }
+        }
+        if failed {
+            return Err(Reported);
+        }
+        Ok(idx)
+    }
+
+    fn apply(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<Operand> {
+        let is_array = self.is_array_name(&name.text);
+        let resolved = self.resolve(name)?;
+        match resolved {
+            Resolved::Var(v) if is_array => {
+                if args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })) {
+                    let Some(pos) = self.elem.clone() else {
+                        return Err(self.err(e.span, format!("array section of `{}` used where a scalar is expected", name.text)));
+                    };
+                    let idx = self.section_index(v, args, &pos, name)?;
+                    return Ok(self.element_value(v, idx));
+                }
+                let idx = self.subscripts(v, args, name)?;
+                Ok(self.element_value(v, idx))
+            }
+            Resolved::Var(v) if self.proc.var(v).ty == Type::Char => {
+                let [Arg { value: ArgValue::Range { lo, hi, stride: None }, .. }] = args else {
+                    return Err(self.err(e.span, format!("`{}` is not an array", name.text)));
+                };
+                let start = lo.as_ref().map(|x| self.index_value(x)).transpose()?;
+                let end = hi.as_ref().map(|x| self.index_value(x)).transpose()?;
+                Ok(Operand::Char(CharRef {
+                    base: CharBase::Var { var: v, index: Vec::new() },
+                    start,
+                    end,
+                }))
+            }
+            Resolved::StmtFunc(f) => self.inline_stmt_fn(f, name, args),
+            Resolved::Proc(p) if !self.shadows_proc(name) => {
+                let (v, t) = self.call_function(p, name, args)?;
+                Ok(Operand::Num(v, t))
+            }
+            Resolved::Value(..) | Resolved::Const(_) => {
+                Err(self.err(e.span, format!("`{}` is not an array or function", name.text)))
+            }
+            _ => {
+                if self.is_intrinsic_name(&name.text) && !self.declared_external(&name.text) {
+                    return self.intrinsic(e, name, args);
+                }
+                if self.declared_external(&name.text) {
+                    return Err(self.err(name.span, format!("unknown procedure `{}`", name.text)));
+                }
+                if let Resolved::Var(_) = resolved {
+                    return Err(self.err(name.span, format!("`{}` is not an array", name.text)));
+                }
+                Err(self.err(name.span, format!("unknown function or array `{}`", name.text)))
+            }
+        }
+    }
+
+    /// True when the name is the current function's own result variable
+    /// (a reference `f(x)` inside `f` would be recursion).
+    fn shadows_proc(&self, name: &Name) -> bool {
+        self.vars.get(&name.text).is_some_and(|&v| self.proc.result == Some(v))
+    }
+
+    /// True when the name was declared EXTERNAL.
+    pub fn declared_external(&self, name: &str) -> bool {
+        matches!(self.u().scope.syms.get(name), Some(super::scope::Sym::External(_)))
+    }
+
+    fn binary(&mut self, e: &Expr, op: BinOp, a: &Expr, b: &Expr) -> R<Operand> {
+        let relational = matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+        let lhs = self.expr(a);
+        let rhs = self.expr(b);
+        let (lhs, rhs) = (lhs?, rhs?);
+        let cmp = match op {
+            BinOp::Eq => CmpOp::Eq,
+            BinOp::Ne => CmpOp::Ne,
+            BinOp::Lt => CmpOp::Lt,
+            BinOp::Le => CmpOp::Le,
+            BinOp::Gt => CmpOp::Gt,
+            _ => CmpOp::Ge,
+        };
+        let (x, tx, y, ty) = match (lhs, rhs) {
+            (Operand::Char(l), Operand::Char(r)) if relational => {
+                return Ok(Operand::Num(self.val(Inst::CharCompare(cmp, l, r), Type::Bool), Type::Bool));
+            }
+            (Operand::Num(x, tx), Operand::Num(y, ty)) => (x, tx, y, ty),
+            _ if op == BinOp::Concat => {
+                return Err(self.err(e.span, "unsupported Fortran: character concatenation (//) in this context"))
+            }
+            _ => return Err(self.err(e.span, "character and numeric operands mixed")),
+        };
+        let logical = matches!(op, BinOp::And | BinOp::Or | BinOp::Eqv | BinOp::Neqv);
+        if logical || (relational && tx == Type::Bool && ty == Type::Bool) {
+            if tx != Type::Bool || ty != Type::Bool {
+                return Err(self.err(e.span, "logical operator applied to non-logical operands"));
+            }
+            let bop = match op {
+                BinOp::And => BinaryOp::And,
+                BinOp::Or => BinaryOp::Or,
+                BinOp::Eqv | BinOp::Eq => BinaryOp::Eqv,
+                BinOp::Neqv | BinOp::Ne => BinaryOp::Neqv,
+                _ => return Err(self.err(e.span, "logical values cannot be ordered")),
+            };
+            return Ok(Operand::Num(self.val(Inst::Binary(bop, x, y), Type::Bool), Type::Bool));
+        }
+        if tx == Type::Bool || ty == Type::Bool {
+            return Err(self.err(e.span, "arithmetic on logical values"));
+        }
+        if relational {
+            let t = promote(tx, ty);
+            let (x, y) = (self.convert(x, tx, t), self.convert(y, ty, t));
+            return Ok(Operand::Num(self.val(Inst::Cmp(cmp, x, y), Type::Bool), Type::Bool));
+        }
+        let (v, t) = match op {
+            BinOp::Pow => self.power(x, tx, y, ty),
+            BinOp::Add => self.arith(BinaryOp::Add, x, tx, y, ty),
+            BinOp::Sub => self.arith(BinaryOp::Sub, x, tx, y, ty),
+            BinOp::Mul => self.arith(BinaryOp::Mul, x, tx, y, ty),
+            BinOp::Div => self.arith(BinaryOp::Div, x, tx, y, ty),
+            _ => return Err(self.err(e.span, "unsupported Fortran: character concatenation (//) in this context")),
+        };
+        Ok(Operand::Num(v, t))
+    }
+
+    /// A binary arithmetic operation after mixed-mode promotion.
+    pub fn arith(&mut self, op: BinaryOp, x: Value, tx: Type, y: Value, ty: Type) -> (Value, Type) {
+        let t = promote(tx, ty);
+        let (x, y) = (self.convert(x, tx, t), self.convert(y, ty, t));
+        (self.val(Inst::Binary(op, x, y), t), t)
+    }
+
+    /// `x ** y`: small constant integer exponents become products.
+    fn power(&mut self, x: Value, tx: Type, y: Value, ty: Type) -> (Value, Type) {
+        if ty.is_int() && tx.is_float() {
+            if let Some(Const::Int(n)) = self.const_of(y) {
+                if (1..=4).contains(&n) {
+                    let mut acc = x;
+                    for _ in 1..n {
+                        acc = self.val(Inst::Binary(BinaryOp::Mul, acc, x), tx);
+                    }
+                    return (acc, tx);
+                }
+            }
+            return (self.val(Inst::Binary(BinaryOp::PowI, x, y), tx), tx);
+        }
+        if tx.is_int() && ty.is_int() {
+            if let Some(Const::Int(2)) = self.const_of(y) {
+                return (self.val(Inst::Binary(BinaryOp::Mul, x, x), tx), tx);
+            }
+        }
+        self.arith(BinaryOp::Pow, x, tx, y, ty)
+    }
+
+    fn inline_stmt_fn(&mut self, f: &StmtFn, name: &Name, args: &[Arg]) -> R<Operand> {
+        if args.len() != f.args.len() {
+            return Err(self.err(name.span, format!("statement function `{}` takes {} argument(s), {} given", name.text, f.args.len(), args.len())));
+        }
+        if self.inline.len() > 32 {
+            return Err(self.err(name.span, "statement functions nested too deeply"));
+        }
+        let scope = &self.prog.units[self.unit].scope;
+        let mut frame = HashMap::new();
+        for (a, dummy) in args.iter().zip(&f.args) {
+            let ArgValue::Expr(x) = &a.value else {
+                return Err(self.err(name.span, "a range is not a statement function argument"));
+            };
+            let Some(ti) = scope.var_type(dummy) else {
+                return Err(self.err(f.span, format!("statement function dummy `{dummy}` has no type")));
+            };
+            let v = self.num_as(x, ti.ty)?;
+            frame.insert(dummy.clone(), (v, ti.ty));
+        }
+        let Some(rt) = scope.var_type(&name.text) else {
+            return Err(self.err(f.span, format!("statement function `{}` has no type", name.text)));
+        };
+        self.inline.push(frame);
+        let body = self.num(&f.body);
+        self.inline.pop();
+        let (v, t) = body?;
+        let v = self.coerce(v, t, rt.ty, &f.body)?;
+        Ok(Operand::Num(v, rt.ty))
+    }
+
+    /// A function reference: call with a fresh result temporary, then load.
+    pub fn call_function(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<(Value, Type)> {
+        let Some(rt) = self.prog.sigs[unit].result else {
+            return Err(self.err(name.span, format!("subroutine `{}` used as a function", name.text)));
+        };
+        let mut call_args = self.call_args(unit, name, args)?;
+        let tmp = self.temp("r", rt);
+        call_args.push(CallArg::Var(tmp));
+        self.emit(Inst::Call(adjit_jit::ir::ProcId(unit as u32), call_args), None);
+        Ok((self.val(Inst::Load(tmp), rt), rt))
+    }
+
+    /// The actual arguments of a call (declared ones, then host variables;
+    /// not the function result), checked against the callee.
+    pub fn call_args(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<Vec<CallArg>> {
+        let declared = self.prog.declared_args(unit);
+        if args.len() != declared {
+            return Err(self.err(
+                name.span,
+                format!("`{}` takes {declared} argument(s) but {} are given", name.text, args.len()),
+            ));
+        }
+        let params = self.prog.sigs[unit].params.clone();
+        let mut out = Vec::new();
+        let mut failed = false;
+        for (i, (a, &(pty, prank))) in args.iter().zip(&params).enumerate() {
+            match self.actual_arg(a, pty, prank, i, name) {
+                Ok(c) => out.push(c),
+                Err(Reported) => failed = true,
+            }
+        }
+        if failed {
+            return Err(Reported);
+        }
+        let prog = self.prog;
+        for hv in &prog.units[unit].host_vars {
+            let n = Name { text: hv.clone(), span: name.span };
+            let v = self.var_of(&n)?;
+            out.push(CallArg::Var(v));
+        }
+        Ok(out)
+    }
+
+    fn actual_arg(&mut self, a: &Arg, pty: Type, prank: usize, i: usize, callee: &Name) -> R<CallArg> {
+        let mismatch = |this: &mut Self, span, got: Type| {
+            this.err(span, format!(
+                "type mismatch in argument {} of `{}`: expected {}, got {}",
+                i + 1, callee.text, type_name(pty), type_name(got)
+            ))
+        };
+        if let Some(k) = &a.keyword {
+            return Err(self.err(k.span, "unsupported Fortran: keyword arguments to user procedures"));
+        }
+        let ArgValue::Expr(e) = &a.value else {
+            return Err(self.err(callee.span, format!("argument {} of `{}` is a range", i + 1, callee.text)));
+        };
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Resolved::Var(v) = self.resolve(n)? {
+                    let var = self.proc.var(v).clone();
+                    if var.ty != pty {
+                        return Err(mismatch(self, e.span, var.ty));
+                    }
+                    if var.is_array() && prank == 0 {
+                        return Err(self.err(e.span, format!("rank mismatch in argument {} of `{}`: array passed to a scalar", i + 1, callee.text)));
+                    }
+                    return Ok(CallArg::Var(v));
+                }
+                if matches!(self.resolve(n)?, Resolved::Unknown) {
+                    let v = self.implicit_var(n)?;
+                    if self.proc.var(v).ty != pty {
+                        return Err(mismatch(self, e.span, self.proc.var(v).ty));
+                    }
+                    return Ok(CallArg::Var(v));
+                }
+            }
+            ExprKind::Apply { name, args } if self.is_array_name(&name.text) => {
+                if let Resolved::Var(v) = self.resolve(name)? {
+                    if args.iter().any(|x| matches!(x.value, ArgValue::Range { .. })) {
+                        return Err(self.err(e.span, "unsupported Fortran: array section as an actual argument"));
+                    }
+                    let ty = self.proc.var(v).ty;
+                    if ty != pty {
+                        return Err(mismatch(self, e.span, ty));
+                    }
+                    let idx = self.subscripts(v, args, name)?;
+                    return Ok(CallArg::Elem(v, idx));
+                }
+            }
+            _ => {}
+        }
+        match self.expr(e)? {
+            Operand::Num(v, t) => {
+                if t != pty {
+                    return Err(mismatch(self, e.span, t));
+                }
+                Ok(CallArg::Value(v))
+            }
+            Operand::Char(_) => Err(self.err(e.span, "unsupported Fortran: character expression as an actual argument")),
+        }
+    }
+}

@@ -1,0 +1,357 @@
+//! Intrinsic procedures: generic and specific names, lowered to IR
+//! operations (elemental math, conversions, MIN/MAX, inquiries). Array
+//! reductions are lowered by the array module.
+
+use super::super::ast::{Arg, ArgValue, Expr, Name};
+use super::consts::{kind_of, numeric_inquiry, promote, real_kind, int_kind, type_name};
+use super::expr::Operand;
+use super::lowerer::{Lowerer, Resolved, R};
+use adjit_jit::ir::{BinaryOp, Const, Inst, Rounding, Type, UnaryOp, Value};
+
+/// How an intrinsic is lowered.
+#[derive(Clone, Copy)]
+enum How {
+    /// A unary float operation.
+    Math(UnaryOp),
+    /// ABS.
+    Abs,
+    /// A binary operation on promoted operands.
+    Binary(BinaryOp),
+    /// MIN / MAX (n-ary).
+    MinMax(BinaryOp),
+    /// To an integer with a rounding mode.
+    ToInt(Rounding),
+    /// Rounding in the float type (AINT, ANINT).
+    RoundFloat(UnaryOp),
+    /// To a real (kind from `kind=` or the result type).
+    ToReal,
+    /// HUGE / TINY / EPSILON.
+    Inquiry,
+    /// KIND.
+    Kind,
+    /// SIZE, LBOUND, UBOUND.
+    Shape,
+    /// LEN.
+    Len,
+    /// An array reduction (hoisted before the statement).
+    Reduction,
+}
+
+/// `(name, how, argument type forced, result type forced)`.
+type Entry = (&'static str, How, Option<Type>, Option<Type>);
+
+const F32: Option<Type> = Some(Type::F32);
+const F64: Option<Type> = Some(Type::F64);
+const I32: Option<Type> = Some(Type::I32);
+
+fn table() -> &'static [Entry] {
+    use How::*;
+    use UnaryOp as U;
+    &[
+        ("sqrt", Math(U::Sqrt), None, None),
+        ("dsqrt", Math(U::Sqrt), F64, None),
+        ("exp", Math(U::Exp), None, None),
+        ("dexp", Math(U::Exp), F64, None),
+        ("log", Math(U::Log), None, None),
+        ("alog", Math(U::Log), F32, None),
+        ("dlog", Math(U::Log), F64, None),
+        ("log10", Math(U::Log10), None, None),
+        ("alog10", Math(U::Log10), F32, None),
+        ("dlog10", Math(U::Log10), F64, None),
+        ("sin", Math(U::Sin), None, None),
+        ("dsin", Math(U::Sin), F64, None),
+        ("cos", Math(U::Cos), None, None),
+        ("dcos", Math(U::Cos), F64, None),
+        ("tan", Math(U::Tan), None, None),
+        ("dtan", Math(U::Tan), F64, None),
+        ("asin", Math(U::Asin), None, None),
+        ("dasin", Math(U::Asin), F64, None),
+        ("acos", Math(U::Acos), None, None),
+        ("dacos", Math(U::Acos), F64, None),
+        ("atan", Math(U::Atan), None, None),
+        ("datan", Math(U::Atan), F64, None),
+        ("sinh", Math(U::Sinh), None, None),
+        ("dsinh", Math(U::Sinh), F64, None),
+        ("cosh", Math(U::Cosh), None, None),
+        ("dcosh", Math(U::Cosh), F64, None),
+        ("tanh", Math(U::Tanh), None, None),
+        ("dtanh", Math(U::Tanh), F64, None),
+        ("abs", Abs, None, None),
+        ("iabs", Abs, I32, None),
+        ("dabs", Abs, F64, None),
+        ("atan2", Binary(BinaryOp::Atan2), None, None),
+        ("datan2", Binary(BinaryOp::Atan2), F64, None),
+        ("mod", Binary(BinaryOp::Mod), None, None),
+        ("amod", Binary(BinaryOp::Mod), F32, None),
+        ("dmod", Binary(BinaryOp::Mod), F64, None),
+        ("modulo", Binary(BinaryOp::Modulo), None, None),
+        ("sign", Binary(BinaryOp::Sign), None, None),
+        ("isign", Binary(BinaryOp::Sign), I32, None),
+        ("dsign", Binary(BinaryOp::Sign), F64, None),
+        ("dim", Binary(BinaryOp::Dim), None, None),
+        ("idim", Binary(BinaryOp::Dim), I32, None),
+        ("ddim", Binary(BinaryOp::Dim), F64, None),
+        ("max", MinMax(BinaryOp::Max), None, None),
+        ("max0", MinMax(BinaryOp::Max), I32, None),
+        ("amax1", MinMax(BinaryOp::Max), F32, None),
+        ("dmax1", MinMax(BinaryOp::Max), F64, None),
+        ("amax0", MinMax(BinaryOp::Max), I32, F32),
+        ("max1", MinMax(BinaryOp::Max), F32, I32),
+        ("min", MinMax(BinaryOp::Min), None, None),
+        ("min0", MinMax(BinaryOp::Min), I32, None),
+        ("amin1", MinMax(BinaryOp::Min), F32, None),
+        ("dmin1", MinMax(BinaryOp::Min), F64, None),
+        ("amin0", MinMax(BinaryOp::Min), I32, F32),
+        ("min1", MinMax(BinaryOp::Min), F32, I32),
+        ("int", ToInt(Rounding::Trunc), None, None),
+        ("ifix", ToInt(Rounding::Trunc), F32, None),
+        ("idint", ToInt(Rounding::Trunc), F64, None),
+        ("nint", ToInt(Rounding::Nearest), None, None),
+        ("idnint", ToInt(Rounding::Nearest), F64, None),
+        ("floor", ToInt(Rounding::Floor), None, None),
+        ("ceiling", ToInt(Rounding::Ceil), None, None),
+        ("aint", RoundFloat(U::Trunc), None, None),
+        ("dint", RoundFloat(U::Trunc), F64, None),
+        ("anint", RoundFloat(U::Round), None, None),
+        ("dnint", RoundFloat(U::Round), F64, None),
+        ("real", ToReal, None, F32),
+        ("float", ToReal, None, F32),
+        ("sngl", ToReal, None, F32),
+        ("dble", ToReal, None, F64),
+        ("dfloat", ToReal, None, F64),
+        ("huge", Inquiry, None, None),
+        ("tiny", Inquiry, None, None),
+        ("epsilon", Inquiry, None, None),
+        ("kind", Kind, None, None),
+        ("size", Shape, None, None),
+        ("lbound", Shape, None, None),
+        ("ubound", Shape, None, None),
+        ("len", Len, None, None),
+        ("sum", Reduction, None, None),
+        ("product", Reduction, None, None),
+        ("dot_product", Reduction, None, None),
+        ("maxval", Reduction, None, None),
+        ("minval", Reduction, None, None),
+    ]
+}
+
+fn lookup(name: &str) -> Option<&'static Entry> {
+    table().iter().find(|e| e.0 == name)
+}
+
+/// True for an intrinsic whose result is an array reduction.
+pub(crate) fn is_reduction(name: &str) -> bool {
+    matches!(lookup(name), Some((_, How::Reduction, _, _)))
+}
+
+/// True for intrinsics that act element by element on arrays.
+pub(crate) fn is_elemental(name: &str) -> bool {
+    matches!(
+        lookup(name),
+        Some((_, How::Math(_) | How::Abs | How::Binary(_) | How::MinMax(_) | How::ToInt(_) | How::RoundFloat(_) | How::ToReal, _, _))
+    )
+}
+
+impl Lowerer<'_, '_> {
+    /// True when a name is a supported intrinsic.
+    pub fn is_intrinsic_name(&self, name: &str) -> bool {
+        lookup(name).is_some()
+    }
+
+    /// Lowers an intrinsic function reference.
+    pub fn intrinsic(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<Operand> {
+        let &(_, how, arg_ty, res_ty) = lookup(&name.text).expect("checked by is_intrinsic_name");
+        let mut positional = Vec::new();
+        let mut kind = None;
+        let mut dim = None;
+        for a in args {
+            let ArgValue::Expr(x) = &a.value else {
+                return Err(self.err(e.span, format!("a range is not an argument of `{}`", name.text)));
+            };
+            match a.keyword.as_ref().map(|k| k.text.as_str()) {
+                Some("kind") => kind = Some(x),
+                Some("dim") => dim = Some(x),
+                Some(_) | None => positional.push(x),
+            }
+        }
+        let arity = |this: &mut Self, lo: usize, hi: usize| -> R<()> {
+            if positional.len() < lo || positional.len() > hi {
+                Err(this.err(name.span, format!("wrong number of arguments to `{}`", name.text)))
+            } else {
+                Ok(())
+            }
+        };
+        match how {
+            How::Shape => {
+                if positional.len() == 2 && dim.is_none() {
+                    dim = Some(positional[1]);
+                }
+                arity(self, 1, 2)?;
+                return self.shape_inquiry(&name.text, positional[0], dim).map(|(v, t)| Operand::Num(v, t));
+            }
+            How::Reduction => {
+                return Err(self.err(e.span, format!("unsupported Fortran: `{}` in this context", name.text)));
+            }
+            How::Len => {
+                arity(self, 1, 1)?;
+                return self.len_of(positional[0]);
+            }
+            _ => {}
+        }
+        let mut vals = Vec::new();
+        for x in &positional {
+            let (v, t) = self.num(x)?;
+            if t == Type::Bool {
+                return Err(self.err(x.span, format!("logical argument to `{}`", name.text)));
+            }
+            vals.push((v, t, *x));
+        }
+        let kind_val = match kind {
+            Some(k) => Some(self.fold(k)?.as_int().ok_or_else(|| self.err(k.span, "kind must be an integer constant"))?),
+            None => None,
+        };
+        let (v, t) = match how {
+            How::Math(op) | How::RoundFloat(op) => {
+                arity(self, 1, 1)?;
+                let (v, t, x) = vals[0];
+                let target = arg_ty.unwrap_or(t);
+                if !target.is_float() {
+                    return Err(self.err(x.span, format!("argument of `{}` must be real, not {}", name.text, type_name(t))));
+                }
+                let v = self.convert(v, t, target);
+                (self.val(Inst::Unary(op, v), target), target)
+            }
+            How::Abs => {
+                arity(self, 1, 1)?;
+                let (v, t, _) = vals[0];
+                let target = arg_ty.unwrap_or(t);
+                let v = self.convert(v, t, target);
+                (self.val(Inst::Unary(UnaryOp::Abs, v), target), target)
+            }
+            How::Binary(op) | How::MinMax(op) => {
+                if matches!(how, How::Binary(_)) {
+                    arity(self, 2, 2)?;
+                } else {
+                    arity(self, 2, usize::MAX)?;
+                }
+                let common = arg_ty.unwrap_or_else(|| vals.iter().fold(vals[0].1, |acc, v| promote(acc, v.1)));
+                if matches!(op, BinaryOp::Atan2) && !common.is_float() {
+                    return Err(self.err(e.span, format!("arguments of `{}` must be real", name.text)));
+                }
+                let mut acc = self.convert(vals[0].0, vals[0].1, common);
+                for &(v, t, _) in &vals[1..] {
+                    let v = self.convert(v, t, common);
+                    acc = self.val(Inst::Binary(op, acc, v), common);
+                }
+                match res_ty {
+                    Some(r) if r.is_int() && common.is_float() => {
+                        (self.val(Inst::Convert(acc, Rounding::Trunc), r), r)
+                    }
+                    Some(r) => (self.convert(acc, common, r), r),
+                    None => (acc, common),
+                }
+            }
+            How::ToInt(rounding) => {
+                arity(self, 1, 1)?;
+                let (v, t, _) = vals[0];
+                let target = match kind_val {
+                    Some(k) => int_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported INTEGER kind {k}")))?,
+                    None => Type::I32,
+                };
+                let v = match arg_ty {
+                    Some(a) => self.convert(v, t, a),
+                    None => v,
+                };
+                if t.is_int() {
+                    (self.convert(v, t, target), target)
+                } else {
+                    (self.val(Inst::Convert(v, rounding), target), target)
+                }
+            }
+            How::ToReal => {
+                arity(self, 1, 1)?;
+                let (v, t, _) = vals[0];
+                let target = match kind_val {
+                    Some(k) => real_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported REAL kind {k}")))?,
+                    None => res_ty.unwrap_or(Type::F32),
+                };
+                (self.convert(v, t, target), target)
+            }
+            How::Inquiry => {
+                arity(self, 1, 1)?;
+                let (_, t, _) = vals[0];
+                let c = numeric_inquiry(&name.text, t)
+                    .ok_or_else(|| self.err(e.span, format!("`{}` of {}", name.text, type_name(t))))?;
+                (self.konst(c.to_ir().expect("numeric"), t), t)
+            }
+            How::Kind => {
+                arity(self, 1, 1)?;
+                (self.int(kind_of(vals[0].1), Type::I32), Type::I32)
+            }
+            How::Shape | How::Reduction | How::Len => unreachable!("handled above"),
+        };
+        Ok(Operand::Num(v, t))
+    }
+
+    /// SIZE, LBOUND and UBOUND of a whole array variable.
+    fn shape_inquiry(&mut self, which: &str, array: &Expr, dim: Option<&Expr>) -> R<(Value, Type)> {
+        let super::super::ast::ExprKind::Name(n) = &array.kind else {
+            return Err(self.err(array.span, format!("`{which}` of an expression is not supported")));
+        };
+        let Resolved::Var(v) = self.resolve(n)? else {
+            return Err(self.err(array.span, format!("`{}` is not an array", n.text)));
+        };
+        let rank = self.proc.var(v).dims.len();
+        if rank == 0 {
+            return Err(self.err(array.span, format!("`{}` is not an array", n.text)));
+        }
+        let d = match dim {
+            Some(x) => {
+                let d = self.fold(x)?.as_int().unwrap_or(0);
+                if d < 1 || d as usize > rank {
+                    return Err(self.err(x.span, format!("dimension {d} out of range for `{}` of rank {rank}", n.text)));
+                }
+                Some(d as u32 - 1)
+            }
+            None if which == "size" => None,
+            None if rank == 1 => Some(0),
+            None => return Err(self.err(array.span, format!("unsupported Fortran: `{which}` of a rank-{rank} array without dim=")))
+        };
+        let i64t = Type::I64;
+        let v64 = match (which, d) {
+            ("size", None) => {
+                let mut acc = self.val(Inst::DimExtent(v, 0), i64t);
+                for k in 1..rank as u32 {
+                    let e = self.val(Inst::DimExtent(v, k), i64t);
+                    acc = self.val(Inst::Binary(BinaryOp::Mul, acc, e), i64t);
+                }
+                acc
+            }
+            ("size", Some(d)) => self.val(Inst::DimExtent(v, d), i64t),
+            ("lbound", Some(d)) => self.val(Inst::DimLower(v, d), i64t),
+            (_, Some(d)) => {
+                let lo = self.val(Inst::DimLower(v, d), i64t);
+                let ext = self.val(Inst::DimExtent(v, d), i64t);
+                let one = self.int(1, i64t);
+                let hi = self.val(Inst::Binary(BinaryOp::Add, lo, ext), i64t);
+                self.val(Inst::Binary(BinaryOp::Sub, hi, one), i64t)
+            }
+            _ => unreachable!("dim resolved above"),
+        };
+        Ok((self.convert(v64, i64t, Type::I32), Type::I32))
+    }
+
+    fn len_of(&mut self, x: &Expr) -> R<Operand> {
+        if let super::super::ast::ExprKind::Str(s) = &x.kind {
+            return Ok(Operand::Num(self.int(s.len() as i64, Type::I32), Type::I32));
+        }
+        if let super::super::ast::ExprKind::Name(n) = &x.kind {
+            if let Resolved::Var(v) = self.resolve(n)? {
+                if let Some(c) = self.proc.var(v).char_len.as_ref().and_then(|b| b.as_const()) {
+                    return Ok(Operand::Num(self.konst(Const::Int(c), Type::I32), Type::I32));
+                }
+            }
+        }
+        Err(self.err(x.span, "unsupported Fortran: LEN of a non-constant length"))
+    }
+}

@@ -1,0 +1,1018 @@
+//! The per-procedure lowering state: the IR procedure being built, the
+//! current block, the variables created so far, and name resolution.
+
+use super::super::ast::{ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind};
+use super::super::diag::Diagnostic;
+use super::consts::{fold, ConstVal};
+use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
+use super::{Program, Unit};
+use adjit_jit::ir::{
+    Block, BlockId, Bound, Const, Dim, Global, Inst, Proc, Span, Storage, Terminator, Type, Value,
+    Var, VarId,
+};
+use std::collections::{BTreeSet, HashMap};
+
+/// State shared by all procedures: globals created so far and diagnostics.
+#[derive(Default)]
+pub(crate) struct Out {
+    /// Globals, indexed by `GlobalId`.
+    pub globals: Vec<Global>,
+    /// Errors and warnings.
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Marker: an error has been reported to the diagnostics.
+#[derive(Debug)]
+pub(crate) struct Reported;
+
+/// Result of a lowering step.
+pub(crate) type R<T> = Result<T, Reported>;
+
+/// What a name means at a point of a procedure.
+pub(crate) enum Resolved<'p> {
+    /// A statement-function dummy bound to a value.
+    Value(Value, Type),
+    /// A variable.
+    Var(VarId),
+    /// A named constant.
+    Const(ConstVal),
+    /// A statement function.
+    StmtFunc(&'p StmtFn),
+    /// A user procedure (unit index).
+    Proc(usize),
+    /// Nothing known: an implicit variable, an intrinsic or an error.
+    Unknown,
+}
+
+/// A DO or DO WHILE construct being lowered.
+pub(crate) struct LoopFrame {
+    /// Construct name.
+    pub name: Option<String>,
+    /// Where CYCLE goes.
+    pub cycle: BlockId,
+    /// Where EXIT goes.
+    pub exit: BlockId,
+}
+
+/// The lowering state of one procedure.
+pub(crate) struct Lowerer<'p, 'a> {
+    pub prog: &'p Program<'a>,
+    pub out: &'p mut Out,
+    pub unit: usize,
+    pub proc: Proc,
+    pub vars: HashMap<String, VarId>,
+    pub cur: BlockId,
+    /// True after a terminator: the next instruction starts a new
+    /// (unreachable unless jumped to) block.
+    pub dead: bool,
+    pub span: Span,
+    pub labels: HashMap<u32, BlockId>,
+    pub loops: Vec<LoopFrame>,
+    pub hoisted: HashMap<*const Expr, VarId>,
+    pub inline: Vec<HashMap<String, (Value, Type)>>,
+    pub elem: Option<Vec<Value>>,
+    pub ntemps: u32,
+}
+
+impl<'p, 'a> Lowerer<'p, 'a> {
+    /// A lowerer for a unit, with an empty procedure.
+    pub fn new(prog: &'p Program<'a>, out: &'p mut Out, unit: usize) -> Self {
+        let u = &prog.units[unit];
+        let mut proc = Proc::new(u.ir_name.clone());
+        proc.span = u.ast.span;
+        Self::resume(prog, out, unit, proc, HashMap::new())
+    }
+
+    /// A lowerer continuing a declared procedure.
+    pub fn resume(
+        prog: &'p Program<'a>,
+        out: &'p mut Out,
+        unit: usize,
+        proc: Proc,
+        vars: HashMap<String, VarId>,
+    ) -> Self {
+        let span = proc.span;
+        Lowerer {
+            prog,
+            out,
+            unit,
+            proc,
+            vars,
+            cur: Proc::ENTRY,
+            dead: false,
+            span,
+            labels: HashMap::new(),
+            loops: Vec::new(),
+            hoisted: HashMap::new(),
+            inline: Vec::new(),
+            elem: None,
+            ntemps: 0,
+        }
+    }
+
+    /// The procedure and its name map after `declare_params`.
+    pub fn finish_declaration(self) -> (Proc, HashMap<String, VarId>) {
+        (self.proc, self.vars)
+    }
+
+    /// The finished procedure.
+    pub fn into_proc(self) -> Proc {
+        self.proc
+    }
+
+    pub fn u(&self) -> &'p Unit<'a> {
+        &self.prog.units[self.unit]
+    }
+
+    /// Reports an error.
+    pub fn err(&mut self, span: Span, msg: impl Into<String>) -> Reported {
+        self.out.diags.push(Diagnostic::error(span, msg));
+        Reported
+    }
+
+    // ----- instruction emission -------------------------------------------
+
+    /// Appends an instruction to the current block.
+    pub fn emit(&mut self, inst: Inst, ty: Option<Type>) -> Value {
+        if self.dead {
+            self.cur = self.proc.add_block();
+            self.dead = false;
+        }
+        self.proc.push_inst(self.cur, inst, ty, self.span)
+    }
+
+    /// Appends a value-producing instruction.
+    pub fn val(&mut self, inst: Inst, ty: Type) -> Value {
+        self.emit(inst, Some(ty))
+    }
+
+    /// A constant.
+    pub fn konst(&mut self, c: Const, ty: Type) -> Value {
+        self.val(Inst::Const(c), ty)
+    }
+
+    /// An integer constant.
+    pub fn int(&mut self, v: i64, ty: Type) -> Value {
+        self.konst(Const::Int(v), ty)
+    }
+
+    /// The constant an instruction defines, if it is a constant.
+    pub fn const_of(&self, v: Value) -> Option<Const> {
+        match self.proc.inst(v).kind {
+            Inst::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Converts a value between numeric types (constants are folded).
+    pub fn convert(&mut self, v: Value, from: Type, to: Type) -> Value {
+        if from == to {
+            return v;
+        }
+        if let Some(c) = self.const_of(v) {
+            let cv = match c {
+                Const::Int(i) => ConstVal::Int(i, from),
+                Const::Float(f) => ConstVal::Real(f, from),
+                Const::Bool(b) => ConstVal::Bool(b),
+                Const::Char(_) => ConstVal::Str(String::new()),
+            };
+            if let Some(k) = cv.convert(to).and_then(|c| c.to_ir()) {
+                return self.konst(k, to);
+            }
+        }
+        self.val(Inst::Convert(v, adjit_jit::ir::Rounding::Trunc), to)
+    }
+
+    /// A fresh local scalar temporary.
+    pub fn temp(&mut self, prefix: &str, ty: Type) -> VarId {
+        self.ntemps += 1;
+        let name = format!("_{}{}", prefix, self.ntemps);
+        self.proc.add_var(Var::scalar(name, ty))
+    }
+
+    /// Ends the current block.
+    pub fn terminate(&mut self, term: Terminator) {
+        if self.dead {
+            return;
+        }
+        let b = &mut self.proc.blocks[self.cur.index()];
+        b.term = term;
+        b.term_span = self.span;
+        self.dead = true;
+    }
+
+    /// Ends the current block with a jump.
+    pub fn jump(&mut self, to: BlockId) {
+        self.terminate(Terminator::Jump(to));
+    }
+
+    /// Continues in a block.
+    pub fn switch_to(&mut self, b: BlockId) {
+        self.cur = b;
+        self.dead = false;
+    }
+
+    /// A new empty block.
+    pub fn block(&mut self) -> BlockId {
+        self.proc.blocks.push(Block::default());
+        BlockId(self.proc.blocks.len() as u32 - 1)
+    }
+
+    // ----- names ------------------------------------------------------------
+
+    /// The scope of the enclosing module, if any.
+    pub fn module_scope(&self) -> Option<&'p Scope> {
+        let prog = self.prog;
+        prog.units[self.unit].module.map(|m| &prog.modules[m].1)
+    }
+
+    /// The host scope of an internal procedure.
+    pub fn host_scope(&self) -> Option<&'p Scope> {
+        let prog = self.prog;
+        prog.units[self.unit].host.map(|h| &prog.units[h].scope)
+    }
+
+    /// The declaration of a variable visible by name (own, host, module).
+    pub fn visible_decl(&self, name: &str) -> Option<(&'p Scope, &'p VarDecl)> {
+        let own = &self.u().scope;
+        if let Some(s) = own.syms.get(name) {
+            return match s {
+                Sym::Var(v) => Some((own, v)),
+                _ => None,
+            };
+        }
+        for s in [self.host_scope(), self.module_scope()].into_iter().flatten() {
+            if let Some(sym) = s.syms.get(name) {
+                return match sym {
+                    Sym::Var(v) => Some((s, v)),
+                    _ => None,
+                };
+            }
+        }
+        None
+    }
+
+    /// True when a name denotes an array variable.
+    pub fn is_array_name(&self, name: &str) -> bool {
+        if self.inline.last().is_some_and(|f| f.contains_key(name)) {
+            return false;
+        }
+        if let Some(&v) = self.vars.get(name) {
+            return self.proc.var(v).is_array();
+        }
+        self.visible_decl(name).is_some_and(|(_, d)| d.dims.is_some())
+    }
+
+    /// What a name means (creating its variable on first use).
+    pub fn resolve(&mut self, name: &Name) -> R<Resolved<'p>> {
+        let n = name.text.as_str();
+        if let Some(&(v, t)) = self.inline.last().and_then(|f| f.get(n)) {
+            return Ok(Resolved::Value(v, t));
+        }
+        if let Some(&v) = self.vars.get(n) {
+            return Ok(Resolved::Var(v));
+        }
+        let scopes = [Some(&self.u().scope), self.host_scope(), self.module_scope()];
+        for (depth, s) in scopes.into_iter().enumerate() {
+            let Some(s) = s else { continue };
+            match s.syms.get(n) {
+                Some(Sym::Var(d)) => {
+                    if depth == 1 {
+                        // A host variable not passed: only reachable when the
+                        // host association analysis missed it.
+                        return Err(self.err(name.span, format!("host variable `{n}` is not available here")));
+                    }
+                    return self.create_var(name, s, d).map(Resolved::Var);
+                }
+                Some(Sym::Const(c)) => return Ok(Resolved::Const(c.clone())),
+                Some(Sym::StmtFunc(f)) if depth == 0 => return Ok(Resolved::StmtFunc(f)),
+                Some(Sym::External(_)) => {
+                    return match self.prog.find_proc(self.unit, n) {
+                        Some(p) => Ok(Resolved::Proc(p)),
+                        None => Err(self.err(name.span, format!("unknown procedure `{n}`"))),
+                    }
+                }
+                Some(_) => return Ok(Resolved::Unknown),
+                None => {}
+            }
+        }
+        Ok(match self.prog.find_proc(self.unit, n) {
+            Some(p) => Resolved::Proc(p),
+            None => Resolved::Unknown,
+        })
+    }
+
+    /// The variable a name denotes, creating an implicitly typed local
+    /// variable for an unknown name.
+    pub fn var_of(&mut self, name: &Name) -> R<VarId> {
+        match self.resolve(name)? {
+            Resolved::Var(v) => Ok(v),
+            Resolved::Unknown | Resolved::Proc(_) => self.implicit_var(name),
+            _ => Err(self.err(name.span, format!("`{}` is not a variable", name.text))),
+        }
+    }
+
+    /// Creates an implicitly typed local scalar.
+    pub fn implicit_var(&mut self, name: &Name) -> R<VarId> {
+        match self.u().scope.implicit_type(&name.text) {
+            Some(ti) => {
+                let decl = VarDecl {
+                    span: name.span,
+                    ty: Some(ti),
+                    dims: None,
+                    intent: None,
+                    save: self.u().scope.save_all,
+                    init: None,
+                    arg: None,
+                    global: None,
+                };
+                let scope = &self.prog.units[self.unit].scope;
+                self.create_var(name, scope, &decl)
+            }
+            None => Err(self.err(
+                name.span,
+                format!("undeclared variable `{}` (IMPLICIT NONE is in effect)", name.text),
+            )),
+        }
+    }
+
+    /// Creates the IR variable of a declared (non-argument) variable.
+    fn create_var(&mut self, name: &Name, scope: &Scope, d: &VarDecl) -> R<VarId> {
+        let n = &name.text;
+        let Some(ti) = d.ty.clone().or_else(|| scope.implicit_type(n)) else {
+            return Err(self.err(d.span, format!("variable `{n}` has no type (IMPLICIT NONE is in effect)")));
+        };
+        let storage = if let Some(g) = d.global {
+            Storage::Global(g)
+        } else if d.arg.is_some() {
+            return Err(self.err(name.span, format!("dummy argument `{n}` is not available here")));
+        } else if d.save || scope.save_all {
+            let gname = format!("{}::{}", self.u().ir_name, n);
+            match global_for(scope, n, gname, &mut self.out.diags) {
+                Some(g) => {
+                    self.out.globals.push(g);
+                    Storage::Global(adjit_jit::ir::GlobalId(self.out.globals.len() as u32 - 1))
+                }
+                None => return Err(Reported),
+            }
+        } else {
+            Storage::Local
+        };
+        let var = self.proc.add_var(Var {
+            name: n.clone(),
+            ty: ti.ty,
+            dims: Vec::new(),
+            char_len: None,
+            storage,
+        });
+        self.vars.insert(n.clone(), var);
+        self.set_shape(var, &ti, d.dims.as_deref(), false)?;
+        Ok(var)
+    }
+
+    /// Fills in the dimensions and character length of a variable.
+    fn set_shape(&mut self, var: VarId, ti: &TypeInfo, dims: Option<&[DimSpec]>, param: bool) -> R<()> {
+        let char_len = match &ti.char_len {
+            CharLenInfo::None => None,
+            CharLenInfo::Const(c) => Some(Bound::Const(*c)),
+            CharLenInfo::Assumed => None,
+            CharLenInfo::Expr(e) => Some(self.bound(e)?),
+        };
+        let mut out = Vec::new();
+        if let Some(dims) = dims {
+            if dims.len() > 7 {
+                let span = self.proc.span;
+                return Err(self.err(span, "arrays have at most 7 dimensions"));
+            }
+            for (i, d) in dims.iter().enumerate() {
+                let last = i + 1 == dims.len();
+                let (lower, upper) = match d {
+                    DimSpec::Explicit { lower, upper } => (lower, Some(upper)),
+                    DimSpec::AssumedSize { lower } | DimSpec::AssumedShape { lower } => {
+                        let name = self.proc.var(var).name.clone();
+                        if matches!(d, DimSpec::AssumedShape { .. }) && dims.len() > 1 {
+                            let span = self.name_span(&name);
+                            return Err(self.err(span, "assumed-shape arrays of rank > 1 are not supported yet"));
+                        }
+                        if !last || !param {
+                            let span = self.name_span(&name);
+                            return Err(self.err(span, format!("`{name}`: an assumed extent is allowed only in the last dimension of a dummy argument")));
+                        }
+                        (lower, None)
+                    }
+                };
+                let lower = match lower {
+                    Some(e) => self.bound(e)?,
+                    None => Bound::Const(1),
+                };
+                let upper = match upper {
+                    Some(e) => Some(self.bound(e)?),
+                    None => None,
+                };
+                out.push(Dim { lower, upper });
+            }
+        }
+        let v = &mut self.proc.vars[var.index()];
+        v.dims = out;
+        v.char_len = char_len;
+        Ok(())
+    }
+
+    fn name_span(&self, name: &str) -> Span {
+        self.visible_decl(name).map(|(_, d)| d.span).unwrap_or(self.proc.span)
+    }
+
+    /// A specification expression as a [`Bound`].
+    pub fn bound(&mut self, e: &Expr) -> R<Bound> {
+        use super::super::ast::{BinOp, UnOp};
+        Ok(match &e.kind {
+            ExprKind::Int { value, .. } => Bound::Const(*value),
+            ExprKind::Paren(x) => self.bound(x)?,
+            ExprKind::Unary(UnOp::Neg, x) => Bound::Neg(Box::new(self.bound(x)?)),
+            ExprKind::Unary(UnOp::Plus, x) => self.bound(x)?,
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (Box::new(self.bound(a)?), Box::new(self.bound(b)?));
+                match op {
+                    BinOp::Add => Bound::Add(a, b),
+                    BinOp::Sub => Bound::Sub(a, b),
+                    BinOp::Mul => Bound::Mul(a, b),
+                    BinOp::Div => Bound::Div(a, b),
+                    _ => return Err(self.err(e.span, "unsupported operator in an array bound")),
+                }
+            }
+            ExprKind::Name(n) => match self.resolve(n)? {
+                Resolved::Const(c) => match c.as_int() {
+                    Some(v) => Bound::Const(v),
+                    None => return Err(self.err(e.span, format!("bound `{}` is not an integer", n.text))),
+                },
+                Resolved::Var(v) if self.proc.var(v).ty.is_int() && !self.proc.var(v).is_array() => {
+                    Bound::Var(v)
+                }
+                Resolved::Unknown => {
+                    return Err(self.err(e.span, format!("array bound `{}` is not a dummy argument, module variable or constant", n.text)))
+                }
+                _ => return Err(self.err(e.span, format!("bound `{}` is not an integer scalar", n.text))),
+            },
+            ExprKind::Apply { name, args } if matches!(name.text.as_str(), "max" | "min") && args.len() >= 2 => {
+                let mut it = args.iter();
+                let mut acc = self.bound_arg(it.next().expect("two args"))?;
+                for a in it {
+                    let b = Box::new(self.bound_arg(a)?);
+                    acc = if name.text == "max" {
+                        Bound::Max(Box::new(acc), b)
+                    } else {
+                        Bound::Min(Box::new(acc), b)
+                    };
+                }
+                acc
+            }
+            _ => return Err(self.err(e.span, "unsupported array bound expression")),
+        })
+    }
+
+    fn bound_arg(&mut self, a: &super::super::ast::Arg) -> R<Bound> {
+        match &a.value {
+            ArgValue::Expr(e) => self.bound(e),
+            ArgValue::Range { .. } => Err(self.err(self.span, "unsupported array bound expression")),
+        }
+    }
+
+    /// Folds a constant expression in this procedure's scope.
+    pub fn fold(&mut self, e: &Expr) -> R<ConstVal> {
+        let lookup = |n: &str| {
+            self.u()
+                .scope
+                .constant(n)
+                .or_else(|| self.host_scope().and_then(|h| h.constant(n)))
+                .or_else(|| self.module_scope().and_then(|m| m.constant(n)))
+        };
+        match fold(e, &lookup) {
+            Ok(c) => Ok(c),
+            Err(nc) => Err(self.err(nc.span, nc.message)),
+        }
+    }
+
+    // ----- declaration of parameters ---------------------------------------
+
+    /// Creates the parameter variables: dummy arguments, host variables,
+    /// function result (last).
+    pub fn declare_params(&mut self) {
+        let prog = self.prog;
+        let u = &prog.units[self.unit];
+        let mut params: Vec<(Name, &'p Scope, Option<&'p VarDecl>)> = Vec::new();
+        for a in &u.ast.args {
+            params.push((a.clone(), &u.scope, u.scope.var(&a.text)));
+            if let Some(Sym::External(_)) = u.scope.syms.get(&a.text) {
+                self.err(a.span, format!("unsupported Fortran: dummy procedure `{}`", a.text));
+            }
+        }
+        if let Some(h) = u.host {
+            let hs = &prog.units[h].scope;
+            for name in &u.host_vars {
+                let span = hs.var(name).map(|d| d.span).unwrap_or(u.ast.span);
+                params.push((Name { text: name.clone(), span }, hs, hs.var(name)));
+            }
+        }
+        let result = match &u.ast.kind {
+            ProcKind::Function { result, .. } => {
+                let rn = result.clone().unwrap_or_else(|| u.ast.name.clone());
+                params.push((rn.clone(), &u.scope, u.scope.var(&rn.text)));
+                Some(rn)
+            }
+            _ => None,
+        };
+        let mut created = Vec::new();
+        for (i, (name, scope, decl)) in params.iter().enumerate() {
+            let ti = decl.and_then(|d| d.ty.clone()).or_else(|| scope.implicit_type(&name.text));
+            let Some(ti) = ti else {
+                self.err(name.span, format!("`{}` has no type (IMPLICIT NONE is in effect)", name.text));
+                continue;
+            };
+            let v = self.proc.add_var(Var {
+                name: name.text.clone(),
+                ty: ti.ty,
+                dims: Vec::new(),
+                char_len: None,
+                storage: Storage::Param(i as u32),
+            });
+            self.proc.params.push(v);
+            self.vars.insert(name.text.clone(), v);
+            created.push((v, ti, *decl, name.clone()));
+        }
+        for (v, ti, decl, name) in created {
+            let _ = self.set_shape(v, &ti, decl.and_then(|d| d.dims.as_deref()), true);
+            if result.as_ref().is_some_and(|r| r.text == name.text) {
+                if self.proc.var(v).is_array() || ti.ty == Type::Char {
+                    self.err(name.span, "unsupported Fortran: array or character function result");
+                }
+                self.proc.result = Some(v);
+            }
+        }
+    }
+
+    /// Lowers the executable part of the procedure.
+    pub fn lower_body(&mut self) {
+        let prog = self.prog;
+        let u = &prog.units[self.unit];
+        self.collect_labels(&u.ast.body);
+        self.data_statements();
+        for (name, args, value, span) in &u.scope.leading_assignments {
+            self.span = *span;
+            let target = Expr {
+                kind: ExprKind::Apply {
+                    name: name.clone(),
+                    args: args
+                        .iter()
+                        .map(|a| super::super::ast::Arg {
+                            keyword: None,
+                            value: ArgValue::Expr(Expr {
+                                kind: ExprKind::Name(a.clone()),
+                                span: a.span,
+                            }),
+                        })
+                        .collect(),
+                },
+                span: name.span,
+            };
+            let _ = self.assign(&target, value);
+        }
+        self.stmts(&u.ast.body);
+        self.span = u.ast.span;
+        self.terminate(Terminator::Return);
+    }
+
+    fn collect_labels(&mut self, body: &[Stmt]) {
+        for s in body {
+            if let Some(l) = s.label {
+                if self.labels.contains_key(&l) {
+                    self.err(s.span, format!("label {l} is defined more than once"));
+                } else {
+                    let b = self.block();
+                    self.labels.insert(l, b);
+                }
+            }
+            for_each_body(s, &mut |b| self.collect_labels(b));
+        }
+    }
+
+    /// Applies DATA statements to the initial values of SAVE globals.
+    fn data_statements(&mut self) {
+        let prog = self.prog;
+        for (group, span) in &prog.units[self.unit].scope.data {
+            self.span = *span;
+            let _ = self.data_group(group);
+        }
+    }
+
+    fn data_group(&mut self, g: &super::super::ast::DataGroup) -> R<()> {
+        // Expand the values.
+        let mut values = Vec::new();
+        for (repeat, v) in &g.values {
+            let n = match repeat {
+                Some(r) => self.fold(r)?.as_int().unwrap_or(1),
+                None => 1,
+            };
+            let c = self.fold(v)?;
+            for _ in 0..n.max(0) {
+                values.push((c.clone(), v.span));
+            }
+        }
+        // Expand the objects into (global, element offset, count).
+        let mut targets = Vec::new();
+        let mut env = HashMap::new();
+        for o in &g.objects {
+            self.data_object(o, &mut env, &mut targets)?;
+        }
+        let total: usize = targets.iter().map(|t: &(usize, Type, i64, i64, Span)| t.3 as usize).sum();
+        if total != values.len() {
+            return Err(self.err(self.span, format!("DATA statement has {total} objects but {} values", values.len())));
+        }
+        let mut vals = values.into_iter();
+        for (g, ty, offset, count, span) in targets {
+            for k in 0..count {
+                let (c, _) = vals.next().expect("counted");
+                let Some(c) = c.convert(ty).and_then(|c| c.to_ir()) else {
+                    return Err(self.err(span, "DATA value of the wrong type"));
+                };
+                let init = &mut self.out.globals[g].init;
+                let pos = (offset + k) as usize;
+                if init.len() <= pos {
+                    let zero = zero_const(ty);
+                    init.resize(pos + 1, zero);
+                }
+                init[pos] = c;
+            }
+        }
+        Ok(())
+    }
+
+    fn data_object(
+        &mut self,
+        o: &Expr,
+        env: &mut HashMap<String, i64>,
+        targets: &mut Vec<(usize, Type, i64, i64, Span)>,
+    ) -> R<()> {
+        match &o.kind {
+            ExprKind::Name(n) => {
+                let v = self.var_of(n)?;
+                let (g, ty) = self.global_of(v, o.span)?;
+                let len = self.out.globals[g].len().max(1);
+                targets.push((g, ty, 0, len, o.span));
+                Ok(())
+            }
+            ExprKind::Apply { name, args } => {
+                let v = self.var_of(name)?;
+                let (g, ty) = self.global_of(v, o.span)?;
+                let dims = self.out.globals[g].dims.clone();
+                if dims.len() != args.len() {
+                    return Err(self.err(o.span, format!("wrong number of subscripts for `{}`", name.text)));
+                }
+                let mut offset = 0;
+                let mut stride = 1;
+                for (a, (lo, hi)) in args.iter().zip(dims) {
+                    let ArgValue::Expr(e) = &a.value else {
+                        return Err(self.err(o.span, "unsupported Fortran: array section in DATA"));
+                    };
+                    let i = self.fold_with(e, env)?;
+                    if i < lo || i > hi {
+                        return Err(self.err(e.span, format!("DATA subscript {i} outside {lo}:{hi}")));
+                    }
+                    offset += (i - lo) * stride;
+                    stride *= hi - lo + 1;
+                }
+                targets.push((g, ty, offset, 1, o.span));
+                Ok(())
+            }
+            ExprKind::ImpliedDo { items, var, start, end, step } => {
+                let (s, e) = (self.fold_with(start, env)?, self.fold_with(end, env)?);
+                let st = match step {
+                    Some(x) => self.fold_with(x, env)?,
+                    None => 1,
+                };
+                if st == 0 {
+                    return Err(self.err(o.span, "zero step in an implied DO"));
+                }
+                let mut i = s;
+                while (st > 0 && i <= e) || (st < 0 && i >= e) {
+                    env.insert(var.text.clone(), i);
+                    for it in items {
+                        self.data_object(it, env, targets)?;
+                    }
+                    i += st;
+                }
+                env.remove(&var.text);
+                Ok(())
+            }
+            _ => Err(self.err(o.span, "unsupported DATA object")),
+        }
+    }
+
+    fn fold_with(&mut self, e: &Expr, env: &HashMap<String, i64>) -> R<i64> {
+        let lookup = |n: &str| {
+            env.get(n)
+                .map(|&v| ConstVal::Int(v, Type::I32))
+                .or_else(|| self.u().scope.constant(n))
+                .or_else(|| self.host_scope().and_then(|h| h.constant(n)))
+                .or_else(|| self.module_scope().and_then(|m| m.constant(n)))
+        };
+        match fold(e, &lookup) {
+            Ok(c) => match c.as_int() {
+                Some(v) => Ok(v),
+                None => Err(self.err(e.span, "expected an integer constant")),
+            },
+            Err(nc) => Err(self.err(nc.span, nc.message)),
+        }
+    }
+
+    fn global_of(&mut self, v: VarId, span: Span) -> R<(usize, Type)> {
+        match self.proc.var(v).storage {
+            Storage::Global(g) => Ok((g.index(), self.proc.var(v).ty)),
+            _ => Err(self.err(span, format!("`{}` cannot be initialised by DATA", self.proc.var(v).name))),
+        }
+    }
+}
+
+fn zero_const(ty: Type) -> Const {
+    match ty {
+        Type::F32 | Type::F64 => Const::Float(0.0),
+        Type::Bool => Const::Bool(false),
+        Type::Char => Const::Char(b' '),
+        _ => Const::Int(0),
+    }
+}
+
+/// Calls `f` on each statement list nested directly in a statement.
+pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
+    match &s.kind {
+        StmtKind::If { arms, else_body, .. } => {
+            arms.iter().for_each(|(_, b)| f(b));
+            if let Some(b) = else_body {
+                f(b);
+            }
+        }
+        StmtKind::LogicalIf { stmt, .. } => f(std::slice::from_ref(stmt)),
+        StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::DoForever { body, .. } => f(body),
+        StmtKind::SelectCase { cases, .. } => cases.iter().for_each(|(_, b)| f(b)),
+        _ => {}
+    }
+}
+
+/// The global holding a SAVE or module variable of a scope: constant
+/// dimensions and its initial value.
+pub(crate) fn global_for(scope: &Scope, name: &str, gname: String, diags: &mut Vec<Diagnostic>) -> Option<Global> {
+    let d = scope.var(name)?;
+    let Some(ti) = d.ty.clone().or_else(|| scope.implicit_type(name)) else {
+        diags.push(Diagnostic::error(d.span, format!("variable `{name}` has no type (IMPLICIT NONE is in effect)")));
+        return None;
+    };
+    let lookup = |n: &str| scope.constant(n);
+    let mut dims = Vec::new();
+    for dim in d.dims.iter().flatten() {
+        let DimSpec::Explicit { lower, upper } = dim else {
+            diags.push(Diagnostic::error(d.span, format!("`{name}` needs constant bounds")));
+            return None;
+        };
+        let lo = match lower {
+            Some(l) => fold(l, &lookup).ok().and_then(|c| c.as_int()),
+            None => Some(1),
+        };
+        let hi = fold(upper, &lookup).ok().and_then(|c| c.as_int());
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => dims.push((lo, hi)),
+            _ => {
+                diags.push(Diagnostic::error(upper.span, format!("`{name}` needs constant bounds (it is saved or a module variable)")));
+                return None;
+            }
+        }
+    }
+    let char_len = match ti.char_len {
+        CharLenInfo::Const(c) => c,
+        CharLenInfo::None => 1,
+        _ => {
+            diags.push(Diagnostic::error(d.span, format!("`{name}` needs a constant length")));
+            return None;
+        }
+    };
+    let mut global = Global { name: gname, ty: ti.ty, dims, char_len, init: Vec::new() };
+    if let Some(init) = &d.init {
+        match fold(init, &lookup) {
+            Ok(ConstVal::Str(s)) if ti.ty == Type::Char => {
+                let mut bytes: Vec<Const> = s.bytes().map(Const::Char).collect();
+                bytes.resize(char_len as usize, Const::Char(b' '));
+                let n = global.len().max(1);
+                global.init = (0..n).flat_map(|_| bytes.clone()).collect();
+            }
+            Ok(c) => match c.convert(ti.ty).and_then(|c| c.to_ir()) {
+                Some(k) => global.init = vec![k; global.len().max(1) as usize],
+                None => diags.push(Diagnostic::error(init.span, format!("initial value of `{name}` has the wrong type"))),
+            },
+            Err(nc) => diags.push(Diagnostic::error(nc.span, nc.message)),
+        }
+    }
+    Some(global)
+}
+
+/// Every name an internal procedure references (in expressions, targets,
+/// calls, DO variables and declarations' bounds).
+pub(crate) fn referenced_names(p: &Procedure) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in &p.body {
+        stmt_names(s, &mut out);
+    }
+    for d in &p.decls {
+        use super::super::ast::DeclKind;
+        match &d.kind {
+            DeclKind::Type { entities, attrs, .. } => {
+                for a in attrs {
+                    if let super::super::ast::Attr::Dimension(ds) = a {
+                        ds.iter().for_each(|x| dim_names(x, &mut out));
+                    }
+                }
+                for e in entities {
+                    e.dims.iter().flatten().for_each(|x| dim_names(x, &mut out));
+                }
+            }
+            DeclKind::Dimension(entities) => {
+                for e in entities {
+                    e.dims.iter().flatten().for_each(|x| dim_names(x, &mut out));
+                }
+            }
+            DeclKind::StmtFunction { body, .. } => expr_names(body, &mut out),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn dim_names(d: &DimSpec, out: &mut BTreeSet<String>) {
+    match d {
+        DimSpec::Explicit { lower, upper } => {
+            lower.iter().for_each(|e| expr_names(e, out));
+            expr_names(upper, out);
+        }
+        DimSpec::AssumedSize { lower } | DimSpec::AssumedShape { lower } => {
+            lower.iter().for_each(|e| expr_names(e, out))
+        }
+    }
+}
+
+fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
+    let mut e = |x: &Expr| expr_names(x, out);
+    match &s.kind {
+        StmtKind::Assign { target, value } => {
+            e(target);
+            e(value);
+        }
+        StmtKind::If { arms, .. } => arms.iter().for_each(|(c, _)| e(c)),
+        StmtKind::LogicalIf { cond, .. } => e(cond),
+        StmtKind::Do { var, start, end, step, .. } => {
+            out.insert(var.text.clone());
+            expr_names(start, out);
+            expr_names(end, out);
+            step.iter().for_each(|x| expr_names(x, out));
+        }
+        StmtKind::DoWhile { cond, .. } => e(cond),
+        StmtKind::ComputedGoto { index, .. } => e(index),
+        StmtKind::Call { name, args } => {
+            out.insert(name.text.clone());
+            args.iter().for_each(|a| arg_names(a, out));
+        }
+        StmtKind::SelectCase { selector, cases, .. } => {
+            e(selector);
+            for (sel, _) in cases {
+                if let super::super::ast::CaseSelector::Items(items) = sel {
+                    for it in items {
+                        match it {
+                            super::super::ast::CaseItem::Value(v) => expr_names(v, out),
+                            super::super::ast::CaseItem::Range(a, b) => {
+                                a.iter().chain(b.iter()).for_each(|x| expr_names(x, out))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    for_each_body(s, &mut |b| b.iter().for_each(|s| stmt_names(s, out)));
+}
+
+fn arg_names(a: &super::super::ast::Arg, out: &mut BTreeSet<String>) {
+    match &a.value {
+        ArgValue::Expr(e) => expr_names(e, out),
+        ArgValue::Range { lo, hi, stride } => {
+            lo.iter().chain(hi.iter()).chain(stride.iter()).for_each(|e| expr_names(e, out))
+        }
+    }
+}
+
+/// Every name referenced in an expression.
+pub(crate) fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::Name(n) => {
+            out.insert(n.text.clone());
+        }
+        ExprKind::Apply { name, args } => {
+            out.insert(name.text.clone());
+            args.iter().for_each(|a| arg_names(a, out));
+        }
+        ExprKind::Substring { base, start, end } => {
+            expr_names(base, out);
+            start.iter().chain(end.iter()).for_each(|x| expr_names(x, out));
+        }
+        ExprKind::Unary(_, a) | ExprKind::Paren(a) => expr_names(a, out),
+        ExprKind::Binary(_, a, b) => {
+            expr_names(a, out);
+            expr_names(b, out);
+        }
+        ExprKind::ArrayConstructor(items) => items.iter().for_each(|x| expr_names(x, out)),
+        ExprKind::ImpliedDo { items, start, end, step, .. } => {
+            items.iter().for_each(|x| expr_names(x, out));
+            expr_names(start, out);
+            expr_names(end, out);
+            step.iter().for_each(|x| expr_names(x, out));
+        }
+        _ => {}
+    }
+}
+
+/// The variables of a host that its internal procedures may use: declared
+/// variables, dummy arguments and names used as variables in its body.
+pub(crate) fn host_variable_names(host: &Unit) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = host
+        .scope
+        .syms
+        .iter()
+        .filter(|(_, s)| matches!(s, Sym::Var(v) if v.global.is_none()))
+        .map(|(n, _)| n.clone())
+        .collect();
+    let mut bare = BTreeSet::new();
+    for s in &host.ast.body {
+        bare_names_stmt(s, &mut bare);
+    }
+    let children: BTreeSet<&str> = host.ast.contains.iter().map(|c| c.name.text.as_str()).collect();
+    for n in bare {
+        if !host.scope.syms.contains_key(&n)
+            && !children.contains(n.as_str())
+            && host.scope.implicit_type(&n).is_some()
+        {
+            out.insert(n);
+        }
+    }
+    out
+}
+
+fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
+    fn bare(e: &Expr, out: &mut BTreeSet<String>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.insert(n.text.clone());
+            }
+            ExprKind::Apply { args, .. } => {
+                for a in args {
+                    if let ArgValue::Expr(x) = &a.value {
+                        bare(x, out);
+                    }
+                }
+            }
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => bare(a, out),
+            ExprKind::Binary(_, a, b) => {
+                bare(a, out);
+                bare(b, out);
+            }
+            _ => {}
+        }
+    }
+    match &s.kind {
+        StmtKind::Assign { target, value } => {
+            bare(target, out);
+            bare(value, out);
+        }
+        StmtKind::Do { var, .. } => {
+            out.insert(var.text.clone());
+        }
+        StmtKind::Call { args, .. } => {
+            for a in args {
+                if let ArgValue::Expr(x) = &a.value {
+                    bare(x, out);
+                }
+            }
+        }
+        StmtKind::If { arms, .. } => arms.iter().for_each(|(c, _)| bare(c, out)),
+        StmtKind::LogicalIf { cond, .. } | StmtKind::DoWhile { cond, .. } => bare(cond, out),
+        _ => {}
+    }
+    for_each_body(s, &mut |b| b.iter().for_each(|s| bare_names_stmt(s, out)));
+}
+
+/// Names read by the bounds of a declared array.
+pub(crate) fn bound_names(scope: &Scope, name: &str) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    if let Some(d) = scope.var(name) {
+        d.dims.iter().flatten().for_each(|x| dim_names(x, &mut out));
+        if let Some(TypeInfo { char_len: CharLenInfo::Expr(e), .. }) = &d.ty {
+            expr_names(e, &mut out);
+        }
+    }
+    out.into_iter().collect()
+}

@@ -1,0 +1,335 @@
+//! Semantic analysis and lowering: resolves the syntax tree of a Fortran
+//! program (names, types, kinds, shapes, intrinsics, host and module
+//! association) and lowers every procedure to the code-list IR.
+//!
+//! # Mapping to the IR
+//!
+//! * Every SUBROUTINE, FUNCTION, module procedure, internal procedure and
+//!   main PROGRAM becomes one [`ir::Proc`]. Top-level and module procedures
+//!   are named by their lower-case name; an internal procedure `inner` of
+//!   `host` is named `host.inner` (callable as `inner` from its host and
+//!   siblings).
+//! * Parameters, in order: the dummy arguments; then, for an internal
+//!   procedure, every host variable it uses (host association), by
+//!   reference, sorted by name; then, for a FUNCTION, the result variable
+//!   (always last, [`ir::Proc::result`]). Callers pass the host variables
+//!   they see under the same names.
+//! * Module variables become [`ir::Global`]s named `module::var`; SAVE
+//!   variables, initialised variables and DATA variables become globals
+//!   named `proc::var`.
+//! * A function reference in an expression stores its expression arguments
+//!   in temporaries (`CallArg::Value`), calls with a fresh local scalar
+//!   temporary for the result and loads it.
+//! * Each statement lowers to a code list ending in stores; control flow
+//!   (IF, DO, GO TO, SELECT CASE) becomes blocks and terminators. A DO loop
+//!   evaluates its bounds once, keeps its trip count in a temporary
+//!   `_trip*`, and leaves the DO variable incremented after the last trip.
+
+mod array;
+mod cleanup;
+mod consts;
+mod expr;
+mod intrinsics;
+mod lowerer;
+mod scope;
+mod stmt;
+#[cfg(test)]
+mod tests;
+
+use super::ast::{self, ProcKind, Procedure, ProgramUnit};
+use super::diag::{Diagnostic, SourceMap};
+use adjit_jit::ir::{self, Module, Type};
+use lowerer::{Lowerer, Out};
+use scope::{build_scope, Outer, Scope, Sym};
+use std::collections::{BTreeSet, HashMap};
+
+/// The result of a successful compilation.
+pub struct Compiled {
+    /// The lowered program.
+    pub module: Module,
+    /// Warnings (the program was accepted).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Analyses and lowers a whole program (every parsed file). Returns every
+/// error found (several per run where possible).
+pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, Vec<Diagnostic>> {
+    let mut out = Out::default();
+    let modules = build_modules(files, &mut out);
+    let mut prog = Program {
+        units: Vec::new(),
+        modules,
+        by_name: HashMap::new(),
+        sigs: Vec::new(),
+    };
+    for file in files {
+        for unit in &file.units {
+            match unit {
+                ProgramUnit::Procedure(p) => collect_unit(&mut prog, &mut out, p, None, None),
+                ProgramUnit::Module(m) => {
+                    let idx = prog.modules.iter().position(|x| x.0 == m.name.text);
+                    for p in &m.contains {
+                        collect_unit(&mut prog, &mut out, p, None, idx);
+                    }
+                }
+            }
+        }
+    }
+    compute_host_vars(&mut prog);
+    // Declare every procedure's parameters, so that calls can be checked.
+    let mut procs = Vec::new();
+    for u in 0..prog.units.len() {
+        let mut l = Lowerer::new(&prog, &mut out, u);
+        l.declare_params();
+        procs.push(l.finish_declaration());
+    }
+    prog.sigs = procs.iter().map(|(p, _)| Sig::of(p)).collect();
+    let mut module = Module {
+        files: map.names(),
+        ..Module::default()
+    };
+    for (u, (proc, vars)) in procs.into_iter().enumerate() {
+        let mut l = Lowerer::resume(&prog, &mut out, u, proc, vars);
+        l.lower_body();
+        module.add_proc(cleanup::compact(l.into_proc()));
+    }
+    module.globals = out.globals;
+    let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
+    if errors.is_empty() {
+        Ok(Compiled { module, warnings })
+    } else {
+        let mut errors = errors;
+        errors.sort_by_key(|d| (d.span.file, d.span.line, d.span.col));
+        errors.dedup();
+        Err(errors)
+    }
+}
+
+/// Everything known about the program while lowering one procedure.
+pub(crate) struct Program<'a> {
+    /// All procedures, hosts before their internal procedures.
+    pub units: Vec<Unit<'a>>,
+    /// Modules: name and symbol table.
+    pub modules: Vec<(String, Scope)>,
+    /// Top-level and module procedures by name.
+    pub by_name: HashMap<String, usize>,
+    /// Call signatures, by unit (filled once parameters are declared).
+    pub sigs: Vec<Sig>,
+}
+
+/// One procedure to lower.
+pub(crate) struct Unit<'a> {
+    /// Its syntax.
+    pub ast: &'a Procedure,
+    /// Its IR name.
+    pub ir_name: String,
+    /// The host of an internal procedure.
+    pub host: Option<usize>,
+    /// The module of a module procedure (or of the host).
+    pub module: Option<usize>,
+    /// Its symbol table.
+    pub scope: Scope,
+    /// Host variables it uses (extra by-reference parameters).
+    pub host_vars: Vec<String>,
+    /// Its internal procedures.
+    pub children: Vec<usize>,
+}
+
+/// What a caller needs to know about a procedure.
+#[derive(Clone, Debug)]
+pub(crate) struct Sig {
+    /// Every parameter: type and rank.
+    pub params: Vec<(Type, usize)>,
+    /// Result type of a FUNCTION.
+    pub result: Option<Type>,
+}
+
+impl Sig {
+    fn of(p: &ir::Proc) -> Sig {
+        Sig {
+            params: p
+                .params
+                .iter()
+                .map(|&v| (p.var(v).ty, p.var(v).dims.len()))
+                .collect(),
+            result: p.result.map(|r| p.var(r).ty),
+        }
+    }
+}
+
+impl Program<'_> {
+    /// The procedure a unit sees under a name (its internal procedures, its
+    /// siblings, then top-level and module procedures).
+    pub fn find_proc(&self, from: usize, name: &str) -> Option<usize> {
+        let in_children = |u: usize| {
+            self.units[u]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| self.units[c].ast.name.text == name)
+        };
+        in_children(from)
+            .or_else(|| self.units[from].host.and_then(in_children))
+            .or_else(|| self.by_name.get(name).copied())
+    }
+    /// The number of declared (dummy) arguments of a unit.
+    pub fn declared_args(&self, u: usize) -> usize {
+        self.units[u].ast.args.len()
+    }
+}
+
+fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope)> {
+    let mut modules: Vec<(String, Scope)> = Vec::new();
+    for file in files {
+        for unit in &file.units {
+            let ProgramUnit::Module(m) = unit else { continue };
+            let mut scope = build_scope(
+                &[],
+                None,
+                &m.decls,
+                &Outer {
+                    host: None,
+                    modules: &modules,
+                    module: None,
+                },
+                &mut out.diags,
+            );
+            let mut names: Vec<String> = scope
+                .syms
+                .iter()
+                .filter(|(_, s)| matches!(s, Sym::Var(v) if v.global.is_none()))
+                .map(|(n, _)| n.clone())
+                .collect();
+            names.sort();
+            for name in names {
+                let gname = format!("{}::{}", m.name.text, name);
+                let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
+                if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
+                    out.globals.push(g);
+                    v.global = Some(ir::GlobalId(out.globals.len() as u32 - 1));
+                }
+            }
+            modules.push((m.name.text.clone(), scope));
+        }
+    }
+    modules
+}
+
+fn collect_unit<'a>(
+    prog: &mut Program<'a>,
+    out: &mut Out,
+    p: &'a Procedure,
+    host: Option<usize>,
+    module: Option<usize>,
+) {
+    let result = match &p.kind {
+        ProcKind::Function {
+            prefix_type,
+            result,
+        } => Some((result.as_ref().unwrap_or(&p.name), prefix_type.as_ref())),
+        _ => None,
+    };
+    let scope = {
+        let host_scope = host.map(|h| &prog.units[h].scope);
+        let module_scope = module.map(|m| &prog.modules[m].1);
+        build_scope(
+            &p.args,
+            result,
+            &p.decls,
+            &Outer {
+                host: host_scope,
+                modules: &prog.modules,
+                module: module_scope,
+            },
+            &mut out.diags,
+        )
+    };
+    let ir_name = match host {
+        Some(h) => format!("{}.{}", prog.units[h].ir_name, p.name.text),
+        None => p.name.text.clone(),
+    };
+    let idx = prog.units.len();
+    if host.is_none() {
+        if let Some(&prev) = prog.by_name.get(&p.name.text) {
+            let _ = prev;
+            out.diags.push(Diagnostic::error(
+                p.name.span,
+                format!("procedure `{}` is defined more than once", p.name.text),
+            ));
+        } else {
+            prog.by_name.insert(p.name.text.clone(), idx);
+        }
+    }
+    prog.units.push(Unit {
+        ast: p,
+        ir_name,
+        host,
+        module,
+        scope,
+        host_vars: Vec::new(),
+        children: Vec::new(),
+    });
+    if let Some(h) = host {
+        prog.units[h].children.push(idx);
+        if p.contains.iter().len() > 0 {
+            out.diags.push(Diagnostic::error(
+                p.span,
+                "internal procedures cannot contain procedures",
+            ));
+        }
+        return;
+    }
+    for c in &p.contains {
+        collect_unit(prog, out, c, Some(idx), module);
+    }
+}
+
+/// Host association: which host variables each internal procedure uses
+/// (directly or through calls to its siblings).
+fn compute_host_vars(prog: &mut Program) {
+    let n = prog.units.len();
+    let mut uses: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
+    let mut calls: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for u in 0..n {
+        let Some(h) = prog.units[u].host else { continue };
+        let names = lowerer::referenced_names(prog.units[u].ast);
+        let host_vars = lowerer::host_variable_names(&prog.units[h]);
+        let own = &prog.units[u].scope;
+        for name in &names {
+            let local = own.syms.contains_key(name);
+            if !local && host_vars.contains(name) {
+                uses[u].insert(name.clone());
+            } else if !local {
+                if let Some(c) = prog.find_proc(u, name) {
+                    if prog.units[c].host == Some(h) && c != u {
+                        calls[u].push(c);
+                    }
+                }
+            }
+        }
+        // Bounds of host arrays are host variables too.
+        let host_scope = &prog.units[h].scope;
+        let extra: Vec<String> = uses[u]
+            .iter()
+            .flat_map(|name| lowerer::bound_names(host_scope, name))
+            .filter(|b| host_vars.contains(b))
+            .collect();
+        uses[u].extend(extra);
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for u in 0..n {
+            for &c in &calls[u].clone() {
+                let add: Vec<String> = uses[c].difference(&uses[u]).cloned().collect();
+                if !add.is_empty() {
+                    uses[u].extend(add);
+                    changed = true;
+                }
+            }
+        }
+    }
+    for (u, set) in uses.into_iter().enumerate() {
+        prog.units[u].host_vars = set.into_iter().collect();
+    }
+}

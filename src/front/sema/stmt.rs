@@ -1,0 +1,428 @@
+//! Lowering of executable statements: assignment, IF, DO (Fortran trip
+//! count semantics), DO WHILE, EXIT / CYCLE, GO TO, computed GO TO,
+//! SELECT CASE, CALL, RETURN, STOP.
+
+use super::super::ast::{Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind};
+use super::consts::{type_name, ConstVal};
+use super::expr::Operand;
+use super::lowerer::{LoopFrame, Lowerer, Reported, Resolved, R};
+use adjit_jit::ir::{
+    BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
+    Value, VarId,
+};
+
+impl Lowerer<'_, '_> {
+    /// Lowers a statement list.
+    pub fn stmts(&mut self, body: &[Stmt]) {
+        for s in body {
+            self.span = s.span;
+            if let Some(l) = s.label {
+                if let Some(&b) = self.labels.get(&l) {
+                    self.jump(b);
+                    self.switch_to(b);
+                }
+            }
+            let _ = self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<()> {
+        self.span = s.span;
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                self.hoist(target)?;
+                self.hoist(value)?;
+                self.assign(target, value)
+            }
+            StmtKind::If { name: _, arms, else_body } => {
+                let end = self.block();
+                for (cond, body) in arms {
+                    self.span = cond.span;
+                    self.hoist(cond)?;
+                    let c = self.logical(cond)?;
+                    let (then_b, next) = (self.block(), self.block());
+                    self.terminate(Terminator::Branch { cond: c, then_dest: then_b, else_dest: next });
+                    self.switch_to(then_b);
+                    self.stmts(body);
+                    self.jump(end);
+                    self.switch_to(next);
+                }
+                if let Some(body) = else_body {
+                    self.stmts(body);
+                }
+                self.jump(end);
+                self.switch_to(end);
+                Ok(())
+            }
+            StmtKind::LogicalIf { cond, stmt } => {
+                self.hoist(cond)?;
+                let c = self.logical(cond)?;
+                let (then_b, end) = (self.block(), self.block());
+                self.terminate(Terminator::Branch { cond: c, then_dest: then_b, else_dest: end });
+                self.switch_to(then_b);
+                self.stmts(std::slice::from_ref(stmt));
+                self.jump(end);
+                self.switch_to(end);
+                Ok(())
+            }
+            StmtKind::Do { name, var, start, end, step, body } => {
+                self.do_loop(name.as_ref(), var, start, end, step.as_ref(), body)
+            }
+            StmtKind::DoWhile { name, cond, body } => {
+                let (header, inner, exit) = (self.block(), self.block(), self.block());
+                self.jump(header);
+                self.switch_to(header);
+                self.span = s.span;
+                let c = self.hoist(cond).and_then(|_| self.logical(cond));
+                match c {
+                    Ok(c) => self.terminate(Terminator::Branch { cond: c, then_dest: inner, else_dest: exit }),
+                    Err(Reported) => self.jump(exit),
+                }
+                self.loop_body(name.as_ref(), header, exit, inner, body);
+                Ok(())
+            }
+            StmtKind::DoForever { name, body } => {
+                let (header, exit) = (self.block(), self.block());
+                self.jump(header);
+                self.switch_to(header);
+                self.loop_body(name.as_ref(), header, exit, header, body);
+                Ok(())
+            }
+            StmtKind::Exit(name) | StmtKind::Cycle(name) => {
+                let frame = match name {
+                    None => self.loops.last(),
+                    Some(n) => self.loops.iter().rev().find(|f| f.name.as_deref() == Some(n.text.as_str())),
+                };
+                let Some(frame) = frame else {
+                    let what = if matches!(s.kind, StmtKind::Exit(_)) { "EXIT" } else { "CYCLE" };
+                    return Err(match name {
+                        Some(n) => self.err(n.span, format!("{what}: no enclosing DO construct named `{}`", n.text)),
+                        None => self.err(s.span, format!("{what} outside a DO loop")),
+                    });
+                };
+                let to = if matches!(s.kind, StmtKind::Exit(_)) { frame.exit } else { frame.cycle };
+                self.jump(to);
+                Ok(())
+            }
+            StmtKind::Goto(l) => {
+                let b = self.label_block(*l, s)?;
+                self.jump(b);
+                Ok(())
+            }
+            StmtKind::ComputedGoto { labels, index } => {
+                self.hoist(index)?;
+                let (v, _) = self.integer(index)?;
+                let mut cases = Vec::new();
+                for (i, l) in labels.iter().enumerate() {
+                    cases.push((i as i64 + 1, self.label_block(*l, s)?));
+                }
+                let next = self.block();
+                self.terminate(Terminator::Switch { value: v, cases, default: next });
+                self.switch_to(next);
+                Ok(())
+            }
+            StmtKind::Continue | StmtKind::Output(_) => Ok(()),
+            StmtKind::Return => {
+                self.terminate(Terminator::Return);
+                Ok(())
+            }
+            StmtKind::Stop(code) => {
+                let msg = match code {
+                    None => None,
+                    Some(e) => match self.fold(e)? {
+                        ConstVal::Str(s) => Some(s),
+                        ConstVal::Int(i, _) => Some(i.to_string()),
+                        _ => return Err(self.err(e.span, "STOP code must be an integer or a string")),
+                    },
+                };
+                self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(msg)));
+                Ok(())
+            }
+            StmtKind::Call { name, args } => self.call_stmt(name, args),
+            StmtKind::SelectCase { name: _, selector, cases } => self.select_case(selector, cases),
+            StmtKind::Unsupported(what) => Err(self.err(s.span, format!("unsupported Fortran: {what}"))),
+        }
+    }
+
+    fn label_block(&mut self, l: u32, s: &Stmt) -> R<adjit_jit::ir::BlockId> {
+        match self.labels.get(&l) {
+            Some(&b) => Ok(b),
+            None => Err(self.err(s.span, format!("GO TO an undefined label {l}"))),
+        }
+    }
+
+    fn loop_body(
+        &mut self,
+        name: Option<&Name>,
+        cycle: adjit_jit::ir::BlockId,
+        exit: adjit_jit::ir::BlockId,
+        inner: adjit_jit::ir::BlockId,
+        body: &[Stmt],
+    ) {
+        self.switch_to(inner);
+        self.loops.push(LoopFrame { name: name.map(|n| n.text.clone()), cycle, exit });
+        self.stmts(body);
+        self.loops.pop();
+        self.jump(cycle);
+        self.switch_to(exit);
+    }
+
+    /// A counted DO loop with Fortran semantics: bounds evaluated once, trip
+    /// count `max((end - start + step) / step, 0)` fixed at entry, the DO
+    /// variable incremented after every trip.
+    fn do_loop(
+        &mut self,
+        name: Option<&Name>,
+        var: &Name,
+        start: &Expr,
+        end: &Expr,
+        step: Option<&Expr>,
+        body: &[Stmt],
+    ) -> R<()> {
+        for e in [Some(start), Some(end), step].into_iter().flatten() {
+            self.hoist(e)?;
+        }
+        let v = self.var_of(var)?;
+        let t = self.proc.var(v).ty;
+        if self.proc.var(v).is_array() || !(t.is_int() || t.is_float()) {
+            return Err(self.err(var.span, format!("DO variable `{}` must be a numeric scalar", var.text)));
+        }
+        self.check_writable(v, var)?;
+        let s = self.num_as(start, t);
+        let e = self.num_as(end, t);
+        let st = match step {
+            Some(x) => self.num_as(x, t),
+            None => Ok(self.int_or_float(1, t)),
+        };
+        let (s, e, st) = (s?, e?, st?);
+        if let (Some(x), Some(_)) = (step, self.const_of(st).filter(|c| matches!(c, Const::Int(0)) || matches!(c, Const::Float(f) if *f == 0.0))) {
+            let _ = x;
+            self.terminate(Terminator::Fail(RuntimeErrorKind::DivideByZero));
+            return Ok(());
+        }
+        self.emit(Inst::Store(v, s), None);
+        let step_var = self.temp("step", t);
+        self.emit(Inst::Store(step_var, st), None);
+        let trip_t = if t.is_int() { t } else { Type::I64 };
+        let diff = self.val(Inst::Binary(BinaryOp::Sub, e, s), t);
+        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st), t);
+        let q = self.val(Inst::Binary(BinaryOp::Div, num, st), t);
+        let q = if t.is_int() { q } else { self.val(Inst::Convert(q, Rounding::Trunc), trip_t) };
+        let zero = self.int(0, trip_t);
+        let trip = self.val(Inst::Binary(BinaryOp::Max, q, zero), trip_t);
+        let trip_var = self.temp("trip", trip_t);
+        self.emit(Inst::Store(trip_var, trip), None);
+        let (header, inner, latch, exit) = (self.block(), self.block(), self.block(), self.block());
+        self.jump(header);
+        self.switch_to(header);
+        let n = self.val(Inst::Load(trip_var), trip_t);
+        let zero = self.int(0, trip_t);
+        let more = self.val(Inst::Cmp(CmpOp::Gt, n, zero), Type::Bool);
+        self.terminate(Terminator::Branch { cond: more, then_dest: inner, else_dest: exit });
+        self.loop_body(name, latch, exit, inner, body);
+        // The latch: increment the DO variable, count the trip down.
+        let after = self.cur;
+        self.switch_to(latch);
+        self.span = var.span;
+        let x = self.val(Inst::Load(v), t);
+        let d = self.val(Inst::Load(step_var), t);
+        let x1 = self.val(Inst::Binary(BinaryOp::Add, x, d), t);
+        self.emit(Inst::Store(v, x1), None);
+        let n = self.val(Inst::Load(trip_var), trip_t);
+        let one = self.int(1, trip_t);
+        let n1 = self.val(Inst::Binary(BinaryOp::Sub, n, one), trip_t);
+        self.emit(Inst::Store(trip_var, n1), None);
+        self.jump(header);
+        self.switch_to(after);
+        Ok(())
+    }
+
+    fn int_or_float(&mut self, v: i64, t: Type) -> Value {
+        if t.is_float() {
+            self.konst(Const::Float(v as f64), t)
+        } else {
+            self.int(v, t)
+        }
+    }
+
+    /// Refuses writes to INTENT(IN) dummies.
+    fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
+        let decl_intent = self.u().scope.var(&name.text).and_then(|d| d.intent);
+        if decl_intent == Some(Intent::In) && matches!(self.proc.var(v).storage, adjit_jit::ir::Storage::Param(_)) {
+            return Err(self.err(name.span, format!("`{}` is INTENT(IN) and cannot be assigned", name.text)));
+        }
+        Ok(())
+    }
+
+    /// `target = value`.
+    pub fn assign(&mut self, target: &Expr, value: &Expr) -> R<()> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                let v = match self.resolve(n)? {
+                    Resolved::Var(v) => v,
+                    Resolved::Unknown | Resolved::Proc(_) => self.implicit_var(n)?,
+                    _ => return Err(self.err(n.span, format!("`{}` cannot be assigned", n.text))),
+                };
+                self.check_writable(v, n)?;
+                let var = self.proc.var(v).clone();
+                if var.is_array() {
+                    return self.array_assign(target, n, None, value);
+                }
+                if var.ty == Type::Char {
+                    let to = CharRef { base: CharBase::Var { var: v, index: Vec::new() }, start: None, end: None };
+                    return self.char_assign(to, value);
+                }
+                let x = self.num_as(value, var.ty)?;
+                self.emit(Inst::Store(v, x), None);
+                Ok(())
+            }
+            ExprKind::Apply { name, args } => {
+                let is_array = self.is_array_name(&name.text);
+                let v = match self.resolve(name)? {
+                    Resolved::Var(v) => v,
+                    Resolved::StmtFunc(_) => return Err(self.err(name.span, format!("statement function `{}` defined after executable statements", name.text))),
+                    _ => return Err(self.err(name.span, format!("`{}` is not an array", name.text))),
+                };
+                self.check_writable(v, name)?;
+                let ty = self.proc.var(v).ty;
+                if is_array {
+                    if args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })) {
+                        return self.array_assign(target, name, Some(args), value);
+                    }
+                    let idx = self.subscripts(v, args, name);
+                    if ty == Type::Char {
+                        let to = CharRef { base: CharBase::Var { var: v, index: idx? }, start: None, end: None };
+                        return self.char_assign(to, value);
+                    }
+                    let x = self.num_as(value, ty);
+                    let (idx, x) = (idx?, x?);
+                    self.emit(Inst::StoreElem(v, idx, x), None);
+                    return Ok(());
+                }
+                if ty == Type::Char {
+                    let Operand::Char(to) = self.expr(target)? else { unreachable!("character") };
+                    return self.char_assign(to, value);
+                }
+                Err(self.err(name.span, format!("`{}` is not an array", name.text)))
+            }
+            ExprKind::Substring { .. } => match self.expr(target)? {
+                Operand::Char(to) => self.char_assign(to, value),
+                Operand::Num(..) => Err(self.err(target.span, "substring of a non-character value")),
+            },
+            _ => Err(self.err(target.span, "invalid assignment target")),
+        }
+    }
+
+    fn char_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
+        match self.expr(value)? {
+            Operand::Char(from) => {
+                self.emit(Inst::CharAssign(to, from), None);
+                Ok(())
+            }
+            Operand::Num(_, t) => Err(self.err(value.span, format!("cannot assign {} to a character variable", type_name(t)))),
+        }
+    }
+
+    fn call_stmt(&mut self, name: &Name, args: &[Arg]) -> R<()> {
+        for a in args {
+            if let ArgValue::Expr(x) = &a.value {
+                self.hoist(x)?;
+            }
+        }
+        let local_var = self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
+        let p = match self.prog.find_proc(self.unit, &name.text) {
+            Some(p) if !local_var || self.declared_external(&name.text) => p,
+            _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
+        };
+        if self.prog.sigs[p].result.is_some() {
+            return Err(self.err(name.span, format!("function `{}` called as a subroutine", name.text)));
+        }
+        let call_args = self.call_args(p, name, args)?;
+        self.emit(Inst::Call(adjit_jit::ir::ProcId(p as u32), call_args), None);
+        Ok(())
+    }
+
+    /// SELECT CASE: every case test is evaluated in one block, combined
+    /// into a case number, and dispatched with a Switch.
+    fn select_case(&mut self, selector: &Expr, cases: &[(CaseSelector, Vec<Stmt>)]) -> R<()> {
+        self.hoist(selector)?;
+        let sel = self.expr(selector)?;
+        if let Operand::Num(_, t) = &sel {
+            if t.is_float() {
+                return Err(self.err(selector.span, format!("SELECT CASE on {}", type_name(*t))));
+            }
+        }
+        let mut tests: Vec<(usize, Value)> = Vec::new();
+        let mut default = None;
+        for (i, (cs, _)) in cases.iter().enumerate() {
+            let CaseSelector::Items(items) = cs else {
+                default = Some(i);
+                continue;
+            };
+            let mut any: Option<Value> = None;
+            for it in items {
+                let t = self.case_test(&sel, it, selector)?;
+                any = Some(match any {
+                    None => t,
+                    Some(a) => self.val(Inst::Binary(BinaryOp::Or, a, t), Type::Bool),
+                });
+            }
+            if let Some(a) = any {
+                tests.push((i, a));
+            }
+        }
+        let none = self.int(-1, Type::I32);
+        let mut idx = match default {
+            Some(d) => self.int(d as i64, Type::I32),
+            None => none,
+        };
+        for &(i, t) in tests.iter().rev() {
+            let k = self.int(i as i64, Type::I32);
+            idx = self.val(Inst::Select(t, k, idx), Type::I32);
+        }
+        let end = self.block();
+        let blocks: Vec<_> = cases.iter().map(|_| self.block()).collect();
+        let table = blocks.iter().enumerate().map(|(i, &b)| (i as i64, b)).collect();
+        self.terminate(Terminator::Switch { value: idx, cases: table, default: end });
+        for ((_, body), b) in cases.iter().zip(blocks) {
+            self.switch_to(b);
+            self.stmts(body);
+            self.jump(end);
+        }
+        self.switch_to(end);
+        Ok(())
+    }
+
+    fn case_test(&mut self, sel: &Operand, item: &CaseItem, selector: &Expr) -> R<Value> {
+        let cmp = |this: &mut Self, op: CmpOp, e: &Expr| -> R<Value> {
+            match (sel, this.expr(e)?) {
+                (Operand::Num(s, st), Operand::Num(v, vt)) => {
+                    if *st == Type::Bool || vt == Type::Bool {
+                        if *st != vt {
+                            return Err(this.err(e.span, "CASE value of the wrong type"));
+                        }
+                        let b = if op == CmpOp::Eq { BinaryOp::Eqv } else { return Err(this.err(e.span, "logical CASE ranges are not allowed")) };
+                        return Ok(this.val(Inst::Binary(b, *s, v), Type::Bool));
+                    }
+                    let t = super::consts::promote(*st, vt);
+                    let (a, b) = (this.convert(*s, *st, t), this.convert(v, vt, t));
+                    Ok(this.val(Inst::Cmp(op, a, b), Type::Bool))
+                }
+                (Operand::Char(s), Operand::Char(v)) => Ok(this.val(Inst::CharCompare(op, s.clone(), v), Type::Bool)),
+                _ => Err(this.err(e.span, format!("CASE value does not match the type of the selector at line {}", selector.span.line))),
+            }
+        };
+        match item {
+            CaseItem::Value(e) => cmp(self, CmpOp::Eq, e),
+            CaseItem::Range(lo, hi) => {
+                let lo = lo.as_ref().map(|e| cmp(self, CmpOp::Ge, e)).transpose()?;
+                let hi = hi.as_ref().map(|e| cmp(self, CmpOp::Le, e)).transpose()?;
+                Ok(match (lo, hi) {
+                    (Some(a), Some(b)) => self.val(Inst::Binary(BinaryOp::And, a, b), Type::Bool),
+                    (Some(a), None) | (None, Some(a)) => a,
+                    (None, None) => self.konst(Const::Bool(true), Type::Bool),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Unit tests of semantic analysis and lowering.
