@@ -514,3 +514,6 @@ impl Generator<'_> {
         out
     }
 }
+
+#[cfg(test)]
+mod tests;
