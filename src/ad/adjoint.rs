@@ -1,1 +1,519 @@
-//! (to be written)
+//! Reverse-mode AD on the code-list IR: the adjoint transform.
+//!
+//! [`adjoint`] takes a procedure, its independent and dependent variables and
+//! returns a module holding the input procedures (same [`ProcId`]s) plus
+//! three generated procedures (Tapenade's naming and conventions):
+//!
+//! * `foo_fwd`, the **augmented forward sweep**: runs the original code and
+//!   records on the runtime stacks what the reverse sweep needs;
+//! * `foo_rev`, the **reverse sweep**: pops the records and accumulates the
+//!   adjoints;
+//! * `foo_b`, the **combined adjoint**: forward sweep, reverse sweep, then the
+//!   primal outputs are given back their primal values.
+//!
+//! # Signature
+//!
+//! All three take the original parameters in order, each *active* floating
+//! point parameter `x` followed by its adjoint `x_b` (same type and shape).
+//! A FUNCTION's result parameter stays last, followed by its adjoint (the
+//! generated procedures are subroutines: `Proc::result` is `None`).
+//! [`AdjointProcs::active_params`] says which parameters are active: without
+//! activity analysis every floating-point parameter; with it, the
+//! independents, the dependents and the parameters the analysis finds active.
+//!
+//! # Semantics
+//!
+//! On entry the dependents' adjoints hold the output seed `y_b`. On exit of
+//! `foo_b` the independents' adjoints have been *incremented* by `y_b · J`,
+//! the adjoints of variables that the procedure overwrites have been reset
+//! after use (a pure output's adjoint comes back 0), and every parameter
+//! holds its primal output value.
+//!
+//! Split use: `foo_fwd` followed by `foo_rev` on the same runtime stacks
+//! accumulates exactly the same adjoints as `foo_b`. `foo_rev` expects every
+//! parameter and global in its state at the end of `foo_fwd` (the locals it
+//! needs travel on the stacks); while it runs it restores the variables it
+//! needs to their values at the matching point of the forward sweep, so on
+//! exit they hold their entry values when they were recorded (always with
+//! [`RecordPolicy::Conservative`]; with [`RecordPolicy::Tbr`] only the values
+//! TBR found necessary are restored, others keep their end-of-forward
+//! values). To serve several seeds from one tape, snapshot the argument
+//! buffers after `foo_fwd`, and before each further `foo_rev` restore the
+//! buffers from the snapshot and the stacks to their end-of-forward depth
+//! (the interpreter and runtime stacks are plain LIFO buffers).
+//!
+//! # What is recorded
+//!
+//! One decision point, [`record`]'s plan: copy-on-def (every overwritten
+//! value) or TBR; see that module. Control flow is recorded by predecessor
+//! ids at every join (seed 000's general scheme, any CFG); see [`sweep`].
+//!
+//! # Calls
+//!
+//! A call is reversed in split mode per call site: the forward sweep calls
+//! the callee's forward sweep and the reverse sweep calls the callee's
+//! reverse sweep, generated once per callee and activity pattern (which
+//! arguments carry adjoints). A callee's sweeps record every overwrite of a
+//! parameter or global, so its reverse sweep gives the caller back the state
+//! before the call.
+
+mod emit;
+mod normalize;
+pub(crate) mod reach;
+pub mod record;
+pub mod sweep;
+
+use std::collections::{HashMap, HashSet};
+
+use adjit_jit::ir::{
+    CallArg, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type, Value, VarId,
+};
+
+use self::emit::Cursor;
+use self::normalize::normalize;
+use self::record::{conservative_plan, tbr_plan, PlanContext};
+use self::sweep::{forward_sweep, is_nonlinear, reverse_sweep, CalleeSweeps, Layout, SweepContext};
+use crate::ad::AdError;
+
+/// Which overwritten values the forward sweep records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordPolicy {
+    /// Copy-on-def: every overwritten value (seed 001 §3.2).
+    Conservative,
+    /// To-be-recorded analysis: only values a nonlinear partial or a
+    /// subscript of the reverse sweep reads (seed 003).
+    Tbr,
+}
+
+/// Options of the adjoint transform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AdjointOptions {
+    /// What the forward sweep records.
+    pub record: RecordPolicy,
+    /// Use activity analysis: only active variables get adjoints and only
+    /// active statements are reversed. Off: every floating-point variable is
+    /// active.
+    pub activity: bool,
+}
+
+impl Default for AdjointOptions {
+    fn default() -> Self {
+        AdjointOptions {
+            record: RecordPolicy::Tbr,
+            activity: true,
+        }
+    }
+}
+
+/// The generated procedures of one adjoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdjointProcs {
+    /// `foo_b`: forward sweep, reverse sweep, primal outputs restored.
+    pub combined: ProcId,
+    /// `foo_fwd`: the augmented forward sweep.
+    pub forward: ProcId,
+    /// `foo_rev`: the reverse sweep.
+    pub reverse: ProcId,
+    /// Per original parameter: true when its adjoint follows it in the
+    /// signature of the three procedures.
+    pub active_params: Vec<bool>,
+}
+
+/// Generates the adjoint of `proc` (see the module documentation).
+///
+/// `independents` and `dependents` are floating-point parameters or globals
+/// of `proc`.
+pub fn adjoint(
+    module: &Module,
+    proc: ProcId,
+    independents: &[VarId],
+    dependents: &[VarId],
+    options: &AdjointOptions,
+) -> Result<(Module, AdjointProcs), AdError> {
+    let source = module
+        .procs
+        .get(proc.index())
+        .ok_or(AdError::UnknownProc(proc.0))?;
+    for &var in independents.iter().chain(dependents) {
+        check_interface_var(source, var)?;
+    }
+    let mut generator = Generator {
+        source: module,
+        out: module.clone(),
+        options: *options,
+        callees: HashMap::new(),
+        global_adjoints: HashMap::new(),
+        active_globals: None,
+    };
+    let top = generator.generate(
+        proc,
+        Activation::Top {
+            independents,
+            dependents,
+        },
+    )?;
+    let combined = generator.combined(proc, &top)?;
+    Ok((
+        generator.out,
+        AdjointProcs {
+            combined,
+            forward: top.forward,
+            reverse: top.reverse,
+            active_params: top.layout.active_params.clone(),
+        },
+    ))
+}
+
+/// An independent or dependent must be a float parameter or global.
+fn check_interface_var(proc: &Proc, var: VarId) -> Result<(), AdError> {
+    let bad = |reason: &str| AdError::BadVariable {
+        proc: proc.name.clone(),
+        var: proc
+            .vars
+            .get(var.index())
+            .map_or_else(|| var.to_string(), |v| v.name.clone()),
+        reason: reason.into(),
+    };
+    let v = proc.vars.get(var.index()).ok_or_else(|| bad("does not exist"))?;
+    if !v.ty.is_float() {
+        return Err(bad("is not floating-point"));
+    }
+    if v.storage == Storage::Local {
+        return Err(bad("is a local variable, not a parameter or global"));
+    }
+    Ok(())
+}
+
+/// How a procedure is being differentiated.
+enum Activation<'a> {
+    /// The procedure the user asked for.
+    Top {
+        independents: &'a [VarId],
+        dependents: &'a [VarId],
+    },
+    /// A callee, with the activity pattern of its parameters at a call site.
+    Callee { active: &'a [bool] },
+}
+
+/// The sweeps generated for one procedure.
+struct Generated {
+    forward: ProcId,
+    reverse: ProcId,
+    layout: Layout,
+    /// The normalised procedure the sweeps were generated from.
+    normalized: Proc,
+}
+
+/// Generates sweeps, recursively for callees, into the output module.
+struct Generator<'m> {
+    source: &'m Module,
+    out: Module,
+    options: AdjointOptions,
+    /// Callee sweeps by (callee, activity pattern).
+    callees: HashMap<(ProcId, Vec<bool>), CalleeSweeps>,
+    /// The adjoint global of each active global.
+    global_adjoints: HashMap<GlobalId, GlobalId>,
+    /// With activity analysis: the globals active anywhere in the call tree
+    /// of the top procedure (known once the top procedure is analysed).
+    active_globals: Option<HashSet<GlobalId>>,
+}
+
+impl Generator<'_> {
+    /// A new procedure slot in the output module with a unique name.
+    fn reserve(&mut self, base: &str) -> ProcId {
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.out.find_proc(&name).is_some() {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.out.add_proc(Proc::new(name))
+    }
+
+    /// The adjoint global of `g` (created on first use).
+    fn global_adjoint(&mut self, g: GlobalId) -> GlobalId {
+        if let Some(&a) = self.global_adjoints.get(&g) {
+            return a;
+        }
+        let mut global = self.source.globals[g.index()].clone();
+        global.name = format!("{}_b", global.name);
+        global.init.clear();
+        let a = self.out.add_global(global);
+        self.global_adjoints.insert(g, a);
+        a
+    }
+
+    /// Generates the forward and reverse sweeps of `proc`.
+    fn generate(&mut self, proc: ProcId, how: Activation<'_>) -> Result<Generated, AdError> {
+        let original = self
+            .source
+            .procs
+            .get(proc.index())
+            .ok_or(AdError::UnknownProc(proc.0))?;
+        let norm = normalize(original)?;
+        let has_adjoint = self.adjoint_set(proc, &norm.proc, &how)?;
+        let has_adjoint_fn = |v: VarId| has_adjoint.contains(&v);
+        let layout = {
+            let mut globals = |g| self.global_adjoint(g);
+            Layout::new(&norm.proc, &has_adjoint_fn, &mut globals)
+        };
+        let (forward, reverse) = match &how {
+            Activation::Top { .. } => (
+                self.reserve(&format!("{}_fwd", original.name)),
+                self.reserve(&format!("{}_rev", original.name)),
+            ),
+            Activation::Callee { active } => {
+                let forward = self.reserve(&format!("{}_fwd", original.name));
+                let reverse = self.reserve(&format!("{}_rev", original.name));
+                self.callees.insert(
+                    (proc, active.to_vec()),
+                    CalleeSweeps {
+                        forward,
+                        reverse,
+                        active: active.to_vec(),
+                    },
+                );
+                (forward, reverse)
+            }
+        };
+        let calls = self.callee_sweeps(&norm.proc, &layout)?;
+        let nonlinear = |v: Value| is_nonlinear(&norm.proc, v);
+        let plan_ctx = PlanContext {
+            norm: &norm,
+            has_adjoint: &has_adjoint_fn,
+            nonlinear: &nonlinear,
+            restore_nonlocals: matches!(how, Activation::Callee { .. }),
+        };
+        let plan = match self.options.record {
+            RecordPolicy::Conservative => conservative_plan(&plan_ctx),
+            RecordPolicy::Tbr => tbr_plan(&plan_ctx),
+        };
+        let reachable = reach::reachable_blocks(&norm.proc);
+        let sc = SweepContext {
+            plan_ctx,
+            plan: &plan,
+            layout: &layout,
+            calls: &calls,
+            reachable: &reachable,
+        };
+        let fwd_name = self.out.proc(forward).name.clone();
+        let rev_name = self.out.proc(reverse).name.clone();
+        self.out.procs[forward.index()] = forward_sweep(&sc, fwd_name);
+        self.out.procs[reverse.index()] = reverse_sweep(&sc, rev_name);
+        Ok(Generated {
+            forward,
+            reverse,
+            layout,
+            normalized: norm.proc.clone(),
+        })
+    }
+
+    /// The variables of `norm` that get an adjoint.
+    fn adjoint_set(
+        &mut self,
+        proc: ProcId,
+        norm: &Proc,
+        how: &Activation<'_>,
+    ) -> Result<HashSet<VarId>, AdError> {
+        let original = self.source.proc(proc);
+        let floats = |i: usize| norm.vars[i].ty.is_float();
+        let mut set: HashSet<VarId> = HashSet::new();
+        let (independents, dependents): (Vec<VarId>, Vec<VarId>) = match how {
+            Activation::Top {
+                independents,
+                dependents,
+            } => (independents.to_vec(), dependents.to_vec()),
+            Activation::Callee { active } => {
+                let params: Vec<VarId> = original
+                    .params
+                    .iter()
+                    .zip(active.iter())
+                    .filter(|(_, &a)| a)
+                    .map(|(&p, _)| p)
+                    .collect();
+                (params.clone(), params)
+            }
+        };
+        let (mut independents, mut dependents) = (independents, dependents);
+        if let Some(active_globals) = &self.active_globals {
+            // Globals active anywhere in the call tree carry their adjoint
+            // into and out of every callee.
+            for (i, var) in norm.vars.iter().enumerate().take(original.vars.len()) {
+                if let Storage::Global(g) = var.storage {
+                    if var.ty.is_float() && active_globals.contains(&g) {
+                        independents.push(VarId(i as u32));
+                        dependents.push(VarId(i as u32));
+                    }
+                }
+            }
+        }
+        let analysed = self
+            .options
+            .activity
+            .then(|| crate::ad::activity::analyze(self.source, proc, &independents, &dependents));
+        if let (Some(activity), None, Activation::Top { .. }) =
+            (&analysed, &self.active_globals, how)
+        {
+            let globals = (0..self.source.globals.len())
+                .map(|g| GlobalId(g as u32))
+                .filter(|&g| activity.is_global_active(g))
+                .collect();
+            self.active_globals = Some(globals);
+        }
+        for i in 0..norm.vars.len() {
+            let id = VarId(i as u32);
+            if !floats(i) {
+                continue;
+            }
+            let is_new_temp = i >= original.vars.len();
+            let active = match &analysed {
+                None => true,
+                Some(activity) => is_new_temp || activity.is_active(id),
+            };
+            if active || independents.contains(&id) || dependents.contains(&id) {
+                set.insert(id);
+            }
+        }
+        // A callee's parameter activity is fixed by the call site.
+        if let Activation::Callee { active } = how {
+            for (&p, &a) in original.params.iter().zip(active.iter()) {
+                if a {
+                    set.insert(p);
+                } else {
+                    set.remove(&p);
+                }
+            }
+        }
+        Ok(set)
+    }
+
+    /// The callee sweeps of every call of `norm`, generating them on first
+    /// use.
+    fn callee_sweeps(
+        &mut self,
+        norm: &Proc,
+        layout: &Layout,
+    ) -> Result<HashMap<Value, CalleeSweeps>, AdError> {
+        let mut calls = HashMap::new();
+        for block in &norm.blocks {
+            for &v in &block.insts {
+                let Inst::Call(callee, args) = &norm.inst(v).kind else {
+                    continue;
+                };
+                let target = self
+                    .source
+                    .procs
+                    .get(callee.index())
+                    .ok_or(AdError::UnknownProc(callee.0))?;
+                let active: Vec<bool> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, arg)| {
+                        let param_float = target
+                            .params
+                            .get(i)
+                            .is_some_and(|&p| target.var(p).ty.is_float());
+                        let arg_var = match arg {
+                            CallArg::Var(var) | CallArg::Elem(var, _) => Some(*var),
+                            CallArg::Value(_) => None,
+                        };
+                        param_float
+                            && arg_var.is_some_and(|var| layout.adjoint.contains_key(&var))
+                    })
+                    .collect();
+                let key = (*callee, active.clone());
+                let sweeps = match self.callees.get(&key) {
+                    Some(s) => s.clone(),
+                    None => {
+                        let g = self.generate(*callee, Activation::Callee { active: &active })?;
+                        CalleeSweeps {
+                            forward: g.forward,
+                            reverse: g.reverse,
+                            active,
+                        }
+                    }
+                };
+                calls.insert(v, sweeps);
+            }
+        }
+        Ok(calls)
+    }
+
+    /// Generates `foo_b`: save the entry values of the parameters and globals
+    /// the procedure may write (only when the reverse sweep may not restore
+    /// them all), forward sweep, reverse sweep, restore the entry values, run
+    /// the primal to give the outputs their primal values.
+    fn combined(&mut self, proc: ProcId, top: &Generated) -> Result<ProcId, AdError> {
+        let name = format!("{}_b", self.source.proc(proc).name);
+        let id = self.reserve(&name);
+        let name = self.out.proc(id).name.clone();
+        let mut combined = top.layout.new_proc(name, self.source.proc(proc).span);
+        let written = self.written_nonlocals(&top.normalized);
+        let save = self.options.record != RecordPolicy::Conservative;
+        let mut c = Cursor::new(&mut combined, Proc::ENTRY);
+        if save {
+            for &var in &written {
+                c.save_var(var);
+            }
+        }
+        let all: Vec<CallArg> = top.layout.params.iter().map(|&p| CallArg::Var(p)).collect();
+        c.ins(Inst::Call(top.forward, all.clone()), None);
+        c.ins(Inst::Call(top.reverse, all), None);
+        if save {
+            for &var in written.iter().rev() {
+                c.restore_var(var);
+            }
+        }
+        let primal: Vec<CallArg> = self
+            .source
+            .proc(proc)
+            .params
+            .iter()
+            .map(|&p| CallArg::Var(p))
+            .collect();
+        c.ins(Inst::Call(proc, primal), None);
+        c.terminate(Terminator::Return);
+        self.out.procs[id.index()] = combined;
+        Ok(id)
+    }
+
+    /// Parameters and globals (as variables of `norm`) that `norm` may write,
+    /// directly or by passing them to a call. Character variables are left
+    /// out (the stacks do not hold them).
+    fn written_nonlocals(&self, norm: &Proc) -> Vec<VarId> {
+        let mut written: HashSet<VarId> = HashSet::new();
+        let mut any_call = false;
+        for block in &norm.blocks {
+            for &v in &block.insts {
+                match &norm.inst(v).kind {
+                    Inst::Store(var, _) | Inst::StoreElem(var, ..) => {
+                        written.insert(*var);
+                    }
+                    Inst::Call(_, args) => {
+                        any_call = true;
+                        for arg in args {
+                            if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+                                written.insert(*var);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out: Vec<VarId> = (0..norm.vars.len())
+            .map(|i| VarId(i as u32))
+            .filter(|&v| {
+                let var = norm.var(v);
+                let nonlocal = var.storage != Storage::Local;
+                let global = matches!(var.storage, Storage::Global(_));
+                nonlocal && var.ty != Type::Char && (written.contains(&v) || (any_call && global))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,241 @@
+//! Instruction emission for the adjoint transform: a cursor that appends
+//! instructions to a block of a procedure under construction, and loop nests
+//! that visit every element of an array variable (used to save and restore
+//! whole arrays on the runtime stacks).
+
+use adjit_jit::ir::{
+    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, StackKind, Terminator, Type, Value, Var,
+    VarId,
+};
+
+/// Appends instructions at the end of one block of a procedure.
+pub(crate) struct Cursor<'p> {
+    /// The procedure being built.
+    pub proc: &'p mut Proc,
+    /// The block instructions go to.
+    pub block: BlockId,
+    /// Span given to every emitted instruction.
+    pub span: Span,
+    /// Loop counters reserved by [`Cursor::for_each_element`], by nesting depth.
+    counters: Vec<VarId>,
+}
+
+impl<'p> Cursor<'p> {
+    /// A cursor at the end of `block`.
+    pub fn new(proc: &'p mut Proc, block: BlockId) -> Cursor<'p> {
+        Cursor {
+            proc,
+            block,
+            span: Span::default(),
+            counters: Vec::new(),
+        }
+    }
+
+    /// Appends an instruction.
+    pub fn ins(&mut self, inst: Inst, ty: Option<Type>) -> Value {
+        self.proc.push_inst(self.block, inst, ty, self.span)
+    }
+
+    /// A constant of a numeric type.
+    pub fn constant(&mut self, ty: Type, value: f64) -> Value {
+        let c = if ty.is_float() {
+            Const::Float(value)
+        } else if ty == Type::Bool {
+            Const::Bool(value != 0.0)
+        } else {
+            Const::Int(value as i64)
+        };
+        self.ins(Inst::Const(c), Some(ty))
+    }
+
+    /// A 64-bit integer constant.
+    pub fn int(&mut self, value: i64) -> Value {
+        self.ins(Inst::Const(Const::Int(value)), Some(Type::I64))
+    }
+
+    /// A binary operation whose result has the type of `a`.
+    pub fn binary(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
+        let ty = self.proc.value_type(a);
+        self.ins(Inst::Binary(op, a, b), ty)
+    }
+
+    /// Converts `v` to `ty` when it has another type.
+    pub fn convert_to(&mut self, v: Value, ty: Type) -> Value {
+        if self.proc.value_type(v) == Some(ty) {
+            v
+        } else {
+            self.ins(
+                Inst::Convert(v, adjit_jit::ir::Rounding::Trunc),
+                Some(ty),
+            )
+        }
+    }
+
+    /// Ends the current block.
+    pub fn terminate(&mut self, term: Terminator) {
+        let block = &mut self.proc.blocks[self.block.index()];
+        block.term = term;
+        block.term_span = self.span;
+    }
+
+    /// A fresh block (not yet the insertion point).
+    pub fn new_block(&mut self) -> BlockId {
+        self.proc.add_block()
+    }
+
+    /// Moves the insertion point to the end of `block`.
+    pub fn switch_to(&mut self, block: BlockId) {
+        self.block = block;
+    }
+
+    /// Pushes the value of a scalar location (given as the loaded value) on
+    /// the stack that suits its type: floats on the Value stack, integers and
+    /// truth values on the Integer stack.
+    pub fn push_scalar(&mut self, value: Value) {
+        let ty = self.proc.value_type(value).unwrap_or(Type::F64);
+        if ty.is_float() {
+            self.ins(Inst::Push(StackKind::Value, value), None);
+        } else {
+            let wide = self.convert_to(value, Type::I64);
+            self.ins(Inst::Push(StackKind::Integer, wide), None);
+        }
+    }
+
+    /// Pops a value pushed by [`Cursor::push_scalar`] for type `ty`.
+    pub fn pop_scalar(&mut self, ty: Type) -> Value {
+        if ty.is_float() {
+            self.ins(Inst::Pop(StackKind::Value), Some(ty))
+        } else if ty == Type::Bool {
+            let wide = self.ins(Inst::Pop(StackKind::Integer), Some(Type::I64));
+            let zero = self.int(0);
+            self.ins(Inst::Cmp(CmpOp::Ne, wide, zero), Some(Type::Bool))
+        } else {
+            self.ins(Inst::Pop(StackKind::Integer), Some(ty))
+        }
+    }
+
+    /// The loop counter variable for nesting depth `depth` (created once per
+    /// procedure and reused by loops that are not nested in each other).
+    fn counter(&mut self, depth: usize) -> VarId {
+        while self.counters.len() <= depth {
+            let name = format!("_ad_elem{}", self.counters.len());
+            let var = self.proc.add_var(Var::scalar(name, Type::I64));
+            self.counters.push(var);
+        }
+        self.counters[depth]
+    }
+
+    /// Emits a loop nest that calls `body` once per element of the array
+    /// `var` with the element's subscripts, in column-major order (or its
+    /// exact reverse when `backward`). A scalar gets a single call with no
+    /// subscripts. Leaves the cursor after the loop nest.
+    pub fn for_each_element(
+        &mut self,
+        var: VarId,
+        backward: bool,
+        body: &mut dyn FnMut(&mut Cursor<'_>, &[Value]),
+    ) {
+        let rank = self.proc.var(var).dims.len();
+        if rank == 0 {
+            body(self, &[]);
+            return;
+        }
+        // Outermost loop runs over the last dimension.
+        self.element_loop(var, rank, backward, &mut Vec::new(), body);
+    }
+
+    fn element_loop(
+        &mut self,
+        var: VarId,
+        dims_left: usize,
+        backward: bool,
+        outer: &mut Vec<VarId>,
+        body: &mut dyn FnMut(&mut Cursor<'_>, &[Value]),
+    ) {
+        if dims_left == 0 {
+            // Subscripts in dimension order: counters were pushed outermost
+            // (last dimension) first.
+            let mut index = Vec::with_capacity(outer.len());
+            for (k, &ctr) in outer.iter().enumerate().rev() {
+                let dim = (outer.len() - 1 - k) as u32;
+                let step = self.ins(Inst::Load(ctr), Some(Type::I64));
+                let lower = self.ins(Inst::DimLower(var, dim), Some(Type::I64));
+                let sub = if backward {
+                    let extent = self.ins(Inst::DimExtent(var, dim), Some(Type::I64));
+                    let last = self.binary(BinaryOp::Add, lower, extent);
+                    let one = self.int(1);
+                    let last = self.binary(BinaryOp::Sub, last, one);
+                    self.binary(BinaryOp::Sub, last, step)
+                } else {
+                    self.binary(BinaryOp::Add, lower, step)
+                };
+                index.push(sub);
+            }
+            body(self, &index);
+            return;
+        }
+        let dim = (dims_left - 1) as u32;
+        let ctr = self.counter(outer.len());
+        let zero = self.int(0);
+        self.ins(Inst::Store(ctr, zero), None);
+        let header = self.new_block();
+        let body_block = self.new_block();
+        let exit = self.new_block();
+        self.terminate(Terminator::Jump(header));
+        self.switch_to(header);
+        let step = self.ins(Inst::Load(ctr), Some(Type::I64));
+        let extent = self.ins(Inst::DimExtent(var, dim), Some(Type::I64));
+        let more = self.ins(Inst::Cmp(CmpOp::Lt, step, extent), Some(Type::Bool));
+        self.terminate(Terminator::Branch {
+            cond: more,
+            then_dest: body_block,
+            else_dest: exit,
+        });
+        self.switch_to(body_block);
+        outer.push(ctr);
+        self.element_loop(var, dims_left - 1, backward, outer, body);
+        outer.pop();
+        let step = self.ins(Inst::Load(ctr), Some(Type::I64));
+        let one = self.int(1);
+        let next = self.binary(BinaryOp::Add, step, one);
+        self.ins(Inst::Store(ctr, next), None);
+        self.terminate(Terminator::Jump(header));
+        self.switch_to(exit);
+    }
+
+    /// Loads a scalar variable or an array element.
+    pub fn load_at(&mut self, var: VarId, index: &[Value]) -> Value {
+        let ty = self.proc.var(var).ty;
+        if index.is_empty() {
+            self.ins(Inst::Load(var), Some(ty))
+        } else {
+            self.ins(Inst::LoadElem(var, index.to_vec()), Some(ty))
+        }
+    }
+
+    /// Stores into a scalar variable or an array element.
+    pub fn store_at(&mut self, var: VarId, index: &[Value], value: Value) {
+        if index.is_empty() {
+            self.ins(Inst::Store(var, value), None);
+        } else {
+            self.ins(Inst::StoreElem(var, index.to_vec(), value), None);
+        }
+    }
+
+    /// Pushes every element of `var` (forward order).
+    pub fn save_var(&mut self, var: VarId) {
+        self.for_each_element(var, false, &mut |c, idx| {
+            let v = c.load_at(var, idx);
+            c.push_scalar(v);
+        });
+    }
+
+    /// Pops every element of `var` pushed by [`Cursor::save_var`].
+    pub fn restore_var(&mut self, var: VarId) {
+        let ty = self.proc.var(var).ty;
+        self.for_each_element(var, true, &mut |c, idx| {
+            let v = c.pop_scalar(ty);
+            c.store_at(var, idx, v);
+        });
+    }
+}

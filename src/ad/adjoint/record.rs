@@ -1,0 +1,295 @@
+//! What the forward sweep records: THE decision point of the adjoint
+//! transform.
+//!
+//! For every statement the [`RecordPlan`] says whether the value its effect
+//! overwrites is pushed before the overwrite (and popped back by the reverse
+//! sweep before the statement's adjoint), whether the subscripts of an
+//! array-element store are pushed too, and which locals the forward sweep
+//! hands over to the reverse sweep at its end. Two policies produce a plan:
+//!
+//! * [`RecordPolicy::Conservative`]: copy-on-def (seed 001 §3.2): every
+//!   overwritten number or truth value is recorded, every local is handed
+//!   over.
+//! * [`RecordPolicy::Tbr`]: to-be-recorded analysis (seed 003 §4): a value is
+//!   recorded only when it belongs to `Req`, the variables whose current value
+//!   the reverse sweep of earlier statements needs (in nonlinear partials or
+//!   subscripts). `Req` is a forward data flow over the CFG solved to a
+//!   fixpoint: `Req_out(S) = (Req_in(S) ∪ Use(S)) \ Kill(S)`, union at joins,
+//!   and `S` records its target when the target is in `Req_in(S) ∪ Use(S)`.
+//!
+//! The rest of the transform consults only [`RecordPlan::must_record`],
+//! [`RecordPlan::must_record_subscripts`] and [`RecordPlan::handover_locals`].
+//!
+//! [`RecordPolicy::Conservative`]: crate::ad::adjoint::RecordPolicy::Conservative
+//! [`RecordPolicy::Tbr`]: crate::ad::adjoint::RecordPolicy::Tbr
+
+use std::collections::{HashMap, HashSet};
+
+use adjit_jit::ir::{CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
+
+use super::normalize::{Normalized, Statement};
+use super::reach::{predecessors, reachable_blocks};
+
+/// The recording decisions for one procedure.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RecordPlan {
+    /// Effects whose overwritten value is pushed.
+    record: HashSet<Value>,
+    /// Array-element stores whose subscripts are pushed (the subscripts read
+    /// the array being stored into, so they cannot be recomputed afterwards).
+    record_subscripts: HashSet<Value>,
+    /// Locals (non-character) saved at the end of the forward sweep and
+    /// restored at the start of the reverse sweep.
+    handover: Vec<VarId>,
+}
+
+impl RecordPlan {
+    /// True when the forward sweep pushes the value `effect` overwrites.
+    pub fn must_record(&self, effect: Value) -> bool {
+        self.record.contains(&effect)
+    }
+    /// True when the forward sweep pushes the subscripts of the array-element
+    /// store `effect`.
+    pub fn must_record_subscripts(&self, effect: Value) -> bool {
+        self.record_subscripts.contains(&effect)
+    }
+    /// Locals the forward sweep pushes at its end for the reverse sweep.
+    pub fn handover_locals(&self) -> &[VarId] {
+        &self.handover
+    }
+}
+
+/// What the plan builders need to know about the transform's other choices.
+pub(crate) struct PlanContext<'a> {
+    /// The normalised procedure.
+    pub norm: &'a Normalized,
+    /// True for variables that carry an adjoint.
+    pub has_adjoint: &'a dyn Fn(VarId) -> bool,
+    /// True for instructions whose local partials depend on values
+    /// (nonlinear operations).
+    pub nonlinear: &'a dyn Fn(Value) -> bool,
+    /// Record every overwrite of a parameter or global (a callee's reverse
+    /// sweep must give its caller back the state before the call).
+    pub restore_nonlocals: bool,
+}
+
+/// The variable an effect overwrites and whether it overwrites it entirely.
+fn target(inst: &Inst) -> Option<(VarId, bool)> {
+    match inst {
+        Inst::Store(var, _) => Some((*var, true)),
+        Inst::StoreElem(var, ..) => Some((*var, false)),
+        _ => None,
+    }
+}
+
+/// True for element types the stacks can hold.
+fn recordable(ty: Type) -> bool {
+    ty != Type::Char
+}
+
+/// True when the effect of `stmt` is differentiated (it stores into a
+/// variable with an adjoint).
+pub(crate) fn is_active_statement(ctx: &PlanContext<'_>, stmt: &Statement) -> bool {
+    let proc = &ctx.norm.proc;
+    match target(&proc.inst(stmt.effect).kind) {
+        Some((var, _)) => proc.var(var).ty.is_float() && (ctx.has_adjoint)(var),
+        None => false,
+    }
+}
+
+/// The pure instructions of `stmt` the reverse sweep recomputes, in
+/// execution order: the operands (and results) of nonlinear operations,
+/// subscripts of array elements with adjoints, subscripts of the stored
+/// element and of array-element call arguments, and everything those read.
+pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> {
+    let proc = &ctx.norm.proc;
+    let in_stmt: HashSet<Value> = stmt.pure.iter().copied().collect();
+    let mut needed: HashSet<Value> = HashSet::new();
+    let mut roots: Vec<Value> = Vec::new();
+    let active = is_active_statement(ctx, stmt);
+    match &proc.inst(stmt.effect).kind {
+        Inst::StoreElem(_, idx, _) => roots.extend(idx.iter().copied()),
+        Inst::Call(_, args) => {
+            for arg in args {
+                if let CallArg::Elem(_, idx) = arg {
+                    roots.extend(idx.iter().copied());
+                }
+            }
+        }
+        _ => {}
+    }
+    if active {
+        for &v in &stmt.pure {
+            match &proc.inst(v).kind {
+                Inst::LoadElem(var, idx) if (ctx.has_adjoint)(*var) => {
+                    roots.extend(idx.iter().copied())
+                }
+                _ if (ctx.nonlinear)(v) => {
+                    roots.push(v);
+                    proc.inst(v).kind.for_each_operand(|u| roots.push(u));
+                }
+                _ => {}
+            }
+        }
+    }
+    while let Some(v) = roots.pop() {
+        if in_stmt.contains(&v) && needed.insert(v) {
+            proc.inst(v).kind.for_each_operand(|u| roots.push(u));
+        }
+    }
+    stmt.pure.iter().copied().filter(|v| needed.contains(v)).collect()
+}
+
+/// Variables the reverse sweep of `stmt` reads (its `Use` set).
+fn used_vars(ctx: &PlanContext<'_>, stmt: &Statement) -> HashSet<VarId> {
+    let proc = &ctx.norm.proc;
+    let mut used = HashSet::new();
+    for v in recomputed(ctx, stmt) {
+        match &proc.inst(v).kind {
+            Inst::Load(var) | Inst::LoadElem(var, _) => {
+                used.insert(*var);
+            }
+            _ => {}
+        }
+    }
+    if let Inst::Call(_, args) = &proc.inst(stmt.effect).kind {
+        // The callee's reverse sweep reads its arguments and the globals in
+        // their state after the call.
+        for arg in args {
+            if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+                used.insert(*var);
+            }
+        }
+        for (i, var) in proc.vars.iter().enumerate() {
+            if matches!(var.storage, Storage::Global(_)) {
+                used.insert(VarId(i as u32));
+            }
+        }
+    }
+    used
+}
+
+/// Subscripts of a store that read the stored array cannot be recomputed
+/// after the store: they are recorded.
+fn subscripts_read_target(proc: &Proc, stmt: &Statement) -> bool {
+    let Inst::StoreElem(var, ..) = &proc.inst(stmt.effect).kind else {
+        return false;
+    };
+    stmt.pure
+        .iter()
+        .any(|&v| matches!(&proc.inst(v).kind, Inst::LoadElem(w, _) if w == var))
+}
+
+/// The copy-on-def plan: record every overwrite, hand over every local.
+pub(crate) fn conservative_plan(ctx: &PlanContext<'_>) -> RecordPlan {
+    let proc = &ctx.norm.proc;
+    let mut plan = RecordPlan::default();
+    for shape in &ctx.norm.shapes {
+        for stmt in &shape.statements {
+            if let Some((var, _)) = target(&proc.inst(stmt.effect).kind) {
+                if recordable(proc.var(var).ty) {
+                    plan.record.insert(stmt.effect);
+                    if subscripts_read_target(proc, stmt) {
+                        plan.record_subscripts.insert(stmt.effect);
+                    }
+                }
+            }
+        }
+    }
+    plan.handover = proc
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.storage == Storage::Local && recordable(v.ty))
+        .map(|(i, _)| VarId(i as u32))
+        .collect();
+    plan
+}
+
+/// The TBR plan (see the module documentation).
+pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
+    let proc = &ctx.norm.proc;
+    let reachable = reachable_blocks(proc);
+    let uses: HashMap<Value, HashSet<VarId>> = ctx
+        .norm
+        .shapes
+        .iter()
+        .flat_map(|s| s.statements.iter())
+        .map(|stmt| (stmt.effect, used_vars(ctx, stmt)))
+        .collect();
+    let nblocks = proc.blocks.len();
+    let mut req_in: Vec<HashSet<VarId>> = vec![HashSet::new(); nblocks];
+    let mut req_out: Vec<Option<HashSet<VarId>>> = vec![None; nblocks];
+    let preds = predecessors(proc);
+    // Iterate to the fixpoint (sets only grow).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..nblocks {
+            if !reachable[b] {
+                continue;
+            }
+            let mut req: HashSet<VarId> = HashSet::new();
+            for p in &preds[b] {
+                if let Some(out) = &req_out[p.index()] {
+                    req.extend(out.iter().copied());
+                }
+            }
+            req_in[b] = req.clone();
+            for stmt in &ctx.norm.shapes[b].statements {
+                req.extend(uses[&stmt.effect].iter().copied());
+                if let Some((var, whole)) = target(&proc.inst(stmt.effect).kind) {
+                    if whole {
+                        req.remove(&var);
+                    }
+                }
+            }
+            if req_out[b].as_ref() != Some(&req) {
+                req_out[b] = Some(req);
+                changed = true;
+            }
+        }
+    }
+    let mut plan = RecordPlan::default();
+    for b in 0..nblocks {
+        if !reachable[b] {
+            continue;
+        }
+        let mut req = req_in[b].clone();
+        for stmt in &ctx.norm.shapes[b].statements {
+            req.extend(uses[&stmt.effect].iter().copied());
+            if let Some((var, whole)) = target(&proc.inst(stmt.effect).kind) {
+                let nonlocal = proc.var(var).storage != Storage::Local;
+                if recordable(proc.var(var).ty)
+                    && (req.contains(&var) || (ctx.restore_nonlocals && nonlocal))
+                {
+                    plan.record.insert(stmt.effect);
+                }
+                let restored_or_active =
+                    plan.record.contains(&stmt.effect) || is_active_statement(ctx, stmt);
+                if restored_or_active && subscripts_read_target(proc, stmt) {
+                    plan.record_subscripts.insert(stmt.effect);
+                }
+                if whole {
+                    req.remove(&var);
+                }
+            }
+        }
+    }
+    let mut handover: HashSet<VarId> = HashSet::new();
+    for b in 0..nblocks {
+        if reachable[b] && matches!(proc.blocks[b].term, Terminator::Return) {
+            if let Some(out) = &req_out[b] {
+                handover.extend(
+                    out.iter()
+                        .copied()
+                        .filter(|&v| proc.var(v).storage == Storage::Local),
+                );
+            }
+        }
+    }
+    let mut handover: Vec<VarId> = handover.into_iter().collect();
+    handover.sort();
+    plan.handover = handover;
+    plan
+}

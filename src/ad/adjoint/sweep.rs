@@ -1,0 +1,624 @@
+//! Generation of the augmented forward sweep and of the reverse sweep of one
+//! normalised procedure.
+//!
+//! **Forward sweep** (`foo_fwd`): the original statements, where
+//! * before each effect the [`RecordPlan`] marks, the overwritten value is
+//!   pushed (floats on the Value stack, integers and truth values on the
+//!   Integer stack), then the subscripts when they must be recorded;
+//! * on every CFG edge into a block with several incoming edges, the edge's
+//!   position among them is pushed on the Control stack (seed 000's general
+//!   scheme, correct for any CFG, reducible or not: for an IF it is the
+//!   branch id, for a loop header one id per iteration);
+//! * a call runs the callee's forward sweep;
+//! * at the end, the id of the RETURN taken (when there are several) and the
+//!   locals the reverse sweep needs are pushed.
+//!
+//! **Reverse sweep** (`foo_rev`): pops the handed-over locals and the RETURN
+//! id, then runs, for each forward block `B`, a block `B'` with `B`'s
+//! statements reversed, ending in a jump to the reverse block of `B`'s
+//! predecessor (a pop of the edge id and a Switch when `B` had several).
+//! Each statement is reversed as: pop the recorded subscripts / old value and
+//! store it back; recompute the part of the statement's code list the local
+//! partials need, from the restored state; read the left-hand side's adjoint
+//! and reset it to 0; propagate it backward through the code list
+//! (`u_b += dphi/du * v_b`; adjoints of code-list temporaries are SSA values,
+//! so they are overwritten, never incremented), incrementing the adjoints of
+//! the variables loaded. Iterative assignments (`x = x*y`) come out right
+//! because the left-hand side's adjoint is reset before the increments of
+//! the right-hand side. A call is reversed by the callee's reverse sweep.
+
+use std::collections::HashMap;
+
+use adjit_jit::ir::{
+    BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value,
+    Var, VarId,
+};
+
+use super::emit::Cursor;
+use super::normalize::{is_effect, map_operands, Normalized, Statement};
+use super::reach::{incoming_edges, return_blocks, Pred};
+use super::record::{is_active_statement, recomputed, PlanContext, RecordPlan};
+use crate::ad::rules::{self, Emit, Partial};
+
+impl Emit for Cursor<'_> {
+    fn emit(&mut self, inst: Inst, ty: Type) -> Value {
+        self.ins(inst, Some(ty))
+    }
+    fn type_of(&self, v: Value) -> Option<Type> {
+        self.proc.insts.get(v.index()).and_then(|d| d.ty)
+    }
+}
+
+/// An [`Emit`] that only tracks types: used to learn the shape of an
+/// instruction's partials without emitting anything.
+struct DryEmit<'a> {
+    proc: &'a Proc,
+    emitted: Vec<Type>,
+}
+
+impl Emit for DryEmit<'_> {
+    fn emit(&mut self, _inst: Inst, ty: Type) -> Value {
+        self.emitted.push(ty);
+        Value((self.proc.insts.len() + self.emitted.len() - 1) as u32)
+    }
+    fn type_of(&self, v: Value) -> Option<Type> {
+        match self.proc.insts.get(v.index()) {
+            Some(d) => d.ty,
+            None => self.emitted.get(v.index() - self.proc.insts.len()).copied(),
+        }
+    }
+}
+
+/// The local partials of one instruction of the normalised procedure, when
+/// they are constants (0, ±1): then the reverse sweep needs no value of the
+/// instruction. `None` for instructions whose partials depend on values
+/// (nonlinear operations, selections, min / max) and for non-elemental
+/// instructions.
+pub(crate) fn symbolic_partials(proc: &Proc, v: Value) -> Option<Vec<(Value, Partial)>> {
+    let data = proc.inst(v);
+    let ty = data.ty?;
+    let mut dry = DryEmit {
+        proc,
+        emitted: Vec::new(),
+    };
+    let parts = rules::partials(&mut dry, &data.kind, ty, v, &|_| true)?;
+    parts
+        .iter()
+        .all(|(_, p)| matches!(p, Partial::Zero | Partial::One | Partial::MinusOne))
+        .then_some(parts)
+}
+
+/// True when the partials of `v` depend on values (the reverse sweep must
+/// recompute its operands and result).
+pub(crate) fn is_nonlinear(proc: &Proc, v: Value) -> bool {
+    let data = proc.inst(v);
+    rules::is_elemental(&data.kind)
+        && data.ty.is_some_and(Type::is_float)
+        && symbolic_partials(proc, v).is_none()
+}
+
+/// The variables of the generated procedures: the normalised procedure's
+/// variables (same handles) plus one adjoint per active variable.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    /// Variable arena shared by the forward, reverse and combined procedures.
+    pub vars: Vec<Var>,
+    /// Parameters: the original ones in order, each active one followed by
+    /// its adjoint.
+    pub params: Vec<VarId>,
+    /// The adjoint variable of each active variable.
+    pub adjoint: HashMap<VarId, VarId>,
+    /// Per original parameter: whether it is followed by an adjoint.
+    pub active_params: Vec<bool>,
+}
+
+impl Layout {
+    /// Lays out the variables of `proc`; `has_adjoint` says which variables
+    /// get an adjoint, `global_adjoint` gives the adjoint global of a global.
+    pub fn new(
+        proc: &Proc,
+        has_adjoint: &dyn Fn(VarId) -> bool,
+        global_adjoint: &mut dyn FnMut(adjit_jit::ir::GlobalId) -> adjit_jit::ir::GlobalId,
+    ) -> Layout {
+        let mut vars = proc.vars.clone();
+        let mut adjoint = HashMap::new();
+        for (i, var) in proc.vars.iter().enumerate() {
+            let id = VarId(i as u32);
+            if !var.ty.is_float() || !has_adjoint(id) {
+                continue;
+            }
+            let storage = match var.storage {
+                Storage::Global(g) => Storage::Global(global_adjoint(g)),
+                other => other,
+            };
+            vars.push(Var {
+                name: format!("{}_b", var.name),
+                ty: var.ty,
+                dims: var.dims.clone(),
+                char_len: None,
+                storage,
+            });
+            adjoint.insert(id, VarId(vars.len() as u32 - 1));
+        }
+        let mut params = Vec::new();
+        let mut active_params = Vec::new();
+        for &p in &proc.params {
+            params.push(p);
+            let adj = adjoint.get(&p).copied();
+            active_params.push(adj.is_some());
+            params.extend(adj);
+        }
+        for (position, &p) in params.iter().enumerate() {
+            vars[p.index()].storage = Storage::Param(position as u32);
+        }
+        Layout {
+            vars,
+            params,
+            adjoint,
+            active_params,
+        }
+    }
+
+    /// A procedure with this layout's variables and parameters and an empty
+    /// entry block.
+    pub fn new_proc(&self, name: String, span: Span) -> Proc {
+        Proc {
+            name,
+            params: self.params.clone(),
+            result: None,
+            vars: self.vars.clone(),
+            insts: Vec::new(),
+            blocks: vec![Default::default()],
+            span,
+        }
+    }
+}
+
+/// The generated sweeps of a callee for one activity pattern.
+#[derive(Clone, Debug)]
+pub(crate) struct CalleeSweeps {
+    /// The callee's forward sweep.
+    pub forward: ProcId,
+    /// The callee's reverse sweep.
+    pub reverse: ProcId,
+    /// Per callee parameter: whether an adjoint argument follows it.
+    pub active: Vec<bool>,
+}
+
+/// Everything the sweep generators read.
+pub(crate) struct SweepContext<'a> {
+    /// Plan inputs (normalised procedure, activity, partial shapes).
+    pub plan_ctx: PlanContext<'a>,
+    /// What the forward sweep records.
+    pub plan: &'a RecordPlan,
+    /// Variables of the generated procedures.
+    pub layout: &'a Layout,
+    /// The callee sweeps of every call effect.
+    pub calls: &'a HashMap<Value, CalleeSweeps>,
+    /// Reachable blocks of the normalised procedure.
+    pub reachable: &'a [bool],
+}
+
+impl SweepContext<'_> {
+    fn norm(&self) -> &Normalized {
+        self.plan_ctx.norm
+    }
+    fn source(&self) -> &Proc {
+        &self.plan_ctx.norm.proc
+    }
+
+    /// The arguments of a call to a callee sweep: the original arguments
+    /// (subscripts through `map`), each active one followed by its adjoint.
+    fn sweep_args(
+        &self,
+        args: &[CallArg],
+        active: &[bool],
+        map: &HashMap<Value, Value>,
+    ) -> Vec<CallArg> {
+        let mut out = Vec::with_capacity(args.len() * 2);
+        for (i, arg) in args.iter().enumerate() {
+            let (var, index) = match arg {
+                CallArg::Var(v) => (*v, None),
+                CallArg::Elem(v, idx) => (*v, Some(idx.iter().map(|x| map[x]).collect::<Vec<_>>())),
+                CallArg::Value(v) => {
+                    // Normalisation turned expression arguments into locals.
+                    out.push(CallArg::Value(map[v]));
+                    continue;
+                }
+            };
+            let with = |v: VarId| match &index {
+                None => CallArg::Var(v),
+                Some(idx) => CallArg::Elem(v, idx.clone()),
+            };
+            out.push(with(var));
+            if active.get(i).copied().unwrap_or(false) {
+                out.push(with(self.layout.adjoint[&var]));
+            }
+        }
+        out
+    }
+}
+
+/// Copies a pure or effect instruction with mapped operands.
+fn copy_inst(c: &mut Cursor<'_>, source: &Proc, v: Value, map: &mut HashMap<Value, Value>) {
+    let data = source.inst(v);
+    let kind = map_operands(&data.kind, &mut |u| map[&u]);
+    let new = c.ins(kind, data.ty);
+    map.insert(v, new);
+}
+
+/// Generates the forward sweep.
+pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
+    let source = sc.source();
+    let mut proc = sc.layout.new_proc(name, source.span);
+    let edges = incoming_edges(source, sc.reachable);
+    let returns = return_blocks(source, sc.reachable);
+    let nblocks = source.blocks.len();
+    let mut fb: Vec<BlockId> = vec![Proc::ENTRY; nblocks];
+    for b in 0..nblocks {
+        if sc.reachable[b] {
+            fb[b] = proc.add_block();
+        }
+    }
+    let exit = proc.add_block();
+    let mut c = Cursor::new(&mut proc, Proc::ENTRY);
+    // Entry edge.
+    let entry_dest = edge_block(&mut c, edges[0].len(), 0, fb[0]);
+    c.terminate(Terminator::Jump(entry_dest));
+    let mut next_edge = vec![0usize; nblocks];
+    next_edge[0] = 1;
+    for b in (0..nblocks).filter(|&b| sc.reachable[b]) {
+        let block = BlockId(b as u32);
+        c.switch_to(fb[b]);
+        let mut map: HashMap<Value, Value> = HashMap::new();
+        for &v in &source.block(block).insts {
+            let data = source.inst(v);
+            c.span = data.span;
+            if is_effect(&data.kind) {
+                record_before(&mut c, sc, v, &map);
+                if let (Inst::Call(_, args), Some(sweeps)) = (&data.kind, sc.calls.get(&v)) {
+                    let args = sc.sweep_args(args, &sweeps.active, &map);
+                    c.ins(Inst::Call(sweeps.forward, args), None);
+                    continue;
+                }
+            }
+            copy_inst(&mut c, source, v, &mut map);
+        }
+        c.span = source.block(block).term_span;
+        let term = match &source.block(block).term {
+            Terminator::Return => {
+                if returns.len() > 1 {
+                    let id = returns.iter().position(|&r| r == block).unwrap_or(0);
+                    let id = c.int(id as i64);
+                    c.ins(Inst::Push(StackKind::Control, id), None);
+                }
+                Terminator::Jump(exit)
+            }
+            Terminator::Fail(kind) => Terminator::Fail(kind.clone()),
+            term => {
+                let mut term = term.clone();
+                retarget(&mut term, &mut |t| {
+                    let k = next_edge[t.index()];
+                    next_edge[t.index()] += 1;
+                    edge_block(&mut c, edges[t.index()].len(), k, fb[t.index()])
+                });
+                if let Terminator::Branch { cond, .. } | Terminator::Switch { value: cond, .. } =
+                    &mut term
+                {
+                    *cond = map[cond];
+                }
+                term
+            }
+        };
+        c.terminate(term);
+    }
+    c.switch_to(exit);
+    c.span = source.span;
+    for &local in sc.plan.handover_locals() {
+        c.save_var(local);
+    }
+    c.terminate(Terminator::Return);
+    proc
+}
+
+/// The block an edge into a block with `n_edges` incoming edges goes to in
+/// the forward sweep: the block's copy `dest` itself when it has one
+/// incoming edge, else a new block pushing the edge's id `k` on the Control
+/// stack and then jumping to `dest`.
+fn edge_block(c: &mut Cursor<'_>, n_edges: usize, k: usize, dest: BlockId) -> BlockId {
+    if n_edges <= 1 {
+        return dest;
+    }
+    let here = c.block;
+    let block = c.new_block();
+    c.switch_to(block);
+    let id = c.int(k as i64);
+    c.ins(Inst::Push(StackKind::Control, id), None);
+    c.terminate(Terminator::Jump(dest));
+    c.switch_to(here);
+    block
+}
+
+/// Replaces every successor of a terminator by `f(successor)`.
+fn retarget(term: &mut Terminator, f: &mut dyn FnMut(BlockId) -> BlockId) {
+    match term {
+        Terminator::Jump(b) => *b = f(*b),
+        Terminator::Branch {
+            then_dest,
+            else_dest,
+            ..
+        } => {
+            *then_dest = f(*then_dest);
+            *else_dest = f(*else_dest);
+        }
+        Terminator::Switch { cases, default, .. } => {
+            for case in cases.iter_mut() {
+                case.1 = f(case.1);
+            }
+            *default = f(*default);
+        }
+        Terminator::Return | Terminator::Fail(_) => {}
+    }
+}
+
+/// Emits the pushes the plan asks for before the effect `v`.
+fn record_before(c: &mut Cursor<'_>, sc: &SweepContext<'_>, v: Value, map: &HashMap<Value, Value>) {
+    let source = sc.source();
+    match &source.inst(v).kind {
+        Inst::Store(var, _) if sc.plan.must_record(v) => {
+            let old = c.load_at(*var, &[]);
+            c.push_scalar(old);
+        }
+        Inst::StoreElem(var, idx, _) => {
+            let idx: Vec<Value> = idx.iter().map(|x| map[x]).collect();
+            if sc.plan.must_record(v) {
+                let old = c.load_at(*var, &idx);
+                c.push_scalar(old);
+            }
+            if sc.plan.must_record_subscripts(v) {
+                for &sub in &idx {
+                    c.push_scalar(sub);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Generates the reverse sweep.
+pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
+    let source = sc.source();
+    let mut proc = sc.layout.new_proc(name, source.span);
+    let edges = incoming_edges(source, sc.reachable);
+    let returns = return_blocks(source, sc.reachable);
+    let nblocks = source.blocks.len();
+    let mut rb: Vec<BlockId> = vec![Proc::ENTRY; nblocks];
+    for b in 0..nblocks {
+        if sc.reachable[b] {
+            rb[b] = proc.add_block();
+        }
+    }
+    let exit = proc.add_block();
+    let mut c = Cursor::new(&mut proc, Proc::ENTRY);
+    c.span = source.span;
+    for &local in sc.plan.handover_locals().iter().rev() {
+        c.restore_var(local);
+    }
+    let targets: Vec<BlockId> = returns.iter().map(|r| rb[r.index()]).collect();
+    let to_returns = dispatch(&mut c, &targets, exit);
+    c.terminate(to_returns);
+    for b in (0..nblocks).filter(|&b| sc.reachable[b]) {
+        let block = BlockId(b as u32);
+        c.switch_to(rb[b]);
+        if matches!(source.block(block).term, Terminator::Fail(_)) {
+            // Never reached: the forward sweep stopped there.
+            c.terminate(Terminator::Return);
+            continue;
+        }
+        for stmt in sc.norm().shapes[b].statements.iter().rev() {
+            c.span = source.inst(stmt.effect).span;
+            reverse_statement(&mut c, sc, stmt);
+        }
+        c.span = source.block(block).term_span;
+        let targets: Vec<BlockId> = edges[b]
+            .iter()
+            .map(|pred| match pred {
+                Pred::Entry => exit,
+                Pred::Block(p) => rb[p.index()],
+            })
+            .collect();
+        let term = dispatch(&mut c, &targets, exit);
+        c.terminate(term);
+    }
+    c.switch_to(exit);
+    c.terminate(Terminator::Return);
+    proc
+}
+
+/// A terminator going to `targets[k]` where `k` is popped from the Control
+/// stack (no pop when there is a single target; `fallback` when none).
+fn dispatch(c: &mut Cursor<'_>, targets: &[BlockId], fallback: BlockId) -> Terminator {
+    match targets {
+        [] => Terminator::Jump(fallback),
+        [only] => Terminator::Jump(*only),
+        [cases @ .., last] => {
+            let id = c.ins(Inst::Pop(StackKind::Control), Some(Type::I64));
+            Terminator::Switch {
+                value: id,
+                cases: cases
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &t)| (k as i64, t))
+                    .collect(),
+                default: *last,
+            }
+        }
+    }
+}
+
+/// Emits the adjoint of one statement (see the module documentation).
+fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement) {
+    let source = sc.source();
+    let ctx = &sc.plan_ctx;
+    let active = is_active_statement(ctx, stmt);
+    let needed = recomputed(ctx, stmt);
+    let mut map: HashMap<Value, Value> = HashMap::new();
+    match &source.inst(stmt.effect).kind {
+        Inst::Store(var, value) => {
+            if sc.plan.must_record(stmt.effect) {
+                let ty = source.var(*var).ty;
+                let old = c.pop_scalar(ty);
+                c.store_at(*var, &[], old);
+            }
+            if active {
+                recompute(c, source, &needed, &mut map);
+                let adj = sc.layout.adjoint[var];
+                let seed = c.load_at(adj, &[]);
+                let zero = c.constant(source.var(*var).ty, 0.0);
+                c.store_at(adj, &[], zero);
+                propagate(c, sc, stmt, *value, seed, &map);
+            }
+        }
+        Inst::StoreElem(var, idx, value) => {
+            let ty = source.var(*var).ty;
+            if sc.plan.must_record_subscripts(stmt.effect) {
+                for &sub in idx.iter().rev() {
+                    let sub_ty = source.value_type(sub).unwrap_or(Type::I64);
+                    let popped = c.pop_scalar(sub_ty);
+                    map.insert(sub, popped);
+                }
+            } else {
+                // The subscripts do not read the stored array: computing them
+                // after the store gives the values they had before it.
+                let closure = closure_of(source, stmt, idx);
+                recompute(c, source, &closure, &mut map);
+            }
+            let index: Vec<Value> = idx.iter().map(|x| map[x]).collect();
+            if sc.plan.must_record(stmt.effect) {
+                let old = c.pop_scalar(ty);
+                c.store_at(*var, &index, old);
+            }
+            if active {
+                recompute(c, source, &needed, &mut map);
+                let adj = sc.layout.adjoint[var];
+                let seed = c.load_at(adj, &index);
+                let zero = c.constant(ty, 0.0);
+                c.store_at(adj, &index, zero);
+                propagate(c, sc, stmt, *value, seed, &map);
+            }
+        }
+        Inst::Call(_, args) => {
+            if let Some(sweeps) = sc.calls.get(&stmt.effect) {
+                recompute(c, source, &needed, &mut map);
+                let args = sc.sweep_args(args, &sweeps.active, &map);
+                c.ins(Inst::Call(sweeps.reverse, args), None);
+            }
+        }
+        // Character copies carry no derivative and are not restored.
+        _ => {}
+    }
+}
+
+/// The instructions of `stmt` that `roots` depend on, in execution order.
+fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
+    let mut needed = std::collections::HashSet::new();
+    let mut work: Vec<Value> = roots.to_vec();
+    let in_stmt: std::collections::HashSet<Value> = stmt.pure.iter().copied().collect();
+    while let Some(v) = work.pop() {
+        if in_stmt.contains(&v) && needed.insert(v) {
+            source.inst(v).kind.for_each_operand(|u| work.push(u));
+        }
+    }
+    stmt.pure.iter().copied().filter(|v| needed.contains(v)).collect()
+}
+
+/// Re-emits the listed instructions (skipping those already mapped).
+fn recompute(c: &mut Cursor<'_>, source: &Proc, list: &[Value], map: &mut HashMap<Value, Value>) {
+    for &v in list {
+        if !map.contains_key(&v) {
+            copy_inst(c, source, v, map);
+        }
+    }
+}
+
+/// Propagates the adjoint `seed` of the statement's stored value `root`
+/// backward through the statement's code list.
+fn propagate(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    stmt: &Statement,
+    root: Value,
+    seed: Value,
+    map: &HashMap<Value, Value>,
+) {
+    let source = sc.source();
+    let mut adj: HashMap<Value, Value> = HashMap::new();
+    adj.insert(root, seed);
+    for &v in stmt.pure.iter().rev() {
+        let Some(g) = adj.remove(&v) else { continue };
+        let data = source.inst(v);
+        match &data.kind {
+            Inst::Load(var) => {
+                if let Some(&var_b) = sc.layout.adjoint.get(var) {
+                    increment(c, var_b, &[], g);
+                }
+            }
+            Inst::LoadElem(var, idx) => {
+                if let Some(&var_b) = sc.layout.adjoint.get(var) {
+                    let index: Vec<Value> = idx.iter().map(|x| map[x]).collect();
+                    increment(c, var_b, &index, g);
+                }
+            }
+            kind => {
+                if !data.ty.is_some_and(Type::is_float) || !rules::is_elemental(kind) {
+                    continue;
+                }
+                for (operand, partial) in local_partials(c, source, v, map) {
+                    let Some(ty) = source.value_type(operand).filter(|t| t.is_float()) else {
+                        continue;
+                    };
+                    let acc = adj.get(&operand).copied();
+                    if let Some(sum) = rules::accumulate(c, acc, &partial, g, ty) {
+                        adj.insert(operand, sum);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The local partials of `v` keyed by its operands in the normalised
+/// procedure: symbolic ones directly, the others emitted from the
+/// recomputed operand values.
+fn local_partials(
+    c: &mut Cursor<'_>,
+    source: &Proc,
+    v: Value,
+    map: &HashMap<Value, Value>,
+) -> Vec<(Value, Partial)> {
+    if let Some(parts) = symbolic_partials(source, v) {
+        return parts;
+    }
+    let data = source.inst(v);
+    let mut back: HashMap<Value, Value> = HashMap::new();
+    let kind = map_operands(&data.kind, &mut |u| {
+        let new = map[&u];
+        back.insert(new, u);
+        new
+    });
+    let ty = data.ty.unwrap_or(Type::F64);
+    rules::partials(c, &kind, ty, map[&v], &|_| true)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(u, p)| (back[&u], p))
+        .collect()
+}
+
+/// `var(index) += g` (converted to the variable's type).
+fn increment(c: &mut Cursor<'_>, var: VarId, index: &[Value], g: Value) {
+    let ty = c.proc.var(var).ty;
+    let old = c.load_at(var, index);
+    let g = c.convert_to(g, ty);
+    let sum = c.binary(adjit_jit::ir::BinaryOp::Add, old, g);
+    c.store_at(var, index, sum);
+}
