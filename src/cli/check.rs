@@ -3,7 +3,7 @@
 //! directions, a table of the differences per input, and a non-zero exit
 //! naming the inputs where the methods disagree.
 
-use super::{adjoint_options, arguments, directions, engine, CmdResult};
+use super::{adjoint_options, arguments, directions, engine, CmdResult, Failure};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_str};
 use adjit::engine::{element_count, FiniteDifferences, Jacobian, Selection};

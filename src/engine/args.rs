@@ -8,7 +8,7 @@
 //! explicitly.
 
 use super::{Error, ErrorKind};
-use adjit_jit::ir::{Bound, Proc, Storage, Type, VarId};
+use adjit_jit::ir::{Bound, Proc, Type, VarId};
 use adjit_jit::Buffer;
 
 /// A value given for an argument before the array sizes are known.
@@ -431,9 +431,4 @@ fn type_label(info: &ParamInfo) -> String {
     } else {
         format!("a {} array", info.ty.name())
     }
-}
-
-/// True when a variable is a parameter.
-pub(crate) fn is_param(proc: &Proc, var: VarId) -> bool {
-    matches!(proc.var(var).storage, Storage::Param(_))
 }

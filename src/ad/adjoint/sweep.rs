@@ -170,6 +170,7 @@ impl Layout {
             insts: Vec::new(),
             blocks: vec![Default::default()],
             span,
+            ..Proc::default()
         }
     }
 }
