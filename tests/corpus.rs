@@ -282,7 +282,7 @@ fn interpreter_matches_gfortran() {
 }
 
 #[test]
-#[ignore = "enable when the JIT lands on main (adjit run without --interp)"]
+
 fn jit_matches_gfortran() {
     check_corpus_with(&[], "JIT");
 }

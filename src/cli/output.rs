@@ -19,15 +19,10 @@ pub fn json_f64(x: f64) -> String {
     }
 }
 
-/// Formats an f32 in its own shortest round-trip form.
+/// Formats an f32 by its exact value (widened to f64, shortest form), so
+/// that the digits match what a Fortran driver prints for REAL(4) data.
 pub fn json_f32(x: f32) -> String {
-    if !x.is_finite() {
-        json_f64(x as f64)
-    } else if x != 0.0 && (x.abs() < 1e-5 || x.abs() >= 1e16) {
-        format!("{x:e}")
-    } else {
-        format!("{x:?}")
-    }
+    json_f64(x as f64)
 }
 
 /// A JSON string literal.

@@ -216,6 +216,11 @@ impl Args {
             )
         };
         match (&value, info.ty) {
+            (ArgValue::Text(t), Type::Char) if info.char_len.is_none() && info.dims.is_empty() => {
+                // Assumed length (`character(*)`): the text sets the length.
+                let bytes = if t.is_empty() { b" ".to_vec() } else { t.as_bytes().to_vec() };
+                self.buffers[i] = Buffer::Char(bytes);
+            }
             (ArgValue::Text(t), Type::Char) => {
                 let len = self.char_len(i);
                 let count = self.declared_len(i).max(1);
@@ -369,10 +374,26 @@ impl Args {
     /// The length of each CHARACTER element of parameter `i` (1 otherwise).
     pub fn char_len(&self, i: usize) -> usize {
         let info = &self.params[i];
+        if info.ty == Type::Char && info.char_len.is_none() {
+            // Assumed length: whatever the buffer holds per element.
+            let count = if info.dims.is_empty() { 1 } else { self.declared_len_elements(i) };
+            return (self.buffers[i].len() / count.max(1)).max(1);
+        }
         info.char_len
             .as_ref()
             .map(|b| self.eval(info, b).max(0) as usize)
             .unwrap_or(1)
+    }
+
+    /// Element count of a character array from its bounds alone.
+    fn declared_len_elements(&self, i: usize) -> usize {
+        let info = &self.params[i];
+        let mut n: i64 = 1;
+        for (lower, upper) in &info.dims {
+            let Some(upper) = upper else { return 1 };
+            n = n.saturating_mul((self.eval(info, upper) - self.eval(info, lower) + 1).max(0));
+        }
+        n.clamp(0, 1 << 40) as usize
     }
 
     fn has_assumed_dim(&self, i: usize) -> bool {

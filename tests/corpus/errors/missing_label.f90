@@ -1,4 +1,4 @@
-! adjit-error: 4:14: undefined label
+! adjit-error: 4:19: undefined label
 subroutine g(x)
   double precision x
   if (x > 0) goto 99
