@@ -21,70 +21,15 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+use common::corpus::{corpus_dir, header_directive, programs_in, Program};
+
 /// Relative tolerance for double-precision results.
 const F64_TOLERANCE: f64 = 1e-13;
 /// Relative tolerance for single-precision results.
 const F32_TOLERANCE: f64 = 1e-6;
 /// The corpus must stay at least this large.
 const MIN_PROGRAMS: usize = 45;
-
-/// One corpus program and its declared cases.
-struct Program {
-    /// The Fortran source.
-    path: PathBuf,
-    /// Each case's command-line arguments, as written in the header.
-    cases: Vec<String>,
-}
-
-impl Program {
-    /// File name for messages.
-    fn name(&self) -> String {
-        self.path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned()
-    }
-    /// The golden file next to the source.
-    fn golden_path(&self, dir: &Path) -> PathBuf {
-        let stem = self.path.file_stem().unwrap().to_string_lossy();
-        dir.join(format!("{stem}.golden.json"))
-    }
-}
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
-}
-
-/// The text after `marker` on a header comment line (`!`, `c`, `C` or `*`
-/// comment), if the line is one.
-fn header_directive<'a>(line: &'a str, marker: &str) -> Option<&'a str> {
-    let rest = line.strip_prefix(['!', 'c', 'C', '*'])?;
-    let rest = rest.trim_start().strip_prefix(marker)?;
-    Some(rest.trim())
-}
-
-/// Every `*.f` / `*.f90` program of a directory, sorted, with its cases.
-fn programs_in(dir: &Path) -> Vec<Program> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("f" | "f90")))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let cases = text
-                .lines()
-                .filter_map(|l| header_directive(l, "adjit-test:"))
-                .map(str::to_string)
-                .collect();
-            Program { path, cases }
-        })
-        .collect()
-}
 
 /// Reads a golden file: `(case arguments, expected run JSON)` per case.
 fn read_golden(path: &Path) -> Result<Vec<(String, Value)>, String> {

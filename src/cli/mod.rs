@@ -9,7 +9,7 @@ mod repl;
 mod output;
 
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
-use adjit::engine::{ArgValue, Args, Backend, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure, Selection};
+use adjit::engine::{Args, Backend, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure, Selection};
 use adjit::front::source::SourceForm;
 use options::CommandLine;
 use output::{json_buffer, json_f64, json_f64s, json_str, json_strs, text_buffer, text_f64};
@@ -140,29 +140,9 @@ pub(crate) fn arguments(cl: &CommandLine, mut args: Args) -> Result<Args, Failur
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
-        let obj = json
-            .as_object()
-            .ok_or_else(|| format!("{path}: expected a JSON object of argument values"))?;
-        // Integers first, so that arrays are sized before they are filled.
-        let mut entries: Vec<(&String, &serde_json::Value)> = obj.iter().collect();
-        entries.sort_by_key(|(_, v)| !v.is_i64());
-        for (name, value) in entries {
-            let v = ArgValue::from_json(value).ok_or_else(|| format!("{path}: unusable value for `{name}`"))?;
-            args.set(name, v)?;
-        }
+        args.apply_json(&json)?;
     }
-    let mut sets: Vec<(String, String)> = Vec::new();
-    for s in cl.values("set") {
-        let (name, value) = s
-            .split_once('=')
-            .ok_or_else(|| format!("--set expects NAME=VALUE, got `{s}`"))?;
-        sets.push((name.trim().to_string(), value.to_string()));
-    }
-    // Scalars (sizes) before arrays, keeping the given order otherwise.
-    sets.sort_by_key(|(name, _)| args.index_of(name).map(|i| args.is_array(i)).unwrap_or(false));
-    for (name, value) in sets {
-        args.set(&name, ArgValue::parse(&value))?;
-    }
+    args.apply_settings(cl.values("set"))?;
     Ok(args)
 }
 

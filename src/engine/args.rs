@@ -264,6 +264,43 @@ impl Args {
         Ok(())
     }
 
+    /// Applies `NAME=VALUE` settings (the `--set` syntax of the command
+    /// line). Scalars are set before arrays so that `x(n)` is sized by `n`
+    /// before it is filled, whatever the order given.
+    pub fn apply_settings<S: AsRef<str>>(&mut self, settings: &[S]) -> Result<(), Error> {
+        let mut parsed: Vec<(bool, &str, &str)> = Vec::new();
+        for s in settings {
+            let s = s.as_ref();
+            let (name, value) = s.split_once('=').ok_or_else(|| {
+                Error::new(ErrorKind::Usage, format!("expected NAME=VALUE, got `{s}`"))
+            })?;
+            let array = self.is_array(self.index_of(name)?);
+            parsed.push((array, name.trim(), value));
+        }
+        parsed.sort_by_key(|p| p.0);
+        for (_, name, value) in parsed {
+            self.set(name, ArgValue::parse(value))?;
+        }
+        Ok(())
+    }
+
+    /// Applies a JSON object of argument values (numbers, arrays, booleans,
+    /// strings), integers first.
+    pub fn apply_json(&mut self, json: &serde_json::Value) -> Result<(), Error> {
+        let obj = json.as_object().ok_or_else(|| {
+            Error::new(ErrorKind::Usage, "expected a JSON object of argument values")
+        })?;
+        let mut entries: Vec<(&String, &serde_json::Value)> = obj.iter().collect();
+        entries.sort_by_key(|(_, v)| !v.is_i64());
+        for (name, value) in entries {
+            let v = ArgValue::from_json(value).ok_or_else(|| {
+                Error::new(ErrorKind::Usage, format!("unusable value for `{name}`"))
+            })?;
+            self.set(name, v)?;
+        }
+        Ok(())
+    }
+
     /// Sets a numeric scalar.
     pub fn set_scalar(&mut self, name: &str, value: f64) -> Result<(), Error> {
         self.set(name, ArgValue::Scalar(value))
