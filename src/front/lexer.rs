@@ -370,9 +370,7 @@ pub fn string_value(raw: &str) -> String {
     let Some(quote) = raw.chars().next() else {
         return String::new();
     };
-    let inner = raw
-        .get(1..raw.len().saturating_sub(1).max(1))
-        .unwrap_or("");
+    let inner = raw.get(1..raw.len().saturating_sub(1).max(1)).unwrap_or("");
     let doubled: String = [quote, quote].iter().collect();
     inner.replace(&doubled, &quote.to_string())
 }
@@ -449,8 +447,30 @@ mod tests {
         assert_eq!(
             kinds("** * / // + - ( ) , : :: = => == /= < <= > >= % (/ /) [ ]"),
             vec![
-                Pow, Star, Slash, Concat, Plus, Minus, LParen, RParen, Comma, Colon, DoubleColon,
-                Assign, Arrow, Eq, Ne, Lt, Le, Gt, Ge, Percent, LArray, RArray, LBracket, RBracket
+                Pow,
+                Star,
+                Slash,
+                Concat,
+                Plus,
+                Minus,
+                LParen,
+                RParen,
+                Comma,
+                Colon,
+                DoubleColon,
+                Assign,
+                Arrow,
+                Eq,
+                Ne,
+                Lt,
+                Le,
+                Gt,
+                Ge,
+                Percent,
+                LArray,
+                RArray,
+                LBracket,
+                RBracket
             ]
         );
         assert_eq!(kinds("a(//)"), vec![Name, LParen, Concat, RParen]);
@@ -480,7 +500,9 @@ mod tests {
         let e = lex_error("x = 'abc");
         assert!(e.message.contains("unterminated"));
         assert_eq!(e.span.col, 5);
-        assert!(lex_error("x = a .foo. b").message.contains("unknown dot operator"));
+        assert!(lex_error("x = a .foo. b")
+            .message
+            .contains("unknown dot operator"));
         assert_eq!(lex_error("x = a # b").span.col, 7);
         assert!(lex_error("x = a . b").message.contains("'.'"));
     }

@@ -221,9 +221,10 @@ impl StatementBuilder {
             return;
         };
         let offset = stmt.text.len() as u32;
-        let continues_run = stmt.segments.last().is_some_and(|seg| {
-            seg.line == line && seg.col + (offset - seg.offset) == col
-        });
+        let continues_run = stmt
+            .segments
+            .last()
+            .is_some_and(|seg| seg.line == line && seg.col + (offset - seg.offset) == col);
         if !continues_run {
             stmt.segments.push(Segment { offset, line, col });
         }
@@ -372,12 +373,7 @@ fn split_fixed(text: &str, builder: &mut StatementBuilder) {
             };
             builder.start(label, line_no, field_start as u32 + 1);
         }
-        for (i, &c) in chars
-            .iter()
-            .enumerate()
-            .take(field_end)
-            .skip(field_start)
-        {
+        for (i, &c) in chars.iter().enumerate().take(field_end).skip(field_start) {
             if builder.feed(c, line_no, i as u32 + 1) == Fed::Comment {
                 break;
             }
@@ -500,7 +496,9 @@ mod tests {
         for fixed in ["a.f", "dir/b.FOR", "c.f77", "d.ftn", "E.F"] {
             assert_eq!(SourceForm::guess(fixed), SourceForm::Fixed, "{fixed}");
         }
-        for free in ["a.f90", "b.F95", "c.f03", "d.f08", "e.txt", "noext", "dir.f/x"] {
+        for free in [
+            "a.f90", "b.F95", "c.f03", "d.f08", "e.txt", "noext", "dir.f/x",
+        ] {
             assert_eq!(SourceForm::guess(free), SourceForm::Free, "{free}");
         }
     }
@@ -583,7 +581,13 @@ mod tests {
         let stmts = split(src, SourceForm::Free);
         assert_eq!(
             texts(&stmts),
-            vec!["x = 1 +  2", "y = 3", "s = 'abcd'", "continue", "a = b  + c"]
+            vec![
+                "x = 1 +  2",
+                "y = 3",
+                "s = 'abcd'",
+                "continue",
+                "a = b  + c"
+            ]
         );
         assert_eq!(stmts[3].label, Some(10));
         let span = stmts[1].start_span();
