@@ -4607,4 +4607,54 @@ mod tests {
         // Generous even for unoptimized builds on a loaded machine.
         assert!(start.elapsed().as_secs() < 20);
     }
+
+    /// Throughput check on 100k lines (run with `--release --ignored`).
+    #[test]
+    #[ignore]
+    fn parses_100k_lines_quickly() {
+        let mut text = String::new();
+        for unit in 0..1000 {
+            text.push_str(&format!(
+                "subroutine s{unit}(x, y, n)\n  integer n, i\n  double precision x(n), y(n)\n"
+            ));
+            for i in 0..24 {
+                text.push_str(&format!(
+                    "  do i = 1, n\n    y(i) = y(i) + {i}.0d0*x(i)**2 - sin(x(i))/(1.0 + x(i)*x(i))\n  end do\n  if (y(1) > 0) y(1) = -y(1)\n"
+                ));
+            }
+            text.push_str("end subroutine\n");
+        }
+        let lines = text.lines().count();
+        // CPU time of this process in clock ticks (the machine may be busy).
+        let cpu_ticks = || -> u64 {
+            let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+            let fields: Vec<&str> = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            fields
+                .get(11)
+                .and_then(|u| u.parse::<u64>().ok())
+                .unwrap_or(0)
+                + fields
+                    .get(12)
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .unwrap_or(0)
+        };
+        let cpu_start = cpu_ticks();
+        let start = std::time::Instant::now();
+        let (file, diags) = parse(&text, SourceForm::Free);
+        let elapsed = start.elapsed();
+        let cpu = cpu_ticks() - cpu_start;
+        eprintln!(
+            "{lines} lines in {elapsed:?} wall, {cpu} CPU ticks (1/100 s); sizes: Expr {} Arg {} Stmt {}",
+            std::mem::size_of::<Expr>(),
+            std::mem::size_of::<Arg>(),
+            std::mem::size_of::<Stmt>()
+        );
+        assert!(diags.is_empty());
+        assert_eq!(file.units.len(), 1000);
+    }
 }
