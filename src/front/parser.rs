@@ -26,12 +26,12 @@ use std::collections::HashMap;
 
 /// Deepest allowed nesting of parentheses and unary/power operator chains
 /// while parsing one expression.
-const MAX_EXPR_NESTING: u32 = 200;
+const MAX_EXPR_NESTING: u32 = 64;
 /// Highest allowed expression tree (keeps later recursive passes, and the
 /// tree's destructor, within the stack).
 const MAX_EXPR_HEIGHT: u32 = 2000;
 /// Deepest allowed nesting of IF / DO / SELECT CASE constructs.
-const MAX_CONSTRUCT_NESTING: usize = 200;
+const MAX_CONSTRUCT_NESTING: usize = 64;
 /// Deepest allowed nesting of internal procedures.
 const MAX_UNIT_NESTING: usize = 8;
 
@@ -101,15 +101,19 @@ struct Header {
     implicit: bool,
 }
 
+/// The control of a counted DO loop: `var = start, end [, step]`.
+#[derive(Clone, Debug, PartialEq)]
+struct CountedControl {
+    var: Name,
+    start: Expr,
+    end: Expr,
+    step: Option<Expr>,
+}
+
 /// The control of a DO statement.
 #[derive(Clone, Debug, PartialEq)]
 enum DoControl {
-    Counted {
-        var: Name,
-        start: Expr,
-        end: Expr,
-        step: Option<Expr>,
-    },
+    Counted(Box<CountedControl>),
     While(Expr),
     Forever,
 }
@@ -1064,19 +1068,22 @@ impl Parser {
         }
         self.open.pop();
         let kind = match control {
-            DoControl::Counted {
-                var,
-                start,
-                end,
-                step,
-            } => StmtKind::Do {
-                name,
-                var,
-                start,
-                end,
-                step,
-                body,
-            },
+            DoControl::Counted(control) => {
+                let CountedControl {
+                    var,
+                    start,
+                    end,
+                    step,
+                } = *control;
+                StmtKind::Do {
+                    name,
+                    var,
+                    start,
+                    end,
+                    step,
+                    body,
+                }
+            }
             DoControl::While(cond) => StmtKind::DoWhile { name, cond, body },
             DoControl::Forever => StmtKind::DoForever { name, body },
         };
@@ -1725,12 +1732,12 @@ impl<'s> StmtParser<'s> {
             } else {
                 None
             };
-            DoControl::Counted {
+            DoControl::Counted(Box::new(CountedControl {
                 var,
                 start,
                 end,
                 step,
-            }
+            }))
         };
         self.expect_end()?;
         Ok(LineKind::Do {
@@ -4438,18 +4445,6 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_probe_expr() {
-        let deep = format!("x = {}1{}", "(".repeat(5000), ")".repeat(5000));
-        let errs = errors(&format!("subroutine s\n{deep}\nend\n"), SourceForm::Free);
-        assert_eq!(errs.len(), 1);
-    }
-    #[test]
-    fn deep_nesting_probe_ifs() {
-        let ifs = "if (x) then\n".repeat(1000) + &"end if\n".repeat(1000);
-        let errs = errors(&format!("subroutine s\n{ifs}end\n"), SourceForm::Free);
-        assert!(!errs.is_empty());
-    }
-    #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = format!("x = {}1{}", "(".repeat(5000), ")".repeat(5000));
         let errs = errors(&format!("subroutine s\n{deep}\nend\n"), SourceForm::Free);
@@ -4611,5 +4606,55 @@ mod tests {
         assert_eq!(procedure(&file.units[0]).body.len(), 20000);
         // Generous even for unoptimized builds on a loaded machine.
         assert!(start.elapsed().as_secs() < 20);
+    }
+
+    /// Throughput check on 100k lines (run with `--release --ignored`).
+    #[test]
+    #[ignore]
+    fn parses_100k_lines_quickly() {
+        let mut text = String::new();
+        for unit in 0..1000 {
+            text.push_str(&format!(
+                "subroutine s{unit}(x, y, n)\n  integer n, i\n  double precision x(n), y(n)\n"
+            ));
+            for i in 0..24 {
+                text.push_str(&format!(
+                    "  do i = 1, n\n    y(i) = y(i) + {i}.0d0*x(i)**2 - sin(x(i))/(1.0 + x(i)*x(i))\n  end do\n  if (y(1) > 0) y(1) = -y(1)\n"
+                ));
+            }
+            text.push_str("end subroutine\n");
+        }
+        let lines = text.lines().count();
+        // CPU time of this process in clock ticks (the machine may be busy).
+        let cpu_ticks = || -> u64 {
+            let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+            let fields: Vec<&str> = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            fields
+                .get(11)
+                .and_then(|u| u.parse::<u64>().ok())
+                .unwrap_or(0)
+                + fields
+                    .get(12)
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .unwrap_or(0)
+        };
+        let cpu_start = cpu_ticks();
+        let start = std::time::Instant::now();
+        let (file, diags) = parse(&text, SourceForm::Free);
+        let elapsed = start.elapsed();
+        let cpu = cpu_ticks() - cpu_start;
+        eprintln!(
+            "{lines} lines in {elapsed:?} wall, {cpu} CPU ticks (1/100 s); sizes: Expr {} Arg {} Stmt {}",
+            std::mem::size_of::<Expr>(),
+            std::mem::size_of::<Arg>(),
+            std::mem::size_of::<Stmt>()
+        );
+        assert!(diags.is_empty());
+        assert_eq!(file.units.len(), 1000);
     }
 }

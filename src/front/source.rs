@@ -43,6 +43,12 @@ impl SourceForm {
     }
 }
 
+/// Guesses the source form of a file from its name; see
+/// [`SourceForm::guess`].
+pub fn guess(path: &str) -> SourceForm {
+    SourceForm::guess(path)
+}
+
 /// The last column of the fixed-form statement field.
 const FIXED_LAST_COLUMN: u32 = 72;
 
