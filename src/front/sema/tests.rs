@@ -1130,3 +1130,12 @@ fn unsupported_intrinsics_are_named() {
         "{all:?}"
     );
 }
+
+#[test]
+fn specific_integer_conversions_of_integer_arguments() {
+    let m =
+        free("subroutine t(i, k)\n  integer i, k\n  k = idint(i * 3) + ifix(i)\nend subroutine\n");
+    let mut args = [Buffer::I32(vec![5]), Buffer::I32(vec![0])];
+    run(&m, "t", &mut args);
+    assert_eq!(args[1], Buffer::I32(vec![20]));
+}
