@@ -1176,3 +1176,12 @@ fn unsupported_main_program_is_dropped_with_warnings() {
         c.warnings
     );
 }
+
+#[test]
+fn concatenation_into_a_character_variable() {
+    let m = free("subroutine t(task, tag)\n  character(len=12) task\n  character(len=3) tag\n  task = 'AB' // tag // '-' // tag(1:2)\n  tag = task(3:4) // 'XYZ'\nend subroutine\n");
+    let mut args = [Buffer::Char(vec![b' '; 12]), Buffer::Char(b"pqr".to_vec())];
+    run(&m, "t", &mut args);
+    assert_eq!(args[0], Buffer::Char(b"ABpqr-pq    ".to_vec()));
+    assert_eq!(args[1], Buffer::Char(b"pqX".to_vec()));
+}
