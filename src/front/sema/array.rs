@@ -331,6 +331,9 @@ impl Lowerer<'_, '_> {
                 "unsupported Fortran: character array assignment",
             ));
         }
+        if let ExprKind::ArrayConstructor(items) = &value.kind {
+            return self.constructor_assign(v, name, args, items, value);
+        }
         if let Some(reason) = self.overlap(name, args, value) {
             return Err(self.err(value.span, reason));
         }
@@ -361,6 +364,79 @@ impl Lowerer<'_, '_> {
             this.emit(Inst::StoreElem(v, idx, x), None);
             Ok(())
         })
+    }
+
+    /// `a = (/ x1, ..., xn /)` for a rank-1 array or section: every item is
+    /// evaluated, then stored (so items may read the target).
+    fn constructor_assign(
+        &mut self,
+        v: VarId,
+        name: &Name,
+        args: Option<&[Arg]>,
+        items: &[Expr],
+        value: &Expr,
+    ) -> R<()> {
+        let ty = self.proc.var(v).ty;
+        let rank = match args {
+            None => self.proc.var(v).dims.len(),
+            Some(a) => a
+                .iter()
+                .filter(|x| matches!(x.value, ArgValue::Range { .. }))
+                .count(),
+        };
+        if rank != 1 {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "array constructor assigned to `{}` of rank {rank}",
+                    name.text
+                ),
+            ));
+        }
+        if args.is_none() {
+            let d = &self.proc.var(v).dims[0];
+            let extent = d
+                .upper
+                .as_ref()
+                .and_then(|u| u.as_const())
+                .zip(d.lower.as_const());
+            if let Some((hi, lo)) = extent {
+                if hi - lo + 1 != items.len() as i64 {
+                    return Err(self.err(
+                        value.span,
+                        format!(
+                            "array constructor has {} element(s) but `{}` has {}",
+                            items.len(),
+                            name.text,
+                            hi - lo + 1
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut values = Vec::new();
+        for item in items {
+            if matches!(
+                item.kind,
+                ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
+            ) || self.array_source(item).is_some()
+            {
+                return Err(self.err(
+                    item.span,
+                    "unsupported Fortran: array constructor item that is not a scalar",
+                ));
+            }
+            values.push(self.num_as(item, ty)?);
+        }
+        for (k, x) in values.into_iter().enumerate() {
+            let pos = self.int(k as i64, Type::I64);
+            let idx = match args {
+                None => self.whole_array_index(v, &[pos], name.span)?,
+                Some(a) => self.section_index(v, a, &[pos], name)?,
+            };
+            self.emit(Inst::StoreElem(v, idx, x), None);
+        }
+        Ok(())
     }
 
     /// A reason to refuse an array assignment whose right-hand side reads

@@ -431,7 +431,9 @@ fn fold_intrinsic(
             let second = args.get(1).ok_or_else(bad)?;
             match (first, second) {
                 (ConstVal::Int(_, _), ConstVal::Int(0, _)) => Err(bad()),
-                (ConstVal::Int(a, t), ConstVal::Int(b, _)) => Ok(ConstVal::Int(a.wrapping_rem(*b), *t)),
+                (ConstVal::Int(a, t), ConstVal::Int(b, _)) => {
+                    Ok(ConstVal::Int(a.wrapping_rem(*b), *t))
+                }
                 _ => {
                     let t = promote(first.ty(), second.ty());
                     let (a, b) = (

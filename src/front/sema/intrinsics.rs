@@ -362,9 +362,9 @@ impl Lowerer<'_, '_> {
                         .ok_or_else(|| self.err(e.span, format!("unsupported INTEGER kind {k}")))?,
                     None => Type::I32,
                 };
-                let v = match arg_ty {
-                    Some(a) => self.convert(v, t, a),
-                    None => v,
+                let (v, t) = match arg_ty {
+                    Some(a) => (self.convert(v, t, a), a),
+                    None => (v, t),
                 };
                 if t.is_int() {
                     (self.convert(v, t, target), target)

@@ -3,7 +3,7 @@
 //! SELECT CASE, CALL, RETURN, STOP.
 
 use super::super::ast::{
-    Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
+    Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
 };
 use super::consts::{type_name, ConstVal};
 use super::expr::Operand;
@@ -456,6 +456,9 @@ impl Lowerer<'_, '_> {
     }
 
     fn char_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
+        if matches!(value.kind, ExprKind::Binary(BinOp::Concat, ..)) {
+            return self.concat_assign(to, value);
+        }
         match self.expr(value)? {
             Operand::Char(from) => {
                 self.emit(Inst::CharAssign(to, from), None);
@@ -465,6 +468,92 @@ impl Lowerer<'_, '_> {
                 value.span,
                 format!("cannot assign {} to a character variable", type_name(t)),
             )),
+        }
+    }
+
+    /// `c = a // b // ...`: each part is copied into its own substring of
+    /// the target (parts past the end are dropped, the rest blank-padded).
+    /// The target and every part need a constant length.
+    fn concat_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
+        fn parts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match &e.kind {
+                ExprKind::Binary(BinOp::Concat, a, b) => {
+                    parts(a, out);
+                    parts(b, out);
+                }
+                ExprKind::Paren(x) => parts(x, out),
+                _ => out.push(e),
+            }
+        }
+        let mut pieces = Vec::new();
+        parts(value, &mut pieces);
+        let Some(target_len) = self.char_len_of(&to) else {
+            return Err(self.err(
+                value.span,
+                "unsupported Fortran: concatenation into a character of non-constant length",
+            ));
+        };
+        let mut pos = 1;
+        for piece in pieces {
+            let Operand::Char(from) = self.expr(piece)? else {
+                return Err(self.err(piece.span, "concatenation of a non-character value"));
+            };
+            let Some(len) = self.char_len_of(&from) else {
+                return Err(self.err(
+                    piece.span,
+                    "unsupported Fortran: concatenation of a character of non-constant length",
+                ));
+            };
+            if pos <= target_len && len > 0 {
+                let end = (pos + len - 1).min(target_len);
+                let dest = self.sub_ref(&to, pos, end);
+                self.emit(Inst::CharAssign(dest, from), None);
+            }
+            pos += len;
+        }
+        if pos <= target_len {
+            let dest = self.sub_ref(&to, pos, target_len);
+            let blank = CharRef {
+                base: CharBase::Literal(Vec::new()),
+                start: None,
+                end: None,
+            };
+            self.emit(Inst::CharAssign(dest, blank), None);
+        }
+        Ok(())
+    }
+
+    /// The constant length of character data, when known.
+    fn char_len_of(&self, r: &CharRef) -> Option<i64> {
+        let int = |v: Option<Value>| -> Option<Option<i64>> {
+            match v {
+                None => Some(None),
+                Some(v) => match self.const_of(v) {
+                    Some(Const::Int(i)) => Some(Some(i)),
+                    _ => None,
+                },
+            }
+        };
+        let full = match &r.base {
+            CharBase::Literal(t) => t.len() as i64,
+            CharBase::Var { var, .. } => self.proc.var(*var).char_len.as_ref()?.as_const()?,
+        };
+        let (start, end) = (int(r.start)?, int(r.end)?);
+        Some((end.unwrap_or(full) - start.unwrap_or(1) + 1).max(0))
+    }
+
+    /// `r(start:end)` relative to the start of `r` (constant positions).
+    fn sub_ref(&mut self, r: &CharRef, start: i64, end: i64) -> CharRef {
+        let offset = match r.start.and_then(|v| self.const_of(v)) {
+            Some(Const::Int(s)) => s - 1,
+            _ => 0,
+        };
+        let s = self.int(start + offset, Type::I32);
+        let e = self.int(end + offset, Type::I32);
+        CharRef {
+            base: r.base.clone(),
+            start: Some(s),
+            end: Some(e),
         }
     }
 

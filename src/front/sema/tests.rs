@@ -842,12 +842,8 @@ fn many_features_match_gfortran() {
         Err(e) => panic!("{}", crate::front::diag::Rendered(&map, &e)),
     };
     adjit_jit::verify::verify_module(&c.module).expect("verifies");
-    // The driver uses an array constructor: it is dropped with warnings.
-    assert!(c
-        .warnings
-        .iter()
-        .any(|w| w.message.contains("main program not compiled")));
-    assert!(c.module.find_proc("p").is_none());
+    // The driver (array constructors, PRINT) is lowered too.
+    assert!(c.module.find_proc("p").is_some());
     let m = c.module;
     let mut args = [
         Buffer::I32(vec![4]),
@@ -1129,4 +1125,63 @@ fn unsupported_intrinsics_are_named() {
             .any(|d| d.span.line == 5 && d.message == "unsupported Fortran: intrinsic CPU_TIME"),
         "{all:?}"
     );
+}
+
+#[test]
+fn specific_integer_conversions_of_integer_arguments() {
+    let m =
+        free("subroutine t(i, k)\n  integer i, k\n  k = idint(i * 3) + ifix(i)\nend subroutine\n");
+    let mut args = [Buffer::I32(vec![5]), Buffer::I32(vec![0])];
+    run(&m, "t", &mut args);
+    assert_eq!(args[1], Buffer::I32(vec![20]));
+}
+
+#[test]
+fn array_constructor_assignment() {
+    let src = "subroutine t(a)
+  double precision a(3)
+  a = (/ 1.0d0, 2.5d0, 4 /)
+  a(2:3) = (/ a(3), a(2) /)
+end subroutine
+subroutine bad(a)
+  double precision a(3)
+  a = (/ 1.0d0, 2.0d0 /)
+end subroutine
+";
+    let errs = free_errors(src);
+    assert!(
+        errs.len() == 1 && errs[0].span.line == 8 && errs[0].message.contains("2 element(s)"),
+        "{errs:?}"
+    );
+    let m = free(&src[..src.find("subroutine bad").unwrap()]);
+    let mut args = [Buffer::F64(vec![0.0; 3])];
+    run(&m, "t", &mut args);
+    assert_eq!(args[0], Buffer::F64(vec![1.0, 4.0, 2.5]));
+}
+
+#[test]
+fn unsupported_main_program_is_dropped_with_warnings() {
+    let src = "subroutine s(x)\n  x = 2*x\nend subroutine\nprogram p\n  read(*,*) y\n  call s(y)\nend program\n";
+    let mut map = SourceMap::new();
+    let file = map.add("p.f90", src);
+    let (ast, _) =
+        crate::front::parser::parse_file(&map, file, crate::front::source::SourceForm::Free);
+    let c = compile(&map, &[ast]).expect("the subroutine compiles");
+    assert!(c.module.find_proc("s").is_some() && c.module.find_proc("p").is_none());
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.span.line == 5 && w.message.contains("main program not compiled")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn concatenation_into_a_character_variable() {
+    let m = free("subroutine t(task, tag)\n  character(len=12) task\n  character(len=3) tag\n  task = 'AB' // tag // '-' // tag(1:2)\n  tag = task(3:4) // 'XYZ'\nend subroutine\n");
+    let mut args = [Buffer::Char(vec![b' '; 12]), Buffer::Char(b"pqr".to_vec())];
+    run(&m, "t", &mut args);
+    assert_eq!(args[0], Buffer::Char(b"ABpqr-pq    ".to_vec()));
+    assert_eq!(args[1], Buffer::Char(b"pqX".to_vec()));
 }
