@@ -781,7 +781,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     ));
                 }
                 let x = self.load_scalar(*v)?;
-                self.to_i64(x, var.ty)
+                self.widen_to_i64(x, var.ty)
             }
             Bound::Neg(a) => {
                 let a = self.bound(a)?;
@@ -848,7 +848,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.ins().select(is_zero, zero, q)
     }
 
-    fn to_i64(&mut self, x: Value, ty: Type) -> Value {
+    fn widen_to_i64(&mut self, x: Value, ty: Type) -> Value {
         match ty {
             Type::I64 => x,
             Type::Bool => self.b.ins().uextend(types::I64, x),
@@ -1326,7 +1326,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     return err("switch on a non-integer value");
                 }
                 let x = self.operand(*value)?;
-                let x = self.to_i64(x, ty);
+                let x = self.widen_to_i64(x, ty);
                 let mut sw = Switch::new();
                 let mut seen = std::collections::HashSet::new();
                 for &(key, dest) in cases {
@@ -1376,7 +1376,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 return err("non-integer subscript");
             }
             let i = self.operand(iv)?;
-            let i = self.to_i64(i, ty);
+            let i = self.widen_to_i64(i, ty);
             let off = self.b.ins().isub(i, info.lowers[d]);
             if self.sh.options.bounds_checks {
                 let fail =
@@ -1815,7 +1815,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 acc
             });
         }
-        let n = self.to_i64(n, nty);
+        let n = self.widen_to_i64(n, nty);
         let name = if t == types::F32 {
             "adjit_powi_f32"
         } else {
@@ -2012,7 +2012,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Some(v) => {
                         let t = l.value_type(v)?;
                         let x = l.operand(v)?;
-                        Ok(l.to_i64(x, t))
+                        Ok(l.widen_to_i64(x, t))
                     }
                 }
             };

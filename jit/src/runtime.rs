@@ -291,7 +291,10 @@ unsafe fn state<'a>(rt: *mut RuntimeCtx) -> &'a mut RuntimeState {
 
 /// Generated code calls this when a push finds its segment full. Returns 0
 /// on success, 1 when no memory could be mapped.
-pub extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32 {
     // SAFETY: generated code passes the context it was given.
     let s = unsafe { state(rt) };
     let k = (kind as usize).min(2);
@@ -307,7 +310,10 @@ pub extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32 {
 /// Generated code calls this when a pop finds its segment empty. Returns 0
 /// when the registers now point at a previous non-empty segment, 1 when the
 /// stack is empty.
-pub extern "C" fn adjit_stack_retreat(rt: *mut RuntimeCtx, kind: i64) -> i32 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_stack_retreat(rt: *mut RuntimeCtx, kind: i64) -> i32 {
     // SAFETY: generated code passes the context it was given.
     let s = unsafe { state(rt) };
     let k = (kind as usize).min(2);
@@ -319,20 +325,29 @@ pub extern "C" fn adjit_stack_retreat(rt: *mut RuntimeCtx, kind: i64) -> i32 {
 }
 
 /// The current arena position (taken at procedure entry).
-pub extern "C" fn adjit_arena_mark(rt: *mut RuntimeCtx) -> i64 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_arena_mark(rt: *mut RuntimeCtx) -> i64 {
     // SAFETY: generated code passes the context it was given.
     unsafe { state(rt) }.arena.mark() as i64
 }
 
 /// Releases the arena to a mark (at procedure exit).
-pub extern "C" fn adjit_arena_release(rt: *mut RuntimeCtx, mark: i64) {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_arena_release(rt: *mut RuntimeCtx, mark: i64) {
     // SAFETY: generated code passes the context it was given.
     unsafe { state(rt) }.arena.release(mark as u64)
 }
 
 /// Allocates `bytes` bytes filled with `fill` from the arena; null when the
 /// size is negative or memory is exhausted.
-pub extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) -> *mut u8 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) -> *mut u8 {
     if bytes < 0 {
         return std::ptr::null_mut();
     }
@@ -345,7 +360,15 @@ pub extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) 
 
 /// Fortran character assignment: copies `src` into `dst`, truncating or
 /// padding with blanks. The ranges may overlap.
-pub extern "C" fn adjit_char_assign(dst: *mut u8, dst_len: i64, src: *const u8, src_len: i64) {
+///
+/// # Safety
+/// Each pointer must be valid for its length in bytes.
+pub unsafe extern "C" fn adjit_char_assign(
+    dst: *mut u8,
+    dst_len: i64,
+    src: *const u8,
+    src_len: i64,
+) {
     let dst_len = dst_len.max(0) as usize;
     let n = dst_len.min(src_len.max(0) as usize);
     // SAFETY: generated code passes pointers to at least `*_len` bytes;
@@ -357,7 +380,15 @@ pub extern "C" fn adjit_char_assign(dst: *mut u8, dst_len: i64, src: *const u8, 
 }
 
 /// Fortran character comparison after blank padding: -1, 0 or 1.
-pub extern "C" fn adjit_char_compare(a: *const u8, a_len: i64, b: *const u8, b_len: i64) -> i32 {
+///
+/// # Safety
+/// Each pointer must be valid for its length in bytes.
+pub unsafe extern "C" fn adjit_char_compare(
+    a: *const u8,
+    a_len: i64,
+    b: *const u8,
+    b_len: i64,
+) -> i32 {
     let (a_len, b_len) = (a_len.max(0) as usize, b_len.max(0) as usize);
     let n = a_len.max(b_len);
     for i in 0..n {

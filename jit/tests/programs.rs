@@ -710,11 +710,8 @@ fn many_threads_call_one_module() {
                     let n = (k % 50) + t;
                     let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
                     let want: f64 = (0..n).map(|i| i as f64 * (i + 1) as f64).sum();
-                    let mut args = vec![
-                        Buffer::I32(vec![n as i32]),
-                        Buffer::F64(a),
-                        Buffer::F64(vec![0.0]),
-                    ];
+                    let mut args =
+                        vec![Buffer::I32(vec![n]), Buffer::F64(a), Buffer::F64(vec![0.0])];
                     c.call(id, &mut args).unwrap();
                     assert_eq!(args[2], Buffer::F64(vec![want]));
                 }

@@ -13,7 +13,12 @@ use common::*;
 
 /// Emits `for i = 1..=n { body(i) }` with `i` a local I64 and `n` an I64
 /// variable; leaves the builder in the exit block.
-fn counted_loop(b: &mut ProcBuilder, i: adjit_jit::ir::VarId, n: adjit_jit::ir::VarId, body: &mut dyn FnMut(&mut ProcBuilder, adjit_jit::ir::Value)) {
+fn counted_loop(
+    b: &mut ProcBuilder,
+    i: adjit_jit::ir::VarId,
+    n: adjit_jit::ir::VarId,
+    body: &mut dyn FnMut(&mut ProcBuilder, adjit_jit::ir::Value),
+) {
     let one = b.iconst(Type::I64, 1);
     b.store(i, one);
     let header = b.create_block();
@@ -80,12 +85,18 @@ fn sweep_module() -> (Module, ProcId, ProcId) {
 fn run_sweeps(rt: &mut Runtime, n: i64) {
     let (m, fwd, rev) = sweep_module();
     let c = compile(&m);
-    let x: Vec<f32> = (0..n).map(|i| (i as f32).sqrt() * 0.1 + 1.0 / 3.0).collect();
+    let x: Vec<f32> = (0..n)
+        .map(|i| (i as f32).sqrt() * 0.1 + 1.0 / 3.0)
+        .collect();
     let mut args = vec![Buffer::I64(vec![n]), Buffer::F32(x.clone())];
     c.call_with(fwd, &mut args, rt).unwrap();
     assert_eq!(rt.depth(StackKind::Value), n as u64);
     assert_eq!(rt.depth(StackKind::Control), n as u64);
-    let mut args = vec![Buffer::I64(vec![n]), Buffer::F32(vec![0.0; n as usize]), Buffer::I32(vec![0; n as usize])];
+    let mut args = vec![
+        Buffer::I64(vec![n]),
+        Buffer::F32(vec![0.0; n as usize]),
+        Buffer::I32(vec![0; n as usize]),
+    ];
     c.call_with(rev, &mut args, rt).unwrap();
     assert_eq!(args[1], Buffer::F32(x), "values come back exactly");
     assert_eq!(args[2], Buffer::I32((1..=n as i32).collect()));
@@ -129,7 +140,11 @@ fn a_tape_larger_than_the_ram_budget_spills_to_a_file() {
 fn popping_an_empty_stack_is_an_error() {
     let (m, _, rev) = sweep_module();
     let c = compile(&m);
-    let mut args = vec![Buffer::I64(vec![2]), Buffer::F32(vec![0.0; 2]), Buffer::I32(vec![0; 2])];
+    let mut args = vec![
+        Buffer::I64(vec![2]),
+        Buffer::F32(vec![0.0; 2]),
+        Buffer::I32(vec![0; 2]),
+    ];
     let e = c.call(rev, &mut args).unwrap_err();
     assert_eq!(e.kind, RuntimeErrorKind::StackUnderflow);
     assert_eq!(e.detail, "control stack");
@@ -141,11 +156,16 @@ fn rust_and_generated_code_see_the_same_stacks() {
     let c = compile(&m);
     let mut rt = Runtime::new();
     for i in 1..=3i64 {
-        rt.push_word(StackKind::Value, (i as f64 * 0.5).to_bits()).unwrap();
+        rt.push_word(StackKind::Value, (i as f64 * 0.5).to_bits())
+            .unwrap();
         rt.push_word(StackKind::Integer, (10 * i) as u64).unwrap();
         rt.push_word(StackKind::Control, (3 * i) as u64).unwrap();
     }
-    let mut args = vec![Buffer::I64(vec![3]), Buffer::F32(vec![0.0; 3]), Buffer::I32(vec![0; 3])];
+    let mut args = vec![
+        Buffer::I64(vec![3]),
+        Buffer::F32(vec![0.0; 3]),
+        Buffer::I32(vec![0; 3]),
+    ];
     c.call_with(rev, &mut args, &mut rt).unwrap();
     assert_eq!(args[1], Buffer::F32(vec![0.5, 1.0, 1.5]));
     assert_eq!(args[2], Buffer::I32(vec![10, 20, 30]));

@@ -40,7 +40,7 @@ impl Rng {
             3.0,
         ];
         let r = self.next();
-        if r % 4 == 0 {
+        if r.is_multiple_of(4) {
             SPECIAL[(r >> 8) as usize % SPECIAL.len()]
         } else {
             let mag = ((r >> 16) % 2000) as f64 / 100.0 - 10.0;
