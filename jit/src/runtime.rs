@@ -41,6 +41,8 @@ pub mod code {
     pub const OUT_OF_MEMORY: i64 = 7;
     /// A runtime stack could not grow (`dim` holds the stack index).
     pub const STACK_GROW: i64 = 8;
+    /// Calls nested deeper than `MAX_CALL_DEPTH` (`dim` holds the callee).
+    pub const CALL_DEPTH: i64 = 9;
 }
 
 /// Where generated code records the first error of a call.
@@ -73,6 +75,8 @@ pub struct RuntimeCtx {
     pub stacks: [StackRegs; 3],
     /// The error of the current call.
     pub error: ErrorSlot,
+    /// Nesting depth of compiled calls (the host's call is depth 1).
+    pub depth: i64,
 }
 
 /// Byte offsets into [`RuntimeCtx`] used by code generation.
@@ -92,6 +96,8 @@ pub mod layout {
     pub const PUSHED: i32 = offset_of!(StackRegs, pushed) as i32;
     /// Offset of the error slot.
     pub const ERROR: i32 = offset_of!(RuntimeCtx, error) as i32;
+    /// Offset of the call depth.
+    pub const DEPTH: i32 = offset_of!(RuntimeCtx, depth) as i32;
     /// Size of one [`ArgSlot`].
     pub const ARG_SLOT: i32 = std::mem::size_of::<ArgSlot>() as i32;
     /// Offset of `len` within [`ArgSlot`].
@@ -169,6 +175,7 @@ impl Runtime {
                 ctx: RuntimeCtx {
                     stacks: Default::default(),
                     error: ErrorSlot::default(),
+                    depth: 0,
                 },
                 stacks: Default::default(),
                 arena: Arena::default(),
@@ -184,9 +191,12 @@ impl Runtime {
         &mut self.state.ctx
     }
 
-    /// Clears the error slot before a call.
-    pub(crate) fn reset_error(&mut self) {
+    /// Prepares a call from the host: clears the error slot and sets the
+    /// call depth to 1. [`crate::codegen::CompiledModule::call_with`] does
+    /// this; callers of a raw function pointer must do it themselves.
+    pub fn begin_call(&mut self) {
         self.state.ctx.error = ErrorSlot::default();
+        self.state.ctx.depth = 1;
         self.state.grow_error = None;
     }
 
