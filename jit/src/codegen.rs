@@ -10,6 +10,23 @@
 //! of an empty stack, argument size) branch to one cold block per procedure
 //! that records the error in the runtime context and returns status 1; no
 //! Cranelift trap is ever emitted for them.
+//!
+//! Agreement with the interpreter (`adjit::interp`) is bit for bit on
+//! successful calls (checked by `tests/jit_vs_interp.rs`). Documented
+//! differences (none affects a successful call of conforming Fortran):
+//!
+//! * scalar parameters live in registers between calls, so a procedure that
+//!   writes one scalar parameter and reads an aliased one (`call f(x, x)`, or
+//!   `x` aliasing an element of an array parameter) sees the old value until
+//!   the next call or return (Fortran forbids such aliasing);
+//! * when a call fails, scalar arguments hold their values as of the last
+//!   inner call (or entry) rather than the last store;
+//! * with bounds checks off, out-of-range subscripts are not caught (the
+//!   interpreter still checks the storage).
+//!
+//! Local arrays of constant size up to 1 KiB per procedure live in the native
+//! frame; the others come from the runtime's arena (released on return).
+//! Calls nest at most [`MAX_CALL_DEPTH`] deep, checked at each call site.
 
 use crate::buffer::Buffer;
 use crate::error::RuntimeError;
