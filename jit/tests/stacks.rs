@@ -147,7 +147,7 @@ fn popping_an_empty_stack_is_an_error() {
     ];
     let e = c.call(rev, &mut args).unwrap_err();
     assert_eq!(e.kind, RuntimeErrorKind::StackUnderflow);
-    assert_eq!(e.detail, "control stack");
+    assert_eq!(e.detail, "pop from the empty Control stack");
 }
 
 #[test]
