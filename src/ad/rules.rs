@@ -40,8 +40,8 @@
 //! | `sin(a)` | `cos(a)` | | |
 //! | `cos(a)` | `-sin(a)` | | |
 //! | `tan(a)` | `1 + r*r` | | (seed 004: `1 + tan(a)**2`) |
-//! | `asin(a)` | `1/sqrt(1 - a*a)` | | `+inf` at `|a| = 1`, NaN outside |
-//! | `acos(a)` | `-1/sqrt(1 - a*a)` | | `-inf` at `|a| = 1`, NaN outside |
+//! | `asin(a)` | `1/sqrt(1 - a*a)` | | `+inf` at `abs(a) = 1`, NaN outside |
+//! | `acos(a)` | `-1/sqrt(1 - a*a)` | | `-inf` at `abs(a) = 1`, NaN outside |
 //! | `atan(a)` | `1/(1 + a*a)` | | |
 //! | `sinh(a)` | `cosh(a)` | | |
 //! | `cosh(a)` | `sinh(a)` | | |
