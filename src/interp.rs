@@ -16,12 +16,17 @@
 use crate::jit::buffer::Buffer;
 use crate::jit::error::RuntimeError;
 use crate::jit::ir::{
-    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Module, Proc, ProcId,
-    Rounding, RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Module, Proc, ProcId, Rounding,
+    RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
 use crate::jit::shape::{eval_var_shape, first_as_int, resolve_arguments_with, DimShape};
 use std::cmp::Ordering;
+
+/// The largest local variable (in storage units) the interpreter allocates;
+/// a bigger automatic array is reported as an error rather than exhausting
+/// memory.
+pub const MAX_LOCAL_UNITS: usize = 1 << 28;
 
 /// Where an argument's storage is: a slot and a range of storage units
 /// (elements, bytes for characters).
@@ -51,10 +56,30 @@ struct Frame {
     values_base: usize,
 }
 
+/// A running procedure: its frame, where it is, and what to release when it
+/// returns.
+#[derive(Clone, Copy)]
+struct Activation<'m> {
+    proc: &'m Proc,
+    frame: Frame,
+    dims_base: usize,
+    block: crate::jit::ir::BlockId,
+    /// Index of the next instruction of `block`.
+    pos: usize,
+    /// Length of `slots` before the caller made value temporaries.
+    call_slots: usize,
+    /// Length of `arg_locs` before the caller pushed the arguments.
+    call_args: usize,
+}
+
 /// Character data resolved for one instruction.
 #[derive(Clone, Copy)]
 enum CharLoc<'m> {
-    Slot { slot: usize, start: usize, len: usize },
+    Slot {
+        slot: usize,
+        start: usize,
+        len: usize,
+    },
     Literal(&'m [u8]),
 }
 
@@ -77,7 +102,8 @@ pub struct Interpreter<'m> {
     value_stack: Vec<f64>,
     integer_stack: Vec<i64>,
     control_stack: Vec<i64>,
-    depth: usize,
+    /// Live activations (kept to reuse the allocation).
+    activations: Vec<Activation<'m>>,
 }
 
 // ----- value encoding -------------------------------------------------------
@@ -178,13 +204,7 @@ macro_rules! float_ops {
                 }
                 BinaryOp::Atan2 => a.atan2(b),
                 BinaryOp::Sign => a.abs().copysign(b),
-                BinaryOp::Dim => {
-                    if a > b {
-                        a - b
-                    } else {
-                        0.0
-                    }
-                }
+                BinaryOp::Dim => $binary(BinaryOp::Max, a - b, 0.0),
                 BinaryOp::Mod => a % b,
                 BinaryOp::Modulo => {
                     let r = a % b;
@@ -195,11 +215,7 @@ macro_rules! float_ops {
                     }
                 }
                 // Not float operations (PowI has its own function).
-                BinaryOp::PowI
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Eqv
-                | BinaryOp::Neqv => a,
+                BinaryOp::PowI | BinaryOp::And | BinaryOp::Or | BinaryOp::Eqv | BinaryOp::Neqv => a,
             }
         }
 
@@ -281,13 +297,7 @@ macro_rules! int_binary {
                         a.wrapping_abs().wrapping_neg()
                     }
                 }
-                BinaryOp::Dim => {
-                    if a > b {
-                        a.wrapping_sub(b)
-                    } else {
-                        0
-                    }
-                }
+                BinaryOp::Dim => a.wrapping_sub(b).max(0),
                 BinaryOp::Mod => a.wrapping_rem(nonzero(b)?),
                 BinaryOp::Modulo => {
                     let r = a.wrapping_rem(nonzero(b)?);
@@ -409,13 +419,13 @@ impl<'m> Interpreter<'m> {
             .globals
             .iter()
             .map(|g| {
-                let units = usize::try_from(g.len().max(0))
-                    .unwrap_or(0)
-                    .saturating_mul(if g.ty == Type::Char {
+                let units = usize::try_from(g.len().max(0)).unwrap_or(0).saturating_mul(
+                    if g.ty == Type::Char {
                         usize::try_from(g.char_len.max(0)).unwrap_or(0)
                     } else {
                         1
-                    });
+                    },
+                );
                 let mut buffer = Buffer::zeros(g.ty, units);
                 for (i, c) in g.init.iter().take(units).enumerate() {
                     write_unit(&mut buffer, i, const_bits(*c, g.ty));
@@ -435,7 +445,7 @@ impl<'m> Interpreter<'m> {
             value_stack: Vec::new(),
             integer_stack: Vec::new(),
             control_stack: Vec::new(),
-            depth: 0,
+            activations: Vec::new(),
         }
     }
 
@@ -488,7 +498,7 @@ impl<'m> Interpreter<'m> {
             });
             self.slots.push(std::mem::replace(arg, empty));
         }
-        let result = self.invoke(proc, args_base, Span::default());
+        let result = self.invoke(proc, args_base);
         self.arg_locs.truncate(args_base);
         for (arg, slot) in args.iter_mut().zip(self.slots.drain(slots_base..)) {
             *arg = slot;
@@ -513,11 +523,53 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    /// Runs `proc` with its arguments at `arg_locs[args_base..]`.
-    fn invoke(&mut self, pid: ProcId, args_base: usize, call_span: Span) -> Result<(), RuntimeError> {
+    /// Runs `proc` with its arguments at `arg_locs[args_base..]`, and
+    /// everything it calls, iteratively (an explicit activation stack, so
+    /// deep recursion in the interpreted program cannot overflow the host's
+    /// stack).
+    fn invoke(&mut self, pid: ProcId, args_base: usize) -> Result<(), RuntimeError> {
+        let mut acts = std::mem::take(&mut self.activations);
+        let outer = acts.len();
+        let (slots_len, arg_locs_len) = (self.slots.len(), self.arg_locs.len());
+        let (views_len, dims_len, values_len) =
+            (self.views.len(), self.dims.len(), self.values.len());
+        let result = self
+            .push_activation(
+                &mut acts,
+                pid,
+                args_base,
+                Span::default(),
+                slots_len,
+                arg_locs_len,
+            )
+            .and_then(|()| self.drive(&mut acts, outer));
+        // On success every activation has been popped already; on failure
+        // drop them all at once.
+        acts.truncate(outer);
+        self.activations = acts;
+        self.slots.truncate(slots_len);
+        self.arg_locs.truncate(arg_locs_len);
+        self.views.truncate(views_len);
+        self.dims.truncate(dims_len);
+        self.values.truncate(values_len);
+        result
+    }
+
+    /// Starts an activation of `pid` whose arguments are at
+    /// `arg_locs[args_base..]`; `call_slots` and `call_args` are the lengths
+    /// of `slots` and `arg_locs` to restore when it returns.
+    fn push_activation(
+        &mut self,
+        acts: &mut Vec<Activation<'m>>,
+        pid: ProcId,
+        args_base: usize,
+        call_span: Span,
+        call_slots: usize,
+        call_args: usize,
+    ) -> Result<(), RuntimeError> {
         let module = self.module;
         let proc = &module.procs[pid.index()];
-        if self.depth >= MAX_CALL_DEPTH {
+        if acts.len() >= MAX_CALL_DEPTH {
             return Err(self.error(
                 pid,
                 RuntimeErrorKind::CallDepthExceeded,
@@ -531,23 +583,99 @@ impl<'m> Interpreter<'m> {
             views_base: self.views.len(),
             values_base: self.values.len(),
         };
-        let slots_base = self.slots.len();
         let dims_base = self.dims.len();
-        self.depth += 1;
-        let result = self
-            .enter(proc, frame, args_base)
-            .and_then(|()| self.run(proc, frame));
-        self.depth -= 1;
-        self.views.truncate(frame.views_base);
-        self.dims.truncate(dims_base);
-        self.values.truncate(frame.values_base);
-        self.slots.truncate(slots_base);
-        result
+        self.enter(proc, frame, args_base)?;
+        acts.push(Activation {
+            proc,
+            frame,
+            dims_base,
+            block: Proc::ENTRY,
+            pos: 0,
+            call_slots,
+            call_args,
+        });
+        Ok(())
+    }
+
+    /// Runs activations until the one at depth `outer` returns.
+    fn drive(&mut self, acts: &mut Vec<Activation<'m>>, outer: usize) -> Result<(), RuntimeError> {
+        while let Some(act) = acts.last_mut() {
+            let (proc, frame) = (act.proc, act.frame);
+            let data = &proc.blocks[act.block.index()];
+            if let Some(&v) = data.insts.get(act.pos) {
+                act.pos += 1;
+                let inst = &proc.insts[v.index()];
+                if let Inst::Call(callee, args) = &inst.kind {
+                    let (call_slots, call_args) = (self.slots.len(), self.arg_locs.len());
+                    self.pass_arguments(proc, frame, args, inst.span)?;
+                    self.push_activation(
+                        acts, *callee, call_args, inst.span, call_slots, call_args,
+                    )?;
+                } else {
+                    self.exec(proc, frame, v)?;
+                }
+                continue;
+            }
+            act.pos = 0;
+            act.block = match &data.term {
+                Terminator::Jump(b) => *b,
+                Terminator::Branch {
+                    cond,
+                    then_dest,
+                    else_dest,
+                } => {
+                    if self.get(frame, *cond) != 0 {
+                        *then_dest
+                    } else {
+                        *else_dest
+                    }
+                }
+                Terminator::Switch {
+                    value,
+                    cases,
+                    default,
+                } => {
+                    let key = dec_int(self.get(frame, *value));
+                    cases
+                        .iter()
+                        .find(|(k, _)| *k == key)
+                        .map_or(*default, |(_, b)| *b)
+                }
+                Terminator::Return => {
+                    let done = *act;
+                    acts.pop();
+                    self.views.truncate(done.frame.views_base);
+                    self.dims.truncate(done.dims_base);
+                    self.values.truncate(done.frame.values_base);
+                    self.slots.truncate(done.call_slots);
+                    self.arg_locs.truncate(done.call_args);
+                    if acts.len() == outer {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                Terminator::Fail(kind) => {
+                    return Err(self.error(
+                        frame.proc,
+                        kind.clone(),
+                        data.term_span,
+                        None,
+                        String::new(),
+                    ))
+                }
+            };
+        }
+        Ok(())
     }
 
     /// Binds every variable of a new activation to storage and evaluates its
     /// shape.
-    fn enter(&mut self, proc: &'m Proc, frame: Frame, args_base: usize) -> Result<(), RuntimeError> {
+    fn enter(
+        &mut self,
+        proc: &'m Proc,
+        frame: Frame,
+        args_base: usize,
+    ) -> Result<(), RuntimeError> {
         for var in &proc.vars {
             let loc = match var.storage {
                 Storage::Param(i) => self.arg_locs.get(args_base + i as usize).copied(),
@@ -592,6 +720,19 @@ impl<'m> Interpreter<'m> {
             };
             let loc = match loc {
                 Some(loc) => loc,
+                None if shape.units() > MAX_LOCAL_UNITS => {
+                    return Err(self.error(
+                        frame.proc,
+                        RuntimeErrorKind::ArgumentSize,
+                        proc.span,
+                        Some(&var.name),
+                        format!(
+                            "local `{}` would need {} units, more than the interpreter's limit of {MAX_LOCAL_UNITS}",
+                            var.name,
+                            shape.units()
+                        ),
+                    ))
+                }
                 None => {
                     self.slots.push(Buffer::zeros(var.ty, shape.units()));
                     Loc {
@@ -609,8 +750,7 @@ impl<'m> Interpreter<'m> {
             });
             self.dims.extend_from_slice(&shape.dims);
         }
-        self.values
-            .resize(frame.values_base + proc.insts.len(), 0);
+        self.values.resize(frame.values_base + proc.insts.len(), 0);
         Ok(())
     }
 
@@ -667,9 +807,7 @@ impl<'m> Interpreter<'m> {
                 RuntimeErrorKind::IndexOutOfBounds,
                 span,
                 Some(&proc.vars[var.index()].name),
-                format!(
-                    "element offset {offset} outside the storage of {storage_elems} elements"
-                ),
+                format!("element offset {offset} outside the storage of {storage_elems} elements"),
             )),
         }
     }
@@ -741,52 +879,6 @@ impl<'m> Interpreter<'m> {
                 Buffer::Char(v) => v.get(start..start + len).unwrap_or(&[]),
                 _ => &[],
             },
-        }
-    }
-
-    /// Executes the blocks of an activation until it returns or fails.
-    fn run(&mut self, proc: &'m Proc, frame: Frame) -> Result<(), RuntimeError> {
-        let mut block = Proc::ENTRY;
-        loop {
-            let data = &proc.blocks[block.index()];
-            for &v in &data.insts {
-                self.exec(proc, frame, v)?;
-            }
-            block = match &data.term {
-                Terminator::Jump(b) => *b,
-                Terminator::Branch {
-                    cond,
-                    then_dest,
-                    else_dest,
-                } => {
-                    if self.get(frame, *cond) != 0 {
-                        *then_dest
-                    } else {
-                        *else_dest
-                    }
-                }
-                Terminator::Switch {
-                    value,
-                    cases,
-                    default,
-                } => {
-                    let key = dec_int(self.get(frame, *value));
-                    cases
-                        .iter()
-                        .find(|(k, _)| *k == key)
-                        .map_or(*default, |(_, b)| *b)
-                }
-                Terminator::Return => return Ok(()),
-                Terminator::Fail(kind) => {
-                    return Err(self.error(
-                        frame.proc,
-                        kind.clone(),
-                        data.term_span,
-                        None,
-                        String::new(),
-                    ))
-                }
-            };
         }
     }
 
@@ -915,10 +1007,8 @@ impl<'m> Interpreter<'m> {
                     dim.extent
                 })
             }
-            Inst::Call(callee, args) => {
-                self.exec_call(proc, frame, *callee, args, span)?;
-                return Ok(());
-            }
+            // Calls are run by `drive`, which owns the activation stack.
+            Inst::Call(..) => return Ok(()),
             Inst::CharAssign(dst, src) => {
                 let dst = self.char_loc(frame, proc, dst, span)?;
                 let src = self.char_loc(frame, proc, src, span)?;
@@ -981,36 +1071,28 @@ impl<'m> Interpreter<'m> {
         Ok(())
     }
 
-    /// Passes the actual arguments by reference and runs the callee.
-    fn exec_call(
+    /// Pushes the locations of the actual arguments of a call on
+    /// `arg_locs` (value arguments get fresh temporary slots).
+    fn pass_arguments(
         &mut self,
         proc: &'m Proc,
         frame: Frame,
-        callee: ProcId,
         args: &[CallArg],
         span: Span,
     ) -> Result<(), RuntimeError> {
-        let args_base = self.arg_locs.len();
-        let slots_base = self.slots.len();
-        let mut result = Ok(());
         for arg in args {
             let loc = match arg {
                 CallArg::Var(var) => self.view(frame, *var).loc,
-                CallArg::Elem(var, idx) => match self.elem_offset(frame, proc, *var, idx, span) {
-                    Ok(e) => {
-                        let view = self.view(frame, *var);
-                        let skip = e * view.char_len;
-                        Loc {
-                            slot: view.loc.slot,
-                            offset: view.loc.offset + skip,
-                            units: view.loc.units - skip,
-                        }
+                CallArg::Elem(var, idx) => {
+                    let e = self.elem_offset(frame, proc, *var, idx, span)?;
+                    let view = self.view(frame, *var);
+                    let skip = e * view.char_len;
+                    Loc {
+                        slot: view.loc.slot,
+                        offset: view.loc.offset + skip,
+                        units: view.loc.units - skip,
                     }
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                },
+                }
                 CallArg::Value(x) => {
                     let buffer = temporary(Self::value_type(proc, *x), self.get(frame, *x));
                     self.slots.push(buffer);
@@ -1023,11 +1105,639 @@ impl<'m> Interpreter<'m> {
             };
             self.arg_locs.push(loc);
         }
-        if result.is_ok() {
-            result = self.invoke(callee, args_base, span);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jit::builder::ProcBuilder;
+    use crate::jit::ir::{BlockId, Bound, CharBase, Dim, Global, Var};
+    use crate::jit::verify::verify_module;
+
+    fn at(line: u32) -> Span {
+        Span {
+            file: 0,
+            line,
+            col: 1,
         }
-        self.arg_locs.truncate(args_base);
-        self.slots.truncate(slots_base);
-        result
+    }
+
+    /// Verifies the module, then calls `proc` on `args`.
+    fn run(module: &Module, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
+        verify_module(module).unwrap_or_else(|e| panic!("{e:?}"));
+        Interpreter::new(module).call(proc, args)
+    }
+
+    /// `do i = 1, n: body(i)`, leaving the builder in the exit block.
+    fn counted_loop(b: &mut ProcBuilder, i: VarId, n: VarId, body: impl FnOnce(&mut ProcBuilder)) {
+        let (head, work, exit) = (b.create_block(), b.create_block(), b.create_block());
+        let one = b.iconst(Type::I32, 1);
+        b.store(i, one);
+        b.jump(head);
+        b.switch_to_block(head);
+        let (vi, vn) = (b.load(i), b.load(n));
+        let c = b.cmp(CmpOp::Le, vi, vn);
+        b.branch(c, work, exit);
+        b.switch_to_block(work);
+        body(b);
+        let vi = b.load(i);
+        let one = b.iconst(Type::I32, 1);
+        let next = b.binary(BinaryOp::Add, vi, one);
+        b.store(i, next);
+        b.jump(head);
+        b.switch_to_block(exit);
+    }
+
+    /// `sum(n, a(n), s)`: s = a(1) + ... + a(n), in the type `ty`.
+    fn sum_module(ty: Type) -> (Module, ProcId) {
+        let mut module = Module::default();
+        let mut proc = Proc::new("sum");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I32, Vec::new());
+        let a = b.param("a", ty, vec![ProcBuilder::var_dim(n)]);
+        let s = b.param("s", ty, Vec::new());
+        let i = b.local("i", Type::I32);
+        let zero = b.fconst(ty, 0.0);
+        b.store(s, zero);
+        counted_loop(&mut b, i, n, |b| {
+            b.set_span(at(4));
+            let vi = b.load(i);
+            let x = b.load_elem(a, vec![vi]);
+            let vs = b.load(s);
+            let t = b.binary(BinaryOp::Add, vs, x);
+            b.store(s, t);
+        });
+        b.ret();
+        let id = module.add_proc(proc);
+        (module, id)
+    }
+
+    #[test]
+    fn loop_sums_an_array() {
+        let (module, sum) = sum_module(Type::F64);
+        let n = 5000;
+        let mut args = vec![
+            Buffer::I32(vec![n]),
+            Buffer::F64((1..=n).map(f64::from).collect()),
+            Buffer::F64(vec![0.0]),
+        ];
+        run(&module, sum, &mut args).unwrap();
+        assert_eq!(
+            args[2],
+            Buffer::F64(vec![(n as f64) * (n as f64 + 1.0) / 2.0])
+        );
+    }
+
+    #[test]
+    fn f32_arithmetic_stays_in_f32() {
+        let (module, sum) = sum_module(Type::F32);
+        let mut args = vec![
+            Buffer::I32(vec![3]),
+            Buffer::F32(vec![1.0e8, 1.0, -1.0e8]),
+            Buffer::F32(vec![0.0]),
+        ];
+        run(&module, sum, &mut args).unwrap();
+        // In f64 the sum would be 1; in f32 the 1 is absorbed.
+        assert_eq!(args[2], Buffer::F32(vec![0.0]));
+        // Transcendentals use the f32 library functions.
+        let mut module = Module::default();
+        let mut proc = Proc::new("s");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F32, Vec::new());
+        let vx = b.load(x);
+        let y = b.unary(UnaryOp::Sin, vx);
+        b.store(x, y);
+        let id = module.add_proc(proc);
+        let mut args = vec![Buffer::F32(vec![0.7])];
+        run(&module, id, &mut args).unwrap();
+        assert_eq!(args[0], Buffer::F32(vec![0.7f32.sin()]));
+    }
+
+    #[test]
+    fn index_out_of_bounds_names_variable_index_and_line() {
+        let (module, sum) = sum_module(Type::F64);
+        let mut args = vec![
+            Buffer::I32(vec![3]),
+            Buffer::F64(vec![1.0; 3]),
+            Buffer::F64(vec![0.0]),
+        ];
+        // Shrink the declared extent below the loop count with a wrong n:
+        // the buffer is checked first, so use a module whose loop overruns.
+        let mut overrun = module.clone();
+        if let Some(Dim { upper, .. }) = overrun.procs[0].vars[1].dims.first_mut() {
+            *upper = Some(Bound::Const(2));
+        }
+        let e = run(&overrun, sum, &mut args).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::IndexOutOfBounds);
+        assert_eq!(e.var.as_deref(), Some("a"));
+        assert_eq!(e.detail, "index 3 outside 1:2 in dimension 1");
+        assert_eq!(e.span.line, 4);
+        assert_eq!(
+            e.to_string(),
+            "array index out of bounds on `a`: index 3 outside 1:2 in dimension 1"
+        );
+        // With checks off the element is inside the buffer and is read.
+        let mut interp = Interpreter::new(&overrun);
+        interp.set_bounds_checks(false);
+        interp.call(sum, &mut args).unwrap();
+        assert_eq!(args[2], Buffer::F64(vec![3.0]));
+        // Too short a buffer is an argument error before anything runs.
+        args[1] = Buffer::F64(vec![1.0; 2]);
+        let e = run(&module, sum, &mut args).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+        assert_eq!(e.var.as_deref(), Some("a"));
+    }
+
+    /// A procedure `op(a, b, r)` computing `r = a <op> b` in type `ty`.
+    fn binary_module(op: BinaryOp, ty: Type, rhs_ty: Type) -> (Module, ProcId) {
+        let mut module = Module::default();
+        let mut proc = Proc::new("op");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("a", ty, Vec::new());
+        let y = b.param("b", rhs_ty, Vec::new());
+        let r = b.param("r", ty, Vec::new());
+        let (vx, vy) = (b.load(x), b.load(y));
+        let v = b.binary(op, vx, vy);
+        b.store(r, v);
+        let id = module.add_proc(proc);
+        (module, id)
+    }
+
+    fn eval_f64(op: BinaryOp, a: f64, b: f64) -> f64 {
+        let (module, id) = binary_module(op, Type::F64, Type::F64);
+        let mut args = vec![
+            Buffer::F64(vec![a]),
+            Buffer::F64(vec![b]),
+            Buffer::F64(vec![0.0]),
+        ];
+        run(&module, id, &mut args).unwrap();
+        args[2].get_f64(0)
+    }
+
+    fn eval_i32(op: BinaryOp, a: i32, b: i32) -> Result<i32, RuntimeError> {
+        let (module, id) = binary_module(op, Type::I32, Type::I32);
+        let mut args = vec![
+            Buffer::I32(vec![a]),
+            Buffer::I32(vec![b]),
+            Buffer::I32(vec![0]),
+        ];
+        run(&module, id, &mut args)?;
+        Ok(args[2].get_f64(0) as i32)
+    }
+
+    #[test]
+    fn fortran_intrinsic_semantics() {
+        use BinaryOp::*;
+        assert_eq!(eval_f64(Min, f64::NAN, 1.0), 1.0);
+        assert_eq!(eval_f64(Min, 1.0, f64::NAN), 1.0);
+        assert_eq!(eval_f64(Max, f64::NAN, -1.0), -1.0);
+        assert_eq!(eval_f64(Max, 2.0, 3.0), 3.0);
+        assert_eq!(eval_i32(Mod, -7, 3).unwrap(), -1);
+        assert_eq!(eval_i32(Modulo, -7, 3).unwrap(), 2);
+        assert_eq!(eval_i32(Mod, 7, -3).unwrap(), 1);
+        assert_eq!(eval_i32(Modulo, 7, -3).unwrap(), -2);
+        assert_eq!(eval_i32(Modulo, 6, -3).unwrap(), 0);
+        assert_eq!(eval_f64(Mod, -5.5, 2.0), -1.5);
+        assert_eq!(eval_f64(Modulo, -5.5, 2.0), 0.5);
+        assert_eq!(eval_f64(Modulo, 5.5, -2.0), -0.5);
+        assert_eq!(eval_f64(Sign, 3.0, -0.0), -3.0);
+        assert_eq!(eval_i32(Sign, -3, 0).unwrap(), 3);
+        assert_eq!(eval_f64(Dim, 5.0, 3.0), 2.0);
+        assert_eq!(eval_f64(Dim, 3.0, 5.0), 0.0);
+        assert_eq!(eval_f64(Dim, f64::NAN, 1.0), 0.0);
+        assert_eq!(eval_i32(Dim, -2, 5).unwrap(), 0);
+        assert_eq!(eval_i32(Div, -7, 2).unwrap(), -3);
+        assert_eq!(eval_i32(Add, i32::MAX, 1).unwrap(), i32::MIN);
+        assert_eq!(eval_i32(Pow, 3, 4).unwrap(), 81);
+        assert_eq!(eval_i32(Pow, -1, -3).unwrap(), -1);
+        assert_eq!(eval_i32(Pow, -1, -4).unwrap(), 1);
+        assert_eq!(eval_i32(Pow, 2, -1).unwrap(), 0);
+        for (op, b) in [(Div, 0), (Mod, 0), (Modulo, 0)] {
+            let e = eval_i32(op, 7, b).unwrap_err();
+            assert_eq!(e.kind, RuntimeErrorKind::DivideByZero);
+        }
+        assert_eq!(
+            eval_i32(Pow, 0, -1).unwrap_err().kind,
+            RuntimeErrorKind::DivideByZero
+        );
+    }
+
+    #[test]
+    fn powi_is_repeated_squaring() {
+        let (module, id) = binary_module(BinaryOp::PowI, Type::F32, Type::I32);
+        let pow = |x: f32, n: i32| {
+            let mut args = vec![
+                Buffer::F32(vec![x]),
+                Buffer::I32(vec![n]),
+                Buffer::F32(vec![0.0]),
+            ];
+            run(&module, id, &mut args).unwrap();
+            args[2].get_f64(0) as f32
+        };
+        assert_eq!(pow(2.0, 10), 1024.0);
+        assert_eq!(pow(2.0, -2), 0.25);
+        assert_eq!(pow(f32::NAN, 0), 1.0);
+        let x = 1.1f32;
+        let (x2, x4) = (x * x, x * x * (x * x));
+        assert_eq!(pow(x, 7), x * x2 * x4, "r = x; r *= x^2; r *= x^4");
+        assert_eq!(pow(x, -7), 1.0 / (x * x2 * x4));
+    }
+
+    /// A procedure `cv(x, r)` computing `r = convert(x)`.
+    fn convert_module(from: Type, to: Type, rounding: Rounding) -> (Module, ProcId) {
+        let mut module = Module::default();
+        let mut proc = Proc::new("cv");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", from, Vec::new());
+        let r = b.param("r", to, Vec::new());
+        let vx = b.load(x);
+        let c = b.convert(vx, to, rounding);
+        b.store(r, c);
+        let id = module.add_proc(proc);
+        (module, id)
+    }
+
+    #[test]
+    fn conversions_round_and_saturate() {
+        let (module, id) = convert_module(Type::F64, Type::I32, Rounding::Nearest);
+        let nint = |x: f64| {
+            let mut args = vec![Buffer::F64(vec![x]), Buffer::I32(vec![0])];
+            run(&module, id, &mut args).unwrap();
+            args[1].get_f64(0) as i32
+        };
+        assert_eq!(nint(2.5), 3);
+        assert_eq!(nint(-2.5), -3);
+        assert_eq!(nint(0.49999999999999994), 0);
+        assert_eq!(nint(1e20), i32::MAX);
+        assert_eq!(nint(-1e20), i32::MIN);
+        assert_eq!(nint(f64::NAN), 0);
+        let (module, id) = convert_module(Type::F32, Type::I64, Rounding::Floor);
+        let mut args = vec![Buffer::F32(vec![-1.5]), Buffer::I64(vec![0])];
+        run(&module, id, &mut args).unwrap();
+        assert_eq!(args[1], Buffer::I64(vec![-2]));
+        let (module, id) = convert_module(Type::I64, Type::I32, Rounding::Trunc);
+        let mut args = vec![Buffer::I64(vec![(1 << 32) + 5]), Buffer::I32(vec![0])];
+        run(&module, id, &mut args).unwrap();
+        assert_eq!(args[1], Buffer::I32(vec![5]));
+        let (module, id) = convert_module(Type::I64, Type::F32, Rounding::Trunc);
+        let big = (1i64 << 40) + 1;
+        let mut args = vec![Buffer::I64(vec![big]), Buffer::F32(vec![0.0])];
+        run(&module, id, &mut args).unwrap();
+        assert_eq!(args[1], Buffer::F32(vec![big as f32]));
+    }
+
+    #[test]
+    fn branch_select_and_switch() {
+        // r = (x < 0 ? -x : x) via a branch; k selects 10/20/30 via switch;
+        // m = select(x > 1, 1, 2).
+        let mut module = Module::default();
+        let mut proc = Proc::new("ctl");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, Vec::new());
+        let k = b.param("k", Type::I64, Vec::new());
+        let r = b.param("r", Type::F64, Vec::new());
+        let m = b.param("m", Type::I32, Vec::new());
+        let (neg, pos, join) = (b.create_block(), b.create_block(), b.create_block());
+        let vx = b.load(x);
+        let zero = b.fconst(Type::F64, 0.0);
+        let c = b.cmp(CmpOp::Lt, vx, zero);
+        b.branch(c, neg, pos);
+        b.switch_to_block(neg);
+        let vx = b.load(x);
+        let nx = b.unary(UnaryOp::Neg, vx);
+        b.store(r, nx);
+        b.jump(join);
+        b.switch_to_block(pos);
+        let vx = b.load(x);
+        b.store(r, vx);
+        b.jump(join);
+        b.switch_to_block(join);
+        let vx = b.load(x);
+        let one = b.fconst(Type::F64, 1.0);
+        let gt = b.cmp(CmpOp::Gt, vx, one);
+        let (i1, i2) = (b.iconst(Type::I32, 1), b.iconst(Type::I32, 2));
+        let s = b.select(gt, i1, i2);
+        b.store(m, s);
+        let vk = b.load(k);
+        let targets: Vec<BlockId> = (0..3).map(|_| b.create_block()).collect();
+        b.switch(vk, vec![(1, targets[0]), (2, targets[1])], targets[2]);
+        for (t, value) in targets.iter().zip([10.0, 20.0, 30.0]) {
+            b.switch_to_block(*t);
+            let vr = b.load(r);
+            let c = b.fconst(Type::F64, value);
+            let sum = b.binary(BinaryOp::Add, vr, c);
+            b.store(r, sum);
+            b.ret();
+        }
+        let id = module.add_proc(proc);
+        let case = |x: f64, k: i64| {
+            let mut args = vec![
+                Buffer::F64(vec![x]),
+                Buffer::I64(vec![k]),
+                Buffer::F64(vec![0.0]),
+                Buffer::I32(vec![0]),
+            ];
+            run(&module, id, &mut args).unwrap();
+            (args[2].get_f64(0), args[3].get_f64(0) as i32)
+        };
+        assert_eq!(case(-2.0, 1), (12.0, 2));
+        assert_eq!(case(3.0, 2), (23.0, 1));
+        assert_eq!(case(0.5, 7), (30.5, 2));
+    }
+
+    #[test]
+    fn calls_use_sequence_association_and_value_temporaries() {
+        let mut module = Module::default();
+        // fill(m, b(m)): b(j) = j; m = 0 (the caller's value temporary is
+        // lost when m is passed by value).
+        let mut fill = Proc::new("fill");
+        let mut b = ProcBuilder::new(&mut fill);
+        let m = b.param("m", Type::I32, Vec::new());
+        let arr = b.param("b", Type::F64, vec![ProcBuilder::var_dim(m)]);
+        let j = b.local("j", Type::I32);
+        counted_loop(&mut b, j, m, |b| {
+            let vj = b.load(j);
+            let x = b.convert(vj, Type::F64, Rounding::Trunc);
+            b.store_elem(arr, vec![vj], x);
+        });
+        let zero = b.iconst(Type::I32, 0);
+        b.store(m, zero);
+        b.ret();
+        let fill = module.add_proc(fill);
+        // caller(a(10), k): call fill(4, a(k)); call fill(k, a) with k by reference.
+        let mut caller = Proc::new("caller");
+        let mut b = ProcBuilder::new(&mut caller);
+        let a = b.param("a", Type::F64, vec![ProcBuilder::const_dim(1, 10)]);
+        let k = b.param("k", Type::I32, Vec::new());
+        let four = b.iconst(Type::I32, 4);
+        let vk = b.load(k);
+        b.call(fill, vec![CallArg::Value(four), CallArg::Elem(a, vec![vk])]);
+        let vk = b.load(k);
+        b.call(fill, vec![CallArg::Var(k), CallArg::Elem(a, vec![vk])]);
+        let caller = module.add_proc(caller);
+        let mut args = vec![Buffer::F64(vec![0.0; 10]), Buffer::I32(vec![3])];
+        run(&module, caller, &mut args).unwrap();
+        assert_eq!(
+            args[0],
+            Buffer::F64(vec![0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0])
+        );
+        assert_eq!(args[1], Buffer::I32(vec![0]), "k was passed by reference");
+        // Passing a(8) with m = 4 overruns the caller's storage.
+        let mut args = vec![Buffer::F64(vec![0.0; 10]), Buffer::I32(vec![8])];
+        let e = run(&module, caller, &mut args).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+        assert_eq!(e.proc, fill);
+        assert_eq!(e.var.as_deref(), Some("b"));
+        assert_eq!(e.detail, "`b` needs 4 elements, the argument has 3");
+    }
+
+    #[test]
+    fn recursion_is_bounded_and_locals_are_fresh() {
+        // rec(n): t = t + 1 (local, so always 1); if t == 1 and n > 0: n = n - 1, call rec(n).
+        let mut module = Module::default();
+        let mut proc = Proc::new("rec");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I32, Vec::new());
+        let t = b.local("t", Type::I32);
+        let (again, done) = (b.create_block(), b.create_block());
+        let vt = b.load(t);
+        let one = b.iconst(Type::I32, 1);
+        let t1 = b.binary(BinaryOp::Add, vt, one);
+        b.store(t, t1);
+        let vn = b.load(n);
+        let zero = b.iconst(Type::I32, 0);
+        let pos = b.cmp(CmpOp::Gt, vn, zero);
+        let fresh = b.cmp(CmpOp::Eq, t1, one);
+        let go = b.binary(BinaryOp::And, pos, fresh);
+        b.branch(go, again, done);
+        b.switch_to_block(again);
+        let vn = b.load(n);
+        let one = b.iconst(Type::I32, 1);
+        let n1 = b.binary(BinaryOp::Sub, vn, one);
+        b.store(n, n1);
+        b.call(ProcId(0), vec![CallArg::Var(n)]);
+        b.jump(done);
+        let id = module.add_proc(proc);
+        let mut args = vec![Buffer::I32(vec![100])];
+        run(&module, id, &mut args).unwrap();
+        assert_eq!(args[0], Buffer::I32(vec![0]));
+        let mut args = vec![Buffer::I32(vec![5000])];
+        let e = run(&module, id, &mut args).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::CallDepthExceeded);
+    }
+
+    fn var_ref(var: VarId) -> CharRef {
+        CharRef {
+            base: CharBase::Var {
+                var,
+                index: Vec::new(),
+            },
+            start: None,
+            end: None,
+        }
+    }
+
+    fn literal(text: &str) -> CharRef {
+        CharRef {
+            base: CharBase::Literal(text.as_bytes().to_vec()),
+            start: None,
+            end: None,
+        }
+    }
+
+    #[test]
+    fn characters_pad_truncate_and_compare() {
+        // s = 'abc'; t(2:4) = 'wxyz'; eq = (s == 'abc  '); lt = s(1:2) < 'b'
+        // then u(i:j) = s with i, j given (possibly out of range).
+        let mut module = Module::default();
+        let mut proc = Proc::new("chars");
+        let mut b = ProcBuilder::new(&mut proc);
+        let char_param = |b: &mut ProcBuilder, name: &str, len: i64| {
+            b.param_var(Var {
+                name: name.into(),
+                ty: Type::Char,
+                dims: Vec::new(),
+                char_len: Some(Bound::Const(len)),
+                storage: Storage::Local,
+            })
+        };
+        let s = char_param(&mut b, "s", 5);
+        let t = char_param(&mut b, "t", 5);
+        let eq = b.param("eq", Type::Bool, Vec::new());
+        let lt = b.param("lt", Type::Bool, Vec::new());
+        let i = b.param("i", Type::I32, Vec::new());
+        let j = b.param("j", Type::I32, Vec::new());
+        let u = b.param_var(Var {
+            name: "u".into(),
+            ty: Type::Char,
+            dims: Vec::new(),
+            char_len: None,
+            storage: Storage::Local,
+        });
+        b.char_assign(var_ref(s), literal("abc"));
+        let (two, four) = (b.iconst(Type::I32, 2), b.iconst(Type::I32, 4));
+        let mut t_sub = var_ref(t);
+        t_sub.start = Some(two);
+        t_sub.end = Some(four);
+        b.char_assign(t_sub, literal("wxyz"));
+        let c = b.char_compare(CmpOp::Eq, var_ref(s), literal("abc  "));
+        b.store(eq, c);
+        let one = b.iconst(Type::I32, 1);
+        let mut s12 = var_ref(s);
+        s12.start = Some(one);
+        s12.end = Some(two);
+        let c = b.char_compare(CmpOp::Lt, s12, literal("b"));
+        b.store(lt, c);
+        let (vi, vj) = (b.load(i), b.load(j));
+        let mut u_sub = var_ref(u);
+        u_sub.start = Some(vi);
+        u_sub.end = Some(vj);
+        b.char_assign(u_sub, var_ref(s));
+        let id = module.add_proc(proc);
+        let call = |i: i32, j: i32| {
+            let mut args = vec![
+                Buffer::Char(b"?????".to_vec()),
+                Buffer::Char(b"?????".to_vec()),
+                Buffer::Bool(vec![0]),
+                Buffer::Bool(vec![0]),
+                Buffer::I32(vec![i]),
+                Buffer::I32(vec![j]),
+                Buffer::Char(b"1234567".to_vec()),
+            ];
+            run(&module, id, &mut args).map(|()| args)
+        };
+        let args = call(2, 3).unwrap();
+        assert_eq!(args[0], Buffer::Char(b"abc  ".to_vec()));
+        assert_eq!(args[1], Buffer::Char(b"?wxy?".to_vec()));
+        assert_eq!(args[2], Buffer::Bool(vec![1]));
+        assert_eq!(args[3], Buffer::Bool(vec![1]));
+        assert_eq!(
+            args[6],
+            Buffer::Char(b"1ab4567".to_vec()),
+            "assumed length 7"
+        );
+        let args = call(5, 4).unwrap();
+        assert_eq!(
+            args[6],
+            Buffer::Char(b"1234567".to_vec()),
+            "empty substring"
+        );
+        let e = call(6, 8).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::SubstringOutOfRange);
+        assert_eq!(e.var.as_deref(), Some("u"));
+    }
+
+    #[test]
+    fn stacks_persist_across_calls() {
+        let mut module = Module::default();
+        let mut fwd = Proc::new("fwd");
+        let mut b = ProcBuilder::new(&mut fwd);
+        let x = b.param("x", Type::F32, Vec::new());
+        let vx = b.load(x);
+        b.push(StackKind::Value, vx);
+        let k = b.iconst(Type::I32, -3);
+        b.push(StackKind::Control, k);
+        let t = b.bconst(true);
+        b.push(StackKind::Integer, t);
+        let fwd = module.add_proc(fwd);
+        let mut rev = Proc::new("rev");
+        let mut b = ProcBuilder::new(&mut rev);
+        let y = b.param("y", Type::F64, Vec::new());
+        let k = b.param("k", Type::I64, Vec::new());
+        let flag = b.param("flag", Type::Bool, Vec::new());
+        let v = b.pop(StackKind::Value, Type::F64);
+        b.store(y, v);
+        let v = b.pop(StackKind::Control, Type::I64);
+        b.store(k, v);
+        let v = b.pop(StackKind::Integer, Type::Bool);
+        b.store(flag, v);
+        let rev = module.add_proc(rev);
+        verify_module(&module).unwrap();
+        let mut interp = Interpreter::new(&module);
+        interp.call(fwd, &mut [Buffer::F32(vec![0.1])]).unwrap();
+        interp.call(fwd, &mut [Buffer::F32(vec![0.1])]).unwrap();
+        assert_eq!(interp.stack_len(StackKind::Value), 2);
+        let mut args = vec![
+            Buffer::F64(vec![0.0]),
+            Buffer::I64(vec![0]),
+            Buffer::Bool(vec![0]),
+        ];
+        interp.call(rev, &mut args).unwrap();
+        assert_eq!(args[0], Buffer::F64(vec![0.1f32 as f64]));
+        assert_eq!(args[1], Buffer::I64(vec![-3]));
+        assert_eq!(args[2], Buffer::Bool(vec![1]));
+        interp.clear_stacks();
+        assert_eq!(interp.stack_len(StackKind::Control), 0);
+        let e = interp.call(rev, &mut args).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::StackUnderflow);
+    }
+
+    #[test]
+    fn globals_persist_and_automatic_arrays_are_sized_at_entry() {
+        let mut module = Module::default();
+        let g = module.add_global(Global {
+            name: "m::count".into(),
+            ty: Type::I32,
+            dims: Vec::new(),
+            char_len: 1,
+            init: vec![Const::Int(40)],
+        });
+        let mut proc = Proc::new("bump");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I32, Vec::new());
+        let out = b.param("out", Type::I64, Vec::new());
+        let count = b.declare_var(Var {
+            storage: Storage::Global(g),
+            ..Var::scalar("count", Type::I32)
+        });
+        let work = b.local_array("work", Type::F64, vec![ProcBuilder::var_dim(n)]);
+        let vc = b.load(count);
+        let one = b.iconst(Type::I32, 1);
+        let c1 = b.binary(BinaryOp::Add, vc, one);
+        b.store(count, c1);
+        let ext = b.dim_extent(work, 0);
+        let vn = b.load(n);
+        let x = b.convert(vn, Type::F64, Rounding::Trunc);
+        b.store_elem(work, vec![vn], x);
+        let y = b.load_elem(work, vec![vn]);
+        let yi = b.convert(y, Type::I64, Rounding::Trunc);
+        let sum = b.binary(BinaryOp::Add, ext, yi);
+        b.store(out, sum);
+        b.fail(RuntimeErrorKind::Stop(Some("done".into())));
+        let id = module.add_proc(proc);
+        verify_module(&module).unwrap();
+        let mut interp = Interpreter::new(&module);
+        for expected in [41, 42] {
+            let mut args = vec![Buffer::I32(vec![6]), Buffer::I64(vec![0])];
+            let e = interp.call(id, &mut args).unwrap_err();
+            assert_eq!(e.kind, RuntimeErrorKind::Stop(Some("done".into())));
+            assert_eq!(args[1], Buffer::I64(vec![12]));
+            assert_eq!(interp.global(g), Some(&Buffer::I32(vec![expected])));
+        }
+    }
+
+    #[test]
+    fn oversized_locals_and_unknown_procedures_are_errors() {
+        let mut module = Module::default();
+        let mut proc = Proc::new("big");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I64, Vec::new());
+        b.local_array(
+            "work",
+            Type::F64,
+            vec![ProcBuilder::var_dim(n), ProcBuilder::var_dim(n)],
+        );
+        b.set_span(at(9));
+        b.fail(RuntimeErrorKind::Stop(None));
+        let id = module.add_proc(proc);
+        let e = run(&module, id, &mut [Buffer::I64(vec![1 << 20])]).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+        assert_eq!(e.var.as_deref(), Some("work"));
+        let e = run(&module, id, &mut [Buffer::I64(vec![3])]).unwrap_err();
+        assert_eq!((e.kind, e.span.line), (RuntimeErrorKind::Stop(None), 9));
+        let e = run(&module, ProcId(7), &mut []).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
     }
 }

@@ -534,8 +534,9 @@ pub enum BinaryOp {
     /// Fortran SIGN: `|a|` with the sign of `b` (for floats, the sign bit of
     /// `b`, so `-0.0` counts as negative; for integers `b >= 0` is positive).
     Sign,
-    /// Fortran DIM: `if a > b { a - b } else { 0 }` (integers wrap; a NaN
-    /// operand gives +0).
+    /// Fortran DIM: `Max(a - b, 0)` with the rule of [`BinaryOp::Max`]
+    /// (integers: wrapping difference; floats: a NaN difference gives +0,
+    /// a -0 difference stays -0).
     Dim,
     /// Fortran MOD: `a - trunc(a / b) * b` (sign of `a`); integer zero
     /// divisor is a runtime error; float uses `fmod`.

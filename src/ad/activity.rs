@@ -374,6 +374,11 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
             for &v in &proc.blocks[b].insts {
                 let record = recording.then_some(&mut flow);
                 transfer_forward(slots, summaries, v, &mut state, &mut values, labels, record);
+                if recording {
+                    for (e, s) in flow.ever.iter_mut().zip(&state) {
+                        e.union_with(s);
+                    }
+                }
             }
             if recording {
                 for (e, s) in flow.ever.iter_mut().zip(&state) {
@@ -840,16 +845,12 @@ impl Analyzer<'_> {
         let useful_vars: Vec<bool> = (0..proc.vars.len())
             .map(|v| bwd.ever.contains(slots.of_var(VarId(v as u32))))
             .collect();
-        let mut active_vars: Vec<bool> = varied_vars
-            .iter()
-            .zip(&useful_vars)
-            .map(|(a, b)| a & b)
+        let active_slots = active_slots(&slots, self.summaries, &fwd, &bwd, &exit);
+        let mut active_vars: Vec<bool> = (0..proc.vars.len())
+            .map(|v| active_slots.contains(slots.of_var(VarId(v as u32))))
             .collect();
         let mut active_globals: Vec<bool> = (0..module.globals.len())
-            .map(|g| {
-                let s = slots.of_global(GlobalId(g as u32));
-                varied_slot(s) && bwd.ever.contains(s)
-            })
+            .map(|g| active_slots.contains(slots.of_global(GlobalId(g as u32))))
             .collect();
 
         self.in_progress.push(context.clone());
@@ -938,6 +939,60 @@ impl Analyzer<'_> {
     }
 }
 
+/// The slots that are varied and useful at some common program point. A
+/// slot varied and useful at a point stays varied up to the use that makes
+/// it useful (nothing kills it on the way), so it suffices to look at the
+/// uses: a load whose value is varied and useful, a call argument varied at
+/// the call whose callee input is useful, or a varied slot at a return where
+/// it is useful.
+fn active_slots(
+    slots: &Slots,
+    summaries: &Summaries,
+    fwd: &ForwardFlow,
+    bwd: &BackwardFlow,
+    exit: &BitSet,
+) -> BitSet {
+    let proc = slots.proc;
+    let mut active = BitSet::new(slots.count());
+    for s in 0..slots.count() {
+        if exit.contains(s) && fwd.exit[s].contains(0) {
+            active.insert(s);
+        }
+    }
+    for block in &proc.blocks {
+        for &v in &block.insts {
+            match &proc.inst(v).kind {
+                Inst::Load(x) | Inst::LoadElem(x, _) => {
+                    let varied = fwd.values.get(v.index()).is_some_and(|s| s.contains(0));
+                    if varied && bwd.values.get(v.index()).copied().unwrap_or(false) {
+                        active.insert(slots.of_var(*x));
+                    }
+                }
+                Inst::Call(callee, args) => {
+                    let (Some(ins), Some(outs)) = (fwd.call_in.get(&v), bwd.call_out.get(&v))
+                    else {
+                        continue;
+                    };
+                    let cp = summaries.call_ports(slots, *callee, args);
+                    for (i, slot) in cp.slots.iter().enumerate() {
+                        let Some(slot) = *slot else { continue };
+                        let varied = ins.get(i).is_some_and(|s| s.contains(0));
+                        let useful = outs
+                            .iter()
+                            .enumerate()
+                            .any(|(j, &u)| u && summaries.depends(*callee, i, j));
+                        if varied && useful {
+                            active.insert(slot);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    active
+}
+
 /// Every call of a procedure: (call value, callee, arguments).
 fn collect_calls(proc: &Proc) -> Vec<(Value, ProcId, Vec<CallArg>)> {
     let mut calls = Vec::new();
@@ -945,4 +1000,138 @@ fn collect_calls(proc: &Proc) -> Vec<(Value, ProcId, Vec<CallArg>)> {
         calls.push((v, callee, args.to_vec()))
     });
     calls
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jit::builder::ProcBuilder;
+    use crate::jit::ir::{BinaryOp, CmpOp, Rounding};
+
+    fn module_of(proc: Proc) -> (Module, ProcId) {
+        let mut m = Module::default();
+        let id = m.add_proc(proc);
+        (m, id)
+    }
+
+    #[test]
+    fn varied_and_useful_are_both_needed() {
+        // y = x*w; z = x*2; where only y is a dependent.
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let [x, y, z, w] = ["x", "y", "z", "w"].map(|n| b.param(n, Type::F64, vec![]));
+        let n = b.param("n", Type::I32, vec![]);
+        let (lx, lw) = (b.load(x), b.load(w));
+        let xw = b.binary(BinaryOp::Mul, lx, lw);
+        b.store(y, xw);
+        let two = b.fconst(Type::F64, 2.0);
+        let x2 = b.binary(BinaryOp::Mul, lx, two);
+        b.store(z, x2);
+        let nx = b.convert(lx, Type::I32, Rounding::Trunc);
+        b.store(n, nx);
+        b.ret();
+        let (m, f) = module_of(p);
+        let a = analyze(&m, f, &[x], &[y]);
+        assert!(a.is_active(x) && a.is_active(y));
+        assert!(a.is_varied(z) && !a.is_useful(z) && !a.is_active(z));
+        assert!(a.is_useful(w) && !a.is_varied(w) && !a.is_active(w));
+        assert!(
+            !a.is_varied(n) && !a.is_active(n),
+            "integers are never active"
+        );
+        assert!(a.is_value_active(xw) && a.is_value_active(lx));
+        assert!(!a.is_value_active(lw) && !a.is_value_useful(x2) && !a.is_value_varied(nx));
+        assert_eq!(a.active_params(&m), [x, y]);
+    }
+
+    #[test]
+    fn scalar_stores_kill_and_loops_reach_a_fixpoint() {
+        // t = x; t = 1; y = t  (y not varied)   ; then a loop s = s*x.
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let [x, y, s] = ["x", "y", "s"].map(|n| b.param(n, Type::F64, vec![]));
+        let t = b.local("t", Type::F64);
+        let acc = b.local("acc", Type::F64);
+        let i = b.local("i", Type::I32);
+        let lx = b.load(x);
+        b.store(t, lx);
+        let one = b.fconst(Type::F64, 1.0);
+        b.store(t, one);
+        let lt = b.load(t);
+        b.store(y, lt);
+        let acc_init = b.load(s);
+        b.store(acc, acc_init);
+        let (head, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+        b.jump(head);
+        b.switch_to_block(head);
+        let li = b.load(i);
+        let three = b.iconst(Type::I32, 3);
+        let more = b.cmp(CmpOp::Lt, li, three);
+        b.branch(more, body, exit);
+        b.switch_to_block(body);
+        let la = b.load(acc);
+        let lx = b.load(x);
+        let prod = b.binary(BinaryOp::Mul, la, lx);
+        b.store(acc, prod);
+        let li = b.load(i);
+        let one_i = b.iconst(Type::I32, 1);
+        let next = b.binary(BinaryOp::Add, li, one_i);
+        b.store(i, next);
+        b.jump(head);
+        b.switch_to_block(exit);
+        let la = b.load(acc);
+        b.store(s, la);
+        b.ret();
+        let (m, f) = module_of(p);
+        let a = analyze(&m, f, &[x], &[y, s]);
+        assert!(
+            !a.is_value_varied(lt),
+            "the load after `t = 1` is not varied"
+        );
+        assert!(a.is_active(y), "dependents stay active");
+        assert!(a.is_varied(t) && !a.is_active(t), "x's value in t is dead");
+        assert!(a.is_active(acc) && a.is_value_active(la) && !a.is_value_varied(acc_init));
+        assert!(a.is_active(s));
+    }
+
+    #[test]
+    fn calls_get_per_site_contexts() {
+        // g(a, b): b = a*a.  f(x, y): call g(x, t); call g(1.5, u); y = t + u
+        let mut m = Module::default();
+        let mut p = Proc::new("g");
+        let mut b = ProcBuilder::new(&mut p);
+        let (ga, gb) = (
+            b.param("a", Type::F64, vec![]),
+            b.param("b", Type::F64, vec![]),
+        );
+        let la = b.load(ga);
+        let sq = b.binary(BinaryOp::Mul, la, la);
+        b.store(gb, sq);
+        b.ret();
+        let g = m.add_proc(p);
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let (x, y) = (
+            b.param("x", Type::F64, vec![]),
+            b.param("y", Type::F64, vec![]),
+        );
+        let (t, u) = (b.local("t", Type::F64), b.local("u", Type::F64));
+        let c1 = b.call(g, vec![CallArg::Var(x), CallArg::Var(t)]);
+        let k = b.fconst(Type::F64, 1.5);
+        let c2 = b.call(g, vec![CallArg::Value(k), CallArg::Var(u)]);
+        let (lt, lu) = (b.load(t), b.load(u));
+        let s = b.binary(BinaryOp::Add, lt, lu);
+        b.store(y, s);
+        b.ret();
+        let f = m.add_proc(p);
+        let a = analyze(&m, f, &[x], &[y]);
+        assert!(a.is_active(t) && !a.is_active(u) && a.is_useful(u));
+        let site1 = a.call(c1).expect("analysed");
+        assert_eq!(site1.context.independents, [ga]);
+        assert_eq!(site1.context.dependents, [gb]);
+        assert!(site1.is_active(ga) && site1.is_active(gb));
+        let site2 = a.call(c2).expect("analysed");
+        assert!(site2.context.independents.is_empty());
+        assert!(!site2.is_active(ga) && !site2.is_active(gb));
+    }
 }

@@ -31,6 +31,10 @@ pub enum AdError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An option out of range.
+    BadOption(String),
+    /// The input module does not verify (first violation).
+    InvalidIr(String),
     /// The procedure uses a construct the transform does not differentiate.
     Unsupported {
         /// The procedure.
@@ -49,6 +53,8 @@ impl fmt::Display for AdError {
             AdError::BadVariable { proc, var, reason } => {
                 write!(f, "in `{proc}`: variable `{var}` {reason}")
             }
+            AdError::BadOption(m) => write!(f, "bad option: {m}"),
+            AdError::InvalidIr(m) => write!(f, "invalid IR: {m}"),
             AdError::Unsupported { proc, what, .. } => {
                 write!(f, "in `{proc}`: cannot differentiate {what}")
             }

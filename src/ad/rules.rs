@@ -40,8 +40,8 @@
 //! | `sin(a)` | `cos(a)` | | |
 //! | `cos(a)` | `-sin(a)` | | |
 //! | `tan(a)` | `1 + r*r` | | (seed 004: `1 + tan(a)**2`) |
-//! | `asin(a)` | `1/sqrt(1 - a*a)` | | `+inf` at `|a| = 1`, NaN outside |
-//! | `acos(a)` | `-1/sqrt(1 - a*a)` | | `-inf` at `|a| = 1`, NaN outside |
+//! | `asin(a)` | `1/sqrt(1 - a*a)` | | `+inf` at `abs(a) = 1`, NaN outside |
+//! | `acos(a)` | `-1/sqrt(1 - a*a)` | | `-inf` at `abs(a) = 1`, NaN outside |
 //! | `atan(a)` | `1/(1 + a*a)` | | |
 //! | `sinh(a)` | `cosh(a)` | | |
 //! | `cosh(a)` | `sinh(a)` | | |
@@ -53,7 +53,7 @@
 //! | `max(a, b)` | Gate(`r == a`) | Gate(`r != a`) | as for `min` |
 //! | `atan2(a, b)` | `b/(a*a + b*b)` | `-a/(a*a + b*b)` | 0 at `a = b = 0` (where atan2 jumps) |
 //! | `sign(a, b)` | `sign(1,a) * sign(1,b)` | 0 | as `abs` for `a`: the sign bits decide at `±0`; 0 for `b` (the jump at `b = 0` is ignored) |
-//! | `dim(a, b)` | Gate(`a > b`) | -Gate(`a > b`) | at `a = b` (and for NaN) the constant branch is taken: 0 |
+//! | `dim(a, b)` = `max(a - b, 0)` | Gate(`r == a - b`) | -Gate(`r == a - b`) | as for `max`: at `a = b` the tie goes to `a - b` (1, -1); a NaN difference gives 0 |
 //! | `mod(a, b)` (real) | 1 | `-k`, `k = anint((a - r)/b)` = `aint(a/b)` | at the jumps (`a/b` an integer) the one-sided value of the branch the primal took; `k` is recovered from `r` so it matches the primal's quotient even where `a/b` rounds |
 //! | `modulo(a, b)` (real) | 1 | `-k`, `k = anint((a - r)/b)` = `floor(a/b)` | as for `mod` |
 //! | `real(a, kind)` float → float | 1 (in the target type) | | |
@@ -189,10 +189,8 @@ pub fn partials(
         return Some(out);
     }
     match inst {
-        Inst::Unary(op, a) => {
-            if float_operand(e, *a) {
-                out.push((*a, unary_partial(e, *op, *a, ty, result)));
-            }
+        Inst::Unary(op, a) if float_operand(e, *a) => {
+            out.push((*a, unary_partial(e, *op, *a, ty, result)));
         }
         Inst::Binary(op, a, b) => {
             let (want_a, want_b) = (float_operand(e, *a), float_operand(e, *b));
@@ -200,11 +198,7 @@ pub fn partials(
                 binary_partials(e, *op, [*a, *b], [want_a, want_b], ty, result, &mut out);
             }
         }
-        Inst::Convert(a, _) => {
-            if float_operand(e, *a) {
-                out.push((*a, Partial::One));
-            }
-        }
+        Inst::Convert(a, _) if float_operand(e, *a) => out.push((*a, Partial::One)),
         Inst::Select(cond, a, b) => {
             let gate = |when| Partial::Gate {
                 cond: *cond,
@@ -411,9 +405,11 @@ fn binary_partials(
             push(e, out, want_b, b, |_| Partial::Zero);
         }
         B::Dim => {
-            let positive = e.cmp(CmpOp::Gt, a, b);
+            // DIM is Max(a - b, 0): the difference is chosen iff r == a - b.
+            let diff = e.binary(B::Sub, a, b, ty);
+            let chosen = e.cmp(CmpOp::Eq, r, diff);
             let gate = |negative| Partial::Gate {
-                cond: positive,
+                cond: chosen,
                 when: true,
                 negative,
             };

@@ -60,7 +60,9 @@ impl Lowerer<'_, '_> {
     /// variable, statement function or user procedure shadows it).
     fn names_intrinsic(&self, name: &Name) -> bool {
         !self.vars.contains_key(&name.text)
-            && self.visible_decl(&name.text).is_none_or(|(_, d)| d.dims.is_none())
+            && self
+                .visible_decl(&name.text)
+                .is_none_or(|(_, d)| d.dims.is_none())
             && !matches!(
                 self.u().scope.syms.get(&name.text),
                 Some(super::scope::Sym::StmtFunc(_) | super::scope::Sym::External(_))
@@ -72,13 +74,19 @@ impl Lowerer<'_, '_> {
     /// array-valued.
     pub fn array_source<'e>(&self, e: &'e Expr) -> Option<ArrayRef<'e>> {
         match &e.kind {
-            ExprKind::Name(n) if self.is_array_name(&n.text) => Some(ArrayRef { name: n, args: None }),
+            ExprKind::Name(n) if self.is_array_name(&n.text) => Some(ArrayRef {
+                name: n,
+                args: None,
+            }),
             ExprKind::Apply { name, args } => {
                 if self.is_array_name(&name.text) {
                     return args
                         .iter()
                         .any(|a| matches!(a.value, ArgValue::Range { .. }))
-                        .then_some(ArrayRef { name, args: Some(args) });
+                        .then_some(ArrayRef {
+                            name,
+                            args: Some(args),
+                        });
                 }
                 if is_elemental(&name.text) && self.names_intrinsic(name) {
                     return args.iter().find_map(|a| match &a.value {
@@ -128,10 +136,19 @@ impl Lowerer<'_, '_> {
             }
             Some(args) => {
                 if args.len() != rank {
-                    return Err(self.err(r.name.span, format!("`{}` has {rank} dimension(s) but {} subscript(s) are given", r.name.text, args.len())));
+                    return Err(self.err(
+                        r.name.span,
+                        format!(
+                            "`{}` has {rank} dimension(s) but {} subscript(s) are given",
+                            r.name.text,
+                            args.len()
+                        ),
+                    ));
                 }
                 for (d, a) in args.iter().enumerate() {
-                    let ArgValue::Range { lo, hi, stride } = &a.value else { continue };
+                    let ArgValue::Range { lo, hi, stride } = &a.value else {
+                        continue;
+                    };
                     let lo = match lo {
                         Some(x) => self.int64(x)?,
                         None => self.lower64(v, d),
@@ -173,7 +190,13 @@ impl Lowerer<'_, '_> {
         let rank = self.proc.var(v).dims.len();
         if rank != pos.len() {
             let name = self.proc.var(v).name.clone();
-            return Err(self.err(span, format!("array `{name}` of rank {rank} in an expression of rank {}", pos.len())));
+            return Err(self.err(
+                span,
+                format!(
+                    "array `{name}` of rank {rank} in an expression of rank {}",
+                    pos.len()
+                ),
+            ));
         }
         let mut idx = Vec::new();
         for (d, &p) in pos.iter().enumerate() {
@@ -184,14 +207,37 @@ impl Lowerer<'_, '_> {
     }
 
     /// Subscripts of the element of a section at 0-based positions.
-    pub fn section_index(&mut self, v: VarId, args: &[Arg], pos: &[Value], name: &Name) -> R<Vec<Value>> {
+    pub fn section_index(
+        &mut self,
+        v: VarId,
+        args: &[Arg],
+        pos: &[Value],
+        name: &Name,
+    ) -> R<Vec<Value>> {
         let rank = self.proc.var(v).dims.len();
         if args.len() != rank {
-            return Err(self.err(name.span, format!("`{}` has {rank} dimension(s) but {} subscript(s) are given", name.text, args.len())));
+            return Err(self.err(
+                name.span,
+                format!(
+                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
+                    name.text,
+                    args.len()
+                ),
+            ));
         }
-        let triplets = args.iter().filter(|a| matches!(a.value, ArgValue::Range { .. })).count();
+        let triplets = args
+            .iter()
+            .filter(|a| matches!(a.value, ArgValue::Range { .. }))
+            .count();
         if triplets != pos.len() {
-            return Err(self.err(name.span, format!("section of `{}` of rank {triplets} in an expression of rank {}", name.text, pos.len())));
+            return Err(self.err(
+                name.span,
+                format!(
+                    "section of `{}` of rank {triplets} in an expression of rank {}",
+                    name.text,
+                    pos.len()
+                ),
+            ));
         }
         let mut idx = Vec::new();
         let mut k = 0;
@@ -237,7 +283,10 @@ impl Lowerer<'_, '_> {
         body: &mut dyn FnMut(&mut Self, &[Value]) -> R<()>,
     ) -> R<()> {
         if level == 0 {
-            let pos: Vec<Value> = counters.iter().map(|&c| self.val(Inst::Load(c), Type::I64)).collect();
+            let pos: Vec<Value> = counters
+                .iter()
+                .map(|&c| self.val(Inst::Load(c), Type::I64))
+                .collect();
             return body(self, &pos);
         }
         let d = level - 1;
@@ -250,7 +299,11 @@ impl Lowerer<'_, '_> {
         let k = self.val(Inst::Load(counters[d]), i64t);
         let n = self.val(Inst::Load(extents[d]), i64t);
         let more = self.val(Inst::Cmp(CmpOp::Lt, k, n), Type::Bool);
-        self.terminate(Terminator::Branch { cond: more, then_dest: inner, else_dest: exit });
+        self.terminate(Terminator::Branch {
+            cond: more,
+            then_dest: inner,
+            else_dest: exit,
+        });
         self.switch_to(inner);
         self.nest(extents, counters, d, body)?;
         let k = self.val(Inst::Load(counters[d]), i64t);
@@ -263,11 +316,20 @@ impl Lowerer<'_, '_> {
     }
 
     /// `target = value` where the target is a whole array or a section.
-    pub fn array_assign(&mut self, target: &Expr, name: &Name, args: Option<&[Arg]>, value: &Expr) -> R<()> {
+    pub fn array_assign(
+        &mut self,
+        target: &Expr,
+        name: &Name,
+        args: Option<&[Arg]>,
+        value: &Expr,
+    ) -> R<()> {
         let v = self.array_var(name)?;
         let ty = self.proc.var(v).ty;
         if ty == Type::Char {
-            return Err(self.err(target.span, "unsupported Fortran: character array assignment"));
+            return Err(self.err(
+                target.span,
+                "unsupported Fortran: character array assignment",
+            ));
         }
         if let Some(reason) = self.overlap(name, args, value) {
             return Err(self.err(value.span, reason));
@@ -308,7 +370,8 @@ impl Lowerer<'_, '_> {
             match &e.kind {
                 ExprKind::Name(n) if n.text == name => *bad |= args.is_some(),
                 ExprKind::Apply { name: n, args: a } => {
-                    if n.text == name && a.iter().any(|x| matches!(x.value, ArgValue::Range { .. })) {
+                    if n.text == name && a.iter().any(|x| matches!(x.value, ArgValue::Range { .. }))
+                    {
                         *bad |= args.is_none_or(|t| t != a.as_slice());
                     }
                     for x in a {
@@ -336,19 +399,32 @@ impl Lowerer<'_, '_> {
         let mut operands = Vec::new();
         for a in args {
             match (&a.keyword, &a.value) {
-                (Some(k), _) if k.text != "array" && k.text != "vector_a" && k.text != "vector_b" => {
-                    return Err(self.err(k.span, format!("unsupported Fortran: `{}=` argument of `{which}`", k.text)))
+                (Some(k), _)
+                    if k.text != "array" && k.text != "vector_a" && k.text != "vector_b" =>
+                {
+                    return Err(self.err(
+                        k.span,
+                        format!("unsupported Fortran: `{}=` argument of `{which}`", k.text),
+                    ))
                 }
                 (_, ArgValue::Expr(x)) => operands.push(x),
-                (_, ArgValue::Range { .. }) => return Err(self.err(e.span, format!("a range is not an argument of `{which}`"))),
+                (_, ArgValue::Range { .. }) => {
+                    return Err(self.err(e.span, format!("a range is not an argument of `{which}`")))
+                }
             }
         }
         let want = if which == "dot_product" { 2 } else { 1 };
         if operands.len() != want {
-            return Err(self.err(name.span, format!("`{which}` takes {want} array argument(s)")));
+            return Err(self.err(
+                name.span,
+                format!("`{which}` takes {want} array argument(s)"),
+            ));
         }
         let Some(src) = self.array_source(operands[0]) else {
-            return Err(self.err(operands[0].span, format!("the argument of `{which}` is not an array")));
+            return Err(self.err(
+                operands[0].span,
+                format!("the argument of `{which}` is not an array"),
+            ));
         };
         let extents = self.extents(&src)?;
         // The element type: evaluate the type of one element without code.
@@ -409,7 +485,8 @@ impl Lowerer<'_, '_> {
     /// The type of an expression, found by lowering it in a scratch block
     /// that is discarded.
     pub fn static_type(&mut self, e: &Expr) -> R<Type> {
-        let (saved_cur, saved_dead, saved_elem) = (self.cur, self.dead, self.elem.clone());
+        let (saved_cur, saved_dead, saved_elem, saved_start) =
+            (self.cur, self.dead, self.elem.clone(), self.stmt_start);
         let scratch = self.block();
         self.switch_to(scratch);
         let zero = self.int(0, Type::I64);
@@ -420,7 +497,10 @@ impl Lowerer<'_, '_> {
                     let v = self.array_var(r.name)?;
                     self.proc.var(v).dims.len()
                 }
-                Some(a) => a.iter().filter(|x| matches!(x.value, ArgValue::Range { .. })).count(),
+                Some(a) => a
+                    .iter()
+                    .filter(|x| matches!(x.value, ArgValue::Range { .. }))
+                    .count(),
             },
             None => 0,
         };
@@ -429,6 +509,7 @@ impl Lowerer<'_, '_> {
         self.elem = saved_elem;
         self.cur = saved_cur;
         self.dead = saved_dead;
+        self.stmt_start = saved_start;
         // The scratch block stays unreachable; cleanup drops it.
         match r? {
             Operand::Num(_, t) if t != Type::Bool => Ok(t),

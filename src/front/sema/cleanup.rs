@@ -1,9 +1,54 @@
 //! Final tidying of a lowered procedure: drops blocks no path reaches
 //! (code after GO TO / RETURN, scratch blocks) and the instructions they
-//! held, renumbering blocks and values densely.
+//! held, and unused side-effect-free instructions (constants folded into
+//! others, loads nobody reads), renumbering blocks and values densely.
 
-use adjit_jit::ir::{BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value};
-use std::collections::HashMap;
+use adjit_jit::ir::{
+    BinaryOp, Block, BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value,
+};
+use std::collections::{HashMap, HashSet};
+
+/// True for instructions that neither have an effect nor can fail.
+fn is_pure(d: &InstData) -> bool {
+    match &d.kind {
+        Inst::Const(_)
+        | Inst::Load(_)
+        | Inst::Unary(..)
+        | Inst::Cmp(..)
+        | Inst::Convert(..)
+        | Inst::Select(..)
+        | Inst::DimLower(..)
+        | Inst::DimExtent(..) => true,
+        Inst::Binary(op, ..) => {
+            let int = d.ty.is_some_and(|t| t.is_int());
+            !(int
+                && matches!(
+                    op,
+                    BinaryOp::Div | BinaryOp::Mod | BinaryOp::Modulo | BinaryOp::Pow
+                ))
+        }
+        _ => false,
+    }
+}
+
+/// The instructions of a block that are needed: effects, possible
+/// failures, and whatever they (or the terminator) read.
+fn live_insts(insts: &[InstData], block: &Block) -> HashSet<Value> {
+    let mut live = HashSet::new();
+    if let Some(v) = block.term.operand() {
+        live.insert(v);
+    }
+    for &v in block.insts.iter().rev() {
+        let d = &insts[v.index()];
+        if live.contains(&v) || !is_pure(d) {
+            live.insert(v);
+            d.kind.for_each_operand(|o| {
+                live.insert(o);
+            });
+        }
+    }
+    live
+}
 
 /// Removes unreachable blocks and unused instruction slots.
 pub(crate) fn compact(mut p: Proc) -> Proc {
@@ -21,16 +66,23 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
         }
     }
     // Keep the original relative order of reachable blocks (entry first).
-    let kept: Vec<BlockId> = (0..n as u32).map(BlockId).filter(|b| reach[b.index()]).collect();
-    let block_map: HashMap<BlockId, BlockId> =
-        kept.iter().enumerate().map(|(i, &b)| (b, BlockId(i as u32))).collect();
+    let kept: Vec<BlockId> = (0..n as u32)
+        .map(BlockId)
+        .filter(|b| reach[b.index()])
+        .collect();
+    let block_map: HashMap<BlockId, BlockId> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, BlockId(i as u32)))
+        .collect();
     let old_insts = std::mem::take(&mut p.insts);
     let old_blocks = std::mem::take(&mut p.blocks);
     let mut value_map: HashMap<Value, Value> = HashMap::new();
     for b in kept {
         let mut block = old_blocks[b.index()].clone();
+        let live = live_insts(&old_insts, &block);
         let mut insts = Vec::new();
-        for &v in &block.insts {
+        for &v in block.insts.iter().filter(|v| live.contains(v)) {
             let InstData { kind, ty, span } = old_insts[v.index()].clone();
             let kind = remap_inst(kind, &value_map);
             p.insts.push(InstData { kind, ty, span });
@@ -43,12 +95,20 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
         let bm = |x: BlockId| block_map[&x];
         block.term = match block.term {
             Terminator::Jump(t) => Terminator::Jump(bm(t)),
-            Terminator::Branch { cond, then_dest, else_dest } => Terminator::Branch {
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => Terminator::Branch {
                 cond: m(cond),
                 then_dest: bm(then_dest),
                 else_dest: bm(else_dest),
             },
-            Terminator::Switch { value, cases, default } => Terminator::Switch {
+            Terminator::Switch {
+                value,
+                cases,
+                default,
+            } => Terminator::Switch {
                 value: m(value),
                 cases: cases.into_iter().map(|(k, t)| (k, bm(t))).collect(),
                 default: bm(default),
@@ -66,7 +126,10 @@ fn remap_inst(inst: Inst, map: &HashMap<Value, Value>) -> Inst {
     let ms = |vs: Vec<Value>| vs.into_iter().map(m).collect::<Vec<_>>();
     let cr = |r: CharRef| CharRef {
         base: match r.base {
-            CharBase::Var { var, index } => CharBase::Var { var, index: ms(index) },
+            CharBase::Var { var, index } => CharBase::Var {
+                var,
+                index: ms(index),
+            },
             lit => lit,
         },
         start: r.start.map(m),

@@ -158,7 +158,8 @@ pub fn fold(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> Result<Const
                 None => Type::I32,
                 Some(k) => {
                     let k = fold_kind_param(e, k, lookup)?;
-                    int_kind(k).ok_or_else(|| not_const(e, format!("unsupported INTEGER kind {k}")))?
+                    int_kind(k)
+                        .ok_or_else(|| not_const(e, format!("unsupported INTEGER kind {k}")))?
                 }
             };
             Ok(ConstVal::Int(*value, ty))
@@ -167,7 +168,8 @@ pub fn fold(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> Result<Const
             let ty = match kind {
                 Some(k) => {
                     let k = fold_kind_param(e, k, lookup)?;
-                    real_kind(k).ok_or_else(|| not_const(e, format!("unsupported REAL kind {k}")))?
+                    real_kind(k)
+                        .ok_or_else(|| not_const(e, format!("unsupported REAL kind {k}")))?
                 }
                 None if *double => Type::F64,
                 None => Type::F32,
@@ -177,8 +179,9 @@ pub fn fold(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> Result<Const
         }
         ExprKind::Logical(b) => Ok(ConstVal::Bool(*b)),
         ExprKind::Str(s) => Ok(ConstVal::Str(s.clone())),
-        ExprKind::Name(n) => lookup(&n.text)
-            .ok_or_else(|| not_const(e, format!("`{}` is not a constant", n.text))),
+        ExprKind::Name(n) => {
+            lookup(&n.text).ok_or_else(|| not_const(e, format!("`{}` is not a constant", n.text)))
+        }
         ExprKind::Paren(inner) => fold(inner, lookup),
         ExprKind::Unary(op, a) => {
             let a = fold(a, lookup)?;
@@ -344,7 +347,12 @@ fn fold_intrinsic(
     args: &[ConstVal],
     kind: Option<i64>,
 ) -> Result<ConstVal, NotConst> {
-    let bad = || not_const(e, format!("`{name}` cannot be evaluated at compile time here"));
+    let bad = || {
+        not_const(
+            e,
+            format!("`{name}` cannot be evaluated at compile time here"),
+        )
+    };
     let first = args.first().ok_or_else(bad)?;
     let real_of = |c: &ConstVal| match c.ty() {
         Type::F64 => Type::F64,
@@ -356,14 +364,20 @@ fn fold_intrinsic(
             return Err(bad());
         }
         let v = f(first.as_f64().ok_or_else(bad)?);
-        Ok(ConstVal::Real(if t == Type::F32 { v as f32 as f64 } else { v }, t))
+        Ok(ConstVal::Real(
+            if t == Type::F32 { v as f32 as f64 } else { v },
+            t,
+        ))
     };
     match name {
         "kind" => Ok(ConstVal::Int(kind_of(first.ty()), Type::I32)),
         "selected_real_kind" => {
             let p = first.as_int().ok_or_else(bad)?;
             let r = args.get(1).and_then(|c| c.as_int()).unwrap_or(0);
-            Ok(ConstVal::Int(if p <= 6 && r <= 37 { 4 } else { 8 }, Type::I32))
+            Ok(ConstVal::Int(
+                if p <= 6 && r <= 37 { 4 } else { 8 },
+                Type::I32,
+            ))
         }
         "selected_int_kind" => {
             let r = first.as_int().ok_or_else(bad)?;
@@ -424,7 +438,10 @@ fn fold_intrinsic(
                 (ConstVal::Int(a, t), ConstVal::Int(b, _)) => Ok(ConstVal::Int(a % b, *t)),
                 _ => {
                     let t = promote(first.ty(), second.ty());
-                    let (a, b) = (first.as_f64().ok_or_else(bad)?, second.as_f64().ok_or_else(bad)?);
+                    let (a, b) = (
+                        first.as_f64().ok_or_else(bad)?,
+                        second.as_f64().ok_or_else(bad)?,
+                    );
                     Ok(ConstVal::Real(a % b, t))
                 }
             }

@@ -3,10 +3,12 @@
 //! statement functions.
 
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
-use super::consts::{promote, real_kind, int_kind, real_literal, type_name, ConstVal};
+use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
 use super::lowerer::{Lowerer, Reported, Resolved, R};
 use super::scope::StmtFn;
-use adjit_jit::ir::{BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId};
+use adjit_jit::ir::{
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId,
+};
 use std::collections::HashMap;
 
 /// The value of an expression.
@@ -30,7 +32,9 @@ impl Lowerer<'_, '_> {
                     None => Type::I32,
                     Some(k) => {
                         let k = self.kind_param(e, k)?;
-                        int_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported INTEGER kind {k}")))?
+                        int_kind(k).ok_or_else(|| {
+                            self.err(e.span, format!("unsupported INTEGER kind {k}"))
+                        })?
                     }
                 };
                 Ok(Operand::Num(self.int(*value, ty), ty))
@@ -39,15 +43,20 @@ impl Lowerer<'_, '_> {
                 let ty = match kind {
                     Some(k) => {
                         let k = self.kind_param(e, k)?;
-                        real_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported REAL kind {k}")))?
+                        real_kind(k)
+                            .ok_or_else(|| self.err(e.span, format!("unsupported REAL kind {k}")))?
                     }
                     None if *double => Type::F64,
                     None => Type::F32,
                 };
-                let v = real_literal(text, ty).ok_or_else(|| self.err(e.span, "malformed real literal"))?;
+                let v = real_literal(text, ty)
+                    .ok_or_else(|| self.err(e.span, "malformed real literal"))?;
                 Ok(Operand::Num(self.konst(Const::Float(v), ty), ty))
             }
-            ExprKind::Logical(b) => Ok(Operand::Num(self.konst(Const::Bool(*b), Type::Bool), Type::Bool)),
+            ExprKind::Logical(b) => Ok(Operand::Num(
+                self.konst(Const::Bool(*b), Type::Bool),
+                Type::Bool,
+            )),
             ExprKind::Str(s) => Ok(Operand::Char(CharRef {
                 base: CharBase::Literal(s.as_bytes().to_vec()),
                 start: None,
@@ -82,13 +91,25 @@ impl Lowerer<'_, '_> {
                         }
                         Ok(Operand::Num(self.val(Inst::Unary(UnaryOp::Neg, v), t), t))
                     }
-                    UnOp::Not if t == Type::Bool => Ok(Operand::Num(self.val(Inst::Unary(UnaryOp::Not, v), t), t)),
-                    _ => Err(self.err(e.span, format!("invalid operand of type {} for a unary operator", type_name(t)))),
+                    UnOp::Not if t == Type::Bool => {
+                        Ok(Operand::Num(self.val(Inst::Unary(UnaryOp::Not, v), t), t))
+                    }
+                    _ => Err(self.err(
+                        e.span,
+                        format!(
+                            "invalid operand of type {} for a unary operator",
+                            type_name(t)
+                        ),
+                    )),
                 }
             }
             ExprKind::Binary(op, a, b) => self.binary(e, *op, a, b),
-            ExprKind::ArrayConstructor(_) => Err(self.err(e.span, "unsupported Fortran: array constructor")),
-            ExprKind::ImpliedDo { .. } => Err(self.err(e.span, "unsupported Fortran: implied DO outside DATA")),
+            ExprKind::ArrayConstructor(_) => {
+                Err(self.err(e.span, "unsupported Fortran: array constructor"))
+            }
+            ExprKind::ImpliedDo { .. } => {
+                Err(self.err(e.span, "unsupported Fortran: implied DO outside DATA"))
+            }
         }
     }
 
@@ -97,7 +118,10 @@ impl Lowerer<'_, '_> {
             KindParam::Int(v) => Ok(*v),
             KindParam::Name(n) => match self.resolve(n)? {
                 Resolved::Const(ConstVal::Int(v, _)) => Ok(v),
-                _ => Err(self.err(e.span, format!("kind `{}` is not an integer constant", n.text))),
+                _ => Err(self.err(
+                    e.span,
+                    format!("kind `{}` is not an integer constant", n.text),
+                )),
             },
         }
     }
@@ -114,7 +138,10 @@ impl Lowerer<'_, '_> {
     pub fn logical(&mut self, e: &Expr) -> R<Value> {
         let (v, t) = self.num(e)?;
         if t != Type::Bool {
-            return Err(self.err(e.span, format!("expected a logical expression, found {}", type_name(t))));
+            return Err(self.err(
+                e.span,
+                format!("expected a logical expression, found {}", type_name(t)),
+            ));
         }
         Ok(v)
     }
@@ -123,7 +150,10 @@ impl Lowerer<'_, '_> {
     pub fn integer(&mut self, e: &Expr) -> R<(Value, Type)> {
         let (v, t) = self.num(e)?;
         if !t.is_int() {
-            return Err(self.err(e.span, format!("expected an integer expression, found {}", type_name(t))));
+            return Err(self.err(
+                e.span,
+                format!("expected an integer expression, found {}", type_name(t)),
+            ));
         }
         Ok((v, t))
     }
@@ -143,7 +173,10 @@ impl Lowerer<'_, '_> {
     /// Converts a value to a type, reporting logical/numeric mismatches.
     pub fn coerce(&mut self, v: Value, t: Type, to: Type, e: &Expr) -> R<Value> {
         if (t == Type::Bool) != (to == Type::Bool) || to == Type::Char {
-            return Err(self.err(e.span, format!("cannot convert {} to {}", type_name(t), type_name(to))));
+            return Err(self.err(
+                e.span,
+                format!("cannot convert {} to {}", type_name(t), type_name(to)),
+            ));
         }
         Ok(self.convert(v, t, to))
     }
@@ -153,11 +186,13 @@ impl Lowerer<'_, '_> {
             Resolved::Value(v, t) => Ok(Operand::Num(v, t)),
             Resolved::Const(c) => self.const_operand(&c),
             Resolved::Var(v) => self.var_value(v, n),
-            Resolved::Unknown => {
+            Resolved::Unknown | Resolved::Proc(_) => {
+                // A name used as a variable is a variable, even when a
+                // procedure elsewhere has the same name.
                 let v = self.implicit_var(n)?;
                 self.var_value(v, n)
             }
-            Resolved::StmtFunc(_) | Resolved::Proc(_) => {
+            Resolved::StmtFunc(_) => {
                 Err(self.err(n.span, format!("procedure `{}` used as a variable", n.text)))
             }
         }
@@ -185,14 +220,20 @@ impl Lowerer<'_, '_> {
         let var = self.proc.var(v).clone();
         if var.is_array() {
             let Some(pos) = self.elem.clone() else {
-                return Err(self.err(n.span, format!("array `{}` used where a scalar is expected", n.text)));
+                return Err(self.err(
+                    n.span,
+                    format!("array `{}` used where a scalar is expected", n.text),
+                ));
             };
             let idx = self.whole_array_index(v, &pos, n.span)?;
             return Ok(self.element_value(v, idx));
         }
         if var.ty == Type::Char {
             return Ok(Operand::Char(CharRef {
-                base: CharBase::Var { var: v, index: Vec::new() },
+                base: CharBase::Var {
+                    var: v,
+                    index: Vec::new(),
+                },
                 start: None,
                 end: None,
             }));
@@ -219,7 +260,11 @@ impl Lowerer<'_, '_> {
         if args.len() != rank {
             return Err(self.err(
                 name.span,
-                format!("`{}` has {rank} dimension(s) but {} subscript(s) are given", name.text, args.len()),
+                format!(
+                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
+                    name.text,
+                    args.len()
+                ),
             ));
         }
         let mut idx = Vec::new();
@@ -231,7 +276,13 @@ impl Lowerer<'_, '_> {
                     Err(Reported) => failed = true,
                 },
                 ArgValue::Range { .. } => {
-                    return Err(self.err(name.span, format!("array section of `{}` used where a scalar is expected", name.text)))
+                    return Err(self.err(
+                        name.span,
+                        format!(
+                            "array section of `{}` used where a scalar is expected",
+                            name.text
+                        ),
+                    ))
                 }
             }
         }
@@ -246,9 +297,18 @@ impl Lowerer<'_, '_> {
         let resolved = self.resolve(name)?;
         match resolved {
             Resolved::Var(v) if is_array => {
-                if args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })) {
+                if args
+                    .iter()
+                    .any(|a| matches!(a.value, ArgValue::Range { .. }))
+                {
                     let Some(pos) = self.elem.clone() else {
-                        return Err(self.err(e.span, format!("array section of `{}` used where a scalar is expected", name.text)));
+                        return Err(self.err(
+                            e.span,
+                            format!(
+                                "array section of `{}` used where a scalar is expected",
+                                name.text
+                            ),
+                        ));
                     };
                     let idx = self.section_index(v, args, &pos, name)?;
                     return Ok(self.element_value(v, idx));
@@ -257,13 +317,25 @@ impl Lowerer<'_, '_> {
                 Ok(self.element_value(v, idx))
             }
             Resolved::Var(v) if self.proc.var(v).ty == Type::Char => {
-                let [Arg { value: ArgValue::Range { lo, hi, stride: None }, .. }] = args else {
+                let [Arg {
+                    value:
+                        ArgValue::Range {
+                            lo,
+                            hi,
+                            stride: None,
+                        },
+                    ..
+                }] = args
+                else {
                     return Err(self.err(e.span, format!("`{}` is not an array", name.text)));
                 };
                 let start = lo.as_ref().map(|x| self.index_value(x)).transpose()?;
                 let end = hi.as_ref().map(|x| self.index_value(x)).transpose()?;
                 Ok(Operand::Char(CharRef {
-                    base: CharBase::Var { var: v, index: Vec::new() },
+                    base: CharBase::Var {
+                        var: v,
+                        index: Vec::new(),
+                    },
                     start,
                     end,
                 }))
@@ -273,9 +345,10 @@ impl Lowerer<'_, '_> {
                 let (v, t) = self.call_function(p, name, args)?;
                 Ok(Operand::Num(v, t))
             }
-            Resolved::Value(..) | Resolved::Const(_) => {
-                Err(self.err(e.span, format!("`{}` is not an array or function", name.text)))
-            }
+            Resolved::Value(..) | Resolved::Const(_) => Err(self.err(
+                e.span,
+                format!("`{}` is not an array or function", name.text),
+            )),
             _ => {
                 if self.is_intrinsic_name(&name.text) && !self.declared_external(&name.text) {
                     return self.intrinsic(e, name, args);
@@ -286,7 +359,10 @@ impl Lowerer<'_, '_> {
                 if let Resolved::Var(_) = resolved {
                     return Err(self.err(name.span, format!("`{}` is not an array", name.text)));
                 }
-                Err(self.err(name.span, format!("unknown function or array `{}`", name.text)))
+                Err(self.err(
+                    name.span,
+                    format!("unknown function or array `{}`", name.text),
+                ))
             }
         }
     }
@@ -294,16 +370,24 @@ impl Lowerer<'_, '_> {
     /// True when the name is the current function's own result variable
     /// (a reference `f(x)` inside `f` would be recursion).
     fn shadows_proc(&self, name: &Name) -> bool {
-        self.vars.get(&name.text).is_some_and(|&v| self.proc.result == Some(v))
+        self.vars
+            .get(&name.text)
+            .is_some_and(|&v| self.proc.result == Some(v))
     }
 
     /// True when the name was declared EXTERNAL.
     pub fn declared_external(&self, name: &str) -> bool {
-        matches!(self.u().scope.syms.get(name), Some(super::scope::Sym::External(_)))
+        matches!(
+            self.u().scope.syms.get(name),
+            Some(super::scope::Sym::External(_))
+        )
     }
 
     fn binary(&mut self, e: &Expr, op: BinOp, a: &Expr, b: &Expr) -> R<Operand> {
-        let relational = matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+        let relational = matches!(
+            op,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        );
         let lhs = self.expr(a);
         let rhs = self.expr(b);
         let (lhs, rhs) = (lhs?, rhs?);
@@ -317,11 +401,17 @@ impl Lowerer<'_, '_> {
         };
         let (x, tx, y, ty) = match (lhs, rhs) {
             (Operand::Char(l), Operand::Char(r)) if relational => {
-                return Ok(Operand::Num(self.val(Inst::CharCompare(cmp, l, r), Type::Bool), Type::Bool));
+                return Ok(Operand::Num(
+                    self.val(Inst::CharCompare(cmp, l, r), Type::Bool),
+                    Type::Bool,
+                ));
             }
             (Operand::Num(x, tx), Operand::Num(y, ty)) => (x, tx, y, ty),
             _ if op == BinOp::Concat => {
-                return Err(self.err(e.span, "unsupported Fortran: character concatenation (//) in this context"))
+                return Err(self.err(
+                    e.span,
+                    "unsupported Fortran: character concatenation (//) in this context",
+                ))
             }
             _ => return Err(self.err(e.span, "character and numeric operands mixed")),
         };
@@ -337,7 +427,10 @@ impl Lowerer<'_, '_> {
                 BinOp::Neqv | BinOp::Ne => BinaryOp::Neqv,
                 _ => return Err(self.err(e.span, "logical values cannot be ordered")),
             };
-            return Ok(Operand::Num(self.val(Inst::Binary(bop, x, y), Type::Bool), Type::Bool));
+            return Ok(Operand::Num(
+                self.val(Inst::Binary(bop, x, y), Type::Bool),
+                Type::Bool,
+            ));
         }
         if tx == Type::Bool || ty == Type::Bool {
             return Err(self.err(e.span, "arithmetic on logical values"));
@@ -345,7 +438,10 @@ impl Lowerer<'_, '_> {
         if relational {
             let t = promote(tx, ty);
             let (x, y) = (self.convert(x, tx, t), self.convert(y, ty, t));
-            return Ok(Operand::Num(self.val(Inst::Cmp(cmp, x, y), Type::Bool), Type::Bool));
+            return Ok(Operand::Num(
+                self.val(Inst::Cmp(cmp, x, y), Type::Bool),
+                Type::Bool,
+            ));
         }
         let (v, t) = match op {
             BinOp::Pow => self.power(x, tx, y, ty),
@@ -353,7 +449,12 @@ impl Lowerer<'_, '_> {
             BinOp::Sub => self.arith(BinaryOp::Sub, x, tx, y, ty),
             BinOp::Mul => self.arith(BinaryOp::Mul, x, tx, y, ty),
             BinOp::Div => self.arith(BinaryOp::Div, x, tx, y, ty),
-            _ => return Err(self.err(e.span, "unsupported Fortran: character concatenation (//) in this context")),
+            _ => {
+                return Err(self.err(
+                    e.span,
+                    "unsupported Fortran: character concatenation (//) in this context",
+                ))
+            }
         };
         Ok(Operand::Num(v, t))
     }
@@ -389,7 +490,15 @@ impl Lowerer<'_, '_> {
 
     fn inline_stmt_fn(&mut self, f: &StmtFn, name: &Name, args: &[Arg]) -> R<Operand> {
         if args.len() != f.args.len() {
-            return Err(self.err(name.span, format!("statement function `{}` takes {} argument(s), {} given", name.text, f.args.len(), args.len())));
+            return Err(self.err(
+                name.span,
+                format!(
+                    "statement function `{}` takes {} argument(s), {} given",
+                    name.text,
+                    f.args.len(),
+                    args.len()
+                ),
+            ));
         }
         if self.inline.len() > 32 {
             return Err(self.err(name.span, "statement functions nested too deeply"));
@@ -401,13 +510,19 @@ impl Lowerer<'_, '_> {
                 return Err(self.err(name.span, "a range is not a statement function argument"));
             };
             let Some(ti) = scope.var_type(dummy) else {
-                return Err(self.err(f.span, format!("statement function dummy `{dummy}` has no type")));
+                return Err(self.err(
+                    f.span,
+                    format!("statement function dummy `{dummy}` has no type"),
+                ));
             };
             let v = self.num_as(x, ti.ty)?;
             frame.insert(dummy.clone(), (v, ti.ty));
         }
-        let Some(rt) = scope.var_type(&name.text) else {
-            return Err(self.err(f.span, format!("statement function `{}` has no type", name.text)));
+        let Some(rt) = f.ty.clone().or_else(|| scope.implicit_type(&name.text)) else {
+            return Err(self.err(
+                f.span,
+                format!("statement function `{}` has no type", name.text),
+            ));
         };
         self.inline.push(frame);
         let body = self.num(&f.body);
@@ -420,12 +535,18 @@ impl Lowerer<'_, '_> {
     /// A function reference: call with a fresh result temporary, then load.
     pub fn call_function(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<(Value, Type)> {
         let Some(rt) = self.prog.sigs[unit].result else {
-            return Err(self.err(name.span, format!("subroutine `{}` used as a function", name.text)));
+            return Err(self.err(
+                name.span,
+                format!("subroutine `{}` used as a function", name.text),
+            ));
         };
         let mut call_args = self.call_args(unit, name, args)?;
         let tmp = self.temp("r", rt);
         call_args.push(CallArg::Var(tmp));
-        self.emit(Inst::Call(adjit_jit::ir::ProcId(unit as u32), call_args), None);
+        self.emit(
+            Inst::Call(adjit_jit::ir::ProcId(unit as u32), call_args),
+            None,
+        );
         Ok((self.val(Inst::Load(tmp), rt), rt))
     }
 
@@ -436,7 +557,11 @@ impl Lowerer<'_, '_> {
         if args.len() != declared {
             return Err(self.err(
                 name.span,
-                format!("`{}` takes {declared} argument(s) but {} are given", name.text, args.len()),
+                format!(
+                    "`{}` takes {declared} argument(s) but {} are given",
+                    name.text,
+                    args.len()
+                ),
             ));
         }
         let params = self.prog.sigs[unit].params.clone();
@@ -453,25 +578,47 @@ impl Lowerer<'_, '_> {
         }
         let prog = self.prog;
         for hv in &prog.units[unit].host_vars {
-            let n = Name { text: hv.clone(), span: name.span };
+            let n = Name {
+                text: hv.clone(),
+                span: name.span,
+            };
             let v = self.var_of(&n)?;
             out.push(CallArg::Var(v));
         }
         Ok(out)
     }
 
-    fn actual_arg(&mut self, a: &Arg, pty: Type, prank: usize, i: usize, callee: &Name) -> R<CallArg> {
+    fn actual_arg(
+        &mut self,
+        a: &Arg,
+        pty: Type,
+        prank: usize,
+        i: usize,
+        callee: &Name,
+    ) -> R<CallArg> {
         let mismatch = |this: &mut Self, span, got: Type| {
-            this.err(span, format!(
-                "type mismatch in argument {} of `{}`: expected {}, got {}",
-                i + 1, callee.text, type_name(pty), type_name(got)
-            ))
+            this.err(
+                span,
+                format!(
+                    "type mismatch in argument {} of `{}`: expected {}, got {}",
+                    i + 1,
+                    callee.text,
+                    type_name(pty),
+                    type_name(got)
+                ),
+            )
         };
         if let Some(k) = &a.keyword {
-            return Err(self.err(k.span, "unsupported Fortran: keyword arguments to user procedures"));
+            return Err(self.err(
+                k.span,
+                "unsupported Fortran: keyword arguments to user procedures",
+            ));
         }
         let ArgValue::Expr(e) = &a.value else {
-            return Err(self.err(callee.span, format!("argument {} of `{}` is a range", i + 1, callee.text)));
+            return Err(self.err(
+                callee.span,
+                format!("argument {} of `{}` is a range", i + 1, callee.text),
+            ));
         };
         match &e.kind {
             ExprKind::Name(n) => {
@@ -481,7 +628,14 @@ impl Lowerer<'_, '_> {
                         return Err(mismatch(self, e.span, var.ty));
                     }
                     if var.is_array() && prank == 0 {
-                        return Err(self.err(e.span, format!("rank mismatch in argument {} of `{}`: array passed to a scalar", i + 1, callee.text)));
+                        return Err(self.err(
+                            e.span,
+                            format!(
+                                "rank mismatch in argument {} of `{}`: array passed to a scalar",
+                                i + 1,
+                                callee.text
+                            ),
+                        ));
                     }
                     return Ok(CallArg::Var(v));
                 }
@@ -495,8 +649,14 @@ impl Lowerer<'_, '_> {
             }
             ExprKind::Apply { name, args } if self.is_array_name(&name.text) => {
                 if let Resolved::Var(v) = self.resolve(name)? {
-                    if args.iter().any(|x| matches!(x.value, ArgValue::Range { .. })) {
-                        return Err(self.err(e.span, "unsupported Fortran: array section as an actual argument"));
+                    if args
+                        .iter()
+                        .any(|x| matches!(x.value, ArgValue::Range { .. }))
+                    {
+                        return Err(self.err(
+                            e.span,
+                            "unsupported Fortran: array section as an actual argument",
+                        ));
                     }
                     let ty = self.proc.var(v).ty;
                     if ty != pty {
@@ -515,7 +675,24 @@ impl Lowerer<'_, '_> {
                 }
                 Ok(CallArg::Value(v))
             }
-            Operand::Char(_) => Err(self.err(e.span, "unsupported Fortran: character expression as an actual argument")),
+            Operand::Char(r) => match (&r.base, r.start, r.end) {
+                (CharBase::Literal(text), None, None) if pty == Type::Char => {
+                    // A literal goes through a temporary of its own length.
+                    self.ntemps += 1;
+                    let tmp = self.proc.add_var(adjit_jit::ir::Var {
+                        name: format!("_c{}", self.ntemps),
+                        ty: Type::Char,
+                        dims: Vec::new(),
+                        char_len: Some(adjit_jit::ir::Bound::Const(text.len().max(1) as i64)),
+                        storage: adjit_jit::ir::Storage::Local,
+                    });
+                    let to = CharRef { base: CharBase::Var { var: tmp, index: Vec::new() }, start: None, end: None };
+                    self.emit(Inst::CharAssign(to, r), None);
+                    Ok(CallArg::Var(tmp))
+                }
+                _ if pty != Type::Char => Err(mismatch(self, e.span, Type::Char)),
+                _ => Err(self.err(e.span, "unsupported Fortran: character expression (other than a literal or a variable) as an actual argument")),
+            },
         }
     }
 }

@@ -3,7 +3,7 @@
 //! reductions are lowered by the array module.
 
 use super::super::ast::{Arg, ArgValue, Expr, Name};
-use super::consts::{kind_of, numeric_inquiry, promote, real_kind, int_kind, type_name};
+use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::expr::Operand;
 use super::lowerer::{Lowerer, Resolved, R};
 use adjit_jit::ir::{BinaryOp, Const, Inst, Rounding, Type, UnaryOp, Value};
@@ -148,7 +148,18 @@ pub(crate) fn is_reduction(name: &str) -> bool {
 pub(crate) fn is_elemental(name: &str) -> bool {
     matches!(
         lookup(name),
-        Some((_, How::Math(_) | How::Abs | How::Binary(_) | How::MinMax(_) | How::ToInt(_) | How::RoundFloat(_) | How::ToReal, _, _))
+        Some((
+            _,
+            How::Math(_)
+                | How::Abs
+                | How::Binary(_)
+                | How::MinMax(_)
+                | How::ToInt(_)
+                | How::RoundFloat(_)
+                | How::ToReal,
+            _,
+            _
+        ))
     )
 }
 
@@ -166,7 +177,10 @@ impl Lowerer<'_, '_> {
         let mut dim = None;
         for a in args {
             let ArgValue::Expr(x) = &a.value else {
-                return Err(self.err(e.span, format!("a range is not an argument of `{}`", name.text)));
+                return Err(self.err(
+                    e.span,
+                    format!("a range is not an argument of `{}`", name.text),
+                ));
             };
             match a.keyword.as_ref().map(|k| k.text.as_str()) {
                 Some("kind") => kind = Some(x),
@@ -176,7 +190,10 @@ impl Lowerer<'_, '_> {
         }
         let arity = |this: &mut Self, lo: usize, hi: usize| -> R<()> {
             if positional.len() < lo || positional.len() > hi {
-                Err(this.err(name.span, format!("wrong number of arguments to `{}`", name.text)))
+                Err(this.err(
+                    name.span,
+                    format!("wrong number of arguments to `{}`", name.text),
+                ))
             } else {
                 Ok(())
             }
@@ -187,10 +204,15 @@ impl Lowerer<'_, '_> {
                     dim = Some(positional[1]);
                 }
                 arity(self, 1, 2)?;
-                return self.shape_inquiry(&name.text, positional[0], dim).map(|(v, t)| Operand::Num(v, t));
+                return self
+                    .shape_inquiry(&name.text, positional[0], dim)
+                    .map(|(v, t)| Operand::Num(v, t));
             }
             How::Reduction => {
-                return Err(self.err(e.span, format!("unsupported Fortran: `{}` in this context", name.text)));
+                return Err(self.err(
+                    e.span,
+                    format!("unsupported Fortran: `{}` in this context", name.text),
+                ));
             }
             How::Len => {
                 arity(self, 1, 1)?;
@@ -207,7 +229,11 @@ impl Lowerer<'_, '_> {
             vals.push((v, t, *x));
         }
         let kind_val = match kind {
-            Some(k) => Some(self.fold(k)?.as_int().ok_or_else(|| self.err(k.span, "kind must be an integer constant"))?),
+            Some(k) => Some(
+                self.fold(k)?
+                    .as_int()
+                    .ok_or_else(|| self.err(k.span, "kind must be an integer constant"))?,
+            ),
             None => None,
         };
         let (v, t) = match how {
@@ -216,7 +242,14 @@ impl Lowerer<'_, '_> {
                 let (v, t, x) = vals[0];
                 let target = arg_ty.unwrap_or(t);
                 if !target.is_float() {
-                    return Err(self.err(x.span, format!("argument of `{}` must be real, not {}", name.text, type_name(t))));
+                    return Err(self.err(
+                        x.span,
+                        format!(
+                            "argument of `{}` must be real, not {}",
+                            name.text,
+                            type_name(t)
+                        ),
+                    ));
                 }
                 let v = self.convert(v, t, target);
                 (self.val(Inst::Unary(op, v), target), target)
@@ -234,9 +267,12 @@ impl Lowerer<'_, '_> {
                 } else {
                     arity(self, 2, usize::MAX)?;
                 }
-                let common = arg_ty.unwrap_or_else(|| vals.iter().fold(vals[0].1, |acc, v| promote(acc, v.1)));
+                let common = arg_ty
+                    .unwrap_or_else(|| vals.iter().fold(vals[0].1, |acc, v| promote(acc, v.1)));
                 if matches!(op, BinaryOp::Atan2) && !common.is_float() {
-                    return Err(self.err(e.span, format!("arguments of `{}` must be real", name.text)));
+                    return Err(
+                        self.err(e.span, format!("arguments of `{}` must be real", name.text))
+                    );
                 }
                 let mut acc = self.convert(vals[0].0, vals[0].1, common);
                 for &(v, t, _) in &vals[1..] {
@@ -255,7 +291,8 @@ impl Lowerer<'_, '_> {
                 arity(self, 1, 1)?;
                 let (v, t, _) = vals[0];
                 let target = match kind_val {
-                    Some(k) => int_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported INTEGER kind {k}")))?,
+                    Some(k) => int_kind(k)
+                        .ok_or_else(|| self.err(e.span, format!("unsupported INTEGER kind {k}")))?,
                     None => Type::I32,
                 };
                 let v = match arg_ty {
@@ -272,7 +309,8 @@ impl Lowerer<'_, '_> {
                 arity(self, 1, 1)?;
                 let (v, t, _) = vals[0];
                 let target = match kind_val {
-                    Some(k) => real_kind(k).ok_or_else(|| self.err(e.span, format!("unsupported REAL kind {k}")))?,
+                    Some(k) => real_kind(k)
+                        .ok_or_else(|| self.err(e.span, format!("unsupported REAL kind {k}")))?,
                     None => res_ty.unwrap_or(Type::F32),
                 };
                 (self.convert(v, t, target), target)
@@ -280,8 +318,9 @@ impl Lowerer<'_, '_> {
             How::Inquiry => {
                 arity(self, 1, 1)?;
                 let (_, t, _) = vals[0];
-                let c = numeric_inquiry(&name.text, t)
-                    .ok_or_else(|| self.err(e.span, format!("`{}` of {}", name.text, type_name(t))))?;
+                let c = numeric_inquiry(&name.text, t).ok_or_else(|| {
+                    self.err(e.span, format!("`{}` of {}", name.text, type_name(t)))
+                })?;
                 (self.konst(c.to_ir().expect("numeric"), t), t)
             }
             How::Kind => {
@@ -296,7 +335,10 @@ impl Lowerer<'_, '_> {
     /// SIZE, LBOUND and UBOUND of a whole array variable.
     fn shape_inquiry(&mut self, which: &str, array: &Expr, dim: Option<&Expr>) -> R<(Value, Type)> {
         let super::super::ast::ExprKind::Name(n) = &array.kind else {
-            return Err(self.err(array.span, format!("`{which}` of an expression is not supported")));
+            return Err(self.err(
+                array.span,
+                format!("`{which}` of an expression is not supported"),
+            ));
         };
         let Resolved::Var(v) = self.resolve(n)? else {
             return Err(self.err(array.span, format!("`{}` is not an array", n.text)));
@@ -309,13 +351,21 @@ impl Lowerer<'_, '_> {
             Some(x) => {
                 let d = self.fold(x)?.as_int().unwrap_or(0);
                 if d < 1 || d as usize > rank {
-                    return Err(self.err(x.span, format!("dimension {d} out of range for `{}` of rank {rank}", n.text)));
+                    return Err(self.err(
+                        x.span,
+                        format!("dimension {d} out of range for `{}` of rank {rank}", n.text),
+                    ));
                 }
                 Some(d as u32 - 1)
             }
             None if which == "size" => None,
             None if rank == 1 => Some(0),
-            None => return Err(self.err(array.span, format!("unsupported Fortran: `{which}` of a rank-{rank} array without dim=")))
+            None => {
+                return Err(self.err(
+                    array.span,
+                    format!("unsupported Fortran: `{which}` of a rank-{rank} array without dim="),
+                ))
+            }
         };
         let i64t = Type::I64;
         let v64 = match (which, d) {
@@ -347,8 +397,17 @@ impl Lowerer<'_, '_> {
         }
         if let super::super::ast::ExprKind::Name(n) = &x.kind {
             if let Resolved::Var(v) = self.resolve(n)? {
-                if let Some(c) = self.proc.var(v).char_len.as_ref().and_then(|b| b.as_const()) {
-                    return Ok(Operand::Num(self.konst(Const::Int(c), Type::I32), Type::I32));
+                if let Some(c) = self
+                    .proc
+                    .var(v)
+                    .char_len
+                    .as_ref()
+                    .and_then(|b| b.as_const())
+                {
+                    return Ok(Operand::Num(
+                        self.konst(Const::Int(c), Type::I32),
+                        Type::I32,
+                    ));
                 }
             }
         }

@@ -1,7 +1,9 @@
 //! The per-procedure lowering state: the IR procedure being built, the
 //! current block, the variables created so far, and name resolution.
 
-use super::super::ast::{ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind};
+use super::super::ast::{
+    ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,
+};
 use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
 use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
@@ -19,6 +21,31 @@ pub(crate) struct Out {
     pub globals: Vec<Global>,
     /// Errors and warnings.
     pub diags: Vec<Diagnostic>,
+}
+
+impl Out {
+    /// Runs `f` with diagnostics going to `sink` instead.
+    pub fn with_diags<T>(
+        &mut self,
+        sink: &mut Vec<Diagnostic>,
+        f: impl FnOnce(&mut Out) -> T,
+    ) -> T {
+        std::mem::swap(&mut self.diags, sink);
+        let r = f(self);
+        std::mem::swap(&mut self.diags, sink);
+        r
+    }
+    /// Runs `f`, with diagnostics going to `sink` when one is given.
+    pub fn maybe_with_diags<T>(
+        &mut self,
+        sink: Option<&mut Vec<Diagnostic>>,
+        f: impl FnOnce(&mut Out) -> T,
+    ) -> T {
+        match sink {
+            Some(s) => self.with_diags(s, f),
+            None => f(self),
+        }
+    }
 }
 
 /// Marker: an error has been reported to the diagnostics.
@@ -72,6 +99,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub inline: Vec<HashMap<String, (Value, Type)>>,
     pub elem: Option<Vec<Value>>,
     pub ntemps: u32,
+    /// Index in the current block of the current statement's first
+    /// instruction (values before it are not reused).
+    pub stmt_start: usize,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -107,6 +137,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             inline: Vec::new(),
             elem: None,
             ntemps: 0,
+            stmt_start: 0,
         }
     }
 
@@ -132,13 +163,53 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     // ----- instruction emission -------------------------------------------
 
-    /// Appends an instruction to the current block.
+    /// Appends an instruction to the current block, unless the current
+    /// statement already computed the same value in this block (then that
+    /// value is reused: loads are reused only when no store to the variable
+    /// and no call came in between).
     pub fn emit(&mut self, inst: Inst, ty: Option<Type>) -> Value {
         if self.dead {
             self.cur = self.proc.add_block();
             self.dead = false;
+            self.stmt_start = 0;
+        }
+        if let Some(x) = self.reusable(&inst, ty) {
+            return x;
         }
         self.proc.push_inst(self.cur, inst, ty, self.span)
+    }
+
+    fn reusable(&self, inst: &Inst, ty: Option<Type>) -> Option<Value> {
+        ty?;
+        if matches!(inst, Inst::Pop(_) | Inst::CharCompare(..)) {
+            return None;
+        }
+        let reads = match inst {
+            Inst::Load(v) | Inst::LoadElem(v, _) => Some(*v),
+            _ => None,
+        };
+        let block = &self.proc.blocks[self.cur.index()];
+        let start = self.stmt_start.min(block.insts.len());
+        for &x in block.insts[start..].iter().rev() {
+            let d = &self.proc.insts[x.index()];
+            if d.ty == ty && same_inst(&d.kind, inst) {
+                return Some(x);
+            }
+            if let Some(v) = reads {
+                match &d.kind {
+                    Inst::Store(w, _) | Inst::StoreElem(w, ..) if *w == v => return None,
+                    Inst::Call(..) | Inst::CharAssign(..) => return None,
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// Marks the start of a statement: values computed before it are not
+    /// reused.
+    pub fn start_statement(&mut self) {
+        self.stmt_start = self.proc.blocks[self.cur.index()].insts.len();
     }
 
     /// Appends a value-producing instruction.
@@ -210,6 +281,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     pub fn switch_to(&mut self, b: BlockId) {
         self.cur = b;
         self.dead = false;
+        self.start_statement();
     }
 
     /// A new empty block.
@@ -241,7 +313,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 _ => None,
             };
         }
-        for s in [self.host_scope(), self.module_scope()].into_iter().flatten() {
+        for s in [self.host_scope(), self.module_scope()]
+            .into_iter()
+            .flatten()
+        {
             if let Some(sym) = s.syms.get(name) {
                 return match sym {
                     Sym::Var(v) => Some((s, v)),
@@ -260,7 +335,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         if let Some(&v) = self.vars.get(name) {
             return self.proc.var(v).is_array();
         }
-        self.visible_decl(name).is_some_and(|(_, d)| d.dims.is_some())
+        self.visible_decl(name)
+            .is_some_and(|(_, d)| d.dims.is_some())
     }
 
     /// What a name means (creating its variable on first use).
@@ -272,15 +348,22 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         if let Some(&v) = self.vars.get(n) {
             return Ok(Resolved::Var(v));
         }
-        let scopes = [Some(&self.u().scope), self.host_scope(), self.module_scope()];
+        let scopes = [
+            Some(&self.u().scope),
+            self.host_scope(),
+            self.module_scope(),
+        ];
         for (depth, s) in scopes.into_iter().enumerate() {
             let Some(s) = s else { continue };
             match s.syms.get(n) {
                 Some(Sym::Var(d)) => {
-                    if depth == 1 {
+                    if depth == 1 && d.global.is_none() {
                         // A host variable not passed: only reachable when the
                         // host association analysis missed it.
-                        return Err(self.err(name.span, format!("host variable `{n}` is not available here")));
+                        return Err(self.err(
+                            name.span,
+                            format!("host variable `{n}` is not available here"),
+                        ));
                     }
                     return self.create_var(name, s, d).map(Resolved::Var);
                 }
@@ -331,7 +414,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
             None => Err(self.err(
                 name.span,
-                format!("undeclared variable `{}` (IMPLICIT NONE is in effect)", name.text),
+                format!(
+                    "undeclared variable `{}` (IMPLICIT NONE is in effect)",
+                    name.text
+                ),
             )),
         }
     }
@@ -340,12 +426,18 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     fn create_var(&mut self, name: &Name, scope: &Scope, d: &VarDecl) -> R<VarId> {
         let n = &name.text;
         let Some(ti) = d.ty.clone().or_else(|| scope.implicit_type(n)) else {
-            return Err(self.err(d.span, format!("variable `{n}` has no type (IMPLICIT NONE is in effect)")));
+            return Err(self.err(
+                d.span,
+                format!("variable `{n}` has no type (IMPLICIT NONE is in effect)"),
+            ));
         };
         let storage = if let Some(g) = d.global {
             Storage::Global(g)
         } else if d.arg.is_some() {
-            return Err(self.err(name.span, format!("dummy argument `{n}` is not available here")));
+            return Err(self.err(
+                name.span,
+                format!("dummy argument `{n}` is not available here"),
+            ));
         } else if d.save || scope.save_all {
             let gname = format!("{}::{}", self.u().ir_name, n);
             match global_for(scope, n, gname, &mut self.out.diags) {
@@ -371,7 +463,13 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     }
 
     /// Fills in the dimensions and character length of a variable.
-    fn set_shape(&mut self, var: VarId, ti: &TypeInfo, dims: Option<&[DimSpec]>, param: bool) -> R<()> {
+    fn set_shape(
+        &mut self,
+        var: VarId,
+        ti: &TypeInfo,
+        dims: Option<&[DimSpec]>,
+        param: bool,
+    ) -> R<()> {
         let char_len = match &ti.char_len {
             CharLenInfo::None => None,
             CharLenInfo::Const(c) => Some(Bound::Const(*c)),
@@ -392,7 +490,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                         let name = self.proc.var(var).name.clone();
                         if matches!(d, DimSpec::AssumedShape { .. }) && dims.len() > 1 {
                             let span = self.name_span(&name);
-                            return Err(self.err(span, "assumed-shape arrays of rank > 1 are not supported yet"));
+                            return Err(self.err(
+                                span,
+                                "assumed-shape arrays of rank > 1 are not supported yet",
+                            ));
                         }
                         if !last || !param {
                             let span = self.name_span(&name);
@@ -419,7 +520,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     }
 
     fn name_span(&self, name: &str) -> Span {
-        self.visible_decl(name).map(|(_, d)| d.span).unwrap_or(self.proc.span)
+        self.visible_decl(name)
+            .map(|(_, d)| d.span)
+            .unwrap_or(self.proc.span)
     }
 
     /// A specification expression as a [`Bound`].
@@ -443,17 +546,36 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ExprKind::Name(n) => match self.resolve(n)? {
                 Resolved::Const(c) => match c.as_int() {
                     Some(v) => Bound::Const(v),
-                    None => return Err(self.err(e.span, format!("bound `{}` is not an integer", n.text))),
+                    None => {
+                        return Err(
+                            self.err(e.span, format!("bound `{}` is not an integer", n.text))
+                        )
+                    }
                 },
-                Resolved::Var(v) if self.proc.var(v).ty.is_int() && !self.proc.var(v).is_array() => {
+                Resolved::Var(v)
+                    if self.proc.var(v).ty.is_int() && !self.proc.var(v).is_array() =>
+                {
                     Bound::Var(v)
                 }
                 Resolved::Unknown => {
-                    return Err(self.err(e.span, format!("array bound `{}` is not a dummy argument, module variable or constant", n.text)))
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "array bound `{}` is not a dummy argument, module variable or constant",
+                            n.text
+                        ),
+                    ))
                 }
-                _ => return Err(self.err(e.span, format!("bound `{}` is not an integer scalar", n.text))),
+                _ => {
+                    return Err(self.err(
+                        e.span,
+                        format!("bound `{}` is not an integer scalar", n.text),
+                    ))
+                }
             },
-            ExprKind::Apply { name, args } if matches!(name.text.as_str(), "max" | "min") && args.len() >= 2 => {
+            ExprKind::Apply { name, args }
+                if matches!(name.text.as_str(), "max" | "min") && args.len() >= 2 =>
+            {
                 let mut it = args.iter();
                 let mut acc = self.bound_arg(it.next().expect("two args"))?;
                 for a in it {
@@ -473,7 +595,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     fn bound_arg(&mut self, a: &super::super::ast::Arg) -> R<Bound> {
         match &a.value {
             ArgValue::Expr(e) => self.bound(e),
-            ArgValue::Range { .. } => Err(self.err(self.span, "unsupported array bound expression")),
+            ArgValue::Range { .. } => {
+                Err(self.err(self.span, "unsupported array bound expression"))
+            }
         }
     }
 
@@ -503,14 +627,24 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         for a in &u.ast.args {
             params.push((a.clone(), &u.scope, u.scope.var(&a.text)));
             if let Some(Sym::External(_)) = u.scope.syms.get(&a.text) {
-                self.err(a.span, format!("unsupported Fortran: dummy procedure `{}`", a.text));
+                self.err(
+                    a.span,
+                    format!("unsupported Fortran: dummy procedure `{}`", a.text),
+                );
             }
         }
         if let Some(h) = u.host {
             let hs = &prog.units[h].scope;
             for name in &u.host_vars {
                 let span = hs.var(name).map(|d| d.span).unwrap_or(u.ast.span);
-                params.push((Name { text: name.clone(), span }, hs, hs.var(name)));
+                params.push((
+                    Name {
+                        text: name.clone(),
+                        span,
+                    },
+                    hs,
+                    hs.var(name),
+                ));
             }
         }
         let result = match &u.ast.kind {
@@ -523,9 +657,14 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         };
         let mut created = Vec::new();
         for (i, (name, scope, decl)) in params.iter().enumerate() {
-            let ti = decl.and_then(|d| d.ty.clone()).or_else(|| scope.implicit_type(&name.text));
+            let ti = decl
+                .and_then(|d| d.ty.clone())
+                .or_else(|| scope.implicit_type(&name.text));
             let Some(ti) = ti else {
-                self.err(name.span, format!("`{}` has no type (IMPLICIT NONE is in effect)", name.text));
+                self.err(
+                    name.span,
+                    format!("`{}` has no type (IMPLICIT NONE is in effect)", name.text),
+                );
                 continue;
             };
             let v = self.proc.add_var(Var {
@@ -543,7 +682,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             let _ = self.set_shape(v, &ti, decl.and_then(|d| d.dims.as_deref()), true);
             if result.as_ref().is_some_and(|r| r.text == name.text) {
                 if self.proc.var(v).is_array() || ti.ty == Type::Char {
-                    self.err(name.span, "unsupported Fortran: array or character function result");
+                    self.err(
+                        name.span,
+                        "unsupported Fortran: array or character function result",
+                    );
                 }
                 self.proc.result = Some(v);
             }
@@ -623,9 +765,18 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         for o in &g.objects {
             self.data_object(o, &mut env, &mut targets)?;
         }
-        let total: usize = targets.iter().map(|t: &(usize, Type, i64, i64, Span)| t.3 as usize).sum();
+        let total: usize = targets
+            .iter()
+            .map(|t: &(usize, Type, i64, i64, Span)| t.3 as usize)
+            .sum();
         if total != values.len() {
-            return Err(self.err(self.span, format!("DATA statement has {total} objects but {} values", values.len())));
+            return Err(self.err(
+                self.span,
+                format!(
+                    "DATA statement has {total} objects but {} values",
+                    values.len()
+                ),
+            ));
         }
         let mut vals = values.into_iter();
         for (g, ty, offset, count, span) in targets {
@@ -665,7 +816,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 let (g, ty) = self.global_of(v, o.span)?;
                 let dims = self.out.globals[g].dims.clone();
                 if dims.len() != args.len() {
-                    return Err(self.err(o.span, format!("wrong number of subscripts for `{}`", name.text)));
+                    return Err(self.err(
+                        o.span,
+                        format!("wrong number of subscripts for `{}`", name.text),
+                    ));
                 }
                 let mut offset = 0;
                 let mut stride = 1;
@@ -675,7 +829,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     };
                     let i = self.fold_with(e, env)?;
                     if i < lo || i > hi {
-                        return Err(self.err(e.span, format!("DATA subscript {i} outside {lo}:{hi}")));
+                        return Err(
+                            self.err(e.span, format!("DATA subscript {i} outside {lo}:{hi}"))
+                        );
                     }
                     offset += (i - lo) * stride;
                     stride *= hi - lo + 1;
@@ -683,7 +839,13 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 targets.push((g, ty, offset, 1, o.span));
                 Ok(())
             }
-            ExprKind::ImpliedDo { items, var, start, end, step } => {
+            ExprKind::ImpliedDo {
+                items,
+                var,
+                start,
+                end,
+                step,
+            } => {
                 let (s, e) = (self.fold_with(start, env)?, self.fold_with(end, env)?);
                 let st = match step {
                     Some(x) => self.fold_with(x, env)?,
@@ -727,8 +889,19 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     fn global_of(&mut self, v: VarId, span: Span) -> R<(usize, Type)> {
         match self.proc.var(v).storage {
             Storage::Global(g) => Ok((g.index(), self.proc.var(v).ty)),
-            _ => Err(self.err(span, format!("`{}` cannot be initialised by DATA", self.proc.var(v).name))),
+            _ => Err(self.err(
+                span,
+                format!("`{}` cannot be initialised by DATA", self.proc.var(v).name),
+            )),
         }
+    }
+}
+
+/// Instruction equality that tells `-0.0` from `0.0`.
+fn same_inst(a: &Inst, b: &Inst) -> bool {
+    match (a, b) {
+        (Inst::Const(Const::Float(x)), Inst::Const(Const::Float(y))) => x.to_bits() == y.to_bits(),
+        _ => a == b,
     }
 }
 
@@ -744,14 +917,18 @@ fn zero_const(ty: Type) -> Const {
 /// Calls `f` on each statement list nested directly in a statement.
 pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
     match &s.kind {
-        StmtKind::If { arms, else_body, .. } => {
+        StmtKind::If {
+            arms, else_body, ..
+        } => {
             arms.iter().for_each(|(_, b)| f(b));
             if let Some(b) = else_body {
                 f(b);
             }
         }
         StmtKind::LogicalIf { stmt, .. } => f(std::slice::from_ref(stmt)),
-        StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::DoForever { body, .. } => f(body),
+        StmtKind::Do { body, .. }
+        | StmtKind::DoWhile { body, .. }
+        | StmtKind::DoForever { body, .. } => f(body),
         StmtKind::SelectCase { cases, .. } => cases.iter().for_each(|(_, b)| f(b)),
         _ => {}
     }
@@ -759,17 +936,28 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
 
 /// The global holding a SAVE or module variable of a scope: constant
 /// dimensions and its initial value.
-pub(crate) fn global_for(scope: &Scope, name: &str, gname: String, diags: &mut Vec<Diagnostic>) -> Option<Global> {
+pub(crate) fn global_for(
+    scope: &Scope,
+    name: &str,
+    gname: String,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Global> {
     let d = scope.var(name)?;
     let Some(ti) = d.ty.clone().or_else(|| scope.implicit_type(name)) else {
-        diags.push(Diagnostic::error(d.span, format!("variable `{name}` has no type (IMPLICIT NONE is in effect)")));
+        diags.push(Diagnostic::error(
+            d.span,
+            format!("variable `{name}` has no type (IMPLICIT NONE is in effect)"),
+        ));
         return None;
     };
     let lookup = |n: &str| scope.constant(n);
     let mut dims = Vec::new();
     for dim in d.dims.iter().flatten() {
         let DimSpec::Explicit { lower, upper } = dim else {
-            diags.push(Diagnostic::error(d.span, format!("`{name}` needs constant bounds")));
+            diags.push(Diagnostic::error(
+                d.span,
+                format!("`{name}` needs constant bounds"),
+            ));
             return None;
         };
         let lo = match lower {
@@ -780,7 +968,10 @@ pub(crate) fn global_for(scope: &Scope, name: &str, gname: String, diags: &mut V
         match (lo, hi) {
             (Some(lo), Some(hi)) => dims.push((lo, hi)),
             _ => {
-                diags.push(Diagnostic::error(upper.span, format!("`{name}` needs constant bounds (it is saved or a module variable)")));
+                diags.push(Diagnostic::error(
+                    upper.span,
+                    format!("`{name}` needs constant bounds (it is saved or a module variable)"),
+                ));
                 return None;
             }
         }
@@ -789,11 +980,20 @@ pub(crate) fn global_for(scope: &Scope, name: &str, gname: String, diags: &mut V
         CharLenInfo::Const(c) => c,
         CharLenInfo::None => 1,
         _ => {
-            diags.push(Diagnostic::error(d.span, format!("`{name}` needs a constant length")));
+            diags.push(Diagnostic::error(
+                d.span,
+                format!("`{name}` needs a constant length"),
+            ));
             return None;
         }
     };
-    let mut global = Global { name: gname, ty: ti.ty, dims, char_len, init: Vec::new() };
+    let mut global = Global {
+        name: gname,
+        ty: ti.ty,
+        dims,
+        char_len,
+        init: Vec::new(),
+    };
     if let Some(init) = &d.init {
         match fold(init, &lookup) {
             Ok(ConstVal::Str(s)) if ti.ty == Type::Char => {
@@ -804,7 +1004,10 @@ pub(crate) fn global_for(scope: &Scope, name: &str, gname: String, diags: &mut V
             }
             Ok(c) => match c.convert(ti.ty).and_then(|c| c.to_ir()) {
                 Some(k) => global.init = vec![k; global.len().max(1) as usize],
-                None => diags.push(Diagnostic::error(init.span, format!("initial value of `{name}` has the wrong type"))),
+                None => diags.push(Diagnostic::error(
+                    init.span,
+                    format!("initial value of `{name}` has the wrong type"),
+                )),
             },
             Err(nc) => diags.push(Diagnostic::error(nc.span, nc.message)),
         }
@@ -822,7 +1025,9 @@ pub(crate) fn referenced_names(p: &Procedure) -> BTreeSet<String> {
     for d in &p.decls {
         use super::super::ast::DeclKind;
         match &d.kind {
-            DeclKind::Type { entities, attrs, .. } => {
+            DeclKind::Type {
+                entities, attrs, ..
+            } => {
                 for a in attrs {
                     if let super::super::ast::Attr::Dimension(ds) = a {
                         ds.iter().for_each(|x| dim_names(x, &mut out));
@@ -865,7 +1070,13 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         }
         StmtKind::If { arms, .. } => arms.iter().for_each(|(c, _)| e(c)),
         StmtKind::LogicalIf { cond, .. } => e(cond),
-        StmtKind::Do { var, start, end, step, .. } => {
+        StmtKind::Do {
+            var,
+            start,
+            end,
+            step,
+            ..
+        } => {
             out.insert(var.text.clone());
             expr_names(start, out);
             expr_names(end, out);
@@ -877,7 +1088,9 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));
         }
-        StmtKind::SelectCase { selector, cases, .. } => {
+        StmtKind::SelectCase {
+            selector, cases, ..
+        } => {
             e(selector);
             for (sel, _) in cases {
                 if let super::super::ast::CaseSelector::Items(items) = sel {
@@ -900,9 +1113,11 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
 fn arg_names(a: &super::super::ast::Arg, out: &mut BTreeSet<String>) {
     match &a.value {
         ArgValue::Expr(e) => expr_names(e, out),
-        ArgValue::Range { lo, hi, stride } => {
-            lo.iter().chain(hi.iter()).chain(stride.iter()).for_each(|e| expr_names(e, out))
-        }
+        ArgValue::Range { lo, hi, stride } => lo
+            .iter()
+            .chain(hi.iter())
+            .chain(stride.iter())
+            .for_each(|e| expr_names(e, out)),
     }
 }
 
@@ -918,7 +1133,10 @@ pub(crate) fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
         }
         ExprKind::Substring { base, start, end } => {
             expr_names(base, out);
-            start.iter().chain(end.iter()).for_each(|x| expr_names(x, out));
+            start
+                .iter()
+                .chain(end.iter())
+                .for_each(|x| expr_names(x, out));
         }
         ExprKind::Unary(_, a) | ExprKind::Paren(a) => expr_names(a, out),
         ExprKind::Binary(_, a, b) => {
@@ -926,7 +1144,13 @@ pub(crate) fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
             expr_names(b, out);
         }
         ExprKind::ArrayConstructor(items) => items.iter().for_each(|x| expr_names(x, out)),
-        ExprKind::ImpliedDo { items, start, end, step, .. } => {
+        ExprKind::ImpliedDo {
+            items,
+            start,
+            end,
+            step,
+            ..
+        } => {
             items.iter().for_each(|x| expr_names(x, out));
             expr_names(start, out);
             expr_names(end, out);
@@ -950,7 +1174,12 @@ pub(crate) fn host_variable_names(host: &Unit) -> BTreeSet<String> {
     for s in &host.ast.body {
         bare_names_stmt(s, &mut bare);
     }
-    let children: BTreeSet<&str> = host.ast.contains.iter().map(|c| c.name.text.as_str()).collect();
+    let children: BTreeSet<&str> = host
+        .ast
+        .contains
+        .iter()
+        .map(|c| c.name.text.as_str())
+        .collect();
     for n in bare {
         if !host.scope.syms.contains_key(&n)
             && !children.contains(n.as_str())
@@ -1010,7 +1239,11 @@ pub(crate) fn bound_names(scope: &Scope, name: &str) -> Vec<String> {
     let mut out = BTreeSet::new();
     if let Some(d) = scope.var(name) {
         d.dims.iter().flatten().for_each(|x| dim_names(x, &mut out));
-        if let Some(TypeInfo { char_len: CharLenInfo::Expr(e), .. }) = &d.ty {
+        if let Some(TypeInfo {
+            char_len: CharLenInfo::Expr(e),
+            ..
+        }) = &d.ty
+        {
             expr_names(e, &mut out);
         }
     }

@@ -65,7 +65,10 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
     for file in files {
         for unit in &file.units {
             match unit {
-                ProgramUnit::Procedure(p) => collect_unit(&mut prog, &mut out, p, None, None),
+                ProgramUnit::Procedure(p) if p.kind != ProcKind::Program => {
+                    collect_unit(&mut prog, &mut out, p, None, None)
+                }
+                ProgramUnit::Procedure(_) => {}
                 ProgramUnit::Module(m) => {
                     let idx = prog.modules.iter().position(|x| x.0 == m.name.text);
                     for p in &m.contains {
@@ -75,13 +78,36 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
             }
         }
     }
+    // Main programs (and their internal procedures) come last: nothing
+    // calls them, and when they use what the subset does not support they
+    // are dropped with warnings instead of failing the whole program.
+    let first_program = prog.units.len();
+    let mut program_diags = Vec::new();
+    for file in files {
+        for unit in &file.units {
+            if let ProgramUnit::Procedure(p) = unit {
+                if p.kind == ProcKind::Program {
+                    out.with_diags(&mut program_diags, |out| {
+                        collect_unit(&mut prog, out, p, None, None)
+                    });
+                }
+            }
+        }
+    }
     compute_host_vars(&mut prog);
     // Declare every procedure's parameters, so that calls can be checked.
     let mut procs = Vec::new();
     for u in 0..prog.units.len() {
-        let mut l = Lowerer::new(&prog, &mut out, u);
-        l.declare_params();
-        procs.push(l.finish_declaration());
+        let sink = if u >= first_program {
+            Some(&mut program_diags)
+        } else {
+            None
+        };
+        procs.push(out.maybe_with_diags(sink, |out| {
+            let mut l = Lowerer::new(&prog, out, u);
+            l.declare_params();
+            l.finish_declaration()
+        }));
     }
     prog.sigs = procs.iter().map(|(p, _)| Sig::of(p)).collect();
     let mut module = Module {
@@ -89,9 +115,28 @@ pub fn compile(map: &SourceMap, files: &[ast::SourceFile]) -> Result<Compiled, V
         ..Module::default()
     };
     for (u, (proc, vars)) in procs.into_iter().enumerate() {
-        let mut l = Lowerer::resume(&prog, &mut out, u, proc, vars);
-        l.lower_body();
-        module.add_proc(cleanup::compact(l.into_proc()));
+        let sink = if u >= first_program {
+            Some(&mut program_diags)
+        } else {
+            None
+        };
+        let proc = out.maybe_with_diags(sink, |out| {
+            let mut l = Lowerer::resume(&prog, out, u, proc, vars);
+            l.lower_body();
+            l.into_proc()
+        });
+        module.add_proc(cleanup::compact(proc));
+    }
+    if program_diags.iter().any(|d| d.is_error()) {
+        module.procs.truncate(first_program);
+        for d in program_diags {
+            out.diags.push(Diagnostic::warning(
+                d.span,
+                format!("main program not compiled: {}", d.message),
+            ));
+        }
+    } else {
+        out.diags.extend(program_diags);
     }
     module.globals = out.globals;
     let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
@@ -178,39 +223,70 @@ impl Program<'_> {
     }
 }
 
+/// The modules of the program, each built after the modules it uses
+/// (whatever the file order), with their variables as globals.
 fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope)> {
+    let mut pending: Vec<&ast::ModuleUnit> = files
+        .iter()
+        .flat_map(|f| &f.units)
+        .filter_map(|u| match u {
+            ProgramUnit::Module(m) => Some(m),
+            ProgramUnit::Procedure(_) => None,
+        })
+        .collect();
+    let uses = |m: &ast::ModuleUnit| -> Vec<String> {
+        m.decls
+            .iter()
+            .filter_map(|d| match &d.kind {
+                ast::DeclKind::Use { module, .. } => Some(module.text.clone()),
+                _ => None,
+            })
+            .collect()
+    };
     let mut modules: Vec<(String, Scope)> = Vec::new();
-    for file in files {
-        for unit in &file.units {
-            let ProgramUnit::Module(m) = unit else { continue };
-            let mut scope = build_scope(
-                &[],
-                None,
-                &m.decls,
-                &Outer {
-                    host: None,
-                    modules: &modules,
-                    module: None,
-                },
-                &mut out.diags,
-            );
-            let mut names: Vec<String> = scope
-                .syms
-                .iter()
-                .filter(|(_, s)| matches!(s, Sym::Var(v) if v.global.is_none()))
-                .map(|(n, _)| n.clone())
-                .collect();
-            names.sort();
-            for name in names {
-                let gname = format!("{}::{}", m.name.text, name);
-                let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
-                if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
-                    out.globals.push(g);
-                    v.global = Some(ir::GlobalId(out.globals.len() as u32 - 1));
-                }
-            }
-            modules.push((m.name.text.clone(), scope));
+    while !pending.is_empty() {
+        let ready = pending
+            .iter()
+            .position(|m| {
+                uses(m).iter().all(|u| {
+                    modules.iter().any(|x| &x.0 == u) || !pending.iter().any(|p| &p.name.text == u)
+                })
+            })
+            .unwrap_or(0);
+        let m = pending.remove(ready);
+        let mut scope = build_scope(
+            &[],
+            None,
+            &m.decls,
+            &Outer {
+                host: None,
+                modules: &modules,
+                module: None,
+            },
+            &mut out.diags,
+        );
+        if let Some((_, span)) = scope.data.first() {
+            out.diags.push(Diagnostic::error(
+                *span,
+                "unsupported Fortran: DATA statement in a module (use an initializer)",
+            ));
         }
+        let mut names: Vec<String> = scope
+            .syms
+            .iter()
+            .filter(|(_, s)| matches!(s, Sym::Var(v) if v.global.is_none()))
+            .map(|(n, _)| n.clone())
+            .collect();
+        names.sort();
+        for name in names {
+            let gname = format!("{}::{}", m.name.text, name);
+            let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
+            if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
+                out.globals.push(g);
+                v.global = Some(ir::GlobalId(out.globals.len() as u32 - 1));
+            }
+        }
+        modules.push((m.name.text.clone(), scope));
     }
     modules
 }
@@ -249,7 +325,7 @@ fn collect_unit<'a>(
         None => p.name.text.clone(),
     };
     let idx = prog.units.len();
-    if host.is_none() {
+    if host.is_none() && p.kind != ProcKind::Program {
         if let Some(&prev) = prog.by_name.get(&p.name.text) {
             let _ = prev;
             out.diags.push(Diagnostic::error(
@@ -291,7 +367,9 @@ fn compute_host_vars(prog: &mut Program) {
     let mut uses: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
     let mut calls: Vec<Vec<usize>> = vec![Vec::new(); n];
     for u in 0..n {
-        let Some(h) = prog.units[u].host else { continue };
+        let Some(h) = prog.units[u].host else {
+            continue;
+        };
         let names = lowerer::referenced_names(prog.units[u].ast);
         let host_vars = lowerer::host_variable_names(&prog.units[h]);
         let own = &prog.units[u].scope;

@@ -86,6 +86,8 @@ pub struct StmtFn {
     pub args: Vec<String>,
     /// The defining expression.
     pub body: Expr,
+    /// Its declared type (`None`: implicit).
+    pub ty: Option<TypeInfo>,
     /// Where it was defined.
     pub span: Span,
 }
@@ -289,7 +291,10 @@ impl Builder<'_, '_> {
                 return None;
             }
             BaseType::Derived(n) => {
-                self.error(t.span, format!("unsupported Fortran: derived type TYPE({})", n.text));
+                self.error(
+                    t.span,
+                    format!("unsupported Fortran: derived type TYPE({})", n.text),
+                );
                 return None;
             }
         };
@@ -326,9 +331,12 @@ impl Builder<'_, '_> {
             DeclKind::ImplicitNone => self.scope.implicit = vec![None; 26],
             DeclKind::Implicit(rules) => {
                 for (spec, ranges) in rules {
-                    let Some(ti) = self.type_info(spec) else { continue };
+                    let Some(ti) = self.type_info(spec) else {
+                        continue;
+                    };
                     for &(lo, hi) in ranges {
-                        let (lo, hi) = (lo.to_ascii_lowercase() as u8, hi.to_ascii_lowercase() as u8);
+                        let (lo, hi) =
+                            (lo.to_ascii_lowercase() as u8, hi.to_ascii_lowercase() as u8);
                         for c in lo..=hi {
                             if c.is_ascii_lowercase() {
                                 self.scope.implicit[(c - b'a') as usize] = Some(ti.clone());
@@ -364,7 +372,9 @@ impl Builder<'_, '_> {
             }
             DeclKind::External(names) => {
                 for n in names {
-                    self.scope.syms.insert(n.text.clone(), Sym::External(n.span));
+                    self.scope
+                        .syms
+                        .insert(n.text.clone(), Sym::External(n.span));
                 }
             }
             DeclKind::Intrinsic(names) => {
@@ -391,11 +401,13 @@ impl Builder<'_, '_> {
                         d.span,
                     ));
                 } else {
+                    let ty = self.scope.var(&name.text).and_then(|v| v.ty.clone());
                     self.scope.syms.insert(
                         name.text.clone(),
                         Sym::StmtFunc(StmtFn {
                             args: args.iter().map(|a| a.text.clone()).collect(),
                             body: body.clone(),
+                            ty,
                             span: d.span,
                         }),
                     );
@@ -433,7 +445,10 @@ impl Builder<'_, '_> {
             Some(ti) => match c.convert(ti.ty) {
                 Some(c) => c,
                 None => {
-                    self.error(value.span, format!("PARAMETER `{}` has the wrong type", name.text));
+                    self.error(
+                        value.span,
+                        format!("PARAMETER `{}` has the wrong type", name.text),
+                    );
                     return;
                 }
             },
@@ -459,7 +474,10 @@ impl Builder<'_, '_> {
                 Attr::External => external = true,
                 Attr::Intrinsic => {}
                 Attr::Other(n) => {
-                    self.error(n.span, format!("unsupported Fortran: {} attribute", n.text.to_uppercase()));
+                    self.error(
+                        n.span,
+                        format!("unsupported Fortran: {} attribute", n.text.to_uppercase()),
+                    );
                 }
             }
         }
@@ -469,12 +487,17 @@ impl Builder<'_, '_> {
                 eti.char_len = self.char_len(l);
             }
             if external {
-                self.scope.syms.insert(e.name.text.clone(), Sym::External(e.name.span));
+                self.scope
+                    .syms
+                    .insert(e.name.text.clone(), Sym::External(e.name.span));
                 continue;
             }
             if is_param {
                 let Some(init) = &e.init else {
-                    self.error(e.name.span, format!("PARAMETER `{}` has no value", e.name.text));
+                    self.error(
+                        e.name.span,
+                        format!("PARAMETER `{}` has no value", e.name.text),
+                    );
                     continue;
                 };
                 if e.dims.is_some() || dims.is_some() {
@@ -490,6 +513,7 @@ impl Builder<'_, '_> {
                 continue;
             }
             let v = self.var_mut(&e.name);
+            v.span = e.name.span;
             v.ty = Some(eti);
             if let Some(d) = e.dims.clone().or_else(|| dims.clone()) {
                 v.dims = Some(d);
@@ -537,7 +561,10 @@ impl Builder<'_, '_> {
         for (name, s) in &self.scope.syms {
             if let Sym::Var(v) = s {
                 if v.arg.is_none() && v.intent.is_some() {
-                    errors.push((v.span, format!("INTENT given for `{name}`, which is not a dummy argument")));
+                    errors.push((
+                        v.span,
+                        format!("INTENT given for `{name}`, which is not a dummy argument"),
+                    ));
                 }
             }
         }

@@ -2,7 +2,9 @@
 //! count semantics), DO WHILE, EXIT / CYCLE, GO TO, computed GO TO,
 //! SELECT CASE, CALL, RETURN, STOP.
 
-use super::super::ast::{Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind};
+use super::super::ast::{
+    Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
+};
 use super::consts::{type_name, ConstVal};
 use super::expr::Operand;
 use super::lowerer::{LoopFrame, Lowerer, Reported, Resolved, R};
@@ -16,6 +18,7 @@ impl Lowerer<'_, '_> {
     pub fn stmts(&mut self, body: &[Stmt]) {
         for s in body {
             self.span = s.span;
+            self.start_statement();
             if let Some(l) = s.label {
                 if let Some(&b) = self.labels.get(&l) {
                     self.jump(b);
@@ -34,14 +37,22 @@ impl Lowerer<'_, '_> {
                 self.hoist(value)?;
                 self.assign(target, value)
             }
-            StmtKind::If { name: _, arms, else_body } => {
+            StmtKind::If {
+                name: _,
+                arms,
+                else_body,
+            } => {
                 let end = self.block();
                 for (cond, body) in arms {
                     self.span = cond.span;
                     self.hoist(cond)?;
                     let c = self.logical(cond)?;
                     let (then_b, next) = (self.block(), self.block());
-                    self.terminate(Terminator::Branch { cond: c, then_dest: then_b, else_dest: next });
+                    self.terminate(Terminator::Branch {
+                        cond: c,
+                        then_dest: then_b,
+                        else_dest: next,
+                    });
                     self.switch_to(then_b);
                     self.stmts(body);
                     self.jump(end);
@@ -58,16 +69,25 @@ impl Lowerer<'_, '_> {
                 self.hoist(cond)?;
                 let c = self.logical(cond)?;
                 let (then_b, end) = (self.block(), self.block());
-                self.terminate(Terminator::Branch { cond: c, then_dest: then_b, else_dest: end });
+                self.terminate(Terminator::Branch {
+                    cond: c,
+                    then_dest: then_b,
+                    else_dest: end,
+                });
                 self.switch_to(then_b);
                 self.stmts(std::slice::from_ref(stmt));
                 self.jump(end);
                 self.switch_to(end);
                 Ok(())
             }
-            StmtKind::Do { name, var, start, end, step, body } => {
-                self.do_loop(name.as_ref(), var, start, end, step.as_ref(), body)
-            }
+            StmtKind::Do {
+                name,
+                var,
+                start,
+                end,
+                step,
+                body,
+            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), body),
             StmtKind::DoWhile { name, cond, body } => {
                 let (header, inner, exit) = (self.block(), self.block(), self.block());
                 self.jump(header);
@@ -75,7 +95,11 @@ impl Lowerer<'_, '_> {
                 self.span = s.span;
                 let c = self.hoist(cond).and_then(|_| self.logical(cond));
                 match c {
-                    Ok(c) => self.terminate(Terminator::Branch { cond: c, then_dest: inner, else_dest: exit }),
+                    Ok(c) => self.terminate(Terminator::Branch {
+                        cond: c,
+                        then_dest: inner,
+                        else_dest: exit,
+                    }),
                     Err(Reported) => self.jump(exit),
                 }
                 self.loop_body(name.as_ref(), header, exit, inner, body);
@@ -91,16 +115,31 @@ impl Lowerer<'_, '_> {
             StmtKind::Exit(name) | StmtKind::Cycle(name) => {
                 let frame = match name {
                     None => self.loops.last(),
-                    Some(n) => self.loops.iter().rev().find(|f| f.name.as_deref() == Some(n.text.as_str())),
+                    Some(n) => self
+                        .loops
+                        .iter()
+                        .rev()
+                        .find(|f| f.name.as_deref() == Some(n.text.as_str())),
                 };
                 let Some(frame) = frame else {
-                    let what = if matches!(s.kind, StmtKind::Exit(_)) { "EXIT" } else { "CYCLE" };
+                    let what = if matches!(s.kind, StmtKind::Exit(_)) {
+                        "EXIT"
+                    } else {
+                        "CYCLE"
+                    };
                     return Err(match name {
-                        Some(n) => self.err(n.span, format!("{what}: no enclosing DO construct named `{}`", n.text)),
+                        Some(n) => self.err(
+                            n.span,
+                            format!("{what}: no enclosing DO construct named `{}`", n.text),
+                        ),
                         None => self.err(s.span, format!("{what} outside a DO loop")),
                     });
                 };
-                let to = if matches!(s.kind, StmtKind::Exit(_)) { frame.exit } else { frame.cycle };
+                let to = if matches!(s.kind, StmtKind::Exit(_)) {
+                    frame.exit
+                } else {
+                    frame.cycle
+                };
                 self.jump(to);
                 Ok(())
             }
@@ -117,7 +156,11 @@ impl Lowerer<'_, '_> {
                     cases.push((i as i64 + 1, self.label_block(*l, s)?));
                 }
                 let next = self.block();
-                self.terminate(Terminator::Switch { value: v, cases, default: next });
+                self.terminate(Terminator::Switch {
+                    value: v,
+                    cases,
+                    default: next,
+                });
                 self.switch_to(next);
                 Ok(())
             }
@@ -132,15 +175,23 @@ impl Lowerer<'_, '_> {
                     Some(e) => match self.fold(e)? {
                         ConstVal::Str(s) => Some(s),
                         ConstVal::Int(i, _) => Some(i.to_string()),
-                        _ => return Err(self.err(e.span, "STOP code must be an integer or a string")),
+                        _ => {
+                            return Err(self.err(e.span, "STOP code must be an integer or a string"))
+                        }
                     },
                 };
                 self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(msg)));
                 Ok(())
             }
             StmtKind::Call { name, args } => self.call_stmt(name, args),
-            StmtKind::SelectCase { name: _, selector, cases } => self.select_case(selector, cases),
-            StmtKind::Unsupported(what) => Err(self.err(s.span, format!("unsupported Fortran: {what}"))),
+            StmtKind::SelectCase {
+                name: _,
+                selector,
+                cases,
+            } => self.select_case(selector, cases),
+            StmtKind::Unsupported(what) => {
+                Err(self.err(s.span, format!("unsupported Fortran: {what}")))
+            }
         }
     }
 
@@ -160,7 +211,11 @@ impl Lowerer<'_, '_> {
         body: &[Stmt],
     ) {
         self.switch_to(inner);
-        self.loops.push(LoopFrame { name: name.map(|n| n.text.clone()), cycle, exit });
+        self.loops.push(LoopFrame {
+            name: name.map(|n| n.text.clone()),
+            cycle,
+            exit,
+        });
         self.stmts(body);
         self.loops.pop();
         self.jump(cycle);
@@ -185,7 +240,10 @@ impl Lowerer<'_, '_> {
         let v = self.var_of(var)?;
         let t = self.proc.var(v).ty;
         if self.proc.var(v).is_array() || !(t.is_int() || t.is_float()) {
-            return Err(self.err(var.span, format!("DO variable `{}` must be a numeric scalar", var.text)));
+            return Err(self.err(
+                var.span,
+                format!("DO variable `{}` must be a numeric scalar", var.text),
+            ));
         }
         self.check_writable(v, var)?;
         let s = self.num_as(start, t);
@@ -195,7 +253,12 @@ impl Lowerer<'_, '_> {
             None => Ok(self.int_or_float(1, t)),
         };
         let (s, e, st) = (s?, e?, st?);
-        if let (Some(x), Some(_)) = (step, self.const_of(st).filter(|c| matches!(c, Const::Int(0)) || matches!(c, Const::Float(f) if *f == 0.0))) {
+        if let (Some(x), Some(_)) = (
+            step,
+            self.const_of(st).filter(|c| {
+                matches!(c, Const::Int(0)) || matches!(c, Const::Float(f) if *f == 0.0)
+            }),
+        ) {
             let _ = x;
             self.terminate(Terminator::Fail(RuntimeErrorKind::DivideByZero));
             return Ok(());
@@ -203,11 +266,23 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Store(v, s), None);
         let step_var = self.temp("step", t);
         self.emit(Inst::Store(step_var, st), None);
-        let trip_t = if t.is_int() { t } else { Type::I64 };
-        let diff = self.val(Inst::Binary(BinaryOp::Sub, e, s), t);
-        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st), t);
-        let q = self.val(Inst::Binary(BinaryOp::Div, num, st), t);
-        let q = if t.is_int() { q } else { self.val(Inst::Convert(q, Rounding::Trunc), trip_t) };
+        // The trip count is computed in 64 bits so that loops running to
+        // HUGE(i) do not overflow.
+        let trip_t = Type::I64;
+        let w = if t.is_int() { Type::I64 } else { t };
+        let (s64, e64, st64) = (
+            self.convert(s, t, w),
+            self.convert(e, t, w),
+            self.convert(st, t, w),
+        );
+        let diff = self.val(Inst::Binary(BinaryOp::Sub, e64, s64), w);
+        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st64), w);
+        let q = self.val(Inst::Binary(BinaryOp::Div, num, st64), w);
+        let q = if w.is_int() {
+            q
+        } else {
+            self.val(Inst::Convert(q, Rounding::Trunc), trip_t)
+        };
         let zero = self.int(0, trip_t);
         let trip = self.val(Inst::Binary(BinaryOp::Max, q, zero), trip_t);
         let trip_var = self.temp("trip", trip_t);
@@ -218,7 +293,11 @@ impl Lowerer<'_, '_> {
         let n = self.val(Inst::Load(trip_var), trip_t);
         let zero = self.int(0, trip_t);
         let more = self.val(Inst::Cmp(CmpOp::Gt, n, zero), Type::Bool);
-        self.terminate(Terminator::Branch { cond: more, then_dest: inner, else_dest: exit });
+        self.terminate(Terminator::Branch {
+            cond: more,
+            then_dest: inner,
+            else_dest: exit,
+        });
         self.loop_body(name, latch, exit, inner, body);
         // The latch: increment the DO variable, count the trip down.
         let after = self.cur;
@@ -248,8 +327,13 @@ impl Lowerer<'_, '_> {
     /// Refuses writes to INTENT(IN) dummies.
     fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
         let decl_intent = self.u().scope.var(&name.text).and_then(|d| d.intent);
-        if decl_intent == Some(Intent::In) && matches!(self.proc.var(v).storage, adjit_jit::ir::Storage::Param(_)) {
-            return Err(self.err(name.span, format!("`{}` is INTENT(IN) and cannot be assigned", name.text)));
+        if decl_intent == Some(Intent::In)
+            && matches!(self.proc.var(v).storage, adjit_jit::ir::Storage::Param(_))
+        {
+            return Err(self.err(
+                name.span,
+                format!("`{}` is INTENT(IN) and cannot be assigned", name.text),
+            ));
         }
         Ok(())
     }
@@ -269,7 +353,14 @@ impl Lowerer<'_, '_> {
                     return self.array_assign(target, n, None, value);
                 }
                 if var.ty == Type::Char {
-                    let to = CharRef { base: CharBase::Var { var: v, index: Vec::new() }, start: None, end: None };
+                    let to = CharRef {
+                        base: CharBase::Var {
+                            var: v,
+                            index: Vec::new(),
+                        },
+                        start: None,
+                        end: None,
+                    };
                     return self.char_assign(to, value);
                 }
                 let x = self.num_as(value, var.ty)?;
@@ -280,18 +371,38 @@ impl Lowerer<'_, '_> {
                 let is_array = self.is_array_name(&name.text);
                 let v = match self.resolve(name)? {
                     Resolved::Var(v) => v,
-                    Resolved::StmtFunc(_) => return Err(self.err(name.span, format!("statement function `{}` defined after executable statements", name.text))),
-                    _ => return Err(self.err(name.span, format!("`{}` is not an array", name.text))),
+                    Resolved::StmtFunc(_) => {
+                        return Err(self.err(
+                            name.span,
+                            format!(
+                                "statement function `{}` defined after executable statements",
+                                name.text
+                            ),
+                        ))
+                    }
+                    _ => {
+                        return Err(self.err(name.span, format!("`{}` is not an array", name.text)))
+                    }
                 };
                 self.check_writable(v, name)?;
                 let ty = self.proc.var(v).ty;
                 if is_array {
-                    if args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })) {
+                    if args
+                        .iter()
+                        .any(|a| matches!(a.value, ArgValue::Range { .. }))
+                    {
                         return self.array_assign(target, name, Some(args), value);
                     }
                     let idx = self.subscripts(v, args, name);
                     if ty == Type::Char {
-                        let to = CharRef { base: CharBase::Var { var: v, index: idx? }, start: None, end: None };
+                        let to = CharRef {
+                            base: CharBase::Var {
+                                var: v,
+                                index: idx?,
+                            },
+                            start: None,
+                            end: None,
+                        };
                         return self.char_assign(to, value);
                     }
                     let x = self.num_as(value, ty);
@@ -300,14 +411,18 @@ impl Lowerer<'_, '_> {
                     return Ok(());
                 }
                 if ty == Type::Char {
-                    let Operand::Char(to) = self.expr(target)? else { unreachable!("character") };
+                    let Operand::Char(to) = self.expr(target)? else {
+                        unreachable!("character")
+                    };
                     return self.char_assign(to, value);
                 }
                 Err(self.err(name.span, format!("`{}` is not an array", name.text)))
             }
             ExprKind::Substring { .. } => match self.expr(target)? {
                 Operand::Char(to) => self.char_assign(to, value),
-                Operand::Num(..) => Err(self.err(target.span, "substring of a non-character value")),
+                Operand::Num(..) => {
+                    Err(self.err(target.span, "substring of a non-character value"))
+                }
             },
             _ => Err(self.err(target.span, "invalid assignment target")),
         }
@@ -319,7 +434,10 @@ impl Lowerer<'_, '_> {
                 self.emit(Inst::CharAssign(to, from), None);
                 Ok(())
             }
-            Operand::Num(_, t) => Err(self.err(value.span, format!("cannot assign {} to a character variable", type_name(t)))),
+            Operand::Num(_, t) => Err(self.err(
+                value.span,
+                format!("cannot assign {} to a character variable", type_name(t)),
+            )),
         }
     }
 
@@ -329,13 +447,17 @@ impl Lowerer<'_, '_> {
                 self.hoist(x)?;
             }
         }
-        let local_var = self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
+        let local_var =
+            self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
         let p = match self.prog.find_proc(self.unit, &name.text) {
             Some(p) if !local_var || self.declared_external(&name.text) => p,
             _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
         };
         if self.prog.sigs[p].result.is_some() {
-            return Err(self.err(name.span, format!("function `{}` called as a subroutine", name.text)));
+            return Err(self.err(
+                name.span,
+                format!("function `{}` called as a subroutine", name.text),
+            ));
         }
         let call_args = self.call_args(p, name, args)?;
         self.emit(Inst::Call(adjit_jit::ir::ProcId(p as u32), call_args), None);
@@ -382,8 +504,16 @@ impl Lowerer<'_, '_> {
         }
         let end = self.block();
         let blocks: Vec<_> = cases.iter().map(|_| self.block()).collect();
-        let table = blocks.iter().enumerate().map(|(i, &b)| (i as i64, b)).collect();
-        self.terminate(Terminator::Switch { value: idx, cases: table, default: end });
+        let table = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (i as i64, b))
+            .collect();
+        self.terminate(Terminator::Switch {
+            value: idx,
+            cases: table,
+            default: end,
+        });
         for ((_, body), b) in cases.iter().zip(blocks) {
             self.switch_to(b);
             self.stmts(body);
@@ -401,15 +531,27 @@ impl Lowerer<'_, '_> {
                         if *st != vt {
                             return Err(this.err(e.span, "CASE value of the wrong type"));
                         }
-                        let b = if op == CmpOp::Eq { BinaryOp::Eqv } else { return Err(this.err(e.span, "logical CASE ranges are not allowed")) };
+                        let b = if op == CmpOp::Eq {
+                            BinaryOp::Eqv
+                        } else {
+                            return Err(this.err(e.span, "logical CASE ranges are not allowed"));
+                        };
                         return Ok(this.val(Inst::Binary(b, *s, v), Type::Bool));
                     }
                     let t = super::consts::promote(*st, vt);
                     let (a, b) = (this.convert(*s, *st, t), this.convert(v, vt, t));
                     Ok(this.val(Inst::Cmp(op, a, b), Type::Bool))
                 }
-                (Operand::Char(s), Operand::Char(v)) => Ok(this.val(Inst::CharCompare(op, s.clone(), v), Type::Bool)),
-                _ => Err(this.err(e.span, format!("CASE value does not match the type of the selector at line {}", selector.span.line))),
+                (Operand::Char(s), Operand::Char(v)) => {
+                    Ok(this.val(Inst::CharCompare(op, s.clone(), v), Type::Bool))
+                }
+                _ => Err(this.err(
+                    e.span,
+                    format!(
+                        "CASE value does not match the type of the selector at line {}",
+                        selector.span.line
+                    ),
+                )),
             }
         };
         match item {
