@@ -174,7 +174,10 @@ fn check_interface_var(proc: &Proc, var: VarId) -> Result<(), AdError> {
             .map_or_else(|| var.to_string(), |v| v.name.clone()),
         reason: reason.into(),
     };
-    let v = proc.vars.get(var.index()).ok_or_else(|| bad("does not exist"))?;
+    let v = proc
+        .vars
+        .get(var.index())
+        .ok_or_else(|| bad("does not exist"))?;
     if !v.ty.is_float() {
         return Err(bad("is not floating-point"));
     }
@@ -417,8 +420,7 @@ impl Generator<'_> {
                             CallArg::Var(var) | CallArg::Elem(var, _) => Some(*var),
                             CallArg::Value(_) => None,
                         };
-                        param_float
-                            && arg_var.is_some_and(|var| layout.adjoint.contains_key(&var))
+                        param_float && arg_var.is_some_and(|var| layout.adjoint.contains_key(&var))
                     })
                     .collect();
                 let key = (*callee, active.clone());

@@ -30,8 +30,8 @@
 use std::collections::HashMap;
 
 use adjit_jit::ir::{
-    BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value,
-    Var, VarId,
+    BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value, Var,
+    VarId,
 };
 
 use super::emit::Cursor;
@@ -529,7 +529,11 @@ fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
             source.inst(v).kind.for_each_operand(|u| work.push(u));
         }
     }
-    stmt.pure.iter().copied().filter(|v| needed.contains(v)).collect()
+    stmt.pure
+        .iter()
+        .copied()
+        .filter(|v| needed.contains(v))
+        .collect()
 }
 
 /// Re-emits the listed instructions (skipping those already mapped).

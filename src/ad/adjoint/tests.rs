@@ -68,7 +68,11 @@ struct AdjointRun {
 }
 
 /// Builds the argument list of a generated procedure.
-fn sweep_args(procs: &AdjointProcs, primal: &[Buffer], seeds: &HashMap<usize, Buffer>) -> Vec<Buffer> {
+fn sweep_args(
+    procs: &AdjointProcs,
+    primal: &[Buffer],
+    seeds: &HashMap<usize, Buffer>,
+) -> Vec<Buffer> {
     let mut out = Vec::new();
     for (i, buf) in primal.iter().enumerate() {
         out.push(buf.clone());
@@ -119,29 +123,50 @@ fn run(case: &Case, options: AdjointOptions, seeds: &HashMap<usize, Buffer>) -> 
     let mut interp = Interpreter::new(&module);
     // Combined.
     let mut args = sweep_args(&procs, &case.args, seeds);
-    interp.call(procs.combined, &mut args).expect("combined runs");
+    interp
+        .call(procs.combined, &mut args)
+        .expect("combined runs");
     for kind in [StackKind::Value, StackKind::Integer, StackKind::Control] {
-        assert_eq!(interp.stack_len(kind), 0, "{options:?}: stack {kind:?} balanced");
+        assert_eq!(
+            interp.stack_len(kind),
+            0,
+            "{options:?}: stack {kind:?} balanced"
+        );
     }
     let (primal, adjoints) = split_args(&procs, args);
     let expected = case.primal(&case.args);
-    assert_eq!(primal, expected, "{options:?}: foo_b gives the primal outputs");
+    assert_eq!(
+        primal, expected,
+        "{options:?}: foo_b gives the primal outputs"
+    );
     // Split.
     let mut args = sweep_args(&procs, &case.args, seeds);
     let mut interp = Interpreter::new(&module);
-    interp.call(procs.forward, &mut args).expect("forward sweep runs");
+    interp
+        .call(procs.forward, &mut args)
+        .expect("forward sweep runs");
     let tape = [
         interp.stack_len(StackKind::Value),
         interp.stack_len(StackKind::Integer),
         interp.stack_len(StackKind::Control),
     ];
-    interp.call(procs.reverse, &mut args).expect("reverse sweep runs");
+    interp
+        .call(procs.reverse, &mut args)
+        .expect("reverse sweep runs");
     for kind in [StackKind::Value, StackKind::Integer, StackKind::Control] {
-        assert_eq!(interp.stack_len(kind), 0, "{options:?}: split stack {kind:?}");
+        assert_eq!(
+            interp.stack_len(kind),
+            0,
+            "{options:?}: split stack {kind:?}"
+        );
     }
     let (_, split_adjoints) = split_args(&procs, args);
     for (i, buf) in &adjoints {
-        assert_eq!(Some(buf), split_adjoints.get(i), "{options:?}: split == combined");
+        assert_eq!(
+            Some(buf),
+            split_adjoints.get(i),
+            "{options:?}: split == combined"
+        );
     }
     AdjointRun {
         primal,
@@ -181,7 +206,11 @@ fn weighted_output(case: &Case, args: &[Buffer], seeds: &HashMap<usize, Buffer>)
     let out = case.primal(args);
     seeds
         .iter()
-        .map(|(&i, w)| (0..w.len()).map(|k| w.get_f64(k) * out[i].get_f64(k)).sum::<f64>())
+        .map(|(&i, w)| {
+            (0..w.len())
+                .map(|k| w.get_f64(k) * out[i].get_f64(k))
+                .sum::<f64>()
+        })
         .sum()
 }
 
@@ -286,7 +315,10 @@ fn naumann_reference_gradient() {
         assert_eq!(r.primal[0].get_f64(0), -0.9489846193555862);
         let gx = r.adjoints[&0].get_f64(0);
         let gy = r.adjoints[&1].get_f64(0);
-        assert!((gx - 0.07883059059881717).abs() < 1e-15, "{options:?}: {gx}");
+        assert!(
+            (gx - 0.07883059059881717).abs() < 1e-15,
+            "{options:?}: {gx}"
+        );
         assert!((gy - 1.5766118119763433).abs() < 1e-15, "{options:?}: {gy}");
     }
     check_gradient(&case, 1e-7);
@@ -408,7 +440,11 @@ fn griewank(n: usize) -> Case {
         proc,
         independents: vec![pa],
         dependents: vec![pc],
-        args: vec![Buffer::I32(vec![n as i32]), Buffer::F64(vec![1.0; n]), scalar(0.0)],
+        args: vec![
+            Buffer::I32(vec![n as i32]),
+            Buffer::F64(vec![1.0; n]),
+            scalar(0.0),
+        ],
     }
 }
 
@@ -428,7 +464,10 @@ fn griewank_reference_gradient() {
         assert!((r.primal[2].get_f64(0) - 0.7401564142777319).abs() < 1e-15);
         for (k, e) in expected.iter().enumerate() {
             let g = r.adjoints[&1].get_f64(k);
-            assert!((g - e).abs() <= 1e-15 * e.abs(), "{options:?} a_b({k}) = {g}, want {e}");
+            assert!(
+                (g - e).abs() <= 1e-15 * e.abs(),
+                "{options:?} a_b({k}) = {g}, want {e}"
+            );
         }
         // The dependent is a pure output: its adjoint comes back 0.
         assert_eq!(r.adjoints[&2].get_f64(0), 0.0);
@@ -520,7 +559,10 @@ fn irreducible_cfg() {
         let zero = b.fconst(Type::F64, 0.0);
         let c = b.cmp(CmpOp::Gt, lx, zero);
         b.branch(c, block_a, block_b);
-        for (here, other, op) in [(block_a, block_b, UnaryOp::Sin), (block_b, block_a, UnaryOp::Cos)] {
+        for (here, other, op) in [
+            (block_a, block_b, UnaryOp::Sin),
+            (block_b, block_a, UnaryOp::Cos),
+        ] {
             b.switch_to_block(here);
             let lx = b.load(px);
             let ly = b.load(py);
@@ -882,7 +924,14 @@ fn calls_with_sequence_association() {
         let z = b.local("z", Type::F64);
         let two = b.iconst(Type::I64, 2);
         let n = b.iconst(Type::I32, 2);
-        b.call(sq, vec![CallArg::Elem(pa, vec![two]), CallArg::Value(n), CallArg::Var(px)]);
+        b.call(
+            sq,
+            vec![
+                CallArg::Elem(pa, vec![two]),
+                CallArg::Value(n),
+                CallArg::Var(px),
+            ],
+        );
         let e = |b: &mut ProcBuilder, k| {
             let k = b.iconst(Type::I64, k);
             b.load_elem(pa, vec![k])
@@ -913,7 +962,11 @@ fn calls_with_sequence_association() {
         proc,
         independents: vec![pa, px],
         dependents: vec![py, pa, px],
-        args: vec![Buffer::F64(vec![0.5, 1.2, -0.8, 0.3]), scalar(0.9), scalar(0.0)],
+        args: vec![
+            Buffer::F64(vec![0.5, 1.2, -0.8, 0.3]),
+            scalar(0.9),
+            scalar(0.0),
+        ],
     };
     check_gradient(&case, 1e-6);
 }
@@ -974,7 +1027,13 @@ fn compile_fortran(src: &str, form: SourceForm) -> Module {
 
 /// A case from a compiled module: procedure, independents and dependents by
 /// name, arguments in parameter order.
-fn fortran_case(module: Module, proc: &str, indep: &[&str], dep: &[&str], args: Vec<Buffer>) -> Case {
+fn fortran_case(
+    module: Module,
+    proc: &str,
+    indep: &[&str],
+    dep: &[&str],
+    args: Vec<Buffer>,
+) -> Case {
     let id = module.find_proc(proc).expect("procedure");
     let var = |name: &str| module.proc(id).find_var(name).expect("variable");
     let independents = indep.iter().map(|n| var(n)).collect();
@@ -1001,7 +1060,12 @@ fn check_dot_product(case: &Case, tolerance: f64) {
         &TangentOptions::default(),
     )
     .expect("tangent generated");
-    let active = tangent_active_params(&case.module, case.proc, &case.independents, &case.dependents);
+    let active = tangent_active_params(
+        &case.module,
+        case.proc,
+        &case.independents,
+        &case.dependents,
+    );
     let params = case.module.proc(case.proc).params.clone();
     let mut directions: HashMap<usize, Buffer> = HashMap::new();
     let mut targs = Vec::new();
@@ -1027,7 +1091,9 @@ fn check_dot_product(case: &Case, tolerance: f64) {
         .iter()
         .map(|(i, w)| {
             let yd = &targs[slot_of[i]];
-            (0..w.len()).map(|k| w.get_f64(k) * yd.get_f64(k)).sum::<f64>()
+            (0..w.len())
+                .map(|k| w.get_f64(k) * yd.get_f64(k))
+                .sum::<f64>()
         })
         .sum();
     for options in all_options() {
@@ -1036,7 +1102,9 @@ fn check_dot_product(case: &Case, tolerance: f64) {
             .iter()
             .map(|(i, d)| {
                 let xb = &r.adjoints[i];
-                (0..d.len()).map(|k| d.get_f64(k) * xb.get_f64(k)).sum::<f64>()
+                (0..d.len())
+                    .map(|k| d.get_f64(k) * xb.get_f64(k))
+                    .sum::<f64>()
             })
             .sum();
         assert!(
@@ -1049,7 +1117,10 @@ fn check_dot_product(case: &Case, tolerance: f64) {
 /// The Bratu subroutine of seed 003 appendix A (front end test data),
 /// inputs as REFERENCE_CASES.md §3 (single-precision literals widened).
 fn bratu(dim: usize) -> Case {
-    let module = compile_fortran(include_str!("../../front/testdata/bratu.f"), SourceForm::Fixed);
+    let module = compile_fortran(
+        include_str!("../../front/testdata/bratu.f"),
+        SourceForm::Fixed,
+    );
     let x0 = [1.72f32, 3.45, 4.16, 4.87, 4.16, 3.45, 1.72];
     let x: Vec<f64> = (0..dim).map(|k| x0[k % 7] as f64).collect();
     fortran_case(
@@ -1097,10 +1168,18 @@ fn bratu_jacobian_by_reverse_sweeps() {
                 );
             }
             if row == 0 {
-                assert!((jac_row[0] - -1.8879679375574547).abs() < 1e-14, "{}", jac_row[0]);
+                assert!(
+                    (jac_row[0] - -1.8879679375574547).abs() < 1e-14,
+                    "{}",
+                    jac_row[0]
+                );
             }
             if row == 1 {
-                assert!((jac_row[0] - 1.0112032062442544).abs() < 1e-14, "{}", jac_row[0]);
+                assert!(
+                    (jac_row[0] - 1.0112032062442544).abs() < 1e-14,
+                    "{}",
+                    jac_row[0]
+                );
             }
         }
     }
@@ -1131,7 +1210,6 @@ fn bratu_tape_sizes() {
     // Only the local `h` is handed over from the forward to the reverse sweep.
     assert_eq!(sizes[2][0], 1, "TBR records no element of F");
 }
-
 
 /// Data-dependent DO WHILE with iterative assignments.
 const WHILE_LOOP: &str = "
@@ -1350,7 +1428,13 @@ fn dot_product_calls() {
 #[test]
 fn dot_product_single_precision() {
     let m = compile_fortran(SINGLE, SourceForm::Free);
-    let case = fortran_case(m, "sp", &["x", "y"], &["x", "y"], vec![Buffer::F32(vec![0.7]), scalar(1.3)]);
+    let case = fortran_case(
+        m,
+        "sp",
+        &["x", "y"],
+        &["x", "y"],
+        vec![Buffer::F32(vec![0.7]), scalar(1.3)],
+    );
     check_dot_product(&case, 1e-6);
 }
 
