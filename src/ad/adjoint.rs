@@ -122,7 +122,9 @@ pub struct AdjointProcs {
 /// Generates the adjoint of `proc` (see the module documentation).
 ///
 /// `independents` and `dependents` are floating-point parameters or globals
-/// of `proc`.
+/// of `proc`. The input module must pass the verifier
+/// ([`AdError::InvalidIr`] otherwise); procedures with explicit stack
+/// instructions are refused ([`AdError::Unsupported`]).
 pub fn adjoint(
     module: &Module,
     proc: ProcId,
@@ -136,6 +138,10 @@ pub fn adjoint(
         .ok_or(AdError::UnknownProc(proc.0))?;
     for &var in independents.iter().chain(dependents) {
         check_interface_var(source, var)?;
+    }
+    if let Err(errors) = adjit_jit::verify::verify_module(module) {
+        let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+        return Err(AdError::InvalidIr(first));
     }
     let mut generator = Generator {
         source: module,

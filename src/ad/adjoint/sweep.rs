@@ -255,10 +255,8 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     let returns = return_blocks(source, sc.reachable);
     let nblocks = source.blocks.len();
     let mut fb: Vec<BlockId> = vec![Proc::ENTRY; nblocks];
-    for b in 0..nblocks {
-        if sc.reachable[b] {
-            fb[b] = proc.add_block();
-        }
+    for (slot, _) in fb.iter_mut().zip(sc.reachable).filter(|(_, &live)| live) {
+        *slot = proc.add_block();
     }
     let exit = proc.add_block();
     let mut c = Cursor::new(&mut proc, Proc::ENTRY);
@@ -393,10 +391,8 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     let returns = return_blocks(source, sc.reachable);
     let nblocks = source.blocks.len();
     let mut rb: Vec<BlockId> = vec![Proc::ENTRY; nblocks];
-    for b in 0..nblocks {
-        if sc.reachable[b] {
-            rb[b] = proc.add_block();
-        }
+    for (slot, _) in rb.iter_mut().zip(sc.reachable).filter(|(_, &live)| live) {
+        *slot = proc.add_block();
     }
     let exit = proc.add_block();
     let mut c = Cursor::new(&mut proc, Proc::ENTRY);

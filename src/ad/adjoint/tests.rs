@@ -449,6 +449,8 @@ fn griewank(n: usize) -> Case {
 }
 
 #[test]
+// The digits are the seed's, as published.
+#[allow(clippy::excessive_precision)]
 fn griewank_reference_gradient() {
     let case = griewank(5);
     let seeds: HashMap<usize, Buffer> = [(2, scalar(1.0))].into_iter().collect();
@@ -1441,4 +1443,16 @@ fn dot_product_single_precision() {
 #[test]
 fn dot_product_bratu() {
     check_dot_product(&bratu(7), 1e-13);
+}
+
+/// Bad requests give errors, not panics.
+#[test]
+fn bad_requests_are_errors() {
+    let case = naumann(1.0, 2.0);
+    let options = AdjointOptions::default();
+    assert!(adjoint(&case.module, ProcId(7), &[], &[], &options).is_err());
+    assert!(adjoint(&case.module, case.proc, &[VarId(99)], &[], &options).is_err());
+    let mut broken = case.module.clone();
+    broken.procs[0].blocks[0].term = adjit_jit::ir::Terminator::Jump(adjit_jit::ir::BlockId(42));
+    assert!(adjoint(&broken, case.proc, &case.independents, &case.dependents, &options).is_err());
 }
