@@ -46,7 +46,9 @@
 //!
 //! One decision point, [`record`]'s plan: copy-on-def (every overwritten
 //! value) or TBR; see that module. Control flow is recorded by predecessor
-//! ids at every join (seed 000's general scheme, any CFG); see [`sweep`].
+//! ids at every join (seed 000's general scheme, any CFG), except that
+//! natural loops record one iteration count per execution; see [`sweep`] and
+//! `control`.
 //!
 //! # Calls
 //!
@@ -57,6 +59,7 @@
 //! parameter or global, so its reverse sweep gives the caller back the state
 //! before the call.
 
+mod control;
 mod emit;
 mod normalize;
 pub(crate) mod reach;
@@ -69,6 +72,7 @@ use adjit_jit::ir::{
     CallArg, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type, Value, VarId,
 };
 
+use self::control::ControlPlan;
 use self::emit::Cursor;
 use self::normalize::normalize;
 use self::record::{conservative_plan, tbr_plan, PlanContext};
@@ -298,7 +302,11 @@ impl Generator<'_> {
             RecordPolicy::Tbr => tbr_plan(&plan_ctx),
         };
         let reachable = reach::reachable_blocks(&norm.proc);
+        let edges = reach::incoming_edges(&norm.proc, &reachable);
+        let mut layout = layout;
+        let control = ControlPlan::new(&norm.proc, &reachable, &edges, &mut layout.vars);
         let sc = SweepContext {
+            control: &control,
             plan_ctx,
             plan: &plan,
             layout: &layout,

@@ -1211,6 +1211,8 @@ fn bratu_tape_sizes() {
     assert!(sizes[2][0] < sizes[0][0]);
     // Only the local `h` is handed over from the forward to the reverse sweep.
     assert_eq!(sizes[2][0], 1, "TBR records no element of F");
+    // The loop records one iteration count, not one id per iteration.
+    assert!(sizes.iter().all(|s| s[2] == 1));
 }
 
 /// Data-dependent DO WHILE with iterative assignments.
@@ -1454,5 +1456,41 @@ fn bad_requests_are_errors() {
     assert!(adjoint(&case.module, case.proc, &[VarId(99)], &[], &options).is_err());
     let mut broken = case.module.clone();
     broken.procs[0].blocks[0].term = adjit_jit::ir::Terminator::Jump(adjit_jit::ir::BlockId(42));
-    assert!(adjoint(&broken, case.proc, &case.independents, &case.dependents, &options).is_err());
+    assert!(adjoint(
+        &broken,
+        case.proc,
+        &case.independents,
+        &case.dependents,
+        &options
+    )
+    .is_err());
+}
+
+/// RETURN from inside a loop (the loop's count is pushed on that exit too).
+const RETURN_IN_LOOP: &str = "
+subroutine rl(x, n)
+  double precision x
+  integer n, i
+  do i = 1, n
+    x = x*sin(x) + 1
+    if (x > 2.5d0) return
+  end do
+  x = x*x
+end subroutine
+";
+
+#[test]
+fn dot_product_return_in_loop() {
+    let m = compile_fortran(RETURN_IN_LOOP, SourceForm::Free);
+    for (x, n) in [(0.5, 3), (1.9, 6), (0.1, 0)] {
+        let case = fortran_case(
+            m.clone(),
+            "rl",
+            &["x"],
+            &["x"],
+            vec![scalar(x), Buffer::I32(vec![n])],
+        );
+        check_dot_product(&case, 1e-13);
+        check_gradient(&case, 1e-6);
+    }
 }
