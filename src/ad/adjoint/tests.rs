@@ -1591,3 +1591,32 @@ fn compiled_adjoints_agree_with_the_interpreter() {
         }
     }
 }
+
+/// A module variable (a global) written by the caller, read and
+/// overwritten by the callee.
+const GLOBAL_VARIABLE: &str = "
+module blk
+  double precision c
+end module
+subroutine g2(y)
+  use blk
+  double precision y
+  y = y*c + sin(c)
+  c = c*y
+end subroutine
+subroutine g1(x, y)
+  use blk
+  double precision x, y
+  c = x*x
+  call g2(y)
+  y = y + c*x
+end subroutine
+";
+
+#[test]
+fn dot_product_global_variable() {
+    let m = compile_fortran(GLOBAL_VARIABLE, SourceForm::Free);
+    let case = fortran_case(m, "g1", &["x", "y"], &["y"], vec![scalar(0.7), scalar(1.2)]);
+    check_dot_product(&case, 1e-13);
+    check_gradient(&case, 1e-6);
+}
