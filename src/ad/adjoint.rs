@@ -46,7 +46,9 @@
 //!
 //! One decision point, [`record`]'s plan: copy-on-def (every overwritten
 //! value) or TBR; see that module. Control flow is recorded by predecessor
-//! ids at every join (seed 000's general scheme, any CFG); see [`sweep`].
+//! ids at every join (seed 000's general scheme, any CFG), except that
+//! natural loops record one iteration count per execution; see [`sweep`] and
+//! `control`.
 //!
 //! # Calls
 //!
@@ -57,6 +59,7 @@
 //! parameter or global, so its reverse sweep gives the caller back the state
 //! before the call.
 
+mod control;
 mod emit;
 mod normalize;
 pub(crate) mod reach;
@@ -69,6 +72,7 @@ use adjit_jit::ir::{
     CallArg, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type, Value, VarId,
 };
 
+use self::control::ControlPlan;
 use self::emit::Cursor;
 use self::normalize::normalize;
 use self::record::{conservative_plan, tbr_plan, PlanContext};
@@ -122,7 +126,9 @@ pub struct AdjointProcs {
 /// Generates the adjoint of `proc` (see the module documentation).
 ///
 /// `independents` and `dependents` are floating-point parameters or globals
-/// of `proc`.
+/// of `proc`. The input module must pass the verifier
+/// ([`AdError::InvalidIr`] otherwise); procedures with explicit stack
+/// instructions are refused ([`AdError::Unsupported`]).
 pub fn adjoint(
     module: &Module,
     proc: ProcId,
@@ -136,6 +142,10 @@ pub fn adjoint(
         .ok_or(AdError::UnknownProc(proc.0))?;
     for &var in independents.iter().chain(dependents) {
         check_interface_var(source, var)?;
+    }
+    if let Err(errors) = adjit_jit::verify::verify_module(module) {
+        let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+        return Err(AdError::InvalidIr(first));
     }
     let mut generator = Generator {
         source: module,
@@ -174,7 +184,10 @@ fn check_interface_var(proc: &Proc, var: VarId) -> Result<(), AdError> {
             .map_or_else(|| var.to_string(), |v| v.name.clone()),
         reason: reason.into(),
     };
-    let v = proc.vars.get(var.index()).ok_or_else(|| bad("does not exist"))?;
+    let v = proc
+        .vars
+        .get(var.index())
+        .ok_or_else(|| bad("does not exist"))?;
     if !v.ty.is_float() {
         return Err(bad("is not floating-point"));
     }
@@ -289,7 +302,11 @@ impl Generator<'_> {
             RecordPolicy::Tbr => tbr_plan(&plan_ctx),
         };
         let reachable = reach::reachable_blocks(&norm.proc);
+        let edges = reach::incoming_edges(&norm.proc, &reachable);
+        let mut layout = layout;
+        let control = ControlPlan::new(&norm.proc, &reachable, &edges, &mut layout.vars);
         let sc = SweepContext {
+            control: &control,
             plan_ctx,
             plan: &plan,
             layout: &layout,
@@ -417,8 +434,7 @@ impl Generator<'_> {
                             CallArg::Var(var) | CallArg::Elem(var, _) => Some(*var),
                             CallArg::Value(_) => None,
                         };
-                        param_float
-                            && arg_var.is_some_and(|var| layout.adjoint.contains_key(&var))
+                        param_float && arg_var.is_some_and(|var| layout.adjoint.contains_key(&var))
                     })
                     .collect();
                 let key = (*callee, active.clone());

@@ -64,10 +64,7 @@ impl<'p> Cursor<'p> {
         if self.proc.value_type(v) == Some(ty) {
             v
         } else {
-            self.ins(
-                Inst::Convert(v, adjit_jit::ir::Rounding::Trunc),
-                Some(ty),
-            )
+            self.ins(Inst::Convert(v, adjit_jit::ir::Rounding::Trunc), Some(ty))
         }
     }
 

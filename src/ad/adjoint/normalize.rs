@@ -246,11 +246,14 @@ fn spill_cross_statement_values(proc: &mut Proc, block: BlockId) {
                 Some(&temp) => {
                     let ty = proc.value_type(u);
                     let reload = Value((proc.insts.len() + reloads.len()) as u32);
-                    reloads.push((InstData {
-                        kind: Inst::Load(temp),
-                        ty,
-                        span,
-                    }, reload));
+                    reloads.push((
+                        InstData {
+                            kind: Inst::Load(temp),
+                            ty,
+                            span,
+                        },
+                        reload,
+                    ));
                     reload
                 }
                 None => u,

@@ -137,7 +137,11 @@ pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> 
             proc.inst(v).kind.for_each_operand(|u| roots.push(u));
         }
     }
-    stmt.pure.iter().copied().filter(|v| needed.contains(v)).collect()
+    stmt.pure
+        .iter()
+        .copied()
+        .filter(|v| needed.contains(v))
+        .collect()
 }
 
 /// Variables the reverse sweep of `stmt` reads (its `Use` set).
@@ -172,12 +176,22 @@ fn used_vars(ctx: &PlanContext<'_>, stmt: &Statement) -> HashSet<VarId> {
 /// Subscripts of a store that read the stored array cannot be recomputed
 /// after the store: they are recorded.
 fn subscripts_read_target(proc: &Proc, stmt: &Statement) -> bool {
-    let Inst::StoreElem(var, ..) = &proc.inst(stmt.effect).kind else {
+    let Inst::StoreElem(var, idx, _) = &proc.inst(stmt.effect).kind else {
         return false;
     };
-    stmt.pure
-        .iter()
-        .any(|&v| matches!(&proc.inst(v).kind, Inst::LoadElem(w, _) if w == var))
+    let in_stmt: HashSet<Value> = stmt.pure.iter().copied().collect();
+    let mut seen: HashSet<Value> = HashSet::new();
+    let mut work: Vec<Value> = idx.clone();
+    while let Some(v) = work.pop() {
+        if !in_stmt.contains(&v) || !seen.insert(v) {
+            continue;
+        }
+        if matches!(&proc.inst(v).kind, Inst::LoadElem(w, _) if w == var) {
+            return true;
+        }
+        proc.inst(v).kind.for_each_operand(|u| work.push(u));
+    }
+    false
 }
 
 /// The copy-on-def plan: record every overwrite, hand over every local.

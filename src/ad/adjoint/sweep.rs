@@ -30,10 +30,11 @@
 use std::collections::HashMap;
 
 use adjit_jit::ir::{
-    BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value,
-    Var, VarId,
+    BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value, Var,
+    VarId,
 };
 
+use super::control::ControlPlan;
 use super::emit::Cursor;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
@@ -198,6 +199,8 @@ pub(crate) struct SweepContext<'a> {
     pub calls: &'a HashMap<Value, CalleeSweeps>,
     /// Reachable blocks of the normalised procedure.
     pub reachable: &'a [bool],
+    /// How control flow is recorded (counted loops).
+    pub control: &'a ControlPlan,
 }
 
 impl SweepContext<'_> {
@@ -256,15 +259,13 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     let returns = return_blocks(source, sc.reachable);
     let nblocks = source.blocks.len();
     let mut fb: Vec<BlockId> = vec![Proc::ENTRY; nblocks];
-    for b in 0..nblocks {
-        if sc.reachable[b] {
-            fb[b] = proc.add_block();
-        }
+    for (slot, _) in fb.iter_mut().zip(sc.reachable).filter(|(_, &live)| live) {
+        *slot = proc.add_block();
     }
     let exit = proc.add_block();
     let mut c = Cursor::new(&mut proc, Proc::ENTRY);
     // Entry edge.
-    let entry_dest = edge_block(&mut c, edges[0].len(), 0, fb[0]);
+    let entry_dest = forward_edge(&mut c, sc, &edges, None, Proc::ENTRY, 0, fb[0]);
     c.terminate(Terminator::Jump(entry_dest));
     let mut next_edge = vec![0usize; nblocks];
     next_edge[0] = 1;
@@ -288,6 +289,9 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
         c.span = source.block(block).term_span;
         let term = match &source.block(block).term {
             Terminator::Return => {
+                for counter in sc.control.exit_counters(block, None) {
+                    push_counter(&mut c, counter);
+                }
                 if returns.len() > 1 {
                     let id = returns.iter().position(|&r| r == block).unwrap_or(0);
                     let id = c.int(id as i64);
@@ -301,7 +305,7 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
                 retarget(&mut term, &mut |t| {
                     let k = next_edge[t.index()];
                     next_edge[t.index()] += 1;
-                    edge_block(&mut c, edges[t.index()].len(), k, fb[t.index()])
+                    forward_edge(&mut c, sc, &edges, Some(block), t, k, fb[t.index()])
                 });
                 if let Terminator::Branch { cond, .. } | Terminator::Switch { value: cond, .. } =
                     &mut term
@@ -322,19 +326,90 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     proc
 }
 
-/// The block an edge into a block with `n_edges` incoming edges goes to in
-/// the forward sweep: the block's copy `dest` itself when it has one
-/// incoming edge, else a new block pushing the edge's id `k` on the Control
-/// stack and then jumping to `dest`.
-fn edge_block(c: &mut Cursor<'_>, n_edges: usize, k: usize, dest: BlockId) -> BlockId {
-    if n_edges <= 1 {
+/// The block the `k`-th incoming edge of `to` (coming from `from`, `None`
+/// for the procedure entry) goes to in the forward sweep: `dest` (the copy of
+/// `to`) itself when nothing is recorded on the edge, else a new block that
+/// pushes the counters of the loops the edge leaves, then counts a loop
+/// iteration (`to` a counted header) or pushes the edge's id (`to` a join),
+/// then jumps to `dest`.
+fn forward_edge(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    edges: &[Vec<Pred>],
+    from: Option<BlockId>,
+    to: BlockId,
+    k: usize,
+    dest: BlockId,
+) -> BlockId {
+    let counters = from.map_or_else(Vec::new, |f| sc.control.exit_counters(f, Some(to)));
+    let counted = sc.control.loops.get(&to);
+    let needs_id = counted.is_none() && edges[to.index()].len() > 1;
+    if counters.is_empty() && !needs_id && counted.is_none() {
         return dest;
     }
     let here = c.block;
     let block = c.new_block();
     c.switch_to(block);
-    let id = c.int(k as i64);
-    c.ins(Inst::Push(StackKind::Control, id), None);
+    for counter in counters {
+        push_counter(c, counter);
+    }
+    if let Some(l) = counted {
+        let next = if k == l.entry_edge {
+            c.int(0)
+        } else {
+            let trips = c.ins(Inst::Load(l.counter), Some(Type::I64));
+            let one = c.int(1);
+            c.binary(adjit_jit::ir::BinaryOp::Add, trips, one)
+        };
+        c.ins(Inst::Store(l.counter, next), None);
+    } else if needs_id {
+        let id = c.int(k as i64);
+        c.ins(Inst::Push(StackKind::Control, id), None);
+    }
+    c.terminate(Terminator::Jump(dest));
+    c.switch_to(here);
+    block
+}
+
+/// Pushes a loop's iteration count on the Control stack.
+fn push_counter(c: &mut Cursor<'_>, counter: VarId) {
+    let trips = c.ins(Inst::Load(counter), Some(Type::I64));
+    c.ins(Inst::Push(StackKind::Control, trips), None);
+}
+
+/// The reverse-sweep block that reverses the `k`-th incoming edge of `to`:
+/// the reverse block of the edge's source (`exit` for the procedure entry),
+/// through a new block popping the counters the forward edge pushed, if any.
+fn reverse_edge(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    edges: &[Vec<Pred>],
+    rb: &[BlockId],
+    exit: BlockId,
+    to: BlockId,
+    k: usize,
+) -> BlockId {
+    let (from, dest) = match edges[to.index()][k] {
+        Pred::Entry => (None, exit),
+        Pred::Block(x) => (Some(x), rb[x.index()]),
+    };
+    let counters = from.map_or_else(Vec::new, |f| sc.control.exit_counters(f, Some(to)));
+    restore_counters(c, &counters, dest)
+}
+
+/// `dest`, or a new block popping `counters` (in reverse order) and jumping
+/// to `dest`.
+fn restore_counters(c: &mut Cursor<'_>, counters: &[VarId], dest: BlockId) -> BlockId {
+    if counters.is_empty() {
+        return dest;
+    }
+    let here = c.block;
+    let block = c.new_block();
+    c.switch_to(block);
+    for &counter in counters.iter().rev() {
+        let trips = c.ins(Inst::Pop(StackKind::Control), Some(Type::I64));
+        c.ins(Inst::Store(counter, trips), None);
+    }
     c.terminate(Terminator::Jump(dest));
     c.switch_to(here);
     block
@@ -394,10 +469,8 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     let returns = return_blocks(source, sc.reachable);
     let nblocks = source.blocks.len();
     let mut rb: Vec<BlockId> = vec![Proc::ENTRY; nblocks];
-    for b in 0..nblocks {
-        if sc.reachable[b] {
-            rb[b] = proc.add_block();
-        }
+    for (slot, _) in rb.iter_mut().zip(sc.reachable).filter(|(_, &live)| live) {
+        *slot = proc.add_block();
     }
     let exit = proc.add_block();
     let mut c = Cursor::new(&mut proc, Proc::ENTRY);
@@ -405,7 +478,13 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     for &local in sc.plan.handover_locals().iter().rev() {
         c.restore_var(local);
     }
-    let targets: Vec<BlockId> = returns.iter().map(|r| rb[r.index()]).collect();
+    let targets: Vec<BlockId> = returns
+        .iter()
+        .map(|&r| {
+            let counters = sc.control.exit_counters(r, None);
+            restore_counters(&mut c, &counters, rb[r.index()])
+        })
+        .collect();
     let to_returns = dispatch(&mut c, &targets, exit);
     c.terminate(to_returns);
     for b in (0..nblocks).filter(|&b| sc.reachable[b]) {
@@ -421,14 +500,35 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
             reverse_statement(&mut c, sc, stmt);
         }
         c.span = source.block(block).term_span;
-        let targets: Vec<BlockId> = edges[b]
-            .iter()
-            .map(|pred| match pred {
-                Pred::Entry => exit,
-                Pred::Block(p) => rb[p.index()],
-            })
+        let targets: Vec<BlockId> = (0..edges[b].len())
+            .map(|k| reverse_edge(&mut c, sc, &edges, &rb, exit, block, k))
             .collect();
-        let term = dispatch(&mut c, &targets, exit);
+        let term = match sc.control.loops.get(&block) {
+            Some(l) => {
+                // Back around while iterations remain, else out of the loop.
+                let trips = c.ins(Inst::Load(l.counter), Some(Type::I64));
+                let zero = c.int(0);
+                let more = c.ins(
+                    Inst::Cmp(adjit_jit::ir::CmpOp::Gt, trips, zero),
+                    Some(Type::Bool),
+                );
+                let here = c.block;
+                let again = c.new_block();
+                c.switch_to(again);
+                let trips = c.ins(Inst::Load(l.counter), Some(Type::I64));
+                let one = c.int(1);
+                let fewer = c.binary(adjit_jit::ir::BinaryOp::Sub, trips, one);
+                c.ins(Inst::Store(l.counter, fewer), None);
+                c.terminate(Terminator::Jump(targets[l.back_edge]));
+                c.switch_to(here);
+                Terminator::Branch {
+                    cond: more,
+                    then_dest: again,
+                    else_dest: targets[l.entry_edge],
+                }
+            }
+            None => dispatch(&mut c, &targets, exit),
+        };
         c.terminate(term);
     }
     c.switch_to(exit);
@@ -530,7 +630,11 @@ fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
             source.inst(v).kind.for_each_operand(|u| work.push(u));
         }
     }
-    stmt.pure.iter().copied().filter(|v| needed.contains(v)).collect()
+    stmt.pure
+        .iter()
+        .copied()
+        .filter(|v| needed.contains(v))
+        .collect()
 }
 
 /// Re-emits the listed instructions (skipping those already mapped).

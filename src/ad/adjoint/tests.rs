@@ -12,6 +12,9 @@ use adjit_jit::ir::{
 use adjit_jit::Buffer;
 
 use super::{adjoint, AdjointOptions, AdjointProcs, RecordPolicy};
+use crate::ad::tangent::{active_params as tangent_active_params, tangent, TangentOptions};
+use crate::front::diag::SourceMap;
+use crate::front::source::SourceForm;
 use crate::interp::Interpreter;
 
 /// The four combinations of recording policy and activity analysis.
@@ -65,7 +68,11 @@ struct AdjointRun {
 }
 
 /// Builds the argument list of a generated procedure.
-fn sweep_args(procs: &AdjointProcs, primal: &[Buffer], seeds: &HashMap<usize, Buffer>) -> Vec<Buffer> {
+fn sweep_args(
+    procs: &AdjointProcs,
+    primal: &[Buffer],
+    seeds: &HashMap<usize, Buffer>,
+) -> Vec<Buffer> {
     let mut out = Vec::new();
     for (i, buf) in primal.iter().enumerate() {
         out.push(buf.clone());
@@ -116,29 +123,50 @@ fn run(case: &Case, options: AdjointOptions, seeds: &HashMap<usize, Buffer>) -> 
     let mut interp = Interpreter::new(&module);
     // Combined.
     let mut args = sweep_args(&procs, &case.args, seeds);
-    interp.call(procs.combined, &mut args).expect("combined runs");
+    interp
+        .call(procs.combined, &mut args)
+        .expect("combined runs");
     for kind in [StackKind::Value, StackKind::Integer, StackKind::Control] {
-        assert_eq!(interp.stack_len(kind), 0, "{options:?}: stack {kind:?} balanced");
+        assert_eq!(
+            interp.stack_len(kind),
+            0,
+            "{options:?}: stack {kind:?} balanced"
+        );
     }
     let (primal, adjoints) = split_args(&procs, args);
     let expected = case.primal(&case.args);
-    assert_eq!(primal, expected, "{options:?}: foo_b gives the primal outputs");
+    assert_eq!(
+        primal, expected,
+        "{options:?}: foo_b gives the primal outputs"
+    );
     // Split.
     let mut args = sweep_args(&procs, &case.args, seeds);
     let mut interp = Interpreter::new(&module);
-    interp.call(procs.forward, &mut args).expect("forward sweep runs");
+    interp
+        .call(procs.forward, &mut args)
+        .expect("forward sweep runs");
     let tape = [
         interp.stack_len(StackKind::Value),
         interp.stack_len(StackKind::Integer),
         interp.stack_len(StackKind::Control),
     ];
-    interp.call(procs.reverse, &mut args).expect("reverse sweep runs");
+    interp
+        .call(procs.reverse, &mut args)
+        .expect("reverse sweep runs");
     for kind in [StackKind::Value, StackKind::Integer, StackKind::Control] {
-        assert_eq!(interp.stack_len(kind), 0, "{options:?}: split stack {kind:?}");
+        assert_eq!(
+            interp.stack_len(kind),
+            0,
+            "{options:?}: split stack {kind:?}"
+        );
     }
     let (_, split_adjoints) = split_args(&procs, args);
     for (i, buf) in &adjoints {
-        assert_eq!(Some(buf), split_adjoints.get(i), "{options:?}: split == combined");
+        assert_eq!(
+            Some(buf),
+            split_adjoints.get(i),
+            "{options:?}: split == combined"
+        );
     }
     AdjointRun {
         primal,
@@ -178,7 +206,11 @@ fn weighted_output(case: &Case, args: &[Buffer], seeds: &HashMap<usize, Buffer>)
     let out = case.primal(args);
     seeds
         .iter()
-        .map(|(&i, w)| (0..w.len()).map(|k| w.get_f64(k) * out[i].get_f64(k)).sum::<f64>())
+        .map(|(&i, w)| {
+            (0..w.len())
+                .map(|k| w.get_f64(k) * out[i].get_f64(k))
+                .sum::<f64>()
+        })
         .sum()
 }
 
@@ -283,7 +315,10 @@ fn naumann_reference_gradient() {
         assert_eq!(r.primal[0].get_f64(0), -0.9489846193555862);
         let gx = r.adjoints[&0].get_f64(0);
         let gy = r.adjoints[&1].get_f64(0);
-        assert!((gx - 0.07883059059881717).abs() < 1e-15, "{options:?}: {gx}");
+        assert!(
+            (gx - 0.07883059059881717).abs() < 1e-15,
+            "{options:?}: {gx}"
+        );
         assert!((gy - 1.5766118119763433).abs() < 1e-15, "{options:?}: {gy}");
     }
     check_gradient(&case, 1e-7);
@@ -405,11 +440,17 @@ fn griewank(n: usize) -> Case {
         proc,
         independents: vec![pa],
         dependents: vec![pc],
-        args: vec![Buffer::I32(vec![n as i32]), Buffer::F64(vec![1.0; n]), scalar(0.0)],
+        args: vec![
+            Buffer::I32(vec![n as i32]),
+            Buffer::F64(vec![1.0; n]),
+            scalar(0.0),
+        ],
     }
 }
 
 #[test]
+// The digits are the seed's, as published.
+#[allow(clippy::excessive_precision)]
 fn griewank_reference_gradient() {
     let case = griewank(5);
     let seeds: HashMap<usize, Buffer> = [(2, scalar(1.0))].into_iter().collect();
@@ -425,7 +466,10 @@ fn griewank_reference_gradient() {
         assert!((r.primal[2].get_f64(0) - 0.7401564142777319).abs() < 1e-15);
         for (k, e) in expected.iter().enumerate() {
             let g = r.adjoints[&1].get_f64(k);
-            assert!((g - e).abs() <= 1e-15 * e.abs(), "{options:?} a_b({k}) = {g}, want {e}");
+            assert!(
+                (g - e).abs() <= 1e-15 * e.abs(),
+                "{options:?} a_b({k}) = {g}, want {e}"
+            );
         }
         // The dependent is a pure output: its adjoint comes back 0.
         assert_eq!(r.adjoints[&2].get_f64(0), 0.0);
@@ -517,7 +561,10 @@ fn irreducible_cfg() {
         let zero = b.fconst(Type::F64, 0.0);
         let c = b.cmp(CmpOp::Gt, lx, zero);
         b.branch(c, block_a, block_b);
-        for (here, other, op) in [(block_a, block_b, UnaryOp::Sin), (block_b, block_a, UnaryOp::Cos)] {
+        for (here, other, op) in [
+            (block_a, block_b, UnaryOp::Sin),
+            (block_b, block_a, UnaryOp::Cos),
+        ] {
             b.switch_to_block(here);
             let lx = b.load(px);
             let ly = b.load(py);
@@ -879,7 +926,14 @@ fn calls_with_sequence_association() {
         let z = b.local("z", Type::F64);
         let two = b.iconst(Type::I64, 2);
         let n = b.iconst(Type::I32, 2);
-        b.call(sq, vec![CallArg::Elem(pa, vec![two]), CallArg::Value(n), CallArg::Var(px)]);
+        b.call(
+            sq,
+            vec![
+                CallArg::Elem(pa, vec![two]),
+                CallArg::Value(n),
+                CallArg::Var(px),
+            ],
+        );
         let e = |b: &mut ProcBuilder, k| {
             let k = b.iconst(Type::I64, k);
             b.load_elem(pa, vec![k])
@@ -910,7 +964,11 @@ fn calls_with_sequence_association() {
         proc,
         independents: vec![pa, px],
         dependents: vec![py, pa, px],
-        args: vec![Buffer::F64(vec![0.5, 1.2, -0.8, 0.3]), scalar(0.9), scalar(0.0)],
+        args: vec![
+            Buffer::F64(vec![0.5, 1.2, -0.8, 0.3]),
+            scalar(0.9),
+            scalar(0.0),
+        ],
     };
     check_gradient(&case, 1e-6);
 }
@@ -955,4 +1013,610 @@ fn single_precision() {
         assert!((dx - 1.3 * 6.0 * x as f64).abs() < 1e-6, "{dx}");
         assert_eq!(dy, (3.0f32 * x * x) as f64);
     }
+}
+
+/// Compiles Fortran source with the front end.
+fn compile_fortran(src: &str, form: SourceForm) -> Module {
+    let mut map = SourceMap::new();
+    let file = map.add("test.f", src);
+    let (ast, diags) = crate::front::parser::parse_file(&map, file, form);
+    assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+    match crate::front::sema::compile(&map, &[ast]) {
+        Ok(c) => c.module,
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+/// A case from a compiled module: procedure, independents and dependents by
+/// name, arguments in parameter order.
+fn fortran_case(
+    module: Module,
+    proc: &str,
+    indep: &[&str],
+    dep: &[&str],
+    args: Vec<Buffer>,
+) -> Case {
+    let id = module.find_proc(proc).expect("procedure");
+    let var = |name: &str| module.proc(id).find_var(name).expect("variable");
+    let independents = indep.iter().map(|n| var(n)).collect();
+    let dependents = dep.iter().map(|n| var(n)).collect();
+    Case {
+        module,
+        proc: id,
+        independents,
+        dependents,
+        args,
+    }
+}
+
+/// The dot-product identity `<y_d, y_b> = <x_d, x_b>` between the tangent
+/// (random directions on the independents) and every adjoint variant
+/// (random seeds on the dependents).
+fn check_dot_product(case: &Case, tolerance: f64) {
+    let mut rng = Lcg(987654321);
+    let (tmod, tproc) = tangent(
+        &case.module,
+        case.proc,
+        &case.independents,
+        &case.dependents,
+        &TangentOptions::default(),
+    )
+    .expect("tangent generated");
+    let active = tangent_active_params(
+        &case.module,
+        case.proc,
+        &case.independents,
+        &case.dependents,
+    );
+    let params = case.module.proc(case.proc).params.clone();
+    let mut directions: HashMap<usize, Buffer> = HashMap::new();
+    let mut targs = Vec::new();
+    let mut slot_of = HashMap::new();
+    for (i, &p) in params.iter().enumerate() {
+        targs.push(case.args[i].clone());
+        if active.contains(&p) {
+            let mut d = Buffer::zeros(case.args[i].ty(), case.args[i].len());
+            if case.independents.contains(&p) {
+                for k in 0..d.len() {
+                    d.set_f64(k, rng.next());
+                }
+                directions.insert(i, d.clone());
+            }
+            slot_of.insert(i, targs.len());
+            targs.push(d);
+        }
+    }
+    let mut interp = Interpreter::new(&tmod);
+    interp.call(tproc, &mut targs).expect("tangent runs");
+    let seeds = random_seeds(case, &mut rng);
+    let lhs: f64 = seeds
+        .iter()
+        .map(|(i, w)| {
+            let yd = &targs[slot_of[i]];
+            (0..w.len())
+                .map(|k| w.get_f64(k) * yd.get_f64(k))
+                .sum::<f64>()
+        })
+        .sum();
+    for options in all_options() {
+        let r = run(case, options, &seeds);
+        let rhs: f64 = directions
+            .iter()
+            .map(|(i, d)| {
+                let xb = &r.adjoints[i];
+                (0..d.len())
+                    .map(|k| d.get_f64(k) * xb.get_f64(k))
+                    .sum::<f64>()
+            })
+            .sum();
+        assert!(
+            (lhs - rhs).abs() <= tolerance * lhs.abs().max(rhs.abs()),
+            "{options:?}: <y_d, y_b> = {lhs} but <x_d, x_b> = {rhs}"
+        );
+    }
+}
+
+/// The Bratu subroutine of seed 003 appendix A (front end test data),
+/// inputs as REFERENCE_CASES.md §3 (single-precision literals widened).
+fn bratu(dim: usize) -> Case {
+    let module = compile_fortran(
+        include_str!("../../front/testdata/bratu.f"),
+        SourceForm::Fixed,
+    );
+    let x0 = [1.72f32, 3.45, 4.16, 4.87, 4.16, 3.45, 1.72];
+    let x: Vec<f64> = (0..dim).map(|k| x0[k % 7] as f64).collect();
+    fortran_case(
+        module,
+        "bratu",
+        &["x", "prm"],
+        &["f"],
+        vec![
+            Buffer::I32(vec![dim as i32]),
+            Buffer::I32(vec![2]),
+            Buffer::F64(x),
+            Buffer::F64(vec![1.3f32 as f64, 0.245828f32 as f64]),
+            Buffer::F64(vec![0.0; dim]),
+        ],
+    )
+}
+
+/// The 7x9 Bratu Jacobian by 7 reverse sweeps (seed 001 §4.2).
+#[test]
+fn bratu_jacobian_by_reverse_sweeps() {
+    let case = bratu(7);
+    let published: [[f64; 9]; 7] = [
+        [-1.89, 1.01, 0.0, 0.0, 0.0, 0.0, 0.0, 0.21, -0.48],
+        [1.01, -1.87, 1.01, 0.0, 0.0, 0.0, 0.0, 0.40, -1.78],
+        [0.0, 1.01, -1.87, 1.01, 0.0, 0.0, 0.0, 0.49, -2.70],
+        [0.0, 0.0, 1.01, -1.87, 1.01, 0.0, 0.0, 0.56, -3.50],
+        [0.0, 0.0, 0.0, 1.01, -1.87, 1.01, 0.0, 0.49, -2.70],
+        [0.0, 0.0, 0.0, 0.0, 1.01, -1.87, 1.01, 0.40, -1.78],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 1.01, -1.89, 0.21, -0.48],
+    ];
+    for options in all_options() {
+        for row in 0..7 {
+            let mut seed = vec![0.0; 7];
+            seed[row] = 1.0;
+            let seeds: HashMap<usize, Buffer> = [(4, Buffer::F64(seed))].into_iter().collect();
+            let r = run(&case, options, &seeds);
+            let mut jac_row: Vec<f64> = (0..7).map(|k| r.adjoints[&2].get_f64(k)).collect();
+            jac_row.extend((0..2).map(|k| r.adjoints[&3].get_f64(k)));
+            for (col, (&got, &want)) in jac_row.iter().zip(published[row].iter()).enumerate() {
+                assert!(
+                    (got - want).abs() <= 0.005 + 1e-12,
+                    "{options:?} J({},{}) = {got}, published {want}",
+                    row + 1,
+                    col + 1
+                );
+            }
+            if row == 0 {
+                assert!(
+                    (jac_row[0] - -1.8879679375574547).abs() < 1e-14,
+                    "{}",
+                    jac_row[0]
+                );
+            }
+            if row == 1 {
+                assert!(
+                    (jac_row[0] - 1.0112032062442544).abs() < 1e-14,
+                    "{}",
+                    jac_row[0]
+                );
+            }
+        }
+    }
+    check_gradient(&case, 1e-6);
+}
+
+/// Tape sizes of the Bratu adjoint (dim = 1000) with and without TBR and
+/// activity analysis; TBR must not record the overwritten `F` elements.
+#[test]
+fn bratu_tape_sizes() {
+    let case = bratu(1000);
+    let mut seed = vec![0.0; 1000];
+    seed[500] = 1.0;
+    let seeds: HashMap<usize, Buffer> = [(4, Buffer::F64(seed))].into_iter().collect();
+    let mut sizes = Vec::new();
+    for options in all_options() {
+        let r = run(&case, options, &seeds);
+        eprintln!(
+            "bratu dim=1000 {:?} activity={}: value stack {} entries, integer stack {}, control stack {}",
+            options.record, options.activity, r.tape[0], r.tape[1], r.tape[2]
+        );
+        sizes.push(r.tape);
+    }
+    // Copy-on-def records the old F(i-1), F(i), F(i+1) of every iteration
+    // (plus the 5 stores outside the loop and h); TBR records none of them.
+    assert!(sizes[0][0] >= 3 * 998 + 5);
+    assert!(sizes[2][0] < sizes[0][0]);
+    // Only the local `h` is handed over from the forward to the reverse sweep.
+    assert_eq!(sizes[2][0], 1, "TBR records no element of F");
+    // The loop records one iteration count, not one id per iteration.
+    assert!(sizes.iter().all(|s| s[2] == 1));
+}
+
+/// Data-dependent DO WHILE with iterative assignments.
+const WHILE_LOOP: &str = "
+subroutine w(x, y, n)
+  double precision x, y
+  integer n
+  n = 0
+  do while (x < 10.0d0)
+    x = x*1.5d0 + y*y
+    y = y*0.9d0 + sin(x)
+    n = n + 1
+  end do
+end subroutine
+";
+
+/// Nested loops with EXIT and CYCLE.
+const NESTED_LOOPS: &str = "
+subroutine nl(n, a, x, s)
+  integer n, i, j
+  double precision a(n), x, s
+  do i = 1, n
+    do j = 1, n
+      if (a(j) > 0.5d0) cycle
+      if (j > i) exit
+      s = s + a(i)*a(j)*x
+      a(i) = a(i)*cos(s)
+    end do
+  end do
+end subroutine
+";
+
+/// GO TO loops whose CFG is irreducible (the loop is entered at 10 or 20).
+const GOTO_LOOPS: &str = "
+subroutine gt(x, y, n)
+  double precision x, y
+  integer n, k
+  k = n
+  if (x > 0) goto 20
+10 x = sin(x*y) + x
+  k = k - 1
+  if (k <= 0) goto 30
+20 x = cos(x*y) * x
+  k = k - 1
+  if (k > 0) goto 10
+30 y = x*y
+end subroutine
+";
+
+/// SELECT CASE in a loop.
+const SELECT_CASE: &str = "
+subroutine sc(x, y, k)
+  double precision x, y
+  integer k, i
+  do i = 1, 4
+    select case (mod(k+i, 3))
+    case (0)
+      x = x*y
+    case (1)
+      x = exp(-x) + y
+    case default
+      y = y*x + 1
+    end select
+  end do
+end subroutine
+";
+
+/// Subscripts computed from an integer overwritten every iteration.
+const OVERWRITTEN_INDEX: &str = "
+subroutine ix(a, n, x)
+  integer n, k, m
+  double precision a(n), x
+  k = 1
+  do m = 1, n-1
+    k = mod(k*3, n) + 1
+    a(k) = a(k)*a(m) + x
+    x = x*a(k)
+  end do
+end subroutine
+";
+
+/// Calls: sequence association, an overwritten scalar argument, a
+/// FUNCTION with an expression argument.
+const CALLS: &str = "
+subroutine scale(v, m, s)
+  integer m, i
+  double precision v(*), s
+  do i = 1, m
+    v(i) = v(i)*s + v(i)**2
+  end do
+  s = s*1.1d0
+end subroutine
+double precision function sq(t)
+  double precision t
+  sq = t*t*3
+end function
+subroutine caller(a, x, y)
+  double precision a(6), x, y, sq
+  external sq
+  call scale(a(3), 3, x)
+  y = sq(x*2) + a(4)*a(5)
+  call scale(a, 2, y)
+end subroutine
+";
+
+/// Single precision.
+const SINGLE: &str = "
+subroutine sp(x, y)
+  real x
+  double precision y
+  x = 3*x*x + sin(x)
+  y = y*x
+end subroutine
+";
+
+#[test]
+fn dot_product_while_loop() {
+    let m = compile_fortran(WHILE_LOOP, SourceForm::Free);
+    let case = fortran_case(
+        m,
+        "w",
+        &["x", "y"],
+        &["x", "y"],
+        vec![scalar(0.7), scalar(0.6), Buffer::I32(vec![0])],
+    );
+    check_dot_product(&case, 1e-13);
+    check_gradient(&case, 1e-6);
+}
+
+#[test]
+fn dot_product_nested_loops() {
+    let m = compile_fortran(NESTED_LOOPS, SourceForm::Free);
+    let case = fortran_case(
+        m,
+        "nl",
+        &["a", "x", "s"],
+        &["a", "s"],
+        vec![
+            Buffer::I32(vec![5]),
+            Buffer::F64(vec![0.3, 0.9, 0.2, 0.45, 0.1]),
+            scalar(1.1),
+            scalar(0.25),
+        ],
+    );
+    check_dot_product(&case, 1e-13);
+    check_gradient(&case, 1e-6);
+}
+
+#[test]
+fn dot_product_goto_irreducible() {
+    let m = compile_fortran(GOTO_LOOPS, SourceForm::Free);
+    for (x, n) in [(0.5, 5), (-0.5, 6), (0.2, 1)] {
+        let case = fortran_case(
+            m.clone(),
+            "gt",
+            &["x", "y"],
+            &["y"],
+            vec![scalar(x), scalar(0.8), Buffer::I32(vec![n])],
+        );
+        check_dot_product(&case, 1e-13);
+        check_gradient(&case, 1e-6);
+    }
+}
+
+#[test]
+fn dot_product_select_case() {
+    let m = compile_fortran(SELECT_CASE, SourceForm::Free);
+    for k in 0..3 {
+        let case = fortran_case(
+            m.clone(),
+            "sc",
+            &["x", "y"],
+            &["x", "y"],
+            vec![scalar(0.4), scalar(0.7), Buffer::I32(vec![k])],
+        );
+        check_dot_product(&case, 1e-13);
+        check_gradient(&case, 1e-6);
+    }
+}
+
+#[test]
+fn dot_product_overwritten_index() {
+    let m = compile_fortran(OVERWRITTEN_INDEX, SourceForm::Free);
+    let case = fortran_case(
+        m,
+        "ix",
+        &["a", "x"],
+        &["a", "x"],
+        vec![
+            Buffer::F64(vec![0.9, 1.1, 0.8, 1.2, 0.7, 1.05, 0.95]),
+            Buffer::I32(vec![7]),
+            scalar(0.3),
+        ],
+    );
+    check_dot_product(&case, 1e-13);
+    check_gradient(&case, 1e-6);
+}
+
+#[test]
+fn dot_product_calls() {
+    let m = compile_fortran(CALLS, SourceForm::Free);
+    let case = fortran_case(
+        m,
+        "caller",
+        &["a", "x"],
+        &["a", "y"],
+        vec![
+            Buffer::F64(vec![0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+            scalar(0.4),
+            scalar(0.0),
+        ],
+    );
+    check_dot_product(&case, 1e-13);
+    check_gradient(&case, 1e-6);
+}
+
+#[test]
+fn dot_product_single_precision() {
+    let m = compile_fortran(SINGLE, SourceForm::Free);
+    let case = fortran_case(
+        m,
+        "sp",
+        &["x", "y"],
+        &["x", "y"],
+        vec![Buffer::F32(vec![0.7]), scalar(1.3)],
+    );
+    check_dot_product(&case, 1e-6);
+}
+
+#[test]
+fn dot_product_bratu() {
+    check_dot_product(&bratu(7), 1e-13);
+}
+
+/// Bad requests give errors, not panics.
+#[test]
+fn bad_requests_are_errors() {
+    let case = naumann(1.0, 2.0);
+    let options = AdjointOptions::default();
+    assert!(adjoint(&case.module, ProcId(7), &[], &[], &options).is_err());
+    assert!(adjoint(&case.module, case.proc, &[VarId(99)], &[], &options).is_err());
+    let mut broken = case.module.clone();
+    broken.procs[0].blocks[0].term = adjit_jit::ir::Terminator::Jump(adjit_jit::ir::BlockId(42));
+    assert!(adjoint(
+        &broken,
+        case.proc,
+        &case.independents,
+        &case.dependents,
+        &options
+    )
+    .is_err());
+}
+
+/// RETURN from inside a loop (the loop's count is pushed on that exit too).
+const RETURN_IN_LOOP: &str = "
+subroutine rl(x, n)
+  double precision x
+  integer n, i
+  do i = 1, n
+    x = x*sin(x) + 1
+    if (x > 2.5d0) return
+  end do
+  x = x*x
+end subroutine
+";
+
+#[test]
+fn dot_product_return_in_loop() {
+    let m = compile_fortran(RETURN_IN_LOOP, SourceForm::Free);
+    for (x, n) in [(0.5, 3), (1.9, 6), (0.1, 0)] {
+        let case = fortran_case(
+            m.clone(),
+            "rl",
+            &["x"],
+            &["x"],
+            vec![scalar(x), Buffer::I32(vec![n])],
+        );
+        check_dot_product(&case, 1e-13);
+        check_gradient(&case, 1e-6);
+    }
+}
+
+/// The generated procedures compiled by the JIT give the interpreter's
+/// results bit for bit, combined and split (forward then reverse on one
+/// runtime).
+#[test]
+fn compiled_adjoints_agree_with_the_interpreter() {
+    use adjit_jit::codegen::{CompiledModule, JitOptions};
+    use adjit_jit::runtime::Runtime;
+    let fortran = |src: &str, name: &str, indep: &[&str], dep: &[&str], args: Vec<Buffer>| {
+        fortran_case(
+            compile_fortran(src, SourceForm::Free),
+            name,
+            indep,
+            dep,
+            args,
+        )
+    };
+    let cases = vec![
+        naumann(-5.0, -0.5),
+        griewank(5),
+        bratu(7),
+        fortran(
+            CALLS,
+            "caller",
+            &["a", "x"],
+            &["a", "y"],
+            vec![
+                Buffer::F64(vec![0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+                scalar(0.4),
+                scalar(0.0),
+            ],
+        ),
+        fortran(
+            GOTO_LOOPS,
+            "gt",
+            &["x", "y"],
+            &["y"],
+            vec![scalar(-0.5), scalar(0.8), Buffer::I32(vec![6])],
+        ),
+        fortran(
+            NESTED_LOOPS,
+            "nl",
+            &["a", "x", "s"],
+            &["a", "s"],
+            vec![
+                Buffer::I32(vec![5]),
+                Buffer::F64(vec![0.3, 0.9, 0.2, 0.45, 0.1]),
+                scalar(1.1),
+                scalar(0.25),
+            ],
+        ),
+        fortran(
+            SINGLE,
+            "sp",
+            &["x", "y"],
+            &["x", "y"],
+            vec![Buffer::F32(vec![0.7]), scalar(1.3)],
+        ),
+    ];
+    let mut rng = Lcg(4242);
+    for case in &cases {
+        let seeds = random_seeds(case, &mut rng);
+        for options in all_options() {
+            let (module, procs) = adjoint(
+                &case.module,
+                case.proc,
+                &case.independents,
+                &case.dependents,
+                &options,
+            )
+            .expect("adjoint");
+            let compiled =
+                CompiledModule::compile(&module, &JitOptions::default()).expect("compiles");
+            let args = sweep_args(&procs, &case.args, &seeds);
+            let mut by_interp = args.clone();
+            Interpreter::new(&module)
+                .call(procs.combined, &mut by_interp)
+                .expect("interpreter runs");
+            let mut by_jit = args.clone();
+            compiled
+                .call(procs.combined, &mut by_jit)
+                .expect("JIT runs");
+            assert_eq!(by_jit, by_interp, "{options:?}");
+            let mut split = args;
+            let mut rt = Runtime::new();
+            compiled
+                .call_with(procs.forward, &mut split, &mut rt)
+                .expect("forward");
+            compiled
+                .call_with(procs.reverse, &mut split, &mut rt)
+                .expect("reverse");
+            let (_, split_adjoints) = split_args(&procs, split);
+            let (_, adjoints) = split_args(&procs, by_interp);
+            assert_eq!(split_adjoints, adjoints, "{options:?}: split");
+        }
+    }
+}
+
+/// A module variable (a global) written by the caller, read and
+/// overwritten by the callee.
+const GLOBAL_VARIABLE: &str = "
+module blk
+  double precision c
+end module
+subroutine g2(y)
+  use blk
+  double precision y
+  y = y*c + sin(c)
+  c = c*y
+end subroutine
+subroutine g1(x, y)
+  use blk
+  double precision x, y
+  c = x*x
+  call g2(y)
+  y = y + c*x
+end subroutine
+";
+
+#[test]
+fn dot_product_global_variable() {
+    let m = compile_fortran(GLOBAL_VARIABLE, SourceForm::Free);
+    let case = fortran_case(m, "g1", &["x", "y"], &["y"], vec![scalar(0.7), scalar(1.2)]);
+    check_dot_product(&case, 1e-13);
+    check_gradient(&case, 1e-6);
 }
