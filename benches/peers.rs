@@ -77,7 +77,8 @@ fn engine(root: &Path, file: &str) -> (Engine, f64) {
     let path = root.join(file);
     let text = std::fs::read_to_string(&path).expect("bundled example");
     let start = Instant::now();
-    let engine = Engine::from_sources(&[(path.display().to_string(), text)], Options::default()).expect("compiles");
+    let engine = Engine::from_sources(&[(path.display().to_string(), text)], Options::default())
+        .expect("compiles");
     let f = engine.procedure(None).expect("procedure");
     let latency = start.elapsed().as_secs_f64();
     drop(f);
@@ -97,17 +98,28 @@ fn main() {
         eprintln!("peers: gfortran is not available; nothing measured");
         return;
     };
-    println!("{:<28} {:>12} {:>12} {:>9}", "case", "adjit [s]", "peer [s]", "ratio");
+    println!(
+        "{:<28} {:>12} {:>12} {:>9}",
+        "case", "adjit [s]", "peer [s]", "ratio"
+    );
     let row = |case: &str, ours: f64, peer: f64| {
-        println!("{case:<28} {ours:>12.4e} {peer:>12.4e} {:>9.3}", ours / peer);
+        println!(
+            "{case:<28} {ours:>12.4e} {peer:>12.4e} {:>9.3}",
+            ours / peer
+        );
     };
 
     // Griewank: primal vs gfortran, adjoint vs primal, adjoint vs hand-written.
     let (griewank, latency) = engine(&root, "examples/griewank.f90");
-    println!("compile latency, griewank source -> callable: {:.3} ms", latency * 1e3);
+    println!(
+        "compile latency, griewank source -> callable: {:.3} ms",
+        latency * 1e3
+    );
     let primal = griewank.procedure(None).unwrap();
     let sel = |s: &str| Selection::parse_list(s).unwrap();
-    let adjoint = griewank.adjoint(None, &sel("c"), &sel("a"), &adjoint_options()).unwrap();
+    let adjoint = griewank
+        .adjoint(None, &sel("c"), &sel("a"), &adjoint_options())
+        .unwrap();
     let g_primal: Griewank = peers.symbol("griewank_");
     let g_grad: GriewankGrad = peers.symbol("griewank_grad_");
     for n in [1_000usize, 1_000_000] {
@@ -133,7 +145,9 @@ fn main() {
     // The product function: adjoint vs hand-written gradient.
     let (product, _) = engine(&root, "examples/product.f90");
     let primal = product.procedure(None).unwrap();
-    let adjoint = product.adjoint(None, &sel("y"), &sel("x"), &adjoint_options()).unwrap();
+    let adjoint = product
+        .adjoint(None, &sel("y"), &sel("x"), &adjoint_options())
+        .unwrap();
     let p_grad: GriewankGrad = peers.symbol("product_grad_");
     let n = 1_000_000usize;
     let mut args = primal.args();
@@ -153,9 +167,14 @@ fn main() {
 
     // Bratu: primal vs gfortran, adjoint vs primal.
     let (bratu, latency) = engine(&root, "examples/bratu.f");
-    println!("compile latency, bratu source -> callable: {:.3} ms", latency * 1e3);
+    println!(
+        "compile latency, bratu source -> callable: {:.3} ms",
+        latency * 1e3
+    );
     let primal = bratu.procedure(None).unwrap();
-    let adjoint = bratu.adjoint(None, &sel("f(2)"), &sel("x,prm"), &adjoint_options()).unwrap();
+    let adjoint = bratu
+        .adjoint(None, &sel("f(2)"), &sel("x,prm"), &adjoint_options())
+        .unwrap();
     let b_primal: Bratu = peers.symbol("bratu_");
     for dim in [10_000usize, 1_000_000] {
         let mut args = primal.args();

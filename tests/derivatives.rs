@@ -6,7 +6,7 @@
 
 mod common;
 
-use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
+use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{element_count, Engine, FiniteDifferences, Jacobian, Options, Selection};
 use common::corpus::{case_settings, corpus_dir, programs_in};
 
@@ -46,7 +46,10 @@ fn jacobian_mismatches(what: &str, a: &Jacobian, b: &Jacobian, tol: f64) -> Vec<
             let (x, y) = (a.get(r, c), b.get(r, c));
             let scale = x.abs().max(y.abs()).max(1.0);
             if !((x - y).abs() <= tol * scale || (x.is_nan() && y.is_nan())) {
-                out.push(format!("{what}: d{}/d{}: {x:e} vs {y:e}", a.of[r], a.wrt[c]));
+                out.push(format!(
+                    "{what}: d{}/d{}: {x:e} vs {y:e}",
+                    a.of[r], a.wrt[c]
+                ));
             }
         }
     }
@@ -96,7 +99,11 @@ fn derivatives_of_every_corpus_program_agree() {
             let (adj, tan) = match (adjoint.jacobian(&args), tangent.jacobian(&args)) {
                 (Ok(a), Ok(t)) => (a, t),
                 (a, t) => {
-                    failures.push(format!("{label}: evaluation: {:?} / {:?}", a.err(), t.err()));
+                    failures.push(format!(
+                        "{label}: evaluation: {:?} / {:?}",
+                        a.err(),
+                        t.err()
+                    ));
                     continue;
                 }
             };
@@ -122,8 +129,11 @@ fn derivatives_of_every_corpus_program_agree() {
 
             // Central finite differences.
             if !FD_EXEMPT.contains(&program.name().as_str()) {
-                let single = (0..args.names().len()).any(|i| args.ty(i) == adjit::jit::ir::Type::F32);
-                let fd = FiniteDifferences::new(&primal).jacobian(&args, &sel, &sel).unwrap();
+                let single =
+                    (0..args.names().len()).any(|i| args.ty(i) == adjit::jit::ir::Type::F32);
+                let fd = FiniteDifferences::new(&primal)
+                    .jacobian(&args, &sel, &sel)
+                    .unwrap();
                 let tol = if single { 2e-2 } else { 1e-5 };
                 failures.extend(
                     jacobian_mismatches("adjoint vs finite differences", &adj, &fd, tol)
@@ -135,6 +145,14 @@ fn derivatives_of_every_corpus_program_agree() {
             checked += 1;
         }
     }
-    assert!(checked >= 40, "only {checked} corpus cases were differentiated");
-    assert!(failures.is_empty(), "{} problem(s):\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        checked >= 40,
+        "only {checked} corpus cases were differentiated"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} problem(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -753,7 +753,7 @@ impl Inst {
 }
 
 /// How a block ends.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Terminator {
     /// Continue at a block.
     Jump(BlockId),
@@ -777,15 +777,10 @@ pub enum Terminator {
         default: BlockId,
     },
     /// Return to the caller with status 0.
+    #[default]
     Return,
     /// Stop with a runtime error (Fortran STOP, or an unreachable point).
     Fail(RuntimeErrorKind),
-}
-
-impl Default for Terminator {
-    fn default() -> Self {
-        Terminator::Return
-    }
 }
 
 impl Terminator {

@@ -50,8 +50,20 @@ fn median_time(mut f: impl FnMut() -> Result<(), Failure>) -> Result<f64, Failur
 
 pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
     cl.allow_only(&[
-        "entry", "set", "input", "json", "interp", "no-bounds-check", "form", "of", "wrt", "size", "plot",
-        "directions", "no-tbr", "no-activity",
+        "entry",
+        "set",
+        "input",
+        "json",
+        "interp",
+        "no-bounds-check",
+        "form",
+        "of",
+        "wrt",
+        "size",
+        "plot",
+        "directions",
+        "no-tbr",
+        "no-activity",
     ])?;
     let engine = engine(cl)?;
     let primal = engine.procedure(cl.value("entry"))?;
@@ -64,7 +76,8 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
     let progress = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(sizes.len() as u64 * 4);
         bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar
     } else {
@@ -142,7 +155,8 @@ fn sizes(cl: &CommandLine) -> Result<(String, Vec<usize>), Failure> {
         .split_once('=')
         .ok_or_else(|| format!("--size expects NAME=N1,N2,..., got `{spec}`"))?;
     let sizes: Result<Vec<usize>, _> = list.split(',').map(|s| s.trim().parse::<usize>()).collect();
-    let sizes = sizes.map_err(|_| format!("--size: `{list}` is not a list of positive integers"))?;
+    let sizes =
+        sizes.map_err(|_| format!("--size: `{list}` is not a list of positive integers"))?;
     if sizes.is_empty() || sizes.contains(&0) {
         return Err(Failure::Usage("--size needs positive sizes".into()));
     }
@@ -151,7 +165,11 @@ fn sizes(cl: &CommandLine) -> Result<(String, Vec<usize>), Failure> {
 
 /// Time of `count` sweeps of `sweep`: measured when the estimate from the
 /// primal time fits the budget, else extrapolated from a sample.
-fn sweeps_time(count: usize, primal: f64, mut sweep: impl FnMut() -> Result<(), Failure>) -> Result<Timing, Failure> {
+fn sweeps_time(
+    count: usize,
+    primal: f64,
+    mut sweep: impl FnMut() -> Result<(), Failure>,
+) -> Result<Timing, Failure> {
     let estimate = primal * 2.0 * count as f64;
     if estimate <= SWEEP_BUDGET.as_secs_f64() {
         let t = Instant::now();
@@ -197,13 +215,25 @@ fn fd_time(
 }
 
 fn cell(t: Timing) -> String {
-    format!("{:.3e}{}", t.seconds, if t.extrapolated { "*" } else { " " })
+    format!(
+        "{:.3e}{}",
+        t.seconds,
+        if t.extrapolated { "*" } else { " " }
+    )
 }
 
 fn print_table(rows: &[Measurement], size_name: &str) {
     println!(
         "{:>10} {:>8} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
-        size_name, "inputs", "primal [s]", "adjoint [s]", "tangent [s]", "fd [s]", "adj/pri", "tan/pri", "fd/adj"
+        size_name,
+        "inputs",
+        "primal [s]",
+        "adjoint [s]",
+        "tangent [s]",
+        "fd [s]",
+        "adj/pri",
+        "tan/pri",
+        "fd/adj"
     );
     let mut any_extrapolated = false;
     for r in rows {
@@ -222,12 +252,21 @@ fn print_table(rows: &[Measurement], size_name: &str) {
         );
     }
     if any_extrapolated {
-        println!("* extrapolated from measured evaluations (beyond the {}s budget)", SWEEP_BUDGET.as_secs());
+        println!(
+            "* extrapolated from measured evaluations (beyond the {}s budget)",
+            SWEEP_BUDGET.as_secs()
+        );
     }
 }
 
 fn print_json(rows: &[Measurement], size_name: &str) {
-    let t = |t: Timing| format!("{{\"seconds\": {}, \"extrapolated\": {}}}", json_f64(t.seconds), t.extrapolated);
+    let t = |t: Timing| {
+        format!(
+            "{{\"seconds\": {}, \"extrapolated\": {}}}",
+            json_f64(t.seconds),
+            t.extrapolated
+        )
+    };
     let items: Vec<String> = rows
         .iter()
         .map(|r| {
@@ -242,17 +281,30 @@ fn print_json(rows: &[Measurement], size_name: &str) {
             )
         })
         .collect();
-    println!("{{\"size\": {}, \"results\": [{}]}}", json_str(size_name), items.join(", "));
+    println!(
+        "{{\"size\": {}, \"results\": [{}]}}",
+        json_str(size_name),
+        items.join(", ")
+    );
 }
+
+/// A plotted curve: label, colour, and the timing it shows.
+type Series = (
+    &'static str,
+    plotters::style::RGBColor,
+    fn(&Measurement) -> Timing,
+);
 
 /// Draws time against n on log-log axes.
 fn plot(path: &str, rows: &[Measurement], name: &str) -> Result<(), String> {
     use plotters::prelude::*;
     if !path.ends_with(".svg") {
-        return Err(format!("--plot {path}: only SVG output is supported (name the file *.svg)"));
+        return Err(format!(
+            "--plot {path}: only SVG output is supported (name the file *.svg)"
+        ));
     }
     let err = |e: &dyn std::fmt::Display| format!("cannot draw {path}: {e}");
-    let series: [(&str, RGBColor, fn(&Measurement) -> Timing); 4] = [
+    let series: [Series; 4] = [
         ("primal", RGBColor(90, 90, 90), |m| m.primal),
         ("adjoint", RGBColor(200, 30, 30), |m| m.adjoint),
         ("tangent (vector)", RGBColor(30, 120, 30), |m| m.tangent),
@@ -270,11 +322,17 @@ fn plot(path: &str, rows: &[Measurement], name: &str) -> Result<(), String> {
     let root = SVGBackend::new(path, (900, 620)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("{name}: gradient cost vs n (adjit)"), ("sans-serif", 22))
+        .caption(
+            format!("{name}: gradient cost vs n (adjit)"),
+            ("sans-serif", 22),
+        )
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(75)
-        .build_cartesian_2d((nmin / 1.5..nmax * 1.5).log_scale(), (lo.max(1e-12)..hi.max(lo * 10.0)).log_scale())
+        .build_cartesian_2d(
+            (nmin / 1.5..nmax * 1.5).log_scale(),
+            (lo.max(1e-12)..hi.max(lo * 10.0)).log_scale(),
+        )
         .map_err(|e| err(&e))?;
     chart
         .configure_mesh()
@@ -285,17 +343,26 @@ fn plot(path: &str, rows: &[Measurement], name: &str) -> Result<(), String> {
         .draw()
         .map_err(|e| err(&e))?;
     for (label, color, get) in series {
-        let points: Vec<(f64, f64)> = rows.iter().map(|m| (m.n as f64, get(m).seconds.max(lo))).collect();
+        let points: Vec<(f64, f64)> = rows
+            .iter()
+            .map(|m| (m.n as f64, get(m).seconds.max(lo)))
+            .collect();
         chart
             .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
             .map_err(|e| err(&e))?
             .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
         // Hollow markers for extrapolated points, filled for measured ones.
         chart
             .draw_series(rows.iter().map(|m| {
                 let t = get(m);
-                let style = if t.extrapolated { color.stroke_width(1) } else { color.filled() };
+                let style = if t.extrapolated {
+                    color.stroke_width(1)
+                } else {
+                    color.filled()
+                };
                 Circle::new((m.n as f64, t.seconds.max(lo)), 4, style)
             }))
             .map_err(|e| err(&e))?;

@@ -38,8 +38,19 @@ struct Row {
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     cl.allow_only(&[
-        "entry", "set", "input", "json", "interp", "no-bounds-check", "form", "of", "wrt", "step", "directions",
-        "no-tbr", "no-activity",
+        "entry",
+        "set",
+        "input",
+        "json",
+        "interp",
+        "no-bounds-check",
+        "form",
+        "of",
+        "wrt",
+        "step",
+        "directions",
+        "no-tbr",
+        "no-activity",
     ])?;
     let engine = engine(cl)?;
     let primal = engine.procedure(cl.value("entry"))?;
@@ -56,7 +67,10 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     let mut fd = FiniteDifferences::new(&primal);
     fd.step = cl
         .value("step")
-        .map(|s| s.parse::<f64>().map_err(|_| format!("--step must be a number, not `{s}`")))
+        .map(|s| {
+            s.parse::<f64>()
+                .map_err(|_| format!("--step must be a number, not `{s}`"))
+        })
         .transpose()?;
     let fdj = fd.jacobian(&args, &of, &wrt)?;
 
@@ -121,10 +135,16 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
         }
     }
     if !bad_ad.is_empty() {
-        eprintln!("adjoint and tangent disagree beyond round-off for: {}", bad_ad.join(", "));
+        eprintln!(
+            "adjoint and tangent disagree beyond round-off for: {}",
+            bad_ad.join(", ")
+        );
     }
     if !bad_fd.is_empty() {
-        eprintln!("finite differences disagree beyond the step-aware bound for: {}", bad_fd.join(", "));
+        eprintln!(
+            "finite differences disagree beyond the step-aware bound for: {}",
+            bad_fd.join(", ")
+        );
     }
     if !dot_ok {
         eprintln!("dot-product test failed: relative difference {dot_rel:.3e}");
@@ -158,7 +178,9 @@ fn compare(adj: &Jacobian, tan: &Jacobian, fdj: &Jacobian, fd: &FiniteDifference
                 row.adjoint_vs_tangent = row.adjoint_vs_tangent.max((a - t).abs());
                 row.adjoint_vs_fd = row.adjoint_vs_fd.max((a - f).abs());
                 let value = adj.values.get(r).copied().unwrap_or(0.0).abs().max(1.0);
-                row.fd_bound = row.fd_bound.max(100.0 * (h * h * scale + f64::EPSILON * value / h) + 1e-7 * scale);
+                row.fd_bound = row
+                    .fd_bound
+                    .max(100.0 * (h * h * scale + f64::EPSILON * value / h) + 1e-7 * scale);
             }
             row
         })

@@ -5,11 +5,13 @@
 mod bench;
 mod check;
 mod options;
-mod repl;
 mod output;
+mod repl;
 
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
-use adjit::engine::{Args, Backend, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure, Selection};
+use adjit::engine::{
+    Args, Backend, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure, Selection,
+};
 use adjit::front::source::SourceForm;
 use options::CommandLine;
 use output::{json_buffer, json_f64, json_f64s, json_str, json_strs, text_buffer, text_f64};
@@ -105,18 +107,33 @@ impl From<String> for Failure {
 
 pub(crate) type CmdResult = Result<i32, Failure>;
 
-const COMMON: &[&str] = &["entry", "set", "input", "json", "interp", "no-bounds-check", "form"];
+const COMMON: &[&str] = &[
+    "entry",
+    "set",
+    "input",
+    "json",
+    "interp",
+    "no-bounds-check",
+    "form",
+];
 
 /// Compiles the files of the command line.
 pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
     if cl.files.is_empty() {
-        return Err(Failure::Usage(format!("`adjit {}` needs at least one source file", cl.command)));
+        return Err(Failure::Usage(format!(
+            "`adjit {}` needs at least one source file",
+            cl.command
+        )));
     }
     let form = match cl.value("form") {
         None => None,
         Some("fixed") => Some(SourceForm::Fixed),
         Some("free") => Some(SourceForm::Free),
-        Some(other) => return Err(Failure::Usage(format!("--form must be fixed or free, not `{other}`"))),
+        Some(other) => {
+            return Err(Failure::Usage(format!(
+                "--form must be fixed or free, not `{other}`"
+            )))
+        }
     };
     let options = Options {
         form,
@@ -152,9 +169,11 @@ fn run(cl: &CommandLine) -> CmdResult {
     let f = engine.procedure(cl.value("entry"))?;
     let mut args = arguments(cl, f.args())?;
     f.call(&mut args)?;
-    let wanted: Option<Vec<String>> = cl
-        .value("print")
-        .map(|p| p.split(',').map(|s| s.trim().to_ascii_lowercase()).collect());
+    let wanted: Option<Vec<String>> = cl.value("print").map(|p| {
+        p.split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .collect()
+    });
     let result = f.result_name();
     let shown: Vec<usize> = (0..args.names().len())
         .filter(|&i| wanted.as_ref().is_none_or(|w| w.contains(&args.names()[i])))
@@ -171,7 +190,11 @@ fn run(cl: &CommandLine) -> CmdResult {
         let mut fields = Vec::new();
         for &i in &shown {
             if Some(&args.names()[i]) != result.as_ref() {
-                fields.push(format!("{}: {}", json_str(&args.names()[i]), value(i, true)));
+                fields.push(format!(
+                    "{}: {}",
+                    json_str(&args.names()[i]),
+                    value(i, true)
+                ));
             }
         }
         let mut out = format!(
@@ -188,7 +211,11 @@ fn run(cl: &CommandLine) -> CmdResult {
     } else {
         for &i in &shown {
             let name = &args.names()[i];
-            let label = if Some(name) == result.as_ref() { "result" } else { name };
+            let label = if Some(name) == result.as_ref() {
+                "result"
+            } else {
+                name
+            };
             println!("{label} = {}", value(i, false));
         }
     }
@@ -222,7 +249,9 @@ fn mode(cl: &CommandLine, default: Mode) -> Result<Mode, Failure> {
         Some("adjoint") | Some("reverse") => Ok(Mode::Adjoint),
         Some("tangent") | Some("forward") => Ok(Mode::Tangent),
         Some("fd") => Ok(Mode::FiniteDifferences),
-        Some(m) => Err(Failure::Usage(format!("--mode must be adjoint, tangent or fd, not `{m}`"))),
+        Some(m) => Err(Failure::Usage(format!(
+            "--mode must be adjoint, tangent or fd, not `{m}`"
+        ))),
     }
 }
 
@@ -240,11 +269,11 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
 /// Default directions per tangent sweep: every input at once up to 8.
 pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> Result<usize, Failure> {
     match cl.value("directions") {
-        Some(k) => k
-            .parse::<usize>()
-            .ok()
-            .filter(|&k| k > 0)
-            .ok_or_else(|| Failure::Usage(format!("--directions must be a positive integer, not `{k}`"))),
+        Some(k) => k.parse::<usize>().ok().filter(|&k| k > 0).ok_or_else(|| {
+            Failure::Usage(format!(
+                "--directions must be a positive integer, not `{k}`"
+            ))
+        }),
         None => Ok(inputs.clamp(1, 8)),
     }
 }
@@ -261,16 +290,23 @@ pub(crate) fn compute_jacobian(
 ) -> Result<Jacobian, Failure> {
     let entry = Some(primal.name());
     Ok(match mode {
-        Mode::Adjoint => engine.adjoint(entry, of, wrt, &adjoint_options(cl))?.jacobian(args)?,
+        Mode::Adjoint => engine
+            .adjoint(entry, of, wrt, &adjoint_options(cl))?
+            .jacobian(args)?,
         Mode::Tangent => {
             let n = adjit::engine::element_count(args, wrt)?;
-            engine.tangent(entry, of, wrt, directions(cl, n)?)?.jacobian(args)?
+            engine
+                .tangent(entry, of, wrt, directions(cl, n)?)?
+                .jacobian(args)?
         }
         Mode::FiniteDifferences => {
             let mut fd = FiniteDifferences::new(primal);
             fd.step = cl
                 .value("step")
-                .map(|s| s.parse::<f64>().map_err(|_| format!("--step must be a number, not `{s}`")))
+                .map(|s| {
+                    s.parse::<f64>()
+                        .map_err(|_| format!("--step must be a number, not `{s}`"))
+                })
                 .transpose()?;
             fd.jacobian(args, of, wrt)?
         }
@@ -278,16 +314,40 @@ pub(crate) fn compute_jacobian(
 }
 
 fn grad(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, &["of", "wrt", "mode", "directions", "no-tbr", "no-activity", "step"]].concat())?;
+    cl.allow_only(
+        &[
+            COMMON,
+            &[
+                "of",
+                "wrt",
+                "mode",
+                "directions",
+                "no-tbr",
+                "no-activity",
+                "step",
+            ],
+        ]
+        .concat(),
+    )?;
     let engine = engine(cl)?;
     let primal = engine.procedure(cl.value("entry"))?;
     let args = arguments(cl, primal.args())?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
     if of.len() != 1 {
-        return Err(Failure::Usage("`adjit grad` takes one output in --of".into()));
+        return Err(Failure::Usage(
+            "`adjit grad` takes one output in --of".into(),
+        ));
     }
-    let jac = compute_jacobian(cl, &engine, &primal, &args, &of, &wrt, mode(cl, Mode::Adjoint)?)?;
+    let jac = compute_jacobian(
+        cl,
+        &engine,
+        &primal,
+        &args,
+        &of,
+        &wrt,
+        mode(cl, Mode::Adjoint)?,
+    )?;
     if jac.rows() != 1 {
         return Err(Failure::Usage(format!(
             "--of {} selects {} elements; name one element such as {}(1)",
@@ -302,12 +362,27 @@ fn grad(cl: &CommandLine) -> CmdResult {
     for w in &wrt {
         let i = args.index_of(&w.name)?;
         let whole_array = w.subscripts.is_none() && args.is_array(i);
-        let count = if whole_array { args.get(&w.name)?.len().min(args.declared_len(i)) } else { 1 };
+        let count = if whole_array {
+            args.get(&w.name)?.len().min(args.declared_len(i))
+        } else {
+            1
+        };
         let label = match &w.subscripts {
-            Some(s) => format!("{}({})", w.name, s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")),
+            Some(s) => format!(
+                "{}({})",
+                w.name,
+                s.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             None => w.name.clone(),
         };
-        groups.push((label, (col..col + count).map(|c| jac.get(0, c)).collect(), whole_array));
+        groups.push((
+            label,
+            (col..col + count).map(|c| jac.get(0, c)).collect(),
+            whole_array,
+        ));
         col += count;
     }
     if cl.flag("json") {
@@ -347,13 +422,35 @@ fn col_start(jac: &Jacobian, name: &str) -> usize {
 }
 
 fn jacobian(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, &["of", "wrt", "mode", "directions", "no-tbr", "no-activity", "step"]].concat())?;
+    cl.allow_only(
+        &[
+            COMMON,
+            &[
+                "of",
+                "wrt",
+                "mode",
+                "directions",
+                "no-tbr",
+                "no-activity",
+                "step",
+            ],
+        ]
+        .concat(),
+    )?;
     let engine = engine(cl)?;
     let primal = engine.procedure(cl.value("entry"))?;
     let args = arguments(cl, primal.args())?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
-    let jac = compute_jacobian(cl, &engine, &primal, &args, &of, &wrt, mode(cl, Mode::Adjoint)?)?;
+    let jac = compute_jacobian(
+        cl,
+        &engine,
+        &primal,
+        &args,
+        &of,
+        &wrt,
+        mode(cl, Mode::Adjoint)?,
+    )?;
     if cl.flag("json") {
         let rows: Vec<String> = (0..jac.rows())
             .map(|r| json_f64s(&jac.matrix[r * jac.cols()..(r + 1) * jac.cols()]))
@@ -385,18 +482,36 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
 }
 
 fn emit(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&["entry", "form", "of", "wrt", "mode", "format", "directions", "no-tbr", "no-activity"])?;
+    cl.allow_only(&[
+        "entry",
+        "form",
+        "of",
+        "wrt",
+        "mode",
+        "format",
+        "directions",
+        "no-tbr",
+        "no-activity",
+    ])?;
     let engine = engine(cl)?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
     match cl.value("format").unwrap_or("ir") {
         "ir" => {}
-        other => return Err(Failure::Usage(format!("--format {other} is not supported yet (use --format ir)"))),
+        other => {
+            return Err(Failure::Usage(format!(
+                "--format {other} is not supported yet (use --format ir)"
+            )))
+        }
     }
     let entry = cl.value("entry");
     let text = match mode(cl, Mode::Adjoint)? {
         Mode::Tangent => {
-            let k = cl.value("directions").map(|_| directions(cl, 1)).transpose()?.unwrap_or(1);
+            let k = cl
+                .value("directions")
+                .map(|_| directions(cl, 1))
+                .transpose()?
+                .unwrap_or(1);
             let t = engine.tangent(entry, &of, &wrt, k)?;
             let (module, id) = t.module();
             derived_listing(module, engine.module().procs.len(), id)
@@ -406,7 +521,11 @@ fn emit(cl: &CommandLine) -> CmdResult {
             let (module, procs) = a.module();
             derived_listing(module, engine.module().procs.len(), procs.combined)
         }
-        Mode::FiniteDifferences => return Err(Failure::Usage("emit needs --mode tangent or adjoint".into())),
+        Mode::FiniteDifferences => {
+            return Err(Failure::Usage(
+                "emit needs --mode tangent or adjoint".into(),
+            ))
+        }
     };
     print!("{text}");
     Ok(0)
@@ -414,7 +533,11 @@ fn emit(cl: &CommandLine) -> CmdResult {
 
 /// Prints the generated procedures of a derivative module (those after the
 /// primal ones), the requested one first.
-fn derived_listing(module: &adjit::jit::ir::Module, primal_count: usize, main: adjit::jit::ir::ProcId) -> String {
+fn derived_listing(
+    module: &adjit::jit::ir::Module,
+    primal_count: usize,
+    main: adjit::jit::ir::ProcId,
+) -> String {
     let mut out = adjit::jit::print::print_proc(module, main);
     for i in primal_count..module.procs.len() {
         let id = adjit::jit::ir::ProcId(i as u32);

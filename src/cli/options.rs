@@ -77,7 +77,10 @@ impl CommandLine {
 
     /// The value of a single-valued option.
     pub fn value(&self, name: &str) -> Option<&str> {
-        self.values.get(name).and_then(|v| v.first()).map(|s| s.as_str())
+        self.values
+            .get(name)
+            .and_then(|v| v.first())
+            .map(|s| s.as_str())
     }
 
     /// Every value of a repeatable option.
@@ -95,10 +98,7 @@ impl CommandLine {
     pub fn allow_only(&self, allowed: &[&str]) -> Result<(), String> {
         for name in self.values.keys().chain(self.flags.iter()) {
             if !allowed.contains(&name.as_str()) && name != "help" {
-                return Err(format!(
-                    "`adjit {}` does not take --{name}",
-                    self.command
-                ));
+                return Err(format!("`adjit {}` does not take --{name}", self.command));
             }
         }
         Ok(())

@@ -11,7 +11,12 @@ pub fn json_f64(x: f64) -> String {
     if x.is_nan() {
         "\"NaN\"".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" }.into()
+        if x > 0.0 {
+            "\"Infinity\""
+        } else {
+            "\"-Infinity\""
+        }
+        .into()
     } else if x != 0.0 && (x.abs() < 1e-5 || x.abs() >= 1e16) {
         format!("{x:e}")
     } else {
@@ -81,7 +86,10 @@ pub fn text_buffer(b: &Buffer, is_array: bool, char_len: usize) -> String {
 pub fn json_f64s(xs: &[f64]) -> String {
     format!(
         "[{}]",
-        xs.iter().map(|&x| json_f64(x)).collect::<Vec<_>>().join(", ")
+        xs.iter()
+            .map(|&x| json_f64(x))
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
@@ -89,7 +97,10 @@ pub fn json_f64s(xs: &[f64]) -> String {
 pub fn json_strs(xs: &[String]) -> String {
     format!(
         "[{}]",
-        xs.iter().map(|x| json_str(x)).collect::<Vec<_>>().join(", ")
+        xs.iter()
+            .map(|x| json_str(x))
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 

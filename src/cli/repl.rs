@@ -39,7 +39,11 @@ pub(crate) fn repl() -> CmdResult {
         }
         let Some(Ok(line)) = lines.next() else { break };
         let trimmed = line.trim();
-        let first = trimmed.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+        let first = trimmed
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
         if depth == 0 {
             match first.as_str() {
                 "" => continue,
@@ -118,7 +122,10 @@ fn split_words(line: &str) -> Vec<String> {
 fn unit_depth_change(line: &str) -> i32 {
     let lower = line.to_ascii_lowercase();
     let code = lower.split('!').next().unwrap_or("").trim();
-    let words: Vec<&str> = code.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = code
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
     let opens = ["subroutine", "function", "module", "program"];
     match words.as_slice() {
         ["end"] => -1,
@@ -127,7 +134,10 @@ fn unit_depth_change(line: &str) -> i32 {
         ["module", "procedure", ..] => 0,
         ws if ws.iter().take_while(|w| !opens.contains(w)).count() < ws.len()
             && !code.contains('=')
-            && !code.starts_with("call") => 1,
+            && !code.starts_with("call") =>
+        {
+            1
+        }
         _ => 0,
     }
 }

@@ -218,7 +218,11 @@ impl Args {
         match (&value, info.ty) {
             (ArgValue::Text(t), Type::Char) if info.char_len.is_none() && info.dims.is_empty() => {
                 // Assumed length (`character(*)`): the text sets the length.
-                let bytes = if t.is_empty() { b" ".to_vec() } else { t.as_bytes().to_vec() };
+                let bytes = if t.is_empty() {
+                    b" ".to_vec()
+                } else {
+                    t.as_bytes().to_vec()
+                };
                 self.buffers[i] = Buffer::Char(bytes);
             }
             (ArgValue::Text(t), Type::Char) => {
@@ -288,7 +292,10 @@ impl Args {
     /// strings), integers first.
     pub fn apply_json(&mut self, json: &serde_json::Value) -> Result<(), Error> {
         let obj = json.as_object().ok_or_else(|| {
-            Error::new(ErrorKind::Usage, "expected a JSON object of argument values")
+            Error::new(
+                ErrorKind::Usage,
+                "expected a JSON object of argument values",
+            )
         })?;
         let mut entries: Vec<(&String, &serde_json::Value)> = obj.iter().collect();
         entries.sort_by_key(|(_, v)| !v.is_i64());
@@ -396,10 +403,7 @@ impl Args {
             if s < lo || s > hi {
                 return Err(Error::new(
                     ErrorKind::Usage,
-                    format!(
-                        "subscript {s} of `{}` outside {lo}:{hi}",
-                        self.names[i]
-                    ),
+                    format!("subscript {s} of `{}` outside {lo}:{hi}", self.names[i]),
                 ));
             }
             offset += (s - lo) * stride;
@@ -413,7 +417,11 @@ impl Args {
         let info = &self.params[i];
         if info.ty == Type::Char && info.char_len.is_none() {
             // Assumed length: whatever the buffer holds per element.
-            let count = if info.dims.is_empty() { 1 } else { self.declared_len_elements(i) };
+            let count = if info.dims.is_empty() {
+                1
+            } else {
+                self.declared_len_elements(i)
+            };
             return (self.buffers[i].len() / count.max(1)).max(1);
         }
         info.char_len

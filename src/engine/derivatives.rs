@@ -22,7 +22,12 @@ impl Selection {
     /// Parses `name` or `name(i, j, ...)`.
     pub fn parse(text: &str) -> Result<Selection, Error> {
         let t = text.trim();
-        let bad = || Error::new(ErrorKind::Usage, format!("cannot read `{text}` as NAME or NAME(i,...)"));
+        let bad = || {
+            Error::new(
+                ErrorKind::Usage,
+                format!("cannot read `{text}` as NAME or NAME(i,...)"),
+            )
+        };
         match t.find('(') {
             None => {
                 if t.is_empty() || !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -98,7 +103,10 @@ fn elements(args: &Args, selections: &[Selection]) -> Result<Vec<Element>, Error
                 label: format!(
                     "{}({})",
                     s.name,
-                    subs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+                    subs.iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
                 ),
             }),
             None if !args.is_array(param) => out.push(Element {
@@ -195,7 +203,9 @@ impl ParamMap {
             if next < primal.params.len() && *name == primal.var(primal.params[next]).name {
                 slots.push((next, false));
                 next += 1;
-            } else if next > 0 && *name == format!("{}{suffix}", primal.var(primal.params[next - 1]).name) {
+            } else if next > 0
+                && *name == format!("{}{suffix}", primal.var(primal.params[next - 1]).name)
+            {
                 slots.push((next - 1, true));
             } else {
                 return Err(Error::new(
@@ -299,7 +309,8 @@ impl Engine {
         let options = TangentOptions {
             directions: directions.max(1),
         };
-        let (module, tproc) = tangent(&self.module, primal, &indep, &dep, &options).map_err(ad_error)?;
+        let (module, tproc) =
+            tangent(&self.module, primal, &indep, &dep, &options).map_err(ad_error)?;
         let map = ParamMap::new(proc, module.proc(tproc), "_d")?;
         let module = Arc::new(module);
         Ok(Tangent {
@@ -330,7 +341,8 @@ impl Engine {
         let proc = self.module.proc(primal);
         let probe = Args::new(proc);
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
-        let (module, procs) = adjoint(&self.module, primal, &indep, &dep, options).map_err(ad_error)?;
+        let (module, procs) =
+            adjoint(&self.module, primal, &indep, &dep, options).map_err(ad_error)?;
         let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
         let module = Arc::new(module);
         Ok(Adjoint {
@@ -557,7 +569,12 @@ impl<'a> FiniteDifferences<'a> {
     }
 
     /// The Jacobian by central differences: `2n` primal evaluations.
-    pub fn jacobian(&self, args: &Args, of: &[Selection], wrt: &[Selection]) -> Result<Jacobian, Error> {
+    pub fn jacobian(
+        &self,
+        args: &Args,
+        of: &[Selection],
+        wrt: &[Selection],
+    ) -> Result<Jacobian, Error> {
         let of_e = elements(args, of)?;
         let wrt_e = elements(args, wrt)?;
         let mut jac = Jacobian::zeros(&of_e, &wrt_e);
@@ -577,7 +594,8 @@ impl<'a> FiniteDifferences<'a> {
             let mut minus = args.clone();
             minus.buffers_mut()[w.param].set_f64(w.offset, x - h);
             // The step actually representable in the input's type.
-            let h2 = plus.buffers()[w.param].get_f64(w.offset) - minus.buffers()[w.param].get_f64(w.offset);
+            let h2 = plus.buffers()[w.param].get_f64(w.offset)
+                - minus.buffers()[w.param].get_f64(w.offset);
             self.procedure.call(&mut plus)?;
             self.procedure.call(&mut minus)?;
             let (fp, fm) = (read(&plus), read(&minus));

@@ -22,7 +22,9 @@ mod args;
 mod derivatives;
 
 pub use args::{ArgValue, Args};
-pub use derivatives::{element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent};
+pub use derivatives::{
+    element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent,
+};
 
 use crate::front::diag::{Diagnostic, Rendered, SourceMap};
 use crate::front::source::SourceForm;
@@ -198,7 +200,10 @@ impl Engine {
                 let names: Vec<&str> = self.module.procs.iter().map(|p| p.name.as_str()).collect();
                 Error::new(
                     ErrorKind::Usage,
-                    format!("no procedure named `{n}` (procedures: {})", names.join(", ")),
+                    format!(
+                        "no procedure named `{n}` (procedures: {})",
+                        names.join(", ")
+                    ),
                 )
             }),
             None => {
@@ -292,10 +297,12 @@ impl Executor {
             Backend::Jit => {
                 let jit_options = JitOptions {
                     bounds_checks: options.bounds_checks,
-                    ..JitOptions::default()
                 };
                 let compiled = CompiledModule::compile(&module, &jit_options).map_err(|e| {
-                    Error::new(ErrorKind::Internal, format!("native compilation failed: {e}"))
+                    Error::new(
+                        ErrorKind::Internal,
+                        format!("native compilation failed: {e}"),
+                    )
                 })?;
                 Ok(Executor::Jit(Box::new(compiled)))
             }

@@ -27,6 +27,9 @@ pub struct SourceFile {
 }
 
 /// A top-level program unit.
+// The tree is built once per parse and walked by reference; boxing the
+// larger variants would trade one allocation per node for the padding.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum ProgramUnit {
     /// SUBROUTINE or FUNCTION (or a main PROGRAM, kind [`ProcKind::Program`]).
@@ -36,6 +39,9 @@ pub enum ProgramUnit {
 }
 
 /// What kind of procedure.
+// The tree is built once per parse and walked by reference; boxing the
+// larger variants would trade one allocation per node for the padding.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProcKind {
     /// SUBROUTINE.
@@ -277,6 +283,9 @@ pub struct Stmt {
 }
 
 /// The kinds of executable statement.
+// The tree is built once per parse and walked by reference; boxing the
+// larger variants would trade one allocation per node for the padding.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `target = value` (target: a name, element, section or substring).
@@ -539,6 +548,9 @@ pub struct Arg {
 }
 
 /// A subscript, section triplet or expression argument.
+// The tree is built once per parse and walked by reference; boxing the
+// larger variants would trade one allocation per node for the padding.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgValue {
     /// An expression.

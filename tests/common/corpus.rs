@@ -61,7 +61,6 @@ pub fn programs_in(dir: &Path) -> Vec<Program> {
         .collect()
 }
 
-
 /// Splits a case's header arguments into the entry name and `--set` items.
 pub fn case_settings(case: &str) -> (Option<String>, Vec<String>) {
     let words: Vec<&str> = case.split_whitespace().collect();
