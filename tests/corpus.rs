@@ -22,7 +22,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod common;
-use common::corpus::{corpus_dir, header_directive, programs_in, Program};
+use common::corpus::{corpus_dir, header_directive, programs_in};
 
 /// Relative tolerance for double-precision results.
 const F64_TOLERANCE: f64 = 1e-13;
