@@ -39,7 +39,7 @@ impl Rng {
             3.0,
         ];
         let r = self.next();
-        if r % 4 == 0 {
+        if r.is_multiple_of(4) {
             SPECIAL[(r >> 8) as usize % SPECIAL.len()]
         } else {
             let mag = ((r >> 16) % 2000) as f64 / 100.0 - 10.0;
@@ -181,11 +181,11 @@ fn every_operation_agrees_with_the_interpreter() {
     for ty in [Type::I64, Type::I32] {
         cases.extend(int_ops.iter().map(|&op| (ty, ty, op)));
     }
-    for ty in [Type::Bool] {
-        cases.extend(
-            [BinaryOp::And, BinaryOp::Or, BinaryOp::Eqv, BinaryOp::Neqv].map(|op| (ty, ty, op)),
-        );
-    }
+    let logical = Type::Bool;
+    cases.extend(
+        [BinaryOp::And, BinaryOp::Or, BinaryOp::Eqv, BinaryOp::Neqv]
+            .map(|op| (logical, logical, op)),
+    );
     for (ty, ty_b, op) in cases {
         let (m, id) = op_module(ty, ty_b, &|b, pa, pb, pr| {
             let x = b.load(pa);
