@@ -39,8 +39,8 @@ fi
 
 gfortran=${GFORTRAN:-gfortran}
 if [ -z "${ADJIT:-}" ]; then
-  (cd "$root" && cargo build -q --bin adjit)
-  ADJIT="${CARGO_TARGET_DIR:-$root/target}/debug/adjit"
+  (cd "$root" && cargo build -q --release --bin adjit)
+  ADJIT="${CARGO_TARGET_DIR:-$root/target}/release/adjit"
 fi
 
 work=$(mktemp -d)
@@ -104,6 +104,6 @@ if [ "$mode" = write ]; then
   echo "golden.sh: wrote $(ls "$fresh" | wc -l) golden files"
 else
   cd "$root"
-  ADJIT_CORPUS_FRESH="$fresh" cargo test -q --test corpus fresh_gfortran_results_match_golden \
+  ADJIT_CORPUS_FRESH="$fresh" cargo test -q --release --test corpus fresh_gfortran_results_match_golden \
     -- --ignored --exact
 fi

@@ -83,6 +83,14 @@ enum CharLoc<'m> {
     Literal(&'m [u8]),
 }
 
+/// The contents of the interpreter's three runtime stacks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SavedStacks {
+    value: Vec<f64>,
+    integer: Vec<i64>,
+    control: Vec<i64>,
+}
+
 /// Interprets the procedures of one module.
 pub struct Interpreter<'m> {
     module: &'m Module,
@@ -470,6 +478,23 @@ impl<'m> Interpreter<'m> {
         self.value_stack.clear();
         self.integer_stack.clear();
         self.control_stack.clear();
+    }
+
+    /// A copy of the three runtime stacks, for [`Interpreter::restore_stacks`]
+    /// (several reverse sweeps over one recorded tape).
+    pub fn save_stacks(&self) -> SavedStacks {
+        SavedStacks {
+            value: self.value_stack.clone(),
+            integer: self.integer_stack.clone(),
+            control: self.control_stack.clone(),
+        }
+    }
+
+    /// Replaces the three runtime stacks by a saved copy.
+    pub fn restore_stacks(&mut self, saved: &SavedStacks) {
+        self.value_stack.clone_from(&saved.value);
+        self.integer_stack.clone_from(&saved.integer);
+        self.control_stack.clone_from(&saved.control);
     }
 
     /// The current storage of a global (column-major; bytes for characters).

@@ -63,6 +63,7 @@ fn derivatives_of_every_corpus_program_agree() {
     for program in programs_in(&corpus_dir()) {
         for case in &program.cases {
             let label = format!("{} [{case}]", program.name());
+            eprintln!("differentiating {label}");
             let (entry, sets) = case_settings(case);
             let engine = Engine::from_files(&[&program.path], Options::default())
                 .unwrap_or_else(|e| panic!("{label}: {e}"));

@@ -137,6 +137,11 @@ pub struct Runtime {
 // this Runtime (its segments), which moves with it between threads.
 unsafe impl Send for Runtime {}
 
+/// Where the three stacks stood at one moment (see
+/// [`Runtime::tape_position`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TapePosition([crate::stack::StackPosition; 3]);
+
 /// Statistics of the three stacks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TapeStats {
@@ -237,6 +242,29 @@ impl Runtime {
     pub fn depth(&self, kind: StackKind) -> u64 {
         let k = stack_index(kind);
         self.state.stacks[k].depth(&self.state.ctx.stacks[k])
+    }
+
+    /// The positions of the three stacks, for [`Runtime::rewind`]: taken
+    /// after a forward sweep, it lets several reverse sweeps read the same
+    /// tape.
+    pub fn tape_position(&self) -> TapePosition {
+        let s = &*self.state;
+        TapePosition(std::array::from_fn(|k| {
+            s.stacks[k].position(&s.ctx.stacks[k])
+        }))
+    }
+
+    /// Returns the three stacks to a position taken with
+    /// [`Runtime::tape_position`]. Valid while nothing was pushed over the
+    /// values since (a reverse sweep only pops); false when the position is
+    /// not one of this runtime's.
+    pub fn rewind(&mut self, position: TapePosition) -> bool {
+        let s = &mut *self.state;
+        let mut ok = true;
+        for (k, p) in position.0.into_iter().enumerate() {
+            ok &= s.stacks[k].rewind(&mut s.ctx.stacks[k], p);
+        }
+        ok
     }
 
     /// Empties all stacks, unmaps their segments and resets statistics.

@@ -112,6 +112,15 @@ pub struct StackStats {
     pub spilled_bytes: u64,
 }
 
+/// A position in a [`SegmentedStack`] (see [`SegmentedStack::position`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StackPosition {
+    segment: usize,
+    offset: usize,
+    /// False for the position of a stack that had no segment yet.
+    mapped: bool,
+}
+
 /// A stack of 64-bit words stored in a list of segments.
 #[derive(Default)]
 pub struct SegmentedStack {
@@ -237,6 +246,56 @@ impl SegmentedStack {
         // SAFETY: `words` words are mapped from `start`.
         regs.end = unsafe { start.add(seg.words) };
         regs.top = regs.end;
+        true
+    }
+
+    /// The current position, to return to with [`SegmentedStack::rewind`].
+    pub fn position(&self, regs: &StackRegs) -> StackPosition {
+        if self.segments.is_empty() {
+            return StackPosition::default();
+        }
+        // SAFETY: top and base point into the same live segment.
+        let offset = unsafe { regs.top.offset_from(regs.base) } as usize;
+        StackPosition {
+            segment: self.current,
+            offset,
+            mapped: true,
+        }
+    }
+
+    /// Moves the top back (or forward) to a position taken earlier. Pops
+    /// never erase words and segments stay mapped until `clear`, so the
+    /// values between the current top and the position are the ones that
+    /// were there when it was taken, provided nothing was pushed over them
+    /// since (a reverse sweep only pops). False when the position does not
+    /// belong to this stack's segments.
+    pub fn rewind(&mut self, regs: &mut StackRegs, position: StackPosition) -> bool {
+        if !position.mapped {
+            if !self.segments.is_empty() {
+                self.current = 0;
+                let start = self.segments[0].start();
+                regs.base = start;
+                regs.top = start;
+                // SAFETY: `words` words are mapped from `start`.
+                regs.end = unsafe { start.add(self.segments[0].words) };
+            }
+            return true;
+        }
+        let Some(seg) = self.segments.get_mut(position.segment) else {
+            return false;
+        };
+        if position.offset > seg.words {
+            return false;
+        }
+        let start = seg.start();
+        let words = seg.words;
+        self.current = position.segment;
+        regs.base = start;
+        // SAFETY: `offset <= words` and `words` words are mapped from `start`.
+        unsafe {
+            regs.top = start.add(position.offset);
+            regs.end = start.add(words);
+        }
         true
     }
 

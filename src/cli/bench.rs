@@ -142,7 +142,7 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
     if let Some(path) = cl.value("plot") {
         plot(path, &rows, primal.name()).map_err(Failure::Usage)?;
         if !cl.flag("json") {
-            println!("plot written to {path}");
+            outln!("plot written to {path}");
         }
     }
     Ok(0)
@@ -223,7 +223,7 @@ fn cell(t: Timing) -> String {
 }
 
 fn print_table(rows: &[Measurement], size_name: &str) {
-    println!(
+    outln!(
         "{:>10} {:>8} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
         size_name,
         "inputs",
@@ -238,7 +238,7 @@ fn print_table(rows: &[Measurement], size_name: &str) {
     let mut any_extrapolated = false;
     for r in rows {
         any_extrapolated |= r.tangent.extrapolated || r.fd.extrapolated;
-        println!(
+        outln!(
             "{:>10} {:>8} {:>12} {:>12} {:>12} {:>12} {:>9.2} {:>9.1} {:>9.1}",
             r.n,
             r.inputs,
@@ -252,7 +252,7 @@ fn print_table(rows: &[Measurement], size_name: &str) {
         );
     }
     if any_extrapolated {
-        println!(
+        outln!(
             "* extrapolated from measured evaluations (beyond the {}s budget)",
             SWEEP_BUDGET.as_secs()
         );
@@ -281,7 +281,7 @@ fn print_json(rows: &[Measurement], size_name: &str) {
             )
         })
         .collect();
-    println!(
+    outln!(
         "{{\"size\": {}, \"results\": [{}]}}",
         json_str(size_name),
         items.join(", ")

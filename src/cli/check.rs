@@ -111,7 +111,7 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
                 )
             })
             .collect();
-        println!(
+        outln!(
             "{{\"ok\": {ok}, \"dot_product\": {{\"tangent\": {}, \"adjoint\": {}, \"relative_difference\": {}}}, \"inputs\": [{}]}}",
             json_f64(lhs),
             json_f64(rhs),
@@ -119,19 +119,25 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
             inputs.join(", ")
         );
     } else {
-        println!(
+        outln!(
             "{:<16} {:>14} {:>14} {:>14}",
-            "input", "|adj - tan|", "|adj - fd|", "fd bound"
+            "input",
+            "|adj - tan|",
+            "|adj - fd|",
+            "fd bound"
         );
         for r in &rows {
-            println!(
+            outln!(
                 "{:<16} {:>14.3e} {:>14.3e} {:>14.3e}",
-                r.label, r.adjoint_vs_tangent, r.adjoint_vs_fd, r.fd_bound
+                r.label,
+                r.adjoint_vs_tangent,
+                r.adjoint_vs_fd,
+                r.fd_bound
             );
         }
-        println!("dot product: <J xd, yb> = {lhs:.16e}, <xd, J^T yb> = {rhs:.16e}, relative difference {dot_rel:.2e}");
+        outln!("dot product: <J xd, yb> = {lhs:.16e}, <xd, J^T yb> = {rhs:.16e}, relative difference {dot_rel:.2e}");
         if ok {
-            println!("ok: adjoint, tangent and finite differences agree");
+            outln!("ok: adjoint, tangent and finite differences agree");
         }
     }
     if !bad_ad.is_empty() {

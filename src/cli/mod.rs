@@ -2,6 +2,23 @@
 //! `check`, `bench` and `repl`, per the contract in DESIGN.md. It uses the
 //! public API only.
 
+/// `print!` to standard output; a closed pipe (`adjit ... | head`) ends
+/// the program quietly instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `println!` with the behaviour of [`out!`].
+macro_rules! outln {
+    () => { out!("\n") };
+    ($($arg:tt)*) => {{
+        out!($($arg)*);
+        out!("\n");
+    }};
+}
+
 mod bench;
 mod check;
 mod options;
@@ -48,7 +65,7 @@ pub fn main() -> i32 {
         }
     };
     if cl.command.is_empty() || cl.flag("help") || cl.command == "help" {
-        print!("{USAGE}");
+        out!("{USAGE}");
         return if cl.command.is_empty() { 2 } else { 0 };
     }
     report(dispatch(&cl))
@@ -82,6 +99,18 @@ pub(crate) fn report(result: CmdResult) -> i32 {
             eprintln!("{e}");
             1
         }
+    }
+}
+
+/// Writes to standard output; exits quietly when the reader went away.
+pub(crate) fn write_stdout(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("adjit: cannot write output: {e}");
+        std::process::exit(1);
     }
 }
 
@@ -207,7 +236,7 @@ fn run(cl: &CommandLine) -> CmdResult {
             out.push_str(&format!(", \"result\": {}", value(i, true)));
         }
         out.push('}');
-        println!("{out}");
+        outln!("{out}");
     } else {
         for &i in &shown {
             let name = &args.names()[i];
@@ -216,7 +245,7 @@ fn run(cl: &CommandLine) -> CmdResult {
             } else {
                 name
             };
-            println!("{label} = {}", value(i, false));
+            outln!("{label} = {}", value(i, false));
         }
     }
     Ok(0)
@@ -228,9 +257,9 @@ fn ir(cl: &CommandLine) -> CmdResult {
     match cl.value("entry") {
         Some(name) => {
             let id = engine.entry(Some(name))?;
-            print!("{}", adjit::jit::print::print_proc(engine.module(), id));
+            out!("{}", adjit::jit::print::print_proc(engine.module(), id));
         }
-        None => print!("{}", engine.module()),
+        None => out!("{}", engine.module()),
     }
     Ok(0)
 }
@@ -393,21 +422,21 @@ fn grad(cl: &CommandLine) -> CmdResult {
                 format!("{}: {}", json_str(name), v)
             })
             .collect();
-        println!(
+        outln!(
             "{{\"value\": {}, \"gradient\": {{{}}}}}",
             json_f64(jac.values[0]),
             fields.join(", ")
         );
     } else {
-        println!("{} = {}", jac.of[0], text_f64(jac.values[0]));
+        outln!("{} = {}", jac.of[0], text_f64(jac.values[0]));
         for (name, g, arr) in &groups {
             if *arr {
-                println!("d{}/d{}:", jac.of[0], name);
+                outln!("d{}/d{}:", jac.of[0], name);
                 for (k, x) in g.iter().enumerate() {
-                    println!("  {}  {}", jac.wrt[k + col_start(&jac, name)], text_f64(*x));
+                    outln!("  {}  {}", jac.wrt[k + col_start(&jac, name)], text_f64(*x));
                 }
             } else {
-                println!("d{}/d{} = {}", jac.of[0], name, text_f64(g[0]));
+                outln!("d{}/d{} = {}", jac.of[0], name, text_f64(g[0]));
             }
         }
     }
@@ -455,7 +484,7 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
         let rows: Vec<String> = (0..jac.rows())
             .map(|r| json_f64s(&jac.matrix[r * jac.cols()..(r + 1) * jac.cols()]))
             .collect();
-        println!(
+        outln!(
             "{{\"of\": {}, \"wrt\": {}, \"rows\": {}, \"cols\": {}, \"matrix\": [{}]}}",
             json_strs(&jac.of),
             json_strs(&jac.wrt),
@@ -465,17 +494,17 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
         );
     } else {
         let width = jac.of.iter().map(|s| s.len()).max().unwrap_or(0);
-        print!("{:width$}", "");
+        out!("{:width$}", "");
         for w in &jac.wrt {
-            print!(" {w:>12}");
+            out!(" {w:>12}");
         }
-        println!();
+        outln!();
         for r in 0..jac.rows() {
-            print!("{:width$}", jac.of[r]);
+            out!("{:width$}", jac.of[r]);
             for c in 0..jac.cols() {
-                print!(" {:>12.6}", jac.get(r, c));
+                out!(" {:>12.6}", jac.get(r, c));
             }
-            println!();
+            outln!();
         }
     }
     Ok(0)
@@ -527,7 +556,7 @@ fn emit(cl: &CommandLine) -> CmdResult {
             ))
         }
     };
-    print!("{text}");
+    out!("{text}");
     Ok(0)
 }
 
@@ -556,6 +585,6 @@ fn oracle_driver(cl: &CommandLine) -> CmdResult {
     let args = arguments(cl, Args::new(engine.module().proc(f)))?;
     let text = adjit::oracle::driver_source(engine.module(), f, args.buffers())
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    print!("{text}");
+    out!("{text}");
     Ok(0)
 }

@@ -28,13 +28,13 @@ pub(crate) fn repl() -> CmdResult {
     let mut source = String::new();
     let mut depth = 0i32;
     if interactive {
-        println!("adjit repl: type Fortran, then `run`, `grad`, `ir`, ... (`help` for more)");
+        outln!("adjit repl: type Fortran, then `run`, `grad`, `ir`, ... (`help` for more)");
     }
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     loop {
         if interactive {
-            print!("{}", if depth > 0 { "  ...> " } else { "adjit> " });
+            out!("{}", if depth > 0 { "  ...> " } else { "adjit> " });
             let _ = std::io::stdout().flush();
         }
         let Some(Ok(line)) = lines.next() else { break };
@@ -49,7 +49,7 @@ pub(crate) fn repl() -> CmdResult {
                 "" => continue,
                 "quit" | "exit" => break,
                 "help" => {
-                    print!("{HELP}");
+                    out!("{HELP}");
                     continue;
                 }
                 "clear" => {
@@ -57,7 +57,7 @@ pub(crate) fn repl() -> CmdResult {
                     continue;
                 }
                 "show" => {
-                    print!("{source}");
+                    out!("{source}");
                     continue;
                 }
                 "load" => {

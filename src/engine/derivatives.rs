@@ -2,7 +2,7 @@
 //! central finite differences, all producing [`Jacobian`]s over named
 //! selections of inputs and outputs.
 
-use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program};
+use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
 use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
 use crate::ad::tangent::{tangent, TangentOptions};
 use adjit_jit::ir::{Module, Proc, ProcId, Type, VarId};
@@ -280,15 +280,23 @@ pub struct Adjoint {
     wrt: Vec<Selection>,
 }
 
-/// Tape statistics of the last adjoint evaluation.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// What one forward sweep recorded: entries left on each stack for the
+/// reverse sweep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AdjointStats {
-    /// Entries pushed on the value stack.
+    /// Entries on the value stack.
     pub values: u64,
-    /// Entries pushed on the integer stack.
+    /// Entries on the integer stack.
     pub integers: u64,
-    /// Entries pushed on the control stack.
+    /// Entries on the control stack.
     pub control: u64,
+}
+
+impl AdjointStats {
+    /// Tape size in bytes (every entry is one 8-byte word).
+    pub fn bytes(&self) -> u64 {
+        8 * (self.values + self.integers + self.control)
+    }
 }
 
 impl Engine {
@@ -465,47 +473,39 @@ impl Adjoint {
         Args::new(self.program.module.proc(self.primal))
     }
 
+    /// Runs the forward sweep at `args` and keeps its tape and end state,
+    /// ready for any number of reverse sweeps ([`Tape::reverse`]).
+    pub fn record(&self, args: &Args) -> Result<Tape<'_>, Error> {
+        let of = elements(args, &self.of)?;
+        let wrt = elements(args, &self.wrt)?;
+        let mut end_state = self.map.buffers(args, 1);
+        let mut session = Session::new(&self.exec);
+        session
+            .call(self.procs.forward, &mut end_state)
+            .map_err(|e| self.program.runtime_error(&e))?;
+        let [values, integers, control] = session.depths();
+        Ok(Tape {
+            adjoint: self,
+            mark: session.mark(),
+            session,
+            end_state,
+            of,
+            wrt,
+            stats: AdjointStats {
+                values,
+                integers,
+                control,
+            },
+        })
+    }
+
     /// One reverse sweep: `seed` weights the output elements (the order of
     /// the `of` elements); returns the primal outputs' values and the
     /// weighted gradient over the `wrt` elements.
     pub fn vjp(&self, args: &Args, seed: &[f64]) -> Result<(Vec<f64>, Vec<f64>), Error> {
-        let of = elements(args, &self.of)?;
-        let wrt = elements(args, &self.wrt)?;
-        if seed.len() != of.len() {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!("{} seed values for {} outputs", seed.len(), of.len()),
-            ));
-        }
-        let mut bufs = self.map.buffers(args, 1);
-        for (o, s) in of.iter().zip(seed) {
-            if let Some(slot) = self.map.companion(o.param) {
-                let v = bufs[slot].get_f64(o.offset) + s;
-                bufs[slot].set_f64(o.offset, v);
-            }
-        }
-        self.exec
-            .call(self.procs.combined, &mut bufs)
-            .map_err(|e| self.program.runtime_error(&e))?;
-        let values = of
-            .iter()
-            .map(|o| {
-                self.map
-                    .primal_slot(o.param)
-                    .map(|s| bufs[s].get_f64(o.offset))
-                    .unwrap_or(0.0)
-            })
-            .collect();
-        let grad = wrt
-            .iter()
-            .map(|w| {
-                self.map
-                    .companion(w.param)
-                    .map(|s| bufs[s].get_f64(w.offset))
-                    .unwrap_or(0.0)
-            })
-            .collect();
-        Ok((values, grad))
+        let mut tape = self.record(args)?;
+        let grad = tape.reverse(seed)?;
+        Ok((tape.values(), grad))
     }
 
     /// The gradient of the single output element with respect to the inputs:
@@ -522,21 +522,87 @@ impl Adjoint {
         Ok((values[0], grad))
     }
 
-    /// The Jacobian by rows: one reverse sweep per output element.
+    /// The Jacobian by rows: one forward sweep, then one reverse sweep per
+    /// output element over the same tape.
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
-        let of = elements(args, &self.of)?;
-        let wrt = elements(args, &self.wrt)?;
-        let mut jac = Jacobian::zeros(&of, &wrt);
-        for row in 0..of.len() {
-            let mut seed = vec![0.0; of.len()];
+        let mut tape = self.record(args)?;
+        let mut jac = Jacobian::zeros(&tape.of, &tape.wrt);
+        jac.values = tape.values();
+        let rows = tape.of.len();
+        for row in 0..rows {
+            let mut seed = vec![0.0; rows];
             seed[row] = 1.0;
-            let (values, grad) = self.vjp(args, &seed)?;
-            jac.values[row] = values[row];
-            for (col, g) in grad.into_iter().enumerate() {
+            for (col, g) in tape.reverse(&seed)?.into_iter().enumerate() {
                 jac.set(row, col, g);
             }
         }
         Ok(jac)
+    }
+}
+
+/// A recorded forward sweep: the tape and the arguments' state at its end,
+/// serving any number of reverse sweeps (Jacobian rows) without running the
+/// forward sweep again.
+pub struct Tape<'a> {
+    adjoint: &'a Adjoint,
+    session: Session<'a>,
+    mark: SessionMark,
+    end_state: Vec<Buffer>,
+    of: Vec<Element>,
+    wrt: Vec<Element>,
+    stats: AdjointStats,
+}
+
+impl Tape<'_> {
+    /// The primal values of the output elements.
+    pub fn values(&self) -> Vec<f64> {
+        self.of
+            .iter()
+            .map(|o| {
+                self.adjoint
+                    .map
+                    .primal_slot(o.param)
+                    .map(|s| self.end_state[s].get_f64(o.offset))
+                    .unwrap_or(0.0)
+            })
+            .collect()
+    }
+
+    /// What the forward sweep recorded.
+    pub fn stats(&self) -> AdjointStats {
+        self.stats
+    }
+
+    /// One reverse sweep for an output seed (one weight per output element);
+    /// returns the weighted gradient over the input elements.
+    pub fn reverse(&mut self, seed: &[f64]) -> Result<Vec<f64>, Error> {
+        if seed.len() != self.of.len() {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("{} seed values for {} outputs", seed.len(), self.of.len()),
+            ));
+        }
+        let map = &self.adjoint.map;
+        let mut bufs = self.end_state.clone();
+        for (o, s) in self.of.iter().zip(seed) {
+            if let Some(slot) = map.companion(o.param) {
+                let v = bufs[slot].get_f64(o.offset) + s;
+                bufs[slot].set_f64(o.offset, v);
+            }
+        }
+        self.session.rewind(&self.mark);
+        self.session
+            .call(self.adjoint.procs.reverse, &mut bufs)
+            .map_err(|e| self.adjoint.program.runtime_error(&e))?;
+        Ok(self
+            .wrt
+            .iter()
+            .map(|w| {
+                map.companion(w.param)
+                    .map(|s| bufs[s].get_f64(w.offset))
+                    .unwrap_or(0.0)
+            })
+            .collect())
     }
 }
 

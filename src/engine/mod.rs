@@ -28,9 +28,10 @@ pub use derivatives::{
 
 use crate::front::diag::{Diagnostic, Rendered, SourceMap};
 use crate::front::source::SourceForm;
-use crate::interp::Interpreter;
+use crate::interp::{Interpreter, SavedStacks};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
-use adjit_jit::ir::{Module, ProcId};
+use adjit_jit::ir::{Module, ProcId, StackKind};
+use adjit_jit::runtime::{Runtime, TapePosition};
 use adjit_jit::{Buffer, RuntimeError};
 use std::fmt;
 use std::path::Path;
@@ -325,6 +326,85 @@ impl Executor {
                 interp.set_bounds_checks(*bounds_checks);
                 interp.call(proc, args)
             }
+        }
+    }
+}
+
+/// A stateful caller that keeps the runtime stacks between calls, so that a
+/// forward sweep and several reverse sweeps share one tape.
+pub(crate) enum Session<'a> {
+    /// Native code with its runtime.
+    Jit {
+        compiled: &'a CompiledModule,
+        runtime: Box<Runtime>,
+    },
+    /// The interpreter, whose stacks persist across calls.
+    Interp(Box<Interpreter<'a>>),
+}
+
+/// Where the stacks of a [`Session`] stood.
+pub(crate) enum SessionMark {
+    /// Positions in the native stacks (rewound in place).
+    Jit(TapePosition),
+    /// A copy of the interpreter's stacks.
+    Interp(SavedStacks),
+}
+
+impl<'a> Session<'a> {
+    pub(crate) fn new(exec: &'a Executor) -> Session<'a> {
+        match exec {
+            Executor::Jit(c) => Session::Jit {
+                compiled: c,
+                runtime: Box::new(Runtime::new()),
+            },
+            Executor::Interp {
+                module,
+                bounds_checks,
+            } => {
+                let mut interp = Interpreter::new(module);
+                interp.set_bounds_checks(*bounds_checks);
+                Session::Interp(Box::new(interp))
+            }
+        }
+    }
+
+    pub(crate) fn call(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
+        match self {
+            Session::Jit { compiled, runtime } => compiled.call_with(proc, args, runtime),
+            Session::Interp(interp) => interp.call(proc, args),
+        }
+    }
+
+    pub(crate) fn mark(&self) -> SessionMark {
+        match self {
+            Session::Jit { runtime, .. } => SessionMark::Jit(runtime.tape_position()),
+            Session::Interp(interp) => SessionMark::Interp(interp.save_stacks()),
+        }
+    }
+
+    pub(crate) fn rewind(&mut self, mark: &SessionMark) {
+        match (self, mark) {
+            (Session::Jit { runtime, .. }, SessionMark::Jit(p)) => {
+                runtime.rewind(*p);
+            }
+            (Session::Interp(interp), SessionMark::Interp(saved)) => interp.restore_stacks(saved),
+            _ => {}
+        }
+    }
+
+    /// Current depth of each stack.
+    pub(crate) fn depths(&self) -> [u64; 3] {
+        match self {
+            Session::Jit { runtime, .. } => [
+                runtime.depth(StackKind::Value),
+                runtime.depth(StackKind::Integer),
+                runtime.depth(StackKind::Control),
+            ],
+            Session::Interp(interp) => [
+                interp.stack_len(StackKind::Value) as u64,
+                interp.stack_len(StackKind::Integer) as u64,
+                interp.stack_len(StackKind::Control) as u64,
+            ],
         }
     }
 }
