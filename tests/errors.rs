@@ -1,0 +1,157 @@
+//! Runtime errors in generated code come back as errors naming the variable
+//! and the Fortran line, through the API and through the command line, and
+//! the host process survives them. Unsupported Fortran is rejected with its
+//! location.
+
+use adjit::engine::{Backend, Engine, ErrorKind, Options};
+use std::process::Command;
+
+const SOURCE: &str = "\
+subroutine oob(n, a, k, s)
+  integer n, k
+  double precision a(n), s
+  s = a(k)
+end subroutine
+
+subroutine divide(i, j, k)
+  integer i, j, k
+  k = i / j
+end subroutine
+
+subroutine halt(x)
+  double precision x
+  if (x > 1) stop 'x too large'
+  x = 2*x
+end subroutine
+";
+
+fn engine(backend: Backend) -> Engine {
+    let options = Options {
+        backend,
+        ..Options::default()
+    };
+    Engine::from_sources(&[("errors.f90".into(), SOURCE.into())], options).unwrap()
+}
+
+#[test]
+fn runtime_errors_are_values_naming_variable_and_line() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = engine(backend);
+
+        let oob = engine.procedure(Some("oob")).unwrap();
+        let mut args = oob.args();
+        args.apply_settings(&["n=3", "a=1,2,3", "k=4"]).unwrap();
+        let e = oob.call(&mut args).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Runtime);
+        assert!(e.message.contains("errors.f90:4:"), "{backend:?}: {}", e.message);
+        assert!(e.message.contains("out of bounds"), "{}", e.message);
+        assert!(e.message.contains("`a`"), "{}", e.message);
+        // The same handle keeps working after the error.
+        args.apply_settings(&["k=2"]).unwrap();
+        oob.call(&mut args).unwrap();
+        assert_eq!(args.scalar("s").unwrap(), 2.0);
+
+        let divide = engine.procedure(Some("divide")).unwrap();
+        let mut args = divide.args();
+        args.apply_settings(&["i=7", "j=0"]).unwrap();
+        let e = divide.call(&mut args).unwrap_err();
+        assert!(e.message.contains("division by zero"), "{}", e.message);
+        assert!(e.message.contains("errors.f90:9:"), "{}", e.message);
+
+        let halt = engine.procedure(Some("halt")).unwrap();
+        let mut args = halt.args();
+        args.apply_settings(&["x=5"]).unwrap();
+        let e = halt.call(&mut args).unwrap_err();
+        assert!(e.message.contains("STOP"), "{}", e.message);
+        assert!(e.message.contains("x too large"), "{}", e.message);
+        assert!(e.message.contains("errors.f90:14:"), "{}", e.message);
+    }
+}
+
+#[test]
+fn argument_buffers_are_checked_against_declared_shapes() {
+    let engine = engine(Backend::Jit);
+    let oob = engine.procedure(Some("oob")).unwrap();
+    let mut args = oob.args();
+    args.apply_settings(&["n=5", "k=1"]).unwrap();
+    // Five elements are declared; give three.
+    args.set_array("a", &[1.0, 2.0, 3.0]).unwrap();
+    let e = oob.call(&mut args).unwrap_err();
+    assert!(e.message.contains("`a`"), "{}", e.message);
+    assert!(e.message.contains("argument buffer too small"), "{}", e.message);
+}
+
+#[test]
+fn unsupported_fortran_names_construct_and_location() {
+    let src = "subroutine z(c)\n  complex c\n  c = c*c\nend subroutine\n";
+    let e = match Engine::from_source("z.f90", src) {
+        Err(e) => e,
+        Ok(_) => panic!("COMPLEX must be rejected"),
+    };
+    assert_eq!(e.kind, ErrorKind::Compile);
+    assert!(e.message.contains("z.f90:2:"), "{}", e.message);
+    assert!(e.message.to_lowercase().contains("complex"), "{}", e.message);
+}
+
+/// Runs the `adjit` binary.
+fn adjit(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_adjit")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn command_line_reports_runtime_errors_with_location() {
+    let dir = std::env::temp_dir().join(format!("adjit-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("errors.f90");
+    std::fs::write(&file, SOURCE).unwrap();
+    let f = file.to_str().unwrap();
+    let cases: [(&[&str], &str, &str); 4] = [
+        (&["--entry", "oob", "--set", "n=3", "--set", "k=7"], ":4:", "out of bounds"),
+        (&["--entry", "divide", "--set", "i=1", "--set", "j=0"], ":9:", "division by zero"),
+        (&["--entry", "halt", "--set", "x=3"], ":14:", "STOP"),
+        (&["--entry", "oob", "--set", "n=2", "--set", "a=1,2,3,4"], "", "`a`"),
+    ];
+    for interp in [false, true] {
+        for (extra, location, message) in cases {
+            let mut args = vec!["run", f];
+            args.extend_from_slice(extra);
+            if interp {
+                args.push("--interp");
+            }
+            let (code, _, stderr) = adjit(&args);
+            assert_eq!(code, 1, "{args:?}: {stderr}");
+            assert!(stderr.contains(location) && stderr.contains(message), "{args:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    // A usage error is exit code 2, a located compile error exit code 1.
+    let (code, _, stderr) = adjit(&["run", f, "--entry", "nosuch"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("no procedure named"), "{stderr}");
+    let (code, _, _) = adjit(&["run"]);
+    assert_eq!(code, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn check_fails_on_an_injected_wrong_derivative_and_names_the_input() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let file = format!("{root}/examples/griewank.f90");
+    let args = ["check", &file, "--of", "c", "--wrt", "a", "--set", "s=5", "--set", "a=1"];
+    let (code, stdout, stderr) = adjit(&args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .args(args)
+        .env("ADJIT_CHECK_INJECT", "a(3):1e-4")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("a(3)"), "{stderr}");
+    assert!(!stderr.contains("a(2)"), "{stderr}");
+}
