@@ -43,7 +43,11 @@ fn runtime_errors_are_values_naming_variable_and_line() {
         args.apply_settings(&["n=3", "a=1,2,3", "k=4"]).unwrap();
         let e = oob.call(&mut args).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Runtime);
-        assert!(e.message.contains("errors.f90:4:"), "{backend:?}: {}", e.message);
+        assert!(
+            e.message.contains("errors.f90:4:"),
+            "{backend:?}: {}",
+            e.message
+        );
         assert!(e.message.contains("out of bounds"), "{}", e.message);
         assert!(e.message.contains("`a`"), "{}", e.message);
         // The same handle keeps working after the error.
@@ -78,7 +82,11 @@ fn argument_buffers_are_checked_against_declared_shapes() {
     args.set_array("a", &[1.0, 2.0, 3.0]).unwrap();
     let e = oob.call(&mut args).unwrap_err();
     assert!(e.message.contains("`a`"), "{}", e.message);
-    assert!(e.message.contains("argument buffer too small"), "{}", e.message);
+    assert!(
+        e.message.contains("argument buffer too small"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -90,12 +98,19 @@ fn unsupported_fortran_names_construct_and_location() {
     };
     assert_eq!(e.kind, ErrorKind::Compile);
     assert!(e.message.contains("z.f90:2:"), "{}", e.message);
-    assert!(e.message.to_lowercase().contains("complex"), "{}", e.message);
+    assert!(
+        e.message.to_lowercase().contains("complex"),
+        "{}",
+        e.message
+    );
 }
 
 /// Runs the `adjit` binary.
 fn adjit(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_adjit")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -111,10 +126,22 @@ fn command_line_reports_runtime_errors_with_location() {
     std::fs::write(&file, SOURCE).unwrap();
     let f = file.to_str().unwrap();
     let cases: [(&[&str], &str, &str); 4] = [
-        (&["--entry", "oob", "--set", "n=3", "--set", "k=7"], ":4:", "out of bounds"),
-        (&["--entry", "divide", "--set", "i=1", "--set", "j=0"], ":9:", "division by zero"),
+        (
+            &["--entry", "oob", "--set", "n=3", "--set", "k=7"],
+            ":4:",
+            "out of bounds",
+        ),
+        (
+            &["--entry", "divide", "--set", "i=1", "--set", "j=0"],
+            ":9:",
+            "division by zero",
+        ),
         (&["--entry", "halt", "--set", "x=3"], ":14:", "STOP"),
-        (&["--entry", "oob", "--set", "n=2", "--set", "a=1,2,3,4"], "", "`a`"),
+        (
+            &["--entry", "oob", "--set", "n=2", "--set", "a=1,2,3,4"],
+            "",
+            "`a`",
+        ),
     ];
     for interp in [false, true] {
         for (extra, location, message) in cases {
@@ -125,7 +152,10 @@ fn command_line_reports_runtime_errors_with_location() {
             }
             let (code, _, stderr) = adjit(&args);
             assert_eq!(code, 1, "{args:?}: {stderr}");
-            assert!(stderr.contains(location) && stderr.contains(message), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(location) && stderr.contains(message),
+                "{args:?}: {stderr}"
+            );
             assert!(!stderr.contains("panicked"), "{stderr}");
         }
     }
@@ -142,7 +172,9 @@ fn command_line_reports_runtime_errors_with_location() {
 fn check_fails_on_an_injected_wrong_derivative_and_names_the_input() {
     let root = env!("CARGO_MANIFEST_DIR");
     let file = format!("{root}/examples/griewank.f90");
-    let args = ["check", &file, "--of", "c", "--wrt", "a", "--set", "s=5", "--set", "a=1"];
+    let args = [
+        "check", &file, "--of", "c", "--wrt", "a", "--set", "s=5", "--set", "a=1",
+    ];
     let (code, stdout, stderr) = adjit(&args);
     assert_eq!(code, 0, "{stdout}{stderr}");
     let out = Command::new(env!("CARGO_BIN_EXE_adjit"))
