@@ -1,1 +1,2163 @@
-//! (to be written)
+//! Lowering of a code-list [`ir::Module`] to native code with Cranelift, and
+//! the [`CompiledModule`] that owns the result.
+//!
+//! Every procedure becomes `extern "C" fn(args: *const ArgSlot, rt: *mut
+//! RuntimeCtx) -> i32` (status 0 = success). Calls between procedures of one
+//! module are direct native calls. Scalar locals and scalar parameters live in
+//! Cranelift variables (parameters are loaded at entry and written back at
+//! return and around calls); arrays are addressed column-major from bounds
+//! evaluated once at entry. User errors (bounds, division by zero, STOP, pop
+//! of an empty stack, argument size) branch to one cold block per procedure
+//! that records the error in the runtime context and returns status 1; no
+//! Cranelift trap is ever emitted for them.
+
+use crate::buffer::Buffer;
+use crate::error::RuntimeError;
+use crate::ir::{
+    self, BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, ProcId, Rounding,
+    RuntimeErrorKind, StackKind, Storage, Terminator, Type, UnaryOp, VarId,
+};
+use crate::libm;
+use crate::runtime::{self, code, layout, ArgSlot, ErrorSlot, Runtime, RuntimeCtx};
+use crate::shape;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData,
+    StackSlotKind, UserFuncName, Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+
+/// Options of the Cranelift lowering.
+#[derive(Clone, Debug)]
+pub struct JitOptions {
+    /// Check array subscripts and substrings against their bounds (default
+    /// true). Argument sizes are always checked.
+    pub bounds_checks: bool,
+}
+
+impl Default for JitOptions {
+    fn default() -> Self {
+        JitOptions {
+            bounds_checks: true,
+        }
+    }
+}
+
+/// Why a module could not be compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    /// The procedure being compiled, if any.
+    pub proc: Option<String>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.proc {
+            Some(p) => write!(f, "cannot compile `{p}`: {}", self.message),
+            None => write!(f, "cannot compile module: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+fn err<T>(message: impl Into<String>) -> Result<T, CompileError> {
+    Err(CompileError {
+        proc: None,
+        message: message.into(),
+    })
+}
+
+/// The native signature of every compiled procedure.
+pub type RawProcFn = unsafe extern "C" fn(args: *const ArgSlot, rt: *mut RuntimeCtx) -> i32;
+
+/// Storage of one global, 16-byte aligned, owned by the compiled module.
+struct GlobalStorage {
+    words: Box<[u128]>,
+}
+
+impl GlobalStorage {
+    fn ptr(&self) -> *const u8 {
+        self.words.as_ptr() as *const u8
+    }
+}
+
+/// A compiled module: native code for every procedure, global storage and
+/// literal data. Freed on drop.
+pub struct CompiledModule {
+    jit: Mutex<Option<JITModule>>,
+    entries: Vec<usize>,
+    module: ir::Module,
+    globals: Vec<GlobalStorage>,
+    /// Held for a call when the module has globals (their storage is shared).
+    globals_lock: Mutex<()>,
+    _literals: Vec<Box<[u8]>>,
+}
+
+impl Drop for CompiledModule {
+    fn drop(&mut self) {
+        let jit = self.jit.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(jit) = jit {
+            // SAFETY: no function pointer outlives `self`; calls borrow self.
+            unsafe { jit.free_memory() };
+        }
+    }
+}
+
+impl fmt::Debug for CompiledModule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompiledModule")
+            .field("procs", &self.entries.len())
+            .field("globals", &self.globals.len())
+            .finish()
+    }
+}
+
+// SAFETY: global storage is only written by generated code while
+// `globals_lock` is held (or read by `global` under the same lock); code and
+// literal memory are immutable after finalization.
+unsafe impl Sync for CompiledModule {}
+// SAFETY: all owned memory moves with the value; see the Sync note.
+unsafe impl Send for CompiledModule {}
+
+impl CompiledModule {
+    /// Compiles every procedure of `module`.
+    pub fn compile(
+        module: &ir::Module,
+        options: &JitOptions,
+    ) -> Result<CompiledModule, CompileError> {
+        compile_module(module, options)
+    }
+
+    /// Calls a procedure with its own fresh [`Runtime`].
+    pub fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
+        let mut rt = Runtime::new();
+        self.call_with(proc, args, &mut rt)
+    }
+
+    /// Calls a procedure against a caller-provided runtime (stacks persist
+    /// across calls, so a forward and a reverse sweep can share a tape).
+    pub fn call_with(
+        &self,
+        proc: ProcId,
+        args: &mut [Buffer],
+        rt: &mut Runtime,
+    ) -> Result<(), RuntimeError> {
+        let _guard = (!self.globals.is_empty())
+            .then(|| self.globals_lock.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut global_first = |g: ir::GlobalId| self.global_first_int(g);
+        shape::resolve_arguments_with(&self.module, proc, args, &mut global_first)?;
+        let slots: Vec<ArgSlot> = args
+            .iter_mut()
+            .map(|b| ArgSlot {
+                len: b.len() as i64,
+                ptr: b.as_mut_ptr(),
+            })
+            .collect();
+        let f = self
+            .raw_function(proc)
+            .ok_or_else(|| self.arg_error(proc, None, "no such procedure".into()))?;
+        rt.reset_error();
+        // SAFETY: `slots` describes live buffers of the declared element
+        // types (checked above); the generated code checks sizes itself and
+        // never unwinds.
+        let status = unsafe { f(slots.as_ptr(), rt.ctx_ptr()) };
+        rt.sample_peaks();
+        if status == 0 {
+            Ok(())
+        } else {
+            Err(self.decode_error(rt.error_slot(), rt.grow_error()))
+        }
+    }
+
+    /// The native entry point of a procedure (valid while `self` lives).
+    pub fn raw_function(&self, proc: ProcId) -> Option<RawProcFn> {
+        let addr = *self.entries.get(proc.index())?;
+        // SAFETY: `addr` is a finalized function with the RawProcFn ABI.
+        Some(unsafe { std::mem::transmute::<usize, RawProcFn>(addr) })
+    }
+
+    /// The IR the module was compiled from.
+    pub fn module(&self) -> &ir::Module {
+        &self.module
+    }
+
+    /// A copy of a global's current contents.
+    pub fn global(&self, id: ir::GlobalId) -> Option<Buffer> {
+        let g = self.module.globals.get(id.index())?;
+        let storage = self.globals.get(id.index())?;
+        let _guard = self.globals_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let n = global_bytes(g) / g.ty.size();
+        let mut out = Buffer::zeros(g.ty, n);
+        // SAFETY: both regions hold `global_bytes(g)` bytes; the lock excludes
+        // concurrent writers.
+        unsafe { std::ptr::copy_nonoverlapping(storage.ptr(), out.as_mut_ptr(), global_bytes(g)) };
+        Some(out)
+    }
+
+    /// Overwrites a global's contents (the buffer must match its type and
+    /// size).
+    pub fn set_global(&self, id: ir::GlobalId, value: &Buffer) -> Result<(), String> {
+        let g = self
+            .module
+            .globals
+            .get(id.index())
+            .ok_or("no such global")?;
+        let storage = self.globals.get(id.index()).ok_or("no such global")?;
+        if value.ty() != g.ty || value.len() * g.ty.size() != global_bytes(g) {
+            return Err(format!(
+                "global `{}` needs {} {} elements",
+                g.name,
+                global_bytes(g) / g.ty.size(),
+                g.ty.name()
+            ));
+        }
+        let _guard = self.globals_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut copy = value.clone();
+        // SAFETY: sizes checked above; the lock excludes concurrent access.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                copy.as_mut_ptr(),
+                storage.ptr() as *mut u8,
+                global_bytes(g),
+            )
+        };
+        Ok(())
+    }
+
+    fn arg_error(&self, proc: ProcId, var: Option<String>, detail: String) -> RuntimeError {
+        let span = self
+            .module
+            .procs
+            .get(proc.index())
+            .map(|p| p.span)
+            .unwrap_or_default();
+        RuntimeError {
+            kind: RuntimeErrorKind::ArgumentSize,
+            proc,
+            span,
+            var,
+            detail,
+        }
+    }
+
+    /// The current first element of an integer global (0 otherwise), for
+    /// bounds that read globals. The caller holds `globals_lock`.
+    fn global_first_int(&self, g: ir::GlobalId) -> i64 {
+        let (Some(global), Some(storage)) = (
+            self.module.globals.get(g.index()),
+            self.globals.get(g.index()),
+        ) else {
+            return 0;
+        };
+        // SAFETY: the storage holds at least 16 bytes; the lock excludes writers.
+        unsafe {
+            match global.ty {
+                Type::I32 => (storage.ptr() as *const i32).read() as i64,
+                Type::I64 => (storage.ptr() as *const i64).read(),
+                _ => 0,
+            }
+        }
+    }
+
+    /// Turns the error slot filled by generated code into a RuntimeError.
+    fn decode_error(&self, e: ErrorSlot, grow: Option<&str>) -> RuntimeError {
+        let proc = ProcId(e.proc.max(0) as u32);
+        let p = self.module.procs.get(proc.index());
+        let var_name = |v: i64| -> Option<String> {
+            let p = p?;
+            (v >= 0)
+                .then(|| p.vars.get(v as usize).map(|v| v.name.clone()))
+                .flatten()
+        };
+        let (span, fail_kind) = match p {
+            Some(p) if e.site >= 0 => (
+                p.insts
+                    .get(e.site as usize)
+                    .map(|i| i.span)
+                    .unwrap_or_default(),
+                None,
+            ),
+            Some(p) => {
+                let b = p.blocks.get((-1 - e.site) as usize);
+                let kind = b.and_then(|b| match &b.term {
+                    Terminator::Fail(k) => Some(k.clone()),
+                    _ => None,
+                });
+                (b.map(|b| b.term_span).unwrap_or_default(), kind)
+            }
+            None => (Default::default(), None),
+        };
+        let stack_name = |k: i64| {
+            ["value", "integer", "control"]
+                .get(k as usize)
+                .copied()
+                .unwrap_or("?")
+        };
+        let (kind, detail) = match e.kind {
+            code::INDEX_OUT_OF_BOUNDS => (
+                RuntimeErrorKind::IndexOutOfBounds,
+                format!(
+                    "index {} outside {}:{} in dimension {}",
+                    e.index,
+                    e.lower,
+                    e.upper,
+                    e.dim + 1
+                ),
+            ),
+            code::DIVIDE_BY_ZERO => (RuntimeErrorKind::DivideByZero, String::new()),
+            code::SUBSTRING_OUT_OF_RANGE => (
+                RuntimeErrorKind::SubstringOutOfRange,
+                format!("substring {}:{} outside 1:{}", e.index, e.lower, e.upper),
+            ),
+            code::STACK_UNDERFLOW => (
+                RuntimeErrorKind::StackUnderflow,
+                format!("{} stack", stack_name(e.dim)),
+            ),
+            code::FAIL => (
+                fail_kind.unwrap_or(RuntimeErrorKind::Stop(None)),
+                String::new(),
+            ),
+            code::ARGUMENT_SIZE => (
+                RuntimeErrorKind::ArgumentSize,
+                format!("{} elements given, {} required", e.index, e.upper),
+            ),
+            code::OUT_OF_MEMORY => (
+                RuntimeErrorKind::Stop(Some(format!(
+                    "cannot allocate {} bytes for a local array",
+                    e.index
+                ))),
+                String::new(),
+            ),
+            code::STACK_GROW => (
+                RuntimeErrorKind::Stop(Some(format!(
+                    "{} stack cannot grow: {}",
+                    stack_name(e.dim),
+                    grow.unwrap_or("out of memory")
+                ))),
+                String::new(),
+            ),
+            other => (
+                RuntimeErrorKind::Stop(Some(format!("unknown runtime error code {other}"))),
+                String::new(),
+            ),
+        };
+        let span = if e.kind == code::ARGUMENT_SIZE {
+            p.map(|p| p.span).unwrap_or(span)
+        } else {
+            span
+        };
+        RuntimeError {
+            kind,
+            proc,
+            span,
+            var: var_name(e.var),
+            detail,
+        }
+    }
+}
+
+fn global_bytes(g: &ir::Global) -> usize {
+    let per = if g.ty == Type::Char {
+        g.char_len.max(0) as usize
+    } else {
+        g.ty.size()
+    };
+    g.len().max(0) as usize * per
+}
+
+/// Builds the storage of a global from its initial values.
+fn global_storage(g: &ir::Global) -> Result<GlobalStorage, CompileError> {
+    let bytes = global_bytes(g);
+    let mut words = vec![0u128; bytes.div_ceil(16).max(1)].into_boxed_slice();
+    // SAFETY: the byte view covers exactly the allocated words.
+    let raw =
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 16) };
+    if g.ty == Type::Char {
+        raw[..bytes].fill(b' ');
+    }
+    let size = if g.ty == Type::Char { 1 } else { g.ty.size() };
+    for (i, c) in g.init.iter().enumerate() {
+        let at = i * size;
+        if at + size > bytes {
+            return err(format!(
+                "global `{}` has more initial values than elements",
+                g.name
+            ));
+        }
+        let dst = &mut raw[at..at + size];
+        match (g.ty, *c) {
+            (Type::F64, Const::Float(x)) => dst.copy_from_slice(&x.to_ne_bytes()),
+            (Type::F32, Const::Float(x)) => dst.copy_from_slice(&(x as f32).to_ne_bytes()),
+            (Type::F64, Const::Int(x)) => dst.copy_from_slice(&(x as f64).to_ne_bytes()),
+            (Type::F32, Const::Int(x)) => dst.copy_from_slice(&(x as f32).to_ne_bytes()),
+            (Type::I64, Const::Int(x)) => dst.copy_from_slice(&x.to_ne_bytes()),
+            (Type::I32, Const::Int(x)) => dst.copy_from_slice(&(x as i32).to_ne_bytes()),
+            (Type::Bool, Const::Bool(x)) => dst[0] = x as u8,
+            (Type::Char, Const::Char(x)) => dst[0] = x,
+            (ty, c) => {
+                return err(format!(
+                    "global `{}`: initial value {c:?} does not fit {}",
+                    g.name,
+                    ty.name()
+                ))
+            }
+        }
+    }
+    Ok(GlobalStorage { words })
+}
+
+/// Maps an IR scalar type to a Cranelift type.
+fn cl_type(ty: Type) -> Result<types::Type, CompileError> {
+    Ok(match ty {
+        Type::F32 => types::F32,
+        Type::F64 => types::F64,
+        Type::I32 => types::I32,
+        Type::I64 => types::I64,
+        Type::Bool => types::I8,
+        Type::Char => return err("character data is not a value"),
+    })
+}
+
+fn make_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+    let mut flags = settings::builder();
+    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
+        flags.set(k, v).map_err(|e| CompileError {
+            proc: None,
+            message: format!("flag {k}={v}: {e}"),
+        })
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    let isa_builder = cranelift_native::builder().map_err(|m| CompileError {
+        proc: None,
+        message: format!("host machine is not supported: {m}"),
+    })?;
+    isa_builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| CompileError {
+            proc: None,
+            message: format!("cannot build the target ISA: {e}"),
+        })
+}
+
+/// Frees a JIT module that did not make it into a CompiledModule.
+struct JitGuard(Option<JITModule>);
+
+impl Drop for JitGuard {
+    fn drop(&mut self) {
+        if let Some(jit) = self.0.take() {
+            // SAFETY: nothing compiled in it was ever handed out.
+            unsafe { jit.free_memory() };
+        }
+    }
+}
+
+fn compile_module(
+    module: &ir::Module,
+    options: &JitOptions,
+) -> Result<CompiledModule, CompileError> {
+    crate::verify::verify_module(module).map_err(|errors| CompileError {
+        proc: None,
+        message: errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; "),
+    })?;
+    let isa = make_isa()?;
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    for f in libm::math_symbols()
+        .into_iter()
+        .chain(libm::runtime_symbols())
+    {
+        builder.symbol(f.name, f.addr);
+    }
+    let mut guard = JitGuard(Some(JITModule::new(builder)));
+    let globals = module
+        .globals
+        .iter()
+        .map(global_storage)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut literals = Vec::new();
+    let entries = {
+        let jit = guard.0.as_mut().ok_or_else(|| CompileError {
+            proc: None,
+            message: "internal: JIT module missing".into(),
+        })?;
+        let ptr = jit.target_config().pointer_type();
+        let mut sig = Signature::new(jit.isa().default_call_conv());
+        sig.params.push(AbiParam::new(ptr));
+        sig.params.push(AbiParam::new(ptr));
+        sig.returns.push(AbiParam::new(types::I32));
+        let mut ids = Vec::with_capacity(module.procs.len());
+        for (i, _) in module.procs.iter().enumerate() {
+            let id = jit
+                .declare_function(&format!("adjit_proc_{i}"), Linkage::Local, &sig)
+                .map_err(|e| CompileError {
+                    proc: None,
+                    message: e.to_string(),
+                })?;
+            ids.push(id);
+        }
+        let mut shared = Shared {
+            module,
+            options,
+            proc_ids: ids.clone(),
+            externs: HashMap::new(),
+            globals: globals.iter().map(|g| g.ptr() as i64).collect(),
+            literals: &mut literals,
+        };
+        let mut ctx = jit.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        for (i, proc) in module.procs.iter().enumerate() {
+            ctx.func.signature = sig.clone();
+            ctx.func.name = UserFuncName::user(0, i as u32);
+            let with_proc = |e: CompileError| CompileError {
+                proc: Some(proc.name.clone()),
+                message: e.message,
+            };
+            lower_proc(jit, &mut shared, &mut ctx, &mut fctx, ProcId(i as u32))
+                .map_err(with_proc)?;
+            jit.define_function(ids[i], &mut ctx)
+                .map_err(|e| CompileError {
+                    proc: Some(proc.name.clone()),
+                    message: format!("{e:?}"),
+                })?;
+            jit.clear_context(&mut ctx);
+        }
+        jit.finalize_definitions().map_err(|e| CompileError {
+            proc: None,
+            message: e.to_string(),
+        })?;
+        ids.iter()
+            .map(|&id| jit.get_finalized_function(id) as usize)
+            .collect()
+    };
+    Ok(CompiledModule {
+        jit: Mutex::new(guard.0.take()),
+        entries,
+        module: module.clone(),
+        globals,
+        globals_lock: Mutex::new(()),
+        _literals: literals,
+    })
+}
+
+/// State shared by the lowering of all procedures of a module.
+struct Shared<'m> {
+    module: &'m ir::Module,
+    options: &'m JitOptions,
+    proc_ids: Vec<FuncId>,
+    externs: HashMap<&'static str, FuncId>,
+    globals: Vec<i64>,
+    literals: &'m mut Vec<Box<[u8]>>,
+}
+
+/// Where a variable's storage is during lowering.
+#[derive(Clone)]
+enum Home {
+    /// A Cranelift variable; `mem` is the memory it mirrors (parameter
+    /// storage or a spill slot for locals passed by reference).
+    Reg { var: Variable, mem: Option<Value> },
+    /// Memory at an address.
+    Mem(Value),
+}
+
+/// Lowering data of one IR variable.
+#[derive(Clone)]
+struct VarInfo {
+    home: Home,
+    ty: Type,
+    lowers: Vec<Value>,
+    extents: Vec<Value>,
+    uppers: Vec<Value>,
+    strides: Vec<Value>,
+    /// Number of elements (1 for a scalar).
+    count: Value,
+    /// Bytes per element (char length for characters).
+    elem_size: Value,
+}
+
+/// Extra arguments of the shared error block.
+struct ErrorSite {
+    kind: i64,
+    site: i64,
+    var: i64,
+    dim: i64,
+}
+
+/// The lowering of one procedure.
+struct Lower<'a, 'm> {
+    b: FunctionBuilder<'a>,
+    jit: &'a mut JITModule,
+    sh: &'a mut Shared<'m>,
+    proc: &'m ir::Proc,
+    pid: ProcId,
+    ptr: types::Type,
+    rt: Value,
+    vars: Vec<Option<VarInfo>>,
+    values: Vec<Option<(u32, Value)>>,
+    blocks: Vec<Block>,
+    current: u32,
+    err_block: Block,
+    exit_block: Block,
+}
+
+const FLAGS: MemFlagsData = MemFlagsData::trusted();
+
+fn lower_proc(
+    jit: &mut JITModule,
+    sh: &mut Shared<'_>,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    pid: ProcId,
+) -> Result<(), CompileError> {
+    let module = sh.module;
+    let proc = &module.procs[pid.index()];
+    let ptr = jit.target_config().pointer_type();
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let args = b.block_params(entry)[0];
+    let rt = b.block_params(entry)[1];
+    let err_block = b.create_block();
+    for _ in 0..7 {
+        b.append_block_param(err_block, types::I64);
+    }
+    b.set_cold_block(err_block);
+    let exit_block = b.create_block();
+    b.append_block_param(exit_block, types::I32);
+    let blocks = (0..proc.blocks.len()).map(|_| b.create_block()).collect();
+    let mut l = Lower {
+        b,
+        jit,
+        sh,
+        proc,
+        pid,
+        ptr,
+        rt,
+        vars: vec![None; proc.vars.len()],
+        values: vec![None; proc.insts.len()],
+        blocks,
+        current: 0,
+        err_block,
+        exit_block,
+    };
+    let mark = l.prologue(args)?;
+    l.lower_body()?;
+    l.epilogue(mark)?;
+    l.b.seal_all_blocks();
+    let cfg = l.jit.target_config();
+    l.b.finalize(cfg);
+    Ok(())
+}
+
+impl<'a, 'm> Lower<'a, 'm> {
+    fn iconst(&mut self, x: i64) -> Value {
+        self.b.ins().iconst(types::I64, x)
+    }
+
+    /// A declared external (libm or runtime) function, imported here.
+    fn external(
+        &mut self,
+        name: &'static str,
+        params: &[types::Type],
+        ret: Option<types::Type>,
+    ) -> Result<cranelift_codegen::ir::FuncRef, CompileError> {
+        let id = match self.sh.externs.get(name) {
+            Some(&id) => id,
+            None => {
+                let mut sig = Signature::new(self.jit.isa().default_call_conv());
+                sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+                sig.returns.extend(ret.map(AbiParam::new));
+                let id = self
+                    .jit
+                    .declare_function(name, Linkage::Import, &sig)
+                    .map_err(|e| CompileError {
+                        proc: None,
+                        message: e.to_string(),
+                    })?;
+                self.sh.externs.insert(name, id);
+                id
+            }
+        };
+        Ok(self.jit.declare_func_in_func(id, self.b.func))
+    }
+
+    fn call_external(
+        &mut self,
+        name: &'static str,
+        params: &[types::Type],
+        ret: Option<types::Type>,
+        args: &[Value],
+    ) -> Result<Option<Value>, CompileError> {
+        let f = self.external(name, params, ret)?;
+        let call = self.b.ins().call(f, args);
+        Ok(self.b.inst_results(call).first().copied())
+    }
+
+    /// Branches to the error block when `fail` is true; continues in a new
+    /// block otherwise.
+    fn check(&mut self, fail: Value, site: ErrorSite, index: Value, lower: Value, upper: Value) {
+        let kind = self.iconst(site.kind);
+        let s = self.iconst(site.site);
+        let var = self.iconst(site.var);
+        let dim = self.iconst(site.dim);
+        let cont = self.b.create_block();
+        let args = [kind, s, var, dim, index, lower, upper].map(BlockArg::Value);
+        self.b.ins().brif(fail, self.err_block, &args, cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    fn check_simple(&mut self, fail: Value, kind: i64, site: i64, var: i64, dim: i64) {
+        let zero = self.iconst(0);
+        self.check(
+            fail,
+            ErrorSite {
+                kind,
+                site,
+                var,
+                dim,
+            },
+            zero,
+            zero,
+            zero,
+        );
+    }
+
+    fn var_info(&self, v: VarId) -> Result<&VarInfo, CompileError> {
+        match self.vars.get(v.index()) {
+            Some(Some(info)) => Ok(info),
+            _ => err(format!("unknown variable {v}")),
+        }
+    }
+
+    fn ir_var(&self, v: VarId) -> Result<&'m ir::Var, CompileError> {
+        self.proc
+            .vars
+            .get(v.index())
+            .map_or_else(|| err(format!("unknown variable {v}")), Ok)
+    }
+
+    /// Evaluates a bound expression (I64) at entry.
+    fn bound(&mut self, bound: &Bound) -> Result<Value, CompileError> {
+        Ok(match bound {
+            Bound::Const(c) => self.iconst(*c),
+            Bound::Var(v) => {
+                let var = self.ir_var(*v)?;
+                if var.is_array() || !var.ty.is_int() {
+                    return err(format!(
+                        "bound reads `{}`, which is not a scalar integer",
+                        var.name
+                    ));
+                }
+                let x = self.load_scalar(*v)?;
+                self.to_i64(x, var.ty)
+            }
+            Bound::Neg(a) => {
+                let a = self.bound(a)?;
+                self.b.ins().ineg(a)
+            }
+            Bound::Add(a, c)
+            | Bound::Sub(a, c)
+            | Bound::Mul(a, c)
+            | Bound::Div(a, c)
+            | Bound::Max(a, c)
+            | Bound::Min(a, c) => {
+                let x = self.bound(a)?;
+                let y = self.bound(c)?;
+                match bound {
+                    Bound::Add(..) => self.b.ins().iadd(x, y),
+                    Bound::Sub(..) => self.b.ins().isub(x, y),
+                    Bound::Mul(..) => self.b.ins().imul(x, y),
+                    Bound::Div(..) => {
+                        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                        let q = self.int_div_wrapping(x, y, types::I64, false);
+                        let z = self.iconst(0);
+                        self.b.ins().select(zero, z, q)
+                    }
+                    Bound::Max(..) => {
+                        let c = self.b.ins().icmp(IntCC::SignedGreaterThan, y, x);
+                        self.b.ins().select(c, y, x)
+                    }
+                    _ => {
+                        let c = self.b.ins().icmp(IntCC::SignedLessThan, y, x);
+                        self.b.ins().select(c, y, x)
+                    }
+                }
+            }
+        })
+    }
+
+    /// `x / y` (or `x % y` when `rem`) without Cranelift's traps: a zero
+    /// divisor must have been excluded by the caller (it is replaced by 1
+    /// here), and `MIN / -1` wraps.
+    fn int_div_wrapping(&mut self, x: Value, y: Value, ty: types::Type, rem: bool) -> Value {
+        let one = self.b.ins().iconst(ty, 1);
+        let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        let is_m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+        let bad = self.b.ins().bor(is_zero, is_m1);
+        let safe = self.b.ins().select(bad, one, y);
+        let r = if rem {
+            self.b.ins().srem(x, safe)
+        } else {
+            self.b.ins().sdiv(x, safe)
+        };
+        let special = if rem {
+            self.b.ins().iconst(ty, 0)
+        } else {
+            self.b.ins().ineg(x)
+        };
+        self.b.ins().select(is_m1, special, r)
+    }
+
+    /// `x / y` for non-negative I64 values, 0 when `y` is 0.
+    fn div_or_zero(&mut self, x: Value, y: Value) -> Value {
+        let zero = self.iconst(0);
+        let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        let q = self.int_div_wrapping(x, y, types::I64, false);
+        self.b.ins().select(is_zero, zero, q)
+    }
+
+    fn to_i64(&mut self, x: Value, ty: Type) -> Value {
+        match ty {
+            Type::I64 => x,
+            Type::Bool => self.b.ins().uextend(types::I64, x),
+            _ => self.b.ins().sextend(types::I64, x),
+        }
+    }
+
+    /// Loads a scalar variable's current value.
+    fn load_scalar(&mut self, v: VarId) -> Result<Value, CompileError> {
+        let ty = self.ir_var(v)?.ty;
+        let info = self.var_info(v)?.clone();
+        if !info.lowers.is_empty() {
+            return err(format!("`{}` is an array", self.ir_var(v)?.name));
+        }
+        Ok(match info.home {
+            Home::Reg { var, .. } => self.b.use_var(var),
+            Home::Mem(addr) => {
+                let t = cl_type(ty)?;
+                self.b.ins().load(t, FLAGS, addr, 0)
+            }
+        })
+    }
+
+    fn store_scalar(&mut self, v: VarId, x: Value) -> Result<(), CompileError> {
+        let info = self.var_info(v)?.clone();
+        if !info.lowers.is_empty() || self.ir_var(v)?.ty == Type::Char {
+            return err(format!("`{}` is not a scalar", self.ir_var(v)?.name));
+        }
+        match info.home {
+            Home::Reg { var, .. } => self.b.def_var(var, x),
+            Home::Mem(addr) => {
+                self.b.ins().store(FLAGS, x, addr, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes register-promoted variables that mirror memory back to it.
+    fn flush_promoted(&mut self) {
+        for info in self.vars.iter().flatten() {
+            if let Home::Reg {
+                var,
+                mem: Some(addr),
+            } = info.home
+            {
+                let x = self.b.use_var(var);
+                self.b.ins().store(FLAGS, x, addr, 0);
+            }
+        }
+    }
+
+    /// Reloads register-promoted variables from their memory.
+    fn reload_promoted(&mut self) -> Result<(), CompileError> {
+        for i in 0..self.vars.len() {
+            if let Some(VarInfo {
+                home:
+                    Home::Reg {
+                        var,
+                        mem: Some(addr),
+                    },
+                ty,
+                ..
+            }) = self.vars[i].clone()
+            {
+                let x = self.b.ins().load(cl_type(ty)?, FLAGS, addr, 0);
+                self.b.def_var(var, x);
+            }
+        }
+        Ok(())
+    }
+
+    /// Variables passed by reference to calls (they need memory).
+    fn address_taken(&self) -> Vec<bool> {
+        let mut taken = vec![false; self.proc.vars.len()];
+        for inst in &self.proc.insts {
+            if let Inst::Call(_, args) = &inst.kind {
+                for a in args {
+                    if let CallArg::Var(v) | CallArg::Elem(v, _) = a {
+                        if let Some(t) = taken.get_mut(v.index()) {
+                            *t = true;
+                        }
+                    }
+                }
+            }
+        }
+        taken
+    }
+
+    /// Entry code: arguments, variables, bounds, argument size checks, local
+    /// storage. Returns the arena mark when the procedure allocates.
+    fn prologue(&mut self, args: Value) -> Result<Option<Value>, CompileError> {
+        let proc = self.proc;
+        let needs_arena = proc
+            .vars
+            .iter()
+            .any(|v| v.storage == Storage::Local && (v.is_array() || v.ty == Type::Char));
+        let mark = if needs_arena {
+            let rt = self.rt;
+            self.call_external("adjit_arena_mark", &[self.ptr], Some(types::I64), &[rt])?
+        } else {
+            None
+        };
+        let mut arg_slots = HashMap::new();
+        for (pos, &v) in proc.params.iter().enumerate() {
+            let var = self.ir_var(v)?;
+            if var.storage != Storage::Param(pos as u32) {
+                return err(format!(
+                    "parameter {pos} `{}` has storage {:?}",
+                    var.name, var.storage
+                ));
+            }
+            let off = pos as i32 * layout::ARG_SLOT;
+            let p = self.b.ins().load(self.ptr, FLAGS, args, off);
+            let len = self
+                .b
+                .ins()
+                .load(types::I64, FLAGS, args, off + layout::ARG_LEN);
+            arg_slots.insert(v.index(), (p, len));
+        }
+        let taken = self.address_taken();
+        let one = self.iconst(1);
+        // Scalars first: bounds may read them.
+        for (i, var) in proc.vars.iter().enumerate() {
+            if var.is_array() || var.ty == Type::Char {
+                continue;
+            }
+            let t = cl_type(var.ty)?;
+            let home = match var.storage {
+                Storage::Global(g) => {
+                    let addr = self.global_addr(g.index(), &var.name)?;
+                    Home::Mem(addr)
+                }
+                Storage::Param(_) => {
+                    let (p, len) = *arg_slots.get(&i).ok_or_else(|| CompileError {
+                        proc: None,
+                        message: format!("`{}` is not in the parameter list", var.name),
+                    })?;
+                    let short = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, len, 1);
+                    self.check(
+                        short,
+                        ErrorSite {
+                            kind: code::ARGUMENT_SIZE,
+                            site: -1,
+                            var: i as i64,
+                            dim: 0,
+                        },
+                        len,
+                        one,
+                        one,
+                    );
+                    let x = self.b.declare_var(t);
+                    let val = self.b.ins().load(t, FLAGS, p, 0);
+                    self.b.def_var(x, val);
+                    Home::Reg {
+                        var: x,
+                        mem: Some(p),
+                    }
+                }
+                Storage::Local => {
+                    let x = self.b.declare_var(t);
+                    let zero = self.zero(var.ty)?;
+                    self.b.def_var(x, zero);
+                    let mem = if taken[i] {
+                        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                            StackSlotKind::ExplicitSlot,
+                            8,
+                            3,
+                        ));
+                        Some(self.b.ins().stack_addr(self.ptr, slot, 0))
+                    } else {
+                        None
+                    };
+                    Home::Reg { var: x, mem }
+                }
+            };
+            let elem_size = self.iconst(var.ty.size() as i64);
+            self.vars[i] = Some(VarInfo {
+                home,
+                ty: var.ty,
+                lowers: vec![],
+                extents: vec![],
+                uppers: vec![],
+                strides: vec![],
+                count: one,
+                elem_size,
+            });
+        }
+        // Arrays and character variables.
+        for (i, var) in proc.vars.iter().enumerate() {
+            if !(var.is_array() || var.ty == Type::Char) {
+                continue;
+            }
+            let slot = arg_slots.get(&i).copied();
+            let mut lowers = Vec::new();
+            let mut extents = Vec::new();
+            for (d, dim) in var.dims.iter().enumerate() {
+                let lo = self.bound(&dim.lower)?;
+                let ext = match &dim.upper {
+                    Some(u) => {
+                        let up = self.bound(u)?;
+                        let e = self.b.ins().isub(up, lo);
+                        let e = self.b.ins().iadd_imm_s(e, 1);
+                        let zero = self.iconst(0);
+                        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, e, 0);
+                        self.b.ins().select(neg, zero, e)
+                    }
+                    None if d + 1 == var.dims.len() && slot.is_some() => self.iconst(-1), // fixed below
+                    None => {
+                        return err(format!(
+                            "`{}` has an assumed bound outside the last dimension of a parameter",
+                            var.name
+                        ))
+                    }
+                };
+                lowers.push(lo);
+                extents.push(ext);
+            }
+            // Product of the explicit extents (the assumed one excluded).
+            let assumed_last = var.dims.last().is_some_and(|d| d.upper.is_none());
+            let explicit = if assumed_last {
+                &extents[..extents.len() - 1]
+            } else {
+                &extents[..]
+            };
+            let mut known = one;
+            for &e in explicit {
+                known = self.b.ins().imul(known, e);
+            }
+            let elem_size = match (&var.char_len, var.ty, slot) {
+                (_, t, _) if t != Type::Char => self.iconst(var.ty.size() as i64),
+                (Some(bnd), _, _) => {
+                    let c = self.bound(bnd)?;
+                    let zero = self.iconst(0);
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
+                    self.b.ins().select(neg, zero, c)
+                }
+                // Assumed length: the bytes available per explicit element.
+                (None, _, Some((_, len))) => self.div_or_zero(len, known),
+                (None, _, None) => self.iconst(1),
+            };
+            // Units of `len` (elements, or bytes for characters) per element.
+            let unit = if var.ty == Type::Char { elem_size } else { one };
+            if let (true, Some((_, len))) = (assumed_last, slot) {
+                let per = self.b.ins().imul(known, unit);
+                let q = self.div_or_zero(len, per);
+                if let Some(last) = extents.last_mut() {
+                    *last = q;
+                }
+            }
+            let mut strides = Vec::new();
+            let mut count = one;
+            for &e in &extents {
+                strides.push(count);
+                count = self.b.ins().imul(count, e);
+            }
+            let uppers = lowers
+                .iter()
+                .zip(&extents)
+                .map(|(&l, &e)| {
+                    let u = self.b.ins().iadd(l, e);
+                    self.b.ins().iadd_imm_s(u, -1)
+                })
+                .collect();
+            let units = self.b.ins().imul(count, unit);
+            let bytes = self.b.ins().imul(count, elem_size);
+            let home = match var.storage {
+                Storage::Param(_) => {
+                    let (p, len) = slot.ok_or_else(|| CompileError {
+                        proc: None,
+                        message: format!("`{}` is not in the parameter list", var.name),
+                    })?;
+                    let short = self.b.ins().icmp(IntCC::SignedLessThan, len, units);
+                    self.check(
+                        short,
+                        ErrorSite {
+                            kind: code::ARGUMENT_SIZE,
+                            site: -1,
+                            var: i as i64,
+                            dim: 0,
+                        },
+                        len,
+                        units,
+                        units,
+                    );
+                    Home::Mem(p)
+                }
+                Storage::Global(g) => Home::Mem(self.global_addr(g.index(), &var.name)?),
+                Storage::Local => {
+                    let fill = if var.ty == Type::Char { b' ' } else { 0 };
+                    Home::Mem(self.local_storage(bytes, fill, i)?)
+                }
+            };
+            self.vars[i] = Some(VarInfo {
+                home,
+                ty: var.ty,
+                lowers,
+                extents,
+                uppers,
+                strides,
+                count,
+                elem_size,
+            });
+        }
+        let first = self.blocks.first().copied().ok_or_else(|| CompileError {
+            proc: None,
+            message: "procedure has no entry block".into(),
+        })?;
+        self.b.ins().jump(first, &[]);
+        Ok(mark)
+    }
+
+    fn global_addr(&mut self, g: usize, name: &str) -> Result<Value, CompileError> {
+        let addr = *self.sh.globals.get(g).ok_or_else(|| CompileError {
+            proc: None,
+            message: format!("`{name}` names an unknown global"),
+        })?;
+        Ok(self.b.ins().iconst(self.ptr, addr))
+    }
+
+    /// Storage for a local array or character variable: a stack slot when
+    /// small and of constant size, else the runtime arena.
+    fn local_storage(&mut self, bytes: Value, fill: u8, var: usize) -> Result<Value, CompileError> {
+        const STACK_LIMIT: i64 = 4096;
+        let const_bytes = self.b.func.dfg.value_def(bytes).inst().and_then(|inst| {
+            match self.b.func.dfg.insts[inst] {
+                cranelift_codegen::ir::InstructionData::UnaryImm { imm, .. } => Some(imm.bits()),
+                _ => None,
+            }
+        });
+        if let Some(n) = const_bytes.filter(|&n| (0..=STACK_LIMIT).contains(&n)) {
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                n.max(1) as u32,
+                4,
+            ));
+            let addr = self.b.ins().stack_addr(self.ptr, slot, 0);
+            let cfg = self.jit.target_config();
+            self.b
+                .emit_small_memset(cfg, addr, fill, n as u64, 16, FLAGS);
+            return Ok(addr);
+        }
+        let rt = self.rt;
+        let fill_v = self.iconst(fill as i64);
+        let p = self
+            .call_external(
+                "adjit_arena_alloc",
+                &[self.ptr, types::I64, types::I64],
+                Some(self.ptr),
+                &[rt, bytes, fill_v],
+            )?
+            .expect("alloc returns a pointer");
+        let null = self.b.ins().icmp_imm_s(IntCC::Equal, p, 0);
+        let zero = self.iconst(0);
+        self.check(
+            null,
+            ErrorSite {
+                kind: code::OUT_OF_MEMORY,
+                site: -1,
+                var: var as i64,
+                dim: 0,
+            },
+            bytes,
+            zero,
+            zero,
+        );
+        Ok(p)
+    }
+
+    fn zero(&mut self, ty: Type) -> Result<Value, CompileError> {
+        Ok(match ty {
+            Type::F32 => self.b.ins().f32const(Ieee32::with_bits(0)),
+            Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
+            t => self.b.ins().iconst(cl_type(t)?, 0),
+        })
+    }
+
+    /// The error block and the exit block.
+    fn epilogue(&mut self, mark: Option<Value>) -> Result<(), CompileError> {
+        self.b.switch_to_block(self.err_block);
+        let params: Vec<Value> = self.b.block_params(self.err_block).to_vec();
+        let base = layout::ERROR;
+        let field = |k: usize| base + 8 * k as i32;
+        // ErrorSlot order: kind, proc, site, var, dim, index, lower, upper.
+        let pid = self.iconst(self.pid.0 as i64);
+        let values = [
+            params[0], pid, params[1], params[2], params[3], params[4], params[5], params[6],
+        ];
+        for (k, v) in values.into_iter().enumerate() {
+            self.b.ins().store(FLAGS, v, self.rt, field(k));
+        }
+        let one = self.b.ins().iconst(types::I32, 1);
+        self.b.ins().jump(self.exit_block, &[BlockArg::Value(one)]);
+
+        self.b.switch_to_block(self.exit_block);
+        let status = self.b.block_params(self.exit_block)[0];
+        if let Some(mark) = mark {
+            let rt = self.rt;
+            self.call_external(
+                "adjit_arena_release",
+                &[self.ptr, types::I64],
+                None,
+                &[rt, mark],
+            )?;
+        }
+        self.b.ins().return_(&[status]);
+        Ok(())
+    }
+
+    fn operand(&self, v: ir::Value) -> Result<Value, CompileError> {
+        match self.values.get(v.index()) {
+            Some(Some((blk, x))) if *blk == self.current => Ok(*x),
+            _ => err(format!(
+                "value {v} used outside the block defining it or before its definition"
+            )),
+        }
+    }
+
+    fn value_type(&self, v: ir::Value) -> Result<Type, CompileError> {
+        self.proc
+            .insts
+            .get(v.index())
+            .and_then(|i| i.ty)
+            .map_or_else(|| err(format!("value {v} has no type")), Ok)
+    }
+
+    fn lower_body(&mut self) -> Result<(), CompileError> {
+        for (bi, block) in self.proc.blocks.iter().enumerate() {
+            self.current = bi as u32;
+            self.b.switch_to_block(self.blocks[bi]);
+            for &v in &block.insts {
+                let data = self
+                    .proc
+                    .insts
+                    .get(v.index())
+                    .map_or_else(|| err(format!("unknown instruction {v}")), Ok)?;
+                let result = self.lower_inst(v, &data.kind, data.ty)?;
+                if let Some(x) = result {
+                    self.values[v.index()] = Some((self.current, x));
+                }
+            }
+            self.lower_term(bi, &block.term)?;
+        }
+        Ok(())
+    }
+
+    fn block(&self, b: ir::BlockId) -> Result<Block, CompileError> {
+        self.blocks
+            .get(b.index())
+            .copied()
+            .map_or_else(|| err(format!("unknown block {b}")), Ok)
+    }
+
+    fn lower_term(&mut self, bi: usize, term: &Terminator) -> Result<(), CompileError> {
+        match term {
+            Terminator::Jump(t) => {
+                let t = self.block(*t)?;
+                self.b.ins().jump(t, &[]);
+            }
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                let c = self.operand(*cond)?;
+                let (t, e) = (self.block(*then_dest)?, self.block(*else_dest)?);
+                self.b.ins().brif(c, t, &[], e, &[]);
+            }
+            Terminator::Switch {
+                value,
+                cases,
+                default,
+            } => {
+                let ty = self.value_type(*value)?;
+                if !ty.is_int() {
+                    return err("switch on a non-integer value");
+                }
+                let x = self.operand(*value)?;
+                let x = self.to_i64(x, ty);
+                let mut sw = Switch::new();
+                let mut seen = std::collections::HashSet::new();
+                for &(key, dest) in cases {
+                    if seen.insert(key) {
+                        sw.set_entry(key as u64 as u128, self.block(dest)?);
+                    }
+                }
+                let d = self.block(*default)?;
+                sw.emit(&mut self.b, x, d);
+            }
+            Terminator::Return => {
+                self.flush_promoted();
+                let zero = self.b.ins().iconst(types::I32, 0);
+                self.b.ins().jump(self.exit_block, &[BlockArg::Value(zero)]);
+            }
+            Terminator::Fail(_) => {
+                let args = [code::FAIL, -1 - bi as i64, -1, 0, 0, 0, 0]
+                    .map(|x| self.iconst(x))
+                    .map(BlockArg::Value);
+                self.b.ins().jump(self.err_block, &args);
+            }
+        }
+        Ok(())
+    }
+
+    /// Address of an array element and its 0-based linear index, with bounds
+    /// checks when enabled.
+    fn elem_addr(
+        &mut self,
+        var: VarId,
+        index: &[ir::Value],
+        site: usize,
+    ) -> Result<(Value, Value), CompileError> {
+        let info = self.var_info(var)?.clone();
+        if index.len() != info.lowers.len() {
+            return err(format!(
+                "`{}` has {} dimensions, {} subscripts given",
+                self.ir_var(var)?.name,
+                info.lowers.len(),
+                index.len()
+            ));
+        }
+        let mut linear = self.iconst(0);
+        for (d, &iv) in index.iter().enumerate() {
+            let ty = self.value_type(iv)?;
+            if !ty.is_int() {
+                return err("non-integer subscript");
+            }
+            let i = self.operand(iv)?;
+            let i = self.to_i64(i, ty);
+            let off = self.b.ins().isub(i, info.lowers[d]);
+            if self.sh.options.bounds_checks {
+                let fail =
+                    self.b
+                        .ins()
+                        .icmp(IntCC::UnsignedGreaterThanOrEqual, off, info.extents[d]);
+                self.check(
+                    fail,
+                    ErrorSite {
+                        kind: code::INDEX_OUT_OF_BOUNDS,
+                        site: site as i64,
+                        var: var.index() as i64,
+                        dim: d as i64,
+                    },
+                    i,
+                    info.lowers[d],
+                    info.uppers[d],
+                );
+            }
+            let scaled = if d == 0 {
+                off
+            } else {
+                self.b.ins().imul(off, info.strides[d])
+            };
+            linear = self.b.ins().iadd(linear, scaled);
+        }
+        let base = match info.home {
+            Home::Mem(a) => a,
+            Home::Reg { .. } => {
+                return err(format!("`{}` is not an array", self.ir_var(var)?.name))
+            }
+        };
+        let bytes = self.b.ins().imul(linear, info.elem_size);
+        Ok((self.b.ins().iadd(base, bytes), linear))
+    }
+
+    fn lower_inst(
+        &mut self,
+        v: ir::Value,
+        inst: &Inst,
+        ty: Option<Type>,
+    ) -> Result<Option<Value>, CompileError> {
+        let site = v.index();
+        let need_ty = || ty.map_or_else(|| err(format!("{v} needs a type")), Ok);
+        Ok(Some(match inst {
+            Inst::Const(c) => {
+                let t = need_ty()?;
+                match (t, *c) {
+                    (Type::F64, Const::Float(x)) => {
+                        self.b.ins().f64const(Ieee64::with_bits(x.to_bits()))
+                    }
+                    (Type::F32, Const::Float(x)) => self
+                        .b
+                        .ins()
+                        .f32const(Ieee32::with_bits((x as f32).to_bits())),
+                    (Type::F64, Const::Int(x)) => self
+                        .b
+                        .ins()
+                        .f64const(Ieee64::with_bits((x as f64).to_bits())),
+                    (Type::F32, Const::Int(x)) => self
+                        .b
+                        .ins()
+                        .f32const(Ieee32::with_bits((x as f32).to_bits())),
+                    (Type::I32 | Type::I64, Const::Int(x)) => self.b.ins().iconst(
+                        cl_type(t)?,
+                        if t == Type::I32 { x as i32 as i64 } else { x },
+                    ),
+                    (Type::Bool, Const::Bool(x)) => self.b.ins().iconst(types::I8, x as i64),
+                    (t, c) => return err(format!("constant {c:?} of type {}", t.name())),
+                }
+            }
+            Inst::Load(var) => self.load_scalar(*var)?,
+            Inst::Store(var, x) => {
+                let x = self.operand(*x)?;
+                self.store_scalar(*var, x)?;
+                return Ok(None);
+            }
+            Inst::LoadElem(var, idx) => {
+                let t = cl_type(self.ir_var(*var)?.ty)?;
+                let (addr, _) = self.elem_addr(*var, idx, site)?;
+                self.b.ins().load(t, FLAGS, addr, 0)
+            }
+            Inst::StoreElem(var, idx, x) => {
+                let x = self.operand(*x)?;
+                let (addr, _) = self.elem_addr(*var, idx, site)?;
+                self.b.ins().store(FLAGS, x, addr, 0);
+                return Ok(None);
+            }
+            Inst::Unary(op, a) => {
+                let t = self.value_type(*a)?;
+                let x = self.operand(*a)?;
+                self.unary(*op, t, x)?
+            }
+            Inst::Binary(op, a, c) => {
+                let t = self.value_type(*a)?;
+                let (x, y) = (self.operand(*a)?, self.operand(*c)?);
+                let ty_b = self.value_type(*c)?;
+                self.binary(*op, t, ty_b, x, y, site, *c)?
+            }
+            Inst::Cmp(op, a, c) => {
+                let t = self.value_type(*a)?;
+                let (x, y) = (self.operand(*a)?, self.operand(*c)?);
+                self.compare(*op, t, x, y)
+            }
+            Inst::Convert(a, rounding) => {
+                let from = self.value_type(*a)?;
+                let x = self.operand(*a)?;
+                self.convert(x, from, need_ty()?, *rounding)?
+            }
+            Inst::Select(c, a, d) => {
+                let (c, x, y) = (self.operand(*c)?, self.operand(*a)?, self.operand(*d)?);
+                self.b.ins().select(c, x, y)
+            }
+            Inst::DimLower(var, d) | Inst::DimExtent(var, d) => {
+                let info = self.var_info(*var)?;
+                let list = if matches!(inst, Inst::DimLower(..)) {
+                    &info.lowers
+                } else {
+                    &info.extents
+                };
+                let x = *list
+                    .get(*d as usize)
+                    .map_or_else(|| err(format!("dimension {d} out of range")), Ok)?;
+                match need_ty()? {
+                    Type::I64 => x,
+                    Type::I32 => self.b.ins().ireduce(types::I32, x),
+                    t => return err(format!("dimension query of type {}", t.name())),
+                }
+            }
+            Inst::Call(callee, args) => {
+                self.call(*callee, args, site)?;
+                return Ok(None);
+            }
+            Inst::CharAssign(dst, src) => {
+                let (dp, dl) = self.char_ref(dst, site)?;
+                let (sp, sl) = self.char_ref(src, site)?;
+                let p = self.ptr;
+                self.call_external(
+                    "adjit_char_assign",
+                    &[p, types::I64, p, types::I64],
+                    None,
+                    &[dp, dl, sp, sl],
+                )?;
+                return Ok(None);
+            }
+            Inst::CharCompare(op, a, c) => {
+                let (ap, al) = self.char_ref(a, site)?;
+                let (cp, cl) = self.char_ref(c, site)?;
+                let p = self.ptr;
+                let r = self
+                    .call_external(
+                        "adjit_char_compare",
+                        &[p, types::I64, p, types::I64],
+                        Some(types::I32),
+                        &[ap, al, cp, cl],
+                    )?
+                    .expect("compare returns a value");
+                let zero = self.b.ins().iconst(types::I32, 0);
+                self.b.ins().icmp(int_cc(*op), r, zero)
+            }
+            Inst::Push(kind, a) => {
+                let t = self.value_type(*a)?;
+                let x = self.operand(*a)?;
+                self.push(*kind, t, x)?;
+                return Ok(None);
+            }
+            Inst::Pop(kind) => self.pop(*kind, need_ty()?, site)?,
+        }))
+    }
+
+    fn float_call(
+        &mut self,
+        name64: &'static str,
+        name32: &'static str,
+        t: types::Type,
+        args: &[Value],
+    ) -> Result<Value, CompileError> {
+        let name = if t == types::F32 { name32 } else { name64 };
+        let params = vec![t; args.len()];
+        Ok(self
+            .call_external(name, &params, Some(t), args)?
+            .expect("math returns a value"))
+    }
+
+    /// Round to nearest, ties away from zero (Fortran ANINT / NINT).
+    fn round_away(&mut self, x: Value, t: types::Type) -> Value {
+        let tr = self.b.ins().trunc(x);
+        let frac = self.b.ins().fsub(x, tr);
+        let frac = self.b.ins().fabs(frac);
+        let half = if t == types::F32 {
+            self.b.ins().f32const(0.5f32)
+        } else {
+            self.b.ins().f64const(0.5)
+        };
+        let one = if t == types::F32 {
+            self.b.ins().f32const(1.0f32)
+        } else {
+            self.b.ins().f64const(1.0)
+        };
+        let step = self.b.ins().fcopysign(one, x);
+        let bumped = self.b.ins().fadd(tr, step);
+        let up = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, frac, half);
+        self.b.ins().select(up, bumped, tr)
+    }
+
+    fn unary(&mut self, op: UnaryOp, ty: Type, x: Value) -> Result<Value, CompileError> {
+        let t = cl_type(ty)?;
+        if ty.is_int() {
+            return Ok(match op {
+                UnaryOp::Neg => self.b.ins().ineg(x),
+                UnaryOp::Abs => self.int_abs(x),
+                _ => return err(format!("{op:?} on {}", ty.name())),
+            });
+        }
+        if ty == Type::Bool {
+            return match op {
+                UnaryOp::Not => Ok(self.b.ins().bxor_imm_s(x, 1)),
+                _ => err(format!("{op:?} on bool")),
+            };
+        }
+        let m = |s64: &'static str, s32: &'static str| (s64, s32);
+        let libm = match op {
+            UnaryOp::Neg => return Ok(self.b.ins().fneg(x)),
+            UnaryOp::Abs => return Ok(self.b.ins().fabs(x)),
+            UnaryOp::Sqrt => return Ok(self.b.ins().sqrt(x)),
+            UnaryOp::Floor => return Ok(self.b.ins().floor(x)),
+            UnaryOp::Ceil => return Ok(self.b.ins().ceil(x)),
+            UnaryOp::Trunc => return Ok(self.b.ins().trunc(x)),
+            UnaryOp::Round => return Ok(self.round_away(x, t)),
+            UnaryOp::Not => return err("NOT on a float"),
+            UnaryOp::Exp => m("exp", "expf"),
+            UnaryOp::Log => m("log", "logf"),
+            UnaryOp::Log10 => m("log10", "log10f"),
+            UnaryOp::Sin => m("sin", "sinf"),
+            UnaryOp::Cos => m("cos", "cosf"),
+            UnaryOp::Tan => m("tan", "tanf"),
+            UnaryOp::Asin => m("asin", "asinf"),
+            UnaryOp::Acos => m("acos", "acosf"),
+            UnaryOp::Atan => m("atan", "atanf"),
+            UnaryOp::Sinh => m("sinh", "sinhf"),
+            UnaryOp::Cosh => m("cosh", "coshf"),
+            UnaryOp::Tanh => m("tanh", "tanhf"),
+        };
+        self.float_call(libm.0, libm.1, t, &[x])
+    }
+
+    fn int_abs(&mut self, x: Value) -> Value {
+        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+        let n = self.b.ins().ineg(x);
+        self.b.ins().select(neg, n, x)
+    }
+
+    /// `if b < a { b } else { a }` (Min) or `if b > a { b } else { a }` (Max),
+    /// taking `b` when `a` is NaN.
+    fn min_max(&mut self, max: bool, ty: Type, a: Value, b: Value) -> Value {
+        let c = if ty.is_float() {
+            let cc = if max {
+                FloatCC::GreaterThan
+            } else {
+                FloatCC::LessThan
+            };
+            let lt = self.b.ins().fcmp(cc, b, a);
+            let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+            self.b.ins().bor(lt, nan)
+        } else {
+            let cc = if max {
+                IntCC::SignedGreaterThan
+            } else {
+                IntCC::SignedLessThan
+            };
+            self.b.ins().icmp(cc, b, a)
+        };
+        self.b.ins().select(c, b, a)
+    }
+
+    fn divide_check(&mut self, y: Value, site: usize) {
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        self.check_simple(zero, code::DIVIDE_BY_ZERO, site as i64, -1, 0);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        ty: Type,
+        ty_b: Type,
+        x: Value,
+        y: Value,
+        site: usize,
+        y_ir: ir::Value,
+    ) -> Result<Value, CompileError> {
+        let t = cl_type(ty)?;
+        if ty == Type::Bool {
+            return Ok(match op {
+                BinaryOp::And => self.b.ins().band(x, y),
+                BinaryOp::Or => self.b.ins().bor(x, y),
+                BinaryOp::Neqv => self.b.ins().bxor(x, y),
+                BinaryOp::Eqv => {
+                    let d = self.b.ins().bxor(x, y);
+                    self.b.ins().bxor_imm_s(d, 1)
+                }
+                _ => return err(format!("{op:?} on bool")),
+            });
+        }
+        if op != BinaryOp::PowI && ty != ty_b {
+            return err(format!("{op:?} on {} and {}", ty.name(), ty_b.name()));
+        }
+        if ty.is_int() {
+            return Ok(match op {
+                BinaryOp::Add => self.b.ins().iadd(x, y),
+                BinaryOp::Sub => self.b.ins().isub(x, y),
+                BinaryOp::Mul => self.b.ins().imul(x, y),
+                BinaryOp::Div => {
+                    self.divide_check(y, site);
+                    self.int_div_wrapping(x, y, t, false)
+                }
+                BinaryOp::Mod => {
+                    self.divide_check(y, site);
+                    self.int_div_wrapping(x, y, t, true)
+                }
+                BinaryOp::Modulo => {
+                    self.divide_check(y, site);
+                    let r = self.int_div_wrapping(x, y, t, true);
+                    let sum = self.b.ins().iadd(r, y);
+                    let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+                    let signs = self.b.ins().bxor(r, y);
+                    let differ = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, signs, 0);
+                    let fix = self.b.ins().band(nonzero, differ);
+                    self.b.ins().select(fix, sum, r)
+                }
+                BinaryOp::Pow => {
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, y, 0);
+                    let zero = self.b.ins().icmp_imm_s(IntCC::Equal, x, 0);
+                    let bad = self.b.ins().band(neg, zero);
+                    self.check_simple(bad, code::DIVIDE_BY_ZERO, site as i64, -1, 0);
+                    let name = if t == types::I32 {
+                        "adjit_ipow_i32"
+                    } else {
+                        "adjit_ipow_i64"
+                    };
+                    self.call_external(name, &[t, t], Some(t), &[x, y])?
+                        .expect("ipow returns")
+                }
+                BinaryOp::Min => self.min_max(false, ty, x, y),
+                BinaryOp::Max => self.min_max(true, ty, x, y),
+                BinaryOp::Sign => {
+                    let a = self.int_abs(x);
+                    let na = self.b.ins().ineg(a);
+                    let nonneg = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, y, 0);
+                    self.b.ins().select(nonneg, a, na)
+                }
+                BinaryOp::Dim => {
+                    let d = self.b.ins().isub(x, y);
+                    let z = self.b.ins().iconst(t, 0);
+                    self.min_max(true, ty, d, z)
+                }
+                _ => return err(format!("{op:?} on {}", ty.name())),
+            });
+        }
+        Ok(match op {
+            BinaryOp::Add => self.b.ins().fadd(x, y),
+            BinaryOp::Sub => self.b.ins().fsub(x, y),
+            BinaryOp::Mul => self.b.ins().fmul(x, y),
+            BinaryOp::Div => self.b.ins().fdiv(x, y),
+            BinaryOp::Pow => self.float_call("pow", "powf", t, &[x, y])?,
+            BinaryOp::PowI => {
+                if !ty_b.is_int() {
+                    return err("PowI with a non-integer exponent");
+                }
+                self.powi(x, y, t, ty_b, y_ir)?
+            }
+            BinaryOp::Min => self.min_max(false, ty, x, y),
+            BinaryOp::Max => self.min_max(true, ty, x, y),
+            BinaryOp::Atan2 => self.float_call("atan2", "atan2f", t, &[x, y])?,
+            BinaryOp::Sign => self.b.ins().fcopysign(x, y),
+            BinaryOp::Dim => {
+                let d = self.b.ins().fsub(x, y);
+                let z = self.zero(ty)?;
+                self.min_max(true, ty, d, z)
+            }
+            BinaryOp::Mod => self.float_call("fmod", "fmodf", t, &[x, y])?,
+            BinaryOp::Modulo => {
+                let q = self.b.ins().fdiv(x, y);
+                let f = self.b.ins().floor(q);
+                let p = self.b.ins().fmul(f, y);
+                self.b.ins().fsub(x, p)
+            }
+            _ => return err(format!("{op:?} on {}", ty.name())),
+        })
+    }
+
+    /// Float to integer power by repeated squaring; unrolled for constant
+    /// exponents (same multiplication sequence as the runtime helper).
+    fn powi(
+        &mut self,
+        x: Value,
+        n: Value,
+        t: types::Type,
+        nty: Type,
+        n_ir: ir::Value,
+    ) -> Result<Value, CompileError> {
+        let constant = match self.proc.insts.get(n_ir.index()).map(|d| &d.kind) {
+            Some(Inst::Const(Const::Int(k))) => Some(if nty == Type::I32 {
+                *k as i32 as i64
+            } else {
+                *k
+            }),
+            _ => None,
+        };
+        if let Some(k) = constant.filter(|k| k.unsigned_abs() <= 64) {
+            let (mut base, mut e, mut acc) = (x, k.unsigned_abs(), None::<Value>);
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = Some(match acc {
+                        None => base,
+                        Some(a) => self.b.ins().fmul(a, base),
+                    });
+                }
+                e >>= 1;
+                if e > 0 {
+                    base = self.b.ins().fmul(base, base);
+                }
+            }
+            let one = if t == types::F32 {
+                self.b.ins().f32const(1.0f32)
+            } else {
+                self.b.ins().f64const(1.0)
+            };
+            let acc = acc.unwrap_or(one);
+            return Ok(if k < 0 {
+                self.b.ins().fdiv(one, acc)
+            } else {
+                acc
+            });
+        }
+        let n = self.to_i64(n, nty);
+        let name = if t == types::F32 {
+            "adjit_powi_f32"
+        } else {
+            "adjit_powi_f64"
+        };
+        Ok(self
+            .call_external(name, &[t, types::I64], Some(t), &[x, n])?
+            .expect("powi returns"))
+    }
+
+    fn compare(&mut self, op: CmpOp, ty: Type, x: Value, y: Value) -> Value {
+        if ty.is_float() {
+            let cc = match op {
+                CmpOp::Eq => FloatCC::Equal,
+                CmpOp::Ne => FloatCC::NotEqual,
+                CmpOp::Lt => FloatCC::LessThan,
+                CmpOp::Le => FloatCC::LessThanOrEqual,
+                CmpOp::Gt => FloatCC::GreaterThan,
+                CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+            };
+            self.b.ins().fcmp(cc, x, y)
+        } else {
+            self.b.ins().icmp(int_cc(op), x, y)
+        }
+    }
+
+    /// Numeric conversion with the IR's rules.
+    fn convert(
+        &mut self,
+        x: Value,
+        from: Type,
+        to: Type,
+        rounding: Rounding,
+    ) -> Result<Value, CompileError> {
+        let tt = cl_type(to)?;
+        cl_type(from)?;
+        Ok(match (from, to) {
+            _ if from == to => x,
+            (Type::F32, Type::F64) => self.b.ins().fpromote(types::F64, x),
+            (Type::F64, Type::F32) => self.b.ins().fdemote(types::F32, x),
+            (Type::I32, Type::I64) => self.b.ins().sextend(types::I64, x),
+            (Type::I64, Type::I32) => self.b.ins().ireduce(types::I32, x),
+            (Type::Bool, t) if t.is_int() => self.b.ins().uextend(tt, x),
+            (Type::Bool, _) => {
+                let w = self.b.ins().uextend(types::I32, x);
+                self.b.ins().fcvt_from_uint(tt, w)
+            }
+            (f, Type::Bool) if f.is_int() => self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0),
+            (f, Type::Bool) => {
+                let z = self.zero(f)?;
+                self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+            }
+            (f, _) if f.is_int() => self.b.ins().fcvt_from_sint(tt, x),
+            (f, _) => {
+                let r = match rounding {
+                    Rounding::Trunc => x,
+                    Rounding::Nearest => self.round_away(x, cl_type(f)?),
+                    Rounding::Floor => self.b.ins().floor(x),
+                    Rounding::Ceil => self.b.ins().ceil(x),
+                };
+                self.b.ins().fcvt_to_sint_sat(tt, r)
+            }
+        })
+    }
+
+    fn stack_offset(kind: StackKind) -> i32 {
+        layout::stack(runtime::stack_index(kind))
+    }
+
+    fn push(&mut self, kind: StackKind, ty: Type, x: Value) -> Result<(), CompileError> {
+        let word_ty = if kind == StackKind::Value {
+            Type::F64
+        } else {
+            Type::I64
+        };
+        let w = self.convert(x, ty, word_ty, Rounding::Trunc)?;
+        let off = Self::stack_offset(kind);
+        let rt = self.rt;
+        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
+        let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
+        let full = self.b.ins().icmp(IntCC::Equal, top, end);
+        let grow = self.b.create_block();
+        let cont = self.b.create_block();
+        let t = self.b.append_block_param(cont, self.ptr);
+        self.b.set_cold_block(grow);
+        self.b
+            .ins()
+            .brif(full, grow, &[], cont, &[BlockArg::Value(top)]);
+        self.b.switch_to_block(grow);
+        let k = self.iconst(runtime::stack_index(kind) as i64);
+        let st = self
+            .call_external(
+                "adjit_stack_grow",
+                &[self.ptr, types::I64],
+                Some(types::I32),
+                &[rt, k],
+            )?
+            .expect("grow returns");
+        let idx = runtime::stack_index(kind) as i64;
+        self.check_simple(st, code::STACK_GROW, -1, -1, idx);
+        let t2 = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
+        self.b.ins().jump(cont, &[BlockArg::Value(t2)]);
+        self.b.switch_to_block(cont);
+        self.b.ins().store(FLAGS, w, t, 0);
+        let next = self.b.ins().iadd_imm_s(t, 8);
+        self.b.ins().store(FLAGS, next, rt, off + layout::TOP);
+        let n = self
+            .b
+            .ins()
+            .load(types::I64, FLAGS, rt, off + layout::PUSHED);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+        Ok(())
+    }
+
+    fn pop(&mut self, kind: StackKind, ty: Type, site: usize) -> Result<Value, CompileError> {
+        let word_ty = if kind == StackKind::Value {
+            Type::F64
+        } else {
+            Type::I64
+        };
+        let off = Self::stack_offset(kind);
+        let rt = self.rt;
+        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
+        let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
+        let empty = self.b.ins().icmp(IntCC::Equal, top, base);
+        let slow = self.b.create_block();
+        let cont = self.b.create_block();
+        let t = self.b.append_block_param(cont, self.ptr);
+        self.b.set_cold_block(slow);
+        self.b
+            .ins()
+            .brif(empty, slow, &[], cont, &[BlockArg::Value(top)]);
+        self.b.switch_to_block(slow);
+        let idx = runtime::stack_index(kind) as i64;
+        let k = self.iconst(idx);
+        let st = self
+            .call_external(
+                "adjit_stack_retreat",
+                &[self.ptr, types::I64],
+                Some(types::I32),
+                &[rt, k],
+            )?
+            .expect("retreat returns");
+        self.check_simple(st, code::STACK_UNDERFLOW, site as i64, -1, idx);
+        let t2 = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
+        self.b.ins().jump(cont, &[BlockArg::Value(t2)]);
+        self.b.switch_to_block(cont);
+        let prev = self.b.ins().iadd_imm_s(t, -8);
+        let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
+        self.b.ins().store(FLAGS, prev, rt, off + layout::TOP);
+        self.convert(w, word_ty, ty, Rounding::Trunc)
+    }
+
+    /// Address and length of character data, with substring checks.
+    fn char_ref(&mut self, r: &CharRef, site: usize) -> Result<(Value, Value), CompileError> {
+        let (p, len, var) = match &r.base {
+            CharBase::Var { var, index } => {
+                if self.ir_var(*var)?.ty != Type::Char {
+                    return err(format!(
+                        "`{}` is not a character variable",
+                        self.ir_var(*var)?.name
+                    ));
+                }
+                let info = self.var_info(*var)?.clone();
+                let addr = if index.is_empty() {
+                    match info.home {
+                        Home::Mem(a) => a,
+                        Home::Reg { .. } => return err("character variable in a register"),
+                    }
+                } else {
+                    self.elem_addr(*var, index, site)?.0
+                };
+                (addr, info.elem_size, var.index() as i64)
+            }
+            CharBase::Literal(bytes) => {
+                let data: Box<[u8]> = bytes.clone().into_boxed_slice();
+                let addr = data.as_ptr() as i64;
+                self.sh.literals.push(data);
+                (
+                    self.b.ins().iconst(self.ptr, addr),
+                    self.iconst(bytes.len() as i64),
+                    -1,
+                )
+            }
+        };
+        if r.start.is_none() && r.end.is_none() {
+            return Ok((p, len));
+        }
+        let sub =
+            |l: &mut Self, v: Option<ir::Value>, default: Value| -> Result<Value, CompileError> {
+                match v {
+                    None => Ok(default),
+                    Some(v) => {
+                        let t = l.value_type(v)?;
+                        let x = l.operand(v)?;
+                        Ok(l.to_i64(x, t))
+                    }
+                }
+            };
+        let one = self.iconst(1);
+        let s = sub(self, r.start, one)?;
+        let e = sub(self, r.end, len)?;
+        if self.sh.options.bounds_checks {
+            let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, s, e);
+            let low = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, s, 1);
+            let high = self.b.ins().icmp(IntCC::SignedGreaterThan, e, len);
+            let bad = self.b.ins().bor(low, high);
+            let fail = self.b.ins().band(nonempty, bad);
+            self.check(
+                fail,
+                ErrorSite {
+                    kind: code::SUBSTRING_OUT_OF_RANGE,
+                    site: site as i64,
+                    var,
+                    dim: 0,
+                },
+                s,
+                e,
+                len,
+            );
+        }
+        let start = self.b.ins().iadd_imm_s(s, -1);
+        let addr = self.b.ins().iadd(p, start);
+        let n = self.b.ins().isub(e, start);
+        let zero = self.iconst(0);
+        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, n, 0);
+        Ok((addr, self.b.ins().select(neg, zero, n)))
+    }
+
+    /// A call of another procedure of the module.
+    fn call(&mut self, callee: ProcId, args: &[CallArg], site: usize) -> Result<(), CompileError> {
+        let target = self
+            .sh
+            .module
+            .procs
+            .get(callee.index())
+            .map_or_else(|| err(format!("call of unknown {callee}")), Ok)?;
+        if target.params.len() != args.len() {
+            return err(format!(
+                "`{}` takes {} arguments, {} given",
+                target.name,
+                target.params.len(),
+                args.len()
+            ));
+        }
+        let bytes = (args.len().max(1) as u32) * layout::ARG_SLOT as u32;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            bytes,
+            3,
+        ));
+        let arr = self.b.ins().stack_addr(self.ptr, slot, 0);
+        for (pos, (a, &param)) in args.iter().zip(&target.params).enumerate() {
+            let want = target.var(param).ty;
+            let (p, len) = match a {
+                CallArg::Var(v) => {
+                    self.check_arg_type(self.ir_var(*v)?.ty, want, &target.name, pos)?;
+                    let info = self.var_info(*v)?.clone();
+                    let p = match info.home {
+                        Home::Mem(a) => a,
+                        Home::Reg { mem: Some(a), .. } => a,
+                        Home::Reg { mem: None, .. } => {
+                            return err("internal: variable passed by reference has no memory")
+                        }
+                    };
+                    let len = if info.ty == Type::Char {
+                        self.b.ins().imul(info.count, info.elem_size)
+                    } else {
+                        info.count
+                    };
+                    (p, len)
+                }
+                CallArg::Elem(v, idx) => {
+                    self.check_arg_type(self.ir_var(*v)?.ty, want, &target.name, pos)?;
+                    let info = self.var_info(*v)?.clone();
+                    let (p, linear) = self.elem_addr(*v, idx, site)?;
+                    let rest = self.b.ins().isub(info.count, linear);
+                    let len = if info.ty == Type::Char {
+                        self.b.ins().imul(rest, info.elem_size)
+                    } else {
+                        rest
+                    };
+                    (p, len)
+                }
+                CallArg::Value(v) => {
+                    let ty = self.value_type(*v)?;
+                    self.check_arg_type(ty, want, &target.name, pos)?;
+                    let x = self.operand(*v)?;
+                    let tmp = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        8,
+                        3,
+                    ));
+                    let p = self.b.ins().stack_addr(self.ptr, tmp, 0);
+                    self.b.ins().store(FLAGS, x, p, 0);
+                    (p, self.iconst(1))
+                }
+            };
+            let off = pos as i32 * layout::ARG_SLOT;
+            self.b.ins().store(FLAGS, p, arr, off);
+            self.b.ins().store(FLAGS, len, arr, off + layout::ARG_LEN);
+        }
+        self.flush_promoted();
+        let id = self.sh.proc_ids[callee.index()];
+        let f = self.jit.declare_func_in_func(id, self.b.func);
+        let rt = self.rt;
+        let call = self.b.ins().call(f, &[arr, rt]);
+        let status = self.b.inst_results(call)[0];
+        self.reload_promoted()?;
+        let cont = self.b.create_block();
+        self.b.ins().brif(
+            status,
+            self.exit_block,
+            &[BlockArg::Value(status)],
+            cont,
+            &[],
+        );
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    fn check_arg_type(
+        &self,
+        got: Type,
+        want: Type,
+        callee: &str,
+        pos: usize,
+    ) -> Result<(), CompileError> {
+        if got == want {
+            Ok(())
+        } else {
+            err(format!(
+                "argument {} of `{callee}` is {}, expected {}",
+                pos + 1,
+                got.name(),
+                want.name()
+            ))
+        }
+    }
+}
+
+fn int_cc(op: CmpOp) -> IntCC {
+    match op {
+        CmpOp::Eq => IntCC::Equal,
+        CmpOp::Ne => IntCC::NotEqual,
+        CmpOp::Lt => IntCC::SignedLessThan,
+        CmpOp::Le => IntCC::SignedLessThanOrEqual,
+        CmpOp::Gt => IntCC::SignedGreaterThan,
+        CmpOp::Ge => IntCC::SignedGreaterThanOrEqual,
+    }
+}

@@ -10,9 +10,11 @@ pub mod builder;
 pub mod codegen;
 pub mod error;
 pub mod ir;
+pub mod libm;
 pub mod print;
 pub mod runtime;
 pub mod shape;
+pub mod stack;
 pub mod verify;
 
 pub use buffer::Buffer;

@@ -1,1 +1,453 @@
-//! (to be written)
+//! The runtime generated code runs against: the context passed to every
+//! compiled procedure (stack registers, error slot, arena), the [`Runtime`]
+//! that owns it, and the `extern "C"` helpers generated code calls.
+//!
+//! The layout of [`RuntimeCtx`] and [`ArgSlot`] is part of the native calling
+//! convention: `extern "C" fn(args: *const ArgSlot, rt: *mut RuntimeCtx) ->
+//! i32`, status 0 for success. Helpers never unwind: they contain no panics
+//! and report failure through return values.
+
+use crate::ir::StackKind;
+use crate::stack::{Arena, MapBudget, SegmentedStack, StackConfig, StackRegs, StackStats};
+use std::mem::offset_of;
+
+/// One argument of a compiled procedure: the address of its storage and its
+/// length in elements (bytes for CHARACTER).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ArgSlot {
+    /// First byte of the storage.
+    pub ptr: *mut u8,
+    /// Number of elements (bytes for CHARACTER data).
+    pub len: i64,
+}
+
+/// Error codes generated code writes into [`ErrorSlot::kind`].
+pub mod code {
+    /// An array subscript outside its bounds.
+    pub const INDEX_OUT_OF_BOUNDS: i64 = 1;
+    /// Integer division or MOD by zero.
+    pub const DIVIDE_BY_ZERO: i64 = 2;
+    /// A substring outside its character variable.
+    pub const SUBSTRING_OUT_OF_RANGE: i64 = 3;
+    /// Pop from an empty stack (`dim` holds the stack index).
+    pub const STACK_UNDERFLOW: i64 = 4;
+    /// A `Fail` terminator (`site` encodes the block).
+    pub const FAIL: i64 = 5;
+    /// An argument buffer smaller than its declared shape.
+    pub const ARGUMENT_SIZE: i64 = 6;
+    /// The arena could not provide memory for a local array (`index` holds
+    /// the byte count).
+    pub const OUT_OF_MEMORY: i64 = 7;
+    /// A runtime stack could not grow (`dim` holds the stack index).
+    pub const STACK_GROW: i64 = 8;
+}
+
+/// Where generated code records the first error of a call.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ErrorSlot {
+    /// One of the [`code`] constants; 0 when no error.
+    pub kind: i64,
+    /// The procedure (index of its `ProcId`).
+    pub proc: i64,
+    /// The failing instruction's index, or `-1 - block` for a terminator.
+    pub site: i64,
+    /// The variable involved, or -1.
+    pub var: i64,
+    /// 0-based dimension (or stack index / parameter position).
+    pub dim: i64,
+    /// The offending index (or buffer length, or substring start).
+    pub index: i64,
+    /// Lower bound (or substring end).
+    pub lower: i64,
+    /// Upper bound (or required length).
+    pub upper: i64,
+}
+
+/// The context every compiled procedure receives.
+#[repr(C)]
+pub struct RuntimeCtx {
+    /// Registers of the value, integer and control stacks, in [`StackKind`]
+    /// order.
+    pub stacks: [StackRegs; 3],
+    /// The error of the current call.
+    pub error: ErrorSlot,
+}
+
+/// Byte offsets into [`RuntimeCtx`] used by code generation.
+pub mod layout {
+    use super::*;
+    /// Offset of the registers of stack `k`.
+    pub fn stack(k: usize) -> i32 {
+        (offset_of!(RuntimeCtx, stacks) + k * std::mem::size_of::<StackRegs>()) as i32
+    }
+    /// Offset of `top` within [`StackRegs`].
+    pub const TOP: i32 = offset_of!(StackRegs, top) as i32;
+    /// Offset of `base` within [`StackRegs`].
+    pub const BASE: i32 = offset_of!(StackRegs, base) as i32;
+    /// Offset of `end` within [`StackRegs`].
+    pub const END: i32 = offset_of!(StackRegs, end) as i32;
+    /// Offset of `pushed` within [`StackRegs`].
+    pub const PUSHED: i32 = offset_of!(StackRegs, pushed) as i32;
+    /// Offset of the error slot.
+    pub const ERROR: i32 = offset_of!(RuntimeCtx, error) as i32;
+    /// Size of one [`ArgSlot`].
+    pub const ARG_SLOT: i32 = std::mem::size_of::<ArgSlot>() as i32;
+    /// Offset of `len` within [`ArgSlot`].
+    pub const ARG_LEN: i32 = offset_of!(ArgSlot, len) as i32;
+}
+
+/// Index of a stack kind in [`RuntimeCtx::stacks`].
+pub fn stack_index(kind: StackKind) -> usize {
+    match kind {
+        StackKind::Value => 0,
+        StackKind::Integer => 1,
+        StackKind::Control => 2,
+    }
+}
+
+/// The state behind a [`Runtime`]; `ctx` comes first so a `*mut RuntimeCtx`
+/// handed to generated code is also a pointer to the whole state.
+#[repr(C)]
+struct RuntimeState {
+    ctx: RuntimeCtx,
+    stacks: [SegmentedStack; 3],
+    arena: Arena,
+    config: StackConfig,
+    budget: MapBudget,
+    /// Message of the last failed stack growth.
+    grow_error: Option<String>,
+}
+
+/// Runtime stacks, arena and error slot for calls of compiled code. Reuse
+/// one `Runtime` across calls to share the tape between a forward and a
+/// reverse sweep.
+pub struct Runtime {
+    state: Box<RuntimeState>,
+}
+
+// SAFETY: the raw pointers in the context point only into memory owned by
+// this Runtime (its segments), which moves with it between threads.
+unsafe impl Send for Runtime {}
+
+/// Statistics of the three stacks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TapeStats {
+    /// The value (f64) stack.
+    pub value: StackStats,
+    /// The integer stack.
+    pub integer: StackStats,
+    /// The control stack.
+    pub control: StackStats,
+}
+
+impl TapeStats {
+    /// Total bytes of values currently on the three stacks.
+    pub fn live_bytes(&self) -> u64 {
+        (self.value.depth + self.integer.depth + self.control.depth) * crate::stack::WORD as u64
+    }
+}
+
+impl Default for Runtime {
+    fn default() -> Self {
+        Runtime::new()
+    }
+}
+
+impl Runtime {
+    /// A runtime with the default [`StackConfig`] (no memory is mapped until
+    /// the first push).
+    pub fn new() -> Runtime {
+        Runtime::with_config(StackConfig::default())
+    }
+
+    /// A runtime with the given stack sizing.
+    pub fn with_config(config: StackConfig) -> Runtime {
+        Runtime {
+            state: Box::new(RuntimeState {
+                ctx: RuntimeCtx {
+                    stacks: Default::default(),
+                    error: ErrorSlot::default(),
+                },
+                stacks: Default::default(),
+                arena: Arena::default(),
+                config,
+                budget: MapBudget::default(),
+                grow_error: None,
+            }),
+        }
+    }
+
+    /// The context pointer to pass to a compiled procedure.
+    pub fn ctx_ptr(&mut self) -> *mut RuntimeCtx {
+        &mut self.state.ctx
+    }
+
+    /// Clears the error slot before a call.
+    pub(crate) fn reset_error(&mut self) {
+        self.state.ctx.error = ErrorSlot::default();
+        self.state.grow_error = None;
+    }
+
+    /// The error recorded by the last failing call.
+    pub fn error_slot(&self) -> ErrorSlot {
+        self.state.ctx.error
+    }
+
+    /// The message of the last failed stack growth, if any.
+    pub fn grow_error(&self) -> Option<&str> {
+        self.state.grow_error.as_deref()
+    }
+
+    /// Records the current depths into the peaks (called after each call).
+    pub(crate) fn sample_peaks(&mut self) {
+        let s = &mut *self.state;
+        for (stack, regs) in s.stacks.iter_mut().zip(&s.ctx.stacks) {
+            stack.sample_peak(regs);
+        }
+    }
+
+    /// Statistics of one stack.
+    pub fn stack_stats(&self, kind: StackKind) -> StackStats {
+        let k = stack_index(kind);
+        self.state.stacks[k].stats(&self.state.ctx.stacks[k])
+    }
+
+    /// Statistics of all three stacks.
+    pub fn stats(&self) -> TapeStats {
+        TapeStats {
+            value: self.stack_stats(StackKind::Value),
+            integer: self.stack_stats(StackKind::Integer),
+            control: self.stack_stats(StackKind::Control),
+        }
+    }
+
+    /// Number of values on a stack.
+    pub fn depth(&self, kind: StackKind) -> u64 {
+        let k = stack_index(kind);
+        self.state.stacks[k].depth(&self.state.ctx.stacks[k])
+    }
+
+    /// Empties all stacks, unmaps their segments and resets statistics.
+    pub fn clear(&mut self) {
+        let s = &mut *self.state;
+        for (stack, regs) in s.stacks.iter_mut().zip(s.ctx.stacks.iter_mut()) {
+            stack.clear(regs, &mut s.budget);
+        }
+        s.arena = Arena::default();
+    }
+
+    /// Pushes a word from Rust (the same representation generated code uses:
+    /// f64 bits on the value stack, i64 on the others).
+    pub fn push_word(&mut self, kind: StackKind, word: u64) -> Result<(), String> {
+        let k = stack_index(kind);
+        let s = &mut *self.state;
+        let regs = &mut s.ctx.stacks[k];
+        if regs.top == regs.end {
+            s.stacks[k]
+                .advance(regs, &s.config, &mut s.budget)
+                .map_err(|e| e.0)?;
+        }
+        // SAFETY: top < end within a live segment.
+        unsafe {
+            regs.top.write(word);
+            regs.top = regs.top.add(1);
+        }
+        regs.pushed += 1;
+        Ok(())
+    }
+
+    /// Pops a word from Rust; `None` when the stack is empty.
+    pub fn pop_word(&mut self, kind: StackKind) -> Option<u64> {
+        let k = stack_index(kind);
+        let s = &mut *self.state;
+        let regs = &mut s.ctx.stacks[k];
+        if regs.top == regs.base && !s.stacks[k].retreat(regs) {
+            return None;
+        }
+        // SAFETY: base < top within a live segment.
+        unsafe {
+            regs.top = regs.top.sub(1);
+            Some(regs.top.read())
+        }
+    }
+
+    /// Bytes currently reserved by the local-array arena.
+    pub fn arena_bytes(&self) -> usize {
+        self.state.arena.reserved_bytes()
+    }
+}
+
+/// Recovers the state from the context pointer.
+///
+/// # Safety
+/// `rt` must come from [`Runtime::ctx_ptr`] of a live runtime.
+unsafe fn state<'a>(rt: *mut RuntimeCtx) -> &'a mut RuntimeState {
+    // SAFETY: RuntimeState is repr(C) with `ctx` first, and the caller
+    // guarantees `rt` points into a live RuntimeState.
+    unsafe { &mut *(rt as *mut RuntimeState) }
+}
+
+/// Generated code calls this when a push finds its segment full. Returns 0
+/// on success, 1 when no memory could be mapped.
+pub extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32 {
+    // SAFETY: generated code passes the context it was given.
+    let s = unsafe { state(rt) };
+    let k = (kind as usize).min(2);
+    match s.stacks[k].advance(&mut s.ctx.stacks[k], &s.config, &mut s.budget) {
+        Ok(()) => 0,
+        Err(e) => {
+            s.grow_error = Some(e.0);
+            1
+        }
+    }
+}
+
+/// Generated code calls this when a pop finds its segment empty. Returns 0
+/// when the registers now point at a previous non-empty segment, 1 when the
+/// stack is empty.
+pub extern "C" fn adjit_stack_retreat(rt: *mut RuntimeCtx, kind: i64) -> i32 {
+    // SAFETY: generated code passes the context it was given.
+    let s = unsafe { state(rt) };
+    let k = (kind as usize).min(2);
+    if s.stacks[k].retreat(&mut s.ctx.stacks[k]) {
+        0
+    } else {
+        1
+    }
+}
+
+/// The current arena position (taken at procedure entry).
+pub extern "C" fn adjit_arena_mark(rt: *mut RuntimeCtx) -> i64 {
+    // SAFETY: generated code passes the context it was given.
+    unsafe { state(rt) }.arena.mark() as i64
+}
+
+/// Releases the arena to a mark (at procedure exit).
+pub extern "C" fn adjit_arena_release(rt: *mut RuntimeCtx, mark: i64) {
+    // SAFETY: generated code passes the context it was given.
+    unsafe { state(rt) }.arena.release(mark as u64)
+}
+
+/// Allocates `bytes` bytes filled with `fill` from the arena; null when the
+/// size is negative or memory is exhausted.
+pub extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) -> *mut u8 {
+    if bytes < 0 {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: generated code passes the context it was given.
+    let s = unsafe { state(rt) };
+    s.arena
+        .alloc(bytes as usize, fill as u8)
+        .unwrap_or(std::ptr::null_mut())
+}
+
+/// Fortran character assignment: copies `src` into `dst`, truncating or
+/// padding with blanks. The ranges may overlap.
+pub extern "C" fn adjit_char_assign(dst: *mut u8, dst_len: i64, src: *const u8, src_len: i64) {
+    let dst_len = dst_len.max(0) as usize;
+    let n = dst_len.min(src_len.max(0) as usize);
+    // SAFETY: generated code passes pointers to at least `*_len` bytes;
+    // `copy` handles overlap.
+    unsafe {
+        std::ptr::copy(src, dst, n);
+        std::ptr::write_bytes(dst.add(n), b' ', dst_len - n);
+    }
+}
+
+/// Fortran character comparison after blank padding: -1, 0 or 1.
+pub extern "C" fn adjit_char_compare(a: *const u8, a_len: i64, b: *const u8, b_len: i64) -> i32 {
+    let (a_len, b_len) = (a_len.max(0) as usize, b_len.max(0) as usize);
+    let n = a_len.max(b_len);
+    for i in 0..n {
+        // SAFETY: reads stay below each operand's length.
+        let x = if i < a_len {
+            unsafe { *a.add(i) }
+        } else {
+            b' '
+        };
+        let y = if i < b_len {
+            unsafe { *b.add(i) }
+        } else {
+            b' '
+        };
+        if x != y {
+            return if x < y { -1 } else { 1 };
+        }
+    }
+    0
+}
+
+/// Integer power for I64 (`b >= 0`, or `a` is ±1; the zero-base negative
+/// case is rejected by generated code before the call): Fortran semantics.
+pub extern "C" fn adjit_ipow_i64(a: i64, b: i64) -> i64 {
+    int_pow(a, b)
+}
+
+/// Integer power for I32 (see [`adjit_ipow_i64`]).
+pub extern "C" fn adjit_ipow_i32(a: i32, b: i32) -> i32 {
+    int_pow(a as i64, b as i64) as i32
+}
+
+/// Fortran integer exponentiation: exponentiation by squaring with wrapping
+/// products; for a negative exponent `1/a^|b|` truncated.
+fn int_pow(a: i64, b: i64) -> i64 {
+    if b < 0 {
+        return match a {
+            1 => 1,
+            -1 => {
+                if b % 2 == 0 {
+                    1
+                } else {
+                    -1
+                }
+            }
+            _ => 0,
+        };
+    }
+    let (mut base, mut e, mut acc) = (a, b as u64, 1i64);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        e >>= 1;
+    }
+    acc
+}
+
+/// Float to integer power by repeated squaring (`x**-n = 1/x**n`), the
+/// algorithm of [`crate::ir::BinaryOp::PowI`], in f64.
+pub extern "C" fn adjit_powi_f64(x: f64, n: i64) -> f64 {
+    let (mut base, mut e, mut acc) = (x, n.unsigned_abs(), 1.0f64);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc *= base;
+        }
+        base *= base;
+        e >>= 1;
+    }
+    if n < 0 {
+        1.0 / acc
+    } else {
+        acc
+    }
+}
+
+/// [`adjit_powi_f64`] in f32.
+pub extern "C" fn adjit_powi_f32(x: f32, n: i64) -> f32 {
+    let (mut base, mut e, mut acc) = (x, n.unsigned_abs(), 1.0f32);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc *= base;
+        }
+        base *= base;
+        e >>= 1;
+    }
+    if n < 0 {
+        1.0 / acc
+    } else {
+        acc
+    }
+}

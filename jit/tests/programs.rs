@@ -1,0 +1,756 @@
+//! Whole procedures compiled and run: loops, switches, arrays, calls,
+//! globals, characters, local storage and runtime errors.
+
+mod common;
+
+use adjit_jit::builder::ProcBuilder;
+use adjit_jit::codegen::{CompiledModule, JitOptions};
+use adjit_jit::ir::{
+    BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Dim, Global, Module, Proc, ProcId,
+    Rounding, RuntimeErrorKind, Span, Storage, Type, Var,
+};
+use adjit_jit::runtime::Runtime;
+use adjit_jit::Buffer;
+use common::*;
+
+fn span(line: u32) -> Span {
+    Span {
+        file: 0,
+        line,
+        col: 7,
+    }
+}
+
+/// `subroutine wsum(a, n, s)`: `s = sum(i * a(i), i = 1..n)` with a DO loop.
+fn wsum_proc() -> Proc {
+    let mut proc = Proc::new("wsum");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I32, vec![]);
+    let a = b.param("a", Type::F64, vec![ProcBuilder::var_dim(n)]);
+    let s = b.param("s", Type::F64, vec![]);
+    let i = b.local("i", Type::I32);
+    let zero = b.fconst(Type::F64, 0.0);
+    b.store(s, zero);
+    let one = b.iconst(Type::I32, 1);
+    b.store(i, one);
+    let header = b.create_block();
+    let body = b.create_block();
+    let exit = b.create_block();
+    b.jump(header);
+    b.switch_to_block(header);
+    let iv = b.load(i);
+    let nv = b.load(n);
+    let c = b.cmp(CmpOp::Le, iv, nv);
+    b.branch(c, body, exit);
+    b.switch_to_block(body);
+    b.set_span(span(4));
+    let iv = b.load(i);
+    let x = b.load_elem(a, vec![iv]);
+    let fi = b.convert(iv, Type::F64, Rounding::Trunc);
+    let t = b.binary(BinaryOp::Mul, x, fi);
+    let sv = b.load(s);
+    let sv = b.binary(BinaryOp::Add, sv, t);
+    b.store(s, sv);
+    let one = b.iconst(Type::I32, 1);
+    let inext = b.binary(BinaryOp::Add, iv, one);
+    b.store(i, inext);
+    b.jump(header);
+    b.switch_to_block(exit);
+    b.ret();
+    proc
+}
+
+fn single(proc: Proc) -> (Module, ProcId) {
+    let mut m = Module {
+        files: vec!["test.f90".into()],
+        ..Module::default()
+    };
+    let id = m.add_proc(proc);
+    (m, id)
+}
+
+#[test]
+fn do_loop_over_an_explicit_shape_array() {
+    let (m, id) = single(wsum_proc());
+    let c = compile(&m);
+    let mut args = vec![
+        Buffer::I32(vec![4]),
+        Buffer::F64(vec![1.0, 2.0, 3.0, 4.0, 99.0]),
+        Buffer::F64(vec![0.0]),
+    ];
+    c.call(id, &mut args).unwrap();
+    assert_eq!(args[2], Buffer::F64(vec![1.0 + 4.0 + 9.0 + 16.0]));
+}
+
+#[test]
+fn argument_buffer_too_small_is_an_error() {
+    let (m, id) = single(wsum_proc());
+    let c = compile(&m);
+    let mut args = vec![
+        Buffer::I32(vec![10]),
+        Buffer::F64(vec![1.0; 3]),
+        Buffer::F64(vec![0.0]),
+    ];
+    let e = c.call(id, &mut args).unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+    assert_eq!(e.var.as_deref(), Some("a"));
+    // Wrong type and wrong count.
+    let mut args = vec![
+        Buffer::I64(vec![1]),
+        Buffer::F64(vec![1.0]),
+        Buffer::F64(vec![0.0]),
+    ];
+    assert_eq!(
+        c.call(id, &mut args).unwrap_err().kind,
+        RuntimeErrorKind::ArgumentSize
+    );
+    let mut args = vec![Buffer::I32(vec![1])];
+    assert_eq!(
+        c.call(id, &mut args).unwrap_err().kind,
+        RuntimeErrorKind::ArgumentSize
+    );
+}
+
+#[test]
+fn out_of_bounds_is_reported_with_variable_index_and_span() {
+    // a(2:4), read a(k).
+    let mut proc = Proc::new("oob");
+    let mut b = ProcBuilder::new(&mut proc);
+    let k = b.param("k", Type::I64, vec![]);
+    let a = b.param("a", Type::F64, vec![ProcBuilder::const_dim(2, 4)]);
+    let r = b.param("r", Type::F64, vec![]);
+    b.set_span(span(12));
+    let kv = b.load(k);
+    let x = b.load_elem(a, vec![kv]);
+    b.store(r, x);
+    b.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    for good in 2..=4 {
+        let mut args = vec![
+            Buffer::I64(vec![good]),
+            Buffer::F64(vec![10.0, 20.0, 30.0]),
+            Buffer::F64(vec![0.0]),
+        ];
+        c.call(id, &mut args).unwrap();
+        assert_eq!(args[2], Buffer::F64(vec![10.0 * (good - 1) as f64]));
+    }
+    for bad in [1, 5, i64::MIN, -1] {
+        let mut args = vec![
+            Buffer::I64(vec![bad]),
+            Buffer::F64(vec![1.0; 3]),
+            Buffer::F64(vec![0.0]),
+        ];
+        let e = c.call(id, &mut args).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::IndexOutOfBounds);
+        assert_eq!(e.var.as_deref(), Some("a"));
+        assert_eq!(e.span, span(12));
+        assert_eq!(e.detail, format!("index {bad} outside 2:4 in dimension 1"));
+    }
+    // With checks off, in-range accesses still work.
+    let c = CompiledModule::compile(
+        &m,
+        &JitOptions {
+            bounds_checks: false,
+        },
+    )
+    .unwrap();
+    let mut args = vec![
+        Buffer::I64(vec![3]),
+        Buffer::F64(vec![10.0, 20.0, 30.0]),
+        Buffer::F64(vec![0.0]),
+    ];
+    c.call(id, &mut args).unwrap();
+    assert_eq!(args[2], Buffer::F64(vec![20.0]));
+}
+
+#[test]
+fn two_dimensional_arrays_are_column_major_with_variable_bounds() {
+    // b(0:n, 2:m) = 100*i + j ; also report lower/extent of dim 2.
+    let mut proc = Proc::new("fill");
+    let mut bld = ProcBuilder::new(&mut proc);
+    let n = bld.param("n", Type::I64, vec![]);
+    let m_ = bld.param("m", Type::I64, vec![]);
+    let arr = bld.param(
+        "b",
+        Type::I64,
+        vec![
+            Dim {
+                lower: Bound::Const(0),
+                upper: Some(Bound::Var(n)),
+            },
+            Dim {
+                lower: Bound::Const(2),
+                upper: Some(Bound::Var(m_)),
+            },
+        ],
+    );
+    let info = bld.param("info", Type::I64, vec![ProcBuilder::const_dim(1, 2)]);
+    let i = bld.local("i", Type::I64);
+    let j = bld.local("j", Type::I64);
+    // Nested loops.
+    let two = bld.iconst(Type::I64, 2);
+    bld.store(j, two);
+    let outer = bld.create_block();
+    let init_inner = bld.create_block();
+    let inner = bld.create_block();
+    let body = bld.create_block();
+    let next_j = bld.create_block();
+    let done = bld.create_block();
+    bld.jump(outer);
+    bld.switch_to_block(outer);
+    let jv = bld.load(j);
+    let mv = bld.load(m_);
+    let c = bld.cmp(CmpOp::Le, jv, mv);
+    bld.branch(c, init_inner, done);
+    bld.switch_to_block(init_inner);
+    let z = bld.iconst(Type::I64, 0);
+    bld.store(i, z);
+    bld.jump(inner);
+    bld.switch_to_block(inner);
+    let iv = bld.load(i);
+    let nv = bld.load(n);
+    let c = bld.cmp(CmpOp::Le, iv, nv);
+    bld.branch(c, body, next_j);
+    bld.switch_to_block(body);
+    let iv = bld.load(i);
+    let jv = bld.load(j);
+    let h = bld.iconst(Type::I64, 100);
+    let t = bld.binary(BinaryOp::Mul, iv, h);
+    let t = bld.binary(BinaryOp::Add, t, jv);
+    bld.store_elem(arr, vec![iv, jv], t);
+    let one = bld.iconst(Type::I64, 1);
+    let inext = bld.binary(BinaryOp::Add, iv, one);
+    bld.store(i, inext);
+    bld.jump(inner);
+    bld.switch_to_block(next_j);
+    let jv = bld.load(j);
+    let one = bld.iconst(Type::I64, 1);
+    let jn = bld.binary(BinaryOp::Add, jv, one);
+    bld.store(j, jn);
+    bld.jump(outer);
+    bld.switch_to_block(done);
+    let lo = bld.dim_lower(arr, 1);
+    let ext = bld.dim_extent(arr, 1);
+    let one = bld.iconst(Type::I64, 1);
+    let two = bld.iconst(Type::I64, 2);
+    bld.store_elem(info, vec![one], lo);
+    bld.store_elem(info, vec![two], ext);
+    bld.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    let mut args = vec![
+        Buffer::I64(vec![2]),
+        Buffer::I64(vec![4]),
+        Buffer::I64(vec![0; 9]),
+        Buffer::I64(vec![0; 2]),
+    ];
+    c.call(id, &mut args).unwrap();
+    assert_eq!(
+        args[2],
+        Buffer::I64(vec![2, 102, 202, 3, 103, 203, 4, 104, 204])
+    );
+    assert_eq!(args[3], Buffer::I64(vec![2, 3]));
+}
+
+#[test]
+fn assumed_size_array_takes_its_extent_from_the_buffer() {
+    // s = sum(a(1:extent)) with a(*).
+    let mut proc = Proc::new("asum");
+    let mut b = ProcBuilder::new(&mut proc);
+    let a = b.param("a", Type::F32, vec![ProcBuilder::assumed_dim()]);
+    let s = b.param("s", Type::I64, vec![]);
+    let e = b.dim_extent(a, 0);
+    b.store(s, e);
+    b.ret();
+    let (m, id) = single(proc);
+    let mut args = vec![Buffer::F32(vec![0.0; 7]), Buffer::I64(vec![0])];
+    compile(&m).call(id, &mut args).unwrap();
+    assert_eq!(args[1], Buffer::I64(vec![7]));
+}
+
+#[test]
+fn switch_takes_the_first_matching_case_or_default() {
+    let mut proc = Proc::new("sw");
+    let mut b = ProcBuilder::new(&mut proc);
+    let k = b.param("k", Type::I32, vec![]);
+    let r = b.param("r", Type::I32, vec![]);
+    let kv = b.load(k);
+    let blocks: Vec<_> = (0..4).map(|_| b.create_block()).collect();
+    b.switch(
+        kv,
+        vec![(1, blocks[0]), (-5, blocks[1]), (1, blocks[2])],
+        blocks[3],
+    );
+    for (i, &blk) in blocks.iter().enumerate() {
+        b.switch_to_block(blk);
+        let v = b.iconst(Type::I32, 10 * (i as i64 + 1));
+        b.store(r, v);
+        b.ret();
+    }
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    for (k, want) in [(1, 10), (-5, 20), (3, 40), (0, 40)] {
+        let mut args = vec![Buffer::I32(vec![k]), Buffer::I32(vec![0])];
+        c.call(id, &mut args).unwrap();
+        assert_eq!(args[1], Buffer::I32(vec![want]), "k = {k}");
+    }
+}
+
+/// `subroutine addone(x)`: `x = x + 1`.
+fn addone() -> Proc {
+    let mut proc = Proc::new("addone");
+    let mut b = ProcBuilder::new(&mut proc);
+    let x = b.param("x", Type::F64, vec![]);
+    let v = b.load(x);
+    let one = b.fconst(Type::F64, 1.0);
+    let v = b.binary(BinaryOp::Add, v, one);
+    b.store(x, v);
+    b.ret();
+    proc
+}
+
+/// `subroutine sum3(v, s)`: `s = v(1) + v(2) + v(3)` with `v(3)`.
+fn sum3() -> Proc {
+    let mut proc = Proc::new("sum3");
+    let mut b = ProcBuilder::new(&mut proc);
+    let v = b.param("v", Type::F64, vec![ProcBuilder::const_dim(1, 3)]);
+    let s = b.param("s", Type::F64, vec![]);
+    let mut acc = b.fconst(Type::F64, 0.0);
+    for i in 1..=3 {
+        let iv = b.iconst(Type::I32, i);
+        let x = b.load_elem(v, vec![iv]);
+        acc = b.binary(BinaryOp::Add, acc, x);
+    }
+    b.store(s, acc);
+    b.ret();
+    proc
+}
+
+#[test]
+fn calls_pass_variables_elements_and_values_by_reference() {
+    let mut m = Module::default();
+    let add = m.add_proc(addone());
+    let s3 = m.add_proc(sum3());
+    let mut proc = Proc::new("caller");
+    let mut b = ProcBuilder::new(&mut proc);
+    let s = b.param("s", Type::F64, vec![]);
+    let arr = b.param("arr", Type::F64, vec![ProcBuilder::const_dim(1, 5)]);
+    let out = b.param("out", Type::F64, vec![]);
+    let l = b.local("l", Type::F64);
+    // s (a promoted scalar parameter) modified by the callee, then read.
+    b.call(add, vec![CallArg::Var(s)]);
+    let sv = b.load(s);
+    let two = b.fconst(Type::F64, 2.0);
+    let sv = b.binary(BinaryOp::Mul, sv, two);
+    b.store(s, sv);
+    b.call(add, vec![CallArg::Var(s)]);
+    // arr(3) += 1 through an element argument.
+    let three = b.iconst(Type::I64, 3);
+    b.call(add, vec![CallArg::Elem(arr, vec![three])]);
+    // A value argument: the callee's write is lost.
+    let k = b.fconst(Type::F64, 7.0);
+    b.call(add, vec![CallArg::Value(k)]);
+    // A local passed by reference twice.
+    b.call(add, vec![CallArg::Var(l)]);
+    b.call(add, vec![CallArg::Var(l)]);
+    // out = arr(2) + arr(3) + arr(4) via sequence association, plus l.
+    let two_i = b.iconst(Type::I64, 2);
+    b.call(s3, vec![CallArg::Elem(arr, vec![two_i]), CallArg::Var(out)]);
+    let o = b.load(out);
+    let lv = b.load(l);
+    let o = b.binary(BinaryOp::Add, o, lv);
+    b.store(out, o);
+    b.ret();
+    let caller = m.add_proc(proc);
+    let c = compile(&m);
+    let mut args = vec![
+        Buffer::F64(vec![1.0]),
+        Buffer::F64(vec![1.0, 2.0, 3.0, 4.0, 5.0]),
+        Buffer::F64(vec![0.0]),
+    ];
+    c.call(caller, &mut args).unwrap();
+    assert_eq!(args[0], Buffer::F64(vec![5.0]));
+    assert_eq!(args[1], Buffer::F64(vec![1.0, 2.0, 4.0, 4.0, 5.0]));
+    assert_eq!(args[2], Buffer::F64(vec![2.0 + 4.0 + 4.0 + 2.0]));
+}
+
+#[test]
+fn callee_errors_propagate_and_sequence_association_is_checked() {
+    let mut m = Module::default();
+    let s3 = m.add_proc(sum3());
+    let mut proc = Proc::new("caller");
+    let mut b = ProcBuilder::new(&mut proc);
+    let arr = b.param("arr", Type::F64, vec![ProcBuilder::const_dim(1, 4)]);
+    let out = b.param("out", Type::F64, vec![]);
+    // The tail from arr(3) has 2 elements: sum3 needs 3.
+    let three = b.iconst(Type::I64, 3);
+    b.call(s3, vec![CallArg::Elem(arr, vec![three]), CallArg::Var(out)]);
+    let big = b.fconst(Type::F64, 1e9);
+    b.store(out, big);
+    b.ret();
+    let caller = m.add_proc(proc);
+    let c = compile(&m);
+    let mut args = vec![Buffer::F64(vec![1.0; 4]), Buffer::F64(vec![0.0])];
+    let e = c.call(caller, &mut args).unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+    assert_eq!(e.proc, s3);
+    assert_eq!(e.var.as_deref(), Some("v"));
+    assert_eq!(
+        args[1],
+        Buffer::F64(vec![0.0]),
+        "the caller stopped at the failing call"
+    );
+}
+
+#[test]
+fn recursion_and_integer_division_by_zero() {
+    // recursive fact(n, r): if n <= 1 { r = 1 } else { fact(n-1, r); r = r * n }; then r = r / d.
+    let mut m = Module::default();
+    let mut proc = Proc::new("fact");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let r = b.param("r", Type::I64, vec![]);
+    let nv = b.load(n);
+    let one = b.iconst(Type::I64, 1);
+    let c = b.cmp(CmpOp::Le, nv, one);
+    let base = b.create_block();
+    let rec = b.create_block();
+    b.branch(c, base, rec);
+    b.switch_to_block(base);
+    let one = b.iconst(Type::I64, 1);
+    b.store(r, one);
+    b.ret();
+    b.switch_to_block(rec);
+    let nv = b.load(n);
+    let one = b.iconst(Type::I64, 1);
+    let nm1 = b.binary(BinaryOp::Sub, nv, one);
+    b.call(ProcId(0), vec![CallArg::Value(nm1), CallArg::Var(r)]);
+    let rv = b.load(r);
+    let nv = b.load(n);
+    let p = b.binary(BinaryOp::Mul, rv, nv);
+    b.store(r, p);
+    b.ret();
+    let fact = m.add_proc(proc);
+    let mut proc = Proc::new("divide");
+    let mut b = ProcBuilder::new(&mut proc);
+    let a = b.param("a", Type::I64, vec![]);
+    let d = b.param("d", Type::I64, vec![]);
+    b.set_span(span(30));
+    let av = b.load(a);
+    let dv = b.load(d);
+    let q = b.binary(BinaryOp::Div, av, dv);
+    b.store(a, q);
+    b.ret();
+    let div = m.add_proc(proc);
+    let c = compile(&m);
+    let mut args = vec![Buffer::I64(vec![10]), Buffer::I64(vec![0])];
+    c.call(fact, &mut args).unwrap();
+    assert_eq!(args[1], Buffer::I64(vec![3628800]));
+    let mut args = vec![Buffer::I64(vec![10]), Buffer::I64(vec![0])];
+    let e = c.call(div, &mut args).unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::DivideByZero);
+    assert_eq!(e.span, span(30));
+    assert_eq!(e.proc, div);
+}
+
+#[test]
+fn globals_persist_across_calls_and_start_from_their_initial_values() {
+    let mut m = Module::default();
+    let g = m.add_global(Global {
+        name: "counter".into(),
+        ty: Type::I32,
+        dims: vec![],
+        char_len: 1,
+        init: vec![Const::Int(40)],
+    });
+    let table = m.add_global(Global {
+        name: "table".into(),
+        ty: Type::F64,
+        dims: vec![(1, 3)],
+        char_len: 1,
+        init: vec![Const::Float(0.5), Const::Float(1.5)],
+    });
+    let mut proc = Proc::new("tick");
+    let mut b = ProcBuilder::new(&mut proc);
+    let out = b.param("out", Type::F64, vec![]);
+    let cv = b.declare_var(Var {
+        name: "counter".into(),
+        ty: Type::I32,
+        dims: vec![],
+        char_len: None,
+        storage: Storage::Global(g),
+    });
+    let tv = b.declare_var(Var {
+        name: "table".into(),
+        ty: Type::F64,
+        dims: vec![ProcBuilder::const_dim(1, 3)],
+        char_len: None,
+        storage: Storage::Global(table),
+    });
+    let x = b.load(cv);
+    let one = b.iconst(Type::I32, 1);
+    let x = b.binary(BinaryOp::Add, x, one);
+    b.store(cv, x);
+    let two = b.iconst(Type::I32, 2);
+    let t2 = b.load_elem(tv, vec![two]);
+    let three = b.iconst(Type::I32, 3);
+    let t3 = b.load_elem(tv, vec![three]);
+    let sum = b.binary(BinaryOp::Add, t2, t3);
+    b.store_elem(tv, vec![three], sum);
+    b.store(out, sum);
+    b.ret();
+    let tick = m.add_proc(proc);
+    let c = compile(&m);
+    for k in 1..=3 {
+        let mut args = vec![Buffer::F64(vec![0.0])];
+        c.call(tick, &mut args).unwrap();
+        assert_eq!(args[0], Buffer::F64(vec![1.5 * k as f64]));
+    }
+    assert_eq!(c.global(g), Some(Buffer::I32(vec![43])));
+    assert_eq!(c.global(table), Some(Buffer::F64(vec![0.5, 1.5, 4.5])));
+    c.set_global(g, &Buffer::I32(vec![0])).unwrap();
+    assert_eq!(c.global(g), Some(Buffer::I32(vec![0])));
+    assert!(c.set_global(g, &Buffer::F64(vec![0.0])).is_err());
+}
+
+fn char_var(name: &str, len: i64, storage: Storage) -> Var {
+    Var {
+        name: name.into(),
+        ty: Type::Char,
+        dims: vec![],
+        char_len: Some(Bound::Const(len)),
+        storage,
+    }
+}
+
+fn whole(var: adjit_jit::ir::VarId) -> CharRef {
+    CharRef {
+        base: CharBase::Var { var, index: vec![] },
+        start: None,
+        end: None,
+    }
+}
+
+#[test]
+fn character_assignment_comparison_and_substrings() {
+    // task (assumed length) = 'FG' ; eq = task(1:2) == 'FG' ; local buf*4 = task ; task(3:) = buf(1:1)
+    let mut proc = Proc::new("chars");
+    let mut b = ProcBuilder::new(&mut proc);
+    let task = b.param_var(Var {
+        name: "task".into(),
+        ty: Type::Char,
+        dims: vec![],
+        char_len: None,
+        storage: Storage::Local,
+    });
+    let eq = b.param("eq", Type::Bool, vec![]);
+    let buf = b.declare_var(char_var("buf", 4, Storage::Local));
+    let lit = |s: &str| CharRef {
+        base: CharBase::Literal(s.as_bytes().to_vec()),
+        start: None,
+        end: None,
+    };
+    b.char_assign(whole(task), lit("FG"));
+    let one = b.iconst(Type::I32, 1);
+    let two = b.iconst(Type::I32, 2);
+    let head = CharRef {
+        start: Some(one),
+        end: Some(two),
+        ..whole(task)
+    };
+    let e = b.char_compare(CmpOp::Eq, head, lit("FG  "));
+    b.store(eq, e);
+    b.char_assign(whole(buf), whole(task));
+    let three = b.iconst(Type::I32, 3);
+    let one = b.iconst(Type::I32, 1);
+    let tail = CharRef {
+        start: Some(three),
+        end: None,
+        ..whole(task)
+    };
+    let first = CharRef {
+        start: None,
+        end: Some(one),
+        ..whole(buf)
+    };
+    b.char_assign(tail, first);
+    b.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    let mut args = vec![Buffer::Char(b"START".to_vec()), Buffer::Bool(vec![0])];
+    c.call(id, &mut args).unwrap();
+    assert_eq!(args[0], Buffer::Char(b"FGF  ".to_vec()));
+    assert_eq!(args[1], Buffer::Bool(vec![1]));
+}
+
+#[test]
+fn substring_out_of_range_is_an_error() {
+    let mut proc = Proc::new("sub");
+    let mut b = ProcBuilder::new(&mut proc);
+    let s = b.param_var(char_var("s", 3, Storage::Local));
+    let k = b.param("k", Type::I64, vec![]);
+    let kv = b.load(k);
+    let r = CharRef {
+        start: Some(kv),
+        end: Some(kv),
+        ..whole(s)
+    };
+    let lit = CharRef {
+        base: CharBase::Literal(b"x".to_vec()),
+        start: None,
+        end: None,
+    };
+    b.char_assign(r, lit);
+    b.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    let mut args = vec![Buffer::Char(b"abc".to_vec()), Buffer::I64(vec![2])];
+    c.call(id, &mut args).unwrap();
+    assert_eq!(args[0], Buffer::Char(b"axc".to_vec()));
+    let mut args = vec![Buffer::Char(b"abc".to_vec()), Buffer::I64(vec![4])];
+    let e = c.call(id, &mut args).unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::SubstringOutOfRange);
+    assert_eq!(e.var.as_deref(), Some("s"));
+}
+
+#[test]
+fn stop_reports_its_message_and_span() {
+    let mut proc = Proc::new("halt");
+    let mut b = ProcBuilder::new(&mut proc);
+    b.param("x", Type::F64, vec![]);
+    b.set_span(span(9));
+    b.fail(RuntimeErrorKind::Stop(Some("'bad input'".into())));
+    let (m, id) = single(proc);
+    let e = compile(&m)
+        .call(id, &mut [Buffer::F64(vec![0.0])])
+        .unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::Stop(Some("'bad input'".into())));
+    assert_eq!(e.span, span(9));
+}
+
+/// `subroutine locals(n, out)`: local arrays (small fixed, large fixed,
+/// automatic `w(n)`) must start zeroed on every call; out = sum of all
+/// three after writing element 1 of each.
+fn locals_proc() -> Proc {
+    let mut proc = Proc::new("locals");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let out = b.param("out", Type::F64, vec![]);
+    let small = b.local_array("small", Type::F64, vec![ProcBuilder::const_dim(1, 4)]);
+    let large = b.local_array("large", Type::F64, vec![ProcBuilder::const_dim(1, 100_000)]);
+    let auto = b.local_array("w", Type::F64, vec![ProcBuilder::var_dim(n)]);
+    let i = b.local("i", Type::I64);
+    let acc = b.local("acc", Type::F64);
+    let one = b.iconst(Type::I64, 1);
+    let nv = b.load(n);
+    let big = b.iconst(Type::I64, 100_000);
+    for (arr, last) in [(small, None), (large, Some(big)), (auto, Some(nv))] {
+        // acc += sum(arr(1..last)); arr(1) = 1; (only element 1 and last)
+        let first = b.load_elem(arr, vec![one]);
+        let a = b.load(acc);
+        let a = b.binary(BinaryOp::Add, a, first);
+        let a = match last {
+            Some(l) => {
+                let x = b.load_elem(arr, vec![l]);
+                b.binary(BinaryOp::Add, a, x)
+            }
+            None => a,
+        };
+        b.store(acc, a);
+        let onef = b.fconst(Type::F64, 1.0);
+        b.store_elem(arr, vec![one], onef);
+        if let Some(l) = last {
+            b.store_elem(arr, vec![l], onef);
+        }
+    }
+    b.store(i, nv);
+    let a = b.load(acc);
+    b.store(out, a);
+    b.ret();
+    proc
+}
+
+#[test]
+fn local_arrays_are_zeroed_per_call_and_the_arena_does_not_grow() {
+    let (m, id) = single(locals_proc());
+    let c = compile(&m);
+    let mut rt = Runtime::new();
+    let mut high = 0;
+    for k in 0..200 {
+        let n = 1000 + (k % 7) * 10_000;
+        let mut args = vec![Buffer::I64(vec![n]), Buffer::F64(vec![-1.0])];
+        c.call_with(id, &mut args, &mut rt).unwrap();
+        assert_eq!(args[1], Buffer::F64(vec![0.0]), "locals start at zero");
+        if k == 10 {
+            high = rt.arena_bytes();
+        }
+    }
+    assert!(high > 0);
+    assert_eq!(rt.arena_bytes(), high, "the arena is reused, not grown");
+}
+
+#[test]
+fn send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    fn assert_send<T: Send>() {}
+    assert_send_sync::<CompiledModule>();
+    assert_send::<Runtime>();
+}
+
+#[test]
+fn many_threads_call_one_module() {
+    let (m, id) = single(wsum_proc());
+    let c = std::sync::Arc::new(compile(&m));
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let c = c.clone();
+            std::thread::spawn(move || {
+                for k in 0..500 {
+                    let n = (k % 50) + t;
+                    let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+                    let want: f64 = (0..n).map(|i| i as f64 * (i + 1) as f64).sum();
+                    let mut args = vec![
+                        Buffer::I32(vec![n as i32]),
+                        Buffer::F64(a),
+                        Buffer::F64(vec![0.0]),
+                    ];
+                    c.call(id, &mut args).unwrap();
+                    assert_eq!(args[2], Buffer::F64(vec![want]));
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn modules_that_fail_verification_give_compile_errors() {
+    let mut proc = Proc::new("bad");
+    let mut b = ProcBuilder::new(&mut proc);
+    let x = b.param("x", Type::F64, vec![]);
+    let v = b.iconst(Type::I32, 1);
+    b.store(x, v);
+    b.ret();
+    let (m, _) = single(proc);
+    let e = CompiledModule::compile(&m, &JitOptions::default()).unwrap_err();
+    assert!(!e.to_string().is_empty());
+}
+
+#[test]
+fn compile_latency_of_a_small_procedure() {
+    let (m, _) = single(wsum_proc());
+    let _ = compile(&m); // warm up
+    let runs = 20;
+    let t = std::time::Instant::now();
+    for _ in 0..runs {
+        drop(compile(&m));
+    }
+    let per = t.elapsed() / runs;
+    println!(
+        "compile latency of `wsum` (debug={}): {per:?}",
+        cfg!(debug_assertions)
+    );
+}
