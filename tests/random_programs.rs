@@ -4,7 +4,8 @@
 //! buffers bit for bit, error kind, procedure and span), including planted
 //! out-of-bounds accesses, stack underflows and divisions by zero.
 //!
-//! Environment: `ADJIT_SEED` offsets the seeds (default 0);
+//! Environment: `ADJIT_SEED` offsets the seeds (default 0); `ADJIT_PROGRAMS`
+//! sets the number of programs per property (default 300);
 //! `ADJIT_SOAK_PROGRAMS` sets the number of programs of the ignored soak
 //! test (default 20000). A disagreement is reduced to a small module and
 //! printed with its arguments.
@@ -12,14 +13,21 @@
 mod support;
 
 use adjit::jit::buffer::Buffer;
-use adjit::jit::ir::RuntimeErrorKind;
+use adjit::jit::builder::ProcBuilder;
+use adjit::jit::ir::{BinaryOp, Module, Proc, ProcId, RuntimeErrorKind, Type};
 use adjit::jit::verify::verify_module;
-use support::compare::{check_once, compile, run_interpreter, show_status, Run};
+use support::compare::{buffer_difference, check_module, check_once, compile, run_interpreter, show_status, Run};
 use support::random_ir::{generate, random_args, Fault, GenOptions, Program, Rng};
 use support::reduce::{reduce, Case};
 
-/// Programs per property in a normal `cargo test` run.
-const PROGRAMS: u64 = 300;
+/// Programs per property in a normal `cargo test` run (`ADJIT_PROGRAMS`
+/// overrides it).
+fn programs() -> u64 {
+    std::env::var("ADJIT_PROGRAMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300)
+}
 /// Input sets per program.
 const INPUTS: usize = 3;
 
@@ -28,6 +36,27 @@ fn seed_base() -> u64 {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0)
+}
+
+/// Float binary operations the JIT is known to get wrong (each has an
+/// ignored regression test below); the random properties avoid them so that
+/// they keep looking for new disagreements. Empty this list once fixed.
+const KNOWN_JIT_FLOAT_BUGS: [BinaryOp; 1] = [BinaryOp::Modulo];
+
+/// The options of the clean property, minus known bugs.
+fn clean_options() -> GenOptions {
+    GenOptions {
+        excluded_float_binary: KNOWN_JIT_FLOAT_BUGS.to_vec(),
+        ..GenOptions::clean()
+    }
+}
+
+/// The options of a planted-fault property, minus known bugs.
+fn fault_options(fault: Fault) -> GenOptions {
+    GenOptions {
+        excluded_float_binary: KNOWN_JIT_FLOAT_BUGS.to_vec(),
+        ..GenOptions::with_fault(fault)
+    }
 }
 
 /// Generates the program of `seed`, asserting it verifies.
@@ -195,10 +224,10 @@ fn compare_many(seeds: std::ops::Range<u64>, options: &GenOptions) -> Tally {
 #[test]
 fn generated_programs_verify_and_generation_is_deterministic() {
     let base = seed_base();
-    for seed in base..base + PROGRAMS {
+    for seed in base..base + programs() {
         for options in [
-            GenOptions::clean(),
-            GenOptions::with_fault(Fault::IndexOutOfBounds),
+            clean_options(),
+            fault_options(Fault::IndexOutOfBounds),
         ] {
             let first = verified_program(seed, &options);
             let second = generate(seed, &options);
@@ -209,10 +238,11 @@ fn generated_programs_verify_and_generation_is_deterministic() {
             );
             let mut rng1 = Rng::new(seed);
             let mut rng2 = Rng::new(seed);
-            assert_eq!(
-                random_args(&first, &mut rng1),
-                random_args(&second, &mut rng2)
-            );
+            let (args1, args2) = (random_args(&first, &mut rng1), random_args(&second, &mut rng2));
+            assert_eq!(args1.len(), args2.len());
+            for (a, b) in args1.iter().zip(&args2) {
+                assert_eq!(buffer_difference(a, b), None, "seed {seed}: arguments differ");
+            }
         }
     }
 }
@@ -220,8 +250,8 @@ fn generated_programs_verify_and_generation_is_deterministic() {
 #[test]
 fn interpreter_never_panics_and_is_deterministic() {
     let base = seed_base();
-    let options = GenOptions::clean();
-    for seed in base..base + PROGRAMS {
+    let options = clean_options();
+    for seed in base..base + programs() {
         let program = verified_program(seed, &options);
         let mut rng = Rng::new(seed);
         for _ in 0..INPUTS {
@@ -237,7 +267,7 @@ fn interpreter_never_panics_and_is_deterministic() {
             );
             for (a, b) in first.args.iter().zip(&second.args) {
                 assert!(
-                    support::compare::buffer_difference(a, b).is_none(),
+                    buffer_difference(a, b).is_none(),
                     "seed {seed}: two interpreter runs differ"
                 );
             }
@@ -248,7 +278,7 @@ fn interpreter_never_panics_and_is_deterministic() {
 #[test]
 fn jit_agrees_with_interpreter_on_random_programs() {
     let base = seed_base();
-    let tally = compare_many(base..base + PROGRAMS, &GenOptions::clean());
+    let tally = compare_many(base..base + programs(), &clean_options());
     // The property is only meaningful if most runs complete and the error
     // paths are exercised too.
     assert!(
@@ -263,24 +293,24 @@ fn jit_agrees_with_interpreter_on_random_programs() {
 #[test]
 fn planted_out_of_bounds_accesses_fail_in_both() {
     let base = seed_base();
-    let options = GenOptions::with_fault(Fault::IndexOutOfBounds);
-    let tally = compare_many(base..base + PROGRAMS / 3, &options);
+    let options = fault_options(Fault::IndexOutOfBounds);
+    let tally = compare_many(base..base + programs() / 3, &options);
     assert_eq!(tally.count("IndexOutOfBounds"), tally.total());
 }
 
 #[test]
 fn planted_stack_underflows_fail_in_both() {
     let base = seed_base();
-    let options = GenOptions::with_fault(Fault::StackUnderflow);
-    let tally = compare_many(base..base + PROGRAMS / 3, &options);
+    let options = fault_options(Fault::StackUnderflow);
+    let tally = compare_many(base..base + programs() / 3, &options);
     assert_eq!(tally.count("StackUnderflow"), tally.total());
 }
 
 #[test]
 fn planted_divisions_by_zero_fail_in_both() {
     let base = seed_base();
-    let options = GenOptions::with_fault(Fault::DivideByZero);
-    let tally = compare_many(base..base + PROGRAMS / 3, &options);
+    let options = fault_options(Fault::DivideByZero);
+    let tally = compare_many(base..base + programs() / 3, &options);
     assert_eq!(tally.count("DivideByZero"), tally.total());
 }
 
@@ -294,20 +324,70 @@ fn soak_jit_agrees_with_interpreter() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000);
-    let mut big = GenOptions::clean();
+    let mut big = clean_options();
     big.max_procs = 5;
     big.max_stmts = 10;
     big.max_nesting = 3;
-    let tally = compare_many(base..base + count, &GenOptions::clean());
+    let tally = compare_many(base..base + count, &clean_options());
     let big_tally = compare_many(base + count..base + count + count / 4, &big);
     for fault in [
         Fault::IndexOutOfBounds,
         Fault::StackUnderflow,
         Fault::DivideByZero,
     ] {
-        let options = GenOptions::with_fault(fault);
+        let options = fault_options(fault);
         let t = compare_many(base..base + count / 10, &options);
         assert_eq!(t.ok, 0, "{fault:?}: {t:?}");
     }
     eprintln!("soak: {tally:?}\nbig: {big_tally:?}");
+}
+
+// ----- minimised disagreements found by the properties ----------------------
+
+/// A module with one procedure `op(a, b, r)` computing `r = a <op> b` on
+/// floats of type `ty`.
+fn float_binary_module(op: BinaryOp, ty: Type) -> Module {
+    let mut proc = Proc::new("op");
+    let mut b = ProcBuilder::new(&mut proc);
+    let pa = b.param("a", ty, vec![]);
+    let pb = b.param("b", ty, vec![]);
+    let pr = b.param("r", ty, vec![]);
+    let va = b.load(pa);
+    let vb = b.load(pb);
+    let r = b.binary(op, va, vb);
+    b.store(pr, r);
+    b.ret();
+    let mut module = Module::default();
+    module.add_proc(proc);
+    module
+}
+
+/// Runs `r = a <op> b` (f64) through both sides; returns the interpreter's
+/// `r` after asserting the JIT agrees bit for bit.
+fn float_binary_agrees(op: BinaryOp, a: f64, b: f64) -> f64 {
+    let module = float_binary_module(op, Type::F64);
+    let args = [Buffer::F64(vec![a]), Buffer::F64(vec![b]), Buffer::F64(vec![0.0])];
+    match check_module(&module, ProcId(0), &args) {
+        Ok(run) => match &run.args[2] {
+            Buffer::F64(r) => r[0],
+            other => panic!("unexpected buffer {other:?}"),
+        },
+        Err(d) => panic!("{op:?}({a:e}, {b:e}): {d}"),
+    }
+}
+
+/// Found by `jit_agrees_with_interpreter_on_random_programs` (seed 131):
+/// the JIT lowers float MODULO as `a - floor(a / b) * b`, but the IR
+/// defines it from `fmod` (`r = MOD(a, b); if r != 0 && (r < 0) != (b < 0)
+/// { r + b } else { r }`), which the interpreter follows. The JIT gets the
+/// sign of zero results, infinite divisors and large quotients wrong.
+#[test]
+#[ignore = "JIT bug: float Modulo is not computed from fmod (see report)"]
+fn regression_float_modulo_follows_fmod() {
+    // fmod(-0.5, -0.5) = -0.0; the JIT gives +0.0.
+    assert_eq!(float_binary_agrees(BinaryOp::Modulo, -0.5, -0.5).to_bits(), (-0.0f64).to_bits());
+    // fmod(1, inf) = 1; the JIT gives NaN (0 * inf).
+    assert_eq!(float_binary_agrees(BinaryOp::Modulo, 1.0, f64::INFINITY), 1.0);
+    // fmod is exact; a - floor(a / b) * b is not for large quotients.
+    assert_eq!(float_binary_agrees(BinaryOp::Modulo, 1e300, 3.0), 1e300 % 3.0);
 }

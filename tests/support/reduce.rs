@@ -2,10 +2,15 @@
 //! simplifies terminators, drops procedures, variables and entry parameters
 //! while a predicate (for example "the interpreter and the JIT still
 //! disagree in the same way") keeps holding and the module stays verified.
+//!
+//! Reductions never make a terminating program loop forever: a terminator
+//! becomes a jump only to a block that cannot reach it back (so no cycle
+//! loses its exit), and stores to loop counters (variables named `_k...`,
+//! as the generator names them) are never deleted.
 
 use adjit::jit::buffer::Buffer;
 use adjit::jit::ir::{
-    Bound, CallArg, CharBase, CharRef, Inst, Module, Proc, ProcId, Storage, Terminator, Value,
+    BlockId, Bound, CallArg, CharBase, CharRef, Inst, Module, Proc, ProcId, Storage, Terminator, Value,
     VarId,
 };
 use adjit::jit::verify::verify_module;
@@ -84,7 +89,14 @@ fn simplify_terminators(case: &Case) -> Vec<Case> {
     for (p, proc) in case.module.procs.iter().enumerate() {
         for (b, block) in proc.blocks.iter().enumerate() {
             let mut replacements = vec![Terminator::Return];
-            replacements.extend(block.term.successors().into_iter().map(Terminator::Jump));
+            replacements.extend(
+                block
+                    .term
+                    .successors()
+                    .into_iter()
+                    .filter(|s| !reaches(proc, *s, BlockId(b as u32)))
+                    .map(Terminator::Jump),
+            );
             for term in replacements {
                 if term == block.term {
                     continue;
@@ -108,7 +120,9 @@ fn delete_instructions(case: &Case) -> Vec<Case> {
         for (b, block) in proc.blocks.iter().enumerate() {
             for pos in (0..block.insts.len()).rev() {
                 let mut c = case.clone();
-                remove_with_users(&mut c.module.procs[p], b, pos);
+                if !remove_with_users(&mut c.module.procs[p], b, pos) {
+                    continue;
+                }
                 compact(&mut c.module.procs[p]);
                 out.push(c);
             }
@@ -177,19 +191,45 @@ fn delete_entry_params(case: &Case) -> Vec<Case> {
     out
 }
 
+/// True when `to` is reachable from `from` (in one or more steps, or
+/// `from == to`).
+fn reaches(proc: &Proc, from: BlockId, to: BlockId) -> bool {
+    let mut seen = vec![false; proc.blocks.len()];
+    let mut work = vec![from];
+    while let Some(b) = work.pop() {
+        if b == to {
+            return true;
+        }
+        if b.index() >= seen.len() || std::mem::replace(&mut seen[b.index()], true) {
+            continue;
+        }
+        work.extend(proc.blocks[b.index()].term.successors());
+    }
+    false
+}
+
+/// True for a store to a loop counter, which must stay for termination.
+fn is_counter_update(proc: &Proc, inst: &Inst) -> bool {
+    matches!(inst, Inst::Store(var, _) if proc.var(*var).name.starts_with("_k"))
+}
+
 /// Removes instruction `pos` of block `b`, every later instruction of the
 /// block that reads a removed value, and turns a terminator reading one into
-/// `Return`.
-fn remove_with_users(proc: &mut Proc, b: usize, pos: usize) {
+/// `Return`. Returns false (leaving a partly edited proc, to be dropped)
+/// when that would delete a loop counter update.
+fn remove_with_users(proc: &mut Proc, b: usize, pos: usize) -> bool {
     let mut removed = vec![proc.blocks[b].insts[pos]];
     let insts = proc.blocks[b].insts.clone();
     let mut kept = insts[..pos].to_vec();
-    for &v in &insts[pos + 1..] {
-        let mut uses_removed = false;
+    for &v in &insts[pos..] {
+        let mut uses_removed = removed.contains(&v);
         proc.inst(v)
             .kind
             .for_each_operand(|o| uses_removed |= removed.contains(&o));
         if uses_removed {
+            if is_counter_update(proc, &proc.inst(v).kind) {
+                return false;
+            }
             removed.push(v);
         } else {
             kept.push(v);
@@ -203,6 +243,7 @@ fn remove_with_users(proc: &mut Proc, b: usize, pos: usize) {
     {
         proc.blocks[b].term = Terminator::Return;
     }
+    true
 }
 
 /// Deletes blocks unreachable from the entry block, renumbering the rest.
@@ -226,7 +267,7 @@ fn drop_unreachable_blocks(proc: &mut Proc) {
         if !reachable[b] {
             continue;
         }
-        let renumber = |t: &mut adjit::jit::ir::BlockId| t.0 = new_index[t.index()];
+        let renumber = |t: &mut BlockId| t.0 = new_index[t.index()];
         match &mut block.term {
             Terminator::Jump(t) => renumber(t),
             Terminator::Branch {
