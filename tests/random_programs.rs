@@ -16,7 +16,9 @@ use adjit::jit::buffer::Buffer;
 use adjit::jit::builder::ProcBuilder;
 use adjit::jit::ir::{BinaryOp, Module, Proc, ProcId, RuntimeErrorKind, Type};
 use adjit::jit::verify::verify_module;
-use support::compare::{buffer_difference, check_module, check_once, compile, run_interpreter, show_status, Run};
+use support::compare::{
+    buffer_difference, check_module, check_once, compile, run_interpreter, show_status, Run,
+};
 use support::random_ir::{generate, random_args, Fault, GenOptions, Program, Rng};
 use support::reduce::{reduce, Case};
 
@@ -183,9 +185,7 @@ fn expect_fault(
     kind: RuntimeErrorKind,
 ) -> Result<(), String> {
     let right = match &run.status {
-        Err(e) => {
-            e.kind == kind && e.proc == program.entry && Some(e.span) == program.fault_span
-        }
+        Err(e) => e.kind == kind && e.proc == program.entry && Some(e.span) == program.fault_span,
         Ok(()) => false,
     };
     if right {
@@ -225,10 +225,7 @@ fn compare_many(seeds: std::ops::Range<u64>, options: &GenOptions) -> Tally {
 fn generated_programs_verify_and_generation_is_deterministic() {
     let base = seed_base();
     for seed in base..base + programs() {
-        for options in [
-            clean_options(),
-            fault_options(Fault::IndexOutOfBounds),
-        ] {
+        for options in [clean_options(), fault_options(Fault::IndexOutOfBounds)] {
             let first = verified_program(seed, &options);
             let second = generate(seed, &options);
             assert_eq!(
@@ -238,10 +235,17 @@ fn generated_programs_verify_and_generation_is_deterministic() {
             );
             let mut rng1 = Rng::new(seed);
             let mut rng2 = Rng::new(seed);
-            let (args1, args2) = (random_args(&first, &mut rng1), random_args(&second, &mut rng2));
+            let (args1, args2) = (
+                random_args(&first, &mut rng1),
+                random_args(&second, &mut rng2),
+            );
             assert_eq!(args1.len(), args2.len());
             for (a, b) in args1.iter().zip(&args2) {
-                assert_eq!(buffer_difference(a, b), None, "seed {seed}: arguments differ");
+                assert_eq!(
+                    buffer_difference(a, b),
+                    None,
+                    "seed {seed}: arguments differ"
+                );
             }
         }
     }
@@ -366,7 +370,11 @@ fn float_binary_module(op: BinaryOp, ty: Type) -> Module {
 /// `r` after asserting the JIT agrees bit for bit.
 fn float_binary_agrees(op: BinaryOp, a: f64, b: f64) -> f64 {
     let module = float_binary_module(op, Type::F64);
-    let args = [Buffer::F64(vec![a]), Buffer::F64(vec![b]), Buffer::F64(vec![0.0])];
+    let args = [
+        Buffer::F64(vec![a]),
+        Buffer::F64(vec![b]),
+        Buffer::F64(vec![0.0]),
+    ];
     match check_module(&module, ProcId(0), &args) {
         Ok(run) => match &run.args[2] {
             Buffer::F64(r) => r[0],
@@ -385,9 +393,18 @@ fn float_binary_agrees(op: BinaryOp, a: f64, b: f64) -> f64 {
 #[ignore = "JIT bug: float Modulo is not computed from fmod (see report)"]
 fn regression_float_modulo_follows_fmod() {
     // fmod(-0.5, -0.5) = -0.0; the JIT gives +0.0.
-    assert_eq!(float_binary_agrees(BinaryOp::Modulo, -0.5, -0.5).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(
+        float_binary_agrees(BinaryOp::Modulo, -0.5, -0.5).to_bits(),
+        (-0.0f64).to_bits()
+    );
     // fmod(1, inf) = 1; the JIT gives NaN (0 * inf).
-    assert_eq!(float_binary_agrees(BinaryOp::Modulo, 1.0, f64::INFINITY), 1.0);
+    assert_eq!(
+        float_binary_agrees(BinaryOp::Modulo, 1.0, f64::INFINITY),
+        1.0
+    );
     // fmod is exact; a - floor(a / b) * b is not for large quotients.
-    assert_eq!(float_binary_agrees(BinaryOp::Modulo, 1e300, 3.0), 1e300 % 3.0);
+    assert_eq!(
+        float_binary_agrees(BinaryOp::Modulo, 1e300, 3.0),
+        1e300 % 3.0
+    );
 }

@@ -4,7 +4,8 @@
 //! Both sides get their own copy of the same argument buffers. A panic on
 //! either side (or a compile error for a verified module) is a failure of
 //! its own. After a successful call every argument buffer must agree (floats
-//! bit for bit, any NaN matching any NaN); after an error the kind, the
+//! bit for bit, any NaN matching any NaN), and so must every global
+//! (each call starts from the globals' initial values); after an error the kind, the
 //! procedure and the span must agree (buffer contents after an error are not
 //! part of the contract and are not compared).
 
@@ -12,7 +13,7 @@ use adjit::interp::Interpreter;
 use adjit::jit::buffer::Buffer;
 use adjit::jit::codegen::{CompiledModule, JitOptions};
 use adjit::jit::error::RuntimeError;
-use adjit::jit::ir::{Module, ProcId};
+use adjit::jit::ir::{GlobalId, Module, ProcId};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What one side did with one call: the status and the buffers afterwards.
@@ -22,6 +23,8 @@ pub struct Run {
     pub status: Result<(), RuntimeError>,
     /// The argument buffers after the call.
     pub args: Vec<Buffer>,
+    /// The contents of every global after the call.
+    pub globals: Vec<Buffer>,
 }
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
@@ -36,33 +39,72 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 pub fn run_interpreter(module: &Module, entry: ProcId, args: &[Buffer]) -> Result<Run, String> {
     let mut args = args.to_vec();
     catch_unwind(AssertUnwindSafe(|| {
-        let status = Interpreter::new(module).call(entry, &mut args);
+        let mut interpreter = Interpreter::new(module);
+        let status = interpreter.call(entry, &mut args);
+        let globals = (0..module.globals.len())
+            .map(|g| {
+                interpreter
+                    .global(GlobalId(g as u32))
+                    .cloned()
+                    .unwrap_or(Buffer::F64(vec![]))
+            })
+            .collect();
         Run {
             status,
             args: args.clone(),
+            globals,
         }
     }))
     .map_err(|p| format!("interpreter panicked: {}", panic_message(p)))
 }
 
 /// Compiles a module; `Err` describes a compile error or a panic.
-pub fn compile(module: &Module) -> Result<CompiledModule, String> {
+pub fn compile(module: &Module) -> Result<Compiled, String> {
     match catch_unwind(|| CompiledModule::compile(module, &JitOptions::default())) {
-        Ok(Ok(compiled)) => Ok(compiled),
+        Ok(Ok(compiled)) => Ok(Compiled {
+            initial_globals: jit_globals(&compiled),
+            module: compiled,
+        }),
         Ok(Err(e)) => Err(format!("JIT compile error: {e}")),
         Err(p) => Err(format!("JIT compile panicked: {}", panic_message(p))),
     }
 }
 
-/// Calls `entry` of compiled code with a fresh runtime; `Err` is a panic
-/// message.
-pub fn run_jit(compiled: &CompiledModule, entry: ProcId, args: &[Buffer]) -> Result<Run, String> {
+/// A compiled module and the initial contents of its globals (restored
+/// before every call, so each call starts like a fresh interpreter).
+pub struct Compiled {
+    /// The native code.
+    pub module: CompiledModule,
+    initial_globals: Vec<Buffer>,
+}
+
+fn jit_globals(compiled: &CompiledModule) -> Vec<Buffer> {
+    (0..compiled.module().globals.len())
+        .map(|g| {
+            compiled
+                .global(GlobalId(g as u32))
+                .unwrap_or(Buffer::F64(vec![]))
+        })
+        .collect()
+}
+
+/// Calls `entry` of compiled code with a fresh runtime and freshly
+/// initialised globals; `Err` is a panic message or a failure to reset the
+/// globals.
+pub fn run_jit(compiled: &Compiled, entry: ProcId, args: &[Buffer]) -> Result<Run, String> {
+    for (g, initial) in compiled.initial_globals.iter().enumerate() {
+        compiled
+            .module
+            .set_global(GlobalId(g as u32), initial)
+            .map_err(|e| format!("cannot reset global {g}: {e}"))?;
+    }
     let mut args = args.to_vec();
     catch_unwind(AssertUnwindSafe(|| {
-        let status = compiled.call(entry, &mut args);
+        let status = compiled.module.call(entry, &mut args);
         Run {
             status,
             args: args.clone(),
+            globals: jit_globals(&compiled.module),
         }
     }))
     .map_err(|p| format!("JIT call panicked: {}", panic_message(p)))
@@ -108,7 +150,7 @@ pub fn difference(interp: &Run, jit: &Run, module: &Module, entry: ProcId) -> Op
     match (&interp.status, &jit.status) {
         (Ok(()), Ok(())) => {
             let params = &module.proc(entry).params;
-            interp
+            let args = interp
                 .args
                 .iter()
                 .zip(&jit.args)
@@ -120,7 +162,19 @@ pub fn difference(interp: &Run, jit: &Run, module: &Module, entry: ProcId) -> Op
                             .map_or("?".to_string(), |&p| module.proc(entry).var(p).name.clone());
                         format!("buffer: argument {i} `{name}`, {d}")
                     })
-                })
+                });
+            args.or_else(|| {
+                interp
+                    .globals
+                    .iter()
+                    .zip(&jit.globals)
+                    .enumerate()
+                    .find_map(|(g, (a, b))| {
+                        buffer_difference(a, b).map(|d| {
+                            format!("buffer: global {g} `{}`, {d}", module.globals[g].name)
+                        })
+                    })
+            })
         }
         (Err(a), Err(b)) if a.kind == b.kind && a.proc == b.proc && a.span == b.span => None,
         (a, b) => Some(format!(
@@ -146,7 +200,7 @@ pub fn show_status(status: &Result<(), RuntimeError>) -> String {
 /// panics and compile errors).
 pub fn check_once(
     module: &Module,
-    compiled: &CompiledModule,
+    compiled: &Compiled,
     entry: ProcId,
     args: &[Buffer],
 ) -> Result<Run, String> {

@@ -26,6 +26,10 @@
 //! natural error source is disabled and the entry procedure ends with one
 //! statement that must fail with that error, at [`Program::fault_span`].
 //!
+//! Globals (scalars and small arrays of every type, partly initialised) are
+//! viewed by procedures with their own shape or as a shorter rank-1 view;
+//! variables viewing globals are never passed by reference.
+//!
 //! Sizes: size parameters always hold 1 to 4 at entry (the host arguments of
 //! [`random_args`] and every generated call respect this), so extents are at
 //! least 1 and every bound is known to lie in a small range.
@@ -33,8 +37,8 @@
 use adjit::jit::buffer::Buffer;
 use adjit::jit::builder::ProcBuilder;
 use adjit::jit::ir::{
-    BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Module, Proc, ProcId, Rounding, RuntimeErrorKind,
-    Span, StackKind, Storage, Type, UnaryOp, Value, Var, VarId,
+    BinaryOp, Bound, CallArg, CmpOp, Const, Dim, Global, GlobalId, Inst, Module, Proc, ProcId,
+    Rounding, RuntimeErrorKind, Span, StackKind, Storage, Type, UnaryOp, Value, Var, VarId,
 };
 use adjit::jit::shape::eval_var_shape;
 
@@ -318,6 +322,10 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         files: vec![format!("random{seed}.f90")],
         ..Module::default()
     };
+    for g in 0..rng.below(3) {
+        let global = random_global(&mut rng, format!("m::g{g}"));
+        module.add_global(global);
+    }
     let procs = 1 + rng.below(options.max_procs.max(1));
     let mut roles = Vec::new();
     let mut fault_span = None;
@@ -329,6 +337,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
             rng: &mut rng,
             options,
             callees: &module.procs,
+            globals: &module.globals,
             callee_roles: &roles,
             roles: Roles::default(),
             pool: Vec::new(),
@@ -425,6 +434,32 @@ fn fill_random(buffer: &mut Buffer, i: usize, rng: &mut Rng) {
     }
 }
 
+/// A scalar or small array global of a random type, partly initialised.
+fn random_global(rng: &mut Rng, name: String) -> Global {
+    let ty = rng.pick(&SCALAR_TYPES);
+    let dims: Vec<(i64, i64)> = (0..rng.below(3))
+        .map(|_| {
+            let lower = rng.range(-2, 2);
+            (lower, lower + rng.range(0, 2))
+        })
+        .collect();
+    let len: i64 = dims.iter().map(|(l, u)| u - l + 1).product();
+    let init = (0..rng.below(len as usize + 1))
+        .map(|_| match ty {
+            Type::F32 | Type::F64 => Const::Float(rng.float()),
+            Type::Bool => Const::Bool(rng.chance(50)),
+            _ => Const::Int(rng.int_of(ty)),
+        })
+        .collect();
+    Global {
+        name,
+        ty,
+        dims,
+        char_len: 1,
+        init,
+    }
+}
+
 /// Storage units of the array `var` of `proc` with every size parameter
 /// `v` at `size(v)` (an assumed-size array counts 1: callers pass at least
 /// one element).
@@ -456,6 +491,8 @@ struct ProcGen<'a> {
     callees: &'a [Proc],
     /// Roles of the callees' variables.
     callee_roles: &'a [Roles],
+    /// The module's globals.
+    globals: &'a [Global],
     roles: Roles,
     /// Values of the current block that later instructions may reuse.
     pool: Vec<Value>,
@@ -577,6 +614,46 @@ impl ProcGen<'_> {
         for i in 0..self.rng.below(3) {
             self.random_array(format!("w{i}"), false);
         }
+        for (g, global) in self.globals.iter().enumerate() {
+            if self.rng.chance(50) {
+                continue;
+            }
+            let len = global.len();
+            let dims = if global.dims.is_empty() {
+                Vec::new()
+            } else if self.rng.chance(50) {
+                global
+                    .dims
+                    .iter()
+                    .map(|&(l, u)| ProcBuilder::const_dim(l, u))
+                    .collect()
+            } else {
+                let lower = self.rng.range(-2, 2);
+                vec![ProcBuilder::const_dim(
+                    lower,
+                    lower + self.rng.range(0, len - 1),
+                )]
+            };
+            let role = if dims.is_empty() {
+                Role::Scalar
+            } else {
+                Role::Array
+            };
+            let var = Var {
+                name: format!("g{g}"),
+                ty: global.ty,
+                dims,
+                char_len: None,
+                storage: Storage::Global(GlobalId(g as u32)),
+            };
+            self.add_var(var, role, false);
+        }
+    }
+
+    /// True for a variable viewing a global (never passed by reference: a
+    /// callee may name the same global, and Fortran forbids that aliasing).
+    fn is_global(&self, var: VarId) -> bool {
+        matches!(self.b.proc().var(var).storage, Storage::Global(_))
     }
 
     /// A writable scalar of type `ty` not in `exclude`, declaring a local
@@ -648,8 +725,8 @@ impl ProcGen<'_> {
         match self.rng.below(4) {
             0 if !pooled.is_empty() => self.rng.pick(&pooled),
             1 => {
-                let scalars =
-                    self.vars_where(|_, var, r| r != Role::Array && var.ty == ty && !var.is_array());
+                let scalars = self
+                    .vars_where(|_, var, r| r != Role::Array && var.ty == ty && !var.is_array());
                 if scalars.is_empty() {
                     return self.konst(ty);
                 }
@@ -792,8 +869,8 @@ impl ProcGen<'_> {
         }
         let from = loop {
             let from = self.rng.pick(&SCALAR_TYPES);
-            let bool_float = (from == Type::Bool && ty.is_float())
-                || (from.is_float() && ty == Type::Bool);
+            let bool_float =
+                (from == Type::Bool && ty.is_float()) || (from.is_float() && ty == Type::Bool);
             if !bool_float {
                 break from;
             }
@@ -822,7 +899,10 @@ impl ProcGen<'_> {
 
     fn subscript(&mut self, var: VarId, d: usize, dim: &Dim) -> Value {
         let index_ty = self.rng.pick(&INT_TYPES);
-        let constant = match (dim.lower.as_const(), dim.upper.as_ref().and_then(Bound::as_const)) {
+        let constant = match (
+            dim.lower.as_const(),
+            dim.upper.as_ref().and_then(Bound::as_const),
+        ) {
             (Some(l), Some(u)) if self.rng.chance(40) => Some(self.rng.range(l, u)),
             _ => None,
         };
@@ -1139,6 +1219,9 @@ impl ProcGen<'_> {
         match self.rng.below(3) {
             0 => {
                 let var = self.scalar_target(ty, by_reference);
+                if self.is_global(var) {
+                    return CallArg::Value(self.expr(ty, 2));
+                }
                 by_reference.push(var);
                 CallArg::Var(var)
             }
@@ -1146,7 +1229,7 @@ impl ProcGen<'_> {
                 let arrays: Vec<VarId> = self
                     .arrays_of(Some(ty))
                     .into_iter()
-                    .filter(|v| !by_reference.contains(v))
+                    .filter(|&v| !by_reference.contains(&v) && !self.is_global(v))
                     .collect();
                 if arrays.is_empty() {
                     return CallArg::Value(self.expr(ty, 2));
@@ -1173,12 +1256,14 @@ impl ProcGen<'_> {
         let big_enough: Vec<VarId> = self
             .arrays_of(Some(ty))
             .into_iter()
-            .filter(|v| !by_reference.contains(v))
+            .filter(|&v| !by_reference.contains(&v) && !self.is_global(v))
             .filter(|&v| units_at(proc, v, &min_size) >= needed)
             .collect();
         let choice = self.rng.below(4);
-        let arg = if choice == 0 && needed <= 1 {
-            let var = self.scalar_target(ty, by_reference);
+        let scalar = (choice == 0 && needed <= 1)
+            .then(|| self.scalar_target(ty, by_reference))
+            .filter(|&v| !self.is_global(v));
+        let arg = if let Some(var) = scalar {
             CallArg::Var(var)
         } else if choice == 1 && assumed && !big_enough.is_empty() {
             let var = self.rng.pick(&big_enough);

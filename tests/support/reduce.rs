@@ -10,8 +10,8 @@
 
 use adjit::jit::buffer::Buffer;
 use adjit::jit::ir::{
-    BlockId, Bound, CallArg, CharBase, CharRef, Inst, Module, Proc, ProcId, Storage, Terminator, Value,
-    VarId,
+    BlockId, Bound, CallArg, CharBase, CharRef, Inst, Module, Proc, ProcId, Storage, Terminator,
+    Value, VarId,
 };
 use adjit::jit::verify::verify_module;
 
@@ -160,9 +160,10 @@ fn delete_procs(case: &Case) -> Vec<Case> {
 
 fn calls(module: &Module, target: ProcId) -> bool {
     module.procs.iter().any(|p| {
-        p.blocks.iter().flat_map(|b| &b.insts).any(|&v| {
-            matches!(&p.inst(v).kind, Inst::Call(callee, _) if *callee == target)
-        })
+        p.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|&v| matches!(&p.inst(v).kind, Inst::Call(callee, _) if *callee == target))
     })
 }
 
