@@ -37,9 +37,20 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 /// Runs `entry` in a fresh interpreter; `Err` is a panic message.
 pub fn run_interpreter(module: &Module, entry: ProcId, args: &[Buffer]) -> Result<Run, String> {
+    run_interpreter_with(module, entry, args, true)
+}
+
+/// [`run_interpreter`] with subscript checks on or off.
+pub fn run_interpreter_with(
+    module: &Module,
+    entry: ProcId,
+    args: &[Buffer],
+    bounds_checks: bool,
+) -> Result<Run, String> {
     let mut args = args.to_vec();
     catch_unwind(AssertUnwindSafe(|| {
         let mut interpreter = Interpreter::new(module);
+        interpreter.set_bounds_checks(bounds_checks);
         let status = interpreter.call(entry, &mut args);
         let globals = (0..module.globals.len())
             .map(|g| {
@@ -60,8 +71,15 @@ pub fn run_interpreter(module: &Module, entry: ProcId, args: &[Buffer]) -> Resul
 
 /// Compiles a module; `Err` describes a compile error or a panic.
 pub fn compile(module: &Module) -> Result<Compiled, String> {
-    match catch_unwind(|| CompiledModule::compile(module, &JitOptions::default())) {
+    compile_with(module, true)
+}
+
+/// [`compile`] with subscript checks on or off.
+pub fn compile_with(module: &Module, bounds_checks: bool) -> Result<Compiled, String> {
+    let options = JitOptions { bounds_checks };
+    match catch_unwind(|| CompiledModule::compile(module, &options)) {
         Ok(Ok(compiled)) => Ok(Compiled {
+            bounds_checks,
             initial_globals: jit_globals(&compiled),
             module: compiled,
         }),
@@ -75,6 +93,8 @@ pub fn compile(module: &Module) -> Result<Compiled, String> {
 pub struct Compiled {
     /// The native code.
     pub module: CompiledModule,
+    /// Whether subscripts are checked (the interpreter is run the same way).
+    pub bounds_checks: bool,
     initial_globals: Vec<Buffer>,
 }
 
@@ -204,7 +224,7 @@ pub fn check_once(
     entry: ProcId,
     args: &[Buffer],
 ) -> Result<Run, String> {
-    let interp = run_interpreter(module, entry, args)?;
+    let interp = run_interpreter_with(module, entry, args, compiled.bounds_checks)?;
     let jit = run_jit(compiled, entry, args)?;
     match difference(&interp, &jit, module, entry) {
         None => Ok(interp),
