@@ -37,8 +37,8 @@
 use adjit::jit::buffer::Buffer;
 use adjit::jit::builder::ProcBuilder;
 use adjit::jit::ir::{
-    BinaryOp, Bound, CallArg, CmpOp, Const, Dim, Global, GlobalId, Inst, Module, Proc, ProcId,
-    Rounding, RuntimeErrorKind, Span, StackKind, Storage, Type, UnaryOp, Value, Var, VarId,
+    BinaryOp, Bound, CallArg, CmpOp, Const, Dim, Global, GlobalId, Module, Proc, ProcId, Rounding,
+    RuntimeErrorKind, Span, StackKind, Storage, Type, UnaryOp, Value, Var, VarId,
 };
 use adjit::jit::shape::eval_var_shape;
 
@@ -116,7 +116,7 @@ impl Rng {
             1e-40,
         ];
         let r = self.next_u64();
-        if r % 4 == 0 {
+        if r.is_multiple_of(4) {
             SPECIAL[(r >> 8) as usize % SPECIAL.len()]
         } else {
             let magnitude = ((r >> 16) % 2000) as f64 / 100.0 - 10.0;
@@ -256,7 +256,7 @@ enum Role {
     Counter,
 }
 
-/// The name and role of every variable, indexed like `Proc::vars`.
+/// The role of every variable of a procedure, indexed like `Proc::vars`.
 #[derive(Clone, Debug, Default)]
 struct Roles(Vec<Role>);
 
@@ -1399,15 +1399,4 @@ impl ProcGen<'_> {
         }
         (!found.is_empty()).then(|| self.rng.pick(&found))
     }
-}
-
-/// Checks that a fresh proc's instructions are all typed as the builder
-/// intended (used by the generator's own tests).
-pub fn count_insts(module: &Module, pred: impl Fn(&Inst) -> bool) -> usize {
-    module
-        .procs
-        .iter()
-        .flat_map(|p| p.insts.iter())
-        .filter(|d| pred(&d.kind))
-        .count()
 }
