@@ -10,12 +10,29 @@
 //! of an empty stack, argument size) branch to one cold block per procedure
 //! that records the error in the runtime context and returns status 1; no
 //! Cranelift trap is ever emitted for them.
+//!
+//! Agreement with the interpreter (`adjit::interp`) is bit for bit on
+//! successful calls (checked by `tests/jit_vs_interp.rs`). Documented
+//! differences (none affects a successful call of conforming Fortran):
+//!
+//! * scalar parameters live in registers between calls, so a procedure that
+//!   writes one scalar parameter and reads an aliased one (`call f(x, x)`, or
+//!   `x` aliasing an element of an array parameter) sees the old value until
+//!   the next call or return (Fortran forbids such aliasing);
+//! * when a call fails, scalar arguments hold their values as of the last
+//!   inner call (or entry) rather than the last store;
+//! * with bounds checks off, out-of-range subscripts are not caught (the
+//!   interpreter still checks the storage).
+//!
+//! Local arrays of constant size up to 1 KiB per procedure live in the native
+//! frame; the others come from the runtime's arena (released on return).
+//! Calls nest at most [`MAX_CALL_DEPTH`] deep, checked at each call site.
 
 use crate::buffer::Buffer;
 use crate::error::RuntimeError;
 use crate::ir::{
     self, BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, ProcId, Rounding,
-    RuntimeErrorKind, StackKind, Storage, Terminator, Type, UnaryOp, VarId,
+    RuntimeErrorKind, StackKind, Storage, Terminator, Type, UnaryOp, VarId, MAX_CALL_DEPTH,
 };
 use crate::libm;
 use crate::runtime::{self, code, layout, ArgSlot, ErrorSlot, Runtime, RuntimeCtx};
@@ -167,7 +184,7 @@ impl CompiledModule {
         let f = self
             .raw_function(proc)
             .ok_or_else(|| self.arg_error(proc, None, "no such procedure".into()))?;
-        rt.reset_error();
+        rt.begin_call();
         // SAFETY: `slots` describes live buffers of the declared element
         // types (checked above); the generated code checks sizes itself and
         // never unwinds.
@@ -180,7 +197,11 @@ impl CompiledModule {
         }
     }
 
-    /// The native entry point of a procedure (valid while `self` lives).
+    /// The native entry point of a procedure (valid while `self` lives), for
+    /// benchmarks. The caller must pass argument slots that satisfy the
+    /// procedure's shapes (see [`crate::shape::resolve_arguments`]), call
+    /// [`Runtime::begin_call`] first, hold no other call of a module with
+    /// globals concurrently, and decode a non-zero status itself.
     pub fn raw_function(&self, proc: ProcId) -> Option<RawProcFn> {
         let addr = *self.entries.get(proc.index())?;
         // SAFETY: `addr` is a finalized function with the RawProcFn ABI.
@@ -272,7 +293,13 @@ impl CompiledModule {
 
     /// Turns the error slot filled by generated code into a RuntimeError.
     fn decode_error(&self, e: ErrorSlot, grow: Option<&str>) -> RuntimeError {
-        let proc = ProcId(e.proc.max(0) as u32);
+        // A call nested too deep is reported on the callee (`dim`).
+        let proc_index = if e.kind == code::CALL_DEPTH {
+            e.dim
+        } else {
+            e.proc
+        };
+        let proc = ProcId(proc_index.max(0) as u32);
         let p = self.module.procs.get(proc.index());
         let var_name = |v: i64| -> Option<String> {
             let p = p?;
@@ -299,7 +326,7 @@ impl CompiledModule {
             None => (Default::default(), None),
         };
         let stack_name = |k: i64| {
-            ["value", "integer", "control"]
+            ["Value", "Integer", "Control"]
                 .get(k as usize)
                 .copied()
                 .unwrap_or("?")
@@ -315,29 +342,56 @@ impl CompiledModule {
                     e.dim + 1
                 ),
             ),
-            code::DIVIDE_BY_ZERO => (RuntimeErrorKind::DivideByZero, String::new()),
+            code::DIVIDE_BY_ZERO => {
+                let op = p
+                    .and_then(|p| p.insts.get(e.site.max(0) as usize))
+                    .and_then(|i| match i.kind {
+                        Inst::Binary(op, ..) => Some(op),
+                        _ => None,
+                    });
+                let detail = op.map_or_else(String::new, |op| format!("{op:?} by zero"));
+                (RuntimeErrorKind::DivideByZero, detail)
+            }
+            code::CALL_DEPTH => (
+                RuntimeErrorKind::CallDepthExceeded,
+                format!("more than {MAX_CALL_DEPTH} nested calls"),
+            ),
             code::SUBSTRING_OUT_OF_RANGE => (
                 RuntimeErrorKind::SubstringOutOfRange,
-                format!("substring {}:{} outside 1:{}", e.index, e.lower, e.upper),
+                format!(
+                    "substring {}:{} of a string of length {}",
+                    e.index, e.lower, e.upper
+                ),
             ),
             code::STACK_UNDERFLOW => (
                 RuntimeErrorKind::StackUnderflow,
-                format!("{} stack", stack_name(e.dim)),
+                format!("pop from the empty {} stack", stack_name(e.dim)),
             ),
             code::FAIL => (
                 fail_kind.unwrap_or(RuntimeErrorKind::Stop(None)),
                 String::new(),
             ),
-            code::ARGUMENT_SIZE => (
-                RuntimeErrorKind::ArgumentSize,
-                format!("{} elements given, {} required", e.index, e.upper),
-            ),
+            code::ARGUMENT_SIZE => {
+                let name = var_name(e.var).unwrap_or_default();
+                let is_char = p
+                    .and_then(|p| p.vars.get(e.var.max(0) as usize))
+                    .is_some_and(|v| v.ty == Type::Char);
+                let unit = if is_char { "bytes" } else { "elements" };
+                (
+                    RuntimeErrorKind::ArgumentSize,
+                    format!(
+                        "`{name}` needs {} {unit}, the argument has {}",
+                        e.upper, e.index
+                    ),
+                )
+            }
             code::OUT_OF_MEMORY => (
-                RuntimeErrorKind::Stop(Some(format!(
-                    "cannot allocate {} bytes for a local array",
+                RuntimeErrorKind::ArgumentSize,
+                format!(
+                    "local `{}` would need {} bytes, more than can be allocated",
+                    var_name(e.var).unwrap_or_default(),
                     e.index
-                ))),
-                String::new(),
+                ),
             ),
             code::STACK_GROW => (
                 RuntimeErrorKind::Stop(Some(format!(
@@ -354,6 +408,13 @@ impl CompiledModule {
         };
         let span = if e.kind == code::ARGUMENT_SIZE {
             p.map(|p| p.span).unwrap_or(span)
+        } else if e.kind == code::CALL_DEPTH {
+            // The call instruction belongs to the caller (`proc` field).
+            self.module
+                .procs
+                .get(e.proc.max(0) as usize)
+                .and_then(|c| c.insts.get(e.site.max(0) as usize))
+                .map_or(span, |i| i.span)
         } else {
             span
         };
@@ -429,6 +490,13 @@ fn cl_type(ty: Type) -> Result<types::Type, CompileError> {
     })
 }
 
+/// The host ISA, built once per process (it is immutable and shared).
+fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+    static ISA: std::sync::OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError>> =
+        std::sync::OnceLock::new();
+    ISA.get_or_init(make_isa).clone()
+}
+
 fn make_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
@@ -485,7 +553,7 @@ fn compile_module(
             .collect::<Vec<_>>()
             .join("; "),
     })?;
-    let isa = make_isa()?;
+    let isa = host_isa()?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for f in libm::math_symbols()
         .into_iter()
@@ -620,6 +688,8 @@ struct Lower<'a, 'm> {
     values: Vec<Option<(u32, Value)>>,
     blocks: Vec<Block>,
     current: u32,
+    /// Bytes of local arrays placed in the native frame so far.
+    frame_bytes: i64,
     err_block: Block,
     exit_block: Block,
 }
@@ -662,6 +732,7 @@ fn lower_proc(
         values: vec![None; proc.insts.len()],
         blocks,
         current: 0,
+        frame_bytes: 0,
         err_block,
         exit_block,
     };
@@ -774,7 +845,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     ));
                 }
                 let x = self.load_scalar(*v)?;
-                self.to_i64(x, var.ty)
+                self.widen_to_i64(x, var.ty)
             }
             Bound::Neg(a) => {
                 let a = self.bound(a)?;
@@ -841,7 +912,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.ins().select(is_zero, zero, q)
     }
 
-    fn to_i64(&mut self, x: Value, ty: Type) -> Value {
+    fn widen_to_i64(&mut self, x: Value, ty: Type) -> Value {
         match ty {
             Type::I64 => x,
             Type::Bool => self.b.ins().uextend(types::I64, x),
@@ -1164,14 +1235,18 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// Storage for a local array or character variable: a stack slot when
     /// small and of constant size, else the runtime arena.
     fn local_storage(&mut self, bytes: Value, fill: u8, var: usize) -> Result<Value, CompileError> {
-        const STACK_LIMIT: i64 = 4096;
+        // Fixed arrays live in the native frame only while a frame stays
+        // small: 1000 nested calls must fit a 2 MiB thread stack.
+        const STACK_LIMIT: i64 = 1024;
         let const_bytes = self.b.func.dfg.value_def(bytes).inst().and_then(|inst| {
             match self.b.func.dfg.insts[inst] {
                 cranelift_codegen::ir::InstructionData::UnaryImm { imm, .. } => Some(imm.bits()),
                 _ => None,
             }
         });
-        if let Some(n) = const_bytes.filter(|&n| (0..=STACK_LIMIT).contains(&n)) {
+        let fits = |n: i64| (0..=STACK_LIMIT - self.frame_bytes).contains(&n);
+        if let Some(n) = const_bytes.filter(|&n| fits(n)) {
+            self.frame_bytes += (n + 15) & !15;
             let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
                 n.max(1) as u32,
@@ -1319,7 +1394,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     return err("switch on a non-integer value");
                 }
                 let x = self.operand(*value)?;
-                let x = self.to_i64(x, ty);
+                let x = self.widen_to_i64(x, ty);
                 let mut sw = Switch::new();
                 let mut seen = std::collections::HashSet::new();
                 for &(key, dest) in cases {
@@ -1369,7 +1444,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 return err("non-integer subscript");
             }
             let i = self.operand(iv)?;
-            let i = self.to_i64(i, ty);
+            let i = self.widen_to_i64(i, ty);
             let off = self.b.ins().isub(i, info.lowers[d]);
             if self.sh.options.bounds_checks {
                 let fail =
@@ -1755,10 +1830,16 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             BinaryOp::Mod => self.float_call("fmod", "fmodf", t, &[x, y])?,
             BinaryOp::Modulo => {
-                let q = self.b.ins().fdiv(x, y);
-                let f = self.b.ins().floor(q);
-                let p = self.b.ins().fmul(f, y);
-                self.b.ins().fsub(x, p)
+                // r = fmod(a, b); if r != 0 and sign(r) != sign(b) { r + b }.
+                let r = self.float_call("fmod", "fmodf", t, &[x, y])?;
+                let z = self.zero(ty)?;
+                let nonzero = self.b.ins().fcmp(FloatCC::NotEqual, r, z);
+                let r_neg = self.b.ins().fcmp(FloatCC::LessThan, r, z);
+                let b_neg = self.b.ins().fcmp(FloatCC::LessThan, y, z);
+                let differ = self.b.ins().bxor(r_neg, b_neg);
+                let fix = self.b.ins().band(nonzero, differ);
+                let sum = self.b.ins().fadd(r, y);
+                self.b.ins().select(fix, sum, r)
             }
             _ => return err(format!("{op:?} on {}", ty.name())),
         })
@@ -1808,7 +1889,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 acc
             });
         }
-        let n = self.to_i64(n, nty);
+        let n = self.widen_to_i64(n, nty);
         let name = if t == types::F32 {
             "adjit_powi_f32"
         } else {
@@ -2005,7 +2086,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Some(v) => {
                         let t = l.value_type(v)?;
                         let x = l.operand(v)?;
-                        Ok(l.to_i64(x, t))
+                        Ok(l.widen_to_i64(x, t))
                     }
                 }
             };
@@ -2112,12 +2193,30 @@ impl<'a, 'm> Lower<'a, 'm> {
             self.b.ins().store(FLAGS, p, arr, off);
             self.b.ins().store(FLAGS, len, arr, off + layout::ARG_LEN);
         }
+        // Call depth: the host's call is depth 1; fail before exceeding the
+        // limit, and restore the depth after the call whatever its status.
         self.flush_promoted();
+        let rt = self.rt;
+        let depth = self.b.ins().load(types::I64, FLAGS, rt, layout::DEPTH);
+        let too_deep = self.b.ins().icmp_imm_s(
+            IntCC::SignedGreaterThanOrEqual,
+            depth,
+            MAX_CALL_DEPTH as i64,
+        );
+        self.check_simple(
+            too_deep,
+            code::CALL_DEPTH,
+            site as i64,
+            -1,
+            callee.index() as i64,
+        );
+        let deeper = self.b.ins().iadd_imm_s(depth, 1);
+        self.b.ins().store(FLAGS, deeper, rt, layout::DEPTH);
         let id = self.sh.proc_ids[callee.index()];
         let f = self.jit.declare_func_in_func(id, self.b.func);
-        let rt = self.rt;
         let call = self.b.ins().call(f, &[arr, rt]);
         let status = self.b.inst_results(call)[0];
+        self.b.ins().store(FLAGS, depth, rt, layout::DEPTH);
         self.reload_promoted()?;
         let cont = self.b.create_block();
         self.b.ins().brif(

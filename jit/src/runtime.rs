@@ -41,6 +41,8 @@ pub mod code {
     pub const OUT_OF_MEMORY: i64 = 7;
     /// A runtime stack could not grow (`dim` holds the stack index).
     pub const STACK_GROW: i64 = 8;
+    /// Calls nested deeper than `MAX_CALL_DEPTH` (`dim` holds the callee).
+    pub const CALL_DEPTH: i64 = 9;
 }
 
 /// Where generated code records the first error of a call.
@@ -73,6 +75,8 @@ pub struct RuntimeCtx {
     pub stacks: [StackRegs; 3],
     /// The error of the current call.
     pub error: ErrorSlot,
+    /// Nesting depth of compiled calls (the host's call is depth 1).
+    pub depth: i64,
 }
 
 /// Byte offsets into [`RuntimeCtx`] used by code generation.
@@ -92,6 +96,8 @@ pub mod layout {
     pub const PUSHED: i32 = offset_of!(StackRegs, pushed) as i32;
     /// Offset of the error slot.
     pub const ERROR: i32 = offset_of!(RuntimeCtx, error) as i32;
+    /// Offset of the call depth.
+    pub const DEPTH: i32 = offset_of!(RuntimeCtx, depth) as i32;
     /// Size of one [`ArgSlot`].
     pub const ARG_SLOT: i32 = std::mem::size_of::<ArgSlot>() as i32;
     /// Offset of `len` within [`ArgSlot`].
@@ -169,6 +175,7 @@ impl Runtime {
                 ctx: RuntimeCtx {
                     stacks: Default::default(),
                     error: ErrorSlot::default(),
+                    depth: 0,
                 },
                 stacks: Default::default(),
                 arena: Arena::default(),
@@ -184,9 +191,12 @@ impl Runtime {
         &mut self.state.ctx
     }
 
-    /// Clears the error slot before a call.
-    pub(crate) fn reset_error(&mut self) {
+    /// Prepares a call from the host: clears the error slot and sets the
+    /// call depth to 1. [`crate::codegen::CompiledModule::call_with`] does
+    /// this; callers of a raw function pointer must do it themselves.
+    pub fn begin_call(&mut self) {
         self.state.ctx.error = ErrorSlot::default();
+        self.state.ctx.depth = 1;
         self.state.grow_error = None;
     }
 
@@ -291,7 +301,10 @@ unsafe fn state<'a>(rt: *mut RuntimeCtx) -> &'a mut RuntimeState {
 
 /// Generated code calls this when a push finds its segment full. Returns 0
 /// on success, 1 when no memory could be mapped.
-pub extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32 {
     // SAFETY: generated code passes the context it was given.
     let s = unsafe { state(rt) };
     let k = (kind as usize).min(2);
@@ -307,7 +320,10 @@ pub extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32 {
 /// Generated code calls this when a pop finds its segment empty. Returns 0
 /// when the registers now point at a previous non-empty segment, 1 when the
 /// stack is empty.
-pub extern "C" fn adjit_stack_retreat(rt: *mut RuntimeCtx, kind: i64) -> i32 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_stack_retreat(rt: *mut RuntimeCtx, kind: i64) -> i32 {
     // SAFETY: generated code passes the context it was given.
     let s = unsafe { state(rt) };
     let k = (kind as usize).min(2);
@@ -319,20 +335,29 @@ pub extern "C" fn adjit_stack_retreat(rt: *mut RuntimeCtx, kind: i64) -> i32 {
 }
 
 /// The current arena position (taken at procedure entry).
-pub extern "C" fn adjit_arena_mark(rt: *mut RuntimeCtx) -> i64 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_arena_mark(rt: *mut RuntimeCtx) -> i64 {
     // SAFETY: generated code passes the context it was given.
     unsafe { state(rt) }.arena.mark() as i64
 }
 
 /// Releases the arena to a mark (at procedure exit).
-pub extern "C" fn adjit_arena_release(rt: *mut RuntimeCtx, mark: i64) {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_arena_release(rt: *mut RuntimeCtx, mark: i64) {
     // SAFETY: generated code passes the context it was given.
     unsafe { state(rt) }.arena.release(mark as u64)
 }
 
 /// Allocates `bytes` bytes filled with `fill` from the arena; null when the
 /// size is negative or memory is exhausted.
-pub extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) -> *mut u8 {
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) -> *mut u8 {
     if bytes < 0 {
         return std::ptr::null_mut();
     }
@@ -345,7 +370,15 @@ pub extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) 
 
 /// Fortran character assignment: copies `src` into `dst`, truncating or
 /// padding with blanks. The ranges may overlap.
-pub extern "C" fn adjit_char_assign(dst: *mut u8, dst_len: i64, src: *const u8, src_len: i64) {
+///
+/// # Safety
+/// Each pointer must be valid for its length in bytes.
+pub unsafe extern "C" fn adjit_char_assign(
+    dst: *mut u8,
+    dst_len: i64,
+    src: *const u8,
+    src_len: i64,
+) {
     let dst_len = dst_len.max(0) as usize;
     let n = dst_len.min(src_len.max(0) as usize);
     // SAFETY: generated code passes pointers to at least `*_len` bytes;
@@ -357,7 +390,15 @@ pub extern "C" fn adjit_char_assign(dst: *mut u8, dst_len: i64, src: *const u8, 
 }
 
 /// Fortran character comparison after blank padding: -1, 0 or 1.
-pub extern "C" fn adjit_char_compare(a: *const u8, a_len: i64, b: *const u8, b_len: i64) -> i32 {
+///
+/// # Safety
+/// Each pointer must be valid for its length in bytes.
+pub unsafe extern "C" fn adjit_char_compare(
+    a: *const u8,
+    a_len: i64,
+    b: *const u8,
+    b_len: i64,
+) -> i32 {
     let (a_len, b_len) = (a_len.max(0) as usize, b_len.max(0) as usize);
     let n = a_len.max(b_len);
     for i in 0..n {

@@ -452,6 +452,36 @@ fn recursion_and_integer_division_by_zero() {
     assert_eq!(e.kind, RuntimeErrorKind::DivideByZero);
     assert_eq!(e.span, span(30));
     assert_eq!(e.proc, div);
+    assert_eq!(e.detail, "Div by zero");
+}
+
+#[test]
+fn runaway_recursion_is_an_error_not_a_crash() {
+    // forever(n): n = n + 1; call forever(n) -- with a local array in the frame.
+    let mut proc = Proc::new("forever");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let w = b.local_array("w", Type::F64, vec![ProcBuilder::const_dim(1, 64)]);
+    let nv = b.load(n);
+    let one = b.iconst(Type::I64, 1);
+    let nv = b.binary(BinaryOp::Add, nv, one);
+    b.store(n, nv);
+    let two = b.fconst(Type::F64, 2.0);
+    b.store_elem(w, vec![one], two);
+    b.set_span(span(3));
+    b.call(ProcId(0), vec![CallArg::Var(n)]);
+    b.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    let mut args = vec![Buffer::I64(vec![0])];
+    let e = c.call(id, &mut args).unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::CallDepthExceeded);
+    assert_eq!(e.span, span(3));
+    assert_eq!(e.detail, "more than 1000 nested calls");
+    assert_eq!(args[0], Buffer::I64(vec![1000]), "1000 activations ran");
+    // The runtime is usable again afterwards.
+    let mut args = vec![Buffer::I64(vec![0])];
+    assert!(c.call(id, &mut args).is_err());
 }
 
 #[test]
@@ -710,11 +740,8 @@ fn many_threads_call_one_module() {
                     let n = (k % 50) + t;
                     let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
                     let want: f64 = (0..n).map(|i| i as f64 * (i + 1) as f64).sum();
-                    let mut args = vec![
-                        Buffer::I32(vec![n as i32]),
-                        Buffer::F64(a),
-                        Buffer::F64(vec![0.0]),
-                    ];
+                    let mut args =
+                        vec![Buffer::I32(vec![n]), Buffer::F64(a), Buffer::F64(vec![0.0])];
                     c.call(id, &mut args).unwrap();
                     assert_eq!(args[2], Buffer::F64(vec![want]));
                 }

@@ -40,7 +40,7 @@ impl Rng {
             3.0,
         ];
         let r = self.next();
-        if r % 4 == 0 {
+        if r.is_multiple_of(4) {
             SPECIAL[(r >> 8) as usize % SPECIAL.len()]
         } else {
             let mag = ((r >> 16) % 2000) as f64 / 100.0 - 10.0;
@@ -132,7 +132,14 @@ pub fn ref_float(op: BinaryOp, a: f64, b: f64) -> f64 {
         BinaryOp::Sign => a.abs().copysign(b),
         BinaryOp::Dim => ref_min_max(true, a - b, 0.0),
         BinaryOp::Mod => a % b,
-        BinaryOp::Modulo => a - (a / b).floor() * b,
+        BinaryOp::Modulo => {
+            let r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            }
+        }
         _ => unreachable!("not a float op"),
     }
 }
@@ -159,7 +166,14 @@ pub fn ref_float32(op: BinaryOp, a: f32, b: f32) -> f32 {
         BinaryOp::Sign => a.abs().copysign(b),
         BinaryOp::Dim => mm(true, a - b, 0.0),
         BinaryOp::Mod => a % b,
-        BinaryOp::Modulo => a - (a / b).floor() * b,
+        BinaryOp::Modulo => {
+            let r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            }
+        }
         _ => unreachable!("not a float op"),
     }
 }

@@ -1,0 +1,440 @@
+//! Differential test: the Cranelift JIT (`adjit_jit::codegen`) against the
+//! reference interpreter (`adjit::interp`) on the same IR modules and
+//! randomized inputs. Outputs must agree bit for bit (any NaN matches any
+//! NaN), and failing calls must fail with the same error.
+
+use adjit::interp::Interpreter;
+use adjit::jit::builder::ProcBuilder;
+use adjit::jit::codegen::{CompiledModule, JitOptions};
+use adjit::jit::ir::{
+    BinaryOp, CallArg, CmpOp, Module, Proc, ProcId, Rounding, Span, StackKind, Type, UnaryOp, VarId,
+};
+use adjit::jit::runtime::Runtime;
+use adjit::jit::Buffer;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+    fn float(&mut self) -> f64 {
+        const SPECIAL: [f64; 12] = [
+            0.0,
+            -0.0,
+            0.5,
+            -2.5,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            0.49999999999999994,
+            1e300,
+            3.0,
+        ];
+        let r = self.next();
+        if r % 4 == 0 {
+            SPECIAL[(r >> 8) as usize % SPECIAL.len()]
+        } else {
+            let mag = ((r >> 16) % 2000) as f64 / 100.0 - 10.0;
+            let sign = if r & (1 << 40) != 0 { -1.0 } else { 1.0 };
+            sign * mag.exp() * ((r >> 20) % 1000) as f64 / 997.0
+        }
+    }
+    fn int(&mut self) -> i64 {
+        const SPECIAL: [i64; 9] = [0, 1, -1, 2, -2, 7, i64::MIN, i64::MAX, 63];
+        let r = self.next();
+        match r % 4 {
+            0 => SPECIAL[(r >> 8) as usize % SPECIAL.len()],
+            1 => (r >> 3) as i64,
+            _ => ((r >> 8) % 41) as i64 - 20,
+        }
+    }
+    /// A random scalar buffer of a type.
+    fn buffer(&mut self, ty: Type, len: usize) -> Buffer {
+        match ty {
+            Type::F64 => Buffer::F64((0..len).map(|_| self.float()).collect()),
+            Type::F32 => Buffer::F32((0..len).map(|_| self.float() as f32).collect()),
+            Type::I64 => Buffer::I64((0..len).map(|_| self.int()).collect()),
+            Type::I32 => Buffer::I32((0..len).map(|_| self.int() as i32).collect()),
+            Type::Bool => Buffer::Bool((0..len).map(|_| (self.next() & 1) as u8).collect()),
+            Type::Char => Buffer::Char((0..len).map(|_| b'a' + (self.next() % 26) as u8).collect()),
+        }
+    }
+}
+
+/// Bitwise equality of buffers, any NaN matching any NaN.
+fn same(a: &Buffer, b: &Buffer) -> bool {
+    match (a, b) {
+        (Buffer::F64(x), Buffer::F64(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+        }
+        (Buffer::F32(x), Buffer::F32(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+        }
+        _ => a == b,
+    }
+}
+
+/// Runs `proc` on both engines with copies of `args` and compares.
+fn agree(m: &Module, jit: &CompiledModule, proc: ProcId, args: &[Buffer], what: &str) {
+    let mut ia = args.to_vec();
+    let mut ja = args.to_vec();
+    let mut interp = Interpreter::new(m);
+    let ir = interp.call(proc, &mut ia);
+    let jr = jit.call(proc, &mut ja);
+    match (&ir, &jr) {
+        (Ok(()), Ok(())) => {
+            for (k, (x, y)) in ia.iter().zip(&ja).enumerate() {
+                assert!(
+                    same(x, y),
+                    "{what}: argument {k} differs\ninputs {args:?}\ninterp {x:?}\njit    {y:?}"
+                );
+            }
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(
+                (&a.kind, &a.var, &a.span, a.proc),
+                (&b.kind, &b.var, &b.span, b.proc),
+                "{what}: errors differ\n{a}\n{b}"
+            );
+            assert_eq!(a.detail, b.detail, "{what}: error details differ");
+        }
+        _ => panic!("{what}: interpreter {ir:?}, jit {jr:?} on {args:?}"),
+    }
+}
+
+fn jit(m: &Module) -> CompiledModule {
+    CompiledModule::compile(m, &JitOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn op_module(
+    ty: Type,
+    ty_b: Type,
+    body: &dyn Fn(&mut ProcBuilder, VarId, VarId, VarId),
+) -> (Module, ProcId) {
+    let mut proc = Proc::new("op");
+    let mut b = ProcBuilder::new(&mut proc);
+    b.set_span(Span {
+        file: 0,
+        line: 2,
+        col: 1,
+    });
+    let pa = b.param("a", ty, vec![]);
+    let pb = b.param("b", ty_b, vec![]);
+    let pr = b.param("r", ty, vec![]);
+    body(&mut b, pa, pb, pr);
+    b.ret();
+    let mut m = Module::default();
+    let id = m.add_proc(proc);
+    (m, id)
+}
+
+#[test]
+fn every_operation_agrees_with_the_interpreter() {
+    let mut rng = Rng(0x5eed);
+    let float_ops = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Pow,
+        BinaryOp::Min,
+        BinaryOp::Max,
+        BinaryOp::Atan2,
+        BinaryOp::Sign,
+        BinaryOp::Dim,
+        BinaryOp::Mod,
+        BinaryOp::Modulo,
+    ];
+    let int_ops = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Pow,
+        BinaryOp::Min,
+        BinaryOp::Max,
+        BinaryOp::Sign,
+        BinaryOp::Dim,
+        BinaryOp::Mod,
+        BinaryOp::Modulo,
+    ];
+    let mut cases: Vec<(Type, Type, BinaryOp)> = Vec::new();
+    for ty in [Type::F64, Type::F32] {
+        cases.extend(float_ops.iter().map(|&op| (ty, ty, op)));
+        cases.push((ty, Type::I32, BinaryOp::PowI));
+        cases.push((ty, Type::I64, BinaryOp::PowI));
+    }
+    for ty in [Type::I64, Type::I32] {
+        cases.extend(int_ops.iter().map(|&op| (ty, ty, op)));
+    }
+    for ty in [Type::Bool] {
+        cases.extend(
+            [BinaryOp::And, BinaryOp::Or, BinaryOp::Eqv, BinaryOp::Neqv].map(|op| (ty, ty, op)),
+        );
+    }
+    for (ty, ty_b, op) in cases {
+        let (m, id) = op_module(ty, ty_b, &|b, pa, pb, pr| {
+            let x = b.load(pa);
+            let y = b.load(pb);
+            let z = b.binary(op, x, y);
+            b.store(pr, z);
+        });
+        let c = jit(&m);
+        for _ in 0..200 {
+            let mut a = rng.buffer(ty, 1);
+            let mut bb = rng.buffer(ty_b, 1);
+            if op == BinaryOp::Pow && ty.is_int() {
+                bb = match bb {
+                    Buffer::I64(v) => Buffer::I64(vec![v[0].rem_euclid(70) - 5]),
+                    Buffer::I32(v) => Buffer::I32(vec![v[0].rem_euclid(40) - 5]),
+                    other => other,
+                };
+            }
+            if op == BinaryOp::PowI {
+                bb = match bb {
+                    Buffer::I64(v) => Buffer::I64(vec![v[0] % 100]),
+                    Buffer::I32(v) => Buffer::I32(vec![v[0] % 100]),
+                    other => other,
+                };
+                a = match a {
+                    Buffer::F64(v) if v[0].abs() > 10.0 => Buffer::F64(vec![v[0] / 1e3]),
+                    other => other,
+                };
+            }
+            let r = rng.buffer(ty, 1);
+            agree(&m, &c, id, &[a, bb, r], &format!("{ty:?} {op:?}"));
+        }
+    }
+    let unary = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Sqrt,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Log10,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Asin,
+        UnaryOp::Acos,
+        UnaryOp::Atan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Tanh,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Trunc,
+        UnaryOp::Round,
+    ];
+    for ty in [Type::F64, Type::F32, Type::I64, Type::I32, Type::Bool] {
+        for op in unary.iter().copied().chain([UnaryOp::Not]) {
+            let valid = match ty {
+                Type::Bool => op == UnaryOp::Not,
+                t if t.is_int() => matches!(op, UnaryOp::Neg | UnaryOp::Abs),
+                _ => op != UnaryOp::Not,
+            };
+            if !valid {
+                continue;
+            }
+            let (m, id) = op_module(ty, ty, &|b, pa, _, pr| {
+                let x = b.load(pa);
+                let z = b.unary(op, x);
+                b.store(pr, z);
+            });
+            let c = jit(&m);
+            for _ in 0..100 {
+                let args = [rng.buffer(ty, 1), rng.buffer(ty, 1), rng.buffer(ty, 1)];
+                agree(&m, &c, id, &args, &format!("{ty:?} {op:?}"));
+            }
+        }
+    }
+    for ty in [Type::F64, Type::F32, Type::I64, Type::I32] {
+        for op in [
+            CmpOp::Eq,
+            CmpOp::Ne,
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+        ] {
+            let mut proc = Proc::new("cmp");
+            let mut b = ProcBuilder::new(&mut proc);
+            let pa = b.param("a", ty, vec![]);
+            let pb = b.param("b", ty, vec![]);
+            let pr = b.param("r", Type::Bool, vec![]);
+            let x = b.load(pa);
+            let y = b.load(pb);
+            let z = b.cmp(op, x, y);
+            b.store(pr, z);
+            b.ret();
+            let mut m = Module::default();
+            let id = m.add_proc(proc);
+            let c = jit(&m);
+            for _ in 0..50 {
+                let args = [rng.buffer(ty, 1), rng.buffer(ty, 1), Buffer::Bool(vec![0])];
+                agree(&m, &c, id, &args, &format!("{ty:?} {op:?}"));
+            }
+        }
+    }
+    let conversions = [Type::F64, Type::F32, Type::I64, Type::I32];
+    for from in conversions {
+        for to in conversions {
+            for rounding in [
+                Rounding::Trunc,
+                Rounding::Nearest,
+                Rounding::Floor,
+                Rounding::Ceil,
+            ] {
+                let mut proc = Proc::new("conv");
+                let mut b = ProcBuilder::new(&mut proc);
+                let pa = b.param("a", from, vec![]);
+                let pr = b.param("r", to, vec![]);
+                let x = b.load(pa);
+                let z = b.convert(x, to, rounding);
+                b.store(pr, z);
+                b.ret();
+                let mut m = Module::default();
+                let id = m.add_proc(proc);
+                let c = jit(&m);
+                for _ in 0..50 {
+                    let args = [rng.buffer(from, 1), rng.buffer(to, 1)];
+                    agree(&m, &c, id, &args, &format!("{from:?}->{to:?} {rounding:?}"));
+                }
+            }
+        }
+    }
+}
+
+/// `subroutine prog(n, x, y, k)`: a loop with arrays, calls by element and
+/// value, stacks, and an out-of-bounds access when `k` is out of range.
+fn program() -> Module {
+    let mut m = Module::default();
+    let mut proc = Proc::new("scale");
+    let mut b = ProcBuilder::new(&mut proc);
+    let v = b.param("v", Type::F64, vec![ProcBuilder::const_dim(1, 2)]);
+    let f = b.param("f", Type::F64, vec![]);
+    let fv = b.load(f);
+    for i in 1..=2 {
+        let iv = b.iconst(Type::I32, i);
+        let x = b.load_elem(v, vec![iv]);
+        let y = b.binary(BinaryOp::Mul, x, fv);
+        b.push(StackKind::Value, x);
+        b.store_elem(v, vec![iv], y);
+    }
+    b.ret();
+    let scale = m.add_proc(proc);
+
+    let mut proc = Proc::new("prog");
+    let mut b = ProcBuilder::new(&mut proc);
+    b.set_span(Span {
+        file: 0,
+        line: 10,
+        col: 3,
+    });
+    let n = b.param("n", Type::I64, vec![]);
+    let x = b.param("x", Type::F64, vec![ProcBuilder::var_dim(n)]);
+    let y = b.param("y", Type::F64, vec![]);
+    let k = b.param("k", Type::I64, vec![]);
+    let i = b.local("i", Type::I64);
+    let one = b.iconst(Type::I64, 1);
+    b.store(i, one);
+    let header = b.create_block();
+    let body = b.create_block();
+    let exit = b.create_block();
+    b.jump(header);
+    b.switch_to_block(header);
+    let iv = b.load(i);
+    let nv = b.load(n);
+    let one = b.iconst(Type::I64, 1);
+    let last = b.binary(BinaryOp::Sub, nv, one);
+    let c = b.cmp(CmpOp::Le, iv, last);
+    b.branch(c, body, exit);
+    b.switch_to_block(body);
+    b.set_span(Span {
+        file: 0,
+        line: 11,
+        col: 3,
+    });
+    let iv = b.load(i);
+    let xi = b.load_elem(x, vec![iv]);
+    let s = b.unary(UnaryOp::Sin, xi);
+    let yv = b.load(y);
+    let yv = b.binary(BinaryOp::Add, yv, s);
+    b.store(y, yv);
+    let f = b.fconst(Type::F64, 0.75);
+    b.call(scale, vec![CallArg::Elem(x, vec![iv]), CallArg::Value(f)]);
+    let one = b.iconst(Type::I64, 1);
+    let inext = b.binary(BinaryOp::Add, iv, one);
+    b.store(i, inext);
+    b.jump(header);
+    b.switch_to_block(exit);
+    b.set_span(Span {
+        file: 0,
+        line: 12,
+        col: 3,
+    });
+    let kv = b.load(k);
+    let xk = b.load_elem(x, vec![kv]);
+    let yv = b.load(y);
+    let yv = b.binary(BinaryOp::Mul, yv, xk);
+    b.store(y, yv);
+    let p = b.pop(StackKind::Value, Type::F64);
+    let yv = b.binary(BinaryOp::Add, yv, p);
+    b.store(y, yv);
+    b.ret();
+    m.add_proc(proc);
+    m
+}
+
+#[test]
+fn a_program_with_loops_calls_stacks_and_errors_agrees() {
+    let m = program();
+    let c = jit(&m);
+    let prog = m.find_proc("prog").unwrap();
+    let mut rng = Rng(77);
+    for _ in 0..200 {
+        let n = (rng.next() % 6) as i64;
+        let k = (rng.next() % 8) as i64 - 1;
+        let args = [
+            Buffer::I64(vec![n]),
+            rng.buffer(Type::F64, n.max(0) as usize),
+            Buffer::F64(vec![0.0]),
+            Buffer::I64(vec![k]),
+        ];
+        agree(&m, &c, prog, &args, &format!("prog n={n} k={k}"));
+    }
+}
+
+#[test]
+fn stacks_shared_between_two_calls_agree() {
+    let m = program();
+    let c = jit(&m);
+    let scale = m.find_proc("scale").unwrap();
+    let mut interp = Interpreter::new(&m);
+    let mut rt = Runtime::new();
+    for round in 0..5 {
+        let mut ia = vec![Buffer::F64(vec![round as f64, 2.0]), Buffer::F64(vec![1.5])];
+        let mut ja = ia.clone();
+        interp.call(scale, &mut ia).unwrap();
+        c.call_with(scale, &mut ja, &mut rt).unwrap();
+        assert!(same(&ia[0], &ja[0]));
+    }
+    assert_eq!(
+        interp.stack_len(StackKind::Value) as u64,
+        rt.depth(StackKind::Value)
+    );
+}
