@@ -44,7 +44,7 @@ fn seed_base() -> u64 {
 /// Float binary operations the JIT is known to get wrong (each has an
 /// ignored regression test below); the random properties avoid them so that
 /// they keep looking for new disagreements. Empty this list once fixed.
-const KNOWN_JIT_FLOAT_BUGS: [BinaryOp; 1] = [BinaryOp::Modulo];
+const KNOWN_JIT_FLOAT_BUGS: [BinaryOp; 0] = [];
 
 /// The options of the clean property, minus known bugs.
 fn clean_options() -> GenOptions {
@@ -416,13 +416,12 @@ fn float_binary_agrees(op: BinaryOp, a: f64, b: f64) -> f64 {
     }
 }
 
-/// Found by `jit_agrees_with_interpreter_on_random_programs` (seed 131):
-/// the JIT lowers float MODULO as `a - floor(a / b) * b`, but the IR
-/// defines it from `fmod` (`r = MOD(a, b); if r != 0 && (r < 0) != (b < 0)
-/// { r + b } else { r }`), which the interpreter follows. The JIT gets the
+/// Found by `jit_agrees_with_interpreter_on_random_programs` (seed 131),
+/// fixed on the jit branch (03e87eb): the JIT lowered float MODULO as
+/// `a - floor(a / b) * b`, but the IR defines it from `fmod` (`r = MOD(a, b); if r != 0 && (r < 0) != (b < 0)
+/// { r + b } else { r }`), which the interpreter follows. The JIT got the
 /// sign of zero results, infinite divisors and large quotients wrong.
 #[test]
-#[ignore = "JIT bug: float Modulo is not computed from fmod (see report)"]
 fn regression_float_modulo_follows_fmod() {
     // fmod(-0.5, -0.5) = -0.0; the JIT gives +0.0.
     assert_eq!(
