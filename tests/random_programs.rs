@@ -14,7 +14,7 @@ mod support;
 
 use adjit::jit::buffer::Buffer;
 use adjit::jit::builder::ProcBuilder;
-use adjit::jit::ir::{BinaryOp, Module, Proc, ProcId, RuntimeErrorKind, Type};
+use adjit::jit::ir::{BinaryOp, CallArg, Module, Proc, ProcId, RuntimeErrorKind, Type};
 use adjit::jit::verify::verify_module;
 use support::compare::{
     buffer_difference, check_module, check_once, compile, compile_with, run_interpreter,
@@ -45,6 +45,11 @@ fn seed_base() -> u64 {
 /// ignored regression test below); the random properties avoid them so that
 /// they keep looking for new disagreements. Empty this list once fixed.
 const KNOWN_JIT_FLOAT_BUGS: [BinaryOp; 0] = [];
+
+/// Whether host array buffers may have spare elements past the declared
+/// shape. Off while the interpreter and the JIT disagree on what storage an
+/// array parameter passes on (see `regression_spare_elements_of_array_parameters`).
+const SPARE_ELEMENTS: bool = false;
 
 /// The options of the clean property, minus known bugs.
 fn clean_options() -> GenOptions {
@@ -80,7 +85,7 @@ fn verified_program(seed: u64, options: &GenOptions) -> Program {
 /// argument a unit short (both sides must then agree on `ArgumentSize` or on
 /// success, when the buffer had spare elements).
 fn inputs(program: &Program, rng: &mut Rng, allow_short: bool) -> Vec<Buffer> {
-    let mut args = random_args(program, rng);
+    let mut args = random_args(program, rng, SPARE_ELEMENTS);
     if allow_short && rng.chance(5) {
         let proc = program.module.proc(program.entry);
         let arrays: Vec<usize> = (0..args.len())
@@ -237,8 +242,8 @@ fn generated_programs_verify_and_generation_is_deterministic() {
             let mut rng1 = Rng::new(seed);
             let mut rng2 = Rng::new(seed);
             let (args1, args2) = (
-                random_args(&first, &mut rng1),
-                random_args(&second, &mut rng2),
+                random_args(&first, &mut rng1, true),
+                random_args(&second, &mut rng2, true),
             );
             assert_eq!(args1.len(), args2.len());
             for (a, b) in args1.iter().zip(&args2) {
@@ -318,7 +323,7 @@ fn out_of_bounds_accesses_agree_without_bounds_checks() {
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", program.module));
         let mut rng = Rng::new(seed ^ 0xB0B);
         for _ in 0..INPUTS {
-            let args = random_args(&program, &mut rng);
+            let args = random_args(&program, &mut rng, SPARE_ELEMENTS);
             match check_once(&program.module, &compiled, program.entry, &args) {
                 Ok(run) => tally.add(&run),
                 Err(d) => panic!(
@@ -469,4 +474,35 @@ fn regression_storage_check_without_bounds_checks() {
         "{}",
         show_status(&run.status)
     );
+}
+
+/// Found by the soak test (seed 1005662): an array parameter declared with
+/// 2 elements whose host buffer holds 3, passed on to an assumed-size
+/// parameter. The interpreter hands on the whole buffer (the callee sees
+/// extent 3), the JIT the declared shape (extent 2). `CallArg::Elem` says
+/// "the callee sees the tail of the array", which reads like the JIT; the
+/// IR docs should say which is meant.
+#[test]
+#[ignore = "interpreter and JIT disagree on spare host elements (see report)"]
+fn regression_spare_elements_of_array_parameters() {
+    let mut module = Module::default();
+    let mut callee = Proc::new("extent");
+    let mut b = ProcBuilder::new(&mut callee);
+    let a = b.param("a", Type::I64, vec![ProcBuilder::assumed_dim()]);
+    let r = b.param("r", Type::I64, vec![]);
+    let e = b.dim_extent(a, 0);
+    b.store(r, e);
+    b.ret();
+    let callee = module.add_proc(callee);
+    let mut caller = Proc::new("caller");
+    let mut b = ProcBuilder::new(&mut caller);
+    let a = b.param("a", Type::I64, vec![ProcBuilder::const_dim(1, 2)]);
+    let r = b.param("r", Type::I64, vec![]);
+    b.call(callee, vec![CallArg::Var(a), CallArg::Var(r)]);
+    b.ret();
+    let caller = module.add_proc(caller);
+    let args = [Buffer::I64(vec![0, 0, 0]), Buffer::I64(vec![0])];
+    if let Err(d) = check_module(&module, caller, &args) {
+        panic!("{d}");
+    }
 }

@@ -364,9 +364,9 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
 }
 
 /// Random host arguments for the entry of `program`: size parameters in
-/// 1..=4, buffers exactly as large as the declared shapes (sometimes with
-/// spare elements at the end), random contents.
-pub fn random_args(program: &Program, rng: &mut Rng) -> Vec<Buffer> {
+/// 1..=4, buffers exactly as large as the declared shapes (with `spare`,
+/// sometimes with spare elements at the end), random contents.
+pub fn random_args(program: &Program, rng: &mut Rng, spare: bool) -> Vec<Buffer> {
     let proc = program.module.proc(program.entry);
     let mut sizes = vec![0i64; proc.vars.len()];
     let mut args: Vec<Buffer> = proc
@@ -397,7 +397,12 @@ pub fn random_args(program: &Program, rng: &mut Rng) -> Vec<Buffer> {
                     .map(|s| s.units())
                     .unwrap_or(0)
             };
-            units + if rng.chance(20) { rng.below(3) } else { 0 }
+            units
+                + if spare && rng.chance(20) {
+                    rng.below(3)
+                } else {
+                    0
+                }
         } else {
             1
         };
