@@ -73,15 +73,15 @@ impl Selection {
 }
 
 /// One scalar element of an argument, resolved against an argument list.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Element {
     param: usize,
     offset: usize,
-    label: String,
 }
 
 /// Expands selections into elements (whole arrays become all their
-/// elements in column-major order).
+/// elements in column-major order). Cheap: labels are made only when a
+/// [`Jacobian`] needs them.
 fn elements(args: &Args, selections: &[Selection]) -> Result<Vec<Element>, Error> {
     let mut out = Vec::new();
     for s in selections {
@@ -100,44 +100,35 @@ fn elements(args: &Args, selections: &[Selection]) -> Result<Vec<Element>, Error
             Some(subs) => out.push(Element {
                 param,
                 offset: args.offset(param, subs)?,
-                label: format!(
-                    "{}({})",
-                    s.name,
-                    subs.iter()
-                        .map(|x| x.to_string())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
             }),
-            None if !args.is_array(param) => out.push(Element {
-                param,
-                offset: 0,
-                label: s.name.clone(),
-            }),
+            None if !args.is_array(param) => out.push(Element { param, offset: 0 }),
             None => {
-                let bounds = args.bounds(param);
                 let n = args.get(&s.name)?.len().min(args.declared_len(param));
-                for offset in 0..n {
-                    let mut rest = offset as i64;
-                    let subs: Vec<String> = bounds
-                        .iter()
-                        .map(|&(lo, hi)| {
-                            let extent = (hi - lo + 1).max(1);
-                            let s = lo + rest % extent;
-                            rest /= extent;
-                            s.to_string()
-                        })
-                        .collect();
-                    out.push(Element {
-                        param,
-                        offset,
-                        label: format!("{}({})", s.name, subs.join(",")),
-                    });
-                }
+                out.extend((0..n).map(|offset| Element { param, offset }));
             }
         }
     }
     Ok(out)
+}
+
+/// The Fortran name of an element: `c`, `f(3)`, `a(1,2)`.
+fn label(args: &Args, e: Element) -> String {
+    let name = &args.names()[e.param];
+    if !args.is_array(e.param) {
+        return name.clone();
+    }
+    let mut rest = e.offset as i64;
+    let subs: Vec<String> = args
+        .bounds(e.param)
+        .iter()
+        .map(|&(lo, hi)| {
+            let extent = (hi - lo + 1).max(1);
+            let s = lo + rest % extent;
+            rest /= extent;
+            s.to_string()
+        })
+        .collect();
+    format!("{name}({})", subs.join(","))
 }
 
 /// The number of scalar elements a list of selections covers.
@@ -159,10 +150,10 @@ pub struct Jacobian {
 }
 
 impl Jacobian {
-    fn zeros(of: &[Element], wrt: &[Element]) -> Jacobian {
+    fn zeros(args: &Args, of: &[Element], wrt: &[Element]) -> Jacobian {
         Jacobian {
-            of: of.iter().map(|e| e.label.clone()).collect(),
-            wrt: wrt.iter().map(|e| e.label.clone()).collect(),
+            of: of.iter().map(|&e| label(args, e)).collect(),
+            wrt: wrt.iter().map(|&e| label(args, e)).collect(),
             matrix: vec![0.0; of.len() * wrt.len()],
             values: vec![0.0; of.len()],
         }
@@ -395,7 +386,7 @@ impl Tangent {
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
         let of = elements(args, &self.of)?;
         let wrt = elements(args, &self.wrt)?;
-        let mut jac = Jacobian::zeros(&of, &wrt);
+        let mut jac = Jacobian::zeros(args, &of, &wrt);
         let k = self.directions;
         let mut first = true;
         for start in (0..wrt.len().max(1)).step_by(k) {
@@ -526,7 +517,7 @@ impl Adjoint {
     /// output element over the same tape.
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
         let mut tape = self.record(args)?;
-        let mut jac = Jacobian::zeros(&tape.of, &tape.wrt);
+        let mut jac = Jacobian::zeros(args, &tape.of, &tape.wrt);
         jac.values = tape.values();
         let rows = tape.of.len();
         for row in 0..rows {
@@ -643,7 +634,7 @@ impl<'a> FiniteDifferences<'a> {
     ) -> Result<Jacobian, Error> {
         let of_e = elements(args, of)?;
         let wrt_e = elements(args, wrt)?;
-        let mut jac = Jacobian::zeros(&of_e, &wrt_e);
+        let mut jac = Jacobian::zeros(args, &of_e, &wrt_e);
         let read = |a: &Args| -> Vec<f64> {
             of_e.iter()
                 .map(|o| a.buffers()[o.param].get_f64(o.offset))
