@@ -48,7 +48,10 @@ fn main() {
     ];
 
     // Tangent / primal and adjoint / primal on Griewank and Bratu.
-    println!("{:<36} {:>12} {:>12} {:>8}", "case", "time [s]", "primal [s]", "ratio");
+    println!(
+        "{:<36} {:>12} {:>12} {:>8}",
+        "case", "time [s]", "primal [s]", "ratio"
+    );
     let griewank = engine("examples/griewank.f90");
     let primal = griewank.procedure(None).unwrap();
     for n in [1_000usize, 1_000_000] {
@@ -62,12 +65,22 @@ fn main() {
         let tt = median(|| {
             tangent.directional(&args, &seed).unwrap();
         });
-        println!("{:<36} {tt:>12.4e} {tp:>12.4e} {:>8.2}", format!("griewank tangent n={n}"), tt / tp);
-        let adjoint = griewank.adjoint(None, &sel("c"), &sel("a"), &AdjointOptions::default()).unwrap();
+        println!(
+            "{:<36} {tt:>12.4e} {tp:>12.4e} {:>8.2}",
+            format!("griewank tangent n={n}"),
+            tt / tp
+        );
+        let adjoint = griewank
+            .adjoint(None, &sel("c"), &sel("a"), &AdjointOptions::default())
+            .unwrap();
         let ta = median(|| {
             adjoint.gradient(&args).unwrap();
         });
-        println!("{:<36} {ta:>12.4e} {tp:>12.4e} {:>8.2}", format!("griewank adjoint n={n}"), ta / tp);
+        println!(
+            "{:<36} {ta:>12.4e} {tp:>12.4e} {:>8.2}",
+            format!("griewank adjoint n={n}"),
+            ta / tp
+        );
     }
 
     let bratu = engine("examples/bratu.f");
@@ -80,12 +93,27 @@ fn main() {
         let tt = median(|| {
             tangent.directional(&args, &seed).unwrap();
         });
-        println!("{:<36} {tt:>12.4e} {tp:>12.4e} {:>8.2}", format!("bratu tangent dim={dim}"), tt / tp);
-        let adjoint = bratu.adjoint(None, &sel("f(2)"), &sel("x,prm"), &AdjointOptions::default()).unwrap();
+        println!(
+            "{:<36} {tt:>12.4e} {tp:>12.4e} {:>8.2}",
+            format!("bratu tangent dim={dim}"),
+            tt / tp
+        );
+        let adjoint = bratu
+            .adjoint(
+                None,
+                &sel("f(2)"),
+                &sel("x,prm"),
+                &AdjointOptions::default(),
+            )
+            .unwrap();
         let ta = median(|| {
             adjoint.gradient(&args).unwrap();
         });
-        println!("{:<36} {ta:>12.4e} {tp:>12.4e} {:>8.2}", format!("bratu adjoint dim={dim}"), ta / tp);
+        println!(
+            "{:<36} {ta:>12.4e} {tp:>12.4e} {:>8.2}",
+            format!("bratu adjoint dim={dim}"),
+            ta / tp
+        );
     }
 
     // The full Jacobian of Bratu, dim = 1000: vector tangent vs scalar
@@ -110,11 +138,16 @@ fn main() {
             t1 / tk
         );
     }
-    let adjoint = bratu.adjoint(None, &of, &wrt, &AdjointOptions::default()).unwrap();
+    let adjoint = bratu
+        .adjoint(None, &of, &wrt, &AdjointOptions::default())
+        .unwrap();
     let tr = median(|| {
         adjoint.jacobian(&args).unwrap();
     });
-    println!("{:<36} {tr:>12.4e}", "adjoint, 1 tape + 1000 reverse sweeps");
+    println!(
+        "{:<36} {tr:>12.4e}",
+        "adjoint, 1 tape + 1000 reverse sweeps"
+    );
 
     // Tape sizes.
     println!();
@@ -126,7 +159,12 @@ fn main() {
         let args = bratu_args(&bratu, dim);
         for (label, record, activity) in policies {
             let adjoint = bratu
-                .adjoint(None, &sel("f(2)"), &sel("x,prm"), &AdjointOptions { record, activity })
+                .adjoint(
+                    None,
+                    &sel("f(2)"),
+                    &sel("x,prm"),
+                    &AdjointOptions { record, activity },
+                )
                 .unwrap();
             let tape = adjoint.record(&args).unwrap();
             let s = tape.stats();
@@ -147,7 +185,12 @@ fn main() {
     args.set_array("a", &vec![1.0; 10_000]).unwrap();
     for (label, record, activity) in policies {
         let adjoint = griewank
-            .adjoint(None, &sel("c"), &sel("a"), &AdjointOptions { record, activity })
+            .adjoint(
+                None,
+                &sel("c"),
+                &sel("a"),
+                &AdjointOptions { record, activity },
+            )
             .unwrap();
         let s = adjoint.record(&args).unwrap().stats();
         println!(

@@ -6,8 +6,9 @@ use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Sessio
 use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
 use crate::ad::tangent::{tangent, TangentOptions};
 use adjit_jit::ir::{Module, Proc, ProcId, Type, VarId};
+use adjit_jit::runtime::Runtime;
 use adjit_jit::Buffer;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A named argument, optionally one element of it: `c`, `f(3)`, `a(1,2)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -269,6 +270,9 @@ pub struct Adjoint {
     map: ParamMap,
     of: Vec<Selection>,
     wrt: Vec<Selection>,
+    /// Runtimes of finished tapes, kept with their mapped stack segments so
+    /// that the next gradient does not map and fault in a new tape.
+    spare_runtimes: Mutex<Vec<Runtime>>,
 }
 
 /// What one forward sweep recorded: entries left on each stack for the
@@ -355,6 +359,7 @@ impl Engine {
             map,
             of: of.to_vec(),
             wrt: wrt.to_vec(),
+            spare_runtimes: Mutex::new(Vec::new()),
         })
     }
 
@@ -470,7 +475,8 @@ impl Adjoint {
         let of = elements(args, &self.of)?;
         let wrt = elements(args, &self.wrt)?;
         let mut end_state = self.map.buffers(args, 1);
-        let mut session = Session::new(&self.exec);
+        let spare = self.spare_runtimes.lock().ok().and_then(|mut s| s.pop());
+        let mut session = Session::with_runtime(&self.exec, spare);
         session
             .call(self.procs.forward, &mut end_state)
             .map_err(|e| self.program.runtime_error(&e))?;
@@ -542,6 +548,16 @@ pub struct Tape<'a> {
     of: Vec<Element>,
     wrt: Vec<Element>,
     stats: AdjointStats,
+}
+
+impl Drop for Tape<'_> {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.session.take_runtime() {
+            if let Ok(mut spare) = self.adjoint.spare_runtimes.lock() {
+                spare.push(runtime);
+            }
+        }
+    }
 }
 
 impl Tape<'_> {

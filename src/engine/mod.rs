@@ -351,11 +351,19 @@ pub(crate) enum SessionMark {
 }
 
 impl<'a> Session<'a> {
-    pub(crate) fn new(exec: &'a Executor) -> Session<'a> {
+    /// A session on `exec`, reusing `runtime` (emptied, its stack segments
+    /// kept mapped) when one is given.
+    pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Runtime>) -> Session<'a> {
         match exec {
             Executor::Jit(c) => Session::Jit {
                 compiled: c,
-                runtime: Box::new(Runtime::new()),
+                runtime: Box::new(match runtime {
+                    Some(mut r) => {
+                        r.rewind(TapePosition::default());
+                        r
+                    }
+                    None => Runtime::new(),
+                }),
             },
             Executor::Interp {
                 module,
@@ -365,6 +373,14 @@ impl<'a> Session<'a> {
                 interp.set_bounds_checks(*bounds_checks);
                 Session::Interp(Box::new(interp))
             }
+        }
+    }
+
+    /// Takes the native runtime out of the session (for reuse).
+    pub(crate) fn take_runtime(&mut self) -> Option<Runtime> {
+        match self {
+            Session::Jit { runtime, .. } => Some(std::mem::take(&mut **runtime)),
+            Session::Interp(_) => None,
         }
     }
 
