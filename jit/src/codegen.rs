@@ -553,6 +553,8 @@ fn compile_module(
             .collect::<Vec<_>>()
             .join("; "),
     })?;
+    let optimized = crate::opt::optimize(module);
+    let module = &optimized;
     let isa = host_isa()?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for f in libm::math_symbols()

@@ -11,6 +11,7 @@ pub mod codegen;
 pub mod error;
 pub mod ir;
 pub mod libm;
+pub mod opt;
 pub mod print;
 pub mod runtime;
 pub mod shape;

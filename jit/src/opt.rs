@@ -1,0 +1,192 @@
+//! Block-local value numbering: the IR optimisation run before lowering.
+//!
+//! Code lists are built statement by statement, so a block often computes
+//! the same value several times: Bratu's loop evaluates
+//! `exp(x(i)/(1.0+prm(2)*x(i)))` in three consecutive statements, and
+//! adjoint sweeps recompute the operands of every partial. Cranelift merges
+//! pure arithmetic itself, but neither loads across stores nor math library
+//! calls. This pass walks each block once and
+//!
+//! * replaces an instruction equal to an earlier one of the same block
+//!   (same operation, same type, same operands after replacement) by the
+//!   earlier value: constants, arithmetic, intrinsics, comparisons,
+//!   conversions, selects, bounds, and loads whose variable was not written
+//!   in between;
+//! * forwards a stored value to a later load of the same scalar or element.
+//!
+//! Memory is tracked per variable under Fortran's rule that distinct dummy
+//! arguments and variables do not alias: a store to a variable forgets the
+//! loads of that variable and of every variable viewing the same global; a
+//! call or a character assignment forgets every load. Replacing an
+//! instruction by an equal earlier one never changes a result or an error:
+//! the earlier instruction produced the same value or already failed.
+
+use crate::ir::{Const, Inst, Module, Proc, Storage, Type, Value, VarId};
+use std::collections::HashMap;
+
+/// What identifies a replaceable computation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// A constant of a type (floats by bit pattern).
+    Const(Option<Type>, u64, u8),
+    /// A load of a scalar.
+    Load(VarId),
+    /// A load of an element.
+    LoadElem(VarId, Vec<Value>),
+    /// A pure operation: its (operand-renamed) instruction and result type.
+    Pure(String),
+}
+
+/// Returns a copy of `module` with block-local value numbering applied to
+/// every procedure. Instruction handles (and so spans) are unchanged; only
+/// block instruction lists shrink and operands are renamed.
+pub fn optimize(module: &Module) -> Module {
+    let mut out = module.clone();
+    for proc in &mut out.procs {
+        number_values(proc);
+    }
+    out
+}
+
+/// The variables a store to `var` may also change: itself and every
+/// variable viewing the same global.
+fn aliases(proc: &Proc, var: VarId) -> Vec<VarId> {
+    match proc.var(var).storage {
+        Storage::Global(g) => (0..proc.vars.len() as u32)
+            .map(VarId)
+            .filter(|&v| proc.var(v).storage == Storage::Global(g))
+            .collect(),
+        _ => vec![var],
+    }
+}
+
+fn number_values(proc: &mut Proc) {
+    for b in 0..proc.blocks.len() {
+        let mut known: HashMap<Key, Value> = HashMap::new();
+        let mut rename: HashMap<Value, Value> = HashMap::new();
+        let insts = std::mem::take(&mut proc.blocks[b].insts);
+        let mut kept = Vec::with_capacity(insts.len());
+        for v in insts {
+            let data = &mut proc.insts[v.index()];
+            rename_operands(&mut data.kind, &rename);
+            let ty = data.ty;
+            let key = match &data.kind {
+                Inst::Const(c) => Some(match *c {
+                    Const::Float(x) => Key::Const(ty, x.to_bits(), 0),
+                    Const::Int(i) => Key::Const(ty, i as u64, 1),
+                    Const::Bool(x) => Key::Const(ty, x as u64, 2),
+                    Const::Char(x) => Key::Const(ty, x as u64, 3),
+                }),
+                Inst::Load(var) => Some(Key::Load(*var)),
+                Inst::LoadElem(var, idx) => Some(Key::LoadElem(*var, idx.clone())),
+                Inst::Unary(..)
+                | Inst::Binary(..)
+                | Inst::Cmp(..)
+                | Inst::Convert(..)
+                | Inst::Select(..)
+                | Inst::DimLower(..)
+                | Inst::DimExtent(..) => Some(Key::Pure(format!("{:?}:{:?}", data.kind, ty))),
+                Inst::Store(var, value) => {
+                    let (var, value) = (*var, *value);
+                    forget(proc, &mut known, var);
+                    known.insert(Key::Load(var), value);
+                    None
+                }
+                Inst::StoreElem(var, idx, value) => {
+                    let (var, idx, value) = (*var, idx.clone(), *value);
+                    forget(proc, &mut known, var);
+                    known.insert(Key::LoadElem(var, idx), value);
+                    None
+                }
+                Inst::Call(..) | Inst::CharAssign(..) => {
+                    known.retain(|k, _| !matches!(k, Key::Load(_) | Key::LoadElem(..)));
+                    None
+                }
+                Inst::CharCompare(..) | Inst::Push(..) | Inst::Pop(..) => None,
+            };
+            if let Some(key) = key {
+                if let Some(&earlier) = known.get(&key) {
+                    rename.insert(v, earlier);
+                    continue;
+                }
+                known.insert(key, v);
+            }
+            kept.push(v);
+        }
+        proc.blocks[b].insts = kept;
+        if let Some(op) = proc.blocks[b].term.operand() {
+            if let Some(&r) = rename.get(&op) {
+                rename_terminator(&mut proc.blocks[b].term, r);
+            }
+        }
+    }
+}
+
+/// Forgets the loads of `var` and of the variables aliasing it.
+fn forget(proc: &Proc, known: &mut HashMap<Key, Value>, var: VarId) {
+    let vars = aliases(proc, var);
+    known.retain(|k, _| match k {
+        Key::Load(v) | Key::LoadElem(v, _) => !vars.contains(v),
+        _ => true,
+    });
+}
+
+fn rename_operands(inst: &mut Inst, rename: &HashMap<Value, Value>) {
+    if rename.is_empty() {
+        return;
+    }
+    let r = |v: &mut Value| {
+        if let Some(&n) = rename.get(v) {
+            *v = n;
+        }
+    };
+    let r_char = |c: &mut crate::ir::CharRef| {
+        if let crate::ir::CharBase::Var { index, .. } = &mut c.base {
+            index.iter_mut().for_each(r);
+        }
+        c.start.iter_mut().chain(c.end.iter_mut()).for_each(r);
+    };
+    match inst {
+        Inst::Const(_)
+        | Inst::Load(_)
+        | Inst::DimLower(..)
+        | Inst::DimExtent(..)
+        | Inst::Pop(_) => {}
+        Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => r(v),
+        Inst::LoadElem(_, idx) => idx.iter_mut().for_each(r),
+        Inst::StoreElem(_, idx, v) => {
+            idx.iter_mut().for_each(r);
+            r(v);
+        }
+        Inst::Binary(_, a, b) | Inst::Cmp(_, a, b) => {
+            r(a);
+            r(b);
+        }
+        Inst::Select(c, a, b) => {
+            r(c);
+            r(a);
+            r(b);
+        }
+        Inst::Call(_, args) => {
+            for a in args {
+                match a {
+                    crate::ir::CallArg::Var(_) => {}
+                    crate::ir::CallArg::Elem(_, idx) => idx.iter_mut().for_each(r),
+                    crate::ir::CallArg::Value(v) => r(v),
+                }
+            }
+        }
+        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) => {
+            r_char(a);
+            r_char(b);
+        }
+    }
+}
+
+fn rename_terminator(term: &mut crate::ir::Terminator, to: Value) {
+    match term {
+        crate::ir::Terminator::Branch { cond, .. } => *cond = to,
+        crate::ir::Terminator::Switch { value, .. } => *value = to,
+        _ => {}
+    }
+}
