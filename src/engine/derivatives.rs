@@ -501,8 +501,11 @@ impl Adjoint {
     /// weighted gradient over the `wrt` elements.
     pub fn vjp(&self, args: &Args, seed: &[f64]) -> Result<(Vec<f64>, Vec<f64>), Error> {
         let mut tape = self.record(args)?;
-        let grad = tape.reverse(seed)?;
-        Ok((tape.values(), grad))
+        let values = tape.values();
+        // The only sweep over this tape: it may consume the end state.
+        let end_state = std::mem::take(&mut tape.end_state);
+        let grad = tape.reverse_from(end_state, seed)?;
+        Ok((values, grad))
     }
 
     /// The gradient of the single output element with respect to the inputs:
@@ -583,6 +586,13 @@ impl Tape<'_> {
     /// One reverse sweep for an output seed (one weight per output element);
     /// returns the weighted gradient over the input elements.
     pub fn reverse(&mut self, seed: &[f64]) -> Result<Vec<f64>, Error> {
+        let state = self.end_state.clone();
+        self.reverse_from(state, seed)
+    }
+
+    /// A reverse sweep starting from `bufs`, the end state of the forward
+    /// sweep.
+    fn reverse_from(&mut self, mut bufs: Vec<Buffer>, seed: &[f64]) -> Result<Vec<f64>, Error> {
         if seed.len() != self.of.len() {
             return Err(Error::new(
                 ErrorKind::Usage,
@@ -590,7 +600,6 @@ impl Tape<'_> {
             ));
         }
         let map = &self.adjoint.map;
-        let mut bufs = self.end_state.clone();
         for (o, s) in self.of.iter().zip(seed) {
             if let Some(slot) = map.companion(o.param) {
                 let v = bufs[slot].get_f64(o.offset) + s;
