@@ -187,3 +187,39 @@ fn check_fails_on_an_injected_wrong_derivative_and_names_the_input() {
     assert!(stderr.contains("a(3)"), "{stderr}");
     assert!(!stderr.contains("a(2)"), "{stderr}");
 }
+
+#[test]
+fn a_tape_beyond_the_ram_budget_spills_to_a_file_and_gives_the_same_gradient() {
+    use adjit::ad::adjoint::AdjointOptions;
+    use adjit::engine::Selection;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let path = format!("{root}/examples/griewank.f90");
+    let gradient = |budget: usize| {
+        let options = Options {
+            tape_ram_budget: budget,
+            ..Options::default()
+        };
+        let engine = Engine::from_files(&[&path], options).unwrap();
+        let (of, wrt) = (
+            Selection::parse_list("c").unwrap(),
+            Selection::parse_list("a").unwrap(),
+        );
+        let adjoint = engine
+            .adjoint(None, &of, &wrt, &AdjointOptions::default())
+            .unwrap();
+        let mut args = adjoint.args();
+        args.set_scalar("s", 200_000.0).unwrap();
+        let a: Vec<f64> = (0..200_000).map(|i| 0.5 + (i % 11) as f64 * 0.1).collect();
+        args.set_array("a", &a).unwrap();
+        let tape = adjoint.record(&args).unwrap();
+        let stats = tape.stats();
+        (adjoint.gradient(&args).unwrap(), stats)
+    };
+    let ((value, in_ram), ram_stats) = gradient(1 << 30);
+    let ((spilled_value, spilled), spill_stats) = gradient(64 << 10);
+    assert_eq!(ram_stats.spilled_bytes, 0);
+    assert!(spill_stats.bytes() > 64 << 10, "{spill_stats:?}");
+    assert!(spill_stats.spilled_bytes > 0, "{spill_stats:?}");
+    assert_eq!(value, spilled_value);
+    assert_eq!(in_ram, spilled);
+}

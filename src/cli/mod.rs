@@ -172,6 +172,7 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         } else {
             Backend::Jit
         },
+        ..Options::default()
     };
     let engine = Engine::from_files(&cl.files, options)?;
     for w in engine.warnings() {
@@ -354,6 +355,7 @@ fn grad(cl: &CommandLine) -> CmdResult {
                 "no-tbr",
                 "no-activity",
                 "step",
+                "stats",
             ],
         ]
         .concat(),
@@ -377,6 +379,7 @@ fn grad(cl: &CommandLine) -> CmdResult {
         &wrt,
         mode(cl, Mode::Adjoint)?,
     )?;
+    print_stats(cl, &jac);
     if jac.rows() != 1 {
         return Err(Failure::Usage(format!(
             "--of {} selects {} elements; name one element such as {}(1)",
@@ -443,6 +446,24 @@ fn grad(cl: &CommandLine) -> CmdResult {
     Ok(0)
 }
 
+/// With `--stats`, prints what the adjoint's forward sweep recorded (on
+/// standard error, so that JSON output stays clean).
+fn print_stats(cl: &CommandLine, jac: &Jacobian) {
+    if !cl.flag("stats") {
+        return;
+    }
+    match jac.tape {
+        Some(t) => eprintln!(
+            "tape: {} values, {} integers, {} control entries, {} bytes",
+            t.values,
+            t.integers,
+            t.control,
+            t.bytes()
+        ),
+        None => eprintln!("tape: none (--stats applies to --mode adjoint)"),
+    }
+}
+
 fn col_start(jac: &Jacobian, name: &str) -> usize {
     jac.wrt
         .iter()
@@ -462,6 +483,7 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
                 "no-tbr",
                 "no-activity",
                 "step",
+                "stats",
             ],
         ]
         .concat(),
@@ -480,6 +502,7 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
         &wrt,
         mode(cl, Mode::Adjoint)?,
     )?;
+    print_stats(cl, &jac);
     if cl.flag("json") {
         let rows: Vec<String> = (0..jac.rows())
             .map(|r| json_f64s(&jac.matrix[r * jac.cols()..(r + 1) * jac.cols()]))

@@ -148,6 +148,9 @@ pub struct Jacobian {
     pub matrix: Vec<f64>,
     /// The primal values of the outputs at the point.
     pub values: Vec<f64>,
+    /// What the forward sweep recorded, for a Jacobian made by reverse
+    /// sweeps.
+    pub tape: Option<AdjointStats>,
 }
 
 impl Jacobian {
@@ -157,6 +160,7 @@ impl Jacobian {
             wrt: wrt.iter().map(|&e| label(args, e)).collect(),
             matrix: vec![0.0; of.len() * wrt.len()],
             values: vec![0.0; of.len()],
+            tape: None,
         }
     }
     /// Number of rows.
@@ -285,6 +289,9 @@ pub struct AdjointStats {
     pub integers: u64,
     /// Entries on the control stack.
     pub control: u64,
+    /// Bytes of the tape held in a memory-mapped temporary file because the
+    /// RAM budget was exceeded.
+    pub spilled_bytes: u64,
 }
 
 impl AdjointStats {
@@ -481,6 +488,7 @@ impl Adjoint {
             .call(self.procs.forward, &mut end_state)
             .map_err(|e| self.program.runtime_error(&e))?;
         let [values, integers, control] = session.depths();
+        let spilled_bytes = session.spilled_bytes();
         Ok(Tape {
             adjoint: self,
             mark: session.mark(),
@@ -492,6 +500,7 @@ impl Adjoint {
                 values,
                 integers,
                 control,
+                spilled_bytes,
             },
         })
     }
@@ -528,6 +537,7 @@ impl Adjoint {
         let mut tape = self.record(args)?;
         let mut jac = Jacobian::zeros(args, &tape.of, &tape.wrt);
         jac.values = tape.values();
+        jac.tape = Some(tape.stats());
         let rows = tape.of.len();
         for row in 0..rows {
             let mut seed = vec![0.0; rows];

@@ -32,6 +32,7 @@ use crate::interp::{Interpreter, SavedStacks};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
 use adjit_jit::ir::{Module, ProcId, StackKind};
 use adjit_jit::runtime::{Runtime, TapePosition};
+use adjit_jit::stack::StackConfig;
 use adjit_jit::{Buffer, RuntimeError};
 use std::fmt;
 use std::path::Path;
@@ -103,6 +104,9 @@ pub struct Options {
     pub bounds_checks: bool,
     /// JIT or interpreter.
     pub backend: Backend,
+    /// Bytes of RAM the adjoint's tape may use before it continues in a
+    /// memory-mapped temporary file (default 4 GiB).
+    pub tape_ram_budget: usize,
 }
 
 impl Default for Options {
@@ -111,6 +115,7 @@ impl Default for Options {
             form: None,
             bounds_checks: true,
             backend: Backend::Jit,
+            tape_ram_budget: StackConfig::default().ram_budget,
         }
     }
 }
@@ -283,8 +288,8 @@ fn compile_error(map: &SourceMap, diags: &[Diagnostic]) -> Error {
 
 /// Runs procedures of one module: natively or by interpretation.
 pub(crate) enum Executor {
-    /// Native code.
-    Jit(Box<CompiledModule>),
+    /// Native code, and the stack configuration of its runtimes.
+    Jit(Box<CompiledModule>, StackConfig),
     /// The reference interpreter over the module.
     Interp {
         module: Arc<Module>,
@@ -305,7 +310,11 @@ impl Executor {
                         format!("native compilation failed: {e}"),
                     )
                 })?;
-                Ok(Executor::Jit(Box::new(compiled)))
+                let stacks = StackConfig {
+                    ram_budget: options.tape_ram_budget,
+                    ..StackConfig::default()
+                };
+                Ok(Executor::Jit(Box::new(compiled), stacks))
             }
             Backend::Interpreter => Ok(Executor::Interp {
                 module,
@@ -317,7 +326,7 @@ impl Executor {
     /// Runs one procedure on the given buffers.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
         match self {
-            Executor::Jit(c) => c.call(proc, args),
+            Executor::Jit(c, _) => c.call(proc, args),
             Executor::Interp {
                 module,
                 bounds_checks,
@@ -355,14 +364,14 @@ impl<'a> Session<'a> {
     /// kept mapped) when one is given.
     pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Runtime>) -> Session<'a> {
         match exec {
-            Executor::Jit(c) => Session::Jit {
+            Executor::Jit(c, stacks) => Session::Jit {
                 compiled: c,
                 runtime: Box::new(match runtime {
                     Some(mut r) => {
                         r.rewind(TapePosition::default());
                         r
                     }
-                    None => Runtime::new(),
+                    None => Runtime::with_config(stacks.clone()),
                 }),
             },
             Executor::Interp {
@@ -405,6 +414,17 @@ impl<'a> Session<'a> {
             }
             (Session::Interp(interp), SessionMark::Interp(saved)) => interp.restore_stacks(saved),
             _ => {}
+        }
+    }
+
+    /// Bytes of tape segments backed by temporary files (native runtime).
+    pub(crate) fn spilled_bytes(&self) -> u64 {
+        match self {
+            Session::Jit { runtime, .. } => {
+                let s = runtime.stats();
+                s.value.spilled_bytes + s.integer.spilled_bytes + s.control.spilled_bytes
+            }
+            Session::Interp(_) => 0,
         }
     }
 
