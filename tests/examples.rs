@@ -1,0 +1,119 @@
+//! The bundled examples through the command line: `adjit check` passes on
+//! each of them, and `adjit bench` draws its plot.
+
+use std::process::Command;
+
+fn adjit(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_passes_on_every_example() {
+    let cases: [&[&str]; 4] = [
+        &[
+            "examples/naumann.f90",
+            "--of",
+            "x",
+            "--wrt",
+            "x,y",
+            "--set",
+            "x=-5",
+            "--set",
+            "y=-0.5",
+        ],
+        &[
+            "examples/griewank.f90",
+            "--of",
+            "c",
+            "--wrt",
+            "a",
+            "--set",
+            "s=5",
+            "--set",
+            "a=1",
+        ],
+        &[
+            "examples/product.f90",
+            "--of",
+            "y",
+            "--wrt",
+            "x",
+            "--set",
+            "n=6",
+            "--set",
+            "x=1,2,3,4,5,6",
+        ],
+        &[
+            "examples/bratu.f",
+            "--of",
+            "f",
+            "--wrt",
+            "x,prm",
+            "--set",
+            "dim=7",
+            "--set",
+            "parmax=2",
+            "--set",
+            "x=1.72,3.45,4.16,4.87,4.16,3.45,1.72",
+            "--set",
+            "prm=1.3,0.245828",
+        ],
+    ];
+    for case in cases {
+        let mut args = vec!["check"];
+        args.extend_from_slice(case);
+        let (code, stdout, stderr) = adjit(&args);
+        assert_eq!(code, 0, "{args:?}\n{stdout}{stderr}");
+        assert!(
+            stdout.contains("ok: adjoint, tangent and finite differences agree"),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn bench_prints_a_table_and_draws_a_plot() {
+    let dir = std::env::temp_dir().join(format!("adjit-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = dir.join("griewank.svg");
+    let plot_arg = plot.to_str().unwrap();
+    let (code, stdout, stderr) = adjit(&[
+        "bench",
+        "examples/griewank.f90",
+        "--of",
+        "c",
+        "--wrt",
+        "a",
+        "--set",
+        "a=1",
+        "--size",
+        "s=10,100",
+        "--plot",
+        plot_arg,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let json: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let results = json["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        for key in ["primal", "adjoint", "tangent", "fd"] {
+            assert!(r[key]["seconds"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("finite differences"),
+        "{svg}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
