@@ -117,3 +117,31 @@ fn bench_prints_a_table_and_draws_a_plot() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn repl_defines_runs_and_differentiates_typed_source() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .arg("repl")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = "subroutine cube(x, y)\n  double precision x, y\n  y = x*x*x\nend subroutine\n\
+                  run --set x=2\ngrad --of y --wrt x --set x=2 --json\nquit\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("y = 8.0"), "{stdout}");
+    assert!(
+        stdout.contains("{\"value\": 8.0, \"gradient\": {\"x\": 12.0}}"),
+        "{stdout}"
+    );
+}
