@@ -41,6 +41,9 @@ struct Loc {
 #[derive(Clone, Copy, Debug)]
 struct View {
     loc: Loc,
+    /// Storage units the declaration describes: what the variable passes on
+    /// to a callee, even when the actual argument it received is longer.
+    declared: usize,
     /// Bytes per element for characters, else 1.
     char_len: usize,
     /// First entry of the activation's dimensions in `Interpreter::dims`.
@@ -769,6 +772,7 @@ impl<'m> Interpreter<'m> {
             };
             self.views.push(View {
                 loc,
+                declared: shape.units(),
                 char_len: shape.char_len,
                 dims_start: self.dims.len(),
                 rank: shape.dims.len(),
@@ -1107,7 +1111,13 @@ impl<'m> Interpreter<'m> {
     ) -> Result<(), RuntimeError> {
         for arg in args {
             let loc = match arg {
-                CallArg::Var(var) => self.view(frame, *var).loc,
+                CallArg::Var(var) => {
+                    let view = self.view(frame, *var);
+                    Loc {
+                        units: view.loc.units.min(view.declared),
+                        ..view.loc
+                    }
+                }
                 CallArg::Elem(var, idx) => {
                     let e = self.elem_offset(frame, proc, *var, idx, span)?;
                     let view = self.view(frame, *var);
@@ -1115,7 +1125,7 @@ impl<'m> Interpreter<'m> {
                     Loc {
                         slot: view.loc.slot,
                         offset: view.loc.offset + skip,
-                        units: view.loc.units - skip,
+                        units: view.loc.units.min(view.declared).saturating_sub(skip),
                     }
                 }
                 CallArg::Value(x) => {

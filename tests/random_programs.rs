@@ -47,9 +47,9 @@ fn seed_base() -> u64 {
 const KNOWN_JIT_FLOAT_BUGS: [BinaryOp; 0] = [];
 
 /// Whether host array buffers may have spare elements past the declared
-/// shape. Off while the interpreter and the JIT disagree on what storage an
-/// array parameter passes on (see `regression_spare_elements_of_array_parameters`).
-const SPARE_ELEMENTS: bool = false;
+/// shape (a dummy passes on only its declared storage; see
+/// `regression_spare_elements_of_array_parameters`).
+const SPARE_ELEMENTS: bool = true;
 
 /// The options of the clean property, minus known bugs.
 fn clean_options() -> GenOptions {
@@ -483,7 +483,6 @@ fn regression_storage_check_without_bounds_checks() {
 /// "the callee sees the tail of the array", which reads like the JIT; the
 /// IR docs should say which is meant.
 #[test]
-#[ignore = "interpreter and JIT disagree on spare host elements (see report)"]
 fn regression_spare_elements_of_array_parameters() {
     let mut module = Module::default();
     let mut callee = Proc::new("extent");

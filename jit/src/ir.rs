@@ -639,10 +639,13 @@ pub enum CharBase {
 /// An actual argument of a [`Inst::Call`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallArg {
-    /// A whole variable, by reference.
+    /// A whole variable, by reference. The callee sees the storage the
+    /// variable's declaration describes, even when the variable is itself a
+    /// parameter whose actual argument was longer.
     Var(VarId),
     /// The storage starting at one array element, by reference (Fortran
-    /// sequence association: the callee sees the tail of the array).
+    /// sequence association: the callee sees the tail of the array's
+    /// declared storage).
     Elem(VarId, Vec<Value>),
     /// A value: the caller stores it into a fresh temporary and passes the
     /// temporary's address (writes by the callee are lost).
@@ -663,9 +666,11 @@ pub enum Inst {
     /// (integers of any width, one per dimension) checked against the bounds
     /// unless bounds checks are off; an out-of-range subscript is a runtime
     /// error ([`RuntimeErrorKind::IndexOutOfBounds`]). With bounds checks
-    /// off the element is still checked to lie inside the variable's
-    /// storage (column-major offset, which the interpreter computes in
-    /// i64), so memory is never read or written outside it.
+    /// off an out-of-range subscript is the program's error: compiled code
+    /// does not check it (as gfortran without `-fcheck=bounds`), while the
+    /// interpreter still checks the element lies inside the variable's
+    /// storage (column-major offset computed in i64) and reports
+    /// `IndexOutOfBounds` when it does not.
     LoadElem(VarId, Vec<Value>),
     /// Writes an array element; subscripts as for `LoadElem`.
     StoreElem(VarId, Vec<Value>, Value),
