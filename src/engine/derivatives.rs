@@ -477,7 +477,7 @@ impl Adjoint {
     }
 
     /// Runs the forward sweep at `args` and keeps its tape and end state,
-    /// ready for any number of reverse sweeps ([`Tape::reverse`]).
+    /// ready for any number of reverse sweeps (`Tape::reverse`).
     pub fn record(&self, args: &Args) -> Result<Tape<'_>, Error> {
         let of = elements(args, &self.of)?;
         let wrt = elements(args, &self.wrt)?;

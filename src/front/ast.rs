@@ -246,7 +246,7 @@ pub enum DeclKind {
     Dimension(Vec<Entity>),
     /// PARAMETER (a = 1, b = 2).
     Parameter(Vec<(Name, Expr)>),
-    /// SAVE [names] (empty: everything).
+    /// SAVE with a list of names (empty: everything).
     Save(Vec<Name>),
     /// EXTERNAL names.
     External(Vec<Name>),

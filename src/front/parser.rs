@@ -2,14 +2,14 @@
 //!
 //! It owns the grammar of the subset. Parsing happens at two levels:
 //!
-//! - [`StmtParser`] parses the tokens of one logical statement (recursive
-//!   descent, with Fortran operator precedence) into a [`Line`]: a
+//! - `StmtParser` parses the tokens of one logical statement (recursive
+//!   descent, with Fortran operator precedence) into a `Line`: a
 //!   declaration, a simple executable statement, or one piece of a construct
 //!   (`IF (..) THEN`, `ELSE`, `END DO`, `SUBROUTINE f(x)`, ...). Fortran has no
 //!   reserved words, so statements are classified first as assignments (by
 //!   their shape) and then by their leading keyword, accepting both spellings
 //!   of `END DO`/`ENDDO`, `GO TO`/`GOTO`, `DOUBLE PRECISION`, ...
-//! - [`Parser`] assembles lines into program units and nested constructs,
+//! - `Parser` assembles lines into program units and nested constructs,
 //!   matching labelled DO loops with their terminal statements, telling
 //!   statement functions from assignments, skipping unsupported blocks
 //!   (INTERFACE, TYPE definitions, WHERE, ...), and recovering from errors

@@ -1,7 +1,7 @@
 //! What the forward sweep records: THE decision point of the adjoint
 //! transform.
 //!
-//! For every statement the [`RecordPlan`] says whether the value its effect
+//! For every statement the `RecordPlan` says whether the value its effect
 //! overwrites is pushed before the overwrite (and popped back by the reverse
 //! sweep before the statement's adjoint), whether the subscripts of an
 //! array-element store are pushed too, and which locals the forward sweep
@@ -17,8 +17,8 @@
 //!   fixpoint: `Req_out(S) = (Req_in(S) ∪ Use(S)) \ Kill(S)`, union at joins,
 //!   and `S` records its target when the target is in `Req_in(S) ∪ Use(S)`.
 //!
-//! The rest of the transform consults only [`RecordPlan::must_record`],
-//! [`RecordPlan::must_record_subscripts`] and [`RecordPlan::handover_locals`].
+//! The rest of the transform consults only `RecordPlan::must_record`,
+//! `RecordPlan::must_record_subscripts` and `RecordPlan::handover_locals`.
 //!
 //! [`RecordPolicy::Conservative`]: crate::ad::adjoint::RecordPolicy::Conservative
 //! [`RecordPolicy::Tbr`]: crate::ad::adjoint::RecordPolicy::Tbr

@@ -2,7 +2,7 @@
 //! normalised procedure.
 //!
 //! **Forward sweep** (`foo_fwd`): the original statements, where
-//! * before each effect the [`RecordPlan`] marks, the overwritten value is
+//! * before each effect the `RecordPlan` marks, the overwritten value is
 //!   pushed (floats on the Value stack, integers and truth values on the
 //!   Integer stack), then the subscripts when they must be recorded;
 //! * on every CFG edge into a block with several incoming edges, the edge's
