@@ -6,20 +6,12 @@
 
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
 use adjit::engine::{Args, Engine, Options, Selection};
+use adjit::timing::Sampler;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-/// Median of repeated runs of `f` (at least 5, up to ~1 s).
-fn median(mut f: impl FnMut()) -> f64 {
-    let mut samples = Vec::new();
-    let start = Instant::now();
-    while samples.len() < 5 || (start.elapsed() < Duration::from_secs(1) && samples.len() < 200) {
-        let t = Instant::now();
-        f();
-        samples.push(t.elapsed().as_secs_f64());
-    }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    samples[samples.len() / 2]
+/// Median of repeated runs of `f`.
+fn median(f: impl FnMut()) -> f64 {
+    Sampler::BENCHMARK.median_of(f)
 }
 
 fn engine(file: &str) -> Engine {

@@ -6,5 +6,6 @@ pub mod front;
 pub mod interp;
 pub mod lower;
 pub mod oracle;
+pub mod timing;
 
 pub use adjit_jit as jit;

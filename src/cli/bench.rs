@@ -3,18 +3,15 @@
 //! of times and ratios to the primal, optionally JSON and a log-log plot of
 //! time against n in the manner of seed 001's figure 2.
 
-use super::{adjoint_options, arguments, directions, engine, CmdResult, Failure};
+use super::{adjoint_options, arguments, directions, problem, CmdResult, Failure, Problem, COMMON};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_str};
 use adjit::engine::{element_count, ArgValue, Args, FiniteDifferences, Procedure, Selection};
+use adjit::timing::Sampler;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// Time spent measuring one quantity before taking the median.
-const MEASURE_BUDGET: Duration = Duration::from_millis(300);
-/// Most repetitions of one measurement.
-const MAX_REPEATS: usize = 25;
 /// Beyond this estimated cost, O(n) sweeps are extrapolated from a sample.
 const SWEEP_BUDGET: Duration = Duration::from_secs(2);
 
@@ -35,28 +32,20 @@ struct Measurement {
     fd: Timing,
 }
 
+/// Repetitions of one measurement.
+const SAMPLER: Sampler = Sampler {
+    min_runs: 3,
+    max_runs: 25,
+    budget: Duration::from_millis(300),
+};
+
 /// Median wall time of `f` over repeated runs within the budget.
-fn median_time(mut f: impl FnMut() -> Result<(), Failure>) -> Result<f64, Failure> {
-    let mut samples = Vec::new();
-    let start = Instant::now();
-    while samples.len() < MAX_REPEATS && (samples.len() < 3 || start.elapsed() < MEASURE_BUDGET) {
-        let t = Instant::now();
-        f()?;
-        samples.push(t.elapsed().as_secs_f64());
-    }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    Ok(samples[samples.len() / 2])
+fn median_time(f: impl FnMut() -> Result<(), Failure>) -> Result<f64, Failure> {
+    SAMPLER.median(f)
 }
 
 pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[
-        "entry",
-        "set",
-        "input",
-        "json",
-        "interp",
-        "no-bounds-check",
-        "form",
+    let own = [
         "of",
         "wrt",
         "size",
@@ -64,11 +53,15 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
         "directions",
         "no-tbr",
         "no-activity",
-    ])?;
-    let engine = engine(cl)?;
-    let primal = engine.procedure(cl.value("entry"))?;
-    let of = Selection::parse_list(cl.required("of")?)?;
-    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    ];
+    cl.allow_only(&[COMMON, &own].concat())?;
+    let Problem {
+        engine,
+        primal,
+        args: base_args,
+        of,
+        wrt,
+    } = problem(cl)?;
     let (size_name, sizes) = sizes(cl)?;
     let entry = Some(primal.name());
     let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
@@ -86,7 +79,7 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
 
     let mut rows = Vec::new();
     for &n in &sizes {
-        let mut args = arguments(cl, primal.args())?;
+        let mut args = base_args.clone();
         args.set(&size_name, ArgValue::Scalar(n as f64))?;
         // Re-apply --set so that fills cover the resized arrays.
         let args = arguments(cl, args)?;

@@ -3,10 +3,10 @@
 //! directions, a table of the differences per input, and a non-zero exit
 //! naming the inputs where the methods disagree.
 
-use super::{adjoint_options, arguments, directions, engine, CmdResult, Failure};
+use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem, COMMON};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_str};
-use adjit::engine::{element_count, FiniteDifferences, Jacobian, Selection};
+use adjit::engine::{element_count, FiniteDifferences, Jacobian};
 
 /// Relative agreement required between tangent and adjoint (round-off).
 const AD_TOLERANCE: f64 = 1e-10;
@@ -37,26 +37,15 @@ struct Row {
 }
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[
-        "entry",
-        "set",
-        "input",
-        "json",
-        "interp",
-        "no-bounds-check",
-        "form",
-        "of",
-        "wrt",
-        "step",
-        "directions",
-        "no-tbr",
-        "no-activity",
-    ])?;
-    let engine = engine(cl)?;
-    let primal = engine.procedure(cl.value("entry"))?;
-    let args = arguments(cl, primal.args())?;
-    let of = Selection::parse_list(cl.required("of")?)?;
-    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    let own = ["of", "wrt", "step", "directions", "no-tbr", "no-activity"];
+    cl.allow_only(&[COMMON, &own].concat())?;
+    let Problem {
+        engine,
+        primal,
+        args,
+        of,
+        wrt,
+    } = problem(cl)?;
     let entry = Some(primal.name());
     let n = element_count(&args, &wrt)?;
     let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
@@ -65,13 +54,7 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     inject(&mut adj)?;
     let tan = tangent.jacobian(&args)?;
     let mut fd = FiniteDifferences::new(&primal);
-    fd.step = cl
-        .value("step")
-        .map(|s| {
-            s.parse::<f64>()
-                .map_err(|_| format!("--step must be a number, not `{s}`"))
-        })
-        .transpose()?;
+    fd.step = fd_step(cl)?;
     let fdj = fd.jacobian(&args, &of, &wrt)?;
 
     // Dot-product test: <J xd, yb> = <xd, J^T yb> with random directions.

@@ -136,7 +136,7 @@ impl From<String> for Failure {
 
 pub(crate) type CmdResult = Result<i32, Failure>;
 
-const COMMON: &[&str] = &[
+pub(crate) const COMMON: &[&str] = &[
     "entry",
     "set",
     "input",
@@ -191,6 +191,57 @@ pub(crate) fn arguments(cl: &CommandLine, mut args: Args) -> Result<Args, Failur
     }
     args.apply_settings(cl.values("set"))?;
     Ok(args)
+}
+
+/// Options of the commands that differentiate (`grad`, `jacobian`, and in
+/// part `check` and `bench`).
+pub(crate) const DERIVATIVE_OPTIONS: &[&str] = &[
+    "of",
+    "wrt",
+    "mode",
+    "directions",
+    "no-tbr",
+    "no-activity",
+    "step",
+    "stats",
+];
+
+/// What a derivative command starts from: the compiled program, its entry
+/// procedure, the arguments, and the selected outputs and inputs.
+pub(crate) struct Problem {
+    pub(crate) engine: Engine,
+    pub(crate) primal: Procedure,
+    pub(crate) args: Args,
+    pub(crate) of: Vec<Selection>,
+    pub(crate) wrt: Vec<Selection>,
+}
+
+/// Compiles the files and reads `--entry`, `--input`, `--set`, `--of` and
+/// `--wrt`.
+pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
+    let engine = engine(cl)?;
+    let primal = engine.procedure(cl.value("entry"))?;
+    let args = arguments(cl, primal.args())?;
+    let of = Selection::parse_list(cl.required("of")?)?;
+    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    Ok(Problem {
+        engine,
+        primal,
+        args,
+        of,
+        wrt,
+    })
+}
+
+/// The relative finite-difference step of `--step`, if given.
+pub(crate) fn fd_step(cl: &CommandLine) -> Result<Option<f64>, Failure> {
+    Ok(cl
+        .value("step")
+        .map(|s| {
+            s.parse::<f64>()
+                .map_err(|_| format!("--step must be a number, not `{s}`"))
+        })
+        .transpose()?)
 }
 
 fn run(cl: &CommandLine) -> CmdResult {
@@ -331,40 +382,21 @@ pub(crate) fn compute_jacobian(
         }
         Mode::FiniteDifferences => {
             let mut fd = FiniteDifferences::new(primal);
-            fd.step = cl
-                .value("step")
-                .map(|s| {
-                    s.parse::<f64>()
-                        .map_err(|_| format!("--step must be a number, not `{s}`"))
-                })
-                .transpose()?;
+            fd.step = fd_step(cl)?;
             fd.jacobian(args, of, wrt)?
         }
     })
 }
 
 fn grad(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(
-        &[
-            COMMON,
-            &[
-                "of",
-                "wrt",
-                "mode",
-                "directions",
-                "no-tbr",
-                "no-activity",
-                "step",
-                "stats",
-            ],
-        ]
-        .concat(),
-    )?;
-    let engine = engine(cl)?;
-    let primal = engine.procedure(cl.value("entry"))?;
-    let args = arguments(cl, primal.args())?;
-    let of = Selection::parse_list(cl.required("of")?)?;
-    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    cl.allow_only(&[COMMON, DERIVATIVE_OPTIONS].concat())?;
+    let Problem {
+        engine,
+        primal,
+        args,
+        of,
+        wrt,
+    } = problem(cl)?;
     if of.len() != 1 {
         return Err(Failure::Usage(
             "`adjit grad` takes one output in --of".into(),
@@ -472,27 +504,14 @@ fn col_start(jac: &Jacobian, name: &str) -> usize {
 }
 
 fn jacobian(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(
-        &[
-            COMMON,
-            &[
-                "of",
-                "wrt",
-                "mode",
-                "directions",
-                "no-tbr",
-                "no-activity",
-                "step",
-                "stats",
-            ],
-        ]
-        .concat(),
-    )?;
-    let engine = engine(cl)?;
-    let primal = engine.procedure(cl.value("entry"))?;
-    let args = arguments(cl, primal.args())?;
-    let of = Selection::parse_list(cl.required("of")?)?;
-    let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    cl.allow_only(&[COMMON, DERIVATIVE_OPTIONS].concat())?;
+    let Problem {
+        engine,
+        primal,
+        args,
+        of,
+        wrt,
+    } = problem(cl)?;
     let jac = compute_jacobian(
         cl,
         &engine,

@@ -325,17 +325,7 @@ impl Executor {
 
     /// Runs one procedure on the given buffers.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
-        match self {
-            Executor::Jit(c, _) => c.call(proc, args),
-            Executor::Interp {
-                module,
-                bounds_checks,
-            } => {
-                let mut interp = Interpreter::new(module);
-                interp.set_bounds_checks(*bounds_checks);
-                interp.call(proc, args)
-            }
-        }
+        Session::with_runtime(self, None).call(proc, args)
     }
 }
 
