@@ -3,9 +3,8 @@
 pub mod ad;
 pub mod engine;
 pub mod front;
-pub mod interp;
-pub mod lower;
 pub mod oracle;
 pub mod timing;
 
+pub use adjit_ir as ir;
 pub use adjit_jit as jit;

@@ -28,11 +28,11 @@
 
 use std::fmt::{self, Write as _};
 
+use adjit_ir::shape::{resolve_arguments, ArgShape, DimShape};
 #[cfg(doc)]
-use adjit_jit::ir::Proc;
-use adjit_jit::ir::{Module, ProcId, Type};
-use adjit_jit::shape::{resolve_arguments, ArgShape, DimShape};
-use adjit_jit::{Buffer, RuntimeError};
+use adjit_ir::Proc;
+use adjit_ir::{Buffer, RuntimeError};
+use adjit_ir::{Module, ProcId, Type};
 
 /// Why a driver could not be generated.
 #[derive(Clone, Debug, PartialEq)]
@@ -525,7 +525,7 @@ end subroutine adjit_oracle_put_char
 #[cfg(test)]
 mod tests {
     use super::*;
-    use adjit_jit::ir::{Bound, Dim, Proc, Storage, Var, VarId};
+    use adjit_ir::{Bound, Dim, Proc, Storage, Var, VarId};
 
     fn param(proc: &mut Proc, name: &str, ty: Type, dims: Vec<Dim>) -> VarId {
         let index = proc.params.len() as u32;

@@ -128,7 +128,7 @@ fn derivatives_of_every_corpus_program_agree() {
                 .module()
                 .procs
                 .iter()
-                .any(|p| p.vars.iter().any(|v| v.ty == adjit::jit::ir::Type::F32));
+                .any(|p| p.vars.iter().any(|v| v.ty == adjit::ir::Type::F32));
             let (ad_tol, dot_tol) = if single {
                 (SINGLE_TOLERANCE, SINGLE_TOLERANCE)
             } else {
@@ -156,8 +156,7 @@ fn derivatives_of_every_corpus_program_agree() {
 
             // Central finite differences.
             if !FD_EXEMPT.contains(&program.name().as_str()) {
-                let single =
-                    (0..args.names().len()).any(|i| args.ty(i) == adjit::jit::ir::Type::F32);
+                let single = (0..args.names().len()).any(|i| args.ty(i) == adjit::ir::Type::F32);
                 let fd = FiniteDifferences::new(&primal)
                     .jacobian(&args, &sel, &sel)
                     .unwrap();

@@ -1,16 +1,16 @@
 //! Differential test: the Cranelift JIT (`adjit_jit::codegen`) against the
-//! reference interpreter (`adjit::interp`) on the same IR modules and
+//! reference interpreter (`adjit::ir::interp`) on the same IR modules and
 //! randomized inputs. Outputs must agree bit for bit (any NaN matches any
 //! NaN), and failing calls must fail with the same error.
 
-use adjit::interp::Interpreter;
-use adjit::jit::builder::ProcBuilder;
-use adjit::jit::codegen::{CompiledModule, JitOptions};
-use adjit::jit::ir::{
+use adjit::ir::builder::ProcBuilder;
+use adjit::ir::interp::Interpreter;
+use adjit::ir::Buffer;
+use adjit::ir::{
     BinaryOp, CallArg, CmpOp, Module, Proc, ProcId, Rounding, Span, StackKind, Type, UnaryOp, VarId,
 };
+use adjit::jit::codegen::{CompiledModule, JitOptions};
 use adjit::jit::runtime::Runtime;
-use adjit::jit::Buffer;
 
 struct Rng(u64);
 

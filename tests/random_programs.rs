@@ -12,10 +12,10 @@
 
 mod support;
 
-use adjit::jit::buffer::Buffer;
-use adjit::jit::builder::ProcBuilder;
-use adjit::jit::ir::{BinaryOp, CallArg, Module, Proc, ProcId, RuntimeErrorKind, Type};
-use adjit::jit::verify::verify_module;
+use adjit::ir::buffer::Buffer;
+use adjit::ir::builder::ProcBuilder;
+use adjit::ir::verify::verify_module;
+use adjit::ir::{BinaryOp, CallArg, Module, Proc, ProcId, RuntimeErrorKind, Type};
 use support::compare::{
     buffer_difference, check_module, check_once, compile, compile_with, run_interpreter,
     show_status, Run,

@@ -1,5 +1,5 @@
 //! The reference interpreter: the executable definition of the code-list IR
-//! (see `adjit_jit::ir` for the meaning of every instruction).
+//! (see the crate root for the meaning of every instruction).
 //!
 //! Memory is flat typed storage: every variable lives in a *slot* (a
 //! [`Buffer`]) at an offset, so that passing an array element by reference
@@ -13,14 +13,14 @@
 //! Runtime stacks (value, integer, control) persist across calls, so an
 //! adjoint's forward and reverse sweeps may be two calls.
 
-use crate::jit::buffer::Buffer;
-use crate::jit::error::RuntimeError;
-use crate::jit::ir::{
+use crate::buffer::Buffer;
+use crate::error::RuntimeError;
+use crate::ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Module, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
-use crate::jit::shape::{eval_var_shape, first_as_int, resolve_arguments_with, DimShape};
+use crate::shape::{eval_var_shape, first_as_int, resolve_arguments_with, DimShape};
 use std::cmp::Ordering;
 
 /// The largest local variable (in storage units) the interpreter allocates;
@@ -66,7 +66,7 @@ struct Activation<'m> {
     proc: &'m Proc,
     frame: Frame,
     dims_base: usize,
-    block: crate::jit::ir::BlockId,
+    block: crate::ir::BlockId,
     /// Index of the next instruction of `block`.
     pos: usize,
     /// Length of `slots` before the caller made value temporaries.
@@ -501,7 +501,7 @@ impl<'m> Interpreter<'m> {
     }
 
     /// The current storage of a global (column-major; bytes for characters).
-    pub fn global(&self, global: crate::jit::ir::GlobalId) -> Option<&Buffer> {
+    pub fn global(&self, global: crate::ir::GlobalId) -> Option<&Buffer> {
         self.slots.get(global.index())
     }
 
@@ -1147,9 +1147,9 @@ impl<'m> Interpreter<'m> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jit::builder::ProcBuilder;
-    use crate::jit::ir::{BlockId, Bound, CharBase, Dim, Global, Var};
-    use crate::jit::verify::verify_module;
+    use crate::builder::ProcBuilder;
+    use crate::ir::{BlockId, Bound, CharBase, Dim, Global, Var};
+    use crate::verify::verify_module;
 
     fn at(line: u32) -> Span {
         Span {

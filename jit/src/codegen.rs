@@ -28,15 +28,15 @@
 //! frame; the others come from the runtime's arena (released on return).
 //! Calls nest at most [`MAX_CALL_DEPTH`] deep, checked at each call site.
 
-use crate::buffer::Buffer;
-use crate::error::RuntimeError;
+use crate::ir::shape;
+use crate::ir::Buffer;
+use crate::ir::RuntimeError;
 use crate::ir::{
     self, BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, ProcId, Rounding,
     RuntimeErrorKind, StackKind, Storage, Terminator, Type, UnaryOp, VarId, MAX_CALL_DEPTH,
 };
 use crate::libm;
 use crate::runtime::{self, code, layout, ArgSlot, ErrorSlot, Runtime, RuntimeCtx};
-use crate::shape;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
@@ -199,7 +199,7 @@ impl CompiledModule {
 
     /// The native entry point of a procedure (valid while `self` lives), for
     /// benchmarks. The caller must pass argument slots that satisfy the
-    /// procedure's shapes (see [`crate::shape::resolve_arguments`]), call
+    /// procedure's shapes (see [`crate::ir::shape::resolve_arguments`]), call
     /// [`Runtime::begin_call`] first, hold no other call of a module with
     /// globals concurrently, and decode a non-zero status itself.
     pub fn raw_function(&self, proc: ProcId) -> Option<RawProcFn> {
@@ -545,7 +545,7 @@ fn compile_module(
     module: &ir::Module,
     options: &JitOptions,
 ) -> Result<CompiledModule, CompileError> {
-    crate::verify::verify_module(module).map_err(|errors| CompileError {
+    crate::ir::verify::verify_module(module).map_err(|errors| CompileError {
         proc: None,
         message: errors
             .iter()

@@ -1,22 +1,19 @@
-//! `adjit-jit`: the code-list IR, its tools (builder, printer, verifier), its
-//! Cranelift lowering and the runtime that generated code calls.
+//! `adjit-jit`: compiles code-list IR ([`adjit_ir`]) to native functions with
+//! Cranelift, and owns the runtime that generated code calls (stacks / tapes,
+//! spill to disk, error reporting, argument marshalling).
 //!
-//! This crate knows nothing of Fortran and nothing of derivatives: the front
-//! end and the AD transforms in the `adjit` crate produce [`ir::Module`]s, and
-//! this crate checks, prints and compiles whatever module it is given.
+//! This crate knows the IR and nothing above it: nothing of Fortran and
+//! nothing of derivatives. The front end and the AD transforms in the `adjit`
+//! crate produce [`adjit_ir::Module`]s, and this crate compiles whatever
+//! verified module it is given, with the meaning the reference interpreter
+//! ([`adjit_ir::interp`]) defines.
 
-pub mod buffer;
-pub mod builder;
+// The IR this crate compiles, under the short name its modules use
+// (`crate::ir::Inst`, `crate::ir::shape`, ...).
+use adjit_ir as ir;
+
 pub mod codegen;
-pub mod error;
-pub mod ir;
 pub mod libm;
 pub mod opt;
-pub mod print;
 pub mod runtime;
-pub mod shape;
 pub mod stack;
-pub mod verify;
-
-pub use buffer::Buffer;
-pub use error::RuntimeError;

@@ -4,9 +4,9 @@
 
 mod common;
 
-use adjit_jit::builder::ProcBuilder;
-use adjit_jit::ir::{BinaryOp, CmpOp, Module, Proc, Rounding, RuntimeErrorKind, Type, UnaryOp};
-use adjit_jit::Buffer;
+use adjit_ir::builder::ProcBuilder;
+use adjit_ir::Buffer;
+use adjit_ir::{BinaryOp, CmpOp, Module, Proc, Rounding, RuntimeErrorKind, Type, UnaryOp};
 use common::*;
 
 const FLOAT_OPS: [BinaryOp; 12] = [
@@ -402,7 +402,7 @@ fn int_unary_and_logical_ops() {
 }
 
 /// `r = a <cmp> b` for one type.
-fn cmp_module(op: CmpOp, ty: Type) -> (Module, adjit_jit::ir::ProcId) {
+fn cmp_module(op: CmpOp, ty: Type) -> (Module, adjit_ir::ProcId) {
     let mut proc = Proc::new("cmp");
     let mut b = ProcBuilder::new(&mut proc);
     let pa = b.param("a", ty, vec![]);
@@ -473,7 +473,7 @@ fn comparisons_are_ordered_and_ne_is_true_for_nan() {
 }
 
 /// `r = convert(a)` from `from` to `to`.
-fn convert_module(from: Type, to: Type, rounding: Rounding) -> (Module, adjit_jit::ir::ProcId) {
+fn convert_module(from: Type, to: Type, rounding: Rounding) -> (Module, adjit_ir::ProcId) {
     let mut proc = Proc::new("conv");
     let mut b = ProcBuilder::new(&mut proc);
     let pa = b.param("a", from, vec![]);

@@ -3,14 +3,14 @@
 
 mod common;
 
-use adjit_jit::builder::ProcBuilder;
-use adjit_jit::codegen::{CompiledModule, JitOptions};
-use adjit_jit::ir::{
+use adjit_ir::builder::ProcBuilder;
+use adjit_ir::Buffer;
+use adjit_ir::{
     BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Dim, Global, Module, Proc, ProcId,
     Rounding, RuntimeErrorKind, Span, Storage, Type, Var,
 };
+use adjit_jit::codegen::{CompiledModule, JitOptions};
 use adjit_jit::runtime::Runtime;
-use adjit_jit::Buffer;
 use common::*;
 
 fn span(line: u32) -> Span {
@@ -554,7 +554,7 @@ fn char_var(name: &str, len: i64, storage: Storage) -> Var {
     }
 }
 
-fn whole(var: adjit_jit::ir::VarId) -> CharRef {
+fn whole(var: adjit_ir::VarId) -> CharRef {
     CharRef {
         base: CharBase::Var { var, index: vec![] },
         start: None,

@@ -4,20 +4,20 @@
 
 mod common;
 
-use adjit_jit::builder::ProcBuilder;
-use adjit_jit::ir::{BinaryOp, CmpOp, Module, Proc, ProcId, RuntimeErrorKind, StackKind, Type};
+use adjit_ir::builder::ProcBuilder;
+use adjit_ir::Buffer;
+use adjit_ir::{BinaryOp, CmpOp, Module, Proc, ProcId, RuntimeErrorKind, StackKind, Type};
 use adjit_jit::runtime::Runtime;
 use adjit_jit::stack::StackConfig;
-use adjit_jit::Buffer;
 use common::*;
 
 /// Emits `for i = 1..=n { body(i) }` with `i` a local I64 and `n` an I64
 /// variable; leaves the builder in the exit block.
 fn counted_loop(
     b: &mut ProcBuilder,
-    i: adjit_jit::ir::VarId,
-    n: adjit_jit::ir::VarId,
-    body: &mut dyn FnMut(&mut ProcBuilder, adjit_jit::ir::Value),
+    i: adjit_ir::VarId,
+    n: adjit_ir::VarId,
+    body: &mut dyn FnMut(&mut ProcBuilder, adjit_ir::Value),
 ) {
     let one = b.iconst(Type::I64, 1);
     b.store(i, one);

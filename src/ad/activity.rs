@@ -33,7 +33,7 @@
 //! Recursive calls are not analysed per context: a call to a context being
 //! analysed has no [`Activity::call`] entry (the transforms reject it).
 
-use crate::jit::ir::{
+use adjit_ir::{
     BinaryOp, CallArg, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type, UnaryOp,
     Value, VarId,
 };
@@ -1005,8 +1005,8 @@ fn collect_calls(proc: &Proc) -> Vec<(Value, ProcId, Vec<CallArg>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jit::builder::ProcBuilder;
-    use crate::jit::ir::{BinaryOp, CmpOp, Rounding};
+    use adjit_ir::builder::ProcBuilder;
+    use adjit_ir::{BinaryOp, CmpOp, Rounding};
 
     fn module_of(proc: Proc) -> (Module, ProcId) {
         let mut m = Module::default();

@@ -68,7 +68,7 @@ pub mod sweep;
 
 use std::collections::{HashMap, HashSet};
 
-use adjit_jit::ir::{
+use adjit_ir::{
     CallArg, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type, Value, VarId,
 };
 
@@ -143,7 +143,7 @@ pub fn adjoint(
     for &var in independents.iter().chain(dependents) {
         check_interface_var(source, var)?;
     }
-    if let Err(errors) = adjit_jit::verify::verify_module(module) {
+    if let Err(errors) = adjit_ir::verify::verify_module(module) {
         let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
         return Err(AdError::InvalidIr(first));
     }

@@ -13,7 +13,7 @@ pub mod adjoint;
 pub mod rules;
 pub mod tangent;
 
-use crate::jit::ir::Span;
+use adjit_ir::Span;
 use std::fmt;
 
 /// Why a derivative could not be generated.

@@ -66,7 +66,7 @@
 //! runtime stacks are not elemental: [`partials`] returns `None` for them and
 //! the transforms handle them.
 
-use crate::jit::ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, Type, UnaryOp, Value};
+use adjit_ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, Type, UnaryOp, Value};
 
 /// `log10(e)`: the derivative of `log10` at 1.
 const LOG10_E: f64 = std::f64::consts::LOG10_E;
@@ -104,7 +104,7 @@ pub trait Emit {
         if self.type_of(v) == Some(ty) {
             v
         } else {
-            self.emit(Inst::Convert(v, crate::jit::ir::Rounding::Trunc), ty)
+            self.emit(Inst::Convert(v, adjit_ir::Rounding::Trunc), ty)
         }
     }
 }
@@ -129,7 +129,7 @@ impl Emit for BlockCursor<'_> {
     }
 }
 
-impl Emit for crate::jit::builder::ProcBuilder<'_> {
+impl Emit for adjit_ir::builder::ProcBuilder<'_> {
     fn emit(&mut self, inst: Inst, ty: Type) -> Value {
         self.ins(inst, Some(ty))
     }

@@ -65,8 +65,8 @@
 use super::activity::{self, Activity, Context};
 use super::rules::{self, Emit};
 use super::AdError;
-use crate::jit::builder::ProcBuilder;
-use crate::jit::ir::{
+use adjit_ir::builder::ProcBuilder;
+use adjit_ir::{
     BinaryOp, BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Dim, Global, GlobalId, Inst,
     Module, Proc, ProcId, Span, Storage, Terminator, Type, Value, Var, VarId,
 };
@@ -130,7 +130,7 @@ pub fn tangent(
     for &v in independents.iter().chain(dependents) {
         check_interface_var(src, v)?;
     }
-    if let Err(errors) = crate::jit::verify::verify_module(module) {
+    if let Err(errors) = adjit_ir::verify::verify_module(module) {
         let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
         return Err(AdError::InvalidIr(first));
     }
@@ -847,9 +847,9 @@ fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::Interpreter;
-    use crate::jit::buffer::Buffer;
-    use crate::jit::ir::{Rounding, UnaryOp};
+    use adjit_ir::buffer::Buffer;
+    use adjit_ir::interp::Interpreter;
+    use adjit_ir::{Rounding, UnaryOp};
 
     /// The flat element positions of the independents / dependents: (param
     /// index, element) pairs in order.
@@ -883,7 +883,7 @@ mod tests {
     ) -> Vec<Vec<f64>> {
         let (tm, tp) = tangent(module, proc, ind, dep, &TangentOptions { directions: k })
             .expect("tangent generated");
-        crate::jit::verify::verify_module(&tm).expect("tangent verifies");
+        adjit_ir::verify::verify_module(&tm).expect("tangent verifies");
         let src = module.proc(proc);
         let active = active_params(module, proc, ind, dep);
         let cols = elements(src, ind, args);
@@ -1515,7 +1515,7 @@ mod tests {
         b.store(y, s3);
         b.ret();
         let f = m.add_proc(p);
-        crate::jit::verify::verify_module(&m).expect("test module verifies");
+        adjit_ir::verify::verify_module(&m).expect("test module verifies");
         (m, f, [x, y, z])
     }
 
@@ -1929,7 +1929,7 @@ end subroutine
 
     #[test]
     fn compiled_tangents_agree_with_the_interpreter() {
-        use crate::jit::codegen::{CompiledModule, JitOptions};
+        use adjit_jit::codegen::{CompiledModule, JitOptions};
         let m = fortran(BRATU_F77, crate::front::source::SourceForm::Fixed);
         let b = m.find_proc("bratu").expect("bratu");
         let [x, prm, f] = ["x", "prm", "f"].map(|n| param(&m, b, n));

@@ -309,7 +309,7 @@ fn ir(cl: &CommandLine) -> CmdResult {
     match cl.value("entry") {
         Some(name) => {
             let id = engine.entry(Some(name))?;
-            out!("{}", adjit::jit::print::print_proc(engine.module(), id));
+            out!("{}", adjit::ir::print::print_proc(engine.module(), id));
         }
         None => out!("{}", engine.module()),
     }
@@ -605,16 +605,16 @@ fn emit(cl: &CommandLine) -> CmdResult {
 /// Prints the generated procedures of a derivative module (those after the
 /// primal ones), the requested one first.
 fn derived_listing(
-    module: &adjit::jit::ir::Module,
+    module: &adjit::ir::Module,
     primal_count: usize,
-    main: adjit::jit::ir::ProcId,
+    main: adjit::ir::ProcId,
 ) -> String {
-    let mut out = adjit::jit::print::print_proc(module, main);
+    let mut out = adjit::ir::print::print_proc(module, main);
     for i in primal_count..module.procs.len() {
-        let id = adjit::jit::ir::ProcId(i as u32);
+        let id = adjit::ir::ProcId(i as u32);
         if id != main {
             out.push('\n');
-            out.push_str(&adjit::jit::print::print_proc(module, id));
+            out.push_str(&adjit::ir::print::print_proc(module, id));
         }
     }
     out

@@ -2,7 +2,7 @@
 //! their own shortest form and non-finite values stay readable) and plain
 //! text tables.
 
-use adjit::jit::Buffer;
+use adjit::ir::Buffer;
 use std::fmt::Write;
 
 /// Formats an f64 as a JSON number (shortest round-trip form); non-finite

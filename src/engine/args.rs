@@ -8,8 +8,8 @@
 //! explicitly.
 
 use super::{Error, ErrorKind};
-use adjit_jit::ir::{Bound, Proc, Type, VarId};
-use adjit_jit::Buffer;
+use adjit_ir::Buffer;
+use adjit_ir::{Bound, Proc, Type, VarId};
 
 /// A value given for an argument before the array sizes are known.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,9 +5,9 @@
 use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
 use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
 use crate::ad::tangent::{tangent, TangentOptions};
-use adjit_jit::ir::{Module, Proc, ProcId, Type, VarId};
+use adjit_ir::Buffer;
+use adjit_ir::{Module, Proc, ProcId, Type, VarId};
 use adjit_jit::runtime::Runtime;
-use adjit_jit::Buffer;
 use std::sync::{Arc, Mutex};
 
 /// A named argument, optionally one element of it: `c`, `f(3)`, `a(1,2)`.

@@ -28,12 +28,12 @@ pub use derivatives::{
 
 use crate::front::diag::{Diagnostic, Rendered, SourceMap};
 use crate::front::source::SourceForm;
-use crate::interp::{Interpreter, SavedStacks};
+use adjit_ir::interp::{Interpreter, SavedStacks};
+use adjit_ir::{Buffer, RuntimeError};
+use adjit_ir::{Module, ProcId, StackKind};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
-use adjit_jit::ir::{Module, ProcId, StackKind};
 use adjit_jit::runtime::{Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
-use adjit_jit::{Buffer, RuntimeError};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 //! Labelled DO loops are already nested here (the parser matches terminal
 //! labels), so every DO has a body.
 
-pub use adjit_jit::ir::Span;
+pub use adjit_ir::Span;
 
 /// A lower-cased identifier with its position.
 #[derive(Clone, Debug, PartialEq)]

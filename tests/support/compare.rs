@@ -9,11 +9,11 @@
 //! procedure and the span must agree (buffer contents after an error are not
 //! part of the contract and are not compared).
 
-use adjit::interp::Interpreter;
-use adjit::jit::buffer::Buffer;
+use adjit::ir::buffer::Buffer;
+use adjit::ir::error::RuntimeError;
+use adjit::ir::interp::Interpreter;
+use adjit::ir::{GlobalId, Module, ProcId};
 use adjit::jit::codegen::{CompiledModule, JitOptions};
-use adjit::jit::error::RuntimeError;
-use adjit::jit::ir::{GlobalId, Module, ProcId};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What one side did with one call: the status and the buffers afterwards.

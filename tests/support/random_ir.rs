@@ -34,13 +34,13 @@
 //! [`random_args`] and every generated call respect this), so extents are at
 //! least 1 and every bound is known to lie in a small range.
 
-use adjit::jit::buffer::Buffer;
-use adjit::jit::builder::ProcBuilder;
-use adjit::jit::ir::{
+use adjit::ir::buffer::Buffer;
+use adjit::ir::builder::ProcBuilder;
+use adjit::ir::shape::eval_var_shape;
+use adjit::ir::{
     BinaryOp, Bound, CallArg, CmpOp, Const, Dim, Global, GlobalId, Module, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Type, UnaryOp, Value, Var, VarId,
 };
-use adjit::jit::shape::eval_var_shape;
 
 /// Smallest value a size parameter holds at entry.
 pub const SIZE_MIN: i64 = 1;
@@ -679,7 +679,7 @@ impl ProcGen<'_> {
 
     // ----- values ------------------------------------------------------------
 
-    fn start_block(&mut self, block: adjit::jit::ir::BlockId) {
+    fn start_block(&mut self, block: adjit::ir::BlockId) {
         self.b.switch_to_block(block);
         self.pool.clear();
     }

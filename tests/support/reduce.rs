@@ -8,12 +8,12 @@
 //! loses its exit), and stores to loop counters (variables named `_k...`,
 //! as the generator names them) are never deleted.
 
-use adjit::jit::buffer::Buffer;
-use adjit::jit::ir::{
+use adjit::ir::buffer::Buffer;
+use adjit::ir::verify::verify_module;
+use adjit::ir::{
     BlockId, Bound, CallArg, CharBase, CharRef, Inst, Module, Proc, ProcId, Storage, Terminator,
     Value, VarId,
 };
-use adjit::jit::verify::verify_module;
 
 /// A module, its entry and the host arguments, as the reducer shrinks them.
 #[derive(Clone, Debug)]

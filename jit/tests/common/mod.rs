@@ -2,9 +2,9 @@
 //! the ProcBuilder, a deterministic random source and reference semantics.
 #![allow(dead_code)]
 
-use adjit_jit::builder::ProcBuilder;
+use adjit_ir::builder::ProcBuilder;
+use adjit_ir::{BinaryOp, Module, Proc, ProcId, Type, UnaryOp};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
-use adjit_jit::ir::{BinaryOp, Module, Proc, ProcId, Type, UnaryOp};
 
 /// A deterministic xorshift generator.
 pub struct Rng(pub u64);

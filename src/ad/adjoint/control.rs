@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use adjit_jit::ir::{BlockId, Proc, Type, Var, VarId};
+use adjit_ir::{BlockId, Proc, Type, Var, VarId};
 
 use super::reach::Pred;
 

@@ -3,7 +3,7 @@
 //! that visit every element of an array variable (used to save and restore
 //! whole arrays on the runtime stacks).
 
-use adjit_jit::ir::{
+use adjit_ir::{
     BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, StackKind, Terminator, Type, Value, Var,
     VarId,
 };
@@ -64,7 +64,7 @@ impl<'p> Cursor<'p> {
         if self.proc.value_type(v) == Some(ty) {
             v
         } else {
-            self.ins(Inst::Convert(v, adjit_jit::ir::Rounding::Trunc), Some(ty))
+            self.ins(Inst::Convert(v, adjit_ir::Rounding::Trunc), Some(ty))
         }
     }
 

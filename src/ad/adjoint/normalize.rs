@@ -17,7 +17,7 @@
 //! The result is semantically the same procedure. Original variables keep
 //! their handles; new locals are appended (names start with `_ad_`).
 
-use adjit_jit::ir::{
+use adjit_ir::{
     BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Span, Type, Value, Var, VarId,
 };
 

@@ -2,7 +2,7 @@
 //! and the incoming edges of each block (the predecessor ids recorded at
 //! joins, seed 000's general control-flow reversal).
 
-use adjit_jit::ir::{BlockId, Proc, Terminator};
+use adjit_ir::{BlockId, Proc, Terminator};
 
 /// Blocks reachable from the entry block.
 pub(crate) fn reachable_blocks(proc: &Proc) -> Vec<bool> {

@@ -25,7 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use adjit_jit::ir::{CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
+use adjit_ir::{CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
 
 use super::normalize::{Normalized, Statement};
 use super::reach::{predecessors, reachable_blocks};

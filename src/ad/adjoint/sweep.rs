@@ -29,7 +29,7 @@
 
 use std::collections::HashMap;
 
-use adjit_jit::ir::{
+use adjit_ir::{
     BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value, Var,
     VarId,
 };
@@ -119,7 +119,7 @@ impl Layout {
     pub fn new(
         proc: &Proc,
         has_adjoint: &dyn Fn(VarId) -> bool,
-        global_adjoint: &mut dyn FnMut(adjit_jit::ir::GlobalId) -> adjit_jit::ir::GlobalId,
+        global_adjoint: &mut dyn FnMut(adjit_ir::GlobalId) -> adjit_ir::GlobalId,
     ) -> Layout {
         let mut vars = proc.vars.clone();
         let mut adjoint = HashMap::new();
@@ -359,7 +359,7 @@ fn forward_edge(
         } else {
             let trips = c.ins(Inst::Load(l.counter), Some(Type::I64));
             let one = c.int(1);
-            c.binary(adjit_jit::ir::BinaryOp::Add, trips, one)
+            c.binary(adjit_ir::BinaryOp::Add, trips, one)
         };
         c.ins(Inst::Store(l.counter, next), None);
     } else if needs_id {
@@ -509,7 +509,7 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
                 let trips = c.ins(Inst::Load(l.counter), Some(Type::I64));
                 let zero = c.int(0);
                 let more = c.ins(
-                    Inst::Cmp(adjit_jit::ir::CmpOp::Gt, trips, zero),
+                    Inst::Cmp(adjit_ir::CmpOp::Gt, trips, zero),
                     Some(Type::Bool),
                 );
                 let here = c.block;
@@ -517,7 +517,7 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
                 c.switch_to(again);
                 let trips = c.ins(Inst::Load(l.counter), Some(Type::I64));
                 let one = c.int(1);
-                let fewer = c.binary(adjit_jit::ir::BinaryOp::Sub, trips, one);
+                let fewer = c.binary(adjit_ir::BinaryOp::Sub, trips, one);
                 c.ins(Inst::Store(l.counter, fewer), None);
                 c.terminate(Terminator::Jump(targets[l.back_edge]));
                 c.switch_to(here);
@@ -724,6 +724,6 @@ fn increment(c: &mut Cursor<'_>, var: VarId, index: &[Value], g: Value) {
     let ty = c.proc.var(var).ty;
     let old = c.load_at(var, index);
     let g = c.convert_to(g, ty);
-    let sum = c.binary(adjit_jit::ir::BinaryOp::Add, old, g);
+    let sum = c.binary(adjit_ir::BinaryOp::Add, old, g);
     c.store_at(var, index, sum);
 }

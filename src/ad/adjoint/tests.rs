@@ -5,17 +5,17 @@
 
 use std::collections::HashMap;
 
-use adjit_jit::builder::ProcBuilder;
-use adjit_jit::ir::{
+use adjit_ir::builder::ProcBuilder;
+use adjit_ir::Buffer;
+use adjit_ir::{
     BinaryOp, CallArg, CmpOp, Module, Proc, ProcId, Rounding, StackKind, Type, UnaryOp, VarId,
 };
-use adjit_jit::Buffer;
 
 use super::{adjoint, AdjointOptions, AdjointProcs, RecordPolicy};
 use crate::ad::tangent::{active_params as tangent_active_params, tangent, TangentOptions};
 use crate::front::diag::SourceMap;
 use crate::front::source::SourceForm;
-use crate::interp::Interpreter;
+use adjit_ir::interp::Interpreter;
 
 /// The four combinations of recording policy and activity analysis.
 fn all_options() -> Vec<AdjointOptions> {
@@ -114,9 +114,9 @@ fn run(case: &Case, options: AdjointOptions, seeds: &HashMap<usize, Buffer>) -> 
         &options,
     )
     .expect("adjoint generated");
-    if let Err(errors) = adjit_jit::verify::verify_module(&module) {
+    if let Err(errors) = adjit_ir::verify::verify_module(&module) {
         for p in [procs.forward, procs.reverse, procs.combined] {
-            eprintln!("{}", adjit_jit::print::print_proc(&module, p));
+            eprintln!("{}", adjit_ir::print::print_proc(&module, p));
         }
         panic!("generated module does not verify: {errors:?}");
     }
@@ -1455,7 +1455,7 @@ fn bad_requests_are_errors() {
     assert!(adjoint(&case.module, ProcId(7), &[], &[], &options).is_err());
     assert!(adjoint(&case.module, case.proc, &[VarId(99)], &[], &options).is_err());
     let mut broken = case.module.clone();
-    broken.procs[0].blocks[0].term = adjit_jit::ir::Terminator::Jump(adjit_jit::ir::BlockId(42));
+    broken.procs[0].blocks[0].term = adjit_ir::Terminator::Jump(adjit_ir::BlockId(42));
     assert!(adjoint(
         &broken,
         case.proc,

@@ -8,7 +8,7 @@ use super::consts::{numeric_inquiry, type_name};
 use super::expr::Operand;
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Resolved, R};
-use adjit_jit::ir::{BinaryOp, CmpOp, Const, Inst, Span, Terminator, Type, Value, VarId};
+use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Span, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.
 pub(crate) struct ArrayRef<'e> {

@@ -3,7 +3,7 @@
 //! held, and unused side-effect-free instructions (constants folded into
 //! others, loads nobody reads), renumbering blocks and values densely.
 
-use adjit_jit::ir::{
+use adjit_ir::{
     BinaryOp, Block, BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value,
 };
 use std::collections::{HashMap, HashSet};

@@ -2,7 +2,7 @@
 //! array bounds and DATA values (Fortran constant expressions).
 
 use super::super::ast::{BinOp, Expr, ExprKind, KindParam, UnOp};
-use adjit_jit::ir::{Const, Type};
+use adjit_ir::{Const, Type};
 
 /// A folded constant with its Fortran type.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,7 +137,7 @@ pub fn kind_of(t: Type) -> i64 {
 /// Why a constant expression could not be folded.
 pub struct NotConst {
     /// Where.
-    pub span: adjit_jit::ir::Span,
+    pub span: adjit_ir::Span,
     /// What is wrong.
     pub message: String,
 }

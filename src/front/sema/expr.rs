@@ -6,7 +6,7 @@ use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, U
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
 use super::lowerer::{Lowerer, Reported, Resolved, R};
 use super::scope::StmtFn;
-use adjit_jit::ir::{
+use adjit_ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId,
 };
 use std::collections::HashMap;
@@ -552,10 +552,7 @@ impl Lowerer<'_, '_> {
         let mut call_args = self.call_args(unit, name, args)?;
         let tmp = self.temp("r", rt);
         call_args.push(CallArg::Var(tmp));
-        self.emit(
-            Inst::Call(adjit_jit::ir::ProcId(unit as u32), call_args),
-            None,
-        );
+        self.emit(Inst::Call(adjit_ir::ProcId(unit as u32), call_args), None);
         Ok((self.val(Inst::Load(tmp), rt), rt))
     }
 
@@ -688,12 +685,12 @@ impl Lowerer<'_, '_> {
                 (CharBase::Literal(text), None, None) if pty == Type::Char => {
                     // A literal goes through a temporary of its own length.
                     self.ntemps += 1;
-                    let tmp = self.proc.add_var(adjit_jit::ir::Var {
+                    let tmp = self.proc.add_var(adjit_ir::Var {
                         name: format!("_c{}", self.ntemps),
                         ty: Type::Char,
                         dims: Vec::new(),
-                        char_len: Some(adjit_jit::ir::Bound::Const(text.len().max(1) as i64)),
-                        storage: adjit_jit::ir::Storage::Local,
+                        char_len: Some(adjit_ir::Bound::Const(text.len().max(1) as i64)),
+                        storage: adjit_ir::Storage::Local,
                     });
                     let to = CharRef { base: CharBase::Var { var: tmp, index: Vec::new() }, start: None, end: None };
                     self.emit(Inst::CharAssign(to, r), None);

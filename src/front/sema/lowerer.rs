@@ -8,7 +8,7 @@ use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
 use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
 use super::{Program, Unit};
-use adjit_jit::ir::{
+use adjit_ir::{
     Block, BlockId, Bound, Const, Dim, Global, Inst, Proc, Span, Storage, Terminator, Type, Value,
     Var, VarId,
 };
@@ -267,7 +267,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 return self.konst(k, to);
             }
         }
-        self.val(Inst::Convert(v, adjit_jit::ir::Rounding::Trunc), to)
+        self.val(Inst::Convert(v, adjit_ir::Rounding::Trunc), to)
     }
 
     /// A fresh local scalar temporary.
@@ -459,7 +459,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             match global_for(scope, n, gname, &mut self.out.diags) {
                 Some(g) => {
                     self.out.globals.push(g);
-                    Storage::Global(adjit_jit::ir::GlobalId(self.out.globals.len() as u32 - 1))
+                    Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1))
                 }
                 None => return Err(Reported),
             }

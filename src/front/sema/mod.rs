@@ -38,7 +38,7 @@ mod tests;
 
 use super::ast::{self, ProcKind, Procedure, ProgramUnit};
 use super::diag::{Diagnostic, SourceMap};
-use adjit_jit::ir::{self, Module, Type};
+use adjit_ir::{self as ir, Module, Type};
 use lowerer::{Lowerer, Out};
 use scope::{build_scope, Outer, Scope, Sym};
 use std::collections::{BTreeSet, HashMap};

@@ -8,7 +8,7 @@ use super::super::ast::{
 };
 use super::super::diag::Diagnostic;
 use super::consts::{fold, int_kind, real_kind, ConstVal};
-use adjit_jit::ir::{GlobalId, Span, Type};
+use adjit_ir::{GlobalId, Span, Type};
 use std::collections::HashMap;
 
 /// A resolved type: element type and character length.

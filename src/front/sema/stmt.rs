@@ -8,7 +8,7 @@ use super::super::ast::{
 use super::consts::{type_name, ConstVal};
 use super::expr::Operand;
 use super::lowerer::{LoopFrame, Lowerer, Reported, Resolved, R};
-use adjit_jit::ir::{
+use adjit_ir::{
     BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
     Value, VarId,
 };
@@ -195,7 +195,7 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn label_block(&mut self, l: u32, s: &Stmt) -> R<adjit_jit::ir::BlockId> {
+    fn label_block(&mut self, l: u32, s: &Stmt) -> R<adjit_ir::BlockId> {
         match self.labels.get(&l) {
             Some(&b) => Ok(b),
             None => {
@@ -207,7 +207,7 @@ impl Lowerer<'_, '_> {
 
     /// Where a label is written in a GO TO statement (the statement's
     /// position when the text cannot be searched).
-    fn label_span(&self, l: u32, stmt: adjit_jit::ir::Span) -> adjit_jit::ir::Span {
+    fn label_span(&self, l: u32, stmt: adjit_ir::Span) -> adjit_ir::Span {
         let Some(line) = self.prog.map.line(stmt.file, stmt.line) else {
             return stmt;
         };
@@ -221,7 +221,7 @@ impl Lowerer<'_, '_> {
             let after = bytes.get(at + digits.len()).copied();
             let word = |c: Option<u8>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_');
             if !word(before) && !word(after) {
-                return adjit_jit::ir::Span {
+                return adjit_ir::Span {
                     col: at as u32 + 1,
                     ..stmt
                 };
@@ -234,9 +234,9 @@ impl Lowerer<'_, '_> {
     fn loop_body(
         &mut self,
         name: Option<&Name>,
-        cycle: adjit_jit::ir::BlockId,
-        exit: adjit_jit::ir::BlockId,
-        inner: adjit_jit::ir::BlockId,
+        cycle: adjit_ir::BlockId,
+        exit: adjit_ir::BlockId,
+        inner: adjit_ir::BlockId,
         body: &[Stmt],
     ) {
         self.switch_to(inner);
@@ -355,7 +355,7 @@ impl Lowerer<'_, '_> {
     fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
         let decl_intent = self.u().scope.var(&name.text).and_then(|d| d.intent);
         if decl_intent == Some(Intent::In)
-            && matches!(self.proc.var(v).storage, adjit_jit::ir::Storage::Param(_))
+            && matches!(self.proc.var(v).storage, adjit_ir::Storage::Param(_))
         {
             return Err(self.err(
                 name.span,
@@ -585,7 +585,7 @@ impl Lowerer<'_, '_> {
             ));
         }
         let call_args = self.call_args(p, name, args)?;
-        self.emit(Inst::Call(adjit_jit::ir::ProcId(p as u32), call_args), None);
+        self.emit(Inst::Call(adjit_ir::ProcId(p as u32), call_args), None);
         Ok(())
     }
 

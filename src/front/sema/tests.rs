@@ -8,9 +8,9 @@
 use super::super::ast::*;
 use super::super::diag::{Diagnostic, SourceMap};
 use super::compile;
-use crate::interp::Interpreter;
-use adjit_jit::ir::{Inst, Module, Terminator, Type};
-use adjit_jit::Buffer;
+use adjit_ir::interp::Interpreter;
+use adjit_ir::Buffer;
+use adjit_ir::{Inst, Module, Terminator, Type};
 
 fn sp(line: u32, col: u32) -> Span {
     Span { file: 0, line, col }
@@ -194,10 +194,10 @@ fn build(units: Vec<Procedure>) -> Result<Module, Vec<Diagnostic>> {
         units: units.into_iter().map(ProgramUnit::Procedure).collect(),
     };
     let c = compile(&map, &[file])?;
-    if let Err(errs) = adjit_jit::verify::verify_module(&c.module) {
+    if let Err(errs) = adjit_ir::verify::verify_module(&c.module) {
         let text: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
         let listing: String = (0..c.module.procs.len())
-            .map(|p| adjit_jit::print::print_proc(&c.module, adjit_jit::ir::ProcId(p as u32)))
+            .map(|p| adjit_ir::print::print_proc(&c.module, adjit_ir::ProcId(p as u32)))
             .collect();
         panic!("verifier: {}\n{listing}", text.join("\n"));
     }
@@ -330,10 +330,7 @@ fn griewank_reference_value() {
     let p = m.proc(m.find_proc("griewank").unwrap());
     assert!(!p.insts.iter().any(|i| matches!(
         i.kind,
-        Inst::Binary(
-            adjit_jit::ir::BinaryOp::Pow | adjit_jit::ir::BinaryOp::PowI,
-            ..
-        )
+        Inst::Binary(adjit_ir::BinaryOp::Pow | adjit_ir::BinaryOp::PowI, ..)
     )));
 }
 
@@ -377,7 +374,7 @@ fn zero_step_fails() {
     let p = m.find_proc("t").unwrap();
     let mut args = [Buffer::I32(vec![0])];
     let err = Interpreter::new(&m).call(p, &mut args).unwrap_err();
-    assert_eq!(err.kind, adjit_jit::ir::RuntimeErrorKind::DivideByZero);
+    assert_eq!(err.kind, adjit_ir::RuntimeErrorKind::DivideByZero);
 }
 
 #[test]
@@ -734,7 +731,7 @@ fn select_case_dispatches_with_a_switch() {
 #[test]
 fn listing_is_readable() {
     let m = build(vec![griewank()]).unwrap();
-    let text = adjit_jit::print::print_proc(&m, m.find_proc("griewank").unwrap());
+    let text = adjit_ir::print::print_proc(&m, m.find_proc("griewank").unwrap());
     println!("{text}");
     assert!(text.contains("cos"));
 }
@@ -752,7 +749,7 @@ fn compile_source(
         return Err(parse_errors);
     }
     let c = compile(&map, &[ast])?;
-    if let Err(errs) = adjit_jit::verify::verify_module(&c.module) {
+    if let Err(errs) = adjit_ir::verify::verify_module(&c.module) {
         panic!(
             "verifier: {:?}",
             errs.iter().map(|e| e.to_string()).collect::<Vec<_>>()
@@ -841,7 +838,7 @@ fn many_features_match_gfortran() {
         Ok(c) => c,
         Err(e) => panic!("{}", crate::front::diag::Rendered(&map, &e)),
     };
-    adjit_jit::verify::verify_module(&c.module).expect("verifies");
+    adjit_ir::verify::verify_module(&c.module).expect("verifies");
     // The driver (array constructors, PRINT) is lowered too.
     assert!(c.module.find_proc("p").is_some());
     let m = c.module;
@@ -887,7 +884,7 @@ fn many_features_match_gfortran() {
         .position(|g| g.name == "consts::counter")
         .expect("module global");
     assert_eq!(
-        interp.global(adjit_jit::ir::GlobalId(counter as u32)),
+        interp.global(adjit_ir::GlobalId(counter as u32)),
         Some(&Buffer::I32(vec![5]))
     );
 }
@@ -1052,7 +1049,7 @@ fn print_bratu_listing() {
     let m = compile_source(BRATU, crate::front::source::SourceForm::Fixed).unwrap();
     println!(
         "{}",
-        adjit_jit::print::print_proc(&m, m.find_proc("bratu").unwrap())
+        adjit_ir::print::print_proc(&m, m.find_proc("bratu").unwrap())
     );
 }
 
@@ -1101,7 +1098,7 @@ end subroutine
     let (r, _) = call(1);
     assert_eq!(
         r.unwrap_err().kind,
-        adjit_jit::ir::RuntimeErrorKind::Stop(Some("ten".into()))
+        adjit_ir::RuntimeErrorKind::Stop(Some("ten".into()))
     );
     let (r, args) = call(2);
     r.unwrap();
