@@ -8,15 +8,16 @@
 #   scripts/golden.sh --write        rewrite tests/corpus/<name>.golden.json
 #   scripts/golden.sh ... FILE...    restrict to some corpus programs
 #
-# For every `adjit-test:` header line of a program, `adjit oracle-driver`
-# writes a Fortran main program that sets the arguments as the CLI would and
-# prints the arguments after the call as `adjit run --json` does; gfortran
-# -O0 compiles the program with the driver, and the last line of its output
-# is the case's expected result. A golden file is a JSON array of
+# For every `adjit-test:` header line of a program, `adjit-oracle` (the
+# test-only crate tests/oracle) writes a Fortran main program that sets the
+# arguments as the CLI would and prints the arguments after the call as
+# `adjit run --json` does; gfortran -O0 compiles the program with the driver,
+# and the last line of its output is the case's expected result. A golden
+# file is a JSON array of
 # {"case": "<header arguments>", "expected": <run --json object>}.
 #
-# Environment: ADJIT (the adjit binary; default: built with cargo),
-# GFORTRAN (default gfortran), CARGO_TARGET_DIR as for cargo.
+# Environment: ADJIT_ORACLE (the adjit-oracle binary; default: built with
+# cargo), GFORTRAN (default gfortran), CARGO_TARGET_DIR as for cargo.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,9 +39,9 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 
 gfortran=${GFORTRAN:-gfortran}
-if [ -z "${ADJIT:-}" ]; then
-  (cd "$root" && cargo build -q --release --bin adjit)
-  ADJIT="${CARGO_TARGET_DIR:-$root/target}/release/adjit"
+if [ -z "${ADJIT_ORACLE:-}" ]; then
+  (cd "$root" && cargo build -q --release -p adjit-oracle)
+  ADJIT_ORACLE="${CARGO_TARGET_DIR:-$root/target}/release/adjit-oracle"
 fi
 
 work=$(mktemp -d)
@@ -58,8 +59,8 @@ for src in "${files[@]}"; do
     build="$work/build-$stem"
     rm -rf "$build"; mkdir -p "$build"
     read -r -a argv <<< "$case_args"
-    if ! "$ADJIT" oracle-driver "$src" "${argv[@]}" > "$build/driver.f90" 2> "$build/err"; then
-      echo "golden.sh: $name [$case_args]: oracle-driver failed: $(cat "$build/err")" >&2
+    if ! "$ADJIT_ORACLE" "$src" "${argv[@]}" > "$build/driver.f90" 2> "$build/err"; then
+      echo "golden.sh: $name [$case_args]: adjit-oracle failed: $(cat "$build/err")" >&2
       failed=1; continue
     fi
     if ! "$gfortran" -O0 -ffree-line-length-none -J "$build" -o "$build/prog" \

@@ -3,7 +3,6 @@
 pub mod ad;
 pub mod engine;
 pub mod front;
-pub mod oracle;
 pub mod timing;
 
 pub use adjit_ir as ir;

@@ -82,7 +82,6 @@ pub(crate) fn dispatch(cl: &CommandLine) -> CmdResult {
         "check" => check::check(cl),
         "bench" => bench::bench(cl),
         "repl" => repl::repl(),
-        "oracle-driver" => oracle_driver(cl),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
     }
 }
@@ -618,15 +617,4 @@ fn derived_listing(
         }
     }
     out
-}
-
-fn oracle_driver(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(COMMON)?;
-    let engine = engine(cl)?;
-    let f = engine.entry(cl.value("entry"))?;
-    let args = arguments(cl, Args::new(engine.module().proc(f)))?;
-    let text = adjit::oracle::driver_source(engine.module(), f, args.buffers())
-        .map_err(|e| Failure::Usage(e.to_string()))?;
-    out!("{text}");
-    Ok(0)
 }

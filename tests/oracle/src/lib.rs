@@ -5,11 +5,13 @@
 //!
 //! Compiling the original source together with the driver by gfortran gives
 //! the reference result adjit's interpreter and JIT are compared against
-//! (`scripts/golden.sh`, `tests/corpus.rs`). This module owns the driver
-//! text only: argument shapes come from the IR parameter declarations,
-//! evaluated by the argument contract the interpreter and the JIT share
-//! ([`resolve_arguments`]); values come from the [`Buffer`]s the CLI builds
-//! from `--set` / `--input`.
+//! (`scripts/golden.sh`, `tests/corpus.rs`). This test-only crate owns the
+//! driver text only and knows the IR, not Fortran parsing nor derivatives:
+//! argument shapes come from the IR parameter declarations, evaluated by the
+//! argument contract the interpreter and the JIT share
+//! ([`resolve_arguments`]); values come from the [`Buffer`]s the `adjit-oracle`
+//! binary builds from `--set` as the CLI does. The `adjit` library does not
+//! depend on it.
 //!
 //! The driver:
 //! * `use`s the module of a module procedure ([`Proc::module`]), or declares
