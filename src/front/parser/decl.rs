@@ -1,0 +1,707 @@
+//! Declarations: the specification part of a unit, type declarations with
+//! their attributes and entities, IMPLICIT, USE, DATA and the other
+//! specification statements, and the rule that tells statement functions
+//! from array element assignments.
+
+use super::expr::Built;
+use super::*;
+
+/// Names declared as arrays, by scope (a contained procedure sees its
+/// host's arrays), to tell statement functions from array assignments.
+#[derive(Default)]
+pub(super) struct ArrayNames {
+    counts: HashMap<String, u32>,
+    log: Vec<String>,
+    scopes: Vec<usize>,
+}
+
+impl ArrayNames {
+    pub(super) fn push_scope(&mut self) {
+        self.scopes.push(self.log.len());
+    }
+    pub(super) fn pop_scope(&mut self) {
+        let mark = self.scopes.pop().unwrap_or(0);
+        for name in self.log.drain(mark..) {
+            if let Some(count) = self.counts.get_mut(&name) {
+                *count -= 1;
+                if *count == 0 {
+                    self.counts.remove(&name);
+                }
+            }
+        }
+    }
+    fn add(&mut self, name: &str) {
+        *self.counts.entry(name.to_string()).or_insert(0) += 1;
+        self.log.push(name.to_string());
+    }
+    fn contains(&self, name: &str) -> bool {
+        self.counts.contains_key(name)
+    }
+    /// Records the arrays a declaration declares.
+    pub(super) fn add_from(&mut self, decl: &DeclKind) {
+        match decl {
+            DeclKind::Type {
+                attrs, entities, ..
+            } => {
+                let all = attrs.iter().any(|a| matches!(a, Attr::Dimension(_)));
+                for e in entities.iter().filter(|e| all || e.dims.is_some()) {
+                    self.add(&e.name.text);
+                }
+            }
+            DeclKind::Dimension(entities) => {
+                for e in entities {
+                    self.add(&e.name.text);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// If an assignment in the specification part has the shape of a statement
+/// function definition (`f(a, b) = expr`, `f` not an array), the statement
+/// function.
+fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKind> {
+    let StmtKind::Assign { target, value } = kind else {
+        return None;
+    };
+    let ExprKind::Apply { name, args } = &target.kind else {
+        return None;
+    };
+    if arrays.contains(&name.text) {
+        return None;
+    }
+    let dummies = args
+        .iter()
+        .map(|arg| match (&arg.keyword, &arg.value) {
+            (
+                None,
+                ArgValue::Expr(Expr {
+                    kind: ExprKind::Name(n),
+                    ..
+                }),
+            ) => Some(n.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<Name>>>()?;
+    Some(DeclKind::StmtFunction {
+        name: name.clone(),
+        args: dummies,
+        body: value.clone(),
+    })
+}
+
+/// Attribute and statement keywords the subset rejects as specification
+/// statements, with the keyword reported.
+const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 19] = [
+    ("common", "COMMON"),
+    ("equivalence", "EQUIVALENCE"),
+    ("namelist", "NAMELIST"),
+    ("allocatable", "ALLOCATABLE"),
+    ("pointer", "POINTER"),
+    ("target", "TARGET"),
+    ("optional", "OPTIONAL"),
+    ("public", "PUBLIC"),
+    ("private", "PRIVATE"),
+    ("sequence", "SEQUENCE"),
+    ("include", "INCLUDE"),
+    ("volatile", "VOLATILE"),
+    ("value", "VALUE"),
+    ("protected", "PROTECTED"),
+    ("import", "IMPORT"),
+    ("procedure", "PROCEDURE"),
+    ("asynchronous", "ASYNCHRONOUS"),
+    ("contiguous", "CONTIGUOUS"),
+    ("enum", "ENUM"),
+];
+
+impl Parser {
+    /// The specification part: declarations and statement functions, up to
+    /// the first executable statement.
+    pub(super) fn parse_specification_part(
+        &mut self,
+        allow_statement_functions: bool,
+    ) -> Vec<Decl> {
+        let mut decls = Vec::new();
+        loop {
+            let line = self.bump();
+            let kind = match line.kind {
+                LineKind::Decl(kind) => kind,
+                LineKind::Error => continue,
+                LineKind::Exec(ref exec) if allow_statement_functions => {
+                    match as_statement_function(exec, &self.arrays) {
+                        Some(kind) => kind,
+                        None => {
+                            self.unbump(line);
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    self.unbump(line);
+                    break;
+                }
+            };
+            self.arrays.add_from(&kind);
+            decls.push(Decl {
+                kind,
+                span: line.span,
+            });
+        }
+        decls
+    }
+}
+
+impl<'s> StmtParser<'s> {
+    pub(super) fn at_type_keyword(&self) -> bool {
+        [
+            "integer",
+            "real",
+            "doubleprecision",
+            "doublecomplex",
+            "complex",
+            "logical",
+            "character",
+        ]
+        .iter()
+        .any(|k| self.at_kw(k))
+            || ["type", "class"].iter().any(|k| {
+                self.keyword_end(k)
+                    .is_some_and(|end| self.kind_at(end) == Some(TokenKind::LParen))
+            })
+    }
+
+    /// A type specification. With `paren_kind` false (IMPLICIT), a
+    /// parenthesized group is a kind selector only when another group
+    /// follows it.
+    pub(super) fn type_spec(&mut self, paren_kind: bool) -> PResult<TypeSpec> {
+        let span = self.span_here();
+        let base = if self.eat_kw("integer") {
+            BaseType::Integer
+        } else if self.eat_kw("real") {
+            BaseType::Real
+        } else if self.eat_kw("doubleprecision") {
+            return Ok(TypeSpec {
+                base: BaseType::DoublePrecision,
+                kind: None,
+                len: None,
+                span,
+            });
+        } else if self.eat_kw("doublecomplex") {
+            return Ok(TypeSpec {
+                base: BaseType::Complex,
+                kind: None,
+                len: None,
+                span,
+            });
+        } else if self.eat_kw("complex") {
+            BaseType::Complex
+        } else if self.eat_kw("logical") {
+            BaseType::Logical
+        } else if self.eat_kw("character") {
+            BaseType::Character
+        } else if self.eat_kw("type") || self.eat_kw("class") {
+            self.expect(TokenKind::LParen)?;
+            let name = self.name("a derived type name")?;
+            self.expect(TokenKind::RParen)?;
+            return Ok(TypeSpec {
+                base: BaseType::Derived(name),
+                kind: None,
+                len: None,
+                span,
+            });
+        } else {
+            return Err(self.error_here("a type"));
+        };
+        let mut spec = TypeSpec {
+            base,
+            kind: None,
+            len: None,
+            span,
+        };
+        let selector_group = self.at(TokenKind::LParen)
+            && (paren_kind || {
+                let close = self.matching[self.pos];
+                close != u32::MAX && self.kind_at(close as usize + 1) == Some(TokenKind::LParen)
+            });
+        if spec.base == BaseType::Character {
+            if self.eat(TokenKind::Star) {
+                spec.len = Some(self.star_char_len()?);
+            } else if selector_group {
+                self.char_selector(&mut spec)?;
+            }
+        } else if self.eat(TokenKind::Star) {
+            let value = self.int_literal_expr()?;
+            spec.kind = Some(value);
+        } else if selector_group {
+            self.expect(TokenKind::LParen)?;
+            if self.at_kw("kind") && self.kind_at(self.pos + 1) == Some(TokenKind::Assign) {
+                self.pos += 2;
+            }
+            spec.kind = Some(self.expr()?);
+            self.expect(TokenKind::RParen)?;
+        }
+        Ok(spec)
+    }
+
+    /// `(len=10)`, `(10)`, `(*)`, `(len=*, kind=1)`, `(10, 1)`.
+    fn char_selector(&mut self, spec: &mut TypeSpec) -> PResult<()> {
+        self.expect(TokenKind::LParen)?;
+        let mut position = 0;
+        loop {
+            let keyword = if self.kind_at(self.pos + 1) == Some(TokenKind::Assign)
+                && (self.at_kw("len") || self.at_kw("kind"))
+            {
+                let k = self.text_at(self.pos);
+                self.pos += 2;
+                Some(k)
+            } else {
+                None
+            };
+            let is_len = match keyword {
+                Some(k) => k == "len",
+                None => position == 0,
+            };
+            if is_len {
+                spec.len = Some(self.char_len_value()?);
+            } else {
+                spec.kind = Some(self.expr()?);
+            }
+            position += 1;
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::RParen)
+    }
+
+    /// A length value inside a selector: `*`, or an expression.
+    fn char_len_value(&mut self) -> PResult<CharLen> {
+        if self.eat(TokenKind::Star) {
+            Ok(CharLen::Assumed)
+        } else if self.at(TokenKind::Colon) {
+            Err(Diagnostic::error(
+                self.span_here(),
+                "deferred-length CHARACTER (len=:) is not supported",
+            ))
+        } else {
+            Ok(CharLen::Expr(self.expr()?))
+        }
+    }
+
+    /// The length after `*`: `10`, `(*)`, `(n+1)`.
+    fn star_char_len(&mut self) -> PResult<CharLen> {
+        if self.eat(TokenKind::LParen) {
+            let len = self.char_len_value()?;
+            self.expect(TokenKind::RParen)?;
+            Ok(len)
+        } else {
+            Ok(CharLen::Expr(self.int_literal_expr()?))
+        }
+    }
+
+    /// An integer literal as an expression (`*8`, `*10`).
+    fn int_literal_expr(&mut self) -> PResult<Expr> {
+        if !self.at(TokenKind::Int) {
+            return Err(self.error_here("an integer length"));
+        }
+        Ok(self.primary()?.expr)
+    }
+
+    /// The attributes and entities after a type specification.
+    pub(super) fn type_declaration(&mut self, ty: TypeSpec) -> PResult<DeclKind> {
+        self.what = "type declaration";
+        let mut attrs = Vec::new();
+        if self.eat(TokenKind::Comma) {
+            loop {
+                attrs.push(self.attribute()?);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::DoubleColon)?;
+        } else {
+            self.eat(TokenKind::DoubleColon);
+        }
+        let mut entities = Vec::new();
+        loop {
+            entities.push(self.entity(true)?);
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect_end()?;
+        Ok(DeclKind::Type {
+            ty,
+            attrs,
+            entities,
+        })
+    }
+
+    fn attribute(&mut self) -> PResult<Attr> {
+        let name = self.name("an attribute")?;
+        Ok(match name.text.as_str() {
+            "dimension" => Attr::Dimension(self.array_spec()?),
+            "intent" => Attr::Intent(self.intent_spec()?),
+            "parameter" => Attr::Parameter,
+            "save" => Attr::Save,
+            "external" => Attr::External,
+            "intrinsic" => Attr::Intrinsic,
+            _ => {
+                if self.at(TokenKind::LParen) {
+                    self.skip_group()?;
+                }
+                Attr::Other(name)
+            }
+        })
+    }
+
+    /// `(in)`, `(out)`, `(inout)`, `(in out)`.
+    fn intent_spec(&mut self) -> PResult<Intent> {
+        self.expect(TokenKind::LParen)?;
+        let intent = if self.eat_kw("inout") {
+            Intent::InOut
+        } else if self.eat_kw("in") {
+            Intent::In
+        } else if self.eat_kw("out") {
+            Intent::Out
+        } else {
+            return Err(self.error_here("IN, OUT or INOUT"));
+        };
+        self.expect(TokenKind::RParen)?;
+        Ok(intent)
+    }
+
+    /// `(d1, d2, ...)` array bounds.
+    fn array_spec(&mut self) -> PResult<Vec<DimSpec>> {
+        self.expect(TokenKind::LParen)?;
+        let mut dims = Vec::new();
+        loop {
+            let lower = if self.at(TokenKind::Star) || self.at(TokenKind::Colon) {
+                None
+            } else {
+                Some(self.expr()?)
+            };
+            let dim = if lower.is_none() && self.eat(TokenKind::Star) {
+                DimSpec::AssumedSize { lower: None }
+            } else if self.eat(TokenKind::Colon) {
+                if self.eat(TokenKind::Star) {
+                    DimSpec::AssumedSize { lower }
+                } else if self.at(TokenKind::Comma) || self.at(TokenKind::RParen) {
+                    DimSpec::AssumedShape { lower }
+                } else {
+                    DimSpec::Explicit {
+                        lower,
+                        upper: self.expr()?,
+                    }
+                }
+            } else {
+                match lower {
+                    Some(upper) => DimSpec::Explicit { lower: None, upper },
+                    None => return Err(self.error_here("an array bound")),
+                }
+            };
+            dims.push(dim);
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::RParen)?;
+        Ok(dims)
+    }
+
+    /// One declared entity: `name [(dims)] [*len] [= init]`.
+    fn entity(&mut self, allow_init: bool) -> PResult<Entity> {
+        let name = self.name("a variable name")?;
+        let dims = if self.at(TokenKind::LParen) {
+            Some(self.array_spec()?)
+        } else {
+            None
+        };
+        let char_len = if self.eat(TokenKind::Star) {
+            Some(self.star_char_len()?)
+        } else {
+            None
+        };
+        let init = if allow_init && self.eat(TokenKind::Assign) {
+            Some(self.expr()?)
+        } else if allow_init && self.at(TokenKind::Arrow) {
+            return Err(Diagnostic::error(
+                self.span_here(),
+                "pointer initialization ('=>') is not supported",
+            ));
+        } else if allow_init && self.eat(TokenKind::Slash) {
+            // Old-style initialization: `real x /1.0/`.
+            let value = self.data_value()?;
+            if value.0.is_some() || !self.at(TokenKind::Slash) {
+                return Err(Diagnostic::error(
+                    self.span_here(),
+                    "only a single value is supported in an old-style initialization '/value/'",
+                ));
+            }
+            self.expect(TokenKind::Slash)?;
+            Some(value.1)
+        } else {
+            None
+        };
+        Ok(Entity {
+            name,
+            dims,
+            char_len,
+            init,
+        })
+    }
+
+    /// Specification statements other than type declarations.
+    pub(super) fn specification_statement(&mut self) -> PResult<Option<LineKind>> {
+        let decl = if self.eat_kw("implicit") {
+            self.what = "IMPLICIT statement";
+            self.implicit()?
+        } else if self.eat_kw("use") {
+            self.what = "USE statement";
+            self.use_statement()?
+        } else if self.eat_kw("dimension") {
+            self.what = "DIMENSION statement";
+            self.eat(TokenKind::DoubleColon);
+            let mut entities = Vec::new();
+            loop {
+                let entity = self.entity(false)?;
+                if entity.dims.is_none() {
+                    return Err(Diagnostic::error(
+                        entity.name.span,
+                        format!(
+                            "'{}' needs array bounds in a DIMENSION statement",
+                            entity.name.text
+                        ),
+                    ));
+                }
+                entities.push(entity);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            DeclKind::Dimension(entities)
+        } else if self.eat_kw("parameter") {
+            self.what = "PARAMETER statement";
+            self.expect(TokenKind::LParen)?;
+            let mut pairs = Vec::new();
+            loop {
+                let name = self.name("a constant name")?;
+                self.expect(TokenKind::Assign)?;
+                pairs.push((name, self.expr()?));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::RParen)?;
+            DeclKind::Parameter(pairs)
+        } else if self.eat_kw("save") {
+            self.what = "SAVE statement";
+            self.eat(TokenKind::DoubleColon);
+            if self.at(TokenKind::Slash) || self.at(TokenKind::Concat) {
+                self.pos = self.toks.len();
+                DeclKind::Unsupported("SAVE of a COMMON block".to_string())
+            } else if self.at_end() {
+                DeclKind::Save(Vec::new())
+            } else {
+                DeclKind::Save(self.name_list("a variable name")?)
+            }
+        } else if self.eat_kw("external") {
+            self.what = "EXTERNAL statement";
+            self.eat(TokenKind::DoubleColon);
+            DeclKind::External(self.name_list("a procedure name")?)
+        } else if self.eat_kw("intrinsic") {
+            self.what = "INTRINSIC statement";
+            self.eat(TokenKind::DoubleColon);
+            DeclKind::Intrinsic(self.name_list("an intrinsic procedure name")?)
+        } else if self.at_kw("intent") {
+            self.eat_kw("intent");
+            self.what = "INTENT statement";
+            let intent = self.intent_spec()?;
+            self.eat(TokenKind::DoubleColon);
+            DeclKind::Intent(intent, self.name_list("a dummy argument name")?)
+        } else if self.eat_kw("data") {
+            self.what = "DATA statement";
+            DeclKind::Data(self.data_groups()?)
+        } else if self.at_kw("interface") || self.at_kw("abstractinterface") {
+            self.pos = self.toks.len();
+            return Ok(Some(LineKind::Skip(SkippedBlock::Interface)));
+        } else if self.at_kw("type") {
+            // A TYPE definition (`type(x) :: v` declarations were parsed as
+            // type declarations before).
+            self.pos = self.toks.len();
+            return Ok(Some(LineKind::Skip(SkippedBlock::TypeDefinition)));
+        } else if let Some(&(_, keyword)) = UNSUPPORTED_SPECIFICATIONS
+            .iter()
+            .find(|(kw, _)| self.at_kw(kw))
+        {
+            self.pos = self.toks.len();
+            DeclKind::Unsupported(keyword.to_string())
+        } else {
+            return Ok(None);
+        };
+        self.expect_end()?;
+        Ok(Some(LineKind::Decl(decl)))
+    }
+
+    fn implicit(&mut self) -> PResult<DeclKind> {
+        if self.eat_kw("none") {
+            if self.at(TokenKind::LParen) {
+                self.skip_group()?;
+            }
+            return Ok(DeclKind::ImplicitNone);
+        }
+        let mut rules = Vec::new();
+        loop {
+            let ty = self.type_spec(false)?;
+            self.expect(TokenKind::LParen)?;
+            let mut ranges = Vec::new();
+            loop {
+                let first = self.letter()?;
+                let last = if self.eat(TokenKind::Minus) {
+                    self.letter()?
+                } else {
+                    first
+                };
+                ranges.push((first, last));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::RParen)?;
+            rules.push((ty, ranges));
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        Ok(DeclKind::Implicit(rules))
+    }
+
+    fn letter(&mut self) -> PResult<char> {
+        let text = self.text_at(self.pos);
+        let mut chars = text.chars();
+        match (self.peek_kind(), chars.next(), chars.next()) {
+            (Some(TokenKind::Name), Some(c), None) if c.is_ascii_alphabetic() => {
+                self.pos += 1;
+                Ok(c)
+            }
+            _ => Err(self.error_here("a letter")),
+        }
+    }
+
+    fn use_statement(&mut self) -> PResult<DeclKind> {
+        if self.eat(TokenKind::Comma) {
+            if !(self.eat_kw("intrinsic") || self.eat_kw("non_intrinsic")) {
+                return Err(self.error_here("INTRINSIC or NON_INTRINSIC"));
+            }
+            self.expect(TokenKind::DoubleColon)?;
+        } else {
+            self.eat(TokenKind::DoubleColon);
+        }
+        let module = self.name("the module name")?;
+        let mut only = None;
+        if self.eat(TokenKind::Comma) {
+            if !self.eat_kw("only") {
+                return Err(Diagnostic::error(
+                    self.span_here(),
+                    "USE with a rename list is not supported (use ONLY:)",
+                ));
+            }
+            self.expect(TokenKind::Colon)?;
+            let mut names = Vec::new();
+            while !self.at_end() {
+                let name = self.name("a name in the ONLY list")?;
+                if self.at(TokenKind::Arrow) {
+                    return Err(Diagnostic::error(
+                        self.span_here(),
+                        "renaming in a USE statement is not supported",
+                    ));
+                }
+                if self.at(TokenKind::LParen) {
+                    return Err(Diagnostic::error(
+                        name.span,
+                        "operators and assignments in an ONLY list are not supported",
+                    ));
+                }
+                names.push(name);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            only = Some(names);
+        }
+        Ok(DeclKind::Use { module, only })
+    }
+
+    /// The `objects /values/` groups of a DATA statement.
+    fn data_groups(&mut self) -> PResult<Vec<DataGroup>> {
+        let mut groups = Vec::new();
+        loop {
+            let mut objects = Vec::new();
+            loop {
+                objects.push(self.data_object()?.expr);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::Slash)?;
+            let mut values = Vec::new();
+            loop {
+                values.push(self.data_value()?);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::Slash)?;
+            groups.push(DataGroup { objects, values });
+            self.eat(TokenKind::Comma);
+            if self.at_end() {
+                break;
+            }
+        }
+        Ok(groups)
+    }
+
+    /// A DATA object: a variable, element, substring, or implied DO.
+    fn data_object(&mut self) -> PResult<Built> {
+        if self.at(TokenKind::LParen) {
+            if let Some(control) = self.implied_do_control() {
+                return self.implied_do(control, Self::data_object);
+            }
+        }
+        if !self.at(TokenKind::Name) {
+            return Err(self.error_here("a variable or an implied DO loop"));
+        }
+        self.name_primary()
+    }
+
+    /// A DATA value: `[repeat *] [sign] constant`.
+    fn data_value(&mut self) -> PResult<(Option<Expr>, Expr)> {
+        let repeat = if matches!(self.peek_kind(), Some(TokenKind::Int | TokenKind::Name))
+            && self.kind_at(self.pos + 1) == Some(TokenKind::Star)
+        {
+            let r = self.primary()?.expr;
+            self.pos += 1;
+            Some(r)
+        } else {
+            None
+        };
+        let value = if self.at(TokenKind::Minus) || self.at(TokenKind::Plus) {
+            let span = self.span_here();
+            let op = if self.eat(TokenKind::Minus) {
+                UnOp::Neg
+            } else {
+                self.pos += 1;
+                UnOp::Plus
+            };
+            let operand = self.primary()?;
+            Expr {
+                kind: ExprKind::Unary(op, Box::new(operand.expr)),
+                span,
+            }
+        } else {
+            self.primary()?.expr
+        };
+        Ok((repeat, value))
+    }
+}
