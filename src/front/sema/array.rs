@@ -5,9 +5,8 @@
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::consts::{numeric_inquiry, type_name};
-use super::expr::Operand;
 use super::intrinsics::{is_elemental, is_reduction};
-use super::lowerer::{Lowerer, Resolved, R};
+use super::lowerer::{Lowerer, Operand, Resolved, R};
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Span, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.

@@ -4,20 +4,12 @@
 
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
-use super::lowerer::{Lowerer, Reported, Resolved, R};
+use super::lowerer::{Lowerer, Operand, Reported, Resolved, R};
 use super::scope::StmtFn;
 use adjit_ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId,
 };
 use std::collections::HashMap;
-
-/// The value of an expression.
-pub(crate) enum Operand {
-    /// A numeric or logical SSA value.
-    Num(Value, Type),
-    /// Character data.
-    Char(CharRef),
-}
 
 impl Lowerer<'_, '_> {
     /// Lowers an expression.

@@ -4,8 +4,7 @@
 
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
-use super::expr::Operand;
-use super::lowerer::{Lowerer, Resolved, R};
+use super::lowerer::{Lowerer, Operand, Resolved, R};
 use adjit_ir::{BinaryOp, Const, Inst, Rounding, Type, UnaryOp, Value};
 
 /// How an intrinsic is lowered.

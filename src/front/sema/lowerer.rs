@@ -9,8 +9,8 @@ use super::consts::{fold, ConstVal};
 use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
 use super::{Program, Unit};
 use adjit_ir::{
-    Block, BlockId, Bound, Const, Dim, Global, Inst, Proc, Span, Storage, Terminator, Type, Value,
-    Var, VarId,
+    Block, BlockId, Bound, CharRef, Const, Dim, Global, Inst, Proc, Span, Storage, Terminator,
+    Type, Value, Var, VarId,
 };
 use std::collections::{BTreeSet, HashMap};
 
@@ -54,6 +54,14 @@ pub(crate) struct Reported;
 
 /// Result of a lowering step.
 pub(crate) type R<T> = Result<T, Reported>;
+
+/// The value of an expression.
+pub(crate) enum Operand {
+    /// A numeric or logical SSA value.
+    Num(Value, Type),
+    /// Character data.
+    Char(CharRef),
+}
 
 /// What a name means at a point of a procedure.
 pub(crate) enum Resolved<'p> {

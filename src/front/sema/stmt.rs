@@ -6,8 +6,7 @@ use super::super::ast::{
     Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
 };
 use super::consts::{type_name, ConstVal};
-use super::expr::Operand;
-use super::lowerer::{LoopFrame, Lowerer, Reported, Resolved, R};
+use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
 use adjit_ir::{
     BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
     Value, VarId,
