@@ -23,7 +23,7 @@
 //! # Meaning of every instruction
 //!
 //! The semantics are documented on [`Inst`], [`UnaryOp`], [`BinaryOp`] and
-//! [`Terminator`]; the interpreter in the `adjit` crate is the executable
+//! [`Terminator`]; the interpreter ([`crate::interp`]) is the executable
 //! definition and the Cranelift lowering must agree with it.
 
 use std::fmt;

@@ -11,7 +11,7 @@
 //! that records the error in the runtime context and returns status 1; no
 //! Cranelift trap is ever emitted for them.
 //!
-//! Agreement with the interpreter (`adjit::interp`) is bit for bit on
+//! Agreement with the interpreter (`adjit_ir::interp`) is bit for bit on
 //! successful calls (checked by `tests/jit_vs_interp.rs`). Documented
 //! differences (none affects a successful call of conforming Fortran):
 //!
