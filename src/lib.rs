@@ -1,4 +1,11 @@
 //! adjit: a JIT-compiling differentiating engine for Fortran subroutines.
+//!
+//! This crate owns the Fortran front end ([`front`]), the derivative
+//! transforms ([`ad`]) and the public API over them ([`engine`]); the IR it
+//! produces and rewrites is [`ir`] (crate `adjit-ir`) and the compiler that
+//! runs it is [`jit`] (crate `adjit-jit`), both re-exported. It knows nothing
+//! of the command line (the `adjit` binary, `src/cli/`) or of the gfortran
+//! test oracle (`tests/oracle/`). ARCHITECTURE.md draws the layers.
 
 pub mod ad;
 pub mod engine;

@@ -1,4 +1,5 @@
-//! The `adjit` command-line program.
+//! The `adjit` command-line program: a thin `main` over [`cli`], which uses
+//! the library's public API only.
 
 mod cli;
 

@@ -1,6 +1,10 @@
 //! Automatic differentiation of code lists: activity analysis, the tangent
 //! (forward) transform and the adjoint (reverse) transform.
 //!
+//! It owns the rewriting of IR into derivative IR and knows the IR only:
+//! nothing of Fortran (the front end), of code generation (the jit crate
+//! compiles what this module produces) or of the public API.
+//!
 //! * [`rules`] holds the local partial derivatives of every IR operation, in
 //!   one place shared by both transforms.
 //! * [`activity`] decides which variables and values carry derivatives.

@@ -1,6 +1,7 @@
 //! The `adjit` command line: `run`, `ir`, `grad`, `jacobian`, `emit`,
-//! `check`, `bench` and `repl`, per the contract in DESIGN.md. It uses the
-//! public API only.
+//! `check`, `bench` and `repl`, per the contract in DESIGN.md. It owns
+//! option parsing and output formats, and knows the public API only
+//! (`adjit::engine` and what the library re-exports), no internals.
 
 /// `print!` to standard output; a closed pipe (`adjit ... | head`) ends
 /// the program quietly instead of panicking.

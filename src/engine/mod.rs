@@ -1,6 +1,10 @@
 //! The public API: compile Fortran source into callable primal, tangent and
 //! adjoint procedures.
 //!
+//! It owns the thin layer that drives every other part (front end, AD
+//! transforms, JIT or interpreter) and turns their errors into located
+//! [`Error`]s; it knows nothing of the command line built on it.
+//!
 //! ```no_run
 //! use adjit::engine::Engine;
 //! let engine = Engine::from_source("f.f90", "subroutine sq(x, y)\n  double precision x, y\n  y = x*x\nend subroutine\n")?;
