@@ -1,5 +1,8 @@
 //! Argument storage shared by the interpreter and compiled code: one typed,
 //! contiguous, column-major buffer per procedure argument.
+//!
+//! Host-side storage only: it knows the IR's types, not how the interpreter
+//! or compiled code address it.
 
 use crate::ir::Type;
 

@@ -1,5 +1,8 @@
 //! [`ProcBuilder`]: a convenient way to fill in a [`Proc`].
 //!
+//! It appends instructions and derives their types; checking them is the
+//! verifier's work ([`crate::verify`]).
+//!
 //! In the spirit of cranelift-frontend's `FunctionBuilder`, but for the
 //! code-list IR: the builder wraps `&mut Proc`, keeps a *current block* and a
 //! *current span*, and offers one method per instruction that appends it to

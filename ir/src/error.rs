@@ -1,4 +1,7 @@
 //! Runtime errors reported by generated code and by the interpreter.
+//!
+//! It describes errors; raising them is the interpreter's and the JIT
+//! runtime's work.
 
 use crate::ir::{ProcId, RuntimeErrorKind, Span};
 use std::fmt;

@@ -1,6 +1,9 @@
 //! The reference interpreter: the executable definition of the code-list IR
 //! (see the crate root for the meaning of every instruction).
 //!
+//! It knows the IR only; the JIT (`adjit-jit`) must agree with it, not the
+//! other way round.
+//!
 //! Memory is flat typed storage: every variable lives in a *slot* (a
 //! [`Buffer`]) at an offset, so that passing an array element by reference
 //! (Fortran sequence association) hands the callee a `(slot, offset)` view of

@@ -1,5 +1,7 @@
 //! The code-list IR: what every other part of adjit produces or consumes.
 //!
+//! It depends on nothing else in adjit, and every other part depends on it.
+//!
 //! A [`Module`] holds [`Proc`]s (procedures) and [`Global`]s (storage that
 //! outlives a call: module variables, SAVE and DATA variables). A procedure
 //! owns three arenas, each addressed by a typed handle:

@@ -1,6 +1,8 @@
 //! The text form of code lists: `Display` for [`Module`] and
 //! [`print_proc`] for one procedure.
 //!
+//! Text output only: it has no parser and knows nothing of Fortran.
+//!
 //! The listing reads like the code lists of the source papers:
 //!
 //! ```text

@@ -3,6 +3,9 @@
 //! is evaluated at procedure entry, and how argument buffers are checked
 //! against it.
 //!
+//! It evaluates shapes and checks sizes; it neither allocates storage nor
+//! runs code.
+//!
 //! Rules (see also [`crate::ir::Var`] and [`crate::ir::Dim`]):
 //!
 //! * bounds are [`Bound`](crate::ir::Bound) expressions evaluated once at entry; a bound

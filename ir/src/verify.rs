@@ -3,6 +3,8 @@
 //! Cranelift lowering can rely on them (and never panic on a verified
 //! module).
 //!
+//! It checks and reports; it never rewrites a module.
+//!
 //! # Typing rules (the one place they are written down)
 //!
 //! "Numeric" means I32, I64, F32 or F64; no value ever has type `Char`.

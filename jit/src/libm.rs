@@ -2,6 +2,8 @@
 //! behind the IR's float operations and the runtime helpers. Every symbol is
 //! registered with the JIT builder up front so no lookup can fail at link
 //! time.
+//!
+//! It knows symbol names and addresses, not the IR.
 
 use crate::runtime;
 

@@ -1,5 +1,8 @@
 //! Block-local value numbering: the IR optimisation run before lowering.
 //!
+//! It rewrites the IR it is given for code generation only, without knowing
+//! where that IR came from.
+//!
 //! Code lists are built statement by statement, so a block often computes
 //! the same value several times: Bratu's loop evaluates
 //! `exp(x(i)/(1.0+prm(2)*x(i)))` in three consecutive statements, and

@@ -2,6 +2,8 @@
 //! compiled procedure (stack registers, error slot, arena), the [`Runtime`]
 //! that owns it, and the `extern "C"` helpers generated code calls.
 //!
+//! It knows the IR's stack kinds, nothing of Fortran or derivatives.
+//!
 //! The layout of [`RuntimeCtx`] and [`ArgSlot`] is part of the native calling
 //! convention: `extern "C" fn(args: *const ArgSlot, rt: *mut RuntimeCtx) ->
 //! i32`, status 0 for success. Helpers never unwind: they contain no panics

@@ -1,5 +1,7 @@
 //! Segmented runtime stacks (the adjoint's tapes) and the per-call bump arena.
 //!
+//! It stores words; what the adjoint records in them is not its business.
+//!
 //! This module owns the storage behind the three runtime stacks and the arena
 //! from which generated code allocates local arrays. A [`SegmentedStack`] is a
 //! list of fixed-capacity segments; generated code pushes and pops inline

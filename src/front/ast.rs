@@ -1,5 +1,7 @@
 //! The syntax tree of the supported Fortran subset, as the parser builds it.
 //!
+//! It knows Fortran syntax; of the IR it uses only source spans.
+//!
 //! The tree is purely syntactic: names are lower-cased but unresolved (an
 //! `a(i)` may be an array element, a function call or an intrinsic), types
 //! and kinds are unchecked. Semantic analysis ([`super::sema`]) resolves it.

@@ -1,5 +1,7 @@
 //! Diagnostics: located error and warning messages, and the source map that
 //! renders them as `file:line:col: message` with the source line and a caret.
+//!
+//! It knows files, lines and columns, not the grammar.
 
 use super::ast::Span;
 use std::fmt;

@@ -1,5 +1,7 @@
 //! The lexer: one logical statement's text into tokens with source spans.
 //!
+//! It knows tokens, not the grammar.
+//!
 //! It owns the token vocabulary of the subset: names, integer and real
 //! literals (with `_kind` suffixes and `d` exponents), character literals,
 //! the symbolic operators and the dot operators (`.eq.`, `.and.`, `.true.`,

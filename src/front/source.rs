@@ -1,5 +1,7 @@
 //! Source forms: turning raw Fortran text into logical statements.
 //!
+//! It knows the physical layout of lines, not tokens or grammar.
+//!
 //! This module owns everything about the physical layout of a Fortran file:
 //! fixed form (comment lines, label columns 1-5, continuation in column 6,
 //! statement field up to column 72, TAB-format lines) and free form (`&`

@@ -2,6 +2,9 @@
 //! expressions lowered to loop nests, and the reductions SUM, PRODUCT,
 //! DOT_PRODUCT, MAXVAL, MINVAL (hoisted before the statement that uses
 //! them, into a scalar temporary).
+//!
+//! Scalar expressions are [`super::expr`]'s; this module only builds the
+//! loops around them.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::consts::{numeric_inquiry, type_name};

@@ -2,6 +2,8 @@
 //! (code after GO TO / RETURN, scratch blocks) and the instructions they
 //! held, and unused side-effect-free instructions (constants folded into
 //! others, loads nobody reads), renumbering blocks and values densely.
+//!
+//! It works on the IR alone, with no knowledge of the Fortran it came from.
 
 use adjit_ir::{
     BinaryOp, Block, BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value,

@@ -1,5 +1,7 @@
 //! Compile-time constants: folding of PARAMETER values, kind selectors,
 //! array bounds and DATA values (Fortran constant expressions).
+//!
+//! It folds values; it emits no IR.
 
 use super::super::ast::{BinOp, Expr, ExprKind, KindParam, UnOp};
 use adjit_ir::{Const, Type};

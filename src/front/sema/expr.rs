@@ -1,6 +1,9 @@
 //! Lowering of scalar expressions: literals, variables, array elements,
 //! operators with Fortran's mixed-mode rules, function references and
 //! statement functions.
+//!
+//! Whole-array expressions are [`super::array`]'s, intrinsics
+//! [`super::intrinsics`]'s.
 
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};

@@ -1,6 +1,9 @@
 //! Intrinsic procedures: generic and specific names, lowered to IR
 //! operations (elemental math, conversions, MIN/MAX, inquiries). Array
 //! reductions are lowered by the array module.
+//!
+//! It owns the intrinsic table; general expression lowering is
+//! [`super::expr`]'s.
 
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};

@@ -1,5 +1,10 @@
 //! The per-procedure lowering state: the IR procedure being built, the
 //! current block, the variables created so far, and name resolution.
+//!
+//! It owns the state and the vocabulary (`Operand`, `Resolved`) the other
+//! lowering modules share, and procedure entry (parameters, bounds, DATA);
+//! statements and expressions are lowered by [`super::stmt`] and
+//! [`super::expr`].
 
 use super::super::ast::{
     ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,

@@ -2,6 +2,8 @@
 //! program (names, types, kinds, shapes, intrinsics, host and module
 //! association) and lowers every procedure to the code-list IR.
 //!
+//! It knows Fortran and the IR; nothing of derivatives or code generation.
+//!
 //! # Mapping to the IR
 //!
 //! * Every SUBROUTINE, FUNCTION, module procedure, internal procedure and

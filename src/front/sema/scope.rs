@@ -1,6 +1,8 @@
 //! Symbol tables: what every name of a program unit means after its
 //! specification part (types, kinds, dimensions, attributes, PARAMETER
 //! values, statement functions), built from the declarations in order.
+//!
+//! It resolves declarations; it emits no IR.
 
 use super::super::ast::{
     Attr, BaseType, CharLen, DataGroup, Decl, DeclKind, DimSpec, Entity, Expr, Intent, Name,

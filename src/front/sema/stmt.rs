@@ -1,6 +1,8 @@
 //! Lowering of executable statements: assignment, IF, DO (Fortran trip
 //! count semantics), DO WHILE, EXIT / CYCLE, GO TO, computed GO TO,
 //! SELECT CASE, CALL, RETURN, STOP.
+//!
+//! Expressions are lowered by [`super::expr`] and [`super::array`].
 
 use super::super::ast::{
     Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
