@@ -98,6 +98,10 @@ pub struct AdjointOptions {
     /// active statements are reversed. Off: every floating-point variable is
     /// active.
     pub activity: bool,
+    /// Strong zeros (default on): a partial multiplying a zero adjoint
+    /// contributes 0 even where it is infinite or NaN (see
+    /// [`crate::ad::rules`]). Off: IEEE products (`inf * 0 = NaN`).
+    pub strong_zero: bool,
 }
 
 impl Default for AdjointOptions {
@@ -105,6 +109,7 @@ impl Default for AdjointOptions {
         AdjointOptions {
             record: RecordPolicy::Tbr,
             activity: true,
+            strong_zero: true,
         }
     }
 }
@@ -312,6 +317,7 @@ impl Generator<'_> {
             layout: &layout,
             calls: &calls,
             reachable: &reachable,
+            strong_zero: self.options.strong_zero,
         };
         let fwd_name = self.out.proc(forward).name.clone();
         let rev_name = self.out.proc(reverse).name.clone();

@@ -65,6 +65,24 @@
 //! Memory instructions (loads, stores), calls, character operations and the
 //! runtime stacks are not elemental: [`partials`] returns `None` for them and
 //! the transforms handle them.
+//!
+//! # Strong zeros
+//!
+//! Several partials are infinite or NaN at finite points: `sqrt` and `log`
+//! at 0, `asin` / `acos` at ±1, a division by 0, `a ** b` at `a = 0` with
+//! `b < 1`, and any partial formed from an overflowed intermediate. When such
+//! a partial multiplies a derivative that is exactly zero (the tangent of a
+//! value that does not vary in this direction, or the adjoint of a value the
+//! outputs do not use, such as an intermediate that only feeds the branch
+//! not taken), IEEE arithmetic gives `inf * 0 = NaN`, and that NaN poisons
+//! every derivative it is added into although the true contribution is
+//! zero. [`accumulate`] therefore forms each product `partial * d` as a
+//! *strong zero* by default: `d = 0` (either sign) contributes exactly 0
+//! whatever the partial, emitted as `select(d == 0, 0, partial * d)`; a
+//! partial that is a finite constant needs no guard. The primal is
+//! untouched, and a singular partial multiplying a non-zero derivative
+//! still gives ±inf or NaN: a derivative that is genuinely infinite on the
+//! path taken is reported as such.
 
 use crate::jit::ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, Type, UnaryOp, Value};
 
@@ -78,6 +96,17 @@ pub trait Emit {
     fn emit(&mut self, inst: Inst, ty: Type) -> Value;
     /// The type of a value already defined (None for an effect).
     fn type_of(&self, v: Value) -> Option<Type>;
+    /// The instruction defining a value already defined, when it is known
+    /// (None for values the emitter cannot see).
+    fn inst_of(&self, v: Value) -> Option<&Inst>;
+
+    /// The value of a float constant (None for any other value).
+    fn float_constant(&self, v: Value) -> Option<f64> {
+        match self.inst_of(v) {
+            Some(Inst::Const(Const::Float(x))) => Some(*x),
+            _ => None,
+        }
+    }
 
     /// A float constant of type `ty`.
     fn float(&mut self, ty: Type, x: f64) -> Value {
@@ -127,6 +156,9 @@ impl Emit for BlockCursor<'_> {
     fn type_of(&self, v: Value) -> Option<Type> {
         self.proc.insts.get(v.index()).and_then(|d| d.ty)
     }
+    fn inst_of(&self, v: Value) -> Option<&Inst> {
+        self.proc.insts.get(v.index()).map(|d| &d.kind)
+    }
 }
 
 impl Emit for crate::jit::builder::ProcBuilder<'_> {
@@ -135,6 +167,9 @@ impl Emit for crate::jit::builder::ProcBuilder<'_> {
     }
     fn type_of(&self, v: Value) -> Option<Type> {
         self.value_type(v)
+    }
+    fn inst_of(&self, v: Value) -> Option<&Inst> {
+        self.proc().insts.get(v.index()).map(|d| &d.kind)
     }
 }
 
@@ -450,6 +485,11 @@ fn push(
 /// differs (float-to-float conversions). Returns `acc` unchanged for a zero
 /// partial, so `None` means "still identically zero".
 ///
+/// With `strong_zero` (the transforms' default), a computed partial
+/// contributes exactly 0 where `d` is zero, even when the partial is
+/// infinite or NaN (see the module documentation); without it the product
+/// follows IEEE arithmetic (`inf * 0 = NaN`).
+///
 /// Tangent: fold over an instruction's partials starting from `None` with
 /// `d = u_d` to get the result's tangent. Adjoint: call with `acc = u_b`,
 /// `d = r_b` to get the incremented adjoint of an operand.
@@ -459,6 +499,7 @@ pub fn accumulate(
     partial: &Partial,
     d: Value,
     ty: Type,
+    strong_zero: bool,
 ) -> Option<Value> {
     let d = e.convert_to(d, ty);
     match *partial {
@@ -472,7 +513,7 @@ pub fn accumulate(
             None => e.unary(UnaryOp::Neg, d, ty),
         }),
         Partial::Value(p) => {
-            let t = e.binary(BinaryOp::Mul, p, d, ty);
+            let t = product(e, p, d, ty, strong_zero);
             Some(match acc {
                 Some(acc) => e.binary(BinaryOp::Add, acc, t, ty),
                 None => t,
@@ -488,7 +529,8 @@ pub fn accumulate(
             } else {
                 Partial::One
             };
-            let moved = accumulate(e, acc, &unit, d, ty).expect("a unit partial gives a value");
+            let moved = accumulate(e, acc, &unit, d, ty, strong_zero)
+                .expect("a unit partial gives a value");
             let kept = match acc {
                 Some(acc) => acc,
                 None => e.float(ty, 0.0),
@@ -497,4 +539,17 @@ pub fn accumulate(
             Some(e.select(cond, if_true, if_false, ty))
         }
     }
+}
+
+/// Emits `p * d` in type `ty`; with `strong_zero`, as
+/// `select(d == 0, 0, p * d)` unless `p` is a finite constant (whose product
+/// with a zero is already zero).
+fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, strong_zero: bool) -> Value {
+    let t = e.binary(BinaryOp::Mul, p, d, ty);
+    if !strong_zero || e.float_constant(p).is_some_and(f64::is_finite) {
+        return t;
+    }
+    let zero = e.float(ty, 0.0);
+    let d_is_zero = e.cmp(CmpOp::Eq, d, zero);
+    e.select(d_is_zero, zero, t, ty)
 }
