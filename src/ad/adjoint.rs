@@ -66,6 +66,7 @@ pub(crate) mod reach;
 pub mod record;
 pub mod sweep;
 
+use super::rules::StrongZero;
 use std::collections::{HashMap, HashSet};
 
 use adjit_jit::ir::{
@@ -98,10 +99,10 @@ pub struct AdjointOptions {
     /// active statements are reversed. Off: every floating-point variable is
     /// active.
     pub activity: bool,
-    /// Strong zeros (default on): a partial multiplying a zero adjoint
-    /// contributes 0 even where it is infinite or NaN (see
-    /// [`crate::ad::rules`]). Off: IEEE products (`inf * 0 = NaN`).
-    pub strong_zero: bool,
+    /// Which products `partial * adjoint` are strong zeros (a zero adjoint
+    /// contributes 0 even where the partial is infinite or NaN; see
+    /// [`crate::ad::rules`]). Default: [`StrongZero::Singular`].
+    pub strong_zero: StrongZero,
 }
 
 impl Default for AdjointOptions {
@@ -109,7 +110,7 @@ impl Default for AdjointOptions {
         AdjointOptions {
             record: RecordPolicy::Tbr,
             activity: true,
-            strong_zero: true,
+            strong_zero: StrongZero::Singular,
         }
     }
 }

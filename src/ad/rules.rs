@@ -30,10 +30,10 @@
 //! | `a + b` | 1 | 1 | |
 //! | `a - b` | 1 | -1 | |
 //! | `a * b` | `b` | `a` | |
-//! | `a / b` | `1/b` | `-(r/b)` | `b = 0` gives ±inf / NaN, like the primal |
+//! | `a / b` | `1/b` | `-(r/b)` | `b = 0` gives ±inf / NaN (singular: strong zero) |
 //! | `-a` | -1 | | |
 //! | `abs(a)` | `sign(1, a)` | | the one-sided derivative chosen by the sign bit: +1 at `+0.0`, -1 at `-0.0` (seed 004 §6.2 writes `a/abs(a)`, which is NaN at 0; this is Tapenade's choice) |
-//! | `sqrt(a)` | `0.5/r` | | `+inf` at `a = 0` (seed 004 §6.2: `1/(2 sqrt(a))`) |
+//! | `sqrt(a)` | `0.5/r` | | `+inf` at `a = 0` (seed 004 §6.2: `1/(2 sqrt(a))`; singular: strong zero) |
 //! | `exp(a)` | `r` | | |
 //! | `log(a)` | `1/a` | | |
 //! | `log10(a)` | `log10(e)/a` | | (seed 004: `1/(a ln 10)`) |
@@ -68,21 +68,32 @@
 //!
 //! # Strong zeros
 //!
-//! Several partials are infinite or NaN at finite points: `sqrt` and `log`
-//! at 0, `asin` / `acos` at ±1, a division by 0, `a ** b` at `a = 0` with
-//! `b < 1`, and any partial formed from an overflowed intermediate. When such
-//! a partial multiplies a derivative that is exactly zero (the tangent of a
-//! value that does not vary in this direction, or the adjoint of a value the
-//! outputs do not use, such as an intermediate that only feeds the branch
-//! not taken), IEEE arithmetic gives `inf * 0 = NaN`, and that NaN poisons
-//! every derivative it is added into although the true contribution is
-//! zero. [`accumulate`] therefore forms each product `partial * d` as a
-//! *strong zero* by default: `d = 0` (either sign) contributes exactly 0
-//! whatever the partial, emitted as `select(d == 0, 0, partial * d)`; a
-//! partial that is a finite constant needs no guard. The primal is
-//! untouched, and a singular partial multiplying a non-zero derivative
-//! still gives ±inf or NaN: a derivative that is genuinely infinite on the
-//! path taken is reported as such.
+//! Several partials are infinite or NaN at finite points: `sqrt` at 0,
+//! `log` / `log10` at 0, `asin` / `acos` at ±1, both partials of a division
+//! by 0, `a ** b` at `a = 0` with `b < 1`, `a ** n` at 0 with `n < 1`, `mod`
+//! by 0, and `exp`, `sinh`, `cosh`, `tan` where they overflow. When such a
+//! partial multiplies a derivative that is exactly zero (the tangent of a
+//! value that does not vary in this direction, or the adjoint of a value
+//! the outputs do not use, such as an intermediate that only feeds the
+//! branch not taken), IEEE arithmetic gives `inf * 0 = NaN`, which poisons
+//! every derivative it is added into although the true contribution is 0.
+//! [`partials`] returns these partials as [`Partial::Singular`], and
+//! [`accumulate`] forms their products as *strong zeros*:
+//! `select(d == 0, 0, partial * d)`, so `d = 0` (either sign) contributes
+//! exactly 0 whatever the partial. The primal is untouched, and a singular
+//! partial multiplying a non-zero derivative still gives ±inf or NaN: a
+//! derivative that is genuinely infinite on the path taken is reported.
+//!
+//! The other partials ([`Partial::Value`]) are finite wherever the
+//! operation's operands are, so with the default [`StrongZero::Singular`]
+//! the strong-zero rule holds exactly for every operation whose operands
+//! are finite. A product with a partial that is itself an infinite *primal*
+//! value (the `t` in `z = t*y` after `t = 1/0`) stays IEEE unless
+//! [`StrongZero::All`] is asked for, which guards every computed partial
+//! (at a measured cost, `cargo bench --bench strong_zero`). `atan2` at the
+//! origin, `x ** 0` and `log(a)` for `a <= 0` in `a ** b` are zero by their
+//! rules (selections), and `min` / `max` ties, `abs`, `sign` and `dim` are
+//! gates or signs, never infinite.
 
 use crate::jit::ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, Type, UnaryOp, Value};
 
@@ -183,8 +194,13 @@ pub enum Partial {
     One,
     /// Exactly -1.
     MinusOne,
-    /// A computed value, in the result type.
+    /// A computed value, in the result type, finite wherever the
+    /// operation's operands are finite (e.g. the operands of a product).
     Value(Value),
+    /// A computed value, in the result type, that may be infinite or NaN
+    /// where the operation's operands are finite: the singular points of
+    /// `sqrt`, `log`, `asin`, a division by zero, or an overflow.
+    Singular(Value),
     /// `+1` (or `-1` when `negative`) where the Bool `cond` equals `when`,
     /// 0 elsewhere.
     Gate {
@@ -272,65 +288,65 @@ pub fn is_elemental(inst: &Inst) -> bool {
 /// The partial of a unary float operation `r = op(a)`.
 fn unary_partial(e: &mut dyn Emit, op: UnaryOp, a: Value, ty: Type, r: Value) -> Partial {
     use UnaryOp as U;
-    let value = Partial::Value;
+    let (value, singular) = (Partial::Value, Partial::Singular);
     match op {
         U::Neg => Partial::MinusOne,
         U::Abs => {
             let one = e.float(ty, 1.0);
             value(e.binary(BinaryOp::Sign, one, a, ty))
         }
-        U::Sqrt => {
-            let half = e.float(ty, 0.5);
-            value(e.binary(BinaryOp::Div, half, r, ty))
-        }
-        U::Exp => value(r),
-        U::Log => reciprocal_scaled(e, 1.0, a, ty),
-        U::Log10 => reciprocal_scaled(e, LOG10_E, a, ty),
+        U::Sqrt => singular(reciprocal(e, 0.5, r, ty)),
+        // exp, sinh, cosh and tan overflow at finite arguments.
+        U::Exp => singular(r),
+        U::Log => singular(reciprocal(e, 1.0, a, ty)),
+        U::Log10 => singular(reciprocal(e, LOG10_E, a, ty)),
         U::Sin => value(e.unary(U::Cos, a, ty)),
         U::Cos => {
             let s = e.unary(U::Sin, a, ty);
             value(e.unary(U::Neg, s, ty))
         }
-        U::Tan => one_plus_or_minus_square(e, r, BinaryOp::Add, ty),
-        U::Tanh => one_plus_or_minus_square(e, r, BinaryOp::Sub, ty),
+        U::Tan => singular(one_plus_or_minus_square(e, r, BinaryOp::Add, ty)),
+        U::Tanh => value(one_plus_or_minus_square(e, r, BinaryOp::Sub, ty)),
         U::Asin | U::Acos => {
             let one = e.float(ty, 1.0);
             let sq = e.binary(BinaryOp::Mul, a, a, ty);
             let diff = e.binary(BinaryOp::Sub, one, sq, ty);
             let root = e.unary(U::Sqrt, diff, ty);
-            let numerator = if op == U::Asin {
-                one
-            } else {
-                e.float(ty, -1.0)
-            };
-            value(e.binary(BinaryOp::Div, numerator, root, ty))
+            let numerator = if op == U::Asin { 1.0 } else { -1.0 };
+            singular(reciprocal(e, numerator, root, ty))
         }
         U::Atan => {
             let sum = one_plus_or_minus_square(e, a, BinaryOp::Add, ty);
-            let Partial::Value(sum) = sum else {
-                unreachable!("always a value")
-            };
-            reciprocal_scaled(e, 1.0, sum, ty)
+            value(reciprocal(e, 1.0, sum, ty))
         }
-        U::Sinh => value(e.unary(U::Cosh, a, ty)),
-        U::Cosh => value(e.unary(U::Sinh, a, ty)),
+        U::Sinh => singular(e.unary(U::Cosh, a, ty)),
+        U::Cosh => singular(e.unary(U::Sinh, a, ty)),
         U::Floor | U::Ceil | U::Trunc | U::Round => Partial::Zero,
         // Logical: never reached for a float result.
         U::Not => Partial::Zero,
     }
 }
 
-/// `scale / x` as a partial.
-fn reciprocal_scaled(e: &mut dyn Emit, scale: f64, x: Value, ty: Type) -> Partial {
+/// `scale / x` in type `ty`; a constant when `x` is a constant (the
+/// quotient rounded as the division would round it).
+fn reciprocal(e: &mut dyn Emit, scale: f64, x: Value, ty: Type) -> Value {
+    if let Some(c) = e.float_constant(x) {
+        let q = if ty == Type::F32 {
+            f64::from(scale as f32 / c as f32)
+        } else {
+            scale / c
+        };
+        return e.float(ty, q);
+    }
     let c = e.float(ty, scale);
-    Partial::Value(e.binary(BinaryOp::Div, c, x, ty))
+    e.binary(BinaryOp::Div, c, x, ty)
 }
 
-/// `1 ± x*x` as a partial.
-fn one_plus_or_minus_square(e: &mut dyn Emit, x: Value, op: BinaryOp, ty: Type) -> Partial {
+/// `1 ± x*x`.
+fn one_plus_or_minus_square(e: &mut dyn Emit, x: Value, op: BinaryOp, ty: Type) -> Value {
     let one = e.float(ty, 1.0);
     let sq = e.binary(BinaryOp::Mul, x, x, ty);
-    Partial::Value(e.binary(op, one, sq, ty))
+    e.binary(op, one, sq, ty)
 }
 
 /// The partials of a binary operation `r = op(a, b)` with a float result,
@@ -359,10 +375,11 @@ fn binary_partials(
             push(e, out, want_b, b, |_| Partial::Value(a));
         }
         B::Div => {
-            push(e, out, want_a, a, |e| reciprocal_scaled(e, 1.0, b, ty));
+            // Both singular at b = 0.
+            push(e, out, want_a, a, |e| Partial::Singular(reciprocal(e, 1.0, b, ty)));
             push(e, out, want_b, b, |e| {
                 let q = e.binary(B::Div, r, b, ty);
-                Partial::Value(e.unary(UnaryOp::Neg, q, ty))
+                Partial::Singular(e.unary(UnaryOp::Neg, q, ty))
             });
         }
         B::Pow => {
@@ -374,7 +391,7 @@ fn binary_partials(
                 let p = e.binary(B::Pow, a, bm1, ty);
                 let d = e.binary(B::Mul, b, p, ty);
                 let b_is_zero = e.cmp(CmpOp::Eq, b, zero);
-                Partial::Value(e.select(b_is_zero, zero, d, ty))
+                Partial::Singular(e.select(b_is_zero, zero, d, ty))
             });
             push(e, out, want_b, b, |e| {
                 // log(a) * r where a > 0, else 0.
@@ -382,7 +399,7 @@ fn binary_partials(
                 let l = e.unary(UnaryOp::Log, a, ty);
                 let d = e.binary(B::Mul, l, r, ty);
                 let positive = e.cmp(CmpOp::Gt, a, zero);
-                Partial::Value(e.select(positive, d, zero, ty))
+                Partial::Singular(e.select(positive, d, zero, ty))
             });
         }
         B::PowI => {
@@ -397,7 +414,7 @@ fn binary_partials(
                 let d = e.binary(B::Mul, n, p, ty);
                 let zero = e.float(ty, 0.0);
                 let n_is_zero = e.cmp(CmpOp::Eq, b, zero_int);
-                Partial::Value(e.select(n_is_zero, zero, d, ty))
+                Partial::Singular(e.select(n_is_zero, zero, d, ty))
             });
         }
         B::Min | B::Max => {
@@ -417,9 +434,7 @@ fn binary_partials(
             let aa = e.binary(B::Mul, a, a, ty);
             let bb = e.binary(B::Mul, b, b, ty);
             let den = e.binary(B::Add, aa, bb, ty);
-            let Partial::Value(recip) = reciprocal_scaled(e, 1.0, den, ty) else {
-                unreachable!("always a value")
-            };
+            let recip = reciprocal(e, 1.0, den, ty);
             let at_origin = e.cmp(CmpOp::Eq, den, zero);
             let inv = e.select(at_origin, zero, recip, ty);
             push(e, out, want_a, a, |e| {
@@ -458,12 +473,29 @@ fn binary_partials(
                 let diff = e.binary(B::Sub, a, r, ty);
                 let q = e.binary(B::Div, diff, b, ty);
                 let k = e.unary(UnaryOp::Round, q, ty);
-                Partial::Value(e.unary(UnaryOp::Neg, k, ty))
+                Partial::Singular(e.unary(UnaryOp::Neg, k, ty))
             });
         }
         // Logical: never reached for a float result.
         B::And | B::Or | B::Eqv | B::Neqv => {}
     }
+}
+
+/// Which products `partial * d` [`accumulate`] forms as strong zeros
+/// (`select(d == 0, 0, partial * d)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrongZero {
+    /// None: IEEE products (`inf * 0 = NaN`).
+    Off,
+    /// Those with a [`Partial::Singular`] partial. Enough for the tangent:
+    /// an unguarded partial is non-finite only where an operand of its
+    /// operation is, and a tangent flows only forward, into values computed
+    /// from that non-finite value.
+    Singular,
+    /// Every computed partial. Needed by the adjoint: adjoints flow backward
+    /// into every statement executed, so the adjoint of `y` in `z = t*y`
+    /// would be poisoned by an infinite `t` even where `z` is never used.
+    All,
 }
 
 /// Computes the partial `p` of operand `v` and records it, when wanted.
@@ -499,7 +531,7 @@ pub fn accumulate(
     partial: &Partial,
     d: Value,
     ty: Type,
-    strong_zero: bool,
+    strong_zero: StrongZero,
 ) -> Option<Value> {
     let d = e.convert_to(d, ty);
     match *partial {
@@ -512,8 +544,13 @@ pub fn accumulate(
             Some(acc) => e.binary(BinaryOp::Sub, acc, d, ty),
             None => e.unary(UnaryOp::Neg, d, ty),
         }),
-        Partial::Value(p) => {
-            let t = product(e, p, d, ty, strong_zero);
+        Partial::Value(p) | Partial::Singular(p) => {
+            let guarded = match strong_zero {
+                StrongZero::Off => false,
+                StrongZero::Singular => matches!(partial, Partial::Singular(_)),
+                StrongZero::All => true,
+            };
+            let t = product(e, p, d, ty, guarded);
             Some(match acc {
                 Some(acc) => e.binary(BinaryOp::Add, acc, t, ty),
                 None => t,
@@ -541,12 +578,12 @@ pub fn accumulate(
     }
 }
 
-/// Emits `p * d` in type `ty`; with `strong_zero`, as
+/// Emits `p * d` in type `ty`; when `guarded`, as
 /// `select(d == 0, 0, p * d)` unless `p` is a finite constant (whose product
 /// with a zero is already zero).
-fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, strong_zero: bool) -> Value {
+fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guarded: bool) -> Value {
     let t = e.binary(BinaryOp::Mul, p, d, ty);
-    if !strong_zero || e.float_constant(p).is_some_and(f64::is_finite) {
+    if !guarded || e.float_constant(p).is_some_and(f64::is_finite) {
         return t;
     }
     let zero = e.float(ty, 0.0);

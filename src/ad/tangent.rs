@@ -63,7 +63,7 @@
 //! stacks).
 
 use super::activity::{self, Activity, Context};
-use super::rules::{self, Emit};
+use super::rules::{self, Emit, StrongZero};
 use super::AdError;
 use crate::jit::builder::ProcBuilder;
 use crate::jit::ir::{
@@ -81,17 +81,17 @@ pub struct TangentOptions {
     /// Number of directions carried at once: 1 is scalar mode (`foo_d`),
     /// K > 1 vector mode (`foo_dv`, tangents with a leading dimension 1:K).
     pub directions: usize,
-    /// Strong zeros (default on): a partial multiplying a zero tangent
-    /// contributes 0 even where it is infinite or NaN (see
-    /// [`super::rules`]). Off: IEEE products (`inf * 0 = NaN`).
-    pub strong_zero: bool,
+    /// Which products `partial * tangent` are strong zeros (a zero tangent
+    /// contributes 0 even where the partial is infinite or NaN; see
+    /// [`super::rules`]). Default: [`StrongZero::Singular`].
+    pub strong_zero: StrongZero,
 }
 
 impl Default for TangentOptions {
     fn default() -> Self {
         TangentOptions {
             directions: 1,
-            strong_zero: true,
+            strong_zero: StrongZero::Singular,
         }
     }
 }
@@ -182,8 +182,8 @@ struct Generator<'m> {
     src: &'m Module,
     out: Module,
     directions: usize,
-    /// Strong zeros in the local products.
-    strong_zero: bool,
+    /// Which local products are strong zeros.
+    strong_zero: StrongZero,
     /// Tangent procedure of each context already generated.
     memo: HashMap<Context, ProcId>,
     /// Tangent global of each active global.
@@ -249,8 +249,8 @@ struct ProcGen<'a> {
     activity: &'a Activity,
     proc: Proc,
     directions: usize,
-    /// Strong zeros in the local products.
-    strong_zero: bool,
+    /// Which local products are strong zeros.
+    strong_zero: StrongZero,
     vector: bool,
     /// Tangent variable of each primal variable.
     tvar: Vec<Option<VarId>>,

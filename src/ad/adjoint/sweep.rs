@@ -39,7 +39,7 @@ use super::emit::Cursor;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{is_active_statement, recomputed, PlanContext, RecordPlan};
-use crate::ad::rules::{self, Emit, Partial};
+use crate::ad::rules::{self, Emit, Partial, StrongZero};
 
 impl Emit for Cursor<'_> {
     fn emit(&mut self, inst: Inst, ty: Type) -> Value {
@@ -207,8 +207,8 @@ pub(crate) struct SweepContext<'a> {
     pub reachable: &'a [bool],
     /// How control flow is recorded (counted loops).
     pub control: &'a ControlPlan,
-    /// Strong zeros in the local products (see [`rules::accumulate`]).
-    pub strong_zero: bool,
+    /// Which local products are strong zeros (see [`rules::accumulate`]).
+    pub strong_zero: StrongZero,
 }
 
 impl SweepContext<'_> {
