@@ -368,13 +368,55 @@ fn singular_cases() -> Vec<Singular> {
         s("asin at 1", "asin(x(1))", 1.0, 0.0, Some(inf), Some(0.0)),
         s("asin at -1", "asin(x(1))", -1.0, 0.0, Some(inf), Some(0.0)),
         s("acos at 1", "acos(x(1))", 1.0, 0.0, Some(-inf), Some(0.0)),
-        s("real power at 0", "x(1)**x(4)", 0.0, 0.5, Some(inf), Some(0.0)),
-        s("constant power at 0", "x(1)**0.5d0", 0.0, 0.0, Some(inf), Some(0.0)),
-        s("integer power at 0", "x(1)**(-1)", 0.0, 0.0, Some(-inf), Some(0.0)),
-        s("division by 0", "x(4)/x(1)", 0.0, 1.0, Some(-inf), Some(inf)),
-        s("exp overflowing", "exp(x(1))", 800.0, 0.0, Some(inf), Some(0.0)),
+        s(
+            "real power at 0",
+            "x(1)**x(4)",
+            0.0,
+            0.5,
+            Some(inf),
+            Some(0.0),
+        ),
+        s(
+            "constant power at 0",
+            "x(1)**0.5d0",
+            0.0,
+            0.0,
+            Some(inf),
+            Some(0.0),
+        ),
+        s(
+            "integer power at 0",
+            "x(1)**(-1)",
+            0.0,
+            0.0,
+            Some(-inf),
+            Some(0.0),
+        ),
+        s(
+            "division by 0",
+            "x(4)/x(1)",
+            0.0,
+            1.0,
+            Some(-inf),
+            Some(inf),
+        ),
+        s(
+            "exp overflowing",
+            "exp(x(1))",
+            800.0,
+            0.0,
+            Some(inf),
+            Some(0.0),
+        ),
         // Zero by the rules already (not singular): pinned here too.
-        s("atan2 at the origin", "atan2(x(1), x(4))", 0.0, 0.0, Some(0.0), Some(0.0)),
+        s(
+            "atan2 at the origin",
+            "atan2(x(1), x(4))",
+            0.0,
+            0.0,
+            Some(0.0),
+            Some(0.0),
+        ),
         s("abs at 0", "abs(x(1))", 0.0, 0.0, Some(1.0), Some(0.0)),
         s("max tie", "max(x(1), x(4))", 0.5, 0.5, Some(1.0), Some(0.0)),
     ]
@@ -409,4 +451,52 @@ fn singular_partials_on_the_path_not_taken_are_strong_zeros() {
         failures.extend(check(&case));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The settings of the option: `Off` is IEEE (the NaN comes back), the
+/// default guards singular partials, `All` also guards products with an
+/// infinite primal value (`w = t*x(2)` after `t = 1/x(1)` at `x(1) = 0`,
+/// executed, but used only by the branch not taken).
+#[test]
+fn strong_zero_settings_are_honoured() {
+    use adjit::ad::rules::StrongZero;
+    let source = "subroutine f(x, y)
+  double precision x(2), y, t, w, s
+  s = sqrt(x(1))
+  t = 1/x(1)
+  w = t*x(2)
+  if (x(2) > 0) then
+    y = x(2)
+  else
+    y = w + s
+  end if
+end
+";
+    for backend in BACKENDS {
+        let engine = engine(source, backend);
+        let mut args = engine.procedure(None).unwrap().args();
+        args.apply_settings(&["x=0,3"]).unwrap();
+        let gradient = |strong_zero| {
+            let options = AdjointOptions {
+                strong_zero,
+                ..AdjointOptions::default()
+            };
+            let adjoint = engine
+                .adjoint(None, &sel("y"), &sel("x"), &options)
+                .unwrap();
+            adjoint.gradient(&args).unwrap().1
+        };
+        let off = gradient(StrongZero::Off);
+        assert!(
+            off[0].is_nan() && off[1].is_nan(),
+            "{backend:?} IEEE: {off:?}"
+        );
+        let singular = gradient(StrongZero::Singular);
+        assert_eq!(
+            singular[0], 0.0,
+            "{backend:?} sqrt and 1/x at 0 are guarded"
+        );
+        assert!(singular[1].is_nan(), "{backend:?}: t*x(2) is not guarded");
+        assert_eq!(gradient(StrongZero::All), [0.0, 1.0], "{backend:?} all");
+    }
 }

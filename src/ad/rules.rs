@@ -376,7 +376,9 @@ fn binary_partials(
         }
         B::Div => {
             // Both singular at b = 0.
-            push(e, out, want_a, a, |e| Partial::Singular(reciprocal(e, 1.0, b, ty)));
+            push(e, out, want_a, a, |e| {
+                Partial::Singular(reciprocal(e, 1.0, b, ty))
+            });
             push(e, out, want_b, b, |e| {
                 let q = e.binary(B::Div, r, b, ty);
                 Partial::Singular(e.unary(UnaryOp::Neg, q, ty))
@@ -589,4 +591,90 @@ fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guarded: bool) -> Val
     let zero = e.float(ty, 0.0);
     let d_is_zero = e.cmp(CmpOp::Eq, d, zero);
     e.select(d_is_zero, zero, t, ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Interpreter;
+    use crate::jit::buffer::Buffer;
+    use crate::jit::builder::ProcBuilder;
+    use crate::jit::ir::Module;
+
+    /// Runs `out = accumulate(None, partial(p), d)` for `p = inf`, `d = 0`
+    /// (read from parameters, so nothing is constant) in a procedure of its
+    /// own; returns `out`.
+    fn product_of(make: fn(Value) -> Partial, zeros: StrongZero, p: f64, d: f64) -> f64 {
+        let mut proc = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut proc);
+        let [pv, dv, out] = ["p", "d", "out"].map(|n| b.param(n, Type::F64, vec![]));
+        let (lp, ld) = (b.load(pv), b.load(dv));
+        let r = accumulate(&mut b, None, &make(lp), ld, Type::F64, zeros).expect("a value");
+        b.store(out, r);
+        b.ret();
+        let mut m = Module::default();
+        let f = m.add_proc(proc);
+        let mut args = [p, d, 0.0].map(|x| {
+            let mut buf = Buffer::zeros(Type::F64, 1);
+            buf.set_f64(0, x);
+            buf
+        });
+        Interpreter::new(&m).call(f, &mut args).expect("runs");
+        args[2].get_f64(0)
+    }
+
+    #[test]
+    fn strong_zero_levels_guard_the_products_they_name() {
+        let inf = f64::INFINITY;
+        let (value, singular): (fn(Value) -> Partial, fn(Value) -> Partial) =
+            (Partial::Value, Partial::Singular);
+        for (zeros, guards_value, guards_singular) in [
+            (StrongZero::Off, false, false),
+            (StrongZero::Singular, false, true),
+            (StrongZero::All, true, true),
+        ] {
+            for (make, guarded) in [(value, guards_value), (singular, guards_singular)] {
+                for d in [0.0, -0.0] {
+                    let r = product_of(make, zeros, inf, d);
+                    assert!(
+                        if guarded { r == 0.0 } else { r.is_nan() },
+                        "{zeros:?}: inf * {d} = {r}"
+                    );
+                }
+                // A non-zero derivative keeps the infinity (genuine).
+                assert_eq!(product_of(make, zeros, inf, -2.0), -inf, "{zeros:?}");
+                assert_eq!(product_of(make, zeros, 3.0, 0.5), 1.5, "{zeros:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn constant_partials_need_no_guard_and_reciprocals_of_constants_fold() {
+        let mut proc = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let lx = b.load(x);
+        let twelve = b.fconst(Type::F64, 12.0);
+        let q = b.binary(BinaryOp::Div, lx, twelve);
+        let parts = partials(
+            &mut b,
+            &Inst::Binary(BinaryOp::Div, lx, twelve),
+            Type::F64,
+            q,
+            &|_| true,
+        )
+        .expect("elemental");
+        let Partial::Singular(p) = parts[0].1 else {
+            panic!("{parts:?}")
+        };
+        assert_eq!(b.float_constant(p), Some(1.0 / 12.0));
+        let before = b.proc().insts.len();
+        let d = b.load(x);
+        accumulate(&mut b, None, &parts[0].1, d, Type::F64, StrongZero::All);
+        assert_eq!(
+            b.proc().insts.len(),
+            before + 2,
+            "one load and one multiplication, no guard"
+        );
+    }
 }
