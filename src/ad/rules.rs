@@ -601,10 +601,13 @@ mod tests {
     use crate::jit::builder::ProcBuilder;
     use crate::jit::ir::Module;
 
-    /// Runs `out = accumulate(None, partial(p), d)` for `p = inf`, `d = 0`
-    /// (read from parameters, so nothing is constant) in a procedure of its
+    /// A constructor of a computed partial.
+    type MakePartial = fn(Value) -> Partial;
+
+    /// Runs `out = accumulate(None, make(p), d)` with `p` and `d`
+    /// read from parameters (so nothing is constant), in a procedure of its
     /// own; returns `out`.
-    fn product_of(make: fn(Value) -> Partial, zeros: StrongZero, p: f64, d: f64) -> f64 {
+    fn product_of(make: MakePartial, zeros: StrongZero, p: f64, d: f64) -> f64 {
         let mut proc = Proc::new("f");
         let mut b = ProcBuilder::new(&mut proc);
         let [pv, dv, out] = ["p", "d", "out"].map(|n| b.param(n, Type::F64, vec![]));
@@ -626,8 +629,7 @@ mod tests {
     #[test]
     fn strong_zero_levels_guard_the_products_they_name() {
         let inf = f64::INFINITY;
-        let (value, singular): (fn(Value) -> Partial, fn(Value) -> Partial) =
-            (Partial::Value, Partial::Singular);
+        let (value, singular): (MakePartial, MakePartial) = (Partial::Value, Partial::Singular);
         for (zeros, guards_value, guards_singular) in [
             (StrongZero::Off, false, false),
             (StrongZero::Singular, false, true),
