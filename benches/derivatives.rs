@@ -155,7 +155,11 @@ fn main() {
                     None,
                     &sel("f(2)"),
                     &sel("x,prm"),
-                    &AdjointOptions { record, activity },
+                    &AdjointOptions {
+                        record,
+                        activity,
+                        ..AdjointOptions::default()
+                    },
                 )
                 .unwrap();
             let tape = adjoint.record(&args).unwrap();
@@ -181,7 +185,11 @@ fn main() {
                 None,
                 &sel("c"),
                 &sel("a"),
-                &AdjointOptions { record, activity },
+                &AdjointOptions {
+                    record,
+                    activity,
+                    ..AdjointOptions::default()
+                },
             )
             .unwrap();
         let s = adjoint.record(&args).unwrap().stats();

@@ -82,6 +82,7 @@ fn adjoint_options() -> AdjointOptions {
     AdjointOptions {
         record: RecordPolicy::Tbr,
         activity: true,
+        ..AdjointOptions::default()
     }
 }
 

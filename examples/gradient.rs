@@ -38,6 +38,7 @@ fn main() -> Result<(), adjit::engine::Error> {
     let options = AdjointOptions {
         record: RecordPolicy::Tbr,
         activity: true,
+        ..AdjointOptions::default()
     };
     let adjoint = engine.adjoint(Some("griewank"), &of, &wrt, &options)?;
     let (value, gradient) = adjoint.gradient(&args)?;

@@ -9,6 +9,10 @@
 //! * Only floating-point data is ever varied or useful: integers, logicals
 //!   and characters never are, nor are the results of rounding operations
 //!   (flat) or the second argument of SIGN.
+//! * Dependences are differentiable ones only (seed 003, section 4): a value
+//!   that reaches the outputs only through control flow (a branch or loop
+//!   condition, the condition of a selection, a comparison) is not useful,
+//!   so it gets no tangent and its statement is not reversed.
 //! * Storage is tracked per *slot*: one slot per variable of the procedure,
 //!   plus one per module global (every variable naming a global shares its
 //!   slot, so globals flow between procedures).
@@ -1006,7 +1010,7 @@ fn collect_calls(proc: &Proc) -> Vec<(Value, ProcId, Vec<CallArg>)> {
 mod tests {
     use super::*;
     use adjit_ir::builder::ProcBuilder;
-    use adjit_ir::{BinaryOp, CmpOp, Rounding};
+    use adjit_ir::{BinaryOp, CmpOp, Rounding, UnaryOp};
 
     fn module_of(proc: Proc) -> (Module, ProcId) {
         let mut m = Module::default();
@@ -1042,6 +1046,50 @@ mod tests {
         assert!(a.is_value_active(xw) && a.is_value_active(lx));
         assert!(!a.is_value_active(lw) && !a.is_value_useful(x2) && !a.is_value_varied(nx));
         assert_eq!(a.active_params(&m), [x, y]);
+    }
+
+    #[test]
+    fn values_reaching_outputs_only_through_control_flow_are_not_useful() {
+        // t = sqrt(x); u = x*x; if (t > 1) y = x else y = 2*x;
+        // z = merge(x, 3*x, u > 1): t and u decide, they do not feed.
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let [x, y, z] = ["x", "y", "z"].map(|n| b.param(n, Type::F64, vec![]));
+        let (t, u) = (b.local("t", Type::F64), b.local("u", Type::F64));
+        let lx = b.load(x);
+        let root = b.unary(UnaryOp::Sqrt, lx);
+        b.store(t, root);
+        let sq = b.binary(BinaryOp::Mul, lx, lx);
+        b.store(u, sq);
+        let lu = b.load(u);
+        let one = b.fconst(Type::F64, 1.0);
+        let three = b.fconst(Type::F64, 3.0);
+        let x3 = b.binary(BinaryOp::Mul, three, lx);
+        let big = b.cmp(CmpOp::Gt, lu, one);
+        let merged = b.select(big, lx, x3);
+        b.store(z, merged);
+        let lt = b.load(t);
+        let cond = b.cmp(CmpOp::Gt, lt, one);
+        let (then, other, join) = (b.create_block(), b.create_block(), b.create_block());
+        b.branch(cond, then, other);
+        b.switch_to_block(then);
+        let lx = b.load(x);
+        b.store(y, lx);
+        b.jump(join);
+        b.switch_to_block(other);
+        let lx = b.load(x);
+        let two = b.fconst(Type::F64, 2.0);
+        let x2 = b.binary(BinaryOp::Mul, two, lx);
+        b.store(y, x2);
+        b.jump(join);
+        b.switch_to_block(join);
+        b.ret();
+        let (m, f) = module_of(p);
+        let a = analyze(&m, f, &[x], &[y, z]);
+        assert!(a.is_varied(t) && !a.is_useful(t) && !a.is_active(t));
+        assert!(a.is_varied(u) && !a.is_useful(u) && !a.is_active(u));
+        assert!(!a.is_value_useful(root) && !a.is_value_useful(lt) && !a.is_value_useful(lu));
+        assert!(a.is_value_active(merged) && a.is_value_active(x3) && a.is_active(x));
     }
 
     #[test]

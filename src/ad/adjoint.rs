@@ -66,6 +66,7 @@ pub(crate) mod reach;
 pub mod record;
 pub mod sweep;
 
+use super::rules::StrongZero;
 use std::collections::{HashMap, HashSet};
 
 use adjit_ir::{
@@ -98,6 +99,12 @@ pub struct AdjointOptions {
     /// active statements are reversed. Off: every floating-point variable is
     /// active.
     pub activity: bool,
+    /// Which products `partial * adjoint` are strong zeros (a zero adjoint
+    /// contributes 0 even where the partial is infinite or NaN; see
+    /// [`crate::ad::rules`]). Default: [`StrongZero::All`]: adjoints flow
+    /// backward into every executed statement, so any infinite partial
+    /// (even an infinite primal value `t` in `z = t*y`) must be guarded.
+    pub strong_zero: StrongZero,
 }
 
 impl Default for AdjointOptions {
@@ -105,6 +112,7 @@ impl Default for AdjointOptions {
         AdjointOptions {
             record: RecordPolicy::Tbr,
             activity: true,
+            strong_zero: StrongZero::All,
         }
     }
 }
@@ -312,6 +320,7 @@ impl Generator<'_> {
             layout: &layout,
             calls: &calls,
             reachable: &reachable,
+            strong_zero: self.options.strong_zero,
         };
         let fwd_name = self.out.proc(forward).name.clone();
         let rev_name = self.out.proc(reverse).name.clone();

@@ -30,10 +30,10 @@
 //! | `a + b` | 1 | 1 | |
 //! | `a - b` | 1 | -1 | |
 //! | `a * b` | `b` | `a` | |
-//! | `a / b` | `1/b` | `-(r/b)` | `b = 0` gives ±inf / NaN, like the primal |
+//! | `a / b` | `1/b` | `-(r/b)` | `b = 0` gives ±inf / NaN (singular: strong zero) |
 //! | `-a` | -1 | | |
 //! | `abs(a)` | `sign(1, a)` | | the one-sided derivative chosen by the sign bit: +1 at `+0.0`, -1 at `-0.0` (seed 004 §6.2 writes `a/abs(a)`, which is NaN at 0; this is Tapenade's choice) |
-//! | `sqrt(a)` | `0.5/r` | | `+inf` at `a = 0` (seed 004 §6.2: `1/(2 sqrt(a))`) |
+//! | `sqrt(a)` | `0.5/r` | | `+inf` at `a = 0` (seed 004 §6.2: `1/(2 sqrt(a))`; singular: strong zero) |
 //! | `exp(a)` | `r` | | |
 //! | `log(a)` | `1/a` | | |
 //! | `log10(a)` | `log10(e)/a` | | (seed 004: `1/(a ln 10)`) |
@@ -65,6 +65,38 @@
 //! Memory instructions (loads, stores), calls, character operations and the
 //! runtime stacks are not elemental: [`partials`] returns `None` for them and
 //! the transforms handle them.
+//!
+//! # Strong zeros
+//!
+//! Several partials are infinite or NaN at finite points: `sqrt` at 0,
+//! `log` / `log10` at 0, `asin` / `acos` at ±1, both partials of a division
+//! by 0, `a ** b` at `a = 0` with `b < 1`, `a ** n` at 0 with `n < 1`, `mod`
+//! by 0, and `exp`, `sinh`, `cosh`, `tan` where they overflow. When such a
+//! partial multiplies a derivative that is exactly zero (the tangent of a
+//! value that does not vary in this direction, or the adjoint of a value
+//! the outputs do not use, such as an intermediate that only feeds the
+//! branch not taken), IEEE arithmetic gives `inf * 0 = NaN`, which poisons
+//! every derivative it is added into although the true contribution is 0.
+//! [`partials`] returns these partials as [`Partial::Singular`], and
+//! [`accumulate`] forms their products as *strong zeros*:
+//! `select(d == 0, 0, partial * d)`, so `d = 0` (either sign) contributes
+//! exactly 0 whatever the partial. The primal is untouched, and a singular
+//! partial multiplying a non-zero derivative still gives ±inf or NaN: a
+//! derivative that is genuinely infinite on the path taken is reported.
+//!
+//! The other partials ([`Partial::Value`]) are finite wherever the
+//! operation's operands are, so with [`StrongZero::Singular`] (the
+//! tangent's default) the strong-zero rule holds exactly for every operation
+//! whose operands are finite, which is all a tangent needs: a tangent flows
+//! only forward, into values computed from the non-finite value. The
+//! adjoint's default is [`StrongZero::All`], which guards every computed
+//! partial: a product with a partial that is itself an infinite *primal*
+//! value (the `t` in `z = t*y` after `t = 1/0`) would otherwise poison the
+//! adjoint of `y` even where `z` is never used (cost measured by
+//! `cargo bench --bench strong_zero`). `atan2` at the
+//! origin, `x ** 0` and `log(a)` for `a <= 0` in `a ** b` are zero by their
+//! rules (selections), and `min` / `max` ties, `abs`, `sign` and `dim` are
+//! gates or signs, never infinite.
 
 use adjit_ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, Type, UnaryOp, Value};
 
@@ -78,6 +110,17 @@ pub trait Emit {
     fn emit(&mut self, inst: Inst, ty: Type) -> Value;
     /// The type of a value already defined (None for an effect).
     fn type_of(&self, v: Value) -> Option<Type>;
+    /// The instruction defining a value already defined, when it is known
+    /// (None for values the emitter cannot see).
+    fn inst_of(&self, v: Value) -> Option<&Inst>;
+
+    /// The value of a float constant (None for any other value).
+    fn float_constant(&self, v: Value) -> Option<f64> {
+        match self.inst_of(v) {
+            Some(Inst::Const(Const::Float(x))) => Some(*x),
+            _ => None,
+        }
+    }
 
     /// A float constant of type `ty`.
     fn float(&mut self, ty: Type, x: f64) -> Value {
@@ -127,6 +170,9 @@ impl Emit for BlockCursor<'_> {
     fn type_of(&self, v: Value) -> Option<Type> {
         self.proc.insts.get(v.index()).and_then(|d| d.ty)
     }
+    fn inst_of(&self, v: Value) -> Option<&Inst> {
+        self.proc.insts.get(v.index()).map(|d| &d.kind)
+    }
 }
 
 impl Emit for adjit_ir::builder::ProcBuilder<'_> {
@@ -135,6 +181,9 @@ impl Emit for adjit_ir::builder::ProcBuilder<'_> {
     }
     fn type_of(&self, v: Value) -> Option<Type> {
         self.value_type(v)
+    }
+    fn inst_of(&self, v: Value) -> Option<&Inst> {
+        self.proc().insts.get(v.index()).map(|d| &d.kind)
     }
 }
 
@@ -148,8 +197,13 @@ pub enum Partial {
     One,
     /// Exactly -1.
     MinusOne,
-    /// A computed value, in the result type.
+    /// A computed value, in the result type, finite wherever the
+    /// operation's operands are finite (e.g. the operands of a product).
     Value(Value),
+    /// A computed value, in the result type, that may be infinite or NaN
+    /// where the operation's operands are finite: the singular points of
+    /// `sqrt`, `log`, `asin`, a division by zero, or an overflow.
+    Singular(Value),
     /// `+1` (or `-1` when `negative`) where the Bool `cond` equals `when`,
     /// 0 elsewhere.
     Gate {
@@ -237,65 +291,65 @@ pub fn is_elemental(inst: &Inst) -> bool {
 /// The partial of a unary float operation `r = op(a)`.
 fn unary_partial(e: &mut dyn Emit, op: UnaryOp, a: Value, ty: Type, r: Value) -> Partial {
     use UnaryOp as U;
-    let value = Partial::Value;
+    let (value, singular) = (Partial::Value, Partial::Singular);
     match op {
         U::Neg => Partial::MinusOne,
         U::Abs => {
             let one = e.float(ty, 1.0);
             value(e.binary(BinaryOp::Sign, one, a, ty))
         }
-        U::Sqrt => {
-            let half = e.float(ty, 0.5);
-            value(e.binary(BinaryOp::Div, half, r, ty))
-        }
-        U::Exp => value(r),
-        U::Log => reciprocal_scaled(e, 1.0, a, ty),
-        U::Log10 => reciprocal_scaled(e, LOG10_E, a, ty),
+        U::Sqrt => singular(reciprocal(e, 0.5, r, ty)),
+        // exp, sinh, cosh and tan overflow at finite arguments.
+        U::Exp => singular(r),
+        U::Log => singular(reciprocal(e, 1.0, a, ty)),
+        U::Log10 => singular(reciprocal(e, LOG10_E, a, ty)),
         U::Sin => value(e.unary(U::Cos, a, ty)),
         U::Cos => {
             let s = e.unary(U::Sin, a, ty);
             value(e.unary(U::Neg, s, ty))
         }
-        U::Tan => one_plus_or_minus_square(e, r, BinaryOp::Add, ty),
-        U::Tanh => one_plus_or_minus_square(e, r, BinaryOp::Sub, ty),
+        U::Tan => singular(one_plus_or_minus_square(e, r, BinaryOp::Add, ty)),
+        U::Tanh => value(one_plus_or_minus_square(e, r, BinaryOp::Sub, ty)),
         U::Asin | U::Acos => {
             let one = e.float(ty, 1.0);
             let sq = e.binary(BinaryOp::Mul, a, a, ty);
             let diff = e.binary(BinaryOp::Sub, one, sq, ty);
             let root = e.unary(U::Sqrt, diff, ty);
-            let numerator = if op == U::Asin {
-                one
-            } else {
-                e.float(ty, -1.0)
-            };
-            value(e.binary(BinaryOp::Div, numerator, root, ty))
+            let numerator = if op == U::Asin { 1.0 } else { -1.0 };
+            singular(reciprocal(e, numerator, root, ty))
         }
         U::Atan => {
             let sum = one_plus_or_minus_square(e, a, BinaryOp::Add, ty);
-            let Partial::Value(sum) = sum else {
-                unreachable!("always a value")
-            };
-            reciprocal_scaled(e, 1.0, sum, ty)
+            value(reciprocal(e, 1.0, sum, ty))
         }
-        U::Sinh => value(e.unary(U::Cosh, a, ty)),
-        U::Cosh => value(e.unary(U::Sinh, a, ty)),
+        U::Sinh => singular(e.unary(U::Cosh, a, ty)),
+        U::Cosh => singular(e.unary(U::Sinh, a, ty)),
         U::Floor | U::Ceil | U::Trunc | U::Round => Partial::Zero,
         // Logical: never reached for a float result.
         U::Not => Partial::Zero,
     }
 }
 
-/// `scale / x` as a partial.
-fn reciprocal_scaled(e: &mut dyn Emit, scale: f64, x: Value, ty: Type) -> Partial {
+/// `scale / x` in type `ty`; a constant when `x` is a constant (the
+/// quotient rounded as the division would round it).
+fn reciprocal(e: &mut dyn Emit, scale: f64, x: Value, ty: Type) -> Value {
+    if let Some(c) = e.float_constant(x) {
+        let q = if ty == Type::F32 {
+            f64::from(scale as f32 / c as f32)
+        } else {
+            scale / c
+        };
+        return e.float(ty, q);
+    }
     let c = e.float(ty, scale);
-    Partial::Value(e.binary(BinaryOp::Div, c, x, ty))
+    e.binary(BinaryOp::Div, c, x, ty)
 }
 
-/// `1 ± x*x` as a partial.
-fn one_plus_or_minus_square(e: &mut dyn Emit, x: Value, op: BinaryOp, ty: Type) -> Partial {
+/// `1 ± x*x`.
+fn one_plus_or_minus_square(e: &mut dyn Emit, x: Value, op: BinaryOp, ty: Type) -> Value {
     let one = e.float(ty, 1.0);
     let sq = e.binary(BinaryOp::Mul, x, x, ty);
-    Partial::Value(e.binary(op, one, sq, ty))
+    e.binary(op, one, sq, ty)
 }
 
 /// The partials of a binary operation `r = op(a, b)` with a float result,
@@ -324,10 +378,13 @@ fn binary_partials(
             push(e, out, want_b, b, |_| Partial::Value(a));
         }
         B::Div => {
-            push(e, out, want_a, a, |e| reciprocal_scaled(e, 1.0, b, ty));
+            // Both singular at b = 0.
+            push(e, out, want_a, a, |e| {
+                Partial::Singular(reciprocal(e, 1.0, b, ty))
+            });
             push(e, out, want_b, b, |e| {
                 let q = e.binary(B::Div, r, b, ty);
-                Partial::Value(e.unary(UnaryOp::Neg, q, ty))
+                Partial::Singular(e.unary(UnaryOp::Neg, q, ty))
             });
         }
         B::Pow => {
@@ -339,7 +396,7 @@ fn binary_partials(
                 let p = e.binary(B::Pow, a, bm1, ty);
                 let d = e.binary(B::Mul, b, p, ty);
                 let b_is_zero = e.cmp(CmpOp::Eq, b, zero);
-                Partial::Value(e.select(b_is_zero, zero, d, ty))
+                Partial::Singular(e.select(b_is_zero, zero, d, ty))
             });
             push(e, out, want_b, b, |e| {
                 // log(a) * r where a > 0, else 0.
@@ -347,7 +404,7 @@ fn binary_partials(
                 let l = e.unary(UnaryOp::Log, a, ty);
                 let d = e.binary(B::Mul, l, r, ty);
                 let positive = e.cmp(CmpOp::Gt, a, zero);
-                Partial::Value(e.select(positive, d, zero, ty))
+                Partial::Singular(e.select(positive, d, zero, ty))
             });
         }
         B::PowI => {
@@ -362,7 +419,7 @@ fn binary_partials(
                 let d = e.binary(B::Mul, n, p, ty);
                 let zero = e.float(ty, 0.0);
                 let n_is_zero = e.cmp(CmpOp::Eq, b, zero_int);
-                Partial::Value(e.select(n_is_zero, zero, d, ty))
+                Partial::Singular(e.select(n_is_zero, zero, d, ty))
             });
         }
         B::Min | B::Max => {
@@ -382,9 +439,7 @@ fn binary_partials(
             let aa = e.binary(B::Mul, a, a, ty);
             let bb = e.binary(B::Mul, b, b, ty);
             let den = e.binary(B::Add, aa, bb, ty);
-            let Partial::Value(recip) = reciprocal_scaled(e, 1.0, den, ty) else {
-                unreachable!("always a value")
-            };
+            let recip = reciprocal(e, 1.0, den, ty);
             let at_origin = e.cmp(CmpOp::Eq, den, zero);
             let inv = e.select(at_origin, zero, recip, ty);
             push(e, out, want_a, a, |e| {
@@ -423,12 +478,29 @@ fn binary_partials(
                 let diff = e.binary(B::Sub, a, r, ty);
                 let q = e.binary(B::Div, diff, b, ty);
                 let k = e.unary(UnaryOp::Round, q, ty);
-                Partial::Value(e.unary(UnaryOp::Neg, k, ty))
+                Partial::Singular(e.unary(UnaryOp::Neg, k, ty))
             });
         }
         // Logical: never reached for a float result.
         B::And | B::Or | B::Eqv | B::Neqv => {}
     }
+}
+
+/// Which products `partial * d` [`accumulate`] forms as strong zeros
+/// (`select(d == 0, 0, partial * d)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrongZero {
+    /// None: IEEE products (`inf * 0 = NaN`).
+    Off,
+    /// Those with a [`Partial::Singular`] partial. Enough for the tangent:
+    /// an unguarded partial is non-finite only where an operand of its
+    /// operation is, and a tangent flows only forward, into values computed
+    /// from that non-finite value.
+    Singular,
+    /// Every computed partial. Needed by the adjoint: adjoints flow backward
+    /// into every statement executed, so the adjoint of `y` in `z = t*y`
+    /// would be poisoned by an infinite `t` even where `z` is never used.
+    All,
 }
 
 /// Computes the partial `p` of operand `v` and records it, when wanted.
@@ -450,6 +522,11 @@ fn push(
 /// differs (float-to-float conversions). Returns `acc` unchanged for a zero
 /// partial, so `None` means "still identically zero".
 ///
+/// With `strong_zero` (the transforms' default), a computed partial
+/// contributes exactly 0 where `d` is zero, even when the partial is
+/// infinite or NaN (see the module documentation); without it the product
+/// follows IEEE arithmetic (`inf * 0 = NaN`).
+///
 /// Tangent: fold over an instruction's partials starting from `None` with
 /// `d = u_d` to get the result's tangent. Adjoint: call with `acc = u_b`,
 /// `d = r_b` to get the incremented adjoint of an operand.
@@ -459,6 +536,7 @@ pub fn accumulate(
     partial: &Partial,
     d: Value,
     ty: Type,
+    strong_zero: StrongZero,
 ) -> Option<Value> {
     let d = e.convert_to(d, ty);
     match *partial {
@@ -471,8 +549,13 @@ pub fn accumulate(
             Some(acc) => e.binary(BinaryOp::Sub, acc, d, ty),
             None => e.unary(UnaryOp::Neg, d, ty),
         }),
-        Partial::Value(p) => {
-            let t = e.binary(BinaryOp::Mul, p, d, ty);
+        Partial::Value(p) | Partial::Singular(p) => {
+            let guarded = match strong_zero {
+                StrongZero::Off => false,
+                StrongZero::Singular => matches!(partial, Partial::Singular(_)),
+                StrongZero::All => true,
+            };
+            let t = product(e, p, d, ty, guarded);
             Some(match acc {
                 Some(acc) => e.binary(BinaryOp::Add, acc, t, ty),
                 None => t,
@@ -488,7 +571,8 @@ pub fn accumulate(
             } else {
                 Partial::One
             };
-            let moved = accumulate(e, acc, &unit, d, ty).expect("a unit partial gives a value");
+            let moved = accumulate(e, acc, &unit, d, ty, strong_zero)
+                .expect("a unit partial gives a value");
             let kept = match acc {
                 Some(acc) => acc,
                 None => e.float(ty, 0.0),
@@ -496,5 +580,106 @@ pub fn accumulate(
             let (if_true, if_false) = if when { (moved, kept) } else { (kept, moved) };
             Some(e.select(cond, if_true, if_false, ty))
         }
+    }
+}
+
+/// Emits `p * d` in type `ty`; when `guarded`, as
+/// `select(d == 0, 0, p * d)` unless `p` is a finite constant (whose product
+/// with a zero is already zero).
+fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guarded: bool) -> Value {
+    let t = e.binary(BinaryOp::Mul, p, d, ty);
+    if !guarded || e.float_constant(p).is_some_and(f64::is_finite) {
+        return t;
+    }
+    let zero = e.float(ty, 0.0);
+    let d_is_zero = e.cmp(CmpOp::Eq, d, zero);
+    e.select(d_is_zero, zero, t, ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adjit_ir::buffer::Buffer;
+    use adjit_ir::builder::ProcBuilder;
+    use adjit_ir::interp::Interpreter;
+    use adjit_ir::Module;
+
+    /// A constructor of a computed partial.
+    type MakePartial = fn(Value) -> Partial;
+
+    /// Runs `out = accumulate(None, make(p), d)` with `p` and `d`
+    /// read from parameters (so nothing is constant), in a procedure of its
+    /// own; returns `out`.
+    fn product_of(make: MakePartial, zeros: StrongZero, p: f64, d: f64) -> f64 {
+        let mut proc = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut proc);
+        let [pv, dv, out] = ["p", "d", "out"].map(|n| b.param(n, Type::F64, vec![]));
+        let (lp, ld) = (b.load(pv), b.load(dv));
+        let r = accumulate(&mut b, None, &make(lp), ld, Type::F64, zeros).expect("a value");
+        b.store(out, r);
+        b.ret();
+        let mut m = Module::default();
+        let f = m.add_proc(proc);
+        let mut args = [p, d, 0.0].map(|x| {
+            let mut buf = Buffer::zeros(Type::F64, 1);
+            buf.set_f64(0, x);
+            buf
+        });
+        Interpreter::new(&m).call(f, &mut args).expect("runs");
+        args[2].get_f64(0)
+    }
+
+    #[test]
+    fn strong_zero_levels_guard_the_products_they_name() {
+        let inf = f64::INFINITY;
+        let (value, singular): (MakePartial, MakePartial) = (Partial::Value, Partial::Singular);
+        for (zeros, guards_value, guards_singular) in [
+            (StrongZero::Off, false, false),
+            (StrongZero::Singular, false, true),
+            (StrongZero::All, true, true),
+        ] {
+            for (make, guarded) in [(value, guards_value), (singular, guards_singular)] {
+                for d in [0.0, -0.0] {
+                    let r = product_of(make, zeros, inf, d);
+                    assert!(
+                        if guarded { r == 0.0 } else { r.is_nan() },
+                        "{zeros:?}: inf * {d} = {r}"
+                    );
+                }
+                // A non-zero derivative keeps the infinity (genuine).
+                assert_eq!(product_of(make, zeros, inf, -2.0), -inf, "{zeros:?}");
+                assert_eq!(product_of(make, zeros, 3.0, 0.5), 1.5, "{zeros:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn constant_partials_need_no_guard_and_reciprocals_of_constants_fold() {
+        let mut proc = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let lx = b.load(x);
+        let twelve = b.fconst(Type::F64, 12.0);
+        let q = b.binary(BinaryOp::Div, lx, twelve);
+        let parts = partials(
+            &mut b,
+            &Inst::Binary(BinaryOp::Div, lx, twelve),
+            Type::F64,
+            q,
+            &|_| true,
+        )
+        .expect("elemental");
+        let Partial::Singular(p) = parts[0].1 else {
+            panic!("{parts:?}")
+        };
+        assert_eq!(b.float_constant(p), Some(1.0 / 12.0));
+        let before = b.proc().insts.len();
+        let d = b.load(x);
+        accumulate(&mut b, None, &parts[0].1, d, Type::F64, StrongZero::All);
+        assert_eq!(
+            b.proc().insts.len(),
+            before + 2,
+            "one load and one multiplication, no guard"
+        );
     }
 }

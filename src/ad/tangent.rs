@@ -63,7 +63,7 @@
 //! stacks).
 
 use super::activity::{self, Activity, Context};
-use super::rules::{self, Emit};
+use super::rules::{self, Emit, StrongZero};
 use super::AdError;
 use adjit_ir::builder::ProcBuilder;
 use adjit_ir::{
@@ -81,11 +81,18 @@ pub struct TangentOptions {
     /// Number of directions carried at once: 1 is scalar mode (`foo_d`),
     /// K > 1 vector mode (`foo_dv`, tangents with a leading dimension 1:K).
     pub directions: usize,
+    /// Which products `partial * tangent` are strong zeros (a zero tangent
+    /// contributes 0 even where the partial is infinite or NaN; see
+    /// [`super::rules`]). Default: [`StrongZero::Singular`].
+    pub strong_zero: StrongZero,
 }
 
 impl Default for TangentOptions {
     fn default() -> Self {
-        TangentOptions { directions: 1 }
+        TangentOptions {
+            directions: 1,
+            strong_zero: StrongZero::Singular,
+        }
     }
 }
 
@@ -139,6 +146,7 @@ pub fn tangent(
         src: module,
         out: module.clone(),
         directions: options.directions,
+        strong_zero: options.strong_zero,
         memo: HashMap::new(),
         tangent_globals: HashMap::new(),
     };
@@ -174,6 +182,8 @@ struct Generator<'m> {
     src: &'m Module,
     out: Module,
     directions: usize,
+    /// Which local products are strong zeros.
+    strong_zero: StrongZero,
     /// Tangent procedure of each context already generated.
     memo: HashMap<Context, ProcId>,
     /// Tangent global of each active global.
@@ -239,6 +249,8 @@ struct ProcGen<'a> {
     activity: &'a Activity,
     proc: Proc,
     directions: usize,
+    /// Which local products are strong zeros.
+    strong_zero: StrongZero,
     vector: bool,
     /// Tangent variable of each primal variable.
     tvar: Vec<Option<VarId>>,
@@ -296,6 +308,7 @@ impl<'a> ProcGen<'a> {
             activity,
             proc,
             directions,
+            strong_zero: g.strong_zero,
             vector,
             tvar,
             bmap: Vec::new(),
@@ -504,14 +517,14 @@ impl<'a> ProcGen<'a> {
             _ if active && rules::is_elemental(inst) => {
                 let Some(ty) = ty else { return Ok(()) };
                 let tval = std::mem::take(&mut self.tval);
-                let k = self.directions;
+                let (k, strong_zero) = (self.directions, self.strong_zero);
                 let mut b = self.builder(nb, span);
                 let wanted = |u: Value| tval.contains_key(&u);
                 let partials = rules::partials(&mut b, inst, ty, nv, &wanted).unwrap_or_default();
                 let result: Vec<Option<Value>> = (0..k)
                     .map(|dir| {
                         partials.iter().fold(None, |acc, (u, p)| {
-                            rules::accumulate(&mut b, acc, p, tval[u][dir], ty)
+                            rules::accumulate(&mut b, acc, p, tval[u][dir], ty, strong_zero)
                         })
                     })
                     .collect();
@@ -881,8 +894,17 @@ mod tests {
         args: &[Buffer],
         k: usize,
     ) -> Vec<Vec<f64>> {
-        let (tm, tp) = tangent(module, proc, ind, dep, &TangentOptions { directions: k })
-            .expect("tangent generated");
+        let (tm, tp) = tangent(
+            module,
+            proc,
+            ind,
+            dep,
+            &TangentOptions {
+                directions: k,
+                ..TangentOptions::default()
+            },
+        )
+        .expect("tangent generated");
         adjit_ir::verify::verify_module(&tm).expect("tangent verifies");
         let src = module.proc(proc);
         let active = active_params(module, proc, ind, dep);
@@ -1543,8 +1565,17 @@ mod tests {
         let names: Vec<&str> = qd.params.iter().map(|&p| qd.var(p).name.as_str()).collect();
         assert_eq!(names, ["t", "t_d", "q", "q_d"]);
         assert_eq!(qd.result, None);
-        let (vm, vp) =
-            tangent(&m, f, &[x, y], &[y, z], &TangentOptions { directions: 4 }).expect("vector");
+        let (vm, vp) = tangent(
+            &m,
+            f,
+            &[x, y],
+            &[y, z],
+            &TangentOptions {
+                directions: 4,
+                ..TangentOptions::default()
+            },
+        )
+        .expect("vector");
         assert_eq!(vm.proc(vp).name, "f_dv");
         let xd = vm.proc(vp).params[1];
         assert_eq!(vm.proc(vp).var(xd).dims.len(), 2);
@@ -1584,7 +1615,10 @@ mod tests {
             tangent(&rm, r, &[x], &[x], &opts),
             Err(AdError::Unsupported { .. })
         ));
-        let zero = TangentOptions { directions: 0 };
+        let zero = TangentOptions {
+            directions: 0,
+            ..TangentOptions::default()
+        };
         assert!(matches!(
             tangent(&m, f, &[c], &[c], &zero),
             Err(AdError::BadOption(_))
@@ -1934,8 +1968,17 @@ end subroutine
         let b = m.find_proc("bratu").expect("bratu");
         let [x, prm, f] = ["x", "prm", "f"].map(|n| param(&m, b, n));
         for k in [1, 4] {
-            let (tm, tp) = tangent(&m, b, &[x, prm], &[f], &TangentOptions { directions: k })
-                .expect("tangent");
+            let (tm, tp) = tangent(
+                &m,
+                b,
+                &[x, prm],
+                &[f],
+                &TangentOptions {
+                    directions: k,
+                    ..TangentOptions::default()
+                },
+            )
+            .expect("tangent");
             let compiled = CompiledModule::compile(&tm, &JitOptions::default()).expect("compiles");
             let xs: Vec<f64> = (0..7).map(|i| 1.0 + 0.5 * i as f64).collect();
             let seed: Vec<f64> = (0..7 * k).map(|i| (i as f64 * 0.37).sin()).collect();

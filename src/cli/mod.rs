@@ -344,6 +344,7 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
             RecordPolicy::Tbr
         },
         activity: !cl.flag("no-activity"),
+        ..AdjointOptions::default()
     }
 }
 

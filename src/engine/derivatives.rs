@@ -318,6 +318,7 @@ impl Engine {
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
         let options = TangentOptions {
             directions: directions.max(1),
+            ..TangentOptions::default()
         };
         let (module, tproc) =
             tangent(&self.module, primal, &indep, &dep, &options).map_err(ad_error)?;

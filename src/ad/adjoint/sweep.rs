@@ -39,7 +39,7 @@ use super::emit::Cursor;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{is_active_statement, recomputed, PlanContext, RecordPlan};
-use crate::ad::rules::{self, Emit, Partial};
+use crate::ad::rules::{self, Emit, Partial, StrongZero};
 
 impl Emit for Cursor<'_> {
     fn emit(&mut self, inst: Inst, ty: Type) -> Value {
@@ -47,6 +47,9 @@ impl Emit for Cursor<'_> {
     }
     fn type_of(&self, v: Value) -> Option<Type> {
         self.proc.insts.get(v.index()).and_then(|d| d.ty)
+    }
+    fn inst_of(&self, v: Value) -> Option<&Inst> {
+        self.proc.insts.get(v.index()).map(|d| &d.kind)
     }
 }
 
@@ -67,6 +70,9 @@ impl Emit for DryEmit<'_> {
             Some(d) => d.ty,
             None => self.emitted.get(v.index() - self.proc.insts.len()).copied(),
         }
+    }
+    fn inst_of(&self, v: Value) -> Option<&Inst> {
+        self.proc.insts.get(v.index()).map(|d| &d.kind)
     }
 }
 
@@ -201,6 +207,8 @@ pub(crate) struct SweepContext<'a> {
     pub reachable: &'a [bool],
     /// How control flow is recorded (counted loops).
     pub control: &'a ControlPlan,
+    /// Which local products are strong zeros (see [`rules::accumulate`]).
+    pub strong_zero: StrongZero,
 }
 
 impl SweepContext<'_> {
@@ -683,7 +691,7 @@ fn propagate(
                         continue;
                     };
                     let acc = adj.get(&operand).copied();
-                    if let Some(sum) = rules::accumulate(c, acc, &partial, g, ty) {
+                    if let Some(sum) = rules::accumulate(c, acc, &partial, g, ty, sc.strong_zero) {
                         adj.insert(operand, sum);
                     }
                 }

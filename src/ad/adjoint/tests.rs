@@ -22,7 +22,11 @@ fn all_options() -> Vec<AdjointOptions> {
     let mut out = Vec::new();
     for record in [RecordPolicy::Conservative, RecordPolicy::Tbr] {
         for activity in [false, true] {
-            out.push(AdjointOptions { record, activity });
+            out.push(AdjointOptions {
+                record,
+                activity,
+                ..AdjointOptions::default()
+            });
         }
     }
     out
