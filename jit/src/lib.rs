@@ -9,6 +9,7 @@ pub mod buffer;
 pub mod builder;
 pub mod codegen;
 pub mod error;
+pub mod globals;
 pub mod ir;
 pub mod libm;
 pub mod opt;

@@ -2,6 +2,7 @@
 //! central finite differences, all producing [`Jacobian`]s over named
 //! selections of inputs and outputs.
 
+use super::state::{Evaluation, GlobalState};
 use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
 use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
 use crate::ad::tangent::{tangent, TangentOptions};
@@ -322,13 +323,13 @@ impl Engine {
         let (module, tproc) =
             tangent(&self.module, primal, &indep, &dep, &options).map_err(ad_error)?;
         let map = ParamMap::new(proc, module.proc(tproc), "_d")?;
-        let module = Arc::new(module);
+        let program = Program {
+            sources: self.sources.clone(),
+            module: Arc::new(module),
+        };
         Ok(Tangent {
-            exec: Executor::new(module.clone(), &self.options)?,
-            program: Program {
-                sources: self.sources.clone(),
-                module,
-            },
+            exec: self.executor(program.clone())?,
+            program,
             primal,
             proc: tproc,
             map,
@@ -354,13 +355,13 @@ impl Engine {
         let (module, procs) =
             adjoint(&self.module, primal, &indep, &dep, options).map_err(ad_error)?;
         let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
-        let module = Arc::new(module);
+        let program = Program {
+            sources: self.sources.clone(),
+            module: Arc::new(module),
+        };
         Ok(Adjoint {
-            exec: Executor::new(module.clone(), &self.options)?,
-            program: Program {
-                sources: self.sources.clone(),
-                module,
-            },
+            exec: self.executor(program.clone())?,
+            program,
             primal,
             procs,
             map,
@@ -394,13 +395,16 @@ impl Tangent {
     }
 
     /// The Jacobian of the outputs with respect to the inputs at `args`, by
-    /// columns: `ceil(n / directions)` tangent sweeps.
+    /// columns: `ceil(n / directions)` tangent sweeps, each from the
+    /// program's state at the start (so the globals are left as one primal
+    /// call would leave them).
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
         let of = elements(args, &self.of)?;
         let wrt = elements(args, &self.wrt)?;
         let mut jac = Jacobian::zeros(args, &of, &wrt);
         let k = self.directions;
         let mut first = true;
+        let start_state = self.exec.state();
         for start in (0..wrt.len().max(1)).step_by(k) {
             let mut bufs = self.map.buffers(args, k);
             for (dir, col) in wrt.iter().enumerate().skip(start).take(k) {
@@ -408,9 +412,11 @@ impl Tangent {
                     bufs[slot].set_f64(col.offset * k + (dir - start), 1.0);
                 }
             }
-            self.exec
-                .call(self.proc, &mut bufs)
-                .map_err(|e| self.program.runtime_error(&e))?;
+            let from = Evaluation {
+                from: Some(&start_state),
+                ..Evaluation::default()
+            };
+            self.exec.call_in(self.proc, &mut bufs, from)?;
             for (row, out) in of.iter().enumerate() {
                 if first {
                     if let Some(slot) = self.map.primal_slot(out.param) {
@@ -450,9 +456,7 @@ impl Tangent {
                 bufs[slot].set_f64(i, v);
             }
         }
-        self.exec
-            .call(self.proc, &mut bufs)
-            .map_err(|e| self.program.runtime_error(&e))?;
+        self.exec.call(self.proc, &mut bufs)?;
         Ok(of
             .iter()
             .map(|o| {
@@ -484,9 +488,13 @@ impl Adjoint {
         let mut end_state = self.map.buffers(args, 1);
         let spare = self.spare_runtimes.lock().ok().and_then(|mut s| s.pop());
         let mut session = Session::with_runtime(&self.exec, spare);
-        session
-            .call(self.procs.forward, &mut end_state)
-            .map_err(|e| self.program.runtime_error(&e))?;
+        let record = Evaluation {
+            snapshot: true,
+            ..Evaluation::default()
+        };
+        let globals = session
+            .call_in(self.procs.forward, &mut end_state, record)?
+            .unwrap_or_default();
         let [values, integers, control] = session.depths();
         let spilled_bytes = session.spilled_bytes();
         Ok(Tape {
@@ -494,6 +502,7 @@ impl Adjoint {
             mark: session.mark(),
             session,
             end_state,
+            globals,
             of,
             wrt,
             stats: AdjointStats {
@@ -558,6 +567,9 @@ pub struct Tape<'a> {
     session: Session<'a>,
     mark: SessionMark,
     end_state: Vec<Buffer>,
+    /// The program's globals at the end of the forward sweep: every reverse
+    /// sweep starts from them and leaves them behind.
+    globals: GlobalState,
     of: Vec<Element>,
     wrt: Vec<Element>,
     stats: AdjointStats,
@@ -617,9 +629,13 @@ impl Tape<'_> {
             }
         }
         self.session.rewind(&self.mark);
+        let sweep = Evaluation {
+            from: Some(&self.globals),
+            snapshot: false,
+            leave: Some(&self.globals),
+        };
         self.session
-            .call(self.adjoint.procs.reverse, &mut bufs)
-            .map_err(|e| self.adjoint.program.runtime_error(&e))?;
+            .call_in(self.adjoint.procs.reverse, &mut bufs, sweep)?;
         Ok(self
             .wrt
             .iter()
@@ -675,8 +691,19 @@ impl<'a> FiniteDifferences<'a> {
                 .map(|o| a.buffers()[o.param].get_f64(o.offset))
                 .collect()
         };
+        // Every point from the same state; the base point's end state is
+        // what one primal call leaves, and what the evaluation leaves.
+        let start = self.procedure.exec.state();
+        let from = Evaluation {
+            from: Some(&start),
+            ..Evaluation::default()
+        };
         let mut base = args.clone();
-        self.procedure.call(&mut base)?;
+        let base_run = Evaluation {
+            snapshot: true,
+            ..from
+        };
+        let end = self.procedure.call_in(&mut base, base_run)?.unwrap_or_default();
         jac.values = read(&base);
         for (col, w) in wrt_e.iter().enumerate() {
             let x = args.buffers()[w.param].get_f64(w.offset);
@@ -688,13 +715,14 @@ impl<'a> FiniteDifferences<'a> {
             // The step actually representable in the input's type.
             let h2 = plus.buffers()[w.param].get_f64(w.offset)
                 - minus.buffers()[w.param].get_f64(w.offset);
-            self.procedure.call(&mut plus)?;
-            self.procedure.call(&mut minus)?;
+            self.procedure.call_in(&mut plus, from)?;
+            self.procedure.call_in(&mut minus, from)?;
             let (fp, fm) = (read(&plus), read(&minus));
             for row in 0..of_e.len() {
                 jac.set(row, col, (fp[row] - fm[row]) / h2);
             }
         }
+        self.procedure.exec.set_state(&end)?;
         Ok(jac)
     }
 }
