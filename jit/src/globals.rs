@@ -227,11 +227,7 @@ impl GlobalsGuard<'_> {
     /// Overwrites a global's contents (the buffer must match its type and
     /// size).
     pub fn set(&mut self, id: GlobalId, value: &Buffer) -> Result<(), String> {
-        let g = self
-            .store
-            .globals
-            .get(id.index())
-            .ok_or("no such global")?;
+        let g = self.store.globals.get(id.index()).ok_or("no such global")?;
         if value.ty() != g.ty || value.len() != global_units(g) {
             return Err(format!(
                 "global `{}` needs {} {} elements",
@@ -306,8 +302,8 @@ mod tests {
 
     #[test]
     fn extended_stores_share_the_prefix_and_the_lock() {
-        let base = GlobalStore::new(&[scalar("m::a", Type::F64, vec![Const::Float(2.5)])])
-            .expect("store");
+        let base =
+            GlobalStore::new(&[scalar("m::a", Type::F64, vec![Const::Float(2.5)])]).expect("store");
         let more = [
             scalar("m::a", Type::F64, Vec::new()),
             scalar("m::a_b", Type::F64, Vec::new()),
@@ -333,7 +329,11 @@ mod tests {
     fn initial_values_that_do_not_fit_are_refused() {
         let g = scalar("m::n", Type::I32, vec![Const::Float(1.5)]);
         assert!(GlobalStore::new(&[g]).is_err());
-        let two = scalar("m::x", Type::F64, vec![Const::Float(1.0), Const::Float(2.0)]);
+        let two = scalar(
+            "m::x",
+            Type::F64,
+            vec![Const::Float(1.0), Const::Float(2.0)],
+        );
         assert!(GlobalStore::new(&[two]).is_err());
     }
 }

@@ -507,10 +507,12 @@ impl Generator<'_> {
         let mut combined = top.layout.new_proc(name, self.source.proc(proc).span);
         let seeded: HashSet<GlobalId> = dependents
             .iter()
-            .filter_map(|&d| match self.source.proc(proc).vars.get(d.index())?.storage {
-                Storage::Global(g) => Some(g),
-                _ => None,
-            })
+            .filter_map(
+                |&d| match self.source.proc(proc).vars.get(d.index())?.storage {
+                    Storage::Global(g) => Some(g),
+                    _ => None,
+                },
+            )
             .collect();
         let mut unseeded: Vec<(GlobalId, GlobalId)> = self
             .global_adjoints

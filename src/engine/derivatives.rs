@@ -703,7 +703,10 @@ impl<'a> FiniteDifferences<'a> {
             snapshot: true,
             ..from
         };
-        let end = self.procedure.call_in(&mut base, base_run)?.unwrap_or_default();
+        let end = self
+            .procedure
+            .call_in(&mut base, base_run)?
+            .unwrap_or_default();
         jac.values = read(&base);
         for (col, w) in wrt_e.iter().enumerate() {
             let x = args.buffers()[w.param].get_f64(w.offset);

@@ -23,10 +23,10 @@ mod derivatives;
 mod state;
 
 pub use args::{ArgValue, Args};
-pub use state::GlobalState;
 pub use derivatives::{
-    element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent,
+    element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
 };
+pub use state::GlobalState;
 
 use crate::front::diag::{Diagnostic, Rendered, SourceMap};
 use crate::front::source::SourceForm;
@@ -37,9 +37,9 @@ use adjit_jit::ir::{GlobalId, Module, ProcId, StackKind};
 use adjit_jit::runtime::{Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
 use adjit_jit::{Buffer, RuntimeError};
+use state::Evaluation;
 use std::fmt;
 use std::path::Path;
-use state::Evaluation;
 use std::sync::Arc;
 
 /// What went wrong, broadly.

@@ -1672,7 +1672,11 @@ fn joint_reversal_starts_global_adjoints_at_zero() {
             let mut args = sweep_args(&procs, &case.args, &seeds);
             compiled.call(procs.combined, &mut args).expect("runs");
             let (_, adjoints) = split_args(&procs, args);
-            assert_eq!(adjoints[&0], scalar(expected), "{options:?}: JIT call {call}");
+            assert_eq!(
+                adjoints[&0],
+                scalar(expected),
+                "{options:?}: JIT call {call}"
+            );
         }
     }
 }
