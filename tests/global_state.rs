@@ -22,7 +22,7 @@ use adjit::engine::{
 };
 use adjit::jit::ir::Inst;
 use adjit::jit::Buffer;
-use common::check::{against, dot, mismatches, Rng};
+use common::check::{against, dot, mismatches, within, Rng};
 use common::cli::adjit;
 use common::corpus::{case_settings, corpus_dir, programs_in};
 
@@ -433,7 +433,7 @@ fn corpus_case(
             engine.set_state(&end).unwrap();
             let (lhs, m1) = dot(&yd, &yb);
             let (rhs, m2) = dot(&xd, &xb);
-            if !((lhs - rhs).abs() <= dot_tol * (m1 + m2).max(f64::MIN_POSITIVE)) {
+            if !within(lhs, rhs, dot_tol * (m1 + m2).max(f64::MIN_POSITIVE)) {
                 failures_j.push(format!("dot product, sweep {sweep}: {lhs:e} vs {rhs:e}"));
             }
         }

@@ -63,7 +63,7 @@ pub fn mismatches(what: &str, args: &Args, a: &Jacobian, b: &Jacobian) -> Vec<St
             let (x, y) = (a.get(r, c), b.get(r, c));
             let tol = tolerance(args, &a.of[r], &a.wrt[c]);
             let scale = x.abs().max(y.abs()).max(1.0);
-            if !((x - y).abs() <= tol * scale) {
+            if !within(x, y, tol * scale) {
                 out.push(format!(
                     "{what}: d{}/d{}: {x:e} vs {y:e}",
                     a.of[r], a.wrt[c]
@@ -80,7 +80,7 @@ pub fn against(what: &str, jac: &Jacobian, expected: &[f64], tol: f64) -> Vec<St
     let mut out = Vec::new();
     assert_eq!(jac.matrix.len(), expected.len(), "{what}: shape");
     for (k, (&x, &e)) in jac.matrix.iter().zip(expected).enumerate() {
-        if !((x - e).abs() <= tol * e.abs().max(1.0)) {
+        if !within(x, e, tol * e.abs().max(1.0)) {
             let (r, c) = (k / jac.cols(), k % jac.cols());
             out.push(format!(
                 "{what}: d{}/d{} = {x:e}, expected {e:e}",
@@ -89,6 +89,12 @@ pub fn against(what: &str, jac: &Jacobian, expected: &[f64], tol: f64) -> Vec<St
         }
     }
     out
+}
+
+/// True when `|a - b| <= bound`; false when either is NaN (a NaN is
+/// never close to anything).
+pub fn within(a: f64, b: f64, bound: f64) -> bool {
+    (a - b).abs() <= bound
 }
 
 /// `<a, b>` and `sum |a_i b_i|` (the magnitude the identity's round-off
