@@ -236,10 +236,10 @@ impl GlobalsGuard<'_> {
                 g.ty.name()
             ));
         }
-        let mut copy = value.clone();
         let dst = self.store.words[id.index()].ptr();
-        // SAFETY: sizes checked above; the guard excludes concurrent access.
-        unsafe { std::ptr::copy_nonoverlapping(copy.as_mut_ptr(), dst, global_bytes(g)) };
+        // SAFETY: sizes checked above; the guard excludes concurrent access
+        // to the storage, and `value` is a distinct allocation.
+        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, global_bytes(g)) };
         Ok(())
     }
 

@@ -37,7 +37,7 @@ use adjit_jit::ir::{GlobalId, Module, ProcId, StackKind};
 use adjit_jit::runtime::{Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
 use adjit_jit::{Buffer, RuntimeError};
-use state::Evaluation;
+use state::Held;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -238,6 +238,7 @@ impl Engine {
         Ok(Procedure {
             program: self.program(),
             proc,
+            writes: exec.written_by(&[proc]),
             exec,
         })
     }
@@ -254,7 +255,7 @@ impl Engine {
     /// globals; a primal call advances them, a derivative evaluation leaves
     /// them as one primal call from its starting state would.
     pub fn state(&self) -> GlobalState {
-        GlobalState::take(&self.globals.lock(), self.globals.len())
+        GlobalState::take_all(&self.globals.lock(), self.globals.len())
     }
 
     /// Runs `f` (evaluations of handles of this engine), then puts the
@@ -410,28 +411,24 @@ impl Executor {
 
     /// Runs one procedure on the given buffers from the current state.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), Error> {
-        self.call_in(proc, args, Evaluation::default()).map(|_| ())
+        let mut held = self.hold();
+        Session::with_runtime(self, None).call_held(&mut held, proc, args)
     }
 
-    /// Runs one procedure as `how` says (start state, end snapshot, state
-    /// left behind), atomically with respect to other calls of the program.
-    pub(crate) fn call_in(
-        &self,
-        proc: ProcId,
-        args: &mut [Buffer],
-        how: Evaluation<'_>,
-    ) -> Result<Option<GlobalState>, Error> {
-        Session::with_runtime(self, None).call_in(proc, args, how)
+    /// Locks the program's globals for a sequence of calls (no lock for a
+    /// program without globals).
+    pub(crate) fn hold(&self) -> Held<'_> {
+        let store = self.store();
+        Held {
+            guard: (!store.is_empty()).then(|| store.lock()),
+            shared: self.shared,
+        }
     }
 
-    /// A copy of the program's globals.
-    pub(crate) fn state(&self) -> GlobalState {
-        GlobalState::take(&self.store().lock(), self.shared)
-    }
-
-    /// Puts the program's globals to `state`.
-    pub(crate) fn set_state(&self, state: &GlobalState) -> Result<(), Error> {
-        state.put(&mut self.store().lock())
+    /// The program's globals that `roots` (procedures of this executor's
+    /// module) and their callees may write.
+    pub(crate) fn written_by(&self, roots: &[ProcId]) -> Vec<GlobalId> {
+        state::written_globals(&self.program.module, roots, self.shared)
     }
 }
 
@@ -497,27 +494,25 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Runs one procedure as `how` says: the program's globals restored
-    /// first when asked, the module's derivative globals zero, the end
-    /// state copied or replaced after; no other call of the program runs in
-    /// between.
-    pub(crate) fn call_in(
+    /// Runs one procedure with the program's globals held: the module's
+    /// derivative globals start at zero; the program's are as `held` has
+    /// them.
+    pub(crate) fn call_held(
         &mut self,
+        held: &mut Held<'_>,
         proc: ProcId,
         args: &mut [Buffer],
-        how: Evaluation<'_>,
-    ) -> Result<Option<GlobalState>, Error> {
-        let store = self.exec.store();
-        if store.is_empty() {
-            self.call_unlocked(proc, args)
-                .map_err(|e| self.exec.program.runtime_error(&e))?;
-            return Ok(how.snapshot.then(GlobalState::default));
-        }
-        let mut guard = store.lock();
-        state::prepare(&mut guard, self.exec.shared, how.from)?;
+    ) -> Result<(), Error> {
+        let program = &self.exec.program;
+        held.clear_derivatives();
+        let Some(guard) = &mut held.guard else {
+            return self
+                .call_unlocked(proc, args)
+                .map_err(|e| program.runtime_error(&e));
+        };
         let result = match &mut self.run {
             SessionRun::Jit { compiled, runtime } => {
-                compiled.call_locked(&mut guard, proc, args, runtime)
+                compiled.call_locked(guard, proc, args, runtime)
             }
             SessionRun::Interp(interp) => {
                 let n = guard.store().len();
@@ -537,8 +532,7 @@ impl<'a> Session<'a> {
                 result
             }
         };
-        result.map_err(|e| self.exec.program.runtime_error(&e))?;
-        state::finish(&mut guard, self.exec.shared, how)
+        result.map_err(|e| program.runtime_error(&e))
     }
 
     fn call_unlocked(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
@@ -599,6 +593,8 @@ impl<'a> Session<'a> {
 pub struct Procedure {
     program: Program,
     proc: ProcId,
+    /// The program's globals a call may write.
+    writes: Vec<GlobalId>,
     exec: Executor,
 }
 
@@ -638,15 +634,5 @@ impl Procedure {
     /// Calls the procedure on raw buffers (one per parameter, in order).
     pub fn call_buffers(&self, buffers: &mut [Buffer]) -> Result<(), Error> {
         self.exec.call(self.proc, buffers)
-    }
-
-    /// Calls the procedure as `how` says (start state, end snapshot, state
-    /// left behind).
-    pub(crate) fn call_in(
-        &self,
-        args: &mut Args,
-        how: Evaluation<'_>,
-    ) -> Result<Option<GlobalState>, Error> {
-        self.exec.call_in(self.proc, args.buffers_mut(), how)
     }
 }
