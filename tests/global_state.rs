@@ -498,3 +498,42 @@ fn states_compare_by_value() {
     );
     assert_eq!(engine.state().len(), 3);
 }
+
+/// Evaluations of one engine in parallel threads: each holds the program's
+/// globals from its forward sweep to its last reverse sweep, so no other
+/// thread's call changes the module variable in between.
+#[test]
+fn parallel_evaluations_see_their_own_globals() {
+    let engine = engine(ACROSS_CALLS, Backend::Jit);
+    let adjoint = engine
+        .adjoint(
+            Some("top"),
+            &sel("y"),
+            &sel("x"),
+            &AdjointOptions::default(),
+        )
+        .unwrap();
+    let tangent = engine
+        .tangent(Some("top"), &sel("y"), &sel("x"), 1)
+        .unwrap();
+    let primal = engine.procedure(Some("top")).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (adjoint, tangent, primal) = (&adjoint, &tangent, &primal);
+            scope.spawn(move || {
+                for i in 0..25 {
+                    let x = [0.1 + 0.2 * t as f64, -0.5 + 0.04 * i as f64];
+                    let mut args = primal.args();
+                    args.set_array("x", &x).unwrap();
+                    let expected = across_calls_jacobian(x);
+                    let adj = adjoint.jacobian(&args).unwrap();
+                    let tan = tangent.jacobian(&args).unwrap();
+                    let mut failures = against("adjoint", &adj, &expected, EXACT);
+                    failures.extend(against("tangent", &tan, &expected, EXACT));
+                    assert!(failures.is_empty(), "thread {t}, x = {x:?}: {failures:#?}");
+                    primal.call(&mut args).unwrap();
+                }
+            });
+        }
+    });
+}
