@@ -85,6 +85,16 @@ impl Buffer {
             Buffer::Char(v) => v[i] = x as u8,
         }
     }
+    /// Raw pointer to the first byte, for reading at the native boundary.
+    pub fn as_ptr(&self) -> *const u8 {
+        match self {
+            Buffer::F32(v) => v.as_ptr() as *const u8,
+            Buffer::F64(v) => v.as_ptr() as *const u8,
+            Buffer::I32(v) => v.as_ptr() as *const u8,
+            Buffer::I64(v) => v.as_ptr() as *const u8,
+            Buffer::Bool(v) | Buffer::Char(v) => v.as_ptr(),
+        }
+    }
     /// Raw pointer to the first byte, for the native call boundary.
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         match self {

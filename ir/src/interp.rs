@@ -508,6 +508,26 @@ impl<'m> Interpreter<'m> {
         self.slots.get(global.index())
     }
 
+    /// Overwrites the storage of a global (same type and length as the
+    /// global's storage).
+    pub fn set_global(&mut self, global: crate::GlobalId, value: &Buffer) -> Result<(), String> {
+        let slot = self
+            .slots
+            .get_mut(global.index())
+            .filter(|_| global.index() < self.module.globals.len())
+            .ok_or("no such global")?;
+        if slot.ty() != value.ty() || slot.len() != value.len() {
+            return Err(format!(
+                "global `{}` needs {} {} elements",
+                self.module.globals[global.index()].name,
+                slot.len(),
+                slot.ty().name()
+            ));
+        }
+        slot.clone_from(value);
+        Ok(())
+    }
+
     /// Calls a procedure with one buffer per parameter (checked against the
     /// declared types and shapes first). Arguments are updated in place.
     pub fn call(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {

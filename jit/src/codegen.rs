@@ -28,6 +28,7 @@
 //! frame; the others come from the runtime's arena (released on return).
 //! Calls nest at most [`MAX_CALL_DEPTH`] deep, checked at each call site.
 
+use crate::globals::{global_bytes, GlobalStore, GlobalsGuard};
 use crate::ir::shape;
 use crate::ir::Buffer;
 use crate::ir::RuntimeError;
@@ -98,26 +99,15 @@ fn err<T>(message: impl Into<String>) -> Result<T, CompileError> {
 /// The native signature of every compiled procedure.
 pub type RawProcFn = unsafe extern "C" fn(args: *const ArgSlot, rt: *mut RuntimeCtx) -> i32;
 
-/// Storage of one global, 16-byte aligned, owned by the compiled module.
-struct GlobalStorage {
-    words: Box<[u128]>,
-}
-
-impl GlobalStorage {
-    fn ptr(&self) -> *const u8 {
-        self.words.as_ptr() as *const u8
-    }
-}
-
 /// A compiled module: native code for every procedure, global storage and
 /// literal data. Freed on drop.
 pub struct CompiledModule {
     jit: Mutex<Option<JITModule>>,
     entries: Vec<usize>,
     module: ir::Module,
-    globals: Vec<GlobalStorage>,
-    /// Held for a call when the module has globals (their storage is shared).
-    globals_lock: Mutex<()>,
+    /// The globals' storage (possibly shared with other modules of the same
+    /// program) and the lock held by every call when there are globals.
+    globals: GlobalStore,
     _literals: Vec<Box<[u8]>>,
 }
 
@@ -140,9 +130,9 @@ impl fmt::Debug for CompiledModule {
     }
 }
 
-// SAFETY: global storage is only written by generated code while
-// `globals_lock` is held (or read by `global` under the same lock); code and
-// literal memory are immutable after finalization.
+// SAFETY: global storage is only written by generated code while the
+// store's lock is held (or through a `GlobalsGuard` of the same lock); code
+// and literal memory are immutable after finalization.
 unsafe impl Sync for CompiledModule {}
 // SAFETY: all owned memory moves with the value; see the Sync note.
 unsafe impl Send for CompiledModule {}
@@ -153,7 +143,31 @@ impl CompiledModule {
         module: &ir::Module,
         options: &JitOptions,
     ) -> Result<CompiledModule, CompileError> {
-        compile_module(module, options)
+        let globals = GlobalStore::new(&module.globals).map_err(|message| CompileError {
+            proc: None,
+            message,
+        })?;
+        compile_module(module, options, globals)
+    }
+
+    /// Compiles every procedure of `module` against existing global storage
+    /// (`globals` must describe exactly `module.globals`, typically an
+    /// extension of another module's store: see [`GlobalStore::extend`]).
+    pub fn compile_with_globals(
+        module: &ir::Module,
+        options: &JitOptions,
+        globals: GlobalStore,
+    ) -> Result<CompiledModule, CompileError> {
+        let same = globals.len() == module.globals.len()
+            && globals
+                .globals()
+                .iter()
+                .zip(&module.globals)
+                .all(|(a, b)| a.ty == b.ty && global_bytes(a) == global_bytes(b));
+        if !same {
+            return err("the global storage does not match the module's globals");
+        }
+        compile_module(module, options, globals)
     }
 
     /// Calls a procedure with its own fresh [`Runtime`].
@@ -170,10 +184,46 @@ impl CompiledModule {
         args: &mut [Buffer],
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
-        let _guard = (!self.globals.is_empty())
-            .then(|| self.globals_lock.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut global_first = |g: ir::GlobalId| self.global_first_int(g);
-        shape::resolve_arguments_with(&self.module, proc, args, &mut global_first)?;
+        if self.globals.is_empty() {
+            return self.call_resolved(proc, args, rt, &mut |_| 0);
+        }
+        let mut guard = self.globals.lock();
+        self.call_locked(&mut guard, proc, args, rt)
+    }
+
+    /// Calls a procedure while the caller holds the lock of the module's
+    /// globals (so that it may set globals before and read them after the
+    /// call with no other call in between). The guard must lock this
+    /// module's store or one sharing its lock.
+    pub fn call_locked(
+        &self,
+        guard: &mut GlobalsGuard<'_>,
+        proc: ProcId,
+        args: &mut [Buffer],
+        rt: &mut Runtime,
+    ) -> Result<(), RuntimeError> {
+        if !guard.store().shares_lock_with(&self.globals) {
+            return Err(self.arg_error(
+                proc,
+                None,
+                "the globals lock held belongs to another program".into(),
+            ));
+        }
+        let held = &*guard;
+        let mut global_first = |g: ir::GlobalId| held.first_int_of(&self.globals, g);
+        self.call_resolved(proc, args, rt, &mut global_first)
+    }
+
+    /// Resolves argument shapes and calls; the caller holds the globals
+    /// lock when there are globals.
+    fn call_resolved(
+        &self,
+        proc: ProcId,
+        args: &mut [Buffer],
+        rt: &mut Runtime,
+        global_first: &mut dyn FnMut(ir::GlobalId) -> i64,
+    ) -> Result<(), RuntimeError> {
+        shape::resolve_arguments_with(&self.module, proc, args, global_first)?;
         let slots: Vec<ArgSlot> = args
             .iter_mut()
             .map(|b| ArgSlot {
@@ -213,47 +263,20 @@ impl CompiledModule {
         &self.module
     }
 
+    /// The storage of the module's globals.
+    pub fn globals(&self) -> &GlobalStore {
+        &self.globals
+    }
+
     /// A copy of a global's current contents.
     pub fn global(&self, id: ir::GlobalId) -> Option<Buffer> {
-        let g = self.module.globals.get(id.index())?;
-        let storage = self.globals.get(id.index())?;
-        let _guard = self.globals_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let n = global_bytes(g) / g.ty.size();
-        let mut out = Buffer::zeros(g.ty, n);
-        // SAFETY: both regions hold `global_bytes(g)` bytes; the lock excludes
-        // concurrent writers.
-        unsafe { std::ptr::copy_nonoverlapping(storage.ptr(), out.as_mut_ptr(), global_bytes(g)) };
-        Some(out)
+        self.globals.lock().get(id)
     }
 
     /// Overwrites a global's contents (the buffer must match its type and
     /// size).
     pub fn set_global(&self, id: ir::GlobalId, value: &Buffer) -> Result<(), String> {
-        let g = self
-            .module
-            .globals
-            .get(id.index())
-            .ok_or("no such global")?;
-        let storage = self.globals.get(id.index()).ok_or("no such global")?;
-        if value.ty() != g.ty || value.len() * g.ty.size() != global_bytes(g) {
-            return Err(format!(
-                "global `{}` needs {} {} elements",
-                g.name,
-                global_bytes(g) / g.ty.size(),
-                g.ty.name()
-            ));
-        }
-        let _guard = self.globals_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut copy = value.clone();
-        // SAFETY: sizes checked above; the lock excludes concurrent access.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                copy.as_mut_ptr(),
-                storage.ptr() as *mut u8,
-                global_bytes(g),
-            )
-        };
-        Ok(())
+        self.globals.lock().set(id, value)
     }
 
     fn arg_error(&self, proc: ProcId, var: Option<String>, detail: String) -> RuntimeError {
@@ -269,25 +292,6 @@ impl CompiledModule {
             span,
             var,
             detail,
-        }
-    }
-
-    /// The current first element of an integer global (0 otherwise), for
-    /// bounds that read globals. The caller holds `globals_lock`.
-    fn global_first_int(&self, g: ir::GlobalId) -> i64 {
-        let (Some(global), Some(storage)) = (
-            self.module.globals.get(g.index()),
-            self.globals.get(g.index()),
-        ) else {
-            return 0;
-        };
-        // SAFETY: the storage holds at least 16 bytes; the lock excludes writers.
-        unsafe {
-            match global.ty {
-                Type::I32 => (storage.ptr() as *const i32).read() as i64,
-                Type::I64 => (storage.ptr() as *const i64).read(),
-                _ => 0,
-            }
         }
     }
 
@@ -428,56 +432,6 @@ impl CompiledModule {
     }
 }
 
-fn global_bytes(g: &ir::Global) -> usize {
-    let per = if g.ty == Type::Char {
-        g.char_len.max(0) as usize
-    } else {
-        g.ty.size()
-    };
-    g.len().max(0) as usize * per
-}
-
-/// Builds the storage of a global from its initial values.
-fn global_storage(g: &ir::Global) -> Result<GlobalStorage, CompileError> {
-    let bytes = global_bytes(g);
-    let mut words = vec![0u128; bytes.div_ceil(16).max(1)].into_boxed_slice();
-    // SAFETY: the byte view covers exactly the allocated words.
-    let raw =
-        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 16) };
-    if g.ty == Type::Char {
-        raw[..bytes].fill(b' ');
-    }
-    let size = if g.ty == Type::Char { 1 } else { g.ty.size() };
-    for (i, c) in g.init.iter().enumerate() {
-        let at = i * size;
-        if at + size > bytes {
-            return err(format!(
-                "global `{}` has more initial values than elements",
-                g.name
-            ));
-        }
-        let dst = &mut raw[at..at + size];
-        match (g.ty, *c) {
-            (Type::F64, Const::Float(x)) => dst.copy_from_slice(&x.to_ne_bytes()),
-            (Type::F32, Const::Float(x)) => dst.copy_from_slice(&(x as f32).to_ne_bytes()),
-            (Type::F64, Const::Int(x)) => dst.copy_from_slice(&(x as f64).to_ne_bytes()),
-            (Type::F32, Const::Int(x)) => dst.copy_from_slice(&(x as f32).to_ne_bytes()),
-            (Type::I64, Const::Int(x)) => dst.copy_from_slice(&x.to_ne_bytes()),
-            (Type::I32, Const::Int(x)) => dst.copy_from_slice(&(x as i32).to_ne_bytes()),
-            (Type::Bool, Const::Bool(x)) => dst[0] = x as u8,
-            (Type::Char, Const::Char(x)) => dst[0] = x,
-            (ty, c) => {
-                return err(format!(
-                    "global `{}`: initial value {c:?} does not fit {}",
-                    g.name,
-                    ty.name()
-                ))
-            }
-        }
-    }
-    Ok(GlobalStorage { words })
-}
-
 /// Maps an IR scalar type to a Cranelift type.
 fn cl_type(ty: Type) -> Result<types::Type, CompileError> {
     Ok(match ty {
@@ -544,6 +498,7 @@ impl Drop for JitGuard {
 fn compile_module(
     module: &ir::Module,
     options: &JitOptions,
+    globals: GlobalStore,
 ) -> Result<CompiledModule, CompileError> {
     crate::ir::verify::verify_module(module).map_err(|errors| CompileError {
         proc: None,
@@ -564,11 +519,6 @@ fn compile_module(
         builder.symbol(f.name, f.addr);
     }
     let mut guard = JitGuard(Some(JITModule::new(builder)));
-    let globals = module
-        .globals
-        .iter()
-        .map(global_storage)
-        .collect::<Result<Vec<_>, _>>()?;
     let mut literals = Vec::new();
     let entries = {
         let jit = guard.0.as_mut().ok_or_else(|| CompileError {
@@ -595,7 +545,10 @@ fn compile_module(
             options,
             proc_ids: ids.clone(),
             externs: HashMap::new(),
-            globals: globals.iter().map(|g| g.ptr() as i64).collect(),
+            globals: (0..globals.len())
+                .filter_map(|i| globals.ptr(i))
+                .map(|p| p as i64)
+                .collect(),
             literals: &mut literals,
         };
         let mut ctx = jit.make_context();
@@ -629,7 +582,6 @@ fn compile_module(
         entries,
         module: module.clone(),
         globals,
-        globals_lock: Mutex::new(()),
         _literals: literals,
     })
 }

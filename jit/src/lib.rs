@@ -13,6 +13,7 @@
 use adjit_ir as ir;
 
 pub mod codegen;
+pub mod globals;
 pub mod libm;
 pub mod opt;
 pub mod runtime;

@@ -27,7 +27,11 @@
 //! `foo_b` the independents' adjoints have been *incremented* by `y_b · J`,
 //! the adjoints of variables that the procedure overwrites have been reset
 //! after use (a pure output's adjoint comes back 0), and every parameter
-//! holds its primal output value.
+//! holds its primal output value. Active globals (module variables, SAVE
+//! locals) have adjoint globals (`g_b`); `foo_b` zeroes those of globals
+//! that are not dependents on entry, so nothing a previous call left there
+//! leaks into this one, and on exit they hold the sensitivity to the
+//! global's entry value.
 //!
 //! Split use: `foo_fwd` followed by `foo_rev` on the same runtime stacks
 //! accumulates exactly the same adjoints as `foo_b`. `foo_rev` expects every
@@ -39,8 +43,11 @@
 //! TBR found necessary are restored, others keep their end-of-forward
 //! values). To serve several seeds from one tape, snapshot the argument
 //! buffers after `foo_fwd`, and before each further `foo_rev` restore the
-//! buffers from the snapshot and the stacks to their end-of-forward depth
-//! (the interpreter and runtime stacks are plain LIFO buffers).
+//! buffers *and globals* from the snapshot, the adjoint globals to zero
+//! (plus any seed), and the stacks to their end-of-forward depth (the
+//! interpreter and runtime stacks are plain LIFO buffers): a reverse sweep
+//! changes globals (it restores overwritten values), and the next one must
+//! see the forward sweep's end state again. The engine's `Tape` does this.
 //!
 //! # What is recorded
 //!
@@ -70,7 +77,8 @@ use super::rules::StrongZero;
 use std::collections::{HashMap, HashSet};
 
 use adjit_ir::{
-    CallArg, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type, Value, VarId,
+    Bound, CallArg, Dim, Global, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type,
+    Value, Var, VarId,
 };
 
 use self::control::ControlPlan;
@@ -170,7 +178,7 @@ pub fn adjoint(
             dependents,
         },
     )?;
-    let combined = generator.combined(proc, &top)?;
+    let combined = generator.combined(proc, &top, dependents)?;
     Ok((
         generator.out,
         AdjointProcs {
@@ -180,6 +188,33 @@ pub fn adjoint(
             active_params: top.layout.active_params.clone(),
         },
     ))
+}
+
+/// The variable of `proc` that names global `id` (described by `global`),
+/// added when there is none.
+fn global_var(proc: &mut Proc, global: &Global, id: GlobalId) -> VarId {
+    if let Some(i) = proc
+        .vars
+        .iter()
+        .position(|v| v.storage == Storage::Global(id))
+    {
+        return VarId(i as u32);
+    }
+    proc.vars.push(Var {
+        name: global.name.replace("::", "_"),
+        ty: global.ty,
+        dims: global
+            .dims
+            .iter()
+            .map(|&(lo, hi)| Dim {
+                lower: Bound::Const(lo),
+                upper: Some(Bound::Const(hi)),
+            })
+            .collect(),
+        char_len: None,
+        storage: Storage::Global(id),
+    });
+    VarId(proc.vars.len() as u32 - 1)
 }
 
 /// An independent or dependent must be a float parameter or global.
@@ -464,18 +499,49 @@ impl Generator<'_> {
         Ok(calls)
     }
 
-    /// Generates `foo_b`: save the entry values of the parameters and globals
+    /// Generates `foo_b`: zero the adjoints of the active globals that are
+    /// not dependents, save the entry values of the parameters and globals
     /// the procedure may write (only when the reverse sweep may not restore
     /// them all), forward sweep, reverse sweep, restore the entry values, run
     /// the primal to give the outputs their primal values.
-    fn combined(&mut self, proc: ProcId, top: &Generated) -> Result<ProcId, AdError> {
+    fn combined(
+        &mut self,
+        proc: ProcId,
+        top: &Generated,
+        dependents: &[VarId],
+    ) -> Result<ProcId, AdError> {
         let name = format!("{}_b", self.source.proc(proc).name);
         let id = self.reserve(&name);
         let name = self.out.proc(id).name.clone();
         let mut combined = top.layout.new_proc(name, self.source.proc(proc).span);
+        let seeded: HashSet<GlobalId> = dependents
+            .iter()
+            .filter_map(
+                |&d| match self.source.proc(proc).vars.get(d.index())?.storage {
+                    Storage::Global(g) => Some(g),
+                    _ => None,
+                },
+            )
+            .collect();
+        let mut unseeded: Vec<(GlobalId, GlobalId)> = self
+            .global_adjoints
+            .iter()
+            .filter(|(g, _)| !seeded.contains(g))
+            .map(|(&g, &a)| (g, a))
+            .collect();
+        unseeded.sort();
+        let to_zero: Vec<VarId> = unseeded
+            .into_iter()
+            .map(|(_, a)| global_var(&mut combined, &self.out.globals[a.index()], a))
+            .collect();
         let written = self.written_nonlocals(&top.normalized);
         let save = self.options.record != RecordPolicy::Conservative;
         let mut c = Cursor::new(&mut combined, Proc::ENTRY);
+        // An adjoint global left over from an earlier call must not leak
+        // into this one: only the dependents carry a seed in.
+        for var in to_zero {
+            c.zero_var(var);
+        }
         if save {
             for &var in &written {
                 c.save_var(var);

@@ -77,6 +77,9 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
         ProgressBar::with_draw_target(Some(sizes.len() as u64 * 4), ProgressDrawTarget::hidden())
     };
 
+    // Every timed evaluation starts from the program's initial state (its
+    // globals), restored inside the timed region (a copy of the globals).
+    let start = engine.state();
     let mut rows = Vec::new();
     for &n in &sizes {
         let mut args = base_args.clone();
@@ -87,12 +90,14 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
         progress.set_message(format!("{size_name}={n}: primal"));
         let primal_t = median_time(|| {
             let mut a = args.clone();
+            engine.set_state(&start)?;
             primal.call(&mut a)?;
             Ok(())
         })?;
         progress.inc(1);
         progress.set_message(format!("{size_name}={n}: adjoint"));
         let adjoint_t = median_time(|| {
+            engine.set_state(&start)?;
             adjoint.gradient(&args)?;
             Ok(())
         })?;
@@ -103,11 +108,13 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
         let sweeps = inputs.div_ceil(k);
         let tangent_t = sweeps_time(sweeps, primal_t, || {
             let seed = vec![1.0; inputs];
+            engine.set_state(&start)?;
             tangent.directional(&args, &seed)?;
             Ok(())
         })?;
         progress.inc(1);
         progress.set_message(format!("{size_name}={n}: finite differences"));
+        engine.set_state(&start)?;
         let fd_t = fd_time(&primal, &args, &of, &wrt, inputs, primal_t)?;
         progress.inc(1);
         rows.push(Measurement {

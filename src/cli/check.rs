@@ -50,19 +50,21 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     let n = element_count(&args, &wrt)?;
     let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
     let tangent = engine.tangent(entry, &of, &wrt, directions(cl, n)?)?;
-    let mut adj = adjoint.jacobian(&args)?;
-    inject(&mut adj)?;
-    let tan = tangent.jacobian(&args)?;
+    // Every evaluation starts from the program's initial state (globals);
+    // the last one leaves what one primal call would.
+    let tan = engine.restoring_state(|| tangent.jacobian(&args))?;
     let mut fd = FiniteDifferences::new(&primal);
     fd.step = fd_step(cl)?;
-    let fdj = fd.jacobian(&args, &of, &wrt)?;
+    let fdj = engine.restoring_state(|| fd.jacobian(&args, &of, &wrt))?;
 
     // Dot-product test: <J xd, yb> = <xd, J^T yb> with random directions.
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let xd: Vec<f64> = (0..adj.cols()).map(|_| rng.next()).collect();
-    let yb: Vec<f64> = (0..adj.rows()).map(|_| rng.next()).collect();
-    let yd = tangent.directional(&args, &xd)?;
-    let (_, xb) = adjoint.vjp(&args, &yb)?;
+    let xd: Vec<f64> = (0..tan.cols()).map(|_| rng.next()).collect();
+    let yb: Vec<f64> = (0..tan.rows()).map(|_| rng.next()).collect();
+    let yd = engine.restoring_state(|| tangent.directional(&args, &xd))?;
+    let (_, xb) = engine.restoring_state(|| adjoint.vjp(&args, &yb))?;
+    let mut adj = adjoint.jacobian(&args)?;
+    inject(&mut adj)?;
     let lhs: f64 = yd.iter().zip(&yb).map(|(a, b)| a * b).sum();
     let rhs: f64 = xd.iter().zip(&xb).map(|(a, b)| a * b).sum();
     let dot_rel = (lhs - rhs).abs() / lhs.abs().max(rhs.abs()).max(f64::MIN_POSITIVE);

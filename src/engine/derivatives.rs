@@ -2,11 +2,12 @@
 //! central finite differences, all producing [`Jacobian`]s over named
 //! selections of inputs and outputs.
 
+use super::state::{GlobalState, Held};
 use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
 use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
 use crate::ad::tangent::{tangent, TangentOptions};
 use adjit_ir::Buffer;
-use adjit_ir::{Module, Proc, ProcId, Type, VarId};
+use adjit_ir::{GlobalId, Module, Proc, ProcId, Type, VarId};
 use adjit_jit::runtime::Runtime;
 use std::sync::{Arc, Mutex};
 
@@ -258,6 +259,8 @@ pub struct Tangent {
     program: Program,
     primal: ProcId,
     proc: ProcId,
+    /// The program's globals a tangent sweep may write.
+    writes: Vec<GlobalId>,
     exec: Executor,
     map: ParamMap,
     directions: usize,
@@ -270,6 +273,8 @@ pub struct Adjoint {
     program: Program,
     primal: ProcId,
     procs: AdjointProcs,
+    /// The program's globals a reverse sweep may write.
+    reverse_writes: Vec<GlobalId>,
     exec: Executor,
     map: ParamMap,
     of: Vec<Selection>,
@@ -323,13 +328,15 @@ impl Engine {
         let (module, tproc) =
             tangent(&self.module, primal, &indep, &dep, &options).map_err(ad_error)?;
         let map = ParamMap::new(proc, module.proc(tproc), "_d")?;
-        let module = Arc::new(module);
+        let program = Program {
+            sources: self.sources.clone(),
+            module: Arc::new(module),
+        };
+        let exec = self.executor(program.clone())?;
         Ok(Tangent {
-            exec: Executor::new(module.clone(), &self.options)?,
-            program: Program {
-                sources: self.sources.clone(),
-                module,
-            },
+            writes: exec.written_by(&[tproc]),
+            exec,
+            program,
             primal,
             proc: tproc,
             map,
@@ -355,13 +362,15 @@ impl Engine {
         let (module, procs) =
             adjoint(&self.module, primal, &indep, &dep, options).map_err(ad_error)?;
         let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
-        let module = Arc::new(module);
+        let program = Program {
+            sources: self.sources.clone(),
+            module: Arc::new(module),
+        };
+        let exec = self.executor(program.clone())?;
         Ok(Adjoint {
-            exec: Executor::new(module.clone(), &self.options)?,
-            program: Program {
-                sources: self.sources.clone(),
-                module,
-            },
+            reverse_writes: exec.written_by(&[procs.reverse]),
+            exec,
+            program,
             primal,
             procs,
             map,
@@ -395,13 +404,21 @@ impl Tangent {
     }
 
     /// The Jacobian of the outputs with respect to the inputs at `args`, by
-    /// columns: `ceil(n / directions)` tangent sweeps.
+    /// columns: `ceil(n / directions)` tangent sweeps, each from the
+    /// program's state at the start (so the globals are left as one primal
+    /// call would leave them).
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
         let of = elements(args, &self.of)?;
         let wrt = elements(args, &self.wrt)?;
         let mut jac = Jacobian::zeros(args, &of, &wrt);
         let k = self.directions;
         let mut first = true;
+        // Every sweep from the starting state: the globals a sweep may
+        // write are put back before the next one; the last leaves what one
+        // primal call would.
+        let mut held = self.exec.hold();
+        let start_state = held.state(&self.writes);
+        let mut session = Session::with_runtime(&self.exec, None);
         for start in (0..wrt.len().max(1)).step_by(k) {
             let mut bufs = self.map.buffers(args, k);
             for (dir, col) in wrt.iter().enumerate().skip(start).take(k) {
@@ -409,9 +426,10 @@ impl Tangent {
                     bufs[slot].set_f64(col.offset * k + (dir - start), 1.0);
                 }
             }
-            self.exec
-                .call(self.proc, &mut bufs)
-                .map_err(|e| self.program.runtime_error(&e))?;
+            if !first {
+                held.put(&start_state)?;
+            }
+            session.call_held(&mut held, self.proc, &mut bufs)?;
             for (row, out) in of.iter().enumerate() {
                 if first {
                     if let Some(slot) = self.map.primal_slot(out.param) {
@@ -451,9 +469,7 @@ impl Tangent {
                 bufs[slot].set_f64(i, v);
             }
         }
-        self.exec
-            .call(self.proc, &mut bufs)
-            .map_err(|e| self.program.runtime_error(&e))?;
+        self.exec.call(self.proc, &mut bufs)?;
         Ok(of
             .iter()
             .map(|o| {
@@ -478,16 +494,26 @@ impl Adjoint {
     }
 
     /// Runs the forward sweep at `args` and keeps its tape and end state,
-    /// ready for any number of reverse sweeps (`Tape::reverse`).
+    /// ready for any number of reverse sweeps (`Tape::reverse`), each of
+    /// which starts from the program's globals as the forward sweep left
+    /// them and leaves them so.
     pub fn record(&self, args: &Args) -> Result<Tape<'_>, Error> {
+        let mut held = self.exec.hold();
+        let mut tape = self.record_held(&mut held, args)?;
+        tape.globals = held.state_all();
+        tape.restore_first = true;
+        Ok(tape)
+    }
+
+    /// The forward sweep with the globals held by the caller; the tape
+    /// keeps the globals a reverse sweep may write.
+    fn record_held(&self, held: &mut Held<'_>, args: &Args) -> Result<Tape<'_>, Error> {
         let of = elements(args, &self.of)?;
         let wrt = elements(args, &self.wrt)?;
         let mut end_state = self.map.buffers(args, 1);
         let spare = self.spare_runtimes.lock().ok().and_then(|mut s| s.pop());
         let mut session = Session::with_runtime(&self.exec, spare);
-        session
-            .call(self.procs.forward, &mut end_state)
-            .map_err(|e| self.program.runtime_error(&e))?;
+        session.call_held(held, self.procs.forward, &mut end_state)?;
         let [values, integers, control] = session.depths();
         let spilled_bytes = session.spilled_bytes();
         Ok(Tape {
@@ -495,6 +521,8 @@ impl Adjoint {
             mark: session.mark(),
             session,
             end_state,
+            globals: held.state(&self.reverse_writes),
+            restore_first: false,
             of,
             wrt,
             stats: AdjointStats {
@@ -510,11 +538,12 @@ impl Adjoint {
     /// the `of` elements); returns the primal outputs' values and the
     /// weighted gradient over the `wrt` elements.
     pub fn vjp(&self, args: &Args, seed: &[f64]) -> Result<(Vec<f64>, Vec<f64>), Error> {
-        let mut tape = self.record(args)?;
+        let mut held = self.exec.hold();
+        let mut tape = self.record_held(&mut held, args)?;
         let values = tape.values();
         // The only sweep over this tape: it may consume the end state.
         let end_state = std::mem::take(&mut tape.end_state);
-        let grad = tape.reverse_from(end_state, seed)?;
+        let grad = tape.reverse_held(&mut held, end_state, seed)?;
         Ok((values, grad))
     }
 
@@ -535,7 +564,8 @@ impl Adjoint {
     /// The Jacobian by rows: one forward sweep, then one reverse sweep per
     /// output element over the same tape.
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
-        let mut tape = self.record(args)?;
+        let mut held = self.exec.hold();
+        let mut tape = self.record_held(&mut held, args)?;
         let mut jac = Jacobian::zeros(args, &tape.of, &tape.wrt);
         jac.values = tape.values();
         jac.tape = Some(tape.stats());
@@ -543,7 +573,12 @@ impl Adjoint {
         for row in 0..rows {
             let mut seed = vec![0.0; rows];
             seed[row] = 1.0;
-            for (col, g) in tape.reverse(&seed)?.into_iter().enumerate() {
+            let state = tape.end_state.clone();
+            for (col, g) in tape
+                .reverse_held(&mut held, state, &seed)?
+                .into_iter()
+                .enumerate()
+            {
                 jac.set(row, col, g);
             }
         }
@@ -559,6 +594,13 @@ pub struct Tape<'a> {
     session: Session<'a>,
     mark: SessionMark,
     end_state: Vec<Buffer>,
+    /// The program's globals at the end of the forward sweep that a
+    /// reverse sweep may change (all of them for a tape whose sweeps run
+    /// outside the recording's lock): every reverse sweep leaves them so.
+    globals: GlobalState,
+    /// Put `globals` back before a reverse sweep too (other calls may have
+    /// run since the forward sweep).
+    restore_first: bool,
     of: Vec<Element>,
     wrt: Vec<Element>,
     stats: AdjointStats,
@@ -598,12 +640,18 @@ impl Tape<'_> {
     /// returns the weighted gradient over the input elements.
     pub fn reverse(&mut self, seed: &[f64]) -> Result<Vec<f64>, Error> {
         let state = self.end_state.clone();
-        self.reverse_from(state, seed)
+        let mut held = self.adjoint.exec.hold();
+        self.reverse_held(&mut held, state, seed)
     }
 
     /// A reverse sweep starting from `bufs`, the end state of the forward
-    /// sweep.
-    fn reverse_from(&mut self, mut bufs: Vec<Buffer>, seed: &[f64]) -> Result<Vec<f64>, Error> {
+    /// sweep, with the program's globals held.
+    fn reverse_held(
+        &mut self,
+        held: &mut Held<'_>,
+        mut bufs: Vec<Buffer>,
+        seed: &[f64],
+    ) -> Result<Vec<f64>, Error> {
         if seed.len() != self.of.len() {
             return Err(Error::new(
                 ErrorKind::Usage,
@@ -618,9 +666,12 @@ impl Tape<'_> {
             }
         }
         self.session.rewind(&self.mark);
+        if self.restore_first {
+            held.put(&self.globals)?;
+        }
         self.session
-            .call(self.adjoint.procs.reverse, &mut bufs)
-            .map_err(|e| self.adjoint.program.runtime_error(&e))?;
+            .call_held(held, self.adjoint.procs.reverse, &mut bufs)?;
+        held.put(&self.globals)?;
         Ok(self
             .wrt
             .iter()
@@ -676,8 +727,18 @@ impl<'a> FiniteDifferences<'a> {
                 .map(|o| a.buffers()[o.param].get_f64(o.offset))
                 .collect()
         };
+        // Every point from the same state; the base point's end state is
+        // what one primal call leaves, and what the evaluation leaves.
+        let procedure = self.procedure;
+        let mut held = procedure.exec.hold();
+        let start = held.state(&procedure.writes);
+        let mut session = Session::with_runtime(&procedure.exec, None);
+        let mut call = |held: &mut Held<'_>, a: &mut Args| {
+            session.call_held(held, procedure.proc, a.buffers_mut())
+        };
         let mut base = args.clone();
-        self.procedure.call(&mut base)?;
+        call(&mut held, &mut base)?;
+        let end = held.state(&procedure.writes);
         jac.values = read(&base);
         for (col, w) in wrt_e.iter().enumerate() {
             let x = args.buffers()[w.param].get_f64(w.offset);
@@ -689,13 +750,16 @@ impl<'a> FiniteDifferences<'a> {
             // The step actually representable in the input's type.
             let h2 = plus.buffers()[w.param].get_f64(w.offset)
                 - minus.buffers()[w.param].get_f64(w.offset);
-            self.procedure.call(&mut plus)?;
-            self.procedure.call(&mut minus)?;
+            held.put(&start)?;
+            call(&mut held, &mut plus)?;
+            held.put(&start)?;
+            call(&mut held, &mut minus)?;
             let (fp, fm) = (read(&plus), read(&minus));
             for row in 0..of_e.len() {
                 jac.set(row, col, (fp[row] - fm[row]) / h2);
             }
         }
+        held.put(&end)?;
         Ok(jac)
     }
 }

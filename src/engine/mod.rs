@@ -24,20 +24,24 @@
 
 mod args;
 mod derivatives;
+mod state;
 
 pub use args::{ArgValue, Args};
 pub use derivatives::{
-    element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent,
+    element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
 };
+pub use state::GlobalState;
 
 use crate::front::diag::{Diagnostic, Rendered, SourceMap};
 use crate::front::source::SourceForm;
 use adjit_ir::interp::{Interpreter, SavedStacks};
 use adjit_ir::{Buffer, RuntimeError};
-use adjit_ir::{Module, ProcId, StackKind};
+use adjit_ir::{GlobalId, Module, ProcId, StackKind};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
+use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::{Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
+use state::Held;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -124,12 +128,14 @@ impl Default for Options {
     }
 }
 
-/// A compiled program: sources, code lists, options.
+/// A compiled program: sources, code lists, options, and the program's
+/// state (its globals), shared by every handle made from it.
 pub struct Engine {
     sources: Arc<SourceMap>,
     module: Arc<Module>,
     warnings: Vec<Diagnostic>,
     options: Options,
+    globals: GlobalStore,
 }
 
 impl Engine {
@@ -170,11 +176,14 @@ impl Engine {
         match crate::front::sema::compile(&map, &files) {
             Ok(compiled) => {
                 diags.extend(compiled.warnings);
+                let globals = GlobalStore::new(&compiled.module.globals)
+                    .map_err(|e| Error::new(ErrorKind::Compile, e))?;
                 Ok(Engine {
                     sources: Arc::new(map),
                     module: Arc::new(compiled.module),
                     warnings: diags,
                     options,
+                    globals,
                 })
             }
             Err(errors) => {
@@ -229,12 +238,48 @@ impl Engine {
     /// Compiles (or prepares for interpretation) one procedure.
     pub fn procedure(&self, name: Option<&str>) -> Result<Procedure, Error> {
         let proc = self.entry(name)?;
-        let exec = Executor::new(self.module.clone(), &self.options)?;
+        let exec = self.executor(self.program())?;
         Ok(Procedure {
             program: self.program(),
             proc,
+            writes: exec.written_by(&[proc]),
             exec,
         })
+    }
+
+    /// An executor of `program` (this program or a derivative of it) against
+    /// the program's globals.
+    fn executor(&self, program: Program) -> Result<Executor, Error> {
+        Executor::new(program, &self.options, &self.globals)
+    }
+
+    /// A copy of the program's state: the values of its globals (module
+    /// variables, SAVE locals, DATA-initialised variables). Every handle made
+    /// from this engine (primal, tangent, adjoint) reads and writes these
+    /// globals; a primal call advances them, a derivative evaluation leaves
+    /// them as one primal call from its starting state would.
+    pub fn state(&self) -> GlobalState {
+        GlobalState::take_all(&self.globals.lock(), self.globals.len())
+    }
+
+    /// Runs `f` (evaluations of handles of this engine), then puts the
+    /// program's globals back to their state before it, whatever `f`
+    /// returned: several evaluations wrapped this way all start from one
+    /// state, as `adjit check` needs.
+    pub fn restoring_state<T, E: From<Error>>(
+        &self,
+        f: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        let start = self.state();
+        let result = f();
+        self.set_state(&start)?;
+        result
+    }
+
+    /// Puts the program's globals back to a state taken by
+    /// [`Engine::state`] (a usage error for a state of another program).
+    pub fn set_state(&self, state: &GlobalState) -> Result<(), Error> {
+        state.put(&mut self.globals.lock())
     }
 
     /// Renders a runtime error with its Fortran location.
@@ -285,57 +330,121 @@ impl Program {
     }
 }
 
+fn internal_error(e: String) -> Error {
+    Error::new(ErrorKind::Internal, e)
+}
+
 fn compile_error(map: &SourceMap, diags: &[Diagnostic]) -> Error {
     let errors: Vec<Diagnostic> = diags.iter().filter(|d| d.is_error()).cloned().collect();
     Error::new(ErrorKind::Compile, Rendered(map, &errors).to_string())
 }
 
-/// Runs procedures of one module: natively or by interpretation.
-pub(crate) enum Executor {
-    /// Native code, and the stack configuration of its runtimes.
+/// Runs procedures of one module: natively or by interpretation, against
+/// the program's global storage.
+pub(crate) struct Executor {
+    /// The sources and module, for rendering runtime errors.
+    program: Program,
+    run: Run,
+    /// How many of the module's globals are the program's (the rest are the
+    /// derivative globals of a tangent or adjoint module).
+    shared: usize,
+}
+
+/// The machinery behind an [`Executor`].
+enum Run {
+    /// Native code (holding its global storage), and the stack
+    /// configuration of its runtimes.
     Jit(Box<CompiledModule>, StackConfig),
-    /// The reference interpreter over the module.
+    /// The reference interpreter over the module; the globals are copied in
+    /// and out of the store around every call.
     Interp {
         module: Arc<Module>,
         bounds_checks: bool,
+        globals: GlobalStore,
     },
 }
 
 impl Executor {
-    pub(crate) fn new(module: Arc<Module>, options: &Options) -> Result<Executor, Error> {
-        match options.backend {
+    /// An executor of `module`, whose first `root.len()` globals are the
+    /// program's (shared with every other executor of the program).
+    pub(crate) fn new(
+        program: Program,
+        options: &Options,
+        root: &GlobalStore,
+    ) -> Result<Executor, Error> {
+        let module = program.module.clone();
+        let globals = state::store_for(root, &module.globals)?;
+        let run = match options.backend {
             Backend::Jit => {
                 let jit_options = JitOptions {
                     bounds_checks: options.bounds_checks,
                 };
-                let compiled = CompiledModule::compile(&module, &jit_options).map_err(|e| {
-                    Error::new(
-                        ErrorKind::Internal,
-                        format!("native compilation failed: {e}"),
-                    )
-                })?;
+                let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
+                    .map_err(|e| {
+                        Error::new(
+                            ErrorKind::Internal,
+                            format!("native compilation failed: {e}"),
+                        )
+                    })?;
                 let stacks = StackConfig {
                     ram_budget: options.tape_ram_budget,
                     ..StackConfig::default()
                 };
-                Ok(Executor::Jit(Box::new(compiled), stacks))
+                Run::Jit(Box::new(compiled), stacks)
             }
-            Backend::Interpreter => Ok(Executor::Interp {
+            Backend::Interpreter => Run::Interp {
                 module,
                 bounds_checks: options.bounds_checks,
-            }),
+                globals,
+            },
+        };
+        Ok(Executor {
+            program,
+            run,
+            shared: root.len(),
+        })
+    }
+
+    /// The global storage the module runs against.
+    fn store(&self) -> &GlobalStore {
+        match &self.run {
+            Run::Jit(c, _) => c.globals(),
+            Run::Interp { globals, .. } => globals,
         }
     }
 
-    /// Runs one procedure on the given buffers.
-    pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
-        Session::with_runtime(self, None).call(proc, args)
+    /// Runs one procedure on the given buffers from the current state.
+    pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), Error> {
+        let mut held = self.hold();
+        Session::with_runtime(self, None).call_held(&mut held, proc, args)
+    }
+
+    /// Locks the program's globals for a sequence of calls (no lock for a
+    /// program without globals).
+    pub(crate) fn hold(&self) -> Held<'_> {
+        let store = self.store();
+        Held {
+            guard: (!store.is_empty()).then(|| store.lock()),
+            shared: self.shared,
+        }
+    }
+
+    /// The program's globals that `roots` (procedures of this executor's
+    /// module) and their callees may write.
+    pub(crate) fn written_by(&self, roots: &[ProcId]) -> Vec<GlobalId> {
+        state::written_globals(&self.program.module, roots, self.shared)
     }
 }
 
 /// A stateful caller that keeps the runtime stacks between calls, so that a
 /// forward sweep and several reverse sweeps share one tape.
-pub(crate) enum Session<'a> {
+pub(crate) struct Session<'a> {
+    exec: &'a Executor,
+    run: SessionRun<'a>,
+}
+
+/// The machinery behind a [`Session`].
+enum SessionRun<'a> {
     /// Native code with its runtime.
     Jit {
         compiled: &'a CompiledModule,
@@ -357,8 +466,8 @@ impl<'a> Session<'a> {
     /// A session on `exec`, reusing `runtime` (emptied, its stack segments
     /// kept mapped) when one is given.
     pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Runtime>) -> Session<'a> {
-        match exec {
-            Executor::Jit(c, stacks) => Session::Jit {
+        let run = match &exec.run {
+            Run::Jit(c, stacks) => SessionRun::Jit {
                 compiled: c,
                 runtime: Box::new(match runtime {
                     Some(mut r) => {
@@ -368,69 +477,114 @@ impl<'a> Session<'a> {
                     None => Runtime::with_config(stacks.clone()),
                 }),
             },
-            Executor::Interp {
+            Run::Interp {
                 module,
                 bounds_checks,
+                ..
             } => {
                 let mut interp = Interpreter::new(module);
                 interp.set_bounds_checks(*bounds_checks);
-                Session::Interp(Box::new(interp))
+                SessionRun::Interp(Box::new(interp))
             }
-        }
+        };
+        Session { exec, run }
     }
 
     /// Takes the native runtime out of the session (for reuse).
     pub(crate) fn take_runtime(&mut self) -> Option<Runtime> {
-        match self {
-            Session::Jit { runtime, .. } => Some(std::mem::take(&mut **runtime)),
-            Session::Interp(_) => None,
+        match &mut self.run {
+            SessionRun::Jit { runtime, .. } => Some(std::mem::take(&mut **runtime)),
+            SessionRun::Interp(_) => None,
         }
     }
 
-    pub(crate) fn call(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
-        match self {
-            Session::Jit { compiled, runtime } => compiled.call_with(proc, args, runtime),
-            Session::Interp(interp) => interp.call(proc, args),
+    /// Runs one procedure with the program's globals held: the module's
+    /// derivative globals start at zero; the program's are as `held` has
+    /// them.
+    pub(crate) fn call_held(
+        &mut self,
+        held: &mut Held<'_>,
+        proc: ProcId,
+        args: &mut [Buffer],
+    ) -> Result<(), Error> {
+        let program = &self.exec.program;
+        held.clear_derivatives();
+        let Some(guard) = &mut held.guard else {
+            return self
+                .call_unlocked(proc, args)
+                .map_err(|e| program.runtime_error(&e));
+        };
+        let result = match &mut self.run {
+            SessionRun::Jit { compiled, runtime } => {
+                compiled.call_locked(guard, proc, args, runtime)
+            }
+            SessionRun::Interp(interp) => {
+                let n = guard.store().len();
+                for i in 0..n {
+                    let id = GlobalId(i as u32);
+                    if let Some(value) = guard.get(id) {
+                        interp.set_global(id, &value).map_err(internal_error)?;
+                    }
+                }
+                let result = interp.call(proc, args);
+                for i in 0..n {
+                    let id = GlobalId(i as u32);
+                    if let Some(value) = interp.global(id) {
+                        guard.set(id, value).map_err(internal_error)?;
+                    }
+                }
+                result
+            }
+        };
+        result.map_err(|e| program.runtime_error(&e))
+    }
+
+    fn call_unlocked(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
+        match &mut self.run {
+            SessionRun::Jit { compiled, runtime } => compiled.call_with(proc, args, runtime),
+            SessionRun::Interp(interp) => interp.call(proc, args),
         }
     }
 
     pub(crate) fn mark(&self) -> SessionMark {
-        match self {
-            Session::Jit { runtime, .. } => SessionMark::Jit(runtime.tape_position()),
-            Session::Interp(interp) => SessionMark::Interp(interp.save_stacks()),
+        match &self.run {
+            SessionRun::Jit { runtime, .. } => SessionMark::Jit(runtime.tape_position()),
+            SessionRun::Interp(interp) => SessionMark::Interp(interp.save_stacks()),
         }
     }
 
     pub(crate) fn rewind(&mut self, mark: &SessionMark) {
-        match (self, mark) {
-            (Session::Jit { runtime, .. }, SessionMark::Jit(p)) => {
+        match (&mut self.run, mark) {
+            (SessionRun::Jit { runtime, .. }, SessionMark::Jit(p)) => {
                 runtime.rewind(*p);
             }
-            (Session::Interp(interp), SessionMark::Interp(saved)) => interp.restore_stacks(saved),
+            (SessionRun::Interp(interp), SessionMark::Interp(saved)) => {
+                interp.restore_stacks(saved)
+            }
             _ => {}
         }
     }
 
     /// Bytes of tape segments backed by temporary files (native runtime).
     pub(crate) fn spilled_bytes(&self) -> u64 {
-        match self {
-            Session::Jit { runtime, .. } => {
+        match &self.run {
+            SessionRun::Jit { runtime, .. } => {
                 let s = runtime.stats();
                 s.value.spilled_bytes + s.integer.spilled_bytes + s.control.spilled_bytes
             }
-            Session::Interp(_) => 0,
+            SessionRun::Interp(_) => 0,
         }
     }
 
     /// Current depth of each stack.
     pub(crate) fn depths(&self) -> [u64; 3] {
-        match self {
-            Session::Jit { runtime, .. } => [
+        match &self.run {
+            SessionRun::Jit { runtime, .. } => [
                 runtime.depth(StackKind::Value),
                 runtime.depth(StackKind::Integer),
                 runtime.depth(StackKind::Control),
             ],
-            Session::Interp(interp) => [
+            SessionRun::Interp(interp) => [
                 interp.stack_len(StackKind::Value) as u64,
                 interp.stack_len(StackKind::Integer) as u64,
                 interp.stack_len(StackKind::Control) as u64,
@@ -443,6 +597,8 @@ impl<'a> Session<'a> {
 pub struct Procedure {
     program: Program,
     proc: ProcId,
+    /// The program's globals a call may write.
+    writes: Vec<GlobalId>,
     exec: Executor,
 }
 
@@ -481,8 +637,6 @@ impl Procedure {
 
     /// Calls the procedure on raw buffers (one per parameter, in order).
     pub fn call_buffers(&self, buffers: &mut [Buffer]) -> Result<(), Error> {
-        self.exec
-            .call(self.proc, buffers)
-            .map_err(|e| self.program.runtime_error(&e))
+        self.exec.call(self.proc, buffers)
     }
 }

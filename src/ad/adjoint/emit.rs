@@ -227,6 +227,15 @@ impl<'p> Cursor<'p> {
         });
     }
 
+    /// Stores zero into every element of the floating-point `var`.
+    pub fn zero_var(&mut self, var: VarId) {
+        let ty = self.proc.var(var).ty;
+        self.for_each_element(var, false, &mut |c, idx| {
+            let zero = c.constant(ty, 0.0);
+            c.store_at(var, idx, zero);
+        });
+    }
+
     /// Pops every element of `var` pushed by [`Cursor::save_var`].
     pub fn restore_var(&mut self, var: VarId) {
         let ty = self.proc.var(var).ty;

@@ -1,0 +1,339 @@
+//! Storage of a module's globals (module variables, SAVE locals, variables
+//! initialised by DATA), and the lock that serialises every access to it.
+//!
+//! A [`GlobalStore`] can be *extended*: the store of a derivative module
+//! (the program's globals followed by their tangent or adjoint companions)
+//! shares the storage of the program's globals and their lock with the
+//! program's own store, so the primal, tangent and adjoint code of one
+//! program read and write one set of module variables, as Fortran code
+//! linked together would. Generated code addresses the storage directly;
+//! the host reads and writes it only through a [`GlobalsGuard`].
+
+use crate::ir::{self, Buffer};
+use crate::ir::{Const, GlobalId, Type};
+use std::cell::UnsafeCell;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// One global's bytes: 16-byte aligned words that generated code writes
+/// through raw pointers (hence the cells).
+struct Words(Box<[UnsafeCell<u128>]>);
+
+// SAFETY: the words are plain bytes; every access by the host or by generated
+// code happens while the owning store's lock is held.
+unsafe impl Send for Words {}
+// SAFETY: see the Send note: the store's lock serialises all access.
+unsafe impl Sync for Words {}
+
+impl Words {
+    fn new(bytes: usize) -> Words {
+        Words(
+            (0..bytes.div_ceil(16).max(1))
+                .map(|_| UnsafeCell::new(0))
+                .collect(),
+        )
+    }
+
+    fn ptr(&self) -> *mut u8 {
+        UnsafeCell::raw_get(self.0.as_ptr()) as *mut u8
+    }
+
+    fn byte_len(&self) -> usize {
+        self.0.len() * 16
+    }
+}
+
+/// The storage of a module's globals, indexed by [`GlobalId`], and the lock
+/// held by every call of code that uses them.
+pub struct GlobalStore {
+    globals: Vec<ir::Global>,
+    words: Vec<Arc<Words>>,
+    lock: Arc<Mutex<()>>,
+}
+
+impl std::fmt::Debug for GlobalStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.globals.iter().map(|g| g.name.as_str()).collect();
+        f.debug_struct("GlobalStore")
+            .field("globals", &names)
+            .finish()
+    }
+}
+
+/// Bytes of storage of a global.
+pub fn global_bytes(g: &ir::Global) -> usize {
+    let per = if g.ty == Type::Char {
+        g.char_len.max(0) as usize
+    } else {
+        g.ty.size()
+    };
+    g.len().max(0) as usize * per
+}
+
+/// Storage units of a global (bytes for characters, elements otherwise).
+fn global_units(g: &ir::Global) -> usize {
+    let size = if g.ty == Type::Char { 1 } else { g.ty.size() };
+    global_bytes(g) / size
+}
+
+/// Fresh storage for `g` holding its initial values.
+fn initial_words(g: &ir::Global) -> Result<Words, String> {
+    let bytes = global_bytes(g);
+    let words = Words::new(bytes);
+    // SAFETY: the byte view covers exactly the allocated words, which nobody
+    // else can see yet.
+    let raw = unsafe { std::slice::from_raw_parts_mut(words.ptr(), words.byte_len()) };
+    if g.ty == Type::Char {
+        raw[..bytes].fill(b' ');
+    }
+    let size = if g.ty == Type::Char { 1 } else { g.ty.size() };
+    for (i, c) in g.init.iter().enumerate() {
+        let at = i * size;
+        if at + size > bytes {
+            return Err(format!(
+                "global `{}` has more initial values than elements",
+                g.name
+            ));
+        }
+        let dst = &mut raw[at..at + size];
+        match (g.ty, *c) {
+            (Type::F64, Const::Float(x)) => dst.copy_from_slice(&x.to_ne_bytes()),
+            (Type::F32, Const::Float(x)) => dst.copy_from_slice(&(x as f32).to_ne_bytes()),
+            (Type::F64, Const::Int(x)) => dst.copy_from_slice(&(x as f64).to_ne_bytes()),
+            (Type::F32, Const::Int(x)) => dst.copy_from_slice(&(x as f32).to_ne_bytes()),
+            (Type::I64, Const::Int(x)) => dst.copy_from_slice(&x.to_ne_bytes()),
+            (Type::I32, Const::Int(x)) => dst.copy_from_slice(&(x as i32).to_ne_bytes()),
+            (Type::Bool, Const::Bool(x)) => dst[0] = x as u8,
+            (Type::Char, Const::Char(x)) => dst[0] = x,
+            (ty, c) => {
+                return Err(format!(
+                    "global `{}`: initial value {c:?} does not fit {}",
+                    g.name,
+                    ty.name()
+                ))
+            }
+        }
+    }
+    Ok(words)
+}
+
+impl GlobalStore {
+    /// Storage for `globals`, holding their initial values, with a lock of
+    /// its own.
+    pub fn new(globals: &[ir::Global]) -> Result<GlobalStore, String> {
+        let words = globals
+            .iter()
+            .map(|g| initial_words(g).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(GlobalStore {
+            globals: globals.to_vec(),
+            words,
+            lock: Arc::new(Mutex::new(())),
+        })
+    }
+
+    /// A store for `globals` whose first `self.len()` entries are this
+    /// store's globals (same type and size, checked): their storage and the
+    /// lock are shared; the others get fresh storage with their initial
+    /// values.
+    pub fn extend(&self, globals: &[ir::Global]) -> Result<GlobalStore, String> {
+        if globals.len() < self.globals.len() {
+            return Err(format!(
+                "{} globals cannot extend a store of {}",
+                globals.len(),
+                self.globals.len()
+            ));
+        }
+        let mut words = Vec::with_capacity(globals.len());
+        for (i, g) in globals.iter().enumerate() {
+            match self.globals.get(i) {
+                Some(mine) => {
+                    if mine.ty != g.ty || global_bytes(mine) != global_bytes(g) {
+                        return Err(format!(
+                            "global `{}` does not match the shared global `{}`",
+                            g.name, mine.name
+                        ));
+                    }
+                    words.push(self.words[i].clone());
+                }
+                None => words.push(Arc::new(initial_words(g)?)),
+            }
+        }
+        Ok(GlobalStore {
+            globals: globals.to_vec(),
+            words,
+            lock: self.lock.clone(),
+        })
+    }
+
+    /// Number of globals.
+    pub fn len(&self) -> usize {
+        self.globals.len()
+    }
+
+    /// True when the store holds no global (calls need no lock).
+    pub fn is_empty(&self) -> bool {
+        self.globals.is_empty()
+    }
+
+    /// The descriptors of the globals.
+    pub fn globals(&self) -> &[ir::Global] {
+        &self.globals
+    }
+
+    /// True when both stores are serialised by the same lock (one is an
+    /// extension of the other, or both extend the same store).
+    pub fn shares_lock_with(&self, other: &GlobalStore) -> bool {
+        Arc::ptr_eq(&self.lock, &other.lock)
+    }
+
+    /// Takes the lock: no generated code using this store (or a store that
+    /// shares its lock) runs until the guard is dropped.
+    pub fn lock(&self) -> GlobalsGuard<'_> {
+        GlobalsGuard {
+            store: self,
+            _held: self.lock.lock().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+
+    /// Address of a global's storage, for generated code.
+    pub(crate) fn ptr(&self, index: usize) -> Option<*mut u8> {
+        self.words.get(index).map(|w| w.ptr())
+    }
+}
+
+/// Exclusive access to the globals of a [`GlobalStore`].
+pub struct GlobalsGuard<'a> {
+    store: &'a GlobalStore,
+    _held: MutexGuard<'a, ()>,
+}
+
+impl GlobalsGuard<'_> {
+    /// The store this guard locks.
+    pub fn store(&self) -> &GlobalStore {
+        self.store
+    }
+
+    /// A copy of a global's contents (column-major; bytes for characters).
+    pub fn get(&self, id: GlobalId) -> Option<Buffer> {
+        let g = self.store.globals.get(id.index())?;
+        let words = self.store.words.get(id.index())?;
+        let mut out = Buffer::zeros(g.ty, global_units(g));
+        // SAFETY: both regions hold `global_bytes(g)` bytes; the guard
+        // excludes concurrent writers.
+        unsafe { std::ptr::copy_nonoverlapping(words.ptr(), out.as_mut_ptr(), global_bytes(g)) };
+        Some(out)
+    }
+
+    /// Overwrites a global's contents (the buffer must match its type and
+    /// size).
+    pub fn set(&mut self, id: GlobalId, value: &Buffer) -> Result<(), String> {
+        let g = self.store.globals.get(id.index()).ok_or("no such global")?;
+        if value.ty() != g.ty || value.len() != global_units(g) {
+            return Err(format!(
+                "global `{}` needs {} {} elements",
+                g.name,
+                global_units(g),
+                g.ty.name()
+            ));
+        }
+        let dst = self.store.words[id.index()].ptr();
+        // SAFETY: sizes checked above; the guard excludes concurrent access
+        // to the storage, and `value` is a distinct allocation.
+        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, global_bytes(g)) };
+        Ok(())
+    }
+
+    /// Sets every element of a global to zero (blank for characters).
+    pub fn clear(&mut self, id: GlobalId) {
+        let Some(g) = self.store.globals.get(id.index()) else {
+            return;
+        };
+        let fill = if g.ty == Type::Char { b' ' } else { 0 };
+        let dst = self.store.words[id.index()].ptr();
+        // SAFETY: the storage holds `global_bytes(g)` bytes; the guard
+        // excludes concurrent access.
+        unsafe { std::ptr::write_bytes(dst, fill, global_bytes(g)) };
+    }
+
+    /// The first element of an integer global (0 for other types), for
+    /// bounds that read globals.
+    pub fn first_int(&self, id: GlobalId) -> i64 {
+        self.first_int_of(self.store, id)
+    }
+
+    /// [`GlobalsGuard::first_int`] of a global of `store`, a store sharing
+    /// this guard's lock (0 otherwise).
+    pub fn first_int_of(&self, store: &GlobalStore, id: GlobalId) -> i64 {
+        if !store.shares_lock_with(self.store) {
+            return 0;
+        }
+        let (Some(g), Some(words)) = (store.globals.get(id.index()), store.words.get(id.index()))
+        else {
+            return 0;
+        };
+        if g.is_empty() {
+            return 0;
+        }
+        // SAFETY: the storage holds at least one element of the global's
+        // type, 16-byte aligned; the lock held by the guard excludes writers.
+        unsafe {
+            match g.ty {
+                Type::I32 => (words.ptr() as *const i32).read() as i64,
+                Type::I64 => (words.ptr() as *const i64).read(),
+                _ => 0,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scalar(name: &str, ty: Type, init: Vec<Const>) -> ir::Global {
+        ir::Global {
+            name: name.into(),
+            ty,
+            dims: Vec::new(),
+            char_len: 1,
+            init,
+        }
+    }
+
+    #[test]
+    fn extended_stores_share_the_prefix_and_the_lock() {
+        let base =
+            GlobalStore::new(&[scalar("m::a", Type::F64, vec![Const::Float(2.5)])]).expect("store");
+        let more = [
+            scalar("m::a", Type::F64, Vec::new()),
+            scalar("m::a_b", Type::F64, Vec::new()),
+        ];
+        let ext = base.extend(&more).expect("extend");
+        assert!(ext.shares_lock_with(&base));
+        {
+            let mut g = ext.lock();
+            assert_eq!(g.get(GlobalId(0)), Some(Buffer::F64(vec![2.5])));
+            g.set(GlobalId(0), &Buffer::F64(vec![7.0])).expect("set");
+            g.set(GlobalId(1), &Buffer::F64(vec![3.0])).expect("set");
+            g.clear(GlobalId(1));
+            assert_eq!(g.get(GlobalId(1)), Some(Buffer::F64(vec![0.0])));
+        }
+        assert_eq!(base.lock().get(GlobalId(0)), Some(Buffer::F64(vec![7.0])));
+        assert!(base.lock().set(GlobalId(0), &Buffer::I32(vec![1])).is_err());
+        let wrong = [scalar("m::a", Type::I32, Vec::new())];
+        assert!(base.extend(&wrong).is_err());
+        assert!(base.extend(&[]).is_err());
+    }
+
+    #[test]
+    fn initial_values_that_do_not_fit_are_refused() {
+        let g = scalar("m::n", Type::I32, vec![Const::Float(1.5)]);
+        assert!(GlobalStore::new(&[g]).is_err());
+        let two = scalar(
+            "m::x",
+            Type::F64,
+            vec![Const::Float(1.0), Const::Float(2.0)],
+        );
+        assert!(GlobalStore::new(&[two]).is_err());
+    }
+}

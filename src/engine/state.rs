@@ -1,0 +1,204 @@
+//! The program's persistent state: the values of its globals (module
+//! variables, SAVE locals, DATA-initialised variables) between calls.
+//!
+//! Every handle made from one [`super::Engine`] (the primal procedure, its
+//! tangents and adjoints, on the JIT or the interpreter) runs against one
+//! [`GlobalStore`]: derivative modules extend the program's store with their
+//! own tangent or adjoint globals, so a module variable is one memory for all
+//! of them, as in a linked Fortran program. A [`GlobalState`] is a copy of
+//! the program's globals. A derivative evaluation holds the program's lock
+//! ([`Held`]) from its first sweep to its last, copies the globals its code
+//! may write ([`written_globals`]) before it starts, restores them before
+//! every further sweep and finite-difference point, and leaves behind the
+//! state one primal call would (see `derivatives`).
+
+use super::{Error, ErrorKind};
+use adjit_ir::Buffer;
+use adjit_ir::{CallArg, CharBase, GlobalId, Inst, Module, ProcId, Storage, VarId};
+use adjit_jit::globals::{GlobalStore, GlobalsGuard};
+
+/// A copy of the values of a program's globals, in module order, taken by
+/// [`super::Engine::state`] and put back by [`super::Engine::set_state`].
+/// (The evaluations keep copies of only the globals their code may write.)
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GlobalState {
+    values: Vec<(GlobalId, String, Buffer)>,
+}
+
+impl GlobalState {
+    /// The value of the global named `name` (`module::var` for a module
+    /// variable, `proc::var` for a SAVE local; case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&Buffer> {
+        let name = name.to_ascii_lowercase();
+        self.values
+            .iter()
+            .find(|(_, n, _)| n.to_ascii_lowercase() == name)
+            .map(|(_, _, b)| b)
+    }
+
+    /// The globals' names and values, in module order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Buffer)> {
+        self.values.iter().map(|(_, n, b)| (n.as_str(), b))
+    }
+
+    /// Number of globals.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// True when the program has no globals.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Copies the globals `ids` of a locked store.
+    pub(crate) fn take(guard: &GlobalsGuard<'_>, ids: &[GlobalId]) -> GlobalState {
+        let globals = guard.store().globals();
+        GlobalState {
+            values: ids
+                .iter()
+                .filter_map(|&id| {
+                    let b = guard.get(id)?;
+                    Some((id, globals[id.index()].name.clone(), b))
+                })
+                .collect(),
+        }
+    }
+
+    /// Copies the first `count` globals of a locked store.
+    pub(crate) fn take_all(guard: &GlobalsGuard<'_>, count: usize) -> GlobalState {
+        let ids: Vec<GlobalId> = (0..count.min(guard.store().len()))
+            .map(|i| GlobalId(i as u32))
+            .collect();
+        GlobalState::take(guard, &ids)
+    }
+
+    /// Writes the values back into a locked store of the same program.
+    pub(crate) fn put(&self, guard: &mut GlobalsGuard<'_>) -> Result<(), Error> {
+        let mismatch = |detail: String| {
+            Error::new(
+                ErrorKind::Usage,
+                format!("the global state does not belong to this program: {detail}"),
+            )
+        };
+        let globals = guard.store().globals();
+        for (id, name, _) in &self.values {
+            match globals.get(id.index()) {
+                Some(g) if g.name == *name => {}
+                _ => return Err(mismatch(format!("no global `{name}` at position {id}"))),
+            }
+        }
+        for (id, _, value) in &self.values {
+            guard.set(*id, value).map_err(mismatch)?;
+        }
+        Ok(())
+    }
+}
+
+/// The program's globals among the first `shared` globals of `module` that
+/// the procedures `roots` and everything they call may write: stored to,
+/// or passed by reference to a call (the callee may write its dummy).
+pub(crate) fn written_globals(module: &Module, roots: &[ProcId], shared: usize) -> Vec<GlobalId> {
+    let mut seen = vec![false; module.procs.len()];
+    let mut work: Vec<ProcId> = roots.to_vec();
+    let mut written = vec![false; shared];
+    while let Some(p) = work.pop() {
+        if std::mem::replace(&mut seen[p.index()], true) {
+            continue;
+        }
+        let proc = module.proc(p);
+        let mut mark = |var: VarId| {
+            if let Storage::Global(g) = proc.var(var).storage {
+                if g.index() < shared {
+                    written[g.index()] = true;
+                }
+            }
+        };
+        for inst in &proc.insts {
+            match &inst.kind {
+                Inst::Store(var, _) | Inst::StoreElem(var, ..) => mark(*var),
+                Inst::CharAssign(dst, _) => {
+                    if let CharBase::Var { var, .. } = dst.base {
+                        mark(var);
+                    }
+                }
+                Inst::Call(callee, args) => {
+                    work.push(*callee);
+                    for arg in args {
+                        if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+                            mark(*var);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (0..shared)
+        .filter(|&i| written[i])
+        .map(|i| GlobalId(i as u32))
+        .collect()
+}
+
+/// The program's globals locked by one evaluation: no other call of the
+/// program runs until it is dropped (a program without globals takes no
+/// lock, so its evaluations run in parallel).
+pub(crate) struct Held<'a> {
+    pub(crate) guard: Option<GlobalsGuard<'a>>,
+    /// How many of the store's globals are the program's.
+    pub(crate) shared: usize,
+}
+
+impl Held<'_> {
+    /// A copy of the globals `ids`.
+    pub(crate) fn state(&self, ids: &[GlobalId]) -> GlobalState {
+        self.guard
+            .as_ref()
+            .map(|g| GlobalState::take(g, ids))
+            .unwrap_or_default()
+    }
+
+    /// A copy of every global of the program.
+    pub(crate) fn state_all(&self) -> GlobalState {
+        self.guard
+            .as_ref()
+            .map(|g| GlobalState::take_all(g, self.shared))
+            .unwrap_or_default()
+    }
+
+    /// Puts globals back.
+    pub(crate) fn put(&mut self, state: &GlobalState) -> Result<(), Error> {
+        match &mut self.guard {
+            Some(g) => state.put(g),
+            None if state.is_empty() => Ok(()),
+            None => Err(Error::new(
+                ErrorKind::Usage,
+                "the global state does not belong to this program",
+            )),
+        }
+    }
+
+    /// Zeroes the derivative globals (tangents, adjoints) of the module, so
+    /// that nothing an earlier call left there leaks into the next one.
+    pub(crate) fn clear_derivatives(&mut self) {
+        if let Some(g) = &mut self.guard {
+            for i in self.shared..g.store().len() {
+                g.clear(GlobalId(i as u32));
+            }
+        }
+    }
+}
+
+/// The program's store for `module`'s globals: a fresh one for the program
+/// itself, an extension for a derivative module.
+pub(crate) fn store_for(
+    root: &GlobalStore,
+    globals: &[adjit_ir::Global],
+) -> Result<GlobalStore, Error> {
+    root.extend(globals).map_err(|e| {
+        Error::new(
+            ErrorKind::Internal,
+            format!("derivative module globals do not extend the program's: {e}"),
+        )
+    })
+}
