@@ -51,6 +51,10 @@ impl ArgValue {
     }
 
     /// Converts a JSON value (number, array of numbers, bool, string).
+    /// Numbers are read correctly rounded (serde_json's `float_roundtrip`);
+    /// JSON has no NaN or infinity, so in arrays the strings `"NaN"`,
+    /// `"Infinity"` and `"-Infinity"` (what adjit writes for them) stand for
+    /// them, as a lone string does for a numeric scalar.
     pub fn from_json(value: &serde_json::Value) -> Option<ArgValue> {
         use serde_json::Value as J;
         match value {
@@ -63,6 +67,7 @@ impl ArgValue {
                     match item {
                         J::Number(n) => out.push(n.as_f64()?),
                         J::Bool(b) => out.push(if *b { 1.0 } else { 0.0 }),
+                        J::String(s) => out.push(non_finite(s)?),
                         J::Array(_) => {
                             // Nested arrays are flattened in order.
                             if let Some(ArgValue::Array(inner)) = ArgValue::from_json(item) {
@@ -234,7 +239,10 @@ impl Args {
                 }
                 self.buffers[i] = Buffer::Char(bytes);
             }
-            (ArgValue::Text(_), _) => return Err(bad("text")),
+            (ArgValue::Text(t), ty) => match non_finite(t) {
+                Some(x) if ty.is_float() => return self.set(name, ArgValue::Scalar(x)),
+                _ => return Err(bad("text")),
+            },
             (_, Type::Char) => return Err(bad("a number")),
             (ArgValue::Scalar(x), _) => {
                 let n = if info.dims.is_empty() {
@@ -484,6 +492,17 @@ impl Args {
             }
             self.buffers[i] = b;
         }
+    }
+}
+
+/// The non-finite value a string names: `NaN`, `Infinity`, `-Infinity`
+/// (case-insensitive; also `inf`, `+inf`, `-inf`).
+fn non_finite(text: &str) -> Option<f64> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "nan" | "+nan" | "-nan" => Some(f64::NAN),
+        "infinity" | "+infinity" | "inf" | "+inf" => Some(f64::INFINITY),
+        "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
+        _ => None,
     }
 }
 
