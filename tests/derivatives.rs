@@ -27,6 +27,11 @@ const AD_TOLERANCE: f64 = 1e-11;
 /// Tangent and adjoint with a REAL(4) end: the two modes round
 /// differently in single precision.
 const AD_TOLERANCE_SINGLE: f64 = 1e-5;
+/// The dot-product identity, per term it sums, double precision at both
+/// ends of the term's entry (relative to the term's magnitude).
+const DOT_TOLERANCE: f64 = 1e-13;
+/// The same with a REAL(4) end.
+const DOT_TOLERANCE_SINGLE: f64 = 1e-5;
 /// Finite differences against the adjoint, double precision at both ends
 /// (a central difference with relative step eps^(1/3) is good to ~1e-10 in
 /// smooth regions; the bound leaves room for curvature).
@@ -240,14 +245,14 @@ fn derivatives_of_every_corpus_program_agree() {
             let lhs: f64 = yd.iter().zip(&yb).map(|(a, b)| a * b).sum();
             let rhs: f64 = xd.iter().zip(&xb).map(|(a, b)| a * b).sum();
             let mut bound = 0.0;
-            for r in 0..adj.rows() {
-                for c in 0..adj.cols() {
-                    let term = (yb[r] * adj.get(r, c) * xd[c]).abs();
-                    // Round-off of the sums themselves: a few ulps a term.
-                    bound += term * (ad_tol(r, c) + 8.0 * f64::EPSILON);
+            for (r, y) in yb.iter().enumerate() {
+                for (c, x) in xd.iter().enumerate() {
+                    let term = (y * adj.get(r, c) * x).abs();
+                    bound += term * precision.pick(r, c, DOT_TOLERANCE, DOT_TOLERANCE_SINGLE);
                 }
             }
-            if !((lhs - rhs).abs() <= bound.max(f64::MIN_POSITIVE)) {
+            let dot_ok = (lhs - rhs).abs() <= bound.max(f64::MIN_POSITIVE);
+            if !dot_ok {
                 failures.push(format!(
                     "{label}: dot product {lhs:e} vs {rhs:e} (bound {bound:e})"
                 ));
