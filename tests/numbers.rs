@@ -3,7 +3,8 @@
 //! (exponents -300..300, both signs, subnormals) given by `--input` and by
 //! `--set`, printed back by `run`, `grad` and `jacobian`, as JSON and as
 //! text, must all be the double that Rust's own (correctly rounded) parser
-//! makes of the decimal, bit for bit.
+//! makes of the decimal, bit for bit. INTEGER(8) values beyond 2**53 are
+//! read exactly.
 
 use std::process::Command;
 
@@ -266,4 +267,52 @@ fn non_finite_values_are_written_as_strings_and_read_back() {
         out.contains(r#""y": ["NaN", "Infinity", "-Infinity"]"#),
         "{out}"
     );
+}
+
+#[test]
+fn integer8_values_beyond_2_pow_53_are_read_exactly() {
+    let setup = Setup::new("int8");
+    let file = setup.dir.join("ints.f90");
+    std::fs::write(
+        &file,
+        "subroutine ints(k, a, m)\n  integer(8) k, a(3)\n  integer m\n  k = k + 0\n  m = m + 0\nend subroutine\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let values = [
+        "9007199254740993",
+        "-9223372036854775808",
+        "9223372036854775807",
+    ];
+    let expected = format!("\"a\": [{}]", values.join(", "));
+    let out = adjit(&[
+        "run",
+        f,
+        "--set",
+        "k=9007199254740993",
+        "--set",
+        &format!("a={}", values.join(",")),
+        "--json",
+    ]);
+    assert!(out.contains("\"k\": 9007199254740993"), "{out}");
+    assert!(out.contains(&expected), "{out}");
+    let input = setup.dir.join("in.json");
+    std::fs::write(
+        &input,
+        format!(
+            "{{\"k\": 9007199254740993, \"a\": [{}]}}",
+            values.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = adjit(&["run", f, "--input", input.to_str().unwrap(), "--json"]);
+    assert!(out.contains("\"k\": 9007199254740993"), "{out}");
+    assert!(out.contains(&expected), "{out}");
+    // An INTEGER(4) value out of range is an error, not a wrapped value.
+    let status = Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .args(["run", f, "--set", "m=2147483648"])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&status.stderr).contains("out of range"));
 }

@@ -1059,7 +1059,12 @@ fn bratu_listing_declares_the_arguments_and_the_loop_distance() {
     );
     // The DO loop keeps the distance to go in 64 bits, never a trip count
     // in the loop variable's kind.
-    for decl in ["var i: i32", "var _go2: bool", "var _rest3: i64", "var _stride4: i64"] {
+    for decl in [
+        "var i: i32",
+        "var _go2: bool",
+        "var _rest3: i64",
+        "var _stride4: i64",
+    ] {
         assert!(text.contains(decl), "no `{decl}` in\n{text}");
     }
     assert!(!text.contains("_trip"), "{text}");
