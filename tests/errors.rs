@@ -188,6 +188,94 @@ fn check_fails_on_an_injected_wrong_derivative_and_names_the_input() {
     assert!(!stderr.contains("a(2)"), "{stderr}");
 }
 
+/// Runs the `adjit` binary with one environment variable set.
+fn adjit_env(args: &[&str], var: &str, value: &str) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .args(args)
+        .env(var, value)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The text table row of one input of `adjit check`.
+fn check_row<'a>(stdout: &'a str, input: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(input))
+        .unwrap_or_else(|| panic!("no row {input} in\n{stdout}"))
+}
+
+#[test]
+fn check_reports_a_nan_adjoint_on_its_input_as_nan() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let file = format!("{root}/examples/griewank.f90");
+    let args = [
+        "check", &file, "--of", "c", "--wrt", "a", "--set", "s=5", "--set", "a=1",
+    ];
+    let (code, stdout, stderr) = adjit_env(&args, "ADJIT_CHECK_INJECT", "a(3):NaN");
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("NaN or infinite for: a(3) (adjoint)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("a(2)"), "{stderr}");
+    // The differences of that input print as NaN, not as 0.
+    let row = check_row(&stdout, "a(3)");
+    assert_eq!(
+        row.split_whitespace().skip(1).take(2).collect::<Vec<_>>(),
+        ["NaN", "NaN"],
+        "{row}"
+    );
+    assert!(!check_row(&stdout, "a(2)").contains("NaN"), "{stdout}");
+    assert!(!stdout.contains("ok: "), "{stdout}");
+
+    // JSON: the input fails, its NaN differences are the string "NaN".
+    let json_args = [&args[..], &["--json"]].concat();
+    let (code, stdout, stderr) = adjit_env(&json_args, "ADJIT_CHECK_INJECT", "a(3):NaN");
+    assert_eq!(code, 1, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["ok"], false);
+    let inputs = json["inputs"].as_array().unwrap();
+    let a3 = inputs.iter().find(|i| i["input"] == "a(3)").unwrap();
+    assert_eq!(a3["ok"], false, "{a3}");
+    assert_eq!(a3["adjoint_vs_tangent"], "NaN", "{a3}");
+    assert_eq!(a3["non_finite"], serde_json::json!(["adjoint"]), "{a3}");
+    let a2 = inputs.iter().find(|i| i["input"] == "a(2)").unwrap();
+    assert_eq!(a2["ok"], true, "{a2}");
+    assert!(a2["adjoint_vs_tangent"].is_number(), "{a2}");
+}
+
+#[test]
+fn check_fails_on_a_genuinely_infinite_derivative_and_names_the_input() {
+    let dir = std::env::temp_dir().join(format!("adjit-check-inf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("root.f90");
+    std::fs::write(
+        &file,
+        "subroutine root(x, y)\n  double precision x(2), y\n  y = sqrt(x(1)) + x(2)**2\nend subroutine\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    // d sqrt(x)/dx is +inf at x = 0 in every mode.
+    let (code, stdout, stderr) = adjit(&["check", f, "--of", "y", "--wrt", "x", "--set", "x=0,1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("NaN or infinite for: x(1) (adjoint, tangent, finite differences)"),
+        "{stderr}"
+    );
+    let row = check_row(&stdout, "x(1)");
+    assert!(!row.contains("0.000e0"), "{row}");
+    // Away from 0 the same program passes.
+    let (code, stdout, stderr) = adjit(&["check", f, "--of", "y", "--wrt", "x", "--set", "x=2,1"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn a_tape_beyond_the_ram_budget_spills_to_a_file_and_gives_the_same_gradient() {
     use adjit::ad::adjoint::AdjointOptions;

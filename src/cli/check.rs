@@ -1,7 +1,14 @@
 //! `adjit check`: derivatives of `--of` with respect to `--wrt` by adjoint,
 //! tangent and central finite differences, a dot-product test with random
 //! directions, a table of the differences per input, and a non-zero exit
-//! naming the inputs where the methods disagree.
+//! naming the inputs where the methods disagree or where any derivative
+//! (adjoint, tangent or finite difference) is NaN or infinite, even a
+//! genuinely infinite one such as that of `sqrt(x)` at 0.
+//!
+//! Differences fold with a NaN-propagating maximum, so that a NaN anywhere
+//! in a column prints as `NaN` in the text table. JSON has no NaN or
+//! infinity: `--json` writes them as the strings `"NaN"`, `"Infinity"` and
+//! `"-Infinity"`, as every adjit JSON output does.
 
 use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem, COMMON};
 use crate::cli::options::CommandLine;
@@ -12,7 +19,9 @@ use adjit::engine::{element_count, FiniteDifferences, Jacobian};
 const AD_TOLERANCE: f64 = 1e-10;
 
 /// Environment variable of the test-only hook that corrupts one adjoint
-/// column (`LABEL:DELTA`), so that tests can see `check` fail.
+/// column (`LABEL:DELTA`), so that tests can see `check` fail. Compiled in
+/// only with the `test-hooks` feature (on for the integration tests).
+#[cfg(feature = "test-hooks")]
 const INJECT_VAR: &str = "ADJIT_CHECK_INJECT";
 
 /// A deterministic xorshift generator for the dot-product directions.
@@ -34,6 +43,42 @@ struct Row {
     adjoint_vs_fd: f64,
     fd_bound: f64,
     scale: f64,
+    /// The methods that gave a NaN or infinite derivative for this input.
+    non_finite: Vec<&'static str>,
+}
+
+impl Row {
+    /// Tangent and adjoint agree to round-off (false when NaN).
+    fn ad_ok(&self) -> bool {
+        self.adjoint_vs_tangent <= AD_TOLERANCE * self.scale
+    }
+
+    /// Finite differences agree within their bound (false when NaN).
+    fn fd_ok(&self) -> bool {
+        self.adjoint_vs_fd <= self.fd_bound
+    }
+
+    /// Every check of this input passed.
+    fn ok(&self) -> bool {
+        self.ad_ok() && self.fd_ok() && self.non_finite.is_empty()
+    }
+}
+
+/// The larger of two numbers, NaN when either is (`f64::max` drops NaN).
+fn max_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// The labels of the rows that fail a test.
+fn failing(rows: &[Row], fails: impl Fn(&Row) -> bool) -> Vec<&str> {
+    rows.iter()
+        .filter(|r| fails(r))
+        .map(|r| r.label.as_str())
+        .collect()
 }
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
@@ -71,28 +116,28 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     let dot_ok = dot_rel <= AD_TOLERANCE || (lhs - rhs).abs() <= 1e-300;
 
     let rows = compare(&adj, &tan, &fdj, &fd);
-    let bad_ad: Vec<&str> = rows
+    let bad_ad = failing(&rows, |r| !r.ad_ok());
+    let bad_fd = failing(&rows, |r| !r.fd_ok());
+    let non_finite: Vec<String> = rows
         .iter()
-        .filter(|r| r.adjoint_vs_tangent > AD_TOLERANCE * r.scale)
-        .map(|r| r.label.as_str())
+        .filter(|r| !r.non_finite.is_empty())
+        .map(|r| format!("{} ({})", r.label, r.non_finite.join(", ")))
         .collect();
-    let bad_fd: Vec<&str> = rows
-        .iter()
-        .filter(|r| r.adjoint_vs_fd > r.fd_bound)
-        .map(|r| r.label.as_str())
-        .collect();
-    let ok = bad_ad.is_empty() && bad_fd.is_empty() && dot_ok;
+    let ok = bad_ad.is_empty() && bad_fd.is_empty() && non_finite.is_empty() && dot_ok;
 
     if cl.flag("json") {
         let inputs: Vec<String> = rows
             .iter()
             .map(|r| {
+                let methods: Vec<String> = r.non_finite.iter().map(|m| json_str(m)).collect();
                 format!(
-                    "{{\"input\": {}, \"adjoint_vs_tangent\": {}, \"adjoint_vs_fd\": {}, \"fd_bound\": {}}}",
+                    "{{\"input\": {}, \"ok\": {}, \"adjoint_vs_tangent\": {}, \"adjoint_vs_fd\": {}, \"fd_bound\": {}, \"non_finite\": [{}]}}",
                     json_str(&r.label),
+                    r.ok(),
                     json_f64(r.adjoint_vs_tangent),
                     json_f64(r.adjoint_vs_fd),
-                    json_f64(r.fd_bound)
+                    json_f64(r.fd_bound),
+                    methods.join(", ")
                 )
             })
             .collect();
@@ -125,6 +170,12 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
             outln!("ok: adjoint, tangent and finite differences agree");
         }
     }
+    if !non_finite.is_empty() {
+        eprintln!(
+            "derivative is NaN or infinite for: {}",
+            non_finite.join(", ")
+        );
+    }
     if !bad_ad.is_empty() {
         eprintln!(
             "adjoint and tangent disagree beyond round-off for: {}",
@@ -147,7 +198,8 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     }
 }
 
-/// Maximum differences per input column.
+/// Maximum differences per input column (NaN when any difference is NaN)
+/// and the methods that give non-finite derivatives.
 fn compare(adj: &Jacobian, tan: &Jacobian, fdj: &Jacobian, fd: &FiniteDifferences) -> Vec<Row> {
     (0..adj.cols())
         .map(|c| {
@@ -157,6 +209,7 @@ fn compare(adj: &Jacobian, tan: &Jacobian, fdj: &Jacobian, fd: &FiniteDifference
                 adjoint_vs_fd: 0.0,
                 fd_bound: 0.0,
                 scale: 1.0,
+                non_finite: Vec::new(),
             };
             // A central difference with relative step h errs by about
             // h^2 |f'''| + eps |f| / h; bound it generously in terms of the
@@ -164,14 +217,20 @@ fn compare(adj: &Jacobian, tan: &Jacobian, fdj: &Jacobian, fd: &FiniteDifference
             let h = fd.step.unwrap_or(f64::EPSILON.cbrt());
             for r in 0..adj.rows() {
                 let (a, t, f) = (adj.get(r, c), tan.get(r, c), fdj.get(r, c));
-                let scale = a.abs().max(t.abs()).max(1.0);
-                row.scale = row.scale.max(scale);
-                row.adjoint_vs_tangent = row.adjoint_vs_tangent.max((a - t).abs());
-                row.adjoint_vs_fd = row.adjoint_vs_fd.max((a - f).abs());
+                for (method, x) in [("adjoint", a), ("tangent", t), ("finite differences", f)] {
+                    if !x.is_finite() && !row.non_finite.contains(&method) {
+                        row.non_finite.push(method);
+                    }
+                }
+                let scale = max_nan(max_nan(a.abs(), t.abs()), 1.0);
+                row.scale = max_nan(row.scale, scale);
+                row.adjoint_vs_tangent = max_nan(row.adjoint_vs_tangent, (a - t).abs());
+                row.adjoint_vs_fd = max_nan(row.adjoint_vs_fd, (a - f).abs());
                 let value = adj.values.get(r).copied().unwrap_or(0.0).abs().max(1.0);
-                row.fd_bound = row
-                    .fd_bound
-                    .max(100.0 * (h * h * scale + f64::EPSILON * value / h) + 1e-7 * scale);
+                row.fd_bound = max_nan(
+                    row.fd_bound,
+                    100.0 * (h * h * scale + f64::EPSILON * value / h) + 1e-7 * scale,
+                );
             }
             row
         })
@@ -179,6 +238,7 @@ fn compare(adj: &Jacobian, tan: &Jacobian, fdj: &Jacobian, fd: &FiniteDifference
 }
 
 /// The test-only hook: adds DELTA to the adjoint column LABEL.
+#[cfg(feature = "test-hooks")]
 fn inject(adj: &mut Jacobian) -> Result<(), Failure> {
     let Ok(spec) = std::env::var(INJECT_VAR) else {
         return Ok(());
@@ -193,5 +253,11 @@ fn inject(adj: &mut Jacobian) -> Result<(), Failure> {
             adj.matrix[r * cols + c] += delta;
         }
     }
+    Ok(())
+}
+
+/// Without the `test-hooks` feature there is no hook.
+#[cfg(not(feature = "test-hooks"))]
+fn inject(_adj: &mut Jacobian) -> Result<(), Failure> {
     Ok(())
 }

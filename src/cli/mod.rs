@@ -536,16 +536,28 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
             rows.join(", ")
         );
     } else {
+        // Every entry with 17 significant digits (it reads back as the
+        // same double), columns as wide as their widest cell.
         let width = jac.of.iter().map(|s| s.len()).max().unwrap_or(0);
+        let cells: Vec<String> = jac.matrix.iter().map(|&x| text_f64(x)).collect();
+        let col_width: Vec<usize> = (0..jac.cols())
+            .map(|c| {
+                (0..jac.rows())
+                    .map(|r| cells[r * jac.cols() + c].len())
+                    .chain([jac.wrt[c].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
         out!("{:width$}", "");
-        for w in &jac.wrt {
-            out!(" {w:>12}");
+        for (w, cw) in jac.wrt.iter().zip(&col_width) {
+            out!(" {w:>cw$}");
         }
         outln!();
         for r in 0..jac.rows() {
             out!("{:width$}", jac.of[r]);
-            for c in 0..jac.cols() {
-                out!(" {:>12.6}", jac.get(r, c));
+            for (c, cw) in col_width.iter().enumerate() {
+                out!(" {:>cw$}", cells[r * jac.cols() + c]);
             }
             outln!();
         }

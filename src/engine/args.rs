@@ -22,11 +22,52 @@ pub enum ArgValue {
     Text(String),
     /// A truth value for a LOGICAL argument (fills arrays).
     Logical(bool),
+    /// An integer, exact for INTEGER arguments (INTEGER(8) values beyond
+    /// 2**53 included) and rounded once for REAL ones: sets a scalar, or
+    /// fills every element of an array.
+    Integer(i64),
+    /// Integer elements in column-major order.
+    Integers(Vec<i64>),
+}
+
+/// One JSON number, kept exact while it is an integer.
+enum JsonNumber {
+    Int(i64),
+    Float(f64),
+}
+
+impl JsonNumber {
+    fn f64(&self) -> f64 {
+        match *self {
+            JsonNumber::Int(k) => k as f64,
+            JsonNumber::Float(x) => x,
+        }
+    }
+}
+
+/// The numbers of a JSON array (nested arrays flattened in order; `true`
+/// is 1, `false` 0; `"NaN"`, `"Infinity"`, `"-Infinity"` name those).
+fn json_numbers(items: &[serde_json::Value], out: &mut Vec<JsonNumber>) -> Option<()> {
+    use serde_json::Value as J;
+    for item in items {
+        match item {
+            J::Number(n) => out.push(match n.as_i64() {
+                Some(k) => JsonNumber::Int(k),
+                None => JsonNumber::Float(n.as_f64()?),
+            }),
+            J::Bool(b) => out.push(JsonNumber::Int(*b as i64)),
+            J::String(s) => out.push(JsonNumber::Float(non_finite(s)?)),
+            J::Array(inner) => json_numbers(inner, out)?,
+            _ => return None,
+        }
+    }
+    Some(())
 }
 
 impl ArgValue {
     /// Parses `--set` text: `1.5`, `1,2,3`, `.true.`, `true`, or anything
-    /// else as text (only valid for CHARACTER arguments).
+    /// else as text (only valid for CHARACTER arguments). Numbers are read
+    /// correctly rounded; integers (`7`, `-9223372036854775808`) stay exact.
     pub fn parse(text: &str) -> ArgValue {
         let t = text.trim();
         let lower = t.to_ascii_lowercase();
@@ -35,15 +76,22 @@ impl ArgValue {
             ".false." | "false" | "f" => return ArgValue::Logical(false),
             _ => {}
         }
+        let parse_int = |s: &str| s.trim().parse::<i64>().ok();
         let parse_num = |s: &str| -> Option<f64> {
             let s = s.trim().to_ascii_lowercase().replace('d', "e");
             s.parse::<f64>().ok()
         };
         if t.contains(',') {
+            let ints: Option<Vec<i64>> = t.split(',').map(parse_int).collect();
+            if let Some(v) = ints {
+                return ArgValue::Integers(v);
+            }
             let items: Option<Vec<f64>> = t.split(',').map(parse_num).collect();
             if let Some(v) = items {
                 return ArgValue::Array(v);
             }
+        } else if let Some(k) = parse_int(t) {
+            return ArgValue::Integer(k);
         } else if let Some(x) = parse_num(t) {
             return ArgValue::Scalar(x);
         }
@@ -51,30 +99,35 @@ impl ArgValue {
     }
 
     /// Converts a JSON value (number, array of numbers, bool, string).
+    /// Numbers are read correctly rounded (serde_json's `float_roundtrip`),
+    /// integers exactly;
+    /// JSON has no NaN or infinity, so in arrays the strings `"NaN"`,
+    /// `"Infinity"` and `"-Infinity"` (what adjit writes for them) stand for
+    /// them, as a lone string does for a numeric scalar.
     pub fn from_json(value: &serde_json::Value) -> Option<ArgValue> {
         use serde_json::Value as J;
         match value {
-            J::Number(n) => n.as_f64().map(ArgValue::Scalar),
+            J::Number(n) => match n.as_i64() {
+                Some(k) => Some(ArgValue::Integer(k)),
+                None => n.as_f64().map(ArgValue::Scalar),
+            },
             J::Bool(b) => Some(ArgValue::Logical(*b)),
             J::String(s) => Some(ArgValue::Text(s.clone())),
             J::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    match item {
-                        J::Number(n) => out.push(n.as_f64()?),
-                        J::Bool(b) => out.push(if *b { 1.0 } else { 0.0 }),
-                        J::Array(_) => {
-                            // Nested arrays are flattened in order.
-                            if let Some(ArgValue::Array(inner)) = ArgValue::from_json(item) {
-                                out.extend(inner);
-                            } else {
-                                return None;
-                            }
-                        }
-                        _ => return None,
-                    }
-                }
-                Some(ArgValue::Array(out))
+                json_numbers(items, &mut out)?;
+                Some(if out.iter().all(|x| matches!(x, JsonNumber::Int(_))) {
+                    ArgValue::Integers(
+                        out.iter()
+                            .map(|x| match x {
+                                JsonNumber::Int(k) => *k,
+                                JsonNumber::Float(_) => unreachable!("all integers"),
+                            })
+                            .collect(),
+                    )
+                } else {
+                    ArgValue::Array(out.iter().map(JsonNumber::f64).collect())
+                })
             }
             _ => None,
         }
@@ -208,6 +261,10 @@ impl Args {
     /// their elements (or one number to fill), CHARACTER takes text.
     pub fn set(&mut self, name: &str, value: ArgValue) -> Result<(), Error> {
         let i = self.index_of(name)?;
+        let value = match self.exact_integers(i, name, value)? {
+            Ok(()) => return Ok(()),
+            Err(value) => value,
+        };
         let info = &self.params[i];
         let bad = |what: &str| {
             Error::new(
@@ -234,7 +291,10 @@ impl Args {
                 }
                 self.buffers[i] = Buffer::Char(bytes);
             }
-            (ArgValue::Text(_), _) => return Err(bad("text")),
+            (ArgValue::Text(t), ty) => match non_finite(t) {
+                Some(x) if ty.is_float() => return self.set(name, ArgValue::Scalar(x)),
+                _ => return Err(bad("text")),
+            },
             (_, Type::Char) => return Err(bad("a number")),
             (ArgValue::Scalar(x), _) => {
                 let n = if info.dims.is_empty() {
@@ -252,6 +312,9 @@ impl Args {
                 self.buffers[i] = Buffer::Bool(vec![*v as u8; n]);
             }
             (ArgValue::Logical(_), _) => return Err(bad("a logical")),
+            (ArgValue::Integer(_) | ArgValue::Integers(_), _) => {
+                unreachable!("integers are set by exact_integers")
+            }
             (ArgValue::Array(v), _) => {
                 if info.dims.is_empty() && v.len() != 1 {
                     return Err(bad(&format!("{} values", v.len())));
@@ -266,6 +329,75 @@ impl Args {
             self.resize_implicit();
         }
         Ok(())
+    }
+
+    /// Sets parameter `i` from integers exactly when it is an INTEGER
+    /// parameter (`Ok(Ok(()))`); otherwise gives back the value with its
+    /// integers as floats, each rounded once to the parameter's type.
+    fn exact_integers(
+        &mut self,
+        i: usize,
+        name: &str,
+        value: ArgValue,
+    ) -> Result<Result<(), ArgValue>, Error> {
+        let ty = self.params[i].ty;
+        let (items, fill) = match value {
+            ArgValue::Integer(k) => (vec![k], true),
+            ArgValue::Integers(v) => (v, false),
+            other => return Ok(Err(other)),
+        };
+        if !ty.is_int() {
+            // One rounding: i64 to f32 directly, not through f64.
+            let float = |k: i64| {
+                if ty == Type::F32 {
+                    k as f32 as f64
+                } else {
+                    k as f64
+                }
+            };
+            return Ok(Err(if fill {
+                ArgValue::Scalar(float(items[0]))
+            } else {
+                ArgValue::Array(items.into_iter().map(float).collect())
+            }));
+        }
+        let info = &self.params[i];
+        if info.dims.is_empty() && items.len() != 1 {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "cannot set `{name}` ({}) from {} values",
+                    type_label(info),
+                    items.len()
+                ),
+            ));
+        }
+        if ty == Type::I32 {
+            if let Some(k) = items.iter().find(|&&k| i32::try_from(k).is_err()) {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("{k} is out of range for `{name}` ({})", type_label(info)),
+                ));
+            }
+        }
+        let n = if !fill {
+            items.len()
+        } else if info.dims.is_empty() {
+            1
+        } else {
+            self.declared_len(i)
+        };
+        let value = |k: usize| items[if fill { 0 } else { k }];
+        self.buffers[i] = if ty == Type::I32 {
+            Buffer::I32((0..n).map(|k| value(k) as i32).collect())
+        } else {
+            Buffer::I64((0..n).map(value).collect())
+        };
+        self.explicit[i] = !info.dims.is_empty() && (!fill || self.has_assumed_dim(i));
+        if info.dims.is_empty() {
+            self.resize_implicit();
+        }
+        Ok(Ok(()))
     }
 
     /// Applies `NAME=VALUE` settings (the `--set` syntax of the command
@@ -484,6 +616,17 @@ impl Args {
             }
             self.buffers[i] = b;
         }
+    }
+}
+
+/// The non-finite value a string names: `NaN`, `Infinity`, `-Infinity`
+/// (case-insensitive; also `inf`, `+inf`, `-inf`).
+fn non_finite(text: &str) -> Option<f64> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "nan" | "+nan" | "-nan" => Some(f64::NAN),
+        "infinity" | "+infinity" | "inf" | "+inf" => Some(f64::INFINITY),
+        "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
+        _ => None,
     }
 }
 

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use adjit_ir::builder::ProcBuilder;
-use adjit_ir::{BinaryOp, Module, Proc, ProcId, Type, UnaryOp};
+use adjit_ir::{BinaryOp, CmpOp, Module, Proc, ProcId, StackKind, Type, UnaryOp};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
 
 /// A deterministic xorshift generator.
@@ -262,4 +262,75 @@ pub fn ref_int(op: BinaryOp, a: i64, b: i64) -> Option<i64> {
         BinaryOp::Dim => a.wrapping_sub(b).max(0),
         _ => unreachable!("not an integer op"),
     })
+}
+
+/// Emits `for i = 1..=n { body(i) }` with `i` a local I64 and `n` an I64
+/// variable; leaves the builder in the exit block.
+pub fn counted_loop(
+    b: &mut ProcBuilder,
+    i: adjit_ir::VarId,
+    n: adjit_ir::VarId,
+    body: &mut dyn FnMut(&mut ProcBuilder, adjit_ir::Value),
+) {
+    let one = b.iconst(Type::I64, 1);
+    b.store(i, one);
+    let header = b.create_block();
+    let blk = b.create_block();
+    let exit = b.create_block();
+    b.jump(header);
+    b.switch_to_block(header);
+    let iv = b.load(i);
+    let nv = b.load(n);
+    let c = b.cmp(CmpOp::Le, iv, nv);
+    b.branch(c, blk, exit);
+    b.switch_to_block(blk);
+    let iv = b.load(i);
+    body(b, iv);
+    let iv = b.load(i);
+    let one = b.iconst(Type::I64, 1);
+    let next = b.binary(BinaryOp::Add, iv, one);
+    b.store(i, next);
+    b.jump(header);
+    b.switch_to_block(exit);
+}
+
+/// `forward(n, x)`: pushes x(i) (value), i (integer) and i*3 (control) for
+/// i = 1..n. `reverse(n, y, k)`: pops them back into y(i) and k(i) for
+/// i = n..1 (so y == x and k(i) == i).
+pub fn sweep_module() -> (Module, ProcId, ProcId) {
+    let mut m = Module::default();
+    let mut proc = Proc::new("forward");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let x = b.param("x", Type::F32, vec![ProcBuilder::var_dim(n)]);
+    let i = b.local("i", Type::I64);
+    counted_loop(&mut b, i, n, &mut |b, iv| {
+        let xv = b.load_elem(x, vec![iv]);
+        b.push(StackKind::Value, xv);
+        b.push(StackKind::Integer, iv);
+        let three = b.iconst(Type::I64, 3);
+        let c = b.binary(BinaryOp::Mul, iv, three);
+        b.push(StackKind::Control, c);
+    });
+    b.ret();
+    let fwd = m.add_proc(proc);
+
+    let mut proc = Proc::new("reverse");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let y = b.param("y", Type::F32, vec![ProcBuilder::var_dim(n)]);
+    let k = b.param("k", Type::I32, vec![ProcBuilder::var_dim(n)]);
+    let i = b.local("i", Type::I64);
+    counted_loop(&mut b, i, n, &mut |b, _| {
+        let c = b.pop(StackKind::Control, Type::I64);
+        let three = b.iconst(Type::I64, 3);
+        let idx = b.binary(BinaryOp::Div, c, three);
+        let ki = b.pop(StackKind::Integer, Type::I32);
+        b.store_elem(k, vec![idx], ki);
+        let v = b.pop(StackKind::Value, Type::F32);
+        b.store_elem(y, vec![idx], v);
+    });
+    b.ret();
+    let rev = m.add_proc(proc);
+    (m, fwd, rev)
 }

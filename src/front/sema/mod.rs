@@ -24,8 +24,12 @@
 //!   temporary for the result and loads it.
 //! * Each statement lowers to a code list ending in stores; control flow
 //!   (IF, DO, GO TO, SELECT CASE) becomes blocks and terminators. A DO loop
-//!   evaluates its bounds once, keeps its trip count in a temporary
-//!   `_trip*`, and leaves the DO variable incremented after the last trip.
+//!   evaluates its bounds once and fixes its trip count at entry: an
+//!   integer loop keeps the distance still to go as an unsigned 64-bit
+//!   number in temporaries `_go*`, `_rest*`, `_stride*` (so that no trip
+//!   count overflows, whatever the kind and the range), a float loop its
+//!   trip count in `_trip*`; the DO variable is left incremented after the
+//!   last trip.
 
 mod array;
 mod cleanup;

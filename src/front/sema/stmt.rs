@@ -255,6 +255,15 @@ impl Lowerer<'_, '_> {
     /// A counted DO loop with Fortran semantics: bounds evaluated once, trip
     /// count `max((end - start + step) / step, 0)` fixed at entry, the DO
     /// variable incremented after every trip.
+    ///
+    /// An integer loop never computes that count, which overflows its kind
+    /// (`do i = -huge(i), huge(i)` has 2 * huge(i) + 1 trips, and 2**64 trips
+    /// are possible for INTEGER(8)); it keeps instead, as gfortran does, the
+    /// distance still to go as an unsigned 64-bit number (`|end - start|`
+    /// in wrapping arithmetic, biased by 2**63 so that a signed comparison
+    /// orders it as unsigned) and takes another trip while that distance is
+    /// at least `|step|`. A float loop computes its trip count in the
+    /// variable's type and truncates it to 64 bits.
     fn do_loop(
         &mut self,
         name: Option<&Name>,
@@ -283,7 +292,8 @@ impl Lowerer<'_, '_> {
             None => Ok(self.int_or_float(1, t)),
         };
         let (s, e, st) = (s?, e?, st?);
-        let zero_step = self.const_of(st).is_some_and(|c| {
+        let step_const = self.const_of(st);
+        let zero_step = step_const.is_some_and(|c| {
             matches!(c, Const::Int(0)) || matches!(c, Const::Float(f) if f == 0.0)
         });
         if zero_step {
@@ -294,40 +304,22 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Store(v, s), None);
         let step_var = self.temp("step", t);
         self.emit(Inst::Store(step_var, st), None);
-        // The trip count is computed in 64 bits so that loops running to
-        // HUGE(i) do not overflow.
-        let trip_t = Type::I64;
-        let w = if t.is_int() { Type::I64 } else { t };
-        let (s64, e64, st64) = (
-            self.convert(s, t, w),
-            self.convert(e, t, w),
-            self.convert(st, t, w),
-        );
-        let diff = self.val(Inst::Binary(BinaryOp::Sub, e64, s64), w);
-        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st64), w);
-        let q = self.val(Inst::Binary(BinaryOp::Div, num, st64), w);
-        let q = if w.is_int() {
-            q
+        let go = if t.is_int() {
+            self.int_loop_entry(s, e, st, t, step_const)
         } else {
-            self.val(Inst::Convert(q, Rounding::Trunc), trip_t)
+            self.float_loop_entry(s, e, st, t)
         };
-        let zero = self.int(0, trip_t);
-        let trip = self.val(Inst::Binary(BinaryOp::Max, q, zero), trip_t);
-        let trip_var = self.temp("trip", trip_t);
-        self.emit(Inst::Store(trip_var, trip), None);
         let (header, inner, latch, exit) = (self.block(), self.block(), self.block(), self.block());
         self.jump(header);
         self.switch_to(header);
-        let n = self.val(Inst::Load(trip_var), trip_t);
-        let zero = self.int(0, trip_t);
-        let more = self.val(Inst::Cmp(CmpOp::Gt, n, zero), Type::Bool);
+        let more = go.test(self);
         self.terminate(Terminator::Branch {
             cond: more,
             then_dest: inner,
             else_dest: exit,
         });
         self.loop_body(name, latch, exit, inner, body);
-        // The latch: increment the DO variable, count the trip down.
+        // The latch: increment the DO variable, count the trip.
         let after = self.cur;
         self.switch_to(latch);
         self.span = var.span;
@@ -335,13 +327,86 @@ impl Lowerer<'_, '_> {
         let d = self.val(Inst::Load(step_var), t);
         let x1 = self.val(Inst::Binary(BinaryOp::Add, x, d), t);
         self.emit(Inst::Store(v, x1), None);
-        let n = self.val(Inst::Load(trip_var), trip_t);
-        let one = self.int(1, trip_t);
-        let n1 = self.val(Inst::Binary(BinaryOp::Sub, n, one), trip_t);
-        self.emit(Inst::Store(trip_var, n1), None);
+        go.advance(self);
         self.jump(header);
         self.switch_to(after);
         Ok(())
+    }
+
+    /// The entry of an integer DO loop (see [`Self::do_loop`]): computes,
+    /// in 64-bit wrapping arithmetic, whether a first trip is taken, the
+    /// distance `|end - start|` (exact as an unsigned number whenever a
+    /// trip is taken) and `|step|` (2**63 for a step of -2**63).
+    fn int_loop_entry(
+        &mut self,
+        s: Value,
+        e: Value,
+        st: Value,
+        t: Type,
+        step_const: Option<Const>,
+    ) -> LoopCounter {
+        let w = Type::I64;
+        let (s, e, st) = (
+            self.convert(s, t, w),
+            self.convert(e, t, w),
+            self.convert(st, t, w),
+        );
+        let le = self.val(Inst::Cmp(CmpOp::Le, s, e), Type::Bool);
+        let ge = self.val(Inst::Cmp(CmpOp::Ge, s, e), Type::Bool);
+        let up_dist = self.val(Inst::Binary(BinaryOp::Sub, e, s), w);
+        let down_dist = self.val(Inst::Binary(BinaryOp::Sub, s, e), w);
+        let zero = self.int(0, w);
+        let neg_step = self.val(Inst::Binary(BinaryOp::Sub, zero, st), w);
+        let (first, dist, mag) = match step_const {
+            Some(Const::Int(k)) if k > 0 => (le, up_dist, st),
+            Some(_) => (ge, down_dist, neg_step),
+            _ => {
+                // A step known only at run time: its sign picks the rest.
+                let up = self.val(Inst::Cmp(CmpOp::Gt, st, zero), Type::Bool);
+                (
+                    self.val(Inst::Select(up, le, ge), Type::Bool),
+                    self.val(Inst::Select(up, up_dist, down_dist), w),
+                    self.val(Inst::Select(up, st, neg_step), w),
+                )
+            }
+        };
+        let bias = self.int(i64::MIN, w);
+        let dist = self.val(Inst::Binary(BinaryOp::Add, dist, bias), w);
+        let go = self.temp("go", Type::Bool);
+        let rest = self.temp("rest", w);
+        let stride = self.temp("stride", w);
+        self.emit(Inst::Store(go, first), None);
+        self.emit(Inst::Store(rest, dist), None);
+        self.emit(Inst::Store(stride, mag), None);
+        if step_const.is_none() {
+            // A zero step fails (as an integer division by it would).
+            let is_zero = self.val(Inst::Cmp(CmpOp::Eq, st, zero), Type::Bool);
+            let (fail, cont) = (self.block(), self.block());
+            self.terminate(Terminator::Branch {
+                cond: is_zero,
+                then_dest: fail,
+                else_dest: cont,
+            });
+            self.switch_to(fail);
+            self.terminate(Terminator::Fail(RuntimeErrorKind::DivideByZero));
+            self.switch_to(cont);
+        }
+        LoopCounter::Distance { go, rest, stride }
+    }
+
+    /// The entry of a float DO loop: the trip count, computed in the
+    /// variable's type and truncated to 64 bits.
+    fn float_loop_entry(&mut self, s: Value, e: Value, st: Value, t: Type) -> LoopCounter {
+        let trip_t = Type::I64;
+        let diff = self.val(Inst::Binary(BinaryOp::Sub, e, s), t);
+        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st), t);
+        let q = self.val(Inst::Binary(BinaryOp::Div, num, st), t);
+        let q = self.val(Inst::Convert(q, Rounding::Trunc), trip_t);
+        let zero = self.int(0, trip_t);
+        let trip = self.val(Inst::Binary(BinaryOp::Max, q, zero), trip_t);
+        let trip_var = self.temp("trip", trip_t);
+        self.emit(Inst::Store(trip_var, trip), None);
+        LoopCounter::Trips(trip_var)
     }
 
     fn int_or_float(&mut self, v: i64, t: Type) -> Value {
@@ -690,6 +755,60 @@ impl Lowerer<'_, '_> {
                     (Some(a), None) | (None, Some(a)) => a,
                     (None, None) => self.konst(Const::Bool(true), Type::Bool),
                 })
+            }
+        }
+    }
+}
+
+/// How a counted DO loop decides whether to take another trip.
+#[derive(Clone, Copy)]
+enum LoopCounter {
+    /// Integer loops: `go` says whether the next trip is taken; `rest`
+    /// holds the distance still to go plus 2**63 (wrapping), `stride` the
+    /// magnitude of the step (both as unsigned 64-bit numbers).
+    Distance {
+        go: VarId,
+        rest: VarId,
+        stride: VarId,
+    },
+    /// Float loops: the trips still to take.
+    Trips(VarId),
+}
+
+impl LoopCounter {
+    /// The header's test: is the next trip taken?
+    fn test(self, l: &mut Lowerer) -> Value {
+        match self {
+            LoopCounter::Distance { go, .. } => l.val(Inst::Load(go), Type::Bool),
+            LoopCounter::Trips(n) => {
+                let n = l.val(Inst::Load(n), Type::I64);
+                let zero = l.int(0, Type::I64);
+                l.val(Inst::Cmp(CmpOp::Gt, n, zero), Type::Bool)
+            }
+        }
+    }
+
+    /// The latch's update after a trip.
+    fn advance(self, l: &mut Lowerer) {
+        let w = Type::I64;
+        match self {
+            LoopCounter::Distance { go, rest, stride } => {
+                // Another trip while rest >= stride as unsigned numbers:
+                // with both biased by 2**63 that is a signed comparison.
+                let r = l.val(Inst::Load(rest), w);
+                let k = l.val(Inst::Load(stride), w);
+                let bias = l.int(i64::MIN, w);
+                let kb = l.val(Inst::Binary(BinaryOp::Add, k, bias), w);
+                let more = l.val(Inst::Cmp(CmpOp::Ge, r, kb), Type::Bool);
+                l.emit(Inst::Store(go, more), None);
+                let r1 = l.val(Inst::Binary(BinaryOp::Sub, r, k), w);
+                l.emit(Inst::Store(rest, r1), None);
+            }
+            LoopCounter::Trips(n) => {
+                let v = l.val(Inst::Load(n), w);
+                let one = l.int(1, w);
+                let v1 = l.val(Inst::Binary(BinaryOp::Sub, v, one), w);
+                l.emit(Inst::Store(n, v1), None);
             }
         }
     }

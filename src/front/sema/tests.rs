@@ -1045,12 +1045,26 @@ end subroutine
 }
 
 #[test]
-fn print_bratu_listing() {
+fn bratu_listing_declares_the_arguments_and_the_loop_distance() {
     let m = compile_source(BRATU, crate::front::source::SourceForm::Fixed).unwrap();
-    println!(
-        "{}",
-        adjit_ir::print::print_proc(&m, m.find_proc("bratu").unwrap())
+    let text = adjit_ir::print::print_proc(&m, m.find_proc("bratu").unwrap());
+    assert!(
+        text.starts_with(
+            "proc bratu(dim: i32, parmax: i32, x: f64(1:dim), prm: f64(1:parmax), f: f64(1:dim))"
+        ),
+        "{text}"
     );
+    // The DO loop keeps the distance to go in 64 bits, never a trip count
+    // in the loop variable's kind.
+    for decl in [
+        "var i: i32",
+        "var _go2: bool",
+        "var _rest3: i64",
+        "var _stride4: i64",
+    ] {
+        assert!(text.contains(decl), "no `{decl}` in\n{text}");
+    }
+    assert!(!text.contains("_trip"), "{text}");
 }
 
 #[test]
