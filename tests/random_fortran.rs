@@ -122,6 +122,11 @@ fn run(base: u64, count: u64, options: &GenOptions) -> Tally {
         match check(&program, &point, seed) {
             Ok(t) => tally.add(&t),
             Err(f) => {
+                for other in &f.others {
+                    *classes
+                        .entry(format!("{other} (with another)"))
+                        .or_default() += 1;
+                }
                 *classes.entry(f.class.clone()).or_default() += 1;
                 if failures.len() < 3 && classes[&f.class] == 1 {
                     let reduced = reduce(&program, &point, &f.class, seed);

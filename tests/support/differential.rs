@@ -60,6 +60,15 @@ pub struct Failure {
     pub class: String,
     /// What differed.
     pub message: String,
+    /// The classes of the other checks that failed on the same program.
+    pub others: Vec<String>,
+}
+
+/// Records a failure unless one of its class is already recorded.
+fn note(found: &mut Vec<Failure>, failure: Failure) {
+    if !found.iter().any(|f| f.class == failure.class) {
+        found.push(failure);
+    }
 }
 
 impl Failure {
@@ -67,6 +76,7 @@ impl Failure {
         Failure {
             class: class.into(),
             message: message.into(),
+            others: Vec::new(),
         }
     }
 }
@@ -314,6 +324,8 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
         .procedure(Some("top"))
         .map_err(internal("primal compile"))?;
     let mut primal_outputs: Vec<Vec<f64>> = Vec::new();
+    let mut deferred: Option<Failure> = None;
+    let mut found: Vec<Failure> = Vec::new();
     for call in 0..=ROUNDS {
         let mut a = top_args(&jit, point, 0);
         let mut b = top_args(&interp, point, 0);
@@ -322,8 +334,10 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
             .call(&mut b)
             .map_err(internal("primal run (interpreter)"))?;
         for (k, name) in a.names().iter().enumerate() {
-            if !same_bits(&a.buffers()[k], &b.buffers()[k]) {
-                return Err(Failure::new(
+            if !same_bits(&a.buffers()[k], &b.buffers()[k]) && deferred.is_none() {
+                // Reported after the derivative checks when it is about
+                // state carried between calls, so that those still run.
+                let failure = Failure::new(
                     "primal JIT vs interpreter",
                     format!(
                         "call {}: `{name}`: JIT {:?} vs interpreter {:?}",
@@ -331,7 +345,11 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
                         a.buffers()[k],
                         b.buffers()[k]
                     ),
-                ));
+                );
+                if call == 0 {
+                    return Err(failure);
+                }
+                deferred = Some(failure);
             }
         }
         let (out, path) = outputs(&a);
@@ -377,10 +395,16 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
             .map_err(internal("finite differences run"))?;
         let label = |what: &str| format!("round {}: {what}", round + 1);
         if let Some(d) = same_jacobian(&jt, &jti) {
-            return Err(Failure::new("tangent JIT vs interpreter", label(&d)));
+            note(
+                &mut found,
+                Failure::new("tangent JIT vs interpreter", label(&d)),
+            );
         }
         if let Some(d) = same_jacobian(&ja, &jai) {
-            return Err(Failure::new("adjoint JIT vs interpreter", label(&d)));
+            note(
+                &mut found,
+                Failure::new("adjoint JIT vs interpreter", label(&d)),
+            );
         }
         for (what, j) in [
             ("tangent", &jt),
@@ -388,13 +412,16 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
             ("finite differences", &jfd),
         ] {
             if !same_values(&j.values, &primal_outputs[round]) {
-                return Err(Failure::new(
-                    "primal values of a derivative evaluation",
-                    label(&format!(
-                        "{what} reports {:?}, the primal call {:?}",
-                        j.values, primal_outputs[round]
-                    )),
-                ));
+                note(
+                    &mut found,
+                    Failure::new(
+                        "primal values of a derivative evaluation",
+                        label(&format!(
+                            "{what} reports {:?}, the primal call {:?}",
+                            j.values, primal_outputs[round]
+                        )),
+                    ),
+                );
             }
         }
         if !persistent {
@@ -403,10 +430,13 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
                 Some((t0, a0)) => {
                     for (what, a, b) in [("tangent", t0, &jt), ("adjoint", a0, &ja)] {
                         if let Some(d) = same_jacobian(a, b) {
-                            return Err(Failure::new(
-                                "derivative state leaks between evaluations",
-                                label(&format!("{what}: {d}")),
-                            ));
+                            note(
+                                &mut found,
+                                Failure::new(
+                                    "derivative state leaks between evaluations",
+                                    label(&format!("{what}: {d}")),
+                                ),
+                            );
                         }
                     }
                 }
@@ -421,10 +451,13 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
         };
         let (f0, path0) = reference.eval(point)?;
         if !same_values(&f0, &primal_outputs[round]) {
-            return Err(Failure::new(
-                "reset does not restore the initial state",
-                label(&format!("{f0:?} vs {:?}", primal_outputs[round])),
-            ));
+            note(
+                &mut found,
+                Failure::new(
+                    "reset does not restore the initial state",
+                    label(&format!("{f0:?} vs {:?}", primal_outputs[round])),
+                ),
+            );
         }
         for c in 0..jt.cols() {
             let col = reference.column(c, &f0, path0)?;
@@ -439,10 +472,13 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
                     let tol = AD_TOLERANCE * t.abs().max(a.abs()) + 1e-2 * AD_TOLERANCE * row_scale;
                     tally.ad_checked += 1;
                     if (t - a).abs() > tol {
-                        return Err(Failure::new(
-                            "tangent vs adjoint",
-                            label(&format!("{entry}: tangent {t:e}, adjoint {a:e}")),
-                        ));
+                        note(
+                            &mut found,
+                            Failure::new(
+                                "tangent vs adjoint",
+                                label(&format!("{entry}: tangent {t:e}, adjoint {a:e}")),
+                            ),
+                        );
                     }
                 }
                 if let Some(why) = col.skip[r] {
@@ -454,15 +490,18 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
                 let tol = FD_TOLERANCE * reference.abs().max(1.0) + col.error[r];
                 for (what, v) in [("tangent", t), ("adjoint", a)] {
                     if !v.is_finite() {
-                        return Err(Failure::new(
-                            &format!("{what}: non-finite where smooth"),
-                            label(&format!(
-                                "{entry}: {what} {v:e}, finite differences {reference:e}"
-                            )),
-                        ));
+                        note(
+                            &mut found,
+                            Failure::new(
+                                &format!("{what}: non-finite where smooth"),
+                                label(&format!(
+                                    "{entry}: {what} {v:e}, finite differences {reference:e}"
+                                )),
+                            ),
+                        );
                     }
                     if (v - reference).abs() > tol {
-                        return Err(Failure::new(
+                        note(&mut found, Failure::new(
                             &format!("{what} vs finite differences"),
                             label(&format!(
                                 "{entry}: {what} {v:e}, finite differences {reference:e} (tangent {t:e}, adjoint {a:e})"
@@ -474,12 +513,15 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
                 // same state: the same quotient up to round-off.
                 let c1 = col.central[r];
                 if (e - c1).abs() > 1e-9 * c1.abs().max(1.0) {
-                    return Err(Failure::new(
-                        "engine finite differences",
-                        label(&format!(
-                            "{entry}: engine {e:e}, same points from the start state {c1:e}"
-                        )),
-                    ));
+                    note(
+                        &mut found,
+                        Failure::new(
+                            "engine finite differences",
+                            label(&format!(
+                                "{entry}: engine {e:e}, same points from the start state {c1:e}"
+                            )),
+                        ),
+                    );
                 }
             }
         }
@@ -498,13 +540,16 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
         .map_err(internal("tangent run"))?;
     let (values, xb) = h.adjoint.vjp(&args, &yb).map_err(internal("adjoint run"))?;
     if !same_values(&values, &primal_outputs[ROUNDS]) {
-        return Err(Failure::new(
-            "primal values of a derivative evaluation",
-            format!(
-                "vjp reports {values:?}, the primal call {:?}",
-                primal_outputs[ROUNDS]
+        note(
+            &mut found,
+            Failure::new(
+                "primal values of a derivative evaluation",
+                format!(
+                    "vjp reports {values:?}, the primal call {:?}",
+                    primal_outputs[ROUNDS]
+                ),
             ),
-        ));
+        );
     }
     let lhs: f64 = td.iter().zip(&yb).map(|(a, b)| a * b).sum();
     let rhs: f64 = xd.iter().zip(&xb).map(|(a, b)| a * b).sum();
@@ -513,18 +558,27 @@ pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, F
     if lhs.is_finite() && rhs.is_finite() {
         tally.dot_checked += 1;
         if (lhs - rhs).abs() > DOT_TOLERANCE * terms {
-            return Err(Failure::new(
-                "dot product",
-                format!(
-                    "<J xd, yb> = {lhs:e}, <xd, J^T yb> = {rhs:e}, relative {:e}",
-                    (lhs - rhs).abs() / terms
+            note(
+                &mut found,
+                Failure::new(
+                    "dot product",
+                    format!(
+                        "<J xd, yb> = {lhs:e}, <xd, J^T yb> = {rhs:e}, relative {:e}",
+                        (lhs - rhs).abs() / terms
+                    ),
                 ),
-            ));
+            );
         }
     } else {
         tally.dot_skipped += 1;
     }
-    Ok(tally)
+    found.extend(deferred);
+    if found.is_empty() {
+        return Ok(tally);
+    }
+    let mut first = found.remove(0);
+    first.others = found.into_iter().map(|f| f.class).collect();
+    Err(first)
 }
 
 /// Greedily removes statements and procedures from `program` while `check`

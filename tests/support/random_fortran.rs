@@ -354,6 +354,8 @@ struct Gen<'a> {
     callees: Vec<Callee>,
     /// Module real scalars and the module array.
     globals: Vec<String>,
+    /// Module scalars only `top` advances (passive state).
+    counters: Vec<String>,
     global_array: String,
 }
 
@@ -364,6 +366,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         opt: options,
         callees: Vec::new(),
         globals: Vec::new(),
+        counters: Vec::new(),
         global_array: "ga".into(),
     };
     let nglobals = g.rng.range(1, 3) as usize;
@@ -381,6 +384,12 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
     let init = lit(constant(&mut g.rng));
     decls.push(format!("double precision :: ga(4) = {init}"));
     resets.push(Stmt::Line(format!("ga = {init}")));
+    if options.persistent_state {
+        // A counter every evaluation advances (issue 10 item 6's `acc`).
+        decls.push("double precision :: cnt = 0d0".into());
+        resets.push(Stmt::Line("cnt = 0d0".into()));
+        g.counters.push("cnt".into());
+    }
     decls.push("integer :: trace = 0".into());
     decls.push("integer :: epoch = 0".into());
     resets.push(Stmt::Line("epoch = epoch + 1".into()));
@@ -986,6 +995,7 @@ impl Gen<'_> {
         // Module variables: readable everywhere; writable in subroutines
         // when globals flow across calls.
         scope.reals.extend(self.globals.iter().cloned());
+        scope.reals.extend(self.counters.iter().cloned());
         scope.arrays.push(self.global_array.clone());
         if self.opt.globals_across_calls && !function {
             scope.writable.extend(self.globals.iter().cloned());
@@ -1113,6 +1123,10 @@ impl Gen<'_> {
         } else {
             init.extend(resets);
         }
+        for c in &self.counters {
+            // Bounded: 0, 1, 1.5, 1.75, ... < 2.
+            init.push(Stmt::Line(format!("{c} = 0.5d0*{c} + 1d0")));
+        }
         init.push(Stmt::Line("trace = 0".into()));
         let inputs = Scope {
             has_n: true,
@@ -1149,6 +1163,7 @@ impl Gen<'_> {
         scope.reals.push("r".into());
         scope.arrays.push("y".into());
         scope.reals.extend(self.globals.iter().cloned());
+        scope.reals.extend(self.counters.iter().cloned());
         scope.arrays.push(self.global_array.clone());
         // Module variables become active (written from active values) only
         // when globals may flow across calls; otherwise they keep the
@@ -1172,7 +1187,12 @@ impl Gen<'_> {
             else_body: None,
             tail: "end do".into(),
         });
-        let g: Vec<String> = self.globals.iter().map(|g| format!(" + {g}")).collect();
+        let g: Vec<String> = self
+            .globals
+            .iter()
+            .map(|g| format!(" + {g}"))
+            .chain(self.counters.iter().map(|c| format!(" + {c}*x(n)**2")))
+            .collect();
         finish.push(Stmt::Line(format!(
             "r = r + t1*t2{} + ga(1)*ga(n)",
             g.join("")
