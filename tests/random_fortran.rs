@@ -24,7 +24,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-use support::differential::{check, reduce, Tally};
+use support::differential::{check, check_source, reduce, Tally, ROUNDS};
 use support::random_fortran::{generate, GenOptions, Point};
 use support::random_ir::Rng;
 
@@ -330,4 +330,81 @@ fn known_bug_passive_overwrite() {
 #[ignore = "long: a campaign (set ADJIT_PROPTEST_CASES)"]
 fn campaign() {
     run(seed_base(), cases(), &GenOptions::all());
+}
+
+/// A hand-written program in the generated programs' shape: `y(1) = body`,
+/// where `body` may set `trace`.
+fn shaped(body: &str) -> String {
+    format!(
+        "module rfmod
+  implicit none
+  integer :: trace = 0
+contains
+  subroutine top(n, mode, x, s, y, r, path)
+    integer, intent(in) :: n, mode
+    double precision, intent(in) :: x(n), s
+    double precision, intent(out) :: y(n), r
+    integer, intent(out) :: path
+    trace = 0
+    y = 0d0
+    r = s*s
+{body}
+    path = trace
+  end subroutine top
+end module rfmod
+"
+    )
+}
+
+fn at(x: f64) -> Point {
+    Point {
+        n: 1,
+        x: vec![x],
+        s: 0.5,
+    }
+}
+
+/// The checker leaves a kink at the point out of the FD comparison and
+/// counts it; away from the kink the same entry is compared.
+#[test]
+fn checker_counts_a_kink_at_the_point() {
+    let source = shaped("    y(1) = abs(x(1)) + 0.5d0*x(1)");
+    let kink = check_source(&source, false, &at(0.0), 1).unwrap();
+    // One entry of four, in each round.
+    assert_eq!(kink.fd_skipped_total(), ROUNDS, "{kink:?}");
+    assert!(kink.fd_skipped.keys().any(|k| k.starts_with("kink")), "{kink:?}");
+    let smooth = check_source(&source, false, &at(0.75), 1).unwrap();
+    assert_eq!(smooth.fd_skipped_total(), 0, "{smooth:?}");
+    assert_eq!(smooth.fd_checked, 4 * ROUNDS, "{smooth:?}");
+}
+
+/// The checker leaves an entry whose branch decision changes within the
+/// step out of the FD comparison and counts it.
+#[test]
+fn checker_counts_a_branch_switch_within_the_step() {
+    let source = shaped(
+        "    if (x(1) > 0.25d0) then
+      trace = 1
+      y(1) = x(1)**2
+    else
+      trace = 2
+      y(1) = 0.5d0*x(1) - 0.0625d0
+    end if",
+    );
+    let near = check_source(&source, false, &at(0.25 + 1e-7), 1).unwrap();
+    assert!(
+        near.fd_skipped.keys().any(|k| k.starts_with("branch")),
+        "{near:?}"
+    );
+    let far = check_source(&source, false, &at(0.5), 1).unwrap();
+    assert_eq!(far.fd_skipped_total(), 0, "{far:?}");
+}
+
+/// A jump the trace does not record (`aint`) within the step: the entry is
+/// counted, not compared (AD says 1, the difference quotient is huge).
+#[test]
+fn checker_counts_an_unrecorded_jump() {
+    let source = shaped("    y(1) = x(1) + aint(4d0*x(1))");
+    let jump = check_source(&source, false, &at(0.25 + 1e-7), 1).unwrap();
+    assert_eq!(jump.fd_skipped_total(), ROUNDS, "{jump:?}");
 }

@@ -190,3 +190,45 @@ end module m
     p.call(&mut args).unwrap();
     assert_eq!(args.scalar("r").unwrap(), 3.5);
 }
+
+/// Issue 10 item 2 in the tangent (seed 1 of the singular-points class,
+/// reduced by hand): `sqrt(max(x, 0))` at `x < 0` is `sqrt(0)`, constant
+/// near the point; its tangent multiplies the infinite partial by the zero
+/// tangent of `max` and gets NaN. `dy/dx = 1`; the adjoint gets it.
+#[test]
+#[ignore = "bug: issue 10 item 2, NaN from sqrt(0) times a zero tangent"]
+fn tangent_strong_zero_at_sqrt_of_zero() {
+    let source = "
+subroutine top(x, y)
+  double precision, intent(in) :: x
+  double precision, intent(out) :: y
+  y = 3d0*sqrt(max(x, 0d0)) + x
+end subroutine top
+";
+    assert_jacobians(jacobians(source, "top", "y", "x", &["x=-1"]), &[1.0]);
+}
+
+/// Issue 10 item 2 in the adjoint (seed 17 of the singular-points class,
+/// reduced by the tester, then by hand): a dead store `r = sqrt(0**p)`
+/// (overwritten at once) whose adjoint is zero poisons every row with NaN
+/// (0 * inf in its reverse sweep), although nothing of it reaches an
+/// output. The tangent is right.
+#[test]
+#[ignore = "bug: issue 10 item 2, NaN from a dead singular intermediate in the adjoint"]
+fn adjoint_strong_zero_at_a_dead_singular_intermediate() {
+    let source = "
+subroutine top(s, y, r)
+  double precision, intent(in) :: s
+  double precision, intent(out) :: y(2), r
+  y(1) = sin(s)
+  y(2) = s
+  r = sqrt(max(max(y(2), 0d0)**(2d0 + 0.5d0*sin(y(1))), 0d0))
+  r = 2d0*s
+end subroutine top
+";
+    let s: f64 = -1.5;
+    assert_jacobians(
+        jacobians(source, "top", "y,r", "s", &["s=-1.5"]),
+        &[s.cos(), 1.0, 2.0],
+    );
+}

@@ -309,8 +309,24 @@ impl Handles {
 
 /// Checks one program at one point; returns what was compared.
 pub fn check(program: &Program, point: &Point, rng_seed: u64) -> Result<Tally, Failure> {
-    let source = program.source();
-    let persistent = program.options.persistent_state;
+    check_source(
+        &program.source(),
+        program.options.persistent_state,
+        point,
+        rng_seed,
+    )
+}
+
+/// [`check`] on source text with the generated programs' entry
+/// `top(n, mode, x, s, y, r, path)`; `persistent` says whether state may
+/// carry between calls.
+pub fn check_source(
+    source: &str,
+    persistent: bool,
+    point: &Point,
+    rng_seed: u64,
+) -> Result<Tally, Failure> {
+    let source = source.to_string();
     let mut tally = Tally {
         programs: 1,
         ..Tally::default()
