@@ -10,7 +10,9 @@
 //! * `ADJIT_PROPTEST_CASES=N`: programs per test (default [`DEFAULT_CASES`]);
 //! * `ADJIT_PROPTEST_SEED=S`: the first seed (default 0);
 //! * `ADJIT_FUZZ_ALL=1`: the default test avoids nothing (see
-//!   [`KNOWN_BUG_CLASSES`]).
+//!   [`KNOWN_BUG_CLASSES`]);
+//! * `ADJIT_FUZZ_GFORTRAN=1`: also compare the primal with gfortran's
+//!   (`-O0`; three successive calls; skipped when gfortran is missing).
 //!
 //! A failure prints the seed, the point, the check that failed, the program
 //! and a reduced program that still fails the same way.
@@ -24,7 +26,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-use support::differential::{check, check_source, reduce, Tally, ROUNDS};
+use support::differential::{check, check_source, compare_with_gfortran, reduce, Tally, ROUNDS};
 use support::random_fortran::{generate, GenOptions, Point};
 use support::random_ir::Rng;
 
@@ -114,12 +116,26 @@ fn run(base: u64, count: u64, options: &GenOptions) -> Tally {
     let mut failures = Vec::new();
     let mut classes = std::collections::BTreeMap::<String, usize>::new();
     let watchdog = Watchdog::start(options.clone());
+    // Long mode: the primal against gfortran too.
+    let gfortran_dir = (std::env::var("ADJIT_FUZZ_GFORTRAN").is_ok_and(|v| v == "1")
+        && Command::new("gfortran").arg("--version").output().is_ok())
+    .then(|| {
+        let dir = std::env::temp_dir().join(format!("adjit-fuzz-gf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        dir
+    });
     for seed in base..base + count {
         watchdog.now_at(seed);
         let program = generate(seed, options);
         let mut rng = Rng::new(seed ^ 0xA11CE);
         let point = Point::random(&mut rng);
-        match check(&program, &point, seed) {
+        let mut result = check(&program, &point, seed);
+        if let (Ok(_), Some(dir)) = (&result, &gfortran_dir) {
+            if let Err(f) = compare_with_gfortran(&program.source(), &point, dir) {
+                result = Err(f);
+            }
+        }
+        match result {
             Ok(t) => tally.add(&t),
             Err(f) => {
                 for other in &f.others {
@@ -129,11 +145,17 @@ fn run(base: u64, count: u64, options: &GenOptions) -> Tally {
                 }
                 *classes.entry(f.class.clone()).or_default() += 1;
                 if failures.len() < 3 && classes[&f.class] == 1 {
-                    let reduced = reduce(&program, &point, &f.class, seed);
-                    let now = check(&reduced, &point, seed)
-                        .err()
-                        .map(|f| f.message)
-                        .unwrap_or_default();
+                    let verdict = |p: &support::random_fortran::Program| match &gfortran_dir {
+                        Some(dir) if f.class == "primal JIT vs gfortran" => {
+                            compare_with_gfortran(&p.source(), &point, dir).err()
+                        }
+                        _ => check(p, &point, seed).err(),
+                    };
+                    let same = |p: &support::random_fortran::Program| {
+                        verdict(p).is_some_and(|g| g.class == f.class)
+                    };
+                    let reduced = reduce(&program, &same);
+                    let now = verdict(&reduced).map(|f| f.message).unwrap_or_default();
                     failures.push(format!(
                         "seed {seed}, point {point:?}\n{}: {}\n--- program ---\n{}--- reduced ({now}) ---\n{}",
                         f.class,
@@ -144,6 +166,9 @@ fn run(base: u64, count: u64, options: &GenOptions) -> Tally {
                 }
             }
         }
+    }
+    if let Some(dir) = &gfortran_dir {
+        let _ = std::fs::remove_dir_all(dir);
     }
     eprintln!(
         "random_fortran: {} programs from seed {base} in {:.1} s; {tally:?}; failures by class {classes:?}",
@@ -372,7 +397,10 @@ fn checker_counts_a_kink_at_the_point() {
     let kink = check_source(&source, false, &at(0.0), 1).unwrap();
     // One entry of four, in each round.
     assert_eq!(kink.fd_skipped_total(), ROUNDS, "{kink:?}");
-    assert!(kink.fd_skipped.keys().any(|k| k.starts_with("kink")), "{kink:?}");
+    assert!(
+        kink.fd_skipped.keys().any(|k| k.starts_with("kink")),
+        "{kink:?}"
+    );
     let smooth = check_source(&source, false, &at(0.75), 1).unwrap();
     assert_eq!(smooth.fd_skipped_total(), 0, "{smooth:?}");
     assert_eq!(smooth.fd_checked, 4 * ROUNDS, "{smooth:?}");

@@ -597,10 +597,9 @@ pub fn check_source(
     Err(first)
 }
 
-/// Greedily removes statements and procedures from `program` while `check`
-/// still fails with the same class at `point`.
-pub fn reduce(program: &Program, point: &Point, class: &str, rng_seed: u64) -> Program {
-    let fails = |p: &Program| matches!(check(p, point, rng_seed), Err(f) if f.class == class);
+/// Greedily removes statements and procedures from `program` while
+/// `fails` still holds.
+pub fn reduce(program: &Program, fails: &dyn Fn(&Program) -> bool) -> Program {
     let mut current = program.clone();
     loop {
         let mut progress = false;
@@ -628,4 +627,116 @@ pub fn reduce(program: &Program, point: &Point, class: &str, rng_seed: u64) -> P
             return current;
         }
     }
+}
+
+/// The outputs `(y(1..n), r)` and `path` of `calls` successive JIT calls of
+/// `top` at `point` (mode 0).
+pub fn primal_calls(
+    source: &str,
+    point: &Point,
+    calls: usize,
+) -> Result<Vec<(Vec<f64>, i64)>, Failure> {
+    let p = engine(source, Backend::Jit)?
+        .procedure(Some("top"))
+        .map_err(internal("primal compile"))?;
+    (0..calls)
+        .map(|_| {
+            let mut a = top_args(&p, point, 0);
+            p.call(&mut a).map_err(internal("primal run (JIT)"))?;
+            Ok(outputs(&a))
+        })
+        .collect()
+}
+
+/// The same calls compiled by gfortran (`-O0`, so no contraction or
+/// reassociation) with a driver program, run in `dir`. `Err` describes a
+/// compile or run failure.
+pub fn gfortran_calls(
+    source: &str,
+    point: &Point,
+    calls: usize,
+    dir: &std::path::Path,
+) -> Result<Vec<(Vec<f64>, i64)>, String> {
+    use std::fmt::Write as _;
+    let n = point.n;
+    let literal = |v: f64| format!("{v:e}").replace('e', "d");
+    let xs: Vec<String> = point.x.iter().map(|&v| literal(v)).collect();
+    let mut driver = String::new();
+    let _ = writeln!(driver, "program drv\n  use rfmod\n  implicit none");
+    let _ = writeln!(driver, "  double precision :: x({n}), y({n}), r, s");
+    let _ = writeln!(driver, "  integer :: path, k");
+    let _ = writeln!(driver, "  x = (/ {} /)", xs.join(", "));
+    let _ = writeln!(driver, "  s = {}", literal(point.s));
+    let _ = writeln!(driver, "  do k = 1, {calls}");
+    let _ = writeln!(driver, "    call top({n}, 0, x, s, y, r, path)");
+    let _ = writeln!(driver, "    write (*, '(*(es26.17e3))') y, r");
+    let _ = writeln!(driver, "    write (*, '(i0)') path");
+    let _ = writeln!(driver, "  end do\nend program drv");
+    std::fs::write(dir.join("prog.f90"), source).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("drv.f90"), driver).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("gfortran")
+        .args(["-O0", "prog.f90", "drv.f90", "-o", "prog"])
+        .current_dir(dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "gfortran: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let run = std::process::Command::new(dir.join("prog"))
+        .current_dir(dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&run.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut result = Vec::new();
+    for pair in lines.chunks(2).take(calls) {
+        let values: Result<Vec<f64>, _> = pair[0]
+            .split_whitespace()
+            .map(|t| t.replace(['d', 'D'], "e").parse::<f64>())
+            .collect();
+        let path = pair.get(1).and_then(|p| p.trim().parse::<i64>().ok());
+        match (values, path) {
+            (Ok(v), Some(p)) => result.push((v, p)),
+            _ => return Err(format!("unreadable gfortran output:\n{text}")),
+        }
+    }
+    if result.len() != calls {
+        return Err(format!(
+            "gfortran output has {} calls:\n{text}",
+            result.len()
+        ));
+    }
+    Ok(result)
+}
+
+/// Compares the JIT's calls with gfortran's: `path`s equal, values to
+/// `1e-12` relative (the two use different `libm`s).
+pub fn compare_with_gfortran(
+    source: &str,
+    point: &Point,
+    dir: &std::path::Path,
+) -> Result<(), Failure> {
+    const CALLS: usize = 3;
+    let ours = primal_calls(source, point, CALLS)?;
+    let theirs =
+        gfortran_calls(source, point, CALLS, dir).map_err(|e| Failure::new("gfortran", e))?;
+    for (k, ((a, pa), (b, pb))) in ours.iter().zip(&theirs).enumerate() {
+        let close = a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0));
+        if pa != pb || !close {
+            return Err(Failure::new(
+                "primal JIT vs gfortran",
+                format!(
+                    "call {}: adjit {a:?} path {pa}, gfortran {b:?} path {pb}",
+                    k + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
