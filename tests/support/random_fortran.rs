@@ -240,7 +240,12 @@ fn write_stmt(s: &mut String, st: &Stmt, indent: usize) {
             let mut rest = l.as_str();
             let mut first = true;
             while rest.len() > 90 {
-                let cut = rest[..90].rfind(' ').filter(|&c| c > 0).unwrap_or(90);
+                // Right after a blank, comma or parenthesis: never inside a
+                // token.
+                let cut = rest[..90]
+                    .rfind([' ', ',', '('])
+                    .map(|c| c + 1)
+                    .unwrap_or(90);
                 let lead = if first { "" } else { "    " };
                 let _ = writeln!(s, "{pad}{lead}{} &", &rest[..cut]);
                 rest = rest[cut..].trim_start();
