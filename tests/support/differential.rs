@@ -548,7 +548,7 @@ pub fn check_source(
     let mut rng = Rng::new(rng_seed ^ 0xD07);
     let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
     let xd: Vec<f64> = (0..inputs).map(|_| unit()).collect();
-    let yb: Vec<f64> = (0..inputs).map(|_| unit()).collect();
+    let yb: Vec<f64> = (0..primal_outputs[0].len()).map(|_| unit()).collect();
     let args = top_args(&jit, point, 0);
     let td = h
         .tangent

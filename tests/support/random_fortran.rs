@@ -1052,6 +1052,10 @@ impl Gen<'_> {
             let s = self.save_local(&mut scope, &mut head);
             init.extend(s);
         }
+        for c in &self.counters {
+            // Passive state a callee advances (bounded below 2).
+            init.push(Stmt::Line(format!("{c} = 0.5d0*{c} + 0.25d0")));
+        }
         let count = self.rng.range(1, self.opt.max_stmts as i64) as usize;
         let body = self.stmts(&mut scope, count, 0);
         self.callees.push(Callee {
@@ -1187,7 +1191,11 @@ impl Gen<'_> {
         finish.push(Stmt::Block {
             head: "do i9 = 1, n".into(),
             body: vec![Stmt::Line(format!(
-                "y(i9) = y(i9) + 0.5d0*w(i9) + 0.25d0*tanh({e})"
+                "y(i9) = y(i9) + 0.5d0*w(i9) + 0.25d0*tanh({e}){}",
+                self.counters
+                    .iter()
+                    .map(|c| format!(" + 0.125d0*{c}*x(i9)**2"))
+                    .collect::<String>()
             ))],
             else_body: None,
             tail: "end do".into(),
