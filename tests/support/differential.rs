@@ -31,7 +31,7 @@ use super::random_fortran::{Point, Program};
 use super::random_ir::Rng;
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Backend, Engine, FiniteDifferences, Jacobian, Options, Procedure, Selection};
-use adjit::jit::buffer::Buffer;
+use adjit::ir::buffer::Buffer;
 use std::collections::BTreeMap;
 
 /// Derivative evaluations per handle.
