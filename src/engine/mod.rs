@@ -144,10 +144,10 @@ impl Engine {
         let mut sources = Vec::new();
         for p in paths {
             let p = p.as_ref();
-            let text = std::fs::read_to_string(p).map_err(|e| {
+            let bytes = std::fs::read(p).map_err(|e| {
                 Error::new(ErrorKind::Io, format!("{}: cannot read: {e}", p.display()))
             })?;
-            sources.push((p.display().to_string(), text));
+            sources.push((p.display().to_string(), crate::front::diag::decode(&bytes)));
         }
         Engine::from_sources(&sources, options)
     }

@@ -6,6 +6,7 @@
 //! [`super::intrinsics`]'s.
 
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
+use super::super::diag::literal_bytes;
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
 use super::lowerer::{Lowerer, Operand, Reported, Resolved, R};
 use super::scope::StmtFn;
@@ -53,7 +54,7 @@ impl Lowerer<'_, '_> {
                 Type::Bool,
             )),
             ExprKind::Str(s) => Ok(Operand::Char(CharRef {
-                base: CharBase::Literal(s.as_bytes().to_vec()),
+                base: CharBase::Literal(literal_bytes(s)),
                 start: None,
                 end: None,
             })),
@@ -197,7 +198,7 @@ impl Lowerer<'_, '_> {
     pub fn const_operand(&mut self, c: &ConstVal) -> R<Operand> {
         Ok(match c {
             ConstVal::Str(s) => Operand::Char(CharRef {
-                base: CharBase::Literal(s.as_bytes().to_vec()),
+                base: CharBase::Literal(literal_bytes(s)),
                 start: None,
                 end: None,
             }),

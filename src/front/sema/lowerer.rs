@@ -9,6 +9,7 @@
 use super::super::ast::{
     ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,
 };
+use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
 use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
@@ -1026,7 +1027,8 @@ pub(crate) fn global_for(
     if let Some(init) = &d.init {
         match fold(init, &lookup) {
             Ok(ConstVal::Str(s)) if ti.ty == Type::Char => {
-                let mut bytes: Vec<Const> = s.bytes().map(Const::Char).collect();
+                let mut bytes: Vec<Const> =
+                    literal_bytes(&s).into_iter().map(Const::Char).collect();
                 bytes.resize(char_len as usize, Const::Char(b' '));
                 let n = global.len().max(1);
                 global.init = (0..n).flat_map(|_| bytes.clone()).collect();
