@@ -39,7 +39,7 @@ use adjit_jit::codegen::{CompiledModule, JitOptions};
 use adjit_jit::runtime::{Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What went wrong, broadly.
@@ -111,6 +111,9 @@ pub struct Options {
     /// Bytes of RAM the adjoint's tape may use before it continues in a
     /// memory-mapped temporary file (default 4 GiB).
     pub tape_ram_budget: usize,
+    /// Directories searched, in order, for the files of INCLUDE lines not
+    /// found next to the including file (the command line's `-I DIR`).
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -120,6 +123,7 @@ impl Default for Options {
             bounds_checks: true,
             backend: Backend::Jit,
             tape_ram_budget: StackConfig::default().ram_budget,
+            include_dirs: Vec::new(),
         }
     }
 }
@@ -160,7 +164,12 @@ impl Engine {
         for (name, text) in sources {
             let id = map.add(name.clone(), text.clone());
             let form = options.form.unwrap_or_else(|| SourceForm::guess(name));
-            let (file, d) = crate::front::parser::parse_file(&map, id, form);
+            let (file, d) = crate::front::parser::parse_file_with_includes(
+                &mut map,
+                id,
+                form,
+                &options.include_dirs,
+            );
             files.push(file);
             diags.extend(d);
         }
