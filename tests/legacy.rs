@@ -79,3 +79,33 @@ fn a_missing_include_file_is_a_located_error() {
         "{stderr}"
     );
 }
+
+#[test]
+fn typed_functions_in_other_files_are_function_references_in_any_order() {
+    let (drv, lib) = (fixture("src/drv.f"), fixture("src/enorm.f"));
+    let x = [1.0, 2.0, 2.0];
+    for files in [[&drv, &lib], [&lib, &drv]] {
+        let engine = Engine::from_files(&files, Options::default()).unwrap();
+        let p = engine.procedure(Some("drv")).unwrap();
+        let mut args = p.args();
+        args.apply_settings(&["x=1,2,2"]).unwrap();
+        p.call(&mut args).unwrap();
+        // y = |x| + x1^2
+        assert_eq!(args.scalar("y").unwrap(), 3.0 + 1.0);
+        // dy/dx = x/|x| + (2 x1, 0, 0), adjoint and tangent.
+        let (drv, lib) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
+        for mode in ["adjoint", "tangent"] {
+            let (ok, stdout, stderr) = adjit(&[
+                "grad", drv, lib, "--entry", "drv", "--set", "x=1,2,2", "--of", "y", "--wrt", "x",
+                "--mode", mode, "--json",
+            ]);
+            assert!(ok, "{stderr}");
+            let json: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+            let g = json["gradient"]["x"].as_array().unwrap();
+            let expected = [x[0] / 3.0 + 2.0 * x[0], x[1] / 3.0, x[2] / 3.0];
+            for (g, e) in g.iter().zip(expected) {
+                assert!((g.as_f64().unwrap() - e).abs() < 1e-15, "{mode}: {stdout}");
+            }
+        }
+    }
+}
