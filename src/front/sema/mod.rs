@@ -29,6 +29,7 @@
 
 mod array;
 mod cleanup;
+mod common;
 mod consts;
 mod expr;
 mod intrinsics;
@@ -100,6 +101,7 @@ pub fn compile<'a>(
             }
         }
     }
+    common::lay_out(&mut prog, &mut out);
     compute_host_vars(&mut prog);
     // Declare every procedure's parameters, so that calls can be checked.
     let mut procs = Vec::new();
