@@ -59,6 +59,9 @@ pub enum ProcKind {
     /// A main PROGRAM (accepted so that files with a driver parse; never an
     /// entry point of the engine).
     Program,
+    /// BLOCK DATA: declarations and DATA for COMMON blocks only; its DATA
+    /// gives the blocks' initial values, and it is no procedure.
+    BlockData,
 }
 
 /// A subroutine or function, with its specification part, executable part
