@@ -109,3 +109,31 @@ fn typed_functions_in_other_files_are_function_references_in_any_order() {
         }
     }
 }
+
+#[test]
+fn common_blocks_share_state_across_files_with_other_names_and_shapes() {
+    let files = [fixture("src/setup.f"), fixture("src/use.f")];
+    let engine = Engine::from_files(&files, Options::default()).unwrap();
+    let p = engine.procedure(Some("setup")).unwrap();
+    let mut args = p.args();
+    args.apply_settings(&["x=2,3"]).unwrap();
+    p.call(&mut args).unwrap();
+    // y = x1 x2 + 3 x1 x2 + 10 + 100
+    assert_eq!(args.scalar("y").unwrap(), 2.0 * 3.0 + 3.0 * 6.0 + 110.0);
+    // dy/dx = (4 x2, 4 x1): both modes carry the adjoint and tangent
+    // of the COMMON members across the call.
+    let (a, b) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
+    for mode in ["adjoint", "tangent"] {
+        let (ok, stdout, stderr) = adjit(&[
+            "grad", a, b, "--entry", "setup", "--set", "x=2,3", "--of", "y", "--wrt", "x",
+            "--mode", mode, "--json",
+        ]);
+        assert!(ok, "{stderr}");
+        let json: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(
+            json["gradient"]["x"],
+            serde_json::json!([12.0, 8.0]),
+            "{mode}: {stdout}"
+        );
+    }
+}

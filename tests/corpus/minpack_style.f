@@ -63,6 +63,8 @@ c adjit-test: --entry solve --set x=-1,2,0.125 --set lambda=1.5
 
       block data bdcoef
       double precision cf(6)
+      integer i
       common /coefs/ cf
-      data cf /1.0d0, 0.5d0, 2.0d0, -1.0d0, 0.25d0, 3.0d0/
+      data (cf(i), i = 1, 4) /1.0d0, 0.5d0, 2.0d0, -1.0d0/
+      data cf(5), cf(6) /0.25d0, 3.0d0/
       end

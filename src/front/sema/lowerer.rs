@@ -844,7 +844,22 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ExprKind::Apply { name, args } => {
                 let v = self.var_of(name)?;
                 let (g, ty) = self.global_of(v, o.span)?;
-                let dims = self.out.globals[g].dims.clone();
+                // The variable's own view (a COMMON member may view its
+                // global with another shape), else the global's.
+                let view: Option<Vec<(i64, i64)>> = self
+                    .proc
+                    .var(v)
+                    .dims
+                    .iter()
+                    .map(|d| match (&d.lower, &d.upper) {
+                        (Bound::Const(lo), Some(Bound::Const(hi))) => Some((*lo, *hi)),
+                        _ => None,
+                    })
+                    .collect();
+                let dims = match view {
+                    Some(d) if !d.is_empty() => d,
+                    _ => self.out.globals[g].dims.clone(),
+                };
                 if dims.len() != args.len() {
                     return Err(self.err(
                         o.span,
