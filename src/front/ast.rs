@@ -376,6 +376,14 @@ pub enum StmtKind {
         /// Selector; out of range falls through.
         index: Expr,
     },
+    /// Arithmetic IF `IF (e) l1, l2, l3`: to `l1` when `e < 0`, `l2` when
+    /// `e = 0`, `l3` when `e > 0`.
+    ArithmeticIf {
+        /// The integer or real expression tested.
+        value: Expr,
+        /// The three target labels.
+        labels: [u32; 3],
+    },
     /// CONTINUE.
     Continue,
     /// RETURN.

@@ -1130,6 +1130,7 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         }
         StmtKind::DoWhile { cond, .. } => e(cond),
         StmtKind::ComputedGoto { index, .. } => e(index),
+        StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Call { name, args } => {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));
