@@ -876,7 +876,11 @@ fn if_constructs() {
     assert!(
         matches!(&body[3].kind, StmtKind::LogicalIf { stmt, .. } if stmt.kind == StmtKind::Goto(10))
     );
-    assert_eq!(body[4].kind, StmtKind::Unsupported("arithmetic IF".into()));
+    assert!(
+        matches!(&body[4].kind, StmtKind::ArithmeticIf { value, labels } if labels == &[10, 20, 30] && sx(value) == "d"),
+        "{:?}",
+        body[4].kind
+    );
     assert_eq!(body[5].label, Some(10));
 }
 

@@ -1,6 +1,6 @@
-//! Program units: SUBROUTINE, FUNCTION, PROGRAM and MODULE headers, their
+//! Program units: SUBROUTINE, FUNCTION, PROGRAM, MODULE and BLOCK DATA headers, their
 //! END statements, CONTAINS parts, and the unsupported blocks (INTERFACE,
-//! TYPE, BLOCK DATA, ...) that are skipped as a whole.
+//! TYPE, ...) that are skipped as a whole.
 
 use super::*;
 
