@@ -143,7 +143,10 @@ impl Engine {
         Engine::from_sources(&[(name.to_string(), text.to_string())], Options::default())
     }
 
-    /// Compiles several files forming one program.
+    /// Compiles several files forming one program. A file that is not
+    /// UTF-8 is read byte for byte (Latin-1 comments and strings).
+    /// INCLUDE lines are read from disk as described at
+    /// [`Options::include_dirs`].
     pub fn from_files<P: AsRef<Path>>(paths: &[P], options: Options) -> Result<Engine, Error> {
         let mut sources = Vec::new();
         for p in paths {
@@ -156,7 +159,9 @@ impl Engine {
         Engine::from_sources(&sources, options)
     }
 
-    /// Compiles several `(name, text)` sources forming one program.
+    /// Compiles several `(name, text)` sources forming one program. The
+    /// files named by INCLUDE lines are looked for next to the source's
+    /// name, then in [`Options::include_dirs`].
     pub fn from_sources(sources: &[(String, String)], options: Options) -> Result<Engine, Error> {
         let mut map = SourceMap::new();
         let mut files = Vec::new();
