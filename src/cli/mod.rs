@@ -33,6 +33,7 @@ use adjit::engine::{
 use adjit::front::source::SourceForm;
 use options::CommandLine;
 use output::{json_buffer, json_f64, json_f64s, json_str, json_strs, text_buffer, text_f64};
+use std::path::PathBuf;
 
 const USAGE: &str = "\
 adjit: JIT-compiled Fortran with tangents and adjoints
@@ -49,6 +50,7 @@ usage:
 
 common options:
   --form fixed|free     override the source form guessed from the file name
+  -I DIR                look for INCLUDE files in DIR (after the including file's directory; repeatable, in order)
   --interp              run with the reference interpreter instead of the JIT
   --no-bounds-check     drop array bounds checks from generated code
   --directions K        directions per tangent sweep (vector mode)
@@ -144,6 +146,7 @@ pub(crate) const COMMON: &[&str] = &[
     "interp",
     "no-bounds-check",
     "form",
+    "include-dir",
 ];
 
 /// Compiles the files of the command line.
@@ -167,6 +170,7 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
     let options = Options {
         form,
         bounds_checks: !cl.flag("no-bounds-check"),
+        include_dirs: cl.values("include-dir").iter().map(PathBuf::from).collect(),
         backend: if cl.flag("interp") {
             Backend::Interpreter
         } else {
@@ -304,7 +308,7 @@ fn run(cl: &CommandLine) -> CmdResult {
 }
 
 fn ir(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&["entry", "form"])?;
+    cl.allow_only(&["entry", "form", "include-dir"])?;
     let engine = engine(cl)?;
     match cl.value("entry") {
         Some(name) => {
@@ -569,6 +573,7 @@ fn emit(cl: &CommandLine) -> CmdResult {
     cl.allow_only(&[
         "entry",
         "form",
+        "include-dir",
         "of",
         "wrt",
         "mode",

@@ -1,5 +1,6 @@
 //! Command-line parsing: a subcommand, source files, and `--name value`
-//! options (also `--name=value`), following the contract in DESIGN.md.
+//! options (also `--name=value`), following the contract in DESIGN.md,
+//! and `-I DIR` (INCLUDE directories, stored as the option `include-dir`).
 
 use std::collections::HashMap;
 
@@ -16,7 +17,7 @@ const FLAGS: &[&str] = &[
 ];
 
 /// Options that may be repeated (values accumulate).
-const REPEATABLE: &[&str] = &["set", "size"];
+const REPEATABLE: &[&str] = &["set", "size", "include-dir"];
 
 /// A parsed command line.
 #[derive(Debug, Default)]
@@ -59,6 +60,16 @@ impl CommandLine {
                     return Err(format!("option --{name} given twice"));
                 }
                 entry.push(value);
+            } else if let Some(dir) = arg.strip_prefix("-I") {
+                // `-I DIR` or `-IDIR`, as for gfortran: an INCLUDE directory.
+                let dir = if dir.is_empty() {
+                    it.next()
+                        .cloned()
+                        .ok_or_else(|| "option -I needs a directory".to_string())?
+                } else {
+                    dir.to_string()
+                };
+                cl.values.entry("include-dir".into()).or_default().push(dir);
             } else if arg == "-h" {
                 cl.flags.push("help".into());
             } else if cl.command.is_empty() {

@@ -43,7 +43,7 @@ use adjit_jit::runtime::{Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
 use state::Held;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What went wrong, broadly.
@@ -115,6 +115,9 @@ pub struct Options {
     /// Bytes of RAM the adjoint's tape may use before it continues in a
     /// memory-mapped temporary file (default 4 GiB).
     pub tape_ram_budget: usize,
+    /// Directories searched, in order, for the files of INCLUDE lines not
+    /// found next to the including file (the command line's `-I DIR`).
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -124,6 +127,7 @@ impl Default for Options {
             bounds_checks: true,
             backend: Backend::Jit,
             tape_ram_budget: StackConfig::default().ram_budget,
+            include_dirs: Vec::new(),
         }
     }
 }
@@ -145,20 +149,25 @@ impl Engine {
         Engine::from_sources(&[(name.to_string(), text.to_string())], Options::default())
     }
 
-    /// Compiles several files forming one program.
+    /// Compiles several files forming one program. A file that is not
+    /// UTF-8 is read byte for byte (Latin-1 comments and strings).
+    /// INCLUDE lines are read from disk as described at
+    /// [`Options::include_dirs`].
     pub fn from_files<P: AsRef<Path>>(paths: &[P], options: Options) -> Result<Engine, Error> {
         let mut sources = Vec::new();
         for p in paths {
             let p = p.as_ref();
-            let text = std::fs::read_to_string(p).map_err(|e| {
+            let bytes = std::fs::read(p).map_err(|e| {
                 Error::new(ErrorKind::Io, format!("{}: cannot read: {e}", p.display()))
             })?;
-            sources.push((p.display().to_string(), text));
+            sources.push((p.display().to_string(), crate::front::diag::decode(&bytes)));
         }
         Engine::from_sources(&sources, options)
     }
 
-    /// Compiles several `(name, text)` sources forming one program.
+    /// Compiles several `(name, text)` sources forming one program. The
+    /// files named by INCLUDE lines are looked for next to the source's
+    /// name, then in [`Options::include_dirs`].
     pub fn from_sources(sources: &[(String, String)], options: Options) -> Result<Engine, Error> {
         let mut map = SourceMap::new();
         let mut files = Vec::new();
@@ -166,7 +175,12 @@ impl Engine {
         for (name, text) in sources {
             let id = map.add(name.clone(), text.clone());
             let form = options.form.unwrap_or_else(|| SourceForm::guess(name));
-            let (file, d) = crate::front::parser::parse_file(&map, id, form);
+            let (file, d) = crate::front::parser::parse_file_with_includes(
+                &mut map,
+                id,
+                form,
+                &options.include_dirs,
+            );
             files.push(file);
             diags.extend(d);
         }

@@ -59,6 +59,9 @@ pub enum ProcKind {
     /// A main PROGRAM (accepted so that files with a driver parse; never an
     /// entry point of the engine).
     Program,
+    /// BLOCK DATA: declarations and DATA for COMMON blocks only; its DATA
+    /// gives the blocks' initial values, and it is no procedure.
+    BlockData,
 }
 
 /// A subroutine or function, with its specification part, executable part
@@ -202,6 +205,15 @@ pub struct Entity {
     pub init: Option<Expr>,
 }
 
+/// One `/name/ member, member(10), ...` group of a COMMON statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommonGroup {
+    /// The block name; `None` for blank COMMON.
+    pub block: Option<Name>,
+    /// The members, in storage order (dimensions may be given here).
+    pub members: Vec<Entity>,
+}
+
 /// One `object-list / value-list /` group of a DATA statement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DataGroup {
@@ -250,6 +262,12 @@ pub enum DeclKind {
     Parameter(Vec<(Name, Expr)>),
     /// SAVE with a list of names (empty: everything).
     Save(Vec<Name>),
+    /// SAVE naming COMMON blocks (`save /blk/, x`): the blocks, then the
+    /// variables. COMMON storage is static, so the blocks need nothing.
+    SaveCommon(Vec<Name>, Vec<Name>),
+    /// COMMON statement: blocks (`None` is blank COMMON) and their members
+    /// in storage order, a block possibly named several times.
+    Common(Vec<CommonGroup>),
     /// EXTERNAL names.
     External(Vec<Name>),
     /// INTRINSIC names.
@@ -267,7 +285,7 @@ pub enum DeclKind {
         /// The defining expression.
         body: Expr,
     },
-    /// A specification statement the subset does not support (COMMON,
+    /// A specification statement the subset does not support (
     /// EQUIVALENCE, INTERFACE, TYPE definitions, ...), kept so that sema
     /// reports it with its keyword.
     Unsupported(String),
@@ -357,6 +375,14 @@ pub enum StmtKind {
         labels: Vec<u32>,
         /// Selector; out of range falls through.
         index: Expr,
+    },
+    /// Arithmetic IF `IF (e) l1, l2, l3`: to `l1` when `e < 0`, `l2` when
+    /// `e = 0`, `l3` when `e > 0`.
+    ArithmeticIf {
+        /// The integer or real expression tested.
+        value: Expr,
+        /// The three target labels.
+        labels: [u32; 3],
     },
     /// CONTINUE.
     Continue,

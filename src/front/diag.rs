@@ -103,7 +103,7 @@ impl SourceMap {
         };
         let mut out = format!("{}: {}: {}", self.location(d.span), sev, d.message);
         if let Some(text) = self.line(d.span.file, d.span.line) {
-            let text = text.replace('\t', " ");
+            let text = display_line(text).replace('\t', " ");
             let col = (d.span.col.max(1) - 1) as usize;
             out.push_str(&format!("\n  {}\n  {}^", text, " ".repeat(col)));
         }
@@ -124,4 +124,60 @@ impl fmt::Display for Rendered<'_> {
         }
         Ok(())
     }
+}
+
+/// The first code point of the private-use range that stands for source
+/// bytes that are not UTF-8: byte `b` (0x80..=0xFF) is read as
+/// `U+F700 + b`, so that the text is a Rust string and the byte comes back
+/// unchanged in character literals ([`literal_bytes`]).
+const RAW_BYTE_BASE: u32 = 0xF700;
+
+/// Decodes the bytes of a source file. UTF-8 is taken as it is; any byte
+/// that is not part of valid UTF-8 (Latin-1 accents in old files) becomes a
+/// private-use character standing for that byte, so comments with such
+/// bytes are ignored as usual and character literals keep the byte, one
+/// character per byte as gfortran counts them.
+pub fn decode(bytes: &[u8]) -> String {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 8);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        out.extend(
+            chunk
+                .invalid()
+                .iter()
+                .filter_map(|&b| char::from_u32(RAW_BYTE_BASE + u32::from(b))),
+        );
+    }
+    out
+}
+
+/// The bytes a character literal's text stands for: UTF-8, except that
+/// the characters [`decode`] made of raw source bytes are those bytes.
+pub fn literal_bytes(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for ch in text.chars() {
+        match raw_byte(ch) {
+            Some(b) => out.push(b),
+            None => out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    out
+}
+
+/// The raw source byte a decoded character stands for, if it is one.
+fn raw_byte(ch: char) -> Option<u8> {
+    u8::try_from(u32::from(ch).checked_sub(RAW_BYTE_BASE)?)
+        .ok()
+        .filter(|b| *b >= 0x80)
+}
+
+/// A source line for display: raw bytes shown as the Latin-1 characters
+/// they most likely are.
+pub fn display_line(text: &str) -> String {
+    text.chars()
+        .map(|ch| raw_byte(ch).map_or(ch, char::from))
+        .collect()
 }

@@ -627,4 +627,22 @@ mod tests {
         let stmts = split("x = 1\r\ny = 2\r\n", SourceForm::Free);
         assert_eq!(texts(&stmts), vec!["x = 1", "y = 2"]);
     }
+
+    #[test]
+    fn latin1_bytes_survive_decoding_as_single_characters() {
+        let text = super::super::diag::decode(b"c caf\xe9\n      s = 'na\xefve \xc3\xa9'\n");
+        let stmts = split(&text, SourceForm::Fixed);
+        assert_eq!(stmts.len(), 1);
+        let literal = text.lines().nth(1).unwrap();
+        let literal = &literal[literal.find('\'').unwrap() + 1..literal.rfind('\'').unwrap()];
+        assert_eq!(
+            super::super::diag::literal_bytes(literal),
+            b"na\xefve \xc3\xa9"
+        );
+        assert_eq!(super::super::diag::display_line("caf\u{f7e9}"), "caf\u{e9}");
+        assert_eq!(
+            super::super::diag::decode("d\u{e9}j\u{e0}".as_bytes()),
+            "d\u{e9}j\u{e0}"
+        );
+    }
 }

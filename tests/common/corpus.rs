@@ -50,7 +50,7 @@ pub fn programs_in(dir: &Path) -> Vec<Program> {
     paths
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap();
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
             let cases = text
                 .lines()
                 .filter_map(|l| header_directive(l, "adjit-test:"))

@@ -93,8 +93,7 @@ fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKin
 
 /// Attribute and statement keywords the subset rejects as specification
 /// statements, with the keyword reported.
-const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 19] = [
-    ("common", "COMMON"),
+const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 18] = [
     ("equivalence", "EQUIVALENCE"),
     ("namelist", "NAMELIST"),
     ("allocatable", "ALLOCATABLE"),
@@ -452,6 +451,47 @@ impl<'s> StmtParser<'s> {
         })
     }
 
+    /// True when a SAVE list names a COMMON block after its first item.
+    fn save_has_block(&self) -> bool {
+        self.toks[self.pos..]
+            .windows(2)
+            .any(|w| w[0].kind == TokenKind::Comma && w[1].kind == TokenKind::Slash)
+    }
+
+    /// The groups of a COMMON statement after the keyword:
+    /// `[/name/ | //] entity, entity [[,] /name/ entity, ...]`.
+    fn common_groups(&mut self) -> PResult<Vec<CommonGroup>> {
+        let mut groups = Vec::new();
+        loop {
+            let block = if self.eat(TokenKind::Concat) {
+                None
+            } else if self.eat(TokenKind::Slash) {
+                if self.eat(TokenKind::Slash) {
+                    None
+                } else {
+                    let name = self.name("a COMMON block name")?;
+                    self.expect(TokenKind::Slash)?;
+                    Some(name)
+                }
+            } else if groups.is_empty() {
+                None
+            } else {
+                return Err(self.error_here("`/block/` or the end of the statement"));
+            };
+            let mut members = vec![self.entity(false)?];
+            while self.eat(TokenKind::Comma) {
+                if self.at(TokenKind::Slash) || self.at(TokenKind::Concat) {
+                    break;
+                }
+                members.push(self.entity(false)?);
+            }
+            groups.push(CommonGroup { block, members });
+            if self.at_end() {
+                return Ok(groups);
+            }
+        }
+    }
+
     /// Specification statements other than type declarations.
     pub(super) fn specification_statement(&mut self) -> PResult<Option<LineKind>> {
         let decl = if self.eat_kw("implicit") {
@@ -460,6 +500,9 @@ impl<'s> StmtParser<'s> {
         } else if self.eat_kw("use") {
             self.what = "USE statement";
             self.use_statement()?
+        } else if self.eat_kw("common") {
+            self.what = "COMMON statement";
+            DeclKind::Common(self.common_groups()?)
         } else if self.eat_kw("dimension") {
             self.what = "DIMENSION statement";
             self.eat(TokenKind::DoubleColon);
@@ -498,9 +541,20 @@ impl<'s> StmtParser<'s> {
         } else if self.eat_kw("save") {
             self.what = "SAVE statement";
             self.eat(TokenKind::DoubleColon);
-            if self.at(TokenKind::Slash) || self.at(TokenKind::Concat) {
-                self.pos = self.toks.len();
-                DeclKind::Unsupported("SAVE of a COMMON block".to_string())
+            if self.at(TokenKind::Slash) || self.at(TokenKind::Concat) || self.save_has_block() {
+                let (mut blocks, mut names) = (Vec::new(), Vec::new());
+                loop {
+                    if self.eat(TokenKind::Slash) {
+                        blocks.push(self.name("a COMMON block name")?);
+                        self.expect(TokenKind::Slash)?;
+                    } else {
+                        names.push(self.name("a variable or /COMMON block/ name")?);
+                    }
+                    if !self.eat(TokenKind::Comma) {
+                        break;
+                    }
+                }
+                DeclKind::SaveCommon(blocks, names)
             } else if self.at_end() {
                 DeclKind::Save(Vec::new())
             } else {

@@ -29,9 +29,11 @@ use super::diag::{Diagnostic, SourceMap};
 use super::lexer::{lex_into, string_value, Token, TokenKind};
 use super::source::{logical_statements, LogicalStmt, SourceForm};
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 mod decl;
 mod expr;
+mod include;
 mod stmt;
 #[cfg(test)]
 mod tests;
@@ -46,10 +48,37 @@ use unit::{Header, SkippedBlock, UnitKind};
 /// The diagnostics contain the errors (the file is invalid when any is an
 /// error) and warnings (ignored PRINT/WRITE statements). After an error the
 /// parser resumes at the next statement, so several errors are reported.
+/// INCLUDE lines are errors here (there is no file system to read them
+/// from); [`parse_file_with_includes`] expands them.
 pub fn parse_file(map: &SourceMap, file: u32, form: SourceForm) -> (SourceFile, Vec<Diagnostic>) {
-    let text = map.text(file);
-    let (stmts, mut diags) = logical_statements(text, file, form);
-    let line_count = text.lines().count().max(1) as u32;
+    let (stmts, diags) = logical_statements(map.text(file), file, form);
+    parse_statements(map, file, stmts, diags)
+}
+
+/// Parses one file like [`parse_file`], replacing every INCLUDE line by the
+/// statements of the file it names. That file is looked for next to the
+/// including file, then in `include_dirs` in order; it is read in the
+/// including file's source form and added to `map`, so its statements keep
+/// their own locations.
+pub fn parse_file_with_includes(
+    map: &mut SourceMap,
+    file: u32,
+    form: SourceForm,
+    include_dirs: &[PathBuf],
+) -> (SourceFile, Vec<Diagnostic>) {
+    let (stmts, mut diags) = logical_statements(map.text(file), file, form);
+    let stmts = include::expand(map, stmts, form, include_dirs, &mut diags);
+    parse_statements(map, file, stmts, diags)
+}
+
+/// Parses a file's logical statements into program units.
+fn parse_statements(
+    map: &SourceMap,
+    file: u32,
+    stmts: Vec<LogicalStmt>,
+    mut diags: Vec<Diagnostic>,
+) -> (SourceFile, Vec<Diagnostic>) {
+    let line_count = map.text(file).lines().count().max(1) as u32;
     let end_span = Span {
         file,
         line: line_count,

@@ -488,7 +488,17 @@ impl<'s> StmtParser<'s> {
             } else if name.is_some() {
                 return Err(self.error_here("THEN after the condition of a named IF"));
             } else if self.at(TokenKind::Int) {
-                LineKind::Exec(StmtKind::Unsupported("arithmetic IF".to_string()))
+                self.what = "arithmetic IF statement";
+                let negative = self.label_value()?;
+                self.expect(TokenKind::Comma)?;
+                let zero = self.label_value()?;
+                self.expect(TokenKind::Comma)?;
+                let positive = self.label_value()?;
+                self.expect_end()?;
+                LineKind::Exec(StmtKind::ArithmeticIf {
+                    value: cond,
+                    labels: [negative, zero, positive],
+                })
             } else if self.at_end() {
                 return Err(self.error_here("THEN or a statement after the condition"));
             } else {

@@ -687,7 +687,11 @@ fn specification_statements() {
     assert!(matches!(&d[11], DeclKind::Intrinsic(n) if n[0].text == "sin"));
     assert!(matches!(&d[12], DeclKind::Intent(Intent::In, n) if n.len() == 2));
     assert!(matches!(&d[13], DeclKind::Intent(Intent::InOut, _)));
-    let unsupported: Vec<&str> = d[14..]
+    let DeclKind::Common(groups) = &d[14] else {
+        panic!("{:?}", d[14])
+    };
+    assert_eq!(groups.len(), 1);
+    let unsupported: Vec<&str> = d[15..]
         .iter()
         .map(|k| match k {
             DeclKind::Unsupported(s) => s.as_str(),
@@ -696,13 +700,7 @@ fn specification_statements() {
         .collect();
     assert_eq!(
         unsupported,
-        [
-            "COMMON",
-            "EQUIVALENCE",
-            "NAMELIST",
-            "ALLOCATABLE",
-            "POINTER"
-        ]
+        ["EQUIVALENCE", "NAMELIST", "ALLOCATABLE", "POINTER"]
     );
 }
 
@@ -878,7 +876,11 @@ fn if_constructs() {
     assert!(
         matches!(&body[3].kind, StmtKind::LogicalIf { stmt, .. } if stmt.kind == StmtKind::Goto(10))
     );
-    assert_eq!(body[4].kind, StmtKind::Unsupported("arithmetic IF".into()));
+    assert!(
+        matches!(&body[4].kind, StmtKind::ArithmeticIf { value, labels } if labels == &[10, 20, 30] && sx(value) == "d"),
+        "{:?}",
+        body[4].kind
+    );
     assert_eq!(body[5].label, Some(10));
 }
 
@@ -1550,4 +1552,53 @@ fn parses_100k_lines_quickly() {
     );
     assert!(diags.is_empty());
     assert_eq!(file.units.len(), 1000);
+}
+
+#[test]
+fn common_statements_blocks_and_block_data() {
+    let d = decls(
+        "common a, b /x/ c(3), d // e\n\
+         common /p/ u, /q/ v(2, 2)\n\
+         save /p/, w\n\
+         save /q/\n",
+    );
+    let shape = |k: &DeclKind| -> Vec<(Option<String>, Vec<String>)> {
+        let DeclKind::Common(groups) = k else {
+            panic!("{k:?}")
+        };
+        groups
+            .iter()
+            .map(|g| {
+                (
+                    g.block.as_ref().map(|b| b.text.clone()),
+                    g.members.iter().map(|m| m.name.text.clone()).collect(),
+                )
+            })
+            .collect()
+    };
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        shape(&d[0]),
+        vec![
+            (None, s(&["a", "b"])),
+            (Some("x".into()), s(&["c", "d"])),
+            (None, s(&["e"])),
+        ]
+    );
+    assert_eq!(
+        shape(&d[1]),
+        vec![(Some("p".into()), s(&["u"])), (Some("q".into()), s(&["v"]))]
+    );
+    assert!(matches!(&d[2], DeclKind::SaveCommon(b, n) if b[0].text == "p" && n[0].text == "w"));
+    assert!(matches!(&d[3], DeclKind::SaveCommon(b, n) if b.len() == 1 && n.is_empty()));
+
+    let file = parse_ok(
+        "      block data init\n      common /p/ u\n      data u /1.0/\n      end block data\n",
+    );
+    let ProgramUnit::Procedure(p) = &file.units[0] else {
+        panic!()
+    };
+    assert_eq!(p.kind, ProcKind::BlockData);
+    assert_eq!(p.name.text, "init");
+    assert_eq!(p.decls.len(), 2);
 }

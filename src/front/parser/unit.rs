@@ -1,6 +1,6 @@
-//! Program units: SUBROUTINE, FUNCTION, PROGRAM and MODULE headers, their
+//! Program units: SUBROUTINE, FUNCTION, PROGRAM, MODULE and BLOCK DATA headers, their
 //! END statements, CONTAINS parts, and the unsupported blocks (INTERFACE,
-//! TYPE, BLOCK DATA, ...) that are skipped as a whole.
+//! TYPE, ...) that are skipped as a whole.
 
 use super::*;
 
@@ -14,6 +14,7 @@ pub(super) enum UnitKind {
     Function,
     Program,
     Module,
+    BlockData,
 }
 
 impl UnitKind {
@@ -23,6 +24,7 @@ impl UnitKind {
             UnitKind::Function => "FUNCTION",
             UnitKind::Program => "PROGRAM",
             UnitKind::Module => "MODULE",
+            UnitKind::BlockData => "BLOCK DATA",
         }
     }
 }
@@ -47,7 +49,6 @@ pub(super) struct Header {
 pub(super) enum SkippedBlock {
     Interface,
     TypeDefinition,
-    BlockData,
     Where,
     Forall,
     Associate,
@@ -60,7 +61,6 @@ impl SkippedBlock {
         match self {
             SkippedBlock::Interface => "INTERFACE",
             SkippedBlock::TypeDefinition => "TYPE",
-            SkippedBlock::BlockData => "BLOCK DATA",
             SkippedBlock::Where => "WHERE",
             SkippedBlock::Forall => "FORALL",
             SkippedBlock::Associate => "ASSOCIATE",
@@ -72,7 +72,6 @@ impl SkippedBlock {
         match self {
             SkippedBlock::Interface => "endinterface",
             SkippedBlock::TypeDefinition => "endtype",
-            SkippedBlock::BlockData => "end",
             SkippedBlock::Where => "endwhere",
             SkippedBlock::Forall => "endforall",
             SkippedBlock::Associate => "endassociate",
@@ -86,7 +85,7 @@ impl SkippedBlock {
             SkippedBlock::Interface => {
                 compact.starts_with("interface") || compact.starts_with("abstractinterface")
             }
-            SkippedBlock::TypeDefinition | SkippedBlock::BlockData => false,
+            SkippedBlock::TypeDefinition => false,
             SkippedBlock::Where => block_form_of(compact, "where"),
             SkippedBlock::Forall => block_form_of(compact, "forall"),
             SkippedBlock::Associate => compact.starts_with("associate("),
@@ -99,10 +98,7 @@ impl SkippedBlock {
     }
     /// True for specification blocks (reported as declarations).
     fn is_specification(self) -> bool {
-        matches!(
-            self,
-            SkippedBlock::Interface | SkippedBlock::TypeDefinition | SkippedBlock::BlockData
-        )
+        matches!(self, SkippedBlock::Interface | SkippedBlock::TypeDefinition)
     }
 }
 
@@ -162,10 +158,6 @@ impl Parser {
                     block.keyword()
                 ),
             );
-        }
-        if block == SkippedBlock::BlockData {
-            self.error(span, "BLOCK DATA program units are not supported");
-            return LineKind::Error;
         }
         if block.is_specification() {
             LineKind::Decl(DeclKind::Unsupported(block.keyword().to_string()))
@@ -364,8 +356,25 @@ impl<'s> StmtParser<'s> {
             return Ok(Some(end));
         }
         if self.at_kw("blockdata") {
-            self.pos = self.toks.len();
-            return Ok(Some(LineKind::Skip(SkippedBlock::BlockData)));
+            let span = self.span_here();
+            self.eat_kw("blockdata");
+            self.what = "BLOCK DATA statement";
+            let name = match self.optional_name()? {
+                Some(n) => n,
+                None => Name {
+                    text: "_blockdata".to_string(),
+                    span,
+                },
+            };
+            self.expect_end()?;
+            return Ok(Some(LineKind::Header(Header {
+                unit: UnitKind::BlockData,
+                proc_kind: ProcKind::BlockData,
+                name,
+                args: Vec::new(),
+                span,
+                implicit: false,
+            })));
         }
         if self.at_kw("program") {
             let span = self.span_here();
@@ -553,6 +562,7 @@ impl<'s> StmtParser<'s> {
             ("endfunction", UnitKind::Function),
             ("endprogram", UnitKind::Program),
             ("endmodule", UnitKind::Module),
+            ("endblockdata", UnitKind::BlockData),
         ]
         .iter()
         .find(|(kw, _)| self.eat_kw(kw))

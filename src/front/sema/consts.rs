@@ -4,6 +4,7 @@
 //! It folds values; it emits no IR.
 
 use super::super::ast::{BinOp, Expr, ExprKind, KindParam, UnOp};
+use super::super::diag::literal_bytes;
 use adjit_ir::{Const, Type};
 
 /// A folded constant with its Fortran type.
@@ -447,7 +448,7 @@ fn fold_intrinsic(
             }
         }
         "len" => match first {
-            ConstVal::Str(s) => Ok(ConstVal::Int(s.len() as i64, Type::I32)),
+            ConstVal::Str(s) => Ok(ConstVal::Int(literal_bytes(s).len() as i64, Type::I32)),
             _ => Err(bad()),
         },
         _ => Err(bad()),

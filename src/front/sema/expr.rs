@@ -6,6 +6,7 @@
 //! [`super::intrinsics`]'s.
 
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
+use super::super::diag::literal_bytes;
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
 use super::lowerer::{Lowerer, Operand, Reported, Resolved, R};
 use super::scope::StmtFn;
@@ -53,7 +54,7 @@ impl Lowerer<'_, '_> {
                 Type::Bool,
             )),
             ExprKind::Str(s) => Ok(Operand::Char(CharRef {
-                base: CharBase::Literal(s.as_bytes().to_vec()),
+                base: CharBase::Literal(literal_bytes(s)),
                 start: None,
                 end: None,
             })),
@@ -197,7 +198,7 @@ impl Lowerer<'_, '_> {
     pub fn const_operand(&mut self, c: &ConstVal) -> R<Operand> {
         Ok(match c {
             ConstVal::Str(s) => Operand::Char(CharRef {
-                base: CharBase::Literal(s.as_bytes().to_vec()),
+                base: CharBase::Literal(literal_bytes(s)),
                 start: None,
                 end: None,
             }),
@@ -288,6 +289,10 @@ impl Lowerer<'_, '_> {
     }
 
     fn apply(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<Operand> {
+        if let Some(p) = self.typed_function(name)? {
+            let (v, t) = self.call_function(p, name, args)?;
+            return Ok(Operand::Num(v, t));
+        }
         let is_array = self.is_array_name(&name.text);
         let resolved = self.resolve(name)?;
         match resolved {
@@ -377,6 +382,44 @@ impl Lowerer<'_, '_> {
         self.vars
             .get(&name.text)
             .is_some_and(|&v| self.proc.result == Some(v))
+    }
+
+    /// The procedure a name typed in a declaration but not declared
+    /// EXTERNAL stands for when it is referenced with arguments
+    /// (`double precision enorm` then `enorm(n, x)`): a scalar local of this
+    /// unit that is no dummy, result, COMMON member or initialised
+    /// variable, named like a procedure of the program (in any file). Its
+    /// declared type must be the function's.
+    fn typed_function(&mut self, name: &Name) -> R<Option<usize>> {
+        let Some(super::scope::Sym::Var(d)) = self.u().scope.syms.get(&name.text) else {
+            return Ok(None);
+        };
+        let Some(ti) = &d.ty else { return Ok(None) };
+        let plain_local = d.dims.is_none()
+            && d.arg.is_none()
+            && d.global.is_none()
+            && d.init.is_none()
+            && !d.save
+            && ti.ty != Type::Char;
+        if !plain_local || self.shadows_proc(name) || self.u().ast.name.text == name.text {
+            return Ok(None);
+        }
+        let Some(p) = self.prog.find_proc(self.unit, &name.text) else {
+            return Ok(None);
+        };
+        let declared = ti.ty;
+        match self.prog.sigs[p].result {
+            Some(rt) if rt != declared => Err(self.err(
+                name.span,
+                format!(
+                    "`{}` is declared {} here but the function returns {}",
+                    name.text,
+                    type_name(declared),
+                    type_name(rt)
+                ),
+            )),
+            _ => Ok(Some(p)),
+        }
     }
 
     /// True when the name was declared EXTERNAL.

@@ -462,7 +462,10 @@ impl Lowerer<'_, '_> {
 
     fn len_of(&mut self, x: &Expr) -> R<Operand> {
         if let super::super::ast::ExprKind::Str(s) = &x.kind {
-            return Ok(Operand::Num(self.int(s.len() as i64, Type::I32), Type::I32));
+            return Ok(Operand::Num(
+                self.int(super::super::diag::literal_bytes(s).len() as i64, Type::I32),
+                Type::I32,
+            ));
         }
         if let super::super::ast::ExprKind::Name(n) = &x.kind {
             if let Resolved::Var(v) = self.resolve(n)? {

@@ -9,6 +9,7 @@
 use super::super::ast::{
     ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,
 };
+use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
 use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
@@ -843,7 +844,22 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ExprKind::Apply { name, args } => {
                 let v = self.var_of(name)?;
                 let (g, ty) = self.global_of(v, o.span)?;
-                let dims = self.out.globals[g].dims.clone();
+                // The variable's own view (a COMMON member may view its
+                // global with another shape), else the global's.
+                let view: Option<Vec<(i64, i64)>> = self
+                    .proc
+                    .var(v)
+                    .dims
+                    .iter()
+                    .map(|d| match (&d.lower, &d.upper) {
+                        (Bound::Const(lo), Some(Bound::Const(hi))) => Some((*lo, *hi)),
+                        _ => None,
+                    })
+                    .collect();
+                let dims = match view {
+                    Some(d) if !d.is_empty() => d,
+                    _ => self.out.globals[g].dims.clone(),
+                };
                 if dims.len() != args.len() {
                     return Err(self.err(
                         o.span,
@@ -1026,7 +1042,8 @@ pub(crate) fn global_for(
     if let Some(init) = &d.init {
         match fold(init, &lookup) {
             Ok(ConstVal::Str(s)) if ti.ty == Type::Char => {
-                let mut bytes: Vec<Const> = s.bytes().map(Const::Char).collect();
+                let mut bytes: Vec<Const> =
+                    literal_bytes(&s).into_iter().map(Const::Char).collect();
                 bytes.resize(char_len as usize, Const::Char(b' '));
                 let n = global.len().max(1);
                 global.init = (0..n).flat_map(|_| bytes.clone()).collect();
@@ -1113,6 +1130,7 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         }
         StmtKind::DoWhile { cond, .. } => e(cond),
         StmtKind::ComputedGoto { index, .. } => e(index),
+        StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Call { name, args } => {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));

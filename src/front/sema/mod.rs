@@ -33,6 +33,7 @@
 
 mod array;
 mod cleanup;
+mod common;
 mod consts;
 mod expr;
 mod intrinsics;
@@ -75,7 +76,9 @@ pub fn compile<'a>(
     for file in files {
         for unit in &file.units {
             match unit {
-                ProgramUnit::Procedure(p) if p.kind != ProcKind::Program => {
+                ProgramUnit::Procedure(p)
+                    if !matches!(p.kind, ProcKind::Program | ProcKind::BlockData) =>
+                {
                     collect_unit(&mut prog, &mut out, p, None, None)
                 }
                 ProgramUnit::Procedure(_) => {}
@@ -104,11 +107,30 @@ pub fn compile<'a>(
             }
         }
     }
+    // BLOCK DATA units come after them: lowered for their DATA (which
+    // initialises COMMON globals), then dropped, as they are no procedures.
+    let first_block_data = prog.units.len();
+    for file in files {
+        for unit in &file.units {
+            if let ProgramUnit::Procedure(p) = unit {
+                if p.kind == ProcKind::BlockData {
+                    if let Some(s) = p.body.first() {
+                        out.diags.push(Diagnostic::error(
+                            s.span,
+                            "executable statement in BLOCK DATA (only declarations and DATA)",
+                        ));
+                    }
+                    collect_unit(&mut prog, &mut out, p, None, None);
+                }
+            }
+        }
+    }
+    common::lay_out(&mut prog, &mut out);
     compute_host_vars(&mut prog);
     // Declare every procedure's parameters, so that calls can be checked.
     let mut procs = Vec::new();
     for u in 0..prog.units.len() {
-        let sink = if u >= first_program {
+        let sink = if (first_program..first_block_data).contains(&u) {
             Some(&mut program_diags)
         } else {
             None
@@ -125,7 +147,7 @@ pub fn compile<'a>(
         ..Module::default()
     };
     for (u, (proc, vars)) in procs.into_iter().enumerate() {
-        let sink = if u >= first_program {
+        let sink = if (first_program..first_block_data).contains(&u) {
             Some(&mut program_diags)
         } else {
             None
@@ -137,6 +159,7 @@ pub fn compile<'a>(
         });
         module.add_proc(cleanup::compact(proc));
     }
+    module.procs.truncate(first_block_data);
     if program_diags.iter().any(|d| d.is_error()) {
         module.procs.truncate(first_program);
         for d in program_diags {
@@ -337,7 +360,7 @@ fn collect_unit<'a>(
         None => p.name.text.clone(),
     };
     let idx = prog.units.len();
-    if host.is_none() && p.kind != ProcKind::Program {
+    if host.is_none() && !matches!(p.kind, ProcKind::Program | ProcKind::BlockData) {
         if prog.by_name.contains_key(&p.name.text) {
             out.diags.push(Diagnostic::error(
                 p.name.span,

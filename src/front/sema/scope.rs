@@ -125,6 +125,9 @@ pub struct Scope {
     /// Statement-function-shaped statements that assign array elements
     /// (the first executable statements, misread as statement functions).
     pub leading_assignments: Vec<(Name, Vec<Name>, Expr, Span)>,
+    /// COMMON members in storage order per block (`None`: blank COMMON),
+    /// blocks in order of first appearance.
+    pub commons: Vec<(Option<Name>, Vec<Name>)>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -148,6 +151,12 @@ impl Scope {
             return None;
         }
         self.implicit.get((c - b'a') as usize).cloned().flatten()
+    }
+    /// Places a declared variable in a global (a COMMON member).
+    pub fn set_global(&mut self, name: &str, g: GlobalId) {
+        if let Some(Sym::Var(d)) = self.syms.get_mut(name) {
+            d.global = Some(g);
+        }
     }
     /// The declared variable of a name.
     pub fn var(&self, name: &str) -> Option<&VarDecl> {
@@ -362,6 +371,50 @@ impl Builder<'_, '_> {
             DeclKind::Parameter(list) => {
                 for (name, value) in list {
                     self.parameter(name, value);
+                }
+            }
+            DeclKind::SaveCommon(blocks, names) => {
+                // COMMON storage is static: the blocks need nothing.
+                let _ = blocks;
+                for n in names {
+                    self.var_mut(n).save = true;
+                }
+            }
+            DeclKind::Common(groups) => {
+                for g in groups {
+                    let key = g.block.as_ref().map(|n| n.text.as_str());
+                    let pos = match self
+                        .scope
+                        .commons
+                        .iter()
+                        .position(|(b, _)| b.as_ref().map(|n| n.text.as_str()) == key)
+                    {
+                        Some(p) => p,
+                        None => {
+                            self.scope.commons.push((g.block.clone(), Vec::new()));
+                            self.scope.commons.len() - 1
+                        }
+                    };
+                    for e in &g.members {
+                        let in_common = self
+                            .scope
+                            .commons
+                            .iter()
+                            .any(|(_, ms)| ms.iter().any(|m| m.text == e.name.text));
+                        if in_common {
+                            self.error(
+                                e.name.span,
+                                format!("`{}` is already in COMMON", e.name.text),
+                            );
+                            continue;
+                        }
+                        if let Some(dims) = &e.dims {
+                            self.var_mut(&e.name).dims = Some(dims.clone());
+                        } else {
+                            self.var_mut(&e.name);
+                        }
+                        self.scope.commons[pos].1.push(e.name.clone());
+                    }
                 }
             }
             DeclKind::Save(names) => {

@@ -165,6 +165,47 @@ impl Lowerer<'_, '_> {
                 self.switch_to(next);
                 Ok(())
             }
+            StmtKind::ArithmeticIf { value, labels } => {
+                self.hoist(value)?;
+                let (v, t) = self.num(value)?;
+                if !(t.is_int() || t.is_float()) {
+                    return Err(self.err(
+                        value.span,
+                        format!(
+                            "arithmetic IF needs an integer or real value, not {}",
+                            type_name(t)
+                        ),
+                    ));
+                }
+                let zero_of = |l: &mut Self| match t {
+                    Type::F32 | Type::F64 => l.konst(Const::Float(0.0), t),
+                    _ => l.konst(Const::Int(0), t),
+                };
+                let [negative, equal, positive] =
+                    [labels[0], labels[1], labels[2]].map(|l| self.label_block(l, s));
+                let (negative, equal, positive) = (negative?, equal?, positive?);
+                // Values live in one block: the second test reloads it.
+                let held = self.temp("aif", t);
+                self.emit(Inst::Store(held, v), None);
+                let zero = zero_of(self);
+                let below = self.val(Inst::Cmp(CmpOp::Lt, v, zero), Type::Bool);
+                let not_below = self.block();
+                self.terminate(Terminator::Branch {
+                    cond: below,
+                    then_dest: negative,
+                    else_dest: not_below,
+                });
+                self.switch_to(not_below);
+                let v = self.val(Inst::Load(held), t);
+                let zero = zero_of(self);
+                let is_zero = self.val(Inst::Cmp(CmpOp::Eq, v, zero), Type::Bool);
+                self.terminate(Terminator::Branch {
+                    cond: is_zero,
+                    then_dest: equal,
+                    else_dest: positive,
+                });
+                Ok(())
+            }
             StmtKind::Continue | StmtKind::Output(_) => Ok(()),
             StmtKind::Return => {
                 self.terminate(Terminator::Return);

@@ -920,7 +920,7 @@ fn source_errors_are_located() {
   implicit none
   double precision x(n)
   integer n, k
-  common /blk/ k
+  equivalence (k, n)
   x(1, 2) = y
   call nothere(x)
   goto 77
@@ -951,7 +951,7 @@ end subroutine
         at(11, "unknown function or array `undefined_fn`"),
         "{all:?}"
     );
-    assert!(at(5, "unsupported Fortran: COMMON"), "{all:?}");
+    assert!(at(5, "unsupported Fortran: EQUIVALENCE"), "{all:?}");
     assert!(
         errs.iter().all(|d| d.span.line > 0 && d.span.col > 0),
         "{all:?}"

@@ -1,0 +1,3 @@
+      include 'deeper.h'
+      double precision c2
+      parameter (c2 = 3.0d0)
