@@ -36,13 +36,6 @@ const DEFAULT_CASES: u64 = 300;
 /// A class of construct that meets a known bug.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum BugClass {
-    /// Globals written in one call and read in another, under several
-    /// reverse sweeps (issue 10 item 1).
-    GlobalsAcrossCalls,
-    /// Module and SAVE state carried between evaluations (item 6).
-    PersistentState,
-    /// NaN from singular partials on untaken paths (item 2).
-    SingularPoints,
     /// Found by this tester: a subroutine overwriting an active inout
     /// argument with a passive value leaves the caller's tangent stale
     /// (`tests/random_fortran_findings.rs`).
@@ -52,13 +45,10 @@ enum BugClass {
 /// The classes the default test avoids until their fixes land. THE KNOB:
 /// remove a class from this list once its fix is merged (and drop the
 /// `#[ignore]` of its `known_bug_*` test below); `ADJIT_FUZZ_ALL=1` turns
-/// every class on without editing.
-const KNOWN_BUG_CLASSES: &[BugClass] = &[
-    BugClass::GlobalsAcrossCalls,
-    BugClass::PersistentState,
-    BugClass::SingularPoints,
-    BugClass::PassiveOverwrite,
-];
+/// every class on without editing. (Globals across calls, persistent state
+/// and singular points were known-bug classes until issue 10's fixes; the
+/// default set covers them now.)
+const KNOWN_BUG_CLASSES: &[BugClass] = &[BugClass::PassiveOverwrite];
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -80,9 +70,6 @@ fn options_without(avoid: &[BugClass]) -> GenOptions {
     let mut o = GenOptions::all();
     for class in avoid {
         match class {
-            BugClass::GlobalsAcrossCalls => o.globals_across_calls = false,
-            BugClass::PersistentState => o.persistent_state = false,
-            BugClass::SingularPoints => o.singular_points = false,
             BugClass::PassiveOverwrite => o.passive_overwrite = false,
         }
     }
@@ -313,42 +300,6 @@ fn gfortran_accepts_generated_programs() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Known bug, issue 10 item 1: a global written in one call and read in
-/// another goes wrong under several reverse sweeps. Un-ignore once fixed.
-#[test]
-#[ignore = "known bug: globals across calls under several reverse sweeps (issue 10 item 1)"]
-fn known_bug_globals_across_calls() {
-    run(
-        seed_base(),
-        cases(),
-        &options_with(BugClass::GlobalsAcrossCalls),
-    );
-}
-
-/// Known bug, issue 10 item 6: state carried between evaluations.
-/// Un-ignore once fixed.
-#[test]
-#[ignore = "known bug: persistent SAVE/module state between evaluations (issue 10 item 6)"]
-fn known_bug_persistent_state() {
-    run(
-        seed_base(),
-        cases(),
-        &options_with(BugClass::PersistentState),
-    );
-}
-
-/// Known bug, issue 10 item 2: NaN from singular partials on untaken paths.
-/// Un-ignore once fixed.
-#[test]
-#[ignore = "known bug: singular partials poison derivatives (issue 10 item 2)"]
-fn known_bug_singular_points() {
-    run(
-        seed_base(),
-        cases(),
-        &options_with(BugClass::SingularPoints),
-    );
 }
 
 /// Known bug found by this tester: a callee overwriting an active inout

@@ -96,7 +96,6 @@ end subroutine top
 /// outputs; the second reverse sweep over the tape gives 0 for `dy2/ds`.
 /// Without the call both rows are right.
 #[test]
-#[ignore = "bug: issue 10 item 1, a global under several reverse sweeps (also when only the entry writes it)"]
 fn global_written_by_the_entry_after_a_call_under_two_reverse_sweeps() {
     let source = "
 module m
@@ -132,7 +131,6 @@ end module m
 /// calls: a counter `cnt = 0.5*cnt + 1` reads 1, 1.5 in the JIT and 1, 1 in
 /// the interpreter.
 #[test]
-#[ignore = "bug: the interpreter backend does not keep module state between calls (issue 10 item 6)"]
 fn interpreter_keeps_module_state_between_calls_like_the_jit() {
     let source = "
 module m
@@ -196,7 +194,6 @@ end module m
 /// near the point; its tangent multiplies the infinite partial by the zero
 /// tangent of `max` and gets NaN. `dy/dx = 1`; the adjoint gets it.
 #[test]
-#[ignore = "bug: issue 10 item 2, NaN from sqrt(0) times a zero tangent"]
 fn tangent_strong_zero_at_sqrt_of_zero() {
     let source = "
 subroutine top(x, y)
@@ -214,7 +211,6 @@ end subroutine top
 /// (0 * inf in its reverse sweep), although nothing of it reaches an
 /// output. The tangent is right.
 #[test]
-#[ignore = "bug: issue 10 item 2, NaN from a dead singular intermediate in the adjoint"]
 fn adjoint_strong_zero_at_a_dead_singular_intermediate() {
     let source = "
 subroutine top(s, y, r)

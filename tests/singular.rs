@@ -454,7 +454,7 @@ fn singular_partials_on_the_path_not_taken_are_strong_zeros() {
 }
 
 /// The settings of the option: `Off` is IEEE (the NaN comes back),
-/// `Singular` guards singular partials, `All` (the adjoint's default) also
+/// `Singular` guards singular partials, `All` (the default of both modes) also
 /// guards products with an infinite primal value (`w = t*x(2)` after `t = 1/x(1)` at `x(1) = 0`,
 /// executed, but used only by the branch not taken).
 #[test]
@@ -505,5 +505,54 @@ end
             .unwrap()
             .1;
         assert_eq!(default, [0.0, 1.0], "{backend:?} default");
+    }
+}
+
+/// Strong zeros hold in both factors, so the two modes stay transposes of
+/// each other at a singular point. Each chain multiplies an infinite
+/// derivative by a partial that is exactly zero at the point, on the path
+/// actually taken; the true derivative is finite (the singular piece is
+/// locally constant):
+/// * adjoint side: `t = sqrt(max(abs(max(s,0))*s, 0))` at `s < 0`, where
+///   `abs(max(s,0)) = 0` is the partial of the product in `s` while the
+///   adjoint arriving from `sqrt` at 0 is infinite;
+/// * tangent side: `u = abs(max(y,0))*sqrt(x)` at `x = 0`, `y < 0`, where
+///   the tangent of `sqrt(x)` is infinite and its partial in `u` is 0.
+///
+/// `r = 3*t + s + u + x`: `dr/ds = 1`, `dr/dx = 1`, `dr/dy = 0`.
+#[test]
+fn strong_zeros_hold_in_both_factors_so_the_modes_agree() {
+    let source = "subroutine f(s, x, y, r)
+  double precision s, x, y, r, t, u
+  t = sqrt(max(abs(max(s, 0d0))*s, 0d0))
+  u = abs(max(y, 0d0))*sqrt(x)
+  r = 3*t + s + u + x
+end
+";
+    for backend in BACKENDS {
+        let engine = engine(source, backend);
+        let mut args = engine.procedure(None).unwrap().args();
+        args.apply_settings(&["s=-0.140625", "x=0", "y=-0.5"])
+            .unwrap();
+        let wrt = sel("s,x,y");
+        let adjoint = engine
+            .adjoint(None, &sel("r"), &wrt, &AdjointOptions::default())
+            .unwrap()
+            .gradient(&args)
+            .unwrap()
+            .1;
+        assert_eq!(adjoint, [1.0, 1.0, 0.0], "{backend:?} adjoint");
+        for directions in [1, 3] {
+            let tangent = engine
+                .tangent(None, &sel("r"), &wrt, directions)
+                .unwrap()
+                .jacobian(&args)
+                .unwrap();
+            assert_eq!(
+                tangent.matrix,
+                [1.0, 1.0, 0.0],
+                "{backend:?} tangent K={directions}"
+            );
+        }
     }
 }

@@ -107,8 +107,8 @@ pub struct AdjointOptions {
     /// active statements are reversed. Off: every floating-point variable is
     /// active.
     pub activity: bool,
-    /// Which products `partial * adjoint` are strong zeros (a zero adjoint
-    /// contributes 0 even where the partial is infinite or NaN; see
+    /// Which products `partial * adjoint` are strong zeros (a zero factor
+    /// makes the product 0 even where the other is infinite or NaN; see
     /// [`crate::ad::rules`]). Default: [`StrongZero::All`]: adjoints flow
     /// backward into every executed statement, so any infinite partial
     /// (even an infinite primal value `t` in `z = t*y`) must be guarded.

@@ -79,21 +79,19 @@
 //! every derivative it is added into although the true contribution is 0.
 //! [`partials`] returns these partials as [`Partial::Singular`], and
 //! [`accumulate`] forms their products as *strong zeros*:
-//! `select(d == 0, 0, partial * d)`, so `d = 0` (either sign) contributes
+//! `select(partial == 0 or d == 0, 0, partial * d)`, so `d = 0` (either sign) contributes
 //! exactly 0 whatever the partial. The primal is untouched, and a singular
 //! partial multiplying a non-zero derivative still gives ±inf or NaN: a
 //! derivative that is genuinely infinite on the path taken is reported.
 //!
 //! The other partials ([`Partial::Value`]) are finite wherever the
-//! operation's operands are, so with [`StrongZero::Singular`] (the
-//! tangent's default) the strong-zero rule holds exactly for every operation
-//! whose operands are finite, which is all a tangent needs: a tangent flows
-//! only forward, into values computed from the non-finite value. The
-//! adjoint's default is [`StrongZero::All`], which guards every computed
-//! partial: a product with a partial that is itself an infinite *primal*
-//! value (the `t` in `z = t*y` after `t = 1/0`) would otherwise poison the
-//! adjoint of `y` even where `z` is never used (cost measured by
-//! `cargo bench --bench strong_zero`). `atan2` at the
+//! operation's operands are. Both transforms guard every computed partial
+//! by default ([`StrongZero::All`]), and in both factors: a zero partial
+//! times an infinite derivative is 0 as well, so that a chain
+//! `inf * (0 * 1)` of the tangent and its transpose `(inf * 1) * 0` in the
+//! adjoint agree, and an infinite intermediate *value* (the `t` in `z = t*y`
+//! after `t = 1/0`) used only where it does not matter never poisons a
+//! derivative (cost: `cargo bench --bench strong_zero`). `atan2` at the
 //! origin, `x ** 0` and `log(a)` for `a <= 0` in `a ** b` are zero by their
 //! rules (selections), and `min` / `max` ties, `abs`, `sign` and `dim` are
 //! gates or signs, never infinite.
@@ -487,19 +485,22 @@ fn binary_partials(
 }
 
 /// Which products `partial * d` [`accumulate`] forms as strong zeros
-/// (`select(d == 0, 0, partial * d)`).
+/// (`select(partial == 0 or d == 0, 0, partial * d)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrongZero {
     /// None: IEEE products (`inf * 0 = NaN`).
     Off,
-    /// Those with a [`Partial::Singular`] partial. Enough for the tangent:
-    /// an unguarded partial is non-finite only where an operand of its
-    /// operation is, and a tangent flows only forward, into values computed
-    /// from that non-finite value.
+    /// Those with a [`Partial::Singular`] partial: a singular intrinsic on
+    /// a path whose derivative is zero. Cheaper, but neither mode is then
+    /// safe from an infinite *value*: `z = t*y` after `t = 1/0` poisons the
+    /// adjoint of `y` where `z` is unused, and a tangent that is genuinely
+    /// infinite (`sqrt` at 0) times a partial that is exactly zero gives NaN.
     Singular,
-    /// Every computed partial. Needed by the adjoint: adjoints flow backward
-    /// into every statement executed, so the adjoint of `y` in `z = t*y`
-    /// would be poisoned by an infinite `t` even where `z` is never used.
+    /// Every computed partial (the default of both transforms): adjoints
+    /// flow backward into every statement executed, tangents forward from
+    /// every singular point, so only a rule applied to every product keeps
+    /// one unused singular intermediate from poisoning a derivative and
+    /// keeps the two modes transposes of each other.
     All,
 }
 
@@ -584,16 +585,27 @@ pub fn accumulate(
 }
 
 /// Emits `p * d` in type `ty`; when `guarded`, as
-/// `select(d == 0, 0, p * d)` unless `p` is a finite constant (whose product
-/// with a zero is already zero).
+/// `select(p == 0 or d == 0, 0, p * d)`, a strong zero in *both* factors, so
+/// that the tangent and the adjoint stay transposes of each other at a
+/// singular point: a chain `inf * (0 * 1)` in one mode is `(inf * 1) * 0` in
+/// the other. A finite non-zero constant `p` needs only the `d` test, and a
+/// finite constant none (its product with a zero is already zero, and with
+/// an infinite `d` genuinely infinite).
 fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guarded: bool) -> Value {
     let t = e.binary(BinaryOp::Mul, p, d, ty);
-    if !guarded || e.float_constant(p).is_some_and(f64::is_finite) {
+    let constant = e.float_constant(p);
+    if !guarded || constant.is_some_and(f64::is_finite) {
         return t;
     }
     let zero = e.float(ty, 0.0);
     let d_is_zero = e.cmp(CmpOp::Eq, d, zero);
-    e.select(d_is_zero, zero, t, ty)
+    let either_is_zero = if constant.is_some() {
+        d_is_zero
+    } else {
+        let p_is_zero = e.cmp(CmpOp::Eq, p, zero);
+        e.binary(BinaryOp::Or, d_is_zero, p_is_zero, Type::Bool)
+    };
+    e.select(either_is_zero, zero, t, ty)
 }
 
 #[cfg(test)]
@@ -640,11 +652,15 @@ mod tests {
         ] {
             for (make, guarded) in [(value, guards_value), (singular, guards_singular)] {
                 for d in [0.0, -0.0] {
-                    let r = product_of(make, zeros, inf, d);
-                    assert!(
-                        if guarded { r == 0.0 } else { r.is_nan() },
-                        "{zeros:?}: inf * {d} = {r}"
-                    );
+                    // Strong in both factors: a zero partial times an
+                    // infinite or NaN derivative, and the other way round.
+                    for (p, d) in [(inf, d), (f64::NAN, d), (d, -inf), (d, f64::NAN)] {
+                        let r = product_of(make, zeros, p, d);
+                        assert!(
+                            if guarded { r == 0.0 } else { r.is_nan() },
+                            "{zeros:?}: {p} * {d} = {r}"
+                        );
+                    }
                 }
                 // A non-zero derivative keeps the infinity (genuine).
                 assert_eq!(product_of(make, zeros, inf, -2.0), -inf, "{zeros:?}");

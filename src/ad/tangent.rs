@@ -81,9 +81,9 @@ pub struct TangentOptions {
     /// Number of directions carried at once: 1 is scalar mode (`foo_d`),
     /// K > 1 vector mode (`foo_dv`, tangents with a leading dimension 1:K).
     pub directions: usize,
-    /// Which products `partial * tangent` are strong zeros (a zero tangent
-    /// contributes 0 even where the partial is infinite or NaN; see
-    /// [`super::rules`]). Default: [`StrongZero::Singular`].
+    /// Which products `partial * tangent` are strong zeros (a zero factor
+    /// makes the product 0 even where the other is infinite or NaN; see
+    /// [`super::rules`]). Default: [`StrongZero::All`].
     pub strong_zero: StrongZero,
 }
 
@@ -91,7 +91,7 @@ impl Default for TangentOptions {
     fn default() -> Self {
         TangentOptions {
             directions: 1,
-            strong_zero: StrongZero::Singular,
+            strong_zero: StrongZero::All,
         }
     }
 }
