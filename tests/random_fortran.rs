@@ -57,7 +57,6 @@ const KNOWN_BUG_CLASSES: &[BugClass] = &[
     BugClass::GlobalsAcrossCalls,
     BugClass::PersistentState,
     BugClass::SingularPoints,
-    BugClass::PassiveOverwrite,
 ];
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -351,10 +350,9 @@ fn known_bug_singular_points() {
     );
 }
 
-/// Known bug found by this tester: a callee overwriting an active inout
-/// argument with a passive value. Un-ignore once fixed.
+/// Fixed bug found by this tester: a callee overwriting an active inout
+/// argument with a passive value (`tests/random_fortran_findings.rs`).
 #[test]
-#[ignore = "known bug: stale tangent after a callee's passive overwrite (random_fortran_findings)"]
 fn known_bug_passive_overwrite() {
     run(
         seed_base(),

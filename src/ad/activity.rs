@@ -31,6 +31,10 @@
 //!   variable passed to a callee parameter that is active in the callee's
 //!   context is made active too (the callee needs its derivative storage),
 //!   and a global active anywhere in the call tree is active everywhere.
+//!   A parameter or global varied at entry and useful at return is active
+//!   even when the procedure overwrites it with a passive value: the caller
+//!   keeps its activity across the call (weak update), so the callee's
+//!   derivative must define its derivative at return (zero, then).
 //!   The root's independents and dependents are always active, so the
 //!   derivative procedure's signature depends only on what was asked.
 //!
@@ -856,6 +860,21 @@ impl Analyzer<'_> {
         let mut active_globals: Vec<bool> = (0..module.globals.len())
             .map(|g| active_slots.contains(slots.of_global(GlobalId(g as u32))))
             .collect();
+        // The caller keeps an argument's old activity across a call (weak
+        // update), so an interface variable varied at entry and useful at
+        // return needs its derivative defined at return even when this
+        // procedure overwrites it with a passive value (the derivative is
+        // then zero): it is active.
+        for &v in &context.independents {
+            if context.dependents.contains(&v) && slots.is_float(slots.of_var(v)) {
+                active_vars[v.index()] = true;
+            }
+        }
+        for &g in &context.varied_globals {
+            if context.useful_globals.contains(&g) {
+                active_globals[g.index()] = true;
+            }
+        }
 
         self.in_progress.push(context.clone());
         let mut calls = BTreeMap::new();
