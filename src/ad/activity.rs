@@ -1201,4 +1201,40 @@ mod tests {
         assert!(site2.context.independents.is_empty());
         assert!(!site2.is_active(ga) && !site2.is_active(gb));
     }
+
+    #[test]
+    fn a_parameter_varied_at_entry_and_useful_at_return_is_active() {
+        // g(v): v = 0.25.  f(x, y): t = x; call g(t); y = t*x
+        let mut m = Module::default();
+        let mut p = Proc::new("g");
+        let mut b = ProcBuilder::new(&mut p);
+        let v = b.param("v", Type::F64, vec![]);
+        let c = b.fconst(Type::F64, 0.25);
+        b.store(v, c);
+        b.ret();
+        let g = m.add_proc(p);
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let (x, y) = (
+            b.param("x", Type::F64, vec![]),
+            b.param("y", Type::F64, vec![]),
+        );
+        let t = b.local("t", Type::F64);
+        let lx = b.load(x);
+        b.store(t, lx);
+        let call = b.call(g, vec![CallArg::Var(t)]);
+        let (lt, lx) = (b.load(t), b.load(x));
+        let r = b.binary(BinaryOp::Mul, lt, lx);
+        b.store(y, r);
+        b.ret();
+        let f = m.add_proc(p);
+        let a = analyze(&m, f, &[x], &[y]);
+        let site = a.call(call).expect("analysed");
+        assert_eq!(site.context.independents, [v]);
+        assert_eq!(site.context.dependents, [v]);
+        // Neither varied at return nor useful at entry, yet active: the
+        // callee's derivative must zero it for the caller.
+        assert!(site.is_active(v));
+        assert!(a.is_active(t));
+    }
 }
