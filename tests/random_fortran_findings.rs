@@ -159,7 +159,8 @@ end subroutine top
     assert_jacobians_everywhere(&source, &[1.25, 0.0, 3.0, 0.75]);
 }
 
-/// Variant: the callee overwrites a whole array argument.
+/// Variant: the callee overwrites a whole array argument. (Right before
+/// the fix too: element stores do not kill, so the array stays varied.)
 #[test]
 fn passive_overwrite_of_a_whole_array_argument() {
     let source = "
@@ -183,6 +184,7 @@ end subroutine top
 }
 
 /// Variant: the callee overwrites a module variable, not an argument.
+/// (Right before the fix too: an active global is active everywhere.)
 #[test]
 fn passive_overwrite_of_a_global_by_a_callee() {
     let source = "
@@ -208,7 +210,8 @@ end module m
 }
 
 /// Variant: the callee overwrites its argument on one branch only; one
-/// call takes it, the other does not.
+/// call takes it, the other does not. (Right before the fix too: the
+/// argument is varied at return through the untaken branch.)
 #[test]
 fn passive_overwrite_on_one_branch_of_the_callee() {
     let source = "
