@@ -9,8 +9,6 @@
 //! Environment:
 //! * `ADJIT_PROPTEST_CASES=N`: programs per test (default [`DEFAULT_CASES`]);
 //! * `ADJIT_PROPTEST_SEED=S`: the first seed (default 0);
-//! * `ADJIT_FUZZ_ALL=1`: the default test avoids nothing (see
-//!   [`KNOWN_BUG_CLASSES`]);
 //! * `ADJIT_FUZZ_GFORTRAN=1`: also compare the primal with gfortran's
 //!   (`-O0`; three successive calls; skipped when gfortran is missing).
 //!
@@ -33,23 +31,6 @@ use support::random_ir::Rng;
 /// Programs per test in a plain `cargo test`.
 const DEFAULT_CASES: u64 = 300;
 
-/// A class of construct that meets a known bug.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BugClass {
-    /// Found by this tester: a subroutine overwriting an active inout
-    /// argument with a passive value leaves the caller's tangent stale
-    /// (`tests/random_fortran_findings.rs`).
-    PassiveOverwrite,
-}
-
-/// The classes the default test avoids until their fixes land. THE KNOB:
-/// remove a class from this list once its fix is merged (and drop the
-/// `#[ignore]` of its `known_bug_*` test below); `ADJIT_FUZZ_ALL=1` turns
-/// every class on without editing. (Globals across calls, persistent state
-/// and singular points were known-bug classes until issue 10's fixes; the
-/// default set covers them now.)
-const KNOWN_BUG_CLASSES: &[BugClass] = &[BugClass::PassiveOverwrite];
-
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -63,36 +44,6 @@ fn cases() -> u64 {
 
 fn seed_base() -> u64 {
     env_u64("ADJIT_PROPTEST_SEED", 0)
-}
-
-/// Every feature on, minus the given classes.
-fn options_without(avoid: &[BugClass]) -> GenOptions {
-    let mut o = GenOptions::all();
-    for class in avoid {
-        match class {
-            BugClass::PassiveOverwrite => o.passive_overwrite = false,
-        }
-    }
-    o
-}
-
-/// The options of the default test.
-fn default_options() -> GenOptions {
-    if std::env::var("ADJIT_FUZZ_ALL").is_ok_and(|v| v == "1") {
-        GenOptions::all()
-    } else {
-        options_without(KNOWN_BUG_CLASSES)
-    }
-}
-
-/// The options that turn on `class` alone among the known bug classes.
-fn options_with(class: BugClass) -> GenOptions {
-    let others: Vec<BugClass> = KNOWN_BUG_CLASSES
-        .iter()
-        .copied()
-        .filter(|c| *c != class)
-        .collect();
-    options_without(&others)
 }
 
 /// Runs `count` programs from `base`; panics with reduced reproducers on
@@ -237,7 +188,7 @@ fn assert_meaningful(tally: &Tally) {
 
 #[test]
 fn random_fortran_programs_agree() {
-    let tally = run(seed_base(), cases(), &default_options());
+    let tally = run(seed_base(), cases(), &GenOptions::all());
     assert_meaningful(&tally);
 }
 
@@ -300,18 +251,6 @@ fn gfortran_accepts_generated_programs() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Known bug found by this tester: a callee overwriting an active inout
-/// argument with a passive value. Un-ignore once fixed.
-#[test]
-#[ignore = "known bug: stale tangent after a callee's passive overwrite (random_fortran_findings)"]
-fn known_bug_passive_overwrite() {
-    run(
-        seed_base(),
-        cases(),
-        &options_with(BugClass::PassiveOverwrite),
-    );
 }
 
 /// A campaign over every feature: `ADJIT_PROPTEST_CASES=10000 cargo test

@@ -1,10 +1,10 @@
 //! Minimised reproducers of the bugs the random-program tester
 //! (`tests/random_fortran.rs`) found, each against values worked out by
-//! hand. They are ignored until fixed: each fails on the code the tester
-//! ran against (run them with `cargo test --release --test
-//! random_fortran_findings -- --ignored`), and its `#[ignore]` goes with
-//! the fix, together with the matching class in `KNOWN_BUG_CLASSES` of
-//! `tests/random_fortran.rs`.
+//! hand, and variants written around them. Each one that is a finding
+//! failed on the code the tester ran against and is a live regression test
+//! now that its fix has landed; a finding still open is `#[ignore]`d with
+//! the reason (run those with `cargo test --release --test
+//! random_fortran_findings -- --ignored`).
 
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Backend, Engine, FiniteDifferences, Options, Selection};
@@ -13,11 +13,31 @@ use adjit::engine::{Backend, Engine, FiniteDifferences, Options, Selection};
 /// by reverse sweeps of one tape, and by central differences (each from an
 /// engine of its own), as `[tangent, adjoint, fd]` row-major matrices.
 fn jacobians(source: &str, entry: &str, of: &str, wrt: &str, settings: &[&str]) -> [Vec<f64>; 3] {
+    jacobians_on(source, entry, of, wrt, settings, Backend::Jit, 4)
+}
+
+/// [`jacobians`] on a given backend, with `directions` tangent directions
+/// per sweep.
+fn jacobians_on(
+    source: &str,
+    entry: &str,
+    of: &str,
+    wrt: &str,
+    settings: &[&str],
+    backend: Backend,
+    directions: usize,
+) -> [Vec<f64>; 3] {
     let (of, wrt) = (
         Selection::parse_list(of).unwrap(),
         Selection::parse_list(wrt).unwrap(),
     );
-    let engine = || Engine::from_source("finding.f90", source).unwrap();
+    let engine = || {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        Engine::from_sources(&[("finding.f90".into(), source.into())], options).unwrap()
+    };
     let e = engine();
     let primal = e.procedure(Some(entry)).unwrap();
     let mut args = primal.args();
@@ -29,7 +49,7 @@ fn jacobians(source: &str, entry: &str, of: &str, wrt: &str, settings: &[&str]) 
             .collect()
     };
     let tangent = engine()
-        .tangent(Some(entry), &of, &wrt, 4)
+        .tangent(Some(entry), &of, &wrt, directions)
         .unwrap()
         .jacobian(&args)
         .unwrap();
@@ -70,7 +90,6 @@ fn assert_jacobians(got: [Vec<f64>; 3], expected: &[f64]) {
 /// instead of `0.25`. The adjoint and finite differences are right. (No
 /// module or global state is involved.)
 #[test]
-#[ignore = "bug: tangent of an INOUT argument a callee overwrites with a passive value"]
 fn tangent_of_inout_overwritten_by_callee_with_passive_value() {
     let source = "
 subroutine sub(v)
@@ -88,6 +107,160 @@ end subroutine top
 ";
     // r = 0.25 x.
     assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[0.25]);
+}
+
+/// [`assert_jacobians`] of `r` with respect to `x, y` at `x = 0.5, y = 3`,
+/// on both backends, in scalar and vector (K = 2) tangent mode.
+fn assert_jacobians_everywhere(source: &str, expected: &[f64]) {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        for directions in [1, 2] {
+            let got = jacobians_on(
+                source,
+                "top",
+                "r",
+                "x,y",
+                &["x=0.5", "y=3"],
+                backend,
+                directions,
+            );
+            assert_jacobians(got, expected);
+        }
+    }
+}
+
+/// The subroutine of the finding above: overwrites its INOUT argument with
+/// a passive value.
+const PASSIVE_SUB: &str = "
+subroutine sub(v)
+  double precision, intent(inout) :: v
+  v = 0.25d0
+end subroutine sub
+";
+
+/// Variant of the finding: the actual is an element of an active array.
+#[test]
+fn passive_overwrite_of_an_array_element_argument() {
+    let source = format!(
+        "{PASSIVE_SUB}
+subroutine top(x, y, r)
+  double precision, intent(in) :: x, y
+  double precision, intent(out) :: r(2)
+  double precision :: a(3)
+  a(1) = x
+  a(2) = 2d0*x*y
+  a(3) = y
+  call sub(a(2))
+  r(1) = a(2)*x + a(1)
+  r(2) = a(2)*y + a(3)*x
+end subroutine top
+"
+    );
+    // r1 = 1.25 x, r2 = 0.25 y + x y.
+    assert_jacobians_everywhere(&source, &[1.25, 0.0, 3.0, 0.75]);
+}
+
+/// Variant: the callee overwrites a whole array argument. (Right before
+/// the fix too: element stores do not kill, so the array stays varied.)
+#[test]
+fn passive_overwrite_of_a_whole_array_argument() {
+    let source = "
+subroutine suba(v)
+  double precision, intent(inout) :: v(2)
+  v = 0.25d0
+end subroutine suba
+subroutine top(x, y, r)
+  double precision, intent(in) :: x, y
+  double precision, intent(out) :: r(2)
+  double precision :: a(2)
+  a(1) = x
+  a(2) = x*y
+  call suba(a)
+  r(1) = a(1)*x + a(2)*y
+  r(2) = a(2)*x*y
+end subroutine top
+";
+    // r1 = 0.25 (x + y), r2 = 0.25 x y.
+    assert_jacobians_everywhere(source, &[0.25, 0.25, 0.75, 0.125]);
+}
+
+/// Variant: the callee overwrites a module variable, not an argument.
+/// (Right before the fix too: an active global is active everywhere.)
+#[test]
+fn passive_overwrite_of_a_global_by_a_callee() {
+    let source = "
+module m
+  implicit none
+  double precision :: g = 0d0
+contains
+  subroutine setg()
+    g = 0.25d0
+  end subroutine setg
+  subroutine top(x, y, r)
+    double precision, intent(in) :: x, y
+    double precision, intent(out) :: r(2)
+    g = x*y
+    call setg()
+    r(1) = g*x
+    r(2) = g*y + x
+  end subroutine top
+end module m
+";
+    // r1 = 0.25 x, r2 = 0.25 y + x.
+    assert_jacobians_everywhere(source, &[0.25, 0.0, 1.0, 0.25]);
+}
+
+/// Variant: the callee overwrites its argument on one branch only; one
+/// call takes it, the other does not. (Right before the fix too: the
+/// argument is varied at return through the untaken branch.)
+#[test]
+fn passive_overwrite_on_one_branch_of_the_callee() {
+    let source = "
+subroutine subb(v, c)
+  double precision, intent(inout) :: v
+  double precision, intent(in) :: c
+  if (c > 0d0) then
+    v = 0.25d0
+  end if
+end subroutine subb
+subroutine top(x, y, r)
+  double precision, intent(in) :: x, y
+  double precision, intent(out) :: r(2)
+  double precision :: t, u
+  t = x*y
+  call subb(t, x)
+  u = 2d0*x*y
+  call subb(u, y - 10d0)
+  r(1) = t*x
+  r(2) = u*y
+end subroutine top
+";
+    // At x = 0.5, y = 3: r1 = 0.25 x, r2 = 2 x y^2.
+    assert_jacobians_everywhere(source, &[0.25, 0.0, 18.0, 6.0]);
+}
+
+/// Variant: the overwrite happens two calls down, the middle procedure
+/// only passes the argument on.
+#[test]
+fn passive_overwrite_two_calls_down() {
+    let source = format!(
+        "{PASSIVE_SUB}
+subroutine mid(w)
+  double precision, intent(inout) :: w
+  call sub(w)
+end subroutine mid
+subroutine top(x, y, r)
+  double precision, intent(in) :: x, y
+  double precision, intent(out) :: r(2)
+  double precision :: t
+  t = 2d0*x*y
+  call mid(t)
+  r(1) = t*x
+  r(2) = t*y
+end subroutine top
+"
+    );
+    // r = 0.25 (x, y).
+    assert_jacobians_everywhere(&source, &[0.25, 0.0, 0.0, 0.25]);
 }
 
 /// Seed 0 of the first fixed-seed run, reduced: issue 10 item 1 without

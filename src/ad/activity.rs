@@ -31,6 +31,10 @@
 //!   variable passed to a callee parameter that is active in the callee's
 //!   context is made active too (the callee needs its derivative storage),
 //!   and a global active anywhere in the call tree is active everywhere.
+//!   A parameter or global varied at entry and useful at return is active
+//!   even when the procedure overwrites it with a passive value: the caller
+//!   keeps its activity across the call (weak update), so the callee's
+//!   derivative must define its derivative at return (zero, then).
 //!   The root's independents and dependents are always active, so the
 //!   derivative procedure's signature depends only on what was asked.
 //!
@@ -856,6 +860,21 @@ impl Analyzer<'_> {
         let mut active_globals: Vec<bool> = (0..module.globals.len())
             .map(|g| active_slots.contains(slots.of_global(GlobalId(g as u32))))
             .collect();
+        // The caller keeps an argument's old activity across a call (weak
+        // update), so an interface variable varied at entry and useful at
+        // return needs its derivative defined at return even when this
+        // procedure overwrites it with a passive value (the derivative is
+        // then zero): it is active.
+        for &v in &context.independents {
+            if context.dependents.contains(&v) && slots.is_float(slots.of_var(v)) {
+                active_vars[v.index()] = true;
+            }
+        }
+        for &g in &context.varied_globals {
+            if context.useful_globals.contains(&g) {
+                active_globals[g.index()] = true;
+            }
+        }
 
         self.in_progress.push(context.clone());
         let mut calls = BTreeMap::new();
@@ -1181,5 +1200,41 @@ mod tests {
         let site2 = a.call(c2).expect("analysed");
         assert!(site2.context.independents.is_empty());
         assert!(!site2.is_active(ga) && !site2.is_active(gb));
+    }
+
+    #[test]
+    fn a_parameter_varied_at_entry_and_useful_at_return_is_active() {
+        // g(v): v = 0.25.  f(x, y): t = x; call g(t); y = t*x
+        let mut m = Module::default();
+        let mut p = Proc::new("g");
+        let mut b = ProcBuilder::new(&mut p);
+        let v = b.param("v", Type::F64, vec![]);
+        let c = b.fconst(Type::F64, 0.25);
+        b.store(v, c);
+        b.ret();
+        let g = m.add_proc(p);
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let (x, y) = (
+            b.param("x", Type::F64, vec![]),
+            b.param("y", Type::F64, vec![]),
+        );
+        let t = b.local("t", Type::F64);
+        let lx = b.load(x);
+        b.store(t, lx);
+        let call = b.call(g, vec![CallArg::Var(t)]);
+        let (lt, lx) = (b.load(t), b.load(x));
+        let r = b.binary(BinaryOp::Mul, lt, lx);
+        b.store(y, r);
+        b.ret();
+        let f = m.add_proc(p);
+        let a = analyze(&m, f, &[x], &[y]);
+        let site = a.call(call).expect("analysed");
+        assert_eq!(site.context.independents, [v]);
+        assert_eq!(site.context.dependents, [v]);
+        // Neither varied at return nor useful at entry, yet active: the
+        // callee's derivative must zero it for the caller.
+        assert!(site.is_active(v));
+        assert!(a.is_active(t));
     }
 }
