@@ -401,3 +401,148 @@ end subroutine top
         &[s.cos(), 1.0, 2.0],
     );
 }
+
+/// Found by the random-program tester (adjoint gave `0.2872`, only the
+/// direct `g*x` term, where tangent and finite differences give `0.5502`):
+/// module variable `g` is written by `sub2` from its argument, which `sub3`
+/// passes an active local; `sub3` itself never names `g`. The adjoint
+/// re-analysed `sub3` in a context of its own parameters and the globals it
+/// names, so `g` was not useful there, `t` got no adjoint and the adjoint
+/// of `g` stopped at the call. Procedures of [`NESTED_GLOBAL`] for the
+/// variants below.
+const NESTED_GLOBAL: &str = "
+  subroutine sub2(v)
+    double precision, intent(inout) :: v
+    g = tanh(v)
+  end subroutine sub2
+  subroutine sub3(a)
+    double precision, intent(in) :: a
+    double precision :: t
+    t = sin(a)
+    call sub2(t)
+  end subroutine sub3
+  subroutine outer(b)
+    double precision, intent(in) :: b
+    double precision :: s
+    s = b*b
+    call sub3(s)
+  end subroutine outer
+  subroutine useg(a, b, r)
+    double precision, intent(in) :: a, b
+    double precision, intent(out) :: r(2)
+    r(1) = g*a
+    r(2) = g*b
+  end subroutine useg
+";
+
+/// Module `m` with global `g`, the procedures of [`NESTED_GLOBAL`] and `top`.
+fn nested_global_module(top: &str) -> String {
+    format!(
+        "module m
+  implicit none
+  double precision :: g = 0d0
+contains
+{NESTED_GLOBAL}
+{top}
+end module m
+"
+    )
+}
+
+/// `d/du tanh(sin(u)) = sech^2(sin u) cos u`.
+fn d_tanh_sin(u: f64) -> f64 {
+    let th = u.sin().tanh();
+    (1.0 - th * th) * u.cos()
+}
+
+/// The finding: `g` written two calls down, read by the entry.
+#[test]
+fn global_written_two_calls_down_read_by_the_entry() {
+    let source = nested_global_module(
+        "  subroutine top(x, r)
+    double precision, intent(in) :: x
+    double precision, intent(out) :: r
+    call sub3(x)
+    r = g*x
+  end subroutine top",
+    );
+    // r = tanh(sin x) x.
+    let x: f64 = 0.3;
+    let expected = x.sin().tanh() + x * d_tanh_sin(x);
+    assert_jacobians(jacobians(&source, "top", "r", "x", &["x=0.3"]), &[expected]);
+}
+
+/// Variant: both inputs, both backends, scalar and vector tangents.
+#[test]
+fn global_written_two_calls_down_read_by_the_entry_everywhere() {
+    let source = nested_global_module(
+        "  subroutine top(x, y, r)
+    double precision, intent(in) :: x, y
+    double precision, intent(out) :: r(2)
+    call sub3(x)
+    r(1) = g*x
+    r(2) = g*y
+  end subroutine top",
+    );
+    // r = tanh(sin x) (x, y) at x = 0.5, y = 3.
+    let (x, y): (f64, f64) = (0.5, 3.0);
+    let (f, df) = (x.sin().tanh(), d_tanh_sin(x));
+    assert_jacobians_everywhere(&source, &[f + x * df, 0.0, y * df, f]);
+}
+
+/// Variant: one level deeper, `outer` and `sub3` pass the active value on
+/// and neither names `g`.
+#[test]
+fn global_written_three_calls_down_read_by_the_entry() {
+    let source = nested_global_module(
+        "  subroutine top(x, y, r)
+    double precision, intent(in) :: x, y
+    double precision, intent(out) :: r(2)
+    call outer(x)
+    r(1) = g*x
+    r(2) = g*y
+  end subroutine top",
+    );
+    // r = tanh(sin(x^2)) (x, y).
+    let (x, y): (f64, f64) = (0.5, 3.0);
+    let (f, df) = ((x * x).sin().tanh(), d_tanh_sin(x * x) * 2.0 * x);
+    assert_jacobians_everywhere(&source, &[f + x * df, 0.0, y * df, f]);
+}
+
+/// Variant: the entry never names `g` either; another callee reads it.
+#[test]
+fn global_written_two_calls_down_read_by_another_callee() {
+    let source = nested_global_module(
+        "  subroutine top(x, y, r)
+    double precision, intent(in) :: x, y
+    double precision, intent(out) :: r(2)
+    call sub3(y)
+    call useg(x, y, r)
+  end subroutine top",
+    );
+    // r = tanh(sin y) (x, y).
+    let (x, y): (f64, f64) = (0.5, 3.0);
+    let (f, df) = (y.sin().tanh(), d_tanh_sin(y));
+    assert_jacobians_everywhere(&source, &[f, x * df, 0.0, f + y * df]);
+}
+
+/// Variant: `g` written one call down (the callee names it), read by
+/// another callee; the entry never names it. (Right before the fix too:
+/// the writing callee names `g`, so its own context made it useful.)
+#[test]
+fn global_written_one_call_down_read_by_another_callee() {
+    let source = nested_global_module(
+        "  subroutine top(x, y, r)
+    double precision, intent(in) :: x, y
+    double precision, intent(out) :: r(2)
+    double precision :: t
+    t = sin(x)
+    call sub2(t)
+    call useg(x, y, r)
+  end subroutine top",
+    );
+    // r = tanh(sin x) (x, y).
+    let (x, y): (f64, f64) = (0.5, 3.0);
+    let (f, df) = (x.sin().tanh(), d_tanh_sin(x));
+    assert_jacobians_everywhere(&source, &[f + x * df, 0.0, y * df, f]);
+}

@@ -718,6 +718,21 @@ pub fn analyze(
     independents: &[VarId],
     dependents: &[VarId],
 ) -> Activity {
+    analyze_with_globals(module, proc, independents, dependents, &[])
+}
+
+/// Like [`analyze`], with `globals` in addition both varied at entry and
+/// useful at return, whether or not `proc` names them: the context of a
+/// callee whose caller keeps these globals' derivatives across the call (a
+/// global written by a deeper callee and read after the call is useful in
+/// every procedure on the way, even one that never names it).
+pub fn analyze_with_globals(
+    module: &Module,
+    proc: ProcId,
+    independents: &[VarId],
+    dependents: &[VarId],
+    globals: &[GlobalId],
+) -> Activity {
     let Some(p) = module.procs.get(proc.index()) else {
         return empty_activity(module, proc);
     };
@@ -733,8 +748,21 @@ pub fn analyze(
         }
         (params, globals)
     };
-    let (ind_params, ind_globals) = split(independents);
-    let (dep_params, dep_globals) = split(dependents);
+    let (ind_params, mut ind_globals) = split(independents);
+    let (dep_params, mut dep_globals) = split(dependents);
+    let float_global = |g: &&GlobalId| {
+        module
+            .globals
+            .get(g.index())
+            .is_some_and(|g| g.ty.is_float())
+    };
+    for &g in globals.iter().filter(float_global) {
+        for list in [&mut ind_globals, &mut dep_globals] {
+            if !list.contains(&g) {
+                list.push(g);
+            }
+        }
+    }
     let context = Context {
         proc,
         independents: ind_params,

@@ -64,7 +64,11 @@
 //! reverse sweep, generated once per callee and activity pattern (which
 //! arguments carry adjoints). A callee's sweeps record every overwrite of a
 //! parameter or global, so its reverse sweep gives the caller back the state
-//! before the call.
+//! before the call. Every global active anywhere in the call tree carries
+//! its adjoint into and out of every callee sweep, so a callee's activity
+//! is analysed with all of them varied at entry and useful at return, also
+//! those it never names (one written by a deeper callee from the callee's
+//! own active values).
 
 mod control;
 mod emit;
@@ -408,10 +412,20 @@ impl Generator<'_> {
                 }
             }
         }
-        let analysed = self
-            .options
-            .activity
-            .then(|| crate::ad::activity::analyze(self.source, proc, &independents, &dependents));
+        // The callee's context includes every active global, named in it or
+        // not: one written by a deeper callee must stay useful here.
+        let mut context_globals: Vec<GlobalId> =
+            self.active_globals.iter().flatten().copied().collect();
+        context_globals.sort();
+        let analysed = self.options.activity.then(|| {
+            crate::ad::activity::analyze_with_globals(
+                self.source,
+                proc,
+                &independents,
+                &dependents,
+                &context_globals,
+            )
+        });
         if let (Some(activity), None, Activation::Top { .. }) =
             (&analysed, &self.active_globals, how)
         {
