@@ -20,6 +20,7 @@ mod common;
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{element_count, Args, Engine, FiniteDifferences, Jacobian, Options, Selection};
 use adjit::ir::Type;
+use common::check::Rng;
 use common::corpus::{case_settings, corpus_dir, programs_in};
 
 /// Tangent and adjoint, double precision at both ends: round-off.
@@ -81,17 +82,6 @@ const SINGLE_PATHS: &[(&str, &str, &str, &str)] = &[(
     "x",
     "d = dble(t) - a with t a REAL(4) sum of sngl(x)",
 )];
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
 
 /// The argument name of a label (`x(3)` -> `x`).
 fn base(label: &str) -> &str {

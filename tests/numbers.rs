@@ -6,6 +6,9 @@
 //! makes of the decimal, bit for bit. INTEGER(8) values beyond 2**53 are
 //! read exactly.
 
+mod common;
+
+use common::check::Rng;
 use std::process::Command;
 
 /// `y = x` element by element, and `s = sum(c*x)` (so that the gradient of
@@ -24,20 +27,6 @@ end subroutine
 ";
 
 const COUNT: usize = 2000;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// `COUNT` decimals with 17 significant digits: exponents -300..=300, one
 /// in ten subnormal (exponents -323..=-309), both signs.
@@ -60,14 +49,11 @@ fn decimals(seed: u64) -> Vec<String> {
         .collect()
 }
 
+/// `adjit ARGS...`'s standard output; the command must succeed.
 fn adjit(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_adjit"))
-        .args(args)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?}: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
+    let (code, stdout, stderr) = common::cli::adjit(args);
+    assert_eq!(code, 0, "{args:?}: {stderr}");
+    stdout
 }
 
 /// The numbers of the JSON array (or first row of a matrix) that follows

@@ -8,8 +8,11 @@
 //! adjoint entry by entry, by the dot-product identity, and against central
 //! finite differences where the function is smooth around the point.
 
+mod common;
+
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Backend, Engine, FiniteDifferences, Jacobian, Options, Selection};
+use common::check::Rng;
 
 /// Relative agreement of finite derivatives between modes and with the
 /// analytic values.
@@ -68,17 +71,6 @@ fn all_of(j: &Jacobian) -> Vec<Vec<Option<f64>>> {
     (0..j.rows())
         .map(|r| (0..j.cols()).map(|c| Some(j.get(r, c))).collect())
         .collect()
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
 }
 
 /// One program at one point with its analytic Jacobian (`None`: not

@@ -14,12 +14,22 @@ pub const AD_TOLERANCE_F32: f64 = 1e-5;
 pub struct Rng(pub u64);
 
 impl Rng {
-    /// The next number in [-1, 1).
-    pub fn next(&mut self) -> f64 {
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        self.0
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.bits() % n
+    }
+
+    /// The next number in [-1, 1).
+    pub fn next(&mut self) -> f64 {
+        (self.bits() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     }
 
     /// `n` numbers.
