@@ -4,33 +4,15 @@
 //! (Bratu, dim = 1000), and the tape each adjoint records with and without
 //! TBR and activity analysis.
 
+mod common;
+
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
-use adjit::engine::{Args, Engine, Options, Selection};
 use adjit::timing::Sampler;
-use std::path::PathBuf;
+use common::{bratu_args, engine, sel};
 
 /// Median of repeated runs of `f`.
 fn median(f: impl FnMut()) -> f64 {
     Sampler::BENCHMARK.median_of(f)
-}
-
-fn engine(file: &str) -> Engine {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
-    Engine::from_files(&[path], Options::default()).expect("bundled example compiles")
-}
-
-fn sel(s: &str) -> Vec<Selection> {
-    Selection::parse_list(s).expect("selection")
-}
-
-fn bratu_args(engine: &Engine, dim: usize) -> Args {
-    let mut args = engine.procedure(None).unwrap().args();
-    args.set_scalar("dim", dim as f64).unwrap();
-    args.set_scalar("parmax", 2.0).unwrap();
-    let x: Vec<f64> = (0..dim).map(|i| 1.0 + (i % 5) as f64 * 0.5).collect();
-    args.set_array("x", &x).unwrap();
-    args.set_array("prm", &[1.3, 0.245828]).unwrap();
-    args
 }
 
 fn main() {

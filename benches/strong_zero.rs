@@ -7,15 +7,17 @@
 //! shared machine falls on all alike; it prints the median of the rounds'
 //! medians and the ratios to IEEE.
 
+mod common;
+
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::ad::rules::StrongZero;
 use adjit::ad::tangent::{active_params, tangent, TangentOptions};
-use adjit::engine::{Args, Engine, Options, Selection};
+use adjit::engine::{Args, Engine};
 use adjit::ir::Buffer;
 use adjit::ir::{ProcId, VarId};
 use adjit::jit::codegen::{CompiledModule, JitOptions};
 use adjit::timing::Sampler;
-use std::path::PathBuf;
+use common::{bratu_args, engine, sel};
 use std::time::Duration;
 
 /// Alternating rounds per case.
@@ -27,15 +29,6 @@ const ROUND: Sampler = Sampler {
     max_runs: 100,
     budget: Duration::from_millis(300),
 };
-
-fn engine(file: &str) -> Engine {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
-    Engine::from_files(&[path], Options::default()).expect("bundled example compiles")
-}
-
-fn sel(s: &str) -> Vec<Selection> {
-    Selection::parse_list(s).expect("selection")
-}
 
 /// The parameter of the entry named `name`.
 fn param(engine: &Engine, name: &str) -> VarId {
@@ -198,17 +191,8 @@ fn main() {
     );
 
     let bratu = engine("examples/bratu.f");
-    let bratu_args = |dim: usize| {
-        let mut args = bratu.procedure(None).unwrap().args();
-        args.set_scalar("dim", dim as f64).unwrap();
-        args.set_scalar("parmax", 2.0).unwrap();
-        let x: Vec<f64> = (0..dim).map(|i| 1.0 + (i % 5) as f64 * 0.5).collect();
-        args.set_array("x", &x).unwrap();
-        args.set_array("prm", &[1.3, 0.245828]).unwrap();
-        args
-    };
     let dim = 1_000_000;
-    let args = bratu_args(dim);
+    let args = bratu_args(&bratu, dim);
     let runs = SETTINGS.map(|z| TangentRun::new(&bratu, &["f"], &["x", "prm"], 1, z));
     compare(
         &format!("bratu tangent dim={dim}"),
@@ -230,7 +214,7 @@ fn main() {
 
     // Full Jacobians, dim = 1000: vector tangent (guards per direction)
     // and reverse sweeps over one tape.
-    let args = bratu_args(1000);
+    let args = bratu_args(&bratu, 1000);
     let runs = SETTINGS.map(|z| TangentRun::new(&bratu, &["f"], &["x", "prm"], 8, z));
     compare(
         "bratu Jacobian dim=1000, tangent K=8",
