@@ -402,12 +402,8 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
     let nprocs = g.rng.range(1, options.max_procs.max(1) as i64) as usize;
     let mut procs = Vec::new();
     for k in 1..=nprocs {
-        let p = if g.rng.chance(35) {
-            g.function(k)
-        } else {
-            g.subroutine(k)
-        };
-        procs.push(p);
+        let is_function = g.rng.chance(35);
+        procs.push(g.callee(k, is_function));
     }
     procs.push(g.top(resets));
     Program {
@@ -1033,70 +1029,55 @@ impl Gen<'_> {
         ]
     }
 
-    fn subroutine(&mut self, k: usize) -> ProcSrc {
-        let name = format!("sub{k}");
-        let (has_n, params) = self.params(false);
+    /// Callee `k`: a subroutine `subK` or a DOUBLE PRECISION function
+    /// `funK` (which stores its result last).
+    fn callee(&mut self, k: usize, is_function: bool) -> ProcSrc {
+        let name = format!("{}{k}", if is_function { "fun" } else { "sub" });
+        let (has_n, params) = self.params(is_function);
         let mut names = Vec::new();
         let mut head = Vec::new();
         let mut init = Vec::new();
         let mut decl = Vec::new();
-        let mut scope = self.proc_scope(has_n, &params, false, &mut names, &mut decl, &mut init);
-        let mut all = Vec::new();
-        if has_n {
-            all.push("n".to_string());
-        }
-        all.extend(names);
-        head.push(format!("subroutine {name}({})", all.join(", ")));
-        head.extend(decl);
-        if self.opt.globals_across_calls && self.rng.chance(50) {
-            let s = self.save_local(&mut scope, &mut head);
-            init.extend(s);
-        }
-        for c in &self.counters {
-            // Passive state a callee advances (bounded below 2).
-            init.push(Stmt::Line(format!("{c} = 0.5d0*{c} + 0.25d0")));
-        }
-        let count = self.rng.range(1, self.opt.max_stmts as i64) as usize;
-        let body = self.stmts(&mut scope, count, 0);
-        self.callees.push(Callee {
-            name: name.clone(),
-            is_function: false,
-            params,
+        let mut scope = self.proc_scope(
             has_n,
-        });
-        ProcSrc {
-            head,
-            init,
-            body,
-            finish: vec![],
-            end: format!("end subroutine {name}"),
-        }
-    }
-
-    fn function(&mut self, k: usize) -> ProcSrc {
-        let name = format!("fun{k}");
-        let (has_n, params) = self.params(true);
-        let mut names = Vec::new();
-        let mut head = Vec::new();
-        let mut init = Vec::new();
-        let mut decl = Vec::new();
-        let mut scope = self.proc_scope(has_n, &params, true, &mut names, &mut decl, &mut init);
+            &params,
+            is_function,
+            &mut names,
+            &mut decl,
+            &mut init,
+        );
         let mut all = Vec::new();
         if has_n {
             all.push("n".to_string());
         }
         all.extend(names);
-        head.push(format!(
-            "double precision function {name}({})",
-            all.join(", ")
-        ));
+        let (kind, end) = if is_function {
+            ("double precision function", "end function")
+        } else {
+            ("subroutine", "end subroutine")
+        };
+        head.push(format!("{kind} {name}({})", all.join(", ")));
         head.extend(decl);
+        if !is_function {
+            if self.opt.globals_across_calls && self.rng.chance(50) {
+                let s = self.save_local(&mut scope, &mut head);
+                init.extend(s);
+            }
+            for c in &self.counters {
+                // Passive state a callee advances (bounded below 2).
+                init.push(Stmt::Line(format!("{c} = 0.5d0*{c} + 0.25d0")));
+            }
+        }
         let count = self.rng.range(1, self.opt.max_stmts as i64) as usize;
         let body = self.stmts(&mut scope, count, 0);
-        let finish = vec![self.store(&name, &scope, 3)];
+        let finish = if is_function {
+            vec![self.store(&name, &scope, 3)]
+        } else {
+            vec![]
+        };
         self.callees.push(Callee {
             name: name.clone(),
-            is_function: true,
+            is_function,
             params,
             has_n,
         });
@@ -1105,7 +1086,7 @@ impl Gen<'_> {
             init,
             body,
             finish,
-            end: format!("end function {name}"),
+            end: format!("{end} {name}"),
         }
     }
 
