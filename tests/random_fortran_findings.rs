@@ -554,11 +554,10 @@ fn global_written_one_call_down_read_by_another_callee() {
 /// forms `inf * (1 - 1) = inf * 0`, a strong zero: `dr/ds = 1`, as finite
 /// differences say. The adjoint forms `inf * 1 + inf * (-1) = NaN`: the
 /// cancellation happens after the multiplication by the infinite partial,
-/// where no strong zero can see it. Fixing it needs the partials of one
-/// variable's several uses in a statement combined before they multiply the
-/// adjoint (or simplification of `s - s`).
+/// where no strong zero could see it. Fixed by summing the partials of an
+/// operand used twice by one instruction (`rules::partials`) before they
+/// multiply a derivative: `s - s` has the partial 0 in `s` in both modes.
 #[test]
-#[ignore = "bug: adjoint NaN where an infinite partial meets a cancellation (s - s)"]
 fn adjoint_of_an_infinite_partial_times_a_cancelling_difference() {
     let source = "
 subroutine top(s, r)

@@ -217,8 +217,11 @@ pub enum Partial {
 /// Emits the local partial derivatives of the elemental instruction `inst`
 /// (whose operands are values of the procedure `e` writes into, and whose
 /// result is `result` of type `ty`) with respect to every float operand for
-/// which `wanted` is true, in operand order. An operand used twice (`x*x`)
-/// appears twice; the sum of its entries is its partial.
+/// which `wanted` is true, in operand order. An operand used twice (`x*x`,
+/// `s - s`) appears once, with the sum of its two partials: summed before
+/// they multiply a derivative, `s - s` stays exactly flat in `s` in both
+/// transforms, so an infinite adjoint or tangent reaching it gives the
+/// strong zero `inf * 0 = 0` rather than `inf - inf = NaN`.
 ///
 /// Returns `Some(vec![])` for elemental instructions without a derivative
 /// (constants, comparisons, integer and logical operations, conversions from
@@ -267,7 +270,80 @@ pub fn partials(
         // Constants, comparisons and bounds: no derivative.
         _ => {}
     }
+    merge_repeated(e, &mut out, ty);
     Some(out)
+}
+
+/// Replaces the two entries of an operand used twice by one entry holding
+/// the sum of their partials (an instruction has at most two float
+/// operands, so at most one operand repeats).
+fn merge_repeated(e: &mut dyn Emit, out: &mut Vec<(Value, Partial)>, ty: Type) {
+    if let [(a, p), (b, q)] = out[..] {
+        if a == b {
+            *out = vec![(a, sum(e, p, q, ty))];
+        }
+    }
+}
+
+/// The partial `p + q` of one operand, symbolic where both are.
+fn sum(e: &mut dyn Emit, p: Partial, q: Partial, ty: Type) -> Partial {
+    use Partial as P;
+    match (p, q) {
+        (P::Zero, r) | (r, P::Zero) => r,
+        (P::One, P::MinusOne) | (P::MinusOne, P::One) => P::Zero,
+        (
+            P::Gate {
+                cond: c1,
+                when: w1,
+                negative: n1,
+            },
+            P::Gate {
+                cond: c2,
+                when: w2,
+                negative: n2,
+            },
+        ) if c1 == c2 => match (w1 == w2, n1 == n2) {
+            // `min(x, x)`, `select(c, x, x)`: exactly one gate is open.
+            (false, true) if n1 => P::MinusOne,
+            (false, true) => P::One,
+            // `dim(x, x)`: one gate with opposite signs.
+            (true, false) => P::Zero,
+            _ => sum_values(e, p, q, ty),
+        },
+        _ => sum_values(e, p, q, ty),
+    }
+}
+
+/// `p + q` emitted as a value: singular when either is.
+fn sum_values(e: &mut dyn Emit, p: Partial, q: Partial, ty: Type) -> Partial {
+    let singular = matches!(p, Partial::Singular(_)) || matches!(q, Partial::Singular(_));
+    let (p, q) = (partial_value(e, p, ty), partial_value(e, q, ty));
+    let total = e.binary(BinaryOp::Add, p, q, ty);
+    if singular {
+        Partial::Singular(total)
+    } else {
+        Partial::Value(total)
+    }
+}
+
+/// The value of a partial, emitted in type `ty`.
+fn partial_value(e: &mut dyn Emit, p: Partial, ty: Type) -> Value {
+    match p {
+        Partial::Zero => e.float(ty, 0.0),
+        Partial::One => e.float(ty, 1.0),
+        Partial::MinusOne => e.float(ty, -1.0),
+        Partial::Value(v) | Partial::Singular(v) => v,
+        Partial::Gate {
+            cond,
+            when,
+            negative,
+        } => {
+            let unit = e.float(ty, if negative { -1.0 } else { 1.0 });
+            let zero = e.float(ty, 0.0);
+            let (if_true, if_false) = if when { (unit, zero) } else { (zero, unit) };
+            e.select(cond, if_true, if_false, ty)
+        }
+    }
 }
 
 /// True for the instructions [`partials`] knows: pure operations on values.
@@ -697,5 +773,34 @@ mod tests {
             before + 2,
             "one load and one multiplication, no guard"
         );
+    }
+
+    /// The partials of `op(x, x)` for a parameter `x`.
+    fn partials_of_repeated(op: BinaryOp) -> Vec<(Value, Partial)> {
+        let mut proc = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let lx = b.load(x);
+        let r = b.binary(op, lx, lx);
+        let inst = Inst::Binary(op, lx, lx);
+        let parts = partials(&mut b, &inst, Type::F64, r, &|_| true).expect("elemental");
+        assert!(parts.iter().all(|(u, _)| *u == lx), "{parts:?}");
+        parts
+    }
+
+    #[test]
+    fn an_operand_used_twice_gets_one_summed_partial() {
+        use BinaryOp as B;
+        // Symbolic sums: `x - x` and `dim(x, x)` are flat, `min(x, x)` is x.
+        for op in [B::Sub, B::Dim] {
+            assert!(matches!(partials_of_repeated(op)[..], [(_, Partial::Zero)]));
+        }
+        for op in [B::Min, B::Max] {
+            assert!(matches!(partials_of_repeated(op)[..], [(_, Partial::One)]));
+        }
+        // Computed sums: one entry, its kind kept.
+        assert!(matches!(partials_of_repeated(B::Add)[..], [(_, Partial::Value(_))]));
+        assert!(matches!(partials_of_repeated(B::Mul)[..], [(_, Partial::Value(_))]));
+        assert!(matches!(partials_of_repeated(B::Div)[..], [(_, Partial::Singular(_))]));
     }
 }
