@@ -571,3 +571,46 @@ end subroutine top
 ";
     assert_jacobians(jacobians(source, "top", "r", "s", &["s=1.5"]), &[1.0]);
 }
+
+/// Campaign finding (seed 504450 of `ADJIT_PROPTEST_SEED=500000`, reduced by
+/// hand): the cancellation of the finding above spread over two
+/// statements. `t = s` then `sqrt(max(t - s, 0d0))`: the square root sits
+/// at its singular point behind a `max` tie. With the tie sent to `t - s`,
+/// the adjoint of `t - s` is infinite and splits into `+inf` for `t` (hence
+/// `s`) and `-inf` for `s`: NaN, which no per-instruction rule can see. At
+/// a tie with a constant the derivative goes to the constant (`max(x, 0d0)`
+/// is flat at `x = 0`, as a ReLU's derivative at 0), so nothing infinite
+/// leaves the `max`.
+#[test]
+fn adjoint_of_a_safe_sqrt_at_zero_behind_a_cancellation_over_two_statements() {
+    let source = "
+subroutine top(s, r)
+  double precision, intent(in) :: s
+  double precision, intent(out) :: r
+  double precision :: t, g
+  t = s
+  g = sqrt(max(t - s, 0d0))
+  r = g + s
+end subroutine top
+";
+    assert_jacobians(jacobians(source, "top", "r", "s", &["s=1.5"]), &[1.0]);
+}
+
+/// The tie rule of the finding above on its own: `max(x, 0d0)` and
+/// `min(0d0, x)` at `x = 0` have the derivative 0 in both modes (the tie
+/// goes to the constant), and 1 on the side where `x` is returned.
+#[test]
+fn a_tie_with_a_constant_goes_to_the_constant() {
+    let source = "
+subroutine top(x, r)
+  double precision, intent(in) :: x
+  double precision, intent(out) :: r
+  r = max(x, 0d0) + 2d0*min(0d0, x)
+end subroutine top
+";
+    let at = |x: &str| jacobians(source, "top", "r", "x", &[x]);
+    let [t, a, _] = at("x=0");
+    assert_eq!((t[0], a[0]), (0.0, 0.0));
+    assert_jacobians(at("x=0.5"), &[1.0]);
+    assert_jacobians(at("x=-0.5"), &[2.0]);
+}

@@ -497,8 +497,16 @@ fn binary_partials(
             });
         }
         B::Min | B::Max => {
-            // The partial goes to the argument the primal returned.
-            let a_chosen = e.cmp(CmpOp::Eq, r, a);
+            // The partial goes to the argument the primal returned; at a
+            // tie with a constant, to the constant: `max(x, 0d0)` is flat
+            // at `x = 0`, so a singular point behind it (`sqrt(max(x, 0d0))`)
+            // never sends an infinite derivative on to `x`.
+            let constant = |e: &dyn Emit, v| e.float_constant(v).is_some();
+            let a_chosen = if constant(e, b) && !constant(e, a) {
+                e.cmp(CmpOp::Ne, r, b)
+            } else {
+                e.cmp(CmpOp::Eq, r, a)
+            };
             let gate = |when| Partial::Gate {
                 cond: a_chosen,
                 when,
