@@ -10,6 +10,8 @@
 pub mod ad;
 pub mod engine;
 pub mod front;
+#[cfg(feature = "argmin")]
+pub mod optim;
 pub mod timing;
 
 pub use adjit_ir as ir;
