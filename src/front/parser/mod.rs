@@ -155,6 +155,16 @@ enum LineKind {
     },
     /// The start of a block to skip up to its END.
     Skip(SkippedBlock),
+    /// `interface [name]` / `abstract interface`: replaced by the whole
+    /// block (a [`DeclKind::Interface`]) as soon as it is read.
+    InterfaceStart {
+        generic: Option<Name>,
+        is_abstract: bool,
+        span: Span,
+    },
+    /// `type [, access ::] name`: replaced by the whole definition (a
+    /// [`DeclKind::TypeDef`]) as soon as it is read.
+    TypeStart { name: Name, access: Option<bool> },
     /// A statement that failed to parse (already reported); kept for its
     /// label.
     Error,
@@ -308,6 +318,14 @@ impl Parser {
             };
             let kind = match parsed {
                 Ok(LineKind::Skip(block)) => self.skip_block(block, span),
+                Ok(LineKind::InterfaceStart {
+                    generic,
+                    is_abstract,
+                    span,
+                }) => self.parse_interface(generic, is_abstract, span),
+                Ok(LineKind::TypeStart { name, access }) => {
+                    self.parse_type_definition(name, access, span)
+                }
                 Ok(kind) => kind,
                 Err(d) => {
                     self.diags.push(d);
