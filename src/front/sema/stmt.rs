@@ -779,7 +779,10 @@ impl Lowerer<'_, '_> {
                     }
                     values[j] = Some(x);
                 }
+                // Scalar values are computed into temporaries before any
+                // component is stored (`q = point(q%y, q%x)`).
                 let mut failed = false;
+                let mut pending = Vec::new();
                 for (c, v) in def.comps.iter().zip(values) {
                     let Some(v) = v.or(c.init.as_ref()) else {
                         failed = true;
@@ -790,7 +793,36 @@ impl Lowerer<'_, '_> {
                         continue;
                     };
                     let t = name_expr(format!("{}%{}", target.text, c.name), target.span);
-                    failed |= self.assign(&t, v).is_err();
+                    let scalar = match (&c.ty, &c.dims) {
+                        (super::scope::CompType::Plain(ti), None) if ti.ty != Type::Char => {
+                            Some(ti.ty)
+                        }
+                        _ => None,
+                    };
+                    match scalar {
+                        Some(ty) => match self.num_as(v, ty) {
+                            Ok(x) => {
+                                let tmp = self.temp("c", ty);
+                                self.emit(Inst::Store(tmp, x), None);
+                                pending.push((t, tmp));
+                            }
+                            Err(Reported) => failed = true,
+                        },
+                        None => failed |= self.assign(&t, v).is_err(),
+                    }
+                }
+                for (t, tmp) in pending {
+                    let ExprKind::Name(n) = &t.kind else {
+                        unreachable!("a name")
+                    };
+                    let r = self.var_of(n).and_then(|v| {
+                        self.check_writable(v, n)?;
+                        let ty = self.proc.var(tmp).ty;
+                        let x = self.val(Inst::Load(tmp), ty);
+                        self.emit(Inst::Store(v, x), None);
+                        Ok(())
+                    });
+                    failed |= r.is_err();
                 }
                 if failed {
                     return Err(Reported);
