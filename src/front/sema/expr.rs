@@ -745,8 +745,18 @@ impl Lowerer<'_, '_> {
             _ => None,
         };
         if let Some(tn) = &d.type_name {
+            let ctor = match &e.kind {
+                ExprKind::Apply { name: f, .. } => self.find_type(&f.text).filter(|t| &t.name == tn),
+                _ => None,
+            };
             let st = match bare.map(|n| self.resolve(n)).transpose()? {
                 Some(Resolved::Struct(st)) if &st.type_name == tn => st,
+                _ if ctor.is_some() => {
+                    // A structure constructor goes through a temporary.
+                    let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;
+                    self.struct_assign(&tmp, &st, e)?;
+                    st
+                }
                 _ => {
                     return Err(self.err(
                         e.span,
@@ -776,7 +786,7 @@ impl Lowerer<'_, '_> {
         if let Some(pf) = d.present {
             // An OPTIONAL dummy of the caller passes its own presence on.
             let caller_flag = bare
-                .filter(|n| self.u().scope.var(&n.text).is_some_and(|v| v.optional && v.arg.is_some()))
+                .filter(|n| self.u().scope.is_optional_dummy(&n.text))
                 .and_then(|n| self.vars.get(&super::present_flag(&n.text)).copied());
             out[pf] = Some(match caller_flag {
                 Some(f) => CallArg::Var(f),

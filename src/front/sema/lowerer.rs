@@ -82,7 +82,7 @@ pub(crate) enum Resolved<'p> {
     /// A user procedure (unit index).
     Proc(usize),
     /// A variable of derived type.
-    Struct(&'p StructDecl),
+    Struct(StructDecl),
     /// A generic interface name: its specific procedures' names.
     Generic(&'p [String]),
     /// Nothing known: an implicit variable, an intrinsic or an error.
@@ -134,6 +134,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Index in the current block of the current statement's first
     /// instruction (values before it are not reused).
     pub stmt_start: usize,
+    /// Temporary structures (structure constructors passed as actual
+    /// arguments), by name; their leaves are in `vars`.
+    pub temp_structs: HashMap<String, StructDecl>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -171,6 +174,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             elem: None,
             ntemps: 0,
             stmt_start: 0,
+            temp_structs: HashMap::new(),
         }
     }
 
@@ -382,6 +386,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         if let Some(&v) = self.vars.get(n) {
             return Ok(Resolved::Var(v));
         }
+        if let Some(st) = self.temp_structs.get(n) {
+            return Ok(Resolved::Struct(st.clone()));
+        }
         let scopes = [
             Some(&self.u().scope),
             self.host_scope(),
@@ -409,7 +416,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                         None => Err(self.err(name.span, format!("unknown procedure `{n}`"))),
                     }
                 }
-                Some(Sym::Struct(st)) => return Ok(Resolved::Struct(st)),
+                Some(Sym::Struct(st)) => return Ok(Resolved::Struct(st.clone())),
                 Some(Sym::Generic(g)) => return Ok(Resolved::Generic(g)),
                 Some(Sym::ProcAlias(r)) => {
                     return match self.prog.by_name.get(r) {
@@ -455,6 +462,58 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             .into_iter()
             .flatten()
             .find_map(|s| s.types.get(name))
+    }
+
+    /// A temporary structure of a derived type (local variables per leaf).
+    pub fn temp_struct(&mut self, def: &DerivedType) -> R<(Name, StructDecl)> {
+        self.ntemps += 1;
+        let name = format!("_s{}", self.ntemps);
+        let st = self.temp_struct_named(&name, def, 0)?;
+        Ok((
+            Name {
+                text: name,
+                span: self.span,
+            },
+            st,
+        ))
+    }
+
+    fn temp_struct_named(&mut self, name: &str, def: &DerivedType, depth: usize) -> R<StructDecl> {
+        if depth > 16 {
+            return Err(self.err(self.span, "derived types nested too deeply"));
+        }
+        let mut leaves = Vec::new();
+        for c in &def.comps {
+            let cname = format!("{name}%{}", c.name);
+            match &c.ty {
+                super::scope::CompType::Plain(ti) => {
+                    let v = self.proc.add_var(Var {
+                        name: cname.clone(),
+                        ty: ti.ty,
+                        dims: Vec::new(),
+                        char_len: None,
+                        storage: Storage::Local,
+                    });
+                    self.vars.insert(cname.clone(), v);
+                    self.set_shape(v, ti, c.dims.as_deref(), false)?;
+                    leaves.push(cname);
+                }
+                super::scope::CompType::Derived(t) => {
+                    let Some(inner) = self.find_type(t) else {
+                        return Err(self.err(self.span, format!("unknown derived type `{t}`")));
+                    };
+                    let sub = self.temp_struct_named(&cname, inner, depth + 1)?;
+                    leaves.extend(sub.leaves.iter().cloned());
+                    self.temp_structs.insert(cname, sub);
+                }
+            }
+        }
+        let st = StructDecl {
+            type_name: def.name.clone(),
+            leaves,
+        };
+        self.temp_structs.insert(name.to_string(), st.clone());
+        Ok(st)
     }
 
     /// The procedure-like symbol a name has in the nearest scope declaring
@@ -731,7 +790,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
         }
         for a in &u.ast.args {
-            if u.scope.var(&a.text).is_some_and(|d| d.optional) {
+            if u.scope.is_optional_dummy(&a.text) {
                 let name = Name {
                     text: super::present_flag(&a.text),
                     span: a.span,

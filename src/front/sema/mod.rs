@@ -273,7 +273,7 @@ impl Sig {
                 };
                 Dummy {
                     name: a.text.clone(),
-                    optional: decl.is_some_and(|d| d.optional),
+                    optional: u.scope.is_optional_dummy(&a.text),
                     intent: decl.and_then(|d| d.intent).or_else(|| {
                         st.and_then(|s| s.leaves.first())
                             .and_then(|l| u.scope.var(l))

@@ -254,6 +254,16 @@ impl Scope {
         }
         !(self.private.contains(base) || self.default_private)
     }
+    /// True for an OPTIONAL dummy argument (a structure's by its
+    /// components).
+    pub fn is_optional_dummy(&self, name: &str) -> bool {
+        let leaf = match self.syms.get(name) {
+            Some(Sym::Struct(st)) => st.leaves.first().map(String::as_str),
+            _ => Some(name),
+        };
+        leaf.and_then(|l| self.var(l))
+            .is_some_and(|v| v.optional && v.arg.is_some())
+    }
     /// The derived-type variable of a name.
     pub fn struct_decl(&self, name: &str) -> Option<&StructDecl> {
         match self.syms.get(name) {
@@ -876,7 +886,7 @@ impl Builder<'_, '_> {
             );
             return;
         };
-        let (mut intent, mut save, mut access) = (None, false, None);
+        let (mut intent, mut save, mut access, mut optional) = (None, false, None, false);
         for a in attrs {
             match a {
                 Attr::Intent(i) => intent = Some(*i),
@@ -886,10 +896,7 @@ impl Builder<'_, '_> {
                     self.error(ty.span, "unsupported Fortran: array of derived type");
                     return;
                 }
-                Attr::Optional => {
-                    self.error(ty.span, "unsupported Fortran: OPTIONAL derived-type dummy");
-                    return;
-                }
+                Attr::Optional => optional = true,
                 Attr::Parameter => {
                     self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
                     return;
@@ -927,6 +934,7 @@ impl Builder<'_, '_> {
                 intent,
                 save,
                 arg,
+                optional,
                 ..VarDecl::new(e.name.span)
             };
             let mut leaves = Vec::new();

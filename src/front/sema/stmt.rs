@@ -478,7 +478,7 @@ impl Lowerer<'_, '_> {
         match &target.kind {
             ExprKind::Name(n) => {
                 let v = match self.resolve(n)? {
-                    Resolved::Struct(st) => return self.struct_assign(n, st, value),
+                    Resolved::Struct(st) => return self.struct_assign(n, &st, value),
                     Resolved::Var(v) => v,
                     Resolved::Unknown | Resolved::Proc(_) => self.implicit_var(n)?,
                     _ => return Err(self.err(n.span, format!("`{}` cannot be assigned", n.text))),
@@ -716,7 +716,7 @@ impl Lowerer<'_, '_> {
 
     /// Whole-structure assignment `p = q` or `p = t(a, b, ...)`: one
     /// assignment per component.
-    fn struct_assign(&mut self, target: &Name, st: &StructDecl, value: &Expr) -> R<()> {
+    pub fn struct_assign(&mut self, target: &Name, st: &StructDecl, value: &Expr) -> R<()> {
         let name_expr = |text: String, span| Expr {
             kind: ExprKind::Name(Name { text, span }),
             span,
