@@ -104,7 +104,10 @@ const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 14] = [
     ("volatile", "VOLATILE"),
     ("value", "VALUE"),
     ("protected", "PROTECTED"),
-    ("procedure", "PROCEDURE(interface) declaration (procedure dummies)"),
+    (
+        "procedure",
+        "PROCEDURE(interface) declaration (procedure dummies)",
+    ),
     ("asynchronous", "ASYNCHRONOUS"),
     ("contiguous", "CONTIGUOUS"),
     ("enum", "ENUM"),
@@ -195,7 +198,11 @@ impl<'s> StmtParser<'s> {
             BaseType::Logical
         } else if self.eat_kw("character") {
             BaseType::Character
-        } else if self.at_kw("class") && self.keyword_end("class").is_some_and(|e| self.kind_at(e) == Some(TokenKind::LParen)) {
+        } else if self.at_kw("class")
+            && self
+                .keyword_end("class")
+                .is_some_and(|e| self.kind_at(e) == Some(TokenKind::LParen))
+        {
             return Err(Diagnostic::error(
                 span,
                 "unsupported Fortran: CLASS (polymorphic entities)",

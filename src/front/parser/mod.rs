@@ -164,7 +164,10 @@ enum LineKind {
     },
     /// `type [, access ::] name`: replaced by the whole definition (a
     /// [`DeclKind::TypeDef`]) as soon as it is read.
-    TypeStart { name: Name, access: Option<bool> },
+    TypeStart {
+        name: Name,
+        access: Option<bool>,
+    },
     /// A statement that failed to parse (already reported); kept for its
     /// label.
     Error,

@@ -262,7 +262,10 @@ impl Parser {
                 }
                 LineKind::Eof | LineKind::End { .. } | LineKind::Header(_) => {
                     self.unbump(line);
-                    self.error(span, format!("TYPE {} is not closed by END TYPE", name.text));
+                    self.error(
+                        span,
+                        format!("TYPE {} is not closed by END TYPE", name.text),
+                    );
                     break;
                 }
                 _ => self.error(

@@ -5,12 +5,12 @@
 //! Whole-array expressions are [`super::array`]'s, intrinsics
 //! [`super::intrinsics`]'s.
 
+use super::super::ast::Intent;
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
 use super::super::diag::literal_bytes;
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
 use super::lowerer::{Lowerer, Operand, Reported, Resolved, R};
 use super::scope::StmtFn;
-use super::super::ast::Intent;
 use super::{Dummy, Sig};
 use adjit_ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId,
@@ -357,7 +357,10 @@ impl Lowerer<'_, '_> {
             }
             Resolved::Struct(_) => Err(self.err(
                 e.span,
-                format!("`{}` is a derived-type variable, not an array or function", name.text),
+                format!(
+                    "`{}` is a derived-type variable, not an array or function",
+                    name.text
+                ),
             )),
             Resolved::Proc(p) if !self.shadows_proc(name) => {
                 let (v, t) = self.call_function(p, name, args)?;
@@ -456,18 +459,25 @@ impl Lowerer<'_, '_> {
     fn present(&mut self, e: &Expr, args: &[Arg]) -> R<Operand> {
         if let [Arg {
             keyword: None,
-            value: ArgValue::Expr(Expr {
-                kind: ExprKind::Name(n),
-                ..
-            }),
+            value:
+                ArgValue::Expr(Expr {
+                    kind: ExprKind::Name(n),
+                    ..
+                }),
         }] = args
         {
             let flag = super::present_flag(&n.text);
             if let Some(&v) = self.vars.get(&flag) {
-                return Ok(Operand::Num(self.val(Inst::Load(v), Type::Bool), Type::Bool));
+                return Ok(Operand::Num(
+                    self.val(Inst::Load(v), Type::Bool),
+                    Type::Bool,
+                ));
             }
         }
-        Err(self.err(e.span, "PRESENT takes one OPTIONAL dummy argument of this procedure"))
+        Err(self.err(
+            e.span,
+            "PRESENT takes one OPTIONAL dummy argument of this procedure",
+        ))
     }
 
     /// True when the name was declared EXTERNAL.
@@ -653,7 +663,8 @@ impl Lowerer<'_, '_> {
             Ok(slots) => slots,
             Err(msg) => return Err(self.err(name.span, msg.replace("{}", &name.text))),
         };
-        let explicit = self.prog.units[unit].module.is_some() || self.prog.units[unit].host.is_some();
+        let explicit =
+            self.prog.units[unit].module.is_some() || self.prog.units[unit].host.is_some();
         let width = sig
             .dummies
             .iter()
@@ -690,16 +701,23 @@ impl Lowerer<'_, '_> {
     /// keyword). The message names the callee `{}`.
     fn match_args<'x>(&self, sig: &Sig, args: &'x [Arg]) -> Result<Vec<Option<&'x Arg>>, String> {
         let n = sig.dummies.len();
-        let relaxed = sig.dummies.iter().any(|d| d.optional) || args.iter().any(|a| a.keyword.is_some());
+        let relaxed =
+            sig.dummies.iter().any(|d| d.optional) || args.iter().any(|a| a.keyword.is_some());
         if args.len() > n || (!relaxed && args.len() != n) {
-            return Err(format!("`{{}}` takes {n} argument(s) but {} are given", args.len()));
+            return Err(format!(
+                "`{{}}` takes {n} argument(s) but {} are given",
+                args.len()
+            ));
         }
         let mut slots = vec![None; n];
         let mut keywords = false;
         for (i, a) in args.iter().enumerate() {
             let j = match &a.keyword {
                 None if keywords => {
-                    return Err("positional argument after a keyword argument in the call of `{}`".to_string())
+                    return Err(
+                        "positional argument after a keyword argument in the call of `{}`"
+                            .to_string(),
+                    )
                 }
                 None => i,
                 Some(k) => {
@@ -711,12 +729,23 @@ impl Lowerer<'_, '_> {
                 }
             };
             if slots[j].is_some() {
-                return Err(format!("argument `{}` of `{{}}` is given twice", sig.dummies[j].name));
+                return Err(format!(
+                    "argument `{}` of `{{}}` is given twice",
+                    sig.dummies[j].name
+                ));
             }
             slots[j] = Some(a);
         }
-        if let Some(d) = sig.dummies.iter().zip(&slots).find(|(d, s)| s.is_none() && !d.optional) {
-            return Err(format!("missing argument `{}` in the call of `{{}}`", d.0.name));
+        if let Some(d) = sig
+            .dummies
+            .iter()
+            .zip(&slots)
+            .find(|(d, s)| s.is_none() && !d.optional)
+        {
+            return Err(format!(
+                "missing argument `{}` in the call of `{{}}`",
+                d.0.name
+            ));
         }
         Ok(slots)
     }
@@ -746,7 +775,9 @@ impl Lowerer<'_, '_> {
         };
         if let Some(tn) = &d.type_name {
             let ctor = match &e.kind {
-                ExprKind::Apply { name: f, .. } => self.find_type(&f.text).filter(|t| &t.name == tn),
+                ExprKind::Apply { name: f, .. } => {
+                    self.find_type(&f.text).filter(|t| &t.name == tn)
+                }
                 _ => None,
             };
             let st = match bare.map(|n| self.resolve(n)).transpose()? {
@@ -798,11 +829,20 @@ impl Lowerer<'_, '_> {
 
     /// An absent OPTIONAL dummy: scratch storage of its type and rank, and
     /// a false presence flag.
-    fn absent_actual(&mut self, sig: &Sig, d: &Dummy, callee: &Name, out: &mut [Option<CallArg>]) -> R<()> {
+    fn absent_actual(
+        &mut self,
+        sig: &Sig,
+        d: &Dummy,
+        callee: &Name,
+        out: &mut [Option<CallArg>],
+    ) -> R<()> {
         let Some(pf) = d.present else {
             return Err(self.err(
                 callee.span,
-                format!("missing argument `{}` in the call of `{}`", d.name, callee.text),
+                format!(
+                    "missing argument `{}` in the call of `{}`",
+                    d.name, callee.text
+                ),
             ));
         };
         for &pi in &d.params {
@@ -901,7 +941,10 @@ impl Lowerer<'_, '_> {
             let Some(p) = self.prog.find_proc(self.unit, s) else {
                 return Err(self.err(
                     generic.span,
-                    format!("specific procedure `{s}` of generic `{}` is not defined", generic.text),
+                    format!(
+                        "specific procedure `{s}` of generic `{}` is not defined",
+                        generic.text
+                    ),
                 ));
             };
             let sig = &self.prog.sigs[p];
@@ -910,7 +953,10 @@ impl Lowerer<'_, '_> {
             };
             let fits = sig.dummies.iter().zip(&slots).all(|(d, slot)| {
                 let Some(a) = slot else { return true };
-                let k = args.iter().position(|x| std::ptr::eq(x, *a)).expect("an argument");
+                let k = args
+                    .iter()
+                    .position(|x| std::ptr::eq(x, *a))
+                    .expect("an argument");
                 match (&actuals[k], &d.type_name) {
                     ((Some(at), _), Some(dt)) => at == dt,
                     ((None, Some((t, r))), None) => d

@@ -817,10 +817,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ProcKind::Function { result, .. } => {
                 let rn = result.clone().unwrap_or_else(|| u.ast.name.clone());
                 if u.scope.struct_decl(&rn.text).is_some() {
-                    self.err(
-                        rn.span,
-                        "unsupported Fortran: derived-type function result",
-                    );
+                    self.err(rn.span, "unsupported Fortran: derived-type function result");
                 }
                 params.push((rn.clone(), &u.scope, u.scope.var(&rn.text), None));
                 Some(rn)
@@ -874,7 +871,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             .iter()
             .filter_map(|(n, s)| match s {
                 Sym::Var(v) if v.global.is_none() && !v.save && !scope.save_all => {
-                    let wanted = v.arg.is_none() || v.intent == Some(super::super::ast::Intent::Out);
+                    let wanted =
+                        v.arg.is_none() || v.intent == Some(super::super::ast::Intent::Out);
                     v.default_init.as_ref().filter(|_| wanted).map(|e| (n, e))
                 }
                 _ => None,

@@ -459,10 +459,7 @@ impl Builder<'_, '_> {
             DeclKind::Import(_) => {}
             DeclKind::ModuleProcedure(names) => {
                 if let Some(n) = names.first() {
-                    self.error(
-                        n.span,
-                        "MODULE PROCEDURE outside a generic INTERFACE block",
-                    );
+                    self.error(n.span, "MODULE PROCEDURE outside a generic INTERFACE block");
                 }
             }
             DeclKind::Interface(block) => self.interface(block, d.span),
@@ -602,7 +599,12 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn use_module(&mut self, module: &Name, only: Option<&[(Name, Name)]>, renames: &[(Name, Name)]) {
+    fn use_module(
+        &mut self,
+        module: &Name,
+        only: Option<&[(Name, Name)]>,
+        renames: &[(Name, Name)],
+    ) {
         let Some(idx) = self.outer.modules.iter().position(|m| m.0 == module.text) else {
             if module.text == "iso_fortran_env" {
                 return self.use_iso_fortran_env(only, renames);
@@ -777,7 +779,12 @@ impl Builder<'_, '_> {
         let _ = span;
         let mut comps = Vec::new();
         for d in &def.components {
-            let DeclKind::Type { ty, attrs, entities } = &d.kind else {
+            let DeclKind::Type {
+                ty,
+                attrs,
+                entities,
+            } = &d.kind
+            else {
                 continue;
             };
             let mut dims = None;
@@ -787,10 +794,7 @@ impl Builder<'_, '_> {
                     Attr::Access(_) => {}
                     Attr::Other(n) => self.error(
                         n.span,
-                        format!(
-                            "unsupported Fortran: {} component",
-                            n.text.to_uppercase()
-                        ),
+                        format!("unsupported Fortran: {} component", n.text.to_uppercase()),
                     ),
                     _ => self.error(d.span, "invalid attribute for a component"),
                 }
@@ -863,7 +867,10 @@ impl Builder<'_, '_> {
         }
         let Some(g) = &block.generic else {
             if let Some(n) = block.procedures.first() {
-                self.error(n.span, "MODULE PROCEDURE in an INTERFACE block without a generic name");
+                self.error(
+                    n.span,
+                    "MODULE PROCEDURE in an INTERFACE block without a generic name",
+                );
             }
             return;
         };
@@ -873,12 +880,20 @@ impl Builder<'_, '_> {
         };
         specifics.extend(block.bodies.iter().map(|b| b.name.text.clone()));
         specifics.extend(block.procedures.iter().map(|n| n.text.clone()));
-        self.scope.syms.insert(g.text.clone(), Sym::Generic(specifics));
+        self.scope
+            .syms
+            .insert(g.text.clone(), Sym::Generic(specifics));
     }
 
     /// A declaration of derived-type variables: each becomes one variable
     /// per leaf component.
-    fn derived_decl(&mut self, ty: &TypeSpec, type_name: &Name, attrs: &[Attr], entities: &[Entity]) {
+    fn derived_decl(
+        &mut self,
+        ty: &TypeSpec,
+        type_name: &Name,
+        attrs: &[Attr],
+        entities: &[Entity],
+    ) {
         let Some(def) = self.find_type(&type_name.text) else {
             self.error(
                 type_name.span,
