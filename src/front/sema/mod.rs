@@ -11,11 +11,19 @@
 //!   are named by their lower-case name; an internal procedure `inner` of
 //!   `host` is named `host.inner` (callable as `inner` from its host and
 //!   siblings).
-//! * Parameters, in order: the dummy arguments; then, for an internal
+//! * Parameters, in order: the dummy arguments (a derived-type dummy as
+//!   one parameter per leaf component); then one logical presence flag
+//!   `_present_x` per OPTIONAL dummy `x`, in order; then, for an internal
 //!   procedure, every host variable it uses (host association), by
 //!   reference, sorted by name; then, for a FUNCTION, the result variable
 //!   (always last, [`ir::Proc::result`]). Callers pass the host variables
-//!   they see under the same names.
+//!   they see under the same names; for an absent OPTIONAL dummy they pass
+//!   scratch storage and a false flag. Keyword arguments and generic
+//!   names are resolved at the call.
+//! * A variable of derived type is flattened into one variable per leaf
+//!   component, named `var%comp%sub` (the parser reads `a%b%c` as one
+//!   name); whole-structure assignment and structure constructors become
+//!   one assignment per component.
 //! * Module variables become [`ir::Global`]s named `module::var`; SAVE
 //!   variables, initialised variables and DATA variables become globals
 //!   named `proc::var`.
