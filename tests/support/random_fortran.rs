@@ -13,7 +13,8 @@
 //! whose active inputs are `x` and `s` and active outputs `y` and `r`.
 //! Bodies mix assignments of nonlinear expressions, branches on active
 //! values, DO loops with computed (active-dependent) trip counts, DO WHILE
-//! loops, EXIT, calls passing arrays and scalars, module variables written
+//! loops, EXIT, calls passing arrays and scalars, module variables (some
+//! of them components of a derived-type module variable) written
 //! in one call and read in another, SAVE locals, and (optionally)
 //! intrinsics at their singular points.
 //!
@@ -66,6 +67,10 @@ pub struct GenOptions {
     /// depend on the active inputs (off: every store to an inout dummy
     /// keeps half the old value).
     pub passive_overwrite: bool,
+    /// Module scalars after the first are components of a derived-type
+    /// module variable `gs` (with component defaults), read and written
+    /// as `gs%g2`.
+    pub derived_globals: bool,
     /// Most subprocedures (besides `top`).
     pub max_procs: usize,
     /// Most statements per body (top level of a procedure).
@@ -82,6 +87,7 @@ impl GenOptions {
             persistent_state: true,
             singular_points: true,
             passive_overwrite: true,
+            derived_globals: true,
             max_procs: 4,
             max_stmts: 6,
             max_depth: 2,
@@ -377,11 +383,24 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
     let nglobals = g.rng.range(1, 3) as usize;
     let mut decls = Vec::new();
     let mut resets = Vec::new();
+    let mut components = Vec::new();
     for k in 1..=nglobals {
         let v = constant(&mut g.rng);
-        decls.push(format!("double precision :: g{k} = {}", lit(v)));
-        resets.push(Stmt::Line(format!("g{k} = {}", lit(v))));
-        g.globals.push(format!("g{k}"));
+        let name = if options.derived_globals && k >= 2 {
+            components.push(format!("  double precision :: g{k} = {}", lit(v)));
+            format!("gs%g{k}")
+        } else {
+            decls.push(format!("double precision :: g{k} = {}", lit(v)));
+            format!("g{k}")
+        };
+        resets.push(Stmt::Line(format!("{name} = {}", lit(v))));
+        g.globals.push(name);
+    }
+    if !components.is_empty() {
+        decls.push("type gstate".into());
+        decls.append(&mut components);
+        decls.push("end type gstate".into());
+        decls.push("type(gstate) :: gs".into());
     }
     // One value for every element: the front end rejects an array
     // constructor as a module variable's initializer (see
