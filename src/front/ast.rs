@@ -457,6 +457,15 @@ pub enum StmtKind {
         /// CASE blocks in order; at most one is `CaseSelector::Default`.
         cases: Vec<(CaseSelector, Vec<Stmt>)>,
     },
+    /// ASSOCIATE (name => selector, ...) with its body.
+    Associate {
+        /// Construct name.
+        name: Option<Name>,
+        /// The associate names and their selectors.
+        pairs: Vec<(Name, Expr)>,
+        /// The body.
+        body: Vec<Stmt>,
+    },
     /// PRINT / WRITE: skipped with a warning.
     Output(String),
     /// A statement the subset does not support (READ, OPEN, ALLOCATE, ...),

@@ -147,6 +147,13 @@ enum LineKind {
     EndSelect {
         name: Option<Name>,
     },
+    Associate {
+        name: Option<Name>,
+        pairs: Vec<(Name, Expr)>,
+    },
+    EndAssociate {
+        name: Option<Name>,
+    },
     Header(Header),
     Contains,
     End {
@@ -181,6 +188,7 @@ enum ConstructClass {
     If,
     Do,
     Select,
+    Associate,
     /// Program unit (END, CONTAINS, a new unit header, end of file).
     Unit,
 }
@@ -194,6 +202,7 @@ impl LineKind {
             }
             LineKind::EndDo { .. } => Some(ConstructClass::Do),
             LineKind::Case { .. } | LineKind::EndSelect { .. } => Some(ConstructClass::Select),
+            LineKind::EndAssociate { .. } => Some(ConstructClass::Associate),
             LineKind::Header(_) | LineKind::Contains | LineKind::End { .. } | LineKind::Eof => {
                 Some(ConstructClass::Unit)
             }
@@ -210,6 +219,7 @@ impl LineKind {
             LineKind::EndDo { .. } => "END DO",
             LineKind::Case { .. } => "CASE",
             LineKind::EndSelect { .. } => "END SELECT",
+            LineKind::EndAssociate { .. } => "END ASSOCIATE",
             LineKind::Contains => "CONTAINS",
             LineKind::End { .. } => "END",
             _ => "statement",

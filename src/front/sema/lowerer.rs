@@ -1147,6 +1147,7 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
         | StmtKind::DoWhile { body, .. }
         | StmtKind::DoForever { body, .. } => f(body),
         StmtKind::SelectCase { cases, .. } => cases.iter().for_each(|(_, b)| f(b)),
+        StmtKind::Associate { body, .. } => f(body),
         _ => {}
     }
 }
@@ -1303,6 +1304,7 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         StmtKind::DoWhile { cond, .. } => e(cond),
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
+        StmtKind::Associate { pairs, .. } => pairs.iter().for_each(|(_, x)| e(x)),
         StmtKind::Call { name, args } => {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));

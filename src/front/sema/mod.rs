@@ -40,6 +40,7 @@
 //!   last trip.
 
 mod array;
+mod associate;
 mod cleanup;
 mod common;
 mod consts;

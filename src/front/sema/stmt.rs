@@ -208,6 +208,7 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             StmtKind::Continue | StmtKind::Output(_) => Ok(()),
+            StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
             StmtKind::Return => {
                 self.terminate(Terminator::Return);
                 Ok(())
