@@ -262,6 +262,9 @@ pub enum DeclKind {
     /// IMPORT [names] in an interface body (host names are visible in
     /// interface bodies anyway).
     Import(Vec<Name>),
+    /// The declarations of a BLOCK construct, hoisted into its procedure
+    /// (a name may not shadow one the procedure declares).
+    Block(Vec<Decl>),
     /// `module procedure a, b` (inside a generic INTERFACE block).
     ModuleProcedure(Vec<Name>),
     /// An INTERFACE block.
@@ -456,6 +459,14 @@ pub enum StmtKind {
         selector: Expr,
         /// CASE blocks in order; at most one is `CaseSelector::Default`.
         cases: Vec<(CaseSelector, Vec<Stmt>)>,
+    },
+    /// BLOCK construct: its declarations were moved to the procedure's
+    /// ([`DeclKind::Block`]); the body stays here.
+    Block {
+        /// Construct name.
+        name: Option<Name>,
+        /// The body.
+        body: Vec<Stmt>,
     },
     /// ASSOCIATE (name => selector, ...) with its body.
     Associate {

@@ -154,6 +154,12 @@ enum LineKind {
     EndAssociate {
         name: Option<Name>,
     },
+    BlockStart {
+        name: Option<Name>,
+    },
+    EndBlock {
+        name: Option<Name>,
+    },
     Header(Header),
     Contains,
     End {
@@ -189,6 +195,7 @@ enum ConstructClass {
     Do,
     Select,
     Associate,
+    Block,
     /// Program unit (END, CONTAINS, a new unit header, end of file).
     Unit,
 }
@@ -203,6 +210,7 @@ impl LineKind {
             LineKind::EndDo { .. } => Some(ConstructClass::Do),
             LineKind::Case { .. } | LineKind::EndSelect { .. } => Some(ConstructClass::Select),
             LineKind::EndAssociate { .. } => Some(ConstructClass::Associate),
+            LineKind::EndBlock { .. } => Some(ConstructClass::Block),
             LineKind::Header(_) | LineKind::Contains | LineKind::End { .. } | LineKind::Eof => {
                 Some(ConstructClass::Unit)
             }
@@ -220,6 +228,7 @@ impl LineKind {
             LineKind::Case { .. } => "CASE",
             LineKind::EndSelect { .. } => "END SELECT",
             LineKind::EndAssociate { .. } => "END ASSOCIATE",
+            LineKind::EndBlock { .. } => "END BLOCK",
             LineKind::Contains => "CONTAINS",
             LineKind::End { .. } => "END",
             _ => "statement",

@@ -132,6 +132,7 @@ impl Parser {
                     ConstructClass::If => "IF THEN",
                     ConstructClass::Do => "DO",
                     ConstructClass::Associate => "ASSOCIATE",
+                    ConstructClass::Block => "BLOCK",
                     _ => "SELECT CASE",
                 };
                 self.error(
@@ -181,6 +182,7 @@ impl Parser {
                 | LineKind::Do { .. }
                 | LineKind::SelectCase { .. }
                 | LineKind::Associate { .. }
+                | LineKind::BlockStart { .. }
         );
         if is_construct && self.open.len() >= MAX_CONSTRUCT_NESTING {
             self.error(span, "constructs are nested too deeply");
@@ -203,6 +205,7 @@ impl Parser {
             LineKind::Associate { name, pairs } => {
                 (make(self.parse_associate(span, name, pairs)), None)
             }
+            LineKind::BlockStart { name } => (make(self.parse_block_construct(span, name)), None),
             _ => (make(StmtKind::Continue), None),
         }
     }
@@ -241,6 +244,36 @@ impl Parser {
             ),
             _ => {}
         }
+    }
+
+    /// A BLOCK construct up to its END BLOCK: its declarations go to the
+    /// procedure's (as one [`DeclKind::Block`]), its statements stay.
+    fn parse_block_construct(&mut self, span: Span, name: Option<Name>) -> StmtKind {
+        const WHAT: &str = "BLOCK construct";
+        self.open.push(ConstructClass::Block);
+        let decls = self.parse_specification_part(false);
+        let (body, _) = self.parse_block(None);
+        self.open.pop();
+        if !decls.is_empty() {
+            self.late_decls.push(Decl {
+                kind: DeclKind::Block(decls),
+                span,
+            });
+        }
+        let line = self.bump();
+        match line.kind {
+            LineKind::EndBlock { name: given } => {
+                self.check_construct_name(WHAT, &name, &given, line.span, true);
+            }
+            other => {
+                self.unbump(Line {
+                    kind: other,
+                    ..line
+                });
+                self.error(span, "BLOCK construct is not closed by END BLOCK");
+            }
+        }
+        StmtKind::Block { name, body }
     }
 
     /// The body of an ASSOCIATE construct up to its END ASSOCIATE.
@@ -589,6 +622,16 @@ impl<'s> StmtParser<'s> {
                 name: name.clone(),
                 selector,
             }
+        } else if self.keyword_end("block") == Some(self.toks.len()) {
+            self.eat_kw("block");
+            LineKind::BlockStart { name: name.clone() }
+        } else if self.at_kw("endblock") && !self.at_kw("endblockdata") {
+            self.eat_kw("endblock");
+            self.what = "END BLOCK statement";
+            self.recovery = Some(LineKind::EndBlock { name: None });
+            let name = self.optional_name()?;
+            self.expect_end()?;
+            LineKind::EndBlock { name }
         } else if self.at_kw("associate")
             && self
                 .keyword_end("associate")

@@ -7,7 +7,9 @@
 //! It owns the syntax-tree rewriting; statements are lowered by
 //! [`super::stmt`].
 
-use super::super::ast::{Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::super::ast::{
+    Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Name, Stmt, StmtKind,
+};
 use super::lowerer::{Lowerer, Resolved, R};
 use adjit_ir::{Inst, Type};
 use std::collections::HashMap;
@@ -97,7 +99,9 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
             e(target);
             e(value);
         }
-        StmtKind::If { arms, else_body, .. } => {
+        StmtKind::If {
+            arms, else_body, ..
+        } => {
             for (c, b) in arms {
                 e(c);
                 b.iter_mut().for_each(|s| rewrite_stmt(s, subst));
@@ -128,12 +132,16 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
             e(cond);
             body.iter_mut().for_each(|s| rewrite_stmt(s, subst));
         }
-        StmtKind::DoForever { body, .. } => body.iter_mut().for_each(|s| rewrite_stmt(s, subst)),
+        StmtKind::DoForever { body, .. } | StmtKind::Block { body, .. } => {
+            body.iter_mut().for_each(|s| rewrite_stmt(s, subst))
+        }
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Stop(x) => x.iter_mut().for_each(e),
         StmtKind::Call { args, .. } => args.iter_mut().for_each(|a| rewrite_arg(a, subst)),
-        StmtKind::SelectCase { selector, cases, .. } => {
+        StmtKind::SelectCase {
+            selector, cases, ..
+        } => {
             e(selector);
             for (sel, b) in cases {
                 if let CaseSelector::Items(items) = sel {

@@ -1147,7 +1147,7 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
         | StmtKind::DoWhile { body, .. }
         | StmtKind::DoForever { body, .. } => f(body),
         StmtKind::SelectCase { cases, .. } => cases.iter().for_each(|(_, b)| f(b)),
-        StmtKind::Associate { body, .. } => f(body),
+        StmtKind::Associate { body, .. } | StmtKind::Block { body, .. } => f(body),
         _ => {}
     }
 }

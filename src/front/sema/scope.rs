@@ -457,6 +457,22 @@ impl Builder<'_, '_> {
                 }
             }
             DeclKind::Import(_) => {}
+            DeclKind::Block(decls) => {
+                for inner in decls {
+                    for n in declared_names(&inner.kind) {
+                        if self.scope.syms.contains_key(&n.text) {
+                            self.error(
+                                n.span,
+                                format!(
+                                    "unsupported Fortran: BLOCK variable `{}` shadows a name of its procedure (or of another BLOCK)",
+                                    n.text
+                                ),
+                            );
+                        }
+                    }
+                    self.decl(inner);
+                }
+            }
             DeclKind::ModuleProcedure(names) => {
                 if let Some(n) = names.first() {
                     self.error(n.span, "MODULE PROCEDURE outside a generic INTERFACE block");
@@ -1166,6 +1182,17 @@ impl Builder<'_, '_> {
             self.error(span, m);
         }
         self.scope
+    }
+}
+
+/// The names a type or DIMENSION declaration declares.
+fn declared_names(d: &DeclKind) -> Vec<&Name> {
+    match d {
+        DeclKind::Type { entities, .. } | DeclKind::Dimension(entities) => {
+            entities.iter().map(|e| &e.name).collect()
+        }
+        DeclKind::Parameter(pairs) => pairs.iter().map(|(n, _)| n).collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -209,6 +209,10 @@ impl Lowerer<'_, '_> {
             }
             StmtKind::Continue | StmtKind::Output(_) => Ok(()),
             StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
+            StmtKind::Block { body, .. } => {
+                self.stmts(body);
+                Ok(())
+            }
             StmtKind::Return => {
                 self.terminate(Terminator::Return);
                 Ok(())
