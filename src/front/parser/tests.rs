@@ -1699,3 +1699,50 @@ fn common_statements_blocks_and_block_data() {
     assert_eq!(p.name.text, "init");
     assert_eq!(p.decls.len(), 2);
 }
+
+#[test]
+fn associate_and_block_constructs() {
+    let file = parse_ok(
+        "subroutine s(x, n)\n\
+           outer: associate (a => x(1), b => 2*n)\n\
+             block\n\
+               real :: t\n\
+               t = a + b\n\
+             end block\n\
+           end associate outer\n\
+         end subroutine s\n",
+    );
+    let p = procedure(&file.units[0]);
+    let StmtKind::Associate { name, pairs, body } = &p.body[0].kind else {
+        panic!("{:?}", p.body[0].kind)
+    };
+    assert_eq!(name.as_ref().map(|n| n.text.as_str()), Some("outer"));
+    assert_eq!(pairs.len(), 2);
+    assert_eq!(
+        (pairs[1].0.text.as_str(), sx(&pairs[1].1).as_str()),
+        ("b", "(* 2 n)")
+    );
+    let StmtKind::Block { body: inner, .. } = &body[0].kind else {
+        panic!("{:?}", body[0].kind)
+    };
+    assert_eq!(assign_parts(&inner[0]), ("t".into(), "(+ a b)".into()));
+    // The BLOCK's declarations belong to the procedure.
+    assert!(matches!(&p.decls[0].kind, DeclKind::Block(d) if d.len() == 1));
+}
+
+#[test]
+fn unclosed_associate_is_an_error() {
+    let (_, diags) = parse(
+        "subroutine s(x)\n\
+           associate (a => x)\n\
+             a = 1\n\
+         end subroutine s\n",
+        SourceForm::Free,
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.message.contains("not closed by END ASSOCIATE")),
+        "{diags:?}"
+    );
+}
