@@ -1,6 +1,8 @@
 ! Derived types across modules (a type from one module used by another and
 ! by a procedure), a SAVE module structure, host association of local
 ! structures in internal procedures, selected_real_kind / selected_int_kind.
+! The module structure is reset from its component defaults (`vec2()`) at
+! entry, so that every evaluation starts from the same state.
 ! adjit-test: --entry entry --set px=1.5 --set py=2
 ! adjit-test: --entry entry --set px=-0.5 --set py=0.75
 module a_m
@@ -29,6 +31,7 @@ subroutine entry(px, py, s, n)
   real(wp), intent(out) :: s
   integer(ik), intent(out) :: n
   type(vec2) :: loc, p
+  acc = vec2()
   p = vec2(y=py, x=px)
   loc = vec2(1.0_wp, 2.0_wp)
   call scale_it(3.0_wp)
