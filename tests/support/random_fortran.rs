@@ -604,7 +604,7 @@ impl Gen<'_> {
     /// by keyword, or `None` on every other such call.
     fn optional_actual(&mut self, scope: &Scope, depth: usize, k: usize) -> Option<String> {
         self.optional_calls += 1;
-        if self.optional_calls % 2 == 0 {
+        if self.optional_calls.is_multiple_of(2) {
             return None;
         }
         Some(format!("o{k}=({})", self.expr(scope, depth).0))
