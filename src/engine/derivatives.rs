@@ -21,7 +21,8 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Parses `name` or `name(i, j, ...)`.
+    /// Parses `name` or `name(i, j, ...)`; a component of a derived-type
+    /// argument is named `p%x`.
     pub fn parse(text: &str) -> Result<Selection, Error> {
         let t = text.trim();
         let bad = || {
@@ -32,7 +33,11 @@ impl Selection {
         };
         match t.find('(') {
             None => {
-                if t.is_empty() || !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                if t.is_empty()
+                    || !t
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+                {
                     return Err(bad());
                 }
                 Ok(Selection {

@@ -66,7 +66,7 @@ pub enum ProcKind {
 
 /// A subroutine or function, with its specification part, executable part
 /// and contained (internal or module) procedures.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Procedure {
     /// Subroutine or function.
     pub kind: ProcKind,
@@ -154,6 +154,10 @@ pub enum Attr {
     External,
     /// INTRINSIC.
     Intrinsic,
+    /// OPTIONAL.
+    Optional,
+    /// PUBLIC (true) or PRIVATE (false).
+    Access(bool),
     /// Any other attribute (ALLOCATABLE, POINTER, TARGET, OPTIONAL, ...),
     /// rejected by sema with its name.
     Other(Name),
@@ -236,13 +240,37 @@ pub struct Decl {
 /// The kinds of specification statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeclKind {
-    /// USE module [, ONLY: names].
+    /// USE module [, ONLY: names] or USE module, renames.
     Use {
         /// The module.
         module: Name,
-        /// The ONLY list (`None`: everything).
-        only: Option<Vec<Name>>,
+        /// The ONLY list (`None`: everything), as `(local, module)` name
+        /// pairs (the same name twice when not renamed).
+        only: Option<Vec<(Name, Name)>>,
+        /// Renames without ONLY (`use m, b => c`): `(local, module)`.
+        renames: Vec<(Name, Name)>,
     },
+    /// PUBLIC / PRIVATE, with names or alone (the default accessibility).
+    Access {
+        /// PUBLIC (true) or PRIVATE (false).
+        public: bool,
+        /// The names (empty: sets the module's default).
+        names: Vec<Name>,
+    },
+    /// OPTIONAL names.
+    Optional(Vec<Name>),
+    /// IMPORT [names] in an interface body (host names are visible in
+    /// interface bodies anyway).
+    Import(Vec<Name>),
+    /// The declarations of a BLOCK construct, hoisted into its procedure
+    /// (a name may not shadow one the procedure declares).
+    Block(Vec<Decl>),
+    /// `module procedure a, b` (inside a generic INTERFACE block).
+    ModuleProcedure(Vec<Name>),
+    /// An INTERFACE block.
+    Interface(InterfaceBlock),
+    /// A derived TYPE definition.
+    TypeDef(TypeDef),
     /// IMPLICIT NONE.
     ImplicitNone,
     /// IMPLICIT type (letter ranges), ...
@@ -289,6 +317,32 @@ pub enum DeclKind {
     /// EQUIVALENCE, INTERFACE, TYPE definitions, ...), kept so that sema
     /// reports it with its keyword.
     Unsupported(String),
+}
+
+/// An INTERFACE block: specific interface bodies and, for a generic
+/// interface, the MODULE PROCEDURE names it includes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceBlock {
+    /// The generic name (`interface norm`); `None` for a block of explicit
+    /// interfaces.
+    pub generic: Option<Name>,
+    /// ABSTRACT INTERFACE.
+    pub is_abstract: bool,
+    /// The interface bodies (procedures without executable statements).
+    pub bodies: Vec<Procedure>,
+    /// `module procedure a, b` / `procedure a, b` names.
+    pub procedures: Vec<Name>,
+}
+
+/// A derived TYPE definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeDef {
+    /// The type name.
+    pub name: Name,
+    /// PUBLIC / PRIVATE given on the TYPE statement.
+    pub access: Option<bool>,
+    /// The component declarations (type declaration statements).
+    pub components: Vec<Decl>,
 }
 
 /// An executable statement with its optional label.
@@ -405,6 +459,23 @@ pub enum StmtKind {
         selector: Expr,
         /// CASE blocks in order; at most one is `CaseSelector::Default`.
         cases: Vec<(CaseSelector, Vec<Stmt>)>,
+    },
+    /// BLOCK construct: its declarations were moved to the procedure's
+    /// ([`DeclKind::Block`]); the body stays here.
+    Block {
+        /// Construct name.
+        name: Option<Name>,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// ASSOCIATE (name => selector, ...) with its body.
+    Associate {
+        /// Construct name.
+        name: Option<Name>,
+        /// The associate names and their selectors.
+        pairs: Vec<(Name, Expr)>,
+        /// The body.
+        body: Vec<Stmt>,
     },
     /// PRINT / WRITE: skipped with a warning.
     Output(String),

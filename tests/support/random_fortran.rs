@@ -13,7 +13,8 @@
 //! whose active inputs are `x` and `s` and active outputs `y` and `r`.
 //! Bodies mix assignments of nonlinear expressions, branches on active
 //! values, DO loops with computed (active-dependent) trip counts, DO WHILE
-//! loops, EXIT, calls passing arrays and scalars, module variables written
+//! loops, EXIT, calls passing arrays and scalars, module variables (some
+//! of them components of a derived-type module variable) written
 //! in one call and read in another, SAVE locals, and (optionally)
 //! intrinsics at their singular points.
 //!
@@ -66,6 +67,14 @@ pub struct GenOptions {
     /// depend on the active inputs (off: every store to an inout dummy
     /// keeps half the old value).
     pub passive_overwrite: bool,
+    /// Module scalars after the first are components of a derived-type
+    /// module variable `gs` (with component defaults), read and written
+    /// as `gs%g2`.
+    pub derived_globals: bool,
+    /// A last scalar intent(in) dummy of a subprocedure is OPTIONAL (the
+    /// body reads a local copy set under PRESENT); every other call leaves
+    /// it out, the others pass it by keyword.
+    pub optional_args: bool,
     /// Most subprocedures (besides `top`).
     pub max_procs: usize,
     /// Most statements per body (top level of a procedure).
@@ -82,6 +91,8 @@ impl GenOptions {
             persistent_state: true,
             singular_points: true,
             passive_overwrite: true,
+            derived_globals: true,
+            optional_args: true,
             max_procs: 4,
             max_stmts: 6,
             max_depth: 2,
@@ -348,6 +359,8 @@ struct Callee {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Param {
     ScalarIn,
+    /// An OPTIONAL intent(in) scalar (always last).
+    ScalarOpt,
     ScalarInOut,
     ArrayIn,
     ArrayInOut,
@@ -362,6 +375,9 @@ struct Gen<'a> {
     /// Module scalars only `top` advances (passive state).
     counters: Vec<String>,
     global_array: String,
+    /// Calls to procedures with an OPTIONAL dummy so far (odd ones leave
+    /// it out).
+    optional_calls: usize,
 }
 
 /// Generates the program of `seed`.
@@ -373,15 +389,29 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         globals: Vec::new(),
         counters: Vec::new(),
         global_array: "ga".into(),
+        optional_calls: 0,
     };
     let nglobals = g.rng.range(1, 3) as usize;
     let mut decls = Vec::new();
     let mut resets = Vec::new();
+    let mut components = Vec::new();
     for k in 1..=nglobals {
         let v = constant(&mut g.rng);
-        decls.push(format!("double precision :: g{k} = {}", lit(v)));
-        resets.push(Stmt::Line(format!("g{k} = {}", lit(v))));
-        g.globals.push(format!("g{k}"));
+        let name = if options.derived_globals && k >= 2 {
+            components.push(format!("  double precision :: g{k} = {}", lit(v)));
+            format!("gs%g{k}")
+        } else {
+            decls.push(format!("double precision :: g{k} = {}", lit(v)));
+            format!("g{k}")
+        };
+        resets.push(Stmt::Line(format!("{name} = {}", lit(v))));
+        g.globals.push(name);
+    }
+    if !components.is_empty() {
+        decls.push("type gstate".into());
+        decls.append(&mut components);
+        decls.push("end type gstate".into());
+        decls.push("type(gstate) :: gs".into());
     }
     // One value for every element: the front end rejects an array
     // constructor as a module variable's initializer (see
@@ -570,6 +600,16 @@ impl Gen<'_> {
         }
     }
 
+    /// The actual argument for the OPTIONAL dummy `oK` (the last dummy),
+    /// by keyword, or `None` on every other such call.
+    fn optional_actual(&mut self, scope: &Scope, depth: usize, k: usize) -> Option<String> {
+        self.optional_calls += 1;
+        if self.optional_calls.is_multiple_of(2) {
+            return None;
+        }
+        Some(format!("o{k}=({})", self.expr(scope, depth).0))
+    }
+
     /// A call of a generated function inside an expression.
     fn function_call(&mut self, scope: &Scope, depth: usize) -> (String, f64) {
         let fs: Vec<Callee> = self
@@ -590,6 +630,12 @@ impl Gen<'_> {
             match p {
                 Param::ScalarIn => {
                     args.push(format!("({})", self.expr(scope, depth.saturating_sub(2)).0))
+                }
+                Param::ScalarOpt => {
+                    let k = f.params.len();
+                    if let Some(a) = self.optional_actual(scope, depth.saturating_sub(2), k) {
+                        args.push(a);
+                    }
                 }
                 Param::ArrayIn if !scope.arrays.is_empty() => {
                     args.push(self.rng.pick_str(&scope.arrays))
@@ -836,6 +882,10 @@ impl Gen<'_> {
                 // reference (which could alias an inout argument or a
                 // module variable the callee writes).
                 Param::ScalarIn => format!("({})", self.expr(scope, 2).0),
+                Param::ScalarOpt => match self.optional_actual(scope, 2, callee.params.len()) {
+                    Some(a) => a,
+                    None => continue,
+                },
                 Param::ArrayIn => {
                     let cands: Vec<String> = scope
                         .arrays
@@ -905,6 +955,9 @@ impl Gen<'_> {
             };
             ps.push(p);
         }
+        if self.opt.optional_args && ps.last() == Some(&Param::ScalarIn) {
+            *ps.last_mut().expect("not empty") = Param::ScalarOpt;
+        }
         let has_n = ps
             .iter()
             .any(|p| matches!(p, Param::ArrayIn | Param::ArrayInOut))
@@ -941,6 +994,19 @@ impl Gen<'_> {
                     head.push(format!("  double precision, intent(in) :: {v}"));
                     scope.reals.push(v.clone());
                     names.push(v);
+                }
+                Param::ScalarOpt => {
+                    let (o, v) = (format!("o{k}"), format!("q{k}"));
+                    head.push(format!("  double precision, intent(in), optional :: {o}"));
+                    head.push(format!("  double precision :: {v}"));
+                    init.push(Stmt::Block {
+                        head: format!("if (present({o})) then"),
+                        body: vec![Stmt::Line(format!("{v} = {o}"))],
+                        else_body: Some(vec![Stmt::Line(format!("{v} = 0.5d0"))]),
+                        tail: "end if".into(),
+                    });
+                    scope.reals.push(v);
+                    names.push(o);
                 }
                 Param::ScalarInOut => {
                     let v = format!("v{k}");

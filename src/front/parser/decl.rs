@@ -68,7 +68,7 @@ fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKin
     let ExprKind::Apply { name, args } = &target.kind else {
         return None;
     };
-    if arrays.contains(&name.text) {
+    if arrays.contains(&name.text) || name.text.contains('%') {
         return None;
     }
     let dummies = args
@@ -93,22 +93,21 @@ fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKin
 
 /// Attribute and statement keywords the subset rejects as specification
 /// statements, with the keyword reported.
-const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 18] = [
+const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 14] = [
     ("equivalence", "EQUIVALENCE"),
     ("namelist", "NAMELIST"),
     ("allocatable", "ALLOCATABLE"),
     ("pointer", "POINTER"),
     ("target", "TARGET"),
-    ("optional", "OPTIONAL"),
-    ("public", "PUBLIC"),
-    ("private", "PRIVATE"),
     ("sequence", "SEQUENCE"),
     ("include", "INCLUDE"),
     ("volatile", "VOLATILE"),
     ("value", "VALUE"),
     ("protected", "PROTECTED"),
-    ("import", "IMPORT"),
-    ("procedure", "PROCEDURE"),
+    (
+        "procedure",
+        "PROCEDURE(interface) declaration (procedure dummies)",
+    ),
     ("asynchronous", "ASYNCHRONOUS"),
     ("contiguous", "CONTIGUOUS"),
     ("enum", "ENUM"),
@@ -199,7 +198,16 @@ impl<'s> StmtParser<'s> {
             BaseType::Logical
         } else if self.eat_kw("character") {
             BaseType::Character
-        } else if self.eat_kw("type") || self.eat_kw("class") {
+        } else if self.at_kw("class")
+            && self
+                .keyword_end("class")
+                .is_some_and(|e| self.kind_at(e) == Some(TokenKind::LParen))
+        {
+            return Err(Diagnostic::error(
+                span,
+                "unsupported Fortran: CLASS (polymorphic entities)",
+            ));
+        } else if self.eat_kw("type") {
             self.expect(TokenKind::LParen)?;
             let name = self.name("a derived type name")?;
             self.expect(TokenKind::RParen)?;
@@ -346,6 +354,9 @@ impl<'s> StmtParser<'s> {
             "save" => Attr::Save,
             "external" => Attr::External,
             "intrinsic" => Attr::Intrinsic,
+            "optional" => Attr::Optional,
+            "public" => Attr::Access(true),
+            "private" => Attr::Access(false),
             _ => {
                 if self.at(TokenKind::LParen) {
                     self.skip_group()?;
@@ -578,13 +589,45 @@ impl<'s> StmtParser<'s> {
             self.what = "DATA statement";
             DeclKind::Data(self.data_groups()?)
         } else if self.at_kw("interface") || self.at_kw("abstractinterface") {
-            self.pos = self.toks.len();
-            return Ok(Some(LineKind::Skip(SkippedBlock::Interface)));
+            return self.interface_statement().map(Some);
         } else if self.at_kw("type") {
             // A TYPE definition (`type(x) :: v` declarations were parsed as
             // type declarations before).
-            self.pos = self.toks.len();
-            return Ok(Some(LineKind::Skip(SkippedBlock::TypeDefinition)));
+            return self.type_statement().map(Some);
+        } else if self.eat_kw("public") {
+            self.what = "PUBLIC statement";
+            self.access_statement(true)?
+        } else if self.eat_kw("private") {
+            self.what = "PRIVATE statement";
+            self.access_statement(false)?
+        } else if self.eat_kw("optional") {
+            self.what = "OPTIONAL statement";
+            self.eat(TokenKind::DoubleColon);
+            DeclKind::Optional(self.name_list("a dummy argument name")?)
+        } else if self.eat_kw("import") {
+            self.what = "IMPORT statement";
+            self.eat(TokenKind::DoubleColon);
+            let names = if self.at_end() {
+                Vec::new()
+            } else {
+                self.name_list("an imported name")?
+            };
+            DeclKind::Import(names)
+        } else if self.at_kw("moduleprocedure")
+            || (self.at_kw("procedure")
+                && self.keyword_end("procedure").is_some_and(|end| {
+                    matches!(
+                        self.kind_at(end),
+                        Some(TokenKind::Name) | Some(TokenKind::DoubleColon)
+                    )
+                }))
+        {
+            self.what = "MODULE PROCEDURE statement";
+            if !self.eat_kw("moduleprocedure") {
+                self.eat_kw("procedure");
+            }
+            self.eat(TokenKind::DoubleColon);
+            DeclKind::ModuleProcedure(self.name_list("a procedure name")?)
         } else if let Some(&(_, keyword)) = UNSUPPORTED_SPECIFICATIONS
             .iter()
             .find(|(kw, _)| self.at_kw(kw))
@@ -596,6 +639,92 @@ impl<'s> StmtParser<'s> {
         };
         self.expect_end()?;
         Ok(Some(LineKind::Decl(decl)))
+    }
+
+    /// `public` / `private` with an optional `[::] name, ...` list.
+    fn access_statement(&mut self, public: bool) -> PResult<DeclKind> {
+        self.eat(TokenKind::DoubleColon);
+        let mut names = Vec::new();
+        while !self.at_end() {
+            let name = self.name("a name")?;
+            if self.at(TokenKind::LParen) {
+                return Err(Diagnostic::error(
+                    name.span,
+                    "unsupported Fortran: operator or assignment in an access statement",
+                ));
+            }
+            names.push(name);
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        Ok(DeclKind::Access { public, names })
+    }
+
+    /// `interface [name]` or `abstract interface`: the start of a block
+    /// the statement parser assembles. Operator and assignment interfaces
+    /// are skipped as unsupported blocks.
+    fn interface_statement(&mut self) -> PResult<LineKind> {
+        self.what = "INTERFACE statement";
+        let is_abstract = self.eat_kw("abstract");
+        let span = self.span_here();
+        self.eat_kw("interface");
+        if self.at_kw("operator") || self.at_kw("assignment") {
+            self.pos = self.toks.len();
+            return Ok(LineKind::Skip(SkippedBlock::Interface));
+        }
+        let generic = if self.at_end() {
+            None
+        } else {
+            Some(self.name("a generic name")?)
+        };
+        self.expect_end()?;
+        Ok(LineKind::InterfaceStart {
+            generic,
+            is_abstract,
+            span,
+        })
+    }
+
+    /// `type [, attributes ::] name`: the start of a derived type
+    /// definition. Extended and abstract types are skipped as unsupported.
+    fn type_statement(&mut self) -> PResult<LineKind> {
+        self.what = "TYPE statement";
+        self.eat_kw("type");
+        let mut access = None;
+        if self.eat(TokenKind::Comma) {
+            loop {
+                let attr = self.name("a type attribute")?;
+                match attr.text.as_str() {
+                    "public" => access = Some(true),
+                    "private" => access = Some(false),
+                    "bind" | "sequence" => {
+                        if self.at(TokenKind::LParen) {
+                            self.skip_group()?;
+                        }
+                    }
+                    _ => {
+                        self.pos = self.toks.len();
+                        return Ok(LineKind::Skip(SkippedBlock::TypeDefinition));
+                    }
+                }
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::DoubleColon)?;
+        } else {
+            self.eat(TokenKind::DoubleColon);
+        }
+        let name = self.name("the type name")?;
+        if self.at(TokenKind::LParen) {
+            return Err(Diagnostic::error(
+                self.span_here(),
+                "unsupported Fortran: parameterized derived types",
+            ));
+        }
+        self.expect_end()?;
+        Ok(LineKind::TypeStart { name, access })
     }
 
     fn implicit(&mut self) -> PResult<DeclKind> {
@@ -654,37 +783,48 @@ impl<'s> StmtParser<'s> {
         }
         let module = self.name("the module name")?;
         let mut only = None;
+        let mut renames = Vec::new();
         if self.eat(TokenKind::Comma) {
-            if !self.eat_kw("only") {
-                return Err(Diagnostic::error(
-                    self.span_here(),
-                    "USE with a rename list is not supported (use ONLY:)",
-                ));
+            let is_only = self.at_kw("only")
+                && self
+                    .keyword_end("only")
+                    .is_some_and(|end| self.kind_at(end) == Some(TokenKind::Colon));
+            if is_only {
+                self.eat_kw("only");
+                self.expect(TokenKind::Colon)?;
             }
-            self.expect(TokenKind::Colon)?;
             let mut names = Vec::new();
             while !self.at_end() {
-                let name = self.name("a name in the ONLY list")?;
-                if self.at(TokenKind::Arrow) {
-                    return Err(Diagnostic::error(
-                        self.span_here(),
-                        "renaming in a USE statement is not supported",
-                    ));
-                }
+                let name = self.name("a name in the USE list")?;
                 if self.at(TokenKind::LParen) {
                     return Err(Diagnostic::error(
                         name.span,
-                        "operators and assignments in an ONLY list are not supported",
+                        "operators and assignments in a USE list are not supported",
                     ));
                 }
-                names.push(name);
+                let remote = if self.eat(TokenKind::Arrow) {
+                    self.name("the module's name after '=>'")?
+                } else if is_only {
+                    name.clone()
+                } else {
+                    return Err(self.error_here("'=>' in a USE rename"));
+                };
+                names.push((name, remote));
                 if !self.eat(TokenKind::Comma) {
                     break;
                 }
             }
-            only = Some(names);
+            if is_only {
+                only = Some(names);
+            } else {
+                renames = names;
+            }
         }
-        Ok(DeclKind::Use { module, only })
+        Ok(DeclKind::Use {
+            module,
+            only,
+            renames,
+        })
     }
 
     /// The `objects /values/` groups of a DATA statement.

@@ -237,9 +237,18 @@ impl<'s> StmtParser<'s> {
         }
     }
 
-    /// A name, `name(args)`, or `name(args)(substring)`.
+    /// A name, `name(args)`, or `name(args)(substring)`. A component
+    /// reference `a%b%c` is one name `a%b%c` (derived-type variables are
+    /// flattened into one variable per component); components of array
+    /// elements (`a(i)%b`) are rejected.
     pub(super) fn name_primary(&mut self) -> PResult<Built> {
-        let name = self.name("a name")?;
+        let mut name = self.name("a name")?;
+        while self.at(TokenKind::Percent) && self.kind_at(self.pos + 1) == Some(TokenKind::Name) {
+            self.pos += 1;
+            let comp = self.name("a component name")?;
+            name.text.push('%');
+            name.text.push_str(&comp.text);
+        }
         let span = name.span;
         let mut built = if self.at(TokenKind::LParen) {
             self.enter()?;
@@ -265,7 +274,7 @@ impl<'s> StmtParser<'s> {
         if self.at(TokenKind::Percent) {
             return Err(Diagnostic::error(
                 self.span_here(),
-                "derived-type component access ('%') is not supported",
+                "unsupported Fortran: component of an array element (arrays of derived type)",
             ));
         }
         Ok(built)

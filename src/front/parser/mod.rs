@@ -147,6 +147,19 @@ enum LineKind {
     EndSelect {
         name: Option<Name>,
     },
+    Associate {
+        name: Option<Name>,
+        pairs: Vec<(Name, Expr)>,
+    },
+    EndAssociate {
+        name: Option<Name>,
+    },
+    BlockStart {
+        name: Option<Name>,
+    },
+    EndBlock {
+        name: Option<Name>,
+    },
     Header(Header),
     Contains,
     End {
@@ -155,6 +168,19 @@ enum LineKind {
     },
     /// The start of a block to skip up to its END.
     Skip(SkippedBlock),
+    /// `interface [name]` / `abstract interface`: replaced by the whole
+    /// block (a [`DeclKind::Interface`]) as soon as it is read.
+    InterfaceStart {
+        generic: Option<Name>,
+        is_abstract: bool,
+        span: Span,
+    },
+    /// `type [, access ::] name`: replaced by the whole definition (a
+    /// [`DeclKind::TypeDef`]) as soon as it is read.
+    TypeStart {
+        name: Name,
+        access: Option<bool>,
+    },
     /// A statement that failed to parse (already reported); kept for its
     /// label.
     Error,
@@ -168,6 +194,8 @@ enum ConstructClass {
     If,
     Do,
     Select,
+    Associate,
+    Block,
     /// Program unit (END, CONTAINS, a new unit header, end of file).
     Unit,
 }
@@ -181,6 +209,8 @@ impl LineKind {
             }
             LineKind::EndDo { .. } => Some(ConstructClass::Do),
             LineKind::Case { .. } | LineKind::EndSelect { .. } => Some(ConstructClass::Select),
+            LineKind::EndAssociate { .. } => Some(ConstructClass::Associate),
+            LineKind::EndBlock { .. } => Some(ConstructClass::Block),
             LineKind::Header(_) | LineKind::Contains | LineKind::End { .. } | LineKind::Eof => {
                 Some(ConstructClass::Unit)
             }
@@ -197,6 +227,8 @@ impl LineKind {
             LineKind::EndDo { .. } => "END DO",
             LineKind::Case { .. } => "CASE",
             LineKind::EndSelect { .. } => "END SELECT",
+            LineKind::EndAssociate { .. } => "END ASSOCIATE",
+            LineKind::EndBlock { .. } => "END BLOCK",
             LineKind::Contains => "CONTAINS",
             LineKind::End { .. } => "END",
             _ => "statement",
@@ -308,6 +340,14 @@ impl Parser {
             };
             let kind = match parsed {
                 Ok(LineKind::Skip(block)) => self.skip_block(block, span),
+                Ok(LineKind::InterfaceStart {
+                    generic,
+                    is_abstract,
+                    span,
+                }) => self.parse_interface(generic, is_abstract, span),
+                Ok(LineKind::TypeStart { name, access }) => {
+                    self.parse_type_definition(name, access, span)
+                }
                 Ok(kind) => kind,
                 Err(d) => {
                     self.diags.push(d);

@@ -131,6 +131,8 @@ impl Parser {
                 let construct = match class {
                     ConstructClass::If => "IF THEN",
                     ConstructClass::Do => "DO",
+                    ConstructClass::Associate => "ASSOCIATE",
+                    ConstructClass::Block => "BLOCK",
                     _ => "SELECT CASE",
                 };
                 self.error(
@@ -176,7 +178,11 @@ impl Parser {
         let make = |kind| Stmt { label, kind, span };
         let is_construct = matches!(
             kind,
-            LineKind::IfThen { .. } | LineKind::Do { .. } | LineKind::SelectCase { .. }
+            LineKind::IfThen { .. }
+                | LineKind::Do { .. }
+                | LineKind::SelectCase { .. }
+                | LineKind::Associate { .. }
+                | LineKind::BlockStart { .. }
         );
         if is_construct && self.open.len() >= MAX_CONSTRUCT_NESTING {
             self.error(span, "constructs are nested too deeply");
@@ -196,6 +202,10 @@ impl Parser {
             LineKind::SelectCase { name, selector } => {
                 (make(self.parse_select(span, name, selector)), None)
             }
+            LineKind::Associate { name, pairs } => {
+                (make(self.parse_associate(span, name, pairs)), None)
+            }
+            LineKind::BlockStart { name } => (make(self.parse_block_construct(span, name)), None),
             _ => (make(StmtKind::Continue), None),
         }
     }
@@ -234,6 +244,63 @@ impl Parser {
             ),
             _ => {}
         }
+    }
+
+    /// A BLOCK construct up to its END BLOCK: its declarations go to the
+    /// procedure's (as one [`DeclKind::Block`]), its statements stay.
+    fn parse_block_construct(&mut self, span: Span, name: Option<Name>) -> StmtKind {
+        const WHAT: &str = "BLOCK construct";
+        self.open.push(ConstructClass::Block);
+        let decls = self.parse_specification_part(false);
+        let (body, _) = self.parse_block(None);
+        self.open.pop();
+        if !decls.is_empty() {
+            self.late_decls.push(Decl {
+                kind: DeclKind::Block(decls),
+                span,
+            });
+        }
+        let line = self.bump();
+        match line.kind {
+            LineKind::EndBlock { name: given } => {
+                self.check_construct_name(WHAT, &name, &given, line.span, true);
+            }
+            other => {
+                self.unbump(Line {
+                    kind: other,
+                    ..line
+                });
+                self.error(span, "BLOCK construct is not closed by END BLOCK");
+            }
+        }
+        StmtKind::Block { name, body }
+    }
+
+    /// The body of an ASSOCIATE construct up to its END ASSOCIATE.
+    fn parse_associate(
+        &mut self,
+        span: Span,
+        name: Option<Name>,
+        pairs: Vec<(Name, Expr)>,
+    ) -> StmtKind {
+        const WHAT: &str = "ASSOCIATE construct";
+        self.open.push(ConstructClass::Associate);
+        let (body, _) = self.parse_block(None);
+        self.open.pop();
+        let line = self.bump();
+        match line.kind {
+            LineKind::EndAssociate { name: given } => {
+                self.check_construct_name(WHAT, &name, &given, line.span, true);
+            }
+            other => {
+                self.unbump(Line {
+                    kind: other,
+                    ..line
+                });
+                self.error(span, "ASSOCIATE construct is not closed by END ASSOCIATE");
+            }
+        }
+        StmtKind::Associate { name, pairs, body }
     }
 
     fn parse_if(&mut self, span: Span, name: Option<Name>, cond: Expr) -> StmtKind {
@@ -555,6 +622,43 @@ impl<'s> StmtParser<'s> {
                 name: name.clone(),
                 selector,
             }
+        } else if self.keyword_end("block") == Some(self.toks.len()) {
+            self.eat_kw("block");
+            LineKind::BlockStart { name: name.clone() }
+        } else if self.at_kw("endblock") && !self.at_kw("endblockdata") {
+            self.eat_kw("endblock");
+            self.what = "END BLOCK statement";
+            self.recovery = Some(LineKind::EndBlock { name: None });
+            let name = self.optional_name()?;
+            self.expect_end()?;
+            LineKind::EndBlock { name }
+        } else if self.at_kw("associate")
+            && self
+                .keyword_end("associate")
+                .is_some_and(|end| self.kind_at(end) == Some(TokenKind::LParen))
+        {
+            self.eat_kw("associate");
+            self.what = "ASSOCIATE statement";
+            self.recovery = Some(LineKind::Associate {
+                name: name.clone(),
+                pairs: Vec::new(),
+            });
+            self.expect(TokenKind::LParen)?;
+            let mut pairs = Vec::new();
+            loop {
+                let n = self.name("an associate name")?;
+                self.expect(TokenKind::Arrow)?;
+                pairs.push((n, self.expr()?));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::RParen)?;
+            self.expect_end()?;
+            LineKind::Associate {
+                name: name.clone(),
+                pairs,
+            }
         } else if name.is_some() {
             if self.at_kw("selecttype")
                 || self.at_kw("associate")
@@ -600,6 +704,12 @@ impl<'s> StmtParser<'s> {
             let name = self.optional_name()?;
             self.expect_end()?;
             LineKind::EndDo { name }
+        } else if self.eat_kw("endassociate") {
+            self.what = "END ASSOCIATE statement";
+            self.recovery = Some(LineKind::EndAssociate { name: None });
+            let name = self.optional_name()?;
+            self.expect_end()?;
+            LineKind::EndAssociate { name }
         } else if self.eat_kw("endselect") {
             self.what = "END SELECT statement";
             self.recovery = Some(LineKind::EndSelect { name: None });

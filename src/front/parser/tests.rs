@@ -651,12 +651,13 @@ fn specification_statements() {
                     col: 5
                 }
             },
-            only: None
+            only: None,
+            renames: Vec::new(),
         }
     );
     assert!(matches!(&d[1], DeclKind::Use { only: Some(names), .. } if names.len() == 2));
     assert!(
-        matches!(&d[2], DeclKind::Use { module, only: Some(names) } if module.text == "iso_fortran_env" && names[0].text == "real64")
+        matches!(&d[2], DeclKind::Use { module, only: Some(names), .. } if module.text == "iso_fortran_env" && names[0].0.text == "real64")
     );
     assert_eq!(d[3], DeclKind::ImplicitNone);
     let DeclKind::Implicit(rules) = &d[4] else {
@@ -708,12 +709,10 @@ fn specification_statements() {
 fn unsupported_blocks_are_skipped() {
     let file = parse_ok(
         "subroutine s(x)\n\
-           interface\n\
-             subroutine ext(y)\n\
-               real y\n\
-             end subroutine ext\n\
+           interface operator(+)\n\
+             module procedure add\n\
            end interface\n\
-           type point\n\
+           type, extends(base) :: point\n\
              real :: x, y\n\
            end type point\n\
            real x\n\
@@ -730,12 +729,110 @@ fn unsupported_blocks_are_skipped() {
     let kinds: Vec<&DeclKind> = p.decls.iter().map(|d| &d.kind).collect();
     assert_eq!(kinds[0], &DeclKind::Unsupported("INTERFACE".into()));
     assert_eq!(pos(p.decls[0].span), (2, 1));
-    assert_eq!(kinds[1], &DeclKind::Unsupported("TYPE".into()));
+    assert!(matches!(kinds[1], DeclKind::Unsupported(k) if k.contains("EXTENDS")));
     assert!(matches!(kinds[2], DeclKind::Type { .. }));
     assert_eq!(p.body.len(), 3);
     assert_eq!(p.body[0].kind, StmtKind::Unsupported("WHERE".into()));
     assert_eq!(p.body[1].kind, StmtKind::Unsupported("WHERE".into()));
     assert_eq!(assign_parts(&p.body[2]).1, "4");
+}
+
+#[test]
+fn fortran90_module_syntax() {
+    let d = decls(
+        "use m, only: a, b => c\n\
+         use n, x => y, z => w\n\
+         private\n\
+         public :: a, f\n\
+         real, private, optional :: q\n\
+         optional r\n\
+         interface g\n\
+           module procedure g1, g2\n\
+           function g3(x)\n\
+             import :: dp\n\
+             real(dp) :: x, g3\n\
+           end function g3\n\
+         end interface g\n\
+         abstract interface\n\
+           subroutine cb(x)\n\
+             real x\n\
+           end subroutine\n\
+         end interface\n\
+         type, public :: pt\n\
+           sequence\n\
+           real :: x = 1.0, v(3)\n\
+           type(other) :: o\n\
+         end type pt\n\
+         type(pt) :: p\n",
+    );
+    let DeclKind::Use {
+        only: Some(only),
+        renames,
+        ..
+    } = &d[0]
+    else {
+        panic!("{:?}", d[0])
+    };
+    assert_eq!(
+        (only[1].0.text.as_str(), only[1].1.text.as_str()),
+        ("b", "c")
+    );
+    assert_eq!(
+        (only[0].0.text.as_str(), only[0].1.text.as_str()),
+        ("a", "a")
+    );
+    assert!(renames.is_empty());
+    let DeclKind::Use {
+        only: None,
+        renames,
+        ..
+    } = &d[1]
+    else {
+        panic!("{:?}", d[1])
+    };
+    assert_eq!(renames.len(), 2);
+    assert_eq!(
+        (renames[1].0.text.as_str(), renames[1].1.text.as_str()),
+        ("z", "w")
+    );
+    assert!(matches!(&d[2], DeclKind::Access { public: false, names } if names.is_empty()));
+    assert!(matches!(&d[3], DeclKind::Access { public: true, names } if names.len() == 2));
+    assert!(matches!(&d[4], DeclKind::Type { attrs, .. }
+        if attrs.contains(&Attr::Access(false)) && attrs.contains(&Attr::Optional)));
+    assert!(matches!(&d[5], DeclKind::Optional(n) if n[0].text == "r"));
+    let DeclKind::Interface(g) = &d[6] else {
+        panic!("{:?}", d[6])
+    };
+    assert_eq!(g.generic.as_ref().map(|n| n.text.as_str()), Some("g"));
+    assert_eq!(g.procedures.len(), 2);
+    assert_eq!(g.bodies.len(), 1);
+    assert!(matches!(&g.bodies[0].decls[0].kind, DeclKind::Import(n) if n[0].text == "dp"));
+    let DeclKind::Interface(a) = &d[7] else {
+        panic!("{:?}", d[7])
+    };
+    assert!(a.is_abstract && a.generic.is_none() && a.bodies.len() == 1);
+    let DeclKind::TypeDef(t) = &d[8] else {
+        panic!("{:?}", d[8])
+    };
+    assert_eq!(t.name.text, "pt");
+    assert_eq!(t.access, Some(true));
+    assert_eq!(t.components.len(), 2);
+    assert!(
+        matches!(&d[9], DeclKind::Type { ty, .. } if matches!(&ty.base, BaseType::Derived(n) if n.text == "pt"))
+    );
+}
+
+#[test]
+fn component_references_are_one_name() {
+    let file = parse_ok(
+        "subroutine s(p)\n\
+           p%a%b = p%v(2) + f(x=p%c)\n\
+         end subroutine s\n",
+    );
+    let p = procedure(&file.units[0]);
+    let (target, value) = assign_parts(&p.body[0]);
+    assert_eq!(target, "p%a%b");
+    assert_eq!(value, "(+ p%v[2] f[x=p%c])");
 }
 
 #[test]
@@ -1601,4 +1698,51 @@ fn common_statements_blocks_and_block_data() {
     assert_eq!(p.kind, ProcKind::BlockData);
     assert_eq!(p.name.text, "init");
     assert_eq!(p.decls.len(), 2);
+}
+
+#[test]
+fn associate_and_block_constructs() {
+    let file = parse_ok(
+        "subroutine s(x, n)\n\
+           outer: associate (a => x(1), b => 2*n)\n\
+             block\n\
+               real :: t\n\
+               t = a + b\n\
+             end block\n\
+           end associate outer\n\
+         end subroutine s\n",
+    );
+    let p = procedure(&file.units[0]);
+    let StmtKind::Associate { name, pairs, body } = &p.body[0].kind else {
+        panic!("{:?}", p.body[0].kind)
+    };
+    assert_eq!(name.as_ref().map(|n| n.text.as_str()), Some("outer"));
+    assert_eq!(pairs.len(), 2);
+    assert_eq!(
+        (pairs[1].0.text.as_str(), sx(&pairs[1].1).as_str()),
+        ("b", "(* 2 n)")
+    );
+    let StmtKind::Block { body: inner, .. } = &body[0].kind else {
+        panic!("{:?}", body[0].kind)
+    };
+    assert_eq!(assign_parts(&inner[0]), ("t".into(), "(+ a b)".into()));
+    // The BLOCK's declarations belong to the procedure.
+    assert!(matches!(&p.decls[0].kind, DeclKind::Block(d) if d.len() == 1));
+}
+
+#[test]
+fn unclosed_associate_is_an_error() {
+    let (_, diags) = parse(
+        "subroutine s(x)\n\
+           associate (a => x)\n\
+             a = 1\n\
+         end subroutine s\n",
+        SourceForm::Free,
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.message.contains("not closed by END ASSOCIATE")),
+        "{diags:?}"
+    );
 }

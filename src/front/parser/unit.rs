@@ -60,7 +60,7 @@ impl SkippedBlock {
     pub(super) fn keyword(self) -> &'static str {
         match self {
             SkippedBlock::Interface => "INTERFACE",
-            SkippedBlock::TypeDefinition => "TYPE",
+            SkippedBlock::TypeDefinition => "TYPE extension or ABSTRACT type (EXTENDS, CLASS)",
             SkippedBlock::Where => "WHERE",
             SkippedBlock::Forall => "FORALL",
             SkippedBlock::Associate => "ASSOCIATE",
@@ -164,6 +164,121 @@ impl Parser {
         } else {
             LineKind::Exec(StmtKind::Unsupported(block.keyword().to_string()))
         }
+    }
+
+    /// True (consuming it) when the next statement starts with the
+    /// compacted text `end` (`endinterface`, `endtype`), which the
+    /// statement parser does not classify.
+    fn eat_block_end(&mut self, end: &str) -> bool {
+        if self.peeked.is_some() {
+            return false;
+        }
+        match self.stmts.get(self.next) {
+            Some(stmt) if compact_text(&stmt.text).starts_with(end) => {
+                self.next += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The body of an INTERFACE block after its first statement, up to
+    /// END INTERFACE: interface bodies and MODULE PROCEDURE statements.
+    pub(super) fn parse_interface(
+        &mut self,
+        generic: Option<Name>,
+        is_abstract: bool,
+        span: Span,
+    ) -> LineKind {
+        let mut block = InterfaceBlock {
+            generic,
+            is_abstract,
+            bodies: Vec::new(),
+            procedures: Vec::new(),
+        };
+        loop {
+            if self.eat_block_end("endinterface") {
+                break;
+            }
+            let line = self.bump();
+            match line.kind {
+                LineKind::Header(h) if matches!(h.unit, UnitKind::Subroutine | UnitKind::Function) => {
+                    if self.unit_depth >= MAX_UNIT_NESTING {
+                        self.error(h.span, "interface bodies are nested too deeply");
+                        continue;
+                    }
+                    block.bodies.push(self.parse_procedure(h));
+                }
+                LineKind::Decl(DeclKind::ModuleProcedure(names)) => {
+                    block.procedures.extend(names);
+                }
+                LineKind::Error => {}
+                LineKind::Eof | LineKind::End { .. } => {
+                    self.unbump(Line { ..line });
+                    self.error(span, "INTERFACE block is not closed by END INTERFACE");
+                    break;
+                }
+                _ => self.error(
+                    line.span,
+                    "only interface bodies and MODULE PROCEDURE statements may appear in an INTERFACE block",
+                ),
+            }
+        }
+        LineKind::Decl(DeclKind::Interface(block))
+    }
+
+    /// The components of a derived TYPE definition after its first
+    /// statement, up to END TYPE.
+    pub(super) fn parse_type_definition(
+        &mut self,
+        name: Name,
+        access: Option<bool>,
+        span: Span,
+    ) -> LineKind {
+        let mut components = Vec::new();
+        loop {
+            if self.eat_block_end("endtype") {
+                break;
+            }
+            let line = self.bump();
+            match line.kind {
+                LineKind::Decl(kind @ DeclKind::Type { .. }) => components.push(Decl {
+                    kind,
+                    span: line.span,
+                }),
+                // PRIVATE components and SEQUENCE change nothing here.
+                LineKind::Decl(DeclKind::Access { ref names, .. }) if names.is_empty() => {}
+                LineKind::Decl(DeclKind::Unsupported(ref k)) if k == "SEQUENCE" => {}
+                LineKind::Error => {}
+                LineKind::Contains => {
+                    self.error(
+                        line.span,
+                        "unsupported Fortran: type-bound procedures (CONTAINS in a TYPE definition)",
+                    );
+                    while !self.eat_block_end("endtype") && self.next < self.stmts.len() {
+                        self.next += 1;
+                    }
+                    break;
+                }
+                LineKind::Eof | LineKind::End { .. } | LineKind::Header(_) => {
+                    self.unbump(line);
+                    self.error(
+                        span,
+                        format!("TYPE {} is not closed by END TYPE", name.text),
+                    );
+                    break;
+                }
+                _ => self.error(
+                    line.span,
+                    "only component declarations may appear in a TYPE definition",
+                ),
+            }
+        }
+        LineKind::Decl(DeclKind::TypeDef(TypeDef {
+            name,
+            access,
+            components,
+        }))
     }
 
     /// All program units of the file.

@@ -563,6 +563,16 @@ impl Lowerer<'_, '_> {
     /// The type of an expression, found by lowering it in a scratch block
     /// that is discarded.
     pub fn static_type(&mut self, e: &Expr) -> R<Type> {
+        match self.type_and_rank(e)?.0 {
+            t if t != Type::Bool && t != Type::Char => Ok(t),
+            _ => Err(self.err(e.span, "expected a numeric array expression")),
+        }
+    }
+
+    /// The element type (`Type::Char` for character data) and rank of an
+    /// expression, found by lowering it in a scratch block that is
+    /// discarded.
+    pub fn type_and_rank(&mut self, e: &Expr) -> R<(Type, usize)> {
         let (saved_cur, saved_dead, saved_elem, saved_start) =
             (self.cur, self.dead, self.elem.clone(), self.stmt_start);
         let scratch = self.block();
@@ -571,10 +581,15 @@ impl Lowerer<'_, '_> {
         let src = self.array_source(e);
         let rank = match &src {
             Some(r) => match r.args {
-                None => {
-                    let v = self.array_var(r.name)?;
-                    self.proc.var(v).dims.len()
-                }
+                None => match self.array_var(r.name) {
+                    Ok(v) => self.proc.var(v).dims.len(),
+                    Err(rep) => {
+                        self.cur = saved_cur;
+                        self.dead = saved_dead;
+                        self.stmt_start = saved_start;
+                        return Err(rep);
+                    }
+                },
                 Some(a) => a
                     .iter()
                     .filter(|x| matches!(x.value, ArgValue::Range { .. }))
@@ -590,8 +605,8 @@ impl Lowerer<'_, '_> {
         self.stmt_start = saved_start;
         // The scratch block stays unreachable; cleanup drops it.
         match r? {
-            Operand::Num(_, t) if t != Type::Bool => Ok(t),
-            _ => Err(self.err(e.span, "expected a numeric array expression")),
+            Operand::Num(_, t) => Ok((t, rank)),
+            Operand::Char(_) => Ok((Type::Char, rank)),
         }
     }
 }

@@ -5,11 +5,13 @@
 //! Whole-array expressions are [`super::array`]'s, intrinsics
 //! [`super::intrinsics`]'s.
 
+use super::super::ast::Intent;
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
 use super::super::diag::literal_bytes;
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
 use super::lowerer::{Lowerer, Operand, Reported, Resolved, R};
 use super::scope::StmtFn;
+use super::{Dummy, Sig};
 use adjit_ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId,
 };
@@ -188,9 +190,16 @@ impl Lowerer<'_, '_> {
                 let v = self.implicit_var(n)?;
                 self.var_value(v, n)
             }
-            Resolved::StmtFunc(_) => {
+            Resolved::StmtFunc(_) | Resolved::Generic(_) => {
                 Err(self.err(n.span, format!("procedure `{}` used as a variable", n.text)))
             }
+            Resolved::Struct(_) => Err(self.err(
+                n.span,
+                format!(
+                    "derived-type variable `{}` used as a value (only whole-structure assignment and actual arguments take structures)",
+                    n.text
+                ),
+            )),
         }
     }
 
@@ -341,6 +350,18 @@ impl Lowerer<'_, '_> {
                 }))
             }
             Resolved::StmtFunc(f) => self.inline_stmt_fn(f, name, args),
+            Resolved::Generic(specifics) => {
+                let p = self.specific(name, specifics, args)?;
+                let (v, t) = self.call_function(p, name, args)?;
+                Ok(Operand::Num(v, t))
+            }
+            Resolved::Struct(_) => Err(self.err(
+                e.span,
+                format!(
+                    "`{}` is a derived-type variable, not an array or function",
+                    name.text
+                ),
+            )),
             Resolved::Proc(p) if !self.shadows_proc(name) => {
                 let (v, t) = self.call_function(p, name, args)?;
                 Ok(Operand::Num(v, t))
@@ -350,6 +371,18 @@ impl Lowerer<'_, '_> {
                 format!("`{}` is not an array or function", name.text),
             )),
             _ => {
+                if name.text == "present" && !self.declared_external(&name.text) {
+                    return self.present(e, args);
+                }
+                if self.find_type(&name.text).is_some() {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "structure constructor `{}(...)` is supported only as the whole right-hand side of an assignment",
+                            name.text
+                        ),
+                    ));
+                }
                 if self.is_intrinsic_name(&name.text) && !self.declared_external(&name.text) {
                     return self.intrinsic(e, name, args);
                 }
@@ -420,6 +453,31 @@ impl Lowerer<'_, '_> {
             )),
             _ => Ok(Some(p)),
         }
+    }
+
+    /// PRESENT(x) of an OPTIONAL dummy: its presence flag.
+    fn present(&mut self, e: &Expr, args: &[Arg]) -> R<Operand> {
+        if let [Arg {
+            keyword: None,
+            value:
+                ArgValue::Expr(Expr {
+                    kind: ExprKind::Name(n),
+                    ..
+                }),
+        }] = args
+        {
+            let flag = super::present_flag(&n.text);
+            if let Some(&v) = self.vars.get(&flag) {
+                return Ok(Operand::Num(
+                    self.val(Inst::Load(v), Type::Bool),
+                    Type::Bool,
+                ));
+            }
+        }
+        Err(self.err(
+            e.span,
+            "PRESENT takes one OPTIONAL dummy argument of this procedure",
+        ))
     }
 
     /// True when the name was declared EXTERNAL.
@@ -594,32 +652,39 @@ impl Lowerer<'_, '_> {
         Ok((self.val(Inst::Load(tmp), rt), rt))
     }
 
-    /// The actual arguments of a call (declared ones, then host variables;
-    /// not the function result), checked against the callee.
+    /// The actual arguments of a call (declared ones with structures
+    /// expanded to their components, presence flags of OPTIONAL dummies,
+    /// then host variables; not the function result), checked against the
+    /// callee. Keyword arguments are matched to the dummies by name;
+    /// an absent OPTIONAL dummy gets a scratch variable and a false flag.
     pub fn call_args(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<Vec<CallArg>> {
-        let declared = self.prog.declared_args(unit);
-        if args.len() != declared {
-            return Err(self.err(
-                name.span,
-                format!(
-                    "`{}` takes {declared} argument(s) but {} are given",
-                    name.text,
-                    args.len()
-                ),
-            ));
-        }
-        let params = self.prog.sigs[unit].params.clone();
-        let mut out = Vec::new();
+        let sig = self.prog.sigs[unit].clone();
+        let slots = match self.match_args(&sig, args) {
+            Ok(slots) => slots,
+            Err(msg) => return Err(self.err(name.span, msg.replace("{}", &name.text))),
+        };
+        let explicit =
+            self.prog.units[unit].module.is_some() || self.prog.units[unit].host.is_some();
+        let width = sig
+            .dummies
+            .iter()
+            .flat_map(|d| d.params.iter().chain(&d.present))
+            .map(|&i| i + 1)
+            .max()
+            .unwrap_or(0);
+        let mut out: Vec<Option<CallArg>> = vec![None; width];
         let mut failed = false;
-        for (i, (a, &(pty, prank))) in args.iter().zip(&params).enumerate() {
-            match self.actual_arg(a, pty, prank, i, name) {
-                Ok(c) => out.push(c),
-                Err(Reported) => failed = true,
-            }
+        for (i, (d, slot)) in sig.dummies.iter().zip(&slots).enumerate() {
+            let r = match slot {
+                Some(a) => self.present_actual(&sig, d, a, i, name, explicit, &mut out),
+                None => self.absent_actual(&sig, d, name, &mut out),
+            };
+            failed |= r.is_err();
         }
         if failed {
             return Err(Reported);
         }
+        let mut out: Vec<CallArg> = out.into_iter().flatten().collect();
         let prog = self.prog;
         for hv in &prog.units[unit].host_vars {
             let n = Name {
@@ -630,6 +695,288 @@ impl Lowerer<'_, '_> {
             out.push(CallArg::Var(v));
         }
         Ok(out)
+    }
+
+    /// Which actual argument goes to which dummy (positional, then by
+    /// keyword). The message names the callee `{}`.
+    fn match_args<'x>(&self, sig: &Sig, args: &'x [Arg]) -> Result<Vec<Option<&'x Arg>>, String> {
+        let n = sig.dummies.len();
+        let relaxed =
+            sig.dummies.iter().any(|d| d.optional) || args.iter().any(|a| a.keyword.is_some());
+        if args.len() > n || (!relaxed && args.len() != n) {
+            return Err(format!(
+                "`{{}}` takes {n} argument(s) but {} are given",
+                args.len()
+            ));
+        }
+        let mut slots = vec![None; n];
+        let mut keywords = false;
+        for (i, a) in args.iter().enumerate() {
+            let j = match &a.keyword {
+                None if keywords => {
+                    return Err(
+                        "positional argument after a keyword argument in the call of `{}`"
+                            .to_string(),
+                    )
+                }
+                None => i,
+                Some(k) => {
+                    keywords = true;
+                    sig.dummies
+                        .iter()
+                        .position(|d| d.name == k.text)
+                        .ok_or_else(|| format!("`{{}}` has no dummy argument `{}`", k.text))?
+                }
+            };
+            if slots[j].is_some() {
+                return Err(format!(
+                    "argument `{}` of `{{}}` is given twice",
+                    sig.dummies[j].name
+                ));
+            }
+            slots[j] = Some(a);
+        }
+        if let Some(d) = sig
+            .dummies
+            .iter()
+            .zip(&slots)
+            .find(|(d, s)| s.is_none() && !d.optional)
+        {
+            return Err(format!(
+                "missing argument `{}` in the call of `{{}}`",
+                d.0.name
+            ));
+        }
+        Ok(slots)
+    }
+
+    /// Places an actual argument (a structure's components, or one value)
+    /// and the presence flag of an OPTIONAL dummy.
+    #[allow(clippy::too_many_arguments)]
+    fn present_actual(
+        &mut self,
+        sig: &Sig,
+        d: &Dummy,
+        a: &Arg,
+        i: usize,
+        callee: &Name,
+        explicit: bool,
+        out: &mut [Option<CallArg>],
+    ) -> R<()> {
+        let ArgValue::Expr(e) = &a.value else {
+            return Err(self.err(
+                callee.span,
+                format!("argument {} of `{}` is a range", i + 1, callee.text),
+            ));
+        };
+        let bare = match &e.kind {
+            ExprKind::Name(n) => Some(n),
+            _ => None,
+        };
+        if let Some(tn) = &d.type_name {
+            let ctor = match &e.kind {
+                ExprKind::Apply { name: f, .. } => {
+                    self.find_type(&f.text).filter(|t| &t.name == tn)
+                }
+                _ => None,
+            };
+            let st = match bare.map(|n| self.resolve(n)).transpose()? {
+                Some(Resolved::Struct(st)) if &st.type_name == tn => st,
+                _ if ctor.is_some() => {
+                    // A structure constructor goes through a temporary.
+                    let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;
+                    self.struct_assign(&tmp, &st, e)?;
+                    st
+                }
+                _ => {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "argument `{}` of `{}` must be a variable of type `{tn}`",
+                            d.name, callee.text
+                        ),
+                    ))
+                }
+            };
+            for (&pi, leaf) in d.params.iter().zip(&st.leaves) {
+                let n = Name {
+                    text: leaf.clone(),
+                    span: e.span,
+                };
+                let v = self.var_of(&n)?;
+                out[pi] = Some(CallArg::Var(v));
+            }
+        } else if let Some(&pi) = d.params.first() {
+            let (pty, prank) = sig.params[pi];
+            let c = self.actual_arg(a, pty, prank, i, callee)?;
+            if explicit && matches!(d.intent, Some(Intent::Out | Intent::InOut)) {
+                self.check_definable(&c, e, d, callee)?;
+            }
+            out[pi] = Some(c);
+        }
+        if let Some(pf) = d.present {
+            // An OPTIONAL dummy of the caller passes its own presence on.
+            let caller_flag = bare
+                .filter(|n| self.u().scope.is_optional_dummy(&n.text))
+                .and_then(|n| self.vars.get(&super::present_flag(&n.text)).copied());
+            out[pf] = Some(match caller_flag {
+                Some(f) => CallArg::Var(f),
+                None => CallArg::Value(self.konst(Const::Bool(true), Type::Bool)),
+            });
+        }
+        Ok(())
+    }
+
+    /// An absent OPTIONAL dummy: scratch storage of its type and rank, and
+    /// a false presence flag.
+    fn absent_actual(
+        &mut self,
+        sig: &Sig,
+        d: &Dummy,
+        callee: &Name,
+        out: &mut [Option<CallArg>],
+    ) -> R<()> {
+        let Some(pf) = d.present else {
+            return Err(self.err(
+                callee.span,
+                format!(
+                    "missing argument `{}` in the call of `{}`",
+                    d.name, callee.text
+                ),
+            ));
+        };
+        for &pi in &d.params {
+            let ty = sig.params[pi].0;
+            // Storage the callee's declaration accepts: its constant
+            // bounds, one element where the extent is assumed.
+            let mut dims = Vec::new();
+            for dim in &sig.dims[pi] {
+                let adjit_ir::Bound::Const(lo) = dim.lower else {
+                    return Err(self.absent_bounds(d, callee));
+                };
+                let hi = match &dim.upper {
+                    None => lo,
+                    Some(adjit_ir::Bound::Const(hi)) => *hi,
+                    Some(_) => return Err(self.absent_bounds(d, callee)),
+                };
+                dims.push(adjit_ir::Dim {
+                    lower: adjit_ir::Bound::Const(lo),
+                    upper: Some(adjit_ir::Bound::Const(hi.max(lo))),
+                });
+            }
+            let tmp = self.temp("absent", ty);
+            let var = &mut self.proc.vars[tmp.index()];
+            var.dims = dims;
+            if ty == Type::Char {
+                var.char_len = Some(adjit_ir::Bound::Const(1));
+            }
+            out[pi] = Some(CallArg::Var(tmp));
+        }
+        out[pf] = Some(CallArg::Value(self.konst(Const::Bool(false), Type::Bool)));
+        Ok(())
+    }
+
+    fn absent_bounds(&mut self, d: &Dummy, callee: &Name) -> Reported {
+        self.err(
+            callee.span,
+            format!(
+                "unsupported Fortran: absent OPTIONAL array `{}` of `{}` with non-constant bounds (declare it assumed-shape or assumed-size)",
+                d.name, callee.text
+            ),
+        )
+    }
+
+    /// An actual argument associated with an INTENT(OUT) or INTENT(INOUT)
+    /// dummy must be definable: a variable, and not an INTENT(IN) dummy.
+    fn check_definable(&mut self, c: &CallArg, e: &Expr, d: &Dummy, callee: &Name) -> R<()> {
+        let var = match c {
+            CallArg::Var(v) | CallArg::Elem(v, _) => *v,
+            CallArg::Value(_) => {
+                return Err(self.err(
+                    e.span,
+                    format!(
+                        "argument `{}` of `{}` is INTENT(OUT) or INTENT(INOUT): the actual argument must be a variable",
+                        d.name, callee.text
+                    ),
+                ))
+            }
+        };
+        let name = self.proc.var(var).name.clone();
+        let is_in = self.u().scope.var(&name).and_then(|v| v.intent) == Some(Intent::In)
+            && matches!(self.proc.var(var).storage, adjit_ir::Storage::Param(_));
+        if is_in {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "`{name}` is INTENT(IN) and cannot be passed to the INTENT(OUT) or INTENT(INOUT) argument `{}` of `{}`",
+                    d.name, callee.text
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The specific procedure of a generic interface that the actual
+    /// arguments select (by type, kind and rank; structures by type).
+    pub fn specific(&mut self, generic: &Name, specifics: &[String], args: &[Arg]) -> R<usize> {
+        let mut actuals = Vec::new();
+        for a in args {
+            let ArgValue::Expr(e) = &a.value else {
+                return Err(self.err(generic.span, "a range is not an argument"));
+            };
+            let st = match &e.kind {
+                ExprKind::Name(n) => match self.resolve(n)? {
+                    Resolved::Struct(st) => Some(st.type_name.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let shape = match st {
+                Some(_) => None,
+                None => Some(self.type_and_rank(e)?),
+            };
+            actuals.push((st, shape));
+        }
+        for s in specifics {
+            let Some(p) = self.prog.find_proc(self.unit, s) else {
+                return Err(self.err(
+                    generic.span,
+                    format!(
+                        "specific procedure `{s}` of generic `{}` is not defined",
+                        generic.text
+                    ),
+                ));
+            };
+            let sig = &self.prog.sigs[p];
+            let Ok(slots) = self.match_args(sig, args) else {
+                continue;
+            };
+            let fits = sig.dummies.iter().zip(&slots).all(|(d, slot)| {
+                let Some(a) = slot else { return true };
+                let k = args
+                    .iter()
+                    .position(|x| std::ptr::eq(x, *a))
+                    .expect("an argument");
+                match (&actuals[k], &d.type_name) {
+                    ((Some(at), _), Some(dt)) => at == dt,
+                    ((None, Some((t, r))), None) => d
+                        .params
+                        .first()
+                        .is_some_and(|&pi| sig.params[pi] == (*t, *r)),
+                    _ => false,
+                }
+            });
+            if fits {
+                return Ok(p);
+            }
+        }
+        Err(self.err(
+            generic.span,
+            format!(
+                "no specific procedure of the generic interface `{}` matches these arguments",
+                generic.text
+            ),
+        ))
     }
 
     fn actual_arg(
@@ -652,12 +999,6 @@ impl Lowerer<'_, '_> {
                 ),
             )
         };
-        if let Some(k) = &a.keyword {
-            return Err(self.err(
-                k.span,
-                "unsupported Fortran: keyword arguments to user procedures",
-            ));
-        }
         let ArgValue::Expr(e) = &a.value else {
             return Err(self.err(
                 callee.span,

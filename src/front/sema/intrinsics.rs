@@ -257,6 +257,10 @@ impl Lowerer<'_, '_> {
                 Some(_) | None => positional.push(x),
             }
         }
+        // `real(x, wp)`, `int(n, int64)`: the kind given by position.
+        if matches!(how, How::ToReal | How::ToInt(_)) && positional.len() == 2 && kind.is_none() {
+            kind = positional.pop();
+        }
         let arity = |this: &mut Self, lo: usize, hi: usize| -> R<()> {
             if positional.len() < lo || positional.len() > hi {
                 Err(this.err(

@@ -12,7 +12,7 @@ use super::super::ast::{
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
-use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
+use super::scope::{CharLenInfo, DerivedType, Scope, StmtFn, StructDecl, Sym, TypeInfo, VarDecl};
 use super::{Program, Unit};
 use adjit_ir::{
     Block, BlockId, Bound, CharRef, Const, Dim, Global, Inst, Proc, Span, Storage, Terminator,
@@ -81,6 +81,10 @@ pub(crate) enum Resolved<'p> {
     StmtFunc(&'p StmtFn),
     /// A user procedure (unit index).
     Proc(usize),
+    /// A variable of derived type.
+    Struct(StructDecl),
+    /// A generic interface name: its specific procedures' names.
+    Generic(&'p [String]),
     /// Nothing known: an implicit variable, an intrinsic or an error.
     Unknown,
 }
@@ -130,6 +134,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Index in the current block of the current statement's first
     /// instruction (values before it are not reused).
     pub stmt_start: usize,
+    /// Temporary structures (structure constructors passed as actual
+    /// arguments), by name; their leaves are in `vars`.
+    pub temp_structs: HashMap<String, StructDecl>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -167,6 +174,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             elem: None,
             ntemps: 0,
             stmt_start: 0,
+            temp_structs: HashMap::new(),
         }
     }
 
@@ -378,6 +386,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         if let Some(&v) = self.vars.get(n) {
             return Ok(Resolved::Var(v));
         }
+        if let Some(st) = self.temp_structs.get(n) {
+            return Ok(Resolved::Struct(st.clone()));
+        }
         let scopes = [
             Some(&self.u().scope),
             self.host_scope(),
@@ -405,14 +416,115 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                         None => Err(self.err(name.span, format!("unknown procedure `{n}`"))),
                     }
                 }
+                Some(Sym::Struct(st)) => return Ok(Resolved::Struct(st.clone())),
+                Some(Sym::Generic(g)) => return Ok(Resolved::Generic(g)),
+                Some(Sym::ProcAlias(r)) => {
+                    return match self.prog.by_name.get(r) {
+                        Some(&p) => Ok(Resolved::Proc(p)),
+                        None => Err(self.err(name.span, format!("unknown procedure `{r}`"))),
+                    }
+                }
                 Some(_) => return Ok(Resolved::Unknown),
                 None => {}
             }
         }
-        Ok(match self.prog.find_proc(self.unit, n) {
-            Some(p) => Resolved::Proc(p),
-            None => Resolved::Unknown,
-        })
+        match self.prog.find_proc(self.unit, n) {
+            Some(p) => {
+                self.check_visible(p, name)?;
+                Ok(Resolved::Proc(p))
+            }
+            None => Ok(Resolved::Unknown),
+        }
+    }
+
+    /// Refuses a PRIVATE module procedure referenced outside its module.
+    pub fn check_visible(&mut self, p: usize, name: &Name) -> R<()> {
+        let callee = &self.prog.units[p];
+        if let Some(m) = callee.module {
+            let (mname, mscope) = &self.prog.modules[m];
+            if callee.host.is_none()
+                && self.u().module != Some(m)
+                && !mscope.is_public(&callee.ast.name.text)
+            {
+                return Err(self.err(
+                    name.span,
+                    format!("`{}` is PRIVATE in module `{mname}`", name.text),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A derived type visible by name (own, host, module).
+    pub fn find_type(&self, name: &str) -> Option<&'p DerivedType> {
+        let own = &self.prog.units[self.unit].scope;
+        [Some(own), self.host_scope(), self.module_scope()]
+            .into_iter()
+            .flatten()
+            .find_map(|s| s.types.get(name))
+    }
+
+    /// A temporary structure of a derived type (local variables per leaf).
+    pub fn temp_struct(&mut self, def: &DerivedType) -> R<(Name, StructDecl)> {
+        self.ntemps += 1;
+        let name = format!("_s{}", self.ntemps);
+        let st = self.temp_struct_named(&name, def, 0)?;
+        Ok((
+            Name {
+                text: name,
+                span: self.span,
+            },
+            st,
+        ))
+    }
+
+    fn temp_struct_named(&mut self, name: &str, def: &DerivedType, depth: usize) -> R<StructDecl> {
+        if depth > 16 {
+            return Err(self.err(self.span, "derived types nested too deeply"));
+        }
+        let mut leaves = Vec::new();
+        for c in &def.comps {
+            let cname = format!("{name}%{}", c.name);
+            match &c.ty {
+                super::scope::CompType::Plain(ti) => {
+                    let v = self.proc.add_var(Var {
+                        name: cname.clone(),
+                        ty: ti.ty,
+                        dims: Vec::new(),
+                        char_len: None,
+                        storage: Storage::Local,
+                    });
+                    self.vars.insert(cname.clone(), v);
+                    self.set_shape(v, ti, c.dims.as_deref(), false)?;
+                    leaves.push(cname);
+                }
+                super::scope::CompType::Derived(t) => {
+                    let Some(inner) = self.find_type(t) else {
+                        return Err(self.err(self.span, format!("unknown derived type `{t}`")));
+                    };
+                    let sub = self.temp_struct_named(&cname, inner, depth + 1)?;
+                    leaves.extend(sub.leaves.iter().cloned());
+                    self.temp_structs.insert(cname, sub);
+                }
+            }
+        }
+        let st = StructDecl {
+            type_name: def.name.clone(),
+            leaves,
+        };
+        self.temp_structs.insert(name.to_string(), st.clone());
+        Ok(st)
+    }
+
+    /// The procedure-like symbol a name has in the nearest scope declaring
+    /// it (generic names and renamed module procedures).
+    pub fn proc_sym(&self, name: &str) -> Option<&'p Sym> {
+        let own = &self.prog.units[self.unit].scope;
+        [Some(own), self.host_scope(), self.module_scope()]
+            .into_iter()
+            .flatten()
+            .find_map(|s| s.syms.get(name))
+            .filter(|s| matches!(s, Sym::Generic(_) | Sym::ProcAlias(_)))
     }
 
     /// The variable a name denotes, creating an implicitly typed local
@@ -438,6 +550,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     init: None,
                     arg: None,
                     global: None,
+                    optional: false,
+                    default_init: None,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)
@@ -653,14 +767,35 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     pub fn declare_params(&mut self) {
         let prog = self.prog;
         let u = &prog.units[self.unit];
-        let mut params: Vec<(Name, &'p Scope, Option<&'p VarDecl>)> = Vec::new();
+        // (name, scope, declaration, type when not from the declaration)
+        type Param<'s> = (Name, &'s Scope, Option<&'s VarDecl>, Option<TypeInfo>);
+        let mut params: Vec<Param<'p>> = Vec::new();
         for a in &u.ast.args {
-            params.push((a.clone(), &u.scope, u.scope.var(&a.text)));
+            if let Some(st) = u.scope.struct_decl(&a.text) {
+                for leaf in &st.leaves {
+                    let name = Name {
+                        text: leaf.clone(),
+                        span: a.span,
+                    };
+                    params.push((name, &u.scope, u.scope.var(leaf), None));
+                }
+                continue;
+            }
+            params.push((a.clone(), &u.scope, u.scope.var(&a.text), None));
             if let Some(Sym::External(_)) = u.scope.syms.get(&a.text) {
                 self.err(
                     a.span,
                     format!("unsupported Fortran: dummy procedure `{}`", a.text),
                 );
+            }
+        }
+        for a in &u.ast.args {
+            if u.scope.is_optional_dummy(&a.text) {
+                let name = Name {
+                    text: super::present_flag(&a.text),
+                    span: a.span,
+                };
+                params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::Bool))));
             }
         }
         if let Some(h) = u.host {
@@ -674,21 +809,26 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     },
                     hs,
                     hs.var(name),
+                    None,
                 ));
             }
         }
         let result = match &u.ast.kind {
             ProcKind::Function { result, .. } => {
                 let rn = result.clone().unwrap_or_else(|| u.ast.name.clone());
-                params.push((rn.clone(), &u.scope, u.scope.var(&rn.text)));
+                if u.scope.struct_decl(&rn.text).is_some() {
+                    self.err(rn.span, "unsupported Fortran: derived-type function result");
+                }
+                params.push((rn.clone(), &u.scope, u.scope.var(&rn.text), None));
                 Some(rn)
             }
             _ => None,
         };
         let mut created = Vec::new();
-        for (i, (name, scope, decl)) in params.iter().enumerate() {
-            let ti = decl
-                .and_then(|d| d.ty.clone())
+        for (i, (name, scope, decl, given)) in params.iter().enumerate() {
+            let ti = given
+                .clone()
+                .or_else(|| decl.and_then(|d| d.ty.clone()))
                 .or_else(|| scope.implicit_type(&name.text));
             let Some(ti) = ti else {
                 self.err(
@@ -722,11 +862,43 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         }
     }
 
+    /// Sets the components with default initialization of local
+    /// derived-type variables (and INTENT(OUT) dummies) at entry.
+    fn default_initialization(&mut self) {
+        let scope = &self.prog.units[self.unit].scope;
+        let mut names: Vec<(&String, &Expr)> = scope
+            .syms
+            .iter()
+            .filter_map(|(n, s)| match s {
+                Sym::Var(v) if v.global.is_none() && !v.save && !scope.save_all => {
+                    let wanted =
+                        v.arg.is_none() || v.intent == Some(super::super::ast::Intent::Out);
+                    v.default_init.as_ref().filter(|_| wanted).map(|e| (n, e))
+                }
+                _ => None,
+            })
+            .collect();
+        names.sort_by_key(|(n, _)| n.as_str());
+        for (n, init) in names {
+            self.span = init.span;
+            self.start_statement();
+            let target = Expr {
+                kind: ExprKind::Name(Name {
+                    text: n.clone(),
+                    span: init.span,
+                }),
+                span: init.span,
+            };
+            let _ = self.assign(&target, init);
+        }
+    }
+
     /// Lowers the executable part of the procedure.
     pub fn lower_body(&mut self) {
         let prog = self.prog;
         let u = &prog.units[self.unit];
         self.collect_labels(&u.ast.body);
+        self.default_initialization();
         self.data_statements();
         for (name, args, value, span) in &u.scope.leading_assignments {
             self.span = *span;
@@ -975,6 +1147,7 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
         | StmtKind::DoWhile { body, .. }
         | StmtKind::DoForever { body, .. } => f(body),
         StmtKind::SelectCase { cases, .. } => cases.iter().for_each(|(_, b)| f(b)),
+        StmtKind::Associate { body, .. } | StmtKind::Block { body, .. } => f(body),
         _ => {}
     }
 }
@@ -1039,7 +1212,7 @@ pub(crate) fn global_for(
         char_len,
         init: Vec::new(),
     };
-    if let Some(init) = &d.init {
+    if let Some(init) = d.init.as_ref().or(d.default_init.as_ref()) {
         match fold(init, &lookup) {
             Ok(ConstVal::Str(s)) if ti.ty == Type::Char => {
                 let mut bytes: Vec<Const> =
@@ -1131,6 +1304,7 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         StmtKind::DoWhile { cond, .. } => e(cond),
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
+        StmtKind::Associate { pairs, .. } => pairs.iter().for_each(|(_, x)| e(x)),
         StmtKind::Call { name, args } => {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));

@@ -11,11 +11,19 @@
 //!   are named by their lower-case name; an internal procedure `inner` of
 //!   `host` is named `host.inner` (callable as `inner` from its host and
 //!   siblings).
-//! * Parameters, in order: the dummy arguments; then, for an internal
+//! * Parameters, in order: the dummy arguments (a derived-type dummy as
+//!   one parameter per leaf component); then one logical presence flag
+//!   `_present_x` per OPTIONAL dummy `x`, in order; then, for an internal
 //!   procedure, every host variable it uses (host association), by
 //!   reference, sorted by name; then, for a FUNCTION, the result variable
 //!   (always last, [`ir::Proc::result`]). Callers pass the host variables
-//!   they see under the same names.
+//!   they see under the same names; for an absent OPTIONAL dummy they pass
+//!   scratch storage and a false flag. Keyword arguments and generic
+//!   names are resolved at the call.
+//! * A variable of derived type is flattened into one variable per leaf
+//!   component, named `var%comp%sub` (the parser reads `a%b%c` as one
+//!   name); whole-structure assignment and structure constructors become
+//!   one assignment per component.
 //! * Module variables become [`ir::Global`]s named `module::var`; SAVE
 //!   variables, initialised variables and DATA variables become globals
 //!   named `proc::var`.
@@ -32,6 +40,7 @@
 //!   last trip.
 
 mod array;
+mod associate;
 mod cleanup;
 mod common;
 mod consts;
@@ -141,7 +150,11 @@ pub fn compile<'a>(
             l.finish_declaration()
         }));
     }
-    prog.sigs = procs.iter().map(|(p, _)| Sig::of(p)).collect();
+    prog.sigs = procs
+        .iter()
+        .zip(&prog.units)
+        .map(|((p, _), u)| Sig::of(p, u))
+        .collect();
     let mut module = Module {
         files: map.names(),
         ..Module::default()
@@ -222,10 +235,65 @@ pub(crate) struct Sig {
     pub params: Vec<(Type, usize)>,
     /// Result type of a FUNCTION.
     pub result: Option<Type>,
+    /// The declared dummy arguments, in order, with their parameters.
+    pub dummies: Vec<Dummy>,
+    /// Every parameter's dimensions (scratch storage for absent OPTIONAL
+    /// arrays copies them when they are constant).
+    pub dims: Vec<Vec<ir::Dim>>,
+}
+
+/// One declared dummy argument and the IR parameters it became.
+#[derive(Clone, Debug)]
+pub(crate) struct Dummy {
+    /// Its name (the keyword of a keyword argument).
+    pub name: String,
+    /// OPTIONAL.
+    pub optional: bool,
+    /// Its INTENT.
+    pub intent: Option<ast::Intent>,
+    /// The derived type of a structure dummy.
+    pub type_name: Option<String>,
+    /// Its parameters (indices into [`Sig::params`]): one, or one per leaf
+    /// component of a structure.
+    pub params: Vec<usize>,
+    /// The parameter of its presence flag (OPTIONAL dummies).
+    pub present: Option<usize>,
+}
+
+/// The name of the hidden logical parameter telling whether an OPTIONAL
+/// dummy is present (Fortran names cannot start with `_`).
+pub(crate) fn present_flag(dummy: &str) -> String {
+    format!("_present_{dummy}")
 }
 
 impl Sig {
-    fn of(p: &ir::Proc) -> Sig {
+    fn of(p: &ir::Proc, u: &Unit) -> Sig {
+        let param_index = |name: &str| p.params.iter().position(|&v| p.var(v).name == name);
+        let dummies = u
+            .ast
+            .args
+            .iter()
+            .map(|a| {
+                let st = u.scope.struct_decl(&a.text);
+                let decl = u.scope.var(&a.text);
+                let params = match st {
+                    Some(st) => st.leaves.iter().filter_map(|l| param_index(l)).collect(),
+                    None => param_index(&a.text).into_iter().collect(),
+                };
+                Dummy {
+                    name: a.text.clone(),
+                    optional: u.scope.is_optional_dummy(&a.text),
+                    intent: decl.and_then(|d| d.intent).or_else(|| {
+                        st.and_then(|s| s.leaves.first())
+                            .and_then(|l| u.scope.var(l))
+                            .and_then(|d| d.intent)
+                    }),
+                    type_name: st.map(|s| s.type_name.clone()),
+                    params,
+                    present: param_index(&present_flag(&a.text)),
+                }
+            })
+            .collect();
         Sig {
             params: p
                 .params
@@ -233,6 +301,8 @@ impl Sig {
                 .map(|&v| (p.var(v).ty, p.var(v).dims.len()))
                 .collect(),
             result: p.result.map(|r| p.var(r).ty),
+            dummies,
+            dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
         }
     }
 }
@@ -251,10 +321,6 @@ impl Program<'_> {
         in_children(from)
             .or_else(|| self.units[from].host.and_then(in_children))
             .or_else(|| self.by_name.get(name).copied())
-    }
-    /// The number of declared (dummy) arguments of a unit.
-    pub fn declared_args(&self, u: usize) -> usize {
-        self.units[u].ast.args.len()
     }
 }
 
@@ -306,6 +372,7 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
                 "unsupported Fortran: DATA statement in a module (use an initializer)",
             ));
         }
+        scope.procs = m.contains.iter().map(|p| p.name.text.clone()).collect();
         let mut names: Vec<String> = scope
             .syms
             .iter()
@@ -404,7 +471,14 @@ fn compute_host_vars(prog: &mut Program) {
         let Some(h) = prog.units[u].host else {
             continue;
         };
-        let names = lowerer::referenced_names(prog.units[u].ast);
+        let mut names = lowerer::referenced_names(prog.units[u].ast);
+        // A derived-type variable stands for its components.
+        let structs: Vec<String> = names
+            .iter()
+            .filter_map(|n| prog.units[h].scope.struct_decl(n))
+            .flat_map(|s| s.leaves.iter().cloned())
+            .collect();
+        names.extend(structs);
         let host_vars = lowerer::host_variable_names(&prog.units[h]);
         let own = &prog.units[u].scope;
         for name in &names {

@@ -5,13 +5,13 @@
 //! It resolves declarations; it emits no IR.
 
 use super::super::ast::{
-    Attr, BaseType, CharLen, DataGroup, Decl, DeclKind, DimSpec, Entity, Expr, Intent, Name,
-    TypeSpec,
+    Attr, BaseType, CharLen, DataGroup, Decl, DeclKind, DimSpec, Entity, Expr, Intent,
+    InterfaceBlock, Name, TypeDef, TypeSpec,
 };
 use super::super::diag::Diagnostic;
 use super::consts::{fold, int_kind, real_kind, ConstVal};
 use adjit_ir::{GlobalId, Span, Type};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A resolved type: element type and character length.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +64,11 @@ pub struct VarDecl {
     pub arg: Option<usize>,
     /// The global storage of a module variable.
     pub global: Option<GlobalId>,
+    /// OPTIONAL (a dummy argument).
+    pub optional: bool,
+    /// The default initialization of a derived-type component (a local
+    /// is set to it at every entry, a module or SAVE variable initially).
+    pub default_init: Option<Expr>,
 }
 
 impl VarDecl {
@@ -77,9 +82,62 @@ impl VarDecl {
             init: None,
             arg: None,
             global: None,
+            optional: false,
+            default_init: None,
         }
     }
 }
+
+/// A variable of derived type, flattened: one variable per (nested)
+/// component, named `var%comp%sub`.
+#[derive(Clone, Debug)]
+pub struct StructDecl {
+    /// The derived type's name (as defined).
+    pub type_name: String,
+    /// The leaf component variables' full names, in component order.
+    pub leaves: Vec<String>,
+}
+
+/// The type of a derived-type component.
+#[derive(Clone, Debug)]
+pub enum CompType {
+    /// An intrinsic type.
+    Plain(TypeInfo),
+    /// Another derived type (by name).
+    Derived(String),
+}
+
+/// One component of a derived type.
+#[derive(Clone, Debug)]
+pub struct Component {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: CompType,
+    /// Its dimensions (constant), if an array.
+    pub dims: Option<Vec<DimSpec>>,
+    /// Its default initialization.
+    pub init: Option<Expr>,
+}
+
+/// A derived type definition.
+#[derive(Clone, Debug)]
+pub struct DerivedType {
+    /// The type name as defined.
+    pub name: String,
+    /// Components in order.
+    pub comps: Vec<Component>,
+}
+
+/// Names of the intrinsic module ISO_FORTRAN_ENV and their kind values.
+const ISO_FORTRAN_ENV: [(&str, i64); 6] = [
+    ("real32", 4),
+    ("real64", 8),
+    ("int8", 1),
+    ("int16", 2),
+    ("int32", 4),
+    ("int64", 8),
+];
 
 /// A statement function `f(x, y) = expr`, inlined at each reference.
 #[derive(Clone, Debug)]
@@ -107,6 +165,12 @@ pub enum Sym {
     External(#[allow(dead_code)] Span),
     /// Declared INTRINSIC.
     Intrinsic,
+    /// A variable of derived type (flattened into its leaf components).
+    Struct(StructDecl),
+    /// A generic interface: the specific procedures' names.
+    Generic(Vec<String>),
+    /// A module procedure renamed by USE: the procedure's own name.
+    ProcAlias(String),
 }
 
 /// The symbol table of one program unit.
@@ -128,6 +192,16 @@ pub struct Scope {
     /// COMMON members in storage order per block (`None`: blank COMMON),
     /// blocks in order of first appearance.
     pub commons: Vec<(Option<Name>, Vec<Name>)>,
+    /// Derived types defined or imported here, by (local) name.
+    pub types: HashMap<String, DerivedType>,
+    /// Names declared PUBLIC (modules).
+    pub public: HashSet<String>,
+    /// Names declared PRIVATE (modules).
+    pub private: HashSet<String>,
+    /// A bare PRIVATE statement: names are private unless declared PUBLIC.
+    pub default_private: bool,
+    /// The module procedures of a module (filled by the module builder).
+    pub procs: Vec<String>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -170,6 +244,32 @@ impl Scope {
         self.var(name)
             .and_then(|v| v.ty.clone())
             .or_else(|| self.implicit_type(name))
+    }
+    /// True when a module entity is visible through USE (PUBLIC, or not
+    /// PRIVATE by default). A component `p%a` has its variable's access.
+    pub fn is_public(&self, name: &str) -> bool {
+        let base = name.split('%').next().unwrap_or(name);
+        if self.public.contains(base) {
+            return true;
+        }
+        !(self.private.contains(base) || self.default_private)
+    }
+    /// True for an OPTIONAL dummy argument (a structure's by its
+    /// components).
+    pub fn is_optional_dummy(&self, name: &str) -> bool {
+        let leaf = match self.syms.get(name) {
+            Some(Sym::Struct(st)) => st.leaves.first().map(String::as_str),
+            _ => Some(name),
+        };
+        leaf.and_then(|l| self.var(l))
+            .is_some_and(|v| v.optional && v.arg.is_some())
+    }
+    /// The derived-type variable of a name.
+    pub fn struct_decl(&self, name: &str) -> Option<&StructDecl> {
+        match self.syms.get(name) {
+            Some(Sym::Struct(s)) => Some(s),
+            _ => None,
+        }
     }
     /// The value of a named constant.
     pub fn constant(&self, name: &str) -> Option<ConstVal> {
@@ -338,7 +438,48 @@ impl Builder<'_, '_> {
 
     fn decl(&mut self, d: &Decl) {
         match &d.kind {
-            DeclKind::Use { module, only } => self.use_module(module, only.as_deref()),
+            DeclKind::Use {
+                module,
+                only,
+                renames,
+            } => self.use_module(module, only.as_deref(), renames),
+            DeclKind::Access { public, names } => {
+                if names.is_empty() {
+                    self.scope.default_private = !public;
+                }
+                for n in names {
+                    self.set_access(n, *public);
+                }
+            }
+            DeclKind::Optional(names) => {
+                for n in names {
+                    self.each_var(n, |v| v.optional = true);
+                }
+            }
+            DeclKind::Import(_) => {}
+            DeclKind::Block(decls) => {
+                for inner in decls {
+                    for n in declared_names(&inner.kind) {
+                        if self.scope.syms.contains_key(&n.text) {
+                            self.error(
+                                n.span,
+                                format!(
+                                    "unsupported Fortran: BLOCK variable `{}` shadows a name of its procedure (or of another BLOCK)",
+                                    n.text
+                                ),
+                            );
+                        }
+                    }
+                    self.decl(inner);
+                }
+            }
+            DeclKind::ModuleProcedure(names) => {
+                if let Some(n) = names.first() {
+                    self.error(n.span, "MODULE PROCEDURE outside a generic INTERFACE block");
+                }
+            }
+            DeclKind::Interface(block) => self.interface(block, d.span),
+            DeclKind::TypeDef(def) => self.type_def(def, d.span),
             DeclKind::ImplicitNone => self.scope.implicit = vec![None; 26],
             DeclKind::Implicit(rules) => {
                 for (spec, ranges) in rules {
@@ -422,7 +563,7 @@ impl Builder<'_, '_> {
                     self.scope.save_all = true;
                 }
                 for n in names {
-                    self.var_mut(n).save = true;
+                    self.each_var(n, |v| v.save = true);
                 }
             }
             DeclKind::External(names) => {
@@ -439,7 +580,7 @@ impl Builder<'_, '_> {
             }
             DeclKind::Intent(intent, names) => {
                 for n in names {
-                    self.var_mut(n).intent = Some(*intent);
+                    self.each_var(n, |v| v.intent = Some(*intent));
                 }
             }
             DeclKind::Data(groups) => {
@@ -474,17 +615,412 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn use_module(&mut self, module: &Name, only: Option<&[Name]>) {
+    fn use_module(
+        &mut self,
+        module: &Name,
+        only: Option<&[(Name, Name)]>,
+        renames: &[(Name, Name)],
+    ) {
         let Some(idx) = self.outer.modules.iter().position(|m| m.0 == module.text) else {
+            if module.text == "iso_fortran_env" {
+                return self.use_iso_fortran_env(only, renames);
+            }
             self.error(module.span, format!("unknown module `{}`", module.text));
             return;
         };
         self.scope.uses.push(idx);
         let scope = &self.outer.modules[idx].1;
-        let wanted = |n: &str| only.is_none_or(|o| o.iter().any(|x| x.text == n));
-        for (name, sym) in &scope.syms {
-            if wanted(name) && matches!(sym, Sym::Var(_) | Sym::Const(_)) {
-                self.scope.syms.insert(name.clone(), sym.clone());
+        match only {
+            Some(list) => {
+                for (local, remote) in list {
+                    self.import(scope, &module.text, local, remote);
+                }
+            }
+            None => {
+                let mut names: Vec<&String> = scope
+                    .syms
+                    .iter()
+                    .filter(|(n, s)| !n.contains('%') && importable(s))
+                    .map(|(n, _)| n)
+                    .chain(scope.types.keys())
+                    .filter(|n| scope.is_public(n))
+                    .filter(|n| !renames.iter().any(|(_, r)| &r.text == *n))
+                    .collect();
+                names.sort();
+                names.dedup();
+                for n in names {
+                    let name = Name {
+                        text: n.clone(),
+                        span: module.span,
+                    };
+                    self.import(scope, &module.text, &name, &name);
+                }
+                for (local, remote) in renames {
+                    self.import(scope, &module.text, local, remote);
+                }
+            }
+        }
+    }
+
+    /// Imports one module entity under a local name: variables (with
+    /// their components), constants, types, generic names, procedures.
+    fn import(&mut self, scope: &Scope, module: &str, local: &Name, remote: &Name) {
+        let r = remote.text.as_str();
+        let exists = scope.syms.get(r).is_some_and(importable)
+            || scope.types.contains_key(r)
+            || scope.procs.iter().any(|p| p == r);
+        if !exists {
+            self.error(
+                remote.span,
+                format!("`{r}` is not an entity of module `{module}`"),
+            );
+            return;
+        }
+        if !scope.is_public(r) {
+            self.error(
+                remote.span,
+                format!("`{r}` is PRIVATE in module `{module}`"),
+            );
+            return;
+        }
+        let l = local.text.as_str();
+        if let Some(def) = scope.types.get(r) {
+            self.scope.types.insert(l.to_string(), def.clone());
+        }
+        if scope.procs.iter().any(|p| p == r) && l != r {
+            self.scope
+                .syms
+                .insert(l.to_string(), Sym::ProcAlias(r.to_string()));
+        }
+        match scope.syms.get(r) {
+            Some(Sym::Struct(st)) => {
+                let rename = |leaf: &str| format!("{l}{}", &leaf[r.len()..]);
+                for (name, sym) in &scope.syms {
+                    if name.starts_with(r) && name[r.len()..].starts_with('%') {
+                        let sym = match sym {
+                            Sym::Struct(inner) => Sym::Struct(StructDecl {
+                                leaves: inner.leaves.iter().map(|x| rename(x)).collect(),
+                                ..inner.clone()
+                            }),
+                            other => other.clone(),
+                        };
+                        self.scope.syms.insert(rename(name), sym);
+                    }
+                }
+                let st = StructDecl {
+                    leaves: st.leaves.iter().map(|x| rename(x)).collect(),
+                    ..st.clone()
+                };
+                self.scope.syms.insert(l.to_string(), Sym::Struct(st));
+            }
+            Some(sym) if importable(sym) => {
+                self.scope.syms.insert(l.to_string(), sym.clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// USE ISO_FORTRAN_ENV: its kind constants.
+    fn use_iso_fortran_env(&mut self, only: Option<&[(Name, Name)]>, renames: &[(Name, Name)]) {
+        let kind = |n: &str| ISO_FORTRAN_ENV.iter().find(|(k, _)| *k == n).map(|x| x.1);
+        let mut list: Vec<(String, i64)> = Vec::new();
+        let wanted: Vec<(Name, Name)> = match only {
+            Some(l) => l.to_vec(),
+            None => {
+                for (n, k) in ISO_FORTRAN_ENV {
+                    if !renames.iter().any(|(_, r)| r.text == n) {
+                        list.push((n.to_string(), k));
+                    }
+                }
+                renames.to_vec()
+            }
+        };
+        for (local, remote) in &wanted {
+            match kind(&remote.text) {
+                Some(k) => list.push((local.text.clone(), k)),
+                None => self.error(
+                    remote.span,
+                    format!(
+                        "unsupported Fortran: `{}` of ISO_FORTRAN_ENV (only the kind constants {})",
+                        remote.text,
+                        ISO_FORTRAN_ENV.map(|x| x.0).join(", ")
+                    ),
+                ),
+            }
+        }
+        for (n, k) in list {
+            self.scope
+                .syms
+                .insert(n, Sym::Const(ConstVal::Int(k, Type::I32)));
+        }
+    }
+
+    /// Records PUBLIC / PRIVATE for a name.
+    fn set_access(&mut self, n: &Name, public: bool) {
+        if public {
+            self.scope.public.insert(n.text.clone());
+            self.scope.private.remove(&n.text);
+        } else {
+            self.scope.private.insert(n.text.clone());
+            self.scope.public.remove(&n.text);
+        }
+    }
+
+    /// Applies `f` to a variable, or to every component of a derived-type
+    /// variable.
+    fn each_var(&mut self, n: &Name, mut f: impl FnMut(&mut VarDecl)) {
+        if let Some(Sym::Struct(st)) = self.scope.syms.get(&n.text) {
+            for leaf in st.leaves.clone() {
+                if let Some(Sym::Var(v)) = self.scope.syms.get_mut(&leaf) {
+                    f(v);
+                }
+            }
+            return;
+        }
+        f(self.var_mut(n));
+    }
+
+    /// A derived type known here (own, host, module).
+    fn find_type(&self, name: &str) -> Option<DerivedType> {
+        self.scope
+            .types
+            .get(name)
+            .or_else(|| self.outer.host.and_then(|h| h.types.get(name)))
+            .or_else(|| self.outer.module.and_then(|m| m.types.get(name)))
+            .cloned()
+    }
+
+    /// A TYPE definition: its components, resolved.
+    fn type_def(&mut self, def: &TypeDef, span: Span) {
+        let _ = span;
+        let mut comps = Vec::new();
+        for d in &def.components {
+            let DeclKind::Type {
+                ty,
+                attrs,
+                entities,
+            } = &d.kind
+            else {
+                continue;
+            };
+            let mut dims = None;
+            for a in attrs {
+                match a {
+                    Attr::Dimension(dd) => dims = Some(dd.clone()),
+                    Attr::Access(_) => {}
+                    Attr::Other(n) => self.error(
+                        n.span,
+                        format!("unsupported Fortran: {} component", n.text.to_uppercase()),
+                    ),
+                    _ => self.error(d.span, "invalid attribute for a component"),
+                }
+            }
+            let cty = match &ty.base {
+                BaseType::Derived(n) => match self.find_type(&n.text) {
+                    Some(t) => CompType::Derived(t.name),
+                    None => {
+                        self.error(n.span, format!("unknown derived type `{}`", n.text));
+                        continue;
+                    }
+                },
+                _ => match self.type_info(ty) {
+                    Some(ti) => CompType::Plain(ti),
+                    None => continue,
+                },
+            };
+            for e in entities {
+                let dims = e.dims.clone().or_else(|| dims.clone());
+                if let Some(dd) = &dims {
+                    if dd.iter().any(|x| !matches!(x, DimSpec::Explicit { .. })) {
+                        self.error(
+                            e.name.span,
+                            "unsupported Fortran: deferred-shape component (ALLOCATABLE or POINTER)",
+                        );
+                        continue;
+                    }
+                    if matches!(cty, CompType::Derived(_)) {
+                        self.error(
+                            e.name.span,
+                            "unsupported Fortran: array component of derived type",
+                        );
+                        continue;
+                    }
+                }
+                let mut cty = cty.clone();
+                if let (CompType::Plain(ti), Some(l)) = (&mut cty, &e.char_len) {
+                    ti.char_len = self.char_len(l);
+                }
+                comps.push(Component {
+                    name: e.name.text.clone(),
+                    ty: cty,
+                    dims,
+                    init: e.init.clone(),
+                });
+            }
+        }
+        if let Some(public) = def.access {
+            self.set_access(&def.name, public);
+        }
+        self.scope.types.insert(
+            def.name.text.clone(),
+            DerivedType {
+                name: def.name.text.clone(),
+                comps,
+            },
+        );
+    }
+
+    /// An INTERFACE block: a generic name with its specifics. Explicit
+    /// interfaces of external procedures need nothing (the procedures are
+    /// compiled with the program and checked at each call).
+    fn interface(&mut self, block: &InterfaceBlock, span: Span) {
+        if block.is_abstract {
+            self.error(
+                span,
+                "unsupported Fortran: ABSTRACT INTERFACE (procedure dummies are not supported yet)",
+            );
+            return;
+        }
+        let Some(g) = &block.generic else {
+            if let Some(n) = block.procedures.first() {
+                self.error(
+                    n.span,
+                    "MODULE PROCEDURE in an INTERFACE block without a generic name",
+                );
+            }
+            return;
+        };
+        let mut specifics: Vec<String> = match self.scope.syms.get(&g.text) {
+            Some(Sym::Generic(s)) => s.clone(),
+            _ => Vec::new(),
+        };
+        specifics.extend(block.bodies.iter().map(|b| b.name.text.clone()));
+        specifics.extend(block.procedures.iter().map(|n| n.text.clone()));
+        self.scope
+            .syms
+            .insert(g.text.clone(), Sym::Generic(specifics));
+    }
+
+    /// A declaration of derived-type variables: each becomes one variable
+    /// per leaf component.
+    fn derived_decl(
+        &mut self,
+        ty: &TypeSpec,
+        type_name: &Name,
+        attrs: &[Attr],
+        entities: &[Entity],
+    ) {
+        let Some(def) = self.find_type(&type_name.text) else {
+            self.error(
+                type_name.span,
+                format!("unknown derived type `{}`", type_name.text),
+            );
+            return;
+        };
+        let (mut intent, mut save, mut access, mut optional) = (None, false, None, false);
+        for a in attrs {
+            match a {
+                Attr::Intent(i) => intent = Some(*i),
+                Attr::Save => save = true,
+                Attr::Access(p) => access = Some(*p),
+                Attr::Dimension(_) => {
+                    self.error(ty.span, "unsupported Fortran: array of derived type");
+                    return;
+                }
+                Attr::Optional => optional = true,
+                Attr::Parameter => {
+                    self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
+                    return;
+                }
+                Attr::Other(n) => {
+                    self.error(
+                        n.span,
+                        format!("unsupported Fortran: {} attribute", n.text.to_uppercase()),
+                    );
+                    return;
+                }
+                Attr::External | Attr::Intrinsic => {
+                    self.error(ty.span, "invalid attribute for a derived-type variable");
+                    return;
+                }
+            }
+        }
+        for e in entities {
+            if e.dims.is_some() {
+                self.error(e.name.span, "unsupported Fortran: array of derived type");
+                continue;
+            }
+            if let Some(init) = &e.init {
+                self.error(
+                    init.span,
+                    "unsupported Fortran: initializer of a derived-type variable (give component defaults)",
+                );
+                continue;
+            }
+            if let Some(p) = access {
+                self.set_access(&e.name, p);
+            }
+            let arg = self.scope.var(&e.name.text).and_then(|v| v.arg);
+            let template = VarDecl {
+                intent,
+                save,
+                arg,
+                optional,
+                ..VarDecl::new(e.name.span)
+            };
+            let mut leaves = Vec::new();
+            self.flatten(&e.name.text, &def, &template, &mut leaves, 0);
+            self.scope.syms.insert(
+                e.name.text.clone(),
+                Sym::Struct(StructDecl {
+                    type_name: def.name.clone(),
+                    leaves,
+                }),
+            );
+        }
+    }
+
+    /// Declares the leaf components of `prefix` (of type `def`).
+    fn flatten(
+        &mut self,
+        prefix: &str,
+        def: &DerivedType,
+        template: &VarDecl,
+        leaves: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > 16 {
+            self.error(template.span, "derived types nested too deeply");
+            return;
+        }
+        for c in &def.comps {
+            let name = format!("{prefix}%{}", c.name);
+            match &c.ty {
+                CompType::Plain(ti) => {
+                    let v = VarDecl {
+                        ty: Some(ti.clone()),
+                        dims: c.dims.clone(),
+                        default_init: c.init.clone(),
+                        ..template.clone()
+                    };
+                    self.scope.syms.insert(name.clone(), Sym::Var(v));
+                    leaves.push(name);
+                }
+                CompType::Derived(t) => {
+                    let Some(inner) = self.find_type(t) else {
+                        continue;
+                    };
+                    let mut sub = Vec::new();
+                    self.flatten(&name, &inner, template, &mut sub, depth + 1);
+                    leaves.extend(sub.iter().cloned());
+                    self.scope.syms.insert(
+                        name,
+                        Sym::Struct(StructDecl {
+                            type_name: inner.name.clone(),
+                            leaves: sub,
+                        }),
+                    );
+                }
             }
         }
     }
@@ -517,9 +1053,13 @@ impl Builder<'_, '_> {
     }
 
     fn type_decl(&mut self, ty: &TypeSpec, attrs: &[Attr], entities: &[Entity]) {
+        if let BaseType::Derived(n) = &ty.base {
+            return self.derived_decl(ty, n, attrs, entities);
+        }
         let Some(ti) = self.type_info(ty) else { return };
         let mut dims = None;
         let (mut is_param, mut save, mut external, mut intent) = (false, false, false, None);
+        let (mut optional, mut access) = (false, None);
         for a in attrs {
             match a {
                 Attr::Dimension(d) => dims = Some(d.clone()),
@@ -528,6 +1068,8 @@ impl Builder<'_, '_> {
                 Attr::Save => save = true,
                 Attr::External => external = true,
                 Attr::Intrinsic => {}
+                Attr::Optional => optional = true,
+                Attr::Access(p) => access = Some(*p),
                 Attr::Other(n) => {
                     self.error(
                         n.span,
@@ -537,6 +1079,9 @@ impl Builder<'_, '_> {
             }
         }
         for e in entities {
+            if let Some(p) = access {
+                self.set_access(&e.name, p);
+            }
             let mut eti = ti.clone();
             if let Some(l) = &e.char_len {
                 eti.char_len = self.char_len(l);
@@ -575,6 +1120,9 @@ impl Builder<'_, '_> {
             }
             if intent.is_some() {
                 v.intent = intent;
+            }
+            if optional {
+                v.optional = true;
             }
             if save {
                 v.save = true;
@@ -621,6 +1169,12 @@ impl Builder<'_, '_> {
                         format!("INTENT given for `{name}`, which is not a dummy argument"),
                     ));
                 }
+                if v.arg.is_none() && v.optional {
+                    errors.push((
+                        v.span,
+                        format!("OPTIONAL given for `{name}`, which is not a dummy argument"),
+                    ));
+                }
             }
         }
         errors.sort_by_key(|e| (e.0.line, e.0.col));
@@ -629,6 +1183,25 @@ impl Builder<'_, '_> {
         }
         self.scope
     }
+}
+
+/// The names a type or DIMENSION declaration declares.
+fn declared_names(d: &DeclKind) -> Vec<&Name> {
+    match d {
+        DeclKind::Type { entities, .. } | DeclKind::Dimension(entities) => {
+            entities.iter().map(|e| &e.name).collect()
+        }
+        DeclKind::Parameter(pairs) => pairs.iter().map(|(n, _)| n).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// True for the symbols USE makes visible.
+fn importable(s: &Sym) -> bool {
+    matches!(
+        s,
+        Sym::Var(_) | Sym::Const(_) | Sym::Struct(_) | Sym::Generic(_) | Sym::ProcAlias(_)
+    )
 }
 
 /// The variable names a DATA group initialises.

@@ -9,6 +9,7 @@ use super::super::ast::{
 };
 use super::consts::{type_name, ConstVal};
 use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
+use super::scope::{StructDecl, Sym};
 use adjit_ir::{
     BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
     Value, VarId,
@@ -207,6 +208,11 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             StmtKind::Continue | StmtKind::Output(_) => Ok(()),
+            StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
+            StmtKind::Block { body, .. } => {
+                self.stmts(body);
+                Ok(())
+            }
             StmtKind::Return => {
                 self.terminate(Terminator::Return);
                 Ok(())
@@ -477,6 +483,7 @@ impl Lowerer<'_, '_> {
         match &target.kind {
             ExprKind::Name(n) => {
                 let v = match self.resolve(n)? {
+                    Resolved::Struct(st) => return self.struct_assign(n, &st, value),
                     Resolved::Var(v) => v,
                     Resolved::Unknown | Resolved::Proc(_) => self.implicit_var(n)?,
                     _ => return Err(self.err(n.span, format!("`{}` cannot be assigned", n.text))),
@@ -672,8 +679,19 @@ impl Lowerer<'_, '_> {
         }
         let local_var =
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
+        let aliased = match self.proc_sym(&name.text) {
+            Some(Sym::Generic(specifics)) => Some(self.specific(name, specifics, args)?),
+            Some(Sym::ProcAlias(r)) => self.prog.by_name.get(r).copied(),
+            _ => None,
+        };
+        if let Some(p) = aliased {
+            return self.call_subroutine(p, name, args);
+        }
         let p = match self.prog.find_proc(self.unit, &name.text) {
-            Some(p) if !local_var || self.declared_external(&name.text) => p,
+            Some(p) if !local_var || self.declared_external(&name.text) => {
+                self.check_visible(p, name)?;
+                p
+            }
             _ if super::intrinsics::is_unsupported_intrinsic(&name.text) => {
                 return Err(self.err(
                     name.span,
@@ -685,6 +703,11 @@ impl Lowerer<'_, '_> {
             }
             _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
         };
+        self.call_subroutine(p, name, args)
+    }
+
+    /// Calls a subroutine (unit `p`).
+    fn call_subroutine(&mut self, p: usize, name: &Name, args: &[Arg]) -> R<()> {
         if self.prog.sigs[p].result.is_some() {
             return Err(self.err(
                 name.span,
@@ -694,6 +717,131 @@ impl Lowerer<'_, '_> {
         let call_args = self.call_args(p, name, args)?;
         self.emit(Inst::Call(adjit_ir::ProcId(p as u32), call_args), None);
         Ok(())
+    }
+
+    /// Whole-structure assignment `p = q` or `p = t(a, b, ...)`: one
+    /// assignment per component.
+    pub fn struct_assign(&mut self, target: &Name, st: &StructDecl, value: &Expr) -> R<()> {
+        let name_expr = |text: String, span| Expr {
+            kind: ExprKind::Name(Name { text, span }),
+            span,
+        };
+        let mut inner = value;
+        while let ExprKind::Paren(x) = &inner.kind {
+            inner = x;
+        }
+        match &inner.kind {
+            ExprKind::Name(n) => {
+                let src = match self.resolve(n)? {
+                    Resolved::Struct(src) if src.type_name == st.type_name => src,
+                    _ => {
+                        return Err(self.err(
+                            value.span,
+                            format!(
+                                "type mismatch in the assignment to `{}` (type `{}`)",
+                                target.text, st.type_name
+                            ),
+                        ))
+                    }
+                };
+                let mut failed = false;
+                for (to, from) in st.leaves.iter().zip(&src.leaves) {
+                    let t = name_expr(to.clone(), target.span);
+                    let f = name_expr(from.clone(), n.span);
+                    failed |= self.assign(&t, &f).is_err();
+                }
+                if failed {
+                    return Err(Reported);
+                }
+                Ok(())
+            }
+            ExprKind::Apply { name: tn, args }
+                if self.find_type(&tn.text).is_some_and(|d| d.name == st.type_name) =>
+            {
+                let def = self.find_type(&tn.text).expect("just found");
+                let mut values: Vec<Option<&Expr>> = vec![None; def.comps.len()];
+                for (i, a) in args.iter().enumerate() {
+                    let j = match &a.keyword {
+                        None => i,
+                        Some(k) => match def.comps.iter().position(|c| c.name == k.text) {
+                            Some(j) => j,
+                            None => {
+                                return Err(self.err(
+                                    k.span,
+                                    format!("type `{}` has no component `{}`", def.name, k.text),
+                                ))
+                            }
+                        },
+                    };
+                    let ArgValue::Expr(x) = &a.value else {
+                        return Err(self.err(tn.span, "a range in a structure constructor"));
+                    };
+                    if j >= values.len() || values[j].is_some() {
+                        return Err(self.err(
+                            x.span,
+                            format!("too many or repeated values for type `{}`", def.name),
+                        ));
+                    }
+                    values[j] = Some(x);
+                }
+                // Scalar values are computed into temporaries before any
+                // component is stored (`q = point(q%y, q%x)`).
+                let mut failed = false;
+                let mut pending = Vec::new();
+                for (c, v) in def.comps.iter().zip(values) {
+                    let Some(v) = v.or(c.init.as_ref()) else {
+                        failed = true;
+                        self.err(
+                            tn.span,
+                            format!("no value for component `{}` of type `{}`", c.name, def.name),
+                        );
+                        continue;
+                    };
+                    let t = name_expr(format!("{}%{}", target.text, c.name), target.span);
+                    let scalar = match (&c.ty, &c.dims) {
+                        (super::scope::CompType::Plain(ti), None) if ti.ty != Type::Char => {
+                            Some(ti.ty)
+                        }
+                        _ => None,
+                    };
+                    match scalar {
+                        Some(ty) => match self.num_as(v, ty) {
+                            Ok(x) => {
+                                let tmp = self.temp("c", ty);
+                                self.emit(Inst::Store(tmp, x), None);
+                                pending.push((t, tmp));
+                            }
+                            Err(Reported) => failed = true,
+                        },
+                        None => failed |= self.assign(&t, v).is_err(),
+                    }
+                }
+                for (t, tmp) in pending {
+                    let ExprKind::Name(n) = &t.kind else {
+                        unreachable!("a name")
+                    };
+                    let r = self.var_of(n).and_then(|v| {
+                        self.check_writable(v, n)?;
+                        let ty = self.proc.var(tmp).ty;
+                        let x = self.val(Inst::Load(tmp), ty);
+                        self.emit(Inst::Store(v, x), None);
+                        Ok(())
+                    });
+                    failed |= r.is_err();
+                }
+                if failed {
+                    return Err(Reported);
+                }
+                Ok(())
+            }
+            _ => Err(self.err(
+                value.span,
+                format!(
+                    "unsupported Fortran: a value of type `{}` other than a variable or a structure constructor",
+                    st.type_name
+                ),
+            )),
+        }
     }
 
     /// SELECT CASE: every case test is evaluated in one block, combined

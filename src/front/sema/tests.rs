@@ -978,7 +978,7 @@ end subroutine
         (2, "unsupported Fortran: ALLOCATABLE"),
         (3, "unsupported Fortran: POINTER"),
         (4, "unsupported Fortran: COMPLEX"),
-        (5, "unsupported Fortran: derived type"),
+        (5, "unknown derived type `point`"),
         (6, "assumed-shape arrays of rank > 1"),
     ] {
         assert!(
@@ -1195,4 +1195,56 @@ fn concatenation_into_a_character_variable() {
     run(&m, "t", &mut args);
     assert_eq!(args[0], Buffer::Char(b"ABpqr-pq    ".to_vec()));
     assert_eq!(args[1], Buffer::Char(b"pqX".to_vec()));
+}
+
+#[test]
+fn structures_and_optional_dummies_become_parameters() {
+    let m = free(
+        "module m
+  implicit none
+  type inner
+    integer :: k = 3
+  end type inner
+  type pt
+    double precision :: x, v(2)
+    type(inner) :: i
+  end type pt
+  type(pt) :: saved
+contains
+  subroutine s(p, a, q)
+    type(pt), intent(inout) :: p
+    double precision, optional :: a
+    type(pt), optional :: q
+    p%x = p%v(2)
+    if (present(a)) p%x = a
+  end subroutine s
+end module m
+",
+    );
+    let p = m.procs.iter().find(|p| p.name == "s").expect("s");
+    let names: Vec<&str> = p.params.iter().map(|&v| p.var(v).name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "p%x",
+            "p%v",
+            "p%i%k",
+            "a",
+            "q%x",
+            "q%v",
+            "q%i%k",
+            "_present_a",
+            "_present_q"
+        ]
+    );
+    assert_eq!(p.var(p.params[1]).dims.len(), 1);
+    assert_eq!(p.var(p.params[7]).ty, Type::Bool);
+    let globals: Vec<&str> = m.globals.iter().map(|g| g.name.as_str()).collect();
+    assert!(globals.contains(&"m::saved%i%k"), "{globals:?}");
+    let k = m
+        .globals
+        .iter()
+        .find(|g| g.name == "m::saved%i%k")
+        .expect("k");
+    assert_eq!(k.init, vec![adjit_ir::Const::Int(3)]);
 }
