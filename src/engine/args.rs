@@ -259,7 +259,31 @@ impl Args {
 
     /// Sets an argument from a value: scalars take one number, arrays take
     /// their elements (or one number to fill), CHARACTER takes text.
+    /// Setting an OPTIONAL dummy (or a component of one) makes it present.
     pub fn set(&mut self, name: &str, value: ArgValue) -> Result<(), Error> {
+        self.set_value(name, value)?;
+        self.mark_present(name);
+        Ok(())
+    }
+
+    /// Sets the hidden presence flag (`_present_x`) of the OPTIONAL dummy
+    /// that `name` is or is a component of (`p%x` of dummy `p`), if any.
+    fn mark_present(&mut self, name: &str) {
+        let dummy = name.split('%').next().unwrap_or(name);
+        let flag = format!("_present_{dummy}");
+        if let Some(j) = self
+            .names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(&flag))
+        {
+            if self.params[j].ty == Type::Bool && self.params[j].dims.is_empty() {
+                self.buffers[j] = Buffer::Bool(vec![1]);
+            }
+        }
+    }
+
+    /// [`Args::set`] without the presence flag.
+    fn set_value(&mut self, name: &str, value: ArgValue) -> Result<(), Error> {
         let i = self.index_of(name)?;
         let value = match self.exact_integers(i, name, value)? {
             Ok(()) => return Ok(()),
@@ -465,6 +489,7 @@ impl Args {
         }
         self.buffers[i] = buffer;
         self.explicit[i] = !self.params[i].dims.is_empty();
+        self.mark_present(name);
         if info_is_int_scalar(&self.params[i]) {
             self.resize_implicit();
         }
