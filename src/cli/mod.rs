@@ -178,22 +178,54 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         },
         ..Options::default()
     };
-    let engine = Engine::from_files(&cl.files, options)?;
+    let mut engine = Engine::from_files(&cl.files, options.clone())?;
+    // An entry taking dummy procedures: `--set fcn=myfcn` names what to
+    // pass, and the program is compiled again with them bound.
+    let dummies = cl
+        .value("entry")
+        .map(|e| engine.unbound_dummy_procedures(e))
+        .unwrap_or_default();
+    if !dummies.is_empty() {
+        let mut options = options;
+        for s in cl.values("set") {
+            if let Some((name, value)) = s.split_once('=') {
+                if dummies.iter().any(|d| d.eq_ignore_ascii_case(name.trim())) {
+                    options = options.bind_procedure(name, value);
+                }
+            }
+        }
+        engine = Engine::from_files(&cl.files, options)?;
+    }
     for w in engine.warnings() {
         eprintln!("{w}");
     }
     Ok(engine)
 }
 
-/// Builds the argument list from `--input` and `--set` (in that order).
-pub(crate) fn arguments(cl: &CommandLine, mut args: Args) -> Result<Args, Failure> {
+/// Builds the argument list from `--input` and `--set` (in that order);
+/// the `--set` of a dummy procedure `engine` was compiled with is no
+/// argument.
+pub(crate) fn arguments(
+    cl: &CommandLine,
+    engine: &Engine,
+    mut args: Args,
+) -> Result<Args, Failure> {
+    let procedure_args = &engine.options().procedure_args;
     if let Some(path) = cl.value("input") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
         args.apply_json(&json)?;
     }
-    args.apply_settings(cl.values("set"))?;
+    // `--set fcn=myfcn` for a dummy procedure was used to compile.
+    let bound = |s: &&String| {
+        s.split_once('=').is_some_and(|(name, _)| {
+            let name = name.trim().to_ascii_lowercase();
+            procedure_args.iter().any(|(d, _)| *d == name) && args.index_of(&name).is_err()
+        })
+    };
+    let settings: Vec<&String> = cl.values("set").iter().filter(|s| !bound(s)).collect();
+    args.apply_settings(&settings)?;
     Ok(args)
 }
 
@@ -225,7 +257,7 @@ pub(crate) struct Problem {
 pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
     let engine = engine(cl)?;
     let primal = engine.procedure(cl.value("entry"))?;
-    let args = arguments(cl, primal.args())?;
+    let args = arguments(cl, &engine, primal.args())?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
     Ok(Problem {
@@ -252,7 +284,7 @@ fn run(cl: &CommandLine) -> CmdResult {
     cl.allow_only(&[COMMON, &["print"]].concat())?;
     let engine = engine(cl)?;
     let f = engine.procedure(cl.value("entry"))?;
-    let mut args = arguments(cl, f.args())?;
+    let mut args = arguments(cl, &engine, f.args())?;
     f.call(&mut args)?;
     let wanted: Option<Vec<String>> = cl.value("print").map(|p| {
         p.split(',')

@@ -118,6 +118,25 @@ pub struct Options {
     /// Directories searched, in order, for the files of INCLUDE lines not
     /// found next to the including file (the command line's `-I DIR`).
     pub include_dirs: Vec<PathBuf>,
+    /// Procedures passed for dummy procedures, as `(dummy, procedure)`
+    /// pairs (the command line's `--set fcn=myfcn`): a procedure that takes
+    /// dummy procedures (`external fcn`) can be an entry once each of them
+    /// is named here; it keeps its name. The procedure is one of the
+    /// program's, or an intrinsic function (`dsin`). See
+    /// [`Options::bind_procedure`].
+    pub procedure_args: Vec<(String, String)>,
+}
+
+impl Options {
+    /// Passes `procedure` (a procedure of the program or an intrinsic) for
+    /// every dummy procedure named `dummy` of an entry.
+    pub fn bind_procedure(mut self, dummy: &str, procedure: &str) -> Options {
+        let dummy = dummy.trim().to_ascii_lowercase();
+        self.procedure_args.retain(|(d, _)| *d != dummy);
+        self.procedure_args
+            .push((dummy, procedure.trim().to_ascii_lowercase()));
+        self
+    }
 }
 
 impl Default for Options {
@@ -128,6 +147,7 @@ impl Default for Options {
             backend: Backend::Jit,
             tape_ram_budget: StackConfig::default().ram_budget,
             include_dirs: Vec::new(),
+            procedure_args: Vec::new(),
         }
     }
 }
@@ -140,6 +160,9 @@ pub struct Engine {
     warnings: Vec<Diagnostic>,
     options: Options,
     globals: GlobalStore,
+    /// Procedures left out for want of procedures for their dummy
+    /// procedures, with those dummies' names.
+    unbound: Vec<(String, Vec<String>)>,
 }
 
 impl Engine {
@@ -187,7 +210,7 @@ impl Engine {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(compile_error(&map, &diags));
         }
-        match crate::front::sema::compile(&map, &files) {
+        match crate::front::sema::compile_with(&map, &files, &options.procedure_args) {
             Ok(compiled) => {
                 diags.extend(compiled.warnings);
                 let globals = GlobalStore::new(&compiled.module.globals)
@@ -198,6 +221,7 @@ impl Engine {
                     warnings: diags,
                     options,
                     globals,
+                    unbound: compiled.unbound,
                 })
             }
             Err(errors) => {
@@ -226,8 +250,35 @@ impl Engine {
             .collect()
     }
 
+    /// The dummy procedures of a procedure that takes some and was left out
+    /// because they are not bound (empty for any other name): what
+    /// [`Options::bind_procedure`] must name to make it an entry.
+    pub fn unbound_dummy_procedures(&self, name: &str) -> Vec<String> {
+        self.unbound
+            .iter()
+            .find(|(p, _)| p.eq_ignore_ascii_case(name.trim()))
+            .map(|(_, d)| d.clone())
+            .unwrap_or_default()
+    }
+
     /// Resolves an entry name; `None` picks the first procedure.
     pub fn entry(&self, name: Option<&str>) -> Result<ProcId, Error> {
+        if let Some(n) = name {
+            let dummies = self.unbound_dummy_procedures(n);
+            if !dummies.is_empty() {
+                let list: Vec<String> = dummies.iter().map(|d| format!("`{d}`")).collect();
+                let example: Vec<String> =
+                    dummies.iter().map(|d| format!("--set {d}=NAME")).collect();
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "`{n}` takes the dummy procedure(s) {}: name the procedure to pass ({}, or Options::bind_procedure)",
+                        list.join(", "),
+                        example.join(" ")
+                    ),
+                ));
+            }
+        }
         match name {
             Some(n) => self.module.find_proc(n).ok_or_else(|| {
                 let names: Vec<&str> = self.module.procs.iter().map(|p| p.name.as_str()).collect();

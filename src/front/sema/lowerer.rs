@@ -12,6 +12,7 @@ use super::super::ast::{
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
+use super::dummy::Target;
 use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
 use super::{Program, Unit};
 use adjit_ir::{
@@ -81,6 +82,8 @@ pub(crate) enum Resolved<'p> {
     StmtFunc(&'p StmtFn),
     /// A user procedure (unit index).
     Proc(usize),
+    /// A dummy procedure, and what it stands for in this instance.
+    Dummy(Target),
     /// Nothing known: an implicit variable, an intrinsic or an error.
     Unknown,
 }
@@ -103,6 +106,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub out: &'p mut Out,
     /// The unit being lowered.
     pub unit: usize,
+    /// The instance being lowered (binds the unit's dummy procedures);
+    /// `None` for a template lowered for its diagnostics.
+    pub inst: Option<usize>,
     /// The procedure being built.
     pub proc: Proc,
     /// Variables created so far, by name.
@@ -133,13 +139,14 @@ pub(crate) struct Lowerer<'p, 'a> {
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
-    /// A lowerer for a unit, with an empty procedure.
-    pub fn new(prog: &'p Program<'a>, out: &'p mut Out, unit: usize) -> Self {
+    /// A lowerer for a unit, with an empty procedure (`inst`: the instance
+    /// lowered, `None` for a template lowered for its diagnostics).
+    pub fn new(prog: &'p Program<'a>, out: &'p mut Out, unit: usize, inst: Option<usize>) -> Self {
         let u = &prog.units[unit];
         let mut proc = Proc::new(u.ir_name.clone());
         proc.span = u.ast.span;
         proc.module = u.module.map(|m| prog.modules[m].0.clone());
-        Self::resume(prog, out, unit, proc, HashMap::new())
+        Self::resume(prog, out, unit, proc, HashMap::new(), inst)
     }
 
     /// A lowerer continuing a declared procedure.
@@ -147,14 +154,19 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         prog: &'p Program<'a>,
         out: &'p mut Out,
         unit: usize,
-        proc: Proc,
+        mut proc: Proc,
         vars: HashMap<String, VarId>,
+        inst: Option<usize>,
     ) -> Self {
         let span = proc.span;
+        if let Some(i) = inst {
+            proc.name = prog.instances.borrow()[i].name.clone();
+        }
         Lowerer {
             prog,
             out,
             unit,
+            inst,
             proc,
             vars,
             cur: Proc::ENTRY,
@@ -378,6 +390,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         if let Some(&v) = self.vars.get(n) {
             return Ok(Resolved::Var(v));
         }
+        if let Some(t) = self.dummy_target(n) {
+            return Ok(Resolved::Dummy(t));
+        }
         let scopes = [
             Some(&self.u().scope),
             self.host_scope(),
@@ -412,6 +427,15 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         Ok(match self.prog.find_proc(self.unit, n) {
             Some(p) => Resolved::Proc(p),
             None => Resolved::Unknown,
+        })
+    }
+
+    /// What a dummy procedure of this unit stands for in this instance.
+    pub fn dummy_target(&self, name: &str) -> Option<Target> {
+        let k = self.u().dummy_procs.iter().position(|d| d.text == name)?;
+        Some(match self.inst {
+            Some(i) => self.prog.instances.borrow()[i].binding[k].clone(),
+            None => Target::Unbound,
         })
     }
 
@@ -470,12 +494,17 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ));
         } else if d.save || scope.save_all {
             let gname = format!("{}::{}", self.u().ir_name, n);
-            match global_for(scope, n, gname, &mut self.out.diags) {
-                Some(g) => {
-                    self.out.globals.push(g);
-                    Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1))
-                }
-                None => return Err(Reported),
+            // Instances of one unit share its SAVE variables.
+            let shared = self.out.globals.iter().position(|g| g.name == gname);
+            match shared {
+                Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32)),
+                None => match global_for(scope, n, gname, &mut self.out.diags) {
+                    Some(g) => {
+                        self.out.globals.push(g);
+                        Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1))
+                    }
+                    None => return Err(Reported),
+                },
             }
         } else {
             Storage::Local
@@ -655,12 +684,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let u = &prog.units[self.unit];
         let mut params: Vec<(Name, &'p Scope, Option<&'p VarDecl>)> = Vec::new();
         for a in &u.ast.args {
-            params.push((a.clone(), &u.scope, u.scope.var(&a.text)));
-            if let Some(Sym::External(_)) = u.scope.syms.get(&a.text) {
-                self.err(
-                    a.span,
-                    format!("unsupported Fortran: dummy procedure `{}`", a.text),
-                );
+            // Dummy procedures are bound per instance, not passed.
+            if !u.dummy_procs.iter().any(|d| d.text == a.text) {
+                params.push((a.clone(), &u.scope, u.scope.var(&a.text)));
             }
         }
         if let Some(h) = u.host {
@@ -950,7 +976,8 @@ fn same_inst(a: &Inst, b: &Inst) -> bool {
     }
 }
 
-fn zero_const(ty: Type) -> Const {
+/// The zero (blank, false) constant of a type.
+pub(crate) fn zero_const(ty: Type) -> Const {
     match ty {
         Type::F32 | Type::F64 => Const::Float(0.0),
         Type::Bool => Const::Bool(false),
