@@ -50,6 +50,8 @@ usage:
 
 common options:
   --form fixed|free     override the source form guessed from the file name
+  --set NAME=VALUE      an argument's value; for a dummy procedure of the entry, the procedure to pass (--set fcn=myfcn)
+  --extent NAME=N       the extent of an assumed-size array x(*) (or length of a CHARACTER*(*)) argument
   -I DIR                look for INCLUDE files in DIR (after the including file's directory; repeatable, in order)
   --interp              run with the reference interpreter instead of the JIT
   --no-bounds-check     drop array bounds checks from generated code
@@ -141,6 +143,7 @@ pub(crate) type CmdResult = Result<i32, Failure>;
 pub(crate) const COMMON: &[&str] = &[
     "entry",
     "set",
+    "extent",
     "input",
     "json",
     "interp",
@@ -225,6 +228,15 @@ pub(crate) fn arguments(
         })
     };
     let settings: Vec<&String> = cl.values("set").iter().filter(|s| !bound(s)).collect();
+    for e in cl.values("extent") {
+        let (name, n) = e
+            .split_once('=')
+            .ok_or_else(|| format!("--extent expects NAME=N, got `{e}`"))?;
+        let n: usize = n.trim().parse().map_err(|_| {
+            format!("--extent {name}= needs a non-negative integer, not `{n}`")
+        })?;
+        args.set_extent(name.trim(), n)?;
+    }
     args.apply_settings(&settings)?;
     Ok(args)
 }
