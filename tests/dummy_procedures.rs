@@ -77,7 +77,10 @@ fn derivatives_through_a_bound_solver_agree_three_ways() {
             x = 2.0 * x / 3.0 + target / (3.0 * x * x);
         }
         let got = ja.get(i, i);
-        assert!((got - dx).abs() < 1e-12 * dx.abs().max(1.0), "{got} vs {dx}");
+        assert!(
+            (got - dx).abs() < 1e-12 * dx.abs().max(1.0),
+            "{got} vs {dx}"
+        );
     }
     // Dot product with random directions.
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -120,8 +123,22 @@ fn the_command_line_binds_dummy_procedures_with_set() {
 
     // check: tangent, adjoint, finite differences and the dot product.
     let (code, out, err) = adjit(&[
-        "check", CORPUS, "--entry", "solve", "--set", "fcn=resid", "--set", "n=2", "--set",
-        "ldfjac=2", "--set", "x=1.1,1.4", "--of", "x,fnorm", "--wrt", "x",
+        "check",
+        CORPUS,
+        "--entry",
+        "solve",
+        "--set",
+        "fcn=resid",
+        "--set",
+        "n=2",
+        "--set",
+        "ldfjac=2",
+        "--set",
+        "x=1.1,1.4",
+        "--of",
+        "x,fnorm",
+        "--wrt",
+        "x",
     ]);
     assert_eq!(code, 0, "{out}{err}");
 }
@@ -140,7 +157,10 @@ fn unbound_and_wrongly_bound_dummy_procedures_are_clear_errors() {
     assert_eq!(engine.unbound_dummy_procedures("SIMPSON"), vec!["f"]);
     let (code, _, err) = adjit(&["run", CORPUS, "--entry", "solve", "--set", "n=2"]);
     assert_ne!(code, 0);
-    assert!(err.contains("`fcn`") && err.contains("--set fcn=NAME"), "{err}");
+    assert!(
+        err.contains("`fcn`") && err.contains("--set fcn=NAME"),
+        "{err}"
+    );
 
     // Bound to something that is no procedure: located at the dummy.
     let (code, _, err) = adjit(&[
@@ -181,6 +201,10 @@ fn misused_dummy_procedures_are_located_errors() {
     ];
     for (source, expected) in cases {
         let e = Engine::from_source("t.f90", source).err().expect(expected);
-        assert!(e.message.contains(expected), "{}\n--- wanted {expected}", e.message);
+        assert!(
+            e.message.contains(expected),
+            "{}\n--- wanted {expected}",
+            e.message
+        );
     }
 }

@@ -16,8 +16,8 @@ const SOURCE: &str = "tests/legacy/src/extent.f";
 #[test]
 fn extents_size_assumed_size_outputs_and_assumed_length_text() {
     let (code, out, err) = adjit(&[
-        "run", SOURCE, "--set", "n=3", "--set", "x=1,2,3", "--extent", "y=3", "--extent",
-        "a=3", "--set", "a=1", "--extent", "task=5", "--json",
+        "run", SOURCE, "--set", "n=3", "--set", "x=1,2,3", "--extent", "y=3", "--extent", "a=3",
+        "--set", "a=1", "--extent", "task=5", "--json",
     ]);
     assert_eq!(code, 0, "{err}");
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -29,8 +29,18 @@ fn extents_size_assumed_size_outputs_and_assumed_length_text() {
     // Without --extent the text gives the length; too short an extent is a
     // located bounds error when the element past it is touched.
     let (code, out, err) = adjit(&[
-        "run", SOURCE, "--set", "n=3", "--set", "x=1,2,3", "--extent", "y=2", "--extent",
-        "a=3", "--set", "task=abcdefg",
+        "run",
+        SOURCE,
+        "--set",
+        "n=3",
+        "--set",
+        "x=1,2,3",
+        "--extent",
+        "y=2",
+        "--extent",
+        "a=3",
+        "--set",
+        "task=abcdefg",
     ]);
     assert_eq!(code, 1, "{out}");
     assert!(
@@ -41,7 +51,10 @@ fn extents_size_assumed_size_outputs_and_assumed_length_text() {
     // An argument with declared extents takes no --extent.
     let (code, _, err) = adjit(&["run", SOURCE, "--extent", "n=3"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("`n`") && err.contains("no assumed size"), "{err}");
+    assert!(
+        err.contains("`n`") && err.contains("no assumed size"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -64,6 +77,43 @@ fn set_extent_follows_the_other_extents_and_keeps_values() {
     // Values given later decide the size.
     args.set_array("y", &[0.0; 6]).unwrap();
     assert_eq!(args.get("y").unwrap().len(), 6);
-    let e = args.set_extent("x", 0).map(|_| ()).and(args.set_extent("n", 2));
+    let e = args
+        .set_extent("x", 0)
+        .map(|_| ())
+        .and(args.set_extent("n", 2));
     assert_eq!(e.unwrap_err().kind, ErrorKind::Usage);
+}
+
+/// `fjac(ld, 4)` given 3 elements: fine while only they are referenced; a
+/// reference beyond them is a located bounds error (JIT and interpreter).
+#[test]
+fn a_dummy_declared_larger_than_its_actual_fails_only_beyond_the_storage() {
+    let source = "      subroutine drv(k, s)\n      integer k\n      double precision s, w(3)\n      w(1) = 1\n      w(2) = 2\n      w(3) = 3\n      call use2(10, w, s, k)\n      end\n      subroutine use2(ld, fjac, s, k)\n      integer ld, k\n      double precision fjac(ld, 4), s\n      s = fjac(1, 1) + fjac(k, 1)\n      end\n";
+    for backend in [
+        adjit::engine::Backend::Jit,
+        adjit::engine::Backend::Interpreter,
+    ] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let sources = [("old.f".to_string(), source.to_string())];
+        let engine = Engine::from_sources(&sources, options).unwrap();
+        let f = engine.procedure(Some("drv")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("k", 3.0).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("s").unwrap(), 4.0);
+        args.set_scalar("k", 4.0).unwrap();
+        let e = f.call(&mut args).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Runtime);
+        assert!(
+            e.message.contains("old.f:12:")
+                && e.message.contains("`fjac`")
+                && e.message
+                    .contains("element offset 3 outside the storage of 3 elements"),
+            "{backend:?}: {}",
+            e.message
+        );
+    }
 }

@@ -232,9 +232,10 @@ pub(crate) fn arguments(
         let (name, n) = e
             .split_once('=')
             .ok_or_else(|| format!("--extent expects NAME=N, got `{e}`"))?;
-        let n: usize = n.trim().parse().map_err(|_| {
-            format!("--extent {name}= needs a non-negative integer, not `{n}`")
-        })?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("--extent {name}= needs a non-negative integer, not `{n}`"))?;
         args.set_extent(name.trim(), n)?;
     }
     args.apply_settings(&settings)?;

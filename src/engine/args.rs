@@ -493,7 +493,8 @@ impl Args {
         let mut per: i64 = 1;
         for (lower, upper) in &info.dims {
             if let Some(upper) = upper {
-                per = per.saturating_mul((self.eval(info, upper) - self.eval(info, lower) + 1).max(0));
+                per = per
+                    .saturating_mul((self.eval(info, upper) - self.eval(info, lower) + 1).max(0));
             }
         }
         let len = match &info.char_len {

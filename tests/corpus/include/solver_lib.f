@@ -16,8 +16,10 @@ c     iflag = 1: residuals only, fjac is not referenced (ldfjac = 1)
         do 10 j = 1, n
           x(j) = x(j) - fvec(j)/wa(j)
    10   continue
+c       wa(n) stands for fjac(ldfjac, n), declared larger: fcn does not
+c       reference it when iflag = 1
         iflag = 1
-        call fcn(n, x, fvec, wa, 1, iflag)
+        call fcn(n, x, fvec, wa, ldfjac, iflag)
    20 continue
       fnorm = enorm(n, fvec)
       end
