@@ -184,20 +184,15 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
     let mut engine = Engine::from_files(&cl.files, options.clone())?;
     // An entry taking dummy procedures: `--set fcn=myfcn` names what to
     // pass, and the program is compiled again with them bound.
-    let dummies = cl
-        .value("entry")
-        .map(|e| engine.unbound_dummy_procedures(e))
-        .unwrap_or_default();
-    if !dummies.is_empty() {
-        let mut options = options;
-        for s in cl.values("set") {
-            if let Some((name, value)) = s.split_once('=') {
-                if dummies.iter().any(|d| d.eq_ignore_ascii_case(name.trim())) {
-                    options = options.bind_procedure(name, value);
-                }
-            }
+    if let Some(entry) = cl.value("entry") {
+        let procedure_args = engine.procedure_settings(entry, cl.values("set"));
+        if !procedure_args.is_empty() {
+            let options = Options {
+                procedure_args,
+                ..options
+            };
+            engine = Engine::from_files(&cl.files, options)?;
         }
-        engine = Engine::from_files(&cl.files, options)?;
     }
     for w in engine.warnings() {
         eprintln!("{w}");
@@ -213,7 +208,6 @@ pub(crate) fn arguments(
     engine: &Engine,
     mut args: Args,
 ) -> Result<Args, Failure> {
-    let procedure_args = &engine.options().procedure_args;
     if let Some(path) = cl.value("input") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let json: serde_json::Value =
@@ -221,13 +215,12 @@ pub(crate) fn arguments(
         args.apply_json(&json)?;
     }
     // `--set fcn=myfcn` for a dummy procedure was used to compile.
-    let bound = |s: &&String| {
-        s.split_once('=').is_some_and(|(name, _)| {
-            let name = name.trim().to_ascii_lowercase();
-            procedure_args.iter().any(|(d, _)| *d == name) && args.index_of(&name).is_err()
-        })
-    };
-    let settings: Vec<&String> = cl.values("set").iter().filter(|s| !bound(s)).collect();
+    let entry = cl.value("entry").unwrap_or_default();
+    let settings: Vec<&String> = cl
+        .values("set")
+        .iter()
+        .filter(|s| !engine.is_procedure_setting(entry, s))
+        .collect();
     for e in cl.values("extent") {
         let (name, n) = e
             .split_once('=')

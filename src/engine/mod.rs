@@ -26,6 +26,7 @@ mod args;
 mod derivatives;
 mod state;
 
+pub use crate::front::sema::BoundProcedure;
 pub use args::{ArgValue, Args};
 pub use derivatives::{
     element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
@@ -163,6 +164,8 @@ pub struct Engine {
     /// Procedures left out for want of procedures for their dummy
     /// procedures, with those dummies' names.
     unbound: Vec<(String, Vec<String>)>,
+    /// Entries given procedures for their dummy procedures.
+    bound: Vec<(String, Vec<BoundProcedure>)>,
 }
 
 impl Engine {
@@ -222,6 +225,7 @@ impl Engine {
                     options,
                     globals,
                     unbound: compiled.unbound,
+                    bound: compiled.bound,
                 })
             }
             Err(errors) => {
@@ -258,6 +262,50 @@ impl Engine {
             .iter()
             .find(|(p, _)| p.eq_ignore_ascii_case(name.trim()))
             .map(|(_, d)| d.clone())
+            .unwrap_or_default()
+    }
+
+    /// Of `NAME=VALUE` settings (the command line's `--set`), those that
+    /// name the procedure to pass for a dummy procedure of `entry` left
+    /// unbound here, as `(dummy, procedure)` pairs for
+    /// [`Options::procedure_args`]: compile again with them to call it.
+    pub fn procedure_settings<S: AsRef<str>>(
+        &self,
+        entry: &str,
+        settings: &[S],
+    ) -> Vec<(String, String)> {
+        let dummies = self.unbound_dummy_procedures(entry);
+        settings
+            .iter()
+            .filter_map(|s| s.as_ref().split_once('='))
+            .filter(|(name, _)| dummies.iter().any(|d| d.eq_ignore_ascii_case(name.trim())))
+            .map(|(name, value)| {
+                (
+                    name.trim().to_ascii_lowercase(),
+                    value.trim().to_ascii_lowercase(),
+                )
+            })
+            .collect()
+    }
+
+    /// True when `setting` (`NAME=VALUE`) named the procedure passed for a
+    /// dummy procedure of `entry` (no argument: see
+    /// [`Engine::procedure_settings`]).
+    pub fn is_procedure_setting(&self, entry: &str, setting: &str) -> bool {
+        let name = setting.split_once('=').map_or(setting, |(n, _)| n).trim();
+        self.bound_procedures(entry)
+            .iter()
+            .any(|b| b.dummy.eq_ignore_ascii_case(name))
+    }
+
+    /// The procedures passed for the dummy procedures of an entry (through
+    /// [`Options::bind_procedure`]), by position among its dummy arguments
+    /// (empty for a procedure without dummy procedures).
+    pub fn bound_procedures(&self, name: &str) -> Vec<BoundProcedure> {
+        self.bound
+            .iter()
+            .find(|(p, _)| p.eq_ignore_ascii_case(name.trim()))
+            .map(|(_, b)| b.clone())
             .unwrap_or_default()
     }
 

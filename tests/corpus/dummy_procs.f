@@ -3,10 +3,14 @@ c a solver (include/solver_lib.f) that hands it down two levels; typed
 c helpers come from include/solver_util.f. Functions as dummies (user and
 c INTRINSIC), a scalar to a one-element array dummy, an actual of another
 c rank than the dummy, and fjac(ldfjac, n) with ldfjac = 1 in calls that
-c do not reference fjac.
+c do not reference fjac. Entries taking a dummy procedure (simpson, solve)
+c are given it with --set.
 c adjit-test: --entry driver --set n=3 --set x=0.5,1.5,-0.25 --set c=0.75
 c adjit-test: --entry driver --set n=2 --set x=2,0.25 --set c=1.5
 c adjit-test: --entry integrals --set a=0.5 --set b=1.25
+c adjit-test: --entry simpson --set f=cube --set a=0.25 --set b=2
+c adjit-test: --entry simpson --set f=dsin --set a=-0.5 --set b=1.5
+c adjit-test: --entry solve --set fcn=resid --set n=2 --set ldfjac=2 --set x=1.1,1.4
       subroutine driver(n, x, c, fvec, fnorm)
       integer n
       double precision x(n), c, fvec(n), fnorm

@@ -155,15 +155,30 @@ impl Program<'_> {
     }
 }
 
+/// A procedure passed for a dummy procedure of an entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoundProcedure {
+    /// Position of the dummy among the entry's dummy arguments (0-based).
+    pub position: usize,
+    /// The dummy's name.
+    pub dummy: String,
+    /// The procedure passed (lower case).
+    pub procedure: String,
+    /// True when it is an intrinsic function.
+    pub intrinsic: bool,
+}
+
 /// The first instances: every unit without dummy procedures, and every
 /// top-level unit whose dummy procedures are all named in `procedure_args`
-/// (under its own name). Returns the units left unbound.
+/// (under its own name). Returns the units left unbound, and what each
+/// bound entry was given.
 pub(crate) fn root_instances(
     prog: &Program,
     procedure_args: &[(String, String)],
     out: &mut Out,
-) -> Vec<usize> {
+) -> (Vec<usize>, Vec<(String, Vec<BoundProcedure>)>) {
     let mut unbound = Vec::new();
+    let mut bound = Vec::new();
     for (u, unit) in prog.units.iter().enumerate() {
         if unit.dummy_procs.is_empty() {
             prog.instance(u, Vec::new(), None);
@@ -197,10 +212,31 @@ pub(crate) fn root_instances(
             }
         }
         if binding.len() == unit.dummy_procs.len() {
+            let given = unit
+                .dummy_procs
+                .iter()
+                .zip(&binding)
+                .map(|(d, t)| BoundProcedure {
+                    position: unit
+                        .ast
+                        .args
+                        .iter()
+                        .position(|a| a.text == d.text)
+                        .unwrap_or(0),
+                    dummy: d.text.clone(),
+                    procedure: match t {
+                        Target::Proc(i) => prog.instances.borrow()[*i].name.clone(),
+                        Target::Intrinsic(n) => n.clone(),
+                        Target::Unbound => String::new(),
+                    },
+                    intrinsic: matches!(t, Target::Intrinsic(_)),
+                })
+                .collect();
+            bound.push((unit.ir_name.clone(), given));
             prog.instance(u, binding, Some(unit.ir_name.clone()));
         }
     }
-    unbound
+    (unbound, bound)
 }
 
 /// Puts the lowered instances in module order (each unit's instances where

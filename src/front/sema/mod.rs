@@ -47,6 +47,7 @@ mod tests;
 use super::ast::{self, Name, ProcKind, Procedure, ProgramUnit};
 use super::diag::{Diagnostic, SourceMap};
 use adjit_ir::{self as ir, Module, Type};
+pub use dummy::BoundProcedure;
 use dummy::Instance;
 use lowerer::{Lowerer, Out};
 use scope::{build_scope, Outer, Scope, Sym};
@@ -62,6 +63,9 @@ pub struct Compiled {
     /// Procedures left out because they take dummy procedures that no
     /// call and no binding names: each name with its dummy procedures.
     pub unbound: Vec<(String, Vec<String>)>,
+    /// Procedures given dummy procedures from outside (`compile_with`):
+    /// each name with what was passed.
+    pub bound: Vec<(String, Vec<BoundProcedure>)>,
 }
 
 /// Analyses and lowers a whole program (every parsed file). Returns every
@@ -165,7 +169,7 @@ pub fn compile_with<'a>(
         }));
     }
     prog.sigs = procs.iter().map(|(p, _)| Sig::of(p)).collect();
-    let unbound = dummy::root_instances(&prog, procedure_args, &mut out);
+    let (unbound, bound) = dummy::root_instances(&prog, procedure_args, &mut out);
     // Lower every instance; lowering a call that passes procedures adds the
     // instance it calls, so the list grows while it is walked.
     let mut lowered: Vec<ir::Proc> = Vec::new();
@@ -235,6 +239,7 @@ pub fn compile_with<'a>(
             module,
             warnings,
             unbound: unbound_names,
+            bound,
         })
     } else {
         let mut errors = errors;
