@@ -186,8 +186,9 @@ fn derivatives_of_every_corpus_program_agree() {
         for case in &program.cases {
             let label = format!("{} [{case}]", program.name());
             let (entry, sets) = case_settings(case);
-            let (engine, sets) = case_engine(&program.path, entry.as_deref(), &sets)
-                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            let (engine, sets) =
+                case_engine(&program.path, entry.as_deref(), &sets, Default::default())
+                    .unwrap_or_else(|e| panic!("{label}: {e}"));
             let primal = engine.procedure(entry.as_deref()).unwrap();
             let mut args = primal.args();
             args.apply_settings(&sets).unwrap();

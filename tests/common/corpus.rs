@@ -92,9 +92,10 @@ pub fn case_engine(
     path: &Path,
     entry: Option<&str>,
     sets: &[String],
+    options: adjit::engine::Options,
 ) -> Result<(adjit::engine::Engine, Vec<String>), adjit::engine::Error> {
     use adjit::engine::{Engine, Options};
-    let engine = Engine::from_files(&[path], Options::default())?;
+    let engine = Engine::from_files(&[path], options.clone())?;
     let name = entry.unwrap_or_default();
     let procedure_args = engine.procedure_settings(name, sets);
     let engine = if procedure_args.is_empty() {
@@ -102,7 +103,7 @@ pub fn case_engine(
     } else {
         let options = Options {
             procedure_args,
-            ..Options::default()
+            ..options
         };
         Engine::from_files(&[path], options)?
     };
