@@ -66,6 +66,11 @@ pub struct GenOptions {
     /// depend on the active inputs (off: every store to an inout dummy
     /// keeps half the old value).
     pub passive_overwrite: bool,
+    /// A call of a function of one scalar goes through `via(f, x)`, which
+    /// takes the function as a dummy procedure (`external f`) and calls it
+    /// (the random choices, hence the rest of the program, are the same
+    /// either way).
+    pub dummy_procedures: bool,
     /// Most subprocedures (besides `top`).
     pub max_procs: usize,
     /// Most statements per body (top level of a procedure).
@@ -82,6 +87,7 @@ impl GenOptions {
             persistent_state: true,
             singular_points: true,
             passive_overwrite: true,
+            dummy_procedures: true,
             max_procs: 4,
             max_stmts: 6,
             max_depth: 2,
@@ -405,12 +411,31 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         let is_function = g.rng.chance(35);
         procs.push(g.callee(k, is_function));
     }
+    if options.dummy_procedures {
+        procs.push(via());
+    }
     procs.push(g.top(resets));
     Program {
         seed,
         options: options.clone(),
         decls,
         procs,
+    }
+}
+
+/// `via(f, x) = f(x)`: a function of one scalar passed as a dummy
+/// procedure.
+fn via() -> ProcSrc {
+    ProcSrc {
+        head: vec![
+            "double precision function via(f, x)".into(),
+            "double precision, external :: f".into(),
+            "double precision, intent(in) :: x".into(),
+        ],
+        init: Vec::new(),
+        body: Vec::new(),
+        finish: vec![Stmt::Line("via = f(x)".into())],
+        end: "end function via".into(),
     }
 }
 
@@ -596,6 +621,9 @@ impl Gen<'_> {
                 }
                 _ => return self.leaf(scope),
             }
+        }
+        if self.opt.dummy_procedures && !f.has_n && f.params == [Param::ScalarIn] {
+            return (format!("via({}, {})", f.name, args[0]), BOUND);
         }
         (format!("{}({})", f.name, args.join(", ")), BOUND)
     }
