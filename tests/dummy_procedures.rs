@@ -18,15 +18,15 @@ fn corpus_path() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS)
 }
 
-fn bound(dummy: &str, procedure: &str) -> Engine {
-    let options = Options::default().bind_procedure(dummy, procedure);
+fn bound(entry: &str, dummy: &str, procedure: &str) -> Engine {
+    let options = Options::default().bind_procedure(entry, dummy, procedure);
     Engine::from_files(&[corpus_path()], options).expect("the corpus program compiles")
 }
 
 #[test]
 fn an_entry_taking_a_dummy_procedure_runs_with_the_procedure_named() {
     // Simpson's rule is exact for a cubic: (b^4 - a^4) / 4.
-    let engine = bound("f", "cube");
+    let engine = bound("simpson", "f", "cube");
     let simpson = engine.procedure(Some("simpson")).unwrap();
     let mut args = simpson.args();
     args.apply_settings(&["a=0.5", "b=1.75"]).unwrap();
@@ -35,7 +35,7 @@ fn an_entry_taking_a_dummy_procedure_runs_with_the_procedure_named() {
     assert!((args.scalar("s").unwrap() - exact).abs() < 1e-14 * exact);
 
     // An intrinsic bound from outside: DSIN.
-    let engine = bound("F", " DSIN ");
+    let engine = bound("Simpson", "F", " DSIN ");
     let simpson = engine.procedure(Some("simpson")).unwrap();
     let mut args = simpson.args();
     args.apply_settings(&["a=0.5", "b=1.75"]).unwrap();
@@ -49,7 +49,7 @@ fn an_entry_taking_a_dummy_procedure_runs_with_the_procedure_named() {
 fn derivatives_through_a_bound_solver_agree_three_ways() {
     // solve(resid, ...) with the entry's fcn bound to resid: Newton's method
     // on x**3 + cc*x = i (cc from COMMON is 0 here).
-    let engine = bound("fcn", "resid");
+    let engine = bound("solve", "fcn", "resid");
     let solve = engine.procedure(Some("solve")).unwrap();
     let mut args = solve.args();
     args.apply_settings(&["n=3", "ldfjac=3", "x=0.9,1.3,1.5"])
@@ -167,8 +167,13 @@ fn unbound_and_wrongly_bound_dummy_procedures_are_clear_errors() {
         "run", CORPUS, "--entry", "simpson", "--set", "f=nosuch", "--set", "a=1",
     ]);
     assert_eq!(code, 1, "{err}");
+    let text = std::fs::read_to_string(corpus_path()).unwrap();
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains("subroutine simpson(f"))
+        .unwrap();
     assert!(
-        err.contains("dummy_procs.f:53:") && err.contains("`nosuch`"),
+        err.contains(&format!("dummy_procs.f:{line}:26:")) && err.contains("`nosuch`"),
         "{err}"
     );
 }
@@ -197,6 +202,11 @@ fn misused_dummy_procedures_are_located_errors() {
             "subroutine a(y)\n  double precision y\n  call b(nothere, y)\nend\n\
              subroutine b(f, y)\n  external f\n  double precision y\n  call f(y)\nend\n",
             "t.f90:3:10: error: `nothere` is not a procedure of the program",
+        ),
+        (
+            "subroutine a(y, fcn)\n  double precision y\n  external fcn\n  call inner(y)\n\
+             contains\n  subroutine inner(z)\n    double precision z\n    call fcn(z)\n  end subroutine\nend\n",
+            "t.f90:8:10: error: unsupported Fortran: `fcn` is a dummy procedure of the host",
         ),
     ];
     for (source, expected) in cases {

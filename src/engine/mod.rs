@@ -26,7 +26,7 @@ mod args;
 mod derivatives;
 mod state;
 
-pub use crate::front::sema::BoundProcedure;
+pub use crate::front::sema::{BoundProcedure, ProcedureArg};
 pub use args::{ArgValue, Args};
 pub use derivatives::{
     element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
@@ -119,23 +119,26 @@ pub struct Options {
     /// Directories searched, in order, for the files of INCLUDE lines not
     /// found next to the including file (the command line's `-I DIR`).
     pub include_dirs: Vec<PathBuf>,
-    /// Procedures passed for dummy procedures, as `(dummy, procedure)`
-    /// pairs (the command line's `--set fcn=myfcn`): a procedure that takes
-    /// dummy procedures (`external fcn`) can be an entry once each of them
-    /// is named here; it keeps its name. The procedure is one of the
-    /// program's, or an intrinsic function (`dsin`). See
-    /// [`Options::bind_procedure`].
-    pub procedure_args: Vec<(String, String)>,
+    /// Procedures passed for the dummy procedures of entries (the command
+    /// line's `--set fcn=myfcn`): a procedure that takes dummy procedures
+    /// (`external fcn`) can be an entry once each of them is given here;
+    /// it keeps its name. The procedure is one of the program's, or an
+    /// intrinsic function (`dsin`). See [`Options::bind_procedure`].
+    pub procedure_args: Vec<ProcedureArg>,
 }
 
 impl Options {
     /// Passes `procedure` (a procedure of the program or an intrinsic) for
-    /// every dummy procedure named `dummy` of an entry.
-    pub fn bind_procedure(mut self, dummy: &str, procedure: &str) -> Options {
-        let dummy = dummy.trim().to_ascii_lowercase();
-        self.procedure_args.retain(|(d, _)| *d != dummy);
+    /// the dummy procedure `dummy` of the entry `entry`.
+    pub fn bind_procedure(mut self, entry: &str, dummy: &str, procedure: &str) -> Options {
+        let arg = ProcedureArg {
+            entry: entry.trim().to_ascii_lowercase(),
+            dummy: dummy.trim().to_ascii_lowercase(),
+            procedure: procedure.trim().to_ascii_lowercase(),
+        };
         self.procedure_args
-            .push((dummy, procedure.trim().to_ascii_lowercase()));
+            .retain(|a| (&a.entry, &a.dummy) != (&arg.entry, &arg.dummy));
+        self.procedure_args.push(arg);
         self
     }
 }
@@ -267,23 +270,22 @@ impl Engine {
 
     /// Of `NAME=VALUE` settings (the command line's `--set`), those that
     /// name the procedure to pass for a dummy procedure of `entry` left
-    /// unbound here, as `(dummy, procedure)` pairs for
-    /// [`Options::procedure_args`]: compile again with them to call it.
+    /// unbound here, for [`Options::procedure_args`]: compile again with
+    /// them to call it.
     pub fn procedure_settings<S: AsRef<str>>(
         &self,
         entry: &str,
         settings: &[S],
-    ) -> Vec<(String, String)> {
+    ) -> Vec<ProcedureArg> {
         let dummies = self.unbound_dummy_procedures(entry);
         settings
             .iter()
             .filter_map(|s| s.as_ref().split_once('='))
             .filter(|(name, _)| dummies.iter().any(|d| d.eq_ignore_ascii_case(name.trim())))
-            .map(|(name, value)| {
-                (
-                    name.trim().to_ascii_lowercase(),
-                    value.trim().to_ascii_lowercase(),
-                )
+            .map(|(name, value)| ProcedureArg {
+                entry: entry.trim().to_ascii_lowercase(),
+                dummy: name.trim().to_ascii_lowercase(),
+                procedure: value.trim().to_ascii_lowercase(),
             })
             .collect()
     }

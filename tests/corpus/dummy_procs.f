@@ -4,13 +4,15 @@ c helpers come from include/solver_util.f. Functions as dummies (user and
 c INTRINSIC), a scalar to a one-element array dummy, an actual of another
 c rank than the dummy, and fjac(ldfjac, n) with ldfjac = 1 in calls that
 c do not reference fjac. Entries taking a dummy procedure (simpson, solve)
-c are given it with --set.
+c are given it with --set. The instances of one procedure for different
+c procedures passed share its SAVE variables (counting).
 c adjit-test: --entry driver --set n=3 --set x=0.5,1.5,-0.25 --set c=0.75
 c adjit-test: --entry driver --set n=2 --set x=2,0.25 --set c=1.5
 c adjit-test: --entry integrals --set a=0.5 --set b=1.25
 c adjit-test: --entry simpson --set f=cube --set a=0.25 --set b=2
 c adjit-test: --entry simpson --set f=dsin --set a=-0.5 --set b=1.5
 c adjit-test: --entry solve --set fcn=resid --set n=2 --set ldfjac=2 --set x=1.1,1.4
+c adjit-test: --entry counting --set x=2 --set y=1
       subroutine driver(n, x, c, fvec, fnorm)
       integer n
       double precision x(n), c, fvec(n), fnorm
@@ -72,6 +74,36 @@ c adjit-test: --entry solve --set fcn=resid --set n=2 --set ldfjac=2 --set x=1.1
       do 10 i = 1, n
         s = s + v(i)
    10 continue
+      end
+
+      subroutine counting(x, y, k)
+      double precision x, y
+      integer k
+      external addx, mulx
+      call tally(addx, x, y, k)
+      call tally(mulx, x, y, k)
+      call tally(addx, x, y, k)
+      end
+
+      subroutine tally(f, x, y, k)
+      external f
+      double precision x, y
+      integer k, count
+      save count
+      data count /0/
+      count = count + 1
+      call f(x, y)
+      k = count
+      end
+
+      subroutine addx(x, y)
+      double precision x, y
+      y = y + x
+      end
+
+      subroutine mulx(x, y)
+      double precision x, y
+      y = y*x
       end
 
       include 'include/solver_lib.f'

@@ -155,6 +155,18 @@ impl Program<'_> {
     }
 }
 
+/// A procedure to pass for a dummy procedure of an entry (from outside
+/// the program: the command line's `--set fcn=myfcn`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcedureArg {
+    /// The entry (a procedure taking dummy procedures), lower case.
+    pub entry: String,
+    /// Its dummy procedure, lower case.
+    pub dummy: String,
+    /// The procedure (or intrinsic) to pass, lower case.
+    pub procedure: String,
+}
+
 /// A procedure passed for a dummy procedure of an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoundProcedure {
@@ -169,12 +181,12 @@ pub struct BoundProcedure {
 }
 
 /// The first instances: every unit without dummy procedures, and every
-/// top-level unit whose dummy procedures are all named in `procedure_args`
-/// (under its own name). Returns the units left unbound, and what each
-/// bound entry was given.
+/// top-level unit whose dummy procedures are all given procedures in
+/// `procedure_args` (under its own name). Returns the units left unbound,
+/// and what each bound entry was given.
 pub(crate) fn root_instances(
     prog: &Program,
-    procedure_args: &[(String, String)],
+    procedure_args: &[ProcedureArg],
     out: &mut Out,
 ) -> (Vec<usize>, Vec<(String, Vec<BoundProcedure>)>) {
     let mut unbound = Vec::new();
@@ -190,8 +202,11 @@ pub(crate) fn root_instances(
             .map(|d| {
                 procedure_args
                     .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(&d.text))
-                    .map(|(_, t)| t)
+                    .find(|a| {
+                        a.entry.eq_ignore_ascii_case(&unit.ir_name)
+                            && a.dummy.eq_ignore_ascii_case(&d.text)
+                    })
+                    .map(|a| &a.procedure)
             })
             .collect();
         if unit.host.is_some() || targets.iter().any(Option::is_none) {

@@ -417,6 +417,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 Some(Sym::External(_)) => {
                     return match self.prog.find_proc(self.unit, n) {
                         Some(p) => Ok(Resolved::Proc(p)),
+                        None if self.host_dummy_procedure(n) => Err(self.host_dummy_error(name)),
                         None => Err(self.err(name.span, format!("unknown procedure `{n}`"))),
                     }
                 }
@@ -437,6 +438,26 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             Some(i) => self.prog.instances.borrow()[i].binding[k].clone(),
             None => Target::Unbound,
         })
+    }
+
+    /// True when `name` is a dummy procedure of the host (not visible to
+    /// an internal procedure: instances bind their own dummies only).
+    pub fn host_dummy_procedure(&self, name: &str) -> bool {
+        let prog = self.prog;
+        self.u()
+            .host
+            .is_some_and(|h| prog.units[h].dummy_procs.iter().any(|d| d.text == name))
+    }
+
+    /// The error for a host's dummy procedure used in an internal procedure.
+    pub fn host_dummy_error(&mut self, name: &Name) -> Reported {
+        self.err(
+            name.span,
+            format!(
+                "unsupported Fortran: `{}` is a dummy procedure of the host, not usable in an internal procedure",
+                name.text
+            ),
+        )
     }
 
     /// The variable a name denotes, creating an implicitly typed local

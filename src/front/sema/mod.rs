@@ -47,8 +47,8 @@ mod tests;
 use super::ast::{self, Name, ProcKind, Procedure, ProgramUnit};
 use super::diag::{Diagnostic, SourceMap};
 use adjit_ir::{self as ir, Module, Type};
-pub use dummy::BoundProcedure;
 use dummy::Instance;
+pub use dummy::{BoundProcedure, ProcedureArg};
 use lowerer::{Lowerer, Out};
 use scope::{build_scope, Outer, Scope, Sym};
 use std::cell::RefCell;
@@ -77,14 +77,14 @@ pub fn compile<'a>(
     compile_with(map, files, &[])
 }
 
-/// [`compile`], binding dummy procedures of the procedures that take them:
-/// each `(dummy, procedure)` pair names the procedure (or intrinsic) to pass
-/// for a dummy procedure of that name. A procedure all of whose dummy
-/// procedures are named gets an instance under its own name (an entry).
+/// [`compile`], binding dummy procedures of entries that take them: each
+/// [`ProcedureArg`] names the procedure (or intrinsic) to pass for one
+/// dummy procedure of one entry. An entry all of whose dummy procedures are
+/// given gets an instance under its own name.
 pub fn compile_with<'a>(
     map: &'a SourceMap,
     files: &'a [ast::SourceFile],
-    procedure_args: &[(String, String)],
+    procedure_args: &[ProcedureArg],
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let mut out = Out::default();
     let modules = build_modules(files, &mut out);

@@ -699,6 +699,9 @@ impl Lowerer<'_, '_> {
                         ),
                     ))
                 }
+                _ if self.host_dummy_procedure(&name.text) => {
+                    return Err(self.host_dummy_error(name))
+                }
                 _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
             },
         };
