@@ -21,19 +21,8 @@ use super::super::ast::{Name, Procedure, Stmt, StmtKind};
 use super::super::diag::Diagnostic;
 use super::lowerer::{for_each_body, Out};
 use super::scope::{Scope, Sym};
-use super::Program;
+use super::{Program, Target};
 use adjit_ir::{Inst, Proc, ProcId};
-
-/// What a dummy procedure stands for in one instance.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Target {
-    /// A procedure of the program (its instance).
-    Proc(usize),
-    /// An intrinsic function (its specific name).
-    Intrinsic(String),
-    /// Nothing: a template lowered for its diagnostics only.
-    Unbound,
-}
 
 /// One IR procedure to produce: a unit and its dummy procedures' targets.
 #[derive(Clone, Debug)]

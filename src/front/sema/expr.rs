@@ -8,9 +8,9 @@
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, KindParam, Name, UnOp};
 use super::super::diag::literal_bytes;
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
-use super::dummy::Target;
 use super::lowerer::{Lowerer, Operand, Reported, Resolved, R};
 use super::scope::StmtFn;
+use super::Target;
 use adjit_ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId,
 };

@@ -12,8 +12,8 @@ use super::super::ast::{
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
-use super::dummy::Target;
 use super::scope::{CharLenInfo, Scope, StmtFn, Sym, TypeInfo, VarDecl};
+use super::Target;
 use super::{Program, Unit};
 use adjit_ir::{
     Block, BlockId, Bound, CharRef, Const, Dim, Global, Inst, Proc, Span, Storage, Terminator,

@@ -249,6 +249,17 @@ pub fn compile_with<'a>(
     }
 }
 
+/// What a dummy procedure stands for in one instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A procedure of the program (its instance).
+    Proc(usize),
+    /// An intrinsic function (its specific name).
+    Intrinsic(String),
+    /// Nothing: a template lowered for its diagnostics only.
+    Unbound,
+}
+
 /// Everything known about the program while lowering one procedure.
 pub(crate) struct Program<'a> {
     /// All procedures, hosts before their internal procedures.

@@ -8,8 +8,8 @@ use super::super::ast::{
     Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
 };
 use super::consts::{type_name, ConstVal};
-use super::dummy::Target;
 use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
+use super::Target;
 use adjit_ir::{
     BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
     Value, VarId,
