@@ -43,7 +43,7 @@ usage:
   adjit ir       FILE... [--entry NAME]
   adjit grad     FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
   adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
-  adjit emit     FILE... [--entry NAME] --mode tangent|adjoint --of ... --wrt ... [--format ir]
+  adjit emit     FILE... [--entry NAME] [--set DUMMY=PROC] --mode tangent|adjoint --of ... --wrt ... [--format ir]
   adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
   adjit repl                                                  # type Fortran, then run / grad / ir / emit ...
   adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
@@ -610,6 +610,7 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
 fn emit(cl: &CommandLine) -> CmdResult {
     cl.allow_only(&[
         "entry",
+        "set",
         "form",
         "include-dir",
         "of",
