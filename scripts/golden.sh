@@ -63,7 +63,7 @@ for src in "${files[@]}"; do
       echo "golden.sh: $name [$case_args]: adjit-oracle failed: $(cat "$build/err")" >&2
       failed=1; continue
     fi
-    if ! "$gfortran" -O0 -ffree-line-length-none -J "$build" -o "$build/prog" \
+    if ! "$gfortran" -O0 -ffree-line-length-none -fallow-argument-mismatch -J "$build" -o "$build/prog" \
          "$src" "$build/driver.f90" 2> "$build/err"; then
       echo "golden.sh: $name [$case_args]: gfortran failed:" >&2; cat "$build/err" >&2
       failed=1; continue

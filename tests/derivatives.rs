@@ -18,10 +18,10 @@
 mod common;
 
 use adjit::ad::adjoint::AdjointOptions;
-use adjit::engine::{element_count, Args, Engine, FiniteDifferences, Jacobian, Options, Selection};
+use adjit::engine::{element_count, Args, FiniteDifferences, Jacobian, Selection};
 use adjit::ir::Type;
 use common::check::Rng;
-use common::corpus::{case_settings, corpus_dir, programs_in};
+use common::corpus::{case_engine, case_settings, corpus_dir, programs_in};
 
 /// Tangent and adjoint, double precision at both ends: round-off.
 const AD_TOLERANCE: f64 = 1e-11;
@@ -186,8 +186,9 @@ fn derivatives_of_every_corpus_program_agree() {
         for case in &program.cases {
             let label = format!("{} [{case}]", program.name());
             let (entry, sets) = case_settings(case);
-            let engine = Engine::from_files(&[&program.path], Options::default())
-                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            let (engine, sets) =
+                case_engine(&program.path, entry.as_deref(), &sets, Default::default())
+                    .unwrap_or_else(|e| panic!("{label}: {e}"));
             let primal = engine.procedure(entry.as_deref()).unwrap();
             let mut args = primal.args();
             args.apply_settings(&sets).unwrap();

@@ -24,7 +24,7 @@ use adjit::ir::Buffer;
 use adjit::ir::Inst;
 use common::check::{against, dot, mismatches, within, Rng};
 use common::cli::adjit;
-use common::corpus::{case_settings, corpus_dir, programs_in};
+use common::corpus::{case_engine, case_settings, corpus_dir, programs_in};
 
 const ACROSS_CALLS: &str = "tests/corpus/globals_across_calls.f90";
 const PERSISTENT: &str = "tests/globals/persistent.f90";
@@ -376,13 +376,13 @@ fn corpus_case(
         backend,
         ..Options::default()
     };
-    let engine = Engine::from_files(&[path], options).expect("compiles");
+    let (engine, sets) = case_engine(path, entry, sets, options).expect("compiles");
     if !has_calls_or_globals(&engine) {
         return None;
     }
     let primal = engine.procedure(entry).expect("entry");
     let mut args = primal.args();
-    args.apply_settings(sets).expect("settings");
+    args.apply_settings(&sets).expect("settings");
     let start = engine.state();
     // One primal call: the state every evaluation must leave behind.
     let mut once = args.clone();

@@ -197,6 +197,20 @@ fn random_fortran_programs_agree() {
     assert_meaningful(&tally);
 }
 
+/// Functions are passed as dummy procedures (`via(fun1, x)`) in a fair
+/// share of the programs, so the agreement checks cover them.
+#[test]
+fn some_programs_pass_functions_as_dummy_procedures() {
+    let with_via = (seed_base()..seed_base() + 200)
+        .filter(|&seed| {
+            generate(seed, &GenOptions::all())
+                .source()
+                .contains("via(fun")
+        })
+        .count();
+    assert!(with_via >= 8, "only {with_via} of 200 programs call via");
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

@@ -23,7 +23,9 @@ use crate::ir::{
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
-use crate::shape::{eval_var_shape, first_as_int, resolve_arguments_with, DimShape};
+use crate::shape::{
+    eval_var_shape_with, first_as_int, may_be_short, resolve_arguments_with, DimShape,
+};
 use std::cmp::Ordering;
 
 /// The largest local variable (in storage units) the interpreter allocates;
@@ -759,7 +761,11 @@ impl<'m> Interpreter<'m> {
                     Storage::Local => None,
                     _ => Some(loc.map_or(0, |l| l.units)),
                 };
-                eval_var_shape(var, &mut read, available).map_err(|detail| {
+                // The host's arguments were checked in full before the call;
+                // a call inside the module may pass a numeric array less
+                // storage than declared (Fortran 77), checked per element.
+                let short_ok = may_be_short(var);
+                eval_var_shape_with(var, &mut read, available, short_ok).map_err(|detail| {
                     self.error(
                         frame.proc,
                         RuntimeErrorKind::ArgumentSize,
@@ -1542,13 +1548,19 @@ mod tests {
             Buffer::F64(vec![0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0])
         );
         assert_eq!(args[1], Buffer::I32(vec![0]), "k was passed by reference");
-        // Passing a(8) with m = 4 overruns the caller's storage.
+        // Passing a(8) with m = 4: b(4) is declared but lies beyond the
+        // caller's storage (Fortran 77 lets a dummy be declared larger than
+        // its actual); the error comes when it is referenced, after b(1:3).
         let mut args = vec![Buffer::F64(vec![0.0; 10]), Buffer::I32(vec![8])];
         let e = run(&module, caller, &mut args).unwrap_err();
-        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+        assert_eq!(e.kind, RuntimeErrorKind::IndexOutOfBounds);
         assert_eq!(e.proc, fill);
         assert_eq!(e.var.as_deref(), Some("b"));
-        assert_eq!(e.detail, "`b` needs 4 elements, the argument has 3");
+        assert_eq!(
+            e.detail,
+            "element offset 3 outside the storage of 3 elements"
+        );
+        assert_eq!(args[0].get_f64(9), 3.0, "b(1:3) were written first");
     }
 
     #[test]

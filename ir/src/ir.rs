@@ -643,7 +643,9 @@ pub enum CharBase {
 pub enum CallArg {
     /// A whole variable, by reference. The callee sees the storage the
     /// variable's declaration describes, even when the variable is itself a
-    /// parameter whose actual argument was longer.
+    /// parameter whose actual argument was longer (or the shorter storage a
+    /// numeric array parameter was given, see
+    /// [`crate::shape::may_be_short`]).
     Var(VarId),
     /// The storage starting at one array element, by reference (Fortran
     /// sequence association: the callee sees the tail of the array's
@@ -699,7 +701,10 @@ pub enum Inst {
     /// callee propagates (the caller returns it at once). Each argument has
     /// the element type of the corresponding parameter; the callee's shape
     /// is evaluated at its entry and must fit in the storage passed (else
-    /// [`RuntimeErrorKind::ArgumentSize`]). Calls nest at most
+    /// [`RuntimeErrorKind::ArgumentSize`]), except that a numeric array
+    /// parameter may be given less storage than it declares (Fortran 77):
+    /// referencing an element beyond the storage given is then
+    /// [`RuntimeErrorKind::IndexOutOfBounds`] ([`crate::shape::may_be_short`]). Calls nest at most
     /// [`MAX_CALL_DEPTH`] deep (else [`RuntimeErrorKind::CallDepthExceeded`]).
     Call(ProcId, Vec<CallArg>),
     /// Copies character data, blank-padding or truncating to the target

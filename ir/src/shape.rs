@@ -22,6 +22,13 @@
 //! * the storage must hold `elements * char_len` units (elements of the
 //!   buffer's type, bytes for characters), else
 //!   [`RuntimeErrorKind::ArgumentSize`] naming the variable and both sizes;
+//!   except for a numeric array parameter passed by a call inside the
+//!   module ([`may_be_short`]): as in Fortran 77, where a dummy may be
+//!   declared larger than its actual argument (`fjac(ldfjac, n)` given a
+//!   shorter array) as long as the elements beyond the actual's storage are
+//!   never referenced, such a parameter takes the storage it is given and
+//!   referencing an element beyond it is
+//!   [`RuntimeErrorKind::IndexOutOfBounds`];
 //! * the element type of an argument buffer must be the parameter's type.
 
 use crate::buffer::Buffer;
@@ -86,6 +93,24 @@ pub fn eval_var_shape(
     read: &mut dyn FnMut(VarId) -> i64,
     available: Option<usize>,
 ) -> Result<VarShape, String> {
+    eval_var_shape_with(var, read, available, false)
+}
+
+/// True when `var` may receive less storage than its declaration
+/// describes from a call inside the module: a numeric (not CHARACTER)
+/// array parameter.
+pub fn may_be_short(var: &Var) -> bool {
+    var.is_array() && var.ty != crate::ir::Type::Char && matches!(var.storage, Storage::Param(_))
+}
+
+/// [`eval_var_shape`]; with `allow_short`, storage shorter than the shape
+/// is no error (see [`may_be_short`]).
+pub fn eval_var_shape_with(
+    var: &Var,
+    read: &mut dyn FnMut(VarId) -> i64,
+    available: Option<usize>,
+    allow_short: bool,
+) -> Result<VarShape, String> {
     let is_char = var.ty == crate::ir::Type::Char;
     let assumed_len = is_char && var.char_len.is_none() && matches!(var.storage, Storage::Param(_));
     let mut char_len = match (&var.char_len, is_char) {
@@ -134,7 +159,7 @@ pub fn eval_var_shape(
         .checked_mul(char_len)
         .filter(|&u| u <= MAX_STORAGE_UNITS)
         .ok_or_else(too_big)?;
-    if let Some(have) = available {
+    if let Some(have) = available.filter(|_| !allow_short) {
         if units > have {
             return Err(format!(
                 "`{}` needs {units} {}, the argument has {have}",

@@ -336,6 +336,13 @@ impl CompiledModule {
                 .unwrap_or("?")
         };
         let (kind, detail) = match e.kind {
+            code::INDEX_OUT_OF_BOUNDS if e.dim == STORAGE_DIM => (
+                RuntimeErrorKind::IndexOutOfBounds,
+                format!(
+                    "element offset {} outside the storage of {} elements",
+                    e.index, e.upper
+                ),
+            ),
             code::INDEX_OUT_OF_BOUNDS => (
                 RuntimeErrorKind::IndexOutOfBounds,
                 format!(
@@ -617,9 +624,18 @@ struct VarInfo {
     strides: Vec<Value>,
     /// Number of elements (1 for a scalar).
     count: Value,
+    /// Elements of storage a numeric array parameter was given, when its
+    /// caller may pass less than `count` (`shape::may_be_short`): element
+    /// references are checked against it, and it is what the parameter
+    /// passes on.
+    storage: Option<Value>,
     /// Bytes per element (char length for characters).
     elem_size: Value,
 }
+
+/// The `dim` of an index error that is an element beyond the storage a
+/// parameter was given (not a subscript outside its dimension).
+const STORAGE_DIM: i64 = -2;
 
 /// Extra arguments of the shared error block.
 struct ErrorSite {
@@ -1051,6 +1067,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 uppers: vec![],
                 strides: vec![],
                 count: one,
+                storage: None,
                 elem_size,
             });
         }
@@ -1132,7 +1149,20 @@ impl<'a, 'm> Lower<'a, 'm> {
                 .collect();
             let units = self.b.ins().imul(count, unit);
             let bytes = self.b.ins().imul(count, elem_size);
+            let mut storage = None;
             let home = match var.storage {
+                Storage::Param(_) if ir::shape::may_be_short(var) => {
+                    // Fortran 77: the actual may be shorter than declared;
+                    // element references check against what was given (the
+                    // host's arguments were checked in full before the call).
+                    let (p, len) = slot.ok_or_else(|| CompileError {
+                        proc: None,
+                        message: format!("`{}` is not in the parameter list", var.name),
+                    })?;
+                    let short = self.b.ins().icmp(IntCC::SignedLessThan, len, count);
+                    storage = Some(self.b.ins().select(short, len, count));
+                    Home::Mem(p)
+                }
                 Storage::Param(_) => {
                     let (p, len) = slot.ok_or_else(|| CompileError {
                         proc: None,
@@ -1167,6 +1197,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 uppers,
                 strides,
                 count,
+                storage,
                 elem_size,
             });
         }
@@ -1424,6 +1455,25 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.b.ins().imul(off, info.strides[d])
             };
             linear = self.b.ins().iadd(linear, scaled);
+        }
+        if let (true, Some(storage)) = (self.sh.options.bounds_checks, info.storage) {
+            let fail = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, linear, storage);
+            let zero = self.iconst(0);
+            self.check(
+                fail,
+                ErrorSite {
+                    kind: code::INDEX_OUT_OF_BOUNDS,
+                    site: site as i64,
+                    var: var.index() as i64,
+                    dim: STORAGE_DIM,
+                },
+                linear,
+                zero,
+                storage,
+            );
         }
         let base = match info.home {
             Home::Mem(a) => a,
@@ -2113,7 +2163,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let len = if info.ty == Type::Char {
                         self.b.ins().imul(info.count, info.elem_size)
                     } else {
-                        info.count
+                        info.storage.unwrap_or(info.count)
                     };
                     (p, len)
                 }
@@ -2121,7 +2171,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.check_arg_type(self.ir_var(*v)?.ty, want, &target.name, pos)?;
                     let info = self.var_info(*v)?.clone();
                     let (p, linear) = self.elem_addr(*v, idx, site)?;
-                    let rest = self.b.ins().isub(info.count, linear);
+                    let rest = self
+                        .b
+                        .ins()
+                        .isub(info.storage.unwrap_or(info.count), linear);
                     let len = if info.ty == Type::Char {
                         self.b.ins().imul(rest, info.elem_size)
                     } else {

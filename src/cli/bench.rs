@@ -85,7 +85,7 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
         let mut args = base_args.clone();
         args.set(&size_name, ArgValue::Scalar(n as f64))?;
         // Re-apply --set so that fills cover the resized arrays.
-        let args = arguments(cl, args)?;
+        let args = arguments(cl, &engine, args)?;
         let inputs = element_count(&args, &wrt)?;
         progress.set_message(format!("{size_name}={n}: primal"));
         let primal_t = median_time(|| {

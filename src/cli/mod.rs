@@ -43,13 +43,15 @@ usage:
   adjit ir       FILE... [--entry NAME]
   adjit grad     FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
   adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
-  adjit emit     FILE... [--entry NAME] --mode tangent|adjoint --of ... --wrt ... [--format ir]
+  adjit emit     FILE... [--entry NAME] [--set DUMMY=PROC] --mode tangent|adjoint --of ... --wrt ... [--format ir]
   adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
   adjit repl                                                  # type Fortran, then run / grad / ir / emit ...
   adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
 
 common options:
   --form fixed|free     override the source form guessed from the file name
+  --set NAME=VALUE      an argument's value; for a dummy procedure of the entry, the procedure to pass (--set fcn=myfcn)
+  --extent NAME=N       the extent of an assumed-size array x(*) (or length of a CHARACTER*(*)) argument
   -I DIR                look for INCLUDE files in DIR (after the including file's directory; repeatable, in order)
   --interp              run with the reference interpreter instead of the JIT
   --no-bounds-check     drop array bounds checks from generated code
@@ -141,6 +143,7 @@ pub(crate) type CmdResult = Result<i32, Failure>;
 pub(crate) const COMMON: &[&str] = &[
     "entry",
     "set",
+    "extent",
     "input",
     "json",
     "interp",
@@ -178,22 +181,57 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         },
         ..Options::default()
     };
-    let engine = Engine::from_files(&cl.files, options)?;
+    let mut engine = Engine::from_files(&cl.files, options.clone())?;
+    // An entry taking dummy procedures: `--set fcn=myfcn` names what to
+    // pass, and the program is compiled again with them bound.
+    if let Some(entry) = cl.value("entry") {
+        let procedure_args = engine.procedure_settings(entry, cl.values("set"));
+        if !procedure_args.is_empty() {
+            let options = Options {
+                procedure_args,
+                ..options
+            };
+            engine = Engine::from_files(&cl.files, options)?;
+        }
+    }
     for w in engine.warnings() {
         eprintln!("{w}");
     }
     Ok(engine)
 }
 
-/// Builds the argument list from `--input` and `--set` (in that order).
-pub(crate) fn arguments(cl: &CommandLine, mut args: Args) -> Result<Args, Failure> {
+/// Builds the argument list from `--input` and `--set` (in that order);
+/// the `--set` of a dummy procedure `engine` was compiled with is no
+/// argument.
+pub(crate) fn arguments(
+    cl: &CommandLine,
+    engine: &Engine,
+    mut args: Args,
+) -> Result<Args, Failure> {
     if let Some(path) = cl.value("input") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
         args.apply_json(&json)?;
     }
-    args.apply_settings(cl.values("set"))?;
+    // `--set fcn=myfcn` for a dummy procedure was used to compile.
+    let entry = cl.value("entry").unwrap_or_default();
+    let settings: Vec<&String> = cl
+        .values("set")
+        .iter()
+        .filter(|s| !engine.is_procedure_setting(entry, s))
+        .collect();
+    for e in cl.values("extent") {
+        let (name, n) = e
+            .split_once('=')
+            .ok_or_else(|| format!("--extent expects NAME=N, got `{e}`"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("--extent {name}= needs a non-negative integer, not `{n}`"))?;
+        args.set_extent(name.trim(), n)?;
+    }
+    args.apply_settings(&settings)?;
     Ok(args)
 }
 
@@ -225,7 +263,7 @@ pub(crate) struct Problem {
 pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
     let engine = engine(cl)?;
     let primal = engine.procedure(cl.value("entry"))?;
-    let args = arguments(cl, primal.args())?;
+    let args = arguments(cl, &engine, primal.args())?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
     Ok(Problem {
@@ -252,7 +290,7 @@ fn run(cl: &CommandLine) -> CmdResult {
     cl.allow_only(&[COMMON, &["print"]].concat())?;
     let engine = engine(cl)?;
     let f = engine.procedure(cl.value("entry"))?;
-    let mut args = arguments(cl, f.args())?;
+    let mut args = arguments(cl, &engine, f.args())?;
     f.call(&mut args)?;
     let wanted: Option<Vec<String>> = cl.value("print").map(|p| {
         p.split(',')
@@ -572,6 +610,7 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
 fn emit(cl: &CommandLine) -> CmdResult {
     cl.allow_only(&[
         "entry",
+        "set",
         "form",
         "include-dir",
         "of",

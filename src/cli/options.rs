@@ -17,7 +17,7 @@ const FLAGS: &[&str] = &[
 ];
 
 /// Options that may be repeated (values accumulate).
-const REPEATABLE: &[&str] = &["set", "size", "include-dir"];
+const REPEATABLE: &[&str] = &["set", "extent", "size", "include-dir"];
 
 /// A parsed command line.
 #[derive(Debug, Default)]

@@ -142,6 +142,8 @@ pub struct Args {
     params: Vec<ParamInfo>,
     buffers: Vec<Buffer>,
     explicit: Vec<bool>,
+    /// Extents given for assumed sizes and lengths ([`Args::set_extent`]).
+    extents: Vec<Option<usize>>,
 }
 
 /// What `Args` needs to know about one parameter.
@@ -188,6 +190,7 @@ impl Args {
             names,
             buffers: params.iter().map(|p| Buffer::zeros(p.ty, 0)).collect(),
             explicit: vec![false; params.len()],
+            extents: vec![None; params.len()],
             params,
         };
         args.resize_implicit();
@@ -298,12 +301,16 @@ impl Args {
         };
         match (&value, info.ty) {
             (ArgValue::Text(t), Type::Char) if info.char_len.is_none() && info.dims.is_empty() => {
-                // Assumed length (`character(*)`): the text sets the length.
-                let bytes = if t.is_empty() {
+                // Assumed length (`character(*)`): the text sets the length,
+                // unless an extent was given.
+                let mut bytes = if t.is_empty() {
                     b" ".to_vec()
                 } else {
                     t.as_bytes().to_vec()
                 };
+                if let Some(n) = self.extents[i] {
+                    bytes.resize(n, b' ');
+                }
                 self.buffers[i] = Buffer::Char(bytes);
             }
             (ArgValue::Text(t), Type::Char) => {
@@ -474,6 +481,55 @@ impl Args {
         self.set(name, ArgValue::Array(values.to_vec()))
     }
 
+    /// Gives an assumed-size array (`x(*)`, `a(ld, *)`) the extent `n` in
+    /// its last dimension, or an assumed-length CHARACTER scalar
+    /// (`character*(*)`) the length `n` (the command line's `--extent
+    /// x=N`). Existing values are kept (blank or zero padded); the array
+    /// follows later changes of the integers its other extents read.
+    /// Values set afterwards with as many elements as they have override
+    /// it.
+    pub fn set_extent(&mut self, name: &str, n: usize) -> Result<(), Error> {
+        let i = self.index_of(name)?;
+        let info = &self.params[i];
+        let assumed_len = info.ty == Type::Char && info.char_len.is_none() && info.dims.is_empty();
+        if !self.has_assumed_dim(i) && !assumed_len {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "`{name}` ({}) has no assumed size or length: its extents come from its declaration",
+                    type_label(info)
+                ),
+            ));
+        }
+        self.extents[i] = Some(n);
+        self.explicit[i] = false;
+        self.resize_implicit();
+        Ok(())
+    }
+
+    /// The storage units (elements, bytes for characters) parameter `i`
+    /// takes with extent `n` given to its assumed dimension or length.
+    fn units_with_extent(&self, i: usize, n: usize) -> usize {
+        let info = &self.params[i];
+        if info.dims.is_empty() {
+            return n;
+        }
+        let mut per: i64 = 1;
+        for (lower, upper) in &info.dims {
+            if let Some(upper) = upper {
+                per = per
+                    .saturating_mul((self.eval(info, upper) - self.eval(info, lower) + 1).max(0));
+            }
+        }
+        let len = match &info.char_len {
+            Some(b) if info.ty == Type::Char => self.eval(info, b).max(0) as usize,
+            _ => 1,
+        };
+        (per.clamp(0, 1 << 40) as usize)
+            .saturating_mul(n)
+            .saturating_mul(len)
+    }
+
     /// Replaces a buffer wholesale (its type must match).
     pub fn set_buffer(&mut self, name: &str, buffer: Buffer) -> Result<(), Error> {
         let i = self.index_of(name)?;
@@ -620,11 +676,14 @@ impl Args {
     /// declared size, keeping existing elements.
     fn resize_implicit(&mut self) {
         for i in 0..self.params.len() {
-            if self.explicit[i] || self.has_assumed_dim(i) {
+            let extent = self.extents[i].filter(|_| !self.explicit[i]);
+            if extent.is_none() && (self.explicit[i] || self.has_assumed_dim(i)) {
                 continue;
             }
             let info = &self.params[i];
-            let want = if info.ty == Type::Char {
+            let want = if let Some(n) = extent {
+                self.units_with_extent(i, n)
+            } else if info.ty == Type::Char {
                 self.char_len(i) * self.declared_len(i)
             } else if info.dims.is_empty() {
                 1

@@ -26,6 +26,7 @@ mod args;
 mod derivatives;
 mod state;
 
+pub use crate::front::sema::{BoundProcedure, ProcedureArg};
 pub use args::{ArgValue, Args};
 pub use derivatives::{
     element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
@@ -118,6 +119,28 @@ pub struct Options {
     /// Directories searched, in order, for the files of INCLUDE lines not
     /// found next to the including file (the command line's `-I DIR`).
     pub include_dirs: Vec<PathBuf>,
+    /// Procedures passed for the dummy procedures of entries (the command
+    /// line's `--set fcn=myfcn`): a procedure that takes dummy procedures
+    /// (`external fcn`) can be an entry once each of them is given here;
+    /// it keeps its name. The procedure is one of the program's, or an
+    /// intrinsic function (`dsin`). See [`Options::bind_procedure`].
+    pub procedure_args: Vec<ProcedureArg>,
+}
+
+impl Options {
+    /// Passes `procedure` (a procedure of the program or an intrinsic) for
+    /// the dummy procedure `dummy` of the entry `entry`.
+    pub fn bind_procedure(mut self, entry: &str, dummy: &str, procedure: &str) -> Options {
+        let arg = ProcedureArg {
+            entry: entry.trim().to_ascii_lowercase(),
+            dummy: dummy.trim().to_ascii_lowercase(),
+            procedure: procedure.trim().to_ascii_lowercase(),
+        };
+        self.procedure_args
+            .retain(|a| (&a.entry, &a.dummy) != (&arg.entry, &arg.dummy));
+        self.procedure_args.push(arg);
+        self
+    }
 }
 
 impl Default for Options {
@@ -128,6 +151,7 @@ impl Default for Options {
             backend: Backend::Jit,
             tape_ram_budget: StackConfig::default().ram_budget,
             include_dirs: Vec::new(),
+            procedure_args: Vec::new(),
         }
     }
 }
@@ -140,6 +164,11 @@ pub struct Engine {
     warnings: Vec<Diagnostic>,
     options: Options,
     globals: GlobalStore,
+    /// Procedures left out for want of procedures for their dummy
+    /// procedures, with those dummies' names.
+    unbound: Vec<(String, Vec<String>)>,
+    /// Entries given procedures for their dummy procedures.
+    bound: Vec<(String, Vec<BoundProcedure>)>,
 }
 
 impl Engine {
@@ -187,7 +216,7 @@ impl Engine {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(compile_error(&map, &diags));
         }
-        match crate::front::sema::compile(&map, &files) {
+        match crate::front::sema::compile_with(&map, &files, &options.procedure_args) {
             Ok(compiled) => {
                 diags.extend(compiled.warnings);
                 let globals = GlobalStore::new(&compiled.module.globals)
@@ -198,6 +227,8 @@ impl Engine {
                     warnings: diags,
                     options,
                     globals,
+                    unbound: compiled.unbound,
+                    bound: compiled.bound,
                 })
             }
             Err(errors) => {
@@ -226,8 +257,78 @@ impl Engine {
             .collect()
     }
 
+    /// The dummy procedures of a procedure that takes some and was left out
+    /// because they are not bound (empty for any other name): what
+    /// [`Options::bind_procedure`] must name to make it an entry.
+    pub fn unbound_dummy_procedures(&self, name: &str) -> Vec<String> {
+        self.unbound
+            .iter()
+            .find(|(p, _)| p.eq_ignore_ascii_case(name.trim()))
+            .map(|(_, d)| d.clone())
+            .unwrap_or_default()
+    }
+
+    /// Of `NAME=VALUE` settings (the command line's `--set`), those that
+    /// name the procedure to pass for a dummy procedure of `entry` left
+    /// unbound here, for [`Options::procedure_args`]: compile again with
+    /// them to call it.
+    pub fn procedure_settings<S: AsRef<str>>(
+        &self,
+        entry: &str,
+        settings: &[S],
+    ) -> Vec<ProcedureArg> {
+        let dummies = self.unbound_dummy_procedures(entry);
+        settings
+            .iter()
+            .filter_map(|s| s.as_ref().split_once('='))
+            .filter(|(name, _)| dummies.iter().any(|d| d.eq_ignore_ascii_case(name.trim())))
+            .map(|(name, value)| ProcedureArg {
+                entry: entry.trim().to_ascii_lowercase(),
+                dummy: name.trim().to_ascii_lowercase(),
+                procedure: value.trim().to_ascii_lowercase(),
+            })
+            .collect()
+    }
+
+    /// True when `setting` (`NAME=VALUE`) named the procedure passed for a
+    /// dummy procedure of `entry` (no argument: see
+    /// [`Engine::procedure_settings`]).
+    pub fn is_procedure_setting(&self, entry: &str, setting: &str) -> bool {
+        let name = setting.split_once('=').map_or(setting, |(n, _)| n).trim();
+        self.bound_procedures(entry)
+            .iter()
+            .any(|b| b.dummy.eq_ignore_ascii_case(name))
+    }
+
+    /// The procedures passed for the dummy procedures of an entry (through
+    /// [`Options::bind_procedure`]), by position among its dummy arguments
+    /// (empty for a procedure without dummy procedures).
+    pub fn bound_procedures(&self, name: &str) -> Vec<BoundProcedure> {
+        self.bound
+            .iter()
+            .find(|(p, _)| p.eq_ignore_ascii_case(name.trim()))
+            .map(|(_, b)| b.clone())
+            .unwrap_or_default()
+    }
+
     /// Resolves an entry name; `None` picks the first procedure.
     pub fn entry(&self, name: Option<&str>) -> Result<ProcId, Error> {
+        if let Some(n) = name {
+            let dummies = self.unbound_dummy_procedures(n);
+            if !dummies.is_empty() {
+                let list: Vec<String> = dummies.iter().map(|d| format!("`{d}`")).collect();
+                let example: Vec<String> =
+                    dummies.iter().map(|d| format!("--set {d}=NAME")).collect();
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "`{n}` takes the dummy procedure(s) {}: name the procedure to pass ({}, or Options::bind_procedure)",
+                        list.join(", "),
+                        example.join(" ")
+                    ),
+                ));
+            }
+        }
         match name {
             Some(n) => self.module.find_proc(n).ok_or_else(|| {
                 let names: Vec<&str> = self.module.procs.iter().map(|p| p.name.as_str()).collect();

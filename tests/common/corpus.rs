@@ -83,3 +83,34 @@ pub fn case_settings(case: &str) -> (Option<String>, Vec<String>) {
     }
     (entry, sets)
 }
+
+/// Compiles a corpus program for one case as `adjit run` does: settings
+/// that name procedures for dummy procedures of the entry (`--set
+/// f=cube`) bind them; returns the engine and the other settings (the
+/// arguments).
+pub fn case_engine(
+    path: &Path,
+    entry: Option<&str>,
+    sets: &[String],
+    options: adjit::engine::Options,
+) -> Result<(adjit::engine::Engine, Vec<String>), adjit::engine::Error> {
+    use adjit::engine::{Engine, Options};
+    let engine = Engine::from_files(&[path], options.clone())?;
+    let name = entry.unwrap_or_default();
+    let procedure_args = engine.procedure_settings(name, sets);
+    let engine = if procedure_args.is_empty() {
+        engine
+    } else {
+        let options = Options {
+            procedure_args,
+            ..options
+        };
+        Engine::from_files(&[path], options)?
+    };
+    let args = sets
+        .iter()
+        .filter(|s| !engine.is_procedure_setting(name, s))
+        .cloned()
+        .collect();
+    Ok((engine, args))
+}

@@ -75,6 +75,11 @@ pub struct GenOptions {
     /// body reads a local copy set under PRESENT); every other call leaves
     /// it out, the others pass it by keyword.
     pub optional_args: bool,
+    /// A call of a function of one scalar goes through `via(f, x)`, which
+    /// takes the function as a dummy procedure (`external f`) and calls it
+    /// (the random choices, hence the rest of the program, are the same
+    /// either way).
+    pub dummy_procedures: bool,
     /// Most subprocedures (besides `top`).
     pub max_procs: usize,
     /// Most statements per body (top level of a procedure).
@@ -93,6 +98,7 @@ impl GenOptions {
             passive_overwrite: true,
             derived_globals: true,
             optional_args: true,
+            dummy_procedures: true,
             max_procs: 4,
             max_stmts: 6,
             max_depth: 2,
@@ -435,12 +441,31 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         let is_function = g.rng.chance(35);
         procs.push(g.callee(k, is_function));
     }
+    if options.dummy_procedures {
+        procs.push(via());
+    }
     procs.push(g.top(resets));
     Program {
         seed,
         options: options.clone(),
         decls,
         procs,
+    }
+}
+
+/// `via(f, x) = f(x)`: a function of one scalar passed as a dummy
+/// procedure.
+fn via() -> ProcSrc {
+    ProcSrc {
+        head: vec![
+            "double precision function via(f, x)".into(),
+            "double precision, external :: f".into(),
+            "double precision, intent(in) :: x".into(),
+        ],
+        init: Vec::new(),
+        body: Vec::new(),
+        finish: vec![Stmt::Line("via = f(x)".into())],
+        end: "end function via".into(),
     }
 }
 
@@ -642,6 +667,9 @@ impl Gen<'_> {
                 }
                 _ => return self.leaf(scope),
             }
+        }
+        if self.opt.dummy_procedures && !f.has_n && f.params == [Param::ScalarIn] {
+            return (format!("via({}, {})", f.name, args[0]), BOUND);
         }
         (format!("{}({})", f.name, args.join(", ")), BOUND)
     }
@@ -955,7 +983,10 @@ impl Gen<'_> {
             };
             ps.push(p);
         }
-        if self.opt.optional_args && ps.last() == Some(&Param::ScalarIn) {
+        // One scalar alone stays required: such functions are the ones
+        // passed as dummy procedures (`via`), which have no explicit
+        // interface to carry OPTIONAL.
+        if self.opt.optional_args && ps.len() > 1 && ps.last() == Some(&Param::ScalarIn) {
             *ps.last_mut().expect("not empty") = Param::ScalarOpt;
         }
         let has_n = ps

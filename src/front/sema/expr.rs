@@ -11,7 +11,7 @@ use super::super::diag::literal_bytes;
 use super::consts::{int_kind, promote, real_kind, real_literal, type_name, ConstVal};
 use super::lowerer::{Lowerer, Operand, Reported, Resolved, R};
 use super::scope::StmtFn;
-use super::{Dummy, Sig};
+use super::{Dummy, Sig, Target};
 use adjit_ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId,
 };
@@ -190,7 +190,7 @@ impl Lowerer<'_, '_> {
                 let v = self.implicit_var(n)?;
                 self.var_value(v, n)
             }
-            Resolved::StmtFunc(_) | Resolved::Generic(_) => {
+            Resolved::StmtFunc(_) | Resolved::Generic(_) | Resolved::Dummy(_) => {
                 Err(self.err(n.span, format!("procedure `{}` used as a variable", n.text)))
             }
             Resolved::Struct(_) => Err(self.err(
@@ -366,6 +366,7 @@ impl Lowerer<'_, '_> {
                 let (v, t) = self.call_function(p, name, args)?;
                 Ok(Operand::Num(v, t))
             }
+            Resolved::Dummy(target) => self.dummy_function(e, name, args, target),
             Resolved::Value(..) | Resolved::Const(_) => Err(self.err(
                 e.span,
                 format!("`{}` is not an array or function", name.text),
@@ -645,19 +646,83 @@ impl Lowerer<'_, '_> {
                 format!("subroutine `{}` used as a function", name.text),
             ));
         };
-        let mut call_args = self.call_args(unit, name, args)?;
+        let (mut call_args, callee) = self.call_args(unit, name, args)?;
         let tmp = self.temp("r", rt);
         call_args.push(CallArg::Var(tmp));
-        self.emit(Inst::Call(adjit_ir::ProcId(unit as u32), call_args), None);
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
         Ok((self.val(Inst::Load(tmp), rt), rt))
+    }
+
+    /// A reference `f(x)` to a dummy function `f`: a call of the function
+    /// bound to it (whose result type must be the one `f` is declared
+    /// with), or the intrinsic bound to it.
+    fn dummy_function(
+        &mut self,
+        e: &Expr,
+        name: &Name,
+        args: &[Arg],
+        target: Target,
+    ) -> R<Operand> {
+        let declared = self
+            .u()
+            .scope
+            .proc_types
+            .get(&name.text)
+            .cloned()
+            .or_else(|| self.u().scope.implicit_type(&name.text));
+        let (unit, what) = match target {
+            Target::Proc(i) => {
+                let inst = &self.prog.instances.borrow()[i];
+                (inst.unit, inst.name.clone())
+            }
+            Target::Intrinsic(n) => {
+                let real = Name {
+                    text: n,
+                    span: name.span,
+                };
+                return self.intrinsic(e, &real, args);
+            }
+            Target::Unbound => {
+                // A template lowered for its diagnostics: no call to make.
+                let ty = declared.map_or(Type::F64, |d| d.ty);
+                let zero = self.konst(super::lowerer::zero_const(ty), ty);
+                return Ok(Operand::Num(zero, ty));
+            }
+        };
+        let result = self.prog.sigs[unit].result;
+        if let (Some(d), Some(rt)) = (&declared, result) {
+            if d.ty != rt {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "dummy function `{}` is {} here but `{what}`, passed for it, returns {}",
+                        name.text,
+                        type_name(d.ty),
+                        type_name(rt)
+                    ),
+                ));
+            }
+        }
+        let (v, t) = self.call_function(unit, name, args)?;
+        Ok(Operand::Num(v, t))
     }
 
     /// The actual arguments of a call (declared ones with structures
     /// expanded to their components, presence flags of OPTIONAL dummies,
     /// then host variables; not the function result), checked against the
-    /// callee. Keyword arguments are matched to the dummies by name;
-    /// an absent OPTIONAL dummy gets a scratch variable and a false flag.
-    pub fn call_args(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<Vec<CallArg>> {
+    /// callee, and the instance called. Keyword arguments are matched to
+    /// the dummies by name; an absent OPTIONAL dummy gets a scratch
+    /// variable and a false flag. Procedures passed for the callee's dummy
+    /// procedures select the instance (`None` when one of them is unbound,
+    /// in a template lowered for its diagnostics).
+    pub fn call_args(
+        &mut self,
+        unit: usize,
+        name: &Name,
+        args: &[Arg],
+    ) -> R<(Vec<CallArg>, Option<adjit_ir::ProcId>)> {
         let sig = self.prog.sigs[unit].clone();
         let slots = match self.match_args(&sig, args) {
             Ok(slots) => slots,
@@ -673,11 +738,25 @@ impl Lowerer<'_, '_> {
             .max()
             .unwrap_or(0);
         let mut out: Vec<Option<CallArg>> = vec![None; width];
+        let prog = self.prog;
+        let dummy_procs = &prog.units[unit].dummy_procs;
+        let mut binding = Vec::new();
         let mut failed = false;
         for (i, (d, slot)) in sig.dummies.iter().zip(&slots).enumerate() {
-            let r = match slot {
-                Some(a) => self.present_actual(&sig, d, a, i, name, explicit, &mut out),
-                None => self.absent_actual(&sig, d, name, &mut out),
+            let formal = dummy_procs.iter().find(|p| p.text == d.name);
+            let r = match (formal, slot) {
+                (Some(formal), Some(a)) => {
+                    self.procedure_arg(a, formal, name).map(|t| binding.push(t))
+                }
+                (Some(formal), None) => Err(self.err(
+                    name.span,
+                    format!(
+                        "dummy procedure `{}` of `{}` is not given",
+                        formal.text, name.text
+                    ),
+                )),
+                (None, Some(a)) => self.present_actual(&sig, d, a, i, name, explicit, &mut out),
+                (None, None) => self.absent_actual(&sig, d, name, &mut out),
             };
             failed |= r.is_err();
         }
@@ -685,7 +764,6 @@ impl Lowerer<'_, '_> {
             return Err(Reported);
         }
         let mut out: Vec<CallArg> = out.into_iter().flatten().collect();
-        let prog = self.prog;
         for hv in &prog.units[unit].host_vars {
             let n = Name {
                 text: hv.clone(),
@@ -694,7 +772,44 @@ impl Lowerer<'_, '_> {
             let v = self.var_of(&n)?;
             out.push(CallArg::Var(v));
         }
-        Ok(out)
+        let callee = (!binding.contains(&Target::Unbound))
+            .then(|| adjit_ir::ProcId(self.prog.instance(unit, binding, None) as u32));
+        Ok((out, callee))
+    }
+
+    /// What an actual argument passed for the dummy procedure `formal` of
+    /// `callee` denotes: a name of a procedure, of an intrinsic declared
+    /// INTRINSIC, or of a dummy procedure of this unit (passed on).
+    fn procedure_arg(&mut self, a: &Arg, formal: &Name, callee: &Name) -> R<Target> {
+        let name = match &a.value {
+            ArgValue::Expr(x) => match &x.kind {
+                ExprKind::Name(n) => n,
+                _ => {
+                    return Err(self.err(
+                        x.span,
+                        format!(
+                            "`{}` of `{}` is a dummy procedure: pass the name of a procedure",
+                            formal.text, callee.text
+                        ),
+                    ))
+                }
+            },
+            _ => {
+                return Err(self.err(
+                    callee.span,
+                    format!(
+                        "`{}` of `{}` is a dummy procedure: pass the name of a procedure",
+                        formal.text, callee.text
+                    ),
+                ))
+            }
+        };
+        if let Some(t) = self.dummy_target(&name.text) {
+            return Ok(t);
+        }
+        self.prog
+            .procedure_target(self.unit, &name.text, false)
+            .map_err(|m| self.err(name.span, m))
     }
 
     /// Which actual argument goes to which dummy (positional, then by

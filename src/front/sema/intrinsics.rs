@@ -137,6 +137,11 @@ fn table() -> &'static [Entry] {
     ]
 }
 
+/// True when a name is a supported intrinsic function.
+pub(crate) fn is_intrinsic(name: &str) -> bool {
+    lookup(name).is_some()
+}
+
 fn lookup(name: &str) -> Option<&'static Entry> {
     table().iter().find(|e| e.0 == name)
 }

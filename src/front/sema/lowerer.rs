@@ -13,6 +13,7 @@ use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
 use super::consts::{fold, ConstVal};
 use super::scope::{CharLenInfo, DerivedType, Scope, StmtFn, StructDecl, Sym, TypeInfo, VarDecl};
+use super::Target;
 use super::{Program, Unit};
 use adjit_ir::{
     Block, BlockId, Bound, CharRef, Const, Dim, Global, Inst, Proc, Span, Storage, Terminator,
@@ -85,6 +86,8 @@ pub(crate) enum Resolved<'p> {
     Struct(StructDecl),
     /// A generic interface name: its specific procedures' names.
     Generic(&'p [String]),
+    /// A dummy procedure, and what it stands for in this instance.
+    Dummy(Target),
     /// Nothing known: an implicit variable, an intrinsic or an error.
     Unknown,
 }
@@ -107,6 +110,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub out: &'p mut Out,
     /// The unit being lowered.
     pub unit: usize,
+    /// The instance being lowered (binds the unit's dummy procedures);
+    /// `None` for a template lowered for its diagnostics.
+    pub inst: Option<usize>,
     /// The procedure being built.
     pub proc: Proc,
     /// Variables created so far, by name.
@@ -140,13 +146,14 @@ pub(crate) struct Lowerer<'p, 'a> {
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
-    /// A lowerer for a unit, with an empty procedure.
-    pub fn new(prog: &'p Program<'a>, out: &'p mut Out, unit: usize) -> Self {
+    /// A lowerer for a unit, with an empty procedure (`inst`: the instance
+    /// lowered, `None` for a template lowered for its diagnostics).
+    pub fn new(prog: &'p Program<'a>, out: &'p mut Out, unit: usize, inst: Option<usize>) -> Self {
         let u = &prog.units[unit];
         let mut proc = Proc::new(u.ir_name.clone());
         proc.span = u.ast.span;
         proc.module = u.module.map(|m| prog.modules[m].0.clone());
-        Self::resume(prog, out, unit, proc, HashMap::new())
+        Self::resume(prog, out, unit, proc, HashMap::new(), inst)
     }
 
     /// A lowerer continuing a declared procedure.
@@ -154,14 +161,19 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         prog: &'p Program<'a>,
         out: &'p mut Out,
         unit: usize,
-        proc: Proc,
+        mut proc: Proc,
         vars: HashMap<String, VarId>,
+        inst: Option<usize>,
     ) -> Self {
         let span = proc.span;
+        if let Some(i) = inst {
+            proc.name = prog.instances.borrow()[i].name.clone();
+        }
         Lowerer {
             prog,
             out,
             unit,
+            inst,
             proc,
             vars,
             cur: Proc::ENTRY,
@@ -389,6 +401,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         if let Some(st) = self.temp_structs.get(n) {
             return Ok(Resolved::Struct(st.clone()));
         }
+        if let Some(t) = self.dummy_target(n) {
+            return Ok(Resolved::Dummy(t));
+        }
         let scopes = [
             Some(&self.u().scope),
             self.host_scope(),
@@ -413,6 +428,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 Some(Sym::External(_)) => {
                     return match self.prog.find_proc(self.unit, n) {
                         Some(p) => Ok(Resolved::Proc(p)),
+                        None if self.host_dummy_procedure(n) => Err(self.host_dummy_error(name)),
                         None => Err(self.err(name.span, format!("unknown procedure `{n}`"))),
                     }
                 }
@@ -527,6 +543,35 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             .filter(|s| matches!(s, Sym::Generic(_) | Sym::ProcAlias(_)))
     }
 
+    /// What a dummy procedure of this unit stands for in this instance.
+    pub fn dummy_target(&self, name: &str) -> Option<Target> {
+        let k = self.u().dummy_procs.iter().position(|d| d.text == name)?;
+        Some(match self.inst {
+            Some(i) => self.prog.instances.borrow()[i].binding[k].clone(),
+            None => Target::Unbound,
+        })
+    }
+
+    /// True when `name` is a dummy procedure of the host (not visible to
+    /// an internal procedure: instances bind their own dummies only).
+    pub fn host_dummy_procedure(&self, name: &str) -> bool {
+        let prog = self.prog;
+        self.u()
+            .host
+            .is_some_and(|h| prog.units[h].dummy_procs.iter().any(|d| d.text == name))
+    }
+
+    /// The error for a host's dummy procedure used in an internal procedure.
+    pub fn host_dummy_error(&mut self, name: &Name) -> Reported {
+        self.err(
+            name.span,
+            format!(
+                "unsupported Fortran: `{}` is a dummy procedure of the host, not usable in an internal procedure",
+                name.text
+            ),
+        )
+    }
+
     /// The variable a name denotes, creating an implicitly typed local
     /// variable for an unknown name.
     pub fn var_of(&mut self, name: &Name) -> R<VarId> {
@@ -584,12 +629,17 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ));
         } else if d.save || scope.save_all {
             let gname = format!("{}::{}", self.u().ir_name, n);
-            match global_for(scope, n, gname, &mut self.out.diags) {
-                Some(g) => {
-                    self.out.globals.push(g);
-                    Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1))
-                }
-                None => return Err(Reported),
+            // Instances of one unit share its SAVE variables.
+            let shared = self.out.globals.iter().position(|g| g.name == gname);
+            match shared {
+                Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32)),
+                None => match global_for(scope, n, gname, &mut self.out.diags) {
+                    Some(g) => {
+                        self.out.globals.push(g);
+                        Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1))
+                    }
+                    None => return Err(Reported),
+                },
             }
         } else {
             Storage::Local
@@ -781,12 +831,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 }
                 continue;
             }
-            params.push((a.clone(), &u.scope, u.scope.var(&a.text), None));
-            if let Some(Sym::External(_)) = u.scope.syms.get(&a.text) {
-                self.err(
-                    a.span,
-                    format!("unsupported Fortran: dummy procedure `{}`", a.text),
-                );
+            // Dummy procedures are bound per instance, not passed.
+            if !u.dummy_procs.iter().any(|d| d.text == a.text) {
+                params.push((a.clone(), &u.scope, u.scope.var(&a.text), None));
             }
         }
         for a in &u.ast.args {
@@ -1122,7 +1169,8 @@ fn same_inst(a: &Inst, b: &Inst) -> bool {
     }
 }
 
-fn zero_const(ty: Type) -> Const {
+/// The zero (blank, false) constant of a type.
+pub(crate) fn zero_const(ty: Type) -> Const {
     match ty {
         Type::F32 | Type::F64 => Const::Float(0.0),
         Type::Bool => Const::Bool(false),

@@ -44,6 +44,7 @@ mod associate;
 mod cleanup;
 mod common;
 mod consts;
+mod dummy;
 mod expr;
 mod intrinsics;
 mod lowerer;
@@ -52,11 +53,14 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 
-use super::ast::{self, ProcKind, Procedure, ProgramUnit};
+use super::ast::{self, Name, ProcKind, Procedure, ProgramUnit};
 use super::diag::{Diagnostic, SourceMap};
 use adjit_ir::{self as ir, Module, Type};
+use dummy::Instance;
+pub use dummy::{BoundProcedure, ProcedureArg};
 use lowerer::{Lowerer, Out};
 use scope::{build_scope, Outer, Scope, Sym};
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 /// The result of a successful compilation.
@@ -65,6 +69,12 @@ pub struct Compiled {
     pub module: Module,
     /// Warnings (the program was accepted).
     pub warnings: Vec<Diagnostic>,
+    /// Procedures left out because they take dummy procedures that no
+    /// call and no binding names: each name with its dummy procedures.
+    pub unbound: Vec<(String, Vec<String>)>,
+    /// Procedures given dummy procedures from outside (`compile_with`):
+    /// each name with what was passed.
+    pub bound: Vec<(String, Vec<BoundProcedure>)>,
 }
 
 /// Analyses and lowers a whole program (every parsed file). Returns every
@@ -73,6 +83,18 @@ pub fn compile<'a>(
     map: &'a SourceMap,
     files: &'a [ast::SourceFile],
 ) -> Result<Compiled, Vec<Diagnostic>> {
+    compile_with(map, files, &[])
+}
+
+/// [`compile`], binding dummy procedures of entries that take them: each
+/// [`ProcedureArg`] names the procedure (or intrinsic) to pass for one
+/// dummy procedure of one entry. An entry all of whose dummy procedures are
+/// given gets an instance under its own name.
+pub fn compile_with<'a>(
+    map: &'a SourceMap,
+    files: &'a [ast::SourceFile],
+    procedure_args: &[ProcedureArg],
+) -> Result<Compiled, Vec<Diagnostic>> {
     let mut out = Out::default();
     let modules = build_modules(files, &mut out);
     let mut prog = Program {
@@ -80,6 +102,7 @@ pub fn compile<'a>(
         modules,
         by_name: HashMap::new(),
         sigs: Vec::new(),
+        instances: RefCell::new(Vec::new()),
         map,
     };
     for file in files {
@@ -134,6 +157,10 @@ pub fn compile<'a>(
             }
         }
     }
+    let mut module = Module {
+        files: map.names(),
+        ..Module::default()
+    };
     common::lay_out(&mut prog, &mut out);
     compute_host_vars(&mut prog);
     // Declare every procedure's parameters, so that calls can be checked.
@@ -145,7 +172,7 @@ pub fn compile<'a>(
             None
         };
         procs.push(out.maybe_with_diags(sink, |out| {
-            let mut l = Lowerer::new(&prog, out, u);
+            let mut l = Lowerer::new(&prog, out, u, None);
             l.declare_params();
             l.finish_declaration()
         }));
@@ -155,23 +182,57 @@ pub fn compile<'a>(
         .zip(&prog.units)
         .map(|((p, _), u)| Sig::of(p, u))
         .collect();
-    let mut module = Module {
-        files: map.names(),
-        ..Module::default()
-    };
-    for (u, (proc, vars)) in procs.into_iter().enumerate() {
+    let (unbound, bound) = dummy::root_instances(&prog, procedure_args, &mut out);
+    // Lower every instance; lowering a call that passes procedures adds the
+    // instance it calls, so the list grows while it is walked.
+    let mut lowered: Vec<ir::Proc> = Vec::new();
+    let mut next = 0;
+    while next < prog.instances.borrow().len() {
+        let u = prog.instances.borrow()[next].unit;
         let sink = if (first_program..first_block_data).contains(&u) {
             Some(&mut program_diags)
         } else {
             None
         };
+        let (proc, vars) = procs[u].clone();
         let proc = out.maybe_with_diags(sink, |out| {
-            let mut l = Lowerer::resume(&prog, out, u, proc, vars);
+            let mut l = Lowerer::resume(&prog, out, u, proc, vars, Some(next));
             l.lower_body();
             l.into_proc()
         });
-        module.add_proc(cleanup::compact(proc));
+        lowered.push(cleanup::compact(proc));
+        next += 1;
     }
+    // Templates (procedures taking dummy procedures) nobody binds are
+    // lowered for their diagnostics only.
+    for &u in &unbound {
+        let (proc, vars) = procs[u].clone();
+        let mut sink = Vec::new();
+        out.with_diags(&mut sink, |out| {
+            let mut l = Lowerer::resume(&prog, out, u, proc, vars, None);
+            l.lower_body();
+        });
+        let program_unit = (first_program..first_block_data).contains(&u);
+        let errors = sink.into_iter().filter(|d| d.is_error() || !program_unit);
+        out.diags.extend(errors);
+    }
+    let unbound_names = unbound
+        .iter()
+        .filter(|&&u| prog.units[u].host.is_none())
+        .map(|&u| {
+            let unit = &prog.units[u];
+            let names = unit.dummy_procs.iter().map(|d| d.text.clone()).collect();
+            (unit.ir_name.clone(), names)
+        })
+        .collect();
+    let instances = prog.instances.into_inner();
+    let order = dummy::module_order(&instances, &mut lowered);
+    for proc in lowered {
+        module.add_proc(proc);
+    }
+    let count_before = |unit: usize| order.iter().filter(|&&i| instances[i].unit < unit).count();
+    let (first_program, first_block_data) =
+        (count_before(first_program), count_before(first_block_data));
     module.procs.truncate(first_block_data);
     if program_diags.iter().any(|d| d.is_error()) {
         module.procs.truncate(first_program);
@@ -187,13 +248,29 @@ pub fn compile<'a>(
     module.globals = out.globals;
     let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
     if errors.is_empty() {
-        Ok(Compiled { module, warnings })
+        Ok(Compiled {
+            module,
+            warnings,
+            unbound: unbound_names,
+            bound,
+        })
     } else {
         let mut errors = errors;
         errors.sort_by_key(|d| (d.span.file, d.span.line, d.span.col));
         errors.dedup();
         Err(errors)
     }
+}
+
+/// What a dummy procedure stands for in one instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A procedure of the program (its instance).
+    Proc(usize),
+    /// An intrinsic function (its specific name).
+    Intrinsic(String),
+    /// Nothing: a template lowered for its diagnostics only.
+    Unbound,
 }
 
 /// Everything known about the program while lowering one procedure.
@@ -206,6 +283,9 @@ pub(crate) struct Program<'a> {
     pub by_name: HashMap<String, usize>,
     /// Call signatures, by unit (filled once parameters are declared).
     pub sigs: Vec<Sig>,
+    /// What becomes one IR procedure each: a unit with the procedures
+    /// bound to its dummy procedures (grows while calls are lowered).
+    pub instances: RefCell<Vec<Instance>>,
     /// The source text, to locate what the syntax tree does not (labels).
     pub map: &'a SourceMap,
 }
@@ -226,6 +306,9 @@ pub(crate) struct Unit<'a> {
     pub host_vars: Vec<String>,
     /// Its internal procedures.
     pub children: Vec<usize>,
+    /// Its dummy procedures (dummy arguments declared EXTERNAL or called),
+    /// in argument order: they are bound per instance, not passed.
+    pub dummy_procs: Vec<Name>,
 }
 
 /// What a caller needs to know about a procedure.
@@ -422,6 +505,8 @@ fn collect_unit<'a>(
             &mut out.diags,
         )
     };
+    let mut scope = scope;
+    let dummy_procs = dummy::dummy_procedures(p, &mut scope);
     let ir_name = match host {
         Some(h) => format!("{}.{}", prog.units[h].ir_name, p.name.text),
         None => p.name.text.clone(),
@@ -445,6 +530,7 @@ fn collect_unit<'a>(
         scope,
         host_vars: Vec::new(),
         children: Vec::new(),
+        dummy_procs,
     });
     if let Some(h) = host {
         prog.units[h].children.push(idx);

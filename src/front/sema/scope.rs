@@ -202,6 +202,10 @@ pub struct Scope {
     pub default_private: bool,
     /// The module procedures of a module (filled by the module builder).
     pub procs: Vec<String>,
+    /// Types declared for names declared EXTERNAL (`double precision f`
+    /// with `external f`, in either order): the result type of a function
+    /// (a dummy function's, checked against the procedure passed).
+    pub proc_types: HashMap<String, TypeInfo>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -568,9 +572,7 @@ impl Builder<'_, '_> {
             }
             DeclKind::External(names) => {
                 for n in names {
-                    self.scope
-                        .syms
-                        .insert(n.text.clone(), Sym::External(n.span));
+                    self.external(n);
                 }
             }
             DeclKind::Intrinsic(names) => {
@@ -613,6 +615,16 @@ impl Builder<'_, '_> {
                 self.error(d.span, format!("unsupported Fortran: {what}"));
             }
         }
+    }
+
+    /// Declares a name EXTERNAL, keeping a type declared before.
+    fn external(&mut self, n: &Name) {
+        if let Some(ty) = self.scope.var(&n.text).and_then(|v| v.ty.clone()) {
+            self.scope.proc_types.insert(n.text.clone(), ty);
+        }
+        self.scope
+            .syms
+            .insert(n.text.clone(), Sym::External(n.span));
     }
 
     fn use_module(
@@ -1087,9 +1099,8 @@ impl Builder<'_, '_> {
                 eti.char_len = self.char_len(l);
             }
             if external {
-                self.scope
-                    .syms
-                    .insert(e.name.text.clone(), Sym::External(e.name.span));
+                self.scope.proc_types.insert(e.name.text.clone(), eti);
+                self.external(&e.name);
                 continue;
             }
             if is_param {
@@ -1110,6 +1121,7 @@ impl Builder<'_, '_> {
             }
             let was_external = matches!(self.scope.syms.get(&e.name.text), Some(Sym::External(_)));
             if was_external {
+                self.scope.proc_types.insert(e.name.text.clone(), eti);
                 continue;
             }
             let v = self.var_mut(&e.name);

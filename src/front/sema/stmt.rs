@@ -10,6 +10,7 @@ use super::super::ast::{
 use super::consts::{type_name, ConstVal};
 use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
 use super::scope::{StructDecl, Sym};
+use super::Target;
 use adjit_ir::{
     BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
     Value, VarId,
@@ -677,9 +678,11 @@ impl Lowerer<'_, '_> {
                 self.hoist(x)?;
             }
         }
+        let dummy = self.dummy_target(&name.text);
         let local_var =
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
         let aliased = match self.proc_sym(&name.text) {
+            _ if dummy.is_some() => None,
             Some(Sym::Generic(specifics)) => Some(self.specific(name, specifics, args)?),
             Some(Sym::ProcAlias(r)) => self.prog.by_name.get(r).copied(),
             _ => None,
@@ -687,21 +690,39 @@ impl Lowerer<'_, '_> {
         if let Some(p) = aliased {
             return self.call_subroutine(p, name, args);
         }
-        let p = match self.prog.find_proc(self.unit, &name.text) {
-            Some(p) if !local_var || self.declared_external(&name.text) => {
-                self.check_visible(p, name)?;
-                p
-            }
-            _ if super::intrinsics::is_unsupported_intrinsic(&name.text) => {
+        let p = match dummy {
+            Some(Target::Proc(i)) => self.prog.instances.borrow()[i].unit,
+            Some(Target::Intrinsic(n)) => {
                 return Err(self.err(
                     name.span,
                     format!(
-                        "unsupported Fortran: intrinsic {}",
-                        name.text.to_uppercase()
+                        "`{}` is the intrinsic function {}, which cannot be CALLed",
+                        name.text,
+                        n.to_uppercase()
                     ),
                 ))
             }
-            _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
+            // A template lowered for its diagnostics: no call to make.
+            Some(Target::Unbound) => return Ok(()),
+            None => match self.prog.find_proc(self.unit, &name.text) {
+                Some(p) if !local_var || self.declared_external(&name.text) => {
+                    self.check_visible(p, name)?;
+                    p
+                }
+                _ if super::intrinsics::is_unsupported_intrinsic(&name.text) => {
+                    return Err(self.err(
+                        name.span,
+                        format!(
+                            "unsupported Fortran: intrinsic {}",
+                            name.text.to_uppercase()
+                        ),
+                    ))
+                }
+                _ if self.host_dummy_procedure(&name.text) => {
+                    return Err(self.host_dummy_error(name))
+                }
+                _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
+            },
         };
         self.call_subroutine(p, name, args)
     }
@@ -714,8 +735,10 @@ impl Lowerer<'_, '_> {
                 format!("function `{}` called as a subroutine", name.text),
             ));
         }
-        let call_args = self.call_args(p, name, args)?;
-        self.emit(Inst::Call(adjit_ir::ProcId(p as u32), call_args), None);
+        let (call_args, callee) = self.call_args(p, name, args)?;
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
         Ok(())
     }
 

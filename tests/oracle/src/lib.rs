@@ -91,6 +91,29 @@ pub fn driver_source(
     proc: ProcId,
     args: &[Buffer],
 ) -> Result<String, OracleError> {
+    driver_source_with(module, proc, args, &[])
+}
+
+/// A procedure the driver passes for a dummy procedure of the entry.
+#[derive(Clone, Debug)]
+pub struct PassedProcedure {
+    /// Position among the entry's Fortran dummy arguments (0-based).
+    pub position: usize,
+    /// The procedure's name.
+    pub name: String,
+    /// True for an intrinsic function (declared INTRINSIC in the driver).
+    pub intrinsic: bool,
+}
+
+/// [`driver_source`] for an entry taking dummy procedures: `procedures`
+/// are passed at their positions in the Fortran argument list (the IR
+/// parameters, bound per instance, leave them out).
+pub fn driver_source_with(
+    module: &Module,
+    proc: ProcId,
+    args: &[Buffer],
+    procedures: &[PassedProcedure],
+) -> Result<String, OracleError> {
     let shapes = resolve_arguments(module, proc, args).map_err(OracleError::Arguments)?;
     let callee = module.proc(proc);
     for ((&param, shape), buffer) in callee.params.iter().zip(&shapes).zip(args) {
@@ -150,16 +173,25 @@ pub fn driver_source(
             );
         }
     }
+    for p in procedures {
+        let what = if p.intrinsic { "intrinsic" } else { "external" };
+        line(w, &format!("  {what} :: {}", p.name));
+    }
     for ((local, shape), buffer) in names.iter().zip(&shapes).zip(args) {
         write_initialisation(w, local, shape, buffer);
     }
-    let call_args: Vec<&str> = callee
+    let mut call_args: Vec<&str> = callee
         .params
         .iter()
         .zip(&names)
         .filter(|(&p, _)| Some(p) != callee.result)
         .map(|(_, n)| n.as_str())
         .collect();
+    let mut passed: Vec<&PassedProcedure> = procedures.iter().collect();
+    passed.sort_by_key(|p| p.position);
+    for p in passed {
+        call_args.insert(p.position.min(call_args.len()), p.name.as_str());
+    }
     let call_args = call_args.join(", ");
     match callee.result {
         Some(result) => {

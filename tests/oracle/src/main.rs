@@ -47,14 +47,39 @@ fn parse(argv: impl Iterator<Item = String>) -> Result<CommandLine, String> {
 
 /// Compiles the files and returns the driver's text.
 fn driver(cl: &CommandLine) -> Result<String, String> {
-    let engine = Engine::from_files(&cl.files, Options::default()).map_err(|e| e.to_string())?;
+    let mut engine =
+        Engine::from_files(&cl.files, Options::default()).map_err(|e| e.to_string())?;
+    // `--set fcn=myfcn` for a dummy procedure of the entry, as `adjit run`.
+    let name = cl.entry.as_deref().unwrap_or_default();
+    let procedure_args = engine.procedure_settings(name, &cl.settings);
+    if !procedure_args.is_empty() {
+        let options = Options {
+            procedure_args,
+            ..Options::default()
+        };
+        engine = Engine::from_files(&cl.files, options).map_err(|e| e.to_string())?;
+    }
     let entry = engine
         .entry(cl.entry.as_deref())
         .map_err(|e| e.to_string())?;
     let mut args = Args::new(engine.module().proc(entry));
-    args.apply_settings(&cl.settings)
-        .map_err(|e| e.to_string())?;
-    adjit_oracle::driver_source(engine.module(), entry, args.buffers()).map_err(|e| e.to_string())
+    let settings: Vec<&String> = cl
+        .settings
+        .iter()
+        .filter(|s| !engine.is_procedure_setting(name, s))
+        .collect();
+    args.apply_settings(&settings).map_err(|e| e.to_string())?;
+    let procedures: Vec<adjit_oracle::PassedProcedure> = engine
+        .bound_procedures(name)
+        .into_iter()
+        .map(|b| adjit_oracle::PassedProcedure {
+            position: b.position,
+            name: b.procedure,
+            intrinsic: b.intrinsic,
+        })
+        .collect();
+    adjit_oracle::driver_source_with(engine.module(), entry, args.buffers(), &procedures)
+        .map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {

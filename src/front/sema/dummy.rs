@@ -1,0 +1,269 @@
+//! Dummy procedures by specialization: which dummy arguments of a unit are
+//! procedures (`external fcn`, or called with CALL), and the instances a
+//! program is lowered to, one IR procedure per unit and binding of its
+//! dummy procedures.
+//!
+//! A unit without dummy procedures has one instance under its own name. A
+//! unit with dummy procedures (a template) has one instance per list of
+//! procedures passed for them, found while calls are lowered: `call
+//! hybrd(fcn, ...)` in a unit bound to `fcn = myfcn` calls the instance
+//! `hybrd[fcn=myfcn]`, whose own `call fcn(...)` calls `myfcn` directly.
+//! Dummy procedures are not IR parameters, so primal, tangent and adjoint
+//! code see ordinary calls. The bindings of an entry come from outside
+//! ([`super::compile_with`]); such a root instance keeps the unit's name.
+//! A procedure interface (`procedure(iface) :: f`) is another way to
+//! declare a dummy procedure and fits the same scheme.
+//!
+//! It decides what is bound to what; the lowering of calls is in
+//! [`super::expr`] and [`super::stmt`].
+
+use super::super::ast::{Name, Procedure, Stmt, StmtKind};
+use super::super::diag::Diagnostic;
+use super::lowerer::{for_each_body, Out};
+use super::scope::{Scope, Sym};
+use super::{Program, Target};
+use adjit_ir::{Inst, Proc, ProcId};
+
+/// One IR procedure to produce: a unit and its dummy procedures' targets.
+#[derive(Clone, Debug)]
+pub(crate) struct Instance {
+    /// The unit lowered.
+    pub unit: usize,
+    /// One target per dummy procedure of the unit, in argument order.
+    pub binding: Vec<Target>,
+    /// The IR name: the unit's, or `unit[dummy=target,...]`.
+    pub name: String,
+}
+
+/// The dummy procedures of a unit: dummy arguments declared EXTERNAL, and
+/// dummy arguments used as the subroutine of a CALL (which makes them
+/// EXTERNAL in `scope`).
+pub(crate) fn dummy_procedures(p: &Procedure, scope: &mut Scope) -> Vec<Name> {
+    fn called(body: &[Stmt], out: &mut Vec<Name>) {
+        for s in body {
+            if let StmtKind::Call { name, .. } = &s.kind {
+                out.push(name.clone());
+            }
+            for_each_body(s, &mut |b| called(b, out));
+        }
+    }
+    let mut calls = Vec::new();
+    called(&p.body, &mut calls);
+    let mut out = Vec::new();
+    for a in &p.args {
+        let external = matches!(scope.syms.get(&a.text), Some(Sym::External(_)));
+        let call = calls.iter().find(|c| c.text == a.text);
+        let is_var_array = scope.var(&a.text).is_some_and(|v| v.dims.is_some());
+        if external || (call.is_some() && !is_var_array) {
+            if !external {
+                scope.syms.insert(
+                    a.text.clone(),
+                    Sym::External(call.map_or(a.span, |c| c.span)),
+                );
+            }
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+impl Program<'_> {
+    /// The instance of `unit` with `binding`, added when new (named `name`
+    /// when given, else after the unit and its binding).
+    pub fn instance(&self, unit: usize, binding: Vec<Target>, name: Option<String>) -> usize {
+        let mut list = self.instances.borrow_mut();
+        if let Some(i) = list
+            .iter()
+            .position(|x| x.unit == unit && x.binding == binding)
+        {
+            return i;
+        }
+        let base = &self.units[unit].ir_name;
+        let name = name.unwrap_or_else(|| {
+            if binding.is_empty() {
+                return base.clone();
+            }
+            let pairs: Vec<String> = self.units[unit]
+                .dummy_procs
+                .iter()
+                .zip(&binding)
+                .map(|(d, t)| {
+                    let target = match t {
+                        Target::Proc(i) => list[*i].name.clone(),
+                        Target::Intrinsic(n) => n.clone(),
+                        Target::Unbound => "?".into(),
+                    };
+                    format!("{}={target}", d.text)
+                })
+                .collect();
+            format!("{base}[{}]", pairs.join(","))
+        });
+        list.push(Instance {
+            unit,
+            binding,
+            name,
+        });
+        list.len() - 1
+    }
+
+    /// What a name passed for a dummy procedure denotes in unit `from`
+    /// (whose own dummy procedures are bound by `own`): a procedure of the
+    /// program without dummy procedures of its own, or an intrinsic
+    /// declared INTRINSIC (any supported intrinsic when `any_intrinsic`).
+    pub fn procedure_target(
+        &self,
+        from: usize,
+        name: &str,
+        any_intrinsic: bool,
+    ) -> Result<Target, String> {
+        let scope = &self.units[from].scope;
+        let declared_intrinsic = matches!(scope.syms.get(name), Some(Sym::Intrinsic));
+        let is_var = scope.var(name).is_some();
+        if !declared_intrinsic && !is_var {
+            if let Some(p) = self.find_proc(from, name) {
+                if !self.units[p].dummy_procs.is_empty() {
+                    return Err(format!(
+                        "unsupported Fortran: `{name}` takes dummy procedures and cannot be passed as one"
+                    ));
+                }
+                return Ok(Target::Proc(self.instance(p, Vec::new(), None)));
+            }
+        }
+        if (declared_intrinsic || any_intrinsic) && super::intrinsics::is_intrinsic(name) {
+            return Ok(Target::Intrinsic(name.to_string()));
+        }
+        Err(if declared_intrinsic {
+            format!("intrinsic `{name}` cannot be passed as a procedure (not supported)")
+        } else if any_intrinsic {
+            format!("`{name}` is neither a procedure of the program nor a supported intrinsic")
+        } else {
+            format!(
+                "`{name}` is not a procedure of the program (an intrinsic passed as an argument must be declared INTRINSIC)"
+            )
+        })
+    }
+}
+
+/// A procedure to pass for a dummy procedure of an entry (from outside
+/// the program: the command line's `--set fcn=myfcn`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcedureArg {
+    /// The entry (a procedure taking dummy procedures), lower case.
+    pub entry: String,
+    /// Its dummy procedure, lower case.
+    pub dummy: String,
+    /// The procedure (or intrinsic) to pass, lower case.
+    pub procedure: String,
+}
+
+/// A procedure passed for a dummy procedure of an entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoundProcedure {
+    /// Position of the dummy among the entry's dummy arguments (0-based).
+    pub position: usize,
+    /// The dummy's name.
+    pub dummy: String,
+    /// The procedure passed (lower case).
+    pub procedure: String,
+    /// True when it is an intrinsic function.
+    pub intrinsic: bool,
+}
+
+/// The first instances: every unit without dummy procedures, and every
+/// top-level unit whose dummy procedures are all given procedures in
+/// `procedure_args` (under its own name). Returns the units left unbound,
+/// and what each bound entry was given.
+pub(crate) fn root_instances(
+    prog: &Program,
+    procedure_args: &[ProcedureArg],
+    out: &mut Out,
+) -> (Vec<usize>, Vec<(String, Vec<BoundProcedure>)>) {
+    let mut unbound = Vec::new();
+    let mut bound = Vec::new();
+    for (u, unit) in prog.units.iter().enumerate() {
+        if unit.dummy_procs.is_empty() {
+            prog.instance(u, Vec::new(), None);
+            continue;
+        }
+        let targets: Vec<Option<&String>> = unit
+            .dummy_procs
+            .iter()
+            .map(|d| {
+                procedure_args
+                    .iter()
+                    .find(|a| {
+                        a.entry.eq_ignore_ascii_case(&unit.ir_name)
+                            && a.dummy.eq_ignore_ascii_case(&d.text)
+                    })
+                    .map(|a| &a.procedure)
+            })
+            .collect();
+        if unit.host.is_some() || targets.iter().any(Option::is_none) {
+            unbound.push(u);
+            continue;
+        }
+        let mut binding = Vec::new();
+        for (d, t) in unit.dummy_procs.iter().zip(targets.into_iter().flatten()) {
+            match prog.procedure_target(u, &t.trim().to_ascii_lowercase(), true) {
+                Ok(t) => binding.push(t),
+                Err(m) => out.diags.push(Diagnostic::error(
+                    d.span,
+                    format!(
+                        "cannot bind dummy procedure `{}` of `{}` to `{t}`: {m}",
+                        d.text, unit.ir_name
+                    ),
+                )),
+            }
+        }
+        if binding.len() == unit.dummy_procs.len() {
+            let given = unit
+                .dummy_procs
+                .iter()
+                .zip(&binding)
+                .map(|(d, t)| BoundProcedure {
+                    position: unit
+                        .ast
+                        .args
+                        .iter()
+                        .position(|a| a.text == d.text)
+                        .unwrap_or(0),
+                    dummy: d.text.clone(),
+                    procedure: match t {
+                        Target::Proc(i) => prog.instances.borrow()[*i].name.clone(),
+                        Target::Intrinsic(n) => n.clone(),
+                        Target::Unbound => String::new(),
+                    },
+                    intrinsic: matches!(t, Target::Intrinsic(_)),
+                })
+                .collect();
+            bound.push((unit.ir_name.clone(), given));
+            prog.instance(u, binding, Some(unit.ir_name.clone()));
+        }
+    }
+    (unbound, bound)
+}
+
+/// Puts the lowered instances in module order (each unit's instances where
+/// the unit is, so main programs and BLOCK DATA stay last) and renumbers
+/// the calls. Returns the instance indices in their new order.
+pub(crate) fn module_order(instances: &[Instance], lowered: &mut Vec<Proc>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..instances.len()).collect();
+    order.sort_by_key(|&i| (instances[i].unit, i));
+    let mut position = vec![0u32; instances.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i] = k as u32;
+    }
+    let mut taken: Vec<Option<Proc>> = lowered.drain(..).map(Some).collect();
+    for &i in &order {
+        let Some(mut proc) = taken[i].take() else {
+            continue;
+        };
+        for inst in &mut proc.insts {
+            if let Inst::Call(id, _) = &mut inst.kind {
+                *id = ProcId(position[id.index()]);
+            }
+        }
+        lowered.push(proc);
+    }
+    order
+}

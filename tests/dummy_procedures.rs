@@ -1,0 +1,220 @@
+//! Dummy procedures (`external fcn` arguments) at the entry: the procedure
+//! to pass named through the API (`Options::bind_procedure`) and the
+//! command line (`--set fcn=NAME`), primal and derivatives (tangent vs
+//! adjoint, dot product, finite differences, analytic values), and the
+//! located errors. The gfortran comparison of dummy procedures passed
+//! inside a program is the corpus program `dummy_procs.f`.
+
+mod common;
+
+use adjit::ad::adjoint::AdjointOptions;
+use adjit::engine::{Engine, ErrorKind, FiniteDifferences, Options, Selection};
+use common::check::{dot, mismatches, Rng};
+use common::cli::adjit;
+
+const CORPUS: &str = "tests/corpus/dummy_procs.f";
+
+fn corpus_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS)
+}
+
+fn bound(entry: &str, dummy: &str, procedure: &str) -> Engine {
+    let options = Options::default().bind_procedure(entry, dummy, procedure);
+    Engine::from_files(&[corpus_path()], options).expect("the corpus program compiles")
+}
+
+#[test]
+fn an_entry_taking_a_dummy_procedure_runs_with_the_procedure_named() {
+    // Simpson's rule is exact for a cubic: (b^4 - a^4) / 4.
+    let engine = bound("simpson", "f", "cube");
+    let simpson = engine.procedure(Some("simpson")).unwrap();
+    let mut args = simpson.args();
+    args.apply_settings(&["a=0.5", "b=1.75"]).unwrap();
+    simpson.call(&mut args).unwrap();
+    let exact = (1.75f64.powi(4) - 0.5f64.powi(4)) / 4.0;
+    assert!((args.scalar("s").unwrap() - exact).abs() < 1e-14 * exact);
+
+    // An intrinsic bound from outside: DSIN.
+    let engine = bound("Simpson", "F", " DSIN ");
+    let simpson = engine.procedure(Some("simpson")).unwrap();
+    let mut args = simpson.args();
+    args.apply_settings(&["a=0.5", "b=1.75"]).unwrap();
+    simpson.call(&mut args).unwrap();
+    let m: f64 = (0.5 + 1.75) / 2.0;
+    let expected = (1.75 - 0.5) / 6.0 * (0.5f64.sin() + 4.0 * m.sin() + 1.75f64.sin());
+    assert_eq!(args.scalar("s").unwrap(), expected);
+}
+
+#[test]
+fn derivatives_through_a_bound_solver_agree_three_ways() {
+    // solve(resid, ...) with the entry's fcn bound to resid: Newton's method
+    // on x**3 + cc*x = i (cc from COMMON is 0 here).
+    let engine = bound("solve", "fcn", "resid");
+    let solve = engine.procedure(Some("solve")).unwrap();
+    let mut args = solve.args();
+    args.apply_settings(&["n=3", "ldfjac=3", "x=0.9,1.3,1.5"])
+        .unwrap();
+    let of = Selection::parse_list("x,fnorm").unwrap();
+    let wrt = Selection::parse_list("x").unwrap();
+    let tangent = engine.tangent(Some("solve"), &of, &wrt, 3).unwrap();
+    let adjoint = engine
+        .adjoint(Some("solve"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let jt = tangent.jacobian(&args).unwrap();
+    let ja = adjoint.jacobian(&args).unwrap();
+    let problems = mismatches("adjoint vs tangent", &args, &ja, &jt);
+    assert!(problems.is_empty(), "{problems:#?}");
+    // Analytic: three Newton steps x <- x - (x^3 - i)/(3x^2) from x0; the
+    // derivative of each step is 1 - (1 - 2 i / x^3 ... ) computed by the
+    // chain rule here.
+    let x0 = [0.9f64, 1.3, 1.5];
+    for (i, &start) in x0.iter().enumerate() {
+        let target = (i + 1) as f64;
+        let (mut x, mut dx) = (start, 1.0);
+        for _ in 0..3 {
+            // x' = x - (x^3 - t) / (3 x^2) = 2x/3 + t / (3 x^2)
+            dx *= 2.0 / 3.0 - 2.0 * target / (3.0 * x * x * x);
+            x = 2.0 * x / 3.0 + target / (3.0 * x * x);
+        }
+        let got = ja.get(i, i);
+        assert!(
+            (got - dx).abs() < 1e-12 * dx.abs().max(1.0),
+            "{got} vs {dx}"
+        );
+    }
+    // Dot product with random directions.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let xd = rng.vec(3);
+    let yb = rng.vec(4);
+    let jxd = tangent.directional(&args, &xd).unwrap();
+    let (_, jtyb) = adjoint.vjp(&args, &yb).unwrap();
+    let (lhs, lm) = dot(&jxd, &yb);
+    let (rhs, rm) = dot(&xd, &jtyb);
+    assert!((lhs - rhs).abs() <= 1e-13 * lm.max(rm), "{lhs} vs {rhs}");
+    // Central finite differences.
+    let fd = FiniteDifferences::new(&solve)
+        .jacobian(&args, &of, &wrt)
+        .unwrap();
+    for k in 0..fd.matrix.len() {
+        let (a, f) = (ja.matrix[k], fd.matrix[k]);
+        assert!((a - f).abs() < 1e-6 * a.abs().max(1.0), "{a} vs {f}");
+    }
+    // The primal run agrees with the driver's solve of the same problem.
+    solve.call(&mut args).unwrap();
+    let x = args.f64s("x").unwrap();
+    for (i, &xi) in x.iter().enumerate() {
+        assert!((xi * xi * xi - (i + 1) as f64).abs() < 1e-3, "{x:?}");
+    }
+}
+
+#[test]
+fn the_command_line_binds_dummy_procedures_with_set() {
+    let (code, out, err) = adjit(&[
+        "grad", CORPUS, "--entry", "simpson", "--set", "f=cube", "--set", "a=0.5", "--set",
+        "b=1.5", "--of", "s", "--wrt", "b", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // s = (b^4 - a^4) / 4 exactly, so ds/db = b^3.
+    let g = json["gradient"]["b"].as_f64().unwrap();
+    assert!((g - 3.375).abs() < 1e-13, "{out}");
+    let exact = (1.5f64.powi(4) - 0.5f64.powi(4)) / 4.0;
+    assert!((json["value"].as_f64().unwrap() - exact).abs() < 1e-14);
+
+    // check: tangent, adjoint, finite differences and the dot product.
+    let (code, out, err) = adjit(&[
+        "check",
+        CORPUS,
+        "--entry",
+        "solve",
+        "--set",
+        "fcn=resid",
+        "--set",
+        "n=2",
+        "--set",
+        "ldfjac=2",
+        "--set",
+        "x=1.1,1.4",
+        "--of",
+        "x,fnorm",
+        "--wrt",
+        "x",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn unbound_and_wrongly_bound_dummy_procedures_are_clear_errors() {
+    // Not bound: the error names the dummy and how to bind it.
+    let engine = Engine::from_files(&[corpus_path()], Options::default()).unwrap();
+    let e = engine.procedure(Some("simpson")).err().unwrap();
+    assert_eq!(e.kind, ErrorKind::Usage);
+    assert!(
+        e.message.contains("`f`") && e.message.contains("--set f=NAME"),
+        "{}",
+        e.message
+    );
+    assert_eq!(engine.unbound_dummy_procedures("SIMPSON"), vec!["f"]);
+    let (code, _, err) = adjit(&["run", CORPUS, "--entry", "solve", "--set", "n=2"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("`fcn`") && err.contains("--set fcn=NAME"),
+        "{err}"
+    );
+
+    // Bound to something that is no procedure: located at the dummy.
+    let (code, _, err) = adjit(&[
+        "run", CORPUS, "--entry", "simpson", "--set", "f=nosuch", "--set", "a=1",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let text = std::fs::read_to_string(corpus_path()).unwrap();
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains("subroutine simpson(f"))
+        .unwrap();
+    assert!(
+        err.contains(&format!("dummy_procs.f:{line}:26:")) && err.contains("`nosuch`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn misused_dummy_procedures_are_located_errors() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "subroutine a(y)\n  double precision y\n  call b(y + 1, y)\nend\n\
+             subroutine b(f, y)\n  external f\n  double precision y\n  call f(y)\nend\n\
+             subroutine c(y)\n  double precision y\n  y = 1\nend\n",
+            "t.f90:3:10: error: `f` of `b` is a dummy procedure",
+        ),
+        (
+            "subroutine a(y)\n  double precision y\n  real g\n  external g\n  call b(g, y)\nend\n\
+             subroutine b(f, y)\n  double precision f, y\n  external f\n  y = f(y)\nend\n\
+             real function g(t)\n  double precision t\n  g = t\nend\n",
+            "t.f90:10:7: error: dummy function `f` is real(8) here but `g`, passed for it, returns real(4)",
+        ),
+        (
+            "subroutine a(y)\n  double precision y\n  intrinsic dsin\n  call b(dsin, y)\nend\n\
+             subroutine b(f, y)\n  external f\n  double precision y\n  call f(y)\nend\n",
+            "t.f90:9:8: error: `f` is the intrinsic function DSIN, which cannot be CALLed",
+        ),
+        (
+            "subroutine a(y)\n  double precision y\n  call b(nothere, y)\nend\n\
+             subroutine b(f, y)\n  external f\n  double precision y\n  call f(y)\nend\n",
+            "t.f90:3:10: error: `nothere` is not a procedure of the program",
+        ),
+        (
+            "subroutine a(y, fcn)\n  double precision y\n  external fcn\n  call inner(y)\n\
+             contains\n  subroutine inner(z)\n    double precision z\n    call fcn(z)\n  end subroutine\nend\n",
+            "t.f90:8:10: error: unsupported Fortran: `fcn` is a dummy procedure of the host",
+        ),
+    ];
+    for (source, expected) in cases {
+        let e = Engine::from_source("t.f90", source).err().expect(expected);
+        assert!(
+            e.message.contains(expected),
+            "{}\n--- wanted {expected}",
+            e.message
+        );
+    }
+}
