@@ -23,7 +23,7 @@ use crate::ir::{
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
-use crate::shape::{eval_var_shape, first_as_int, resolve_arguments_with, DimShape};
+use crate::shape::{eval_var_shape, int_at, resolve_arguments_with, DimShape};
 use std::cmp::Ordering;
 
 /// The largest local variable (in storage units) the interpreter allocates;
@@ -533,8 +533,8 @@ impl<'m> Interpreter<'m> {
     pub fn call(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
         {
             let slots = &self.slots;
-            resolve_arguments_with(self.module, proc, args, &mut |g| {
-                slots.get(g.index()).map_or(0, first_as_int)
+            resolve_arguments_with(self.module, proc, args, &mut |g, at| {
+                slots.get(g.index()).map_or(0, |s| int_at(s, at))
             })?;
         }
         let slots_base = self.slots.len();
@@ -730,11 +730,17 @@ impl<'m> Interpreter<'m> {
         for var in &proc.vars {
             let loc = match var.storage {
                 Storage::Param(i) => self.arg_locs.get(args_base + i as usize).copied(),
-                Storage::Global(g) => Some(Loc {
-                    slot: g.index(),
-                    offset: 0,
-                    units: self.slots.get(g.index()).map_or(0, Buffer::len),
-                }),
+                Storage::Global(g, at) => {
+                    let offset = global_units(self.module, g, at);
+                    Some(Loc {
+                        slot: g.index(),
+                        offset,
+                        units: self
+                            .slots
+                            .get(g.index())
+                            .map_or(0, |s| s.len().saturating_sub(offset)),
+                    })
+                }
                 Storage::Local => None,
             };
             let shape = {
@@ -742,9 +748,9 @@ impl<'m> Interpreter<'m> {
                 let mut read = |v: VarId| {
                     let loc = match proc.vars.get(v.index()).map(|v| v.storage) {
                         Some(Storage::Param(i)) => arg_locs.get(args_base + i as usize).copied(),
-                        Some(Storage::Global(g)) => Some(Loc {
+                        Some(Storage::Global(g, at)) => Some(Loc {
                             slot: g.index(),
-                            offset: 0,
+                            offset: global_units(self.module, g, at),
                             units: 1,
                         }),
                         _ => None,
@@ -1165,6 +1171,16 @@ impl<'m> Interpreter<'m> {
         }
         Ok(())
     }
+}
+
+/// The storage units (elements, or bytes for characters) before element
+/// `at` of a global: where a view at that element offset starts.
+fn global_units(module: &Module, g: crate::ir::GlobalId, at: i64) -> usize {
+    let per = module
+        .globals
+        .get(g.index())
+        .map_or(1, |gl| if gl.ty == Type::Char { gl.char_len.max(1) } else { 1 });
+    usize::try_from(at.saturating_mul(per)).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -1747,7 +1763,7 @@ mod tests {
         let n = b.param("n", Type::I32, Vec::new());
         let out = b.param("out", Type::I64, Vec::new());
         let count = b.declare_var(Var {
-            storage: Storage::Global(g),
+            storage: Storage::Global(g, 0),
             ..Var::scalar("count", Type::I32)
         });
         let work = b.local_array("work", Type::F64, vec![ProcBuilder::var_dim(n)]);

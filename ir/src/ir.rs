@@ -310,11 +310,15 @@ pub enum Storage {
     /// Storage private to one activation of the procedure, zero-initialised
     /// at entry.
     Local,
-    /// Module-lifetime storage shared by every procedure naming the global.
-    /// The variable has the global's element type; its own dims and
-    /// char_len (evaluated at entry) give its view of the global's storage,
-    /// which must be large enough (else [`RuntimeErrorKind::ArgumentSize`]).
-    Global(GlobalId),
+    /// Module-lifetime storage shared by every procedure naming the global,
+    /// viewed from an element offset (0-based, in elements of the global):
+    /// COMMON members and EQUIVALENCE partners that overlap live in one
+    /// global at their own offsets, so a store through one view is seen
+    /// through every other. The variable has the global's element type; its
+    /// own dims and char_len (evaluated at entry) give its view of the
+    /// global's storage from the offset on, which must be large enough (else
+    /// [`RuntimeErrorKind::ArgumentSize`]).
+    Global(GlobalId, i64),
 }
 
 /// A named, typed, mutable storage location.

@@ -128,14 +128,19 @@ fn write_proc(f: &mut dyn Write, module: &Module, proc: &Proc) -> fmt::Result {
             Storage::Local => {
                 writeln!(f, "  var {}: {}", names.var(id), var_type_text(var, &names))?
             }
-            Storage::Global(g) => {
+            Storage::Global(g, at) => {
                 let gname = module
                     .globals
                     .get(g.index())
                     .map_or("<bad global>", |g| g.name.as_str());
+                let from = if at == 0 {
+                    String::new()
+                } else {
+                    format!(" from element {at}")
+                };
                 writeln!(
                     f,
-                    "  global {}: {} = {g} {gname}",
+                    "  global {}: {} = {g} {gname}{from}",
                     names.var(id),
                     var_type_text(var, &names)
                 )?

@@ -275,9 +275,15 @@ impl Checker<'_> {
         if let Some(len) = &var.char_len {
             self.check_bound(&var.name, len);
         }
-        if let Storage::Global(g) = var.storage {
+        if let Storage::Global(g, at) = var.storage {
             match self.module.globals.get(g.index()) {
                 None => self.error(format!("`{}` names a missing global {g}", var.name)),
+                Some(global) if !(0..global.len().max(1)).contains(&at) => self.error(format!(
+                    "`{}` views global `{}` from element {at}, outside its {} elements",
+                    var.name,
+                    global.name,
+                    global.len().max(1)
+                )),
                 Some(global) if global.ty != var.ty => self.error(format!(
                     "`{}` has type {} but global `{}` has type {}",
                     var.name,

@@ -185,7 +185,7 @@ impl CompiledModule {
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
         if self.globals.is_empty() {
-            return self.call_resolved(proc, args, rt, &mut |_| 0);
+            return self.call_resolved(proc, args, rt, &mut |_, _| 0);
         }
         let mut guard = self.globals.lock();
         self.call_locked(&mut guard, proc, args, rt)
@@ -210,7 +210,7 @@ impl CompiledModule {
             ));
         }
         let held = &*guard;
-        let mut global_first = |g: ir::GlobalId| held.first_int_of(&self.globals, g);
+        let mut global_first = |g: ir::GlobalId, at: i64| held.int_at_of(&self.globals, g, at);
         self.call_resolved(proc, args, rt, &mut global_first)
     }
 
@@ -221,7 +221,7 @@ impl CompiledModule {
         proc: ProcId,
         args: &mut [Buffer],
         rt: &mut Runtime,
-        global_first: &mut dyn FnMut(ir::GlobalId) -> i64,
+        global_first: &mut dyn FnMut(ir::GlobalId, i64) -> i64,
     ) -> Result<(), RuntimeError> {
         shape::resolve_arguments_with(&self.module, proc, args, global_first)?;
         let slots: Vec<ArgSlot> = args
@@ -995,8 +995,8 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             let t = cl_type(var.ty)?;
             let home = match var.storage {
-                Storage::Global(g) => {
-                    let addr = self.global_addr(g.index(), &var.name)?;
+                Storage::Global(g, at) => {
+                    let addr = self.global_addr(g.index(), at, &var.name)?;
                     Home::Mem(addr)
                 }
                 Storage::Param(_) => {
@@ -1153,7 +1153,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     );
                     Home::Mem(p)
                 }
-                Storage::Global(g) => Home::Mem(self.global_addr(g.index(), &var.name)?),
+                Storage::Global(g, at) => Home::Mem(self.global_addr(g.index(), at, &var.name)?),
                 Storage::Local => {
                     let fill = if var.ty == Type::Char { b' ' } else { 0 };
                     Home::Mem(self.local_storage(bytes, fill, i)?)
@@ -1178,12 +1178,20 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(mark)
     }
 
-    fn global_addr(&mut self, g: usize, name: &str) -> Result<Value, CompileError> {
+    fn global_addr(&mut self, g: usize, at: i64, name: &str) -> Result<Value, CompileError> {
         let addr = *self.sh.globals.get(g).ok_or_else(|| CompileError {
             proc: None,
             message: format!("`{name}` names an unknown global"),
         })?;
-        Ok(self.b.ins().iconst(self.ptr, addr))
+        // The offset counts elements of the global's type (and length).
+        let elem = self
+            .sh
+            .module
+            .globals
+            .get(g)
+            .map_or(0, |gl| gl.ty.size() as i64 * gl.char_len.max(1));
+        let bytes = at * elem;
+        Ok(self.b.ins().iconst(self.ptr, addr + bytes))
     }
 
     /// Storage for a local array or character variable: a stack slot when

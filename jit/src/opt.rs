@@ -55,9 +55,9 @@ pub fn optimize(module: &Module) -> Module {
 /// variable viewing the same global.
 fn aliases(proc: &Proc, var: VarId) -> Vec<VarId> {
     match proc.var(var).storage {
-        Storage::Global(g) => (0..proc.vars.len() as u32)
+        Storage::Global(g, _) => (0..proc.vars.len() as u32)
             .map(VarId)
-            .filter(|&v| proc.var(v).storage == Storage::Global(g))
+            .filter(|&v| matches!(proc.var(v).storage, Storage::Global(h, _) if h == g))
             .collect(),
         _ => vec![var],
     }

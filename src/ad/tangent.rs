@@ -372,7 +372,7 @@ impl<'a> ProcGen<'a> {
                     ty: global.ty,
                     dims,
                     char_len: None,
-                    storage: Storage::Global(tg),
+                    storage: Storage::Global(tg, 0),
                 });
                 to_zero.push(t);
             }
@@ -666,7 +666,11 @@ fn add_tangent_var(proc: &mut Proc, g: &mut Generator, var: &Var, storage: Stora
         dims.insert(0, directions_dim(g.directions));
     }
     let storage = match storage {
-        Storage::Global(gl) => Storage::Global(g.tangent_global(gl)),
+        // In vector mode each element of the global carries K tangents.
+        Storage::Global(gl, at) => {
+            let per = if g.vector() { g.directions as i64 } else { 1 };
+            Storage::Global(g.tangent_global(gl), at * per)
+        }
         s => s,
     };
     proc.add_var(Var {
@@ -1433,7 +1437,7 @@ mod tests {
                 ty: Type::F64,
                 dims: vec![],
                 char_len: None,
-                storage: Storage::Global(gv),
+                storage: Storage::Global(gv, 0),
             })
         };
         // g(a, b): b = a*a + sin(a)

@@ -276,6 +276,9 @@ pub enum DeclKind {
     Intent(Intent, Vec<Name>),
     /// DATA statement.
     Data(Vec<DataGroup>),
+    /// EQUIVALENCE statement: sets of objects (names, array elements with
+    /// constant subscripts, substrings) that share their first storage unit.
+    Equivalence(Vec<Vec<Expr>>),
     /// A statement function `f(x, y) = expr`.
     StmtFunction {
         /// Its name.
@@ -286,7 +289,7 @@ pub enum DeclKind {
         body: Expr,
     },
     /// A specification statement the subset does not support (
-    /// EQUIVALENCE, INTERFACE, TYPE definitions, ...), kept so that sema
+    /// NAMELIST, INTERFACE, TYPE definitions, ...), kept so that sema
     /// reports it with its keyword.
     Unsupported(String),
 }

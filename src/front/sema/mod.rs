@@ -306,6 +306,12 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
                 "unsupported Fortran: DATA statement in a module (use an initializer)",
             ));
         }
+        if let Some(object) = scope.equivalences.first().and_then(|set| set.first()) {
+            out.diags.push(Diagnostic::error(
+                object.span,
+                "unsupported Fortran: EQUIVALENCE in a module",
+            ));
+        }
         let mut names: Vec<String> = scope
             .syms
             .iter()

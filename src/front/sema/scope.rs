@@ -62,8 +62,11 @@ pub struct VarDecl {
     pub init: Option<Expr>,
     /// Position among the dummy arguments.
     pub arg: Option<usize>,
-    /// The global storage of a module variable.
+    /// The global storage of a module variable, COMMON member or
+    /// EQUIVALENCE partner.
     pub global: Option<GlobalId>,
+    /// The element of the global where the variable's storage starts.
+    pub global_at: i64,
 }
 
 impl VarDecl {
@@ -77,6 +80,7 @@ impl VarDecl {
             init: None,
             arg: None,
             global: None,
+            global_at: 0,
         }
     }
 }
@@ -128,6 +132,8 @@ pub struct Scope {
     /// COMMON members in storage order per block (`None`: blank COMMON),
     /// blocks in order of first appearance.
     pub commons: Vec<(Option<Name>, Vec<Name>)>,
+    /// EQUIVALENCE sets, in order (objects as written).
+    pub equivalences: Vec<Vec<Expr>>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -152,10 +158,12 @@ impl Scope {
         }
         self.implicit.get((c - b'a') as usize).cloned().flatten()
     }
-    /// Places a declared variable in a global (a COMMON member).
-    pub fn set_global(&mut self, name: &str, g: GlobalId) {
+    /// Places a declared variable in a global from element `at` on (a
+    /// COMMON member or EQUIVALENCE partner).
+    pub fn set_global(&mut self, name: &str, g: GlobalId, at: i64) {
         if let Some(Sym::Var(d)) = self.syms.get_mut(name) {
             d.global = Some(g);
+            d.global_at = at;
         }
     }
     /// The declared variable of a name.
@@ -468,6 +476,18 @@ impl Builder<'_, '_> {
                     );
                 }
             }
+            DeclKind::Equivalence(sets) => {
+                for set in sets {
+                    for object in set {
+                        if let Some(name) = equivalence_name(object) {
+                            if matches!(self.scope.syms.get(&name.text), None | Some(Sym::Var(_))) {
+                                self.var_mut(name);
+                            }
+                        }
+                    }
+                    self.scope.equivalences.push(set.clone());
+                }
+            }
             DeclKind::Unsupported(what) => {
                 self.error(d.span, format!("unsupported Fortran: {what}"));
             }
@@ -645,4 +665,15 @@ pub fn data_names(g: &DataGroup) -> Vec<String> {
     let mut out = Vec::new();
     g.objects.iter().for_each(|o| walk(o, &mut out));
     out
+}
+
+/// The variable an EQUIVALENCE object names (`x`, `a(3)`, `c(2:4)`,
+/// `c(1)(2:3)`), if it has the form of one.
+pub(crate) fn equivalence_name(object: &Expr) -> Option<&Name> {
+    use super::super::ast::ExprKind;
+    match &object.kind {
+        ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => Some(n),
+        ExprKind::Substring { base, .. } => equivalence_name(base),
+        _ => None,
+    }
 }
