@@ -19,10 +19,11 @@
 use crate::buffer::Buffer;
 use crate::error::RuntimeError;
 use crate::ir::{
-    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Module, Proc, ProcId, Rounding,
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Module, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
+use crate::io::{Channels, IoState, Item};
 use crate::shape::{eval_var_shape, int_at, resolve_arguments_with, DimShape};
 use std::cmp::Ordering;
 
@@ -118,6 +119,8 @@ pub struct Interpreter<'m> {
     control_stack: Vec<i64>,
     /// Live activations (kept to reuse the allocation).
     activations: Vec<Activation<'m>>,
+    /// The program's I/O channels and statement in progress.
+    io: IoState,
 }
 
 // ----- value encoding -------------------------------------------------------
@@ -460,7 +463,14 @@ impl<'m> Interpreter<'m> {
             integer_stack: Vec::new(),
             control_stack: Vec::new(),
             activations: Vec::new(),
+            io: IoState::default(),
         }
+    }
+
+    /// Sends the program's output to, and takes its input from, `channels`
+    /// (standard output and input by default).
+    pub fn set_io_channels(&mut self, channels: Channels) {
+        self.io = IoState::new(channels);
     }
 
     /// Turns subscript checks on `LoadElem` / `StoreElem` / `Elem` arguments
@@ -1082,6 +1092,84 @@ impl<'m> Interpreter<'m> {
                     }
                 }
                 self.char_scratch = scratch;
+                return Ok(());
+            }
+            Inst::CharLen(a) => {
+                let a = self.char_loc(frame, proc, a, span)?;
+                enc_int(self.char_bytes(a).len() as i64)
+            }
+            Inst::CharIndex(a, b) => {
+                let a = self.char_loc(frame, proc, a, span)?;
+                let b = self.char_loc(frame, proc, b, span)?;
+                enc_int(crate::chars::index(self.char_bytes(a), self.char_bytes(b)))
+            }
+            Inst::Io(op) => {
+                let io_error = |this: &Self, m: String| {
+                    this.error(frame.proc, RuntimeErrorKind::Io(m), span, None, String::new())
+                };
+                match op {
+                    IoOp::BeginWrite(f) => self.io.begin_write(f.as_deref()),
+                    IoOp::Put(x) => {
+                        let bits = self.get(frame, *x);
+                        let item = match Self::value_type(proc, *x) {
+                            Type::F32 => Item::Real(dec_f32(bits) as f64, false),
+                            Type::F64 => Item::Real(dec_f64(bits), true),
+                            Type::Bool => Item::Logical(bits != 0),
+                            t => Item::Int(dec_int(bits), t.size() as u8),
+                        };
+                        self.io.put(item);
+                    }
+                    IoOp::PutChar(r) => {
+                        let loc = self.char_loc(frame, proc, r, span)?;
+                        let bytes = self.char_bytes(loc).to_vec();
+                        self.io.put(Item::Char(bytes));
+                    }
+                    IoOp::EndWrite => self.io.end_write().map_err(|m| io_error(self, m))?,
+                    IoOp::BeginRead => self.io.begin_read(),
+                    IoOp::EndRead => self.io.end_read(),
+                    IoOp::Get => {
+                        let kind = match ty {
+                            Type::F32 => Item::Real(0.0, false),
+                            Type::F64 => Item::Real(0.0, true),
+                            Type::Bool => Item::Logical(false),
+                            t => Item::Int(0, t.size() as u8),
+                        };
+                        return match self.io.get(&kind).map_err(|m| io_error(self, m))? {
+                            Item::Real(x, _) => {
+                                let b = enc_float_as(ty, x);
+                                self.set(frame, v, b);
+                                Ok(())
+                            }
+                            Item::Int(i, _) => {
+                                let b = enc_int_as(ty, i);
+                                self.set(frame, v, b);
+                                Ok(())
+                            }
+                            Item::Logical(l) => {
+                                self.set(frame, v, enc_bool(l));
+                                Ok(())
+                            }
+                            Item::Char(_) => Ok(()),
+                        };
+                    }
+                    IoOp::GetChar(r) => {
+                        let got = self
+                            .io
+                            .get(&Item::Char(Vec::new()))
+                            .map_err(|m| io_error(self, m))?;
+                        if let (Item::Char(text), CharLoc::Slot { slot, start, len }) =
+                            (got, self.char_loc(frame, proc, r, span)?)
+                        {
+                            if let Buffer::Char(bytes) = &mut self.slots[slot] {
+                                if let Some(target) = bytes.get_mut(start..start + len) {
+                                    for (i, t) in target.iter_mut().enumerate() {
+                                        *t = text.get(i).copied().unwrap_or(b' ');
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
                 return Ok(());
             }
             Inst::CharCompare(op, a, b) => {

@@ -642,6 +642,34 @@ pub enum CharBase {
     Literal(Vec<u8>),
 }
 
+/// One step of an I/O statement ([`Inst::Io`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum IoOp {
+    /// Starts an output statement (PRINT or WRITE to standard output):
+    /// list-directed without a format, else the format specification
+    /// (the text of a FORMAT statement or a format literal, with its
+    /// parentheses).
+    BeginWrite(Option<Vec<u8>>),
+    /// Transfers a number or truth value to the current output statement.
+    Put(Value),
+    /// Transfers character data to the current output statement.
+    PutChar(CharRef),
+    /// Ends the output statement: formats the items and writes the
+    /// record(s) to the program's output.
+    EndWrite,
+    /// Starts a list-directed input statement (READ from standard input):
+    /// reads the next record.
+    BeginRead,
+    /// Reads the next value of the current input statement, of the
+    /// instruction's type (a number or truth value).
+    Get,
+    /// Reads the next value of the current input statement into
+    /// character data.
+    GetChar(CharRef),
+    /// Ends the input statement.
+    EndRead,
+}
+
 /// An actual argument of a [`Inst::Call`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallArg {
@@ -712,6 +740,20 @@ pub enum Inst {
     /// Compares character data after blank-padding the shorter operand;
     /// result Bool.
     CharCompare(CmpOp, CharRef, CharRef),
+    /// The length of character data (Fortran LEN of the referenced
+    /// variable, element or substring), as I64; an empty substring has
+    /// length 0.
+    CharLen(CharRef),
+    /// Fortran INDEX: the 1-based position of the first occurrence of the
+    /// second operand in the first, 0 when there is none, 1 when the second
+    /// is empty; as I64 ([`crate::chars::index`]).
+    CharIndex(CharRef, CharRef),
+    /// One step of an I/O statement ([`IoOp`]); statements run their
+    /// steps in order, begin, transfers, end. Formatting and parsing are
+    /// defined by [`crate::io`]. An I/O error (a format that does not fit
+    /// the items, input that does not parse, the end of the input) is a
+    /// runtime error ([`RuntimeErrorKind::Io`]) at the step that finds it.
+    Io(IoOp),
     /// Pushes a value on a runtime stack.
     Push(StackKind, Value),
     /// Pops the top of a runtime stack, converted to the instruction's type.
@@ -755,10 +797,20 @@ impl Inst {
                     }
                 }
             }
-            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) => {
+            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
                 char_ref(a, &mut f);
                 char_ref(b, &mut f);
             }
+            Inst::CharLen(a) => char_ref(a, &mut f),
+            Inst::Io(op) => match op {
+                IoOp::Put(v) => f(*v),
+                IoOp::PutChar(r) | IoOp::GetChar(r) => char_ref(r, &mut f),
+                IoOp::BeginWrite(_)
+                | IoOp::EndWrite
+                | IoOp::BeginRead
+                | IoOp::Get
+                | IoOp::EndRead => {}
+            },
         }
     }
 }
@@ -852,6 +904,8 @@ pub enum RuntimeErrorKind {
     ArgumentSize,
     /// Calls nested deeper than [`MAX_CALL_DEPTH`] (runaway recursion).
     CallDepthExceeded,
+    /// An I/O statement failed (with the reason).
+    Io(String),
 }
 
 /// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
@@ -869,6 +923,7 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::Stop(Some(m)) => write!(f, "STOP {m}"),
             RuntimeErrorKind::ArgumentSize => write!(f, "argument buffer too small"),
             RuntimeErrorKind::CallDepthExceeded => write!(f, "calls nested too deeply"),
+            RuntimeErrorKind::Io(m) => write!(f, "I/O error: {m}"),
         }
     }
 }
