@@ -762,6 +762,66 @@ pub enum Inst {
 }
 
 impl Inst {
+    /// Calls `f` on every value operand, in order, letting it replace the
+    /// operand.
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Value)) {
+        let char_ref = |r: &mut CharRef, f: &mut dyn FnMut(&mut Value)| {
+            if let CharBase::Var { index, .. } = &mut r.base {
+                index.iter_mut().for_each(&mut *f);
+            }
+            r.start.iter_mut().chain(r.end.iter_mut()).for_each(&mut *f);
+        };
+        match self {
+            Inst::Const(_) | Inst::Load(_) | Inst::DimLower(..) | Inst::DimExtent(..) => {}
+            Inst::Pop(_) => {}
+            Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => f(v),
+            Inst::LoadElem(_, idx) => idx.iter_mut().for_each(f),
+            Inst::StoreElem(_, idx, v) => {
+                idx.iter_mut().for_each(&mut f);
+                f(v)
+            }
+            Inst::Binary(_, a, b) | Inst::Cmp(_, a, b) => {
+                f(a);
+                f(b)
+            }
+            Inst::Select(c, a, b) => {
+                f(c);
+                f(a);
+                f(b)
+            }
+            Inst::Call(_, args) => {
+                for a in args {
+                    match a {
+                        CallArg::Var(_) => {}
+                        CallArg::Elem(_, idx) => idx.iter_mut().for_each(&mut f),
+                        CallArg::Value(v) => f(v),
+                    }
+                }
+            }
+            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+                char_ref(a, &mut f);
+                char_ref(b, &mut f);
+            }
+            Inst::CharLen(a) => char_ref(a, &mut f),
+            Inst::Io(op) => match op {
+                IoOp::Put(v) => f(v),
+                IoOp::PutChar(r) | IoOp::GetChar(r) => char_ref(r, &mut f),
+                IoOp::BeginWrite(_)
+                | IoOp::EndWrite
+                | IoOp::BeginRead
+                | IoOp::Get
+                | IoOp::EndRead => {}
+            },
+        }
+    }
+
+    /// A copy with every value operand replaced by `f` of it.
+    pub fn map_operands(&self, mut f: impl FnMut(Value) -> Value) -> Inst {
+        let mut copy = self.clone();
+        copy.for_each_operand_mut(|v| *v = f(*v));
+        copy
+    }
+
     /// Calls `f` on every value operand, in order.
     pub fn for_each_operand(&self, mut f: impl FnMut(Value)) {
         let char_ref = |r: &CharRef, f: &mut dyn FnMut(Value)| {

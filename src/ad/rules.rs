@@ -283,6 +283,8 @@ pub fn is_elemental(inst: &Inst) -> bool {
             | Inst::DimLower(..)
             | Inst::DimExtent(..)
             | Inst::CharCompare(..)
+            | Inst::CharLen(..)
+            | Inst::CharIndex(..)
     )
 }
 

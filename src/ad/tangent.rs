@@ -858,6 +858,7 @@ fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
         Inst::CharCompare(op, a, b) => Inst::CharCompare(*op, char_ref(a), char_ref(b)),
         Inst::Push(k, v) => Inst::Push(*k, m(*v)),
         Inst::Pop(k) => Inst::Pop(*k),
+        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.map_operands(m),
     }
 }
 

@@ -58,6 +58,7 @@ pub(crate) fn is_effect(inst: &Inst) -> bool {
             | Inst::StoreElem(..)
             | Inst::Call(..)
             | Inst::CharAssign(..)
+            | Inst::Io(..)
             | Inst::Push(..)
             | Inst::Pop(..)
     )
@@ -112,6 +113,7 @@ pub(crate) fn map_operands(inst: &Inst, f: &mut dyn FnMut(Value) -> Value) -> In
             Inst::CharCompare(*op, a, map_ref(b, f))
         }
         Inst::Push(k, v) => Inst::Push(*k, f(*v)),
+        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.map_operands(f),
     }
 }
 

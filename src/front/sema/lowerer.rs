@@ -211,7 +211,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     fn reusable(&self, inst: &Inst, ty: Option<Type>) -> Option<Value> {
         ty?;
-        if matches!(inst, Inst::Pop(_) | Inst::CharCompare(..)) {
+        if matches!(
+            inst,
+            Inst::Pop(_) | Inst::CharCompare(..) | Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(_)
+        ) {
             return None;
         }
         let reads = match inst {
