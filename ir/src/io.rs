@@ -649,6 +649,7 @@ pub fn formatted(format: &Format, items: &[Item]) -> Result<String, String> {
         next: 0,
         out: String::new(),
         record: String::new(),
+        pending: 0,
         scale: 0,
     };
     // The part reversion restarts at: the last top-level group (with its
@@ -686,6 +687,9 @@ struct Run<'a> {
     next: usize,
     out: String,
     record: String,
+    /// Blanks of X editing not yet written: they appear only when
+    /// something follows in the record.
+    pending: usize,
     scale: i32,
 }
 
@@ -694,6 +698,12 @@ impl Run<'_> {
         self.out.push_str(&self.record);
         self.out.push('\n');
         self.record.clear();
+        self.pending = 0;
+    }
+    fn write(&mut self, text: &str) {
+        self.record.extend(std::iter::repeat_n(' ', self.pending));
+        self.pending = 0;
+        self.record.push_str(text);
     }
     fn list(&mut self, list: &[(usize, Edit)]) -> Result<Flow, String> {
         for (count, edit) in list {
@@ -711,8 +721,8 @@ impl Run<'_> {
         }
         match edit {
             Edit::Group(inner) => return self.list(inner),
-            Edit::Lit(b) => self.record.push_str(&String::from_utf8_lossy(b)),
-            Edit::X(n) => self.record.push_str(&" ".repeat(*n)),
+            Edit::Lit(b) => self.write(&String::from_utf8_lossy(b)),
+            Edit::X(n) => self.pending += n,
             Edit::Slash => self.end_record(),
             Edit::Colon if self.next >= self.items.len() => return Ok(Flow::Stop),
             Edit::Colon => {}
@@ -727,7 +737,7 @@ impl Run<'_> {
                         descriptor_name(data)
                     )
                 })?;
-                self.record.push_str(&text);
+                self.write(&text);
             }
         }
         Ok(Flow::Go)
@@ -865,6 +875,10 @@ concat!(
             formatted(&f, &items).unwrap(),
             "   0.00000    \n   100000.    \n  0.100000E+07\n  0.100000E-01\n"
         );
+        // Reversion to the last group; trailing X editing writes nothing.
+        let f = parse_format(b"(3(1x,f6.2))").unwrap();
+        let items: Vec<Item> = (1..=4).map(|i| Item::Real(0.5 * i as f64, true)).collect();
+        assert_eq!(formatted(&f, &items).unwrap(), "   0.50   1.00   1.50\n   2.00\n");
         assert!(formatted(&parse_format(b"(i5)").unwrap(), &[Item::Real(1.0, true)]).is_err());
         assert!(parse_format(b"(5hhello)").is_err());
     }

@@ -37,6 +37,7 @@ mod common;
 mod consts;
 mod expr;
 mod intrinsics;
+mod io;
 mod lowerer;
 mod scope;
 mod stmt;

@@ -88,7 +88,7 @@ impl Lowerer<'_, '_> {
                 end,
                 step,
                 body,
-            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), body),
+            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), &mut |l| l.stmts(body)),
             StmtKind::DoWhile { name, cond, body } => {
                 let (header, inner, exit) = (self.block(), self.block(), self.block());
                 self.jump(header);
@@ -103,14 +103,14 @@ impl Lowerer<'_, '_> {
                     }),
                     Err(Reported) => self.jump(exit),
                 }
-                self.loop_body(name.as_ref(), header, exit, inner, body);
+                self.loop_body(name.as_ref(), header, exit, inner, &mut |l| l.stmts(body));
                 Ok(())
             }
             StmtKind::DoForever { name, body } => {
                 let (header, exit) = (self.block(), self.block());
                 self.jump(header);
                 self.switch_to(header);
-                self.loop_body(name.as_ref(), header, exit, header, body);
+                self.loop_body(name.as_ref(), header, exit, header, &mut |l| l.stmts(body));
                 Ok(())
             }
             StmtKind::Exit(name) | StmtKind::Cycle(name) => {
@@ -206,7 +206,9 @@ impl Lowerer<'_, '_> {
                 });
                 Ok(())
             }
-            StmtKind::Continue | StmtKind::Output(_) => Ok(()),
+            StmtKind::Continue => Ok(()),
+            StmtKind::Write { format, items } => self.write_stmt(format, items, s.span),
+            StmtKind::Read { format, items } => self.read_stmt(format, items, s.span),
             StmtKind::Return => {
                 self.terminate(Terminator::Return);
                 Ok(())
@@ -279,7 +281,7 @@ impl Lowerer<'_, '_> {
         cycle: adjit_ir::BlockId,
         exit: adjit_ir::BlockId,
         inner: adjit_ir::BlockId,
-        body: &[Stmt],
+        body: &mut dyn FnMut(&mut Self),
     ) {
         self.switch_to(inner);
         self.loops.push(LoopFrame {
@@ -287,7 +289,7 @@ impl Lowerer<'_, '_> {
             cycle,
             exit,
         });
-        self.stmts(body);
+        body(self);
         self.loops.pop();
         self.jump(cycle);
         self.switch_to(exit);
@@ -304,15 +306,16 @@ impl Lowerer<'_, '_> {
     /// in wrapping arithmetic, biased by 2**63 so that a signed comparison
     /// orders it as unsigned) and takes another trip while that distance is
     /// at least `|step|`. A float loop computes its trip count in the
-    /// variable's type and truncates it to 64 bits.
-    fn do_loop(
+    /// variable's type and truncates it to 64 bits. `body` lowers the body
+    /// (statements, or the items of an implied DO).
+    pub(super) fn do_loop(
         &mut self,
         name: Option<&Name>,
         var: &Name,
         start: &Expr,
         end: &Expr,
         step: Option<&Expr>,
-        body: &[Stmt],
+        body: &mut dyn FnMut(&mut Self),
     ) -> R<()> {
         for e in [Some(start), Some(end), step].into_iter().flatten() {
             self.hoist(e)?;
@@ -459,7 +462,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// Refuses writes to INTENT(IN) dummies.
-    fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
+    pub(super) fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
         let decl_intent = self.u().scope.var(&name.text).and_then(|d| d.intent);
         if decl_intent == Some(Intent::In)
             && matches!(self.proc.var(v).storage, adjit_ir::Storage::Param(_))
