@@ -18,12 +18,12 @@
 
 use crate::buffer::Buffer;
 use crate::error::RuntimeError;
+use crate::io::{Channels, IoState, Item};
 use crate::ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Module, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
-use crate::io::{Channels, IoState, Item};
 use crate::shape::{eval_var_shape, int_at, resolve_arguments_with, DimShape};
 use std::cmp::Ordering;
 
@@ -1105,7 +1105,13 @@ impl<'m> Interpreter<'m> {
             }
             Inst::Io(op) => {
                 let io_error = |this: &Self, m: String| {
-                    this.error(frame.proc, RuntimeErrorKind::Io(m), span, None, String::new())
+                    this.error(
+                        frame.proc,
+                        RuntimeErrorKind::Io(m),
+                        span,
+                        None,
+                        String::new(),
+                    )
                 };
                 match op {
                     IoOp::BeginWrite(f) => self.io.begin_write(f.as_deref()),
@@ -1264,10 +1270,13 @@ impl<'m> Interpreter<'m> {
 /// The storage units (elements, or bytes for characters) before element
 /// `at` of a global: where a view at that element offset starts.
 fn global_units(module: &Module, g: crate::ir::GlobalId, at: i64) -> usize {
-    let per = module
-        .globals
-        .get(g.index())
-        .map_or(1, |gl| if gl.ty == Type::Char { gl.char_len.max(1) } else { 1 });
+    let per = module.globals.get(g.index()).map_or(1, |gl| {
+        if gl.ty == Type::Char {
+            gl.char_len.max(1)
+        } else {
+            1
+        }
+    });
     usize::try_from(at.saturating_mul(per)).unwrap_or(0)
 }
 

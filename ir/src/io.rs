@@ -126,7 +126,10 @@ impl IoState {
         let token = self.next_token()?;
         let bad = || format!("bad {} `{token}` in list-directed input", kind_name(kind));
         match kind {
-            Item::Int(_, size) => token.parse::<i64>().map(|v| Item::Int(v, *size)).map_err(|_| bad()),
+            Item::Int(_, size) => token
+                .parse::<i64>()
+                .map(|v| Item::Int(v, *size))
+                .map_err(|_| bad()),
             Item::Real(_, double) => parse_real(&token)
                 .map(|v| Item::Real(v, *double))
                 .ok_or_else(bad),
@@ -216,9 +219,13 @@ fn split_values(line: &str) -> Result<VecDeque<String>, String> {
         }
         match value.split_once('*') {
             Some((r, v)) if !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()) => {
-                let r: usize = r.parse().map_err(|_| format!("bad repeat count `{value}`"))?;
+                let r: usize = r
+                    .parse()
+                    .map_err(|_| format!("bad repeat count `{value}`"))?;
                 if v.is_empty() {
-                    return Err("null values (`r*`) in list-directed input are not supported".into());
+                    return Err(
+                        "null values (`r*`) in list-directed input are not supported".into(),
+                    );
                 }
                 out.extend(std::iter::repeat_n(v.to_string(), r));
             }
@@ -380,7 +387,11 @@ fn exp_form(x: f64, w: usize, d: usize, e: Option<usize>, p: i32, letter: char) 
     let exp = if x == 0.0 { 0 } else { k - p };
     let mantissa = if p > 0 {
         let p = p as usize;
-        format!("{}.{}", &digits[..p.min(digits.len())], &digits[p.min(digits.len())..])
+        format!(
+            "{}.{}",
+            &digits[..p.min(digits.len())],
+            &digits[p.min(digits.len())..]
+        )
     } else {
         format!("0.{}{}", "0".repeat((-p) as usize), digits)
     };
@@ -820,7 +831,7 @@ mod tests {
         ];
         assert_eq!(
             list_directed(&items),
-concat!(
+            concat!(
                 "   1.5000000000000000       0.10000000000000001        1.0000000000000001E-005",
                 "           3 abc T\n"
             )
@@ -878,7 +889,10 @@ concat!(
         // Reversion to the last group; trailing X editing writes nothing.
         let f = parse_format(b"(3(1x,f6.2))").unwrap();
         let items: Vec<Item> = (1..=4).map(|i| Item::Real(0.5 * i as f64, true)).collect();
-        assert_eq!(formatted(&f, &items).unwrap(), "   0.50   1.00   1.50\n   2.00\n");
+        assert_eq!(
+            formatted(&f, &items).unwrap(),
+            "   0.50   1.00   1.50\n   2.00\n"
+        );
         assert!(formatted(&parse_format(b"(i5)").unwrap(), &[Item::Real(1.0, true)]).is_err());
         assert!(parse_format(b"(5hhello)").is_err());
     }

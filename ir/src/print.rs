@@ -22,8 +22,8 @@
 //! instructions from one source line. The output is deterministic.
 
 use crate::ir::{
-    BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Dim, Inst, IoOp, Module, Proc, ProcId,
-    Rounding, StackKind, Storage, Terminator, Type, UnaryOp, Value, Var, VarId,
+    BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Dim, Inst, IoOp, Module, Proc,
+    ProcId, Rounding, StackKind, Storage, Terminator, Type, UnaryOp, Value, Var, VarId,
 };
 use std::collections::HashMap;
 use std::fmt::{self, Write};

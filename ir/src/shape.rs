@@ -200,7 +200,9 @@ pub fn resolve_arguments(
     proc: ProcId,
     args: &[Buffer],
 ) -> Result<Vec<ArgShape>, RuntimeError> {
-    resolve_arguments_with(module, proc, args, &mut |g, at| global_initial_int(module, g, at))
+    resolve_arguments_with(module, proc, args, &mut |g, at| {
+        global_initial_int(module, g, at)
+    })
 }
 
 /// [`resolve_arguments`] with the current element at a (0-based) offset of

@@ -1624,7 +1624,12 @@ impl<'a, 'm> Lower<'a, 'm> {
                     None => (0, -1),
                 };
                 let (a, l) = (self.b.ins().iconst(p, addr), self.iconst(len));
-                self.call_external("adjit_io_begin_write", &[p, p, i64t], Some(types::I32), &[rt, a, l])?
+                self.call_external(
+                    "adjit_io_begin_write",
+                    &[p, p, i64t],
+                    Some(types::I32),
+                    &[rt, a, l],
+                )?
             }
             IoOp::Put(x) => {
                 let t = self.value_type(*x)?;
@@ -1639,28 +1644,52 @@ impl<'a, 'm> Lower<'a, 'm> {
                 };
                 let k = self.iconst(kind_of(t));
                 let size = self.iconst(t.size() as i64);
-                self.call_external("adjit_io_put", &[p, i64t, i64t, i64t], Some(types::I32), &[rt, k, bits, size])?
+                self.call_external(
+                    "adjit_io_put",
+                    &[p, i64t, i64t, i64t],
+                    Some(types::I32),
+                    &[rt, k, bits, size],
+                )?
             }
             IoOp::PutChar(r) => {
                 let (a, l) = self.char_ref(r, site)?;
-                self.call_external("adjit_io_put_char", &[p, p, i64t], Some(types::I32), &[rt, a, l])?
+                self.call_external(
+                    "adjit_io_put_char",
+                    &[p, p, i64t],
+                    Some(types::I32),
+                    &[rt, a, l],
+                )?
             }
-            IoOp::EndWrite => self.call_external("adjit_io_end_write", &[p], Some(types::I32), &[rt])?,
+            IoOp::EndWrite => {
+                self.call_external("adjit_io_end_write", &[p], Some(types::I32), &[rt])?
+            }
             IoOp::BeginRead | IoOp::EndRead => {
                 let start = self.iconst(matches!(op, IoOp::BeginRead) as i64);
-                self.call_external("adjit_io_read_bracket", &[p, i64t], Some(types::I32), &[rt, start])?
+                self.call_external(
+                    "adjit_io_read_bracket",
+                    &[p, i64t],
+                    Some(types::I32),
+                    &[rt, start],
+                )?
             }
             IoOp::Get => {
                 let t = ty.ok_or_else(|| CompileError {
                     proc: None,
                     message: "an input value needs a type".into(),
                 })?;
-                let slot = self
-                    .b
-                    .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8,
+                    3,
+                ));
                 let out = self.b.ins().stack_addr(p, slot, 0);
                 let k = self.iconst(kind_of(t));
-                let st = self.call_external("adjit_io_get", &[p, i64t, p], Some(types::I32), &[rt, k, out])?;
+                let st = self.call_external(
+                    "adjit_io_get",
+                    &[p, i64t, p],
+                    Some(types::I32),
+                    &[rt, k, out],
+                )?;
                 let bits = self.b.ins().load(i64t, FLAGS, out, 0);
                 result = Some(match t {
                     Type::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
@@ -1674,7 +1703,12 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             IoOp::GetChar(r) => {
                 let (a, l) = self.char_ref(r, site)?;
-                self.call_external("adjit_io_get_char", &[p, p, i64t], Some(types::I32), &[rt, a, l])?
+                self.call_external(
+                    "adjit_io_get_char",
+                    &[p, p, i64t],
+                    Some(types::I32),
+                    &[rt, a, l],
+                )?
             }
         }
         .expect("I/O helpers return a status");

@@ -496,7 +496,10 @@ unsafe fn bytes<'a>(p: *const u8, len: i64) -> &'a [u8] {
 ///
 /// # Safety
 /// `rt` must be the context pointer of a live [`Runtime`].
-unsafe fn io_step(rt: *mut RuntimeCtx, step: impl FnOnce(&mut IoState) -> Result<(), String>) -> i32 {
+unsafe fn io_step(
+    rt: *mut RuntimeCtx,
+    step: impl FnOnce(&mut IoState) -> Result<(), String>,
+) -> i32 {
     // SAFETY: guaranteed by the caller.
     let s = unsafe { state(rt) };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(&mut s.io)))
@@ -516,7 +519,11 @@ unsafe fn io_step(rt: *mut RuntimeCtx, step: impl FnOnce(&mut IoState) -> Result
 /// # Safety
 /// `rt` must be the context pointer of a live [`Runtime`]; `format` valid
 /// for `len` bytes.
-pub unsafe extern "C" fn adjit_io_begin_write(rt: *mut RuntimeCtx, format: *const u8, len: i64) -> i32 {
+pub unsafe extern "C" fn adjit_io_begin_write(
+    rt: *mut RuntimeCtx,
+    format: *const u8,
+    len: i64,
+) -> i32 {
     // SAFETY: guaranteed by the caller.
     let f = (len >= 0).then(|| unsafe { bytes(format, len) });
     unsafe {

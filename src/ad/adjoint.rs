@@ -197,17 +197,13 @@ pub fn adjoint(
 /// The variable of `proc` that names global `id` (described by `global`),
 /// added when there is none.
 fn global_var(proc: &mut Proc, global: &Global, id: GlobalId) -> VarId {
-    if let Some(i) = proc
-        .vars
-        .iter()
-        .position(|v| {
-            v.storage == Storage::Global(id, 0)
-                && v.dims.len() == global.dims.len()
-                && v.dims.iter().zip(&global.dims).all(|(d, &(lo, hi))| {
-                    d.lower == Bound::Const(lo) && d.upper == Some(Bound::Const(hi))
-                })
-        })
-    {
+    if let Some(i) = proc.vars.iter().position(|v| {
+        v.storage == Storage::Global(id, 0)
+            && v.dims.len() == global.dims.len()
+            && v.dims.iter().zip(&global.dims).all(|(d, &(lo, hi))| {
+                d.lower == Bound::Const(lo) && d.upper == Some(Bound::Const(hi))
+            })
+    }) {
         return VarId(i as u32);
     }
     proc.vars.push(Var {

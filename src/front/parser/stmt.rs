@@ -127,7 +127,8 @@ impl StmtParser<'_> {
         if !self.eat(TokenKind::Star) {
             let unit = self.expr()?;
             let standard = if read { 5 } else { 6 };
-            let is_standard = matches!(&unit.kind, ExprKind::Int { value, .. } if *value == standard);
+            let is_standard =
+                matches!(&unit.kind, ExprKind::Int { value, .. } if *value == standard);
             if !is_standard {
                 return Err(Diagnostic::error(
                     unit_span,

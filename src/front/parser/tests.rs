@@ -702,10 +702,7 @@ fn specification_statements() {
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(
-        unsupported,
-        ["NAMELIST", "ALLOCATABLE", "POINTER"]
-    );
+    assert_eq!(unsupported, ["NAMELIST", "ALLOCATABLE", "POINTER"]);
 }
 
 #[test]
@@ -1167,16 +1164,34 @@ fn print_write_read_and_format_statements_are_parsed() {
     assert!(diags.is_empty(), "{diags:?}");
     let p = procedure(&file.units[0]);
     assert_eq!(p.body.len(), 6);
-    let StmtKind::Write { format: IoFormat::List, items } = &p.body[0].kind else {
+    let StmtKind::Write {
+        format: IoFormat::List,
+        items,
+    } = &p.body[0].kind
+    else {
         panic!("{:?}", p.body[0].kind)
     };
     assert_eq!(items.len(), 2);
-    assert!(matches!(&p.body[1].kind, StmtKind::Write { format: IoFormat::Expr(_), .. }));
-    let StmtKind::Write { format: IoFormat::Label(100, _), items } = &p.body[2].kind else {
+    assert!(matches!(
+        &p.body[1].kind,
+        StmtKind::Write {
+            format: IoFormat::Expr(_),
+            ..
+        }
+    ));
+    let StmtKind::Write {
+        format: IoFormat::Label(100, _),
+        items,
+    } = &p.body[2].kind
+    else {
         panic!("{:?}", p.body[2].kind)
     };
     assert!(matches!(items[0].kind, ExprKind::ImpliedDo { .. }));
-    let StmtKind::Read { format: IoFormat::List, items } = &p.body[4].kind else {
+    let StmtKind::Read {
+        format: IoFormat::List,
+        items,
+    } = &p.body[4].kind
+    else {
         panic!("{:?}", p.body[4].kind)
     };
     assert_eq!(items.len(), 2);

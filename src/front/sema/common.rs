@@ -127,7 +127,16 @@ pub(super) fn lay_out(prog: &mut Program, out: &mut Out) {
             .into_iter()
             .enumerate()
         {
-            place_group(u, k, &unit.ast.name.text, scope, group, &placed, &mut blocks, out);
+            place_group(
+                u,
+                k,
+                &unit.ast.name.text,
+                scope,
+                group,
+                &placed,
+                &mut blocks,
+                out,
+            );
         }
     }
     for block in blocks.into_values() {
@@ -244,7 +253,10 @@ fn object_offset(scope: &Scope, object: &Expr) -> Result<(String, i64, Span), Di
     let mut sink = Vec::new();
     let Some(global) = member_global(scope, &name.text, name.span, "", &mut sink) else {
         return Err(sink.pop().unwrap_or_else(|| {
-            Diagnostic::error(name.span, format!("`{}` cannot be in EQUIVALENCE", name.text))
+            Diagnostic::error(
+                name.span,
+                format!("`{}` cannot be in EQUIVALENCE", name.text),
+            )
         }));
     };
     if global.ty == Type::Char {
@@ -304,7 +316,11 @@ fn object_offset(scope: &Scope, object: &Expr) -> Result<(String, i64, Span), Di
         offset += (i - lo) * stride;
         stride *= hi - lo + 1;
     }
-    Ok((name.text.clone(), offset * element_bytes(&global), object.span))
+    Ok((
+        name.text.clone(),
+        offset * element_bytes(&global),
+        object.span,
+    ))
 }
 
 /// Adds the variables of one EQUIVALENCE group of unit `u` to the block

@@ -213,7 +213,11 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         ty?;
         if matches!(
             inst,
-            Inst::Pop(_) | Inst::CharCompare(..) | Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(_)
+            Inst::Pop(_)
+                | Inst::CharCompare(..)
+                | Inst::CharLen(..)
+                | Inst::CharIndex(..)
+                | Inst::Io(_)
         ) {
             return None;
         }

@@ -88,7 +88,9 @@ impl Lowerer<'_, '_> {
                 end,
                 step,
                 body,
-            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), &mut |l| l.stmts(body)),
+            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), &mut |l| {
+                l.stmts(body)
+            }),
             StmtKind::DoWhile { name, cond, body } => {
                 let (header, inner, exit) = (self.block(), self.block(), self.block());
                 self.jump(header);

@@ -951,7 +951,10 @@ end subroutine
         at(11, "unknown function or array `undefined_fn`"),
         "{all:?}"
     );
-    assert!(at(5, "dummy argument `n` cannot be in COMMON or EQUIVALENCE"), "{all:?}");
+    assert!(
+        at(5, "dummy argument `n` cannot be in COMMON or EQUIVALENCE"),
+        "{all:?}"
+    );
     assert!(
         errs.iter().all(|d| d.span.line > 0 && d.span.col > 0),
         "{all:?}"
