@@ -312,7 +312,9 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
                 handover.extend(
                     out.iter()
                         .copied()
-                        .filter(|&v| proc.var(v).storage == Storage::Local),
+                        .filter(|&v| {
+                            proc.var(v).storage == Storage::Local && recordable(proc.var(v).ty)
+                        }),
                 );
             }
         }

@@ -133,7 +133,9 @@ impl StmtParser<'_> {
                 return Err(Diagnostic::error(
                     unit_span,
                     format!(
-                        "unsupported Fortran: {statement} to a unit other than `*` or {standard}                          (file I/O)"
+                        "unsupported Fortran: {statement} {} a unit other than `*` or {standard} \
+                         (file I/O)",
+                        if read { "from" } else { "to" }
                     ),
                 ));
             }
@@ -150,7 +152,8 @@ impl StmtParser<'_> {
             return Err(Diagnostic::error(
                 self.span_here(),
                 format!(
-                    "unsupported Fortran: {statement} specifiers other than the unit and the                      format (IOSTAT=, ERR=, END=, ADVANCE=, ...)"
+                    "unsupported Fortran: {statement} specifiers other than the unit and the \
+                     format (IOSTAT=, ERR=, END=, ADVANCE=, ...)"
                 ),
             ));
         }

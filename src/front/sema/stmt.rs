@@ -585,7 +585,9 @@ impl Lowerer<'_, '_> {
 
     /// `c = a // b // ...`: each part is copied into its own substring of
     /// the target (parts past the end are dropped, the rest blank-padded).
-    /// The target and every part need a constant length.
+    /// With constant lengths the positions are constants; otherwise (a
+    /// `CHARACTER*(*)` dummy, a substring with variable bounds) they are
+    /// computed at run time from the lengths.
     fn concat_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
         fn parts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             match &e.kind {
@@ -599,44 +601,92 @@ impl Lowerer<'_, '_> {
         }
         let mut pieces = Vec::new();
         parts(value, &mut pieces);
-        let Some(target_len) = self.char_len_of(&to) else {
-            return Err(self.err(
-                value.span,
-                "unsupported Fortran: concatenation into a character of non-constant length",
-            ));
-        };
-        let mut pos = 1;
+        let mut froms = Vec::new();
         for piece in pieces {
             let Operand::Char(from) = self.expr(piece)? else {
                 return Err(self.err(piece.span, "concatenation of a non-character value"));
             };
-            let Some(len) = self.char_len_of(&from) else {
-                return Err(self.err(
-                    piece.span,
-                    "unsupported Fortran: concatenation of a character of non-constant length",
-                ));
-            };
-            if pos <= target_len && len > 0 {
-                let end = (pos + len - 1).min(target_len);
-                let dest = self.sub_ref(&to, pos, end);
-                self.emit(Inst::CharAssign(dest, from), None);
+            froms.push(from);
+        }
+        let blank = CharRef {
+            base: CharBase::Literal(Vec::new()),
+            start: None,
+            end: None,
+        };
+        let lengths: Option<Vec<i64>> = froms.iter().map(|f| self.char_len_of(f)).collect();
+        if let (Some(target_len), Some(lengths)) = (self.char_len_of(&to), lengths) {
+            let mut pos = 1;
+            for (from, len) in froms.into_iter().zip(lengths) {
+                if pos <= target_len && len > 0 {
+                    let end = (pos + len - 1).min(target_len);
+                    let dest = self.sub_ref(&to, pos, end);
+                    self.emit(Inst::CharAssign(dest, from), None);
+                }
+                pos += len;
             }
-            pos += len;
+            if pos <= target_len {
+                let dest = self.sub_ref(&to, pos, target_len);
+                self.emit(Inst::CharAssign(dest, blank), None);
+            }
+            return Ok(());
         }
-        if pos <= target_len {
-            let dest = self.sub_ref(&to, pos, target_len);
-            let blank = CharRef {
-                base: CharBase::Literal(Vec::new()),
-                start: None,
-                end: None,
-            };
-            self.emit(Inst::CharAssign(dest, blank), None);
+        let i64t = Type::I64;
+        let target_len = self.char_len_value(&to);
+        let one = self.int(1, i64t);
+        let mut pos = one;
+        for from in froms {
+            let len = self.char_len_value(&from);
+            let last = self.val(Inst::Binary(BinaryOp::Add, pos, len), i64t);
+            let last = self.val(Inst::Binary(BinaryOp::Sub, last, one), i64t);
+            let end = self.val(Inst::Binary(BinaryOp::Min, last, target_len), i64t);
+            let dest = self.shifted_ref(&to, pos, end);
+            self.emit(Inst::CharAssign(dest, from), None);
+            pos = self.val(Inst::Binary(BinaryOp::Add, pos, len), i64t);
         }
+        // The rest (empty when the parts filled the target) is blank.
+        let dest = self.shifted_ref(&to, pos, target_len);
+        self.emit(Inst::CharAssign(dest, blank), None);
         Ok(())
     }
 
+    /// The length of character data as an I64 value (a constant when
+    /// known).
+    fn char_len_value(&mut self, r: &CharRef) -> Value {
+        match self.char_len_of(r) {
+            Some(n) => self.int(n, Type::I64),
+            None => self.val(Inst::CharLen(r.clone()), Type::I64),
+        }
+    }
+
+    /// `r(start:end)` relative to the start of `r`, for I64 positions
+    /// computed at run time.
+    fn shifted_ref(&mut self, r: &CharRef, start: Value, end: Value) -> CharRef {
+        let i64t = Type::I64;
+        let (start, end) = match r.start {
+            None => (start, end),
+            Some(s) => {
+                let s = if self.proc.value_type(s) == Some(i64t) {
+                    s
+                } else {
+                    self.val(Inst::Convert(s, Rounding::Trunc), i64t)
+                };
+                let one = self.int(1, i64t);
+                let off = self.val(Inst::Binary(BinaryOp::Sub, s, one), i64t);
+                (
+                    self.val(Inst::Binary(BinaryOp::Add, start, off), i64t),
+                    self.val(Inst::Binary(BinaryOp::Add, end, off), i64t),
+                )
+            }
+        };
+        CharRef {
+            base: r.base.clone(),
+            start: Some(start),
+            end: Some(end),
+        }
+    }
+
     /// The constant length of character data, when known.
-    fn char_len_of(&self, r: &CharRef) -> Option<i64> {
+    pub(super) fn char_len_of(&self, r: &CharRef) -> Option<i64> {
         let int = |v: Option<Value>| -> Option<Option<i64>> {
             match v {
                 None => Some(None),
