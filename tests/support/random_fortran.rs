@@ -1099,6 +1099,9 @@ impl Gen<'_> {
             "  integer, intent(out) :: path",
             "  double precision :: t1, t2, w(n)",
             "  integer :: i1, i2, i9, k1, k2, k3",
+            // Storage association: t3 is e4(2).
+            "  double precision :: e4(4), t3",
+            "  equivalence (e4(2), t3)",
         ]
         .map(String::from)
         .to_vec();
@@ -1128,6 +1131,7 @@ impl Gen<'_> {
         init.push(self.store("t1", &inputs, 2));
         init.push(self.store("t2", &inputs, 2));
         init.push(self.store("r", &inputs, 1));
+        init.push(Stmt::Line("e4 = 0.5d0*s".into()));
         let mut inputs = inputs;
         inputs.indices.push("i9".into());
         let w = self.store("w(i9)", &inputs, 2);
@@ -1152,6 +1156,10 @@ impl Gen<'_> {
         };
         scope.reals.push("r".into());
         scope.arrays.push("y".into());
+        scope.reals.push("t3".into());
+        scope.writable.push("t3".into());
+        scope.arrays.push("e4".into());
+        scope.writable_arrays.push("e4".into());
         scope.reals.extend(self.globals.iter().cloned());
         scope.reals.extend(self.counters.iter().cloned());
         scope.arrays.push(self.global_array.clone());
@@ -1188,7 +1196,7 @@ impl Gen<'_> {
             .chain(self.counters.iter().map(|c| format!(" + {c}*x(n)**2")))
             .collect();
         finish.push(Stmt::Line(format!(
-            "r = r + t1*t2{} + ga(1)*ga(n)",
+            "r = r + t1*t2{} + ga(1)*ga(n) + e4(1) + t3",
             g.join("")
         )));
         finish.push(Stmt::Line("path = trace".into()));

@@ -1085,7 +1085,7 @@ fn simple_statements() {
          stop\n\
          stop 2\n\
          stop 'done'\n\
-         read (*, *) x\n\
+         inquire (10)\n\
          allocate (a(n))\n\
          deallocate (a)\n\
          open (unit=10, file='f')\n\
@@ -1135,7 +1135,7 @@ fn simple_statements() {
     assert_eq!(
         unsupported,
         [
-            "READ",
+            "INQUIRE",
             "ALLOCATE",
             "DEALLOCATE",
             "OPEN",
