@@ -5,9 +5,9 @@
 //! the gfortran comparisons of the same constructs live in the corpus.
 
 use adjit::engine::{Channels, Engine, Options};
-use std::sync::{Arc, Mutex};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 
 /// A fixture under `tests/legacy/`.
 fn fixture(rel: &str) -> PathBuf {
@@ -208,7 +208,9 @@ fn io_statements_write_and_read_through_the_engine_channels_once_per_evaluation(
     use adjit::engine::{Backend, FiniteDifferences, Selection};
     // gfortran 13 prints, for n = 2, k = 3, w = 0.5, x = (1, 2, 3):
     let record = " n =  5, y =    6.5000\n x:   1.0000000000000000        2.0000000000000000        3.0000000000000000     \n";
-    let take = |c: &Arc<Mutex<Vec<u8>>>| String::from_utf8(std::mem::take(&mut *c.lock().unwrap())).unwrap();
+    let take = |c: &Arc<Mutex<Vec<u8>>>| {
+        String::from_utf8(std::mem::take(&mut *c.lock().unwrap())).unwrap()
+    };
     for backend in [Backend::Jit, Backend::Interpreter] {
         let (engine, out) = io_engine(backend, &"3, 0.5d0 extra\n".repeat(20));
         let p = engine.procedure(Some("io")).unwrap();
@@ -234,7 +236,9 @@ fn io_statements_write_and_read_through_the_engine_channels_once_per_evaluation(
         let tangent = engine.tangent(Some("io"), &of, &wrt, 3).unwrap();
         tangent.jacobian(&args).unwrap();
         assert_eq!(take(&out), record, "{backend:?}: tangent");
-        FiniteDifferences::new(&p).jacobian(&args, &of, &wrt).unwrap();
+        FiniteDifferences::new(&p)
+            .jacobian(&args, &of, &wrt)
+            .unwrap();
         assert_eq!(take(&out), record, "{backend:?}: finite differences");
     }
     // The end of the input is a located runtime error.

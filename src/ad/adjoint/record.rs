@@ -309,13 +309,9 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
     for b in 0..nblocks {
         if reachable[b] && matches!(proc.blocks[b].term, Terminator::Return) {
             if let Some(out) = &req_out[b] {
-                handover.extend(
-                    out.iter()
-                        .copied()
-                        .filter(|&v| {
-                            proc.var(v).storage == Storage::Local && recordable(proc.var(v).ty)
-                        }),
-                );
+                handover.extend(out.iter().copied().filter(|&v| {
+                    proc.var(v).storage == Storage::Local && recordable(proc.var(v).ty)
+                }));
             }
         }
     }
