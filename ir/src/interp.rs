@@ -1105,13 +1105,7 @@ impl<'m> Interpreter<'m> {
             }
             Inst::Io(op) => {
                 let io_error = |this: &Self, m: String| {
-                    this.error(
-                        frame.proc,
-                        RuntimeErrorKind::Io(m),
-                        span,
-                        None,
-                        String::new(),
-                    )
+                    this.error(frame.proc, RuntimeErrorKind::Io, span, None, m)
                 };
                 match op {
                     IoOp::BeginWrite(f) => self.io.begin_write(f.as_deref()),

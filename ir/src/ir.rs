@@ -752,7 +752,8 @@ pub enum Inst {
     /// steps in order, begin, transfers, end. Formatting and parsing are
     /// defined by [`crate::io`]. An I/O error (a format that does not fit
     /// the items, input that does not parse, the end of the input) is a
-    /// runtime error ([`RuntimeErrorKind::Io`]) at the step that finds it.
+    /// runtime error ([`RuntimeErrorKind::Io`], the reason in its detail)
+    /// at the step that finds it.
     Io(IoOp),
     /// Pushes a value on a runtime stack.
     Push(StackKind, Value),
@@ -964,8 +965,8 @@ pub enum RuntimeErrorKind {
     ArgumentSize,
     /// Calls nested deeper than [`MAX_CALL_DEPTH`] (runaway recursion).
     CallDepthExceeded,
-    /// An I/O statement failed (with the reason).
-    Io(String),
+    /// An I/O statement failed (the error's detail says why).
+    Io,
 }
 
 /// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
@@ -983,7 +984,7 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::Stop(Some(m)) => write!(f, "STOP {m}"),
             RuntimeErrorKind::ArgumentSize => write!(f, "argument buffer too small"),
             RuntimeErrorKind::CallDepthExceeded => write!(f, "calls nested too deeply"),
-            RuntimeErrorKind::Io(m) => write!(f, "I/O error: {m}"),
+            RuntimeErrorKind::Io => write!(f, "I/O error"),
         }
     }
 }

@@ -405,10 +405,7 @@ impl CompiledModule {
                 ))),
                 String::new(),
             ),
-            code::IO => (
-                RuntimeErrorKind::Io(helper.unwrap_or("failed").to_string()),
-                String::new(),
-            ),
+            code::IO => (RuntimeErrorKind::Io, helper.unwrap_or("failed").to_string()),
             other => (
                 RuntimeErrorKind::Stop(Some(format!("unknown runtime error code {other}"))),
                 String::new(),
