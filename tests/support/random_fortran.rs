@@ -1131,7 +1131,11 @@ impl Gen<'_> {
         init.push(self.store("t1", &inputs, 2));
         init.push(self.store("t2", &inputs, 2));
         init.push(self.store("r", &inputs, 1));
+        // Storage association without drawing from the generator (the
+        // programs of every seed keep their statements): a store through
+        // t3 changes e4(2), which the outputs read.
         init.push(Stmt::Line("e4 = 0.5d0*s".into()));
+        init.push(Stmt::Line("t3 = t3*x(1)".into()));
         let mut inputs = inputs;
         inputs.indices.push("i9".into());
         let w = self.store("w(i9)", &inputs, 2);
@@ -1156,10 +1160,6 @@ impl Gen<'_> {
         };
         scope.reals.push("r".into());
         scope.arrays.push("y".into());
-        scope.reals.push("t3".into());
-        scope.writable.push("t3".into());
-        scope.arrays.push("e4".into());
-        scope.writable_arrays.push("e4".into());
         scope.reals.extend(self.globals.iter().cloned());
         scope.reals.extend(self.counters.iter().cloned());
         scope.arrays.push(self.global_array.clone());
@@ -1196,7 +1196,7 @@ impl Gen<'_> {
             .chain(self.counters.iter().map(|c| format!(" + {c}*x(n)**2")))
             .collect();
         finish.push(Stmt::Line(format!(
-            "r = r + t1*t2{} + ga(1)*ga(n) + e4(1) + t3",
+            "r = r + t1*t2{} + ga(1)*ga(n) + e4(1) + e4(2)*t3",
             g.join("")
         )));
         finish.push(Stmt::Line("path = trace".into()));
