@@ -12,9 +12,11 @@
 # test-only crate tests/oracle) writes a Fortran main program that sets the
 # arguments as the CLI would and prints the arguments after the call as
 # `adjit run --json` does; gfortran -O0 compiles the program with the driver,
-# and the last line of its output is the case's expected result. A golden
+# and the last line of its output is the case's expected result; the lines
+# before it are the program's own PRINT / WRITE output, kept as "stdout" and
+# compared with what `adjit run --json` writes to standard error. A golden
 # file is a JSON array of
-# {"case": "<header arguments>", "expected": <run --json object>}.
+# {"case": "<header arguments>", "expected": <run --json object>[, "stdout": "<text>"]}.
 #
 # Environment: ADJIT_ORACLE (the adjit-oracle binary; default: built with
 # cargo), GFORTRAN (default gfortran), CARGO_TARGET_DIR as for cargo.
@@ -78,8 +80,14 @@ for src in "${files[@]}"; do
       echo "golden.sh: $name [$case_args]: driver output is not JSON: $(cat "$build/result.json")" >&2
       failed=1; continue
     fi
+    # The program's own output (all lines but the last), when there is some.
+    head -n -1 "$build/stdout" > "$build/text"
+    text=""
+    if [ -s "$build/text" ]; then
+      text=", \"stdout\": $(jq -Rs . < "$build/text")"
+    fi
     # Keep gfortran's digits verbatim (jq would reformat numbers).
-    entries+=("{\"case\": $(jq -Rn --arg c "$case_args" '$c'), \"expected\": $(cat "$build/result.json")}")
+    entries+=("{\"case\": $(jq -Rn --arg c "$case_args" '$c'), \"expected\": $(cat "$build/result.json")$text}")
   done < <(grep -E '^[!cC*][[:space:]]*adjit-test:' "$src" | sed -E 's/^[!cC*][[:space:]]*adjit-test:[[:space:]]*//; s/[[:space:]]+$//')
   if [ ${#entries[@]} -eq 0 ]; then
     echo "golden.sh: $name: no case produced a result" >&2

@@ -45,7 +45,13 @@ fn read_golden(path: &Path) -> Result<Vec<(String, Value)>, String> {
             let case = entry["case"]
                 .as_str()
                 .ok_or_else(|| format!("{}: an entry without \"case\"", path.display()))?;
-            Ok((case.to_string(), entry["expected"].clone()))
+            // The program's own output (PRINT / WRITE), when it has some,
+            // travels with the expected result.
+            let mut expected = entry["expected"].clone();
+            if let Some(text) = entry.get("stdout") {
+                expected["stdout"] = text.clone();
+            }
+            Ok((case.to_string(), expected))
         })
         .collect()
 }
@@ -171,6 +177,15 @@ fn check_corpus_with(extra: &[&str], label: &str) {
                 failures.push(format!("{context}: adjit failed: {}", stderr.trim()));
                 continue;
             }
+            // With --json the program's own output goes to standard error.
+            if let Some(text) = expected.get("stdout").and_then(Value::as_str) {
+                if stderr != text {
+                    failures.push(format!(
+                        "{context}: program output differs from gfortran's:\n--- gfortran\n{text}\
+                         --- adjit\n{stderr}"
+                    ));
+                }
+            }
             match serde_json::from_str::<Value>(stdout.trim()) {
                 Ok(got) => failures.extend(
                     run_mismatches(expected, &got)
@@ -268,6 +283,8 @@ fn fresh_gfortran_results_match_golden() {
                 .flat_map(|((cc, ce), (fc, fe))| {
                     if cc != fc {
                         vec![format!("case `{cc}` is now `{fc}`")]
+                    } else if ce.get("stdout") != fe.get("stdout") {
+                        vec![format!("[{cc}]: the program's output changed")]
                     } else {
                         run_mismatches(ce, fe)
                             .into_iter()

@@ -4,9 +4,10 @@
 //! located errors for what is rejected. Values are checked analytically;
 //! the gfortran comparisons of the same constructs live in the corpus.
 
-use adjit::engine::{Engine, Options};
+use adjit::engine::{Channels, Engine, Options};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 
 /// A fixture under `tests/legacy/`.
 fn fixture(rel: &str) -> PathBuf {
@@ -136,4 +137,117 @@ fn common_blocks_share_state_across_files_with_other_names_and_shapes() {
             "{mode}: {stdout}"
         );
     }
+}
+
+#[test]
+fn equivalenced_reals_carry_derivatives_through_either_name() {
+    // y = x^2 + sin(3x), where the second store (through `b`) overwrites
+    // the `a(2)` that the product read: dy/dx = 2x + 3 cos(3x).
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/equivalence.f");
+    let x: f64 = 1.25;
+    let expected = 2.0 * x + 3.0 * (3.0 * x).cos();
+    for mode in ["adjoint", "tangent", "fd"] {
+        let (ok, stdout, stderr) = adjit(&[
+            "grad",
+            path.to_str().unwrap(),
+            "--entry",
+            "eqtbr",
+            "--set",
+            "x=1.25",
+            "--of",
+            "y",
+            "--wrt",
+            "x",
+            "--mode",
+            mode,
+            "--json",
+        ]);
+        assert!(ok, "{stderr}");
+        let json: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let got = json["gradient"]["x"].as_f64().unwrap();
+        let tol = if mode == "fd" { 1e-7 } else { 1e-14 };
+        assert!(
+            (got - expected).abs() <= tol * expected.abs(),
+            "{mode}: {got} instead of {expected}"
+        );
+    }
+}
+
+/// A program that prints, reads and computes, for the I/O tests.
+const IO_SOURCE: &str = "\
+subroutine io(n, x, y)
+  integer n, k
+  double precision x(3), y, w
+  read *, k, w
+  y = w*x(1)**2 + x(2)*x(3)
+  write (*, 100) n + k, y
+100 format (' n =', i3, ', y =', f10.4)
+  print *, 'x:', x
+end subroutine
+";
+
+/// An engine on `IO_SOURCE` whose output is captured and whose input is
+/// `input`.
+fn io_engine(backend: adjit::engine::Backend, input: &str) -> (Engine, Arc<Mutex<Vec<u8>>>) {
+    let captured = Arc::new(Mutex::new(Vec::new()));
+    let options = Options {
+        backend,
+        io: Channels {
+            output: captured.clone(),
+            input: Arc::new(Mutex::new(std::io::Cursor::new(input.as_bytes().to_vec()))),
+        },
+        ..Options::default()
+    };
+    let engine = Engine::from_sources(&[("io.f90".into(), IO_SOURCE.into())], options).unwrap();
+    (engine, captured)
+}
+
+#[test]
+fn io_statements_write_and_read_through_the_engine_channels_once_per_evaluation() {
+    use adjit::ad::adjoint::AdjointOptions;
+    use adjit::engine::{Backend, FiniteDifferences, Selection};
+    // gfortran 13 prints, for n = 2, k = 3, w = 0.5, x = (1, 2, 3):
+    let record = " n =  5, y =    6.5000\n x:   1.0000000000000000        2.0000000000000000        3.0000000000000000     \n";
+    let take = |c: &Arc<Mutex<Vec<u8>>>| {
+        String::from_utf8(std::mem::take(&mut *c.lock().unwrap())).unwrap()
+    };
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let (engine, out) = io_engine(backend, &"3, 0.5d0 extra\n".repeat(20));
+        let p = engine.procedure(Some("io")).unwrap();
+        let mut args = p.args();
+        args.apply_settings(&["n=2", "x=1,2,3"]).unwrap();
+        p.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 6.5);
+        assert_eq!(take(&out), record, "{backend:?}: primal");
+
+        let (of, wrt) = (
+            Selection::parse_list("y").unwrap(),
+            Selection::parse_list("x").unwrap(),
+        );
+        // The adjoint prints in its forward sweep only, whatever the number
+        // of reverse sweeps; the tangent once per evaluation; finite
+        // differences once (the base point), not per perturbed point.
+        let adjoint = engine
+            .adjoint(Some("io"), &of, &wrt, &AdjointOptions::default())
+            .unwrap();
+        let (_, grad) = adjoint.gradient(&args).unwrap();
+        assert_eq!(grad, vec![1.0, 3.0, 2.0]);
+        assert_eq!(take(&out), record, "{backend:?}: adjoint");
+        let tangent = engine.tangent(Some("io"), &of, &wrt, 3).unwrap();
+        tangent.jacobian(&args).unwrap();
+        assert_eq!(take(&out), record, "{backend:?}: tangent");
+        FiniteDifferences::new(&p)
+            .jacobian(&args, &of, &wrt)
+            .unwrap();
+        assert_eq!(take(&out), record, "{backend:?}: finite differences");
+    }
+    // The end of the input is a located runtime error.
+    let (engine, _) = io_engine(Backend::Jit, "3\n");
+    let p = engine.procedure(Some("io")).unwrap();
+    let e = p.call(&mut p.args()).unwrap_err();
+    assert!(
+        e.message.contains("io.f90:4:") && e.message.contains("end of file"),
+        "{}",
+        e.message
+    );
 }

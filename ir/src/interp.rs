@@ -18,14 +18,13 @@
 
 use crate::buffer::Buffer;
 use crate::error::RuntimeError;
+use crate::io::{Channels, IoState, Item};
 use crate::ir::{
-    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Module, Proc, ProcId, Rounding,
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Module, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
     MAX_CALL_DEPTH,
 };
-use crate::shape::{
-    eval_var_shape_with, first_as_int, may_be_short, resolve_arguments_with, DimShape,
-};
+use crate::shape::{eval_var_shape_with, int_at, may_be_short, resolve_arguments_with, DimShape};
 use std::cmp::Ordering;
 
 /// The largest local variable (in storage units) the interpreter allocates;
@@ -120,6 +119,8 @@ pub struct Interpreter<'m> {
     control_stack: Vec<i64>,
     /// Live activations (kept to reuse the allocation).
     activations: Vec<Activation<'m>>,
+    /// The program's I/O channels and statement in progress.
+    io: IoState,
 }
 
 // ----- value encoding -------------------------------------------------------
@@ -462,7 +463,14 @@ impl<'m> Interpreter<'m> {
             integer_stack: Vec::new(),
             control_stack: Vec::new(),
             activations: Vec::new(),
+            io: IoState::default(),
         }
+    }
+
+    /// Sends the program's output to, and takes its input from, `channels`
+    /// (standard output and input by default).
+    pub fn set_io_channels(&mut self, channels: Channels) {
+        self.io = IoState::new(channels);
     }
 
     /// Turns subscript checks on `LoadElem` / `StoreElem` / `Elem` arguments
@@ -535,8 +543,8 @@ impl<'m> Interpreter<'m> {
     pub fn call(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
         {
             let slots = &self.slots;
-            resolve_arguments_with(self.module, proc, args, &mut |g| {
-                slots.get(g.index()).map_or(0, first_as_int)
+            resolve_arguments_with(self.module, proc, args, &mut |g, at| {
+                slots.get(g.index()).map_or(0, |s| int_at(s, at))
             })?;
         }
         let slots_base = self.slots.len();
@@ -732,11 +740,17 @@ impl<'m> Interpreter<'m> {
         for var in &proc.vars {
             let loc = match var.storage {
                 Storage::Param(i) => self.arg_locs.get(args_base + i as usize).copied(),
-                Storage::Global(g) => Some(Loc {
-                    slot: g.index(),
-                    offset: 0,
-                    units: self.slots.get(g.index()).map_or(0, Buffer::len),
-                }),
+                Storage::Global(g, at) => {
+                    let offset = global_units(self.module, g, at);
+                    Some(Loc {
+                        slot: g.index(),
+                        offset,
+                        units: self
+                            .slots
+                            .get(g.index())
+                            .map_or(0, |s| s.len().saturating_sub(offset)),
+                    })
+                }
                 Storage::Local => None,
             };
             let shape = {
@@ -744,9 +758,9 @@ impl<'m> Interpreter<'m> {
                 let mut read = |v: VarId| {
                     let loc = match proc.vars.get(v.index()).map(|v| v.storage) {
                         Some(Storage::Param(i)) => arg_locs.get(args_base + i as usize).copied(),
-                        Some(Storage::Global(g)) => Some(Loc {
+                        Some(Storage::Global(g, at)) => Some(Loc {
                             slot: g.index(),
-                            offset: 0,
+                            offset: global_units(self.module, g, at),
                             units: 1,
                         }),
                         _ => None,
@@ -1084,6 +1098,84 @@ impl<'m> Interpreter<'m> {
                 self.char_scratch = scratch;
                 return Ok(());
             }
+            Inst::CharLen(a) => {
+                let a = self.char_loc(frame, proc, a, span)?;
+                enc_int(self.char_bytes(a).len() as i64)
+            }
+            Inst::CharIndex(a, b) => {
+                let a = self.char_loc(frame, proc, a, span)?;
+                let b = self.char_loc(frame, proc, b, span)?;
+                enc_int(crate::chars::index(self.char_bytes(a), self.char_bytes(b)))
+            }
+            Inst::Io(op) => {
+                let io_error = |this: &Self, m: String| {
+                    this.error(frame.proc, RuntimeErrorKind::Io, span, None, m)
+                };
+                match op {
+                    IoOp::BeginWrite(f) => self.io.begin_write(f.as_deref()),
+                    IoOp::Put(x) => {
+                        let bits = self.get(frame, *x);
+                        let item = match Self::value_type(proc, *x) {
+                            Type::F32 => Item::Real(dec_f32(bits) as f64, false),
+                            Type::F64 => Item::Real(dec_f64(bits), true),
+                            Type::Bool => Item::Logical(bits != 0),
+                            t => Item::Int(dec_int(bits), t.size() as u8),
+                        };
+                        self.io.put(item);
+                    }
+                    IoOp::PutChar(r) => {
+                        let loc = self.char_loc(frame, proc, r, span)?;
+                        let bytes = self.char_bytes(loc).to_vec();
+                        self.io.put(Item::Char(bytes));
+                    }
+                    IoOp::EndWrite => self.io.end_write().map_err(|m| io_error(self, m))?,
+                    IoOp::BeginRead => self.io.begin_read(),
+                    IoOp::EndRead => self.io.end_read(),
+                    IoOp::Get => {
+                        let kind = match ty {
+                            Type::F32 => Item::Real(0.0, false),
+                            Type::F64 => Item::Real(0.0, true),
+                            Type::Bool => Item::Logical(false),
+                            t => Item::Int(0, t.size() as u8),
+                        };
+                        return match self.io.get(&kind).map_err(|m| io_error(self, m))? {
+                            Item::Real(x, _) => {
+                                let b = enc_float_as(ty, x);
+                                self.set(frame, v, b);
+                                Ok(())
+                            }
+                            Item::Int(i, _) => {
+                                let b = enc_int_as(ty, i);
+                                self.set(frame, v, b);
+                                Ok(())
+                            }
+                            Item::Logical(l) => {
+                                self.set(frame, v, enc_bool(l));
+                                Ok(())
+                            }
+                            Item::Char(_) => Ok(()),
+                        };
+                    }
+                    IoOp::GetChar(r) => {
+                        let got = self
+                            .io
+                            .get(&Item::Char(Vec::new()))
+                            .map_err(|m| io_error(self, m))?;
+                        if let (Item::Char(text), CharLoc::Slot { slot, start, len }) =
+                            (got, self.char_loc(frame, proc, r, span)?)
+                        {
+                            if let Buffer::Char(bytes) = &mut self.slots[slot] {
+                                if let Some(target) = bytes.get_mut(start..start + len) {
+                                    for (i, t) in target.iter_mut().enumerate() {
+                                        *t = text.get(i).copied().unwrap_or(b' ');
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                return Ok(());
+            }
             Inst::CharCompare(op, a, b) => {
                 let a = self.char_loc(frame, proc, a, span)?;
                 let b = self.char_loc(frame, proc, b, span)?;
@@ -1171,6 +1263,19 @@ impl<'m> Interpreter<'m> {
         }
         Ok(())
     }
+}
+
+/// The storage units (elements, or bytes for characters) before element
+/// `at` of a global: where a view at that element offset starts.
+fn global_units(module: &Module, g: crate::ir::GlobalId, at: i64) -> usize {
+    let per = module.globals.get(g.index()).map_or(1, |gl| {
+        if gl.ty == Type::Char {
+            gl.char_len.max(1)
+        } else {
+            1
+        }
+    });
+    usize::try_from(at.saturating_mul(per)).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -1759,7 +1864,7 @@ mod tests {
         let n = b.param("n", Type::I32, Vec::new());
         let out = b.param("out", Type::I64, Vec::new());
         let count = b.declare_var(Var {
-            storage: Storage::Global(g),
+            storage: Storage::Global(g, 0),
             ..Var::scalar("count", Type::I32)
         });
         let work = b.local_array("work", Type::F64, vec![ProcBuilder::var_dim(n)]);

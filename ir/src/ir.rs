@@ -310,11 +310,15 @@ pub enum Storage {
     /// Storage private to one activation of the procedure, zero-initialised
     /// at entry.
     Local,
-    /// Module-lifetime storage shared by every procedure naming the global.
-    /// The variable has the global's element type; its own dims and
-    /// char_len (evaluated at entry) give its view of the global's storage,
-    /// which must be large enough (else [`RuntimeErrorKind::ArgumentSize`]).
-    Global(GlobalId),
+    /// Module-lifetime storage shared by every procedure naming the global,
+    /// viewed from an element offset (0-based, in elements of the global):
+    /// COMMON members and EQUIVALENCE partners that overlap live in one
+    /// global at their own offsets, so a store through one view is seen
+    /// through every other. The variable has the global's element type; its
+    /// own dims and char_len (evaluated at entry) give its view of the
+    /// global's storage from the offset on, which must be large enough (else
+    /// [`RuntimeErrorKind::ArgumentSize`]).
+    Global(GlobalId, i64),
 }
 
 /// A named, typed, mutable storage location.
@@ -638,6 +642,34 @@ pub enum CharBase {
     Literal(Vec<u8>),
 }
 
+/// One step of an I/O statement ([`Inst::Io`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum IoOp {
+    /// Starts an output statement (PRINT or WRITE to standard output):
+    /// list-directed without a format, else the format specification
+    /// (the text of a FORMAT statement or a format literal, with its
+    /// parentheses).
+    BeginWrite(Option<Vec<u8>>),
+    /// Transfers a number or truth value to the current output statement.
+    Put(Value),
+    /// Transfers character data to the current output statement.
+    PutChar(CharRef),
+    /// Ends the output statement: formats the items and writes the
+    /// record(s) to the program's output.
+    EndWrite,
+    /// Starts a list-directed input statement (READ from standard input):
+    /// reads the next record.
+    BeginRead,
+    /// Reads the next value of the current input statement, of the
+    /// instruction's type (a number or truth value).
+    Get,
+    /// Reads the next value of the current input statement into
+    /// character data.
+    GetChar(CharRef),
+    /// Ends the input statement.
+    EndRead,
+}
+
 /// An actual argument of a [`Inst::Call`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallArg {
@@ -713,6 +745,21 @@ pub enum Inst {
     /// Compares character data after blank-padding the shorter operand;
     /// result Bool.
     CharCompare(CmpOp, CharRef, CharRef),
+    /// The length of character data (Fortran LEN of the referenced
+    /// variable, element or substring), as I64; an empty substring has
+    /// length 0.
+    CharLen(CharRef),
+    /// Fortran INDEX: the 1-based position of the first occurrence of the
+    /// second operand in the first, 0 when there is none, 1 when the second
+    /// is empty; as I64 ([`crate::chars::index`]).
+    CharIndex(CharRef, CharRef),
+    /// One step of an I/O statement ([`IoOp`]); statements run their
+    /// steps in order, begin, transfers, end. Formatting and parsing are
+    /// defined by [`crate::io`]. An I/O error (a format that does not fit
+    /// the items, input that does not parse, the end of the input) is a
+    /// runtime error ([`RuntimeErrorKind::Io`], the reason in its detail)
+    /// at the step that finds it.
+    Io(IoOp),
     /// Pushes a value on a runtime stack.
     Push(StackKind, Value),
     /// Pops the top of a runtime stack, converted to the instruction's type.
@@ -721,6 +768,66 @@ pub enum Inst {
 }
 
 impl Inst {
+    /// Calls `f` on every value operand, in order, letting it replace the
+    /// operand.
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Value)) {
+        let char_ref = |r: &mut CharRef, f: &mut dyn FnMut(&mut Value)| {
+            if let CharBase::Var { index, .. } = &mut r.base {
+                index.iter_mut().for_each(&mut *f);
+            }
+            r.start.iter_mut().chain(r.end.iter_mut()).for_each(&mut *f);
+        };
+        match self {
+            Inst::Const(_) | Inst::Load(_) | Inst::DimLower(..) | Inst::DimExtent(..) => {}
+            Inst::Pop(_) => {}
+            Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => f(v),
+            Inst::LoadElem(_, idx) => idx.iter_mut().for_each(f),
+            Inst::StoreElem(_, idx, v) => {
+                idx.iter_mut().for_each(&mut f);
+                f(v)
+            }
+            Inst::Binary(_, a, b) | Inst::Cmp(_, a, b) => {
+                f(a);
+                f(b)
+            }
+            Inst::Select(c, a, b) => {
+                f(c);
+                f(a);
+                f(b)
+            }
+            Inst::Call(_, args) => {
+                for a in args {
+                    match a {
+                        CallArg::Var(_) => {}
+                        CallArg::Elem(_, idx) => idx.iter_mut().for_each(&mut f),
+                        CallArg::Value(v) => f(v),
+                    }
+                }
+            }
+            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+                char_ref(a, &mut f);
+                char_ref(b, &mut f);
+            }
+            Inst::CharLen(a) => char_ref(a, &mut f),
+            Inst::Io(op) => match op {
+                IoOp::Put(v) => f(v),
+                IoOp::PutChar(r) | IoOp::GetChar(r) => char_ref(r, &mut f),
+                IoOp::BeginWrite(_)
+                | IoOp::EndWrite
+                | IoOp::BeginRead
+                | IoOp::Get
+                | IoOp::EndRead => {}
+            },
+        }
+    }
+
+    /// A copy with every value operand replaced by `f` of it.
+    pub fn map_operands(&self, mut f: impl FnMut(Value) -> Value) -> Inst {
+        let mut copy = self.clone();
+        copy.for_each_operand_mut(|v| *v = f(*v));
+        copy
+    }
+
     /// Calls `f` on every value operand, in order.
     pub fn for_each_operand(&self, mut f: impl FnMut(Value)) {
         let char_ref = |r: &CharRef, f: &mut dyn FnMut(Value)| {
@@ -756,10 +863,20 @@ impl Inst {
                     }
                 }
             }
-            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) => {
+            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
                 char_ref(a, &mut f);
                 char_ref(b, &mut f);
             }
+            Inst::CharLen(a) => char_ref(a, &mut f),
+            Inst::Io(op) => match op {
+                IoOp::Put(v) => f(*v),
+                IoOp::PutChar(r) | IoOp::GetChar(r) => char_ref(r, &mut f),
+                IoOp::BeginWrite(_)
+                | IoOp::EndWrite
+                | IoOp::BeginRead
+                | IoOp::Get
+                | IoOp::EndRead => {}
+            },
         }
     }
 }
@@ -853,6 +970,8 @@ pub enum RuntimeErrorKind {
     ArgumentSize,
     /// Calls nested deeper than [`MAX_CALL_DEPTH`] (runaway recursion).
     CallDepthExceeded,
+    /// An I/O statement failed (the error's detail says why).
+    Io,
 }
 
 /// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
@@ -870,6 +989,7 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::Stop(Some(m)) => write!(f, "STOP {m}"),
             RuntimeErrorKind::ArgumentSize => write!(f, "argument buffer too small"),
             RuntimeErrorKind::CallDepthExceeded => write!(f, "calls nested too deeply"),
+            RuntimeErrorKind::Io => write!(f, "I/O error"),
         }
     }
 }

@@ -14,8 +14,10 @@ mod ir;
 
 pub mod buffer;
 pub mod builder;
+pub mod chars;
 pub mod error;
 pub mod interp;
+pub mod io;
 pub mod print;
 pub mod shape;
 pub mod verify;

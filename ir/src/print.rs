@@ -22,8 +22,8 @@
 //! instructions from one source line. The output is deterministic.
 
 use crate::ir::{
-    BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Dim, Inst, Module, Proc, ProcId,
-    Rounding, StackKind, Storage, Terminator, Type, UnaryOp, Value, Var, VarId,
+    BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Dim, Inst, IoOp, Module, Proc,
+    ProcId, Rounding, StackKind, Storage, Terminator, Type, UnaryOp, Value, Var, VarId,
 };
 use std::collections::HashMap;
 use std::fmt::{self, Write};
@@ -128,14 +128,19 @@ fn write_proc(f: &mut dyn Write, module: &Module, proc: &Proc) -> fmt::Result {
             Storage::Local => {
                 writeln!(f, "  var {}: {}", names.var(id), var_type_text(var, &names))?
             }
-            Storage::Global(g) => {
+            Storage::Global(g, at) => {
                 let gname = module
                     .globals
                     .get(g.index())
                     .map_or("<bad global>", |g| g.name.as_str());
+                let from = if at == 0 {
+                    String::new()
+                } else {
+                    format!(" from element {at}")
+                };
                 writeln!(
                     f,
-                    "  global {}: {} = {g} {gname}",
+                    "  global {}: {} = {g} {gname}{from}",
                     names.var(id),
                     var_type_text(var, &names)
                 )?
@@ -376,6 +381,27 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
             char_ref_text(a, names),
             char_ref_text(b, names)
         ),
+        Inst::CharIndex(a, b) => format!(
+            "char_index {}, {}",
+            char_ref_text(a, names),
+            char_ref_text(b, names)
+        ),
+        Inst::CharLen(a) => format!("char_len {}", char_ref_text(a, names)),
+        Inst::Io(io) => {
+            return match io {
+                IoOp::BeginWrite(None) => "io.begin_write *".to_string(),
+                IoOp::BeginWrite(Some(f)) => {
+                    format!("io.begin_write {:?}", String::from_utf8_lossy(f))
+                }
+                IoOp::Put(x) => format!("io.put {x}"),
+                IoOp::PutChar(r) => format!("io.put_char {}", char_ref_text(r, names)),
+                IoOp::EndWrite => "io.end_write".to_string(),
+                IoOp::BeginRead => "io.begin_read".to_string(),
+                IoOp::Get => format!("{v} = io.get.{}", type_suffix(ty)),
+                IoOp::GetChar(r) => format!("io.get_char {}", char_ref_text(r, names)),
+                IoOp::EndRead => "io.end_read".to_string(),
+            }
+        }
         Inst::Push(stack, x) => return format!("push.{} {x}", stack_name(*stack)),
         Inst::Pop(stack) => format!("pop.{}.{}", stack_name(*stack), type_suffix(ty)),
     };

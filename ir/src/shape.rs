@@ -178,20 +178,29 @@ pub fn eval_var_shape_with(
 /// The first element of a buffer as an integer (floats truncate; 0 when
 /// empty).
 pub fn first_as_int(buffer: &Buffer) -> i64 {
+    int_at(buffer, 0)
+}
+
+/// The element at (0-based) offset `at` of a buffer as an integer (floats
+/// truncated; 0 outside the buffer or for other types).
+pub fn int_at(buffer: &Buffer, at: i64) -> i64 {
+    let Some(i) = usize::try_from(at).ok().filter(|&i| i < buffer.len()) else {
+        return 0;
+    };
     match buffer {
-        Buffer::I32(v) => v.first().map_or(0, |&x| x as i64),
-        Buffer::I64(v) => v.first().copied().unwrap_or(0),
-        _ if buffer.is_empty() => 0,
-        _ => buffer.get_f64(0) as i64,
+        Buffer::I32(v) => v[i] as i64,
+        Buffer::I64(v) => v[i],
+        _ => buffer.get_f64(i) as i64,
     }
 }
 
-/// The initial value of the first element of a global, as an integer.
-pub fn global_initial_int(module: &Module, global: GlobalId) -> i64 {
+/// The initial value of the element at (0-based) offset `at` of a global,
+/// as an integer.
+pub fn global_initial_int(module: &Module, global: GlobalId, at: i64) -> i64 {
     match module
         .globals
         .get(global.index())
-        .and_then(|g| g.init.first())
+        .and_then(|g| g.init.get(usize::try_from(at).ok()?))
     {
         Some(Const::Int(i)) => *i,
         _ => 0,
@@ -216,16 +225,19 @@ pub fn resolve_arguments(
     proc: ProcId,
     args: &[Buffer],
 ) -> Result<Vec<ArgShape>, RuntimeError> {
-    resolve_arguments_with(module, proc, args, &mut |g| global_initial_int(module, g))
+    resolve_arguments_with(module, proc, args, &mut |g, at| {
+        global_initial_int(module, g, at)
+    })
 }
 
-/// [`resolve_arguments`] with the current first element of each global given
-/// by `global` (for callers whose globals have changed since start-up).
+/// [`resolve_arguments`] with the current element at a (0-based) offset of
+/// each global given by `global` (for callers whose globals have changed
+/// since start-up).
 pub fn resolve_arguments_with(
     module: &Module,
     proc: ProcId,
     args: &[Buffer],
-    global: &mut dyn FnMut(GlobalId) -> i64,
+    global: &mut dyn FnMut(GlobalId, i64) -> i64,
 ) -> Result<Vec<ArgShape>, RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
@@ -261,7 +273,7 @@ pub fn resolve_arguments_with(
         }
         let mut read = |v: VarId| match p.vars.get(v.index()).map(|v| v.storage) {
             Some(Storage::Param(i)) => args.get(i as usize).map_or(0, first_as_int),
-            Some(Storage::Global(g)) => global(g),
+            Some(Storage::Global(g, at)) => global(g, at),
             _ => 0,
         };
         let shape = eval_var_shape(var, &mut read, Some(buffer.len()))

@@ -53,7 +53,7 @@
 //! * a global variable names an existing global of the same element type.
 
 use crate::ir::{
-    BinaryOp, BlockId, Bound, CallArg, CharBase, CharRef, Const, Inst, Module, Proc, ProcId,
+    BinaryOp, BlockId, Bound, CallArg, CharBase, CharRef, Const, Inst, IoOp, Module, Proc, ProcId,
     StackKind, Storage, Terminator, Type, UnaryOp, Value, Var, VarId,
 };
 use std::fmt;
@@ -275,9 +275,15 @@ impl Checker<'_> {
         if let Some(len) = &var.char_len {
             self.check_bound(&var.name, len);
         }
-        if let Storage::Global(g) = var.storage {
+        if let Storage::Global(g, at) = var.storage {
             match self.module.globals.get(g.index()) {
                 None => self.error(format!("`{}` names a missing global {g}", var.name)),
+                Some(global) if !(0..global.len().max(1)).contains(&at) => self.error(format!(
+                    "`{}` views global `{}` from element {at}, outside its {} elements",
+                    var.name,
+                    global.name,
+                    global.len().max(1)
+                )),
                 Some(global) if global.ty != var.ty => self.error(format!(
                     "`{}` has type {} but global `{}` has type {}",
                     var.name,
@@ -537,6 +543,40 @@ impl Checker<'_> {
                 self.char_ref(block, pos, a, false);
                 self.char_ref(block, pos, b, false);
             }
+            Inst::CharIndex(a, b) => {
+                self.expect_result(ty, Some(Type::I64));
+                self.char_ref(block, pos, a, false);
+                self.char_ref(block, pos, b, false);
+            }
+            Inst::CharLen(a) => {
+                self.expect_result(ty, Some(Type::I64));
+                self.char_ref(block, pos, a, false);
+            }
+            Inst::Io(io) => match io {
+                IoOp::Get => match ty {
+                    Some(Type::Char) | None => {
+                        self.error("an input value must be a number or a truth value".to_string())
+                    }
+                    Some(_) => {}
+                },
+                IoOp::Put(x) => {
+                    self.expect_result(ty, None);
+                    if let Some(Type::Char) = op(self, *x) {
+                        self.error("output of a character value".to_string());
+                    }
+                }
+                IoOp::PutChar(r) => {
+                    self.expect_result(ty, None);
+                    self.char_ref(block, pos, r, false);
+                }
+                IoOp::GetChar(r) => {
+                    self.expect_result(ty, None);
+                    self.char_ref(block, pos, r, true);
+                }
+                IoOp::BeginWrite(_) | IoOp::EndWrite | IoOp::BeginRead | IoOp::EndRead => {
+                    self.expect_result(ty, None)
+                }
+            },
             Inst::Push(stack, x) => {
                 self.expect_result(ty, None);
                 if let Some(t) = op(self, *x) {

@@ -33,7 +33,7 @@ use crate::ir::shape;
 use crate::ir::Buffer;
 use crate::ir::RuntimeError;
 use crate::ir::{
-    self, BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, ProcId, Rounding,
+    self, BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, ProcId, Rounding,
     RuntimeErrorKind, StackKind, Storage, Terminator, Type, UnaryOp, VarId, MAX_CALL_DEPTH,
 };
 use crate::libm;
@@ -185,7 +185,7 @@ impl CompiledModule {
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
         if self.globals.is_empty() {
-            return self.call_resolved(proc, args, rt, &mut |_| 0);
+            return self.call_resolved(proc, args, rt, &mut |_, _| 0);
         }
         let mut guard = self.globals.lock();
         self.call_locked(&mut guard, proc, args, rt)
@@ -210,7 +210,7 @@ impl CompiledModule {
             ));
         }
         let held = &*guard;
-        let mut global_first = |g: ir::GlobalId| held.first_int_of(&self.globals, g);
+        let mut global_first = |g: ir::GlobalId, at: i64| held.int_at_of(&self.globals, g, at);
         self.call_resolved(proc, args, rt, &mut global_first)
     }
 
@@ -221,7 +221,7 @@ impl CompiledModule {
         proc: ProcId,
         args: &mut [Buffer],
         rt: &mut Runtime,
-        global_first: &mut dyn FnMut(ir::GlobalId) -> i64,
+        global_first: &mut dyn FnMut(ir::GlobalId, i64) -> i64,
     ) -> Result<(), RuntimeError> {
         shape::resolve_arguments_with(&self.module, proc, args, global_first)?;
         let slots: Vec<ArgSlot> = args
@@ -243,7 +243,7 @@ impl CompiledModule {
         if status == 0 {
             Ok(())
         } else {
-            Err(self.decode_error(rt.error_slot(), rt.grow_error()))
+            Err(self.decode_error(rt.error_slot(), rt.helper_error()))
         }
     }
 
@@ -296,7 +296,7 @@ impl CompiledModule {
     }
 
     /// Turns the error slot filled by generated code into a RuntimeError.
-    fn decode_error(&self, e: ErrorSlot, grow: Option<&str>) -> RuntimeError {
+    fn decode_error(&self, e: ErrorSlot, helper: Option<&str>) -> RuntimeError {
         // A call nested too deep is reported on the callee (`dim`).
         let proc_index = if e.kind == code::CALL_DEPTH {
             e.dim
@@ -408,10 +408,11 @@ impl CompiledModule {
                 RuntimeErrorKind::Stop(Some(format!(
                     "{} stack cannot grow: {}",
                     stack_name(e.dim),
-                    grow.unwrap_or("out of memory")
+                    helper.unwrap_or("out of memory")
                 ))),
                 String::new(),
             ),
+            code::IO => (RuntimeErrorKind::Io, helper.unwrap_or("failed").to_string()),
             other => (
                 RuntimeErrorKind::Stop(Some(format!("unknown runtime error code {other}"))),
                 String::new(),
@@ -1011,8 +1012,8 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             let t = cl_type(var.ty)?;
             let home = match var.storage {
-                Storage::Global(g) => {
-                    let addr = self.global_addr(g.index(), &var.name)?;
+                Storage::Global(g, at) => {
+                    let addr = self.global_addr(g.index(), at, &var.name)?;
                     Home::Mem(addr)
                 }
                 Storage::Param(_) => {
@@ -1183,7 +1184,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     );
                     Home::Mem(p)
                 }
-                Storage::Global(g) => Home::Mem(self.global_addr(g.index(), &var.name)?),
+                Storage::Global(g, at) => Home::Mem(self.global_addr(g.index(), at, &var.name)?),
                 Storage::Local => {
                     let fill = if var.ty == Type::Char { b' ' } else { 0 };
                     Home::Mem(self.local_storage(bytes, fill, i)?)
@@ -1209,12 +1210,20 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(mark)
     }
 
-    fn global_addr(&mut self, g: usize, name: &str) -> Result<Value, CompileError> {
+    fn global_addr(&mut self, g: usize, at: i64, name: &str) -> Result<Value, CompileError> {
         let addr = *self.sh.globals.get(g).ok_or_else(|| CompileError {
             proc: None,
             message: format!("`{name}` names an unknown global"),
         })?;
-        Ok(self.b.ins().iconst(self.ptr, addr))
+        // The offset counts elements of the global's type (and length).
+        let elem = self
+            .sh
+            .module
+            .globals
+            .get(g)
+            .map_or(0, |gl| gl.ty.size() as i64 * gl.char_len.max(1));
+        let bytes = at * elem;
+        Ok(self.b.ins().iconst(self.ptr, addr + bytes))
     }
 
     /// Storage for a local array or character variable: a stack slot when
@@ -1609,6 +1618,20 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let zero = self.b.ins().iconst(types::I32, 0);
                 self.b.ins().icmp(int_cc(*op), r, zero)
             }
+            Inst::CharLen(a) => self.char_ref(a, site)?.1,
+            Inst::CharIndex(a, c) => {
+                let (ap, al) = self.char_ref(a, site)?;
+                let (cp, cl) = self.char_ref(c, site)?;
+                let p = self.ptr;
+                self.call_external(
+                    "adjit_char_index",
+                    &[p, types::I64, p, types::I64],
+                    Some(types::I64),
+                    &[ap, al, cp, cl],
+                )?
+                .expect("index returns a value")
+            }
+            Inst::Io(op) => return self.io(op, ty, site),
             Inst::Push(kind, a) => {
                 let t = self.value_type(*a)?;
                 let x = self.operand(*a)?;
@@ -1617,6 +1640,127 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             Inst::Pop(kind) => self.pop(*kind, need_ty()?, site)?,
         }))
+    }
+
+    /// One I/O step: a call to the runtime's I/O helpers, whose non-zero
+    /// status is an I/O error at this instruction.
+    fn io(
+        &mut self,
+        op: &IoOp,
+        ty: Option<Type>,
+        site: usize,
+    ) -> Result<Option<Value>, CompileError> {
+        let (p, i64t, rt) = (self.ptr, types::I64, self.rt);
+        // The helper's kind code of a number or logical type.
+        let kind_of = |t: Type| match t {
+            Type::F32 => 1,
+            Type::F64 => 2,
+            Type::Bool => 3,
+            _ => 0,
+        };
+        let mut result = None;
+        let status = match op {
+            IoOp::BeginWrite(format) => {
+                let (addr, len) = match format {
+                    Some(f) => {
+                        let data: Box<[u8]> = f.clone().into_boxed_slice();
+                        let addr = data.as_ptr() as i64;
+                        self.sh.literals.push(data);
+                        (addr, f.len() as i64)
+                    }
+                    None => (0, -1),
+                };
+                let (a, l) = (self.b.ins().iconst(p, addr), self.iconst(len));
+                self.call_external(
+                    "adjit_io_begin_write",
+                    &[p, p, i64t],
+                    Some(types::I32),
+                    &[rt, a, l],
+                )?
+            }
+            IoOp::Put(x) => {
+                let t = self.value_type(*x)?;
+                let v = self.operand(*x)?;
+                let bits = match t {
+                    Type::F32 => {
+                        let d = self.b.ins().fpromote(types::F64, v);
+                        self.b.ins().bitcast(i64t, MemFlagsData::new(), d)
+                    }
+                    Type::F64 => self.b.ins().bitcast(i64t, MemFlagsData::new(), v),
+                    _ => self.widen_to_i64(v, t),
+                };
+                let k = self.iconst(kind_of(t));
+                let size = self.iconst(t.size() as i64);
+                self.call_external(
+                    "adjit_io_put",
+                    &[p, i64t, i64t, i64t],
+                    Some(types::I32),
+                    &[rt, k, bits, size],
+                )?
+            }
+            IoOp::PutChar(r) => {
+                let (a, l) = self.char_ref(r, site)?;
+                self.call_external(
+                    "adjit_io_put_char",
+                    &[p, p, i64t],
+                    Some(types::I32),
+                    &[rt, a, l],
+                )?
+            }
+            IoOp::EndWrite => {
+                self.call_external("adjit_io_end_write", &[p], Some(types::I32), &[rt])?
+            }
+            IoOp::BeginRead | IoOp::EndRead => {
+                let start = self.iconst(matches!(op, IoOp::BeginRead) as i64);
+                self.call_external(
+                    "adjit_io_read_bracket",
+                    &[p, i64t],
+                    Some(types::I32),
+                    &[rt, start],
+                )?
+            }
+            IoOp::Get => {
+                let t = ty.ok_or_else(|| CompileError {
+                    proc: None,
+                    message: "an input value needs a type".into(),
+                })?;
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8,
+                    3,
+                ));
+                let out = self.b.ins().stack_addr(p, slot, 0);
+                let k = self.iconst(kind_of(t));
+                let st = self.call_external(
+                    "adjit_io_get",
+                    &[p, i64t, p],
+                    Some(types::I32),
+                    &[rt, k, out],
+                )?;
+                let bits = self.b.ins().load(i64t, FLAGS, out, 0);
+                result = Some(match t {
+                    Type::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
+                    Type::F32 => {
+                        let d = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
+                        self.b.ins().fdemote(types::F32, d)
+                    }
+                    other => self.convert(bits, Type::I64, other, Rounding::Trunc)?,
+                });
+                st
+            }
+            IoOp::GetChar(r) => {
+                let (a, l) = self.char_ref(r, site)?;
+                self.call_external(
+                    "adjit_io_get_char",
+                    &[p, p, i64t],
+                    Some(types::I32),
+                    &[rt, a, l],
+                )?
+            }
+        }
+        .expect("I/O helpers return a status");
+        self.check_simple(status, code::IO, site as i64, -1, 0);
+        Ok(result)
     }
 
     fn float_call(

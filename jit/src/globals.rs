@@ -255,15 +255,15 @@ impl GlobalsGuard<'_> {
         unsafe { std::ptr::write_bytes(dst, fill, global_bytes(g)) };
     }
 
-    /// The first element of an integer global (0 for other types), for
-    /// bounds that read globals.
-    pub fn first_int(&self, id: GlobalId) -> i64 {
-        self.first_int_of(self.store, id)
+    /// The element at (0-based) offset `at` of an integer global (0 for
+    /// other types or outside the global), for bounds that read globals.
+    pub fn int_at(&self, id: GlobalId, at: i64) -> i64 {
+        self.int_at_of(self.store, id, at)
     }
 
-    /// [`GlobalsGuard::first_int`] of a global of `store`, a store sharing
+    /// [`GlobalsGuard::int_at`] of a global of `store`, a store sharing
     /// this guard's lock (0 otherwise).
-    pub fn first_int_of(&self, store: &GlobalStore, id: GlobalId) -> i64 {
+    pub fn int_at_of(&self, store: &GlobalStore, id: GlobalId, at: i64) -> i64 {
         if !store.shares_lock_with(self.store) {
             return 0;
         }
@@ -271,15 +271,17 @@ impl GlobalsGuard<'_> {
         else {
             return 0;
         };
-        if g.is_empty() {
+        if !(0..g.len()).contains(&at) {
             return 0;
         }
-        // SAFETY: the storage holds at least one element of the global's
-        // type, 16-byte aligned; the lock held by the guard excludes writers.
+        let at = at as usize;
+        // SAFETY: the storage holds `g.len()` elements of the global's type,
+        // 16-byte aligned, and `at` is below that; the lock held by the
+        // guard excludes writers.
         unsafe {
             match g.ty {
-                Type::I32 => (words.ptr() as *const i32).read() as i64,
-                Type::I64 => (words.ptr() as *const i64).read(),
+                Type::I32 => (words.ptr() as *const i32).add(at).read() as i64,
+                Type::I64 => (words.ptr() as *const i64).add(at).read(),
                 _ => 0,
             }
         }

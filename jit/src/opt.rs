@@ -55,9 +55,9 @@ pub fn optimize(module: &Module) -> Module {
 /// variable viewing the same global.
 fn aliases(proc: &Proc, var: VarId) -> Vec<VarId> {
     match proc.var(var).storage {
-        Storage::Global(g) => (0..proc.vars.len() as u32)
+        Storage::Global(g, _) => (0..proc.vars.len() as u32)
             .map(VarId)
-            .filter(|&v| proc.var(v).storage == Storage::Global(g))
+            .filter(|&v| matches!(proc.var(v).storage, Storage::Global(h, _) if h == g))
             .collect(),
         _ => vec![var],
     }
@@ -105,7 +105,16 @@ fn number_values(proc: &mut Proc) {
                     known.retain(|k, _| !matches!(k, Key::Load(_) | Key::LoadElem(..)));
                     None
                 }
-                Inst::CharCompare(..) | Inst::Push(..) | Inst::Pop(..) => None,
+                Inst::CharCompare(..)
+                | Inst::CharLen(..)
+                | Inst::CharIndex(..)
+                | Inst::Push(..)
+                | Inst::Pop(..) => None,
+                // Input stores into character data: like an assignment.
+                Inst::Io(_) => {
+                    known.retain(|k, _| !matches!(k, Key::Load(_) | Key::LoadElem(..)));
+                    None
+                }
             };
             if let Some(key) = key {
                 if let Some(&earlier) = known.get(&key) {
@@ -183,6 +192,7 @@ fn rename_operands(inst: &mut Inst, rename: &HashMap<Value, Value>) {
             r_char(a);
             r_char(b);
         }
+        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.for_each_operand_mut(r),
     }
 }
 

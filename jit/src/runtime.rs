@@ -9,6 +9,7 @@
 //! i32`, status 0 for success. Helpers never unwind: they contain no panics
 //! and report failure through return values.
 
+use crate::ir::io::{Channels, IoState, Item};
 use crate::ir::StackKind;
 use crate::stack::{Arena, MapBudget, SegmentedStack, StackConfig, StackRegs, StackStats};
 use std::mem::offset_of;
@@ -45,6 +46,8 @@ pub mod code {
     pub const STACK_GROW: i64 = 8;
     /// Calls nested deeper than `MAX_CALL_DEPTH` (`dim` holds the callee).
     pub const CALL_DEPTH: i64 = 9;
+    /// An I/O statement failed (the runtime holds the message).
+    pub const IO: i64 = 10;
 }
 
 /// Where generated code records the first error of a call.
@@ -124,8 +127,11 @@ struct RuntimeState {
     arena: Arena,
     config: StackConfig,
     budget: MapBudget,
-    /// Message of the last failed stack growth.
-    grow_error: Option<String>,
+    /// Message of the last failure a runtime helper reported (a stack
+    /// that cannot grow, an I/O statement).
+    helper_error: Option<String>,
+    /// The program's I/O channels and statement in progress.
+    io: IoState,
 }
 
 /// Runtime stacks, arena and error slot for calls of compiled code. Reuse
@@ -188,7 +194,8 @@ impl Runtime {
                 arena: Arena::default(),
                 config,
                 budget: MapBudget::default(),
-                grow_error: None,
+                helper_error: None,
+                io: IoState::default(),
             }),
         }
     }
@@ -204,7 +211,7 @@ impl Runtime {
     pub fn begin_call(&mut self) {
         self.state.ctx.error = ErrorSlot::default();
         self.state.ctx.depth = 1;
-        self.state.grow_error = None;
+        self.state.helper_error = None;
     }
 
     /// The error recorded by the last failing call.
@@ -212,9 +219,16 @@ impl Runtime {
         self.state.ctx.error
     }
 
-    /// The message of the last failed stack growth, if any.
-    pub fn grow_error(&self) -> Option<&str> {
-        self.state.grow_error.as_deref()
+    /// The message of the last failure a runtime helper reported (a stack
+    /// that cannot grow, an I/O error), if any.
+    pub fn helper_error(&self) -> Option<&str> {
+        self.state.helper_error.as_deref()
+    }
+
+    /// Sends the output of compiled PRINT / WRITE to, and takes the input of
+    /// READ from, `channels` (standard output and input by default).
+    pub fn set_io_channels(&mut self, channels: Channels) {
+        self.state.io = IoState::new(channels);
     }
 
     /// Records the current depths into the peaks (called after each call).
@@ -341,7 +355,7 @@ pub unsafe extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32
     match s.stacks[k].advance(&mut s.ctx.stacks[k], &s.config, &mut s.budget) {
         Ok(()) => 0,
         Err(e) => {
-            s.grow_error = Some(e.0);
+            s.helper_error = Some(e.0);
             1
         }
     }
@@ -448,6 +462,190 @@ pub unsafe extern "C" fn adjit_char_compare(
         }
     }
     0
+}
+
+/// Fortran INDEX of two character operands ([`adjit_ir::chars::index`]).
+///
+/// # Safety
+/// Each pointer must be valid for its length in bytes.
+pub unsafe extern "C" fn adjit_char_index(
+    a: *const u8,
+    a_len: i64,
+    b: *const u8,
+    b_len: i64,
+) -> i64 {
+    // SAFETY: generated code passes pointers to at least `*_len` bytes.
+    let (a, b) = unsafe { (bytes(a, a_len), bytes(b, b_len)) };
+    adjit_ir::chars::index(a, b)
+}
+
+/// The bytes at `p`, `len` of them (none when `len <= 0`).
+///
+/// # Safety
+/// `p` must be valid for `len` bytes when `len > 0`.
+unsafe fn bytes<'a>(p: *const u8, len: i64) -> &'a [u8] {
+    if len <= 0 || p.is_null() {
+        return &[];
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at `p`.
+    unsafe { std::slice::from_raw_parts(p, len as usize) }
+}
+
+/// Runs an I/O step on the runtime's I/O state: 0 when it succeeds, 1 when
+/// it fails (the message is kept for the error report). Never unwinds.
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+unsafe fn io_step(
+    rt: *mut RuntimeCtx,
+    step: impl FnOnce(&mut IoState) -> Result<(), String>,
+) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    let s = unsafe { state(rt) };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(&mut s.io)))
+        .unwrap_or_else(|_| Err("internal error in an I/O statement".into()));
+    match r {
+        Ok(()) => 0,
+        Err(m) => {
+            s.helper_error = Some(m);
+            1
+        }
+    }
+}
+
+/// Starts an output statement; `len < 0`: list-directed, else the format
+/// text at `format`.
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `format` valid
+/// for `len` bytes.
+pub unsafe extern "C" fn adjit_io_begin_write(
+    rt: *mut RuntimeCtx,
+    format: *const u8,
+    len: i64,
+) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    let f = (len >= 0).then(|| unsafe { bytes(format, len) });
+    unsafe {
+        io_step(rt, |io| {
+            io.begin_write(f);
+            Ok(())
+        })
+    }
+}
+
+/// Adds a number or logical to the output statement: `kind` 0 integer
+/// (`bits` the value, `size` its bytes), 1 REAL(4), 2 REAL(8) (`bits` the
+/// f64 bits), 3 logical.
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_io_put(rt: *mut RuntimeCtx, kind: i64, bits: i64, size: i64) -> i32 {
+    let item = match kind {
+        0 => Item::Int(bits, size as u8),
+        1 | 2 => Item::Real(f64::from_bits(bits as u64), kind == 2),
+        _ => Item::Logical(bits != 0),
+    };
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            io.put(item);
+            Ok(())
+        })
+    }
+}
+
+/// Adds character data to the output statement.
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `p` valid for
+/// `len` bytes.
+pub unsafe extern "C" fn adjit_io_put_char(rt: *mut RuntimeCtx, p: *const u8, len: i64) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    let text = unsafe { bytes(p, len) }.to_vec();
+    unsafe {
+        io_step(rt, |io| {
+            io.put(Item::Char(text));
+            Ok(())
+        })
+    }
+}
+
+/// Ends the output statement (formats and writes it).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_io_end_write(rt: *mut RuntimeCtx) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe { io_step(rt, IoState::end_write) }
+}
+
+/// Starts (`start` 1) or ends (0) a list-directed input statement.
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_io_read_bracket(rt: *mut RuntimeCtx, start: i64) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            if start != 0 {
+                io.begin_read()
+            } else {
+                io.end_read()
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Reads the next input value into `*out`: `kind` as for
+/// [`adjit_io_put`] (an integer is stored as i64, a real as f64 bits, a
+/// logical as 0 or 1).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `out` valid for
+/// one i64.
+pub unsafe extern "C" fn adjit_io_get(rt: *mut RuntimeCtx, kind: i64, out: *mut i64) -> i32 {
+    let want = match kind {
+        0 => Item::Int(0, 8),
+        1 | 2 => Item::Real(0.0, kind == 2),
+        _ => Item::Logical(false),
+    };
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            let bits = match io.get(&want)? {
+                Item::Int(v, _) => v,
+                Item::Real(x, _) => x.to_bits() as i64,
+                Item::Logical(b) => b as i64,
+                Item::Char(_) => 0,
+            };
+            // SAFETY: `out` is valid for one i64 (caller).
+            out.write(bits);
+            Ok(())
+        })
+    }
+}
+
+/// Reads the next input value into character data (blank-padded or
+/// truncated to `len`).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `p` valid for
+/// `len` bytes.
+pub unsafe extern "C" fn adjit_io_get_char(rt: *mut RuntimeCtx, p: *mut u8, len: i64) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            if let Item::Char(text) = io.get(&Item::Char(Vec::new()))? {
+                for i in 0..len.max(0) as usize {
+                    // SAFETY: `p` is valid for `len` bytes (caller).
+                    p.add(i).write(text.get(i).copied().unwrap_or(b' '));
+                }
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Integer power for I64 (`b >= 0`, or `a` is ±1; the zero-base negative

@@ -515,14 +515,14 @@ fn globals_persist_across_calls_and_start_from_their_initial_values() {
         ty: Type::I32,
         dims: vec![],
         char_len: None,
-        storage: Storage::Global(g),
+        storage: Storage::Global(g, 0),
     });
     let tv = b.declare_var(Var {
         name: "table".into(),
         ty: Type::F64,
         dims: vec![ProcBuilder::const_dim(1, 3)],
         char_len: None,
-        storage: Storage::Global(table),
+        storage: Storage::Global(table, 0),
     });
     let x = b.load(cv);
     let one = b.iconst(Type::I32, 1);

@@ -98,7 +98,7 @@ impl<'m> Slots<'m> {
     }
     fn of_var(&self, var: VarId) -> usize {
         match self.proc.var(var).storage {
-            Storage::Global(g) => self.of_global(g),
+            Storage::Global(g, _) => self.of_global(g),
             _ => var.index(),
         }
     }
@@ -108,7 +108,7 @@ impl<'m> Slots<'m> {
     /// True when the slot holds floating-point data.
     fn is_float(&self, slot: usize) -> bool {
         match self.proc.vars.get(slot) {
-            Some(v) => v.ty.is_float() && !matches!(v.storage, Storage::Global(_)),
+            Some(v) => v.ty.is_float() && !matches!(v.storage, Storage::Global(..)),
             None => self
                 .module
                 .globals
@@ -116,9 +116,20 @@ impl<'m> Slots<'m> {
                 .is_some_and(|g| g.ty.is_float()),
         }
     }
-    /// True when a store to the slot overwrites all of it.
+    /// True when a store to the variable overwrites all of its slot: a
+    /// scalar, unless it views one element of a larger global (an
+    /// EQUIVALENCE or COMMON partner of other variables).
     fn is_scalar_var(&self, var: VarId) -> bool {
-        !self.proc.var(var).is_array()
+        let v = self.proc.var(var);
+        match v.storage {
+            _ if v.is_array() => false,
+            Storage::Global(g, _) => self
+                .module
+                .globals
+                .get(g.index())
+                .is_some_and(|gl| gl.len() <= 1),
+            _ => true,
+        }
     }
 }
 
@@ -287,7 +298,7 @@ fn interface_ports(module: &Module, p: ProcId) -> Vec<Port> {
         }
         let proc = module.proc(q);
         for v in &proc.vars {
-            if let Storage::Global(g) = v.storage {
+            if let Storage::Global(g, _) = v.storage {
                 if let Some(slot) = globals.get_mut(g.index()) {
                     *slot = true;
                 }
@@ -742,7 +753,7 @@ pub fn analyze_with_globals(
         let mut globals = Vec::new();
         for &v in vars.iter().filter(|v| v.index() < p.vars.len()) {
             match p.var(v).storage {
-                Storage::Global(g) => globals.push(g),
+                Storage::Global(g, _) => globals.push(g),
                 _ => params.push(v),
             }
         }
@@ -784,7 +795,7 @@ pub fn analyze_with_globals(
     {
         if p.var(v).ty.is_float() {
             root.active_vars[v.index()] = true;
-            if let Storage::Global(g) = p.var(v).storage {
+            if let Storage::Global(g, _) = p.var(v).storage {
                 root.active_globals[g.index()] = true;
             }
         }
@@ -804,7 +815,7 @@ fn spread_globals(module: &Module, a: &mut Activity, globals: &[bool]) {
     a.active_globals = globals.to_vec();
     let proc = module.proc(a.context.proc);
     for (i, var) in proc.vars.iter().enumerate() {
-        if let Storage::Global(g) = var.storage {
+        if let Storage::Global(g, _) = var.storage {
             if globals.get(g.index()).copied().unwrap_or(false) && var.ty.is_float() {
                 a.active_vars[i] = true;
             }

@@ -197,11 +197,13 @@ pub fn adjoint(
 /// The variable of `proc` that names global `id` (described by `global`),
 /// added when there is none.
 fn global_var(proc: &mut Proc, global: &Global, id: GlobalId) -> VarId {
-    if let Some(i) = proc
-        .vars
-        .iter()
-        .position(|v| v.storage == Storage::Global(id))
-    {
+    if let Some(i) = proc.vars.iter().position(|v| {
+        v.storage == Storage::Global(id, 0)
+            && v.dims.len() == global.dims.len()
+            && v.dims.iter().zip(&global.dims).all(|(d, &(lo, hi))| {
+                d.lower == Bound::Const(lo) && d.upper == Some(Bound::Const(hi))
+            })
+    }) {
         return VarId(i as u32);
     }
     proc.vars.push(Var {
@@ -216,7 +218,7 @@ fn global_var(proc: &mut Proc, global: &Global, id: GlobalId) -> VarId {
             })
             .collect(),
         char_len: None,
-        storage: Storage::Global(id),
+        storage: Storage::Global(id, 0),
     });
     VarId(proc.vars.len() as u32 - 1)
 }
@@ -404,7 +406,7 @@ impl Generator<'_> {
             // Globals active anywhere in the call tree carry their adjoint
             // into and out of every callee.
             for (i, var) in norm.vars.iter().enumerate().take(original.vars.len()) {
-                if let Storage::Global(g) = var.storage {
+                if let Storage::Global(g, _) = var.storage {
                     if var.ty.is_float() && active_globals.contains(&g) {
                         independents.push(VarId(i as u32));
                         dependents.push(VarId(i as u32));
@@ -532,7 +534,7 @@ impl Generator<'_> {
             .iter()
             .filter_map(
                 |&d| match self.source.proc(proc).vars.get(d.index())?.storage {
-                    Storage::Global(g) => Some(g),
+                    Storage::Global(g, _) => Some(g),
                     _ => None,
                 },
             )
@@ -611,7 +613,7 @@ impl Generator<'_> {
             .filter(|&v| {
                 let var = norm.var(v);
                 let nonlocal = var.storage != Storage::Local;
-                let global = matches!(var.storage, Storage::Global(_));
+                let global = matches!(var.storage, Storage::Global(..));
                 nonlocal && var.ty != Type::Char && (written.contains(&v) || (any_call && global))
             })
             .collect();

@@ -359,6 +359,8 @@ pub fn is_elemental(inst: &Inst) -> bool {
             | Inst::DimLower(..)
             | Inst::DimExtent(..)
             | Inst::CharCompare(..)
+            | Inst::CharLen(..)
+            | Inst::CharIndex(..)
     )
 }
 

@@ -372,7 +372,7 @@ impl<'a> ProcGen<'a> {
                     ty: global.ty,
                     dims,
                     char_len: None,
-                    storage: Storage::Global(tg),
+                    storage: Storage::Global(tg, 0),
                 });
                 to_zero.push(t);
             }
@@ -666,7 +666,11 @@ fn add_tangent_var(proc: &mut Proc, g: &mut Generator, var: &Var, storage: Stora
         dims.insert(0, directions_dim(g.directions));
     }
     let storage = match storage {
-        Storage::Global(gl) => Storage::Global(g.tangent_global(gl)),
+        // In vector mode each element of the global carries K tangents.
+        Storage::Global(gl, at) => {
+            let per = if g.vector() { g.directions as i64 } else { 1 };
+            Storage::Global(g.tangent_global(gl), at * per)
+        }
         s => s,
     };
     proc.add_var(Var {
@@ -854,6 +858,7 @@ fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
         Inst::CharCompare(op, a, b) => Inst::CharCompare(*op, char_ref(a), char_ref(b)),
         Inst::Push(k, v) => Inst::Push(*k, m(*v)),
         Inst::Pop(k) => Inst::Pop(*k),
+        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.map_operands(m),
     }
 }
 
@@ -1433,7 +1438,7 @@ mod tests {
                 ty: Type::F64,
                 dims: vec![],
                 char_len: None,
-                storage: Storage::Global(gv),
+                storage: Storage::Global(gv, 0),
             })
         };
         // g(a, b): b = a*a + sin(a)

@@ -28,7 +28,8 @@ mod repl;
 
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
 use adjit::engine::{
-    Args, Backend, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure, Selection,
+    Args, Backend, Channels, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure,
+    Selection,
 };
 use adjit::front::source::SourceForm;
 use options::CommandLine;
@@ -178,6 +179,13 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
             Backend::Interpreter
         } else {
             Backend::Jit
+        },
+        // With --json, standard output carries one JSON document: the
+        // program's own PRINT / WRITE output goes to standard error.
+        io: if cl.flag("json") {
+            Channels::standard_error()
+        } else {
+            Channels::standard()
         },
         ..Options::default()
     };

@@ -743,6 +743,12 @@ impl<'a> FiniteDifferences<'a> {
         };
         let mut base = args.clone();
         call(&mut held, &mut base)?;
+        // The base point's output is the program's; the perturbed
+        // evaluations print nothing.
+        session.silence_output();
+        let mut call = |held: &mut Held<'_>, a: &mut Args| {
+            session.call_held(held, procedure.proc, a.buffers_mut())
+        };
         let end = held.state(&procedure.writes);
         jac.values = read(&base);
         for (col, w) in wrt_e.iter().enumerate() {

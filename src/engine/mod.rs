@@ -36,6 +36,7 @@ pub use state::GlobalState;
 use crate::front::diag::{Diagnostic, Rendered, SourceMap};
 use crate::front::source::SourceForm;
 use adjit_ir::interp::{Interpreter, SavedStacks};
+pub use adjit_ir::io::Channels;
 use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
@@ -119,6 +120,11 @@ pub struct Options {
     /// Directories searched, in order, for the files of INCLUDE lines not
     /// found next to the including file (the command line's `-I DIR`).
     pub include_dirs: Vec<PathBuf>,
+    /// Where the program's PRINT and WRITE output goes and where READ
+    /// takes its input (default: standard output and standard input). A
+    /// caller captures the output with a channel of its own, such as an
+    /// `Arc<Mutex<Vec<u8>>>`.
+    pub io: Channels,
     /// Procedures passed for the dummy procedures of entries (the command
     /// line's `--set fcn=myfcn`): a procedure that takes dummy procedures
     /// (`external fcn`) can be an entry once each of them is given here;
@@ -152,6 +158,7 @@ impl Default for Options {
             tape_ram_budget: StackConfig::default().ram_budget,
             include_dirs: Vec::new(),
             procedure_args: Vec::new(),
+            io: Channels::standard(),
         }
     }
 }
@@ -463,6 +470,8 @@ pub(crate) struct Executor {
     /// How many of the module's globals are the program's (the rest are the
     /// derivative globals of a tangent or adjoint module).
     shared: usize,
+    /// The program's I/O channels.
+    io: Channels,
 }
 
 /// The machinery behind an [`Executor`].
@@ -517,6 +526,7 @@ impl Executor {
             program,
             run,
             shared: root.len(),
+            io: options.io.clone(),
         })
     }
 
@@ -602,7 +612,28 @@ impl<'a> Session<'a> {
                 SessionRun::Interp(Box::new(interp))
             }
         };
-        Session { exec, run }
+        let mut session = Session { exec, run };
+        session.set_io_channels(exec.io.clone());
+        session
+    }
+
+    /// Sends the output of the session's calls to, and takes their input
+    /// from, `channels`.
+    pub(crate) fn set_io_channels(&mut self, channels: Channels) {
+        match &mut self.run {
+            SessionRun::Jit { runtime, .. } => runtime.set_io_channels(channels),
+            SessionRun::Interp(interp) => interp.set_io_channels(channels),
+        }
+    }
+
+    /// Discards the output of the session's further calls (the repeated
+    /// evaluations of finite differences print nothing).
+    pub(crate) fn silence_output(&mut self) {
+        let channels = Channels {
+            output: std::sync::Arc::new(std::sync::Mutex::new(std::io::sink())),
+            ..self.exec.io.clone()
+        };
+        self.set_io_channels(channels);
     }
 
     /// Takes the native runtime out of the session (for reuse).

@@ -108,7 +108,7 @@ pub(crate) fn written_globals(module: &Module, roots: &[ProcId], shared: usize) 
         }
         let proc = module.proc(p);
         let mut mark = |var: VarId| {
-            if let Storage::Global(g) = proc.var(var).storage {
+            if let Storage::Global(g, _) = proc.var(var).storage {
                 if g.index() < shared {
                     written[g.index()] = true;
                 }

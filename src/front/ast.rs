@@ -78,9 +78,23 @@ pub struct Procedure {
     pub decls: Vec<Decl>,
     /// Executable statements, in order.
     pub body: Vec<Stmt>,
+    /// FORMAT statements, in order.
+    pub formats: Vec<FormatStmt>,
     /// Procedures after CONTAINS.
     pub contains: Vec<Procedure>,
     /// Position of the SUBROUTINE / FUNCTION keyword.
+    pub span: Span,
+}
+
+/// A labelled FORMAT statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormatStmt {
+    /// Its label.
+    pub label: u32,
+    /// The format specification, from its opening parenthesis on
+    /// (lower-cased outside character literals).
+    pub text: String,
+    /// Where the statement starts.
     pub span: Span,
 }
 
@@ -304,6 +318,9 @@ pub enum DeclKind {
     Intent(Intent, Vec<Name>),
     /// DATA statement.
     Data(Vec<DataGroup>),
+    /// EQUIVALENCE statement: sets of objects (names, array elements with
+    /// constant subscripts, substrings) that share their first storage unit.
+    Equivalence(Vec<Vec<Expr>>),
     /// A statement function `f(x, y) = expr`.
     StmtFunction {
         /// Its name.
@@ -314,7 +331,7 @@ pub enum DeclKind {
         body: Expr,
     },
     /// A specification statement the subset does not support (
-    /// EQUIVALENCE, INTERFACE, TYPE definitions, ...), kept so that sema
+    /// NAMELIST, INTERFACE, TYPE definitions, ...), kept so that sema
     /// reports it with its keyword.
     Unsupported(String),
 }
@@ -477,11 +494,35 @@ pub enum StmtKind {
         /// The body.
         body: Vec<Stmt>,
     },
-    /// PRINT / WRITE: skipped with a warning.
-    Output(String),
+    /// PRINT, or WRITE to standard output (unit `*` or 6).
+    Write {
+        /// The format.
+        format: IoFormat,
+        /// The output items (expressions and implied DO loops).
+        items: Vec<Expr>,
+    },
+    /// READ from standard input (unit `*` or 5), list-directed.
+    Read {
+        /// The format (only list-directed input is supported).
+        format: IoFormat,
+        /// The input items (variables, elements, substrings, implied DO
+        /// loops).
+        items: Vec<Expr>,
+    },
     /// A statement the subset does not support (READ, OPEN, ALLOCATE, ...),
     /// kept with its keyword so sema reports it with its position.
     Unsupported(String),
+}
+
+/// The format of an I/O statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IoFormat {
+    /// `*`: list-directed.
+    List,
+    /// The label of a FORMAT statement (and where it is named).
+    Label(u32, Span),
+    /// A character expression (a format literal or named constant).
+    Expr(Expr),
 }
 
 /// The selector of one CASE block.

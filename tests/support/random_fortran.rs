@@ -1196,6 +1196,9 @@ impl Gen<'_> {
             "  integer, intent(out) :: path",
             "  double precision :: t1, t2, w(n)",
             "  integer :: i1, i2, i9, k1, k2, k3",
+            // Storage association: t3 is e4(2).
+            "  double precision :: e4(4), t3",
+            "  equivalence (e4(2), t3)",
         ]
         .map(String::from)
         .to_vec();
@@ -1225,6 +1228,11 @@ impl Gen<'_> {
         init.push(self.store("t1", &inputs, 2));
         init.push(self.store("t2", &inputs, 2));
         init.push(self.store("r", &inputs, 1));
+        // Storage association without drawing from the generator (the
+        // programs of every seed keep their statements): a store through
+        // t3 changes e4(2), which the outputs read.
+        init.push(Stmt::Line("e4 = 0.5d0*s".into()));
+        init.push(Stmt::Line("t3 = t3*x(1)".into()));
         let mut inputs = inputs;
         inputs.indices.push("i9".into());
         let w = self.store("w(i9)", &inputs, 2);
@@ -1285,7 +1293,7 @@ impl Gen<'_> {
             .chain(self.counters.iter().map(|c| format!(" + {c}*x(n)**2")))
             .collect();
         finish.push(Stmt::Line(format!(
-            "r = r + t1*t2{} + ga(1)*ga(n)",
+            "r = r + t1*t2{} + ga(1)*ga(n) + e4(1) + e4(2)*t3",
             g.join("")
         )));
         finish.push(Stmt::Line("path = trace".into()));

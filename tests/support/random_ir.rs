@@ -649,7 +649,7 @@ impl ProcGen<'_> {
                 ty: global.ty,
                 dims,
                 char_len: None,
-                storage: Storage::Global(GlobalId(g as u32)),
+                storage: Storage::Global(GlobalId(g as u32), 0),
             };
             self.add_var(var, role, false);
         }
@@ -658,7 +658,7 @@ impl ProcGen<'_> {
     /// True for a variable viewing a global (never passed by reference: a
     /// callee may name the same global, and Fortran forbids that aliasing).
     fn is_global(&self, var: VarId) -> bool {
-        matches!(self.b.proc().var(var).storage, Storage::Global(_))
+        matches!(self.b.proc().var(var).storage, Storage::Global(..))
     }
 
     /// A writable scalar of type `ty` not in `exclude`, declaring a local

@@ -11,8 +11,8 @@
 use adjit::ir::buffer::Buffer;
 use adjit::ir::verify::verify_module;
 use adjit::ir::{
-    BlockId, Bound, CallArg, CharBase, CharRef, Inst, Module, Proc, ProcId, Storage, Terminator,
-    Value, VarId,
+    BlockId, Bound, CallArg, CharBase, CharRef, Inst, IoOp, Module, Proc, ProcId, Storage,
+    Terminator, Value, VarId,
 };
 
 /// A module, its entry and the host arguments, as the reducer shrinks them.
@@ -316,51 +316,9 @@ fn compact(proc: &mut Proc) {
     proc.insts = insts;
 }
 
-fn map_char_ref_values(r: &mut CharRef, f: &dyn Fn(Value) -> Value) {
-    if let CharBase::Var { index, .. } = &mut r.base {
-        index.iter_mut().for_each(|v| *v = f(*v));
-    }
-    for v in r.start.iter_mut().chain(r.end.iter_mut()) {
-        *v = f(*v);
-    }
-}
-
 /// Rewrites every value operand of an instruction.
 fn map_values(inst: &mut Inst, f: &dyn Fn(Value) -> Value) {
-    match inst {
-        Inst::Const(_) | Inst::Load(_) | Inst::DimLower(..) | Inst::DimExtent(..) => {}
-        Inst::Pop(_) => {}
-        Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => {
-            *v = f(*v)
-        }
-        Inst::LoadElem(_, idx) => idx.iter_mut().for_each(|v| *v = f(*v)),
-        Inst::StoreElem(_, idx, x) => {
-            idx.iter_mut().for_each(|v| *v = f(*v));
-            *x = f(*x);
-        }
-        Inst::Binary(_, a, b) | Inst::Cmp(_, a, b) => {
-            *a = f(*a);
-            *b = f(*b);
-        }
-        Inst::Select(c, a, b) => {
-            *c = f(*c);
-            *a = f(*a);
-            *b = f(*b);
-        }
-        Inst::Call(_, args) => {
-            for arg in args {
-                match arg {
-                    CallArg::Var(_) => {}
-                    CallArg::Elem(_, idx) => idx.iter_mut().for_each(|v| *v = f(*v)),
-                    CallArg::Value(v) => *v = f(*v),
-                }
-            }
-        }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) => {
-            map_char_ref_values(a, f);
-            map_char_ref_values(b, f);
-        }
-    }
+    inst.for_each_operand_mut(|v| *v = f(*v));
 }
 
 /// Every variable an instruction names.
@@ -384,10 +342,11 @@ fn inst_vars(inst: &Inst, out: &mut Vec<VarId>) {
                 }
             }
         }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) => {
+        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
             char_var(a, out);
             char_var(b, out);
         }
+        Inst::CharLen(a) | Inst::Io(IoOp::PutChar(a) | IoOp::GetChar(a)) => char_var(a, out),
         _ => {}
     }
 }
@@ -412,10 +371,11 @@ fn map_inst_vars(inst: &mut Inst, f: &dyn Fn(VarId) -> VarId) {
                 }
             }
         }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) => {
+        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
             char_var(a);
             char_var(b);
         }
+        Inst::CharLen(a) | Inst::Io(IoOp::PutChar(a) | IoOp::GetChar(a)) => char_var(a),
         _ => {}
     }
 }

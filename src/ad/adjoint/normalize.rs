@@ -18,7 +18,7 @@
 //! their handles; new locals are appended (names start with `_ad_`).
 
 use adjit_ir::{
-    BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Span, Type, Value, Var, VarId,
+    BlockId, CallArg, CharBase, CharRef, Inst, InstData, IoOp, Proc, Span, Type, Value, Var, VarId,
 };
 
 use crate::ad::AdError;
@@ -51,6 +51,9 @@ pub(crate) struct Normalized {
 }
 
 /// True for instructions with an effect on storage (they end a statement).
+/// I/O steps are effects, except the read of a value (`IoOp::Get`), which
+/// belongs to the statement storing it: it has no partial, so the reverse
+/// sweep never recomputes it, and the forward sweep reads once.
 pub(crate) fn is_effect(inst: &Inst) -> bool {
     matches!(
         inst,
@@ -60,7 +63,7 @@ pub(crate) fn is_effect(inst: &Inst) -> bool {
             | Inst::CharAssign(..)
             | Inst::Push(..)
             | Inst::Pop(..)
-    )
+    ) || matches!(inst, Inst::Io(op) if *op != IoOp::Get)
 }
 
 /// A copy of `inst` with every value operand replaced by `f(operand)`.
@@ -112,6 +115,7 @@ pub(crate) fn map_operands(inst: &Inst, f: &mut dyn FnMut(Value) -> Value) -> In
             Inst::CharCompare(*op, a, map_ref(b, f))
         }
         Inst::Push(k, v) => Inst::Push(*k, f(*v)),
+        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.map_operands(f),
     }
 }
 

@@ -165,7 +165,7 @@ fn used_vars(ctx: &PlanContext<'_>, stmt: &Statement) -> HashSet<VarId> {
             }
         }
         for (i, var) in proc.vars.iter().enumerate() {
-            if matches!(var.storage, Storage::Global(_)) {
+            if matches!(var.storage, Storage::Global(..)) {
                 used.insert(VarId(i as u32));
             }
         }
@@ -218,6 +218,21 @@ pub(crate) fn conservative_plan(ctx: &PlanContext<'_>) -> RecordPlan {
         .map(|(i, _)| VarId(i as u32))
         .collect();
     plan
+}
+
+/// True when a store to `var` overwrites a value in `req`: `var`'s own, or
+/// that of another view of the same global (COMMON or EQUIVALENCE
+/// partners share storage, so a store through one name overwrites the
+/// other).
+fn required(proc: &Proc, req: &HashSet<VarId>, var: VarId) -> bool {
+    if req.contains(&var) {
+        return true;
+    }
+    let Storage::Global(g, _) = proc.var(var).storage else {
+        return false;
+    };
+    req.iter()
+        .any(|v| matches!(proc.var(*v).storage, Storage::Global(h, _) if h == g))
 }
 
 /// The TBR plan (see the module documentation).
@@ -275,7 +290,7 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
             if let Some((var, whole)) = target(&proc.inst(stmt.effect).kind) {
                 let nonlocal = proc.var(var).storage != Storage::Local;
                 if recordable(proc.var(var).ty)
-                    && (req.contains(&var) || (ctx.restore_nonlocals && nonlocal))
+                    && (required(proc, &req, var) || (ctx.restore_nonlocals && nonlocal))
                 {
                     plan.record.insert(stmt.effect);
                 }
@@ -294,11 +309,9 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
     for b in 0..nblocks {
         if reachable[b] && matches!(proc.blocks[b].term, Terminator::Return) {
             if let Some(out) = &req_out[b] {
-                handover.extend(
-                    out.iter()
-                        .copied()
-                        .filter(|&v| proc.var(v).storage == Storage::Local),
-                );
+                handover.extend(out.iter().copied().filter(|&v| {
+                    proc.var(v).storage == Storage::Local && recordable(proc.var(v).ty)
+                }));
             }
         }
     }

@@ -135,7 +135,7 @@ impl Layout {
                 continue;
             }
             let storage = match var.storage {
-                Storage::Global(g) => Storage::Global(global_adjoint(g)),
+                Storage::Global(g, at) => Storage::Global(global_adjoint(g), at),
                 other => other,
             };
             vars.push(Var {

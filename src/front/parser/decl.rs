@@ -93,8 +93,7 @@ fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKin
 
 /// Attribute and statement keywords the subset rejects as specification
 /// statements, with the keyword reported.
-const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 14] = [
-    ("equivalence", "EQUIVALENCE"),
+const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 13] = [
     ("namelist", "NAMELIST"),
     ("allocatable", "ALLOCATABLE"),
     ("pointer", "POINTER"),
@@ -503,6 +502,32 @@ impl<'s> StmtParser<'s> {
         }
     }
 
+    /// The sets of an EQUIVALENCE statement after the keyword:
+    /// `(object, object [, object...]) [, (object, object...)]...`, each
+    /// object a variable, an array element or a substring.
+    fn equivalence_sets(&mut self) -> PResult<Vec<Vec<Expr>>> {
+        let mut sets = Vec::new();
+        loop {
+            let open = self.span_here();
+            self.expect(TokenKind::LParen)?;
+            let mut objects = vec![self.expr()?];
+            while self.eat(TokenKind::Comma) {
+                objects.push(self.expr()?);
+            }
+            self.expect(TokenKind::RParen)?;
+            if objects.len() < 2 {
+                return Err(Diagnostic::error(
+                    open,
+                    "an EQUIVALENCE set needs at least two objects",
+                ));
+            }
+            sets.push(objects);
+            if !self.eat(TokenKind::Comma) {
+                return Ok(sets);
+            }
+        }
+    }
+
     /// Specification statements other than type declarations.
     pub(super) fn specification_statement(&mut self) -> PResult<Option<LineKind>> {
         let decl = if self.eat_kw("implicit") {
@@ -588,6 +613,9 @@ impl<'s> StmtParser<'s> {
         } else if self.eat_kw("data") {
             self.what = "DATA statement";
             DeclKind::Data(self.data_groups()?)
+        } else if self.eat_kw("equivalence") {
+            self.what = "EQUIVALENCE statement";
+            DeclKind::Equivalence(self.equivalence_sets()?)
         } else if self.at_kw("interface") || self.at_kw("abstractinterface") {
             return self.interface_statement().map(Some);
         } else if self.at_kw("type") {

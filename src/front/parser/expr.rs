@@ -85,7 +85,7 @@ impl<'s> StmtParser<'s> {
         self.node(ExprKind::Unary(op, Box::new(operand.expr)), span, height)
     }
 
-    fn expr_built(&mut self) -> PResult<Built> {
+    pub(super) fn expr_built(&mut self) -> PResult<Built> {
         self.enter()?;
         let e = self.binary_expr(PREC_EQV)?;
         self.leave();

@@ -259,6 +259,8 @@ struct Parser {
     /// Declarations found among the executable statements of the current
     /// procedure.
     late_decls: Vec<Decl>,
+    /// FORMAT statements of the current procedure.
+    formats: Vec<FormatStmt>,
     /// Constructs currently open, innermost last.
     open: Vec<ConstructClass>,
     unit_depth: usize,
@@ -276,6 +278,7 @@ impl Parser {
             matching: Vec::new(),
             arrays: ArrayNames::default(),
             late_decls: Vec::new(),
+            formats: Vec::new(),
             open: Vec::new(),
             unit_depth: 0,
             end_span,
@@ -325,7 +328,15 @@ impl Parser {
             self.next += 1;
             let label = stmt.label;
             let span = stmt.start_span();
-            if is_format_statement(&stmt.text) {
+            if let Some(spec) = format_specification(&stmt.text) {
+                match label {
+                    Some(label) => self.formats.push(FormatStmt {
+                        label,
+                        text: spec.to_string(),
+                        span,
+                    }),
+                    None => self.error(span, "a FORMAT statement needs a label"),
+                }
                 continue;
             }
             let (parsed, recovery) = match lex_into(stmt, &mut self.tokens) {
@@ -359,13 +370,13 @@ impl Parser {
     }
 }
 
-/// True for a FORMAT statement (skipped: its edit descriptors are not
-/// Fortran tokens, and PRINT / WRITE are ignored anyway).
-fn is_format_statement(text: &str) -> bool {
-    let compact = text.trim_start();
-    compact
-        .strip_prefix("format")
-        .is_some_and(|rest| rest.trim_start().starts_with('('))
+/// The format specification of a FORMAT statement (from its opening
+/// parenthesis on), `None` for other statements. FORMAT statements are not
+/// tokenized (edit descriptors are not Fortran tokens): the procedure keeps
+/// their text ([`FormatStmt`]).
+fn format_specification(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("format")?.trim_start();
+    rest.starts_with('(').then(|| rest.trim_end())
 }
 
 /// Fills `matching[i]` with the index of the bracket closing the opening

@@ -2,6 +2,7 @@
 //! the IF / DO / SELECT CASE constructs with their labelled-DO matching and
 //! error recovery.
 
+use super::expr::Built;
 use super::*;
 
 /// Deepest allowed nesting of IF / DO / SELECT CASE constructs.
@@ -96,8 +97,7 @@ pub(super) fn recover_construct(text: &str, span: Span) -> Option<LineKind> {
 
 /// Executable statements the subset rejects, with the keyword reported
 /// (longer spellings first where one is a prefix of another).
-const UNSUPPORTED_EXECUTABLES: [(&str, &str); 16] = [
-    ("read", "READ"),
+const UNSUPPORTED_EXECUTABLES: [(&str, &str); 15] = [
     ("open", "OPEN"),
     ("close", "CLOSE"),
     ("allocate", "ALLOCATE"),
@@ -114,6 +114,97 @@ const UNSUPPORTED_EXECUTABLES: [(&str, &str); 16] = [
     ("wait", "WAIT"),
     ("syncall", "SYNC ALL"),
 ];
+
+impl StmtParser<'_> {
+    /// The control list of READ / WRITE: `(unit, format)` with optional
+    /// `unit=` and `fmt=`; only standard input / output (unit `*`, 5 for
+    /// READ, 6 for WRITE) and a format are supported.
+    fn io_control(&mut self, read: bool, keyword_span: Span) -> PResult<IoFormat> {
+        let statement = if read { "READ" } else { "WRITE" };
+        self.expect(TokenKind::LParen)?;
+        self.io_keyword("unit");
+        let unit_span = self.span_here();
+        if !self.eat(TokenKind::Star) {
+            let unit = self.expr()?;
+            let standard = if read { 5 } else { 6 };
+            let is_standard =
+                matches!(&unit.kind, ExprKind::Int { value, .. } if *value == standard);
+            if !is_standard {
+                return Err(Diagnostic::error(
+                    unit_span,
+                    format!(
+                        "unsupported Fortran: {statement} {} a unit other than `*` or {standard} \
+                         (file I/O)",
+                        if read { "from" } else { "to" }
+                    ),
+                ));
+            }
+        }
+        if !self.eat(TokenKind::Comma) {
+            return Err(Diagnostic::error(
+                keyword_span,
+                format!("unsupported Fortran: unformatted {statement}"),
+            ));
+        }
+        self.io_keyword("fmt");
+        let format = self.io_format()?;
+        if self.at(TokenKind::Comma) {
+            return Err(Diagnostic::error(
+                self.span_here(),
+                format!(
+                    "unsupported Fortran: {statement} specifiers other than the unit and the \
+                     format (IOSTAT=, ERR=, END=, ADVANCE=, ...)"
+                ),
+            ));
+        }
+        self.expect(TokenKind::RParen)?;
+        Ok(format)
+    }
+
+    /// Skips `keyword =` when it comes next.
+    fn io_keyword(&mut self, keyword: &str) {
+        let named = self
+            .toks
+            .get(self.pos)
+            .is_some_and(|t| t.kind == TokenKind::Name && t.text(&self.stmt.text) == keyword);
+        if named && self.kind_at(self.pos + 1) == Some(TokenKind::Assign) {
+            self.pos += 2;
+        }
+    }
+
+    /// A format: `*`, a FORMAT label or a character expression.
+    fn io_format(&mut self) -> PResult<IoFormat> {
+        if self.eat(TokenKind::Star) {
+            return Ok(IoFormat::List);
+        }
+        if self.at(TokenKind::Int) {
+            let span = self.span_here();
+            return Ok(IoFormat::Label(self.label_value()?, span));
+        }
+        Ok(IoFormat::Expr(self.expr()?))
+    }
+
+    /// The items of an I/O statement: expressions and implied DO loops,
+    /// separated by commas.
+    fn io_items(&mut self) -> PResult<Vec<Expr>> {
+        let mut items = Vec::new();
+        loop {
+            items.push(self.io_item()?.expr);
+            if !self.eat(TokenKind::Comma) {
+                return Ok(items);
+            }
+        }
+    }
+
+    fn io_item(&mut self) -> PResult<Built> {
+        if self.at(TokenKind::LParen) {
+            if let Some(control) = self.implied_do_control() {
+                return self.implied_do(control, Self::io_item);
+            }
+        }
+        self.expr_built()
+    }
+}
 
 impl Parser {
     /// Executable statements up to a line that ends or continues a construct
@@ -918,18 +1009,48 @@ impl<'s> StmtParser<'s> {
         } else if self.eat_kw("cycle") {
             self.what = "CYCLE statement";
             StmtKind::Cycle(self.optional_name()?)
-        } else if self.at_kw("print") || self.at_kw("write") {
-            let keyword = if self.at_kw("print") {
-                "PRINT"
+        } else if self.eat_kw("print") {
+            self.what = "PRINT statement";
+            let format = self.io_format()?;
+            let items = if self.eat(TokenKind::Comma) {
+                self.io_items()?
             } else {
-                "WRITE"
+                Vec::new()
             };
-            self.pos = self.toks.len();
-            self.warnings.push(Diagnostic::warning(
-                keyword_span,
-                "PRINT/WRITE statement ignored",
-            ));
-            StmtKind::Output(keyword.to_string())
+            StmtKind::Write { format, items }
+        } else if self.at_kw("write") || self.at_kw("read") {
+            let read = self.eat_kw("read");
+            if !read {
+                self.eat_kw("write");
+            }
+            self.what = if read {
+                "READ statement"
+            } else {
+                "WRITE statement"
+            };
+            let format = if read && !self.at(TokenKind::LParen) {
+                // READ format [, items]
+                let format = self.io_format()?;
+                if !self.at_end() {
+                    self.expect(TokenKind::Comma)?;
+                }
+                format
+            } else {
+                let format = self.io_control(read, keyword_span)?;
+                // `write(*,*), x` (an extension gfortran accepts).
+                self.eat(TokenKind::Comma);
+                format
+            };
+            let items = if self.at_end() {
+                Vec::new()
+            } else {
+                self.io_items()?
+            };
+            if read {
+                StmtKind::Read { format, items }
+            } else {
+                StmtKind::Write { format, items }
+            }
         } else if let Some(&(_, keyword)) = UNSUPPORTED_EXECUTABLES
             .iter()
             .find(|(kw, _)| self.at_kw(kw))

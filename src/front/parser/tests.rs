@@ -692,17 +692,18 @@ fn specification_statements() {
         panic!("{:?}", d[14])
     };
     assert_eq!(groups.len(), 1);
-    let unsupported: Vec<&str> = d[15..]
+    let DeclKind::Equivalence(sets) = &d[15] else {
+        panic!("{:?}", d[15])
+    };
+    assert_eq!((sets.len(), sets[0].len()), (1, 2));
+    let unsupported: Vec<&str> = d[16..]
         .iter()
         .map(|k| match k {
             DeclKind::Unsupported(s) => s.as_str(),
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(
-        unsupported,
-        ["EQUIVALENCE", "NAMELIST", "ALLOCATABLE", "POINTER"]
-    );
+    assert_eq!(unsupported, ["NAMELIST", "ALLOCATABLE", "POINTER"]);
 }
 
 #[test]
@@ -1181,7 +1182,7 @@ fn simple_statements() {
          stop\n\
          stop 2\n\
          stop 'done'\n\
-         read (*, *) x\n\
+         inquire (10)\n\
          allocate (a(n))\n\
          deallocate (a)\n\
          open (unit=10, file='f')\n\
@@ -1231,7 +1232,7 @@ fn simple_statements() {
     assert_eq!(
         unsupported,
         [
-            "READ",
+            "INQUIRE",
             "ALLOCATE",
             "DEALLOCATE",
             "OPEN",
@@ -1244,27 +1245,75 @@ fn simple_statements() {
 }
 
 #[test]
-fn print_and_write_are_ignored_with_a_warning() {
+fn print_write_read_and_format_statements_are_parsed() {
     let (file, diags) = parse(
         "subroutine s\n\
            print *, 'x = ', x\n\
            write (*, '(a, f10.3)') 'y', y\n\
            write (6, 100) (a(i), i = 1, n)\n\
-         100 format (1x, 'a', 2hab, f10.3, e12.4e3, /)\n\
+         100 format (1x, 'A b', f10.3, e12.4e3, /)\n\
            if (x > 0) print *, x\n\
+           read (*, *) n, (a(i), i = 1, n)\n\
+           read *, k\n\
          end\n",
         SourceForm::Free,
     );
+    assert!(diags.is_empty(), "{diags:?}");
     let p = procedure(&file.units[0]);
-    assert_eq!(p.body.len(), 4);
-    assert_eq!(p.body[0].kind, StmtKind::Output("PRINT".into()));
-    assert_eq!(p.body[1].kind, StmtKind::Output("WRITE".into()));
-    assert_eq!(diags.len(), 4);
-    assert!(diags
-        .iter()
-        .all(|d| d.severity == Severity::Warning && d.message == "PRINT/WRITE statement ignored"));
-    assert_eq!(pos(diags[0].span), (2, 1));
-    assert_eq!(pos(diags[3].span), (6, 12));
+    assert_eq!(p.body.len(), 6);
+    let StmtKind::Write {
+        format: IoFormat::List,
+        items,
+    } = &p.body[0].kind
+    else {
+        panic!("{:?}", p.body[0].kind)
+    };
+    assert_eq!(items.len(), 2);
+    assert!(matches!(
+        &p.body[1].kind,
+        StmtKind::Write {
+            format: IoFormat::Expr(_),
+            ..
+        }
+    ));
+    let StmtKind::Write {
+        format: IoFormat::Label(100, _),
+        items,
+    } = &p.body[2].kind
+    else {
+        panic!("{:?}", p.body[2].kind)
+    };
+    assert!(matches!(items[0].kind, ExprKind::ImpliedDo { .. }));
+    let StmtKind::Read {
+        format: IoFormat::List,
+        items,
+    } = &p.body[4].kind
+    else {
+        panic!("{:?}", p.body[4].kind)
+    };
+    assert_eq!(items.len(), 2);
+    assert!(matches!(&p.body[5].kind, StmtKind::Read { .. }));
+    assert_eq!(p.formats.len(), 1);
+    assert_eq!(p.formats[0].label, 100);
+    assert_eq!(p.formats[0].text, "(1x, 'A b', f10.3, e12.4e3, /)");
+}
+
+#[test]
+fn file_io_is_a_located_error() {
+    for (text, message) in [
+        ("write (10, *) x", "unit other than"),
+        ("write (*, *, iostat=k) x", "specifiers other than"),
+        ("read (1, *) x", "unit other than"),
+        ("write (6) x", "unformatted WRITE"),
+    ] {
+        let (_, diags) = parse(&format!("subroutine s\n{text}\nend\n"), SourceForm::Free);
+        assert!(
+            diags.iter().any(|d| d.severity == Severity::Error
+                && d.span.line == 2
+                && d.message.contains(message)),
+            "{text}: {diags:?}"
+        );
+    }
 }
 
 #[test]

@@ -322,15 +322,18 @@ impl Parser {
         self.unit_depth += 1;
         let outer_late = std::mem::take(&mut self.late_decls);
         let outer_open = std::mem::take(&mut self.open);
+        let outer_formats = std::mem::take(&mut self.formats);
 
         let mut decls = self.parse_specification_part(true);
         let (body, _) = self.parse_block(None);
         decls.append(&mut self.late_decls);
+        let formats = std::mem::take(&mut self.formats);
         let contains = self.parse_contains_part();
         self.parse_unit_end(&header);
 
         self.open = outer_open;
         self.late_decls = outer_late;
+        self.formats = outer_formats;
         self.unit_depth -= 1;
         self.arrays.pop_scope();
         Procedure {
@@ -339,6 +342,7 @@ impl Parser {
             args: header.args,
             decls,
             body,
+            formats,
             contains,
             span: header.span,
         }

@@ -156,6 +156,6 @@ fn remap_inst(inst: Inst, map: &HashMap<Value, Value>) -> Inst {
         Inst::CharAssign(a, b) => Inst::CharAssign(cr(a), cr(b)),
         Inst::CharCompare(op, a, b) => Inst::CharCompare(op, cr(a), cr(b)),
         Inst::Push(k, v) => Inst::Push(k, m(v)),
-        other => other,
+        other => other.map_operands(m),
     }
 }

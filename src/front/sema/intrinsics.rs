@@ -8,7 +8,7 @@
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use adjit_ir::{BinaryOp, Const, Inst, Rounding, Type, UnaryOp, Value};
+use adjit_ir::{BinaryOp, CharRef, Inst, Rounding, Type, UnaryOp, Value};
 
 /// How an intrinsic is lowered.
 #[derive(Clone, Copy)]
@@ -35,6 +35,8 @@ enum How {
     Shape,
     /// LEN.
     Len,
+    /// INDEX.
+    Index,
     /// An array reduction (hoisted before the statement).
     Reduction,
 }
@@ -129,6 +131,7 @@ fn table() -> &'static [Entry] {
         ("lbound", Shape, None, None),
         ("ubound", Shape, None, None),
         ("len", Len, None, None),
+        ("index", Index, None, None),
         ("sum", Reduction, None, None),
         ("product", Reduction, None, None),
         ("dot_product", Reduction, None, None),
@@ -164,7 +167,6 @@ const UNSUPPORTED: &[&str] = &[
     "trim",
     "adjustl",
     "adjustr",
-    "index",
     "len_trim",
     "char",
     "ichar",
@@ -296,6 +298,14 @@ impl Lowerer<'_, '_> {
                 arity(self, 1, 1)?;
                 return self.len_of(positional[0]);
             }
+            How::Index => {
+                arity(self, 2, 2)?;
+                let a = self.char_operand(positional[0], &name.text)?;
+                let b = self.char_operand(positional[1], &name.text)?;
+                let at = self.val(Inst::CharIndex(a, b), Type::I64);
+                let at = self.val(Inst::Convert(at, Rounding::Trunc), Type::I32);
+                return Ok(Operand::Num(at, Type::I32));
+            }
             _ => {}
         }
         let mut vals = Vec::new();
@@ -405,7 +415,9 @@ impl Lowerer<'_, '_> {
                 arity(self, 1, 1)?;
                 (self.int(kind_of(vals[0].1), Type::I32), Type::I32)
             }
-            How::Shape | How::Reduction | How::Len => unreachable!("handled above"),
+            How::Shape | How::Reduction | How::Len | How::Index => {
+                unreachable!("handled above")
+            }
         };
         Ok(Operand::Num(v, t))
     }
@@ -469,29 +481,28 @@ impl Lowerer<'_, '_> {
         Ok((self.convert(v64, i64t, Type::I32), Type::I32))
     }
 
+    /// LEN of a character expression: its constant length when known,
+    /// else the length at run time.
     fn len_of(&mut self, x: &Expr) -> R<Operand> {
-        if let super::super::ast::ExprKind::Str(s) = &x.kind {
-            return Ok(Operand::Num(
-                self.int(super::super::diag::literal_bytes(s).len() as i64, Type::I32),
-                Type::I32,
-            ));
-        }
-        if let super::super::ast::ExprKind::Name(n) = &x.kind {
-            if let Resolved::Var(v) = self.resolve(n)? {
-                if let Some(c) = self
-                    .proc
-                    .var(v)
-                    .char_len
-                    .as_ref()
-                    .and_then(|b| b.as_const())
-                {
-                    return Ok(Operand::Num(
-                        self.konst(Const::Int(c), Type::I32),
-                        Type::I32,
-                    ));
-                }
+        let r = self.char_operand(x, "len")?;
+        let len = match self.char_len_of(&r) {
+            Some(n) => self.int(n, Type::I32),
+            None => {
+                let n = self.val(Inst::CharLen(r), Type::I64);
+                self.val(Inst::Convert(n, Rounding::Trunc), Type::I32)
             }
+        };
+        Ok(Operand::Num(len, Type::I32))
+    }
+
+    /// A character argument of an intrinsic.
+    fn char_operand(&mut self, x: &Expr, intrinsic: &str) -> R<CharRef> {
+        match self.expr(x)? {
+            Operand::Char(r) => Ok(r),
+            Operand::Num(..) => Err(self.err(
+                x.span,
+                format!("the argument of `{intrinsic}` must be character data"),
+            )),
         }
-        Err(self.err(x.span, "unsupported Fortran: LEN of a non-constant length"))
     }
 }

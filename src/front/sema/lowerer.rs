@@ -231,7 +231,14 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     fn reusable(&self, inst: &Inst, ty: Option<Type>) -> Option<Value> {
         ty?;
-        if matches!(inst, Inst::Pop(_) | Inst::CharCompare(..)) {
+        if matches!(
+            inst,
+            Inst::Pop(_)
+                | Inst::CharCompare(..)
+                | Inst::CharLen(..)
+                | Inst::CharIndex(..)
+                | Inst::Io(_)
+        ) {
             return None;
         }
         let reads = match inst {
@@ -597,6 +604,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     global: None,
                     optional: false,
                     default_init: None,
+                    global_at: 0,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)
@@ -621,7 +629,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ));
         };
         let storage = if let Some(g) = d.global {
-            Storage::Global(g)
+            Storage::Global(g, d.global_at)
         } else if d.arg.is_some() {
             return Err(self.err(
                 name.span,
@@ -632,11 +640,11 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             // Instances of one unit share its SAVE variables.
             let shared = self.out.globals.iter().position(|g| g.name == gname);
             match shared {
-                Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32)),
+                Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32), 0),
                 None => match global_for(scope, n, gname, &mut self.out.diags) {
                     Some(g) => {
                         self.out.globals.push(g);
-                        Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1))
+                        Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1), 0)
                     }
                     None => return Err(Reported),
                 },
@@ -1055,27 +1063,20 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         match &o.kind {
             ExprKind::Name(n) => {
                 let v = self.var_of(n)?;
-                let (g, ty) = self.global_of(v, o.span)?;
-                let len = self.out.globals[g].len().max(1);
-                targets.push((g, ty, 0, len, o.span));
+                let (g, ty, at) = self.global_of(v, o.span)?;
+                let len = match self.const_view(v) {
+                    Some(dims) => dims.iter().map(|(lo, hi)| (hi - lo + 1).max(0)).product(),
+                    None => self.out.globals[g].len().max(1) - at,
+                };
+                targets.push((g, ty, at, len, o.span));
                 Ok(())
             }
             ExprKind::Apply { name, args } => {
                 let v = self.var_of(name)?;
-                let (g, ty) = self.global_of(v, o.span)?;
+                let (g, ty, at) = self.global_of(v, o.span)?;
                 // The variable's own view (a COMMON member may view its
                 // global with another shape), else the global's.
-                let view: Option<Vec<(i64, i64)>> = self
-                    .proc
-                    .var(v)
-                    .dims
-                    .iter()
-                    .map(|d| match (&d.lower, &d.upper) {
-                        (Bound::Const(lo), Some(Bound::Const(hi))) => Some((*lo, *hi)),
-                        _ => None,
-                    })
-                    .collect();
-                let dims = match view {
+                let dims = match self.const_view(v) {
                     Some(d) if !d.is_empty() => d,
                     _ => self.out.globals[g].dims.clone(),
                 };
@@ -1100,7 +1101,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     offset += (i - lo) * stride;
                     stride *= hi - lo + 1;
                 }
-                targets.push((g, ty, offset, 1, o.span));
+                targets.push((g, ty, at + offset, 1, o.span));
                 Ok(())
             }
             ExprKind::ImpliedDo {
@@ -1150,9 +1151,25 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         }
     }
 
-    fn global_of(&mut self, v: VarId, span: Span) -> R<(usize, Type)> {
+    /// The constant `(lower, upper)` bounds of an array variable (empty for
+    /// a scalar), `None` when some bound is not constant.
+    fn const_view(&self, v: VarId) -> Option<Vec<(i64, i64)>> {
+        self.proc
+            .var(v)
+            .dims
+            .iter()
+            .map(|d| match (&d.lower, &d.upper) {
+                (Bound::Const(lo), Some(Bound::Const(hi))) => Some((*lo, *hi)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The global a DATA object lives in, its element type and the element
+    /// where the object's storage starts.
+    fn global_of(&mut self, v: VarId, span: Span) -> R<(usize, Type, i64)> {
         match self.proc.var(v).storage {
-            Storage::Global(g) => Ok((g.index(), self.proc.var(v).ty)),
+            Storage::Global(g, at) => Ok((g.index(), self.proc.var(v).ty, at)),
             _ => Err(self.err(
                 span,
                 format!("`{}` cannot be initialised by DATA", self.proc.var(v).name),

@@ -47,6 +47,7 @@ mod consts;
 mod dummy;
 mod expr;
 mod intrinsics;
+mod io;
 mod lowerer;
 mod scope;
 mod stmt;
@@ -456,6 +457,12 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
             ));
         }
         scope.procs = m.contains.iter().map(|p| p.name.text.clone()).collect();
+        if let Some(object) = scope.equivalences.first().and_then(|set| set.first()) {
+            out.diags.push(Diagnostic::error(
+                object.span,
+                "unsupported Fortran: EQUIVALENCE in a module",
+            ));
+        }
         let mut names: Vec<String> = scope
             .syms
             .iter()

@@ -62,13 +62,16 @@ pub struct VarDecl {
     pub init: Option<Expr>,
     /// Position among the dummy arguments.
     pub arg: Option<usize>,
-    /// The global storage of a module variable.
+    /// The global storage of a module variable, COMMON member or
+    /// EQUIVALENCE partner.
     pub global: Option<GlobalId>,
     /// OPTIONAL (a dummy argument).
     pub optional: bool,
     /// The default initialization of a derived-type component (a local
     /// is set to it at every entry, a module or SAVE variable initially).
     pub default_init: Option<Expr>,
+    /// The element of the global where the variable's storage starts.
+    pub global_at: i64,
 }
 
 impl VarDecl {
@@ -84,6 +87,7 @@ impl VarDecl {
             global: None,
             optional: false,
             default_init: None,
+            global_at: 0,
         }
     }
 }
@@ -206,6 +210,8 @@ pub struct Scope {
     /// with `external f`, in either order): the result type of a function
     /// (a dummy function's, checked against the procedure passed).
     pub proc_types: HashMap<String, TypeInfo>,
+    /// EQUIVALENCE sets, in order (objects as written).
+    pub equivalences: Vec<Vec<Expr>>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -230,10 +236,12 @@ impl Scope {
         }
         self.implicit.get((c - b'a') as usize).cloned().flatten()
     }
-    /// Places a declared variable in a global (a COMMON member).
-    pub fn set_global(&mut self, name: &str, g: GlobalId) {
+    /// Places a declared variable in a global from element `at` on (a
+    /// COMMON member or EQUIVALENCE partner).
+    pub fn set_global(&mut self, name: &str, g: GlobalId, at: i64) {
         if let Some(Sym::Var(d)) = self.syms.get_mut(name) {
             d.global = Some(g);
+            d.global_at = at;
         }
     }
     /// The declared variable of a name.
@@ -609,6 +617,18 @@ impl Builder<'_, '_> {
                             span: d.span,
                         }),
                     );
+                }
+            }
+            DeclKind::Equivalence(sets) => {
+                for set in sets {
+                    for object in set {
+                        if let Some(name) = equivalence_name(object) {
+                            if matches!(self.scope.syms.get(&name.text), None | Some(Sym::Var(_))) {
+                                self.var_mut(name);
+                            }
+                        }
+                    }
+                    self.scope.equivalences.push(set.clone());
                 }
             }
             DeclKind::Unsupported(what) => {
@@ -1230,4 +1250,15 @@ pub fn data_names(g: &DataGroup) -> Vec<String> {
     let mut out = Vec::new();
     g.objects.iter().for_each(|o| walk(o, &mut out));
     out
+}
+
+/// The variable an EQUIVALENCE object names (`x`, `a(3)`, `c(2:4)`,
+/// `c(1)(2:3)`), if it has the form of one.
+pub(crate) fn equivalence_name(object: &Expr) -> Option<&Name> {
+    use super::super::ast::ExprKind;
+    match &object.kind {
+        ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => Some(n),
+        ExprKind::Substring { base, .. } => equivalence_name(base),
+        _ => None,
+    }
 }

@@ -90,7 +90,9 @@ impl Lowerer<'_, '_> {
                 end,
                 step,
                 body,
-            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), body),
+            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), &mut |l| {
+                l.stmts(body)
+            }),
             StmtKind::DoWhile { name, cond, body } => {
                 let (header, inner, exit) = (self.block(), self.block(), self.block());
                 self.jump(header);
@@ -105,14 +107,14 @@ impl Lowerer<'_, '_> {
                     }),
                     Err(Reported) => self.jump(exit),
                 }
-                self.loop_body(name.as_ref(), header, exit, inner, body);
+                self.loop_body(name.as_ref(), header, exit, inner, &mut |l| l.stmts(body));
                 Ok(())
             }
             StmtKind::DoForever { name, body } => {
                 let (header, exit) = (self.block(), self.block());
                 self.jump(header);
                 self.switch_to(header);
-                self.loop_body(name.as_ref(), header, exit, header, body);
+                self.loop_body(name.as_ref(), header, exit, header, &mut |l| l.stmts(body));
                 Ok(())
             }
             StmtKind::Exit(name) | StmtKind::Cycle(name) => {
@@ -208,7 +210,9 @@ impl Lowerer<'_, '_> {
                 });
                 Ok(())
             }
-            StmtKind::Continue | StmtKind::Output(_) => Ok(()),
+            StmtKind::Continue => Ok(()),
+            StmtKind::Write { format, items } => self.write_stmt(format, items, s.span),
+            StmtKind::Read { format, items } => self.read_stmt(format, items, s.span),
             StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
             StmtKind::Block { body, .. } => {
                 self.stmts(body);
@@ -286,7 +290,7 @@ impl Lowerer<'_, '_> {
         cycle: adjit_ir::BlockId,
         exit: adjit_ir::BlockId,
         inner: adjit_ir::BlockId,
-        body: &[Stmt],
+        body: &mut dyn FnMut(&mut Self),
     ) {
         self.switch_to(inner);
         self.loops.push(LoopFrame {
@@ -294,7 +298,7 @@ impl Lowerer<'_, '_> {
             cycle,
             exit,
         });
-        self.stmts(body);
+        body(self);
         self.loops.pop();
         self.jump(cycle);
         self.switch_to(exit);
@@ -311,15 +315,16 @@ impl Lowerer<'_, '_> {
     /// in wrapping arithmetic, biased by 2**63 so that a signed comparison
     /// orders it as unsigned) and takes another trip while that distance is
     /// at least `|step|`. A float loop computes its trip count in the
-    /// variable's type and truncates it to 64 bits.
-    fn do_loop(
+    /// variable's type and truncates it to 64 bits. `body` lowers the body
+    /// (statements, or the items of an implied DO).
+    pub(super) fn do_loop(
         &mut self,
         name: Option<&Name>,
         var: &Name,
         start: &Expr,
         end: &Expr,
         step: Option<&Expr>,
-        body: &[Stmt],
+        body: &mut dyn FnMut(&mut Self),
     ) -> R<()> {
         for e in [Some(start), Some(end), step].into_iter().flatten() {
             self.hoist(e)?;
@@ -466,7 +471,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// Refuses writes to INTENT(IN) dummies.
-    fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
+    pub(super) fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
         let decl_intent = self.u().scope.var(&name.text).and_then(|d| d.intent);
         if decl_intent == Some(Intent::In)
             && matches!(self.proc.var(v).storage, adjit_ir::Storage::Param(_))
@@ -588,7 +593,9 @@ impl Lowerer<'_, '_> {
 
     /// `c = a // b // ...`: each part is copied into its own substring of
     /// the target (parts past the end are dropped, the rest blank-padded).
-    /// The target and every part need a constant length.
+    /// With constant lengths the positions are constants; otherwise (a
+    /// `CHARACTER*(*)` dummy, a substring with variable bounds) they are
+    /// computed at run time from the lengths.
     fn concat_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
         fn parts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             match &e.kind {
@@ -602,44 +609,92 @@ impl Lowerer<'_, '_> {
         }
         let mut pieces = Vec::new();
         parts(value, &mut pieces);
-        let Some(target_len) = self.char_len_of(&to) else {
-            return Err(self.err(
-                value.span,
-                "unsupported Fortran: concatenation into a character of non-constant length",
-            ));
-        };
-        let mut pos = 1;
+        let mut froms = Vec::new();
         for piece in pieces {
             let Operand::Char(from) = self.expr(piece)? else {
                 return Err(self.err(piece.span, "concatenation of a non-character value"));
             };
-            let Some(len) = self.char_len_of(&from) else {
-                return Err(self.err(
-                    piece.span,
-                    "unsupported Fortran: concatenation of a character of non-constant length",
-                ));
-            };
-            if pos <= target_len && len > 0 {
-                let end = (pos + len - 1).min(target_len);
-                let dest = self.sub_ref(&to, pos, end);
-                self.emit(Inst::CharAssign(dest, from), None);
+            froms.push(from);
+        }
+        let blank = CharRef {
+            base: CharBase::Literal(Vec::new()),
+            start: None,
+            end: None,
+        };
+        let lengths: Option<Vec<i64>> = froms.iter().map(|f| self.char_len_of(f)).collect();
+        if let (Some(target_len), Some(lengths)) = (self.char_len_of(&to), lengths) {
+            let mut pos = 1;
+            for (from, len) in froms.into_iter().zip(lengths) {
+                if pos <= target_len && len > 0 {
+                    let end = (pos + len - 1).min(target_len);
+                    let dest = self.sub_ref(&to, pos, end);
+                    self.emit(Inst::CharAssign(dest, from), None);
+                }
+                pos += len;
             }
-            pos += len;
+            if pos <= target_len {
+                let dest = self.sub_ref(&to, pos, target_len);
+                self.emit(Inst::CharAssign(dest, blank), None);
+            }
+            return Ok(());
         }
-        if pos <= target_len {
-            let dest = self.sub_ref(&to, pos, target_len);
-            let blank = CharRef {
-                base: CharBase::Literal(Vec::new()),
-                start: None,
-                end: None,
-            };
-            self.emit(Inst::CharAssign(dest, blank), None);
+        let i64t = Type::I64;
+        let target_len = self.char_len_value(&to);
+        let one = self.int(1, i64t);
+        let mut pos = one;
+        for from in froms {
+            let len = self.char_len_value(&from);
+            let last = self.val(Inst::Binary(BinaryOp::Add, pos, len), i64t);
+            let last = self.val(Inst::Binary(BinaryOp::Sub, last, one), i64t);
+            let end = self.val(Inst::Binary(BinaryOp::Min, last, target_len), i64t);
+            let dest = self.shifted_ref(&to, pos, end);
+            self.emit(Inst::CharAssign(dest, from), None);
+            pos = self.val(Inst::Binary(BinaryOp::Add, pos, len), i64t);
         }
+        // The rest (empty when the parts filled the target) is blank.
+        let dest = self.shifted_ref(&to, pos, target_len);
+        self.emit(Inst::CharAssign(dest, blank), None);
         Ok(())
     }
 
+    /// The length of character data as an I64 value (a constant when
+    /// known).
+    fn char_len_value(&mut self, r: &CharRef) -> Value {
+        match self.char_len_of(r) {
+            Some(n) => self.int(n, Type::I64),
+            None => self.val(Inst::CharLen(r.clone()), Type::I64),
+        }
+    }
+
+    /// `r(start:end)` relative to the start of `r`, for I64 positions
+    /// computed at run time.
+    fn shifted_ref(&mut self, r: &CharRef, start: Value, end: Value) -> CharRef {
+        let i64t = Type::I64;
+        let (start, end) = match r.start {
+            None => (start, end),
+            Some(s) => {
+                let s = if self.proc.value_type(s) == Some(i64t) {
+                    s
+                } else {
+                    self.val(Inst::Convert(s, Rounding::Trunc), i64t)
+                };
+                let one = self.int(1, i64t);
+                let off = self.val(Inst::Binary(BinaryOp::Sub, s, one), i64t);
+                (
+                    self.val(Inst::Binary(BinaryOp::Add, start, off), i64t),
+                    self.val(Inst::Binary(BinaryOp::Add, end, off), i64t),
+                )
+            }
+        };
+        CharRef {
+            base: r.base.clone(),
+            start: Some(start),
+            end: Some(end),
+        }
+    }
+
     /// The constant length of character data, when known.
-    fn char_len_of(&self, r: &CharRef) -> Option<i64> {
+    pub(super) fn char_len_of(&self, r: &CharRef) -> Option<i64> {
         let int = |v: Option<Value>| -> Option<Option<i64>> {
             match v {
                 None => Some(None),

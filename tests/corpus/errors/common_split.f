@@ -1,9 +1,10 @@
-c adjit-error: 10:20: `v` in COMMON /blk/ spans bytes 0..16
+c adjit-error: 5:23: `i` in COMMON /blk/ has type integer(4) but shares its storage with `v` of type real(8)
       subroutine a(x)
-      double precision x, p, q
-      common /blk/ p, q
+      double precision x, p
+      integer i, j
+      common /blk/ p, i, j
       p = x
-      q = 2*x
+      i = 2
       end
       subroutine b(y)
       double precision y, v(2)

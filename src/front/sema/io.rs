@@ -1,0 +1,189 @@
+//! I/O statements: PRINT and WRITE to standard output, list-directed READ
+//! from standard input, lowered to the steps of [`adjit_ir::IoOp`].
+//!
+//! A statement becomes a begin step, one transfer step per item (implied
+//! DO loops become loops, whole arrays and sections transfer their elements
+//! in column-major order), and an end step. The format (a FORMAT statement
+//! of the unit or a constant character expression) is checked here with
+//! [`adjit_ir::io::parse_format`], so a malformed one is a located error;
+//! its text goes into the begin step. Formatting and reading happen at run
+//! time in `adjit_ir::io`, shared by the interpreter and the JIT.
+
+use super::super::ast::{Expr, ExprKind, IoFormat};
+use super::consts::ConstVal;
+use super::lowerer::{Lowerer, Operand, Reported, R};
+use adjit_ir::{Inst, IoOp, Span, Type};
+
+impl Lowerer<'_, '_> {
+    /// PRINT / WRITE to standard output.
+    pub(super) fn write_stmt(&mut self, format: &IoFormat, items: &[Expr], span: Span) -> R<()> {
+        let format = self.io_format(format, span)?;
+        for item in items {
+            self.hoist_items(item)?;
+        }
+        self.emit(Inst::Io(IoOp::BeginWrite(format)), None);
+        let mut result = Ok(());
+        for item in items {
+            result = result.and(self.io_item(item, false));
+        }
+        self.emit(Inst::Io(IoOp::EndWrite), None);
+        result
+    }
+
+    /// List-directed READ from standard input.
+    pub(super) fn read_stmt(&mut self, format: &IoFormat, items: &[Expr], span: Span) -> R<()> {
+        if !matches!(format, IoFormat::List) {
+            return Err(self.err(
+                span,
+                "unsupported Fortran: formatted READ (only list-directed `READ *` and \
+                 `READ(*,*)`)",
+            ));
+        }
+        self.emit(Inst::Io(IoOp::BeginRead), None);
+        let mut result = Ok(());
+        for item in items {
+            result = result.and(self.io_item(item, true));
+        }
+        self.emit(Inst::Io(IoOp::EndRead), None);
+        result
+    }
+
+    /// The format text of an I/O statement (`None`: list-directed),
+    /// checked.
+    fn io_format(&mut self, format: &IoFormat, span: Span) -> R<Option<Vec<u8>>> {
+        let (text, at) = match format {
+            IoFormat::List => return Ok(None),
+            IoFormat::Label(label, at) => {
+                let found = self
+                    .u()
+                    .ast
+                    .formats
+                    .iter()
+                    .find(|f| f.label == *label)
+                    .map(|f| f.text.clone().into_bytes());
+                match found {
+                    Some(text) => (text, *at),
+                    None => {
+                        return Err(self.err(*at, format!("no FORMAT statement with label {label}")))
+                    }
+                }
+            }
+            IoFormat::Expr(e) => match self.fold(e) {
+                Ok(ConstVal::Str(s)) => (s.into_bytes(), e.span),
+                _ => {
+                    return Err(self.err(
+                        e.span,
+                        "unsupported Fortran: a format that is not a constant character \
+                         expression or FORMAT label",
+                    ))
+                }
+            },
+        };
+        let _ = span;
+        match adjit_ir::io::parse_format(&text) {
+            Ok(_) => Ok(Some(text)),
+            Err(m) => Err(self.err(at, format!("invalid format: {m}"))),
+        }
+    }
+
+    /// Hoists the reductions of an output item (see `hoist`).
+    fn hoist_items(&mut self, item: &Expr) -> R<()> {
+        match &item.kind {
+            ExprKind::ImpliedDo { .. } => Ok(()),
+            _ => self.hoist(item),
+        }
+    }
+
+    /// Transfers one item (`read`: into it, else out of it).
+    fn io_item(&mut self, item: &Expr, read: bool) -> R<()> {
+        if let ExprKind::ImpliedDo {
+            items,
+            var,
+            start,
+            end,
+            step,
+        } = &item.kind
+        {
+            let mut failed = false;
+            self.do_loop(None, var, start, end, step.as_deref(), &mut |l| {
+                for it in items {
+                    failed |= l.io_item(it, read).is_err();
+                }
+            })?;
+            return if failed { Err(Reported) } else { Ok(()) };
+        }
+        if let Some(source) = self.array_source(item) {
+            let extents = self.extents(&source)?;
+            return self.for_positions(&extents, &mut |this, pos| {
+                this.elem = Some(pos.to_vec());
+                let r = this.scalar_item(item, read);
+                this.elem = None;
+                r
+            });
+        }
+        self.scalar_item(item, read)
+    }
+
+    /// Transfers one scalar item (an array element when `self.elem` is
+    /// set).
+    fn scalar_item(&mut self, item: &Expr, read: bool) -> R<()> {
+        if !read {
+            match self.expr(item)? {
+                Operand::Char(r) => self.emit(Inst::Io(IoOp::PutChar(r)), None),
+                Operand::Num(v, _) => self.emit(Inst::Io(IoOp::Put(v)), None),
+            };
+            return Ok(());
+        }
+        let name = match &item.kind {
+            ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => n,
+            ExprKind::Substring { .. } => {
+                let Operand::Char(r) = self.expr(item)? else {
+                    return Err(self.err(item.span, "substring of a non-character value"));
+                };
+                self.emit(Inst::Io(IoOp::GetChar(r)), None);
+                return Ok(());
+            }
+            _ => {
+                return Err(self.err(
+                    item.span,
+                    "an input item must be a variable, an array element or a substring",
+                ))
+            }
+        };
+        let v = self.var_of(name)?;
+        self.check_writable(v, name)?;
+        let ty = self.proc.var(v).ty;
+        if ty == Type::Char {
+            let Operand::Char(r) = self.expr(item)? else {
+                return Err(self.err(item.span, "expected a character variable"));
+            };
+            self.emit(Inst::Io(IoOp::GetChar(r)), None);
+            return Ok(());
+        }
+        let index = match (&item.kind, &self.elem) {
+            (ExprKind::Name(_), Some(pos)) => {
+                let pos = pos.clone();
+                Some(self.whole_array_index(v, &pos, name.span)?)
+            }
+            (ExprKind::Name(_), None) => None,
+            (ExprKind::Apply { args, .. }, Some(pos)) => {
+                let pos = pos.clone();
+                Some(self.section_index(v, args, &pos, name)?)
+            }
+            (ExprKind::Apply { args, .. }, None) => Some(self.subscripts(v, args, name)?),
+            _ => None,
+        };
+        // Subscripts are evaluated before the value is read (an item may
+        // not depend on values read by the same item).
+        let x = self.io_get(ty);
+        match index {
+            None => self.emit(Inst::Store(v, x), None),
+            Some(idx) => self.emit(Inst::StoreElem(v, idx, x), None),
+        };
+        Ok(())
+    }
+
+    fn io_get(&mut self, ty: Type) -> adjit_ir::Value {
+        self.emit(Inst::Io(IoOp::Get), Some(ty))
+    }
+}
