@@ -158,7 +158,12 @@ fn latency(root: &Path, case: &Case) -> f64 {
     median(|| {
         let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
         let adjoint = engine
-            .adjoint(None, &sel(case.of), &sel(case.wrt), &AdjointOptions::default())
+            .adjoint(
+                None,
+                &sel(case.of),
+                &sel(case.wrt),
+                &AdjointOptions::default(),
+            )
             .expect("adjoint");
         drop(adjoint);
     })
@@ -203,8 +208,9 @@ fn measure(peers: &Peers, case: &Case, n: usize) -> Row {
             let mut f = vec![0.0; n];
             let p = 2i32;
             // SAFETY: bratu(dim, parmax, x, prm, F) with x(dim), prm(2), F(dim).
-            let gf =
-                median(|| unsafe { f_primal(&ni, &p, input.as_ptr(), prm.as_ptr(), f.as_mut_ptr()) });
+            let gf = median(|| unsafe {
+                f_primal(&ni, &p, input.as_ptr(), prm.as_ptr(), f.as_mut_ptr())
+            });
             let mut fb = vec![0.0; n];
             fb[1] = 1.0;
             let (mut xb, mut prmb) = (vec![0.0; n], [0.0; 2]);

@@ -646,6 +646,26 @@ struct Lower<'a, 'm> {
     frame_bytes: i64,
     err_block: Block,
     exit_block: Block,
+    /// Register copies of the stack registers, per stack kind the
+    /// procedure pushes or pops (see [`StackVars`]).
+    stacks: [Option<StackVars>; 3],
+}
+
+/// The registers of one runtime stack kept in Cranelift variables for the
+/// whole procedure: a push is a compare with `end`, a store and a pointer
+/// bump, a pop a compare with `base`, a decrement and a load, all in
+/// registers. The context in memory is brought up to date (`top`, and
+/// `pushed` by the pushes counted since) before every call and at the
+/// exit, and the variables are reloaded after calls and segment switches,
+/// so whatever reads the context (the runtime, callees, the host) sees the
+/// true stack.
+#[derive(Clone, Copy)]
+struct StackVars {
+    top: Variable,
+    base: Variable,
+    end: Variable,
+    /// Pushes executed since the last write-back.
+    pushes: Variable,
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -689,7 +709,9 @@ fn lower_proc(
         frame_bytes: 0,
         err_block,
         exit_block,
+        stacks: [None; 3],
     };
+    l.load_stacks_initially();
     let mark = l.prologue(args)?;
     l.lower_body()?;
     l.epilogue(mark)?;
@@ -1266,6 +1288,7 @@ impl<'a, 'm> Lower<'a, 'm> {
 
         self.b.switch_to_block(self.exit_block);
         let status = self.b.block_params(self.exit_block)[0];
+        self.flush_stacks();
         if let Some(mark) = mark {
             let rt = self.rt;
             self.call_external(
@@ -1909,8 +1932,108 @@ impl<'a, 'm> Lower<'a, 'm> {
         })
     }
 
-    fn stack_offset(kind: StackKind) -> i32 {
-        layout::stack(runtime::stack_index(kind))
+    /// Declares the stack variables of the stacks this procedure uses and
+    /// loads them from the context (at the entry).
+    fn load_stacks_initially(&mut self) {
+        let mut used = [false; 3];
+        for inst in &self.proc.insts {
+            if let Inst::Push(kind, _) | Inst::Pop(kind) = inst.kind {
+                used[runtime::stack_index(kind)] = true;
+            }
+        }
+        for (k, &u) in used.iter().enumerate() {
+            if u {
+                let vars = StackVars {
+                    top: self.b.declare_var(self.ptr),
+                    base: self.b.declare_var(self.ptr),
+                    end: self.b.declare_var(self.ptr),
+                    pushes: self.b.declare_var(types::I64),
+                };
+                self.stacks[k] = Some(vars);
+            }
+        }
+        self.reload_stacks();
+    }
+
+    /// Loads the stack variables from the context and restarts the push
+    /// counts.
+    fn reload_stacks(&mut self) {
+        for k in 0..3 {
+            if let Some(v) = self.stacks[k] {
+                let off = layout::stack(k);
+                let rt = self.rt;
+                let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
+                let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
+                let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
+                let zero = self.iconst(0);
+                self.b.def_var(v.top, top);
+                self.b.def_var(v.base, base);
+                self.b.def_var(v.end, end);
+                self.b.def_var(v.pushes, zero);
+            }
+        }
+    }
+
+    /// Writes the stack variables back to the context (`top`, and the
+    /// pushes counted since the last write-back into `pushed`).
+    fn flush_stacks(&mut self) {
+        for k in 0..3 {
+            if let Some(v) = self.stacks[k] {
+                self.flush_stack(k, v);
+            }
+        }
+    }
+
+    fn flush_stack(&mut self, k: usize, v: StackVars) {
+        let off = layout::stack(k);
+        let rt = self.rt;
+        let top = self.b.use_var(v.top);
+        self.b.ins().store(FLAGS, top, rt, off + layout::TOP);
+        let pushes = self.b.use_var(v.pushes);
+        let n = self
+            .b
+            .ins()
+            .load(types::I64, FLAGS, rt, off + layout::PUSHED);
+        let n = self.b.ins().iadd(n, pushes);
+        self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+        let zero = self.iconst(0);
+        self.b.def_var(v.pushes, zero);
+    }
+
+    /// The stack variables of `kind` (declared at the entry for every stack
+    /// the procedure uses).
+    fn stack_vars(&self, kind: StackKind) -> Result<StackVars, CompileError> {
+        self.stacks[runtime::stack_index(kind)]
+            .map_or_else(|| err("internal: stack used but not declared"), Ok)
+    }
+
+    /// Calls the runtime to switch segments (`adjit_stack_grow` or
+    /// `adjit_stack_retreat`) with the context up to date, fails with
+    /// `code` when it cannot, and reloads the stack variables.
+    fn switch_segment(
+        &mut self,
+        kind: StackKind,
+        helper: &'static str,
+        code: i64,
+        site: i64,
+    ) -> Result<(), CompileError> {
+        let k = runtime::stack_index(kind);
+        let v = self.stack_vars(kind)?;
+        self.flush_stack(k, v);
+        let rt = self.rt;
+        let kv = self.iconst(k as i64);
+        let st = self
+            .call_external(helper, &[self.ptr, types::I64], Some(types::I32), &[rt, kv])?
+            .expect("segment helpers return a status");
+        self.check_simple(st, code, site, -1, k as i64);
+        let off = layout::stack(k);
+        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
+        let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
+        let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
+        self.b.def_var(v.top, top);
+        self.b.def_var(v.base, base);
+        self.b.def_var(v.end, end);
+        Ok(())
     }
 
     fn push(&mut self, kind: StackKind, ty: Type, x: Value) -> Result<(), CompileError> {
@@ -1920,42 +2043,25 @@ impl<'a, 'm> Lower<'a, 'm> {
             Type::I64
         };
         let w = self.convert(x, ty, word_ty, Rounding::Trunc)?;
-        let off = Self::stack_offset(kind);
-        let rt = self.rt;
-        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
+        let v = self.stack_vars(kind)?;
+        let top = self.b.use_var(v.top);
+        let end = self.b.use_var(v.end);
         let full = self.b.ins().icmp(IntCC::Equal, top, end);
         let grow = self.b.create_block();
         let cont = self.b.create_block();
-        let t = self.b.append_block_param(cont, self.ptr);
         self.b.set_cold_block(grow);
-        self.b
-            .ins()
-            .brif(full, grow, &[], cont, &[BlockArg::Value(top)]);
+        self.b.ins().brif(full, grow, &[], cont, &[]);
         self.b.switch_to_block(grow);
-        let k = self.iconst(runtime::stack_index(kind) as i64);
-        let st = self
-            .call_external(
-                "adjit_stack_grow",
-                &[self.ptr, types::I64],
-                Some(types::I32),
-                &[rt, k],
-            )?
-            .expect("grow returns");
-        let idx = runtime::stack_index(kind) as i64;
-        self.check_simple(st, code::STACK_GROW, -1, -1, idx);
-        let t2 = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        self.b.ins().jump(cont, &[BlockArg::Value(t2)]);
+        self.switch_segment(kind, "adjit_stack_grow", code::STACK_GROW, -1)?;
+        self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
+        let t = self.b.use_var(v.top);
         self.b.ins().store(FLAGS, w, t, 0);
         let next = self.b.ins().iadd_imm_s(t, 8);
-        self.b.ins().store(FLAGS, next, rt, off + layout::TOP);
-        let n = self
-            .b
-            .ins()
-            .load(types::I64, FLAGS, rt, off + layout::PUSHED);
+        self.b.def_var(v.top, next);
+        let n = self.b.use_var(v.pushes);
         let n = self.b.ins().iadd_imm_s(n, 1);
-        self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+        self.b.def_var(v.pushes, n);
         Ok(())
     }
 
@@ -1965,36 +2071,27 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             Type::I64
         };
-        let off = Self::stack_offset(kind);
-        let rt = self.rt;
-        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
+        let v = self.stack_vars(kind)?;
+        let top = self.b.use_var(v.top);
+        let base = self.b.use_var(v.base);
         let empty = self.b.ins().icmp(IntCC::Equal, top, base);
         let slow = self.b.create_block();
         let cont = self.b.create_block();
-        let t = self.b.append_block_param(cont, self.ptr);
         self.b.set_cold_block(slow);
-        self.b
-            .ins()
-            .brif(empty, slow, &[], cont, &[BlockArg::Value(top)]);
+        self.b.ins().brif(empty, slow, &[], cont, &[]);
         self.b.switch_to_block(slow);
-        let idx = runtime::stack_index(kind) as i64;
-        let k = self.iconst(idx);
-        let st = self
-            .call_external(
-                "adjit_stack_retreat",
-                &[self.ptr, types::I64],
-                Some(types::I32),
-                &[rt, k],
-            )?
-            .expect("retreat returns");
-        self.check_simple(st, code::STACK_UNDERFLOW, site as i64, -1, idx);
-        let t2 = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        self.b.ins().jump(cont, &[BlockArg::Value(t2)]);
+        self.switch_segment(
+            kind,
+            "adjit_stack_retreat",
+            code::STACK_UNDERFLOW,
+            site as i64,
+        )?;
+        self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
+        let t = self.b.use_var(v.top);
         let prev = self.b.ins().iadd_imm_s(t, -8);
         let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
-        self.b.ins().store(FLAGS, prev, rt, off + layout::TOP);
+        self.b.def_var(v.top, prev);
         self.convert(w, word_ty, ty, Rounding::Trunc)
     }
 
@@ -2150,6 +2247,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         // Call depth: the host's call is depth 1; fail before exceeding the
         // limit, and restore the depth after the call whatever its status.
         self.flush_promoted();
+        self.flush_stacks();
         let rt = self.rt;
         let depth = self.b.ins().load(types::I64, FLAGS, rt, layout::DEPTH);
         let too_deep = self.b.ins().icmp_imm_s(
@@ -2172,6 +2270,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let status = self.b.inst_results(call)[0];
         self.b.ins().store(FLAGS, depth, rt, layout::DEPTH);
         self.reload_promoted()?;
+        self.reload_stacks();
         let cont = self.b.create_block();
         self.b.ins().brif(
             status,
