@@ -659,13 +659,31 @@ struct Lower<'a, 'm> {
 /// exit, and the variables are reloaded after calls and segment switches,
 /// so whatever reads the context (the runtime, callees, the host) sees the
 /// true stack.
+///
+/// The count of pushes costs nothing per push when the procedure only
+/// pushes on a stack: it is the distance `top` moved since the last
+/// reload (`mark`). A procedure that pushes and pops the same stack counts
+/// its pushes in a variable.
 #[derive(Clone, Copy)]
 struct StackVars {
     top: Variable,
+    /// First word of the segment (read by pops only).
     base: Variable,
+    /// One past the last word of the segment (read by pushes only).
     end: Variable,
-    /// Pushes executed since the last write-back.
-    pushes: Variable,
+    /// How pushes are counted since the last write-back.
+    count: PushCount,
+}
+
+/// See [`StackVars`].
+#[derive(Clone, Copy)]
+enum PushCount {
+    /// The procedure never pushes on this stack.
+    None,
+    /// `top` at the last reload: pushes are `(top - mark) / 8`.
+    Mark(Variable),
+    /// Pushes counted one by one.
+    Counter(Variable),
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -1935,22 +1953,29 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// Declares the stack variables of the stacks this procedure uses and
     /// loads them from the context (at the entry).
     fn load_stacks_initially(&mut self) {
-        let mut used = [false; 3];
+        let (mut pushes, mut pops) = ([false; 3], [false; 3]);
         for inst in &self.proc.insts {
-            if let Inst::Push(kind, _) | Inst::Pop(kind) = inst.kind {
-                used[runtime::stack_index(kind)] = true;
+            match inst.kind {
+                Inst::Push(kind, _) => pushes[runtime::stack_index(kind)] = true,
+                Inst::Pop(kind) => pops[runtime::stack_index(kind)] = true,
+                _ => {}
             }
         }
-        for (k, &u) in used.iter().enumerate() {
-            if u {
-                let vars = StackVars {
-                    top: self.b.declare_var(self.ptr),
-                    base: self.b.declare_var(self.ptr),
-                    end: self.b.declare_var(self.ptr),
-                    pushes: self.b.declare_var(types::I64),
-                };
-                self.stacks[k] = Some(vars);
+        for k in 0..3 {
+            if !(pushes[k] || pops[k]) {
+                continue;
             }
+            let count = match (pushes[k], pops[k]) {
+                (false, _) => PushCount::None,
+                (true, false) => PushCount::Mark(self.b.declare_var(self.ptr)),
+                (true, true) => PushCount::Counter(self.b.declare_var(types::I64)),
+            };
+            self.stacks[k] = Some(StackVars {
+                top: self.b.declare_var(self.ptr),
+                base: self.b.declare_var(self.ptr),
+                end: self.b.declare_var(self.ptr),
+                count,
+            });
         }
         self.reload_stacks();
     }
@@ -1960,16 +1985,26 @@ impl<'a, 'm> Lower<'a, 'm> {
     fn reload_stacks(&mut self) {
         for k in 0..3 {
             if let Some(v) = self.stacks[k] {
-                let off = layout::stack(k);
-                let rt = self.rt;
-                let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-                let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
-                let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
+                self.reload_stack(k, v);
+            }
+        }
+    }
+
+    fn reload_stack(&mut self, k: usize, v: StackVars) {
+        let off = layout::stack(k);
+        let rt = self.rt;
+        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
+        let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
+        let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
+        self.b.def_var(v.top, top);
+        self.b.def_var(v.base, base);
+        self.b.def_var(v.end, end);
+        match v.count {
+            PushCount::None => {}
+            PushCount::Mark(mark) => self.b.def_var(mark, top),
+            PushCount::Counter(n) => {
                 let zero = self.iconst(0);
-                self.b.def_var(v.top, top);
-                self.b.def_var(v.base, base);
-                self.b.def_var(v.end, end);
-                self.b.def_var(v.pushes, zero);
+                self.b.def_var(n, zero);
             }
         }
     }
@@ -1989,15 +2024,27 @@ impl<'a, 'm> Lower<'a, 'm> {
         let rt = self.rt;
         let top = self.b.use_var(v.top);
         self.b.ins().store(FLAGS, top, rt, off + layout::TOP);
-        let pushes = self.b.use_var(v.pushes);
+        let pushes = match v.count {
+            PushCount::None => return,
+            PushCount::Mark(mark) => {
+                let m = self.b.use_var(mark);
+                self.b.def_var(mark, top);
+                let bytes = self.b.ins().isub(top, m);
+                self.b.ins().ushr_imm_u(bytes, 3)
+            }
+            PushCount::Counter(n) => {
+                let pushes = self.b.use_var(n);
+                let zero = self.iconst(0);
+                self.b.def_var(n, zero);
+                pushes
+            }
+        };
         let n = self
             .b
             .ins()
             .load(types::I64, FLAGS, rt, off + layout::PUSHED);
         let n = self.b.ins().iadd(n, pushes);
         self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
-        let zero = self.iconst(0);
-        self.b.def_var(v.pushes, zero);
     }
 
     /// The stack variables of `kind` (declared at the entry for every stack
@@ -2026,13 +2073,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             .call_external(helper, &[self.ptr, types::I64], Some(types::I32), &[rt, kv])?
             .expect("segment helpers return a status");
         self.check_simple(st, code, site, -1, k as i64);
-        let off = layout::stack(k);
-        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
-        let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
-        self.b.def_var(v.top, top);
-        self.b.def_var(v.base, base);
-        self.b.def_var(v.end, end);
+        self.reload_stack(k, v);
         Ok(())
     }
 
@@ -2059,9 +2100,11 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.ins().store(FLAGS, w, t, 0);
         let next = self.b.ins().iadd_imm_s(t, 8);
         self.b.def_var(v.top, next);
-        let n = self.b.use_var(v.pushes);
-        let n = self.b.ins().iadd_imm_s(n, 1);
-        self.b.def_var(v.pushes, n);
+        if let PushCount::Counter(n) = v.count {
+            let c = self.b.use_var(n);
+            let c = self.b.ins().iadd_imm_s(c, 1);
+            self.b.def_var(n, c);
+        }
         Ok(())
     }
 

@@ -11,6 +11,9 @@ use adjit_ir::{GlobalId, Module, Proc, ProcId, Type, VarId};
 use adjit_jit::runtime::Runtime;
 use std::sync::{Arc, Mutex};
 
+mod workspace;
+pub use workspace::Workspace;
+
 /// A named argument, optionally one element of it: `c`, `f(3)`, `a(1,2)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Selection {

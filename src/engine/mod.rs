@@ -29,6 +29,7 @@ mod state;
 pub use args::{ArgValue, Args};
 pub use derivatives::{
     element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
+    Workspace,
 };
 pub use state::GlobalState;
 
