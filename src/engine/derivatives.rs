@@ -253,6 +253,14 @@ fn var_ids(proc: &Proc, args: &Args, sels: &[Selection]) -> Result<Vec<VarId>, E
     Ok(out)
 }
 
+/// The error of a gradient asked for `n != 1` output elements.
+fn not_one_output(n: usize) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!("a gradient needs one scalar output; `--of` selects {n} elements"),
+    )
+}
+
 fn ad_error(e: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Internal, format!("differentiation failed: {e}"))
 }
@@ -555,10 +563,7 @@ impl Adjoint {
     pub fn gradient(&self, args: &Args) -> Result<(f64, Vec<f64>), Error> {
         let n = elements(args, &self.of)?.len();
         if n != 1 {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!("a gradient needs one scalar output; `--of` selects {n} elements"),
-            ));
+            return Err(not_one_output(n));
         }
         let (values, grad) = self.vjp(args, &[1.0])?;
         Ok((values[0], grad))

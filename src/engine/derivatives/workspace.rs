@@ -12,7 +12,9 @@
 //! zero-filled pages) and laid out again only when the argument shapes
 //! change.
 
-use super::{elements, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent};
+use super::{
+    elements, not_one_output, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent,
+};
 use crate::engine::{Args, Executor, Session};
 use adjit_ir::{Buffer, ProcId};
 use adjit_jit::runtime::Runtime;
@@ -191,9 +193,9 @@ impl Adjoint {
             return Err(length_error("gradient", grad.len(), ws.wrt_len));
         }
         ws.clear(&self.map);
-        for k in 0..seed.len() {
+        for (k, &s) in seed.iter().enumerate() {
             let o = ws.of[k];
-            ws.add(&self.map, o.param, o.offset, seed[k]);
+            ws.add(&self.map, o.param, o.offset, s);
         }
         ws.run(&self.exec, &self.map, self.procs.combined, args)?;
         ws.read_inputs(&self.map, 1, grad);
@@ -208,6 +210,10 @@ impl Adjoint {
         args: &mut Args,
         grad: &mut [f64],
     ) -> Result<f64, Error> {
+        ws.fit(&self.map, args, &self.of, &self.wrt, 1)?;
+        if ws.of.len() != 1 {
+            return Err(not_one_output(ws.of.len()));
+        }
         self.vjp_into(ws, args, &[1.0], grad)?;
         let o = ws.of[0];
         Ok(args.buffers()[o.param].get_f64(o.offset))
