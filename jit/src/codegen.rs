@@ -646,44 +646,29 @@ struct Lower<'a, 'm> {
     frame_bytes: i64,
     err_block: Block,
     exit_block: Block,
-    /// Register copies of the stack registers, per stack kind the
-    /// procedure pushes or pops (see [`StackVars`]).
-    stacks: [Option<StackVars>; 3],
+    /// The registers of each runtime stack as values of the current IR
+    /// block (see [`StackCache`]).
+    stacks: [Option<StackCache>; 3],
 }
 
-/// The registers of one runtime stack kept in Cranelift variables for the
-/// whole procedure: a push is a compare with `end`, a store and a pointer
-/// bump, a pop a compare with `base`, a decrement and a load, all in
-/// registers. The context in memory is brought up to date (`top`, and
-/// `pushed` by the pushes counted since) before every call and at the
-/// exit, and the variables are reloaded after calls and segment switches,
-/// so whatever reads the context (the runtime, callees, the host) sees the
-/// true stack.
-///
-/// The count of pushes costs nothing per push when the procedure only
-/// pushes on a stack: it is the distance `top` moved since the last
-/// reload (`mark`). A procedure that pushes and pops the same stack counts
-/// its pushes in a variable.
+/// The registers of one runtime stack as SSA values, valid until the end
+/// of the IR block being lowered: the first push or pop of a block loads
+/// `top` (and `end` or `base`) from the context, later ones use registers,
+/// and the block writes `top` back once at its end (and before calls), with
+/// the number of pushes it made added to `pushed` as an immediate. A push
+/// is a compare with `end`, a store and a pointer bump; no variable stays
+/// live across blocks that do not touch the stack. A block that fails
+/// midway leaves the context's `top` where the block started (the pushes
+/// of a failed call are not kept).
 #[derive(Clone, Copy)]
-struct StackVars {
-    top: Variable,
-    /// First word of the segment (read by pops only).
-    base: Variable,
-    /// One past the last word of the segment (read by pushes only).
-    end: Variable,
-    /// How pushes are counted since the last write-back.
-    count: PushCount,
-}
-
-/// See [`StackVars`].
-#[derive(Clone, Copy)]
-enum PushCount {
-    /// The procedure never pushes on this stack.
-    None,
-    /// `top` at the last reload: pushes are `(top - mark) / 8`.
-    Mark(Variable),
-    /// Pushes counted one by one.
-    Counter(Variable),
+struct StackCache {
+    top: Value,
+    /// One past the last word of the segment, once a push read it.
+    end: Option<Value>,
+    /// First word of the segment, once a pop read it.
+    base: Option<Value>,
+    /// Pushes since the last write-back.
+    pushes: i64,
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -729,7 +714,6 @@ fn lower_proc(
         exit_block,
         stacks: [None; 3],
     };
-    l.load_stacks_initially();
     let mark = l.prologue(args)?;
     l.lower_body()?;
     l.epilogue(mark)?;
@@ -1306,7 +1290,6 @@ impl<'a, 'm> Lower<'a, 'm> {
 
         self.b.switch_to_block(self.exit_block);
         let status = self.b.block_params(self.exit_block)[0];
-        self.flush_stacks();
         if let Some(mark) = mark {
             let rt = self.rt;
             self.call_external(
@@ -1352,6 +1335,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.values[v.index()] = Some((self.current, x));
                 }
             }
+            self.flush_stacks();
             self.lower_term(bi, &block.term)?;
         }
         Ok(())
@@ -1950,130 +1934,83 @@ impl<'a, 'm> Lower<'a, 'm> {
         })
     }
 
-    /// Declares the stack variables of the stacks this procedure uses and
-    /// loads them from the context (at the entry).
-    fn load_stacks_initially(&mut self) {
-        let (mut pushes, mut pops) = ([false; 3], [false; 3]);
-        for inst in &self.proc.insts {
-            match inst.kind {
-                Inst::Push(kind, _) => pushes[runtime::stack_index(kind)] = true,
-                Inst::Pop(kind) => pops[runtime::stack_index(kind)] = true,
-                _ => {}
-            }
+    /// The cached registers of stack `k`, loading `top` on first use in
+    /// the block.
+    fn stack_cache(&mut self, k: usize) -> StackCache {
+        if let Some(c) = self.stacks[k] {
+            return c;
         }
-        for k in 0..3 {
-            if !(pushes[k] || pops[k]) {
-                continue;
-            }
-            let count = match (pushes[k], pops[k]) {
-                (false, _) => PushCount::None,
-                (true, false) => PushCount::Mark(self.b.declare_var(self.ptr)),
-                (true, true) => PushCount::Counter(self.b.declare_var(types::I64)),
-            };
-            self.stacks[k] = Some(StackVars {
-                top: self.b.declare_var(self.ptr),
-                base: self.b.declare_var(self.ptr),
-                end: self.b.declare_var(self.ptr),
-                count,
-            });
-        }
-        self.reload_stacks();
-    }
-
-    /// Loads the stack variables from the context and restarts the push
-    /// counts.
-    fn reload_stacks(&mut self) {
-        for k in 0..3 {
-            if let Some(v) = self.stacks[k] {
-                self.reload_stack(k, v);
-            }
-        }
-    }
-
-    fn reload_stack(&mut self, k: usize, v: StackVars) {
-        let off = layout::stack(k);
         let rt = self.rt;
-        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
-        let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
-        self.b.def_var(v.top, top);
-        self.b.def_var(v.base, base);
-        self.b.def_var(v.end, end);
-        match v.count {
-            PushCount::None => {}
-            PushCount::Mark(mark) => self.b.def_var(mark, top),
-            PushCount::Counter(n) => {
-                let zero = self.iconst(0);
-                self.b.def_var(n, zero);
-            }
-        }
-    }
-
-    /// Writes the stack variables back to the context (`top`, and the
-    /// pushes counted since the last write-back into `pushed`).
-    fn flush_stacks(&mut self) {
-        for k in 0..3 {
-            if let Some(v) = self.stacks[k] {
-                self.flush_stack(k, v);
-            }
-        }
-    }
-
-    fn flush_stack(&mut self, k: usize, v: StackVars) {
-        let off = layout::stack(k);
-        let rt = self.rt;
-        let top = self.b.use_var(v.top);
-        self.b.ins().store(FLAGS, top, rt, off + layout::TOP);
-        let pushes = match v.count {
-            PushCount::None => return,
-            PushCount::Mark(mark) => {
-                let m = self.b.use_var(mark);
-                self.b.def_var(mark, top);
-                let bytes = self.b.ins().isub(top, m);
-                self.b.ins().ushr_imm_u(bytes, 3)
-            }
-            PushCount::Counter(n) => {
-                let pushes = self.b.use_var(n);
-                let zero = self.iconst(0);
-                self.b.def_var(n, zero);
-                pushes
-            }
-        };
-        let n = self
+        let top = self
             .b
             .ins()
-            .load(types::I64, FLAGS, rt, off + layout::PUSHED);
-        let n = self.b.ins().iadd(n, pushes);
-        self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+            .load(self.ptr, FLAGS, rt, layout::stack(k) + layout::TOP);
+        StackCache {
+            top,
+            end: None,
+            base: None,
+            pushes: 0,
+        }
     }
 
-    /// The stack variables of `kind` (declared at the entry for every stack
-    /// the procedure uses).
-    fn stack_vars(&self, kind: StackKind) -> Result<StackVars, CompileError> {
-        self.stacks[runtime::stack_index(kind)]
-            .map_or_else(|| err("internal: stack used but not declared"), Ok)
+    /// Loads field `field` of the registers of stack `k`.
+    fn stack_field(&mut self, k: usize, field: i32) -> Value {
+        let rt = self.rt;
+        self.b
+            .ins()
+            .load(self.ptr, FLAGS, rt, layout::stack(k) + field)
     }
 
-    /// Calls the runtime to switch segments (`adjit_stack_grow` or
-    /// `adjit_stack_retreat`) with the context up to date, fails with
-    /// `code` when it cannot, and reloads the stack variables.
+    /// Writes the cached `top` of every stack back to the context and adds
+    /// the block's pushes to `pushed`; the caches end.
+    fn flush_stacks(&mut self) {
+        for k in 0..3 {
+            let Some(c) = self.stacks[k].take() else {
+                continue;
+            };
+            let off = layout::stack(k);
+            let rt = self.rt;
+            self.b.ins().store(FLAGS, c.top, rt, off + layout::TOP);
+            if c.pushes > 0 {
+                let n = self
+                    .b
+                    .ins()
+                    .load(types::I64, FLAGS, rt, off + layout::PUSHED);
+                let n = self.b.ins().iadd_imm_s(n, c.pushes);
+                self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+            }
+        }
+    }
+
+    /// Cold path of a push on a full segment or a pop on an empty one:
+    /// stores `top`, calls the runtime (`adjit_stack_grow` or
+    /// `adjit_stack_retreat`), fails with `code` when it cannot, and jumps
+    /// to `cont` with the new `top` and `field` (END or BASE).
+    #[allow(clippy::too_many_arguments)]
     fn switch_segment(
         &mut self,
-        kind: StackKind,
+        k: usize,
+        top: Value,
         helper: &'static str,
         code: i64,
         site: i64,
+        field: i32,
+        cont: Block,
     ) -> Result<(), CompileError> {
-        let k = runtime::stack_index(kind);
-        let v = self.stack_vars(kind)?;
-        self.flush_stack(k, v);
         let rt = self.rt;
+        self.b
+            .ins()
+            .store(FLAGS, top, rt, layout::stack(k) + layout::TOP);
         let kv = self.iconst(k as i64);
         let st = self
             .call_external(helper, &[self.ptr, types::I64], Some(types::I32), &[rt, kv])?
             .expect("segment helpers return a status");
         self.check_simple(st, code, site, -1, k as i64);
-        self.reload_stack(k, v);
+        let top = self.stack_field(k, layout::TOP);
+        let limit = self.stack_field(k, field);
+        self.b
+            .ins()
+            .jump(cont, &[BlockArg::Value(top), BlockArg::Value(limit)]);
         Ok(())
     }
 
@@ -2084,27 +2021,44 @@ impl<'a, 'm> Lower<'a, 'm> {
             Type::I64
         };
         let w = self.convert(x, ty, word_ty, Rounding::Trunc)?;
-        let v = self.stack_vars(kind)?;
-        let top = self.b.use_var(v.top);
-        let end = self.b.use_var(v.end);
-        let full = self.b.ins().icmp(IntCC::Equal, top, end);
+        let k = runtime::stack_index(kind);
+        let c = self.stack_cache(k);
+        let end = match c.end {
+            Some(e) => e,
+            None => self.stack_field(k, layout::END),
+        };
+        let full = self.b.ins().icmp(IntCC::Equal, c.top, end);
         let grow = self.b.create_block();
         let cont = self.b.create_block();
+        let t = self.b.append_block_param(cont, self.ptr);
+        let e = self.b.append_block_param(cont, self.ptr);
         self.b.set_cold_block(grow);
-        self.b.ins().brif(full, grow, &[], cont, &[]);
+        self.b.ins().brif(
+            full,
+            grow,
+            &[],
+            cont,
+            &[BlockArg::Value(c.top), BlockArg::Value(end)],
+        );
         self.b.switch_to_block(grow);
-        self.switch_segment(kind, "adjit_stack_grow", code::STACK_GROW, -1)?;
-        self.b.ins().jump(cont, &[]);
+        self.switch_segment(
+            k,
+            c.top,
+            "adjit_stack_grow",
+            code::STACK_GROW,
+            -1,
+            layout::END,
+            cont,
+        )?;
         self.b.switch_to_block(cont);
-        let t = self.b.use_var(v.top);
         self.b.ins().store(FLAGS, w, t, 0);
         let next = self.b.ins().iadd_imm_s(t, 8);
-        self.b.def_var(v.top, next);
-        if let PushCount::Counter(n) = v.count {
-            let c = self.b.use_var(n);
-            let c = self.b.ins().iadd_imm_s(c, 1);
-            self.b.def_var(n, c);
-        }
+        self.stacks[k] = Some(StackCache {
+            top: next,
+            end: Some(e),
+            base: None,
+            pushes: c.pushes + 1,
+        });
         Ok(())
     }
 
@@ -2114,27 +2068,44 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             Type::I64
         };
-        let v = self.stack_vars(kind)?;
-        let top = self.b.use_var(v.top);
-        let base = self.b.use_var(v.base);
-        let empty = self.b.ins().icmp(IntCC::Equal, top, base);
+        let k = runtime::stack_index(kind);
+        let c = self.stack_cache(k);
+        let base = match c.base {
+            Some(b) => b,
+            None => self.stack_field(k, layout::BASE),
+        };
+        let empty = self.b.ins().icmp(IntCC::Equal, c.top, base);
         let slow = self.b.create_block();
         let cont = self.b.create_block();
+        let t = self.b.append_block_param(cont, self.ptr);
+        let b = self.b.append_block_param(cont, self.ptr);
         self.b.set_cold_block(slow);
-        self.b.ins().brif(empty, slow, &[], cont, &[]);
+        self.b.ins().brif(
+            empty,
+            slow,
+            &[],
+            cont,
+            &[BlockArg::Value(c.top), BlockArg::Value(base)],
+        );
         self.b.switch_to_block(slow);
         self.switch_segment(
-            kind,
+            k,
+            c.top,
             "adjit_stack_retreat",
             code::STACK_UNDERFLOW,
             site as i64,
+            layout::BASE,
+            cont,
         )?;
-        self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
-        let t = self.b.use_var(v.top);
         let prev = self.b.ins().iadd_imm_s(t, -8);
         let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
-        self.b.def_var(v.top, prev);
+        self.stacks[k] = Some(StackCache {
+            top: prev,
+            end: None,
+            base: Some(b),
+            pushes: c.pushes,
+        });
         self.convert(w, word_ty, ty, Rounding::Trunc)
     }
 
@@ -2313,7 +2284,6 @@ impl<'a, 'm> Lower<'a, 'm> {
         let status = self.b.inst_results(call)[0];
         self.b.ins().store(FLAGS, depth, rt, layout::DEPTH);
         self.reload_promoted()?;
-        self.reload_stacks();
         let cont = self.b.create_block();
         self.b.ins().brif(
             status,
