@@ -1,7 +1,8 @@
 //! Evaluation into caller-owned buffers: a reusable [`Workspace`] holds the
 //! derivative companions of the arguments and the runtime with its tape, so
-//! that a gradient or directional derivative in an optimizer loop allocates
-//! nothing and copies no argument buffer.
+//! that a gradient or directional derivative in an optimizer loop
+//! allocates nothing of the problem's size (only the call's small argument
+//! slot list) and copies no argument buffer.
 //!
 //! A call moves the caller's argument buffers into the derivative
 //! procedure's argument list (a swap of vectors, no copy), runs the
@@ -176,8 +177,8 @@ impl Adjoint {
     /// adjoint on `args` in place (they come back holding the primal
     /// outputs, as after a primal call), with `seed` weighting the output
     /// elements (the order of the `of` elements), and writes the weighted
-    /// gradient over the `wrt` elements into `grad`. Allocates nothing once
-    /// `ws` is laid out for the argument shapes.
+    /// gradient over the `wrt` elements into `grad`. Allocates nothing of
+    /// the problem's size once `ws` is laid out for the argument shapes.
     pub fn vjp_into(
         &self,
         ws: &mut Workspace,
