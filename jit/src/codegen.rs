@@ -540,10 +540,15 @@ fn compile_module(
                 })?;
             ids.push(id);
         }
+        let segment_switch = [
+            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_grow")?,
+            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_retreat")?,
+        ];
         let mut shared = Shared {
             module,
             options,
             proc_ids: ids.clone(),
+            segment_switch,
             externs: HashMap::new(),
             globals: (0..globals.len())
                 .filter_map(|i| globals.ptr(i))
@@ -586,11 +591,70 @@ fn compile_module(
     })
 }
 
+fn ctx_for_trampolines(jit: &JITModule) -> Context {
+    jit.make_context()
+}
+
+/// Defines `<helper>_pa`, a function with Cranelift's `PreserveAll`
+/// convention that calls the runtime's `helper(rt, kind) -> status` and
+/// drops the status (a failed switch leaves the stack registers unchanged,
+/// which the caller tests). Generated code calls segment switches through
+/// it: a call that clobbers no register leaves the values of a loop that
+/// pushes or pops in registers (a System V call in the loop, even on its
+/// cold path, made the register allocator keep loop-carried floats in
+/// stack slots).
+fn segment_trampoline(
+    jit: &mut JITModule,
+    ctx: &mut Context,
+    helper: &'static str,
+) -> Result<FuncId, CompileError> {
+    let fail = |e: String| CompileError {
+        proc: None,
+        message: e,
+    };
+    let ptr = jit.target_config().pointer_type();
+    let mut inner = Signature::new(jit.isa().default_call_conv());
+    inner.params.push(AbiParam::new(ptr));
+    inner.params.push(AbiParam::new(types::I64));
+    inner.returns.push(AbiParam::new(types::I32));
+    let inner_id = jit
+        .declare_function(helper, Linkage::Import, &inner)
+        .map_err(|e| fail(e.to_string()))?;
+    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(types::I64));
+    let id = jit
+        .declare_function(&format!("{helper}_pa"), Linkage::Local, &sig)
+        .map_err(|e| fail(e.to_string()))?;
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    let cfg = jit.target_config();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let f = jit.declare_func_in_func(inner_id, b.func);
+        b.ins().call(f, &params);
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(cfg);
+    }
+    jit.define_function(id, ctx)
+        .map_err(|e| fail(format!("{e:?}")))?;
+    jit.clear_context(ctx);
+    Ok(id)
+}
+
 /// State shared by the lowering of all procedures of a module.
 struct Shared<'m> {
     module: &'m ir::Module,
     options: &'m JitOptions,
     proc_ids: Vec<FuncId>,
+    /// The register-preserving trampolines to `adjit_stack_grow` and
+    /// `adjit_stack_retreat` (see [`segment_trampoline`]).
+    segment_switch: [FuncId; 2],
     externs: HashMap<&'static str, FuncId>,
     globals: Vec<i64>,
     literals: &'m mut Vec<Box<[u8]>>,
@@ -2002,12 +2066,17 @@ impl<'a, 'm> Lower<'a, 'm> {
             .ins()
             .store(FLAGS, top, rt, layout::stack(k) + layout::TOP);
         let kv = self.iconst(k as i64);
-        let st = self
-            .call_external(helper, &[self.ptr, types::I64], Some(types::I32), &[rt, kv])?
-            .expect("segment helpers return a status");
-        self.check_simple(st, code, site, -1, k as i64);
+        let which = usize::from(helper == "adjit_stack_retreat");
+        let f = self
+            .jit
+            .declare_func_in_func(self.sh.segment_switch[which], self.b.func);
+        self.b.ins().call(f, &[rt, kv]);
+        // A failed switch leaves the registers as they were: still full
+        // (push) or still empty (pop).
         let top = self.stack_field(k, layout::TOP);
         let limit = self.stack_field(k, field);
+        let failed = self.b.ins().icmp(IntCC::Equal, top, limit);
+        self.check_simple(failed, code, site, -1, k as i64);
         self.b
             .ins()
             .jump(cont, &[BlockArg::Value(top), BlockArg::Value(limit)]);
