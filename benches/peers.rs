@@ -1,20 +1,25 @@
 //! Peers benchmark: adjit against gfortran -O2, measured in one run.
 //!
-//! Builds the bundled examples and the hand-written gradients of
+//! Builds the bundled examples and the hand-written derivatives of
 //! `benches/peers/` into a shared library with `gfortran -O2`, loads it, and
-//! prints, for each case, the median times and the ratios
-//! JIT primal / gfortran primal, adjoint / primal and adjit gradient /
-//! hand-written gradient, plus the compile latency from source text to a
-//! callable function. Run with `cargo bench --bench peers` (or
+//! prints one table: for Griewank, the product and Bratu at n = 10^3 and
+//! 10^6, the median times of the gfortran primal, the adjit primal, the
+//! hand-written gfortran adjoint, the adjit adjoint (one reverse sweep: the
+//! gradient, or for Bratu's vector output the vector-Jacobian product of
+//! `f(2)`), the adjit scalar tangent (one direction), the tape bytes per
+//! element, and the ratios. Below it, the compile latency from source text
+//! to a callable adjoint. Run with `cargo bench --bench peers` (or
 //! `scripts/peers.sh`); needs gfortran.
 
-use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
-use adjit::engine::{Args, Engine, Options, Selection};
+mod common;
+
+use adjit::ad::adjoint::AdjointOptions;
+use adjit::engine::{Args, Engine, Options};
 use adjit::timing::Sampler;
+use common::sel;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 /// Median of repeated runs of `f`.
 fn median(f: impl FnMut()) -> f64 {
@@ -26,9 +31,19 @@ struct Peers {
     handle: *mut libc::c_void,
 }
 
-type Griewank = unsafe extern "C" fn(*const i32, *const f64, *mut f64);
-type GriewankGrad = unsafe extern "C" fn(*const i32, *const f64, *mut f64, *mut f64);
+type ScalarFn = unsafe extern "C" fn(*const i32, *const f64, *mut f64);
+type ScalarGrad = unsafe extern "C" fn(*const i32, *const f64, *mut f64, *mut f64);
 type Bratu = unsafe extern "C" fn(*const i32, *const i32, *const f64, *const f64, *mut f64);
+type BratuVjp = unsafe extern "C" fn(
+    *const i32,
+    *const i32,
+    *const f64,
+    *const f64,
+    *mut f64,
+    *const f64,
+    *mut f64,
+    *mut f64,
+);
 
 impl Peers {
     fn build(root: &Path) -> Option<Peers> {
@@ -41,6 +56,7 @@ impl Peers {
             .arg(root.join("examples/bratu.f"))
             .arg(root.join("benches/peers/griewank_grad.f90"))
             .arg(root.join("benches/peers/product_grad.f90"))
+            .arg(root.join("benches/peers/bratu_vjp.f"))
             .status()
             .ok()?;
         if !status.success() {
@@ -66,23 +82,196 @@ impl Peers {
     }
 }
 
-fn engine(root: &Path, file: &str) -> (Engine, f64) {
-    let path = root.join(file);
-    let text = std::fs::read_to_string(&path).expect("bundled example");
-    let start = Instant::now();
-    let engine = Engine::from_sources(&[(path.display().to_string(), text)], Options::default())
-        .expect("compiles");
-    let f = engine.procedure(None).expect("procedure");
-    let latency = start.elapsed().as_secs_f64();
-    drop(f);
-    (engine, latency)
+/// One benchmarked function: its source, selections and argument setup.
+struct Case {
+    label: &'static str,
+    file: &'static str,
+    of: &'static str,
+    wrt: &'static str,
+    /// Sets the arguments for size `n`; returns the input array.
+    setup: fn(&mut Args, usize) -> Vec<f64>,
 }
 
-fn adjoint_options() -> AdjointOptions {
-    AdjointOptions {
-        record: RecordPolicy::Tbr,
-        activity: true,
-        ..AdjointOptions::default()
+/// Times of one row of the table.
+struct Row {
+    case: String,
+    gfortran: f64,
+    primal: f64,
+    hand: f64,
+    adjoint: f64,
+    tangent: f64,
+    tape_bytes: f64,
+}
+
+fn griewank_setup(args: &mut Args, n: usize) -> Vec<f64> {
+    args.set_scalar("s", n as f64).unwrap();
+    let a: Vec<f64> = (0..n).map(|i| 1.0 + (i % 7) as f64 * 0.1).collect();
+    args.set_array("a", &a).unwrap();
+    a
+}
+
+fn product_setup(args: &mut Args, n: usize) -> Vec<f64> {
+    args.set_scalar("n", n as f64).unwrap();
+    let x: Vec<f64> = (0..n).map(|i| 1.0 + 1e-7 * (i % 13) as f64).collect();
+    args.set_array("x", &x).unwrap();
+    x
+}
+
+fn bratu_setup(args: &mut Args, n: usize) -> Vec<f64> {
+    args.set_scalar("dim", n as f64).unwrap();
+    args.set_scalar("parmax", 2.0).unwrap();
+    let x: Vec<f64> = (0..n).map(|i| 1.0 + (i % 5) as f64 * 0.5).collect();
+    args.set_array("x", &x).unwrap();
+    args.set_array("prm", &[1.3, 0.245828]).unwrap();
+    x
+}
+
+const CASES: [Case; 3] = [
+    Case {
+        label: "griewank",
+        file: "examples/griewank.f90",
+        of: "c",
+        wrt: "a",
+        setup: griewank_setup,
+    },
+    Case {
+        label: "product",
+        file: "examples/product.f90",
+        of: "y",
+        wrt: "x",
+        setup: product_setup,
+    },
+    Case {
+        label: "bratu",
+        file: "examples/bratu.f",
+        of: "f(2)",
+        wrt: "x,prm",
+        setup: bratu_setup,
+    },
+];
+
+/// Source text to a callable adjoint: parse, lower, differentiate, compile.
+fn latency(root: &Path, case: &Case) -> f64 {
+    let path = root.join(case.file);
+    let text = std::fs::read_to_string(&path).expect("bundled example");
+    let sources = [(path.display().to_string(), text)];
+    median(|| {
+        let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
+        let adjoint = engine
+            .adjoint(
+                None,
+                &sel(case.of),
+                &sel(case.wrt),
+                &AdjointOptions::default(),
+            )
+            .expect("adjoint");
+        drop(adjoint);
+    })
+}
+
+/// Largest difference between two gradients relative to the largest entry.
+fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
+    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(1e-300);
+    a.iter()
+        .zip(b)
+        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+        / scale
+}
+
+fn measure(peers: &Peers, case: &Case, n: usize) -> Row {
+    let engine = common::engine(case.file);
+    let primal = engine.procedure(None).unwrap();
+    let (of, wrt) = (sel(case.of), sel(case.wrt));
+    let adjoint = engine
+        .adjoint(None, &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let tangent = engine.tangent(None, &of, &wrt, 1).unwrap();
+    let mut args = primal.args();
+    let input = (case.setup)(&mut args, n);
+
+    let t_primal = median(|| primal.call(&mut args).unwrap());
+    // Evaluations into caller-owned buffers with reusable workspaces, as
+    // an optimizer's inner loop makes them.
+    let nwrt = input.len() + if case.label == "bratu" { 2 } else { 0 };
+    let mut grad = vec![0.0; nwrt];
+    let mut ws = adjoint.workspace();
+    let t_adjoint = median(|| {
+        adjoint
+            .vjp_into(&mut ws, &mut args, &[1.0], &mut grad)
+            .unwrap()
+    });
+    let direction = vec![1.0; nwrt];
+    let mut tws = tangent.workspace();
+    let mut dout = [0.0];
+    let t_tangent = median(|| {
+        tangent
+            .directional_into(&mut tws, &mut args, &direction, &mut dout)
+            .unwrap()
+    });
+    let tape = adjoint.record(&args).unwrap().stats().bytes() as f64 / n as f64;
+
+    let ni = n as i32;
+    let (gfortran, hand, reference) = match case.label {
+        "bratu" => {
+            let f_primal: Bratu = peers.symbol("bratu_");
+            let f_vjp: BratuVjp = peers.symbol("bratu_vjp_");
+            let prm = [1.3, 0.245828];
+            let mut f = vec![0.0; n];
+            let p = 2i32;
+            // SAFETY: bratu(dim, parmax, x, prm, F) with x(dim), prm(2), F(dim).
+            let gf = median(|| unsafe {
+                f_primal(&ni, &p, input.as_ptr(), prm.as_ptr(), f.as_mut_ptr())
+            });
+            let mut fb = vec![0.0; n];
+            fb[1] = 1.0;
+            let (mut xb, mut prmb) = (vec![0.0; n], [0.0; 2]);
+            let hand = median(|| {
+                xb.iter_mut().for_each(|x| *x = 0.0);
+                prmb = [0.0; 2];
+                // SAFETY: bratu_vjp(dim, parmax, x, prm, F, fb, xb, prmb)
+                // with x, F, fb, xb of dim elements and prm, prmb of 2.
+                unsafe {
+                    f_vjp(
+                        &ni,
+                        &p,
+                        input.as_ptr(),
+                        prm.as_ptr(),
+                        f.as_mut_ptr(),
+                        fb.as_ptr(),
+                        xb.as_mut_ptr(),
+                        prmb.as_mut_ptr(),
+                    )
+                }
+            });
+            xb.extend_from_slice(&prmb);
+            (gf, hand, xb)
+        }
+        _ => {
+            let f_primal: ScalarFn = peers.symbol(&format!("{}_", case.label));
+            let f_grad: ScalarGrad = peers.symbol(&format!("{}_grad_", case.label));
+            let mut y = 0.0;
+            // SAFETY: f(n, x, y) with x(n) and a scalar y.
+            let gf = median(|| unsafe { f_primal(&ni, input.as_ptr(), &mut y) });
+            let mut g = vec![0.0; n];
+            // SAFETY: f_grad(n, x, y, g) with x(n), g(n).
+            let hand = median(|| unsafe { f_grad(&ni, input.as_ptr(), &mut y, g.as_mut_ptr()) });
+            (gf, hand, g)
+        }
+    };
+    let diff = rel_diff(&grad, &reference);
+    assert!(
+        diff < 1e-8,
+        "{} n={n}: adjit's adjoint and the hand-written one differ by {diff:e}",
+        case.label
+    );
+    Row {
+        case: format!("{} n=1e{}", case.label, (n as f64).log10().round()),
+        gfortran,
+        primal: t_primal,
+        hand,
+        adjoint: t_adjoint,
+        tangent: t_tangent,
+        tape_bytes: tape,
     }
 }
 
@@ -92,101 +281,44 @@ fn main() {
         eprintln!("peers: gfortran is not available; nothing measured");
         return;
     };
-    println!(
-        "{:<28} {:>12} {:>12} {:>9}",
-        "case", "adjit [s]", "peer [s]", "ratio"
-    );
-    let row = |case: &str, ours: f64, peer: f64| {
-        println!(
-            "{case:<28} {ours:>12.4e} {peer:>12.4e} {:>9.3}",
-            ours / peer
-        );
-    };
-
-    // Griewank: primal vs gfortran, adjoint vs primal, adjoint vs hand-written.
-    let (griewank, latency) = engine(&root, "examples/griewank.f90");
-    println!(
-        "compile latency, griewank source -> callable: {:.3} ms",
-        latency * 1e3
-    );
-    let primal = griewank.procedure(None).unwrap();
-    let sel = |s: &str| Selection::parse_list(s).unwrap();
-    let adjoint = griewank
-        .adjoint(None, &sel("c"), &sel("a"), &adjoint_options())
-        .unwrap();
-    let g_primal: Griewank = peers.symbol("griewank_");
-    let g_grad: GriewankGrad = peers.symbol("griewank_grad_");
-    for n in [1_000usize, 1_000_000] {
-        let mut args: Args = primal.args();
-        args.set_scalar("s", n as f64).unwrap();
-        let a: Vec<f64> = (0..n).map(|i| 1.0 + (i % 7) as f64 * 0.1).collect();
-        args.set_array("a", &a).unwrap();
-        let ours = median(|| primal.call(&mut args).unwrap());
-        let (mut c, ni) = (0.0, n as i32);
-        // SAFETY: the buffers match griewank(s, a, c): s scalar, a(s), c scalar.
-        let peer = median(|| unsafe { g_primal(&ni, a.as_ptr(), &mut c) });
-        row(&format!("griewank primal n={n}"), ours, peer);
-        let grad = median(|| {
-            adjoint.gradient(&args).unwrap();
-        });
-        row(&format!("griewank adjoint/primal n={n}"), grad, ours);
-        let mut g = vec![0.0; n];
-        // SAFETY: griewank_grad(s, a, c, g) with g(s).
-        let hand = median(|| unsafe { g_grad(&ni, a.as_ptr(), &mut c, g.as_mut_ptr()) });
-        row(&format!("griewank adjoint/hand n={n}"), grad, hand);
+    let mut rows = Vec::new();
+    for case in &CASES {
+        for n in [1_000usize, 1_000_000] {
+            rows.push(measure(&peers, case, n));
+        }
     }
-
-    // The product function: adjoint vs hand-written gradient.
-    let (product, _) = engine(&root, "examples/product.f90");
-    let primal = product.procedure(None).unwrap();
-    let adjoint = product
-        .adjoint(None, &sel("y"), &sel("x"), &adjoint_options())
-        .unwrap();
-    let p_grad: GriewankGrad = peers.symbol("product_grad_");
-    let n = 1_000_000usize;
-    let mut args = primal.args();
-    args.set_scalar("n", n as f64).unwrap();
-    let x: Vec<f64> = (0..n).map(|i| 1.0 + 1e-7 * (i % 13) as f64).collect();
-    args.set_array("x", &x).unwrap();
-    let ours = median(|| primal.call(&mut args).unwrap());
-    let grad = median(|| {
-        adjoint.gradient(&args).unwrap();
-    });
-    row("product adjoint/primal n=1e6", grad, ours);
-    let mut g = vec![0.0; n];
-    let (mut y, ni) = (0.0, n as i32);
-    // SAFETY: product_grad(n, x, y, g) with x(n), g(n).
-    let hand = median(|| unsafe { p_grad(&ni, x.as_ptr(), &mut y, g.as_mut_ptr()) });
-    row("product adjoint/hand n=1e6", grad, hand);
-
-    // Bratu: primal vs gfortran, adjoint vs primal.
-    let (bratu, latency) = engine(&root, "examples/bratu.f");
     println!(
-        "compile latency, bratu source -> callable: {:.3} ms",
-        latency * 1e3
+        "| case | gfortran primal | adjit primal | hand adjoint | adjit adjoint | adjit tangent | tape B/elem | primal/gfortran | adjoint/primal | adjoint/hand | tangent/primal |"
     );
-    let primal = bratu.procedure(None).unwrap();
-    let adjoint = bratu
-        .adjoint(None, &sel("f(2)"), &sel("x,prm"), &adjoint_options())
-        .unwrap();
-    let b_primal: Bratu = peers.symbol("bratu_");
-    for dim in [10_000usize, 1_000_000] {
-        let mut args = primal.args();
-        args.set_scalar("dim", dim as f64).unwrap();
-        args.set_scalar("parmax", 2.0).unwrap();
-        let x: Vec<f64> = (0..dim).map(|i| 1.0 + (i % 5) as f64 * 0.5).collect();
-        args.set_array("x", &x).unwrap();
-        args.set_array("prm", &[1.3, 0.245828]).unwrap();
-        let ours = median(|| primal.call(&mut args).unwrap());
-        let prm = [1.3, 0.245828];
-        let mut f = vec![0.0; dim];
-        let (d, p) = (dim as i32, 2i32);
-        // SAFETY: bratu(dim, parmax, x, prm, F) with x(dim), prm(2), F(dim).
-        let peer = median(|| unsafe { b_primal(&d, &p, x.as_ptr(), prm.as_ptr(), f.as_mut_ptr()) });
-        row(&format!("bratu primal dim={dim}"), ours, peer);
-        let grad = median(|| {
-            adjoint.gradient(&args).unwrap();
-        });
-        row(&format!("bratu adjoint/primal dim={dim}"), grad, ours);
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let t = |s: f64| {
+        if s < 1e-3 {
+            format!("{:.1} µs", s * 1e6)
+        } else {
+            format!("{:.2} ms", s * 1e3)
+        }
+    };
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            r.case,
+            t(r.gfortran),
+            t(r.primal),
+            t(r.hand),
+            t(r.adjoint),
+            t(r.tangent),
+            r.tape_bytes,
+            r.primal / r.gfortran,
+            r.adjoint / r.primal,
+            r.adjoint / r.hand,
+            r.tangent / r.primal,
+        );
+    }
+    for case in &CASES {
+        println!(
+            "compile latency, {} source -> callable adjoint: {:.2} ms",
+            case.label,
+            latency(&root, case) * 1e3
+        );
     }
 }

@@ -31,6 +31,28 @@ impl Sampler {
         .unwrap_or_else(|never| match never {})
     }
 
+    /// The median wall time of one call of `f` in seconds, timing calls in
+    /// batches long enough (about `batch` each) that sub-microsecond calls
+    /// are measured rather than the clock; the first error stops the
+    /// measurement.
+    pub fn median_batched<E>(
+        &self,
+        batch: Duration,
+        mut f: impl FnMut() -> Result<(), E>,
+    ) -> Result<f64, E> {
+        let t = Instant::now();
+        f()?;
+        let once = t.elapsed().max(Duration::from_nanos(1));
+        let reps = (batch.as_secs_f64() / once.as_secs_f64()).clamp(1.0, 1e6) as usize;
+        let per_batch = self.median(|| {
+            for _ in 0..reps {
+                f()?;
+            }
+            Ok(())
+        })?;
+        Ok(per_batch / reps as f64)
+    }
+
     /// The median wall time of `f` in seconds; the first error stops the
     /// measurement.
     pub fn median<E>(&self, mut f: impl FnMut() -> Result<(), E>) -> Result<f64, E> {

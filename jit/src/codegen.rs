@@ -548,10 +548,15 @@ fn compile_module(
                 })?;
             ids.push(id);
         }
+        let segment_switch = [
+            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_grow")?,
+            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_retreat")?,
+        ];
         let mut shared = Shared {
             module,
             options,
             proc_ids: ids.clone(),
+            segment_switch,
             externs: HashMap::new(),
             globals: (0..globals.len())
                 .filter_map(|i| globals.ptr(i))
@@ -594,11 +599,70 @@ fn compile_module(
     })
 }
 
+fn ctx_for_trampolines(jit: &JITModule) -> Context {
+    jit.make_context()
+}
+
+/// Defines `<helper>_pa`, a function with Cranelift's `PreserveAll`
+/// convention that calls the runtime's `helper(rt, kind) -> status` and
+/// drops the status (a failed switch leaves the stack registers unchanged,
+/// which the caller tests). Generated code calls segment switches through
+/// it: a call that clobbers no register leaves the values of a loop that
+/// pushes or pops in registers (a System V call in the loop, even on its
+/// cold path, made the register allocator keep loop-carried floats in
+/// stack slots).
+fn segment_trampoline(
+    jit: &mut JITModule,
+    ctx: &mut Context,
+    helper: &'static str,
+) -> Result<FuncId, CompileError> {
+    let fail = |e: String| CompileError {
+        proc: None,
+        message: e,
+    };
+    let ptr = jit.target_config().pointer_type();
+    let mut inner = Signature::new(jit.isa().default_call_conv());
+    inner.params.push(AbiParam::new(ptr));
+    inner.params.push(AbiParam::new(types::I64));
+    inner.returns.push(AbiParam::new(types::I32));
+    let inner_id = jit
+        .declare_function(helper, Linkage::Import, &inner)
+        .map_err(|e| fail(e.to_string()))?;
+    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(types::I64));
+    let id = jit
+        .declare_function(&format!("{helper}_pa"), Linkage::Local, &sig)
+        .map_err(|e| fail(e.to_string()))?;
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    let cfg = jit.target_config();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let f = jit.declare_func_in_func(inner_id, b.func);
+        b.ins().call(f, &params);
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(cfg);
+    }
+    jit.define_function(id, ctx)
+        .map_err(|e| fail(format!("{e:?}")))?;
+    jit.clear_context(ctx);
+    Ok(id)
+}
+
 /// State shared by the lowering of all procedures of a module.
 struct Shared<'m> {
     module: &'m ir::Module,
     options: &'m JitOptions,
     proc_ids: Vec<FuncId>,
+    /// The register-preserving trampolines to `adjit_stack_grow` and
+    /// `adjit_stack_retreat` (see [`segment_trampoline`]).
+    segment_switch: [FuncId; 2],
     externs: HashMap<&'static str, FuncId>,
     globals: Vec<i64>,
     literals: &'m mut Vec<Box<[u8]>>,
@@ -663,6 +727,29 @@ struct Lower<'a, 'm> {
     frame_bytes: i64,
     err_block: Block,
     exit_block: Block,
+    /// The registers of each runtime stack as values of the current IR
+    /// block (see [`StackCache`]).
+    stacks: [Option<StackCache>; 3],
+}
+
+/// The registers of one runtime stack as SSA values, valid until the end
+/// of the IR block being lowered: the first push or pop of a block loads
+/// `top` (and `end` or `base`) from the context, later ones use registers,
+/// and the block writes `top` back once at its end (and before calls), with
+/// the number of pushes it made added to `pushed` as an immediate. A push
+/// is a compare with `end`, a store and a pointer bump; no variable stays
+/// live across blocks that do not touch the stack. A block that fails
+/// midway leaves the context's `top` where the block started (the pushes
+/// of a failed call are not kept).
+#[derive(Clone, Copy)]
+struct StackCache {
+    top: Value,
+    /// One past the last word of the segment, once a push read it.
+    end: Option<Value>,
+    /// First word of the segment, once a pop read it.
+    base: Option<Value>,
+    /// Pushes since the last write-back.
+    pushes: i64,
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -706,6 +793,7 @@ fn lower_proc(
         frame_bytes: 0,
         err_block,
         exit_block,
+        stacks: [None; 3],
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -1351,6 +1439,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.values[v.index()] = Some((self.current, x));
                 }
             }
+            self.flush_stacks();
             self.lower_term(bi, &block.term)?;
         }
         Ok(())
@@ -2103,8 +2192,89 @@ impl<'a, 'm> Lower<'a, 'm> {
         })
     }
 
-    fn stack_offset(kind: StackKind) -> i32 {
-        layout::stack(runtime::stack_index(kind))
+    /// The cached registers of stack `k`, loading `top` on first use in
+    /// the block.
+    fn stack_cache(&mut self, k: usize) -> StackCache {
+        if let Some(c) = self.stacks[k] {
+            return c;
+        }
+        let rt = self.rt;
+        let top = self
+            .b
+            .ins()
+            .load(self.ptr, FLAGS, rt, layout::stack(k) + layout::TOP);
+        StackCache {
+            top,
+            end: None,
+            base: None,
+            pushes: 0,
+        }
+    }
+
+    /// Loads field `field` of the registers of stack `k`.
+    fn stack_field(&mut self, k: usize, field: i32) -> Value {
+        let rt = self.rt;
+        self.b
+            .ins()
+            .load(self.ptr, FLAGS, rt, layout::stack(k) + field)
+    }
+
+    /// Writes the cached `top` of every stack back to the context and adds
+    /// the block's pushes to `pushed`; the caches end.
+    fn flush_stacks(&mut self) {
+        for k in 0..3 {
+            let Some(c) = self.stacks[k].take() else {
+                continue;
+            };
+            let off = layout::stack(k);
+            let rt = self.rt;
+            self.b.ins().store(FLAGS, c.top, rt, off + layout::TOP);
+            if c.pushes > 0 {
+                let n = self
+                    .b
+                    .ins()
+                    .load(types::I64, FLAGS, rt, off + layout::PUSHED);
+                let n = self.b.ins().iadd_imm_s(n, c.pushes);
+                self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+            }
+        }
+    }
+
+    /// Cold path of a push on a full segment or a pop on an empty one:
+    /// stores `top`, calls the runtime (`adjit_stack_grow` or
+    /// `adjit_stack_retreat`), fails with `code` when it cannot, and jumps
+    /// to `cont` with the new `top` and `field` (END or BASE).
+    #[allow(clippy::too_many_arguments)]
+    fn switch_segment(
+        &mut self,
+        k: usize,
+        top: Value,
+        helper: &'static str,
+        code: i64,
+        site: i64,
+        field: i32,
+        cont: Block,
+    ) -> Result<(), CompileError> {
+        let rt = self.rt;
+        self.b
+            .ins()
+            .store(FLAGS, top, rt, layout::stack(k) + layout::TOP);
+        let kv = self.iconst(k as i64);
+        let which = usize::from(helper == "adjit_stack_retreat");
+        let f = self
+            .jit
+            .declare_func_in_func(self.sh.segment_switch[which], self.b.func);
+        self.b.ins().call(f, &[rt, kv]);
+        // A failed switch leaves the registers as they were: still full
+        // (push) or still empty (pop).
+        let top = self.stack_field(k, layout::TOP);
+        let limit = self.stack_field(k, field);
+        let failed = self.b.ins().icmp(IntCC::Equal, top, limit);
+        self.check_simple(failed, code, site, -1, k as i64);
+        self.b
+            .ins()
+            .jump(cont, &[BlockArg::Value(top), BlockArg::Value(limit)]);
+        Ok(())
     }
 
     fn push(&mut self, kind: StackKind, ty: Type, x: Value) -> Result<(), CompileError> {
@@ -2114,42 +2284,44 @@ impl<'a, 'm> Lower<'a, 'm> {
             Type::I64
         };
         let w = self.convert(x, ty, word_ty, Rounding::Trunc)?;
-        let off = Self::stack_offset(kind);
-        let rt = self.rt;
-        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        let end = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::END);
-        let full = self.b.ins().icmp(IntCC::Equal, top, end);
+        let k = runtime::stack_index(kind);
+        let c = self.stack_cache(k);
+        let end = match c.end {
+            Some(e) => e,
+            None => self.stack_field(k, layout::END),
+        };
+        let full = self.b.ins().icmp(IntCC::Equal, c.top, end);
         let grow = self.b.create_block();
         let cont = self.b.create_block();
         let t = self.b.append_block_param(cont, self.ptr);
+        let e = self.b.append_block_param(cont, self.ptr);
         self.b.set_cold_block(grow);
-        self.b
-            .ins()
-            .brif(full, grow, &[], cont, &[BlockArg::Value(top)]);
+        self.b.ins().brif(
+            full,
+            grow,
+            &[],
+            cont,
+            &[BlockArg::Value(c.top), BlockArg::Value(end)],
+        );
         self.b.switch_to_block(grow);
-        let k = self.iconst(runtime::stack_index(kind) as i64);
-        let st = self
-            .call_external(
-                "adjit_stack_grow",
-                &[self.ptr, types::I64],
-                Some(types::I32),
-                &[rt, k],
-            )?
-            .expect("grow returns");
-        let idx = runtime::stack_index(kind) as i64;
-        self.check_simple(st, code::STACK_GROW, -1, -1, idx);
-        let t2 = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        self.b.ins().jump(cont, &[BlockArg::Value(t2)]);
+        self.switch_segment(
+            k,
+            c.top,
+            "adjit_stack_grow",
+            code::STACK_GROW,
+            -1,
+            layout::END,
+            cont,
+        )?;
         self.b.switch_to_block(cont);
         self.b.ins().store(FLAGS, w, t, 0);
         let next = self.b.ins().iadd_imm_s(t, 8);
-        self.b.ins().store(FLAGS, next, rt, off + layout::TOP);
-        let n = self
-            .b
-            .ins()
-            .load(types::I64, FLAGS, rt, off + layout::PUSHED);
-        let n = self.b.ins().iadd_imm_s(n, 1);
-        self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+        self.stacks[k] = Some(StackCache {
+            top: next,
+            end: Some(e),
+            base: None,
+            pushes: c.pushes + 1,
+        });
         Ok(())
     }
 
@@ -2159,36 +2331,44 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             Type::I64
         };
-        let off = Self::stack_offset(kind);
-        let rt = self.rt;
-        let top = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        let base = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::BASE);
-        let empty = self.b.ins().icmp(IntCC::Equal, top, base);
+        let k = runtime::stack_index(kind);
+        let c = self.stack_cache(k);
+        let base = match c.base {
+            Some(b) => b,
+            None => self.stack_field(k, layout::BASE),
+        };
+        let empty = self.b.ins().icmp(IntCC::Equal, c.top, base);
         let slow = self.b.create_block();
         let cont = self.b.create_block();
         let t = self.b.append_block_param(cont, self.ptr);
+        let b = self.b.append_block_param(cont, self.ptr);
         self.b.set_cold_block(slow);
-        self.b
-            .ins()
-            .brif(empty, slow, &[], cont, &[BlockArg::Value(top)]);
+        self.b.ins().brif(
+            empty,
+            slow,
+            &[],
+            cont,
+            &[BlockArg::Value(c.top), BlockArg::Value(base)],
+        );
         self.b.switch_to_block(slow);
-        let idx = runtime::stack_index(kind) as i64;
-        let k = self.iconst(idx);
-        let st = self
-            .call_external(
-                "adjit_stack_retreat",
-                &[self.ptr, types::I64],
-                Some(types::I32),
-                &[rt, k],
-            )?
-            .expect("retreat returns");
-        self.check_simple(st, code::STACK_UNDERFLOW, site as i64, -1, idx);
-        let t2 = self.b.ins().load(self.ptr, FLAGS, rt, off + layout::TOP);
-        self.b.ins().jump(cont, &[BlockArg::Value(t2)]);
+        self.switch_segment(
+            k,
+            c.top,
+            "adjit_stack_retreat",
+            code::STACK_UNDERFLOW,
+            site as i64,
+            layout::BASE,
+            cont,
+        )?;
         self.b.switch_to_block(cont);
         let prev = self.b.ins().iadd_imm_s(t, -8);
         let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
-        self.b.ins().store(FLAGS, prev, rt, off + layout::TOP);
+        self.stacks[k] = Some(StackCache {
+            top: prev,
+            end: None,
+            base: Some(b),
+            pushes: c.pushes,
+        });
         self.convert(w, word_ty, ty, Rounding::Trunc)
     }
 
@@ -2347,6 +2527,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         // Call depth: the host's call is depth 1; fail before exceeding the
         // limit, and restore the depth after the call whatever its status.
         self.flush_promoted();
+        self.flush_stacks();
         let rt = self.rt;
         let depth = self.b.ins().load(types::I64, FLAGS, rt, layout::DEPTH);
         let too_deep = self.b.ins().icmp_imm_s(

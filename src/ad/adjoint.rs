@@ -8,8 +8,9 @@
 //!   records on the runtime stacks what the reverse sweep needs;
 //! * `foo_rev`, the **reverse sweep**: pops the records and accumulates the
 //!   adjoints;
-//! * `foo_b`, the **combined adjoint**: forward sweep, reverse sweep, then the
-//!   primal outputs are given back their primal values.
+//! * `foo_b`, the **combined adjoint**: forward sweep, reverse sweep, and
+//!   around the reverse sweep a save and restore of the outputs it
+//!   overwrites (the primal is not run again).
 //!
 //! # Signature
 //!
@@ -262,8 +263,6 @@ struct Generated {
     forward: ProcId,
     reverse: ProcId,
     layout: Layout,
-    /// The normalised procedure the sweeps were generated from.
-    normalized: Proc,
 }
 
 /// Generates sweeps, recursively for callees, into the output module.
@@ -371,7 +370,6 @@ impl Generator<'_> {
             forward,
             reverse,
             layout,
-            normalized: norm.proc.clone(),
         })
     }
 
@@ -516,10 +514,12 @@ impl Generator<'_> {
     }
 
     /// Generates `foo_b`: zero the adjoints of the active globals that are
-    /// not dependents, save the entry values of the parameters and globals
-    /// the procedure may write (only when the reverse sweep may not restore
-    /// them all), forward sweep, reverse sweep, restore the entry values, run
-    /// the primal to give the outputs their primal values.
+    /// not dependents, forward sweep, save the outputs the reverse sweep
+    /// changes (the values it restores for its own use), reverse sweep,
+    /// restore them. The forward sweep leaves every parameter and global
+    /// with its primal output value, so the primal is never run again; only
+    /// what the reverse sweep overwrites travels through the stack (nothing
+    /// for Griewank, the product or Bratu).
     fn combined(
         &mut self,
         proc: ProcId,
@@ -550,26 +550,67 @@ impl Generator<'_> {
             .into_iter()
             .map(|(_, a)| global_var(&mut combined, &self.out.globals[a.index()], a))
             .collect();
-        let written = self.written_nonlocals(&top.normalized);
-        let save = self.options.record != RecordPolicy::Conservative;
+        let restored = self.overwritten_by(proc, top.reverse, &top.layout, &mut combined);
+        let sized = |v: &VarId| combined.var(*v).dims.iter().all(|d| d.upper.is_some());
+        if !restored.iter().all(sized) {
+            // An assumed-size output cannot be copied into a local.
+            return self.combined_by_rerun(proc, top, id, combined, to_zero);
+        }
+        // The outputs are kept in locals of the same shape (not on the
+        // stacks, whose top the reverse sweep pops).
+        let copies: Vec<(VarId, VarId)> = restored
+            .iter()
+            .map(|&var| {
+                let mut copy = combined.var(var).clone();
+                copy.name = format!("_ad_out_{}", copy.name);
+                copy.storage = Storage::Local;
+                (var, combined.add_var(copy))
+            })
+            .collect();
         let mut c = Cursor::new(&mut combined, Proc::ENTRY);
         // An adjoint global left over from an earlier call must not leak
         // into this one: only the dependents carry a seed in.
         for var in to_zero {
             c.zero_var(var);
         }
-        if save {
-            for &var in &written {
-                c.save_var(var);
-            }
+        let all: Vec<CallArg> = top.layout.params.iter().map(|&p| CallArg::Var(p)).collect();
+        c.ins(Inst::Call(top.forward, all.clone()), None);
+        for &(var, copy) in &copies {
+            c.copy_var(copy, var);
+        }
+        c.ins(Inst::Call(top.reverse, all), None);
+        for &(var, copy) in &copies {
+            c.copy_var(var, copy);
+        }
+        c.terminate(Terminator::Return);
+        self.out.procs[id.index()] = combined;
+        Ok(id)
+    }
+
+    /// `foo_b` for outputs that cannot be copied (assumed size): save the
+    /// entry values of every parameter and global the forward sweep may
+    /// write, forward sweep, reverse sweep, restore them, run the primal.
+    fn combined_by_rerun(
+        &mut self,
+        proc: ProcId,
+        top: &Generated,
+        id: ProcId,
+        mut combined: Proc,
+        to_zero: Vec<VarId>,
+    ) -> Result<ProcId, AdError> {
+        let written = self.overwritten_by(proc, top.forward, &top.layout, &mut combined);
+        let mut c = Cursor::new(&mut combined, Proc::ENTRY);
+        for var in to_zero {
+            c.zero_var(var);
+        }
+        for &var in &written {
+            c.save_var(var);
         }
         let all: Vec<CallArg> = top.layout.params.iter().map(|&p| CallArg::Var(p)).collect();
         c.ins(Inst::Call(top.forward, all.clone()), None);
         c.ins(Inst::Call(top.reverse, all), None);
-        if save {
-            for &var in written.iter().rev() {
-                c.restore_var(var);
-            }
+        for &var in written.iter().rev() {
+            c.restore_var(var);
         }
         let primal: Vec<CallArg> = self
             .source
@@ -584,23 +625,56 @@ impl Generator<'_> {
         Ok(id)
     }
 
-    /// Parameters and globals (as variables of `norm`) that `norm` may write,
-    /// directly or by passing them to a call. Character variables are left
-    /// out (the stacks do not hold them).
-    fn written_nonlocals(&self, norm: &Proc) -> Vec<VarId> {
-        let mut written: HashSet<VarId> = HashSet::new();
-        let mut any_call = false;
-        for block in &norm.blocks {
-            for &v in &block.insts {
-                match &norm.inst(v).kind {
-                    Inst::Store(var, _) | Inst::StoreElem(var, ..) => {
-                        written.insert(*var);
-                    }
-                    Inst::Call(_, args) => {
-                        any_call = true;
+    /// The parameters and globals (variables of `combined`, added when
+    /// missing) that the sweep `sweep` of `proc` may overwrite: those it
+    /// stores into or passes to callee sweeps, and when it calls any, every
+    /// global the call tree of `proc` writes (callee sweeps record and give
+    /// back the globals they overwrite, named in `proc` or not).
+    fn overwritten_by(
+        &self,
+        proc: ProcId,
+        sweep: ProcId,
+        layout: &Layout,
+        combined: &mut Proc,
+    ) -> Vec<VarId> {
+        let (mut vars, calls) = written_nonlocals(self.out.proc(sweep), layout);
+        if calls {
+            for g in self.written_globals(proc) {
+                let var = global_var(combined, &self.source.globals[g.index()], g);
+                if !vars.contains(&var) {
+                    vars.push(var);
+                }
+            }
+        }
+        vars
+    }
+
+    /// The non-character globals that `proc` and the procedures it calls,
+    /// directly or not, may write.
+    fn written_globals(&self, proc: ProcId) -> Vec<GlobalId> {
+        let mut seen: HashSet<ProcId> = HashSet::new();
+        let mut work = vec![proc];
+        let mut globals: HashSet<GlobalId> = HashSet::new();
+        while let Some(p) = work.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            let Some(body) = self.source.procs.get(p.index()) else {
+                continue;
+            };
+            let mut note = |var: &VarId| {
+                if let Storage::Global(g, _) = body.var(*var).storage {
+                    globals.insert(g);
+                }
+            };
+            for inst in &body.insts {
+                match &inst.kind {
+                    Inst::Store(var, _) | Inst::StoreElem(var, ..) => note(var),
+                    Inst::Call(callee, args) => {
+                        work.push(*callee);
                         for arg in args {
                             if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
-                                written.insert(*var);
+                                note(var);
                             }
                         }
                     }
@@ -608,18 +682,55 @@ impl Generator<'_> {
                 }
             }
         }
-        let mut out: Vec<VarId> = (0..norm.vars.len())
-            .map(|i| VarId(i as u32))
-            .filter(|&v| {
-                let var = norm.var(v);
-                let nonlocal = var.storage != Storage::Local;
-                let global = matches!(var.storage, Storage::Global(..));
-                nonlocal && var.ty != Type::Char && (written.contains(&v) || (any_call && global))
-            })
+        let mut out: Vec<GlobalId> = globals
+            .into_iter()
+            .filter(|g| self.source.globals[g.index()].ty != Type::Char)
             .collect();
         out.sort();
         out
     }
+}
+
+/// The primal parameters and globals (variables of the sweeps' `layout`)
+/// that the sweep `rev` may overwrite: targets of its stores, and,
+/// for the callee sweeps it calls, their primal arguments and every
+/// global it names; and whether it calls any (then globals it does not name
+/// may change too). Adjoint variables and characters are left out.
+fn written_nonlocals(rev: &Proc, layout: &Layout) -> (Vec<VarId>, bool) {
+    let adjoints: HashSet<VarId> = layout.adjoint.values().copied().collect();
+    let mut written: HashSet<VarId> = HashSet::new();
+    let mut any_call = false;
+    for block in &rev.blocks {
+        for &v in &block.insts {
+            match &rev.inst(v).kind {
+                Inst::Store(var, _) | Inst::StoreElem(var, ..) => {
+                    written.insert(*var);
+                }
+                Inst::Call(_, args) => {
+                    any_call = true;
+                    for arg in args {
+                        if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+                            written.insert(*var);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out: Vec<VarId> = (0..layout.vars.len())
+        .map(|i| VarId(i as u32))
+        .filter(|&v| {
+            let var = &layout.vars[v.index()];
+            let global = matches!(var.storage, Storage::Global(..));
+            var.storage != Storage::Local
+                && var.ty != Type::Char
+                && !adjoints.contains(&v)
+                && (written.contains(&v) || (any_call && global))
+        })
+        .collect();
+    out.sort();
+    (out, any_call)
 }
 
 #[cfg(test)]

@@ -11,6 +11,9 @@ use adjit_ir::{GlobalId, Module, Proc, ProcId, Type, VarId};
 use adjit_jit::runtime::Runtime;
 use std::sync::{Arc, Mutex};
 
+mod workspace;
+pub use workspace::Workspace;
+
 /// A named argument, optionally one element of it: `c`, `f(3)`, `a(1,2)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Selection {
@@ -253,6 +256,14 @@ fn var_ids(proc: &Proc, args: &Args, sels: &[Selection]) -> Result<Vec<VarId>, E
         }
     }
     Ok(out)
+}
+
+/// The error of a gradient asked for `n != 1` output elements.
+fn not_one_output(n: usize) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!("a gradient needs one scalar output; `--of` selects {n} elements"),
+    )
 }
 
 fn ad_error(e: impl std::fmt::Display) -> Error {
@@ -557,10 +568,7 @@ impl Adjoint {
     pub fn gradient(&self, args: &Args) -> Result<(f64, Vec<f64>), Error> {
         let n = elements(args, &self.of)?.len();
         if n != 1 {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!("a gradient needs one scalar output; `--of` selects {n} elements"),
-            ));
+            return Err(not_one_output(n));
         }
         let (values, grad) = self.vjp(args, &[1.0])?;
         Ok((values[0], grad))

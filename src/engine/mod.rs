@@ -30,6 +30,7 @@ pub use crate::front::sema::{BoundProcedure, ProcedureArg};
 pub use args::{ArgValue, Args};
 pub use derivatives::{
     element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
+    Workspace,
 };
 pub use state::GlobalState;
 

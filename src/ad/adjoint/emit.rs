@@ -236,6 +236,14 @@ impl<'p> Cursor<'p> {
         });
     }
 
+    /// Copies every element of `src` into `dst` (same type and shape).
+    pub fn copy_var(&mut self, dst: VarId, src: VarId) {
+        self.for_each_element(src, false, &mut |c, idx| {
+            let v = c.load_at(src, idx);
+            c.store_at(dst, idx, v);
+        });
+    }
+
     /// Pops every element of `var` pushed by [`Cursor::save_var`].
     pub fn restore_var(&mut self, var: VarId) {
         let ty = self.proc.var(var).ty;

@@ -25,7 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use adjit_ir::{CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
+use adjit_ir::{BinaryOp, CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
 
 use super::normalize::{Normalized, Statement};
 use super::reach::{predecessors, reachable_blocks};
@@ -38,6 +38,9 @@ pub(crate) struct RecordPlan {
     /// Array-element stores whose subscripts are pushed (the subscripts read
     /// the array being stored into, so they cannot be recomputed afterwards).
     record_subscripts: HashSet<Value>,
+    /// Integer increments `i = i ± step` the reverse sweep undoes by
+    /// computing `i ∓ step` instead of popping a recorded value.
+    inverted: HashSet<Value>,
     /// Locals (non-character) saved at the end of the forward sweep and
     /// restored at the start of the reverse sweep.
     handover: Vec<VarId>,
@@ -52,6 +55,11 @@ impl RecordPlan {
     /// store `effect`.
     pub fn must_record_subscripts(&self, effect: Value) -> bool {
         self.record_subscripts.contains(&effect)
+    }
+    /// True when the reverse sweep restores the integer `effect` overwrites
+    /// by undoing its increment (see [`inversion`]).
+    pub fn must_invert(&self, effect: Value) -> bool {
+        self.inverted.contains(&effect)
     }
     /// Locals the forward sweep pushes at its end for the reverse sweep.
     pub fn handover_locals(&self) -> &[VarId] {
@@ -194,6 +202,95 @@ fn subscripts_read_target(proc: &Proc, stmt: &Statement) -> bool {
     false
 }
 
+/// An increment `i = i + step` or `i = i - step` of an integer local `i`
+/// whose `step` reads neither `i` nor memory other than integer scalars:
+/// the reverse sweep restores `i` by computing `i - step` (`i + step`)
+/// with the wrapping arithmetic of the forward sweep, exact whatever the
+/// values, from the step's variables as they were at the statement.
+#[derive(Clone, Debug)]
+pub(crate) struct Inversion {
+    /// The incremented local.
+    pub var: VarId,
+    /// True for `i = i - step`.
+    pub subtract: bool,
+    /// The step value (an instruction of the statement).
+    pub step: Value,
+    /// The statement's instructions computing `step`, in execution order.
+    pub step_code: Vec<Value>,
+    /// The variables `step_code` reads.
+    pub step_vars: HashSet<VarId>,
+}
+
+/// The inversion of `stmt` when it is an invertible integer increment (a
+/// DO loop's index update: `i = i + _step`).
+pub(crate) fn inversion(proc: &Proc, stmt: &Statement) -> Option<Inversion> {
+    let Inst::Store(var, value) = &proc.inst(stmt.effect).kind else {
+        return None;
+    };
+    let var_def = proc.var(*var);
+    let int = matches!(var_def.ty, Type::I32 | Type::I64);
+    if !int || var_def.storage != Storage::Local || var_def.is_array() {
+        return None;
+    }
+    let in_stmt: HashSet<Value> = stmt.pure.iter().copied().collect();
+    if !in_stmt.contains(value) || proc.value_type(*value) != Some(var_def.ty) {
+        return None;
+    }
+    let Inst::Binary(op, a, b) = &proc.inst(*value).kind else {
+        return None;
+    };
+    let loads_var = |x: Value| in_stmt.contains(&x) && proc.inst(x).kind == Inst::Load(*var);
+    let (subtract, step) = match op {
+        BinaryOp::Add if loads_var(*a) => (false, *b),
+        BinaryOp::Add if loads_var(*b) => (false, *a),
+        BinaryOp::Sub if loads_var(*a) => (true, *b),
+        _ => return None,
+    };
+    // The step's code: constants, integer conversions and arithmetic
+    // without division, loads of integer scalars other than `var`.
+    let mut needed: HashSet<Value> = HashSet::new();
+    let mut step_vars = HashSet::new();
+    let mut work = vec![step];
+    while let Some(x) = work.pop() {
+        if !in_stmt.contains(&x) {
+            return None;
+        }
+        if !needed.insert(x) {
+            continue;
+        }
+        if !proc
+            .value_type(x)
+            .is_some_and(|t| matches!(t, Type::I32 | Type::I64))
+        {
+            return None;
+        }
+        match &proc.inst(x).kind {
+            Inst::Const(_) => {}
+            Inst::Load(w) if w != var && !proc.var(*w).is_array() => {
+                step_vars.insert(*w);
+            }
+            Inst::Convert(u, _) => work.push(*u),
+            Inst::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, u, w) => {
+                work.push(*u);
+                work.push(*w);
+            }
+            _ => return None,
+        }
+    }
+    Some(Inversion {
+        var: *var,
+        subtract,
+        step,
+        step_code: stmt
+            .pure
+            .iter()
+            .copied()
+            .filter(|x| needed.contains(x))
+            .collect(),
+        step_vars,
+    })
+}
+
 /// The copy-on-def plan: record every overwrite, hand over every local.
 pub(crate) fn conservative_plan(ctx: &PlanContext<'_>) -> RecordPlan {
     let proc = &ctx.norm.proc;
@@ -236,6 +333,12 @@ fn required(proc: &Proc, req: &HashSet<VarId>, var: VarId) -> bool {
 }
 
 /// The TBR plan (see the module documentation).
+///
+/// An invertible integer increment (see [`inversion`]) whose target the
+/// reverse sweep needs is undone instead of recorded: its target stays
+/// required after it (the reverse sweep reads the incremented value) and
+/// so do the step's variables. The transfer function stays monotone: a
+/// larger `Req` only turns a kill into a keep.
 pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
     let proc = &ctx.norm.proc;
     let reachable = reachable_blocks(proc);
@@ -246,6 +349,43 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
         .flat_map(|s| s.statements.iter())
         .map(|stmt| (stmt.effect, used_vars(ctx, stmt)))
         .collect();
+    let inversions: HashMap<Value, Inversion> = ctx
+        .norm
+        .shapes
+        .iter()
+        .flat_map(|s| s.statements.iter())
+        .filter_map(|stmt| Some((stmt.effect, inversion(proc, stmt)?)))
+        .collect();
+    // One statement's effect on `req`; with `plan`, also its decisions.
+    let transfer = |stmt: &Statement, req: &mut HashSet<VarId>, plan: Option<&mut RecordPlan>| {
+        req.extend(uses[&stmt.effect].iter().copied());
+        let Some((var, whole)) = target(&proc.inst(stmt.effect).kind) else {
+            return;
+        };
+        if let Some(inv) = inversions.get(&stmt.effect).filter(|_| req.contains(&var)) {
+            req.extend(inv.step_vars.iter().copied());
+            if let Some(plan) = plan {
+                plan.inverted.insert(stmt.effect);
+            }
+            return;
+        }
+        if let Some(plan) = plan {
+            let nonlocal = proc.var(var).storage != Storage::Local;
+            if recordable(proc.var(var).ty)
+                && (required(proc, req, var) || (ctx.restore_nonlocals && nonlocal))
+            {
+                plan.record.insert(stmt.effect);
+            }
+            let restored_or_active =
+                plan.record.contains(&stmt.effect) || is_active_statement(ctx, stmt);
+            if restored_or_active && subscripts_read_target(proc, stmt) {
+                plan.record_subscripts.insert(stmt.effect);
+            }
+        }
+        if whole {
+            req.remove(&var);
+        }
+    };
     let nblocks = proc.blocks.len();
     let mut req_in: Vec<HashSet<VarId>> = vec![HashSet::new(); nblocks];
     let mut req_out: Vec<Option<HashSet<VarId>>> = vec![None; nblocks];
@@ -266,12 +406,7 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
             }
             req_in[b] = req.clone();
             for stmt in &ctx.norm.shapes[b].statements {
-                req.extend(uses[&stmt.effect].iter().copied());
-                if let Some((var, whole)) = target(&proc.inst(stmt.effect).kind) {
-                    if whole {
-                        req.remove(&var);
-                    }
-                }
+                transfer(stmt, &mut req, None);
             }
             if req_out[b].as_ref() != Some(&req) {
                 req_out[b] = Some(req);
@@ -286,23 +421,7 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
         }
         let mut req = req_in[b].clone();
         for stmt in &ctx.norm.shapes[b].statements {
-            req.extend(uses[&stmt.effect].iter().copied());
-            if let Some((var, whole)) = target(&proc.inst(stmt.effect).kind) {
-                let nonlocal = proc.var(var).storage != Storage::Local;
-                if recordable(proc.var(var).ty)
-                    && (required(proc, &req, var) || (ctx.restore_nonlocals && nonlocal))
-                {
-                    plan.record.insert(stmt.effect);
-                }
-                let restored_or_active =
-                    plan.record.contains(&stmt.effect) || is_active_statement(ctx, stmt);
-                if restored_or_active && subscripts_read_target(proc, stmt) {
-                    plan.record_subscripts.insert(stmt.effect);
-                }
-                if whole {
-                    req.remove(&var);
-                }
-            }
+            transfer(stmt, &mut req, Some(&mut plan));
         }
     }
     let mut handover: HashSet<VarId> = HashSet::new();

@@ -38,7 +38,7 @@ use super::control::ControlPlan;
 use super::emit::Cursor;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
-use super::record::{is_active_statement, recomputed, PlanContext, RecordPlan};
+use super::record::{inversion, is_active_statement, recomputed, PlanContext, RecordPlan};
 use crate::ad::rules::{self, Emit, Partial, StrongZero};
 
 impl Emit for Cursor<'_> {
@@ -579,6 +579,9 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 let old = c.pop_scalar(ty);
                 c.store_at(*var, &[], old);
             }
+            if sc.plan.must_invert(stmt.effect) {
+                undo_increment(c, source, stmt);
+            }
             if active {
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
@@ -626,6 +629,24 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
         // Character copies carry no derivative and are not restored.
         _ => {}
     }
+}
+
+/// Restores the target of an inverted increment `i = i ± step` (see
+/// [`inversion`]): `i = i ∓ step`, the step recomputed from its variables.
+fn undo_increment(c: &mut Cursor<'_>, source: &Proc, stmt: &Statement) {
+    let Some(inv) = inversion(source, stmt) else {
+        return;
+    };
+    let mut map = HashMap::new();
+    recompute(c, source, &inv.step_code, &mut map);
+    let now = c.load_at(inv.var, &[]);
+    let op = if inv.subtract {
+        adjit_ir::BinaryOp::Add
+    } else {
+        adjit_ir::BinaryOp::Sub
+    };
+    let before = c.binary(op, now, map[&inv.step]);
+    c.store_at(inv.var, &[], before);
 }
 
 /// The instructions of `stmt` that `roots` depend on, in execution order.

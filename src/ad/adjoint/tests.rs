@@ -1859,3 +1859,5 @@ fn global_adjoint_flows_through_a_callee_that_does_not_name_it() {
         );
     }
 }
+
+mod speed;

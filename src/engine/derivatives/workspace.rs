@@ -1,0 +1,277 @@
+//! Evaluation into caller-owned buffers: a reusable [`Workspace`] holds the
+//! derivative companions of the arguments and the runtime with its tape, so
+//! that a gradient or directional derivative in an optimizer loop
+//! allocates nothing of the problem's size (only the call's small argument
+//! slot list) and copies no argument buffer.
+//!
+//! A call moves the caller's argument buffers into the derivative
+//! procedure's argument list (a swap of vectors, no copy), runs the
+//! combined adjoint `foo_b` (or the tangent `foo_d`) on the workspace's
+//! runtime, whose stack segments stay mapped from call to call, moves the
+//! buffers back and writes the derivative into the caller's slice. The
+//! companions live in the workspace: they are cleared in place (no fresh
+//! zero-filled pages) and laid out again only when the argument shapes
+//! change.
+
+use super::{
+    elements, not_one_output, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent,
+};
+use crate::engine::{Args, Executor, Session};
+use adjit_ir::{Buffer, ProcId};
+use adjit_jit::runtime::Runtime;
+
+/// Reusable storage for [`Adjoint::vjp_into`], [`Adjoint::gradient_into`]
+/// and [`Tangent::directional_into`]: derivative companions, the runtime
+/// (tape segments kept across calls) and the element lists of the last
+/// argument shapes. Made by [`Adjoint::workspace`] or
+/// [`Tangent::workspace`]; belongs to the handle that made it.
+#[derive(Default)]
+pub struct Workspace {
+    /// Arguments of the derivative procedure: companions, and empty
+    /// placeholders in the primal slots between calls.
+    bufs: Vec<Buffer>,
+    runtime: Option<Runtime>,
+    /// Lengths of the caller's buffers the layout was made for.
+    shape: Vec<usize>,
+    of: Vec<Element>,
+    /// The input elements as runs of consecutive offsets of one parameter:
+    /// `(parameter, first offset, count)`.
+    wrt_runs: Vec<(usize, usize, usize)>,
+    wrt_len: usize,
+}
+
+impl Workspace {
+    /// Lays the workspace out for `args` unless it already is.
+    fn fit(
+        &mut self,
+        map: &ParamMap,
+        args: &Args,
+        of: &[Selection],
+        wrt: &[Selection],
+        width: usize,
+    ) -> Result<(), Error> {
+        let same = self.bufs.len() == map.slots.len()
+            && self.shape.len() == args.buffers().len()
+            && self
+                .shape
+                .iter()
+                .zip(args.buffers())
+                .all(|(&n, b)| n == b.len());
+        if same {
+            return Ok(());
+        }
+        self.of = elements(args, of)?;
+        let wrt = elements(args, wrt)?;
+        self.wrt_len = wrt.len();
+        self.wrt_runs.clear();
+        for e in wrt {
+            match self.wrt_runs.last_mut() {
+                Some((p, start, n)) if *p == e.param && *start + *n == e.offset => *n += 1,
+                _ => self.wrt_runs.push((e.param, e.offset, 1)),
+            }
+        }
+        self.shape = args.buffers().iter().map(Buffer::len).collect();
+        self.bufs = map
+            .slots
+            .iter()
+            .map(|&(i, companion)| {
+                let b = &args.buffers()[i];
+                if companion {
+                    Buffer::zeros(b.ty(), b.len() * width)
+                } else {
+                    Buffer::F64(Vec::new())
+                }
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// Clears the companions in place.
+    fn clear(&mut self, map: &ParamMap) {
+        for (buf, &(_, companion)) in self.bufs.iter_mut().zip(&map.slots) {
+            if companion {
+                match buf {
+                    Buffer::F64(v) => v.fill(0.0),
+                    Buffer::F32(v) => v.fill(0.0),
+                    other => *other = Buffer::zeros(other.ty(), other.len()),
+                }
+            }
+        }
+    }
+
+    /// Adds `value` to entry `index` of the companion of parameter `param`.
+    fn add(&mut self, map: &ParamMap, param: usize, index: usize, value: f64) {
+        if let Some(slot) = map.companion(param) {
+            let v = self.bufs[slot].get_f64(index) + value;
+            self.bufs[slot].set_f64(index, v);
+        }
+    }
+
+    /// Runs `proc` with the caller's buffers moved into the primal slots
+    /// (and moved back, also on failure).
+    fn run(
+        &mut self,
+        exec: &Executor,
+        map: &ParamMap,
+        proc: ProcId,
+        args: &mut Args,
+    ) -> Result<(), Error> {
+        let swap = |bufs: &mut Vec<Buffer>, args: &mut Args| {
+            for (slot, &(i, companion)) in map.slots.iter().enumerate() {
+                if !companion {
+                    std::mem::swap(&mut bufs[slot], &mut args.buffers_mut()[i]);
+                }
+            }
+        };
+        swap(&mut self.bufs, args);
+        let result = {
+            let mut held = exec.hold();
+            let mut session = Session::with_runtime(exec, self.runtime.take());
+            let r = session.call_held(&mut held, proc, &mut self.bufs);
+            self.runtime = session.take_runtime();
+            r
+        };
+        swap(&mut self.bufs, args);
+        result
+    }
+
+    /// Copies entry `stride * offset` of the input companions, for every
+    /// input element in order, into `out`.
+    fn read_inputs(&self, map: &ParamMap, stride: usize, out: &mut [f64]) {
+        let mut k = 0;
+        for &(param, start, n) in &self.wrt_runs {
+            let dst = &mut out[k..k + n];
+            k += n;
+            let Some(slot) = map.companion(param) else {
+                dst.fill(0.0);
+                continue;
+            };
+            match &self.bufs[slot] {
+                Buffer::F64(v) if stride == 1 => dst.copy_from_slice(&v[start..start + n]),
+                b => {
+                    for (j, d) in dst.iter_mut().enumerate() {
+                        *d = b.get_f64((start + j) * stride);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A usage error for a slice of the wrong length.
+fn length_error(what: &str, got: usize, want: usize) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!("{got} {what} values for {want} elements"),
+    )
+}
+
+impl Adjoint {
+    /// An empty workspace for [`Adjoint::vjp_into`] and
+    /// [`Adjoint::gradient_into`] (laid out on first use).
+    pub fn workspace(&self) -> Workspace {
+        Workspace::default()
+    }
+
+    /// One reverse sweep into caller-owned storage: runs the combined
+    /// adjoint on `args` in place (they come back holding the primal
+    /// outputs, as after a primal call), with `seed` weighting the output
+    /// elements (the order of the `of` elements), and writes the weighted
+    /// gradient over the `wrt` elements into `grad`. Allocates nothing of
+    /// the problem's size once `ws` is laid out for the argument shapes.
+    pub fn vjp_into(
+        &self,
+        ws: &mut Workspace,
+        args: &mut Args,
+        seed: &[f64],
+        grad: &mut [f64],
+    ) -> Result<(), Error> {
+        ws.fit(&self.map, args, &self.of, &self.wrt, 1)?;
+        if seed.len() != ws.of.len() {
+            return Err(length_error("seed", seed.len(), ws.of.len()));
+        }
+        if grad.len() != ws.wrt_len {
+            return Err(length_error("gradient", grad.len(), ws.wrt_len));
+        }
+        ws.clear(&self.map);
+        for (k, &s) in seed.iter().enumerate() {
+            let o = ws.of[k];
+            ws.add(&self.map, o.param, o.offset, s);
+        }
+        ws.run(&self.exec, &self.map, self.procs.combined, args)?;
+        ws.read_inputs(&self.map, 1, grad);
+        Ok(())
+    }
+
+    /// The gradient of the single output element into `grad` (see
+    /// [`Adjoint::vjp_into`]); returns the output's value.
+    pub fn gradient_into(
+        &self,
+        ws: &mut Workspace,
+        args: &mut Args,
+        grad: &mut [f64],
+    ) -> Result<f64, Error> {
+        ws.fit(&self.map, args, &self.of, &self.wrt, 1)?;
+        if ws.of.len() != 1 {
+            return Err(not_one_output(ws.of.len()));
+        }
+        self.vjp_into(ws, args, &[1.0], grad)?;
+        let o = ws.of[0];
+        Ok(args.buffers()[o.param].get_f64(o.offset))
+    }
+}
+
+impl Tangent {
+    /// An empty workspace for [`Tangent::directional_into`].
+    pub fn workspace(&self) -> Workspace {
+        Workspace::default()
+    }
+
+    /// One directional derivative into caller-owned storage: runs the
+    /// tangent on `args` in place (they come back holding the primal
+    /// outputs), in the direction `seed` (one entry per `wrt` element), and
+    /// writes the output tangents (the order of the `of` elements) into
+    /// `out`. With several directions per sweep, only the first is used.
+    pub fn directional_into(
+        &self,
+        ws: &mut Workspace,
+        args: &mut Args,
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), Error> {
+        let k = self.directions;
+        ws.fit(&self.map, args, &self.of, &self.wrt, k)?;
+        if seed.len() != ws.wrt_len {
+            return Err(length_error("seed", seed.len(), ws.wrt_len));
+        }
+        if out.len() != ws.of.len() {
+            return Err(length_error("output", out.len(), ws.of.len()));
+        }
+        ws.clear(&self.map);
+        let mut s = 0;
+        for r in 0..ws.wrt_runs.len() {
+            let (param, start, n) = ws.wrt_runs[r];
+            if let Some(slot) = self.map.companion(param) {
+                match &mut ws.bufs[slot] {
+                    Buffer::F64(v) if k == 1 => {
+                        v[start..start + n].copy_from_slice(&seed[s..s + n]);
+                    }
+                    b => {
+                        for j in 0..n {
+                            b.set_f64((start + j) * k, seed[s + j]);
+                        }
+                    }
+                }
+            }
+            s += n;
+        }
+        ws.run(&self.exec, &self.map, self.proc, args)?;
+        for (o, d) in ws.of.iter().zip(out.iter_mut()) {
+            *d = self
+                .map
+                .companion(o.param)
+                .map_or(0.0, |slot| ws.bufs[slot].get_f64(o.offset * k));
+        }
+        Ok(())
+    }
+}
