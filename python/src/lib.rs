@@ -301,7 +301,8 @@ fn fill_args(py: Python<'_>, args: &mut Args, values: Option<&Bound<'_, PyDict>>
                 if !args.is_array(i) {
                     if buffer.len() != 1 {
                         return Err(usage(format!(
-                            "`{name}` is a scalar: got an array of shape {shape:?}"
+                            "`{name}` is a scalar: got an array of shape {}",
+                            shape_text(&shape)
                         )));
                     }
                     args.set(&name, ArgValue::Scalar(buffer.get_f64(0)))
@@ -320,11 +321,22 @@ fn fill_args(py: Python<'_>, args: &mut Args, values: Option<&Bound<'_, PyDict>>
         let extents = extents(args, i);
         if extents != shape {
             return Err(usage(format!(
-                "`{name}` is declared with extents {extents:?}, got an array of shape {shape:?}"
+                "`{name}` is declared with shape {}, got an array of shape {}",
+                shape_text(&extents),
+                shape_text(&shape)
             )));
         }
     }
     Ok(())
+}
+
+/// A shape as Python writes it: `(3,)`, `(2, 3)`.
+fn shape_text(shape: &[usize]) -> String {
+    let items: Vec<String> = shape.iter().map(usize::to_string).collect();
+    match items.len() {
+        1 => format!("({},)", items[0]),
+        _ => format!("({})", items.join(", ")),
+    }
 }
 
 /// The extents of array parameter `i` under the current arguments.
@@ -351,31 +363,72 @@ fn fortran_array<'py, T: Element>(
         .into_any())
 }
 
-/// The Python value of argument `i` after a call: scalars as `float`,
-/// `int`, `bool` or `str`; arrays as NumPy arrays of the declared shape in
-/// Fortran order (taking over the buffer, no copy); CHARACTER arrays as
-/// lists of `str`.
-fn py_value<'py>(py: Python<'py>, args: &mut Args, i: usize) -> PyResult<Bound<'py, PyAny>> {
-    let array = args.is_array(i);
-    let char_len = args.char_len(i).max(1);
-    let shape = if array {
-        let e = extents(args, i);
-        let n: usize = e.iter().product();
-        let len = args.buffers()[i].len()
-            / if args.ty(i) == Type::Char {
+/// How argument `i` comes back to Python: whether it is an array, its
+/// CHARACTER length, and its shape (the declared extents, or its length
+/// when the buffer does not fill them).
+struct OutputShape {
+    array: bool,
+    char_len: usize,
+    shape: Vec<usize>,
+}
+
+impl OutputShape {
+    /// Read before any buffer is taken (the extents read the integers).
+    fn of(args: &Args, i: usize) -> OutputShape {
+        let array = args.is_array(i);
+        let char_len = args.char_len(i).max(1);
+        let shape = if array {
+            let e = extents(args, i);
+            let per = if args.ty(i) == Type::Char {
                 char_len
             } else {
                 1
             };
-        if n == len {
-            e
+            let len = args.buffers()[i].len() / per;
+            if e.iter().product::<usize>() == len {
+                e
+            } else {
+                vec![len]
+            }
         } else {
-            vec![len]
+            Vec::new()
+        };
+        OutputShape {
+            array,
+            char_len,
+            shape,
         }
-    } else {
-        Vec::new()
-    };
-    let buffer = std::mem::replace(&mut args.buffers_mut()[i], Buffer::F64(Vec::new()));
+    }
+}
+
+/// Every argument's Python value after a call, by name: scalars as
+/// `float`, `int`, `bool` or `str`; arrays as NumPy arrays of the declared
+/// shape in Fortran order (taking over the buffers, no copy); CHARACTER
+/// arrays as lists of `str`.
+fn py_values<'py>(py: Python<'py>, mut args: Args) -> PyResult<Bound<'py, PyDict>> {
+    let shapes: Vec<OutputShape> = (0..args.names().len())
+        .map(|i| OutputShape::of(&args, i))
+        .collect();
+    let names = args.names().to_vec();
+    let out = PyDict::new(py);
+    for ((name, buffer), shape) in names
+        .into_iter()
+        .zip(args.buffers_mut().iter_mut())
+        .zip(&shapes)
+    {
+        let buffer = std::mem::replace(buffer, Buffer::F64(Vec::new()));
+        out.set_item(name, py_value(py, buffer, shape)?)?;
+    }
+    Ok(out)
+}
+
+/// The Python value of one argument's buffer.
+fn py_value<'py>(
+    py: Python<'py>,
+    buffer: Buffer,
+    out: &OutputShape,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (array, char_len, shape) = (out.array, out.char_len, &out.shape);
     let text = |bytes: &[u8]| -> String { bytes.iter().map(|&b| b as char).collect() };
     if !array {
         return Ok(match buffer {
@@ -407,11 +460,11 @@ fn py_value<'py>(py: Python<'py>, args: &mut Args, i: usize) -> PyResult<Bound<'
         });
     }
     match buffer {
-        Buffer::F64(v) => fortran_array(py, v, &shape),
-        Buffer::F32(v) => fortran_array(py, v, &shape),
-        Buffer::I32(v) => fortran_array(py, v, &shape),
-        Buffer::I64(v) => fortran_array(py, v, &shape),
-        Buffer::Bool(v) => fortran_array(py, v.into_iter().map(|b| b != 0).collect(), &shape),
+        Buffer::F64(v) => fortran_array(py, v, shape),
+        Buffer::F32(v) => fortran_array(py, v, shape),
+        Buffer::I32(v) => fortran_array(py, v, shape),
+        Buffer::I64(v) => fortran_array(py, v, shape),
+        Buffer::Bool(v) => fortran_array(py, v.into_iter().map(|b| b != 0).collect(), shape),
         Buffer::Char(b) => {
             let items: Vec<String> = b.chunks(char_len).map(text).collect();
             Ok(PyList::new(py, items)?.into_any())
@@ -723,12 +776,7 @@ impl NativeProgram {
                 .unwrap_or_else(PoisonError::into_inner);
             self.primal.call(&mut a).map(|()| a)
         })?;
-        let out = PyDict::new(py);
-        for i in 0..a.names().len() {
-            let name = a.names()[i].clone();
-            out.set_item(name, py_value(py, &mut a, i)?)?;
-        }
-        Ok(out)
+        py_values(py, a)
     }
 
     /// The gradient of one scalar output: `(value, [arrays])`, one array
