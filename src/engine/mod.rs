@@ -70,8 +70,9 @@ pub struct Error {
     pub kind: ErrorKind,
     /// The full, rendered message.
     pub message: String,
-    /// The runtime error behind a `Runtime` error.
-    pub runtime: Option<RuntimeError>,
+    /// The runtime error behind a `Runtime` error (boxed to keep `Error`
+    /// small).
+    pub runtime: Option<Box<RuntimeError>>,
     /// Where the (first) error points in the Fortran source, for compile
     /// errors and located runtime errors (bindings such as the Python
     /// package report it as structured fields).
@@ -366,7 +367,7 @@ impl Program {
         Error {
             kind: ErrorKind::Runtime,
             message,
-            runtime: Some(e.clone()),
+            runtime: Some(Box::new(e.clone())),
             location: Location::of(&self.sources, e.span),
         }
     }
