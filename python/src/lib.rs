@@ -241,7 +241,7 @@ fn buffer_from(name: &str, ty: Type, obj: &Bound<'_, PyAny>) -> PyResult<(Buffer
 /// A scalar Python value (bool, int, float, str, or a NumPy scalar) as an
 /// argument value; `None` for anything else (arrays, sequences).
 fn scalar_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<ArgValue>> {
-    if obj.is_instance_of::<PyBool>() || obj.get_type().name()? == "bool_" {
+    if obj.is_instance_of::<PyBool>() {
         return Ok(Some(ArgValue::Logical(obj.is_truthy()?)));
     }
     if let Ok(s) = obj.cast::<PyString>() {

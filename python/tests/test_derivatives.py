@@ -172,6 +172,6 @@ end function
     assert p.arguments == ["n", "flag", "x", "scale"]
     out = p.run(n=np.int64(3), flag=True, x=[1.0, 2.0, 3.0])
     assert out["scale"] == 18.0 and out["n"] == 3 and out["flag"] is True
-    assert p.run(n=3, flag=False, x=[1, 2, 3])["scale"] == -6.0
+    assert p.run(n=3, flag=np.bool_(False), x=[1, 2, 3])["scale"] == -6.0
     _, g = p.grad("scale", "x", n=3, flag=True, x=[1.0, 2.0, 3.0])
     np.testing.assert_array_equal(g["x"], [3.0, 3.0, 3.0])
