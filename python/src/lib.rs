@@ -264,6 +264,14 @@ fn scalar_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<ArgValue>> {
     Ok(None)
 }
 
+/// A value for an array argument, set once the scalars are.
+enum Pending<'py> {
+    /// One value filling every element.
+    Fill(ArgValue),
+    /// An array-like value.
+    Elements(Bound<'py, PyAny>),
+}
+
 /// Fills an argument list from a dict of Fortran names to values: scalars
 /// first (they size the arrays), then arrays, whose NumPy shape must match
 /// the declared extents (a 1-D array may fill an array of any rank in
@@ -285,18 +293,18 @@ fn fill_args(py: Python<'_>, args: &mut Args, values: Option<&Bound<'_, PyDict>>
                     }
                 }
                 if args.is_array(i) {
-                    arrays.push((name, i, Err(v)));
+                    arrays.push((name, i, Pending::Fill(v)));
                 } else {
                     args.set(&name, v).map_err(|e| py_error(py, e))?;
                 }
             }
-            None => arrays.push((name, i, Ok(value))),
+            None => arrays.push((name, i, Pending::Elements(value))),
         }
     }
     for (name, i, value) in arrays {
         match value {
-            Err(fill) => args.set(&name, fill).map_err(|e| py_error(py, e))?,
-            Ok(value) => {
+            Pending::Fill(fill) => args.set(&name, fill).map_err(|e| py_error(py, e))?,
+            Pending::Elements(value) => {
                 let (buffer, shape) = buffer_from(&name, args.ty(i), &value)?;
                 if !args.is_array(i) {
                     if buffer.len() != 1 {
@@ -305,8 +313,13 @@ fn fill_args(py: Python<'_>, args: &mut Args, values: Option<&Bound<'_, PyDict>>
                             shape_text(&shape)
                         )));
                     }
-                    args.set(&name, ArgValue::Scalar(buffer.get_f64(0)))
-                        .map_err(|e| py_error(py, e))?;
+                    let one = match &buffer {
+                        Buffer::I32(v) => ArgValue::Integer(v[0].into()),
+                        Buffer::I64(v) => ArgValue::Integer(v[0]),
+                        Buffer::Bool(v) => ArgValue::Logical(v[0] != 0),
+                        b => ArgValue::Scalar(b.get_f64(0)),
+                    };
+                    args.set(&name, one).map_err(|e| py_error(py, e))?;
                     continue;
                 }
                 args.set_buffer(&name, buffer)
@@ -817,10 +830,14 @@ impl NativeProgram {
         };
         let out = PyDict::new(py);
         let mut rest = gradient;
-        for s in &p.wrt {
+        for (k, s) in p.wrt.iter().enumerate() {
             let n = element_count(&p.args, std::slice::from_ref(s)).map_err(|e| py_error(py, e))?;
-            let tail = rest.split_off(n.min(rest.len()));
-            let part = std::mem::replace(&mut rest, tail);
+            // The last selection takes over what is left (no copy).
+            let part = if k + 1 == p.wrt.len() {
+                std::mem::take(&mut rest)
+            } else {
+                rest.drain(..n.min(rest.len())).collect()
+            };
             let i = p.args.index_of(&s.name).map_err(|e| py_error(py, e))?;
             let shape = if s.subscripts.is_none() && p.args.is_array(i) {
                 let e = extents(&p.args, i);
