@@ -424,9 +424,24 @@ impl Tangent {
     /// program's state at the start (so the globals are left as one primal
     /// call would leave them).
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
+        self.jacobian_columns(args, 0..usize::MAX)
+    }
+
+    /// The columns `cols` (indices into the `wrt` elements, clipped to
+    /// their number) of the Jacobian at `args`: a block of
+    /// [`Tangent::jacobian`] whose `wrt` labels are those columns', by
+    /// `ceil(cols.len() / directions)` sweeps from the program's state at
+    /// the start. Blocks of one Jacobian can be computed apart (by other
+    /// threads, processes or machines) and put side by side.
+    pub fn jacobian_columns(
+        &self,
+        args: &Args,
+        cols: std::ops::Range<usize>,
+    ) -> Result<Jacobian, Error> {
         let of = elements(args, &self.of)?;
-        let wrt = elements(args, &self.wrt)?;
-        let mut jac = Jacobian::zeros(args, &of, &wrt);
+        let all = elements(args, &self.wrt)?;
+        let wrt = &all[cols.start.min(all.len())..cols.end.min(all.len())];
+        let mut jac = Jacobian::zeros(args, &of, wrt);
         let k = self.directions;
         let mut first = true;
         // Every sweep from the starting state: the globals a sweep may

@@ -73,8 +73,35 @@ pub struct Error {
     pub kind: ErrorKind,
     /// The full, rendered message.
     pub message: String,
-    /// The runtime error behind a `Runtime` error.
-    pub runtime: Option<RuntimeError>,
+    /// The runtime error behind a `Runtime` error (boxed to keep `Error`
+    /// small).
+    pub runtime: Option<Box<RuntimeError>>,
+    /// Where the (first) error points in the Fortran source, for compile
+    /// errors and located runtime errors (bindings such as the Python
+    /// package report it as structured fields).
+    pub location: Option<Location>,
+}
+
+/// A position in a source file of the program, 1-based.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The file's name as given to the engine.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+}
+
+impl Location {
+    /// The location of a span in `map` (`None` for an unknown position).
+    fn of(map: &SourceMap, span: adjit_ir::Span) -> Option<Location> {
+        (span.line != 0).then(|| Location {
+            file: map.name(span.file).to_string(),
+            line: span.line,
+            col: span.col,
+        })
+    }
 }
 
 impl Error {
@@ -84,6 +111,7 @@ impl Error {
             kind,
             message: message.into(),
             runtime: None,
+            location: None,
         }
     }
 }
@@ -448,7 +476,8 @@ impl Program {
         Error {
             kind: ErrorKind::Runtime,
             message,
-            runtime: Some(e.clone()),
+            runtime: Some(Box::new(e.clone())),
+            location: Location::of(&self.sources, e.span),
         }
     }
 }
@@ -459,7 +488,9 @@ fn internal_error(e: String) -> Error {
 
 fn compile_error(map: &SourceMap, diags: &[Diagnostic]) -> Error {
     let errors: Vec<Diagnostic> = diags.iter().filter(|d| d.is_error()).cloned().collect();
-    Error::new(ErrorKind::Compile, Rendered(map, &errors).to_string())
+    let mut error = Error::new(ErrorKind::Compile, Rendered(map, &errors).to_string());
+    error.location = errors.first().and_then(|d| Location::of(map, d.span));
+    error
 }
 
 /// Runs procedures of one module: natively or by interpretation, against
