@@ -245,7 +245,7 @@ pub fn relational(op: CmpOp) -> &'static str {
 pub const RESERVED: &[&str] = &[
     "abs", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
     "cosh", "tanh", "aint", "anint", "min", "max", "atan2", "sign", "dim", "mod", "modulo",
-    "merge", "real", "int", "nint", "floor", "ceiling", "lbound", "size", "achar", "ieee_value",
+    "merge", "ieor", "real", "int", "nint", "floor", "ceiling", "lbound", "size", "achar", "ieee_value",
     "ieee_quiet_nan", "ieee_positive_inf", "ieee_negative_inf", "adjit_floor", "adjit_ceil",
     "adjit_push_value", "adjit_pop_value", "adjit_push_int", "adjit_pop_int",
     "adjit_push_control", "adjit_pop_control", "adjit_support",

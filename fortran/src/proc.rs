@@ -401,6 +401,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         // Uses of each value: count and positions (terminator = len).
         let n = block.insts.len();
         let mut uses: HashMap<Value, Vec<usize>> = HashMap::new();
+        // (positions of users; dead users are filtered out below)
         for (pos, &v) in block.insts.iter().enumerate() {
             self.proc
                 .inst(v)
@@ -461,12 +462,42 @@ impl<'c, 'a> Printer<'c, 'a> {
                 p > from && p < to && w.is_none_or(|w| r.contains(&w))
             })
         };
+        // Pure values only something live uses are dead code: left out.
+        let mut live: HashSet<Value> = block.term.operand().into_iter().collect();
+        for &v in block.insts.iter().rev() {
+            let kind = &self.proc.inst(v).kind;
+            let effect = matches!(
+                kind,
+                Inst::Store(..)
+                    | Inst::StoreElem(..)
+                    | Inst::Call(..)
+                    | Inst::CharAssign(..)
+                    | Inst::Push(..)
+                    | Inst::Pop(_)
+            );
+            if effect || live.contains(&v) {
+                live.insert(v);
+                kind.for_each_operand(|o| {
+                    live.insert(o);
+                });
+            }
+        }
         let mut exprs: HashMap<Value, Expr> = HashMap::new();
         for (pos, &v) in block.insts.iter().enumerate() {
+            if !live.contains(&v) {
+                continue;
+            }
             let data = self.proc.inst(v);
             self.comment(data.span);
             let ty = data.ty.unwrap_or(Type::I64);
-            let value_uses = uses.get(&v).map(Vec::as_slice).unwrap_or(&[]);
+            let value_uses: Vec<usize> = uses
+                .get(&v)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&p| p == n || live.contains(&block.insts[p]))
+                .collect();
+            let value_uses = value_uses.as_slice();
             let last_use = value_uses.iter().copied().max().unwrap_or(pos);
             let e = |x: &Value| exprs[x].clone();
             let computed: Option<Expr> = match &data.kind {
@@ -477,7 +508,13 @@ impl<'c, 'a> Printer<'c, 'a> {
                 Inst::Load(x) => Some(Expr::primary(self.names[x.index()].clone())),
                 Inst::LoadElem(x, idx) => Some(Expr::primary(self.element(*x, idx, &exprs))),
                 Inst::Unary(op, a) => Some(unary(*op, &e(a))),
-                Inst::Binary(op, a, b) => Some(binary(*op, &e(a), &e(b))),
+                Inst::Binary(op, a, b) => Some(match self.sign_flip(*op, *b, ty) {
+                    // `x + MIN` / `x - MIN` (the unsigned comparisons of DO
+                    // loop trip counts) wrap: that is flipping the sign bit,
+                    // which gfortran -O2 may not assume away.
+                    Some(min) => Expr::primary(format!("ieor({}, {})", e(a).text, min.text)),
+                    None => binary(*op, &e(a), &e(b)),
+                }),
                 Inst::Cmp(op, a, b) => {
                     let operand_ty = self.proc.value_type(*a).unwrap_or(Type::F64);
                     Some(compare(*op, &e(a), &e(b), operand_ty))
@@ -610,6 +647,18 @@ impl<'c, 'a> Printer<'c, 'a> {
             self.comment(block.term_span);
         }
         self.terminator(&block.term, &exprs, next, last, block.term_span)
+    }
+
+    /// The most negative integer when `op b` adds or subtracts it.
+    fn sign_flip(&self, op: adjit_ir::BinaryOp, b: Value, ty: Type) -> Option<Expr> {
+        let min = match ty {
+            Type::I32 => i64::from(i32::MIN),
+            Type::I64 => i64::MIN,
+            _ => return None,
+        };
+        let is_min = matches!(self.proc.inst(b).kind, Inst::Const(Const::Int(c)) if c == min);
+        let adds = matches!(op, adjit_ir::BinaryOp::Add | adjit_ir::BinaryOp::Sub);
+        (is_min && adds).then(|| literal(Const::Int(min), ty))
     }
 
     /// A temporary's name after what it holds.
