@@ -14,6 +14,6 @@ pub mod engine;
 pub mod front;
 pub mod timing;
 
+pub use adjit_fortran as fortran;
 pub use adjit_ir as ir;
 pub use adjit_jit as jit;
-pub use adjit_fortran as fortran;

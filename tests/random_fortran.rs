@@ -83,7 +83,10 @@ fn run(base: u64, count: u64, options: &GenOptions) -> Tally {
                 }
                 *classes.entry(f.class.clone()).or_default() += 1;
                 // Every failing seed, so a campaign lists them all.
-                eprintln!("random_fortran: seed {seed} fails: {}: {}", f.class, f.message);
+                eprintln!(
+                    "random_fortran: seed {seed} fails: {}: {}",
+                    f.class, f.message
+                );
                 if failures.len() < 3 && classes[&f.class] == 1 {
                     let verdict = |p: &support::random_fortran::Program| match &gfortran_dir {
                         Some(dir) if f.class == "primal JIT vs gfortran" => {

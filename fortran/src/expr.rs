@@ -116,10 +116,7 @@ fn float_literal(x: f64, ty: Type) -> Expr {
     };
     let text = format!("{mantissa}{letter}{exponent}");
     if x.is_sign_negative() {
-        Expr {
-            text,
-            prec: ADD,
-        }
+        Expr { text, prec: ADD }
     } else {
         Expr::primary(text)
     }
@@ -243,12 +240,52 @@ pub fn relational(op: CmpOp) -> &'static str {
 /// Every intrinsic or support name the printer may reference: variables
 /// of the same name are renamed so that they never hide one.
 pub const RESERVED: &[&str] = &[
-    "abs", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-    "cosh", "tanh", "aint", "anint", "min", "max", "atan2", "sign", "dim", "mod", "modulo",
-    "merge", "ieor", "real", "int", "nint", "floor", "ceiling", "lbound", "size", "achar", "ieee_value",
-    "ieee_quiet_nan", "ieee_positive_inf", "ieee_negative_inf", "adjit_floor", "adjit_ceil",
-    "adjit_push_value", "adjit_pop_value", "adjit_push_int", "adjit_pop_int",
-    "adjit_push_control", "adjit_pop_control", "adjit_support",
+    "abs",
+    "sqrt",
+    "exp",
+    "log",
+    "log10",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "aint",
+    "anint",
+    "min",
+    "max",
+    "atan2",
+    "sign",
+    "dim",
+    "mod",
+    "modulo",
+    "merge",
+    "ieor",
+    "real",
+    "int",
+    "nint",
+    "floor",
+    "ceiling",
+    "lbound",
+    "size",
+    "achar",
+    "ieee_value",
+    "ieee_quiet_nan",
+    "ieee_positive_inf",
+    "ieee_negative_inf",
+    "adjit_floor",
+    "adjit_ceil",
+    "adjit_push_value",
+    "adjit_pop_value",
+    "adjit_push_int",
+    "adjit_pop_int",
+    "adjit_push_control",
+    "adjit_pop_control",
+    "adjit_support",
 ];
 
 #[cfg(test)]

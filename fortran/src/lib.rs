@@ -235,7 +235,7 @@ pub fn ident(name: &str) -> String {
         })
         .collect();
     if !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        s.insert_str(0, "t");
+        s.insert(0, 't');
     }
     s
 }

@@ -164,7 +164,10 @@ impl<'c, 'a> Printer<'c, 'a> {
                     GlobalHome::Original(m, n) => (m, n),
                     GlobalHome::Emitted(n) => (self.ctx.globals_module.clone(), n),
                 };
-                self.uses.entry(module).or_default().insert((local.clone(), entity));
+                self.uses
+                    .entry(module)
+                    .or_default()
+                    .insert((local.clone(), entity));
             }
             self.names[v.index()] = local;
         }
@@ -182,12 +185,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             .map(|d| Some((d.lower.as_const()?, d.upper.as_ref()?.as_const()?)))
             .collect();
         let len_ok = var.ty != Type::Char
-            || var
-                .char_len
-                .as_ref()
-                .and_then(Bound::as_const)
-                .unwrap_or(1)
-                == global.char_len;
+            || var.char_len.as_ref().and_then(Bound::as_const).unwrap_or(1) == global.char_len;
         if dims.as_deref() != Some(global.dims.as_slice()) || !len_ok {
             return Err(self.err(
                 format!(
@@ -225,7 +223,10 @@ impl<'c, 'a> Printer<'c, 'a> {
                 } else {
                     self.fresh(&format!("{name}_f"))
                 };
-                self.uses.entry(m).or_default().insert((local.clone(), name));
+                self.uses
+                    .entry(m)
+                    .or_default()
+                    .insert((local.clone(), name));
                 local
             }
             None => {
@@ -458,9 +459,9 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         let clear = |v: Value, from: usize, to: usize| {
             let r = &reads[&v];
-            !writes.iter().any(|&(p, w)| {
-                p > from && p < to && w.is_none_or(|w| r.contains(&w))
-            })
+            !writes
+                .iter()
+                .any(|&(p, w)| p > from && p < to && w.is_none_or(|w| r.contains(&w)))
         };
         // Pure values only something live uses are dead code: left out.
         let mut live: HashSet<Value> = block.term.operand().into_iter().collect();
@@ -536,7 +537,11 @@ impl<'c, 'a> Printer<'c, 'a> {
                 ))),
                 Inst::DimExtent(x, d) => {
                     let var = self.proc.var(*x);
-                    if var.dims.get(*d as usize).is_some_and(|dim| dim.upper.is_none()) {
+                    if var
+                        .dims
+                        .get(*d as usize)
+                        .is_some_and(|dim| dim.upper.is_none())
+                    {
                         return Err(self.err(
                             format!(
                                 "the extent of `{}`'s assumed last dimension (SIZE of an \
@@ -771,7 +776,10 @@ impl<'c, 'a> Printer<'c, 'a> {
             let target = texts.pop().unwrap_or_default();
             if matches!(args.last(), Some(CallArg::Value(_)) | None) {
                 return Err(self.err(
-                    format!("a call of function `{}` whose result is dropped", callee.name),
+                    format!(
+                        "a call of function `{}` whose result is dropped",
+                        callee.name
+                    ),
                     span,
                 ));
             }

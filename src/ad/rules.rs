@@ -807,8 +807,17 @@ mod tests {
             assert!(matches!(partials_of_repeated(op)[..], [(_, Partial::One)]));
         }
         // Computed sums: one entry, its kind kept.
-        assert!(matches!(partials_of_repeated(B::Add)[..], [(_, Partial::Value(_))]));
-        assert!(matches!(partials_of_repeated(B::Mul)[..], [(_, Partial::Value(_))]));
-        assert!(matches!(partials_of_repeated(B::Div)[..], [(_, Partial::Singular(_))]));
+        assert!(matches!(
+            partials_of_repeated(B::Add)[..],
+            [(_, Partial::Value(_))]
+        ));
+        assert!(matches!(
+            partials_of_repeated(B::Mul)[..],
+            [(_, Partial::Value(_))]
+        ));
+        assert!(matches!(
+            partials_of_repeated(B::Div)[..],
+            [(_, Partial::Singular(_))]
+        ));
     }
 }

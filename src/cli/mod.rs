@@ -639,8 +639,12 @@ fn emit(cl: &CommandLine) -> CmdResult {
         derived_listing(module, engine.module().procs.len(), main)
     };
     match cl.value("output") {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Error::new(adjit::engine::ErrorKind::Io, format!("cannot write {path}: {e}")))?,
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            Error::new(
+                adjit::engine::ErrorKind::Io,
+                format!("cannot write {path}: {e}"),
+            )
+        })?,
         None => out!("{text}"),
     }
     Ok(0)
