@@ -514,6 +514,20 @@ impl<'c, 'a> Printer<'c, 'a> {
                     // loop trip counts) wrap: that is flipping the sign bit,
                     // which gfortran -O2 may not assume away.
                     Some(min) => Expr::primary(format!("ieor({}, {})", e(a).text, min.text)),
+                    // INTEGER(8) sums, differences and products (the trip
+                    // counters of loops) wrap as in the IR: computed in
+                    // INTEGER(16), narrowed modulo 2**64 by gfortran.
+                    None if ty == Type::I64
+                        && matches!(
+                            op,
+                            adjit_ir::BinaryOp::Add
+                                | adjit_ir::BinaryOp::Sub
+                                | adjit_ir::BinaryOp::Mul
+                        ) =>
+                    {
+                        let wide = Expr::primary(format!("int({}, 16)", e(a).text));
+                        Expr::primary(format!("int({}, 8)", binary(*op, &wide, &e(b)).text))
+                    }
                     None => binary(*op, &e(a), &e(b)),
                 }),
                 Inst::Cmp(op, a, b) => {
