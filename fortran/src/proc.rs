@@ -160,6 +160,17 @@ impl<'c, 'a> Printer<'c, 'a> {
             let local = self.fresh(&base);
             if let Storage::Global(g) = var.storage {
                 self.check_global_view(v, g)?;
+                let global = &self.ctx.module().globals[g.index()];
+                if global.name.starts_with('/') {
+                    return Err(self.err(
+                        format!(
+                            "variable `{}` of COMMON block `{}` (COMMON is not emitted yet)",
+                            var.name,
+                            global.name.split("::").next().unwrap_or_default()
+                        ),
+                        self.proc.span,
+                    ));
+                }
                 let (module, entity) = match self.ctx.global_home(g) {
                     GlobalHome::Original(m, n) => (m, n),
                     GlobalHome::Emitted(n) => (self.ctx.globals_module.clone(), n),
