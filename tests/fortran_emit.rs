@@ -296,3 +296,34 @@ fn emitted_fortran_reproduces_the_jit_derivatives() {
     );
     assert!(checked >= 200, "only {checked} derivatives were compared");
 }
+
+/// `adjit emit --format fortran -o FILE` writes the file; standard output
+/// gets it without `-o`; an unknown format is a usage error.
+#[test]
+fn cli_writes_fortran_to_a_file_or_standard_output() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/griewank.f90");
+    let example = example.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("adjit-emit-cli-{}.f90", std::process::id()));
+    let base = [
+        "emit", example, "--mode", "adjoint", "--of", "c", "--wrt", "a",
+    ];
+    let with = |extra: &[&str]| {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        common::cli::adjit(&args)
+    };
+    let (code, stdout, _) = with(&["--format", "fortran", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.is_empty());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(text.contains("subroutine griewank_b(s, a, a_b, c, c_b)"));
+    assert!(text.contains("module adjit_support"));
+    let (code, stdout, _) = with(&["--format", "fortran"]);
+    assert_eq!((code, stdout), (0, text));
+    let (code, _, stderr) = with(&["--format", "c"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--format must be ir or fortran"),
+        "{stderr}"
+    );
+}
