@@ -137,8 +137,8 @@ subroutine bratu_b(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   t_ad_elem0 = 0_8
 2 continue
   if (.not. t_ad_elem0 < size(f, 1, kind=8)) go to 4
-  call adjit_push_value(f(lbound(f, 1, kind=8) + t_ad_elem0))
-  t_ad_elem0 = t_ad_elem0 + 1_8
+  call adjit_push_value(f(int(int(lbound(f, 1, kind=8), 16) + t_ad_elem0, 8)))
+  t_ad_elem0 = int(int(t_ad_elem0, 16) + 1_8, 8)
   go to 2
 4 continue
   call bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
@@ -146,8 +146,9 @@ subroutine bratu_b(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   t_ad_elem0 = 0_8
 5 continue
   if (.not. t_ad_elem0 < size(f, 1, kind=8)) go to 7
-  f(lbound(f, 1, kind=8) + size(f, 1, kind=8) - 1_8 - t_ad_elem0) = adjit_pop_value()
-  t_ad_elem0 = t_ad_elem0 + 1_8
+  f(int(int(int(int(int(int(lbound(f, 1, kind=8), 16) + size(f, 1, kind=8), 8), 16) - 1_8, 8), 16) - &
+      t_ad_elem0, 8)) = adjit_pop_value()
+  t_ad_elem0 = int(int(t_ad_elem0, 16) + 1_8, 8)
   go to 5
 7 continue
   call bratu(dim_v, parmax, x, prm, f)
@@ -220,7 +221,7 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   t_ad_spill18 = int(t_ad_spill12, 8)
   t_ad_spill14 = 1_8
   t_ad_spill19 = t_ad_spill17 <= t_ad_spill18
-  t_ad_spill13 = ieor(t_ad_spill18 - t_ad_spill17, -9223372036854775807_8 - 1_8)
+  t_ad_spill13 = ieor(int(int(t_ad_spill18, 16) - t_ad_spill17, 8), -9223372036854775807_8 - 1_8)
   t_go2 = t_ad_spill19
   t_rest3 = t_ad_spill13
   t_stride4 = t_ad_spill14
@@ -245,7 +246,7 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   t_ad_spill20 = t_rest3
   t_ad_spill21 = t_stride4
   t_go2 = t_ad_spill20 >= ieor(t_ad_spill21, -9223372036854775807_8 - 1_8)
-  t_rest3 = t_ad_spill20 - t_ad_spill21
+  t_rest3 = int(int(t_ad_spill20, 16) - t_ad_spill21, 8)
   go to 11
 7 continue
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
@@ -268,7 +269,7 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   call adjit_push_control(t_ad_trips2)
   go to 7
 11 continue
-  t_ad_trips2 = t_ad_trips2 + 1_8
+  t_ad_trips2 = int(int(t_ad_trips2, 16) + 1_8, 8)
   go to 4
 end subroutine bratu_fwd
 
@@ -495,7 +496,7 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   return
 9 continue
   ! 22: do 1 i=2,dim-1
-  t_ad_trips2 = t_ad_trips2 - 1_8
+  t_ad_trips2 = int(int(t_ad_trips2, 16) - 1_8, 8)
   go to 6
 10 continue
   ! 8: subroutine bratu(dim,parmax,x,prm,F)

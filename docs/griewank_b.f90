@@ -186,7 +186,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   t_ad_spill12 = 1_8
   t_ad_spill14 = int(t_ad_spill10, 8)
   t_ad_spill13 = t_ad_spill12 <= t_ad_spill14
-  t_ad_spill11 = ieor(t_ad_spill14 - t_ad_spill12, -9223372036854775807_8 - 1_8)
+  t_ad_spill11 = ieor(int(int(t_ad_spill14, 16) - t_ad_spill12, 8), -9223372036854775807_8 - 1_8)
   t_go2 = t_ad_spill13
   t_rest3 = t_ad_spill11
   t_stride4 = t_ad_spill12
@@ -204,7 +204,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   t_ad_spill15 = t_rest3
   t_ad_spill16 = t_stride4
   t_go2 = t_ad_spill15 >= ieor(t_ad_spill16, -9223372036854775807_8 - 1_8)
-  t_rest3 = t_ad_spill15 - t_ad_spill16
+  t_rest3 = int(int(t_ad_spill15, 16) - t_ad_spill16, 8)
   go to 10
 6 continue
   ! 17: c = c - d
@@ -218,7 +218,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   call adjit_push_control(t_ad_trips1)
   go to 6
 10 continue
-  t_ad_trips1 = t_ad_trips1 + 1_8
+  t_ad_trips1 = int(int(t_ad_trips1, 16) + 1_8, 8)
   go to 3
 end subroutine griewank_fwd
 
@@ -298,7 +298,7 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   return
 8 continue
   ! 13: do i = 1, s
-  t_ad_trips1 = t_ad_trips1 - 1_8
+  t_ad_trips1 = int(int(t_ad_trips1, 16) - 1_8, 8)
   go to 5
 9 continue
   ! 4: subroutine griewank(s, a, c)
