@@ -2,8 +2,9 @@
 //! layer above it, and no two sibling modules import each other (directly or
 //! around a circle).
 //!
-//! Layers, bottom up (ARCHITECTURE.md): `ir/` (crate `adjit-ir`), `jit/`
-//! (crate `adjit-jit`), then in the `adjit` crate `src/front/` and `src/ad/`
+//! Layers, bottom up (ARCHITECTURE.md): `ir/` (crate `adjit-ir`), beside
+//! each other above it `jit/` (crate `adjit-jit`) and `fortran/` (crate
+//! `adjit-fortran`, the Fortran source back end; neither knows the other), then in the `adjit` crate `src/front/` and `src/ad/`
 //! (each knows the IR only, not the other), `src/engine/` (everything), and
 //! `src/cli/` (the public API of `adjit` only). Crate dependencies already
 //! keep `ir` below `jit` below `adjit`; this test adds the rules inside the
@@ -33,7 +34,11 @@ const ROOTS: &[Root] = &[
     },
     Root {
         dir: "jit/src",
-        rules: &[("", &["adjit::"])],
+        rules: &[("", &["adjit::", "adjit_fortran"])],
+    },
+    Root {
+        dir: "fortran/src",
+        rules: &[("", &["adjit::", "adjit_jit", "cranelift"])],
     },
     Root {
         dir: "src",
@@ -58,7 +63,7 @@ const ROOTS: &[Root] = &[
                     "adjit_jit",
                 ],
             ),
-            ("cli/", &["adjit_ir", "adjit_jit"]),
+            ("cli/", &["adjit_ir", "adjit_jit", "adjit_fortran"]),
         ],
     },
     Root {

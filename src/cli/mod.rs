@@ -44,7 +44,7 @@ usage:
   adjit ir       FILE... [--entry NAME]
   adjit grad     FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
   adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
-  adjit emit     FILE... [--entry NAME] [--set DUMMY=PROC] --mode tangent|adjoint --of ... --wrt ... [--format ir]
+  adjit emit     FILE... [--entry NAME] [--set DUMMY=PROC] --mode tangent|adjoint --of ... --wrt ... [--format ir|fortran] [-o FILE]
   adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
   adjit repl                                                  # type Fortran, then run / grad / ir / emit ...
   adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
@@ -628,34 +628,38 @@ fn emit(cl: &CommandLine) -> CmdResult {
         "directions",
         "no-tbr",
         "no-activity",
+        "output",
     ])?;
     let engine = engine(cl)?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
-    match cl.value("format").unwrap_or("ir") {
-        "ir" => {}
+    let fortran = match cl.value("format").unwrap_or("ir") {
+        "ir" => false,
+        "fortran" => true,
         other => {
             return Err(Failure::Usage(format!(
-                "--format {other} is not supported yet (use --format ir)"
+                "--format must be ir or fortran, not `{other}`"
             )))
         }
-    }
+    };
     let entry = cl.value("entry");
-    let text = match mode(cl, Mode::Adjoint)? {
+    // The derivative module, its requested procedure and the mode.
+    let (tangent, adjoint);
+    let (module, main, mode) = match mode(cl, Mode::Adjoint)? {
         Mode::Tangent => {
             let k = cl
                 .value("directions")
                 .map(|_| directions(cl, 1))
                 .transpose()?
                 .unwrap_or(1);
-            let t = engine.tangent(entry, &of, &wrt, k)?;
-            let (module, id) = t.module();
-            derived_listing(module, engine.module().procs.len(), id)
+            tangent = engine.tangent(entry, &of, &wrt, k)?;
+            let (module, id) = tangent.module();
+            (module, id, adjit::fortran::Mode::Tangent)
         }
         Mode::Adjoint => {
-            let a = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
-            let (module, procs) = a.module();
-            derived_listing(module, engine.module().procs.len(), procs.combined)
+            adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+            let (module, procs) = adjoint.module();
+            (module, procs.combined, adjit::fortran::Mode::Adjoint)
         }
         Mode::FiniteDifferences => {
             return Err(Failure::Usage(
@@ -663,7 +667,33 @@ fn emit(cl: &CommandLine) -> CmdResult {
             ))
         }
     };
-    out!("{text}");
+    let text = if fortran {
+        let request = adjit::fortran::Request {
+            module,
+            primal_procs: engine.module().procs.len(),
+            primal_globals: engine.module().globals.len(),
+            roots: vec![main],
+            mode,
+            sources: module
+                .files
+                .iter()
+                .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+                .collect(),
+        };
+        adjit::fortran::emit(&request)
+            .map_err(|e| Error::new(adjit::engine::ErrorKind::Compile, e.to_string()))?
+    } else {
+        derived_listing(module, engine.module().procs.len(), main)
+    };
+    match cl.value("output") {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            Error::new(
+                adjit::engine::ErrorKind::Io,
+                format!("cannot write {path}: {e}"),
+            )
+        })?,
+        None => out!("{text}"),
+    }
     Ok(0)
 }
 

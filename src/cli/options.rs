@@ -70,6 +70,17 @@ impl CommandLine {
                     dir.to_string()
                 };
                 cl.values.entry("include-dir".into()).or_default().push(dir);
+            } else if arg == "-o" {
+                // `-o FILE`: where `emit` writes (same as `--output FILE`).
+                let file = it
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| "option -o needs a file".to_string())?;
+                let entry = cl.values.entry("output".into()).or_default();
+                if !entry.is_empty() {
+                    return Err("option -o given twice".into());
+                }
+                entry.push(file);
             } else if arg == "-h" {
                 cl.flags.push("help".into());
             } else if cl.command.is_empty() {

@@ -1,0 +1,1178 @@
+//! One emitted procedure: names, declarations, statements and control flow.
+//!
+//! Every IR value becomes either part of a larger expression (a constant,
+//! or a side-effect-free value used once, or a variable read used several
+//! times, when no store or call separates it from its uses) or a named
+//! temporary assigned where the IR computes it. Stores, calls, pushes and
+//! pops are statements in IR order, so evaluation order is the IR's.
+//!
+//! Blocks are written in arena order (unreachable ones are left out); a
+//! block that is the target of a jump other than a fall-through gets a
+//! statement label (its index + 1).
+
+use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
+use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
+use adjit_ir::{
+    BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Proc, ProcId, Rounding,
+    RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// A printed procedure.
+pub struct Printed {
+    /// The Fortran text, from `subroutine` to `end subroutine`.
+    pub text: String,
+    /// The emitted modules it `use`s (for module ordering).
+    pub uses_modules: Vec<String>,
+}
+
+/// Prints generated procedure `id`.
+pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
+    let mut p = Printer::new(ctx, id)?;
+    p.body()?;
+    p.finish()
+}
+
+struct Printer<'c, 'a> {
+    ctx: &'c Context<'a>,
+    proc: &'c Proc,
+    name: String,
+    /// The Fortran module this procedure lives in.
+    home: Option<String>,
+    /// Fortran name of each variable.
+    names: Vec<String>,
+    /// Every name taken in the procedure's scope.
+    taken: HashSet<String>,
+    /// `use` lists: module -> (local name, module entity).
+    uses: BTreeMap<String, BTreeSet<(String, String)>>,
+    /// Local names of called procedures.
+    callee_names: HashMap<ProcId, String>,
+    /// External FUNCTIONs called: (name, type).
+    external_functions: BTreeSet<(String, String)>,
+    /// Temporaries: name -> type.
+    temps: BTreeMap<String, Type>,
+    /// Temporary names used in the current block.
+    block_temps: HashSet<String>,
+    /// Statement lines of the body (indented by the structure level).
+    lines: Vec<String>,
+    /// Last source line commented.
+    last_line: Option<(u32, u32)>,
+    /// Variables that something reads (locals among them are zeroed).
+    read: HashSet<VarId>,
+    /// Variables that something names.
+    named: HashSet<VarId>,
+}
+
+impl<'c, 'a> Printer<'c, 'a> {
+    fn new(ctx: &'c Context<'a>, id: ProcId) -> Result<Printer<'c, 'a>, EmitError> {
+        let module = ctx.module();
+        let proc = module.proc(id);
+        let name = ident(&proc.name);
+        let mut p = Printer {
+            ctx,
+            proc,
+            name: name.clone(),
+            home: ctx.fortran_module(id),
+            names: Vec::new(),
+            taken: expr::RESERVED.iter().map(|s| s.to_string()).collect(),
+            uses: BTreeMap::new(),
+            callee_names: HashMap::new(),
+            external_functions: BTreeSet::new(),
+            temps: BTreeMap::new(),
+            block_temps: HashSet::new(),
+            lines: Vec::new(),
+            last_line: None,
+            read: HashSet::new(),
+            named: HashSet::new(),
+        };
+        p.taken.insert(name);
+        if let Some(m) = &p.home {
+            p.taken.insert(m.clone());
+        }
+        // Procedures whose names cannot be renamed at a `use`: generated
+        // ones (the contract) and external originals.
+        let mut callees = Vec::new();
+        for inst in &proc.insts {
+            if let Inst::Call(c, _) = &inst.kind {
+                callees.push(*c);
+            }
+        }
+        for &c in &callees {
+            if ctx.is_generated(c) || ctx.fortran_module(c).is_none() {
+                p.taken.insert(ident(&module.proc(c).name));
+            }
+        }
+        p.name_vars()?;
+        for &c in &callees {
+            p.callee_name(c)?;
+        }
+        p.scan_reads();
+        // Globals the code never names need no `use`.
+        for (v, var) in proc.vars.iter().enumerate() {
+            if matches!(var.storage, Storage::Global(..)) && !p.named.contains(&VarId(v as u32)) {
+                let local = p.names[v].clone();
+                for items in p.uses.values_mut() {
+                    items.retain(|(l, _)| *l != local);
+                }
+            }
+        }
+        p.uses.retain(|_, items| !items.is_empty());
+        Ok(p)
+    }
+
+    fn err(&self, what: impl Into<String>, span: Span) -> EmitError {
+        EmitError {
+            proc: self.proc.name.clone(),
+            what: what.into(),
+            span,
+        }
+    }
+
+    /// A fresh name based on `base`, taken from now on.
+    fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.taken.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    fn name_vars(&mut self) -> Result<(), EmitError> {
+        // Parameters first, so that they keep their names when they can.
+        let mut order: Vec<VarId> = self.proc.params.clone();
+        order.extend(
+            (0..self.proc.vars.len())
+                .map(|i| VarId(i as u32))
+                .filter(|v| !self.proc.params.contains(v)),
+        );
+        self.names = vec![String::new(); self.proc.vars.len()];
+        for v in order {
+            let var = self.proc.var(v);
+            let base = ident(&var.name);
+            let base = if self.taken.contains(&base) {
+                format!("{base}_v")
+            } else {
+                base
+            };
+            let local = self.fresh(&base);
+            if let Storage::Global(g, at) = var.storage {
+                self.check_global_view(v, g, at)?;
+                let global = &self.ctx.module().globals[g.index()];
+                if global.name.starts_with('/') {
+                    return Err(self.err(
+                        format!(
+                            "variable `{}` of COMMON block `{}` (COMMON is not emitted yet)",
+                            var.name,
+                            global.name.split("::").next().unwrap_or_default()
+                        ),
+                        self.proc.span,
+                    ));
+                }
+                let (module, entity) = match self.ctx.global_home(g) {
+                    GlobalHome::Original(m, n) => (m, n),
+                    GlobalHome::Emitted(n) => (self.ctx.globals_module.clone(), n),
+                };
+                // A component of a derived-type module variable (`m::p%x`):
+                // the variable is used whole and the component named.
+                let raw = global.name.split_once("::").map_or("", |(_, n)| n);
+                if module != self.ctx.globals_module && raw.contains('%') {
+                    let path: Vec<String> = raw.split('%').map(ident).collect();
+                    self.uses
+                        .entry(module)
+                        .or_default()
+                        .insert((path[0].clone(), path[0].clone()));
+                    self.names[v.index()] = path.join("%");
+                    continue;
+                }
+                self.uses
+                    .entry(module)
+                    .or_default()
+                    .insert((local.clone(), entity));
+            }
+            self.names[v.index()] = local;
+        }
+        Ok(())
+    }
+
+    /// A global must be seen with its own shape (the emitted code names the
+    /// module variable itself).
+    fn check_global_view(&self, v: VarId, g: adjit_ir::GlobalId, at: i64) -> Result<(), EmitError> {
+        let var = self.proc.var(v);
+        let global = &self.ctx.module().globals[g.index()];
+        if at != 0 {
+            return Err(self.err(
+                format!(
+                    "variable `{}`, a view of global `{}` from element {at} (EQUIVALENCE storage association is not emitted yet)",
+                    var.name, global.name
+                ),
+                self.proc.span,
+            ));
+        }
+        let dims: Option<Vec<(i64, i64)>> = var
+            .dims
+            .iter()
+            .map(|d| Some((d.lower.as_const()?, d.upper.as_ref()?.as_const()?)))
+            .collect();
+        let len_ok = var.ty != Type::Char
+            || var.char_len.as_ref().and_then(Bound::as_const).unwrap_or(1) == global.char_len;
+        if dims.as_deref() != Some(global.dims.as_slice()) || !len_ok {
+            return Err(self.err(
+                format!(
+                    "variable `{}`, a view of global `{}` with another shape",
+                    var.name, global.name
+                ),
+                self.proc.span,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The local name of a called procedure (adding the `use` it needs).
+    fn callee_name(&mut self, c: ProcId) -> Result<String, EmitError> {
+        if let Some(n) = self.callee_names.get(&c) {
+            return Ok(n.clone());
+        }
+        let callee = self.ctx.module().proc(c);
+        let name = ident(&callee.name);
+        if !self.ctx.is_generated(c) && callee.name.contains('.') {
+            return Err(self.err(
+                format!(
+                    "a call of internal procedure `{}`, which is not accessible outside its host",
+                    callee.name
+                ),
+                callee.span,
+            ));
+        }
+        let local = match self.ctx.fortran_module(c) {
+            Some(m) if Some(&m) == self.home.as_ref() => name,
+            Some(m) => {
+                let local = if self.ctx.is_generated(c) || !self.taken.contains(&name) {
+                    self.taken.insert(name.clone());
+                    name.clone()
+                } else {
+                    self.fresh(&format!("{name}_f"))
+                };
+                self.uses
+                    .entry(m)
+                    .or_default()
+                    .insert((local.clone(), name));
+                local
+            }
+            None => {
+                if !self.ctx.is_generated(c) {
+                    if let Some(r) = callee.result {
+                        let rv = callee.var(r);
+                        if rv.ty == Type::Char {
+                            return Err(self.err(
+                                format!("a call of CHARACTER function `{}`", callee.name),
+                                callee.span,
+                            ));
+                        }
+                        self.external_functions
+                            .insert((name.clone(), expr::type_name(rv.ty).to_string()));
+                    }
+                }
+                name
+            }
+        };
+        self.callee_names.insert(c, local.clone());
+        Ok(local)
+    }
+
+    /// Which variables are read (locals among them start at zero, as the
+    /// IR's locals do) and which are named at all.
+    fn scan_reads(&mut self) {
+        let mut read = HashSet::new();
+        let mut named = HashSet::new();
+        let char_var = |r: &CharRef| match &r.base {
+            CharBase::Var { var, .. } => Some(*var),
+            CharBase::Literal(_) => None,
+        };
+        for inst in &self.proc.insts {
+            match &inst.kind {
+                Inst::Load(v) | Inst::LoadElem(v, _) | Inst::DimLower(v, _) => {
+                    read.insert(*v);
+                }
+                Inst::DimExtent(v, _) => {
+                    read.insert(*v);
+                }
+                Inst::Store(v, _) | Inst::StoreElem(v, _, _) => {
+                    named.insert(*v);
+                }
+                Inst::Call(_, args) => {
+                    for a in args {
+                        if let CallArg::Var(v) | CallArg::Elem(v, _) = a {
+                            read.insert(*v);
+                        }
+                    }
+                }
+                Inst::CharAssign(to, from) => {
+                    named.extend(char_var(to));
+                    read.extend(char_var(from));
+                }
+                Inst::CharCompare(_, a, b) => {
+                    read.extend(char_var(a));
+                    read.extend(char_var(b));
+                }
+                _ => {}
+            }
+        }
+        // Variables in bounds are read at entry.
+        for var in &self.proc.vars {
+            for d in &var.dims {
+                d.lower.for_each_var(&mut |v| {
+                    read.insert(v);
+                });
+                if let Some(u) = &d.upper {
+                    u.for_each_var(&mut |v| {
+                        read.insert(v);
+                    });
+                }
+            }
+            if let Some(l) = &var.char_len {
+                l.for_each_var(&mut |v| {
+                    read.insert(v);
+                });
+            }
+        }
+        named.extend(read.iter().copied());
+        named.extend(self.proc.params.iter().copied());
+        self.read = read;
+        self.named = named;
+    }
+
+    fn emit_line(&mut self, text: String) {
+        self.lines.push(text);
+    }
+
+    /// A comment with the source line of `span` when it starts a new line.
+    fn comment(&mut self, span: Span) {
+        if span.line == 0 {
+            return;
+        }
+        let key = (span.file, span.line);
+        if self.last_line == Some(key) {
+            return;
+        }
+        self.last_line = Some(key);
+        let text = self
+            .ctx
+            .request
+            .sources
+            .get(span.file as usize)
+            .and_then(|s| s.lines().nth(span.line as usize - 1))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_default();
+        if text.is_empty() {
+            self.emit_line(format!("! line {}", span.line));
+        } else {
+            self.emit_line(format!("! {}: {}", span.line, text));
+        }
+    }
+
+    fn body(&mut self) -> Result<(), EmitError> {
+        let order = self.layout();
+        let mut targets: HashSet<BlockId> = HashSet::new();
+        for (k, &b) in order.iter().enumerate() {
+            let next = order.get(k + 1).copied();
+            match &self.proc.block(b).term {
+                Terminator::Jump(t) => {
+                    if Some(*t) != next {
+                        targets.insert(*t);
+                    }
+                }
+                Terminator::Branch {
+                    then_dest,
+                    else_dest,
+                    ..
+                } => {
+                    if Some(*then_dest) != next {
+                        targets.insert(*then_dest);
+                    }
+                    if Some(*else_dest) != next {
+                        targets.insert(*else_dest);
+                    }
+                }
+                t => targets.extend(t.successors()),
+            }
+        }
+        for (k, &b) in order.iter().enumerate() {
+            if targets.contains(&b) {
+                self.emit_line(format!("{} continue", b.index() + 1));
+            }
+            self.block(b, order.get(k + 1).copied(), k + 1 == order.len())?;
+        }
+        Ok(())
+    }
+
+    /// Reachable blocks in arena order.
+    fn layout(&self) -> Vec<BlockId> {
+        let n = self.proc.blocks.len();
+        let mut seen = vec![false; n];
+        let mut work = vec![Proc::ENTRY];
+        seen[0] = true;
+        while let Some(b) = work.pop() {
+            for s in self.proc.successors(b) {
+                if !seen[s.index()] {
+                    seen[s.index()] = true;
+                    work.push(s);
+                }
+            }
+        }
+        (0..n)
+            .filter(|&i| seen[i])
+            .map(|i| BlockId(i as u32))
+            .collect()
+    }
+
+    fn block(&mut self, b: BlockId, next: Option<BlockId>, last: bool) -> Result<(), EmitError> {
+        let block = self.proc.block(b);
+        self.block_temps.clear();
+        // Uses of each value: count and positions (terminator = len).
+        let n = block.insts.len();
+        let mut uses: HashMap<Value, Vec<usize>> = HashMap::new();
+        // (positions of users; dead users are filtered out below)
+        for (pos, &v) in block.insts.iter().enumerate() {
+            self.proc
+                .inst(v)
+                .kind
+                .for_each_operand(|o| uses.entry(o).or_default().push(pos));
+        }
+        if let Some(o) = block.term.operand() {
+            uses.entry(o).or_default().push(n);
+        }
+        // What each statement writes (`None`: anything, a call) and what
+        // each value reads: a value moves to its use past statements that
+        // write nothing it reads.
+        let writes: Vec<(usize, Option<VarId>)> = block
+            .insts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &v)| match &self.proc.inst(v).kind {
+                Inst::Store(x, _) | Inst::StoreElem(x, _, _) => Some((i, Some(*x))),
+                Inst::CharAssign(to, _) => Some((
+                    i,
+                    match &to.base {
+                        CharBase::Var { var, .. } => Some(*var),
+                        CharBase::Literal(_) => None,
+                    },
+                )),
+                Inst::Call(..) => Some((i, None)),
+                _ => None,
+            })
+            .collect();
+        let stack_ops: Vec<usize> = block
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| matches!(self.proc.inst(v).kind, Inst::Push(..) | Inst::Pop(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let mut reads: HashMap<Value, Vec<VarId>> = HashMap::new();
+        for &v in &block.insts {
+            let kind = &self.proc.inst(v).kind;
+            let mut r: Vec<VarId> = Vec::new();
+            kind.for_each_operand(|o| r.extend(reads.get(&o).into_iter().flatten().copied()));
+            match kind {
+                Inst::Load(x) | Inst::LoadElem(x, _) => r.push(*x),
+                Inst::CharCompare(_, a, b) => {
+                    for c in [a, b] {
+                        if let CharBase::Var { var, .. } = &c.base {
+                            r.push(*var);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            reads.insert(v, r);
+        }
+        let clear = |v: Value, from: usize, to: usize| {
+            let r = &reads[&v];
+            !writes
+                .iter()
+                .any(|&(p, w)| p > from && p < to && w.is_none_or(|w| r.contains(&w)))
+        };
+        // Pure values only something live uses are dead code: left out.
+        let mut live: HashSet<Value> = block.term.operand().into_iter().collect();
+        for &v in block.insts.iter().rev() {
+            let kind = &self.proc.inst(v).kind;
+            let effect = matches!(
+                kind,
+                Inst::Store(..)
+                    | Inst::StoreElem(..)
+                    | Inst::Call(..)
+                    | Inst::CharAssign(..)
+                    | Inst::Push(..)
+                    | Inst::Pop(_)
+            );
+            if effect || live.contains(&v) {
+                live.insert(v);
+                kind.for_each_operand(|o| {
+                    live.insert(o);
+                });
+            }
+        }
+        let mut exprs: HashMap<Value, Expr> = HashMap::new();
+        for (pos, &v) in block.insts.iter().enumerate() {
+            if !live.contains(&v) {
+                continue;
+            }
+            let data = self.proc.inst(v);
+            self.comment(data.span);
+            let ty = data.ty.unwrap_or(Type::I64);
+            let value_uses: Vec<usize> = uses
+                .get(&v)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&p| p == n || live.contains(&block.insts[p]))
+                .collect();
+            let value_uses = value_uses.as_slice();
+            let last_use = value_uses.iter().copied().max().unwrap_or(pos);
+            let e = |x: &Value| exprs[x].clone();
+            let computed: Option<Expr> = match &data.kind {
+                Inst::Const(c) => {
+                    exprs.insert(v, literal(*c, ty));
+                    continue;
+                }
+                Inst::Load(x) => Some(Expr::primary(self.names[x.index()].clone())),
+                Inst::LoadElem(x, idx) => Some(Expr::primary(self.element(*x, idx, &exprs))),
+                Inst::Unary(op, a) => Some(unary(*op, &e(a))),
+                Inst::Binary(op, a, b) => Some(match self.sign_flip(*op, *b, ty) {
+                    // `x + MIN` / `x - MIN` (the unsigned comparisons of DO
+                    // loop trip counts) wrap: that is flipping the sign bit,
+                    // which gfortran -O2 may not assume away.
+                    Some(min) => Expr::primary(format!("ieor({}, {})", e(a).text, min.text)),
+                    // INTEGER(8) sums, differences and products (the trip
+                    // counters of loops) wrap as in the IR: computed in
+                    // INTEGER(16), narrowed modulo 2**64 by gfortran.
+                    None if ty == Type::I64
+                        && matches!(
+                            op,
+                            adjit_ir::BinaryOp::Add
+                                | adjit_ir::BinaryOp::Sub
+                                | adjit_ir::BinaryOp::Mul
+                        ) =>
+                    {
+                        let wide = Expr::primary(format!("int({}, 16)", e(a).text));
+                        Expr::primary(format!("int({}, 8)", binary(*op, &wide, &e(b)).text))
+                    }
+                    None => binary(*op, &e(a), &e(b)),
+                }),
+                Inst::Cmp(op, a, b) => {
+                    let operand_ty = self.proc.value_type(*a).unwrap_or(Type::F64);
+                    Some(compare(*op, &e(a), &e(b), operand_ty))
+                }
+                Inst::Convert(a, rounding) => {
+                    let from = self.proc.value_type(*a).unwrap_or(ty);
+                    Some(convert(&e(a), from, ty, *rounding))
+                }
+                Inst::Select(c, a, b) => Some(Expr::primary(format!(
+                    "merge({}, {}, {})",
+                    e(a).text,
+                    e(b).text,
+                    e(c).text
+                ))),
+                Inst::DimLower(x, d) => Some(Expr::primary(format!(
+                    "lbound({}, {}, kind=8)",
+                    self.names[x.index()],
+                    d + 1
+                ))),
+                Inst::DimExtent(x, d) => {
+                    let var = self.proc.var(*x);
+                    if var
+                        .dims
+                        .get(*d as usize)
+                        .is_some_and(|dim| dim.upper.is_none())
+                    {
+                        return Err(self.err(
+                            format!(
+                                "the extent of `{}`'s assumed last dimension (SIZE of an \
+                                 assumed-size dummy)",
+                                var.name
+                            ),
+                            data.span,
+                        ));
+                    }
+                    Some(Expr::primary(format!(
+                        "size({}, {}, kind=8)",
+                        self.names[x.index()],
+                        d + 1
+                    )))
+                }
+                Inst::CharCompare(op, a, b) => Some(Expr {
+                    text: format!(
+                        "{} {} {}",
+                        self.char_ref(a, &exprs, data.span)?,
+                        relational(*op),
+                        self.char_ref(b, &exprs, data.span)?
+                    ),
+                    prec: expr::REL,
+                }),
+                Inst::CharLen(a) => Some(Expr::primary(format!(
+                    "len({})",
+                    self.char_ref(a, &exprs, data.span)?
+                ))),
+                Inst::CharIndex(a, b) => Some(Expr::primary(format!(
+                    "index({}, {})",
+                    self.char_ref(a, &exprs, data.span)?,
+                    self.char_ref(b, &exprs, data.span)?
+                ))),
+                Inst::Io(_) => {
+                    return Err(self.err(
+                        "PRINT, WRITE or READ statement (I/O is not emitted yet)",
+                        data.span,
+                    ))
+                }
+                Inst::Pop(kind) => {
+                    let call = match kind {
+                        StackKind::Value => "adjit_pop_value()",
+                        StackKind::Integer => "adjit_pop_int()",
+                        StackKind::Control => "adjit_pop_control()",
+                    };
+                    let from = if *kind == StackKind::Value {
+                        Type::F64
+                    } else {
+                        Type::I64
+                    };
+                    let popped = convert(&Expr::primary(call), from, ty, Rounding::Trunc);
+                    // Straight into the variable that receives it, when
+                    // nothing else touches the stacks or that statement's
+                    // operands in between.
+                    let into_store = value_uses.len() == 1
+                        && block.insts.get(last_use).is_some_and(|&u| {
+                            matches!(&self.proc.inst(u).kind,
+                                Inst::Store(_, a) | Inst::StoreElem(_, _, a) if *a == v)
+                        })
+                        && !stack_ops.iter().any(|&p| p > pos && p < last_use)
+                        && !writes.iter().any(|&(p, _)| p > pos && p < last_use);
+                    if into_store {
+                        exprs.insert(v, popped);
+                        continue;
+                    }
+                    let hint = self.temp_hint(v, block, value_uses);
+                    let t = self.temp(&hint, ty);
+                    self.emit_line(format!("{t} = {}", popped.text));
+                    exprs.insert(v, Expr::primary(t));
+                    continue;
+                }
+                Inst::Store(x, a) => {
+                    let target = self.names[x.index()].clone();
+                    self.emit_line(format!("{target} = {}", e(a).text));
+                    None
+                }
+                Inst::StoreElem(x, idx, a) => {
+                    let target = self.element(*x, idx, &exprs);
+                    self.emit_line(format!("{target} = {}", e(a).text));
+                    None
+                }
+                Inst::Call(c, args) => {
+                    self.call(*c, args, &exprs, data.span)?;
+                    None
+                }
+                Inst::CharAssign(to, from) => {
+                    let line = format!(
+                        "{} = {}",
+                        self.char_ref(to, &exprs, data.span)?,
+                        self.char_ref(from, &exprs, data.span)?
+                    );
+                    self.emit_line(line);
+                    None
+                }
+                Inst::Push(kind, a) => {
+                    let from = self.proc.value_type(*a).unwrap_or(Type::F64);
+                    let (sub, to) = match kind {
+                        StackKind::Value => ("adjit_push_value", Type::F64),
+                        StackKind::Integer => ("adjit_push_int", Type::I64),
+                        StackKind::Control => ("adjit_push_control", Type::I64),
+                    };
+                    let arg = convert(&e(a), from, to, Rounding::Trunc);
+                    self.emit_line(format!("call {sub}({})", arg.text));
+                    None
+                }
+            };
+            let Some(computed) = computed else { continue };
+            let single = value_uses.len() == 1;
+            let reads_only = matches!(data.kind, Inst::Load(_))
+                || matches!(data.kind, Inst::LoadElem(..)) && computed.text.len() <= 40;
+            if (single || reads_only && !value_uses.is_empty()) && clear(v, pos, last_use) {
+                exprs.insert(v, computed);
+            } else if value_uses.is_empty() {
+                // A value nothing uses (the transforms leave few): dropped.
+            } else {
+                let hint = self.temp_hint(v, block, value_uses);
+                let t = self.temp(&hint, ty);
+                self.emit_line(format!("{t} = {}", computed.text));
+                exprs.insert(v, Expr::primary(t));
+            }
+        }
+        if block.term.operand().is_some() {
+            self.comment(block.term_span);
+        }
+        self.terminator(&block.term, &exprs, next, last, block.term_span)
+    }
+
+    /// The most negative integer when `op b` adds or subtracts it.
+    fn sign_flip(&self, op: adjit_ir::BinaryOp, b: Value, ty: Type) -> Option<Expr> {
+        let min = match ty {
+            Type::I32 => i64::from(i32::MIN),
+            Type::I64 => i64::MIN,
+            _ => return None,
+        };
+        let is_min = matches!(self.proc.inst(b).kind, Inst::Const(Const::Int(c)) if c == min);
+        let adds = matches!(op, adjit_ir::BinaryOp::Add | adjit_ir::BinaryOp::Sub);
+        (is_min && adds).then(|| literal(Const::Int(min), ty))
+    }
+
+    /// A temporary's name after what it holds.
+    fn temp_hint(&self, v: Value, block: &adjit_ir::Block, uses: &[usize]) -> String {
+        let kind = &self.proc.inst(v).kind;
+        let stored_to = uses.first().and_then(|&p| {
+            block
+                .insts
+                .get(p)
+                .and_then(|&u| match &self.proc.inst(u).kind {
+                    Inst::Store(x, a) | Inst::StoreElem(x, _, a) if *a == v => Some(*x),
+                    _ => None,
+                })
+        });
+        match kind {
+            Inst::Load(x) | Inst::LoadElem(x, _) => format!("{}_val", self.names[x.index()]),
+            Inst::Pop(StackKind::Control) => "branch".into(),
+            Inst::Pop(_) => match stored_to {
+                Some(x) => format!("{}_saved", self.names[x.index()]),
+                None => "popped".into(),
+            },
+            Inst::Cmp(..) | Inst::CharCompare(..) => "cond".into(),
+            _ => match stored_to {
+                Some(x) => format!("{}_new", self.names[x.index()]),
+                None => "tmp".into(),
+            },
+        }
+    }
+
+    /// A temporary of type `ty` unused in the current block.
+    fn temp(&mut self, hint: &str, ty: Type) -> String {
+        let mut n = 1;
+        loop {
+            let name = if n == 1 {
+                hint.to_string()
+            } else {
+                format!("{hint}{n}")
+            };
+            n += 1;
+            if self.block_temps.contains(&name) {
+                continue;
+            }
+            match self.temps.get(&name) {
+                Some(&t) if t == ty => {}
+                Some(_) => continue,
+                None => {
+                    if self.taken.contains(&name) {
+                        continue;
+                    }
+                    self.taken.insert(name.clone());
+                    self.temps.insert(name.clone(), ty);
+                }
+            }
+            self.block_temps.insert(name.clone());
+            return name;
+        }
+    }
+
+    fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
+        let subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
+        format!("{}({})", self.names[x.index()], subs.join(", "))
+    }
+
+    fn char_ref(
+        &self,
+        r: &CharRef,
+        exprs: &HashMap<Value, Expr>,
+        span: Span,
+    ) -> Result<String, EmitError> {
+        let base = match &r.base {
+            CharBase::Var { var, index } if index.is_empty() => self.names[var.index()].clone(),
+            CharBase::Var { var, index } => self.element(*var, index, exprs),
+            CharBase::Literal(bytes) => {
+                if r.start.is_some() || r.end.is_some() {
+                    return Err(self.err("a substring of a character literal", span));
+                }
+                return Ok(expr::string_literal(bytes));
+            }
+        };
+        if r.start.is_none() && r.end.is_none() {
+            return Ok(base);
+        }
+        let start = r.start.map(|s| exprs[&s].text.clone()).unwrap_or_default();
+        let end = r.end.map(|s| exprs[&s].text.clone()).unwrap_or_default();
+        Ok(format!("{base}({start}:{end})"))
+    }
+
+    fn call(
+        &mut self,
+        c: ProcId,
+        args: &[CallArg],
+        exprs: &HashMap<Value, Expr>,
+        span: Span,
+    ) -> Result<(), EmitError> {
+        let name = self.callee_name(c)?;
+        let callee = self.ctx.module().proc(c);
+        let mut texts = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let dummy = callee.params.get(i).map(|&p| callee.var(p));
+            if let (CallArg::Var(x), Some(d)) = (a, dummy) {
+                if self.proc.var(*x).dims.is_empty() && !d.dims.is_empty() {
+                    return Err(self.err(
+                        format!(
+                            "scalar `{}` passed to the array dummy `{}` of `{}` (sequence association is not emitted yet)",
+                            self.proc.var(*x).name,
+                            d.name,
+                            callee.name
+                        ),
+                        span,
+                    ));
+                }
+            }
+            texts.push(match a {
+                CallArg::Var(x) => self.names[x.index()].clone(),
+                CallArg::Elem(x, idx) => self.element(*x, idx, exprs),
+                // A value is passed as an expression: writes to it are lost.
+                CallArg::Value(v) => match self.proc.inst(*v).kind {
+                    Inst::Const(_) => exprs[v].text.clone(),
+                    _ => format!("({})", exprs[v].text),
+                },
+            });
+        }
+        if !self.ctx.is_generated(c) && callee.result.is_some() {
+            let target = texts.pop().unwrap_or_default();
+            if matches!(args.last(), Some(CallArg::Value(_)) | None) {
+                return Err(self.err(
+                    format!(
+                        "a call of function `{}` whose result is dropped",
+                        callee.name
+                    ),
+                    span,
+                ));
+            }
+            self.emit_line(format!("{target} = {name}({})", texts.join(", ")));
+        } else {
+            self.emit_line(format!("call {name}({})", texts.join(", ")));
+        }
+        Ok(())
+    }
+
+    fn terminator(
+        &mut self,
+        term: &Terminator,
+        exprs: &HashMap<Value, Expr>,
+        next: Option<BlockId>,
+        last: bool,
+        span: Span,
+    ) -> Result<(), EmitError> {
+        let label = |b: &BlockId| b.index() + 1;
+        match term {
+            Terminator::Jump(t) => {
+                if Some(*t) != next {
+                    self.emit_line(format!("go to {}", label(t)));
+                }
+            }
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                let c = &exprs[cond];
+                if Some(*else_dest) == next {
+                    self.emit_line(format!("if ({}) go to {}", c.text, label(then_dest)));
+                } else if Some(*then_dest) == next {
+                    self.emit_line(format!(
+                        "if (.not. {}) go to {}",
+                        c.at_least(expr::NOT + 1),
+                        label(else_dest)
+                    ));
+                } else {
+                    self.emit_line(format!("if ({}) go to {}", c.text, label(then_dest)));
+                    self.emit_line(format!("go to {}", label(else_dest)));
+                }
+            }
+            Terminator::Switch {
+                value,
+                cases,
+                default,
+            } => {
+                self.emit_line(format!("select case ({})", exprs[value].text));
+                let mut seen = HashSet::new();
+                for (key, dest) in cases {
+                    if seen.insert(*key) {
+                        self.emit_line(format!("case ({key})"));
+                        self.emit_line(format!("  go to {}", label(dest)));
+                    }
+                }
+                self.emit_line("case default".into());
+                self.emit_line(format!("  go to {}", label(default)));
+                self.emit_line("end select".into());
+            }
+            Terminator::Return => {
+                if !last {
+                    self.emit_line("return".into());
+                }
+            }
+            Terminator::Fail(kind) => {
+                let _ = span;
+                self.emit_line(match kind {
+                    RuntimeErrorKind::Stop(None) => "stop".into(),
+                    RuntimeErrorKind::Stop(Some(m)) => match m.trim().parse::<i64>() {
+                        Ok(code) => format!("stop {code}"),
+                        Err(_) => format!("stop {}", expr::string_literal(m.as_bytes())),
+                    },
+                    other => format!(
+                        "error stop {}",
+                        expr::string_literal(format!("adjit: {other}").as_bytes())
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn bound(&self, b: &Bound) -> Result<String, EmitError> {
+        let sub = |x: &Bound| -> Result<String, EmitError> {
+            let t = self.bound(x)?;
+            Ok(match x {
+                Bound::Const(c) if *c >= 0 => t,
+                Bound::Var(_) | Bound::Max(..) | Bound::Min(..) => t,
+                _ => format!("({t})"),
+            })
+        };
+        Ok(match b {
+            Bound::Const(c) => c.to_string(),
+            Bound::Var(v) => {
+                let var = self.proc.var(*v);
+                if var.storage == Storage::Local {
+                    return Err(self.err(
+                        format!("a bound that reads local variable `{}`", var.name),
+                        self.proc.span,
+                    ));
+                }
+                self.names[v.index()].clone()
+            }
+            Bound::Neg(a) => format!("-{}", sub(a)?),
+            Bound::Add(a, c) => format!("{} + {}", sub(a)?, sub(c)?),
+            Bound::Sub(a, c) => format!("{} - {}", sub(a)?, sub(c)?),
+            Bound::Mul(a, c) => format!("{} * {}", sub(a)?, sub(c)?),
+            Bound::Div(a, c) => format!("{} / {}", sub(a)?, sub(c)?),
+            Bound::Max(a, c) => format!("max({}, {})", self.bound(a)?, self.bound(c)?),
+            Bound::Min(a, c) => format!("min({}, {})", self.bound(a)?, self.bound(c)?),
+        })
+    }
+
+    /// `TYPE :: name(dims)` for a parameter or local.
+    fn declaration(&self, v: VarId) -> Result<String, EmitError> {
+        let var = self.proc.var(v);
+        let ty = match var.ty {
+            Type::Char => match (&var.char_len, var.storage) {
+                (Some(l), _) => format!("character(len={})", self.bound(l)?),
+                (None, Storage::Param(_)) => "character(len=*)".to_string(),
+                (None, _) => "character(len=1)".to_string(),
+            },
+            t => expr::type_name(t).to_string(),
+        };
+        let mut dims = Vec::new();
+        for d in &var.dims {
+            let lower = self.bound(&d.lower)?;
+            dims.push(match &d.upper {
+                None if lower == "1" => "*".to_string(),
+                None => format!("{lower}:*"),
+                Some(u) => match (d.lower.as_const(), u.as_const()) {
+                    (Some(l), Some(u)) => dim_text(l, u),
+                    _ if lower == "1" => self.bound(u)?,
+                    _ => format!("{lower}:{}", self.bound(u)?),
+                },
+            });
+        }
+        let shape = if dims.is_empty() {
+            String::new()
+        } else {
+            format!("({})", dims.join(", "))
+        };
+        Ok(format!("{ty} :: {}{shape}", self.names[v.index()]))
+    }
+
+    fn finish(self) -> Result<Printed, EmitError> {
+        let mut head = Vec::new();
+        let params: Vec<String> = self
+            .proc
+            .params
+            .iter()
+            .map(|p| self.names[p.index()].clone())
+            .collect();
+        head.push(format!("subroutine {}({})", self.name, params.join(", ")));
+        head.push("  use adjit_support".to_string());
+        let mut uses_modules = Vec::new();
+        for (m, items) in &self.uses {
+            let list: Vec<String> = items
+                .iter()
+                .map(|(local, entity)| {
+                    if local == entity {
+                        local.clone()
+                    } else {
+                        format!("{local} => {entity}")
+                    }
+                })
+                .collect();
+            head.push(format!("  use {m}, only: {}", list.join(", ")));
+            uses_modules.push(m.clone());
+        }
+        head.push("  implicit none".to_string());
+        let mut decls = Vec::new();
+        let mut inits = Vec::new();
+        // Scalars first: array bounds may name them.
+        let mut order: Vec<VarId> = (0..self.proc.vars.len()).map(|i| VarId(i as u32)).collect();
+        order.sort_by_key(|v| self.proc.var(*v).is_array());
+        for v in order {
+            let var = self.proc.var(v);
+            if matches!(var.storage, Storage::Global(..)) || !self.named.contains(&v) {
+                continue;
+            }
+            decls.push(format!("  {}", self.declaration(v)?));
+            if var.storage == Storage::Local && self.read.contains(&v) {
+                let zero = match var.ty {
+                    Type::Char => "' '".to_string(),
+                    t => literal(Const::Int(0), t).text,
+                };
+                let zero = if var.ty == Type::Bool {
+                    ".false.".to_string()
+                } else {
+                    zero
+                };
+                inits.push(format!("  {} = {zero}", self.names[v.index()]));
+            }
+        }
+        for (name, ty) in &self.external_functions {
+            decls.push(format!("  {ty}, external :: {name}"));
+        }
+        for (name, ty) in &self.temps {
+            decls.push(format!("  {} :: {name}", expr::type_name(*ty)));
+        }
+        let mut text = String::new();
+        for l in head.iter().chain(&decls) {
+            wrap_line(l, &mut text);
+        }
+        if !inits.is_empty() {
+            text.push_str("  ! Locals start at zero.\n");
+            for l in &inits {
+                wrap_line(l, &mut text);
+            }
+        }
+        for l in &self.lines {
+            // Labels stay in the first columns.
+            if l.split_whitespace().nth(1) == Some("continue")
+                && l.starts_with(|c: char| c.is_ascii_digit())
+            {
+                wrap_line(l, &mut text);
+            } else {
+                wrap_line(&format!("  {l}"), &mut text);
+            }
+        }
+        text.push_str(&format!("end subroutine {}\n", self.name));
+        Ok(Printed { text, uses_modules })
+    }
+}
+
+fn unary(op: UnaryOp, a: &Expr) -> Expr {
+    match op {
+        UnaryOp::Neg => Expr {
+            text: format!("-{}", a.at_least(expr::ADD + 1)),
+            prec: expr::ADD,
+        },
+        UnaryOp::Not => Expr {
+            text: format!(".not. {}", a.at_least(expr::NOT + 1)),
+            prec: expr::NOT,
+        },
+        _ => Expr::primary(format!(
+            "{}({})",
+            expr::unary_function(op).unwrap_or("abs"),
+            a.text
+        )),
+    }
+}
+
+fn binary(op: adjit_ir::BinaryOp, a: &Expr, b: &Expr) -> Expr {
+    match binary_spelling(op) {
+        BinarySpelling::Infix(sym, prec) => {
+            // Left-associative except `**`; a right operand of equal
+            // precedence, and any signed operand on the right, needs
+            // parentheses (Fortran has no `a * -b`).
+            let left_min = if prec == expr::POW { prec + 1 } else { prec };
+            Expr {
+                text: format!("{} {sym} {}", a.at_least(left_min), b.at_least(prec + 1)),
+                prec,
+            }
+        }
+        BinarySpelling::Function(f) => Expr::primary(format!("{f}({}, {})", a.text, b.text)),
+    }
+}
+
+fn compare(op: CmpOp, a: &Expr, b: &Expr, operand: Type) -> Expr {
+    if operand == Type::Bool {
+        return match op {
+            CmpOp::Eq | CmpOp::Ne => {
+                let sym = if op == CmpOp::Eq { ".eqv." } else { ".neqv." };
+                Expr {
+                    text: format!(
+                        "{} {sym} {}",
+                        a.at_least(expr::EQV + 1),
+                        b.at_least(expr::EQV + 1)
+                    ),
+                    prec: expr::EQV,
+                }
+            }
+            _ => {
+                let num = |x: &Expr| Expr::primary(format!("merge(1, 0, {})", x.text));
+                compare(op, &num(a), &num(b), Type::I32)
+            }
+        };
+    }
+    Expr {
+        text: format!(
+            "{} {} {}",
+            a.at_least(expr::REL + 1),
+            relational(op),
+            b.at_least(expr::REL + 1)
+        ),
+        prec: expr::REL,
+    }
+}
+
+fn convert(a: &Expr, from: Type, to: Type, rounding: Rounding) -> Expr {
+    if from == to {
+        return a.clone();
+    }
+    let k = expr::kind(to).unwrap_or(8);
+    match (from, to) {
+        (Type::Bool, _) => Expr::primary(format!("merge(1_{k}, 0_{k}, {})", a.text)),
+        (_, Type::Bool) => Expr {
+            text: format!(
+                "{} /= 0_{}",
+                a.at_least(expr::REL + 1),
+                expr::kind(from).unwrap_or(8)
+            ),
+            prec: expr::REL,
+        },
+        (_, Type::F32 | Type::F64) => Expr::primary(format!("real({}, {k})", a.text)),
+        (Type::F32 | Type::F64, _) => {
+            let f = match rounding {
+                Rounding::Trunc => "int",
+                Rounding::Nearest => "nint",
+                Rounding::Floor => "floor",
+                Rounding::Ceil => "ceiling",
+            };
+            Expr::primary(format!("{f}({}, {k})", a.text))
+        }
+        _ => Expr::primary(format!("int({}, {k})", a.text)),
+    }
+}

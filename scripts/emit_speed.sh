@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Speed of the emitted Fortran adjoints (adjit emit --format fortran) of
+# Griewank's function and the Bratu problem, compiled by gfortran -O2,
+# against adjit's JIT adjoint (`adjit bench`) and, for Griewank, the
+# hand-written gradient of benches/peers/.
+#
+#   scripts/emit_speed.sh            n = 1,000 and 1,000,000
+#
+# Environment: ADJIT (default target/release/adjit, built with cargo),
+# GFORTRAN (default gfortran), CARGO_TARGET_DIR as for cargo.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+gfortran=${GFORTRAN:-gfortran}
+if [ -z "${ADJIT:-}" ]; then
+  (cd "$root" && cargo build -q --release --bin adjit)
+  ADJIT="${CARGO_TARGET_DIR:-$root/target}/release/adjit"
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+"$ADJIT" emit "$root/examples/griewank.f90" --mode adjoint --of c --wrt a \
+  --format fortran -o griewank_b.f90
+"$ADJIT" emit "$root/examples/bratu.f" --mode adjoint --of f --wrt x,prm \
+  --format fortran -o bratu_b.f90
+
+# Both files start with module adjit_support: one program links it once.
+sed -i '/^module adjit_support/,/^end module adjit_support/d' bratu_b.f90
+
+cat > timing.f90 <<'F90'
+! Median time per call of the emitted adjoints, the primals and the
+! hand-written Griewank gradient, over 15 runs of a batch of calls.
+program emit_speed
+  implicit none
+  integer :: n, sizes(2), k
+  sizes = [1000, 1000000]
+  do k = 1, 2
+    n = sizes(k)
+    call time_griewank(n)
+    call time_bratu(n)
+  end do
+contains
+  real(8) function now()
+    integer(8) :: c, r
+    call system_clock(c, r)
+    now = real(c, 8) / real(r, 8)
+  end function now
+
+  real(8) function median(t)
+    real(8), intent(inout) :: t(:)
+    integer :: i, j
+    real(8) :: x
+    do i = 2, size(t)
+      x = t(i)
+      j = i - 1
+      do while (j >= 1)
+        if (t(j) <= x) exit
+        t(j + 1) = t(j)
+        j = j - 1
+      end do
+      t(j + 1) = x
+    end do
+    median = t((size(t) + 1) / 2)
+  end function median
+
+  subroutine time_griewank(n)
+    integer, intent(in) :: n
+    real(8), allocatable :: a(:), a_b(:), g(:)
+    real(8) :: c, c_b, t0, tp(15), tb(15), th(15)
+    integer :: r, reps, i
+    external :: griewank, griewank_b, griewank_grad
+    allocate(a(n), a_b(n), g(n))
+    a = 1
+    reps = max(1, 2000000 / n)
+    do r = 1, 15
+      t0 = now()
+      do i = 1, reps
+        call griewank(n, a, c)
+      end do
+      tp(r) = (now() - t0) / reps
+      t0 = now()
+      do i = 1, reps
+        a_b = 0
+        c_b = 1
+        call griewank_b(n, a, a_b, c, c_b)
+      end do
+      tb(r) = (now() - t0) / reps
+      t0 = now()
+      do i = 1, reps
+        call griewank_grad(n, a, c, g)
+      end do
+      th(r) = (now() - t0) / reps
+    end do
+    if (maxval(abs(a_b - g)) > 1d-12 * max(1d0, maxval(abs(g)))) stop 'griewank_b /= hand-written'
+    write (*, '(a, i8, 3(a, es10.3))') 'griewank n =', n, '  primal', median(tp), &
+      '  emitted adjoint', median(tb), '  hand-written', median(th)
+  end subroutine time_griewank
+
+  subroutine time_bratu(n)
+    integer, intent(in) :: n
+    real(8), allocatable :: x(:), x_b(:), f(:), f_b(:)
+    real(8) :: prm(2), prm_b(2), t0, tp(15), tb(15)
+    integer :: r, reps, i
+    external :: bratu, bratu_b
+    allocate(x(n), x_b(n), f(n), f_b(n))
+    do i = 1, n
+      x(i) = 1 + sin(real(i, 8))
+    end do
+    prm = [1.3d0, 0.245828d0]
+    reps = max(1, 2000000 / n)
+    do r = 1, 15
+      t0 = now()
+      do i = 1, reps
+        call bratu(n, 2, x, prm, f)
+      end do
+      tp(r) = (now() - t0) / reps
+      t0 = now()
+      do i = 1, reps
+        x_b = 0
+        prm_b = 0
+        f_b = 1
+        call bratu_b(n, 2, x, x_b, prm, prm_b, f, f_b)
+      end do
+      tb(r) = (now() - t0) / reps
+    end do
+    write (*, '(a, i8, 2(a, es10.3))') 'bratu    n =', n, '  primal', median(tp), &
+      '  emitted adjoint', median(tb)
+  end subroutine time_bratu
+end program emit_speed
+F90
+
+"$gfortran" -O2 -c griewank_b.f90 bratu_b.f90
+"$gfortran" -O2 timing.f90 griewank_b.o bratu_b.o "$root/examples/griewank.f90" \
+  "$root/examples/bratu.f" "$root/benches/peers/griewank_grad.f90" -o timing
+echo "== gfortran -O2 (seconds per call, median of 15)"
+./timing
+echo "== adjit JIT (adjit bench)"
+"$ADJIT" bench "$root/examples/griewank.f90" --of c --wrt a --set a=1 --size s=1000,1000000 \
+  | cut -c1-60
+"$ADJIT" bench "$root/examples/bratu.f" --of "f(1)" --wrt x,prm --set parmax=2 --set x=1 \
+  --set prm=1.3,0.245828 --size dim=1000,1000000 | cut -c1-60

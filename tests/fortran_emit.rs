@@ -1,0 +1,338 @@
+//! The Fortran back end against the JIT: for every corpus program and case
+//! with floating-point arguments, the tangent (`foo_d`) and the adjoint
+//! (`foo_b`) are emitted as Fortran, compiled by `gfortran -c -O2 -Wall`
+//! (no errors allowed), called from a gfortran driver (the oracle's
+//! generator, `tests/oracle`) with the same argument values and seeds the
+//! JIT gets, and every numeric argument after the call must agree with the
+//! JIT's to 1e-13 relative.
+//!
+//! A procedure the back end refuses (an [`adjit::fortran::EmitError`]: a
+//! construct Fortran cannot express as the IR has it) is listed as skipped
+//! with its reason; anything else that differs is a failure.
+
+mod common;
+
+use adjit::ad::adjoint::AdjointOptions;
+use adjit::engine::{Engine, Options, Selection};
+use adjit::fortran::{emit, fortran_module, Mode, Request};
+use adjit::ir::{Buffer, Module, ProcId};
+use adjit::jit::codegen::{CompiledModule, JitOptions};
+use common::corpus::{case_engine, case_settings, corpus_dir, programs_in};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Agreement between the gfortran-compiled derivative and the JIT.
+const TOLERANCE: f64 = 1e-13;
+
+/// The argument buffers of a derivative procedure: the primal values for
+/// the original parameters and deterministic seeds for each derivative.
+fn derivative_buffers(
+    module: &Module,
+    id: ProcId,
+    primal: &[Buffer],
+    names: &[String],
+) -> Vec<Buffer> {
+    let proc = module.proc(id);
+    let mut out: Vec<Buffer> = Vec::new();
+    let mut i = 0;
+    for (k, &p) in proc.params.iter().enumerate() {
+        let name = &proc.var(p).name;
+        if i < names.len() && name.eq_ignore_ascii_case(&names[i]) {
+            out.push(primal[i].clone());
+            i += 1;
+        } else {
+            let prev = out.last().expect("a derivative follows its primal").clone();
+            let mut seed = Buffer::zeros(prev.ty(), prev.len());
+            for e in 0..seed.len() {
+                seed.set_f64(e, 0.25 + 0.5 * ((k * 7 + e * 3) % 11) as f64 / 11.0);
+            }
+            out.push(seed);
+        }
+    }
+    out
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Compiled objects shared between cases.
+#[derive(Default)]
+struct Cache {
+    /// Source file -> directory holding its `original.o` and module files.
+    originals: HashMap<PathBuf, PathBuf>,
+    /// Emitted text -> directory holding its `emitted.o` and module files.
+    emitted: HashMap<String, PathBuf>,
+}
+
+/// Emits, compiles and runs one derivative; compares with the JIT.
+/// `Ok(Some(reason))` is a skip.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    dir: &Path,
+    cache: &mut Cache,
+    source: &Path,
+    engine: &Engine,
+    module: &Module,
+    root: ProcId,
+    mode: Mode,
+    primal: &[Buffer],
+    names: &[String],
+) -> Result<Option<String>, String> {
+    let request = Request {
+        module,
+        primal_procs: engine.module().procs.len(),
+        primal_globals: engine.module().globals.len(),
+        roots: vec![root],
+        mode,
+        sources: Vec::new(),
+    };
+    let text = match emit(&request) {
+        Ok(t) => t,
+        Err(e) => return Ok(Some(e.to_string())),
+    };
+    let mut buffers = derivative_buffers(module, root, primal, names);
+    let compiled = CompiledModule::compile(module, &JitOptions::default())
+        .map_err(|e| format!("JIT: {e:?}"))?;
+    let mut jit = buffers.clone();
+    compiled
+        .call(root, &mut jit)
+        .map_err(|e| format!("JIT run: {e:?}"))?;
+    let mut with_home = module.clone();
+    with_home.procs[root.index()].module = fortran_module(module, request.primal_procs, root, mode);
+    let driver = adjit_oracle::driver_source(&with_home, root, &buffers)
+        .map_err(|e| format!("driver: {e}"))?;
+    std::fs::write(dir.join("driver.f90"), driver).unwrap();
+    let gf = |dir: &Path, args: &[&str], what: &str| {
+        run(Command::new("gfortran").current_dir(dir).args(args), what)
+    };
+    // The original and each distinct emitted file are compiled once (in
+    // the directory of their first case; module files stay there).
+    let original_dir = match cache.originals.get(source) {
+        Some(d) => d.clone(),
+        None => {
+            let src = source.to_str().unwrap();
+            gf(
+                dir,
+                &[
+                    "-c",
+                    "-O2",
+                    "-w",
+                    "-fallow-argument-mismatch",
+                    src,
+                    "-o",
+                    "original.o",
+                ],
+                "gfortran original",
+            )?;
+            cache
+                .originals
+                .insert(source.to_path_buf(), dir.to_path_buf());
+            dir.to_path_buf()
+        }
+    };
+    let emitted_dir = match cache.emitted.get(&text) {
+        Some(d) => d.clone(),
+        None => {
+            std::fs::write(dir.join("emitted.f90"), &text).unwrap();
+            let include = format!("-I{}", original_dir.display());
+            gf(
+                dir,
+                &["-c", "-O2", "-Wall", &include, "emitted.f90"],
+                "gfortran -c -O2 -Wall emitted.f90",
+            )?;
+            cache.emitted.insert(text.clone(), dir.to_path_buf());
+            dir.to_path_buf()
+        }
+    };
+    let (orig_o, emitted_o) = (
+        original_dir.join("original.o"),
+        emitted_dir.join("emitted.o"),
+    );
+    let includes = [
+        format!("-I{}", original_dir.display()),
+        format!("-I{}", emitted_dir.display()),
+    ];
+    gf(
+        dir,
+        &[
+            "-O0",
+            // The oracle's driver writes a call on one line.
+            "-ffree-line-length-none",
+            &includes[0],
+            &includes[1],
+            "driver.f90",
+            orig_o.to_str().unwrap(),
+            emitted_o.to_str().unwrap(),
+            "-o",
+            "driver",
+        ],
+        "gfortran driver",
+    )?;
+    // A driver that does not finish is a failure, not a hung test.
+    let stdout = run(
+        Command::new("timeout").arg("20").arg(dir.join("driver")),
+        "driver run (20 s limit)",
+    )?;
+    let json: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap_or(""))
+        .map_err(|e| format!("driver output: {e}: {stdout}"))?;
+    let proc = module.proc(root);
+    let mut problems = Vec::new();
+    for (k, &p) in proc.params.iter().enumerate() {
+        let var = proc.var(p);
+        if !(var.ty.is_float() || var.ty.is_int()) {
+            continue;
+        }
+        let got = &json["outputs"][var.name.to_ascii_lowercase()];
+        let got: Vec<Option<f64>> = match got {
+            serde_json::Value::Array(a) => a.iter().map(|x| x.as_f64()).collect(),
+            x => vec![x.as_f64()],
+        };
+        buffers[k] = jit[k].clone();
+        for (e, g) in got.iter().enumerate() {
+            let want = jit[k].get_f64(e);
+            let ok = match g {
+                Some(g) => (g - want).abs() <= TOLERANCE * g.abs().max(want.abs()),
+                None => !want.is_finite(),
+            };
+            if !ok {
+                problems.push(format!("{}[{e}]: gfortran {g:?}, JIT {want:e}", var.name));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(None)
+    } else {
+        Err(problems.into_iter().take(4).collect::<Vec<_>>().join("; "))
+    }
+}
+
+#[test]
+fn emitted_fortran_reproduces_the_jit_derivatives() {
+    let work = std::env::temp_dir().join(format!("adjit-fortran-emit-{}", std::process::id()));
+    let mut failures = Vec::new();
+    let mut skips = Vec::new();
+    let mut checked = 0;
+    let mut cache = Cache::default();
+    for program in programs_in(&corpus_dir()) {
+        for (c, case) in program.cases.iter().enumerate() {
+            let label = format!("{} [{case}]", program.name());
+            let (entry, sets) = case_settings(case);
+            let (engine, sets) =
+                case_engine(&program.path, entry.as_deref(), &sets, Options::default()).unwrap();
+            let primal = engine.procedure(entry.as_deref()).unwrap();
+            let mut args = primal.args();
+            args.apply_settings(&sets).unwrap();
+            if primal.call(&mut args.clone()).is_err() {
+                continue;
+            }
+            let floats: Vec<String> = (0..args.names().len())
+                .filter(|&i| args.ty(i).is_float() && !args.buffers()[i].is_empty())
+                .map(|i| args.names()[i].clone())
+                .collect();
+            if floats.is_empty() {
+                continue;
+            }
+            let sel = Selection::parse_list(&floats.join(",")).unwrap();
+            let entry = Some(primal.name());
+            let names = args.names().to_vec();
+            for mode in [Mode::Tangent, Mode::Adjoint] {
+                let dir = work.join(format!("{}-{c}-{mode:?}", program.name()));
+                std::fs::create_dir_all(&dir).unwrap();
+                let result = match mode {
+                    Mode::Tangent => {
+                        let t = engine.tangent(entry, &sel, &sel, 1).unwrap();
+                        let (m, id) = t.module();
+                        check(
+                            &dir,
+                            &mut cache,
+                            &program.path,
+                            &engine,
+                            m,
+                            id,
+                            mode,
+                            args.buffers(),
+                            &names,
+                        )
+                    }
+                    Mode::Adjoint => {
+                        let a = engine
+                            .adjoint(entry, &sel, &sel, &AdjointOptions::default())
+                            .unwrap();
+                        let (m, procs) = a.module();
+                        let id = procs.combined;
+                        check(
+                            &dir,
+                            &mut cache,
+                            &program.path,
+                            &engine,
+                            m,
+                            id,
+                            mode,
+                            args.buffers(),
+                            &names,
+                        )
+                    }
+                };
+                match result {
+                    Ok(None) => checked += 1,
+                    Ok(Some(reason)) => skips.push(format!("{label} {mode:?}: {reason}")),
+                    Err(e) => failures.push(format!("{label} {mode:?}: {e}")),
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    eprintln!("{checked} derivatives agree; {} skipped:", skips.len());
+    for s in &skips {
+        eprintln!("  skipped {s}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} failed:\n{}",
+        failures.len(),
+        failures.len() + checked,
+        failures.join("\n")
+    );
+    assert!(checked >= 200, "only {checked} derivatives were compared");
+}
+
+/// `adjit emit --format fortran -o FILE` writes the file; standard output
+/// gets it without `-o`; an unknown format is a usage error.
+#[test]
+fn cli_writes_fortran_to_a_file_or_standard_output() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/griewank.f90");
+    let example = example.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("adjit-emit-cli-{}.f90", std::process::id()));
+    let base = [
+        "emit", example, "--mode", "adjoint", "--of", "c", "--wrt", "a",
+    ];
+    let with = |extra: &[&str]| {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        common::cli::adjit(&args)
+    };
+    let (code, stdout, _) = with(&["--format", "fortran", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.is_empty());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(text.contains("subroutine griewank_b(s, a, a_b, c, c_b)"));
+    assert!(text.contains("module adjit_support"));
+    let (code, stdout, _) = with(&["--format", "fortran"]);
+    assert_eq!((code, stdout), (0, text));
+    let (code, _, stderr) = with(&["--format", "c"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--format must be ir or fortran"),
+        "{stderr}"
+    );
+}
