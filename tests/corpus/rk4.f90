@@ -1,6 +1,7 @@
 ! Classical Runge-Kutta for a damped oscillator y'' + c y' + k y = 0 written
 ! as a 2-D system, with a right-hand side subroutine called four times per
-! step, array temporaries and a PRINT statement (skipped by adjit).
+! step, array temporaries and a PRINT statement (list-directed output,
+! compared with gfortran's).
 ! adjit-test: --entry rk4 --set nsteps=20 --set h=0.05 --set y=1,0 --set c=0.3 --set k=4
 ! adjit-test: --entry rk4 --set nsteps=5 --set h=0.1 --set y=0,1 --set c=0 --set k=1
 subroutine rk4(nsteps, h, y, c, k, t)
