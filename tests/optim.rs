@@ -7,28 +7,14 @@
 #[path = "../examples/minimal_surface/enneper.rs"]
 mod enneper;
 
-use adjit::engine::{Engine, Options};
+use adjit::engine::Engine;
 use adjit::optim::Problem;
 use argmin::core::{Executor, State, TerminationReason, TerminationStatus};
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
 
 fn problem(n: usize) -> Problem {
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/msa.f");
-    let engine = Engine::from_files(&[source], Options::default()).expect("compiles");
-    let mut args = engine.procedure(Some("msa")).expect("entry").args();
-    args.set_scalar("nx", n as f64).unwrap();
-    args.set_scalar("ny", n as f64).unwrap();
-    let [bottom, top, left, right] = enneper::boundary(n, n);
-    for (name, values) in [
-        ("bottom", bottom),
-        ("top", top),
-        ("left", left),
-        ("right", right),
-    ] {
-        args.set_array(name, &values).unwrap();
-    }
-    Problem::new(&engine, Some("msa"), "f", "x", args).expect("problem")
+    enneper::problem(n).expect("the minimal surface problem compiles")
 }
 
 /// Minimizes from the flat surface; returns the minimizer and the

@@ -1,6 +1,30 @@
 //! The minimal surface problem of MINPACK-2 (`dmsabc`): Enneper's surface
 //! as boundary data on the square [-1/2, 1/2]^2, so that the exact minimal
-//! surface is known.
+//! surface is known; and the Fortran objective (`examples/msa.f`) set up on
+//! it as an argmin problem.
+
+use adjit::engine::{Engine, Error, Options};
+use adjit::optim::Problem;
+
+/// MINPACK-2's minimal surface area on an n x n interior grid with
+/// Enneper's boundary data, minimized over the interior heights `x`.
+pub fn problem(n: usize) -> Result<Problem, Error> {
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/msa.f");
+    let engine = Engine::from_files(&[source], Options::default())?;
+    let mut args = engine.procedure(Some("msa"))?.args();
+    args.set_scalar("nx", n as f64)?;
+    args.set_scalar("ny", n as f64)?;
+    let [bottom, top, left, right] = boundary(n, n);
+    for (name, values) in [
+        ("bottom", bottom),
+        ("top", top),
+        ("left", left),
+        ("right", right),
+    ] {
+        args.set_array(name, &values)?;
+    }
+    Problem::new(&engine, Some("msa"), "f", "x", args)
+}
 
 /// Enneper's surface over the point `(x, y)`: solves `x = u + u v^2 - u^3/3`,
 /// `y = -v - u^2 v + v^3/3` for `(u, v)` by Newton's method (as `dmsabc`

@@ -7,29 +7,13 @@
 
 mod enneper;
 
-use adjit::engine::{Engine, Options};
-use adjit::optim::Problem;
 use argmin::core::{Executor, State};
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n: usize = std::env::args().nth(1).map_or(Ok(16), |s| s.parse())?;
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/msa.f");
-    let engine = Engine::from_files(&[source], Options::default())?;
-    let mut args = engine.procedure(Some("msa"))?.args();
-    args.set_scalar("nx", n as f64)?;
-    args.set_scalar("ny", n as f64)?;
-    let [bottom, top, left, right] = enneper::boundary(n, n);
-    for (name, values) in [
-        ("bottom", bottom),
-        ("top", top),
-        ("left", left),
-        ("right", right),
-    ] {
-        args.set_array(name, &values)?;
-    }
-    let problem = Problem::new(&engine, Some("msa"), "f", "x", args)?;
+    let problem = enneper::problem(n)?;
     let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-10)?;
     let result = Executor::new(problem, solver)
         .configure(|state| state.param(vec![0.0; n * n]).max_iters(500))
