@@ -552,6 +552,91 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl ExprKind {
+    /// The direct subexpressions, argument values and range ends included,
+    /// in source order (not the names of `Apply` and `ImpliedDo`).
+    pub fn children(&self) -> Vec<&Expr> {
+        let mut out = Vec::new();
+        match self {
+            ExprKind::Apply { args, .. } => {
+                for a in args {
+                    match &a.value {
+                        ArgValue::Expr(x) => out.push(x),
+                        ArgValue::Range { lo, hi, stride } => {
+                            out.extend(lo.iter().chain(hi).chain(stride))
+                        }
+                    }
+                }
+            }
+            ExprKind::Substring { base, start, end } => {
+                out.push(&**base);
+                out.extend(start.iter().chain(end).map(|x| &**x));
+            }
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => out.push(&**a),
+            ExprKind::Binary(_, a, b) => out.extend([&**a, &**b]),
+            ExprKind::ArrayConstructor(items) => out.extend(items),
+            ExprKind::ImpliedDo {
+                items,
+                start,
+                end,
+                step,
+                ..
+            } => {
+                out.extend(items);
+                out.extend([&**start, &**end]);
+                out.extend(step.iter().map(|x| &**x));
+            }
+            ExprKind::Int { .. }
+            | ExprKind::Real { .. }
+            | ExprKind::Logical(_)
+            | ExprKind::Str(_)
+            | ExprKind::Name(_) => {}
+        }
+        out
+    }
+
+    /// [`ExprKind::children`], mutable.
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        let mut out = Vec::new();
+        match self {
+            ExprKind::Apply { args, .. } => {
+                for a in args {
+                    match &mut a.value {
+                        ArgValue::Expr(x) => out.push(x),
+                        ArgValue::Range { lo, hi, stride } => {
+                            out.extend(lo.iter_mut().chain(hi).chain(stride))
+                        }
+                    }
+                }
+            }
+            ExprKind::Substring { base, start, end } => {
+                out.push(&mut **base);
+                out.extend(start.iter_mut().chain(end).map(|x| &mut **x));
+            }
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => out.push(&mut **a),
+            ExprKind::Binary(_, a, b) => out.extend([&mut **a, &mut **b]),
+            ExprKind::ArrayConstructor(items) => out.extend(items),
+            ExprKind::ImpliedDo {
+                items,
+                start,
+                end,
+                step,
+                ..
+            } => {
+                out.extend(items);
+                out.extend([&mut **start, &mut **end]);
+                out.extend(step.iter_mut().map(|x| &mut **x));
+            }
+            ExprKind::Int { .. }
+            | ExprKind::Real { .. }
+            | ExprKind::Logical(_)
+            | ExprKind::Str(_)
+            | ExprKind::Name(_) => {}
+        }
+        out
+    }
+}
+
 /// A literal's kind parameter: `1.0_dp`, `1_8`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KindParam {

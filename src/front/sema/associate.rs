@@ -207,38 +207,18 @@ fn rename(n: &mut Name, subst: &HashMap<String, Expr>) {
 fn rewrite_expr(x: &mut Expr, subst: &HashMap<String, Expr>) {
     match &mut x.kind {
         ExprKind::Name(n) => match subst.get(&n.text) {
-            Some(sel) => *x = sel.clone(),
+            // The selector replaces the name as it is (not rewritten).
+            Some(sel) => {
+                *x = sel.clone();
+                return;
+            }
             None => rename(n, subst),
         },
-        ExprKind::Apply { name, args } => {
-            args.iter_mut().for_each(|a| rewrite_arg(a, subst));
-            rename(name, subst);
-        }
-        ExprKind::Substring { base, start, end } => {
-            rewrite_expr(base, subst);
-            start
-                .iter_mut()
-                .chain(end.iter_mut())
-                .for_each(|y| rewrite_expr(y, subst));
-        }
-        ExprKind::Unary(_, a) | ExprKind::Paren(a) => rewrite_expr(a, subst),
-        ExprKind::Binary(_, a, b) => {
-            rewrite_expr(a, subst);
-            rewrite_expr(b, subst);
-        }
-        ExprKind::ArrayConstructor(items) => items.iter_mut().for_each(|y| rewrite_expr(y, subst)),
-        ExprKind::ImpliedDo {
-            items,
-            start,
-            end,
-            step,
-            ..
-        } => {
-            items.iter_mut().for_each(|y| rewrite_expr(y, subst));
-            rewrite_expr(start, subst);
-            rewrite_expr(end, subst);
-            step.iter_mut().for_each(|y| rewrite_expr(y, subst));
-        }
-        ExprKind::Int { .. } | ExprKind::Real { .. } | ExprKind::Logical(_) | ExprKind::Str(_) => {}
+        ExprKind::Apply { name, .. } => rename(name, subst),
+        _ => {}
     }
+    x.kind
+        .children_mut()
+        .into_iter()
+        .for_each(|y| rewrite_expr(y, subst));
 }

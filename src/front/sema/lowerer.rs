@@ -1409,41 +1409,13 @@ fn arg_names(a: &super::super::ast::Arg, out: &mut BTreeSet<String>) {
 
 /// Every name referenced in an expression.
 pub(crate) fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
-    match &e.kind {
-        ExprKind::Name(n) => {
-            out.insert(n.text.clone());
-        }
-        ExprKind::Apply { name, args } => {
-            out.insert(name.text.clone());
-            args.iter().for_each(|a| arg_names(a, out));
-        }
-        ExprKind::Substring { base, start, end } => {
-            expr_names(base, out);
-            start
-                .iter()
-                .chain(end.iter())
-                .for_each(|x| expr_names(x, out));
-        }
-        ExprKind::Unary(_, a) | ExprKind::Paren(a) => expr_names(a, out),
-        ExprKind::Binary(_, a, b) => {
-            expr_names(a, out);
-            expr_names(b, out);
-        }
-        ExprKind::ArrayConstructor(items) => items.iter().for_each(|x| expr_names(x, out)),
-        ExprKind::ImpliedDo {
-            items,
-            start,
-            end,
-            step,
-            ..
-        } => {
-            items.iter().for_each(|x| expr_names(x, out));
-            expr_names(start, out);
-            expr_names(end, out);
-            step.iter().for_each(|x| expr_names(x, out));
-        }
-        _ => {}
+    if let ExprKind::Name(n) | ExprKind::Apply { name: n, .. } = &e.kind {
+        out.insert(n.text.clone());
     }
+    e.kind
+        .children()
+        .into_iter()
+        .for_each(|x| expr_names(x, out));
 }
 
 /// The variables of a host that its internal procedures may use: declared
