@@ -172,24 +172,13 @@ pub fn string_literal(bytes: &[u8]) -> String {
 pub fn unary_function(op: UnaryOp) -> Option<&'static str> {
     Some(match op {
         UnaryOp::Neg | UnaryOp::Not => return None,
-        UnaryOp::Abs => "abs",
-        UnaryOp::Sqrt => "sqrt",
-        UnaryOp::Exp => "exp",
-        UnaryOp::Log => "log",
-        UnaryOp::Log10 => "log10",
-        UnaryOp::Sin => "sin",
-        UnaryOp::Cos => "cos",
-        UnaryOp::Tan => "tan",
-        UnaryOp::Asin => "asin",
-        UnaryOp::Acos => "acos",
-        UnaryOp::Atan => "atan",
-        UnaryOp::Sinh => "sinh",
-        UnaryOp::Cosh => "cosh",
-        UnaryOp::Tanh => "tanh",
         UnaryOp::Floor => "adjit_floor",
         UnaryOp::Ceil => "adjit_ceil",
         UnaryOp::Trunc => "aint",
         UnaryOp::Round => "anint",
+        // The IR's mnemonics of the elementary functions are Fortran's
+        // intrinsic names (abs, sqrt, exp, log, log10, sin, ..., tanh).
+        _ => adjit_ir::print::unary_name(op),
     })
 }
 
