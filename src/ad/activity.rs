@@ -42,8 +42,8 @@
 //! analysed has no [`Activity::call`] entry (the transforms reject it).
 
 use adjit_ir::{
-    BinaryOp, CallArg, GlobalId, Inst, Module, Proc, ProcId, Storage, Terminator, Type, UnaryOp,
-    Value, VarId,
+    BinaryOp, CallArg, GlobalId, Inst, Module, Proc, ProcId, StackKind, Storage, Terminator, Type,
+    UnaryOp, Value, VarId,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -85,15 +85,23 @@ impl BitSet {
     }
 }
 
-/// The storage slots of one procedure: its variables, then every global.
+/// The storage slots of one procedure: its variables, then every global,
+/// then (in value-stack mode, see [`uses_value_stack`]) one slot for the
+/// runtime value stack.
 #[derive(Clone, Copy)]
 struct Slots<'m> {
     module: &'m Module,
     proc: &'m Proc,
+    /// The value stack is tracked as a slot.
+    stack: bool,
 }
 
 impl<'m> Slots<'m> {
     fn count(&self) -> usize {
+        self.proc.vars.len() + self.module.globals.len() + usize::from(self.stack)
+    }
+    /// The slot of the value stack (meaningful in value-stack mode only).
+    fn stack_slot(&self) -> usize {
         self.proc.vars.len() + self.module.globals.len()
     }
     fn of_var(&self, var: VarId) -> usize {
@@ -109,11 +117,14 @@ impl<'m> Slots<'m> {
     fn is_float(&self, slot: usize) -> bool {
         match self.proc.vars.get(slot) {
             Some(v) => v.ty.is_float() && !matches!(v.storage, Storage::Global(..)),
-            None => self
-                .module
-                .globals
-                .get(slot - self.proc.vars.len())
-                .is_some_and(|g| g.ty.is_float()),
+            None => {
+                (self.stack && slot == self.stack_slot())
+                    || self
+                        .module
+                        .globals
+                        .get(slot - self.proc.vars.len())
+                        .is_some_and(|g| g.ty.is_float())
+            }
         }
     }
     /// True when a store to the variable overwrites all of its slot: a
@@ -151,12 +162,13 @@ fn differentiable_operands(proc: &Proc, v: Value) -> Vec<Value> {
     ops.into_iter().filter(float).collect()
 }
 
-/// One interface input or output of a procedure: a parameter (by position)
-/// or a global.
+/// One interface input or output of a procedure: a parameter (by position),
+/// a global, or (value-stack mode) the runtime value stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Port {
     Param(usize),
     Global(GlobalId),
+    Stack,
 }
 
 /// Which interface inputs may influence which interface outputs.
@@ -171,6 +183,9 @@ struct Summary {
 /// Dependence summaries of the procedures reachable from a root.
 struct Summaries {
     by_proc: HashMap<ProcId, Summary>,
+    /// Value-stack mode: the code reached from the root pushes or pops
+    /// floating-point values (derivative code being differentiated again).
+    stack: bool,
 }
 
 /// The caller's view of one call's arguments, port by port.
@@ -196,9 +211,10 @@ impl Summaries {
         }
         let mut s = Summaries {
             by_proc: HashMap::new(),
+            stack: order.iter().any(|&p| touches_value_stack(module.proc(p))),
         };
         for &p in &order {
-            let ports = interface_ports(module, p);
+            let ports = interface_ports(module, p, s.stack);
             let deps = vec![BitSet::new(ports.len()); ports.len()];
             s.by_proc.insert(p, Summary { ports, deps });
         }
@@ -221,8 +237,12 @@ impl Summaries {
     /// Runs the dependence analysis of `p` with one label per input port.
     fn summarize(&self, module: &Module, p: ProcId) -> Summary {
         let proc = module.proc(p);
-        let slots = Slots { module, proc };
-        let ports = interface_ports(module, p);
+        let slots = Slots {
+            module,
+            proc,
+            stack: self.stack,
+        };
+        let ports = interface_ports(module, p, self.stack);
         let labels = ports.len();
         let mut entry = vec![BitSet::new(labels); slots.count()];
         for (i, port) in ports.iter().enumerate() {
@@ -262,6 +282,7 @@ impl Summaries {
                     None => (None, None),
                 },
                 Port::Global(g) => (Some(slots.of_global(*g)), None),
+                Port::Stack => (Some(slots.stack_slot()), None),
             };
             cp.slots.push(slot);
             cp.values.push(value);
@@ -283,16 +304,52 @@ fn port_slot(slots: &Slots, port: Port) -> Option<usize> {
     match port {
         Port::Param(k) => slots.proc.params.get(k).map(|&v| slots.of_var(v)),
         Port::Global(g) => Some(slots.of_global(g)),
+        Port::Stack => slots.stack.then(|| slots.stack_slot()),
     }
 }
 
+/// True when the procedure pushes or pops the runtime value stack.
+fn touches_value_stack(proc: &Proc) -> bool {
+    proc.insts.iter().any(|d| {
+        matches!(
+            d.kind,
+            Inst::Push(StackKind::Value, _) | Inst::Pop(StackKind::Value)
+        )
+    })
+}
+
+/// True when `proc` or a procedure it calls (transitively) pushes or pops
+/// the runtime value stack: the code is derivative code (an adjoint's
+/// sweeps). Activity analysis then runs in *value-stack mode*: the stack is
+/// one more storage slot (an interface port of every procedure that uses
+/// it, directly or through callees), varied at every entry and useful at
+/// every return, a push a weak store of its operand and a pop a load. The
+/// tangent transform then carries tangents on the stack beside the values.
+pub fn uses_value_stack(module: &Module, proc: ProcId) -> bool {
+    let mut seen = vec![false; module.procs.len()];
+    let mut todo = vec![proc];
+    while let Some(p) = todo.pop() {
+        if p.index() >= module.procs.len() || std::mem::replace(&mut seen[p.index()], true) {
+            continue;
+        }
+        let proc = module.proc(p);
+        if touches_value_stack(proc) {
+            return true;
+        }
+        for_each_call(proc, |_, callee, _| todo.push(callee));
+    }
+    false
+}
+
 /// The ports of a procedure: its parameters, then the globals it or its
-/// callees name (transitively).
-fn interface_ports(module: &Module, p: ProcId) -> Vec<Port> {
+/// callees name (transitively), then in value-stack mode the value stack
+/// when it or its callees use it.
+fn interface_ports(module: &Module, p: ProcId, stack: bool) -> Vec<Port> {
     let mut globals = vec![false; module.globals.len()];
     let mut seen = vec![false; module.procs.len()];
-    let mut stack = vec![p];
-    while let Some(q) = stack.pop() {
+    let mut uses_stack = false;
+    let mut todo = vec![p];
+    while let Some(q) = todo.pop() {
         if q.index() >= module.procs.len() || std::mem::replace(&mut seen[q.index()], true) {
             continue;
         }
@@ -304,7 +361,8 @@ fn interface_ports(module: &Module, p: ProcId) -> Vec<Port> {
                 }
             }
         }
-        for_each_call(proc, |_, callee, _| stack.push(callee));
+        uses_stack |= touches_value_stack(proc);
+        for_each_call(proc, |_, callee, _| todo.push(callee));
     }
     let params = module.proc(p).params.len();
     (0..params)
@@ -316,6 +374,7 @@ fn interface_ports(module: &Module, p: ProcId) -> Vec<Port> {
                 .filter(|(_, &used)| used)
                 .map(|(g, _)| Port::Global(GlobalId(g as u32))),
         )
+        .chain((stack && uses_stack).then_some(Port::Stack))
         .collect()
 }
 
@@ -467,6 +526,17 @@ fn transfer_forward(
                 }
             }
         }
+        Inst::Push(StackKind::Value, u) if slots.stack => {
+            let u = values[u.index()].clone();
+            state[slots.stack_slot()].union_with(&u);
+        }
+        Inst::Pop(StackKind::Value) if slots.stack => {
+            values[v.index()] = if float_value {
+                state[slots.stack_slot()].clone()
+            } else {
+                BitSet::new(labels)
+            };
+        }
         Inst::Call(callee, args) => {
             let cp = summaries.call_ports(slots, *callee, args);
             let inputs: Vec<BitSet> = cp
@@ -591,6 +661,16 @@ fn transfer_backward(
                 if matches!(proc.inst(v).kind, Inst::Store(..)) && slots.is_scalar_var(*x) {
                     state.remove(slot);
                 }
+            }
+        }
+        Inst::Push(StackKind::Value, u) if slots.stack => {
+            if state.contains(slots.stack_slot()) {
+                values[u.index()] = true;
+            }
+        }
+        Inst::Pop(StackKind::Value) if slots.stack => {
+            if values[v.index()] && proc.value_type(v).is_some_and(Type::is_float) {
+                state.insert(slots.stack_slot());
             }
         }
         Inst::Call(callee, args) => {
@@ -861,7 +941,11 @@ impl Analyzer<'_> {
         }
         let module = self.module;
         let proc = module.proc(context.proc);
-        let slots = Slots { module, proc };
+        let slots = Slots {
+            module,
+            proc,
+            stack: self.summaries.stack,
+        };
         let n = slots.count();
         let mut entry = vec![BitSet::new(1); n];
         let mut exit = BitSet::new(n);
@@ -882,6 +966,13 @@ impl Analyzer<'_> {
         }
         for &g in &context.useful_globals {
             exit.insert(slots.of_global(g));
+        }
+        if slots.stack {
+            // Conservatively: whatever a caller pushed may be varied, and
+            // whatever this procedure leaves on the stack may be popped
+            // into a dependent later.
+            entry[slots.stack_slot()].insert(0);
+            exit.insert(slots.stack_slot());
         }
         let fwd = forward(&slots, self.summaries, entry, 1);
         let bwd = backward(&slots, self.summaries, &exit);
@@ -957,6 +1048,8 @@ impl Analyzer<'_> {
                             ctx.useful_globals.push(*g);
                         }
                     }
+                    // Every context has the stack varied and useful.
+                    Port::Stack => {}
                 }
             }
             if self.in_progress.contains(&ctx) {

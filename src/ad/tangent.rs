@@ -57,18 +57,30 @@
 //!   so K is limited to [`MAX_DIRECTIONS`]; callers should pick
 //!   `min(number of independent elements, 8)` and sweep `ceil(n / K)` times.
 //!
+//! # Derivative code as input (second order)
+//!
+//! The input may itself be derivative code: the tangent of an adjoint's
+//! combined procedure `foo_b` (tangent over adjoint, Hessians) or of a
+//! tangent (tangent over tangent). When the code reached from the root
+//! pushes or pops the runtime *value* stack, activity analysis runs in
+//! value-stack mode ([`activity::uses_value_stack`]) and every push of a
+//! float `u` becomes `push u_d(1..K); push u` (zeros when `u` is passive)
+//! and every pop `pop v; pop v_d(K..1)`, so tangents travel on the same
+//! stack beside the values they belong to, in every procedure: a callee
+//! that uses the value stack is always called in its tangent form, even
+//! when nothing else in it is active, so pushes and pops stay paired. The
+//! integer and control stacks carry no derivatives and are copied.
+//!
 //! Not differentiated (an [`AdError::Unsupported`]): recursive calls with
-//! active arguments, and the runtime stacks (a push of an active value, a pop
-//! of a useful float value: a tangent of an adjoint would need tangent
-//! stacks).
+//! active arguments.
 
-use super::activity::{self, Activity, Context};
+use super::activity::{self, uses_value_stack, Activity, Context};
 use super::rules::{self, Emit, StrongZero};
 use super::AdError;
 use adjit_ir::builder::ProcBuilder;
 use adjit_ir::{
     BinaryOp, BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Dim, Global, GlobalId, Inst,
-    Module, Proc, ProcId, Span, Storage, Terminator, Type, Value, Var, VarId,
+    Module, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value, Var, VarId,
 };
 use std::collections::HashMap;
 
@@ -149,6 +161,7 @@ pub fn tangent(
         strong_zero: options.strong_zero,
         memo: HashMap::new(),
         tangent_globals: HashMap::new(),
+        value_stack: uses_value_stack(module, proc),
     };
     let root = generator.generate(&activity, true)?;
     Ok((generator.out, root))
@@ -188,6 +201,8 @@ struct Generator<'m> {
     memo: HashMap<Context, ProcId>,
     /// Tangent global of each active global.
     tangent_globals: HashMap<GlobalId, GlobalId>,
+    /// Value-stack mode: tangents travel on the value stack (module docs).
+    value_stack: bool,
 }
 
 impl Generator<'_> {
@@ -506,13 +521,32 @@ impl<'a> ProcGen<'a> {
                 store_tangent(&mut b, t, &idx, &tangent, vector);
                 self.proc.blocks[nb.index()].insts.extend(primal);
             }
-            // The runtime stacks carry no tangents: a tangent of an adjoint
-            // would need tangent stacks.
-            Inst::Push(_, u) if self.tval.contains_key(u) => {
-                return Err(self.unsupported("a push of an active value on a runtime stack", span))
+            // Value-stack mode: the tangents are pushed under the value.
+            Inst::Push(StackKind::Value, u) => {
+                let tangent = self.tval.get(u).cloned();
+                let ty = self.proc.value_type(*u).unwrap_or(Type::F64);
+                let k = self.directions;
+                let primal = self.proc.blocks[nb.index()].insts.pop();
+                let mut b = self.builder(nb, span);
+                let tangent = tangent.unwrap_or_else(|| {
+                    let z = b.fconst(ty, 0.0);
+                    vec![z; k]
+                });
+                for t in tangent {
+                    b.push(StackKind::Value, t);
+                }
+                self.proc.blocks[nb.index()].insts.extend(primal);
             }
-            Inst::Pop(_) if ty.is_some_and(Type::is_float) && self.activity.is_value_useful(v) => {
-                return Err(self.unsupported("a pop of a useful value from a runtime stack", span))
+            Inst::Pop(StackKind::Value) => {
+                let ty = ty.unwrap_or(Type::F64);
+                let k = self.directions;
+                let mut b = self.builder(nb, span);
+                let mut tangent: Vec<Value> =
+                    (0..k).map(|_| b.pop(StackKind::Value, ty)).collect();
+                tangent.reverse();
+                if active {
+                    self.tval.insert(nv, tangent);
+                }
             }
             _ if active && rules::is_elemental(inst) => {
                 let Some(ty) = ty else { return Ok(()) };
@@ -553,7 +587,7 @@ impl<'a> ProcGen<'a> {
     ) -> Result<(), AdError> {
         let callee_activity = self.activity.call(v);
         let needs_tangent = match callee_activity {
-            Some(a) => has_active(a, g.src),
+            Some(a) => has_active(a, g.src) || (g.value_stack && uses_value_stack(g.src, callee)),
             None => self.call_touches_active(args),
         };
         if !needs_tangent {

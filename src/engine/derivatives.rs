@@ -11,7 +11,9 @@ use adjit_ir::{GlobalId, Module, Proc, ProcId, Type, VarId};
 use adjit_jit::runtime::Runtime;
 use std::sync::{Arc, Mutex};
 
+mod second;
 mod workspace;
+pub use second::{Hessian, HessianMatrix, SecondDirectional};
 pub use workspace::Workspace;
 
 /// A named argument, optionally one element of it: `c`, `f(3)`, `a(1,2)`.
@@ -443,26 +445,20 @@ impl Tangent {
         let wrt = &all[cols.start.min(all.len())..cols.end.min(all.len())];
         let mut jac = Jacobian::zeros(args, &of, wrt);
         let k = self.directions;
-        let mut first = true;
-        // Every sweep from the starting state: the globals a sweep may
-        // write are put back before the next one; the last leaves what one
-        // primal call would.
-        let mut held = self.exec.hold();
-        let start_state = held.state(&self.writes);
-        let mut session = Session::with_runtime(&self.exec, None);
-        for start in (0..wrt.len().max(1)).step_by(k) {
+        let seed = |sweep: usize| {
+            let start = sweep * k;
             let mut bufs = self.map.buffers(args, k);
             for (dir, col) in wrt.iter().enumerate().skip(start).take(k) {
                 if let Some(slot) = self.map.companion(col.param) {
                     bufs[slot].set_f64(col.offset * k + (dir - start), 1.0);
                 }
             }
-            if !first {
-                held.put(&start_state)?;
-            }
-            session.call_held(&mut held, self.proc, &mut bufs)?;
+            bufs
+        };
+        let read = |sweep: usize, bufs: &[Buffer]| {
+            let start = sweep * k;
             for (row, out) in of.iter().enumerate() {
-                if first {
+                if sweep == 0 {
                     if let Some(slot) = self.map.primal_slot(out.param) {
                         jac.values[row] = bufs[slot].get_f64(out.offset);
                     }
@@ -474,8 +470,9 @@ impl Tangent {
                     jac.set(row, start + dir, bufs[slot].get_f64(out.offset * k + dir));
                 }
             }
-            first = false;
-        }
+        };
+        let sweeps = wrt.len().max(1).div_ceil(k);
+        sweeps_from_start(&self.exec, &self.writes, self.proc, sweeps, seed, read)?;
         Ok(jac)
     }
 
@@ -511,6 +508,32 @@ impl Tangent {
             })
             .collect())
     }
+}
+
+/// Runs `sweeps` calls of `proc`, each from the program's state at the
+/// start: the globals a sweep may write (`writes`) are put back before the
+/// next one, and the last leaves what one call would. `seed(i)` makes the
+/// buffers of sweep `i`, `read(i, buffers)` takes its results.
+fn sweeps_from_start(
+    exec: &Executor,
+    writes: &[GlobalId],
+    proc: ProcId,
+    sweeps: usize,
+    mut seed: impl FnMut(usize) -> Vec<Buffer>,
+    mut read: impl FnMut(usize, &[Buffer]),
+) -> Result<(), Error> {
+    let mut held = exec.hold();
+    let start_state = held.state(writes);
+    let mut session = Session::with_runtime(exec, None);
+    for sweep in 0..sweeps {
+        let mut bufs = seed(sweep);
+        if sweep > 0 {
+            held.put(&start_state)?;
+        }
+        session.call_held(&mut held, proc, &mut bufs)?;
+        read(sweep, &bufs);
+    }
+    Ok(())
 }
 
 impl Adjoint {

@@ -29,8 +29,8 @@ mod state;
 pub use crate::front::sema::{BoundProcedure, ProcedureArg};
 pub use args::{ArgValue, Args};
 pub use derivatives::{
-    element_count, Adjoint, AdjointStats, FiniteDifferences, Jacobian, Selection, Tangent, Tape,
-    Workspace,
+    element_count, Adjoint, AdjointStats, FiniteDifferences, Hessian, HessianMatrix, Jacobian,
+    SecondDirectional, Selection, Tangent, Tape, Workspace,
 };
 pub use state::GlobalState;
 

@@ -1,0 +1,168 @@
+//! Second-order derivatives: Hessians by tangent over adjoint, Hessian-vector
+//! products and second directional derivatives (tangent over tangent),
+//! checked three ways: against analytic Hessians, against finite
+//! differences of the gradient, and against each other (symmetry,
+//! `u^T (H v)` = `v^T (H u)` = tangent over tangent).
+
+use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
+use adjit::engine::{Args, Engine, HessianMatrix, Selection};
+
+fn sel(s: &str) -> Vec<Selection> {
+    Selection::parse_list(s).expect("selection")
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
+}
+
+fn assert_matrix(what: &str, h: &HessianMatrix, expected: &[f64], rel: f64) {
+    assert_eq!(h.matrix.len(), expected.len(), "{what}: size");
+    for (i, (a, b)) in h.matrix.iter().zip(expected).enumerate() {
+        assert!(close(*a, *b, rel), "{what}: entry {i}: {a} vs {b}");
+    }
+}
+
+/// Every option combination that must give the same Hessian.
+fn option_sets() -> Vec<(usize, AdjointOptions)> {
+    let mut out = Vec::new();
+    for record in [RecordPolicy::Tbr, RecordPolicy::Conservative] {
+        for activity in [true, false] {
+            for directions in [1, 3, 0] {
+                let options = AdjointOptions {
+                    record,
+                    activity,
+                    ..AdjointOptions::default()
+                };
+                out.push((directions, options));
+            }
+        }
+    }
+    out
+}
+
+/// The Hessian at `args` by every option set (all equal) and checks:
+/// symmetry, HVP = H v, tangent over tangent u^T H v, FD of the gradient.
+fn check_all(engine: &Engine, entry: &str, of: &str, wrt: &str, args: &Args) -> HessianMatrix {
+    let (of, wrt) = (sel(of), sel(wrt));
+    let mut first: Option<HessianMatrix> = None;
+    for (k, options) in option_sets() {
+        let hess = engine
+            .hessian(Some(entry), &of, &wrt, k, &options)
+            .expect("hessian");
+        let h = hess.hessian(args).expect("evaluate");
+        if let Some(f) = &first {
+            assert_matrix(&format!("k={k} {options:?}"), &h, &f.matrix, 1e-13);
+        } else {
+            first = Some(h);
+        }
+    }
+    let h = first.expect("one");
+    let n = h.n();
+    // Symmetry.
+    for i in 0..n {
+        for j in 0..i {
+            assert!(
+                close(h.get(i, j), h.get(j, i), 1e-12),
+                "not symmetric at ({i},{j}): {} vs {}",
+                h.get(i, j),
+                h.get(j, i)
+            );
+        }
+    }
+    // HVP vs the full Hessian, and the dot-product test u.(Hv) = v.(Hu)
+    // against tangent over tangent.
+    let hess = engine
+        .hessian(Some(entry), &of, &wrt, 1, &AdjointOptions::default())
+        .expect("hessian");
+    let sd = engine
+        .second_directional(Some(entry), &of, &wrt)
+        .expect("tangent over tangent");
+    let u: Vec<f64> = (0..n).map(|i| 0.3 + 0.7 * i as f64).collect();
+    let v: Vec<f64> = (0..n).map(|i| 1.0 - 0.45 * i as f64).collect();
+    let (value, grad, hv) = hess.hvp(args, &v).expect("hvp");
+    assert!(close(value, h.value, 1e-14));
+    for i in 0..n {
+        assert!(close(grad[i], h.gradient[i], 1e-14));
+        let row: f64 = (0..n).map(|j| h.get(i, j) * v[j]).sum();
+        assert!(close(hv[i], row, 1e-12), "Hv[{i}] {} vs {row}", hv[i]);
+    }
+    let (_, _, hu) = hess.hvp(args, &u).expect("hvp");
+    let uhv: f64 = u.iter().zip(&hv).map(|(a, b)| a * b).sum();
+    let vhu: f64 = v.iter().zip(&hu).map(|(a, b)| a * b).sum();
+    assert!(close(uhv, vhu, 1e-12), "u.Hv {uhv} vs v.Hu {vhu}");
+    let (second, _) = sd.at(args, &u, &v).expect("second directional");
+    assert!(close(second[0], uhv, 1e-12), "tot {} vs toa {uhv}", second[0]);
+    // Finite differences of the adjoint gradient.
+    let adj = engine
+        .adjoint(Some(entry), &of, &wrt, &AdjointOptions::default())
+        .expect("adjoint");
+    for (col, (param, offset)) in wrt_elements(args, &h).into_iter().enumerate() {
+        let x = args.buffers()[param].get_f64(offset);
+        let step = 1e-5 * x.abs().max(1.0);
+        let at = |d: f64| {
+            let mut a = args.clone();
+            a.buffers_mut()[param].set_f64(offset, x + d);
+            adj.gradient(&a).expect("gradient").1
+        };
+        let (gp, gm) = (at(step), at(-step));
+        for row in 0..n {
+            let fd = (gp[row] - gm[row]) / (2.0 * step);
+            assert!(
+                close(h.get(row, col), fd, 1e-6),
+                "FD of gradient ({row},{col}): {} vs {fd}",
+                h.get(row, col)
+            );
+        }
+    }
+    h
+}
+
+/// (argument index, element offset) of each Hessian column.
+fn wrt_elements(args: &Args, h: &HessianMatrix) -> Vec<(usize, usize)> {
+    h.wrt
+        .iter()
+        .map(|label| match label.find('(') {
+            None => (args.index_of(label).expect("param"), 0),
+            Some(open) => {
+                let name = &label[..open];
+                let subs: Vec<i64> = label[open + 1..label.len() - 1]
+                    .split(',')
+                    .map(|s| s.parse().expect("subscript"))
+                    .collect();
+                let param = args.index_of(name).expect("param");
+                (param, args.offset(param, &subs).expect("offset"))
+            }
+        })
+        .collect()
+}
+
+const ROSENBROCK: &str = "
+subroutine rosen(n, x, f)
+  integer n, i
+  double precision x(n), f
+  f = 0d0
+  do i = 1, n - 1
+    f = f + 100d0*(x(i+1) - x(i)**2)**2 + (1d0 - x(i))**2
+  end do
+end subroutine
+";
+
+#[test]
+fn rosenbrock_matches_its_analytic_hessian() {
+    let engine = Engine::from_source("rosen.f90", ROSENBROCK).expect("compile");
+    let mut args = engine.procedure(Some("rosen")).expect("proc").args();
+    let x = [-1.2, 1.0, 0.7, -0.3, 2.1];
+    let n = x.len();
+    args.set_scalar("n", n as f64).expect("n");
+    args.set_array("x", &x).expect("x");
+    let h = check_all(&engine, "rosen", "f", "x", &args);
+    let mut expected = vec![0.0; n * n];
+    for i in 0..n - 1 {
+        // Term 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2.
+        expected[i * n + i] += 1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0;
+        expected[(i + 1) * n + i + 1] += 200.0;
+        expected[i * n + i + 1] += -400.0 * x[i];
+        expected[(i + 1) * n + i] += -400.0 * x[i];
+    }
+    assert_matrix("rosenbrock", &h, &expected, 1e-13);
+}
