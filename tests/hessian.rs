@@ -166,3 +166,199 @@ fn rosenbrock_matches_its_analytic_hessian() {
     }
     assert_matrix("rosenbrock", &h, &expected, 1e-13);
 }
+
+const GRIEWANK: &str = "
+double precision function griewank(n, x)
+  integer n, i
+  double precision x(n), s, p
+  s = 0d0
+  p = 1d0
+  do i = 1, n
+    s = s + x(i)**2
+    p = p * cos(x(i) / sqrt(dble(i)))
+  end do
+  griewank = 1d0 + s / 4000d0 - p
+end function
+";
+
+#[test]
+fn griewank_function_matches_its_analytic_hessian() {
+    let engine = Engine::from_source("griewank.f90", GRIEWANK).expect("compile");
+    let mut args = engine.procedure(Some("griewank")).expect("proc").args();
+    let x = [0.9, -1.7, 2.4, 0.35];
+    let n = x.len();
+    args.set_scalar("n", n as f64).expect("n");
+    args.set_array("x", &x).expect("x");
+    let h = check_all(&engine, "griewank", "griewank", "x", &args);
+    let r = |i: usize| ((i + 1) as f64).sqrt();
+    let c = |i: usize| (x[i] / r(i)).cos();
+    let s = |i: usize| (x[i] / r(i)).sin();
+    let prod_except = |a: usize, b: usize| -> f64 {
+        (0..n).filter(|&k| k != a && k != b).map(c).product()
+    };
+    let mut expected = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            expected[i * n + j] = if i == j {
+                1.0 / 2000.0 + c(i) / (r(i) * r(i)) * prod_except(i, i)
+            } else {
+                -(s(i) / r(i)) * (s(j) / r(j)) * prod_except(i, j)
+            };
+        }
+    }
+    assert_matrix("griewank", &h, &expected, 1e-13);
+}
+
+const BRANCHY: &str = "
+subroutine branchy(n, x, f)
+  integer n, i, k
+  double precision x(n), f, t
+  f = 0d0
+  t = 1d0
+  do i = 1, n
+    if (x(i) > 0d0) then
+      t = t * exp(0.3d0*x(i)) + sin(x(i))*x(1)
+    else
+      t = t + x(i)**3 / (1d0 + t*t)
+    end if
+    k = 0
+    do while (t > 2d0 .and. k < 5)
+      t = sqrt(t) + 0.1d0*x(i)*t
+      k = k + 1
+    end do
+    f = f + t*x(i) + log(1d0 + x(i)**2)
+  end do
+end subroutine
+";
+
+#[test]
+fn branches_and_loops_agree_with_finite_differences_of_the_gradient() {
+    let engine = Engine::from_source("branchy.f90", BRANCHY).expect("compile");
+    for x in [
+        [0.8, -0.4, 1.3, -1.1, 0.6],
+        [-0.2, 1.9, 0.4, 2.2, -0.7],
+    ] {
+        let mut args = engine.procedure(Some("branchy")).expect("proc").args();
+        args.set_scalar("n", x.len() as f64).expect("n");
+        args.set_array("x", &x).expect("x");
+        check_all(&engine, "branchy", "f", "x", &args);
+    }
+}
+
+const CALLS: &str = "
+subroutine inner(a, b, r)
+  double precision a, b, r
+  r = a*a*b
+end subroutine
+subroutine outer(x, y, f)
+  double precision x, y, f, t
+  call inner(x, y, t)
+  f = t*t
+end subroutine
+subroutine outer2(x, y, f)
+  double precision x, y, f, t
+  call inner(x, y, t)
+  call inner(t, x, f)
+  f = f + sin(t*y)
+end subroutine
+";
+
+#[test]
+fn hessians_through_calls() {
+    let engine = Engine::from_source("calls.f90", CALLS).expect("compile");
+    let (x, y) = (1.3, -0.8);
+    let mut args = engine.procedure(Some("outer")).expect("proc").args();
+    args.set_scalar("x", x).expect("x");
+    args.set_scalar("y", y).expect("y");
+    // f = x^4 y^2.
+    let h = check_all(&engine, "outer", "f", "x,y", &args);
+    let expected = [
+        12.0 * x * x * y * y,
+        8.0 * x * x * x * y,
+        8.0 * x * x * x * y,
+        2.0 * x.powi(4),
+    ];
+    assert_matrix("outer", &h, &expected, 1e-13);
+    let mut args = engine.procedure(Some("outer2")).expect("proc").args();
+    args.set_scalar("x", x).expect("x");
+    args.set_scalar("y", y).expect("y");
+    check_all(&engine, "outer2", "f", "x,y", &args);
+}
+
+const GLOBALS: &str = "
+subroutine setc(x)
+  double precision x, c
+  common /blk/ c
+  c = x*x
+end subroutine
+subroutine usec(x, y, f)
+  double precision x, y, f, c
+  common /blk/ c
+  call setc(x)
+  f = c*y + c*c
+end subroutine
+module m
+  double precision :: w = 2d0
+  double precision :: s
+contains
+  subroutine prep(x)
+    double precision x
+    s = w*x**3
+  end subroutine
+end module
+subroutine modf(x, y, f)
+  use m
+  double precision x, y, f
+  call prep(x)
+  f = s*exp(y)
+end subroutine
+";
+
+#[test]
+fn hessians_through_common_and_module_globals() {
+    let engine = Engine::from_source("globals.f90", GLOBALS).expect("compile");
+    let (x, y) = (0.7, 1.4);
+    let mut args = engine.procedure(Some("usec")).expect("proc").args();
+    args.set_scalar("x", x).expect("x");
+    args.set_scalar("y", y).expect("y");
+    // f = x^2 y + x^4.
+    let h = check_all(&engine, "usec", "f", "x,y", &args);
+    let expected = [2.0 * y + 12.0 * x * x, 2.0 * x, 2.0 * x, 0.0];
+    assert_matrix("common", &h, &expected, 1e-13);
+    let mut args = engine.procedure(Some("modf")).expect("proc").args();
+    args.set_scalar("x", x).expect("x");
+    args.set_scalar("y", y).expect("y");
+    // f = 2 x^3 e^y.
+    let h = check_all(&engine, "modf", "f", "x,y", &args);
+    let e = y.exp();
+    let expected = [
+        12.0 * x * e,
+        6.0 * x * x * e,
+        6.0 * x * x * e,
+        2.0 * x.powi(3) * e,
+    ];
+    assert_matrix("module", &h, &expected, 1e-13);
+}
+
+#[test]
+fn bad_requests_are_errors() {
+    let engine = Engine::from_source("rosen.f90", ROSENBROCK).expect("compile");
+    let options = AdjointOptions::default();
+    let err = engine
+        .hessian(Some("rosen"), &sel("x"), &sel("x"), 0, &options)
+        .err()
+        .expect("a vector output is refused");
+    assert!(err.to_string().contains("one scalar output"), "{err}");
+    let err = engine
+        .hessian(Some("rosen"), &sel("f"), &sel("n"), 0, &options)
+        .err()
+        .expect("an integer input is refused");
+    assert!(err.to_string().contains("floating-point"), "{err}");
+    let hess = engine
+        .hessian(Some("rosen"), &sel("f"), &sel("x"), 1, &options)
+        .expect("hessian");
+    let mut args = hess.args();
+    args.set_scalar("n", 3.0).expect("n");
+    args.set_array("x", &[1.0, 2.0, 3.0]).expect("x");
+    assert!(hess.hvp(&args, &[1.0]).is_err());
+}
