@@ -4,8 +4,11 @@
 //! differences of the gradient, and against each other (symmetry,
 //! `u^T (H v)` = `v^T (H u)` = tangent over tangent).
 
+mod common;
+
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
 use adjit::engine::{Args, Engine, HessianMatrix, Selection};
+use common::cli::adjit;
 
 fn sel(s: &str) -> Vec<Selection> {
     Selection::parse_list(s).expect("selection")
@@ -91,7 +94,11 @@ fn check_all(engine: &Engine, entry: &str, of: &str, wrt: &str, args: &Args) -> 
     let vhu: f64 = v.iter().zip(&hu).map(|(a, b)| a * b).sum();
     assert!(close(uhv, vhu, 1e-12), "u.Hv {uhv} vs v.Hu {vhu}");
     let (second, _) = sd.at(args, &u, &v).expect("second directional");
-    assert!(close(second[0], uhv, 1e-12), "tot {} vs toa {uhv}", second[0]);
+    assert!(
+        close(second[0], uhv, 1e-12),
+        "tot {} vs toa {uhv}",
+        second[0]
+    );
     // Finite differences of the adjoint gradient.
     let adj = engine
         .adjoint(Some(entry), &of, &wrt, &AdjointOptions::default())
@@ -193,9 +200,8 @@ fn griewank_function_matches_its_analytic_hessian() {
     let r = |i: usize| ((i + 1) as f64).sqrt();
     let c = |i: usize| (x[i] / r(i)).cos();
     let s = |i: usize| (x[i] / r(i)).sin();
-    let prod_except = |a: usize, b: usize| -> f64 {
-        (0..n).filter(|&k| k != a && k != b).map(c).product()
-    };
+    let prod_except =
+        |a: usize, b: usize| -> f64 { (0..n).filter(|&k| k != a && k != b).map(c).product() };
     let mut expected = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..n {
@@ -234,10 +240,7 @@ end subroutine
 #[test]
 fn branches_and_loops_agree_with_finite_differences_of_the_gradient() {
     let engine = Engine::from_source("branchy.f90", BRANCHY).expect("compile");
-    for x in [
-        [0.8, -0.4, 1.3, -1.1, 0.6],
-        [-0.2, 1.9, 0.4, 2.2, -0.7],
-    ] {
+    for x in [[0.8, -0.4, 1.3, -1.1, 0.6], [-0.2, 1.9, 0.4, 2.2, -0.7]] {
         let mut args = engine.procedure(Some("branchy")).expect("proc").args();
         args.set_scalar("n", x.len() as f64).expect("n");
         args.set_array("x", &x).expect("x");
@@ -344,8 +347,13 @@ fn hessians_through_common_and_module_globals() {
 fn bad_requests_are_errors() {
     let engine = Engine::from_source("rosen.f90", ROSENBROCK).expect("compile");
     let options = AdjointOptions::default();
-    let err = engine
+    let vector = engine
         .hessian(Some("rosen"), &sel("x"), &sel("x"), 0, &options)
+        .expect("extents are known only at evaluation");
+    let mut args = vector.args();
+    args.set_scalar("n", 3.0).expect("n");
+    let err = vector
+        .hessian(&args)
         .err()
         .expect("a vector output is refused");
     assert!(err.to_string().contains("one scalar output"), "{err}");
@@ -361,4 +369,99 @@ fn bad_requests_are_errors() {
     args.set_scalar("n", 3.0).expect("n");
     args.set_array("x", &[1.0, 2.0, 3.0]).expect("x");
     assert!(hess.hvp(&args, &[1.0]).is_err());
+}
+
+/// Writes `text` to a fresh file in the temporary directory.
+fn source_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("adjit-hessian-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn cli_hessian_prints_text_and_json() {
+    let file = source_file("rosen.f90", ROSENBROCK);
+    let set = ["--set", "n=3", "--set", "x=-1.2,1,0.7"];
+    let (code, out, err) = adjit(
+        &[
+            &["hessian", &file, "--of", "f", "--wrt", "x", "--json"],
+            &set[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(json["of"], serde_json::json!(["f"]));
+    assert_eq!(json["wrt"], serde_json::json!(["x(1)", "x(2)", "x(3)"]));
+    assert_eq!(
+        (json["rows"].as_u64(), json["cols"].as_u64()),
+        (Some(3), Some(3))
+    );
+    // Analytic entries at x = (-1.2, 1, 0.7).
+    let expected = [
+        [1200.0 * 1.44 - 400.0 + 2.0, 480.0, 0.0],
+        [480.0, 200.0 + 1200.0 - 280.0 + 2.0, -400.0],
+        [0.0, -400.0, 200.0],
+    ];
+    for (r, row) in expected.iter().enumerate() {
+        for (c, want) in row.iter().enumerate() {
+            let got = json["matrix"][r][c].as_f64().expect("number");
+            assert!(close(got, *want, 1e-13), "({r},{c}) {got} vs {want}");
+        }
+    }
+    let (code, out, err) = adjit(
+        &[
+            &["hessian", &file, "--of", "f", "--wrt", "x(2),x(3)"],
+            &set[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Hessian of f = "), "{out}");
+    assert!(out.contains("x(3) -4.0000000000000000e2"), "{out}");
+    let (code, _, err) =
+        adjit(&[&["hessian", &file, "--of", "x", "--wrt", "x"], &set[..]].concat());
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("one scalar output; `--of` selects 3 elements"),
+        "{err}"
+    );
+}
+
+const KINK: &str = "
+subroutine kink(x, y, f)
+  double precision x, y, f
+  f = max(x, 0d0)**2 + x*y**3
+end subroutine
+";
+
+#[test]
+fn cli_check_order_2_tests_the_hessian() {
+    let file = source_file("kink.f90", KINK);
+    let base = ["check", &file, "--of", "f", "--wrt", "x,y", "--order", "2"];
+    // Smooth point: every test passes.
+    let (code, out, err) =
+        adjit(&[&base[..], &["--set", "x=0.5", "--set", "y=-1.5", "--json"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(json["second_order"]["ok"], serde_json::json!(true), "{out}");
+    assert_eq!(json["second_order"]["symmetry"].as_f64(), Some(0.0));
+    // At the kink of max(x, 0)**2 the first derivative is continuous (the
+    // first-order tests pass with a small step) but the second is not:
+    // d2f/dx2 is 0 by AD (the tie goes to the constant) and 1 by central
+    // differences of the gradient.
+    let at_kink = ["--set", "x=0", "--set", "y=0.5", "--step", "1e-9"];
+    let (code, _, err) = adjit(&[&base[..1], &base[1..6], &at_kink[..]].concat());
+    assert_eq!(code, 0, "first order alone passes: {err}");
+    let (code, out, err) = adjit(&[&base[..], &at_kink[..]].concat());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("Hessian and finite differences of the gradient disagree for: x"),
+        "{err}"
+    );
+    let (code, _, err) = adjit(&[&base[..6], &["--order", "3"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--order must be 1 or 2"), "{err}");
 }

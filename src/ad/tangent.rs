@@ -541,8 +541,7 @@ impl<'a> ProcGen<'a> {
                 let ty = ty.unwrap_or(Type::F64);
                 let k = self.directions;
                 let mut b = self.builder(nb, span);
-                let mut tangent: Vec<Value> =
-                    (0..k).map(|_| b.pop(StackKind::Value, ty)).collect();
+                let mut tangent: Vec<Value> = (0..k).map(|_| b.pop(StackKind::Value, ty)).collect();
                 tangent.reverse();
                 if active {
                     self.tval.insert(nv, tangent);

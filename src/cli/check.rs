@@ -9,6 +9,10 @@
 //! in a column prints as `NaN` in the text table. JSON has no NaN or
 //! infinity: `--json` writes them as the strings `"NaN"`, `"Infinity"` and
 //! `"-Infinity"`, as every adjit JSON output does.
+//!
+//! `--order 2` adds the second-order tests of [`super::hessian`] (one
+//! scalar output): Hessian symmetry, finite differences of the gradient,
+//! and a second-order dot-product test.
 
 use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem, COMMON};
 use crate::cli::options::CommandLine;
@@ -82,7 +86,20 @@ fn failing(rows: &[Row], fails: impl Fn(&Row) -> bool) -> Vec<&str> {
 }
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
-    let own = ["of", "wrt", "step", "directions", "no-tbr", "no-activity"];
+    let own = [
+        "of",
+        "wrt",
+        "step",
+        "directions",
+        "no-tbr",
+        "no-activity",
+        "order",
+    ];
+    let order = match cl.value("order") {
+        None | Some("1") => 1,
+        Some("2") => 2,
+        Some(o) => return Err(Failure::Usage(format!("--order must be 1 or 2, not `{o}`"))),
+    };
     cl.allow_only(&[COMMON, &own].concat())?;
     let Problem {
         engine,
@@ -123,7 +140,17 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
         .filter(|r| !r.non_finite.is_empty())
         .map(|r| format!("{} ({})", r.label, r.non_finite.join(", ")))
         .collect();
-    let ok = bad_ad.is_empty() && bad_fd.is_empty() && non_finite.is_empty() && dot_ok;
+    let second = match order {
+        2 => Some(super::hessian::second_order(
+            cl, &engine, &primal, &args, &of, &wrt, fd.step,
+        )?),
+        _ => None,
+    };
+    let ok = bad_ad.is_empty()
+        && bad_fd.is_empty()
+        && non_finite.is_empty()
+        && dot_ok
+        && second.as_ref().is_none_or(|s| s.ok);
 
     if cl.flag("json") {
         let inputs: Vec<String> = rows
@@ -141,8 +168,12 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
                 )
             })
             .collect();
+        let second_json = second
+            .as_ref()
+            .map(|s| format!(", \"second_order\": {}", s.json()))
+            .unwrap_or_default();
         outln!(
-            "{{\"ok\": {ok}, \"dot_product\": {{\"tangent\": {}, \"adjoint\": {}, \"relative_difference\": {}}}, \"inputs\": [{}]}}",
+            "{{\"ok\": {ok}, \"dot_product\": {{\"tangent\": {}, \"adjoint\": {}, \"relative_difference\": {}}}, \"inputs\": [{}]{second_json}}}",
             json_f64(lhs),
             json_f64(rhs),
             json_f64(dot_rel),
@@ -166,6 +197,9 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
             );
         }
         outln!("dot product: <J xd, yb> = {lhs:.16e}, <xd, J^T yb> = {rhs:.16e}, relative difference {dot_rel:.2e}");
+        for line in second.iter().flat_map(|s| s.text()) {
+            outln!("{line}");
+        }
         if ok {
             outln!("ok: adjoint, tangent and finite differences agree");
         }
@@ -190,6 +224,9 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     }
     if !dot_ok {
         eprintln!("dot-product test failed: relative difference {dot_rel:.3e}");
+    }
+    for failure in second.iter().flat_map(|s| &s.failures) {
+        eprintln!("{failure}");
     }
     if ok {
         Ok(0)

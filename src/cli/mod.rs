@@ -22,6 +22,7 @@ macro_rules! outln {
 
 mod bench;
 mod check;
+mod hessian;
 mod options;
 mod output;
 mod repl;
@@ -33,7 +34,9 @@ use adjit::engine::{
 };
 use adjit::front::source::SourceForm;
 use options::CommandLine;
-use output::{json_buffer, json_f64, json_f64s, json_str, json_strs, text_buffer, text_f64};
+use output::{
+    json_buffer, json_f64, json_f64s, json_matrix, json_str, text_buffer, text_f64, text_matrix,
+};
 use std::path::PathBuf;
 
 const USAGE: &str = "\
@@ -45,7 +48,8 @@ usage:
   adjit grad     FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
   adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
   adjit emit     FILE... [--entry NAME] [--set DUMMY=PROC] --mode tangent|adjoint --of ... --wrt ... [--format ir|fortran] [-o FILE]
-  adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
+  adjit hessian  FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--set ...] [--json]
+  adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--order 1|2] [--json]
   adjit repl                                                  # type Fortran, then run / grad / ir / emit ...
   adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
 
@@ -86,6 +90,7 @@ pub(crate) fn dispatch(cl: &CommandLine) -> CmdResult {
         "jacobian" => jacobian(cl),
         "emit" => emit(cl),
         "check" => check::check(cl),
+        "hessian" => hessian::hessian(cl),
         "bench" => bench::bench(cl),
         "repl" => repl::repl(),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
@@ -574,43 +579,12 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
     )?;
     print_stats(cl, &jac);
     if cl.flag("json") {
-        let rows: Vec<String> = (0..jac.rows())
-            .map(|r| json_f64s(&jac.matrix[r * jac.cols()..(r + 1) * jac.cols()]))
-            .collect();
         outln!(
-            "{{\"of\": {}, \"wrt\": {}, \"rows\": {}, \"cols\": {}, \"matrix\": [{}]}}",
-            json_strs(&jac.of),
-            json_strs(&jac.wrt),
-            jac.rows(),
-            jac.cols(),
-            rows.join(", ")
+            "{{{}}}",
+            json_matrix(&jac.of, &jac.wrt, jac.rows(), &jac.matrix)
         );
     } else {
-        // Every entry with 17 significant digits (it reads back as the
-        // same double), columns as wide as their widest cell.
-        let width = jac.of.iter().map(|s| s.len()).max().unwrap_or(0);
-        let cells: Vec<String> = jac.matrix.iter().map(|&x| text_f64(x)).collect();
-        let col_width: Vec<usize> = (0..jac.cols())
-            .map(|c| {
-                (0..jac.rows())
-                    .map(|r| cells[r * jac.cols() + c].len())
-                    .chain([jac.wrt[c].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        out!("{:width$}", "");
-        for (w, cw) in jac.wrt.iter().zip(&col_width) {
-            out!(" {w:>cw$}");
-        }
-        outln!();
-        for r in 0..jac.rows() {
-            out!("{:width$}", jac.of[r]);
-            for (c, cw) in col_width.iter().enumerate() {
-                out!(" {:>cw$}", cells[r * jac.cols() + c]);
-            }
-            outln!();
-        }
+        out!("{}", text_matrix(&jac.of, &jac.wrt, &jac.matrix));
     }
     Ok(0)
 }

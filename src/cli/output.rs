@@ -108,3 +108,50 @@ pub fn json_strs(xs: &[String]) -> String {
 pub fn text_f64(x: f64) -> String {
     format!("{x:.16e}")
 }
+
+/// The members `"of", "wrt", "rows", "cols", "matrix"` of a dense
+/// row-major matrix of `rows` rows and `wrt.len()` columns as JSON, without
+/// braces (a Jacobian's rows are its `of` elements, a Hessian's its `wrt`).
+pub fn json_matrix(of: &[String], wrt: &[String], rows: usize, matrix: &[f64]) -> String {
+    let cols = wrt.len();
+    let lines: Vec<String> = (0..rows)
+        .map(|r| json_f64s(&matrix[r * cols..(r + 1) * cols]))
+        .collect();
+    format!(
+        "\"of\": {}, \"wrt\": {}, \"rows\": {rows}, \"cols\": {cols}, \"matrix\": [{}]",
+        json_strs(of),
+        json_strs(wrt),
+        lines.join(", ")
+    )
+}
+
+/// A dense matrix as a text table: every entry with 17 significant digits
+/// (it reads back as the same double), columns as wide as their widest
+/// cell, a header line of column labels and one line per row.
+pub fn text_matrix(of: &[String], wrt: &[String], matrix: &[f64]) -> String {
+    let cols = wrt.len();
+    let width = of.iter().map(|s| s.len()).max().unwrap_or(0);
+    let cells: Vec<String> = matrix.iter().map(|&x| text_f64(x)).collect();
+    let col_width: Vec<usize> = (0..cols)
+        .map(|c| {
+            (0..of.len())
+                .map(|r| cells[r * cols + c].len())
+                .chain([wrt[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = format!("{:width$}", "");
+    for (w, cw) in wrt.iter().zip(&col_width) {
+        let _ = write!(out, " {w:>cw$}");
+    }
+    out.push('\n');
+    for (r, label) in of.iter().enumerate() {
+        let _ = write!(out, "{label:width$}");
+        for (c, cw) in col_width.iter().enumerate() {
+            let _ = write!(out, " {:>cw$}", cells[r * cols + c]);
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -20,10 +20,7 @@
 //! `(1 - x)**2` at `x = 1` lost its 2). The outer tangent keeps the
 //! default guards.
 
-use super::{
-    ad_error, elements, label, not_one_output, sweeps_from_start, var_ids, Element, ParamMap,
-    Selection,
-};
+use super::{ad_error, elements, label, sweeps_from_start, var_ids, Element, ParamMap, Selection};
 use crate::ad::adjoint::{adjoint, AdjointOptions};
 use crate::ad::rules::StrongZero;
 use crate::ad::tangent::{default_directions, tangent, TangentOptions, MAX_DIRECTIONS};
@@ -222,13 +219,15 @@ impl Engine {
         let primal = self.entry(entry)?;
         let proc = self.module.proc(primal);
         let probe = Args::new(proc);
-        let n_out = elements(&probe, of)?.len();
-        if n_out != 1 {
-            return Err(not_one_output(n_out));
+        // Array extents may depend on arguments not set yet: the number
+        // of elements is checked again at every evaluation.
+        if let Ok(n) = elements(&probe, of).map(|e| e.len()) {
+            if n > 1 {
+                return Err(not_one_scalar(n));
+            }
         }
-        let n_in = elements(&probe, wrt)?.len();
         let directions = match directions {
-            0 => default_directions(n_in),
+            0 => elements(&probe, wrt).map_or(8, |e| default_directions(e.len())),
             k => k.min(MAX_DIRECTIONS),
         };
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
@@ -246,8 +245,7 @@ impl Engine {
             directions,
             ..TangentOptions::default()
         };
-        let (module, tproc) =
-            tangent(&adj, procs.combined, &xs, &xbs, &topts).map_err(ad_error)?;
+        let (module, tproc) = tangent(&adj, procs.combined, &xs, &xbs, &topts).map_err(ad_error)?;
         let map = SecondMap::new(&adj_map, combined, module.proc(tproc));
         let program = Program {
             sources: self.sources.clone(),
@@ -313,6 +311,14 @@ impl Engine {
     }
 }
 
+/// The error of a Hessian asked for `n != 1` output elements.
+fn not_one_scalar(n: usize) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!("a Hessian needs one scalar output; `--of` selects {n} elements"),
+    )
+}
+
 /// Checks a direction's length against the input elements.
 fn check_len(what: &str, got: usize, want: usize) -> Result<(), Error> {
     if got == want {
@@ -351,7 +357,8 @@ impl Hessian {
     ) -> Vec<Buffer> {
         let k = self.directions;
         let mut bufs = self.map.buffers(args, k);
-        self.map.add(&mut bufs, (of.param, true, false), of.offset, 1.0);
+        self.map
+            .add(&mut bufs, (of.param, true, false), of.offset, 1.0);
         for (col, w) in wrt.iter().enumerate() {
             for dir in 0..k {
                 let s = seed(dir, col);
@@ -368,7 +375,7 @@ impl Hessian {
     fn elements(&self, args: &Args) -> Result<(Element, Vec<Element>), Error> {
         let of = elements(args, &self.of)?;
         let [of] = of[..] else {
-            return Err(not_one_output(of.len()));
+            return Err(not_one_scalar(of.len()));
         };
         Ok((of, elements(args, &self.wrt)?))
     }
@@ -379,13 +386,20 @@ impl Hessian {
         let (of, wrt) = self.elements(args)?;
         check_len("direction", v.len(), wrt.len())?;
         let k = self.directions;
-        let bufs = self.seeded(args, of, &wrt, |dir, col| if dir == 0 { v[col] } else { 0.0 });
+        let bufs = self.seeded(
+            args,
+            of,
+            &wrt,
+            |dir, col| if dir == 0 { v[col] } else { 0.0 },
+        );
         let mut out = (0.0, Vec::new(), Vec::new());
         let read = |_: usize, bufs: &[Buffer]| {
             out.0 = self.map.get(bufs, (of.param, false, false), of.offset);
             for w in &wrt {
-                out.1.push(self.map.get(bufs, (w.param, true, false), w.offset));
-                out.2.push(self.map.get(bufs, (w.param, true, true), w.offset * k));
+                out.1
+                    .push(self.map.get(bufs, (w.param, true, false), w.offset));
+                out.2
+                    .push(self.map.get(bufs, (w.param, true, true), w.offset * k));
             }
         };
         let mut bufs = Some(bufs);
