@@ -205,6 +205,8 @@ pub struct Engine {
     unbound: Vec<(String, Vec<String>)>,
     /// Entries given procedures for their dummy procedures.
     bound: Vec<(String, Vec<BoundProcedure>)>,
+    /// The main PROGRAM, when the sources have one.
+    main_program: Option<ProcId>,
 }
 
 impl Engine {
@@ -265,6 +267,7 @@ impl Engine {
                     globals,
                     unbound: compiled.unbound,
                     bound: compiled.bound,
+                    main_program: compiled.main_program,
                 })
             }
             Err(errors) => {
@@ -347,7 +350,8 @@ impl Engine {
             .unwrap_or_default()
     }
 
-    /// Resolves an entry name; `None` picks the first procedure.
+    /// Resolves an entry name; `None` picks the main PROGRAM when the
+    /// sources have one, else the first procedure.
     pub fn entry(&self, name: Option<&str>) -> Result<ProcId, Error> {
         if let Some(n) = name {
             let dummies = self.unbound_dummy_procedures(n);
@@ -376,13 +380,13 @@ impl Engine {
                     ),
                 )
             }),
-            None => {
-                if self.module.procs.is_empty() {
+            None => match self.main_program {
+                Some(main) => Ok(main),
+                None if self.module.procs.is_empty() => {
                     Err(Error::new(ErrorKind::Usage, "the program has no procedure"))
-                } else {
-                    Ok(ProcId(0))
                 }
-            }
+                None => Ok(ProcId(0)),
+            },
         }
     }
 

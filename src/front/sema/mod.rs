@@ -76,6 +76,9 @@ pub struct Compiled {
     /// Procedures given dummy procedures from outside (`compile_with`):
     /// each name with what was passed.
     pub bound: Vec<(String, Vec<BoundProcedure>)>,
+    /// The main PROGRAM's procedure, when the files have one (and it was
+    /// compiled).
+    pub main_program: Option<adjit_ir::ProcId>,
 }
 
 /// Analyses and lowers a whole program (every parsed file). Returns every
@@ -235,7 +238,12 @@ pub fn compile_with<'a>(
     let (first_program, first_block_data) =
         (count_before(first_program), count_before(first_block_data));
     module.procs.truncate(first_block_data);
+    // The main program is the first of the program units (its internal
+    // procedures follow it).
+    let mut main_program =
+        (first_program < module.procs.len()).then_some(adjit_ir::ProcId(first_program as u32));
     if program_diags.iter().any(|d| d.is_error()) {
+        main_program = None;
         module.procs.truncate(first_program);
         for d in program_diags {
             out.diags.push(Diagnostic::warning(
@@ -254,6 +262,7 @@ pub fn compile_with<'a>(
             warnings,
             unbound: unbound_names,
             bound,
+            main_program,
         })
     } else {
         let mut errors = errors;
