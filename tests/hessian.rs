@@ -354,8 +354,7 @@ fn bad_requests_are_errors() {
     args.set_scalar("n", 3.0).expect("n");
     let err = vector
         .hessian(&args)
-        .err()
-        .expect("a vector output is refused");
+        .expect_err("a vector output is refused");
     assert!(err.to_string().contains("one scalar output"), "{err}");
     let err = engine
         .hessian(Some("rosen"), &sel("f"), &sel("n"), 0, &options)
