@@ -464,3 +464,31 @@ fn cli_check_order_2_tests_the_hessian() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--order must be 1 or 2"), "{err}");
 }
+
+#[test]
+fn interpreter_and_jit_give_the_same_hessian_bit_for_bit() {
+    use adjit::engine::{Backend, Options};
+    let interp = Engine::from_sources(
+        &[("branchy.f90".to_string(), BRANCHY.to_string())],
+        Options {
+            backend: Backend::Interpreter,
+            ..Options::default()
+        },
+    )
+    .expect("compile");
+    let jit = Engine::from_source("branchy.f90", BRANCHY).expect("compile");
+    let x = [0.8, -0.4, 1.3, -1.1, 0.6];
+    let options = AdjointOptions::default();
+    let mut results = Vec::new();
+    for engine in [&interp, &jit] {
+        let hess = engine
+            .hessian(Some("branchy"), &sel("f"), &sel("x"), 3, &options)
+            .expect("hessian");
+        let mut args = hess.args();
+        args.set_scalar("n", x.len() as f64).expect("n");
+        args.set_array("x", &x).expect("x");
+        results.push(hess.hessian(&args).expect("evaluate"));
+    }
+    let bits = |h: &HessianMatrix| h.matrix.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&results[0]), bits(&results[1]));
+}
