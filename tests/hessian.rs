@@ -258,6 +258,16 @@ subroutine outer(x, y, f)
   call inner(x, y, t)
   f = t*t
 end subroutine
+subroutine inner2(a, r)
+  double precision a, r
+  r = sin(a) * a
+  a = 2d0 * r
+end subroutine
+subroutine pushy(x, y, f)
+  double precision x, y, f, t
+  t = x*x*y
+  call inner2(t, f)
+end subroutine
 subroutine outer2(x, y, f)
   double precision x, y, f, t
   call inner(x, y, t)
@@ -282,6 +292,24 @@ fn hessians_through_calls() {
         2.0 * x.powi(4),
     ];
     assert_matrix("outer", &h, &expected, 1e-13);
+    // The caller's t reaches the output only through the value the
+    // callee's forward sweep pushes (inner2 overwrites its argument) and
+    // its reverse sweep pops: the value stack is an interface port.
+    let mut args = engine.procedure(Some("pushy")).expect("proc").args();
+    args.set_scalar("x", x).expect("x");
+    args.set_scalar("y", y).expect("y");
+    let h = check_all(&engine, "pushy", "f", "x,y", &args);
+    // f = g(u), g(u) = u sin u, u = x^2 y.
+    let u = x * x * y;
+    let (g1, g2) = (u.sin() + u * u.cos(), 2.0 * u.cos() - u * u.sin());
+    let (ux, uy) = (2.0 * x * y, x * x);
+    let expected = [
+        g2 * ux * ux + g1 * 2.0 * y,
+        g2 * ux * uy + g1 * 2.0 * x,
+        g2 * ux * uy + g1 * 2.0 * x,
+        g2 * uy * uy,
+    ];
+    assert_matrix("pushy", &h, &expected, 1e-12);
     let mut args = engine.procedure(Some("outer2")).expect("proc").args();
     args.set_scalar("x", x).expect("x");
     args.set_scalar("y", y).expect("y");
