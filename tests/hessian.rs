@@ -268,6 +268,12 @@ subroutine pushy(x, y, f)
   t = x*x*y
   call inner2(t, f)
 end subroutine
+subroutine passive(x, f)
+  double precision x, f, c, r
+  c = 3d0
+  call inner2(c, r)
+  f = x*x*r
+end subroutine
 subroutine outer2(x, y, f)
   double precision x, y, f, t
   call inner(x, y, t)
@@ -310,6 +316,12 @@ fn hessians_through_calls() {
         g2 * uy * uy,
     ];
     assert_matrix("pushy", &h, &expected, 1e-12);
+    // A callee on passive data only (its sweeps still push and pop the
+    // value stack), f = 3 sin(3) x^2.
+    let mut args = engine.procedure(Some("passive")).expect("proc").args();
+    args.set_scalar("x", x).expect("x");
+    let h = check_all(&engine, "passive", "f", "x", &args);
+    assert_matrix("passive", &h, &[6.0 * 3f64.sin()], 1e-13);
     let mut args = engine.procedure(Some("outer2")).expect("proc").args();
     args.set_scalar("x", x).expect("x");
     args.set_scalar("y", y).expect("y");
