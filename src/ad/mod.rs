@@ -10,6 +10,13 @@
 //! * [`activity`] decides which variables and values carry derivatives.
 //! * [`tangent`] and [`adjoint`] generate the derivative procedures.
 //!
+//! Second order comes from applying the transforms to their own output
+//! (tangent over adjoint, tangent over tangent): derivative code is a
+//! code list like any other. When the code differentiated uses the
+//! runtime value stack (an adjoint's sweeps), [`activity`] tracks the stack
+//! as a storage location and [`tangent`] carries tangents on it beside the
+//! values.
+//!
 //! This module also owns [`AdError`], the error every transform returns.
 
 pub mod activity;
