@@ -575,11 +575,21 @@ fn compile_module(
             };
             lower_proc(jit, &mut shared, &mut ctx, &mut fctx, ProcId(i as u32))
                 .map_err(with_proc)?;
+            let dump = std::env::var_os("ADJIT_DUMP_CLIF").is_some();
+            if dump {
+                ctx.set_disasm(true);
+            }
             jit.define_function(ids[i], &mut ctx)
                 .map_err(|e| CompileError {
                     proc: Some(proc.name.clone()),
                     message: format!("{e:?}"),
                 })?;
+            if dump {
+                eprintln!("; proc {}\n{}", proc.name, ctx.func.display());
+                if let Some(code) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+                    eprintln!("; disassembly of {}\n{code}", proc.name);
+                }
+            }
             jit.clear_context(&mut ctx);
         }
         jit.finalize_definitions().map_err(|e| CompileError {
@@ -849,15 +859,21 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     /// Branches to the error block when `fail` is true; continues in a new
-    /// block otherwise.
+    /// block otherwise. The error's constants are materialised in a cold
+    /// block of their own, so the path that passes the check is a compare
+    /// and a branch (no argument set-up, no register pressure).
     fn check(&mut self, fail: Value, site: ErrorSite, index: Value, lower: Value, upper: Value) {
+        let cont = self.b.create_block();
+        let failed = self.b.create_block();
+        self.b.set_cold_block(failed);
+        self.b.ins().brif(fail, failed, &[], cont, &[]);
+        self.b.switch_to_block(failed);
         let kind = self.iconst(site.kind);
         let s = self.iconst(site.site);
         let var = self.iconst(site.var);
         let dim = self.iconst(site.dim);
-        let cont = self.b.create_block();
         let args = [kind, s, var, dim, index, lower, upper].map(BlockArg::Value);
-        self.b.ins().brif(fail, self.err_block, &args, cont, &[]);
+        self.b.ins().jump(self.err_block, &args);
         self.b.switch_to_block(cont);
     }
 
