@@ -713,6 +713,7 @@ struct VarInfo {
 const STORAGE_DIM: i64 = -2;
 
 /// Extra arguments of the shared error block.
+#[derive(Clone, Copy)]
 struct ErrorSite {
     kind: i64,
     site: i64,
@@ -740,6 +741,9 @@ struct Lower<'a, 'm> {
     /// The registers of each runtime stack as values of the current IR
     /// block (see [`StackCache`]).
     stacks: [Option<StackCache>; 3],
+    /// Element addresses (and linear indices) computed, and checked, in
+    /// the current IR block, by variable and subscript values.
+    addresses: HashMap<(VarId, Vec<ir::Value>), (Value, Value)>,
 }
 
 /// The registers of one runtime stack as SSA values, valid until the end
@@ -804,6 +808,7 @@ fn lower_proc(
         err_block,
         exit_block,
         stacks: [None; 3],
+        addresses: HashMap::new(),
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -858,6 +863,49 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(self.b.inst_results(call).first().copied())
     }
 
+    /// Branches to the error block of the first of `checks` whose `fail`
+    /// is true; continues in a new block when none is. One branch on the
+    /// disjunction of the conditions guards the path that passes; the
+    /// cold path tests them in order, so the error reported is the one the
+    /// checks made one by one would report.
+    fn check_all(&mut self, checks: &[(Value, ErrorSite, Value, Value, Value)]) {
+        let Some((&last, rest)) = checks.split_last() else {
+            return;
+        };
+        if rest.is_empty() {
+            let (fail, site, index, lower, upper) = last;
+            return self.check(fail, site, index, lower, upper);
+        }
+        let any = checks
+            .iter()
+            .map(|c| c.0)
+            .reduce(|a, b| self.b.ins().bor(a, b))
+            .expect("at least two checks");
+        let cont = self.b.create_block();
+        let failed = self.b.create_block();
+        self.b.set_cold_block(failed);
+        self.b.ins().brif(any, failed, &[], cont, &[]);
+        self.b.switch_to_block(failed);
+        for &(fail, site, index, lower, upper) in rest {
+            self.check(fail, site, index, lower, upper);
+            let here = self.b.current_block().expect("a check continues in a block");
+            self.b.set_cold_block(here);
+        }
+        let (_, site, index, lower, upper) = last;
+        self.fail_at(site, index, lower, upper);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Jumps to the error block with the arguments of `site`.
+    fn fail_at(&mut self, site: ErrorSite, index: Value, lower: Value, upper: Value) {
+        let kind = self.iconst(site.kind);
+        let s = self.iconst(site.site);
+        let var = self.iconst(site.var);
+        let dim = self.iconst(site.dim);
+        let args = [kind, s, var, dim, index, lower, upper].map(BlockArg::Value);
+        self.b.ins().jump(self.err_block, &args);
+    }
+
     /// Branches to the error block when `fail` is true; continues in a new
     /// block otherwise. The error's constants are materialised in a cold
     /// block of their own, so the path that passes the check is a compare
@@ -868,12 +916,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.set_cold_block(failed);
         self.b.ins().brif(fail, failed, &[], cont, &[]);
         self.b.switch_to_block(failed);
-        let kind = self.iconst(site.kind);
-        let s = self.iconst(site.site);
-        let var = self.iconst(site.var);
-        let dim = self.iconst(site.dim);
-        let args = [kind, s, var, dim, index, lower, upper].map(BlockArg::Value);
-        self.b.ins().jump(self.err_block, &args);
+        self.fail_at(site, index, lower, upper);
         self.b.switch_to_block(cont);
     }
 
@@ -1443,6 +1486,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     fn lower_body(&mut self) -> Result<(), CompileError> {
         for (bi, block) in self.proc.blocks.iter().enumerate() {
             self.current = bi as u32;
+            self.addresses.clear();
             self.b.switch_to_block(self.blocks[bi]);
             for &v in &block.insts {
                 let data = self
@@ -1520,13 +1564,19 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     /// Address of an array element and its 0-based linear index, with bounds
-    /// checks when enabled.
+    /// checks when enabled: one branch per access (see
+    /// [`Lower::check_all`]), and none for an element the current IR block
+    /// already addressed (its address is reused).
     fn elem_addr(
         &mut self,
         var: VarId,
         index: &[ir::Value],
         site: usize,
     ) -> Result<(Value, Value), CompileError> {
+        let key = (var, index.to_vec());
+        if let Some(&known) = self.addresses.get(&key) {
+            return Ok(known);
+        }
         let info = self.var_info(var)?.clone();
         if index.len() != info.lowers.len() {
             return err(format!(
@@ -1536,6 +1586,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 index.len()
             ));
         }
+        let checking = self.sh.options.bounds_checks;
+        let mut checks = Vec::new();
         let mut linear = self.iconst(0);
         for (d, &iv) in index.iter().enumerate() {
             let ty = self.value_type(iv)?;
@@ -1545,23 +1597,18 @@ impl<'a, 'm> Lower<'a, 'm> {
             let i = self.operand(iv)?;
             let i = self.widen_to_i64(i, ty);
             let off = self.b.ins().isub(i, info.lowers[d]);
-            if self.sh.options.bounds_checks {
+            if checking {
                 let fail =
                     self.b
                         .ins()
                         .icmp(IntCC::UnsignedGreaterThanOrEqual, off, info.extents[d]);
-                self.check(
-                    fail,
-                    ErrorSite {
-                        kind: code::INDEX_OUT_OF_BOUNDS,
-                        site: site as i64,
-                        var: var.index() as i64,
-                        dim: d as i64,
-                    },
-                    i,
-                    info.lowers[d],
-                    info.uppers[d],
-                );
+                let site = ErrorSite {
+                    kind: code::INDEX_OUT_OF_BOUNDS,
+                    site: site as i64,
+                    var: var.index() as i64,
+                    dim: d as i64,
+                };
+                checks.push((fail, site, i, info.lowers[d], info.uppers[d]));
             }
             let scaled = if d == 0 {
                 off
@@ -1570,25 +1617,21 @@ impl<'a, 'm> Lower<'a, 'm> {
             };
             linear = self.b.ins().iadd(linear, scaled);
         }
-        if let (true, Some(storage)) = (self.sh.options.bounds_checks, info.storage) {
+        if let (true, Some(storage)) = (checking, info.storage) {
             let fail = self
                 .b
                 .ins()
                 .icmp(IntCC::UnsignedGreaterThanOrEqual, linear, storage);
             let zero = self.iconst(0);
-            self.check(
-                fail,
-                ErrorSite {
-                    kind: code::INDEX_OUT_OF_BOUNDS,
-                    site: site as i64,
-                    var: var.index() as i64,
-                    dim: STORAGE_DIM,
-                },
-                linear,
-                zero,
-                storage,
-            );
+            let site = ErrorSite {
+                kind: code::INDEX_OUT_OF_BOUNDS,
+                site: site as i64,
+                var: var.index() as i64,
+                dim: STORAGE_DIM,
+            };
+            checks.push((fail, site, linear, zero, storage));
         }
+        self.check_all(&checks);
         let base = match info.home {
             Home::Mem(a) => a,
             Home::Reg { .. } => {
@@ -1596,7 +1639,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         };
         let bytes = self.b.ins().imul(linear, info.elem_size);
-        Ok((self.b.ins().iadd(base, bytes), linear))
+        let found = (self.b.ins().iadd(base, bytes), linear);
+        self.addresses.insert(key, found);
+        Ok(found)
     }
 
     fn lower_inst(

@@ -164,6 +164,60 @@ fn out_of_bounds_is_reported_with_variable_index_and_span() {
     assert_eq!(args[2], Buffer::F64(vec![20.0]));
 }
 
+/// Every subscript of one access is checked by a single branch on the
+/// disjunction of the checks; the error reported is still the first failing
+/// dimension's, and an element addressed twice in a block (a read, then a
+/// write back) is right and checked once.
+#[test]
+fn one_branch_per_access_reports_the_first_failing_dimension() {
+    // a(1:2, 1:3): a(i, j) = a(i, j) + 1; r = a(i, j).
+    let mut proc = Proc::new("twice");
+    let mut b = ProcBuilder::new(&mut proc);
+    let i = b.param("i", Type::I64, vec![]);
+    let j = b.param("j", Type::I64, vec![]);
+    let a = b.param(
+        "a",
+        Type::F64,
+        vec![ProcBuilder::const_dim(1, 2), ProcBuilder::const_dim(1, 3)],
+    );
+    let r = b.param("r", Type::F64, vec![]);
+    b.set_span(span(5));
+    let (iv, jv) = (b.load(i), b.load(j));
+    let x = b.load_elem(a, vec![iv, jv]);
+    let one = b.fconst(Type::F64, 1.0);
+    let y = b.binary(BinaryOp::Add, x, one);
+    b.store_elem(a, vec![iv, jv], y);
+    let z = b.load_elem(a, vec![iv, jv]);
+    b.store(r, z);
+    b.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    let run = |i: i64, j: i64| {
+        let mut args = vec![
+            Buffer::I64(vec![i]),
+            Buffer::I64(vec![j]),
+            Buffer::F64((0..6).map(f64::from).collect()),
+            Buffer::F64(vec![0.0]),
+        ];
+        c.call(id, &mut args).map(|()| args)
+    };
+    let args = run(2, 3).unwrap();
+    assert_eq!(args[3], Buffer::F64(vec![6.0]));
+    assert_eq!(args[2], Buffer::F64(vec![0.0, 1.0, 2.0, 3.0, 4.0, 6.0]));
+    for (i, j, detail) in [
+        (3, 4, "index 3 outside 1:2 in dimension 1"),
+        (0, 2, "index 0 outside 1:2 in dimension 1"),
+        (1, 4, "index 4 outside 1:3 in dimension 2"),
+        (2, 0, "index 0 outside 1:3 in dimension 2"),
+    ] {
+        let e = run(i, j).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::IndexOutOfBounds);
+        assert_eq!(e.var.as_deref(), Some("a"));
+        assert_eq!(e.span, span(5));
+        assert_eq!(e.detail, detail);
+    }
+}
+
 #[test]
 fn two_dimensional_arrays_are_column_major_with_variable_bounds() {
     // b(0:n, 2:m) = 100*i + j ; also report lower/extent of dim 2.
