@@ -744,6 +744,10 @@ struct Lower<'a, 'm> {
     /// Element addresses (and linear indices) computed, and checked, in
     /// the current IR block, by variable and subscript values.
     addresses: HashMap<(VarId, Vec<ir::Value>), (Value, Value)>,
+    /// Operands whose `f64` sine and cosine the current IR block both
+    /// takes, and the pair once computed by one call (see
+    /// [`crate::libm::adjit_sincos`]).
+    sincos: HashMap<ir::Value, Option<(Value, Value)>>,
 }
 
 /// The registers of one runtime stack as SSA values, valid until the end
@@ -809,6 +813,7 @@ fn lower_proc(
         exit_block,
         stacks: [None; 3],
         addresses: HashMap::new(),
+        sincos: HashMap::new(),
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -831,12 +836,22 @@ impl<'a, 'm> Lower<'a, 'm> {
         params: &[types::Type],
         ret: Option<types::Type>,
     ) -> Result<cranelift_codegen::ir::FuncRef, CompileError> {
+        self.external_returning(name, params, ret.as_slice())
+    }
+
+    /// [`Lower::external`] for a function with any number of results.
+    fn external_returning(
+        &mut self,
+        name: &'static str,
+        params: &[types::Type],
+        rets: &[types::Type],
+    ) -> Result<cranelift_codegen::ir::FuncRef, CompileError> {
         let id = match self.sh.externs.get(name) {
             Some(&id) => id,
             None => {
                 let mut sig = Signature::new(self.jit.isa().default_call_conv());
                 sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-                sig.returns.extend(ret.map(AbiParam::new));
+                sig.returns.extend(rets.iter().map(|&t| AbiParam::new(t)));
                 let id = self
                     .jit
                     .declare_function(name, Linkage::Import, &sig)
@@ -1487,6 +1502,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         for (bi, block) in self.proc.blocks.iter().enumerate() {
             self.current = bi as u32;
             self.addresses.clear();
+            self.sincos = sincos_operands(self.proc, block);
             self.b.switch_to_block(self.blocks[bi]);
             for &v in &block.insts {
                 let data = self
@@ -1695,6 +1711,22 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let (addr, _) = self.elem_addr(*var, idx, site)?;
                 self.b.ins().store(FLAGS, x, addr, 0);
                 return Ok(None);
+            }
+            Inst::Unary(op @ (UnaryOp::Sin | UnaryOp::Cos), a) if self.sincos.contains_key(a) => {
+                let pair = match self.sincos.get(a).copied().flatten() {
+                    Some(pair) => pair,
+                    None => {
+                        let x = self.operand(*a)?;
+                        let pair = self.sincos_call(x)?;
+                        self.sincos.insert(*a, Some(pair));
+                        pair
+                    }
+                };
+                if *op == UnaryOp::Sin {
+                    pair.0
+                } else {
+                    pair.1
+                }
             }
             Inst::Unary(op, a) => {
                 let t = self.value_type(*a)?;
@@ -1911,6 +1943,17 @@ impl<'a, 'm> Lower<'a, 'm> {
         .expect("I/O helpers return a status");
         self.check_simple(status, code::IO, site as i64, -1, 0);
         Ok(result)
+    }
+
+    /// `(sin x, cos x)` of an `f64` by one call to
+    /// [`crate::libm::adjit_sincos`].
+    fn sincos_call(&mut self, x: Value) -> Result<(Value, Value), CompileError> {
+        let f = self.external_returning("adjit_sincos", &[types::F64], &[types::F64; 2])?;
+        let call = self.b.ins().call(f, &[x]);
+        match *self.b.inst_results(call) {
+            [s, c] => Ok((s, c)),
+            _ => err("adjit_sincos returns two values"),
+        }
     }
 
     fn float_call(
@@ -2651,5 +2694,65 @@ fn int_cc(op: CmpOp) -> IntCC {
         CmpOp::Le => IntCC::SignedLessThanOrEqual,
         CmpOp::Gt => IntCC::SignedGreaterThan,
         CmpOp::Ge => IntCC::SignedGreaterThanOrEqual,
+    }
+}
+
+/// The operands whose `f64` sine and cosine `block` both takes, when the
+/// fused call is available: each gets one [`crate::libm::adjit_sincos`]
+/// call instead of two (tangents and adjoints of `sin` / `cos` need both).
+fn sincos_operands(
+    proc: &ir::Proc,
+    block: &ir::Block,
+) -> HashMap<ir::Value, Option<(Value, Value)>> {
+    let mut found: HashMap<ir::Value, (bool, bool)> = HashMap::new();
+    if !libm::FUSED_SINCOS {
+        return HashMap::new();
+    }
+    for &v in &block.insts {
+        let Some(data) = proc.insts.get(v.index()) else {
+            continue;
+        };
+        if let (Inst::Unary(op @ (UnaryOp::Sin | UnaryOp::Cos), a), Some(Type::F64)) =
+            (&data.kind, data.ty)
+        {
+            let e = found.entry(*a).or_default();
+            if *op == UnaryOp::Sin {
+                e.0 = true;
+            } else {
+                e.1 = true;
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter(|&(_, (s, c))| s && c)
+        .map(|(a, _)| (a, None))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ProcBuilder;
+
+    /// Only an operand whose sine *and* cosine the block takes (in `f64`)
+    /// is fused.
+    #[test]
+    fn sincos_pairs_are_found_per_operand() {
+        let mut proc = ir::Proc::new("p");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let y = b.param("y", Type::F64, vec![]);
+        let (xv, yv) = (b.load(x), b.load(y));
+        b.unary(UnaryOp::Cos, xv);
+        b.unary(UnaryOp::Sin, yv);
+        b.unary(UnaryOp::Sin, xv);
+        b.ret();
+        let found = sincos_operands(&proc, &proc.blocks[0]);
+        if libm::FUSED_SINCOS {
+            assert_eq!(found.keys().copied().collect::<Vec<_>>(), vec![xv]);
+        } else {
+            assert!(found.is_empty());
+        }
     }
 }
