@@ -903,7 +903,10 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.switch_to_block(failed);
         for &(fail, site, index, lower, upper) in rest {
             self.check(fail, site, index, lower, upper);
-            let here = self.b.current_block().expect("a check continues in a block");
+            let here = self
+                .b
+                .current_block()
+                .expect("a check continues in a block");
             self.b.set_cold_block(here);
         }
         let (_, site, index, lower, upper) = last;

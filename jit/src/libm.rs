@@ -103,7 +103,12 @@ pub extern "C" fn adjit_sincos(x: f64) -> SinCos {
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
         // SAFETY: the C math library's sin and cos are pure functions.
-        unsafe { SinCos { sin: sin(x), cos: cos(x) } }
+        unsafe {
+            SinCos {
+                sin: sin(x),
+                cos: cos(x),
+            }
+        }
     }
 }
 
@@ -112,9 +117,44 @@ pub extern "C" fn adjit_sincos(x: f64) -> SinCos {
 pub fn math_symbols() -> Vec<NativeFn> {
     natives![
         adjit_sincos,
-        sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log10, pow, fmod,
-        floor, ceil, trunc, nearbyint, sinf, cosf, tanf, asinf, acosf, atanf, atan2f, sinhf, coshf,
-        tanhf, expf, logf, log10f, powf, fmodf, floorf, ceilf, truncf, nearbyintf,
+        sin,
+        cos,
+        tan,
+        asin,
+        acos,
+        atan,
+        atan2,
+        sinh,
+        cosh,
+        tanh,
+        exp,
+        log,
+        log10,
+        pow,
+        fmod,
+        floor,
+        ceil,
+        trunc,
+        nearbyint,
+        sinf,
+        cosf,
+        tanf,
+        asinf,
+        acosf,
+        atanf,
+        atan2f,
+        sinhf,
+        coshf,
+        tanhf,
+        expf,
+        logf,
+        log10f,
+        powf,
+        fmodf,
+        floorf,
+        ceilf,
+        truncf,
+        nearbyintf,
     ]
     .to_vec()
 }

@@ -36,10 +36,7 @@ pub fn merge_blocks(proc: &mut Proc) {
             }
             absorbed[b] = true;
             let moved = std::mem::take(&mut proc.blocks[b].insts);
-            let (term, span) = (
-                proc.blocks[b].term.clone(),
-                proc.blocks[b].term_span,
-            );
+            let (term, span) = (proc.blocks[b].term.clone(), proc.blocks[b].term_span);
             let into = &mut proc.blocks[a];
             into.insts.extend(moved);
             into.term = term;
@@ -163,7 +160,10 @@ mod tests {
         // entry, header, body + increment, exit + return.
         assert_eq!(before.procs[0].blocks.len(), 6);
         assert_eq!(after.procs[0].blocks.len(), 4);
-        assert!(matches!(after.procs[0].blocks[2].term, Terminator::Jump(BlockId(1))));
+        assert!(matches!(
+            after.procs[0].blocks[2].term,
+            Terminator::Jump(BlockId(1))
+        ));
         for n in [0, 1, 3, 4] {
             let (b, a) = (run(&before, n), run(&after, n));
             assert_eq!(b.is_ok(), a.is_ok(), "n = {n}");
@@ -184,6 +184,9 @@ mod tests {
         merge_blocks(&mut m.procs[0]);
         let print = |m: &Module| crate::ir::print::print_proc(m, crate::ir::ProcId(0));
         assert_eq!(print(&m), print(&once), "merging is idempotent");
-        assert!(matches!(m.procs[0].blocks[0].term, Terminator::Jump(BlockId(1))));
+        assert!(matches!(
+            m.procs[0].blocks[0].term,
+            Terminator::Jump(BlockId(1))
+        ));
     }
 }
