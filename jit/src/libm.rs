@@ -115,48 +115,14 @@ pub extern "C" fn adjit_sincos(x: f64) -> SinCos {
 /// Every math-library symbol generated code may reference (including the
 /// names Cranelift uses for its own floor/ceil/trunc/nearest libcalls).
 pub fn math_symbols() -> Vec<NativeFn> {
-    natives![
-        adjit_sincos,
-        sin,
-        cos,
-        tan,
-        asin,
-        acos,
-        atan,
-        atan2,
-        sinh,
-        cosh,
-        tanh,
-        exp,
-        log,
-        log10,
-        pow,
-        fmod,
-        floor,
-        ceil,
-        trunc,
-        nearbyint,
-        sinf,
-        cosf,
-        tanf,
-        asinf,
-        acosf,
-        atanf,
-        atan2f,
-        sinhf,
-        coshf,
-        tanhf,
-        expf,
-        logf,
-        log10f,
-        powf,
-        fmodf,
-        floorf,
-        ceilf,
-        truncf,
-        nearbyintf,
+    let mut v = natives![
+        sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log10, pow, fmod,
+        floor, ceil, trunc, nearbyint, sinf, cosf, tanf, asinf, acosf, atanf, atan2f, sinhf, coshf,
+        tanhf, expf, logf, log10f, powf, fmodf, floorf, ceilf, truncf, nearbyintf,
     ]
-    .to_vec()
+    .to_vec();
+    v.extend(natives![adjit_sincos]);
+    v
 }
 
 /// Every runtime helper symbol generated code may reference.
