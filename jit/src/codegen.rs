@@ -575,11 +575,21 @@ fn compile_module(
             };
             lower_proc(jit, &mut shared, &mut ctx, &mut fctx, ProcId(i as u32))
                 .map_err(with_proc)?;
+            let dump = std::env::var_os("ADJIT_DUMP_CLIF").is_some();
+            if dump {
+                ctx.set_disasm(true);
+            }
             jit.define_function(ids[i], &mut ctx)
                 .map_err(|e| CompileError {
                     proc: Some(proc.name.clone()),
                     message: format!("{e:?}"),
                 })?;
+            if dump {
+                eprintln!("; proc {}\n{}", proc.name, ctx.func.display());
+                if let Some(code) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+                    eprintln!("; disassembly of {}\n{code}", proc.name);
+                }
+            }
             jit.clear_context(&mut ctx);
         }
         jit.finalize_definitions().map_err(|e| CompileError {
@@ -703,6 +713,7 @@ struct VarInfo {
 const STORAGE_DIM: i64 = -2;
 
 /// Extra arguments of the shared error block.
+#[derive(Clone, Copy)]
 struct ErrorSite {
     kind: i64,
     site: i64,
@@ -730,6 +741,13 @@ struct Lower<'a, 'm> {
     /// The registers of each runtime stack as values of the current IR
     /// block (see [`StackCache`]).
     stacks: [Option<StackCache>; 3],
+    /// Element addresses (and linear indices) computed, and checked, in
+    /// the current IR block, by variable and subscript values.
+    addresses: HashMap<(VarId, Vec<ir::Value>), (Value, Value)>,
+    /// Operands whose `f64` sine and cosine the current IR block both
+    /// takes, and the pair once computed by one call (see
+    /// [`crate::libm::adjit_sincos`]).
+    sincos: HashMap<ir::Value, Option<(Value, Value)>>,
 }
 
 /// The registers of one runtime stack as SSA values, valid until the end
@@ -794,6 +812,8 @@ fn lower_proc(
         err_block,
         exit_block,
         stacks: [None; 3],
+        addresses: HashMap::new(),
+        sincos: HashMap::new(),
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -816,12 +836,22 @@ impl<'a, 'm> Lower<'a, 'm> {
         params: &[types::Type],
         ret: Option<types::Type>,
     ) -> Result<cranelift_codegen::ir::FuncRef, CompileError> {
+        self.external_returning(name, params, ret.as_slice())
+    }
+
+    /// [`Lower::external`] for a function with any number of results.
+    fn external_returning(
+        &mut self,
+        name: &'static str,
+        params: &[types::Type],
+        rets: &[types::Type],
+    ) -> Result<cranelift_codegen::ir::FuncRef, CompileError> {
         let id = match self.sh.externs.get(name) {
             Some(&id) => id,
             None => {
                 let mut sig = Signature::new(self.jit.isa().default_call_conv());
                 sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-                sig.returns.extend(ret.map(AbiParam::new));
+                sig.returns.extend(rets.iter().map(|&t| AbiParam::new(t)));
                 let id = self
                     .jit
                     .declare_function(name, Linkage::Import, &sig)
@@ -848,16 +878,63 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(self.b.inst_results(call).first().copied())
     }
 
-    /// Branches to the error block when `fail` is true; continues in a new
-    /// block otherwise.
-    fn check(&mut self, fail: Value, site: ErrorSite, index: Value, lower: Value, upper: Value) {
+    /// Branches to the error block of the first of `checks` whose `fail`
+    /// is true; continues in a new block when none is. One branch on the
+    /// disjunction of the conditions guards the path that passes; the
+    /// cold path tests them in order, so the error reported is the one the
+    /// checks made one by one would report.
+    fn check_all(&mut self, checks: &[(Value, ErrorSite, Value, Value, Value)]) {
+        let Some((&last, rest)) = checks.split_last() else {
+            return;
+        };
+        if rest.is_empty() {
+            let (fail, site, index, lower, upper) = last;
+            return self.check(fail, site, index, lower, upper);
+        }
+        let any = checks
+            .iter()
+            .map(|c| c.0)
+            .reduce(|a, b| self.b.ins().bor(a, b))
+            .expect("at least two checks");
+        let cont = self.b.create_block();
+        let failed = self.b.create_block();
+        self.b.set_cold_block(failed);
+        self.b.ins().brif(any, failed, &[], cont, &[]);
+        self.b.switch_to_block(failed);
+        for &(fail, site, index, lower, upper) in rest {
+            self.check(fail, site, index, lower, upper);
+            let here = self
+                .b
+                .current_block()
+                .expect("a check continues in a block");
+            self.b.set_cold_block(here);
+        }
+        let (_, site, index, lower, upper) = last;
+        self.fail_at(site, index, lower, upper);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Jumps to the error block with the arguments of `site`.
+    fn fail_at(&mut self, site: ErrorSite, index: Value, lower: Value, upper: Value) {
         let kind = self.iconst(site.kind);
         let s = self.iconst(site.site);
         let var = self.iconst(site.var);
         let dim = self.iconst(site.dim);
-        let cont = self.b.create_block();
         let args = [kind, s, var, dim, index, lower, upper].map(BlockArg::Value);
-        self.b.ins().brif(fail, self.err_block, &args, cont, &[]);
+        self.b.ins().jump(self.err_block, &args);
+    }
+
+    /// Branches to the error block when `fail` is true; continues in a new
+    /// block otherwise. The error's constants are materialised in a cold
+    /// block of their own, so the path that passes the check is a compare
+    /// and a branch (no argument set-up, no register pressure).
+    fn check(&mut self, fail: Value, site: ErrorSite, index: Value, lower: Value, upper: Value) {
+        let cont = self.b.create_block();
+        let failed = self.b.create_block();
+        self.b.set_cold_block(failed);
+        self.b.ins().brif(fail, failed, &[], cont, &[]);
+        self.b.switch_to_block(failed);
+        self.fail_at(site, index, lower, upper);
         self.b.switch_to_block(cont);
     }
 
@@ -1427,6 +1504,8 @@ impl<'a, 'm> Lower<'a, 'm> {
     fn lower_body(&mut self) -> Result<(), CompileError> {
         for (bi, block) in self.proc.blocks.iter().enumerate() {
             self.current = bi as u32;
+            self.addresses.clear();
+            self.sincos = sincos_operands(self.proc, block);
             self.b.switch_to_block(self.blocks[bi]);
             for &v in &block.insts {
                 let data = self
@@ -1504,13 +1583,19 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     /// Address of an array element and its 0-based linear index, with bounds
-    /// checks when enabled.
+    /// checks when enabled: one branch per access (see
+    /// [`Lower::check_all`]), and none for an element the current IR block
+    /// already addressed (its address is reused).
     fn elem_addr(
         &mut self,
         var: VarId,
         index: &[ir::Value],
         site: usize,
     ) -> Result<(Value, Value), CompileError> {
+        let key = (var, index.to_vec());
+        if let Some(&known) = self.addresses.get(&key) {
+            return Ok(known);
+        }
         let info = self.var_info(var)?.clone();
         if index.len() != info.lowers.len() {
             return err(format!(
@@ -1520,6 +1605,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 index.len()
             ));
         }
+        let checking = self.sh.options.bounds_checks;
+        let mut checks = Vec::new();
         let mut linear = self.iconst(0);
         for (d, &iv) in index.iter().enumerate() {
             let ty = self.value_type(iv)?;
@@ -1529,23 +1616,18 @@ impl<'a, 'm> Lower<'a, 'm> {
             let i = self.operand(iv)?;
             let i = self.widen_to_i64(i, ty);
             let off = self.b.ins().isub(i, info.lowers[d]);
-            if self.sh.options.bounds_checks {
+            if checking {
                 let fail =
                     self.b
                         .ins()
                         .icmp(IntCC::UnsignedGreaterThanOrEqual, off, info.extents[d]);
-                self.check(
-                    fail,
-                    ErrorSite {
-                        kind: code::INDEX_OUT_OF_BOUNDS,
-                        site: site as i64,
-                        var: var.index() as i64,
-                        dim: d as i64,
-                    },
-                    i,
-                    info.lowers[d],
-                    info.uppers[d],
-                );
+                let site = ErrorSite {
+                    kind: code::INDEX_OUT_OF_BOUNDS,
+                    site: site as i64,
+                    var: var.index() as i64,
+                    dim: d as i64,
+                };
+                checks.push((fail, site, i, info.lowers[d], info.uppers[d]));
             }
             let scaled = if d == 0 {
                 off
@@ -1554,25 +1636,21 @@ impl<'a, 'm> Lower<'a, 'm> {
             };
             linear = self.b.ins().iadd(linear, scaled);
         }
-        if let (true, Some(storage)) = (self.sh.options.bounds_checks, info.storage) {
+        if let (true, Some(storage)) = (checking, info.storage) {
             let fail = self
                 .b
                 .ins()
                 .icmp(IntCC::UnsignedGreaterThanOrEqual, linear, storage);
             let zero = self.iconst(0);
-            self.check(
-                fail,
-                ErrorSite {
-                    kind: code::INDEX_OUT_OF_BOUNDS,
-                    site: site as i64,
-                    var: var.index() as i64,
-                    dim: STORAGE_DIM,
-                },
-                linear,
-                zero,
-                storage,
-            );
+            let site = ErrorSite {
+                kind: code::INDEX_OUT_OF_BOUNDS,
+                site: site as i64,
+                var: var.index() as i64,
+                dim: STORAGE_DIM,
+            };
+            checks.push((fail, site, linear, zero, storage));
         }
+        self.check_all(&checks);
         let base = match info.home {
             Home::Mem(a) => a,
             Home::Reg { .. } => {
@@ -1580,7 +1658,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         };
         let bytes = self.b.ins().imul(linear, info.elem_size);
-        Ok((self.b.ins().iadd(base, bytes), linear))
+        let found = (self.b.ins().iadd(base, bytes), linear);
+        self.addresses.insert(key, found);
+        Ok(found)
     }
 
     fn lower_inst(
@@ -1634,6 +1714,22 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let (addr, _) = self.elem_addr(*var, idx, site)?;
                 self.b.ins().store(FLAGS, x, addr, 0);
                 return Ok(None);
+            }
+            Inst::Unary(op @ (UnaryOp::Sin | UnaryOp::Cos), a) if self.sincos.contains_key(a) => {
+                let pair = match self.sincos.get(a).copied().flatten() {
+                    Some(pair) => pair,
+                    None => {
+                        let x = self.operand(*a)?;
+                        let pair = self.sincos_call(x)?;
+                        self.sincos.insert(*a, Some(pair));
+                        pair
+                    }
+                };
+                if *op == UnaryOp::Sin {
+                    pair.0
+                } else {
+                    pair.1
+                }
             }
             Inst::Unary(op, a) => {
                 let t = self.value_type(*a)?;
@@ -1850,6 +1946,17 @@ impl<'a, 'm> Lower<'a, 'm> {
         .expect("I/O helpers return a status");
         self.check_simple(status, code::IO, site as i64, -1, 0);
         Ok(result)
+    }
+
+    /// `(sin x, cos x)` of an `f64` by one call to
+    /// [`crate::libm::adjit_sincos`].
+    fn sincos_call(&mut self, x: Value) -> Result<(Value, Value), CompileError> {
+        let f = self.external_returning("adjit_sincos", &[types::F64], &[types::F64; 2])?;
+        let call = self.b.ins().call(f, &[x]);
+        match *self.b.inst_results(call) {
+            [s, c] => Ok((s, c)),
+            _ => err("adjit_sincos returns two values"),
+        }
     }
 
     fn float_call(
@@ -2590,5 +2697,65 @@ fn int_cc(op: CmpOp) -> IntCC {
         CmpOp::Le => IntCC::SignedLessThanOrEqual,
         CmpOp::Gt => IntCC::SignedGreaterThan,
         CmpOp::Ge => IntCC::SignedGreaterThanOrEqual,
+    }
+}
+
+/// The operands whose `f64` sine and cosine `block` both takes, when the
+/// fused call is available: each gets one [`crate::libm::adjit_sincos`]
+/// call instead of two (tangents and adjoints of `sin` / `cos` need both).
+fn sincos_operands(
+    proc: &ir::Proc,
+    block: &ir::Block,
+) -> HashMap<ir::Value, Option<(Value, Value)>> {
+    let mut found: HashMap<ir::Value, (bool, bool)> = HashMap::new();
+    if !libm::FUSED_SINCOS {
+        return HashMap::new();
+    }
+    for &v in &block.insts {
+        let Some(data) = proc.insts.get(v.index()) else {
+            continue;
+        };
+        if let (Inst::Unary(op @ (UnaryOp::Sin | UnaryOp::Cos), a), Some(Type::F64)) =
+            (&data.kind, data.ty)
+        {
+            let e = found.entry(*a).or_default();
+            if *op == UnaryOp::Sin {
+                e.0 = true;
+            } else {
+                e.1 = true;
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter(|&(_, (s, c))| s && c)
+        .map(|(a, _)| (a, None))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ProcBuilder;
+
+    /// Only an operand whose sine *and* cosine the block takes (in `f64`)
+    /// is fused.
+    #[test]
+    fn sincos_pairs_are_found_per_operand() {
+        let mut proc = ir::Proc::new("p");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let y = b.param("y", Type::F64, vec![]);
+        let (xv, yv) = (b.load(x), b.load(y));
+        b.unary(UnaryOp::Cos, xv);
+        b.unary(UnaryOp::Sin, yv);
+        b.unary(UnaryOp::Sin, xv);
+        b.ret();
+        let found = sincos_operands(&proc, &proc.blocks[0]);
+        if libm::FUSED_SINCOS {
+            assert_eq!(found.keys().copied().collect::<Vec<_>>(), vec![xv]);
+        } else {
+            assert!(found.is_empty());
+        }
     }
 }

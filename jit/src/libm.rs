@@ -64,15 +64,65 @@ macro_rules! natives {
     };
 }
 
+/// Whether generated code computes the sine and cosine of one operand with
+/// one call ([`adjit_sincos`]): where the C library's `sincos` gives the
+/// bits of `sin` and `cos` (glibc) and a pair of doubles comes back in two
+/// float registers (the System V x86-64 convention Cranelift follows).
+pub const FUSED_SINCOS: bool = cfg!(all(
+    target_os = "linux",
+    target_env = "gnu",
+    target_arch = "x86_64"
+));
+
+/// The sine and cosine of one argument, returned in `xmm0` and `xmm1`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SinCos {
+    /// `sin(x)`.
+    pub sin: f64,
+    /// `cos(x)`.
+    pub cos: f64,
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+extern "C" {
+    fn sincos(x: f64, s: *mut f64, c: *mut f64);
+}
+
+/// `sin(x)` and `cos(x)` in one call: glibc's `sincos` (the same bits as
+/// its `sin` and `cos`, checked by the tests), two calls elsewhere.
+pub extern "C" fn adjit_sincos(x: f64) -> SinCos {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let (mut s, mut c) = (0.0, 0.0);
+        // SAFETY: glibc's sincos writes one double through each pointer,
+        // both of which point at live locals.
+        unsafe { sincos(x, &mut s, &mut c) };
+        SinCos { sin: s, cos: c }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        // SAFETY: the C math library's sin and cos are pure functions.
+        unsafe {
+            SinCos {
+                sin: sin(x),
+                cos: cos(x),
+            }
+        }
+    }
+}
+
 /// Every math-library symbol generated code may reference (including the
 /// names Cranelift uses for its own floor/ceil/trunc/nearest libcalls).
 pub fn math_symbols() -> Vec<NativeFn> {
-    natives![
+    let mut v = natives![
         sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log10, pow, fmod,
         floor, ceil, trunc, nearbyint, sinf, cosf, tanf, asinf, acosf, atanf, atan2f, sinhf, coshf,
         tanhf, expf, logf, log10f, powf, fmodf, floorf, ceilf, truncf, nearbyintf,
     ]
-    .to_vec()
+    .to_vec();
+    v.extend(natives![adjit_sincos]);
+    v
 }
 
 /// Every runtime helper symbol generated code may reference.

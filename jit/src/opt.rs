@@ -1,4 +1,5 @@
-//! Block-local value numbering: the IR optimisation run before lowering.
+//! The IR optimisations run before lowering: jump-chain merging ([`merge`]),
+//! then block-local value numbering (this module).
 //!
 //! It rewrites the IR it is given for code generation only, without knowing
 //! where that IR came from.
@@ -27,6 +28,8 @@
 use crate::ir::{Const, Inst, Module, Proc, Storage, Type, Value, VarId};
 use std::collections::HashMap;
 
+pub mod merge;
+
 /// What identifies a replaceable computation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Key {
@@ -40,12 +43,14 @@ enum Key {
     Pure(String),
 }
 
-/// Returns a copy of `module` with block-local value numbering applied to
-/// every procedure. Instruction handles (and so spans) are unchanged; only
-/// block instruction lists shrink and operands are renamed.
+/// Returns a copy of `module` with jump chains merged
+/// ([`merge::merge_blocks`]) and block-local value numbering applied to
+/// every procedure. Instruction handles (and so spans) are unchanged; blocks
+/// are renumbered, block instruction lists shrink and operands are renamed.
 pub fn optimize(module: &Module) -> Module {
     let mut out = module.clone();
     for proc in &mut out.procs {
+        merge::merge_blocks(proc);
         number_values(proc);
     }
     out

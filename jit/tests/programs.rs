@@ -7,7 +7,7 @@ use adjit_ir::builder::ProcBuilder;
 use adjit_ir::Buffer;
 use adjit_ir::{
     BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Dim, Global, Module, Proc, ProcId,
-    Rounding, RuntimeErrorKind, Span, Storage, Type, Var,
+    Rounding, RuntimeErrorKind, Span, Storage, Type, UnaryOp, Var,
 };
 use adjit_jit::codegen::{CompiledModule, JitOptions};
 use adjit_jit::runtime::Runtime;
@@ -162,6 +162,110 @@ fn out_of_bounds_is_reported_with_variable_index_and_span() {
     ];
     c.call(id, &mut args).unwrap();
     assert_eq!(args[2], Buffer::F64(vec![20.0]));
+}
+
+/// Every subscript of one access is checked by a single branch on the
+/// disjunction of the checks; the error reported is still the first failing
+/// dimension's, and an element addressed twice in a block (a read, then a
+/// write back) is right and checked once.
+#[test]
+fn one_branch_per_access_reports_the_first_failing_dimension() {
+    // a(1:2, 1:3): a(i, j) = a(i, j) + 1; r = a(i, j).
+    let mut proc = Proc::new("twice");
+    let mut b = ProcBuilder::new(&mut proc);
+    let i = b.param("i", Type::I64, vec![]);
+    let j = b.param("j", Type::I64, vec![]);
+    let a = b.param(
+        "a",
+        Type::F64,
+        vec![ProcBuilder::const_dim(1, 2), ProcBuilder::const_dim(1, 3)],
+    );
+    let r = b.param("r", Type::F64, vec![]);
+    b.set_span(span(5));
+    let (iv, jv) = (b.load(i), b.load(j));
+    let x = b.load_elem(a, vec![iv, jv]);
+    let one = b.fconst(Type::F64, 1.0);
+    let y = b.binary(BinaryOp::Add, x, one);
+    b.store_elem(a, vec![iv, jv], y);
+    let z = b.load_elem(a, vec![iv, jv]);
+    b.store(r, z);
+    b.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    let run = |i: i64, j: i64| {
+        let mut args = vec![
+            Buffer::I64(vec![i]),
+            Buffer::I64(vec![j]),
+            Buffer::F64((0..6).map(f64::from).collect()),
+            Buffer::F64(vec![0.0]),
+        ];
+        c.call(id, &mut args).map(|()| args)
+    };
+    let args = run(2, 3).unwrap();
+    assert_eq!(args[3], Buffer::F64(vec![6.0]));
+    assert_eq!(args[2], Buffer::F64(vec![0.0, 1.0, 2.0, 3.0, 4.0, 6.0]));
+    for (i, j, detail) in [
+        (3, 4, "index 3 outside 1:2 in dimension 1"),
+        (0, 2, "index 0 outside 1:2 in dimension 1"),
+        (1, 4, "index 4 outside 1:3 in dimension 2"),
+        (2, 0, "index 0 outside 1:3 in dimension 2"),
+    ] {
+        let e = run(i, j).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::IndexOutOfBounds);
+        assert_eq!(e.var.as_deref(), Some("a"));
+        assert_eq!(e.span, span(5));
+        assert_eq!(e.detail, detail);
+    }
+}
+
+/// A block taking both the sine and the cosine of one `f64` gets them from
+/// one fused call; the bits are those of the C library's `sin` and `cos`
+/// (what the interpreter computes) over many magnitudes, signs and the
+/// special values.
+#[test]
+fn fused_sine_and_cosine_give_the_bits_of_sin_and_cos() {
+    // s = sin(x) ; c = cos(x) ; t = sin(x) (the pair reused).
+    let mut proc = Proc::new("sc");
+    let mut b = ProcBuilder::new(&mut proc);
+    let x = b.param("x", Type::F64, vec![]);
+    let out = b.param("out", Type::F64, vec![ProcBuilder::const_dim(1, 3)]);
+    let xv = b.load(x);
+    let s = b.unary(UnaryOp::Sin, xv);
+    let c = b.unary(UnaryOp::Cos, xv);
+    let t = b.unary(UnaryOp::Sin, xv);
+    for (k, v) in [s, c, t].into_iter().enumerate() {
+        let kv = b.iconst(Type::I64, k as i64 + 1);
+        b.store_elem(out, vec![kv], v);
+    }
+    b.ret();
+    let (m, id) = single(proc);
+    let c = compile(&m);
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut xs = vec![0.0, -0.0, f64::INFINITY, f64::NAN, 1e300, -1e-300, 1e22];
+    for k in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        xs.push(if k % 2 == 0 {
+            f64::from_bits(state)
+        } else {
+            (state as f64 / u64::MAX as f64 - 0.5) * 10f64.powi(k % 12)
+        });
+    }
+    for x in xs {
+        let mut args = vec![Buffer::F64(vec![x]), Buffer::F64(vec![0.0; 3])];
+        c.call(id, &mut args).unwrap();
+        let Buffer::F64(got) = &args[1] else {
+            panic!("f64 output")
+        };
+        let want = [x.sin(), x.cos(), x.sin()];
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "x = {x:e}: {g:e} != {w:e}"
+            );
+        }
+    }
 }
 
 #[test]
