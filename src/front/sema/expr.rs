@@ -745,9 +745,22 @@ impl Lowerer<'_, '_> {
         for (i, (d, slot)) in sig.dummies.iter().zip(&slots).enumerate() {
             let formal = dummy_procs.iter().find(|p| p.text == d.name);
             let r = match (formal, slot) {
-                (Some(formal), Some(a)) => {
-                    self.procedure_arg(a, formal, name).map(|t| binding.push(t))
-                }
+                (Some(formal), Some(a)) => self.procedure_arg(a, formal, name).and_then(|t| {
+                    let iface = prog.units[unit].scope.proc_interfaces.get(&formal.text);
+                    match iface.and_then(|i| prog.interface_mismatch(i, &t)) {
+                        Some(m) => Err(self.err(
+                            arg_span(a).unwrap_or(name.span),
+                            format!(
+                                "the procedure passed for `{}` of `{}` does not match its interface: {m}",
+                                formal.text, name.text
+                            ),
+                        )),
+                        None => {
+                            binding.push(t);
+                            Ok(())
+                        }
+                    }
+                }),
                 (Some(formal), None) => Err(self.err(
                     name.span,
                     format!(
@@ -1194,5 +1207,17 @@ impl Lowerer<'_, '_> {
                 _ => Err(self.err(e.span, "unsupported Fortran: character expression (other than a literal or a variable) as an actual argument")),
             },
         }
+    }
+}
+
+/// Where an actual argument is written (`None` for an empty section).
+fn arg_span(a: &Arg) -> Option<adjit_ir::Span> {
+    match &a.value {
+        ArgValue::Expr(x) => Some(x.span),
+        ArgValue::Range { lo, hi, stride } => [lo, hi, stride]
+            .into_iter()
+            .flatten()
+            .next()
+            .map(|x| x.span),
     }
 }

@@ -6,7 +6,7 @@
 
 use super::super::ast::{
     Attr, BaseType, CharLen, DataGroup, Decl, DeclKind, DimSpec, Entity, Expr, Intent,
-    InterfaceBlock, Name, TypeDef, TypeSpec,
+    InterfaceBlock, Name, ProcKind, Procedure, TypeDef, TypeSpec,
 };
 use super::super::diag::Diagnostic;
 use super::consts::{fold, int_kind, real_kind, ConstVal};
@@ -133,6 +133,31 @@ pub struct DerivedType {
     pub comps: Vec<Component>,
 }
 
+/// One dummy argument of an abstract interface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceArg {
+    /// Its name.
+    pub name: String,
+    /// Its element type (`None`: a structure or a procedure).
+    pub ty: Option<Type>,
+    /// Its rank.
+    pub rank: usize,
+    /// The derived type of a structure argument.
+    pub type_name: Option<String>,
+}
+
+/// An abstract interface (`abstract interface; function f(x) ...`): what
+/// a procedure passed for a `procedure(f)` dummy must look like.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interface {
+    /// Its name.
+    pub name: String,
+    /// The result type of a function interface (`None`: a subroutine).
+    pub result: Option<Type>,
+    /// The dummy arguments, in order.
+    pub args: Vec<InterfaceArg>,
+}
+
 /// Names of the intrinsic module ISO_FORTRAN_ENV and their kind values.
 const ISO_FORTRAN_ENV: [(&str, i64); 6] = [
     ("real32", 4),
@@ -212,6 +237,10 @@ pub struct Scope {
     pub proc_types: HashMap<String, TypeInfo>,
     /// EQUIVALENCE sets, in order (objects as written).
     pub equivalences: Vec<Vec<Expr>>,
+    /// Abstract interfaces defined or imported here, by (local) name.
+    pub interfaces: HashMap<String, Interface>,
+    /// The interface of each `procedure(iface)` name declared here.
+    pub proc_interfaces: HashMap<String, Interface>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -583,6 +612,11 @@ impl Builder<'_, '_> {
                     self.external(n);
                 }
             }
+            DeclKind::Procedure {
+                interface,
+                attrs,
+                names,
+            } => self.procedure_decl(interface.as_ref(), attrs, names, d.span),
             DeclKind::Intrinsic(names) => {
                 for n in names {
                     self.scope.syms.insert(n.text.clone(), Sym::Intrinsic);
@@ -675,6 +709,7 @@ impl Builder<'_, '_> {
                     .filter(|(n, s)| !n.contains('%') && importable(s))
                     .map(|(n, _)| n)
                     .chain(scope.types.keys())
+                    .chain(scope.interfaces.keys())
                     .filter(|n| scope.is_public(n))
                     .filter(|n| !renames.iter().any(|(_, r)| &r.text == *n))
                     .collect();
@@ -700,6 +735,7 @@ impl Builder<'_, '_> {
         let r = remote.text.as_str();
         let exists = scope.syms.get(r).is_some_and(importable)
             || scope.types.contains_key(r)
+            || scope.interfaces.contains_key(r)
             || scope.procs.iter().any(|p| p == r);
         if !exists {
             self.error(
@@ -718,6 +754,9 @@ impl Builder<'_, '_> {
         let l = local.text.as_str();
         if let Some(def) = scope.types.get(r) {
             self.scope.types.insert(l.to_string(), def.clone());
+        }
+        if let Some(i) = scope.interfaces.get(r) {
+            self.scope.interfaces.insert(l.to_string(), i.clone());
         }
         if scope.procs.iter().any(|p| p == r) && l != r {
             self.scope
@@ -907,12 +946,19 @@ impl Builder<'_, '_> {
     /// compiled with the program and checked at each call).
     fn interface(&mut self, block: &InterfaceBlock, span: Span) {
         if block.is_abstract {
-            self.error(
-                span,
-                "unsupported Fortran: ABSTRACT INTERFACE (procedure dummies are not supported yet)",
-            );
+            if let Some(g) = &block.generic {
+                self.error(g.span, "an ABSTRACT INTERFACE has no generic name");
+            }
+            for body in &block.bodies {
+                let iface = self.abstract_interface(body);
+                self.scope.interfaces.insert(iface.name.clone(), iface);
+            }
+            if let Some(n) = block.procedures.first() {
+                self.error(n.span, "MODULE PROCEDURE in an ABSTRACT INTERFACE");
+            }
             return;
         }
+        let _ = span;
         let Some(g) = &block.generic else {
             if let Some(n) = block.procedures.first() {
                 self.error(
@@ -931,6 +977,143 @@ impl Builder<'_, '_> {
         self.scope
             .syms
             .insert(g.text.clone(), Sym::Generic(specifics));
+    }
+
+    /// The interface an abstract interface body describes: its arguments'
+    /// types and ranks and its result type, resolved with the names this
+    /// unit sees (kinds, types: what IMPORT would bring in).
+    fn abstract_interface(&mut self, body: &Procedure) -> Interface {
+        let result = match &body.kind {
+            ProcKind::Function {
+                prefix_type,
+                result,
+            } => Some((result.as_ref().unwrap_or(&body.name), prefix_type.as_ref())),
+            _ => None,
+        };
+        let host = self.scope.clone();
+        let inner = build_scope(
+            &body.args,
+            result,
+            &body.decls,
+            &Outer {
+                host: Some(&host),
+                modules: self.outer.modules,
+                module: self.outer.module,
+            },
+            self.diags,
+        );
+        let ty_of = |n: &str| {
+            inner
+                .var(n)
+                .and_then(|v| v.ty.clone())
+                .or_else(|| inner.implicit_type(n))
+                .map(|t| t.ty)
+        };
+        let args = body
+            .args
+            .iter()
+            .map(|a| match inner.syms.get(&a.text) {
+                Some(Sym::Struct(st)) => InterfaceArg {
+                    name: a.text.clone(),
+                    ty: None,
+                    rank: 0,
+                    type_name: Some(st.type_name.clone()),
+                },
+                Some(Sym::Var(v)) => InterfaceArg {
+                    name: a.text.clone(),
+                    ty: ty_of(&a.text),
+                    rank: v.dims.as_ref().map_or(0, Vec::len),
+                    type_name: None,
+                },
+                _ => InterfaceArg {
+                    name: a.text.clone(),
+                    ty: None,
+                    rank: 0,
+                    type_name: None,
+                },
+            })
+            .collect();
+        Interface {
+            name: body.name.text.clone(),
+            result: result.and_then(|(r, _)| ty_of(&r.text)),
+            args,
+        }
+    }
+
+    /// The abstract interface of a name (here, in the host or the module).
+    fn find_interface(&self, name: &str) -> Option<Interface> {
+        self.scope
+            .interfaces
+            .get(name)
+            .or_else(|| self.outer.host.and_then(|h| h.interfaces.get(name)))
+            .or_else(|| self.outer.module.and_then(|m| m.interfaces.get(name)))
+            .cloned()
+    }
+
+    /// `procedure(iface) [, attrs] :: names`: procedures with an abstract
+    /// interface, declared as EXTERNAL (dummy procedures, specialized per
+    /// procedure passed, which is checked against the interface).
+    fn procedure_decl(
+        &mut self,
+        interface: Option<&Name>,
+        attrs: &[Attr],
+        names: &[Name],
+        span: Span,
+    ) {
+        for a in attrs {
+            match a {
+                Attr::Intent(_) | Attr::Access(_) => {}
+                Attr::Other(n) if n.text == "pointer" => {
+                    return self.error(
+                        n.span,
+                        "unsupported Fortran: procedure pointer (PROCEDURE(...), POINTER)",
+                    );
+                }
+                Attr::Other(n) => {
+                    return self.error(
+                        n.span,
+                        format!(
+                            "unsupported Fortran: {} attribute of a PROCEDURE declaration",
+                            n.text.to_uppercase()
+                        ),
+                    );
+                }
+                _ => return self.error(span, "unsupported attribute of a PROCEDURE declaration"),
+            }
+        }
+        let Some(iface_name) = interface else {
+            return self.error(
+                span,
+                "unsupported Fortran: PROCEDURE() without an interface",
+            );
+        };
+        let Some(iface) = self.find_interface(&iface_name.text) else {
+            return self.error(
+                iface_name.span,
+                format!("`{}` is not an abstract interface", iface_name.text),
+            );
+        };
+        for n in names {
+            if self
+                .scope
+                .var(&n.text)
+                .is_some_and(|v| v.ty.is_some() || v.dims.is_some())
+            {
+                self.error(n.span, format!("`{}` is declared twice", n.text));
+                continue;
+            }
+            if let Some(ty) = iface.result {
+                self.scope
+                    .proc_types
+                    .insert(n.text.clone(), TypeInfo::plain(ty));
+            }
+            self.scope
+                .proc_interfaces
+                .insert(n.text.clone(), iface.clone());
+            self.scope
+                .syms
+                .insert(n.text.clone(), Sym::External(n.span));
+        }
     }
 
     /// A declaration of derived-type variables: each becomes one variable
