@@ -266,9 +266,14 @@ impl Lowerer<'_, '_> {
             return Err(self.err(
                 name.span,
                 format!(
-                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
+                    "`{}` has {rank} dimension(s) but {} subscript(s) are given{}",
                     name.text,
-                    args.len()
+                    args.len(),
+                    if name.text.contains('%') {
+                        " (unsupported Fortran: a subscripted array component of a whole array of structures, `a%v(1)`, or an unsubscripted one of an element, `a(i)%v`)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -908,13 +913,28 @@ impl Lowerer<'_, '_> {
                 }
                 _ => None,
             };
-            let st = match bare.map(|n| self.resolve(n)).transpose()? {
-                Some(Resolved::Struct(st)) if &st.type_name == tn => st,
+            let (st, leaves) = match self.struct_ref(e, true)? {
+                Some((st, leaves)) if &st.type_name == tn => (st, leaves),
                 _ if ctor.is_some() => {
                     // A structure constructor goes through a temporary.
                     let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;
+                    let tmp = Expr {
+                        span: tmp.span,
+                        kind: ExprKind::Name(tmp),
+                    };
                     self.struct_assign(&tmp, &st, e)?;
-                    st
+                    let leaves = st
+                        .leaves
+                        .iter()
+                        .map(|l| Expr {
+                            kind: ExprKind::Name(Name {
+                                text: l.clone(),
+                                span: e.span,
+                            }),
+                            span: e.span,
+                        })
+                        .collect();
+                    (st, leaves)
                 }
                 _ => {
                     return Err(self.err(
@@ -926,13 +946,19 @@ impl Lowerer<'_, '_> {
                     ))
                 }
             };
-            for (&pi, leaf) in d.params.iter().zip(&st.leaves) {
-                let n = Name {
-                    text: leaf.clone(),
-                    span: e.span,
-                };
-                let v = self.var_of(&n)?;
-                out[pi] = Some(CallArg::Var(v));
+            let _ = &st;
+            for (&pi, leaf) in d.params.iter().zip(&leaves) {
+                out[pi] = Some(match &leaf.kind {
+                    ExprKind::Name(n) => CallArg::Var(self.var_of(n)?),
+                    _ => {
+                        let (pty, prank) = sig.params[pi];
+                        let arg = Arg {
+                            keyword: None,
+                            value: ArgValue::Expr(leaf.clone()),
+                        };
+                        self.actual_arg(&arg, pty, prank, i, callee)?
+                    }
+                });
             }
         } else if let Some(&pi) = d.params.first() {
             let (pty, prank) = sig.params[pi];

@@ -534,6 +534,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let st = StructDecl {
             type_name: def.name.clone(),
             leaves,
+            dims: None,
         };
         self.temp_structs.insert(name.to_string(), st.clone());
         Ok(st)

@@ -100,6 +100,9 @@ pub struct StructDecl {
     pub type_name: String,
     /// The leaf component variables' full names, in component order.
     pub leaves: Vec<String>,
+    /// The dimensions of an array of structures (each leaf is then an
+    /// array with the component's dimensions followed by these).
+    pub dims: Option<Vec<DimSpec>>,
 }
 
 /// The type of a derived-type component.
@@ -1133,15 +1136,13 @@ impl Builder<'_, '_> {
             return;
         };
         let (mut intent, mut save, mut access, mut optional) = (None, false, None, false);
+        let mut all_dims = None;
         for a in attrs {
             match a {
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Save => save = true,
                 Attr::Access(p) => access = Some(*p),
-                Attr::Dimension(_) => {
-                    self.error(ty.span, "unsupported Fortran: array of derived type");
-                    return;
-                }
+                Attr::Dimension(d) => all_dims = Some(d.clone()),
                 Attr::Optional => optional = true,
                 Attr::Parameter => {
                     self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
@@ -1161,8 +1162,17 @@ impl Builder<'_, '_> {
             }
         }
         for e in entities {
-            if e.dims.is_some() {
-                self.error(e.name.span, "unsupported Fortran: array of derived type");
+            let dims = e.dims.clone().or_else(|| all_dims.clone());
+            if let Some(d) = dims.iter().flatten().find(|d| {
+                matches!(d, DimSpec::AssumedSize { .. })
+                    || (matches!(d, DimSpec::AssumedShape { .. })
+                        && dims.as_ref().is_some_and(|x| x.len() > 1))
+            }) {
+                let _ = d;
+                self.error(
+                    e.name.span,
+                    "unsupported Fortran: array of derived type of assumed size or of assumed shape of rank > 1",
+                );
                 continue;
             }
             if let Some(init) = &e.init {
@@ -1184,23 +1194,27 @@ impl Builder<'_, '_> {
                 ..VarDecl::new(e.name.span)
             };
             let mut leaves = Vec::new();
-            self.flatten(&e.name.text, &def, &template, &mut leaves, 0);
+            self.flatten(&e.name.text, &def, &template, &dims, &mut leaves, 0);
             self.scope.syms.insert(
                 e.name.text.clone(),
                 Sym::Struct(StructDecl {
                     type_name: def.name.clone(),
                     leaves,
+                    dims,
                 }),
             );
         }
     }
 
-    /// Declares the leaf components of `prefix` (of type `def`).
+    /// Declares the leaf components of `prefix` (of type `def`; an array
+    /// of structures when `dims` is given: each leaf is an array with the
+    /// component's dimensions, then `dims`).
     fn flatten(
         &mut self,
         prefix: &str,
         def: &DerivedType,
         template: &VarDecl,
+        dims: &Option<Vec<DimSpec>>,
         leaves: &mut Vec<String>,
         depth: usize,
     ) {
@@ -1212,9 +1226,13 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
+                    let leaf_dims = match (&c.dims, dims) {
+                        (Some(c), Some(d)) => Some(c.iter().chain(d).cloned().collect()),
+                        (c, d) => c.clone().or_else(|| d.clone()),
+                    };
                     let v = VarDecl {
                         ty: Some(ti.clone()),
-                        dims: c.dims.clone(),
+                        dims: leaf_dims,
                         default_init: c.init.clone(),
                         ..template.clone()
                     };
@@ -1226,13 +1244,14 @@ impl Builder<'_, '_> {
                         continue;
                     };
                     let mut sub = Vec::new();
-                    self.flatten(&name, &inner, template, &mut sub, depth + 1);
+                    self.flatten(&name, &inner, template, dims, &mut sub, depth + 1);
                     leaves.extend(sub.iter().cloned());
                     self.scope.syms.insert(
                         name,
                         Sym::Struct(StructDecl {
                             type_name: inner.name.clone(),
                             leaves: sub,
+                            dims: dims.clone(),
                         }),
                     );
                 }
