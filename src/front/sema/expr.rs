@@ -738,7 +738,7 @@ impl Lowerer<'_, '_> {
         let width = sig
             .dummies
             .iter()
-            .flat_map(|d| d.params.iter().chain(&d.present))
+            .flat_map(|d| d.params.iter().chain(&d.present).chain(&d.extents))
             .map(|&i| i + 1)
             .max()
             .unwrap_or(0);
@@ -967,6 +967,26 @@ impl Lowerer<'_, '_> {
                 self.check_definable(&c, e, d, callee)?;
             }
             out[pi] = Some(c);
+            if !d.extents.is_empty() {
+                let shape = match self.array_source(e) {
+                    Some(r) => self.extents(&r)?,
+                    None => Vec::new(),
+                };
+                if shape.len() != d.extents.len() + 1 {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "argument `{}` of `{}` is an assumed-shape array of rank {}: pass an array of that rank",
+                            d.name,
+                            callee.text,
+                            d.extents.len() + 1
+                        ),
+                    ));
+                }
+                for (&p, &n) in d.extents.iter().zip(&shape) {
+                    out[p] = Some(CallArg::Var(n));
+                }
+            }
         }
         if let Some(pf) = d.present {
             // An OPTIONAL dummy of the caller passes its own presence on.

@@ -342,6 +342,30 @@ pub(crate) struct Dummy {
     pub params: Vec<usize>,
     /// The parameter of its presence flag (OPTIONAL dummies).
     pub present: Option<usize>,
+    /// The parameters of its extents but the last (assumed-shape dummies
+    /// of rank > 1), from the actual argument's shape.
+    pub extents: Vec<usize>,
+}
+
+/// The name of the hidden integer (I64) parameter carrying extent `k`
+/// (1-based) of an assumed-shape dummy of rank > 1 (every extent but the
+/// last, which comes from the argument's length).
+pub(crate) fn extent_param(dummy: &str, k: usize) -> String {
+    format!("_extent_{dummy}_{k}")
+}
+
+/// The rank of an assumed-shape dummy of rank > 1 (0 otherwise).
+pub(crate) fn assumed_shape_rank(scope: &scope::Scope, dummy: &str) -> usize {
+    match scope.var(dummy).and_then(|v| v.dims.as_ref()) {
+        Some(d)
+            if d.len() > 1
+                && d.iter()
+                    .all(|x| matches!(x, ast::DimSpec::AssumedShape { .. })) =>
+        {
+            d.len()
+        }
+        _ => 0,
+    }
 }
 
 /// The name of the hidden logical parameter telling whether an OPTIONAL
@@ -375,6 +399,9 @@ impl Sig {
                     type_name: st.map(|s| s.type_name.clone()),
                     params,
                     present: param_index(&present_flag(&a.text)),
+                    extents: (1..assumed_shape_rank(&u.scope, &a.text))
+                        .filter_map(|k| param_index(&extent_param(&a.text, k)))
+                        .collect(),
                 }
             })
             .collect();
