@@ -115,3 +115,45 @@ fn newton_roots_through_procedure_dummies_have_implicit_function_derivatives() {
     ));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The solver module of tests/corpus/newton_module.f90 (Newton's method
+/// taking `procedure(residual)` / `procedure(jacobian)` dummies, derived-type
+/// options, OPTIONAL arguments) differentiated with respect to the
+/// problem's parameters: the root of x1^2 + x2^2 = p1, x1 = p2 x2 is
+/// x2 = sqrt(p1 / (1 + p2^2)), x1 = p2 x2, whose derivatives the tangent and
+/// the adjoint must give (both solves: given options and defaults).
+#[test]
+fn newton_module_root_has_the_closed_form_derivatives() {
+    let path = common::corpus::corpus_dir().join("newton_module.f90");
+    let engine = Engine::from_files(&[&path], Default::default()).unwrap();
+    let f = engine.procedure(Some("circle_line")).unwrap();
+    let mut args = f.args();
+    let (p1, p2) = (2.0, 0.5);
+    args.set_array("p", &[p1, p2]).unwrap();
+    f.call(&mut args).unwrap();
+    let x2 = (p1 / (1.0 + p2 * p2)).sqrt();
+    let (dx2_dp1, dx2_dp2) = (x2 / (2.0 * p1), -x2 * p2 / (1.0 + p2 * p2));
+    let row = [p2 * dx2_dp1, x2 + p2 * dx2_dp2, dx2_dp1, dx2_dp2];
+    let expected: Vec<f64> = row.iter().chain(&row).copied().collect();
+    let (of, wrt) = (
+        Selection::parse_list("x,y").unwrap(),
+        Selection::parse_list("p").unwrap(),
+    );
+    let tangent = engine.tangent(Some("circle_line"), &of, &wrt, 2).unwrap();
+    let adjoint = engine
+        .adjoint(Some("circle_line"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let mut bad = common::check::against(
+        "tangent",
+        &tangent.jacobian(&args).unwrap(),
+        &expected,
+        1e-10,
+    );
+    bad.extend(common::check::against(
+        "adjoint",
+        &adjoint.jacobian(&args).unwrap(),
+        &expected,
+        1e-10,
+    ));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
