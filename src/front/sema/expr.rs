@@ -913,8 +913,8 @@ impl Lowerer<'_, '_> {
                 }
                 _ => None,
             };
-            let (st, leaves) = match self.struct_ref(e, true)? {
-                Some((st, leaves)) if &st.type_name == tn => (st, leaves),
+            let leaves = match self.struct_ref(e, true)? {
+                Some((st, leaves)) if &st.type_name == tn => leaves,
                 _ if ctor.is_some() => {
                     // A structure constructor goes through a temporary.
                     let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;
@@ -923,8 +923,7 @@ impl Lowerer<'_, '_> {
                         kind: ExprKind::Name(tmp),
                     };
                     self.struct_assign(&tmp, &st, e)?;
-                    let leaves = st
-                        .leaves
+                    st.leaves
                         .iter()
                         .map(|l| Expr {
                             kind: ExprKind::Name(Name {
@@ -933,8 +932,7 @@ impl Lowerer<'_, '_> {
                             }),
                             span: e.span,
                         })
-                        .collect();
-                    (st, leaves)
+                        .collect()
                 }
                 _ => {
                     return Err(self.err(
@@ -946,7 +944,6 @@ impl Lowerer<'_, '_> {
                     ))
                 }
             };
-            let _ = &st;
             for (&pi, leaf) in d.params.iter().zip(&leaves) {
                 out[pi] = Some(match &leaf.kind {
                     ExprKind::Name(n) => CallArg::Var(self.var_of(n)?),

@@ -522,7 +522,7 @@ impl Builder<'_, '_> {
                     self.error(n.span, "MODULE PROCEDURE outside a generic INTERFACE block");
                 }
             }
-            DeclKind::Interface(block) => self.interface(block, d.span),
+            DeclKind::Interface(block) => self.interface(block),
             DeclKind::TypeDef(def) => self.type_def(def, d.span),
             DeclKind::ImplicitNone => self.scope.implicit = vec![None; 26],
             DeclKind::Implicit(rules) => {
@@ -944,10 +944,11 @@ impl Builder<'_, '_> {
         );
     }
 
-    /// An INTERFACE block: a generic name with its specifics. Explicit
+    /// An INTERFACE block: a generic name with its specifics, or the
+    /// abstract interfaces of an ABSTRACT INTERFACE block. Explicit
     /// interfaces of external procedures need nothing (the procedures are
     /// compiled with the program and checked at each call).
-    fn interface(&mut self, block: &InterfaceBlock, span: Span) {
+    fn interface(&mut self, block: &InterfaceBlock) {
         if block.is_abstract {
             if let Some(g) = &block.generic {
                 self.error(g.span, "an ABSTRACT INTERFACE has no generic name");
@@ -961,7 +962,6 @@ impl Builder<'_, '_> {
             }
             return;
         }
-        let _ = span;
         let Some(g) = &block.generic else {
             if let Some(n) = block.procedures.first() {
                 self.error(
@@ -1163,12 +1163,11 @@ impl Builder<'_, '_> {
         }
         for e in entities {
             let dims = e.dims.clone().or_else(|| all_dims.clone());
-            if let Some(d) = dims.iter().flatten().find(|d| {
+            let rank = dims.as_ref().map_or(0, Vec::len);
+            if dims.iter().flatten().any(|d| {
                 matches!(d, DimSpec::AssumedSize { .. })
-                    || (matches!(d, DimSpec::AssumedShape { .. })
-                        && dims.as_ref().is_some_and(|x| x.len() > 1))
+                    || (matches!(d, DimSpec::AssumedShape { .. }) && rank > 1)
             }) {
-                let _ = d;
                 self.error(
                     e.name.span,
                     "unsupported Fortran: array of derived type of assumed size or of assumed shape of rank > 1",

@@ -896,7 +896,7 @@ impl Lowerer<'_, '_> {
         };
         if let ExprKind::Apply { name: tn, args } = &inner.kind {
             if let Some(def) = self.find_type(&tn.text).filter(|d| d.name == st.type_name) {
-                return self.struct_constructor_assign(target_name, target_args, &def, tn, args);
+                return self.struct_constructor_assign(target_name, target_args, def, tn, args);
             }
         }
         let src = match self.struct_ref(inner, false)? {
