@@ -646,6 +646,15 @@ impl Lowerer<'_, '_> {
     /// A function reference: call with a fresh result temporary, then load.
     pub fn call_function(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<(Value, Type)> {
         let Some(rt) = self.prog.sigs[unit].result else {
+            if self.prog.sigs[unit].struct_result.is_some() {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "function `{}` returns a structure: assign it whole (`p = {}(...)`) or pass it as an actual argument",
+                        name.text, name.text
+                    ),
+                ));
+            }
             return Err(self.err(
                 name.span,
                 format!("subroutine `{}` used as a function", name.text),

@@ -901,11 +901,24 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let result = match &u.ast.kind {
             ProcKind::Function { result, .. } => {
                 let rn = result.clone().unwrap_or_else(|| u.ast.name.clone());
-                if u.scope.struct_decl(&rn.text).is_some() {
-                    self.err(rn.span, "unsupported Fortran: derived-type function result");
+                match u.scope.struct_decl(&rn.text) {
+                    // A structure result: its components are trailing
+                    // parameters the caller gives ([`super::Sig::struct_result`]).
+                    Some(st) => {
+                        for leaf in &st.leaves {
+                            let name = Name {
+                                text: leaf.clone(),
+                                span: rn.span,
+                            };
+                            params.push((name, &u.scope, u.scope.var(leaf), None));
+                        }
+                        None
+                    }
+                    None => {
+                        params.push((rn.clone(), &u.scope, u.scope.var(&rn.text), None));
+                        Some(rn)
+                    }
                 }
-                params.push((rn.clone(), &u.scope, u.scope.var(&rn.text), None));
-                Some(rn)
             }
             _ => None,
         };

@@ -319,6 +319,9 @@ pub(crate) struct Sig {
     pub params: Vec<(Type, usize)>,
     /// Result type of a FUNCTION.
     pub result: Option<Type>,
+    /// A FUNCTION returning a structure: its type and the parameters of
+    /// the result's components (the last ones; `result` is then `None`).
+    pub struct_result: Option<(String, Vec<usize>)>,
     /// The declared dummy arguments, in order, with their parameters.
     pub dummies: Vec<Dummy>,
     /// Every parameter's dimensions (scratch storage for absent OPTIONAL
@@ -412,6 +415,16 @@ impl Sig {
                 .map(|&v| (p.var(v).ty, p.var(v).dims.len()))
                 .collect(),
             result: p.result.map(|r| p.var(r).ty),
+            struct_result: match &u.ast.kind {
+                ProcKind::Function { result, .. } => {
+                    let rn = result.as_ref().unwrap_or(&u.ast.name);
+                    u.scope.struct_decl(&rn.text).map(|st| {
+                        let params = st.leaves.iter().filter_map(|l| param_index(l)).collect();
+                        (st.type_name.clone(), params)
+                    })
+                }
+                _ => None,
+            },
             dummies,
             dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
         }
@@ -498,7 +511,14 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
             .collect();
         names.sort();
         for name in names {
-            let gname = format!("{}::{}", m.name.text, name);
+            // A component of an array of structures is marked `a(:)%x`
+            // (its element `a(i)%x` is not `a%x(i)` in Fortran source).
+            let gname = match name.split_once('%') {
+                Some((base, rest)) if scope.struct_decl(base).is_some_and(|s| s.dims.is_some()) => {
+                    format!("{}::{base}(:)%{rest}", m.name.text)
+                }
+                _ => format!("{}::{}", m.name.text, name),
+            };
             let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
             if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
                 out.globals.push(g);

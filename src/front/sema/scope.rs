@@ -358,15 +358,44 @@ pub fn build_scope(
     for (i, a) in args.iter().enumerate() {
         b.var_mut(a).arg = Some(i);
     }
+    let mut derived_result = None;
     if let Some((name, prefix)) = result {
-        let ty = prefix.and_then(|t| b.type_info(t));
-        let v = b.var_mut(name);
-        if ty.is_some() {
-            v.ty = ty;
+        match prefix {
+            // `type(t) function f(...)`: declared after the specification
+            // part, which may USE the type's module.
+            Some(
+                t @ TypeSpec {
+                    base: BaseType::Derived(_),
+                    ..
+                },
+            ) => derived_result = Some((name, t)),
+            _ => {
+                let ty = prefix.and_then(|t| b.type_info(t));
+                let v = b.var_mut(name);
+                if ty.is_some() {
+                    v.ty = ty;
+                }
+            }
         }
     }
     for d in decls {
         b.decl(d);
+    }
+    if let Some((
+        name,
+        t @ TypeSpec {
+            base: BaseType::Derived(type_name),
+            ..
+        },
+    )) = derived_result
+    {
+        let entity = Entity {
+            name: name.clone(),
+            dims: None,
+            char_len: None,
+            init: None,
+        };
+        b.derived_decl(t, type_name, &[], &[entity]);
     }
     b.finish()
 }

@@ -12,8 +12,8 @@ use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
 use super::scope::{StructDecl, Sym};
 use super::Target;
 use adjit_ir::{
-    BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
-    Value, VarId,
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind,
+    Terminator, Type, Value, VarId,
 };
 
 impl Lowerer<'_, '_> {
@@ -787,7 +787,7 @@ impl Lowerer<'_, '_> {
 
     /// Calls a subroutine (unit `p`).
     fn call_subroutine(&mut self, p: usize, name: &Name, args: &[Arg]) -> R<()> {
-        if self.prog.sigs[p].result.is_some() {
+        if self.prog.sigs[p].result.is_some() || self.prog.sigs[p].struct_result.is_some() {
             return Err(self.err(
                 name.span,
                 format!("function `{}` called as a subroutine", name.text),
@@ -820,8 +820,11 @@ impl Lowerer<'_, '_> {
         if args.is_some() && self.find_type(&name.text).is_some() {
             return Ok(None); // a structure constructor
         }
-        let st = match self.resolve(name)? {
-            Resolved::Struct(st) => st,
+        let st = match (self.resolve(name)?, args) {
+            (Resolved::Struct(st), _) => st,
+            (Resolved::Proc(_) | Resolved::Unknown, Some(args)) => {
+                return self.struct_function(name, args)
+            }
             _ => return Ok(None),
         };
         let Some(args) = args else {
@@ -877,6 +880,55 @@ impl Lowerer<'_, '_> {
                 },
                 span: e.span,
             });
+        }
+        Ok(Some((st, leaves)))
+    }
+
+    /// A reference `f(args)` to a function returning a structure: a call
+    /// giving the components of a temporary structure, which is the value.
+    /// `None` when `f` is not such a function.
+    fn struct_function(&mut self, name: &Name, args: &[Arg]) -> R<Option<(StructDecl, Vec<Expr>)>> {
+        let Some(p) = self.prog.find_proc(self.unit, &name.text) else {
+            return Ok(None);
+        };
+        let Some((type_name, _)) = self.prog.sigs[p].struct_result.clone() else {
+            return Ok(None);
+        };
+        let prog = self.prog;
+        let def = prog.units[p]
+            .scope
+            .types
+            .get(&type_name)
+            .cloned()
+            .or_else(|| {
+                prog.units[p]
+                    .module
+                    .and_then(|m| prog.modules[m].1.types.get(&type_name).cloned())
+            })
+            .or_else(|| self.find_type(&type_name).cloned());
+        let Some(def) = def else {
+            return Err(self.err(
+                name.span,
+                format!(
+                    "the type `{type_name}` of the result of `{}` is not known here",
+                    name.text
+                ),
+            ));
+        };
+        self.check_visible(p, name)?;
+        let (_, st) = self.temp_struct(&def)?;
+        let (mut call_args, callee) = self.call_args(p, name, args)?;
+        let mut leaves = Vec::new();
+        for leaf in &st.leaves {
+            let n = Name {
+                text: leaf.clone(),
+                span: name.span,
+            };
+            call_args.push(CallArg::Var(self.var_of(&n)?));
+            leaves.push(name_expr(leaf.clone(), name.span));
+        }
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
         }
         Ok(Some((st, leaves)))
     }
