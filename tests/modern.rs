@@ -1,7 +1,8 @@
 //! Fortran 90+ at the engine boundary, beyond what the corpus shows: an
 //! OPTIONAL dummy of the entry is present exactly when the caller gives
 //! it a value (the API's `Args::set*` and the CLI's `--set`), in the primal
-//! and in the derivatives.
+//! and in the derivatives; derivatives through procedures passed for
+//! `procedure(iface)` dummies against analytic values.
 
 mod common;
 
@@ -68,4 +69,91 @@ fn an_optional_entry_dummy_is_present_when_the_cli_sets_it() {
     assert!(run(&["--set", "w=2"]).contains("y = 18.0"));
     assert!(run(&["--set", "w=2", "--set", "p=0.5,1"]).contains("y = 20.5"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The roots Newton's method finds through `procedure(scalar_fn)` dummies
+/// (tests/corpus/abstract_interface.f90) have the derivatives the implicit
+/// function theorem gives: r1 solves r^3 + a r - 3 = 0, so dr1/da =
+/// -r1 / (3 r1^2 + a); r2 solves exp(b r) = 2, so r2 = ln 2 / b and
+/// dr2/db = -ln 2 / b^2. Tangent and adjoint both.
+#[test]
+fn newton_roots_through_procedure_dummies_have_implicit_function_derivatives() {
+    let path = common::corpus::corpus_dir().join("abstract_interface.f90");
+    let engine = Engine::from_files(&[&path], Default::default()).unwrap();
+    let f = engine.procedure(Some("roots")).unwrap();
+    let mut args = f.args();
+    let (a, b) = (3.5, 1.25);
+    args.set_scalar("a", a).unwrap();
+    args.set_scalar("b", b).unwrap();
+    f.call(&mut args).unwrap();
+    let r1 = args.scalar("r1").unwrap();
+    assert!(
+        (r1.powi(3) + a * r1 - 3.0).abs() < 1e-13,
+        "r1 = {r1} is a root"
+    );
+    let ln2 = std::f64::consts::LN_2;
+    let expected = [-r1 / (3.0 * r1 * r1 + a), 0.0, 0.0, -ln2 / (b * b)];
+    let (of, wrt) = (
+        Selection::parse_list("r1,r2").unwrap(),
+        Selection::parse_list("a,b").unwrap(),
+    );
+    let tangent = engine.tangent(Some("roots"), &of, &wrt, 2).unwrap();
+    let adjoint = engine
+        .adjoint(Some("roots"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let mut bad = common::check::against(
+        "tangent",
+        &tangent.jacobian(&args).unwrap(),
+        &expected,
+        1e-12,
+    );
+    bad.extend(common::check::against(
+        "adjoint",
+        &adjoint.jacobian(&args).unwrap(),
+        &expected,
+        1e-12,
+    ));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The solver module of tests/corpus/newton_module.f90 (Newton's method
+/// taking `procedure(residual)` / `procedure(jacobian)` dummies, derived-type
+/// options, OPTIONAL arguments) differentiated with respect to the
+/// problem's parameters: the root of x1^2 + x2^2 = p1, x1 = p2 x2 is
+/// x2 = sqrt(p1 / (1 + p2^2)), x1 = p2 x2, whose derivatives the tangent and
+/// the adjoint must give (both solves: given options and defaults).
+#[test]
+fn newton_module_root_has_the_closed_form_derivatives() {
+    let path = common::corpus::corpus_dir().join("newton_module.f90");
+    let engine = Engine::from_files(&[&path], Default::default()).unwrap();
+    let f = engine.procedure(Some("circle_line")).unwrap();
+    let mut args = f.args();
+    let (p1, p2) = (2.0, 0.5);
+    args.set_array("p", &[p1, p2]).unwrap();
+    f.call(&mut args).unwrap();
+    let x2 = (p1 / (1.0 + p2 * p2)).sqrt();
+    let (dx2_dp1, dx2_dp2) = (x2 / (2.0 * p1), -x2 * p2 / (1.0 + p2 * p2));
+    let row = [p2 * dx2_dp1, x2 + p2 * dx2_dp2, dx2_dp1, dx2_dp2];
+    let expected: Vec<f64> = row.iter().chain(&row).copied().collect();
+    let (of, wrt) = (
+        Selection::parse_list("x,y").unwrap(),
+        Selection::parse_list("p").unwrap(),
+    );
+    let tangent = engine.tangent(Some("circle_line"), &of, &wrt, 2).unwrap();
+    let adjoint = engine
+        .adjoint(Some("circle_line"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let mut bad = common::check::against(
+        "tangent",
+        &tangent.jacobian(&args).unwrap(),
+        &expected,
+        1e-10,
+    );
+    bad.extend(common::check::against(
+        "adjoint",
+        &adjoint.jacobian(&args).unwrap(),
+        &expected,
+        1e-10,
+    ));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -178,6 +178,16 @@ impl<'c, 'a> Printer<'c, 'a> {
                 // A component of a derived-type module variable (`m::p%x`):
                 // the variable is used whole and the component named.
                 let raw = global.name.split_once("::").map_or("", |(_, n)| n);
+                if raw.contains("(:)%") {
+                    return Err(self.err(
+                        format!(
+                            "variable `{}`, a component of the module array of structures `{}` (not emitted yet)",
+                            var.name,
+                            raw.split('(').next().unwrap_or_default()
+                        ),
+                        self.proc.span,
+                    ));
+                }
                 if module != self.ctx.globals_module && raw.contains('%') {
                     let path: Vec<String> = raw.split('%').map(ident).collect();
                     self.uses

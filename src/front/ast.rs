@@ -312,6 +312,16 @@ pub enum DeclKind {
     Common(Vec<CommonGroup>),
     /// EXTERNAL names.
     External(Vec<Name>),
+    /// `procedure(iface) [, attrs] :: names`: procedures (dummy
+    /// procedures, as a rule) with the interface `iface`.
+    Procedure {
+        /// The interface named (`None` for `procedure()`).
+        interface: Option<Name>,
+        /// The attributes after it (POINTER is kept as [`Attr::Other`]).
+        attrs: Vec<Attr>,
+        /// The declared names.
+        names: Vec<Name>,
+    },
     /// INTRINSIC names.
     Intrinsic(Vec<Name>),
     /// INTENT(...) names.

@@ -656,6 +656,12 @@ impl<'s> StmtParser<'s> {
             }
             self.eat(TokenKind::DoubleColon);
             DeclKind::ModuleProcedure(self.name_list("a procedure name")?)
+        } else if self
+            .keyword_end("procedure")
+            .is_some_and(|end| self.kind_at(end) == Some(TokenKind::LParen))
+        {
+            self.what = "PROCEDURE declaration";
+            self.procedure_declaration()?
         } else if let Some(&(_, keyword)) = UNSUPPORTED_SPECIFICATIONS
             .iter()
             .find(|(kw, _)| self.at_kw(kw))
@@ -667,6 +673,28 @@ impl<'s> StmtParser<'s> {
         };
         self.expect_end()?;
         Ok(Some(LineKind::Decl(decl)))
+    }
+
+    /// `procedure(iface) [, attrs] :: names` after the keyword.
+    fn procedure_declaration(&mut self) -> PResult<DeclKind> {
+        self.eat_kw("procedure");
+        self.expect(TokenKind::LParen)?;
+        let interface = if self.at(TokenKind::RParen) {
+            None
+        } else {
+            Some(self.name("an interface name")?)
+        };
+        self.expect(TokenKind::RParen)?;
+        let mut attrs = Vec::new();
+        while self.eat(TokenKind::Comma) {
+            attrs.push(self.attribute()?);
+        }
+        self.eat(TokenKind::DoubleColon);
+        Ok(DeclKind::Procedure {
+            interface,
+            attrs,
+            names: self.name_list("a procedure name")?,
+        })
     }
 
     /// `public` / `private` with an optional `[::] name, ...` list.

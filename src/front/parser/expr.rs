@@ -239,8 +239,9 @@ impl<'s> StmtParser<'s> {
 
     /// A name, `name(args)`, or `name(args)(substring)`. A component
     /// reference `a%b%c` is one name `a%b%c` (derived-type variables are
-    /// flattened into one variable per component); components of array
-    /// elements (`a(i)%b`) are rejected.
+    /// flattened into one variable per component); a component of an array
+    /// element `a(i)%b(j)` is the element `a%b(j, i)` of the component's
+    /// array (an array of structures is one array per component).
     pub(super) fn name_primary(&mut self) -> PResult<Built> {
         let mut name = self.name("a name")?;
         while self.at(TokenKind::Percent) && self.kind_at(self.pos + 1) == Some(TokenKind::Name) {
@@ -252,7 +253,26 @@ impl<'s> StmtParser<'s> {
         let span = name.span;
         let mut built = if self.at(TokenKind::LParen) {
             self.enter()?;
-            let (args, height) = self.arg_list(false)?;
+            let (mut args, mut height) = self.arg_list(false)?;
+            // `a(i)%x%v(j)`: a component of an array element is an element
+            // of the component's array `a%x%v`, subscripts of the innermost
+            // part first (the component's dimensions come first).
+            while self.at(TokenKind::Percent) && self.kind_at(self.pos + 1) == Some(TokenKind::Name)
+            {
+                while self.at(TokenKind::Percent)
+                    && self.kind_at(self.pos + 1) == Some(TokenKind::Name)
+                {
+                    self.pos += 1;
+                    let comp = self.name("a component name")?;
+                    name.text.push('%');
+                    name.text.push_str(&comp.text);
+                }
+                if self.at(TokenKind::LParen) {
+                    let (inner, h) = self.arg_list(false)?;
+                    height = height.max(h);
+                    args.splice(0..0, inner);
+                }
+            }
             self.leave();
             self.node(ExprKind::Apply { name, args }, span, height + 1)?
         } else {
@@ -274,7 +294,7 @@ impl<'s> StmtParser<'s> {
         if self.at(TokenKind::Percent) {
             return Err(Diagnostic::error(
                 self.span_here(),
-                "unsupported Fortran: component of an array element (arrays of derived type)",
+                "unsupported Fortran: component of a substring or function result",
             ));
         }
         Ok(built)

@@ -1795,3 +1795,33 @@ fn unclosed_associate_is_an_error() {
         "{diags:?}"
     );
 }
+
+#[test]
+fn components_of_array_elements_are_elements_of_component_arrays() {
+    // The component's subscripts come first: `a(i)%w(j)` is `a%w(j, i)`.
+    assert_eq!(expr_of("a(i)%x"), "a%x[i]");
+    assert_eq!(expr_of("a(i)%w(j)"), "a%w[j i]");
+    assert_eq!(expr_of("s(k)%b%v(2, j) + 1"), expr_of("s%b%v(2, j, k) + 1"));
+    assert_eq!(expr_of("a%x"), "a%x");
+}
+
+#[test]
+fn procedure_declarations_name_their_interface() {
+    let d = decls("procedure(fun), intent(in) :: f, g");
+    let [DeclKind::Procedure {
+        interface: Some(i),
+        attrs,
+        names,
+    }] = d.as_slice()
+    else {
+        panic!("{d:?}")
+    };
+    assert_eq!(i.text, "fun");
+    assert_eq!(attrs, &[Attr::Intent(Intent::In)]);
+    let names: Vec<&str> = names.iter().map(|n| n.text.as_str()).collect();
+    assert_eq!(names, ["f", "g"]);
+    assert!(matches!(
+        decls("procedure(fun), pointer :: p").as_slice(),
+        [DeclKind::Procedure { attrs, .. }] if matches!(&attrs[..], [Attr::Other(n)] if n.text == "pointer")
+    ));
+}

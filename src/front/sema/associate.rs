@@ -75,7 +75,8 @@ impl Lowerer<'_, '_> {
     }
 
     /// A temporary holding `v`, as a name expression the body can use.
-    fn named_temp(&mut self, v: adjit_ir::Value, ty: Type, at: &Expr) -> Expr {
+    /// A temporary holding `v`, as a name expression located at `at`.
+    pub(super) fn named_temp(&mut self, v: adjit_ir::Value, ty: Type, at: &Expr) -> Expr {
         let var = self.temp("assoc", ty);
         self.emit(Inst::Store(var, v), None);
         let name = self.proc.var(var).name.clone();

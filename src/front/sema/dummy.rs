@@ -19,10 +19,11 @@
 
 use super::super::ast::{Name, Procedure, Stmt, StmtKind};
 use super::super::diag::Diagnostic;
+use super::consts::type_name;
 use super::lowerer::{for_each_body, Out};
-use super::scope::{Scope, Sym};
+use super::scope::{Interface, Scope, Sym};
 use super::{Program, Target};
-use adjit_ir::{Inst, Proc, ProcId};
+use adjit_ir::{Inst, Proc, ProcId, Type};
 
 /// One IR procedure to produce: a unit and its dummy procedures' targets.
 #[derive(Clone, Debug)]
@@ -141,6 +142,80 @@ impl Program<'_> {
                 "`{name}` is not a procedure of the program (an intrinsic passed as an argument must be declared INTRINSIC)"
             )
         })
+    }
+}
+
+impl Program<'_> {
+    /// Why `target` does not fit the abstract interface `iface` (function
+    /// or subroutine, result type, number of arguments, each argument's
+    /// type and rank or derived type), if it does not.
+    pub fn interface_mismatch(&self, iface: &Interface, target: &Target) -> Option<String> {
+        let (unit, what) = match target {
+            Target::Proc(i) => {
+                let inst = &self.instances.borrow()[*i];
+                (inst.unit, inst.name.clone())
+            }
+            Target::Intrinsic(n) => {
+                return (iface.result.is_none() || iface.args.len() != 1).then(|| {
+                    format!(
+                        "the intrinsic {} does not have the interface `{}`",
+                        n.to_uppercase(),
+                        iface.name
+                    )
+                })
+            }
+            Target::Unbound => return None,
+        };
+        let sig = &self.sigs[unit];
+        let kind = |r: Option<Type>| match r {
+            Some(t) => format!("a function returning {}", type_name(t)),
+            None => "a subroutine".to_string(),
+        };
+        if sig.result != iface.result {
+            return Some(format!(
+                "`{what}` is {} but the interface `{}` is {}",
+                kind(sig.result),
+                iface.name,
+                kind(iface.result)
+            ));
+        }
+        if sig.dummies.len() != iface.args.len() {
+            return Some(format!(
+                "`{what}` takes {} argument(s) but the interface `{}` takes {}",
+                sig.dummies.len(),
+                iface.name,
+                iface.args.len()
+            ));
+        }
+        for (k, (d, a)) in sig.dummies.iter().zip(&iface.args).enumerate() {
+            let describe = |ty: Option<Type>, rank: usize, tn: &Option<String>| match (tn, ty) {
+                (Some(t), _) => format!("type({t})"),
+                (None, Some(t)) if rank > 0 => format!("{} array of rank {rank}", type_name(t)),
+                (None, Some(t)) => type_name(t).to_string(),
+                (None, None) => "a procedure".to_string(),
+            };
+            let (ty, rank) = match d.params.first() {
+                Some(&p) if d.type_name.is_none() => (Some(sig.params[p].0), sig.params[p].1),
+                _ => (None, 0),
+            };
+            let same = match (&d.type_name, &a.type_name) {
+                (Some(x), Some(y)) => x == y,
+                (None, None) => ty == a.ty && rank == a.rank,
+                _ => false,
+            };
+            if !same {
+                return Some(format!(
+                    "argument {} of `{what}` (`{}`) is {} but argument `{}` of the interface `{}` is {}",
+                    k + 1,
+                    d.name,
+                    describe(ty, rank, &d.type_name),
+                    a.name,
+                    iface.name,
+                    describe(a.ty, a.rank, &a.type_name)
+                ));
+            }
+        }
+        None
     }
 }
 

@@ -266,9 +266,14 @@ impl Lowerer<'_, '_> {
             return Err(self.err(
                 name.span,
                 format!(
-                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
+                    "`{}` has {rank} dimension(s) but {} subscript(s) are given{}",
                     name.text,
-                    args.len()
+                    args.len(),
+                    if name.text.contains('%') {
+                        " (unsupported Fortran: a subscripted array component of a whole array of structures, `a%v(1)`, or an unsubscripted one of an element, `a(i)%v`)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -641,6 +646,15 @@ impl Lowerer<'_, '_> {
     /// A function reference: call with a fresh result temporary, then load.
     pub fn call_function(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<(Value, Type)> {
         let Some(rt) = self.prog.sigs[unit].result else {
+            if self.prog.sigs[unit].struct_result.is_some() {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "function `{}` returns a structure: assign it whole (`p = {}(...)`) or pass it as an actual argument",
+                        name.text, name.text
+                    ),
+                ));
+            }
             return Err(self.err(
                 name.span,
                 format!("subroutine `{}` used as a function", name.text),
@@ -733,7 +747,7 @@ impl Lowerer<'_, '_> {
         let width = sig
             .dummies
             .iter()
-            .flat_map(|d| d.params.iter().chain(&d.present))
+            .flat_map(|d| d.params.iter().chain(&d.present).chain(&d.extents))
             .map(|&i| i + 1)
             .max()
             .unwrap_or(0);
@@ -745,9 +759,22 @@ impl Lowerer<'_, '_> {
         for (i, (d, slot)) in sig.dummies.iter().zip(&slots).enumerate() {
             let formal = dummy_procs.iter().find(|p| p.text == d.name);
             let r = match (formal, slot) {
-                (Some(formal), Some(a)) => {
-                    self.procedure_arg(a, formal, name).map(|t| binding.push(t))
-                }
+                (Some(formal), Some(a)) => self.procedure_arg(a, formal, name).and_then(|t| {
+                    let iface = prog.units[unit].scope.proc_interfaces.get(&formal.text);
+                    match iface.and_then(|i| prog.interface_mismatch(i, &t)) {
+                        Some(m) => Err(self.err(
+                            arg_span(a).unwrap_or(name.span),
+                            format!(
+                                "the procedure passed for `{}` of `{}` does not match its interface: {m}",
+                                formal.text, name.text
+                            ),
+                        )),
+                        None => {
+                            binding.push(t);
+                            Ok(())
+                        }
+                    }
+                }),
                 (Some(formal), None) => Err(self.err(
                     name.span,
                     format!(
@@ -895,13 +922,26 @@ impl Lowerer<'_, '_> {
                 }
                 _ => None,
             };
-            let st = match bare.map(|n| self.resolve(n)).transpose()? {
-                Some(Resolved::Struct(st)) if &st.type_name == tn => st,
+            let leaves = match self.struct_ref(e, true)? {
+                Some((st, leaves)) if &st.type_name == tn => leaves,
                 _ if ctor.is_some() => {
                     // A structure constructor goes through a temporary.
                     let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;
+                    let tmp = Expr {
+                        span: tmp.span,
+                        kind: ExprKind::Name(tmp),
+                    };
                     self.struct_assign(&tmp, &st, e)?;
-                    st
+                    st.leaves
+                        .iter()
+                        .map(|l| Expr {
+                            kind: ExprKind::Name(Name {
+                                text: l.clone(),
+                                span: e.span,
+                            }),
+                            span: e.span,
+                        })
+                        .collect()
                 }
                 _ => {
                     return Err(self.err(
@@ -913,13 +953,18 @@ impl Lowerer<'_, '_> {
                     ))
                 }
             };
-            for (&pi, leaf) in d.params.iter().zip(&st.leaves) {
-                let n = Name {
-                    text: leaf.clone(),
-                    span: e.span,
-                };
-                let v = self.var_of(&n)?;
-                out[pi] = Some(CallArg::Var(v));
+            for (&pi, leaf) in d.params.iter().zip(&leaves) {
+                out[pi] = Some(match &leaf.kind {
+                    ExprKind::Name(n) => CallArg::Var(self.var_of(n)?),
+                    _ => {
+                        let (pty, prank) = sig.params[pi];
+                        let arg = Arg {
+                            keyword: None,
+                            value: ArgValue::Expr(leaf.clone()),
+                        };
+                        self.actual_arg(&arg, pty, prank, i, callee)?
+                    }
+                });
             }
         } else if let Some(&pi) = d.params.first() {
             let (pty, prank) = sig.params[pi];
@@ -928,6 +973,26 @@ impl Lowerer<'_, '_> {
                 self.check_definable(&c, e, d, callee)?;
             }
             out[pi] = Some(c);
+            if !d.extents.is_empty() {
+                let shape = match self.array_source(e) {
+                    Some(r) => self.extents(&r)?,
+                    None => Vec::new(),
+                };
+                if shape.len() != d.extents.len() + 1 {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "argument `{}` of `{}` is an assumed-shape array of rank {}: pass an array of that rank",
+                            d.name,
+                            callee.text,
+                            d.extents.len() + 1
+                        ),
+                    ));
+                }
+                for (&p, &n) in d.extents.iter().zip(&shape) {
+                    out[p] = Some(CallArg::Var(n));
+                }
+            }
         }
         if let Some(pf) = d.present {
             // An OPTIONAL dummy of the caller passes its own presence on.
@@ -1194,5 +1259,17 @@ impl Lowerer<'_, '_> {
                 _ => Err(self.err(e.span, "unsupported Fortran: character expression (other than a literal or a variable) as an actual argument")),
             },
         }
+    }
+}
+
+/// Where an actual argument is written (`None` for an empty section).
+fn arg_span(a: &Arg) -> Option<adjit_ir::Span> {
+    match &a.value {
+        ArgValue::Expr(x) => Some(x.span),
+        ArgValue::Range { lo, hi, stride } => [lo, hi, stride]
+            .into_iter()
+            .flatten()
+            .next()
+            .map(|x| x.span),
     }
 }

@@ -534,6 +534,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let st = StructDecl {
             type_name: def.name.clone(),
             leaves,
+            dims: None,
         };
         self.temp_structs.insert(name.to_string(), st.clone());
         Ok(st)
@@ -688,15 +689,35 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 let last = i + 1 == dims.len();
                 let (lower, upper) = match d {
                     DimSpec::Explicit { lower, upper } => (lower, Some(upper)),
-                    DimSpec::AssumedSize { lower } | DimSpec::AssumedShape { lower } => {
+                    DimSpec::AssumedShape { lower } if param && !last => {
+                        // Rank > 1: the extent is a hidden parameter.
                         let name = self.proc.var(var).name.clone();
-                        if matches!(d, DimSpec::AssumedShape { .. }) && dims.len() > 1 {
+                        let Some(&ext) = self.vars.get(&super::extent_param(&name, i + 1)) else {
                             let span = self.name_span(&name);
                             return Err(self.err(
                                 span,
-                                "assumed-shape arrays of rank > 1 are not supported yet",
+                                format!("`{name}`: an assumed-shape array mixes `:` with explicit bounds (not supported)"),
                             ));
-                        }
+                        };
+                        let lower = match lower {
+                            Some(e) => self.bound(e)?,
+                            None => Bound::Const(1),
+                        };
+                        let upper = Bound::Sub(
+                            Box::new(Bound::Add(
+                                Box::new(lower.clone()),
+                                Box::new(Bound::Var(ext)),
+                            )),
+                            Box::new(Bound::Const(1)),
+                        );
+                        out.push(Dim {
+                            lower,
+                            upper: Some(upper),
+                        });
+                        continue;
+                    }
+                    DimSpec::AssumedSize { lower } | DimSpec::AssumedShape { lower } => {
+                        let name = self.proc.var(var).name.clone();
                         if !last || !param {
                             let span = self.name_span(&name);
                             return Err(self.err(span, format!("`{name}`: an assumed extent is allowed only in the last dimension of a dummy argument")));
@@ -853,6 +874,15 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::Bool))));
             }
         }
+        for a in &u.ast.args {
+            for k in 1..super::assumed_shape_rank(&u.scope, &a.text) {
+                let name = Name {
+                    text: super::extent_param(&a.text, k),
+                    span: a.span,
+                };
+                params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::I64))));
+            }
+        }
         if let Some(h) = u.host {
             let hs = &prog.units[h].scope;
             for name in &u.host_vars {
@@ -871,11 +901,24 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let result = match &u.ast.kind {
             ProcKind::Function { result, .. } => {
                 let rn = result.clone().unwrap_or_else(|| u.ast.name.clone());
-                if u.scope.struct_decl(&rn.text).is_some() {
-                    self.err(rn.span, "unsupported Fortran: derived-type function result");
+                match u.scope.struct_decl(&rn.text) {
+                    // A structure result: its components are trailing
+                    // parameters the caller gives ([`super::Sig::struct_result`]).
+                    Some(st) => {
+                        for leaf in &st.leaves {
+                            let name = Name {
+                                text: leaf.clone(),
+                                span: rn.span,
+                            };
+                            params.push((name, &u.scope, u.scope.var(leaf), None));
+                        }
+                        None
+                    }
+                    None => {
+                        params.push((rn.clone(), &u.scope, u.scope.var(&rn.text), None));
+                        Some(rn)
+                    }
                 }
-                params.push((rn.clone(), &u.scope, u.scope.var(&rn.text), None));
-                Some(rn)
             }
             _ => None,
         };

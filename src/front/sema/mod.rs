@@ -328,6 +328,9 @@ pub(crate) struct Sig {
     pub params: Vec<(Type, usize)>,
     /// Result type of a FUNCTION.
     pub result: Option<Type>,
+    /// A FUNCTION returning a structure: its type and the parameters of
+    /// the result's components (the last ones; `result` is then `None`).
+    pub struct_result: Option<(String, Vec<usize>)>,
     /// The declared dummy arguments, in order, with their parameters.
     pub dummies: Vec<Dummy>,
     /// Every parameter's dimensions (scratch storage for absent OPTIONAL
@@ -351,6 +354,30 @@ pub(crate) struct Dummy {
     pub params: Vec<usize>,
     /// The parameter of its presence flag (OPTIONAL dummies).
     pub present: Option<usize>,
+    /// The parameters of its extents but the last (assumed-shape dummies
+    /// of rank > 1), from the actual argument's shape.
+    pub extents: Vec<usize>,
+}
+
+/// The name of the hidden integer (I64) parameter carrying extent `k`
+/// (1-based) of an assumed-shape dummy of rank > 1 (every extent but the
+/// last, which comes from the argument's length).
+pub(crate) fn extent_param(dummy: &str, k: usize) -> String {
+    format!("_extent_{dummy}_{k}")
+}
+
+/// The rank of an assumed-shape dummy of rank > 1 (0 otherwise).
+pub(crate) fn assumed_shape_rank(scope: &scope::Scope, dummy: &str) -> usize {
+    match scope.var(dummy).and_then(|v| v.dims.as_ref()) {
+        Some(d)
+            if d.len() > 1
+                && d.iter()
+                    .all(|x| matches!(x, ast::DimSpec::AssumedShape { .. })) =>
+        {
+            d.len()
+        }
+        _ => 0,
+    }
 }
 
 /// The name of the hidden logical parameter telling whether an OPTIONAL
@@ -384,6 +411,9 @@ impl Sig {
                     type_name: st.map(|s| s.type_name.clone()),
                     params,
                     present: param_index(&present_flag(&a.text)),
+                    extents: (1..assumed_shape_rank(&u.scope, &a.text))
+                        .filter_map(|k| param_index(&extent_param(&a.text, k)))
+                        .collect(),
                 }
             })
             .collect();
@@ -394,6 +424,16 @@ impl Sig {
                 .map(|&v| (p.var(v).ty, p.var(v).dims.len()))
                 .collect(),
             result: p.result.map(|r| p.var(r).ty),
+            struct_result: match &u.ast.kind {
+                ProcKind::Function { result, .. } => {
+                    let rn = result.as_ref().unwrap_or(&u.ast.name);
+                    u.scope.struct_decl(&rn.text).map(|st| {
+                        let params = st.leaves.iter().filter_map(|l| param_index(l)).collect();
+                        (st.type_name.clone(), params)
+                    })
+                }
+                _ => None,
+            },
             dummies,
             dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
         }
@@ -480,7 +520,14 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
             .collect();
         names.sort();
         for name in names {
-            let gname = format!("{}::{}", m.name.text, name);
+            // A component of an array of structures is marked `a(:)%x`
+            // (its element `a(i)%x` is not `a%x(i)` in Fortran source).
+            let gname = match name.split_once('%') {
+                Some((base, rest)) if scope.struct_decl(base).is_some_and(|s| s.dims.is_some()) => {
+                    format!("{}::{base}(:)%{rest}", m.name.text)
+                }
+                _ => format!("{}::{}", m.name.text, name),
+            };
             let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
             if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
                 out.globals.push(g);

@@ -6,7 +6,7 @@
 
 use super::super::ast::{
     Attr, BaseType, CharLen, DataGroup, Decl, DeclKind, DimSpec, Entity, Expr, Intent,
-    InterfaceBlock, Name, TypeDef, TypeSpec,
+    InterfaceBlock, Name, ProcKind, Procedure, TypeDef, TypeSpec,
 };
 use super::super::diag::Diagnostic;
 use super::consts::{fold, int_kind, real_kind, ConstVal};
@@ -100,6 +100,9 @@ pub struct StructDecl {
     pub type_name: String,
     /// The leaf component variables' full names, in component order.
     pub leaves: Vec<String>,
+    /// The dimensions of an array of structures (each leaf is then an
+    /// array with the component's dimensions followed by these).
+    pub dims: Option<Vec<DimSpec>>,
 }
 
 /// The type of a derived-type component.
@@ -131,6 +134,31 @@ pub struct DerivedType {
     pub name: String,
     /// Components in order.
     pub comps: Vec<Component>,
+}
+
+/// One dummy argument of an abstract interface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceArg {
+    /// Its name.
+    pub name: String,
+    /// Its element type (`None`: a structure or a procedure).
+    pub ty: Option<Type>,
+    /// Its rank.
+    pub rank: usize,
+    /// The derived type of a structure argument.
+    pub type_name: Option<String>,
+}
+
+/// An abstract interface (`abstract interface; function f(x) ...`): what
+/// a procedure passed for a `procedure(f)` dummy must look like.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interface {
+    /// Its name.
+    pub name: String,
+    /// The result type of a function interface (`None`: a subroutine).
+    pub result: Option<Type>,
+    /// The dummy arguments, in order.
+    pub args: Vec<InterfaceArg>,
 }
 
 /// Names of the intrinsic module ISO_FORTRAN_ENV and their kind values.
@@ -212,6 +240,10 @@ pub struct Scope {
     pub proc_types: HashMap<String, TypeInfo>,
     /// EQUIVALENCE sets, in order (objects as written).
     pub equivalences: Vec<Vec<Expr>>,
+    /// Abstract interfaces defined or imported here, by (local) name.
+    pub interfaces: HashMap<String, Interface>,
+    /// The interface of each `procedure(iface)` name declared here.
+    pub proc_interfaces: HashMap<String, Interface>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -326,15 +358,44 @@ pub fn build_scope(
     for (i, a) in args.iter().enumerate() {
         b.var_mut(a).arg = Some(i);
     }
+    let mut derived_result = None;
     if let Some((name, prefix)) = result {
-        let ty = prefix.and_then(|t| b.type_info(t));
-        let v = b.var_mut(name);
-        if ty.is_some() {
-            v.ty = ty;
+        match prefix {
+            // `type(t) function f(...)`: declared after the specification
+            // part, which may USE the type's module.
+            Some(
+                t @ TypeSpec {
+                    base: BaseType::Derived(_),
+                    ..
+                },
+            ) => derived_result = Some((name, t)),
+            _ => {
+                let ty = prefix.and_then(|t| b.type_info(t));
+                let v = b.var_mut(name);
+                if ty.is_some() {
+                    v.ty = ty;
+                }
+            }
         }
     }
     for d in decls {
         b.decl(d);
+    }
+    if let Some((
+        name,
+        t @ TypeSpec {
+            base: BaseType::Derived(type_name),
+            ..
+        },
+    )) = derived_result
+    {
+        let entity = Entity {
+            name: name.clone(),
+            dims: None,
+            char_len: None,
+            init: None,
+        };
+        b.derived_decl(t, type_name, &[], &[entity]);
     }
     b.finish()
 }
@@ -490,7 +551,7 @@ impl Builder<'_, '_> {
                     self.error(n.span, "MODULE PROCEDURE outside a generic INTERFACE block");
                 }
             }
-            DeclKind::Interface(block) => self.interface(block, d.span),
+            DeclKind::Interface(block) => self.interface(block),
             DeclKind::TypeDef(def) => self.type_def(def, d.span),
             DeclKind::ImplicitNone => self.scope.implicit = vec![None; 26],
             DeclKind::Implicit(rules) => {
@@ -583,6 +644,11 @@ impl Builder<'_, '_> {
                     self.external(n);
                 }
             }
+            DeclKind::Procedure {
+                interface,
+                attrs,
+                names,
+            } => self.procedure_decl(interface.as_ref(), attrs, names, d.span),
             DeclKind::Intrinsic(names) => {
                 for n in names {
                     self.scope.syms.insert(n.text.clone(), Sym::Intrinsic);
@@ -675,6 +741,7 @@ impl Builder<'_, '_> {
                     .filter(|(n, s)| !n.contains('%') && importable(s))
                     .map(|(n, _)| n)
                     .chain(scope.types.keys())
+                    .chain(scope.interfaces.keys())
                     .filter(|n| scope.is_public(n))
                     .filter(|n| !renames.iter().any(|(_, r)| &r.text == *n))
                     .collect();
@@ -700,6 +767,7 @@ impl Builder<'_, '_> {
         let r = remote.text.as_str();
         let exists = scope.syms.get(r).is_some_and(importable)
             || scope.types.contains_key(r)
+            || scope.interfaces.contains_key(r)
             || scope.procs.iter().any(|p| p == r);
         if !exists {
             self.error(
@@ -718,6 +786,9 @@ impl Builder<'_, '_> {
         let l = local.text.as_str();
         if let Some(def) = scope.types.get(r) {
             self.scope.types.insert(l.to_string(), def.clone());
+        }
+        if let Some(i) = scope.interfaces.get(r) {
+            self.scope.interfaces.insert(l.to_string(), i.clone());
         }
         if scope.procs.iter().any(|p| p == r) && l != r {
             self.scope
@@ -902,15 +973,22 @@ impl Builder<'_, '_> {
         );
     }
 
-    /// An INTERFACE block: a generic name with its specifics. Explicit
+    /// An INTERFACE block: a generic name with its specifics, or the
+    /// abstract interfaces of an ABSTRACT INTERFACE block. Explicit
     /// interfaces of external procedures need nothing (the procedures are
     /// compiled with the program and checked at each call).
-    fn interface(&mut self, block: &InterfaceBlock, span: Span) {
+    fn interface(&mut self, block: &InterfaceBlock) {
         if block.is_abstract {
-            self.error(
-                span,
-                "unsupported Fortran: ABSTRACT INTERFACE (procedure dummies are not supported yet)",
-            );
+            if let Some(g) = &block.generic {
+                self.error(g.span, "an ABSTRACT INTERFACE has no generic name");
+            }
+            for body in &block.bodies {
+                let iface = self.abstract_interface(body);
+                self.scope.interfaces.insert(iface.name.clone(), iface);
+            }
+            if let Some(n) = block.procedures.first() {
+                self.error(n.span, "MODULE PROCEDURE in an ABSTRACT INTERFACE");
+            }
             return;
         }
         let Some(g) = &block.generic else {
@@ -933,6 +1011,143 @@ impl Builder<'_, '_> {
             .insert(g.text.clone(), Sym::Generic(specifics));
     }
 
+    /// The interface an abstract interface body describes: its arguments'
+    /// types and ranks and its result type, resolved with the names this
+    /// unit sees (kinds, types: what IMPORT would bring in).
+    fn abstract_interface(&mut self, body: &Procedure) -> Interface {
+        let result = match &body.kind {
+            ProcKind::Function {
+                prefix_type,
+                result,
+            } => Some((result.as_ref().unwrap_or(&body.name), prefix_type.as_ref())),
+            _ => None,
+        };
+        let host = self.scope.clone();
+        let inner = build_scope(
+            &body.args,
+            result,
+            &body.decls,
+            &Outer {
+                host: Some(&host),
+                modules: self.outer.modules,
+                module: self.outer.module,
+            },
+            self.diags,
+        );
+        let ty_of = |n: &str| {
+            inner
+                .var(n)
+                .and_then(|v| v.ty.clone())
+                .or_else(|| inner.implicit_type(n))
+                .map(|t| t.ty)
+        };
+        let args = body
+            .args
+            .iter()
+            .map(|a| match inner.syms.get(&a.text) {
+                Some(Sym::Struct(st)) => InterfaceArg {
+                    name: a.text.clone(),
+                    ty: None,
+                    rank: 0,
+                    type_name: Some(st.type_name.clone()),
+                },
+                Some(Sym::Var(v)) => InterfaceArg {
+                    name: a.text.clone(),
+                    ty: ty_of(&a.text),
+                    rank: v.dims.as_ref().map_or(0, Vec::len),
+                    type_name: None,
+                },
+                _ => InterfaceArg {
+                    name: a.text.clone(),
+                    ty: None,
+                    rank: 0,
+                    type_name: None,
+                },
+            })
+            .collect();
+        Interface {
+            name: body.name.text.clone(),
+            result: result.and_then(|(r, _)| ty_of(&r.text)),
+            args,
+        }
+    }
+
+    /// The abstract interface of a name (here, in the host or the module).
+    fn find_interface(&self, name: &str) -> Option<Interface> {
+        self.scope
+            .interfaces
+            .get(name)
+            .or_else(|| self.outer.host.and_then(|h| h.interfaces.get(name)))
+            .or_else(|| self.outer.module.and_then(|m| m.interfaces.get(name)))
+            .cloned()
+    }
+
+    /// `procedure(iface) [, attrs] :: names`: procedures with an abstract
+    /// interface, declared as EXTERNAL (dummy procedures, specialized per
+    /// procedure passed, which is checked against the interface).
+    fn procedure_decl(
+        &mut self,
+        interface: Option<&Name>,
+        attrs: &[Attr],
+        names: &[Name],
+        span: Span,
+    ) {
+        for a in attrs {
+            match a {
+                Attr::Intent(_) | Attr::Access(_) => {}
+                Attr::Other(n) if n.text == "pointer" => {
+                    return self.error(
+                        n.span,
+                        "unsupported Fortran: procedure pointer (PROCEDURE(...), POINTER)",
+                    );
+                }
+                Attr::Other(n) => {
+                    return self.error(
+                        n.span,
+                        format!(
+                            "unsupported Fortran: {} attribute of a PROCEDURE declaration",
+                            n.text.to_uppercase()
+                        ),
+                    );
+                }
+                _ => return self.error(span, "unsupported attribute of a PROCEDURE declaration"),
+            }
+        }
+        let Some(iface_name) = interface else {
+            return self.error(
+                span,
+                "unsupported Fortran: PROCEDURE() without an interface",
+            );
+        };
+        let Some(iface) = self.find_interface(&iface_name.text) else {
+            return self.error(
+                iface_name.span,
+                format!("`{}` is not an abstract interface", iface_name.text),
+            );
+        };
+        for n in names {
+            if self
+                .scope
+                .var(&n.text)
+                .is_some_and(|v| v.ty.is_some() || v.dims.is_some())
+            {
+                self.error(n.span, format!("`{}` is declared twice", n.text));
+                continue;
+            }
+            if let Some(ty) = iface.result {
+                self.scope
+                    .proc_types
+                    .insert(n.text.clone(), TypeInfo::plain(ty));
+            }
+            self.scope
+                .proc_interfaces
+                .insert(n.text.clone(), iface.clone());
+            self.scope
+                .syms
+                .insert(n.text.clone(), Sym::External(n.span));
+        }
+    }
+
     /// A declaration of derived-type variables: each becomes one variable
     /// per leaf component.
     fn derived_decl(
@@ -950,15 +1165,13 @@ impl Builder<'_, '_> {
             return;
         };
         let (mut intent, mut save, mut access, mut optional) = (None, false, None, false);
+        let mut all_dims = None;
         for a in attrs {
             match a {
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Save => save = true,
                 Attr::Access(p) => access = Some(*p),
-                Attr::Dimension(_) => {
-                    self.error(ty.span, "unsupported Fortran: array of derived type");
-                    return;
-                }
+                Attr::Dimension(d) => all_dims = Some(d.clone()),
                 Attr::Optional => optional = true,
                 Attr::Parameter => {
                     self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
@@ -978,8 +1191,16 @@ impl Builder<'_, '_> {
             }
         }
         for e in entities {
-            if e.dims.is_some() {
-                self.error(e.name.span, "unsupported Fortran: array of derived type");
+            let dims = e.dims.clone().or_else(|| all_dims.clone());
+            let rank = dims.as_ref().map_or(0, Vec::len);
+            if dims.iter().flatten().any(|d| {
+                matches!(d, DimSpec::AssumedSize { .. })
+                    || (matches!(d, DimSpec::AssumedShape { .. }) && rank > 1)
+            }) {
+                self.error(
+                    e.name.span,
+                    "unsupported Fortran: array of derived type of assumed size or of assumed shape of rank > 1",
+                );
                 continue;
             }
             if let Some(init) = &e.init {
@@ -1001,23 +1222,27 @@ impl Builder<'_, '_> {
                 ..VarDecl::new(e.name.span)
             };
             let mut leaves = Vec::new();
-            self.flatten(&e.name.text, &def, &template, &mut leaves, 0);
+            self.flatten(&e.name.text, &def, &template, &dims, &mut leaves, 0);
             self.scope.syms.insert(
                 e.name.text.clone(),
                 Sym::Struct(StructDecl {
                     type_name: def.name.clone(),
                     leaves,
+                    dims,
                 }),
             );
         }
     }
 
-    /// Declares the leaf components of `prefix` (of type `def`).
+    /// Declares the leaf components of `prefix` (of type `def`; an array
+    /// of structures when `dims` is given: each leaf is an array with the
+    /// component's dimensions, then `dims`).
     fn flatten(
         &mut self,
         prefix: &str,
         def: &DerivedType,
         template: &VarDecl,
+        dims: &Option<Vec<DimSpec>>,
         leaves: &mut Vec<String>,
         depth: usize,
     ) {
@@ -1029,9 +1254,13 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
+                    let leaf_dims = match (&c.dims, dims) {
+                        (Some(c), Some(d)) => Some(c.iter().chain(d).cloned().collect()),
+                        (c, d) => c.clone().or_else(|| d.clone()),
+                    };
                     let v = VarDecl {
                         ty: Some(ti.clone()),
-                        dims: c.dims.clone(),
+                        dims: leaf_dims,
                         default_init: c.init.clone(),
                         ..template.clone()
                     };
@@ -1043,13 +1272,14 @@ impl Builder<'_, '_> {
                         continue;
                     };
                     let mut sub = Vec::new();
-                    self.flatten(&name, &inner, template, &mut sub, depth + 1);
+                    self.flatten(&name, &inner, template, dims, &mut sub, depth + 1);
                     leaves.extend(sub.iter().cloned());
                     self.scope.syms.insert(
                         name,
                         Sym::Struct(StructDecl {
                             type_name: inner.name.clone(),
                             leaves: sub,
+                            dims: dims.clone(),
                         }),
                     );
                 }

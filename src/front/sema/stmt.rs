@@ -12,8 +12,8 @@ use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
 use super::scope::{StructDecl, Sym};
 use super::Target;
 use adjit_ir::{
-    BinaryOp, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Terminator, Type,
-    Value, VarId,
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind,
+    Terminator, Type, Value, VarId,
 };
 
 impl Lowerer<'_, '_> {
@@ -489,7 +489,7 @@ impl Lowerer<'_, '_> {
         match &target.kind {
             ExprKind::Name(n) => {
                 let v = match self.resolve(n)? {
-                    Resolved::Struct(st) => return self.struct_assign(n, &st, value),
+                    Resolved::Struct(st) => return self.struct_assign(target, &st, value),
                     Resolved::Var(v) => v,
                     Resolved::Unknown | Resolved::Proc(_) => self.implicit_var(n)?,
                     _ => return Err(self.err(n.span, format!("`{}` cannot be assigned", n.text))),
@@ -515,6 +515,9 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             ExprKind::Apply { name, args } => {
+                if let Some((st, _)) = self.struct_ref(target, false)? {
+                    return self.struct_assign(target, &st, value);
+                }
                 let is_array = self.is_array_name(&name.text);
                 let v = match self.resolve(name)? {
                     Resolved::Var(v) => v,
@@ -784,7 +787,7 @@ impl Lowerer<'_, '_> {
 
     /// Calls a subroutine (unit `p`).
     fn call_subroutine(&mut self, p: usize, name: &Name, args: &[Arg]) -> R<()> {
-        if self.prog.sigs[p].result.is_some() {
+        if self.prog.sigs[p].result.is_some() || self.prog.sigs[p].struct_result.is_some() {
             return Err(self.err(
                 name.span,
                 format!("function `{}` called as a subroutine", name.text),
@@ -797,129 +800,291 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
-    /// Whole-structure assignment `p = q` or `p = t(a, b, ...)`: one
-    /// assignment per component.
-    pub fn struct_assign(&mut self, target: &Name, st: &StructDecl, value: &Expr) -> R<()> {
-        let name_expr = |text: String, span| Expr {
-            kind: ExprKind::Name(Name { text, span }),
-            span,
+    /// The structure an expression denotes, with one expression per leaf
+    /// component: a structure variable (`p`; a whole array of structures
+    /// too, whose leaves are whole arrays), or an element of an array of
+    /// structures (`a(i)`, whose leaves are the elements `a%x(i)` and, for
+    /// array components, the sections `a%v(:, i)`, or with `first` their
+    /// first elements `a%v(1, i)`, which start the same contiguous storage
+    /// for an actual argument). `None` for anything else.
+    pub fn struct_ref(&mut self, e: &Expr, first: bool) -> R<Option<(StructDecl, Vec<Expr>)>> {
+        let mut inner = e;
+        while let ExprKind::Paren(x) = &inner.kind {
+            inner = x;
+        }
+        let (name, args) = match &inner.kind {
+            ExprKind::Name(n) => (n, None),
+            ExprKind::Apply { name, args } => (name, Some(args)),
+            _ => return Ok(None),
         };
+        if args.is_some() && self.find_type(&name.text).is_some() {
+            return Ok(None); // a structure constructor
+        }
+        let st = match (self.resolve(name)?, args) {
+            (Resolved::Struct(st), _) => st,
+            (Resolved::Proc(_) | Resolved::Unknown, Some(args)) => {
+                return self.struct_function(name, args)
+            }
+            _ => return Ok(None),
+        };
+        let Some(args) = args else {
+            let leaves = st
+                .leaves
+                .iter()
+                .map(|l| name_expr(l.clone(), name.span))
+                .collect();
+            return Ok(Some((st, leaves)));
+        };
+        if st.dims.is_none() {
+            return Err(self.err(
+                name.span,
+                format!("`{}` is a structure, not an array of structures", name.text),
+            ));
+        }
+        let mut leaves = Vec::new();
+        for l in &st.leaves {
+            let leaf = Name {
+                text: l.clone(),
+                span: name.span,
+            };
+            let dims = match self.resolve(&leaf)? {
+                Resolved::Var(v) => self.proc.var(v).dims.clone(),
+                _ => Vec::new(),
+            };
+            let own = dims.len().saturating_sub(args.len());
+            let mut sub: Vec<Arg> = dims[..own]
+                .iter()
+                .map(|d| Arg {
+                    keyword: None,
+                    value: match &d.lower {
+                        adjit_ir::Bound::Const(lo) if first => ArgValue::Expr(Expr {
+                            kind: ExprKind::Int {
+                                value: *lo,
+                                kind: None,
+                            },
+                            span: e.span,
+                        }),
+                        _ => ArgValue::Range {
+                            lo: None,
+                            hi: None,
+                            stride: None,
+                        },
+                    },
+                })
+                .collect();
+            sub.extend(args.iter().cloned());
+            leaves.push(Expr {
+                kind: ExprKind::Apply {
+                    name: leaf,
+                    args: sub,
+                },
+                span: e.span,
+            });
+        }
+        Ok(Some((st, leaves)))
+    }
+
+    /// A reference `f(args)` to a function returning a structure: a call
+    /// giving the components of a temporary structure, which is the value.
+    /// `None` when `f` is not such a function.
+    fn struct_function(&mut self, name: &Name, args: &[Arg]) -> R<Option<(StructDecl, Vec<Expr>)>> {
+        let Some(p) = self.prog.find_proc(self.unit, &name.text) else {
+            return Ok(None);
+        };
+        let Some((type_name, _)) = self.prog.sigs[p].struct_result.clone() else {
+            return Ok(None);
+        };
+        let prog = self.prog;
+        let def = prog.units[p]
+            .scope
+            .types
+            .get(&type_name)
+            .cloned()
+            .or_else(|| {
+                prog.units[p]
+                    .module
+                    .and_then(|m| prog.modules[m].1.types.get(&type_name).cloned())
+            })
+            .or_else(|| self.find_type(&type_name).cloned());
+        let Some(def) = def else {
+            return Err(self.err(
+                name.span,
+                format!(
+                    "the type `{type_name}` of the result of `{}` is not known here",
+                    name.text
+                ),
+            ));
+        };
+        self.check_visible(p, name)?;
+        let (_, st) = self.temp_struct(&def)?;
+        let (mut call_args, callee) = self.call_args(p, name, args)?;
+        let mut leaves = Vec::new();
+        for leaf in &st.leaves {
+            let n = Name {
+                text: leaf.clone(),
+                span: name.span,
+            };
+            call_args.push(CallArg::Var(self.var_of(&n)?));
+            leaves.push(name_expr(leaf.clone(), name.span));
+        }
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
+        Ok(Some((st, leaves)))
+    }
+
+    /// Whole-structure assignment `p = q` or `p = t(a, b, ...)` (also to
+    /// and from elements of arrays of structures, and between whole arrays
+    /// of structures): one assignment per component.
+    pub fn struct_assign(&mut self, target: &Expr, st: &StructDecl, value: &Expr) -> R<()> {
         let mut inner = value;
         while let ExprKind::Paren(x) = &inner.kind {
             inner = x;
         }
-        match &inner.kind {
-            ExprKind::Name(n) => {
-                let src = match self.resolve(n)? {
-                    Resolved::Struct(src) if src.type_name == st.type_name => src,
-                    _ => {
+        let (target_name, target_args) = match &target.kind {
+            ExprKind::Name(n) => (n, None),
+            ExprKind::Apply { name, args } => (name, Some(args)),
+            _ => return Err(self.err(target.span, "not a structure")),
+        };
+        if let ExprKind::Apply { name: tn, args } = &inner.kind {
+            if let Some(def) = self.find_type(&tn.text).filter(|d| d.name == st.type_name) {
+                return self.struct_constructor_assign(target_name, target_args, def, tn, args);
+            }
+        }
+        let src = match self.struct_ref(inner, false)? {
+            Some((src, leaves)) if src.type_name == st.type_name => leaves,
+            Some(_) => {
+                return Err(self.err(
+                    value.span,
+                    format!(
+                        "type mismatch in the assignment to `{}` (type `{}`)",
+                        target_name.text, st.type_name
+                    ),
+                ))
+            }
+            None => {
+                return Err(self.err(
+                    value.span,
+                    format!(
+                        "unsupported Fortran: a value of type `{}` other than a variable or a structure constructor",
+                        st.type_name
+                    ),
+                ))
+            }
+        };
+        let Some((_, to)) = self.struct_ref(target, false)? else {
+            return Err(self.err(target.span, "not a structure"));
+        };
+        let mut failed = false;
+        for (t, f) in to.iter().zip(&src) {
+            failed |= self.assign(t, f).is_err();
+        }
+        if failed {
+            return Err(Reported);
+        }
+        Ok(())
+    }
+
+    /// `target = t(a, b, ...)`: each component from its value (or its
+    /// default); scalar values are computed into temporaries before any
+    /// component is stored (`q = point(q%y, q%x)`). `target_args` are the
+    /// subscripts of an element of an array of structures.
+    fn struct_constructor_assign(
+        &mut self,
+        target: &Name,
+        target_args: Option<&Vec<Arg>>,
+        def: &super::scope::DerivedType,
+        tn: &Name,
+        args: &[Arg],
+    ) -> R<()> {
+        let mut values: Vec<Option<&Expr>> = vec![None; def.comps.len()];
+        for (i, a) in args.iter().enumerate() {
+            let j = match &a.keyword {
+                None => i,
+                Some(k) => match def.comps.iter().position(|c| c.name == k.text) {
+                    Some(j) => j,
+                    None => {
                         return Err(self.err(
-                            value.span,
-                            format!(
-                                "type mismatch in the assignment to `{}` (type `{}`)",
-                                target.text, st.type_name
-                            ),
+                            k.span,
+                            format!("type `{}` has no component `{}`", def.name, k.text),
                         ))
                     }
-                };
-                let mut failed = false;
-                for (to, from) in st.leaves.iter().zip(&src.leaves) {
-                    let t = name_expr(to.clone(), target.span);
-                    let f = name_expr(from.clone(), n.span);
-                    failed |= self.assign(&t, &f).is_err();
-                }
-                if failed {
-                    return Err(Reported);
-                }
-                Ok(())
+                },
+            };
+            let ArgValue::Expr(x) = &a.value else {
+                return Err(self.err(tn.span, "a range in a structure constructor"));
+            };
+            if j >= values.len() || values[j].is_some() {
+                return Err(self.err(
+                    x.span,
+                    format!("too many or repeated values for type `{}`", def.name),
+                ));
             }
-            ExprKind::Apply { name: tn, args }
-                if self.find_type(&tn.text).is_some_and(|d| d.name == st.type_name) =>
-            {
-                let def = self.find_type(&tn.text).expect("just found");
-                let mut values: Vec<Option<&Expr>> = vec![None; def.comps.len()];
-                for (i, a) in args.iter().enumerate() {
-                    let j = match &a.keyword {
-                        None => i,
-                        Some(k) => match def.comps.iter().position(|c| c.name == k.text) {
-                            Some(j) => j,
-                            None => {
-                                return Err(self.err(
-                                    k.span,
-                                    format!("type `{}` has no component `{}`", def.name, k.text),
-                                ))
-                            }
-                        },
-                    };
-                    let ArgValue::Expr(x) = &a.value else {
-                        return Err(self.err(tn.span, "a range in a structure constructor"));
-                    };
-                    if j >= values.len() || values[j].is_some() {
-                        return Err(self.err(
-                            x.span,
-                            format!("too many or repeated values for type `{}`", def.name),
-                        ));
-                    }
-                    values[j] = Some(x);
-                }
-                // Scalar values are computed into temporaries before any
-                // component is stored (`q = point(q%y, q%x)`).
-                let mut failed = false;
-                let mut pending = Vec::new();
-                for (c, v) in def.comps.iter().zip(values) {
-                    let Some(v) = v.or(c.init.as_ref()) else {
-                        failed = true;
-                        self.err(
-                            tn.span,
-                            format!("no value for component `{}` of type `{}`", c.name, def.name),
-                        );
-                        continue;
-                    };
-                    let t = name_expr(format!("{}%{}", target.text, c.name), target.span);
-                    let scalar = match (&c.ty, &c.dims) {
-                        (super::scope::CompType::Plain(ti), None) if ti.ty != Type::Char => {
-                            Some(ti.ty)
-                        }
-                        _ => None,
-                    };
-                    match scalar {
-                        Some(ty) => match self.num_as(v, ty) {
-                            Ok(x) => {
-                                let tmp = self.temp("c", ty);
-                                self.emit(Inst::Store(tmp, x), None);
-                                pending.push((t, tmp));
-                            }
-                            Err(Reported) => failed = true,
-                        },
-                        None => failed |= self.assign(&t, v).is_err(),
-                    }
-                }
-                for (t, tmp) in pending {
-                    let ExprKind::Name(n) = &t.kind else {
-                        unreachable!("a name")
-                    };
-                    let r = self.var_of(n).and_then(|v| {
-                        self.check_writable(v, n)?;
-                        let ty = self.proc.var(tmp).ty;
-                        let x = self.val(Inst::Load(tmp), ty);
-                        self.emit(Inst::Store(v, x), None);
-                        Ok(())
-                    });
-                    failed |= r.is_err();
-                }
-                if failed {
-                    return Err(Reported);
-                }
-                Ok(())
-            }
-            _ => Err(self.err(
-                value.span,
-                format!(
-                    "unsupported Fortran: a value of type `{}` other than a variable or a structure constructor",
-                    st.type_name
-                ),
-            )),
+            values[j] = Some(x);
         }
+        let mut failed = false;
+        let mut pending = Vec::new();
+        for (c, v) in def.comps.iter().zip(values) {
+            let Some(v) = v.or(c.init.as_ref()) else {
+                failed = true;
+                self.err(
+                    tn.span,
+                    format!("no value for component `{}` of type `{}`", c.name, def.name),
+                );
+                continue;
+            };
+            let text = format!("{}%{}", target.text, c.name);
+            let t = match target_args {
+                None => name_expr(text, target.span),
+                Some(args) => {
+                    let whole = Arg {
+                        keyword: None,
+                        value: ArgValue::Range {
+                            lo: None,
+                            hi: None,
+                            stride: None,
+                        },
+                    };
+                    let rank = match (&c.ty, &c.dims) {
+                        (super::scope::CompType::Plain(_), Some(d)) => d.len(),
+                        _ => 0,
+                    };
+                    let mut sub = vec![whole; rank];
+                    sub.extend(args.iter().cloned());
+                    Expr {
+                        kind: ExprKind::Apply {
+                            name: Name {
+                                text,
+                                span: target.span,
+                            },
+                            args: sub,
+                        },
+                        span: target.span,
+                    }
+                }
+            };
+            let scalar = match (&c.ty, &c.dims) {
+                (super::scope::CompType::Plain(ti), None) if ti.ty != Type::Char => Some(ti.ty),
+                _ => None,
+            };
+            match scalar {
+                Some(ty) => match self.num_as(v, ty) {
+                    Ok(x) => {
+                        let tmp = self.named_temp(x, ty, v);
+                        pending.push((t, tmp));
+                    }
+                    Err(Reported) => failed = true,
+                },
+                None => failed |= self.assign(&t, v).is_err(),
+            }
+        }
+        for (t, tmp) in pending {
+            failed |= self.assign(&t, &tmp).is_err();
+        }
+        if failed {
+            return Err(Reported);
+        }
+        Ok(())
     }
 
     /// SELECT CASE: every case test is evaluated in one block, combined
@@ -1078,5 +1243,13 @@ impl LoopCounter {
                 l.emit(Inst::Store(n, v1), None);
             }
         }
+    }
+}
+
+/// A name as an expression.
+fn name_expr(text: String, span: adjit_ir::Span) -> Expr {
+    Expr {
+        kind: ExprKind::Name(Name { text, span }),
+        span,
     }
 }

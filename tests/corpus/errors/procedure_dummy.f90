@@ -1,6 +1,14 @@
-! adjit-error: 3:3: PROCEDURE(interface) declaration
-subroutine solve(f, x)
-  procedure(fun) :: f
-  double precision x
-  x = 1
-end subroutine solve
+! adjit-error: 10:21: procedure pointer
+module m
+  abstract interface
+    double precision function fun(x)
+      double precision, intent(in) :: x
+    end function fun
+  end interface
+contains
+  subroutine solve(f, x)
+    procedure(fun), pointer :: f
+    double precision x
+    x = f(1d0)
+  end subroutine solve
+end module m
