@@ -3,7 +3,7 @@
 //! of times and ratios to the primal, optionally JSON and a log-log plot of
 //! time against n in the manner of seed 001's figure 2.
 
-use super::{adjoint_options, arguments, directions, problem, CmdResult, Failure, Problem, COMMON};
+use super::{adjoint_options, arguments, directions, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_str};
 use adjit::engine::{element_count, ArgValue, Args, FiniteDifferences, Procedure, Selection};
@@ -51,16 +51,6 @@ fn median_call_time(f: impl FnMut() -> Result<(), Failure>) -> Result<f64, Failu
 }
 
 pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
-    let own = [
-        "of",
-        "wrt",
-        "size",
-        "plot",
-        "directions",
-        "no-tbr",
-        "no-activity",
-    ];
-    cl.allow_only(&[COMMON, &own].concat())?;
     let Problem {
         engine,
         primal,

@@ -10,7 +10,7 @@
 //! infinity: `--json` writes them as the strings `"NaN"`, `"Infinity"` and
 //! `"-Infinity"`, as every adjit JSON output does.
 
-use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem, COMMON};
+use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_str};
 use adjit::engine::{element_count, FiniteDifferences, Jacobian};
@@ -82,8 +82,6 @@ fn failing(rows: &[Row], fails: impl Fn(&Row) -> bool) -> Vec<&str> {
 }
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
-    let own = ["of", "wrt", "step", "directions", "no-tbr", "no-activity"];
-    cl.allow_only(&[COMMON, &own].concat())?;
     let Problem {
         engine,
         primal,

@@ -20,6 +20,7 @@ macro_rules! outln {
     }};
 }
 
+mod args;
 mod bench;
 mod check;
 mod options;
@@ -36,45 +37,27 @@ use options::CommandLine;
 use output::{json_buffer, json_f64, json_f64s, json_str, json_strs, text_buffer, text_f64};
 use std::path::PathBuf;
 
-const USAGE: &str = "\
-adjit: JIT-compiled Fortran with tangents and adjoints
-
-usage:
-  adjit run      FILE... [--entry NAME] [--set NAME=VALUE]... [--input IN.json] [--print NAMES] [--json] [--interp]
-  adjit ir       FILE... [--entry NAME]
-  adjit grad     FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
-  adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
-  adjit emit     FILE... [--entry NAME] [--set DUMMY=PROC] --mode tangent|adjoint --of ... --wrt ... [--format ir|fortran] [-o FILE]
-  adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--json]
-  adjit repl                                                  # type Fortran, then run / grad / ir / emit ...
-  adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
-
-common options:
-  --form fixed|free     override the source form guessed from the file name
-  --set NAME=VALUE      an argument's value; for a dummy procedure of the entry, the procedure to pass (--set fcn=myfcn)
-  --extent NAME=N       the extent of an assumed-size array x(*) (or length of a CHARACTER*(*)) argument
-  -I DIR                look for INCLUDE files in DIR (after the including file's directory; repeatable, in order)
-  --interp              run with the reference interpreter instead of the JIT
-  --no-bounds-check     drop array bounds checks from generated code
-  --directions K        directions per tangent sweep (vector mode)
-  --no-tbr, --no-activity   record conservatively (adjoint)
-";
-
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let cl = match CommandLine::parse(&args) {
-        Ok(cl) => cl,
+    match parse(std::env::args_os()) {
+        Ok(cl) => report(dispatch(&cl)),
         Err(e) => {
-            eprintln!("adjit: {e}\n\n{USAGE}");
-            return 2;
+            // `--help` and `--version` print to standard output and exit 0;
+            // usage errors print to standard error and exit 2.
+            let _ = e.print();
+            e.exit_code()
         }
-    };
-    if cl.command.is_empty() || cl.flag("help") || cl.command == "help" {
-        out!("{USAGE}");
-        return if cl.command.is_empty() { 2 } else { 0 };
     }
-    report(dispatch(&cl))
+}
+
+/// Parses a command line (the program name first) with clap.
+pub(crate) fn parse<I, T>(args: I) -> Result<CommandLine, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser;
+    args::Cli::try_parse_from(args).map(|cli| cli.command.fill())
 }
 
 /// Runs one parsed command.
@@ -87,9 +70,23 @@ pub(crate) fn dispatch(cl: &CommandLine) -> CmdResult {
         "emit" => emit(cl),
         "check" => check::check(cl),
         "bench" => bench::bench(cl),
-        "repl" => repl::repl(),
+        "repl" => repl::repl(cl),
+        "completions" => completions(cl),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
     }
+}
+
+/// `adjit completions SHELL`: the shell's completion script.
+fn completions(cl: &CommandLine) -> CmdResult {
+    use clap::{CommandFactory, ValueEnum};
+    let name = cl.value("shell").unwrap_or_default();
+    let shell = clap_complete::Shell::from_str(name, true)
+        .map_err(|_| Failure::Usage(format!("no completions for the shell `{name}`")))?;
+    let mut command = args::Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "adjit", &mut script);
+    out!("{}", String::from_utf8_lossy(&script));
+    Ok(0)
 }
 
 /// Prints a failure and turns a result into an exit code.
@@ -140,18 +137,6 @@ impl From<String> for Failure {
 }
 
 pub(crate) type CmdResult = Result<i32, Failure>;
-
-pub(crate) const COMMON: &[&str] = &[
-    "entry",
-    "set",
-    "extent",
-    "input",
-    "json",
-    "interp",
-    "no-bounds-check",
-    "form",
-    "include-dir",
-];
 
 /// Compiles the files of the command line.
 pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
@@ -243,19 +228,6 @@ pub(crate) fn arguments(
     Ok(args)
 }
 
-/// Options of the commands that differentiate (`grad`, `jacobian`, and in
-/// part `check` and `bench`).
-pub(crate) const DERIVATIVE_OPTIONS: &[&str] = &[
-    "of",
-    "wrt",
-    "mode",
-    "directions",
-    "no-tbr",
-    "no-activity",
-    "step",
-    "stats",
-];
-
 /// What a derivative command starts from: the compiled program, its entry
 /// procedure, the arguments, and the selected outputs and inputs.
 pub(crate) struct Problem {
@@ -295,7 +267,6 @@ pub(crate) fn fd_step(cl: &CommandLine) -> Result<Option<f64>, Failure> {
 }
 
 fn run(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, &["print"]].concat())?;
     let engine = engine(cl)?;
     let f = engine.procedure(cl.value("entry"))?;
     let mut args = arguments(cl, &engine, f.args())?;
@@ -354,7 +325,6 @@ fn run(cl: &CommandLine) -> CmdResult {
 }
 
 fn ir(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&["entry", "form", "include-dir"])?;
     let engine = engine(cl)?;
     match cl.value("entry") {
         Some(name) => {
@@ -440,7 +410,6 @@ pub(crate) fn compute_jacobian(
 }
 
 fn grad(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, DERIVATIVE_OPTIONS].concat())?;
     let Problem {
         engine,
         primal,
@@ -555,7 +524,6 @@ fn col_start(jac: &Jacobian, name: &str) -> usize {
 }
 
 fn jacobian(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, DERIVATIVE_OPTIONS].concat())?;
     let Problem {
         engine,
         primal,
@@ -616,20 +584,6 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
 }
 
 fn emit(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[
-        "entry",
-        "set",
-        "form",
-        "include-dir",
-        "of",
-        "wrt",
-        "mode",
-        "format",
-        "directions",
-        "no-tbr",
-        "no-activity",
-        "output",
-    ])?;
     let engine = engine(cl)?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;

@@ -2,7 +2,7 @@
 //! inspect and time them with the same commands as the command line (the
 //! typed source stands in for the FILE arguments).
 
-use super::{dispatch, report, CmdResult};
+use super::{dispatch, parse, report, CmdResult};
 use crate::cli::options::CommandLine;
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -22,7 +22,7 @@ Type Fortran (free form); a unit ends at its END line. Commands:
 const COMMANDS: &[&str] = &["run", "grad", "jacobian", "check", "bench", "ir", "emit"];
 
 /// The REPL loop over standard input.
-pub(crate) fn repl() -> CmdResult {
+pub(crate) fn repl(_cl: &CommandLine) -> CmdResult {
     let interactive = std::io::stdin().is_terminal();
     let path = std::env::temp_dir().join(format!("adjit-repl-{}.f90", std::process::id()));
     let mut source = String::new();
@@ -75,11 +75,14 @@ pub(crate) fn repl() -> CmdResult {
                     }
                     let mut words: Vec<String> = split_words(trimmed);
                     words.insert(1, path.display().to_string());
-                    match CommandLine::parse(&words) {
+                    words.insert(0, "adjit".into());
+                    match parse(&words) {
                         Ok(cl) => {
                             report(dispatch(&cl));
                         }
-                        Err(e) => eprintln!("adjit: {e}"),
+                        Err(e) => {
+                            let _ = e.print();
+                        }
                     }
                     continue;
                 }
