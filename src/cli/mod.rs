@@ -380,6 +380,16 @@ pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> Result<usize, Failu
     }
 }
 
+/// The threads of `--threads` (default: every core the process may use).
+pub(crate) fn threads(cl: &CommandLine) -> Result<usize, Failure> {
+    match cl.value("threads") {
+        Some(t) => t.parse::<usize>().ok().filter(|&t| t > 0).ok_or_else(|| {
+            Failure::Usage(format!("--threads must be a positive integer, not `{t}`"))
+        }),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
 /// Computes a Jacobian in the requested mode.
 pub(crate) fn compute_jacobian(
     cl: &CommandLine,
@@ -394,12 +404,12 @@ pub(crate) fn compute_jacobian(
     Ok(match mode {
         Mode::Adjoint => engine
             .adjoint(entry, of, wrt, &adjoint_options(cl))?
-            .jacobian(args)?,
+            .jacobian_threads(args, threads(cl)?)?,
         Mode::Tangent => {
             let n = adjit::engine::element_count(args, wrt)?;
             engine
                 .tangent(entry, of, wrt, directions(cl, n)?)?
-                .jacobian(args)?
+                .jacobian_threads(args, threads(cl)?)?
         }
         Mode::FiniteDifferences => {
             let mut fd = FiniteDifferences::new(primal);
