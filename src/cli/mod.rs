@@ -39,6 +39,12 @@ use std::path::PathBuf;
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
+    use std::io::IsTerminal;
+    // Colour only on a terminal, and never with NO_COLOR set (non-empty).
+    adjit::front::diag::set_color(
+        std::io::stderr().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    );
     match parse(std::env::args_os()) {
         Ok(cl) => report(dispatch(&cl)),
         Err(e) => {
