@@ -207,10 +207,27 @@ pub(crate) fn arguments(
     engine: &Engine,
     mut args: Args,
 ) -> Result<Args, Failure> {
+    // Who set each argument, to refuse setting one twice.
+    let mut set_by: Vec<(String, String)> = Vec::new();
+    let mut claim = |name: &str, by: String| -> Result<(), Failure> {
+        let name = name.trim().to_ascii_lowercase();
+        if let Some((_, first)) = set_by.iter().find(|(n, _)| *n == name) {
+            return Err(Failure::Usage(format!(
+                "`{name}` is set twice: by {first} and by {by}"
+            )));
+        }
+        set_by.push((name, by));
+        Ok(())
+    };
     if let Some(path) = cl.value("input") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
+        if let Some(object) = json.as_object() {
+            for name in object.keys() {
+                claim(name, format!("--input {path}"))?;
+            }
+        }
         args.apply_json(&json)?;
     }
     // `--set fcn=myfcn` for a dummy procedure was used to compile.
@@ -220,6 +237,11 @@ pub(crate) fn arguments(
         .iter()
         .filter(|s| !engine.is_procedure_setting(entry, s))
         .collect();
+    for s in &settings {
+        if let Some((name, _)) = s.split_once('=') {
+            claim(name, format!("--set {s}"))?;
+        }
+    }
     for e in cl.values("extent") {
         let (name, n) = e
             .split_once('=')
@@ -231,7 +253,29 @@ pub(crate) fn arguments(
         args.set_extent(name.trim(), n)?;
     }
     args.apply_settings(&settings)?;
+    if let Some((name, given, elements)) = args.overfull() {
+        return Err(Failure::Usage(format!(
+            "`{name}` is given {given} values but has {elements} elements"
+        )));
+    }
     Ok(args)
+}
+
+/// Refuses a selection (`--of` or `--wrt`, named by `option`) of an
+/// array that has no elements at these arguments, as when the argument
+/// its extent depends on is not set.
+fn non_empty(option: &str, args: &Args, selections: &[Selection]) -> Result<(), Failure> {
+    for s in selections {
+        if s.subscripts.is_none()
+            && adjit::engine::element_count(args, std::slice::from_ref(s))? == 0
+        {
+            return Err(Failure::Usage(format!(
+                "{option} {} selects no elements: `{}` has none at these arguments (set the arguments its extent depends on with --set)",
+                s.name, s.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// What a derivative command starts from: the compiled program, its entry
@@ -252,6 +296,8 @@ pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
     let args = arguments(cl, &engine, primal.args())?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    non_empty("--of", &args, &of)?;
+    non_empty("--wrt", &args, &wrt)?;
     Ok(Problem {
         engine,
         primal,
@@ -456,8 +502,9 @@ fn grad(cl: &CommandLine) -> CmdResult {
             of[0].name
         )));
     }
-    // Group the columns back by input name.
-    let mut groups: Vec<(String, Vec<f64>, bool)> = Vec::new();
+    // Group the columns back by input selection: (label, first column,
+    // values, whole array).
+    let mut groups: Vec<(String, usize, Vec<f64>, bool)> = Vec::new();
     let mut col = 0;
     for w in &wrt {
         let i = args.index_of(&w.name)?;
@@ -480,6 +527,7 @@ fn grad(cl: &CommandLine) -> CmdResult {
         };
         groups.push((
             label,
+            col,
             (col..col + count).map(|c| jac.get(0, c)).collect(),
             whole_array,
         ));
@@ -488,7 +536,7 @@ fn grad(cl: &CommandLine) -> CmdResult {
     if cl.flag("json") {
         let fields: Vec<String> = groups
             .iter()
-            .map(|(name, g, arr)| {
+            .map(|(name, _, g, arr)| {
                 let v = if *arr { json_f64s(g) } else { json_f64(g[0]) };
                 format!("{}: {}", json_str(name), v)
             })
@@ -500,11 +548,11 @@ fn grad(cl: &CommandLine) -> CmdResult {
         );
     } else {
         outln!("{} = {}", jac.of[0], text_f64(jac.values[0]));
-        for (name, g, arr) in &groups {
+        for (name, start, g, arr) in &groups {
             if *arr {
                 outln!("d{}/d{}:", jac.of[0], name);
                 for (k, x) in g.iter().enumerate() {
-                    outln!("  {}  {}", jac.wrt[k + col_start(&jac, name)], text_f64(*x));
+                    outln!("  {}  {}", jac.wrt[start + k], text_f64(*x));
                 }
             } else {
                 outln!("d{}/d{} = {}", jac.of[0], name, text_f64(g[0]));
@@ -530,13 +578,6 @@ fn print_stats(cl: &CommandLine, jac: &Jacobian) {
         ),
         None => eprintln!("tape: none (--stats applies to --mode adjoint)"),
     }
-}
-
-fn col_start(jac: &Jacobian, name: &str) -> usize {
-    jac.wrt
-        .iter()
-        .position(|l| l == name || l.starts_with(&format!("{name}(")))
-        .unwrap_or(0)
 }
 
 fn jacobian(cl: &CommandLine) -> CmdResult {
