@@ -179,3 +179,60 @@ fn wrt_labels_name_the_right_elements() {
     assert_ne!(value("a(1) "), a2, "{out}");
     assert!(lines.iter().any(|l| l.trim().starts_with("a(3) ")), "{out}");
 }
+
+/// Runs `adjit repl` on `script` (standard input is a pipe: no history,
+/// no prompt): `(exit code, stdout, stderr)`.
+fn repl(script: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .arg("repl")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_repl_checks_units_refuses_mistyped_commands_and_drops_units() {
+    let (code, out, err) = repl(
+        "subroutine cube(x, y)\n  double precision x, y\n  y = x*x*q(\nend subroutine\n\
+         rnu --set x=2\n\
+         subroutine cube(x, y)\n  double precision x, y\n  y = x*x*x\nend subroutine\n\
+         run --set x=2\n\
+         subroutine sq(x, y)\n  double precision x, y\n  y = x*x\nend\n\
+         :units\n:drop cube\n:units\n\
+         run --set x=3\n:grad --of y --wrt x --set x=2 --json\n:quit\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    // The broken unit is reported at the line typed and not kept; the
+    // mistyped command is refused with a suggestion, not appended.
+    assert_eq!(
+        err,
+        "repl:cube:3:13: error: expected an expression in assignment, found end of statement
+  ┌─ repl:cube:3:13
+  │
+3 │   y = x*x*q(
+  │             ^
+adjit: unknown command `rnu`; did you mean `run`? (`:help` lists the commands; Fortran starts with SUBROUTINE, FUNCTION or MODULE)
+"
+    );
+    assert_eq!(
+        out,
+        "defined `cube`\nx = 2.0\ny = 8.0\ndefined `sq`\ncube\nsq\nsq\nx = 3.0\ny = 9.0\n\
+         {\"value\": 4.0, \"gradient\": {\"x\": 4.0}}\n"
+    );
+}

@@ -146,7 +146,7 @@ pub(crate) type CmdResult = Result<i32, Failure>;
 
 /// Compiles the files of the command line.
 pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
-    if cl.files.is_empty() {
+    if cl.files.is_empty() && cl.sources.is_empty() {
         return Err(Failure::Usage(format!(
             "`adjit {}` needs at least one source file",
             cl.command
@@ -180,7 +180,14 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         },
         ..Options::default()
     };
-    let mut engine = Engine::from_files(&cl.files, options.clone())?;
+    let compile = |options: Options| {
+        if cl.sources.is_empty() {
+            Engine::from_files(&cl.files, options)
+        } else {
+            Engine::from_sources(&cl.sources, options)
+        }
+    };
+    let mut engine = compile(options.clone())?;
     // An entry taking dummy procedures: `--set fcn=myfcn` names what to
     // pass, and the program is compiled again with them bound.
     if let Some(entry) = cl.value("entry") {
@@ -190,7 +197,7 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
                 procedure_args,
                 ..options
             };
-            engine = Engine::from_files(&cl.files, options)?;
+            engine = compile(options)?;
         }
     }
     for w in engine.warnings() {
@@ -296,8 +303,11 @@ pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
     let args = arguments(cl, &engine, primal.args())?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
-    non_empty("--of", &args, &of)?;
-    non_empty("--wrt", &args, &wrt)?;
+    // `bench` sets the size itself, per measurement.
+    if cl.command != "bench" {
+        non_empty("--of", &args, &of)?;
+        non_empty("--wrt", &args, &wrt)?;
+    }
     Ok(Problem {
         engine,
         primal,

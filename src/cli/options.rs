@@ -11,6 +11,9 @@ pub struct CommandLine {
     pub command: String,
     /// Positional arguments (source files).
     pub files: Vec<String>,
+    /// In-memory sources `(name, text)` used instead of `files` (the
+    /// REPL's units).
+    pub sources: Vec<(String, String)>,
     values: HashMap<String, Vec<String>>,
     flags: Vec<String>,
 }
