@@ -125,33 +125,38 @@ fn command_line_reports_runtime_errors_with_location() {
     let file = dir.join("errors.f90");
     std::fs::write(&file, SOURCE).unwrap();
     let f = file.to_str().unwrap();
-    let cases: [(&[&str], &str, &str); 4] = [
+    // (arguments, location, message, exit code): more values than
+    // elements is refused before the call, as a usage error.
+    let cases: [(&[&str], &str, &str, i32); 4] = [
         (
             &["--entry", "oob", "--set", "n=3", "--set", "k=7"],
             ":4:",
             "out of bounds",
+            1,
         ),
         (
             &["--entry", "divide", "--set", "i=1", "--set", "j=0"],
             ":9:",
             "division by zero",
+            1,
         ),
-        (&["--entry", "halt", "--set", "x=3"], ":14:", "STOP"),
+        (&["--entry", "halt", "--set", "x=3"], ":14:", "STOP", 1),
         (
             &["--entry", "oob", "--set", "n=2", "--set", "a=1,2,3,4"],
             "",
-            "`a`",
+            "`a` is given 4 values but has 2 elements",
+            2,
         ),
     ];
     for interp in [false, true] {
-        for (extra, location, message) in cases {
+        for (extra, location, message, expected) in cases {
             let mut args = vec!["run", f];
             args.extend_from_slice(extra);
             if interp {
                 args.push("--interp");
             }
             let (code, _, stderr) = adjit(&args);
-            assert_eq!(code, 1, "{args:?}: {stderr}");
+            assert_eq!(code, expected, "{args:?}: {stderr}");
             assert!(
                 stderr.contains(location) && stderr.contains(message),
                 "{args:?}: {stderr}"

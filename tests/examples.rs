@@ -115,6 +115,14 @@ fn bench_prints_a_table_and_draws_a_plot() {
         svg.starts_with("<svg") && svg.contains("finite differences"),
         "{svg}"
     );
+    // The PNG next to it: a 900 x 620 image (PNG signature, IHDR), and
+    // not a blank one (a white image compresses to a few hundred bytes).
+    let png = std::fs::read(dir.join("griewank.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(&png[12..16], b"IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes(b.try_into().unwrap());
+    assert_eq!((be(&png[16..20]), be(&png[20..24])), (900, 620));
+    assert!(png.len() > 10_000, "{} bytes", png.len());
     std::fs::remove_dir_all(&dir).ok();
 }
 

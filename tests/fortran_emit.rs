@@ -332,7 +332,8 @@ fn cli_writes_fortran_to_a_file_or_standard_output() {
     let (code, _, stderr) = with(&["--format", "c"]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("--format must be ir or fortran"),
+        stderr.contains("invalid value 'c' for '--format <FORMAT>'")
+            && stderr.contains("[possible values: ir, fortran]"),
         "{stderr}"
     );
 }

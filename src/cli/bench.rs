@@ -3,7 +3,7 @@
 //! of times and ratios to the primal, optionally JSON and a log-log plot of
 //! time against n in the manner of seed 001's figure 2.
 
-use super::{adjoint_options, arguments, directions, problem, CmdResult, Failure, Problem, COMMON};
+use super::{adjoint_options, arguments, directions, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_str};
 use adjit::engine::{element_count, ArgValue, Args, FiniteDifferences, Procedure, Selection};
@@ -51,16 +51,6 @@ fn median_call_time(f: impl FnMut() -> Result<(), Failure>) -> Result<f64, Failu
 }
 
 pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
-    let own = [
-        "of",
-        "wrt",
-        "size",
-        "plot",
-        "directions",
-        "no-tbr",
-        "no-activity",
-    ];
-    cl.allow_only(&[COMMON, &own].concat())?;
     let Problem {
         engine,
         primal,
@@ -155,7 +145,10 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
     if let Some(path) = cl.value("plot") {
         plot(path, &rows, primal.name()).map_err(Failure::Usage)?;
         if !cl.flag("json") {
-            outln!("plot written to {path}");
+            outln!(
+                "plot written to {path} and {}",
+                path.replace(".svg", ".png")
+            );
         }
     }
     Ok(0)
@@ -308,15 +301,48 @@ type Series = (
     fn(&Measurement) -> Timing,
 );
 
-/// Draws time against n on log-log axes.
+/// The plot's size in pixels.
+const PLOT_SIZE: (u32, u32) = (900, 620);
+
+/// The font of the plots' text, shipped with adjit (DejaVu Sans Mono,
+/// assets/fonts/DejaVu-LICENSE) so that PNG text renders without system
+/// fonts.
+static PLOT_FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
+
+/// Draws time against n on log-log axes into `path` (SVG) and the PNG
+/// next to it.
 fn plot(path: &str, rows: &[Measurement], name: &str) -> Result<(), String> {
     use plotters::prelude::*;
-    if !path.ends_with(".svg") {
+    let Some(stem) = path.strip_suffix(".svg") else {
         return Err(format!(
-            "--plot {path}: only SVG output is supported (name the file *.svg)"
+            "--plot {path}: name the plot *.svg (a PNG is written next to it)"
         ));
-    }
-    let err = |e: &dyn std::fmt::Display| format!("cannot draw {path}: {e}");
+    };
+    let png = format!("{stem}.png");
+    plotters::style::register_font("sans-serif", FontStyle::Normal, PLOT_FONT)
+        .map_err(|_| "cannot load the plot's font".to_string())?;
+    let err = |file: &str, e: &dyn std::fmt::Display| format!("cannot draw {file}: {e}");
+    draw(
+        SVGBackend::new(path, PLOT_SIZE).into_drawing_area(),
+        rows,
+        name,
+    )
+    .map_err(|e| err(path, &e))?;
+    draw(
+        BitMapBackend::new(&png, PLOT_SIZE).into_drawing_area(),
+        rows,
+        name,
+    )
+    .map_err(|e| err(&png, &e))
+}
+
+/// Draws the log-log plot of time against n on `root`.
+fn draw<DB: plotters::prelude::DrawingBackend>(
+    root: plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    rows: &[Measurement],
+    name: &str,
+) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
     let series: [Series; 4] = [
         ("primal", RGBColor(90, 90, 90), |m| m.primal),
         ("adjoint", RGBColor(200, 30, 30), |m| m.adjoint),
@@ -332,8 +358,7 @@ fn plot(path: &str, rows: &[Measurement], name: &str) -> Result<(), String> {
     let hi = all.iter().cloned().fold(0.0, f64::max) * 2.0;
     let nmin = rows.iter().map(|m| m.n).min().unwrap_or(1) as f64;
     let nmax = rows.iter().map(|m| m.n).max().unwrap_or(10) as f64;
-    let root = SVGBackend::new(path, (900, 620)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
+    root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!("{name}: gradient cost vs n (adjit)"),
@@ -345,48 +370,42 @@ fn plot(path: &str, rows: &[Measurement], name: &str) -> Result<(), String> {
         .build_cartesian_2d(
             (nmin / 1.5..nmax * 1.5).log_scale(),
             (lo.max(1e-12)..hi.max(lo * 10.0)).log_scale(),
-        )
-        .map_err(|e| err(&e))?;
+        )?;
     chart
         .configure_mesh()
         .x_desc("n (inputs)")
         .y_desc("time [s]")
         .y_label_formatter(&|y| format!("{y:.0e}"))
         .x_label_formatter(&|x| format!("{x:.0e}"))
-        .draw()
-        .map_err(|e| err(&e))?;
+        .draw()?;
     for (label, color, get) in series {
         let points: Vec<(f64, f64)> = rows
             .iter()
             .map(|m| (m.n as f64, get(m).seconds.max(lo)))
             .collect();
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
-            .map_err(|e| err(&e))?
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
             .label(label)
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
         // Hollow markers for extrapolated points, filled for measured ones.
-        chart
-            .draw_series(rows.iter().map(|m| {
-                let t = get(m);
-                let style = if t.extrapolated {
-                    color.stroke_width(1)
-                } else {
-                    color.filled()
-                };
-                Circle::new((m.n as f64, t.seconds.max(lo)), 4, style)
-            }))
-            .map_err(|e| err(&e))?;
+        chart.draw_series(rows.iter().map(|m| {
+            let t = get(m);
+            let style = if t.extrapolated {
+                color.stroke_width(1)
+            } else {
+                color.filled()
+            };
+            Circle::new((m.n as f64, t.seconds.max(lo)), 4, style)
+        }))?;
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
+        .draw()?;
+    root.present()?;
     Ok(())
 }

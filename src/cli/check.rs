@@ -14,7 +14,7 @@
 //! scalar output): Hessian symmetry, finite differences of the gradient,
 //! and a second-order dot-product test.
 
-use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem, COMMON};
+use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_str};
 use adjit::engine::{element_count, FiniteDifferences, Jacobian};
@@ -86,21 +86,11 @@ fn failing(rows: &[Row], fails: impl Fn(&Row) -> bool) -> Vec<&str> {
 }
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
-    let own = [
-        "of",
-        "wrt",
-        "step",
-        "directions",
-        "no-tbr",
-        "no-activity",
-        "order",
-    ];
     let order = match cl.value("order") {
         None | Some("1") => 1,
         Some("2") => 2,
         Some(o) => return Err(Failure::Usage(format!("--order must be 1 or 2, not `{o}`"))),
     };
-    cl.allow_only(&[COMMON, &own].concat())?;
     let Problem {
         engine,
         primal,

@@ -4,7 +4,7 @@
 //! dot-product test of Hessian-vector products against tangent over
 //! tangent).
 
-use super::{adjoint_options, directions, problem, CmdResult, Failure, Problem, COMMON};
+use super::{adjoint_options, directions, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{json_f64, json_f64s, json_matrix, json_str, text_f64, text_matrix};
 use adjit::engine::{element_count, Args, Engine, HessianMatrix, Procedure, Selection};
@@ -13,11 +13,7 @@ use adjit::engine::{element_count, Args, Engine, HessianMatrix, Procedure, Selec
 /// equal up to round-off (symmetry, `u.(H v)` against `u^T H v`).
 const TOLERANCE: f64 = 1e-10;
 
-/// The options of `adjit hessian` beyond the common ones.
-const OWN: &[&str] = &["of", "wrt", "directions", "no-tbr", "no-activity"];
-
 pub(crate) fn hessian(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, OWN].concat())?;
     let Problem {
         engine,
         primal,

@@ -20,6 +20,7 @@ macro_rules! outln {
     }};
 }
 
+mod args;
 mod bench;
 mod check;
 mod hessian;
@@ -39,46 +40,33 @@ use output::{
 };
 use std::path::PathBuf;
 
-const USAGE: &str = "\
-adjit: JIT-compiled Fortran with tangents and adjoints
-
-usage:
-  adjit run      FILE... [--entry NAME] [--set NAME=VALUE]... [--input IN.json] [--print NAMES] [--json] [--interp]
-  adjit ir       FILE... [--entry NAME]
-  adjit grad     FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
-  adjit jacobian FILE... [--entry NAME] --of OUT[,OUT...] --wrt IN[,IN...] [--mode adjoint|tangent|fd] [--set ...] [--json]
-  adjit emit     FILE... [--entry NAME] [--set DUMMY=PROC] --mode tangent|adjoint --of ... --wrt ... [--format ir|fortran] [-o FILE]
-  adjit hessian  FILE... [--entry NAME] --of OUT --wrt IN[,IN...] [--set ...] [--json]
-  adjit check    FILE... [--entry NAME] --of ... --wrt ... [--set ...] [--step H] [--order 1|2] [--json]
-  adjit repl                                                  # type Fortran, then run / grad / ir / emit ...
-  adjit bench    FILE... [--entry NAME] --of ... --wrt ... --size NAME=N,N,... [--set ...] [--plot OUT.svg] [--json]
-
-common options:
-  --form fixed|free     override the source form guessed from the file name
-  --set NAME=VALUE      an argument's value; for a dummy procedure of the entry, the procedure to pass (--set fcn=myfcn)
-  --extent NAME=N       the extent of an assumed-size array x(*) (or length of a CHARACTER*(*)) argument
-  -I DIR                look for INCLUDE files in DIR (after the including file's directory; repeatable, in order)
-  --interp              run with the reference interpreter instead of the JIT
-  --no-bounds-check     drop array bounds checks from generated code
-  --directions K        directions per tangent sweep (vector mode)
-  --no-tbr, --no-activity   record conservatively (adjoint)
-";
-
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let cl = match CommandLine::parse(&args) {
-        Ok(cl) => cl,
+    use std::io::IsTerminal;
+    // Colour only on a terminal, and never with NO_COLOR set (non-empty).
+    adjit::front::diag::set_color(
+        std::io::stderr().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    );
+    match parse(std::env::args_os()) {
+        Ok(cl) => report(dispatch(&cl)),
         Err(e) => {
-            eprintln!("adjit: {e}\n\n{USAGE}");
-            return 2;
+            // `--help` and `--version` print to standard output and exit 0;
+            // usage errors print to standard error and exit 2.
+            let _ = e.print();
+            e.exit_code()
         }
-    };
-    if cl.command.is_empty() || cl.flag("help") || cl.command == "help" {
-        out!("{USAGE}");
-        return if cl.command.is_empty() { 2 } else { 0 };
     }
-    report(dispatch(&cl))
+}
+
+/// Parses a command line (the program name first) with clap.
+pub(crate) fn parse<I, T>(args: I) -> Result<CommandLine, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser;
+    args::Cli::try_parse_from(args).map(|cli| cli.command.fill())
 }
 
 /// Runs one parsed command.
@@ -92,9 +80,23 @@ pub(crate) fn dispatch(cl: &CommandLine) -> CmdResult {
         "check" => check::check(cl),
         "hessian" => hessian::hessian(cl),
         "bench" => bench::bench(cl),
-        "repl" => repl::repl(),
+        "repl" => repl::repl(cl),
+        "completions" => completions(cl),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
     }
+}
+
+/// `adjit completions SHELL`: the shell's completion script.
+fn completions(cl: &CommandLine) -> CmdResult {
+    use clap::{CommandFactory, ValueEnum};
+    let name = cl.value("shell").unwrap_or_default();
+    let shell = clap_complete::Shell::from_str(name, true)
+        .map_err(|_| Failure::Usage(format!("no completions for the shell `{name}`")))?;
+    let mut command = args::Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "adjit", &mut script);
+    out!("{}", String::from_utf8_lossy(&script));
+    Ok(0)
 }
 
 /// Prints a failure and turns a result into an exit code.
@@ -146,21 +148,9 @@ impl From<String> for Failure {
 
 pub(crate) type CmdResult = Result<i32, Failure>;
 
-pub(crate) const COMMON: &[&str] = &[
-    "entry",
-    "set",
-    "extent",
-    "input",
-    "json",
-    "interp",
-    "no-bounds-check",
-    "form",
-    "include-dir",
-];
-
 /// Compiles the files of the command line.
 pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
-    if cl.files.is_empty() {
+    if cl.files.is_empty() && cl.sources.is_empty() {
         return Err(Failure::Usage(format!(
             "`adjit {}` needs at least one source file",
             cl.command
@@ -194,7 +184,14 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         },
         ..Options::default()
     };
-    let mut engine = Engine::from_files(&cl.files, options.clone())?;
+    let compile = |options: Options| {
+        if cl.sources.is_empty() {
+            Engine::from_files(&cl.files, options)
+        } else {
+            Engine::from_sources(&cl.sources, options)
+        }
+    };
+    let mut engine = compile(options.clone())?;
     // An entry taking dummy procedures: `--set fcn=myfcn` names what to
     // pass, and the program is compiled again with them bound.
     if let Some(entry) = cl.value("entry") {
@@ -204,7 +201,7 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
                 procedure_args,
                 ..options
             };
-            engine = Engine::from_files(&cl.files, options)?;
+            engine = compile(options)?;
         }
     }
     for w in engine.warnings() {
@@ -221,10 +218,27 @@ pub(crate) fn arguments(
     engine: &Engine,
     mut args: Args,
 ) -> Result<Args, Failure> {
+    // Who set each argument, to refuse setting one twice.
+    let mut set_by: Vec<(String, String)> = Vec::new();
+    let mut claim = |name: &str, by: String| -> Result<(), Failure> {
+        let name = name.trim().to_ascii_lowercase();
+        if let Some((_, first)) = set_by.iter().find(|(n, _)| *n == name) {
+            return Err(Failure::Usage(format!(
+                "`{name}` is set twice: by {first} and by {by}"
+            )));
+        }
+        set_by.push((name, by));
+        Ok(())
+    };
     if let Some(path) = cl.value("input") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
+        if let Some(object) = json.as_object() {
+            for name in object.keys() {
+                claim(name, format!("--input {path}"))?;
+            }
+        }
         args.apply_json(&json)?;
     }
     // `--set fcn=myfcn` for a dummy procedure was used to compile.
@@ -234,6 +248,11 @@ pub(crate) fn arguments(
         .iter()
         .filter(|s| !engine.is_procedure_setting(entry, s))
         .collect();
+    for s in &settings {
+        if let Some((name, _)) = s.split_once('=') {
+            claim(name, format!("--set {s}"))?;
+        }
+    }
     for e in cl.values("extent") {
         let (name, n) = e
             .split_once('=')
@@ -245,21 +264,30 @@ pub(crate) fn arguments(
         args.set_extent(name.trim(), n)?;
     }
     args.apply_settings(&settings)?;
+    if let Some((name, given, elements)) = args.overfull() {
+        return Err(Failure::Usage(format!(
+            "`{name}` is given {given} values but has {elements} elements"
+        )));
+    }
     Ok(args)
 }
 
-/// Options of the commands that differentiate (`grad`, `jacobian`, and in
-/// part `check` and `bench`).
-pub(crate) const DERIVATIVE_OPTIONS: &[&str] = &[
-    "of",
-    "wrt",
-    "mode",
-    "directions",
-    "no-tbr",
-    "no-activity",
-    "step",
-    "stats",
-];
+/// Refuses a selection (`--of` or `--wrt`, named by `option`) of an
+/// array that has no elements at these arguments, as when the argument
+/// its extent depends on is not set.
+fn non_empty(option: &str, args: &Args, selections: &[Selection]) -> Result<(), Failure> {
+    for s in selections {
+        if s.subscripts.is_none()
+            && adjit::engine::element_count(args, std::slice::from_ref(s))? == 0
+        {
+            return Err(Failure::Usage(format!(
+                "{option} {} selects no elements: `{}` has none at these arguments (set the arguments its extent depends on with --set)",
+                s.name, s.name
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// What a derivative command starts from: the compiled program, its entry
 /// procedure, the arguments, and the selected outputs and inputs.
@@ -279,6 +307,11 @@ pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
     let args = arguments(cl, &engine, primal.args())?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;
+    // `bench` sets the size itself, per measurement.
+    if cl.command != "bench" {
+        non_empty("--of", &args, &of)?;
+        non_empty("--wrt", &args, &wrt)?;
+    }
     Ok(Problem {
         engine,
         primal,
@@ -300,7 +333,6 @@ pub(crate) fn fd_step(cl: &CommandLine) -> Result<Option<f64>, Failure> {
 }
 
 fn run(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, &["print"]].concat())?;
     let engine = engine(cl)?;
     let f = engine.procedure(cl.value("entry"))?;
     let mut args = arguments(cl, &engine, f.args())?;
@@ -359,7 +391,6 @@ fn run(cl: &CommandLine) -> CmdResult {
 }
 
 fn ir(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&["entry", "form", "include-dir"])?;
     let engine = engine(cl)?;
     match cl.value("entry") {
         Some(name) => {
@@ -415,6 +446,16 @@ pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> Result<usize, Failu
     }
 }
 
+/// The threads of `--threads` (default: every core the process may use).
+pub(crate) fn threads(cl: &CommandLine) -> Result<usize, Failure> {
+    match cl.value("threads") {
+        Some(t) => t.parse::<usize>().ok().filter(|&t| t > 0).ok_or_else(|| {
+            Failure::Usage(format!("--threads must be a positive integer, not `{t}`"))
+        }),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
 /// Computes a Jacobian in the requested mode.
 pub(crate) fn compute_jacobian(
     cl: &CommandLine,
@@ -429,12 +470,12 @@ pub(crate) fn compute_jacobian(
     Ok(match mode {
         Mode::Adjoint => engine
             .adjoint(entry, of, wrt, &adjoint_options(cl))?
-            .jacobian(args)?,
+            .jacobian_threads(args, threads(cl)?)?,
         Mode::Tangent => {
             let n = adjit::engine::element_count(args, wrt)?;
             engine
                 .tangent(entry, of, wrt, directions(cl, n)?)?
-                .jacobian(args)?
+                .jacobian_threads(args, threads(cl)?)?
         }
         Mode::FiniteDifferences => {
             let mut fd = FiniteDifferences::new(primal);
@@ -445,7 +486,6 @@ pub(crate) fn compute_jacobian(
 }
 
 fn grad(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, DERIVATIVE_OPTIONS].concat())?;
     let Problem {
         engine,
         primal,
@@ -476,8 +516,9 @@ fn grad(cl: &CommandLine) -> CmdResult {
             of[0].name
         )));
     }
-    // Group the columns back by input name.
-    let mut groups: Vec<(String, Vec<f64>, bool)> = Vec::new();
+    // Group the columns back by input selection: (label, first column,
+    // values, whole array).
+    let mut groups: Vec<(String, usize, Vec<f64>, bool)> = Vec::new();
     let mut col = 0;
     for w in &wrt {
         let i = args.index_of(&w.name)?;
@@ -500,6 +541,7 @@ fn grad(cl: &CommandLine) -> CmdResult {
         };
         groups.push((
             label,
+            col,
             (col..col + count).map(|c| jac.get(0, c)).collect(),
             whole_array,
         ));
@@ -508,7 +550,7 @@ fn grad(cl: &CommandLine) -> CmdResult {
     if cl.flag("json") {
         let fields: Vec<String> = groups
             .iter()
-            .map(|(name, g, arr)| {
+            .map(|(name, _, g, arr)| {
                 let v = if *arr { json_f64s(g) } else { json_f64(g[0]) };
                 format!("{}: {}", json_str(name), v)
             })
@@ -520,11 +562,11 @@ fn grad(cl: &CommandLine) -> CmdResult {
         );
     } else {
         outln!("{} = {}", jac.of[0], text_f64(jac.values[0]));
-        for (name, g, arr) in &groups {
+        for (name, start, g, arr) in &groups {
             if *arr {
                 outln!("d{}/d{}:", jac.of[0], name);
                 for (k, x) in g.iter().enumerate() {
-                    outln!("  {}  {}", jac.wrt[k + col_start(&jac, name)], text_f64(*x));
+                    outln!("  {}  {}", jac.wrt[start + k], text_f64(*x));
                 }
             } else {
                 outln!("d{}/d{} = {}", jac.of[0], name, text_f64(g[0]));
@@ -552,15 +594,7 @@ fn print_stats(cl: &CommandLine, jac: &Jacobian) {
     }
 }
 
-fn col_start(jac: &Jacobian, name: &str) -> usize {
-    jac.wrt
-        .iter()
-        .position(|l| l == name || l.starts_with(&format!("{name}(")))
-        .unwrap_or(0)
-}
-
 fn jacobian(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[COMMON, DERIVATIVE_OPTIONS].concat())?;
     let Problem {
         engine,
         primal,
@@ -590,20 +624,6 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
 }
 
 fn emit(cl: &CommandLine) -> CmdResult {
-    cl.allow_only(&[
-        "entry",
-        "set",
-        "form",
-        "include-dir",
-        "of",
-        "wrt",
-        "mode",
-        "format",
-        "directions",
-        "no-tbr",
-        "no-activity",
-        "output",
-    ])?;
     let engine = engine(cl)?;
     let of = Selection::parse_list(cl.required("of")?)?;
     let wrt = Selection::parse_list(cl.required("wrt")?)?;

@@ -1,23 +1,8 @@
-//! Command-line parsing: a subcommand, source files, and `--name value`
-//! options (also `--name=value`), following the contract in DESIGN.md,
-//! and `-I DIR` (INCLUDE directories, stored as the option `include-dir`).
+//! The parsed command line as the commands read it: the subcommand, its
+//! source files, and named option values and flags (filled from clap's
+//! parse in `cli::args`; `-I DIR` is the option `include-dir`).
 
 use std::collections::HashMap;
-
-/// Options that take no value.
-const FLAGS: &[&str] = &[
-    "json",
-    "interp",
-    "no-bounds-check",
-    "stats",
-    "help",
-    "no-tbr",
-    "no-activity",
-    "no-plot",
-];
-
-/// Options that may be repeated (values accumulate).
-const REPEATABLE: &[&str] = &["set", "extent", "size", "include-dir"];
 
 /// A parsed command line.
 #[derive(Debug, Default)]
@@ -26,70 +11,33 @@ pub struct CommandLine {
     pub command: String,
     /// Positional arguments (source files).
     pub files: Vec<String>,
+    /// In-memory sources `(name, text)` used instead of `files` (the
+    /// REPL's units).
+    pub sources: Vec<(String, String)>,
     values: HashMap<String, Vec<String>>,
     flags: Vec<String>,
 }
 
 impl CommandLine {
-    /// Parses `args` (without the program name).
-    pub fn parse(args: &[String]) -> Result<CommandLine, String> {
-        let mut cl = CommandLine::default();
-        let mut it = args.iter().peekable();
-        while let Some(arg) = it.next() {
-            if let Some(opt) = arg.strip_prefix("--") {
-                let (name, inline) = match opt.split_once('=') {
-                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                    None => (opt.to_string(), None),
-                };
-                if FLAGS.contains(&name.as_str()) {
-                    if inline.is_some() {
-                        return Err(format!("option --{name} takes no value"));
-                    }
-                    cl.flags.push(name);
-                    continue;
-                }
-                let value = match inline {
-                    Some(v) => v,
-                    None => it
-                        .next()
-                        .cloned()
-                        .ok_or_else(|| format!("option --{name} needs a value"))?,
-                };
-                let entry = cl.values.entry(name.clone()).or_default();
-                if !entry.is_empty() && !REPEATABLE.contains(&name.as_str()) {
-                    return Err(format!("option --{name} given twice"));
-                }
-                entry.push(value);
-            } else if let Some(dir) = arg.strip_prefix("-I") {
-                // `-I DIR` or `-IDIR`, as for gfortran: an INCLUDE directory.
-                let dir = if dir.is_empty() {
-                    it.next()
-                        .cloned()
-                        .ok_or_else(|| "option -I needs a directory".to_string())?
-                } else {
-                    dir.to_string()
-                };
-                cl.values.entry("include-dir".into()).or_default().push(dir);
-            } else if arg == "-o" {
-                // `-o FILE`: where `emit` writes (same as `--output FILE`).
-                let file = it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| "option -o needs a file".to_string())?;
-                let entry = cl.values.entry("output".into()).or_default();
-                if !entry.is_empty() {
-                    return Err("option -o given twice".into());
-                }
-                entry.push(file);
-            } else if arg == "-h" {
-                cl.flags.push("help".into());
-            } else if cl.command.is_empty() {
-                cl.command = arg.clone();
-            } else {
-                cl.files.push(arg.clone());
-            }
+    /// Sets a single-valued option (nothing for `None`).
+    pub fn set_value(&mut self, name: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.values.insert(name.to_string(), vec![v.to_string()]);
         }
-        Ok(cl)
+    }
+
+    /// Sets the values of a repeatable option (nothing when empty).
+    pub fn set_values(&mut self, name: &str, values: &[String]) {
+        if !values.is_empty() {
+            self.values.insert(name.to_string(), values.to_vec());
+        }
+    }
+
+    /// Sets a flag when `on`.
+    pub fn set_flag(&mut self, name: &str, on: bool) {
+        if on {
+            self.flags.push(name.to_string());
+        }
     }
 
     /// True when a flag was given.
@@ -114,15 +62,5 @@ impl CommandLine {
     pub fn required(&self, name: &str) -> Result<&str, String> {
         self.value(name)
             .ok_or_else(|| format!("`adjit {}` needs --{name}", self.command))
-    }
-
-    /// Rejects options the command does not know.
-    pub fn allow_only(&self, allowed: &[&str]) -> Result<(), String> {
-        for name in self.values.keys().chain(self.flags.iter()) {
-            if !allowed.contains(&name.as_str()) && name != "help" {
-                return Err(format!("`adjit {}` does not take --{name}", self.command));
-            }
-        }
-        Ok(())
     }
 }

@@ -327,6 +327,17 @@ impl Args {
                 _ => return Err(bad("text")),
             },
             (_, Type::Char) => return Err(bad("a number")),
+            (ArgValue::Scalar(x), ty) if ty.is_int() && !integral(*x, ty) => {
+                return Err(bad(&format!("{x}, which is not an integer in its range")))
+            }
+            (ArgValue::Array(v), ty) if ty.is_int() && v.iter().any(|x| !integral(*x, ty)) => {
+                let x = v
+                    .iter()
+                    .find(|x| !integral(**x, ty))
+                    .copied()
+                    .unwrap_or(0.0);
+                return Err(bad(&format!("{x}, which is not an integer in its range")));
+            }
             (ArgValue::Scalar(x), _) => {
                 let n = if info.dims.is_empty() {
                     1
@@ -469,6 +480,24 @@ impl Args {
             self.set(name, v)?;
         }
         Ok(())
+    }
+
+    /// The first array argument given more values than it has elements:
+    /// `(name, values given, elements)`. Assumed-size arrays (`x(*)`) take
+    /// any number; an array given no values is never over-full.
+    pub fn overfull(&self) -> Option<(&str, usize, usize)> {
+        (0..self.params.len()).find_map(|i| {
+            let info = &self.params[i];
+            if info.dims.is_empty()
+                || info.ty == Type::Char
+                || !self.explicit[i]
+                || self.has_assumed_dim(i)
+            {
+                return None;
+            }
+            let (given, declared) = (self.buffers[i].len(), self.declared_len(i));
+            (given > declared).then_some((self.names[i].as_str(), given, declared))
+        })
     }
 
     /// Sets a numeric scalar.
@@ -714,14 +743,35 @@ fn non_finite(text: &str) -> Option<f64> {
     }
 }
 
+/// True when `x` is a whole number that `ty` (an integer type) holds.
+fn integral(x: f64, ty: Type) -> bool {
+    let max = if ty == Type::I32 {
+        f64::from(i32::MAX)
+    } else {
+        i64::MAX as f64
+    };
+    x.fract() == 0.0 && x.abs() <= max
+}
+
 fn info_is_int_scalar(info: &ParamInfo) -> bool {
     info.dims.is_empty() && info.ty.is_int()
 }
 
+/// What a parameter is, in Fortran's words (`an INTEGER scalar`, `a
+/// DOUBLE PRECISION array`), never the IR's type names.
 fn type_label(info: &ParamInfo) -> String {
-    if info.dims.is_empty() {
-        format!("a {} scalar", info.ty.name())
+    let ty = match info.ty {
+        Type::F32 => "a REAL",
+        Type::F64 => "a DOUBLE PRECISION",
+        Type::I32 => "an INTEGER",
+        Type::I64 => "an INTEGER(8)",
+        Type::Bool => "a LOGICAL",
+        Type::Char => "a CHARACTER",
+    };
+    let shape = if info.dims.is_empty() {
+        "scalar"
     } else {
-        format!("a {} array", info.ty.name())
-    }
+        "array"
+    };
+    format!("{ty} {shape}")
 }

@@ -476,6 +476,28 @@ impl Tangent {
         Ok(jac)
     }
 
+    /// The Jacobian by column blocks on `threads` threads (each block by
+    /// [`Tangent::jacobian_columns`]): the same matrix as
+    /// [`Tangent::jacobian`]. A program with globals (module variables,
+    /// COMMON, SAVE) runs on one thread, since its evaluations share the
+    /// program's state.
+    pub fn jacobian_threads(&self, args: &Args, threads: usize) -> Result<Jacobian, Error> {
+        let cols = element_count(args, &self.wrt)?;
+        let blocks = blocks(cols, threads, !self.exec.store().is_empty());
+        let parts = in_parallel(threads, &blocks, |c| self.jacobian_columns(args, c))?;
+        let mut jac = Jacobian::zeros(args, &elements(args, &self.of)?, &[]);
+        jac.values = parts[0].values.clone();
+        jac.wrt = parts.iter().flat_map(|p| p.wrt.iter().cloned()).collect();
+        jac.matrix = (0..jac.of.len())
+            .flat_map(|r| {
+                parts
+                    .iter()
+                    .flat_map(move |p| p.matrix[r * p.cols()..(r + 1) * p.cols()].iter().copied())
+            })
+            .collect();
+        Ok(jac)
+    }
+
     /// One directional derivative: `seed` gives the direction per input
     /// element (in the order of the `wrt` elements); returns the output
     /// tangents in the order of the `of` elements.
@@ -615,14 +637,28 @@ impl Adjoint {
     /// The Jacobian by rows: one forward sweep, then one reverse sweep per
     /// output element over the same tape.
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
+        self.jacobian_rows(args, 0..usize::MAX)
+    }
+
+    /// The rows `rows` (indices into the `of` elements, clipped to their
+    /// number) of the Jacobian at `args`: one forward sweep, then one
+    /// reverse sweep per row. Blocks of rows of one Jacobian can be computed
+    /// apart (by other threads) and stacked.
+    pub fn jacobian_rows(
+        &self,
+        args: &Args,
+        rows: std::ops::Range<usize>,
+    ) -> Result<Jacobian, Error> {
         let mut held = self.exec.hold();
         let mut tape = self.record_held(&mut held, args)?;
-        let mut jac = Jacobian::zeros(args, &tape.of, &tape.wrt);
-        jac.values = tape.values();
+        let all = tape.of.len();
+        let rows = rows.start.min(all)..rows.end.min(all);
+        let values = tape.values();
+        let mut jac = Jacobian::zeros(args, &tape.of[rows.clone()], &tape.wrt);
+        jac.values = values[rows.clone()].to_vec();
         jac.tape = Some(tape.stats());
-        let rows = tape.of.len();
-        for row in 0..rows {
-            let mut seed = vec![0.0; rows];
+        for (r, row) in rows.enumerate() {
+            let mut seed = vec![0.0; all];
             seed[row] = 1.0;
             let state = tape.end_state.clone();
             for (col, g) in tape
@@ -630,11 +666,66 @@ impl Adjoint {
                 .into_iter()
                 .enumerate()
             {
-                jac.set(row, col, g);
+                jac.set(r, col, g);
             }
         }
         Ok(jac)
     }
+
+    /// The Jacobian by rows on `threads` threads: each thread records its
+    /// own forward sweep and runs the reverse sweeps of a block of rows.
+    /// The same matrix as [`Adjoint::jacobian`]. A program with globals
+    /// (module variables, COMMON, SAVE) runs on one thread, since its
+    /// evaluations share the program's state.
+    pub fn jacobian_threads(&self, args: &Args, threads: usize) -> Result<Jacobian, Error> {
+        let rows = element_count(args, &self.of)?;
+        let blocks = blocks(rows, threads, !self.exec.store().is_empty());
+        let parts = in_parallel(threads, &blocks, |r| self.jacobian_rows(args, r))?;
+        let mut parts = parts.into_iter();
+        let mut jac = parts.next().expect("at least one block");
+        for part in parts {
+            jac.of.extend(part.of);
+            jac.matrix.extend(part.matrix);
+            jac.values.extend(part.values);
+        }
+        Ok(jac)
+    }
+}
+
+/// `n` rows or columns cut into at most `threads` consecutive blocks of
+/// nearly equal size (one block when `serial`, and always at least one).
+fn blocks(n: usize, threads: usize, serial: bool) -> Vec<std::ops::Range<usize>> {
+    let count = if serial {
+        1
+    } else {
+        threads.clamp(1, n.max(1))
+    };
+    (0..count)
+        .map(|b| b * n / count..(b + 1) * n / count)
+        .collect()
+}
+
+/// `work` over `blocks` on a pool of `threads` threads (the calling thread
+/// for a single block), the results in the order of the blocks.
+fn in_parallel<T: Send>(
+    threads: usize,
+    blocks: &[std::ops::Range<usize>],
+    work: impl Fn(std::ops::Range<usize>) -> Result<T, Error> + Sync,
+) -> Result<Vec<T>, Error> {
+    use rayon::prelude::*;
+    if blocks.len() <= 1 {
+        return blocks.iter().map(|b| work(b.clone())).collect();
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot start {threads} threads: {e}"),
+            )
+        })?;
+    pool.install(|| blocks.par_iter().map(|b| work(b.clone())).collect())
 }
 
 /// A recorded forward sweep: the tape and the arguments' state at its end,

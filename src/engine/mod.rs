@@ -463,13 +463,31 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// The Fortran name of a procedure: a generated derivative procedure
+    /// (`g_fwd`, `g_dv`, ...) is named by the procedure of the source it
+    /// was made from (the one at the same place whose name it extends).
+    fn source_name<'m>(&'m self, p: &'m adjit_ir::Proc) -> &'m str {
+        self.module
+            .procs
+            .iter()
+            .filter(|q| {
+                q.span == p.span
+                    && q.name.len() < p.name.len()
+                    && p.name.starts_with(&q.name)
+                    && p.name[q.name.len()..].starts_with('_')
+            })
+            .map(|q| q.name.as_str())
+            .min_by_key(|n| n.len())
+            .unwrap_or(&p.name)
+    }
+
     /// Turns a runtime error into an API error with `file:line:col`.
     pub(crate) fn runtime_error(&self, e: &RuntimeError) -> Error {
         let proc = self
             .module
             .procs
             .get(e.proc.index())
-            .map(|p| p.name.as_str())
+            .map(|p| self.source_name(p))
             .unwrap_or("?");
         let diag = Diagnostic::error(e.span, format!("runtime error in `{proc}`: {e}"));
         let message = if e.span.line == 0 {

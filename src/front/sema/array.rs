@@ -107,7 +107,11 @@ impl Lowerer<'_, '_> {
     fn array_var(&mut self, name: &Name) -> R<VarId> {
         match self.resolve(name)? {
             Resolved::Var(v) if self.proc.var(v).is_array() => Ok(v),
-            _ => Err(self.err(name.span, format!("`{}` is not an array", name.text))),
+            _ => Err(self.err_declared(
+                name.span,
+                format!("`{}` is not an array", name.text),
+                &name.text,
+            )),
         }
     }
 

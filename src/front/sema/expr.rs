@@ -396,7 +396,11 @@ impl Lowerer<'_, '_> {
                     return Err(self.err(name.span, format!("unknown procedure `{}`", name.text)));
                 }
                 if let Resolved::Var(_) = resolved {
-                    return Err(self.err(name.span, format!("`{}` is not an array", name.text)));
+                    return Err(self.err_declared(
+                        name.span,
+                        format!("`{}` is not an array", name.text),
+                        &name.text,
+                    ));
                 }
                 if super::intrinsics::is_unsupported_intrinsic(&name.text) {
                     return Err(self.err(

@@ -211,6 +211,17 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         Reported
     }
 
+    /// Reports an error about the variable `name` of this unit, with a note
+    /// at its declaration (when it has one in the source).
+    pub fn err_declared(&mut self, span: Span, msg: impl Into<String>, name: &str) -> Reported {
+        let mut d = Diagnostic::error(span, msg);
+        if let Some(decl) = self.u().scope.var(name).filter(|d| d.span != span) {
+            d = d.with_note(decl.span, format!("`{name}` declared here"));
+        }
+        self.out.diags.push(d);
+        Reported
+    }
+
     // ----- instruction emission -------------------------------------------
 
     /// Appends an instruction to the current block, unless the current

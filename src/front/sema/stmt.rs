@@ -476,9 +476,10 @@ impl Lowerer<'_, '_> {
         if decl_intent == Some(Intent::In)
             && matches!(self.proc.var(v).storage, adjit_ir::Storage::Param(_))
         {
-            return Err(self.err(
+            return Err(self.err_declared(
                 name.span,
                 format!("`{}` is INTENT(IN) and cannot be assigned", name.text),
+                &name.text,
             ));
         }
         Ok(())

@@ -1,0 +1,238 @@
+//! The command line's conventions (clap): `--version`, per-command
+//! `--help` with examples (exit 0), shell completions, typo suggestions
+//! and usage errors (exit 2); and input hygiene: values set twice, more
+//! values than elements, a selection left empty by an unset size, values
+//! an INTEGER cannot hold, `--wrt "a(2),a"` labels, and messages that name
+//! Fortran types and procedures, not Rust's or generated ones.
+
+mod common;
+
+use common::cli::adjit;
+
+const G: &str = "examples/griewank.f90";
+
+#[test]
+fn version_help_and_completions() {
+    let (code, out, _) = adjit(&["--version"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, concat!("adjit ", env!("CARGO_PKG_VERSION"), "\n"))
+    );
+    let (code, out, _) = adjit(&["grad", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(
+            "Usage: adjit grad [OPTIONS] --of <OUT[,OUT...]> --wrt <IN[,IN...]> <FILE>..."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("Examples:\n  adjit grad examples/naumann.f90"),
+        "{out}"
+    );
+    let (code, out, _) = adjit(&["jacobian", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("--threads <N>"), "{out}");
+    for shell in ["bash", "zsh", "fish"] {
+        let (code, out, err) = adjit(&["completions", shell]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("jacobian") && out.contains("threads"),
+            "{shell}: {out}"
+        );
+    }
+    // No command: the help on standard error, exit 2.
+    let (code, out, err) = adjit(&[]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("Usage: adjit <COMMAND>"), "{err}");
+}
+
+#[test]
+fn misspellings_are_usage_errors_with_suggestions() {
+    let (code, _, err) = adjit(&["grad", G, "--of", "c", "--wrt", "a", "--jsn"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unexpected argument '--jsn'") && err.contains("'--json'"),
+        "{err}"
+    );
+    let (code, _, err) = adjit(&["jacobain", G]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("a similar subcommand exists: 'jacobian'"),
+        "{err}"
+    );
+    let (code, _, err) = adjit(&["grad", G, "--of", "c", "--wrt", "a", "--mode", "revrse"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("[possible values: adjoint, reverse, tangent, forward, fd]"),
+        "{err}"
+    );
+    let (code, _, err) = adjit(&["run", G, "--entry", "a", "--entry", "b"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// `adjit ARGS` that must fail with exit 2 and exactly `message`.
+fn usage_error(args: &[&str], message: &str) {
+    let (code, out, err) = adjit(args);
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (2, "", &*format!("adjit: {message}\n")),
+        "{args:?}"
+    );
+}
+
+#[test]
+fn values_set_twice_or_too_many_are_refused() {
+    usage_error(
+        &["run", G, "--set", "s=3", "--set", "S=4", "--set", "a=1"],
+        "`s` is set twice: by --set s=3 and by --set S=4",
+    );
+    let dir = std::env::temp_dir().join(format!("adjit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.json");
+    std::fs::write(&input, r#"{"s": 3, "a": [1, 2, 3]}"#).unwrap();
+    let input = input.to_str().unwrap();
+    usage_error(
+        &["run", G, "--input", input, "--set", "s=4"],
+        &format!("`s` is set twice: by --input {input} and by --set s=4"),
+    );
+    let (code, out, err) = adjit(&["run", G, "--input", input]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("a = [1.0, 2.0, 3.0]"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+    usage_error(
+        &["run", G, "--set", "s=3", "--set", "a=1,2,3,4"],
+        "`a` is given 4 values but has 3 elements",
+    );
+}
+
+#[test]
+fn an_unset_size_leaving_the_gradient_empty_is_an_error() {
+    usage_error(
+        &["grad", G, "--of", "c", "--wrt", "a"],
+        "--wrt a selects no elements: `a` has none at these arguments (set the arguments its extent depends on with --set)",
+    );
+}
+
+#[test]
+fn messages_name_fortran_types_and_source_procedures() {
+    let (code, _, err) = adjit(&["run", G, "--set", "s=1.5"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "cannot set `s` (an INTEGER scalar) from 1.5, which is not an integer in its range\n"
+    );
+    let (_, _, err) = adjit(&["run", G, "--set", "s=1e10"]);
+    assert!(
+        err.contains("(an INTEGER scalar) from 10000000000"),
+        "{err}"
+    );
+    let (_, _, err) = adjit(&["run", G, "--set", "c=true"]);
+    assert_eq!(
+        err,
+        "cannot set `c` (a DOUBLE PRECISION scalar) from a logical\n"
+    );
+    // A runtime error in the adjoint's forward sweep names `griewank`,
+    // not the generated `griewank_fwd`.
+    let dir = std::env::temp_dir().join(format!("adjit-cli-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("g.f90");
+    std::fs::write(
+        &file,
+        "subroutine g(n, a, c)\n  integer, intent(in) :: n\n  double precision, intent(in) :: a(n)\n  double precision, intent(out) :: c\n  integer i\n  c = 0\n  do i = 1, n + 1\n    c = c + a(i)**2\n  end do\nend subroutine g\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    for mode in ["adjoint", "tangent"] {
+        let (code, _, err) = adjit(&[
+            "grad", f, "--of", "c", "--wrt", "a", "--set", "n=3", "--set", "a=1", "--mode", mode,
+        ]);
+        assert_eq!(code, 1);
+        let first = err.lines().next().unwrap();
+        assert_eq!(
+            first,
+            format!("{f}:8:5: error: runtime error in `g`: array index out of bounds on `a`: index 4 outside 1:3 in dimension 1"),
+            "{mode}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn wrt_labels_name_the_right_elements() {
+    let (code, out, err) = adjit(&[
+        "grad", G, "--of", "c", "--wrt", "a(2),a", "--set", "s=3", "--set", "a=1,2,3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let value = |label: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.trim().strip_prefix(label))
+            .unwrap_or_else(|| panic!("{label} in {out}"))
+            .trim()
+            .trim_start_matches("= ")
+            .to_string()
+    };
+    let a2 = value("dc/da(2)");
+    assert_eq!(value("a(2) "), a2, "{out}");
+    assert_ne!(value("a(1) "), a2, "{out}");
+    assert!(lines.iter().any(|l| l.trim().starts_with("a(3) ")), "{out}");
+}
+
+/// Runs `adjit repl` on `script` (standard input is a pipe: no history,
+/// no prompt): `(exit code, stdout, stderr)`.
+fn repl(script: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .arg("repl")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_repl_checks_units_refuses_mistyped_commands_and_drops_units() {
+    let (code, out, err) = repl(
+        "subroutine cube(x, y)\n  double precision x, y\n  y = x*x*q(\nend subroutine\n\
+         rnu --set x=2\n\
+         subroutine cube(x, y)\n  double precision x, y\n  y = x*x*x\nend subroutine\n\
+         run --set x=2\n\
+         subroutine sq(x, y)\n  double precision x, y\n  y = x*x\nend\n\
+         :units\n:drop cube\n:units\n\
+         run --set x=3\n:grad --of y --wrt x --set x=2 --json\n:quit\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    // The broken unit is reported at the line typed and not kept; the
+    // mistyped command is refused with a suggestion, not appended.
+    assert_eq!(
+        err,
+        "repl:cube:3:13: error: expected an expression in assignment, found end of statement
+  ┌─ repl:cube:3:13
+  │
+3 │   y = x*x*q(
+  │             ^
+adjit: unknown command `rnu`; did you mean `run`? (`:help` lists the commands; Fortran starts with SUBROUTINE, FUNCTION or MODULE)
+"
+    );
+    assert_eq!(
+        out,
+        "defined `cube`\nx = 2.0\ny = 8.0\ndefined `sq`\ncube\nsq\nsq\nx = 3.0\ny = 9.0\n\
+         {\"value\": 4.0, \"gradient\": {\"x\": 4.0}}\n"
+    );
+}
