@@ -10,6 +10,7 @@ use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::consts::{numeric_inquiry, type_name};
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
+use super::masked::same_args;
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Span, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.
@@ -325,6 +326,20 @@ impl Lowerer<'_, '_> {
         args: Option<&[Arg]>,
         value: &Expr,
     ) -> R<()> {
+        self.masked_assign(target, name, args, value, &[])
+    }
+
+    /// `target = value` for the elements where every mask (negated when
+    /// its flag is set) holds; masks are evaluated element by element with
+    /// the target's shape (WHERE).
+    pub fn masked_assign(
+        &mut self,
+        target: &Expr,
+        name: &Name,
+        args: Option<&[Arg]>,
+        value: &Expr,
+        mask: &[(&Expr, bool)],
+    ) -> R<()> {
         let v = self.array_var(name)?;
         let ty = self.proc.var(v).ty;
         if ty == Type::Char {
@@ -334,10 +349,18 @@ impl Lowerer<'_, '_> {
             ));
         }
         if let ExprKind::ArrayConstructor(items) = &value.kind {
+            if let Some((m, _)) = mask.first() {
+                return Err(self.err(
+                    m.span,
+                    "unsupported Fortran: array constructor assigned under a WHERE mask",
+                ));
+            }
             return self.constructor_assign(v, name, args, items, value);
         }
-        if let Some(reason) = self.overlap(name, args, value) {
-            return Err(self.err(value.span, reason));
+        for x in std::iter::once(value).chain(mask.iter().map(|m| m.0)) {
+            if let Some(reason) = self.overlap(name, args, x) {
+                return Err(self.err(x.span, reason));
+            }
         }
         let tref = ArrayRef { name, args };
         let extents = self.extents(&tref)?;
@@ -350,6 +373,8 @@ impl Lowerer<'_, '_> {
             Some(_) => None,
         };
         self.for_positions(&extents, &mut |this, pos| {
+            let (skip, pos) = this.element_mask(mask, pos)?;
+            let pos = pos.as_slice();
             let x = match scalar {
                 Some(s) => this.val(Inst::Load(s), ty),
                 None => {
@@ -364,8 +389,62 @@ impl Lowerer<'_, '_> {
                 Some(a) => this.section_index(v, a, pos, name)?,
             };
             this.emit(Inst::StoreElem(v, idx, x), None);
+            if let Some(skip) = skip {
+                this.jump(skip);
+                this.switch_to(skip);
+            }
             Ok(())
         })
+    }
+
+    /// Branches on the masks at one element: continues in a fresh block
+    /// when they all hold and returns the block to join (`None` without
+    /// masks) and the positions as values of the current block.
+    fn element_mask(
+        &mut self,
+        mask: &[(&Expr, bool)],
+        pos: &[Value],
+    ) -> R<(Option<adjit_ir::BlockId>, Vec<Value>)> {
+        if mask.is_empty() {
+            return Ok((None, pos.to_vec()));
+        }
+        let kept: Vec<VarId> = pos
+            .iter()
+            .map(|&p| self.store_temp("p", p, Type::I64))
+            .collect();
+        self.elem = Some(pos.to_vec());
+        let mut all: Option<Value> = None;
+        for &(m, negate) in mask {
+            let c = match self.logical(m) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.elem = None;
+                    return Err(e);
+                }
+            };
+            let c = if negate {
+                self.val(Inst::Unary(adjit_ir::UnaryOp::Not, c), Type::Bool)
+            } else {
+                c
+            };
+            all = Some(match all {
+                None => c,
+                Some(a) => self.val(Inst::Binary(BinaryOp::And, a, c), Type::Bool),
+            });
+        }
+        self.elem = None;
+        let (then_b, join) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: all.expect("a mask"),
+            then_dest: then_b,
+            else_dest: join,
+        });
+        self.switch_to(then_b);
+        let pos = kept
+            .into_iter()
+            .map(|k| self.val(Inst::Load(k), Type::I64))
+            .collect();
+        Ok((Some(join), pos))
     }
 
     /// `a = (/ x1, ..., xn /)` for a rank-1 array or section: every item is
@@ -450,7 +529,7 @@ impl Lowerer<'_, '_> {
                 ExprKind::Apply { name: n, args: a } => {
                     if n.text == name && a.iter().any(|x| matches!(x.value, ArgValue::Range { .. }))
                     {
-                        *bad |= args.is_none_or(|t| t != a.as_slice());
+                        *bad |= args.is_none_or(|t| !same_args(t, a));
                     }
                     for x in a {
                         if let ArgValue::Expr(x) = &x.value {

@@ -1213,6 +1213,15 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
         | StmtKind::DoForever { body, .. } => f(body),
         StmtKind::SelectCase { cases, .. } => cases.iter().for_each(|(_, b)| f(b)),
         StmtKind::Associate { body, .. } | StmtKind::Block { body, .. } => f(body),
+        StmtKind::Where {
+            arms, else_body, ..
+        } => {
+            arms.iter().for_each(|(_, b)| f(b));
+            if let Some(b) = else_body {
+                f(b);
+            }
+        }
+        StmtKind::Forall { body, .. } => f(body),
         _ => {}
     }
 }
@@ -1370,6 +1379,16 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Associate { pairs, .. } => pairs.iter().for_each(|(_, x)| e(x)),
+        StmtKind::Where { arms, .. } => arms.iter().for_each(|(c, _)| e(c)),
+        StmtKind::Forall { indices, mask, .. } => {
+            for ix in indices {
+                out.insert(ix.var.text.clone());
+                for x in [&ix.lo, &ix.hi].into_iter().chain(&ix.stride) {
+                    expr_names(x, out);
+                }
+            }
+            mask.iter().for_each(|x| expr_names(x, out));
+        }
         StmtKind::Call { name, args } => {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));
@@ -1487,6 +1506,16 @@ fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
         }
         StmtKind::If { arms, .. } => arms.iter().for_each(|(c, _)| bare(c, out)),
         StmtKind::LogicalIf { cond, .. } | StmtKind::DoWhile { cond, .. } => bare(cond, out),
+        StmtKind::Where { arms, .. } => arms.iter().for_each(|(c, _)| bare(c, out)),
+        StmtKind::Forall { indices, mask, .. } => {
+            for ix in indices {
+                out.insert(ix.var.text.clone());
+                for x in [&ix.lo, &ix.hi].into_iter().chain(&ix.stride) {
+                    bare(x, out);
+                }
+            }
+            mask.iter().for_each(|x| bare(x, out));
+        }
         _ => {}
     }
     for_each_body(s, &mut |b| b.iter().for_each(|s| bare_names_stmt(s, out)));

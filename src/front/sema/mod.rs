@@ -49,6 +49,7 @@ mod expr;
 mod intrinsics;
 mod io;
 mod lowerer;
+mod masked;
 mod scope;
 mod stmt;
 #[cfg(test)]

@@ -242,6 +242,16 @@ impl Lowerer<'_, '_> {
                 selector,
                 cases,
             } => self.select_case(selector, cases),
+            StmtKind::Where {
+                arms, else_body, ..
+            } => self.where_construct(arms, else_body.as_deref()),
+            StmtKind::Forall {
+                name,
+                concurrent,
+                indices,
+                mask,
+                body,
+            } => self.forall(name.as_ref(), *concurrent, indices, mask.as_ref(), body),
             StmtKind::Unsupported(what) => {
                 Err(self.err(s.span, format!("unsupported Fortran: {what}")))
             }
