@@ -40,6 +40,13 @@ impl Lowerer<'_, '_> {
                 if is_reduction(&name.text) && self.names_intrinsic(name) {
                     let v = self.reduce(e, name, args)?;
                     self.hoisted.insert(e as *const Expr, v);
+                } else if self.is_user_function_ref(name) && self.prepare_actuals(args)? {
+                    // The call itself goes before the statement (after the
+                    // loops filling its arguments' temporaries).
+                    let (x, t) = self.num(e)?;
+                    let keep = self.temp("f", t);
+                    self.emit(Inst::Store(keep, x), None);
+                    self.hoisted.insert(e as *const Expr, keep);
                 }
                 Ok(())
             }

@@ -143,6 +143,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporary structures (structure constructors passed as actual
     /// arguments), by name; their leaves are in `vars`.
     pub temp_structs: HashMap<String, StructDecl>,
+    /// Temporaries prepared for actual arguments of the calls of the
+    /// current statement ([`super::section_arg`]).
+    pub arg_temps: Vec<super::section_arg::ArgTemp>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -187,6 +190,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ntemps: 0,
             stmt_start: 0,
             temp_structs: HashMap::new(),
+            arg_temps: Vec::new(),
         }
     }
 

@@ -51,6 +51,7 @@ mod io;
 mod lowerer;
 mod masked;
 mod scope;
+mod section_arg;
 mod stmt;
 #[cfg(test)]
 mod tests;

@@ -743,6 +743,7 @@ impl Lowerer<'_, '_> {
                 self.hoist(x)?;
             }
         }
+        self.prepare_actuals(args)?;
         let dummy = self.dummy_target(&name.text);
         let local_var =
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
@@ -800,11 +801,11 @@ impl Lowerer<'_, '_> {
                 format!("function `{}` called as a subroutine", name.text),
             ));
         }
-        let (call_args, callee) = self.call_args(p, name, args)?;
+        let (call_args, callee, copies) = self.call_args_copied(p, name, args)?;
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);
         }
-        Ok(())
+        self.copy_back_after(copies)
     }
 
     /// Whole-structure assignment `p = q` or `p = t(a, b, ...)`: one
