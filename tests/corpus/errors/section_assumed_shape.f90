@@ -1,6 +1,6 @@
 ! An array section given to an assumed-shape dummy is rejected (the
 ! callee would see the extent of the rest of the array).
-! adjit-error: 16:17: array section passed to an assumed-shape dummy
+! adjit-error: 16:10: array section passed to an assumed-shape dummy
 module sh
 contains
   subroutine f(v)
