@@ -1,17 +1,16 @@
-//! Array expressions: whole-array and section assignments and elementwise
-//! expressions lowered to loop nests, and the reductions SUM, PRODUCT,
-//! DOT_PRODUCT, MAXVAL, MINVAL (hoisted before the statement that uses
-//! them, into a scalar temporary).
+//! Array expressions: whole-array and section assignments (also under a
+//! WHERE mask) and elementwise expressions lowered to loop nests, and the
+//! hoisting of reductions (lowered by [`super::reductions`]) before the
+//! statement that uses them, into a scalar temporary.
 //!
 //! Scalar expressions are [`super::expr`]'s; this module only builds the
 //! loops around them.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
-use super::consts::{numeric_inquiry, type_name};
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use super::masked::same_args;
-use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Span, Terminator, Type, Value, VarId};
+use adjit_ir::{BinaryOp, CmpOp, Inst, Span, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.
 pub(crate) struct ArrayRef<'e> {
@@ -407,7 +406,7 @@ impl Lowerer<'_, '_> {
     /// Branches on the masks at one element: continues in a fresh block
     /// when they all hold and returns the block to join (`None` without
     /// masks) and the positions as values of the current block.
-    fn element_mask(
+    pub(super) fn element_mask(
         &mut self,
         mask: &[(&Expr, bool)],
         pos: &[Value],
@@ -480,6 +479,31 @@ impl Lowerer<'_, '_> {
                     name.text
                 ),
             ));
+        }
+        if super::constructor::needs_streaming(self, items) {
+            // Stored as evaluated: the items must not read the target.
+            let mut names = std::collections::BTreeSet::new();
+            super::lowerer::expr_names(value, &mut names);
+            if names.contains(&name.text) {
+                return Err(self.err(
+                    value.span,
+                    format!(
+                        "unsupported Fortran: array constructor with implied DO loops or array items reading its target `{}`",
+                        name.text
+                    ),
+                ));
+            }
+            let counter = self.temp("c", Type::I64);
+            let zero = self.int(0, Type::I64);
+            self.emit(Inst::Store(counter, zero), None);
+            return self.stream_items(items, ty, counter, &mut |this, x, k| {
+                let idx = match args {
+                    None => this.whole_array_index(v, &[k], name.span)?,
+                    Some(a) => this.section_index(v, a, &[k], name)?,
+                };
+                this.emit(Inst::StoreElem(v, idx, x), None);
+                Ok(())
+            });
         }
         if args.is_none() {
             let d = &self.proc.var(v).dims[0];
@@ -557,95 +581,6 @@ impl Lowerer<'_, '_> {
         bad.then(|| format!("unsupported Fortran: array assignment to `{}` reading an overlapping section of it", name.text))
     }
 
-    /// Lowers a reduction into a fresh scalar temporary.
-    fn reduce(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<VarId> {
-        let which = name.text.as_str();
-        let mut operands = Vec::new();
-        for a in args {
-            match (&a.keyword, &a.value) {
-                (Some(k), _)
-                    if k.text != "array" && k.text != "vector_a" && k.text != "vector_b" =>
-                {
-                    return Err(self.err(
-                        k.span,
-                        format!("unsupported Fortran: `{}=` argument of `{which}`", k.text),
-                    ))
-                }
-                (_, ArgValue::Expr(x)) => operands.push(x),
-                (_, ArgValue::Range { .. }) => {
-                    return Err(self.err(e.span, format!("a range is not an argument of `{which}`")))
-                }
-            }
-        }
-        let want = if which == "dot_product" { 2 } else { 1 };
-        if operands.len() != want {
-            return Err(self.err(
-                name.span,
-                format!("`{which}` takes {want} array argument(s)"),
-            ));
-        }
-        let Some(src) = self.array_source(operands[0]) else {
-            return Err(self.err(
-                operands[0].span,
-                format!("the argument of `{which}` is not an array"),
-            ));
-        };
-        let extents = self.extents(&src)?;
-        // The element type: evaluate the type of one element without code.
-        let ty = self.element_type(operands[0], &operands)?;
-        let acc = self.temp("acc", ty);
-        let init = match which {
-            "sum" | "dot_product" => zero_of(ty),
-            "product" => one_of(ty),
-            "maxval" | "minval" => {
-                let huge = numeric_inquiry("huge", ty).and_then(|c| c.to_ir());
-                match (which, huge) {
-                    ("maxval", Some(Const::Float(h))) => Const::Float(-h),
-                    ("maxval", Some(Const::Int(h))) => Const::Int(-h - 1),
-                    (_, Some(h)) => h,
-                    _ => return Err(self.err(e.span, format!("`{which}` of {}", type_name(ty)))),
-                }
-            }
-            _ => unreachable!("a reduction"),
-        };
-        let c = self.konst(init, ty);
-        self.emit(Inst::Store(acc, c), None);
-        let op = match which {
-            "sum" | "dot_product" => BinaryOp::Add,
-            "product" => BinaryOp::Mul,
-            "maxval" => BinaryOp::Max,
-            _ => BinaryOp::Min,
-        };
-        self.for_positions(&extents, &mut |this, pos| {
-            this.elem = Some(pos.to_vec());
-            let r = (|| -> R<Value> {
-                let x = this.num_as(operands[0], ty)?;
-                if which == "dot_product" {
-                    let y = this.num_as(operands[1], ty)?;
-                    return Ok(this.val(Inst::Binary(BinaryOp::Mul, x, y), ty));
-                }
-                Ok(x)
-            })();
-            this.elem = None;
-            let x = r?;
-            let a = this.val(Inst::Load(acc), ty);
-            let s = this.val(Inst::Binary(op, a, x), ty);
-            this.emit(Inst::Store(acc, s), None);
-            Ok(())
-        })?;
-        Ok(acc)
-    }
-
-    /// The numeric type of the elements of array expressions (promoted
-    /// across the operands of DOT_PRODUCT).
-    fn element_type(&mut self, first: &Expr, all: &[&Expr]) -> R<Type> {
-        let mut t = self.static_type(first)?;
-        for x in all {
-            t = super::consts::promote(t, self.static_type(x)?);
-        }
-        Ok(t)
-    }
-
     /// The type of an expression, found by lowering it in a scratch block
     /// that is discarded.
     pub fn static_type(&mut self, e: &Expr) -> R<Type> {
@@ -694,21 +629,5 @@ impl Lowerer<'_, '_> {
             Operand::Num(_, t) => Ok((t, rank)),
             Operand::Char(_) => Ok((Type::Char, rank)),
         }
-    }
-}
-
-fn zero_of(t: Type) -> Const {
-    if t.is_float() {
-        Const::Float(0.0)
-    } else {
-        Const::Int(0)
-    }
-}
-
-fn one_of(t: Type) -> Const {
-    if t.is_float() {
-        Const::Float(1.0)
-    } else {
-        Const::Int(1)
     }
 }
