@@ -1,5 +1,5 @@
 ! An array-valued reduction (DIM= of a rank-2 array) is rejected.
-! adjit-error: 7:20: dim=
+! adjit-error: 7:18: dim=
 subroutine rd(m, s)
   implicit none
   double precision, intent(in) :: m(2, 3)
