@@ -39,7 +39,10 @@ impl Lowerer<'_, '_> {
                 if is_reduction(&name.text) && self.names_intrinsic(name) {
                     let v = self.reduce(e, name, args)?;
                     self.hoisted.insert(e as *const Expr, v);
-                } else if self.is_user_function_ref(name) && self.prepare_actuals(args)? {
+                } else if self.is_user_function_ref(name)
+                    && !self.is_elemental_use(name, args)
+                    && self.prepare_actuals(args)?
+                {
                     // The call itself goes before the statement (after the
                     // loops filling its arguments' temporaries).
                     let (x, t) = self.num(e)?;
@@ -103,7 +106,7 @@ impl Lowerer<'_, '_> {
                         ArgValue::Range { .. } => None,
                     });
                 }
-                None
+                self.elemental_source(name, args)
             }
             ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.array_source(a),
             ExprKind::Binary(_, a, b) => self.array_source(a).or_else(|| self.array_source(b)),

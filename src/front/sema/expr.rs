@@ -1133,6 +1133,7 @@ impl Lowerer<'_, '_> {
             ));
         };
         match &e.kind {
+            _ if self.elementwise_actual(e, prank) => {}
             ExprKind::Name(n) => {
                 if let Resolved::Var(v) = self.resolve(n)? {
                     let var = self.proc.var(v).clone();

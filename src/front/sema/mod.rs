@@ -46,6 +46,7 @@ mod common;
 mod constructor;
 mod consts;
 mod dummy;
+mod elemental;
 mod expr;
 mod intrinsics;
 mod io;
