@@ -79,10 +79,10 @@ pub(super) fn same_args(a: &[Arg], b: &[Arg]) -> bool {
 fn other_reference<'e>(e: &'e Expr, name: &str, args: Option<&[Arg]>) -> Option<&'e Expr> {
     match &e.kind {
         ExprKind::Name(n) if n.text == name && args.is_some() => return Some(e),
-        ExprKind::Apply { name: n, args: a } if n.text == name => {
-            if args.is_none_or(|t| !same_args(t, a)) {
-                return Some(e);
-            }
+        ExprKind::Apply { name: n, args: a }
+            if n.text == name && args.is_none_or(|t| !same_args(t, a)) =>
+        {
+            return Some(e)
         }
         _ => {}
     }
