@@ -357,6 +357,9 @@ impl Lowerer<'_, '_> {
                 "unsupported Fortran: character array assignment",
             ));
         }
+        if super::matrix::is_matrix_intrinsic(self, value) && mask.is_empty() {
+            return self.matrix_assign(v, name, args, value);
+        }
         if let ExprKind::ArrayConstructor(items) = &value.kind {
             if let Some((m, _)) = mask.first() {
                 return Err(self.err(

@@ -43,6 +43,9 @@ enum How {
     Merge,
     /// HYPOT.
     Hypot,
+    /// MATMUL, TRANSPOSE (only as the right-hand side of an array
+    /// assignment, see [`super::matrix`]).
+    Matrix,
 }
 
 /// `(name, how, argument type forced, result type forced)`.
@@ -148,6 +151,8 @@ fn table() -> &'static [Entry] {
         ("maxloc", Reduction, None, None),
         ("minloc", Reduction, None, None),
         ("merge", Merge, None, None),
+        ("matmul", Matrix, None, None),
+        ("transpose", Matrix, None, None),
         ("hypot", Hypot, None, None),
     ]
 }
@@ -164,8 +169,6 @@ fn lookup(name: &str) -> Option<&'static Entry> {
 /// Standard intrinsics the subset does not implement (named in errors).
 const UNSUPPORTED: &[&str] = &[
     "reshape",
-    "transpose",
-    "matmul",
     "pack",
     "unpack",
     "spread",
@@ -295,7 +298,7 @@ impl Lowerer<'_, '_> {
                     .shape_inquiry(&name.text, positional[0], dim)
                     .map(|(v, t)| Operand::Num(v, t));
             }
-            How::Reduction => {
+            How::Reduction | How::Matrix => {
                 return Err(self.err(
                     e.span,
                     format!("unsupported Fortran: `{}` in this context", name.text),
@@ -430,7 +433,13 @@ impl Lowerer<'_, '_> {
                 arity(self, 1, 1)?;
                 (self.int(kind_of(vals[0].1), Type::I32), Type::I32)
             }
-            How::Shape | How::Reduction | How::Len | How::Index | How::Merge | How::Hypot => {
+            How::Shape
+            | How::Reduction
+            | How::Len
+            | How::Index
+            | How::Merge
+            | How::Hypot
+            | How::Matrix => {
                 unreachable!("handled above")
             }
         };

@@ -52,6 +52,7 @@ mod intrinsics;
 mod io;
 mod lowerer;
 mod masked;
+mod matrix;
 mod reductions;
 mod scope;
 mod section_arg;
