@@ -357,7 +357,7 @@ impl Lowerer<'_, '_> {
                 "unsupported Fortran: character array assignment",
             ));
         }
-        if super::matrix::is_matrix_intrinsic(self, value) && mask.is_empty() {
+        if self.is_matrix_intrinsic(value) && mask.is_empty() {
             return self.matrix_assign(v, name, args, value);
         }
         if let ExprKind::ArrayConstructor(items) = &value.kind {
@@ -486,7 +486,7 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        if super::constructor::needs_streaming(self, items) {
+        if self.needs_streaming(items) {
             // Stored as evaluated: the items must not read the target.
             let mut names = std::collections::BTreeSet::new();
             super::lowerer::expr_names(value, &mut names);

@@ -7,17 +7,18 @@ use super::super::ast::{Expr, ExprKind};
 use super::lowerer::{Lowerer, R};
 use adjit_ir::{BinaryOp, Inst, Type, Value, VarId};
 
-/// True when a constructor needs streaming (some item is not a scalar).
-pub(super) fn needs_streaming(l: &Lowerer, items: &[Expr]) -> bool {
-    items.iter().any(|i| {
-        matches!(
-            i.kind,
-            ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
-        ) || l.array_source(i).is_some()
-    })
-}
-
 impl Lowerer<'_, '_> {
+    /// True when a constructor needs streaming (some item is not a
+    /// scalar).
+    pub(super) fn needs_streaming(&self, items: &[Expr]) -> bool {
+        items.iter().any(|i| {
+            matches!(
+                i.kind,
+                ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
+            ) || self.array_source(i).is_some()
+        })
+    }
+
     /// Evaluates the items of a constructor in order, calling `store` with
     /// each value (of type `ty`) and its 0-based position (I64), counted
     /// in `counter` (an I64 temporary, 0 at the start).

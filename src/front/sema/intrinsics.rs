@@ -44,7 +44,7 @@ enum How {
     /// HYPOT.
     Hypot,
     /// MATMUL, TRANSPOSE (only as the right-hand side of an array
-    /// assignment, see [`super::matrix`]).
+    /// assignment, by the matrix module).
     Matrix,
 }
 

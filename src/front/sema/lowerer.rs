@@ -102,6 +102,49 @@ pub(crate) struct LoopFrame {
     pub exit: BlockId,
 }
 
+/// One dimension of a section whose subscripts were evaluated once.
+#[derive(Clone, Copy)]
+pub(crate) enum Sel {
+    /// A scalar subscript (I64 temporary).
+    At(VarId),
+    /// A triplet: first subscript and stride (I64 temporaries).
+    Range { lo: VarId, stride: VarId },
+}
+
+/// A section copied into a temporary (by the section_arg module), to
+/// copy back after the call.
+pub(crate) struct CopyBack {
+    /// The temporary.
+    pub temp: VarId,
+    /// The array.
+    pub var: VarId,
+    /// The section's subscripts.
+    pub sel: Vec<Sel>,
+    /// The section's extents (I64 temporaries).
+    pub extents: Vec<VarId>,
+}
+
+/// A temporary prepared for an actual argument (by the section_arg
+/// module).
+pub(crate) struct ArgTemp {
+    /// The argument expression.
+    pub expr: *const Expr,
+    /// The temporary (rank 1).
+    pub temp: VarId,
+    /// True when the temporary has exactly the argument's size (an
+    /// assumed-shape dummy may take it).
+    pub exact: bool,
+    /// The section to copy back after the call.
+    pub back: Option<CopyBack>,
+}
+
+impl ArgTemp {
+    /// True when the temporary was prepared for `e`.
+    pub(crate) fn is_for(&self, e: &Expr) -> bool {
+        std::ptr::eq(self.expr, e)
+    }
+}
+
 /// The lowering state of one procedure.
 pub(crate) struct Lowerer<'p, 'a> {
     /// The whole program (units, modules, signatures).
@@ -144,8 +187,8 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// arguments), by name; their leaves are in `vars`.
     pub temp_structs: HashMap<String, StructDecl>,
     /// Temporaries prepared for actual arguments of the calls of the
-    /// current statement ([`super::section_arg`]).
-    pub arg_temps: Vec<super::section_arg::ArgTemp>,
+    /// current statement (by the section_arg module).
+    pub arg_temps: Vec<ArgTemp>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {

@@ -11,16 +11,16 @@ use super::consts::promote;
 use super::lowerer::{Lowerer, Resolved, R};
 use adjit_ir::{BinaryOp, Const, Inst, Type, Value, VarId};
 
-/// True when `value` is a MATMUL or TRANSPOSE reference handled here.
-pub(super) fn is_matrix_intrinsic(l: &Lowerer, value: &Expr) -> bool {
-    matches!(&value.kind, ExprKind::Apply { name, .. }
-        if matches!(name.text.as_str(), "matmul" | "transpose")
-            && l.is_intrinsic_name(&name.text)
-            && !l.is_array_name(&name.text)
-            && l.prog.find_proc(l.unit, &name.text).is_none())
-}
-
 impl Lowerer<'_, '_> {
+    /// True when `value` is a MATMUL or TRANSPOSE reference handled here.
+    pub(super) fn is_matrix_intrinsic(&self, value: &Expr) -> bool {
+        matches!(&value.kind, ExprKind::Apply { name, .. }
+            if matches!(name.text.as_str(), "matmul" | "transpose")
+                && self.is_intrinsic_name(&name.text)
+                && !self.is_array_name(&name.text)
+                && self.prog.find_proc(self.unit, &name.text).is_none())
+    }
+
     /// An operand of MATMUL / TRANSPOSE: a whole array of rank 1 or 2.
     fn matrix_operand(&mut self, x: &Expr, target: &Name, what: &str) -> R<(VarId, usize)> {
         let ExprKind::Name(n) = &x.kind else {

@@ -18,38 +18,8 @@
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
-use super::lowerer::{Lowerer, R};
+use super::lowerer::{ArgTemp, CopyBack, Lowerer, Sel, R};
 use adjit_ir::{BinaryOp, Bound, CallArg, Dim, Inst, Type, Value, VarId};
-
-/// One dimension of a section whose subscripts were evaluated once.
-#[derive(Clone, Copy)]
-enum Sel {
-    /// A scalar subscript (I64 temporary).
-    At(VarId),
-    /// A triplet: first subscript and stride (I64 temporaries).
-    Range { lo: VarId, stride: VarId },
-}
-
-/// A section copied into a temporary, to copy back after the call.
-struct CopyBack {
-    temp: VarId,
-    var: VarId,
-    sel: Vec<Sel>,
-    extents: Vec<VarId>,
-}
-
-/// A temporary prepared for an actual argument.
-pub(crate) struct ArgTemp {
-    /// The argument expression.
-    expr: *const Expr,
-    /// The temporary (rank 1).
-    temp: VarId,
-    /// True when the temporary has exactly the argument's size (an
-    /// assumed-shape dummy may take it).
-    exact: bool,
-    /// The section to copy back after the call.
-    back: Option<CopyBack>,
-}
 
 /// True when a subscript is a triplet with no bounds and no stride (`:`).
 fn is_full(a: &Arg) -> bool {
@@ -95,13 +65,6 @@ fn needs_temp(l: &Lowerer, e: &Expr) -> bool {
                 && !is_contiguous(args)
         }
         _ => l.array_source(e).is_some(),
-    }
-}
-
-impl ArgTemp {
-    /// True when the temporary was prepared for `e`.
-    pub(super) fn is_for(&self, e: &Expr) -> bool {
-        std::ptr::eq(self.expr, e)
     }
 }
 
