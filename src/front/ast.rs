@@ -519,9 +519,46 @@ pub enum StmtKind {
         /// loops).
         items: Vec<Expr>,
     },
+    /// WHERE construct or statement: masked array assignments.
+    Where {
+        /// Construct name.
+        name: Option<Name>,
+        /// `(mask, body)` for the WHERE and each masked ELSEWHERE.
+        arms: Vec<(Expr, Vec<Stmt>)>,
+        /// The body of an ELSEWHERE without a mask.
+        else_body: Option<Vec<Stmt>>,
+    },
+    /// FORALL construct or statement, or DO CONCURRENT.
+    Forall {
+        /// Construct name.
+        name: Option<Name>,
+        /// True for DO CONCURRENT (the body runs once per index tuple, in
+        /// any order; FORALL runs each statement for all index tuples
+        /// before the next statement).
+        concurrent: bool,
+        /// The index specifications, outermost first as written.
+        indices: Vec<ForallIndex>,
+        /// The scalar mask.
+        mask: Option<Expr>,
+        /// The body.
+        body: Vec<Stmt>,
+    },
     /// A statement the subset does not support (READ, OPEN, ALLOCATE, ...),
     /// kept with its keyword so sema reports it with its position.
     Unsupported(String),
+}
+
+/// One index of a FORALL or DO CONCURRENT header: `var = lo:hi[:stride]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForallIndex {
+    /// The index variable.
+    pub var: Name,
+    /// First value.
+    pub lo: Expr,
+    /// Last value.
+    pub hi: Expr,
+    /// Stride (default 1).
+    pub stride: Option<Expr>,
 }
 
 /// The format of an I/O statement.

@@ -34,12 +34,14 @@ use std::path::PathBuf;
 mod decl;
 mod expr;
 mod include;
+mod masked;
 mod stmt;
 #[cfg(test)]
 mod tests;
 mod unit;
 
 use decl::ArrayNames;
+use masked::ForallHeader;
 use stmt::{recover_construct, DoControl};
 use unit::{Header, SkippedBlock, UnitKind};
 
@@ -157,6 +159,24 @@ enum LineKind {
     BlockStart {
         name: Option<Name>,
     },
+    WhereStart {
+        name: Option<Name>,
+        mask: Expr,
+    },
+    ElseWhere {
+        mask: Option<Expr>,
+        name: Option<Name>,
+    },
+    EndWhere {
+        name: Option<Name>,
+    },
+    ForallStart {
+        name: Option<Name>,
+        header: Box<ForallHeader>,
+    },
+    EndForall {
+        name: Option<Name>,
+    },
     EndBlock {
         name: Option<Name>,
     },
@@ -196,6 +216,8 @@ enum ConstructClass {
     Select,
     Associate,
     Block,
+    Where,
+    Forall,
     /// Program unit (END, CONTAINS, a new unit header, end of file).
     Unit,
 }
@@ -211,6 +233,8 @@ impl LineKind {
             LineKind::Case { .. } | LineKind::EndSelect { .. } => Some(ConstructClass::Select),
             LineKind::EndAssociate { .. } => Some(ConstructClass::Associate),
             LineKind::EndBlock { .. } => Some(ConstructClass::Block),
+            LineKind::ElseWhere { .. } | LineKind::EndWhere { .. } => Some(ConstructClass::Where),
+            LineKind::EndForall { .. } => Some(ConstructClass::Forall),
             LineKind::Header(_) | LineKind::Contains | LineKind::End { .. } | LineKind::Eof => {
                 Some(ConstructClass::Unit)
             }
@@ -229,6 +253,9 @@ impl LineKind {
             LineKind::EndSelect { .. } => "END SELECT",
             LineKind::EndAssociate { .. } => "END ASSOCIATE",
             LineKind::EndBlock { .. } => "END BLOCK",
+            LineKind::ElseWhere { .. } => "ELSEWHERE",
+            LineKind::EndWhere { .. } => "END WHERE",
+            LineKind::EndForall { .. } => "END FORALL",
             LineKind::Contains => "CONTAINS",
             LineKind::End { .. } => "END",
             _ => "statement",

@@ -22,6 +22,7 @@ pub(super) struct CountedControl {
 pub(super) enum DoControl {
     Counted(Box<CountedControl>),
     While(Expr),
+    Concurrent(Box<super::masked::ForallHeader>),
     Forever,
 }
 
@@ -274,6 +275,8 @@ impl Parser {
                 | LineKind::SelectCase { .. }
                 | LineKind::Associate { .. }
                 | LineKind::BlockStart { .. }
+                | LineKind::WhereStart { .. }
+                | LineKind::ForallStart { .. }
         );
         if is_construct && self.open.len() >= MAX_CONSTRUCT_NESTING {
             self.error(span, "constructs are nested too deeply");
@@ -297,13 +300,17 @@ impl Parser {
                 (make(self.parse_associate(span, name, pairs)), None)
             }
             LineKind::BlockStart { name } => (make(self.parse_block_construct(span, name)), None),
+            LineKind::WhereStart { name, mask } => (make(self.parse_where(span, name, mask)), None),
+            LineKind::ForallStart { name, header } => {
+                (make(self.parse_forall(span, name, *header)), None)
+            }
             _ => (make(StmtKind::Continue), None),
         }
     }
 
     /// Reports a construct name on an END / ELSE / CASE that does not match
     /// the construct's own.
-    fn check_construct_name(
+    pub(super) fn check_construct_name(
         &mut self,
         construct: &str,
         own: &Option<Name>,
@@ -521,6 +528,13 @@ impl Parser {
                 }
             }
             DoControl::While(cond) => StmtKind::DoWhile { name, cond, body },
+            DoControl::Concurrent(header) => StmtKind::Forall {
+                name,
+                concurrent: true,
+                indices: header.indices,
+                mask: header.mask,
+                body,
+            },
             DoControl::Forever => StmtKind::DoForever { name, body },
         };
         (kind, terminal)
@@ -622,6 +636,9 @@ impl<'s> StmtParser<'s> {
 
     /// IF / ELSE / END IF, DO / END DO, SELECT CASE / CASE / END SELECT.
     pub(super) fn construct_statement(&mut self, name: &Option<Name>) -> PResult<Option<LineKind>> {
+        if let Some(kind) = self.masked_statement(name)? {
+            return Ok(Some(kind));
+        }
         let kind = if self.at_kw("if") && self.kind_at(self.pos + 1) == Some(TokenKind::LParen) {
             self.pos += 1;
             self.what = "IF statement";
@@ -751,11 +768,7 @@ impl<'s> StmtParser<'s> {
                 pairs,
             }
         } else if name.is_some() {
-            if self.at_kw("selecttype")
-                || self.at_kw("associate")
-                || self.at_kw("where")
-                || self.at_kw("forall")
-            {
+            if self.at_kw("selecttype") || self.at_kw("associate") {
                 // Named unsupported constructs are skipped like unnamed ones.
                 return self.unsupported_construct();
             }
@@ -775,8 +788,6 @@ impl<'s> StmtParser<'s> {
             let name = self.optional_name()?;
             self.expect_end()?;
             LineKind::ElseIf { cond, name }
-        } else if self.at_kw("elsewhere") {
-            return Ok(None);
         } else if self.eat_kw("else") {
             self.what = "ELSE statement";
             self.recovery = Some(LineKind::Else { name: None });
@@ -837,12 +848,10 @@ impl<'s> StmtParser<'s> {
         Ok(Some(kind))
     }
 
-    /// WHERE, FORALL, ASSOCIATE, SELECT TYPE: skipped (block form) or
+    /// ASSOCIATE, SELECT TYPE: skipped (block form) or
     /// reported (statement form).
     fn unsupported_construct(&mut self) -> PResult<Option<LineKind>> {
         for (keyword, block) in [
-            ("where", SkippedBlock::Where),
-            ("forall", SkippedBlock::Forall),
             ("associate", SkippedBlock::Associate),
             ("selecttype", SkippedBlock::SelectType),
         ] {
@@ -893,10 +902,14 @@ impl<'s> StmtParser<'s> {
             let cond = self.expr()?;
             self.expect(TokenKind::RParen)?;
             DoControl::While(cond)
-        } else if self.at_kw("concurrent") {
-            return Ok(LineKind::Exec(StmtKind::Unsupported(
-                "DO CONCURRENT".to_string(),
-            )));
+        } else if self.at_kw("concurrent")
+            && self
+                .keyword_end("concurrent")
+                .is_some_and(|end| self.kind_at(end) == Some(TokenKind::LParen))
+        {
+            self.eat_kw("concurrent");
+            self.what = "DO CONCURRENT statement";
+            DoControl::Concurrent(Box::new(self.forall_header()?))
         } else {
             let var = self.name("the DO variable")?;
             self.expect(TokenKind::Assign)?;

@@ -733,9 +733,97 @@ fn unsupported_blocks_are_skipped() {
     assert!(matches!(kinds[1], DeclKind::Unsupported(k) if k.contains("EXTENDS")));
     assert!(matches!(kinds[2], DeclKind::Type { .. }));
     assert_eq!(p.body.len(), 3);
-    assert_eq!(p.body[0].kind, StmtKind::Unsupported("WHERE".into()));
-    assert_eq!(p.body[1].kind, StmtKind::Unsupported("WHERE".into()));
+    assert!(
+        matches!(&p.body[0].kind, StmtKind::Where { arms, else_body: None, .. }
+        if arms.len() == 1 && arms[0].1.len() == 1)
+    );
+    assert!(
+        matches!(&p.body[1].kind, StmtKind::Where { arms, else_body: Some(e), .. }
+        if arms.len() == 1 && e.len() == 1)
+    );
     assert_eq!(assign_parts(&p.body[2]).1, "4");
+}
+
+#[test]
+fn where_forall_and_do_concurrent() {
+    let file = parse_ok(
+        "subroutine s(x, m, n)
+           real x(n), m(n, n)
+           w: where (x > 0)
+             x = 2
+           elsewhere (x < -1) w
+             x = 3
+           elsewhere w
+             x = 4
+           end where w
+           forall (i = 1:n, j = 1:n:2, i /= j) m(i, j) = x(i)
+           forall (i = 1:n)
+             x(i) = i
+           end forall
+           do concurrent (integer :: k = 1:n)
+             x(k) = 0
+           end do
+         end subroutine s
+",
+    );
+    let p = procedure(&file.units[0]);
+    assert_eq!(p.body.len(), 4);
+    match &p.body[0].kind {
+        StmtKind::Where {
+            name,
+            arms,
+            else_body,
+        } => {
+            assert_eq!(name.as_ref().unwrap().text, "w");
+            assert_eq!(arms.len(), 2);
+            assert_eq!(else_body.as_ref().unwrap().len(), 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    match &p.body[1].kind {
+        StmtKind::Forall {
+            concurrent: false,
+            indices,
+            mask: Some(_),
+            body,
+            ..
+        } => {
+            assert_eq!(indices.len(), 2);
+            assert!(indices[1].stride.is_some());
+            assert_eq!(body.len(), 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(&p.body[2].kind, StmtKind::Forall { concurrent: false, mask: None, body, .. } if body.len() == 1)
+    );
+    assert!(
+        matches!(&p.body[3].kind, StmtKind::Forall { concurrent: true, indices, .. } if indices[0].var.text == "k")
+    );
+}
+
+#[test]
+fn unclosed_where_and_forall_are_located_errors() {
+    for (src, msg) in [
+        (
+            "subroutine s(x)\n real x(3)\n where (x > 0)\n x = 1\nend subroutine\n",
+            "WHERE construct is not closed",
+        ),
+        (
+            "subroutine s(x)\n real x(3)\n forall (i = 1:3)\n x(i) = 1\nend subroutine\n",
+            "FORALL construct is not closed",
+        ),
+        (
+            "subroutine s(x)\n real x(3)\n forall (i = 1:3) call f(x)\nend subroutine\n",
+            "expected an assignment",
+        ),
+    ] {
+        let errs = errors(src, SourceForm::Free);
+        assert!(
+            errs.iter().any(|e| e.message.contains(msg)),
+            "{src}: {errs:?}"
+        );
+    }
 }
 
 #[test]

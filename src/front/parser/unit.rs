@@ -49,8 +49,6 @@ pub(super) struct Header {
 pub(super) enum SkippedBlock {
     Interface,
     TypeDefinition,
-    Where,
-    Forall,
     Associate,
     SelectType,
 }
@@ -61,8 +59,6 @@ impl SkippedBlock {
         match self {
             SkippedBlock::Interface => "INTERFACE",
             SkippedBlock::TypeDefinition => "TYPE extension or ABSTRACT type (EXTENDS, CLASS)",
-            SkippedBlock::Where => "WHERE",
-            SkippedBlock::Forall => "FORALL",
             SkippedBlock::Associate => "ASSOCIATE",
             SkippedBlock::SelectType => "SELECT TYPE",
         }
@@ -72,8 +68,6 @@ impl SkippedBlock {
         match self {
             SkippedBlock::Interface => "endinterface",
             SkippedBlock::TypeDefinition => "endtype",
-            SkippedBlock::Where => "endwhere",
-            SkippedBlock::Forall => "endforall",
             SkippedBlock::Associate => "endassociate",
             SkippedBlock::SelectType => "endselect",
         }
@@ -86,8 +80,6 @@ impl SkippedBlock {
                 compact.starts_with("interface") || compact.starts_with("abstractinterface")
             }
             SkippedBlock::TypeDefinition => false,
-            SkippedBlock::Where => block_form_of(compact, "where"),
-            SkippedBlock::Forall => block_form_of(compact, "forall"),
             SkippedBlock::Associate => compact.starts_with("associate("),
             SkippedBlock::SelectType => {
                 compact.starts_with("selecttype")
@@ -100,37 +92,6 @@ impl SkippedBlock {
     fn is_specification(self) -> bool {
         matches!(self, SkippedBlock::Interface | SkippedBlock::TypeDefinition)
     }
-}
-
-/// True when a compacted statement is `keyword(...)` with nothing after the
-/// parenthesized group (the block form of WHERE / FORALL).
-fn block_form_of(compact: &str, keyword: &str) -> bool {
-    let Some(rest) = compact.strip_prefix(keyword) else {
-        return false;
-    };
-    if !rest.starts_with('(') {
-        return false;
-    }
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    for (i, c) in rest.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '\'' | '"' => quote = Some(c),
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return i + 1 == rest.len();
-                    }
-                }
-                _ => {}
-            },
-        }
-    }
-    false
 }
 
 impl Parser {

@@ -1,16 +1,16 @@
-//! Array expressions: whole-array and section assignments and elementwise
-//! expressions lowered to loop nests, and the reductions SUM, PRODUCT,
-//! DOT_PRODUCT, MAXVAL, MINVAL (hoisted before the statement that uses
-//! them, into a scalar temporary).
+//! Array expressions: whole-array and section assignments (also under a
+//! WHERE mask) and elementwise expressions lowered to loop nests, and the
+//! hoisting of reductions (lowered by [`super::reductions`]) before the
+//! statement that uses them, into a scalar temporary.
 //!
 //! Scalar expressions are [`super::expr`]'s; this module only builds the
 //! loops around them.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
-use super::consts::{numeric_inquiry, type_name};
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Span, Terminator, Type, Value, VarId};
+use super::masked::same_args;
+use adjit_ir::{BinaryOp, CmpOp, Inst, Span, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.
 pub(crate) struct ArrayRef<'e> {
@@ -39,6 +39,16 @@ impl Lowerer<'_, '_> {
                 if is_reduction(&name.text) && self.names_intrinsic(name) {
                     let v = self.reduce(e, name, args)?;
                     self.hoisted.insert(e as *const Expr, v);
+                } else if self.is_user_function_ref(name)
+                    && !self.is_elemental_use(name, args)
+                    && self.prepare_actuals(args)?
+                {
+                    // The call itself goes before the statement (after the
+                    // loops filling its arguments' temporaries).
+                    let (x, t) = self.num(e)?;
+                    let keep = self.temp("f", t);
+                    self.emit(Inst::Store(keep, x), None);
+                    self.hoisted.insert(e as *const Expr, keep);
                 }
                 Ok(())
             }
@@ -96,7 +106,7 @@ impl Lowerer<'_, '_> {
                         ArgValue::Range { .. } => None,
                     });
                 }
-                None
+                self.elemental_source(name, args)
             }
             ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.array_source(a),
             ExprKind::Binary(_, a, b) => self.array_source(a).or_else(|| self.array_source(b)),
@@ -329,6 +339,20 @@ impl Lowerer<'_, '_> {
         args: Option<&[Arg]>,
         value: &Expr,
     ) -> R<()> {
+        self.masked_assign(target, name, args, value, &[])
+    }
+
+    /// `target = value` for the elements where every mask (negated when
+    /// its flag is set) holds; masks are evaluated element by element with
+    /// the target's shape (WHERE).
+    pub fn masked_assign(
+        &mut self,
+        target: &Expr,
+        name: &Name,
+        args: Option<&[Arg]>,
+        value: &Expr,
+        mask: &[(&Expr, bool)],
+    ) -> R<()> {
         let v = self.array_var(name)?;
         let ty = self.proc.var(v).ty;
         if ty == Type::Char {
@@ -337,11 +361,22 @@ impl Lowerer<'_, '_> {
                 "unsupported Fortran: character array assignment",
             ));
         }
+        if self.is_matrix_intrinsic(value) && mask.is_empty() {
+            return self.matrix_assign(v, name, args, value);
+        }
         if let ExprKind::ArrayConstructor(items) = &value.kind {
+            if let Some((m, _)) = mask.first() {
+                return Err(self.err(
+                    m.span,
+                    "unsupported Fortran: array constructor assigned under a WHERE mask",
+                ));
+            }
             return self.constructor_assign(v, name, args, items, value);
         }
-        if let Some(reason) = self.overlap(name, args, value) {
-            return Err(self.err(value.span, reason));
+        for x in std::iter::once(value).chain(mask.iter().map(|m| m.0)) {
+            if let Some(reason) = self.overlap(name, args, x) {
+                return Err(self.err(x.span, reason));
+            }
         }
         let tref = ArrayRef { name, args };
         let extents = self.extents(&tref)?;
@@ -354,6 +389,8 @@ impl Lowerer<'_, '_> {
             Some(_) => None,
         };
         self.for_positions(&extents, &mut |this, pos| {
+            let (skip, pos) = this.element_mask(mask, pos)?;
+            let pos = pos.as_slice();
             let x = match scalar {
                 Some(s) => this.val(Inst::Load(s), ty),
                 None => {
@@ -368,8 +405,62 @@ impl Lowerer<'_, '_> {
                 Some(a) => this.section_index(v, a, pos, name)?,
             };
             this.emit(Inst::StoreElem(v, idx, x), None);
+            if let Some(skip) = skip {
+                this.jump(skip);
+                this.switch_to(skip);
+            }
             Ok(())
         })
+    }
+
+    /// Branches on the masks at one element: continues in a fresh block
+    /// when they all hold and returns the block to join (`None` without
+    /// masks) and the positions as values of the current block.
+    pub(super) fn element_mask(
+        &mut self,
+        mask: &[(&Expr, bool)],
+        pos: &[Value],
+    ) -> R<(Option<adjit_ir::BlockId>, Vec<Value>)> {
+        if mask.is_empty() {
+            return Ok((None, pos.to_vec()));
+        }
+        let kept: Vec<VarId> = pos
+            .iter()
+            .map(|&p| self.store_temp("p", p, Type::I64))
+            .collect();
+        self.elem = Some(pos.to_vec());
+        let mut all: Option<Value> = None;
+        for &(m, negate) in mask {
+            let c = match self.logical(m) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.elem = None;
+                    return Err(e);
+                }
+            };
+            let c = if negate {
+                self.val(Inst::Unary(adjit_ir::UnaryOp::Not, c), Type::Bool)
+            } else {
+                c
+            };
+            all = Some(match all {
+                None => c,
+                Some(a) => self.val(Inst::Binary(BinaryOp::And, a, c), Type::Bool),
+            });
+        }
+        self.elem = None;
+        let (then_b, join) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: all.expect("a mask"),
+            then_dest: then_b,
+            else_dest: join,
+        });
+        self.switch_to(then_b);
+        let pos = kept
+            .into_iter()
+            .map(|k| self.val(Inst::Load(k), Type::I64))
+            .collect();
+        Ok((Some(join), pos))
     }
 
     /// `a = (/ x1, ..., xn /)` for a rank-1 array or section: every item is
@@ -398,6 +489,31 @@ impl Lowerer<'_, '_> {
                     name.text
                 ),
             ));
+        }
+        if self.needs_streaming(items) {
+            // Stored as evaluated: the items must not read the target.
+            let mut names = std::collections::BTreeSet::new();
+            super::lowerer::expr_names(value, &mut names);
+            if names.contains(&name.text) {
+                return Err(self.err(
+                    value.span,
+                    format!(
+                        "unsupported Fortran: array constructor with implied DO loops or array items reading its target `{}`",
+                        name.text
+                    ),
+                ));
+            }
+            let counter = self.temp("c", Type::I64);
+            let zero = self.int(0, Type::I64);
+            self.emit(Inst::Store(counter, zero), None);
+            return self.stream_items(items, ty, counter, &mut |this, x, k| {
+                let idx = match args {
+                    None => this.whole_array_index(v, &[k], name.span)?,
+                    Some(a) => this.section_index(v, a, &[k], name)?,
+                };
+                this.emit(Inst::StoreElem(v, idx, x), None);
+                Ok(())
+            });
         }
         if args.is_none() {
             let d = &self.proc.var(v).dims[0];
@@ -454,7 +570,7 @@ impl Lowerer<'_, '_> {
                 ExprKind::Apply { name: n, args: a } => {
                     if n.text == name && a.iter().any(|x| matches!(x.value, ArgValue::Range { .. }))
                     {
-                        *bad |= args.is_none_or(|t| t != a.as_slice());
+                        *bad |= args.is_none_or(|t| !same_args(t, a));
                     }
                     for x in a {
                         if let ArgValue::Expr(x) = &x.value {
@@ -473,95 +589,6 @@ impl Lowerer<'_, '_> {
         let mut bad = false;
         walk(value, &name.text, args, &mut bad);
         bad.then(|| format!("unsupported Fortran: array assignment to `{}` reading an overlapping section of it", name.text))
-    }
-
-    /// Lowers a reduction into a fresh scalar temporary.
-    fn reduce(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<VarId> {
-        let which = name.text.as_str();
-        let mut operands = Vec::new();
-        for a in args {
-            match (&a.keyword, &a.value) {
-                (Some(k), _)
-                    if k.text != "array" && k.text != "vector_a" && k.text != "vector_b" =>
-                {
-                    return Err(self.err(
-                        k.span,
-                        format!("unsupported Fortran: `{}=` argument of `{which}`", k.text),
-                    ))
-                }
-                (_, ArgValue::Expr(x)) => operands.push(x),
-                (_, ArgValue::Range { .. }) => {
-                    return Err(self.err(e.span, format!("a range is not an argument of `{which}`")))
-                }
-            }
-        }
-        let want = if which == "dot_product" { 2 } else { 1 };
-        if operands.len() != want {
-            return Err(self.err(
-                name.span,
-                format!("`{which}` takes {want} array argument(s)"),
-            ));
-        }
-        let Some(src) = self.array_source(operands[0]) else {
-            return Err(self.err(
-                operands[0].span,
-                format!("the argument of `{which}` is not an array"),
-            ));
-        };
-        let extents = self.extents(&src)?;
-        // The element type: evaluate the type of one element without code.
-        let ty = self.element_type(operands[0], &operands)?;
-        let acc = self.temp("acc", ty);
-        let init = match which {
-            "sum" | "dot_product" => zero_of(ty),
-            "product" => one_of(ty),
-            "maxval" | "minval" => {
-                let huge = numeric_inquiry("huge", ty).and_then(|c| c.to_ir());
-                match (which, huge) {
-                    ("maxval", Some(Const::Float(h))) => Const::Float(-h),
-                    ("maxval", Some(Const::Int(h))) => Const::Int(-h - 1),
-                    (_, Some(h)) => h,
-                    _ => return Err(self.err(e.span, format!("`{which}` of {}", type_name(ty)))),
-                }
-            }
-            _ => unreachable!("a reduction"),
-        };
-        let c = self.konst(init, ty);
-        self.emit(Inst::Store(acc, c), None);
-        let op = match which {
-            "sum" | "dot_product" => BinaryOp::Add,
-            "product" => BinaryOp::Mul,
-            "maxval" => BinaryOp::Max,
-            _ => BinaryOp::Min,
-        };
-        self.for_positions(&extents, &mut |this, pos| {
-            this.elem = Some(pos.to_vec());
-            let r = (|| -> R<Value> {
-                let x = this.num_as(operands[0], ty)?;
-                if which == "dot_product" {
-                    let y = this.num_as(operands[1], ty)?;
-                    return Ok(this.val(Inst::Binary(BinaryOp::Mul, x, y), ty));
-                }
-                Ok(x)
-            })();
-            this.elem = None;
-            let x = r?;
-            let a = this.val(Inst::Load(acc), ty);
-            let s = this.val(Inst::Binary(op, a, x), ty);
-            this.emit(Inst::Store(acc, s), None);
-            Ok(())
-        })?;
-        Ok(acc)
-    }
-
-    /// The numeric type of the elements of array expressions (promoted
-    /// across the operands of DOT_PRODUCT).
-    fn element_type(&mut self, first: &Expr, all: &[&Expr]) -> R<Type> {
-        let mut t = self.static_type(first)?;
-        for x in all {
-            t = super::consts::promote(t, self.static_type(x)?);
-        }
-        Ok(t)
     }
 
     /// The type of an expression, found by lowering it in a scratch block
@@ -612,21 +639,5 @@ impl Lowerer<'_, '_> {
             Operand::Num(_, t) => Ok((t, rank)),
             Operand::Char(_) => Ok((Type::Char, rank)),
         }
-    }
-}
-
-fn zero_of(t: Type) -> Const {
-    if t.is_float() {
-        Const::Float(0.0)
-    } else {
-        Const::Int(0)
-    }
-}
-
-fn one_of(t: Type) -> Const {
-    if t.is_float() {
-        Const::Float(1.0)
-    } else {
-        Const::Int(1)
     }
 }

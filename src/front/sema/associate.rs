@@ -166,6 +166,32 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
             }
             body.iter_mut().for_each(|s| rewrite_stmt(s, &inner));
         }
+        StmtKind::Where {
+            arms, else_body, ..
+        } => {
+            for (c, b) in arms {
+                e(c);
+                b.iter_mut().for_each(|s| rewrite_stmt(s, subst));
+            }
+            for s in else_body.iter_mut().flatten() {
+                rewrite_stmt(s, subst);
+            }
+        }
+        StmtKind::Forall {
+            indices,
+            mask,
+            body,
+            ..
+        } => {
+            for ix in indices.iter_mut() {
+                rename(&mut ix.var, subst);
+                e(&mut ix.lo);
+                e(&mut ix.hi);
+                ix.stride.iter_mut().for_each(e);
+            }
+            mask.iter_mut().for_each(e);
+            body.iter_mut().for_each(|s| rewrite_stmt(s, subst));
+        }
         StmtKind::Exit(_)
         | StmtKind::Cycle(_)
         | StmtKind::Goto(_)

@@ -664,12 +664,13 @@ impl Lowerer<'_, '_> {
                 format!("subroutine `{}` used as a function", name.text),
             ));
         };
-        let (mut call_args, callee) = self.call_args(unit, name, args)?;
+        let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
         let tmp = self.temp("r", rt);
         call_args.push(CallArg::Var(tmp));
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);
         }
+        self.copy_back_after(copies)?;
         Ok((self.val(Inst::Load(tmp), rt), rt))
     }
 
@@ -786,7 +787,19 @@ impl Lowerer<'_, '_> {
                         formal.text, name.text
                     ),
                 )),
-                (None, Some(a)) => self.present_actual(&sig, d, a, i, name, explicit, &mut out),
+                (None, Some(a)) => {
+                    let assumed_shape = prog.units[unit]
+                        .scope
+                        .var(&d.name)
+                        .and_then(|v| v.dims.as_ref())
+                        .is_some_and(|ds| {
+                            ds.iter().any(|x| {
+                                matches!(x, super::super::ast::DimSpec::AssumedShape { .. })
+                            })
+                        });
+                    let how = (explicit, assumed_shape);
+                    self.present_actual(&sig, d, a, i, name, how, &mut out)
+                }
                 (None, None) => self.absent_actual(&sig, d, name, &mut out),
             };
             failed |= r.is_err();
@@ -906,7 +919,7 @@ impl Lowerer<'_, '_> {
         a: &Arg,
         i: usize,
         callee: &Name,
-        explicit: bool,
+        (explicit, assumed_shape): (bool, bool),
         out: &mut [Option<CallArg>],
     ) -> R<()> {
         let ArgValue::Expr(e) = &a.value else {
@@ -966,13 +979,13 @@ impl Lowerer<'_, '_> {
                             keyword: None,
                             value: ArgValue::Expr(leaf.clone()),
                         };
-                        self.actual_arg(&arg, pty, prank, i, callee)?
+                        self.actual_arg(&arg, (pty, prank, false), i, callee)?
                     }
                 });
             }
         } else if let Some(&pi) = d.params.first() {
             let (pty, prank) = sig.params[pi];
-            let c = self.actual_arg(a, pty, prank, i, callee)?;
+            let c = self.actual_arg(a, (pty, prank, assumed_shape), i, callee)?;
             if explicit && matches!(d.intent, Some(Intent::Out | Intent::InOut)) {
                 self.check_definable(&c, e, d, callee)?;
             }
@@ -1166,8 +1179,7 @@ impl Lowerer<'_, '_> {
     fn actual_arg(
         &mut self,
         a: &Arg,
-        pty: Type,
-        prank: usize,
+        (pty, prank, assumed_shape): (Type, usize, bool),
         i: usize,
         callee: &Name,
     ) -> R<CallArg> {
@@ -1190,6 +1202,7 @@ impl Lowerer<'_, '_> {
             ));
         };
         match &e.kind {
+            _ if self.elementwise_actual(e, prank) => {}
             ExprKind::Name(n) => {
                 if let Resolved::Var(v) = self.resolve(n)? {
                     let var = self.proc.var(v).clone();
@@ -1222,10 +1235,7 @@ impl Lowerer<'_, '_> {
                         .iter()
                         .any(|x| matches!(x.value, ArgValue::Range { .. }))
                     {
-                        return Err(self.err(
-                            e.span,
-                            "unsupported Fortran: array section as an actual argument",
-                        ));
+                        return self.section_actual(e, v, name, args, pty, assumed_shape);
                     }
                     let ty = self.proc.var(v).ty;
                     if ty != pty {
@@ -1236,6 +1246,9 @@ impl Lowerer<'_, '_> {
                 }
             }
             _ => {}
+        }
+        if self.arg_temps.iter().any(|t| t.is_for(e)) {
+            return self.prepared_actual(e, pty, assumed_shape);
         }
         match self.expr(e)? {
             Operand::Num(v, t) => {

@@ -39,6 +39,13 @@ enum How {
     Index,
     /// An array reduction (hoisted before the statement).
     Reduction,
+    /// MERGE.
+    Merge,
+    /// HYPOT.
+    Hypot,
+    /// MATMUL, TRANSPOSE (only as the right-hand side of an array
+    /// assignment, by the matrix module).
+    Matrix,
 }
 
 /// `(name, how, argument type forced, result type forced)`.
@@ -137,6 +144,16 @@ fn table() -> &'static [Entry] {
         ("dot_product", Reduction, None, None),
         ("maxval", Reduction, None, None),
         ("minval", Reduction, None, None),
+        ("norm2", Reduction, None, None),
+        ("any", Reduction, None, None),
+        ("all", Reduction, None, None),
+        ("count", Reduction, None, None),
+        ("maxloc", Reduction, None, None),
+        ("minloc", Reduction, None, None),
+        ("merge", Merge, None, None),
+        ("matmul", Matrix, None, None),
+        ("transpose", Matrix, None, None),
+        ("hypot", Hypot, None, None),
     ]
 }
 
@@ -151,14 +168,7 @@ fn lookup(name: &str) -> Option<&'static Entry> {
 
 /// Standard intrinsics the subset does not implement (named in errors).
 const UNSUPPORTED: &[&str] = &[
-    "maxloc",
-    "minloc",
     "reshape",
-    "transpose",
-    "matmul",
-    "any",
-    "all",
-    "count",
     "pack",
     "unpack",
     "spread",
@@ -184,8 +194,6 @@ const UNSUPPORTED: &[&str] = &[
     "system_clock",
     "date_and_time",
     "shape",
-    "merge",
-    "norm2",
     "exponent",
     "fraction",
     "nearest",
@@ -232,7 +240,9 @@ pub(crate) fn is_elemental(name: &str) -> bool {
                 | How::MinMax(_)
                 | How::ToInt(_)
                 | How::RoundFloat(_)
-                | How::ToReal,
+                | How::ToReal
+                | How::Merge
+                | How::Hypot,
             _,
             _
         ))
@@ -288,7 +298,7 @@ impl Lowerer<'_, '_> {
                     .shape_inquiry(&name.text, positional[0], dim)
                     .map(|(v, t)| Operand::Num(v, t));
             }
-            How::Reduction => {
+            How::Reduction | How::Matrix => {
                 return Err(self.err(
                     e.span,
                     format!("unsupported Fortran: `{}` in this context", name.text),
@@ -297,6 +307,14 @@ impl Lowerer<'_, '_> {
             How::Len => {
                 arity(self, 1, 1)?;
                 return self.len_of(positional[0]);
+            }
+            How::Merge => {
+                let (v, t) = self.merge(name, &positional)?;
+                return Ok(Operand::Num(v, t));
+            }
+            How::Hypot => {
+                let (v, t) = self.hypot(name, &positional)?;
+                return Ok(Operand::Num(v, t));
             }
             How::Index => {
                 arity(self, 2, 2)?;
@@ -415,7 +433,13 @@ impl Lowerer<'_, '_> {
                 arity(self, 1, 1)?;
                 (self.int(kind_of(vals[0].1), Type::I32), Type::I32)
             }
-            How::Shape | How::Reduction | How::Len | How::Index => {
+            How::Shape
+            | How::Reduction
+            | How::Len
+            | How::Index
+            | How::Merge
+            | How::Hypot
+            | How::Matrix => {
                 unreachable!("handled above")
             }
         };

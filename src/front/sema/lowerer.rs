@@ -102,6 +102,49 @@ pub(crate) struct LoopFrame {
     pub exit: BlockId,
 }
 
+/// One dimension of a section whose subscripts were evaluated once.
+#[derive(Clone, Copy)]
+pub(crate) enum Sel {
+    /// A scalar subscript (I64 temporary).
+    At(VarId),
+    /// A triplet: first subscript and stride (I64 temporaries).
+    Range { lo: VarId, stride: VarId },
+}
+
+/// A section copied into a temporary (by the section_arg module), to
+/// copy back after the call.
+pub(crate) struct CopyBack {
+    /// The temporary.
+    pub temp: VarId,
+    /// The array.
+    pub var: VarId,
+    /// The section's subscripts.
+    pub sel: Vec<Sel>,
+    /// The section's extents (I64 temporaries).
+    pub extents: Vec<VarId>,
+}
+
+/// A temporary prepared for an actual argument (by the section_arg
+/// module).
+pub(crate) struct ArgTemp {
+    /// The argument expression.
+    pub expr: *const Expr,
+    /// The temporary (rank 1).
+    pub temp: VarId,
+    /// True when the temporary has exactly the argument's size (an
+    /// assumed-shape dummy may take it).
+    pub exact: bool,
+    /// The section to copy back after the call.
+    pub back: Option<CopyBack>,
+}
+
+impl ArgTemp {
+    /// True when the temporary was prepared for `e`.
+    pub(crate) fn is_for(&self, e: &Expr) -> bool {
+        std::ptr::eq(self.expr, e)
+    }
+}
+
 /// The lowering state of one procedure.
 pub(crate) struct Lowerer<'p, 'a> {
     /// The whole program (units, modules, signatures).
@@ -143,6 +186,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporary structures (structure constructors passed as actual
     /// arguments), by name; their leaves are in `vars`.
     pub temp_structs: HashMap<String, StructDecl>,
+    /// Temporaries prepared for actual arguments of the calls of the
+    /// current statement (by the section_arg module).
+    pub arg_temps: Vec<ArgTemp>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -187,6 +233,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             ntemps: 0,
             stmt_start: 0,
             temp_structs: HashMap::new(),
+            arg_temps: Vec::new(),
         }
     }
 
@@ -1267,6 +1314,15 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
         | StmtKind::DoForever { body, .. } => f(body),
         StmtKind::SelectCase { cases, .. } => cases.iter().for_each(|(_, b)| f(b)),
         StmtKind::Associate { body, .. } | StmtKind::Block { body, .. } => f(body),
+        StmtKind::Where {
+            arms, else_body, ..
+        } => {
+            arms.iter().for_each(|(_, b)| f(b));
+            if let Some(b) = else_body {
+                f(b);
+            }
+        }
+        StmtKind::Forall { body, .. } => f(body),
         _ => {}
     }
 }
@@ -1424,6 +1480,16 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Associate { pairs, .. } => pairs.iter().for_each(|(_, x)| e(x)),
+        StmtKind::Where { arms, .. } => arms.iter().for_each(|(c, _)| e(c)),
+        StmtKind::Forall { indices, mask, .. } => {
+            for ix in indices {
+                out.insert(ix.var.text.clone());
+                for x in [&ix.lo, &ix.hi].into_iter().chain(&ix.stride) {
+                    expr_names(x, out);
+                }
+            }
+            mask.iter().for_each(|x| expr_names(x, out));
+        }
         StmtKind::Call { name, args } => {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));
@@ -1541,6 +1607,16 @@ fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
         }
         StmtKind::If { arms, .. } => arms.iter().for_each(|(c, _)| bare(c, out)),
         StmtKind::LogicalIf { cond, .. } | StmtKind::DoWhile { cond, .. } => bare(cond, out),
+        StmtKind::Where { arms, .. } => arms.iter().for_each(|(c, _)| bare(c, out)),
+        StmtKind::Forall { indices, mask, .. } => {
+            for ix in indices {
+                out.insert(ix.var.text.clone());
+                for x in [&ix.lo, &ix.hi].into_iter().chain(&ix.stride) {
+                    bare(x, out);
+                }
+            }
+            mask.iter().for_each(|x| bare(x, out));
+        }
         _ => {}
     }
     for_each_body(s, &mut |b| b.iter().for_each(|s| bare_names_stmt(s, out)));

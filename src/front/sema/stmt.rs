@@ -242,6 +242,16 @@ impl Lowerer<'_, '_> {
                 selector,
                 cases,
             } => self.select_case(selector, cases),
+            StmtKind::Where {
+                arms, else_body, ..
+            } => self.where_construct(arms, else_body.as_deref()),
+            StmtKind::Forall {
+                name,
+                concurrent,
+                indices,
+                mask,
+                body,
+            } => self.forall(name.as_ref(), *concurrent, indices, mask.as_ref(), body),
             StmtKind::Unsupported(what) => {
                 Err(self.err(s.span, format!("unsupported Fortran: {what}")))
             }
@@ -737,6 +747,7 @@ impl Lowerer<'_, '_> {
                 self.hoist(x)?;
             }
         }
+        self.prepare_actuals(args)?;
         let dummy = self.dummy_target(&name.text);
         let local_var =
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
@@ -794,11 +805,11 @@ impl Lowerer<'_, '_> {
                 format!("function `{}` called as a subroutine", name.text),
             ));
         }
-        let (call_args, callee) = self.call_args(p, name, args)?;
+        let (call_args, callee, copies) = self.call_args_copied(p, name, args)?;
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);
         }
-        Ok(())
+        self.copy_back_after(copies)
     }
 
     /// The structure an expression denotes, with one expression per leaf

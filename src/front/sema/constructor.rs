@@ -1,0 +1,93 @@
+//! Array constructors whose items are not all scalars: implied DO loops
+//! (`[(i*h, i = 1, n)]`, nested), nested constructors and array-valued
+//! items, streamed element by element into their destination. An implied
+//! DO variable is the constructor's own: its value outside is kept.
+
+use super::super::ast::{Expr, ExprKind};
+use super::lowerer::{Lowerer, R};
+use adjit_ir::{BinaryOp, Inst, Type, Value, VarId};
+
+impl Lowerer<'_, '_> {
+    /// True when a constructor needs streaming (some item is not a
+    /// scalar).
+    pub(super) fn needs_streaming(&self, items: &[Expr]) -> bool {
+        items.iter().any(|i| {
+            matches!(
+                i.kind,
+                ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
+            ) || self.array_source(i).is_some()
+        })
+    }
+
+    /// Evaluates the items of a constructor in order, calling `store` with
+    /// each value (of type `ty`) and its 0-based position (I64), counted
+    /// in `counter` (an I64 temporary, 0 at the start).
+    pub(super) fn stream_items(
+        &mut self,
+        items: &[Expr],
+        ty: Type,
+        counter: VarId,
+        store: &mut dyn FnMut(&mut Self, Value, Value) -> R<()>,
+    ) -> R<()> {
+        for item in items {
+            match &item.kind {
+                ExprKind::ArrayConstructor(inner) => {
+                    self.stream_items(inner, ty, counter, store)?
+                }
+                ExprKind::ImpliedDo {
+                    items: inner,
+                    var,
+                    start,
+                    end,
+                    step,
+                } => {
+                    let v = self.var_of(var)?;
+                    let vt = self.proc.var(v).ty;
+                    let keep = self.temp("ido", vt);
+                    let old = self.val(Inst::Load(v), vt);
+                    self.emit(Inst::Store(keep, old), None);
+                    let mut result = Ok(());
+                    self.do_loop(None, var, start, end, step.as_deref(), &mut |l| {
+                        if let Err(e) = l.stream_items(inner, ty, counter, store) {
+                            result = Err(e);
+                        }
+                    })?;
+                    result?;
+                    let old = self.val(Inst::Load(keep), vt);
+                    self.emit(Inst::Store(v, old), None);
+                }
+                _ => match self.array_source(item) {
+                    Some(src) => {
+                        let extents = self.extents(&src)?;
+                        self.for_positions(&extents, &mut |this, pos| {
+                            this.elem = Some(pos.to_vec());
+                            let x = this.num_as(item, ty);
+                            this.elem = None;
+                            this.store_next(x?, counter, store)
+                        })?;
+                    }
+                    None => {
+                        let x = self.num_as(item, ty)?;
+                        self.store_next(x, counter, store)?;
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores one value at the counter's position and advances it.
+    fn store_next(
+        &mut self,
+        x: Value,
+        counter: VarId,
+        store: &mut dyn FnMut(&mut Self, Value, Value) -> R<()>,
+    ) -> R<()> {
+        let k = self.val(Inst::Load(counter), Type::I64);
+        store(self, x, k)?;
+        let one = self.int(1, Type::I64);
+        let k1 = self.val(Inst::Binary(BinaryOp::Add, k, one), Type::I64);
+        self.emit(Inst::Store(counter, k1), None);
+        Ok(())
+    }
+}

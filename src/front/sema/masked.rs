@@ -1,0 +1,350 @@
+//! WHERE / ELSEWHERE, FORALL and DO CONCURRENT lowered to loops of
+//! ordinary IR (so the tangent and adjoint transforms see nothing new).
+//!
+//! WHERE: every assignment of the construct becomes a loop over its
+//! target's elements guarded by its masks (the WHERE mask and the
+//! ELSEWHERE masks before it, negated). FORALL: every statement of the
+//! body becomes a loop nest over the index tuples (guarded by the mask).
+//! DO CONCURRENT: one loop nest around the whole body. Fortran evaluates a
+//! mask once for the whole construct and a FORALL right-hand side for all
+//! tuples before assigning; the loops give the same results unless a mask
+//! reads a variable assigned earlier in the construct or a right-hand side
+//! reads other elements of its target, which are rejected with a located
+//! error. Index variables keep their values outside the construct.
+
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, ForallIndex, Name, Stmt, StmtKind};
+use super::lowerer::for_each_body;
+use super::lowerer::{expr_names, Lowerer, R};
+use adjit_ir::{Inst, Terminator};
+use std::collections::BTreeSet;
+
+/// The base name of an assignment target (`a`, `a(i)`, `a(1:n)`) and its
+/// subscripts.
+fn target_of(target: &Expr) -> Option<(&Name, Option<&[Arg]>)> {
+    match &target.kind {
+        ExprKind::Name(n) => Some((n, None)),
+        ExprKind::Apply { name, args } => Some((name, Some(args.as_slice()))),
+        _ => None,
+    }
+}
+
+/// True when two expressions are written alike (positions ignored).
+fn same_expr(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Name(x), ExprKind::Name(y)) => x.text == y.text,
+        (ExprKind::Apply { name: f, args: x }, ExprKind::Apply { name: g, args: y }) => {
+            f.text == g.text && same_args(x, y)
+        }
+        (ExprKind::Int { value: x, .. }, ExprKind::Int { value: y, .. }) => x == y,
+        (ExprKind::Unary(o, x), ExprKind::Unary(p, y)) => o == p && same_expr(x, y),
+        (ExprKind::Binary(o, x1, x2), ExprKind::Binary(p, y1, y2)) => {
+            o == p && same_expr(x1, y1) && same_expr(x2, y2)
+        }
+        (ExprKind::Paren(x), ExprKind::Paren(y)) => same_expr(x, y),
+        _ => false,
+    }
+}
+
+fn same_opt(a: &Option<Expr>, b: &Option<Expr>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => same_expr(x, y),
+        _ => false,
+    }
+}
+
+/// True when two subscript lists are written alike.
+pub(super) fn same_args(a: &[Arg], b: &[Arg]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (&x.value, &y.value) {
+            (ArgValue::Expr(x), ArgValue::Expr(y)) => same_expr(x, y),
+            (
+                ArgValue::Range {
+                    lo: l1,
+                    hi: h1,
+                    stride: s1,
+                },
+                ArgValue::Range {
+                    lo: l2,
+                    hi: h2,
+                    stride: s2,
+                },
+            ) => same_opt(l1, l2) && same_opt(h1, h2) && same_opt(s1, s2),
+            _ => false,
+        })
+}
+
+/// The first reference in `e` to `name` other than `name(args)` written
+/// exactly as the target (`args` `None`: the bare name is the target).
+fn other_reference<'e>(e: &'e Expr, name: &str, args: Option<&[Arg]>) -> Option<&'e Expr> {
+    match &e.kind {
+        ExprKind::Name(n) if n.text == name && args.is_some() => return Some(e),
+        ExprKind::Apply { name: n, args: a }
+            if n.text == name && args.is_none_or(|t| !same_args(t, a)) =>
+        {
+            return Some(e)
+        }
+        _ => {}
+    }
+    e.kind
+        .children()
+        .into_iter()
+        .find_map(|x| other_reference(x, name, args))
+}
+
+/// The base names of the variables a statement assigns.
+fn stmt_targets(s: &Stmt, out: &mut BTreeSet<String>) {
+    if let StmtKind::Assign { target, .. } = &s.kind {
+        if let Some((n, _)) = target_of(target) {
+            out.insert(n.text.clone());
+        }
+    }
+    for_each_body(s, &mut |b| b.iter().for_each(|s| stmt_targets(s, out)));
+}
+
+impl Lowerer<'_, '_> {
+    /// A WHERE construct (or statement).
+    pub(super) fn where_construct(
+        &mut self,
+        arms: &[(Expr, Vec<Stmt>)],
+        else_body: Option<&[Stmt]>,
+    ) -> R<()> {
+        let mut assigned: BTreeSet<String> = BTreeSet::new();
+        let all_masks: Vec<&Expr> = arms.iter().map(|(m, _)| m).collect();
+        let groups = arms
+            .iter()
+            .enumerate()
+            .map(|(k, (_, b))| (k, b.as_slice()))
+            .chain(else_body.map(|b| (arms.len(), b)));
+        let mut failed = false;
+        for (k, body) in groups {
+            // The masks of this arm: the earlier ones negated, its own.
+            let mask: Vec<(&Expr, bool)> = all_masks
+                .iter()
+                .enumerate()
+                .take(k + 1)
+                .map(|(j, m)| (*m, j < k))
+                .collect();
+            for s in body {
+                self.span = s.span;
+                self.start_statement();
+                failed |= self.where_assignment(s, &mask, &mut assigned).is_err();
+            }
+        }
+        if failed {
+            return Err(super::lowerer::Reported);
+        }
+        Ok(())
+    }
+
+    /// One assignment of a WHERE construct under its masks.
+    fn where_assignment(
+        &mut self,
+        s: &Stmt,
+        mask: &[(&Expr, bool)],
+        assigned: &mut BTreeSet<String>,
+    ) -> R<()> {
+        let StmtKind::Assign { target, value } = &s.kind else {
+            return Err(self.err(
+                s.span,
+                "unsupported Fortran: statement other than an array assignment in a WHERE construct",
+            ));
+        };
+        let Some((name, args)) = target_of(target) else {
+            return Err(self.err(target.span, "WHERE assigns an array"));
+        };
+        if !self.is_array_name(&name.text) {
+            return Err(self.err(
+                target.span,
+                format!(
+                    "the target `{}` of a masked assignment is not an array",
+                    name.text
+                ),
+            ));
+        }
+        for (m, _) in mask {
+            let mut names = BTreeSet::new();
+            expr_names(m, &mut names);
+            if let Some(x) = names.intersection(assigned).next() {
+                return Err(self.err(
+                    m.span,
+                    format!(
+                        "unsupported Fortran: WHERE mask reading `{x}`, assigned earlier in the construct"
+                    ),
+                ));
+            }
+        }
+        assigned.insert(name.text.clone());
+        for (m, _) in mask {
+            self.hoist(m)?;
+        }
+        self.hoist(target)?;
+        self.hoist(value)?;
+        let v = self.var_of(name)?;
+        self.check_writable(v, name)?;
+        self.masked_assign(target, name, args, value, mask)
+    }
+
+    /// A FORALL construct (or statement) or a DO CONCURRENT loop.
+    pub(super) fn forall(
+        &mut self,
+        name: Option<&Name>,
+        concurrent: bool,
+        indices: &[ForallIndex],
+        mask: Option<&Expr>,
+        body: &[Stmt],
+    ) -> R<()> {
+        // The index variables are the construct's own: save and restore.
+        let mut saved = Vec::new();
+        for ix in indices {
+            let v = self.var_of(&ix.var)?;
+            let t = self.proc.var(v).ty;
+            if self.proc.var(v).is_array() || !t.is_int() {
+                return Err(self.err(
+                    ix.var.span,
+                    format!("index `{}` must be an integer scalar", ix.var.text),
+                ));
+            }
+            let keep = self.temp("ix", t);
+            let x = self.val(Inst::Load(v), t);
+            self.emit(Inst::Store(keep, x), None);
+            saved.push((v, keep, t));
+        }
+        let result = if concurrent {
+            self.index_nest(name, indices, mask, &mut |l| l.stmts(body))
+        } else {
+            self.forall_statements(indices, mask, body)
+        };
+        for (v, keep, t) in saved {
+            let x = self.val(Inst::Load(keep), t);
+            self.emit(Inst::Store(v, x), None);
+        }
+        result
+    }
+
+    /// The statements of a FORALL, each in a loop nest of its own.
+    fn forall_statements(
+        &mut self,
+        indices: &[ForallIndex],
+        mask: Option<&Expr>,
+        body: &[Stmt],
+    ) -> R<()> {
+        let mut assigned: BTreeSet<String> = BTreeSet::new();
+        let mut failed = false;
+        for s in body {
+            self.span = s.span;
+            self.start_statement();
+            let r = self.forall_check(s, mask, &mut assigned).and_then(|_| {
+                self.index_nest(None, indices, mask, &mut |l| {
+                    l.stmts(std::slice::from_ref(s))
+                })
+            });
+            failed |= r.is_err();
+        }
+        if failed {
+            return Err(super::lowerer::Reported);
+        }
+        Ok(())
+    }
+
+    /// Rejects a FORALL statement whose sequential loop would not give the
+    /// FORALL's results.
+    fn forall_check(
+        &mut self,
+        s: &Stmt,
+        mask: Option<&Expr>,
+        assigned: &mut BTreeSet<String>,
+    ) -> R<()> {
+        if let Some(m) = mask {
+            let mut names = BTreeSet::new();
+            expr_names(m, &mut names);
+            if let Some(x) = names.intersection(assigned).next() {
+                return Err(self.err(
+                    m.span,
+                    format!(
+                        "unsupported Fortran: FORALL mask reading `{x}`, assigned by an earlier statement of the construct"
+                    ),
+                ));
+            }
+        }
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                let Some((name, args)) = target_of(target) else {
+                    return Err(self.err(target.span, "FORALL assigns a variable"));
+                };
+                for x in std::iter::once(value).chain(mask) {
+                    if let Some(r) = other_reference(x, &name.text, args) {
+                        return Err(self.err(
+                            r.span,
+                            format!(
+                                "unsupported Fortran: FORALL reading other elements of `{}`, which it assigns",
+                                name.text
+                            ),
+                        ));
+                    }
+                }
+                assigned.insert(name.text.clone());
+                Ok(())
+            }
+            StmtKind::Where { .. } | StmtKind::Forall { .. } => {
+                let mut names = BTreeSet::new();
+                stmt_targets(s, &mut names);
+                assigned.extend(names);
+                Ok(())
+            }
+            _ => Err(self.err(
+                s.span,
+                "unsupported Fortran: statement other than an assignment, WHERE or FORALL in a FORALL construct",
+            )),
+        }
+    }
+
+    /// Loops over the index tuples (the first index outermost), running
+    /// `body` where the mask holds.
+    fn index_nest(
+        &mut self,
+        name: Option<&Name>,
+        indices: &[ForallIndex],
+        mask: Option<&Expr>,
+        body: &mut dyn FnMut(&mut Self),
+    ) -> R<()> {
+        let Some((ix, rest)) = indices.split_first() else {
+            return match mask {
+                None => {
+                    body(self);
+                    Ok(())
+                }
+                Some(m) => {
+                    self.hoist(m)?;
+                    let c = self.logical(m)?;
+                    let (then_b, join) = (self.block(), self.block());
+                    self.terminate(Terminator::Branch {
+                        cond: c,
+                        then_dest: then_b,
+                        else_dest: join,
+                    });
+                    self.switch_to(then_b);
+                    body(self);
+                    self.jump(join);
+                    self.switch_to(join);
+                    Ok(())
+                }
+            };
+        };
+        let inner_name = if rest.is_empty() { name } else { None };
+        let mut result = Ok(());
+        self.do_loop(
+            inner_name,
+            &ix.var,
+            &ix.lo,
+            &ix.hi,
+            ix.stride.as_ref(),
+            &mut |l| {
+                if let Err(e) = l.index_nest(name, rest, mask, body) {
+                    result = Err(e);
+                }
+            },
+        )?;
+        result
+    }
+}

@@ -1,0 +1,319 @@
+//! Array reductions, each lowered into a loop that accumulates into a
+//! scalar temporary before the statement that uses it: SUM, PRODUCT,
+//! MAXVAL, MINVAL (with DIM= and MASK=), DOT_PRODUCT, NORM2, ANY, ALL,
+//! COUNT, MAXLOC and MINLOC (the first position, 1-based within the
+//! argument, 0 when the mask selects nothing); and the elemental MERGE and
+//! HYPOT. Everything is ordinary IR (arithmetic, comparisons, SELECT), so
+//! tangents and adjoints follow.
+//!
+//! DIM= is accepted where the result stays scalar (a rank-1 argument with
+//! `dim=1`); other DIM= values are rejected with a located error.
+
+use super::super::ast::{Arg, ArgValue, Expr, Name};
+use super::consts::{numeric_inquiry, promote, type_name};
+use super::lowerer::{Lowerer, R};
+use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId};
+
+/// The arguments of a reduction, by meaning.
+struct ReductionArgs<'e> {
+    /// The array (both vectors for DOT_PRODUCT).
+    arrays: Vec<&'e Expr>,
+    /// MASK= of SUM, PRODUCT, MAXVAL, MINVAL, MAXLOC, MINLOC.
+    mask: Option<&'e Expr>,
+    /// DIM=.
+    dim: Option<&'e Expr>,
+    /// KIND= of COUNT.
+    kind: Option<&'e Expr>,
+}
+
+/// True for the reductions whose array argument is logical.
+fn logical_reduction(which: &str) -> bool {
+    matches!(which, "any" | "all" | "count")
+}
+
+/// The zero of a type.
+fn zero_of(t: Type) -> Const {
+    if t.is_float() {
+        Const::Float(0.0)
+    } else {
+        Const::Int(0)
+    }
+}
+
+/// The one of a type.
+fn one_of(t: Type) -> Const {
+    if t.is_float() {
+        Const::Float(1.0)
+    } else {
+        Const::Int(1)
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// Sorts the arguments of a reduction (positional and keyword).
+    fn reduction_args<'e>(&mut self, name: &Name, args: &'e [Arg]) -> R<ReductionArgs<'e>> {
+        let which = name.text.as_str();
+        let mut out = ReductionArgs {
+            arrays: Vec::new(),
+            mask: None,
+            dim: None,
+            kind: None,
+        };
+        let arrays = if which == "dot_product" { 2 } else { 1 };
+        let mut positional = 0;
+        for a in args {
+            let ArgValue::Expr(x) = &a.value else {
+                return Err(self.err(
+                    name.span,
+                    format!("a range is not an argument of `{which}`"),
+                ));
+            };
+            let key = match &a.keyword {
+                Some(k) => k.text.clone(),
+                None => {
+                    positional += 1;
+                    match positional {
+                        p if p <= arrays => "array".to_string(),
+                        // `sum(a, mask)`: a logical second argument is the mask.
+                        2 if !logical_reduction(which)
+                            && which != "norm2"
+                            && self.type_and_rank(x)?.0 == Type::Bool =>
+                        {
+                            "mask".to_string()
+                        }
+                        2 => "dim".to_string(),
+                        3 if which == "count" => "kind".to_string(),
+                        3 => "mask".to_string(),
+                        _ => {
+                            return Err(self.err(x.span, format!("too many arguments to `{which}`")))
+                        }
+                    }
+                }
+            };
+            match key.as_str() {
+                "array" | "vector_a" | "vector_b" | "x" => out.arrays.push(x),
+                "mask" if logical_reduction(which) => out.arrays.push(x),
+                "mask" if which != "dot_product" && which != "norm2" => out.mask = Some(x),
+                "dim" if which != "dot_product" => out.dim = Some(x),
+                "kind" if which == "count" => out.kind = Some(x),
+                k => {
+                    let span = a.keyword.as_ref().map_or(x.span, |k| k.span);
+                    return Err(self.err(
+                        span,
+                        format!("unsupported Fortran: `{k}=` argument of `{which}`"),
+                    ));
+                }
+            }
+        }
+        if out.arrays.len() != arrays {
+            return Err(self.err(
+                name.span,
+                format!("`{which}` takes {arrays} array argument(s)"),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Lowers a reduction into a fresh scalar temporary.
+    pub(super) fn reduce(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<VarId> {
+        let which = name.text.as_str();
+        let r = self.reduction_args(name, args)?;
+        let first = r.arrays[0];
+        let Some(src) = self.array_source(first) else {
+            return Err(self.err(
+                first.span,
+                format!("the argument of `{which}` is not an array"),
+            ));
+        };
+        let (elem_ty, rank) = self.type_and_rank(first)?;
+        if let Some(d) = r.dim {
+            let k = self.fold(d)?.as_int();
+            if rank != 1 || k != Some(1) {
+                return Err(self.err(
+                    d.span,
+                    format!(
+                        "unsupported Fortran: `dim=` of `{which}` other than 1 for a rank-1 array (an array-valued reduction)"
+                    ),
+                ));
+            }
+        }
+        if matches!(which, "maxloc" | "minloc") && rank != 1 {
+            return Err(self.err(
+                first.span,
+                format!("unsupported Fortran: `{which}` of a rank-{rank} array (an array result)"),
+            ));
+        }
+        if logical_reduction(which) != (elem_ty == Type::Bool) {
+            return Err(self.err(
+                first.span,
+                format!("`{which}` of a {} array", type_name(elem_ty)),
+            ));
+        }
+        let extents = self.extents(&src)?;
+        let ty = match which {
+            "dot_product" => promote(elem_ty, self.static_type(r.arrays[1])?),
+            "any" | "all" => Type::Bool,
+            "count" => match r.kind {
+                Some(k) => {
+                    let k = self.fold(k)?.as_int().unwrap_or(4);
+                    super::consts::int_kind(k).unwrap_or(Type::I32)
+                }
+                None => Type::I32,
+            },
+            "norm2" if !elem_ty.is_float() => {
+                return Err(self.err(first.span, "the argument of `norm2` must be real"))
+            }
+            _ => elem_ty,
+        };
+        let init = match which {
+            "sum" | "dot_product" | "norm2" | "count" => zero_of(ty),
+            "product" => one_of(ty),
+            "any" => Const::Bool(false),
+            "all" => Const::Bool(true),
+            "maxval" | "minval" | "maxloc" | "minloc" => {
+                let huge = numeric_inquiry("huge", ty).and_then(|c| c.to_ir());
+                match (which, huge) {
+                    ("maxval" | "maxloc", Some(Const::Float(h))) => Const::Float(-h),
+                    ("maxval" | "maxloc", Some(Const::Int(h))) => Const::Int(-h - 1),
+                    (_, Some(h)) => h,
+                    _ => return Err(self.err(e.span, format!("`{which}` of {}", type_name(ty)))),
+                }
+            }
+            _ => unreachable!("a reduction"),
+        };
+        let acc = self.temp("acc", ty);
+        let c = self.konst(init, ty);
+        self.emit(Inst::Store(acc, c), None);
+        let loc = matches!(which, "maxloc" | "minloc").then(|| {
+            let l = self.temp("loc", Type::I32);
+            let z = self.int(0, Type::I32);
+            self.emit(Inst::Store(l, z), None);
+            l
+        });
+        let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
+        let arrays = r.arrays.clone();
+        self.for_positions(&extents, &mut |this, pos| {
+            let (skip, pos) = this.element_mask(&mask, pos)?;
+            this.elem = Some(pos.clone());
+            let x = this.reduction_operand(which, &arrays, ty);
+            this.elem = None;
+            let x = x?;
+            let a = this.val(Inst::Load(acc), ty);
+            match loc {
+                None => {
+                    let s = this.accumulate(which, a, x, ty);
+                    this.emit(Inst::Store(acc, s), None);
+                }
+                Some(l) => {
+                    // The first extreme element: strictly better, or the
+                    // first element considered.
+                    let cur = this.val(Inst::Load(l), Type::I32);
+                    let zero = this.int(0, Type::I32);
+                    let none = this.val(Inst::Cmp(CmpOp::Eq, cur, zero), Type::Bool);
+                    let op = if which == "maxloc" {
+                        CmpOp::Gt
+                    } else {
+                        CmpOp::Lt
+                    };
+                    let better = this.val(Inst::Cmp(op, x, a), Type::Bool);
+                    let take = this.val(Inst::Binary(BinaryOp::Or, none, better), Type::Bool);
+                    let best = this.val(Inst::Select(take, x, a), ty);
+                    this.emit(Inst::Store(acc, best), None);
+                    let one = this.int(1, Type::I64);
+                    let p1 = this.val(Inst::Binary(BinaryOp::Add, pos[0], one), Type::I64);
+                    let p1 = this.convert(p1, Type::I64, Type::I32);
+                    let at = this.val(Inst::Select(take, p1, cur), Type::I32);
+                    this.emit(Inst::Store(l, at), None);
+                }
+            }
+            if let Some(skip) = skip {
+                this.jump(skip);
+                this.switch_to(skip);
+            }
+            Ok(())
+        })?;
+        if which == "norm2" {
+            let a = self.val(Inst::Load(acc), ty);
+            let s = self.val(Inst::Unary(UnaryOp::Sqrt, a), ty);
+            self.emit(Inst::Store(acc, s), None);
+        }
+        Ok(loc.unwrap_or(acc))
+    }
+
+    /// The value one element contributes to a reduction.
+    fn reduction_operand(&mut self, which: &str, arrays: &[&Expr], ty: Type) -> R<Value> {
+        match which {
+            "any" | "all" | "count" => self.logical(arrays[0]),
+            "dot_product" => {
+                let x = self.num_as(arrays[0], ty)?;
+                let y = self.num_as(arrays[1], ty)?;
+                Ok(self.val(Inst::Binary(BinaryOp::Mul, x, y), ty))
+            }
+            "norm2" => {
+                let x = self.num_as(arrays[0], ty)?;
+                Ok(self.val(Inst::Binary(BinaryOp::Mul, x, x), ty))
+            }
+            _ => self.num_as(arrays[0], ty),
+        }
+    }
+
+    /// The accumulator updated with one element's contribution.
+    fn accumulate(&mut self, which: &str, a: Value, x: Value, ty: Type) -> Value {
+        let op = match which {
+            "sum" | "dot_product" | "norm2" => BinaryOp::Add,
+            "product" => BinaryOp::Mul,
+            "maxval" => BinaryOp::Max,
+            "minval" => BinaryOp::Min,
+            "any" => BinaryOp::Or,
+            "all" => BinaryOp::And,
+            _ => {
+                // COUNT: add 1 for a true element.
+                let one = self.int(1, ty);
+                let zero = self.int(0, ty);
+                let d = self.val(Inst::Select(x, one, zero), ty);
+                return self.val(Inst::Binary(BinaryOp::Add, a, d), ty);
+            }
+        };
+        self.val(Inst::Binary(op, a, x), ty)
+    }
+
+    /// MERGE(tsource, fsource, mask), element by element.
+    pub(super) fn merge(&mut self, name: &Name, args: &[&Expr]) -> R<(Value, Type)> {
+        let [t, f, m] = args else {
+            return Err(self.err(name.span, "`merge` takes 3 arguments"));
+        };
+        let (tv, tt) = self.num(t)?;
+        let (fv, ft) = self.num(f)?;
+        let c = self.logical(m)?;
+        let ty = if tt == Type::Bool || ft == Type::Bool {
+            if tt != ft {
+                return Err(self.err(f.span, "the sources of `merge` differ in type"));
+            }
+            Type::Bool
+        } else {
+            promote(tt, ft)
+        };
+        let tv = self.convert(tv, tt, ty);
+        let fv = self.convert(fv, ft, ty);
+        Ok((self.val(Inst::Select(c, tv, fv), ty), ty))
+    }
+
+    /// HYPOT(x, y) = sqrt(x**2 + y**2), element by element.
+    pub(super) fn hypot(&mut self, name: &Name, args: &[&Expr]) -> R<(Value, Type)> {
+        let [x, y] = args else {
+            return Err(self.err(name.span, "`hypot` takes 2 arguments"));
+        };
+        let (xv, xt) = self.num(x)?;
+        let (yv, yt) = self.num(y)?;
+        let ty = promote(xt, yt);
+        if !ty.is_float() {
+            return Err(self.err(x.span, "the arguments of `hypot` must be real"));
+        }
+        let xv = self.convert(xv, xt, ty);
+        let yv = self.convert(yv, yt, ty);
+        let x2 = self.val(Inst::Binary(BinaryOp::Mul, xv, xv), ty);
+        let y2 = self.val(Inst::Binary(BinaryOp::Mul, yv, yv), ty);
+        let s = self.val(Inst::Binary(BinaryOp::Add, x2, y2), ty);
+        Ok((self.val(Inst::Unary(UnaryOp::Sqrt, s), ty), ty))
+    }
+}

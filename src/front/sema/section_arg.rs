@@ -1,0 +1,458 @@
+//! Array sections, array expressions and array constructors as actual
+//! arguments.
+//!
+//! A contiguous section (`a(2:n)`, `a(:, j)`, `m(:, :, k)`) passed to an
+//! explicit-shape or assumed-size dummy is passed by the address of its
+//! first element (Fortran sequence association, as gfortran does). A
+//! section with a stride or a gap (`a(1:n:2)`, `a(i, :)`) is copied into a
+//! temporary before the call and back after it (copy-in / copy-out); the
+//! temporary is as large as the whole array, whose shape is fixed at the
+//! procedure's entry. An array expression (`2*x`) or an array constructor
+//! of scalars goes through a temporary filled before the call. The
+//! temporaries are prepared before the statement (the copy loops are
+//! blocks of their own, so they cannot sit between the evaluation of two
+//! arguments); a function reference taking one is itself evaluated before
+//! its statement, into a scalar temporary, like a reduction. Sections
+//! given to assumed-shape dummies are rejected (the callee would see the
+//! extent of the rest of the array).
+
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::array::ArrayRef;
+use super::lowerer::{ArgTemp, CopyBack, Lowerer, Sel, R};
+use adjit_ir::{BinaryOp, Bound, CallArg, Dim, Inst, Type, Value, VarId};
+
+/// True when a subscript is a triplet with no bounds and no stride (`:`).
+fn is_full(a: &Arg) -> bool {
+    matches!(
+        a.value,
+        ArgValue::Range {
+            lo: None,
+            hi: None,
+            stride: None
+        }
+    )
+}
+
+/// True when a section is contiguous whatever the array's bounds: full
+/// triplets, then one triplet without a stride, then scalar subscripts.
+fn is_contiguous(args: &[Arg]) -> bool {
+    let Some(last) = args
+        .iter()
+        .rposition(|a| matches!(a.value, ArgValue::Range { .. }))
+    else {
+        return false;
+    };
+    let unit_stride = match &args[last].value {
+        ArgValue::Range { stride: None, .. } => true,
+        ArgValue::Range {
+            stride: Some(s), ..
+        } => matches!(s.kind, ExprKind::Int { value: 1, .. }),
+        ArgValue::Expr(_) => false,
+    };
+    unit_stride && args[..last].iter().all(is_full)
+}
+
+/// True when an actual argument needs a temporary filled before the call:
+/// a section that is not contiguous, an array constructor, or an array
+/// expression other than a variable, an element or a section.
+fn needs_temp(l: &Lowerer, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::ArrayConstructor(_) => true,
+        ExprKind::Name(_) => false,
+        ExprKind::Apply { name, args } if l.is_array_name(&name.text) => {
+            args.iter()
+                .any(|a| matches!(a.value, ArgValue::Range { .. }))
+                && !is_contiguous(args)
+        }
+        _ => l.array_source(e).is_some(),
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// Prepares the temporaries of the actual arguments of a call (before
+    /// the statement; see the module documentation). Returns true when
+    /// one was made.
+    pub(super) fn prepare_actuals(&mut self, args: &[Arg]) -> R<bool> {
+        let mut made = false;
+        for a in args {
+            if let ArgValue::Expr(e) = &a.value {
+                if needs_temp(self, e) {
+                    self.prepare_actual(e)?;
+                    made = true;
+                }
+            }
+        }
+        Ok(made)
+    }
+
+    /// True when `name(args)` in an expression is a reference to a user
+    /// function (not an array, statement function or intrinsic).
+    pub(super) fn is_user_function_ref(&self, name: &Name) -> bool {
+        !self.is_array_name(&name.text)
+            && (self.prog.find_proc(self.unit, &name.text).is_some()
+                || self.dummy_target(&name.text).is_some())
+    }
+
+    fn prepare_actual(&mut self, e: &Expr) -> R<()> {
+        let key = e as *const Expr;
+        if self.arg_temps.iter().any(|t| t.expr == key) {
+            return Ok(());
+        }
+        let record = match &e.kind {
+            ExprKind::ArrayConstructor(items) => self.constructor_temp(e, items)?,
+            ExprKind::Apply { name, args }
+                if self.is_array_name(&name.text)
+                    && args
+                        .iter()
+                        .any(|a| matches!(a.value, ArgValue::Range { .. })) =>
+            {
+                self.section_temp(e, name, args)?
+            }
+            _ => self.expression_temp(e)?,
+        };
+        self.arg_temps.push(record);
+        Ok(())
+    }
+
+    /// A contiguous array section `name(args)` as an actual argument for a
+    /// parameter of type `pty` (by the address of its first element), or
+    /// the temporary prepared for a section that is not contiguous.
+    pub(super) fn section_actual(
+        &mut self,
+        e: &Expr,
+        v: VarId,
+        name: &Name,
+        args: &[Arg],
+        pty: Type,
+        assumed_shape: bool,
+    ) -> R<CallArg> {
+        if assumed_shape {
+            return Err(self.err(
+                e.span,
+                "unsupported Fortran: array section passed to an assumed-shape dummy",
+            ));
+        }
+        let ty = self.proc.var(v).ty;
+        if ty != pty || ty == Type::Char {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "array section of `{}` does not match the type of the dummy",
+                    name.text
+                ),
+            ));
+        }
+        let rank = self.proc.var(v).dims.len();
+        if args.len() != rank {
+            return Err(self.err(
+                name.span,
+                format!(
+                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
+                    name.text,
+                    args.len()
+                ),
+            ));
+        }
+        if !is_contiguous(args) {
+            return self.prepared_actual(e, pty, false);
+        }
+        let mut idx = Vec::new();
+        for (d, a) in args.iter().enumerate() {
+            idx.push(match &a.value {
+                ArgValue::Expr(x) => self.index_value(x)?,
+                ArgValue::Range { lo: Some(x), .. } => self.index_value(x)?,
+                ArgValue::Range { lo: None, .. } => {
+                    self.val(Inst::DimLower(v, d as u32), Type::I64)
+                }
+            });
+        }
+        Ok(CallArg::Elem(v, idx))
+    }
+
+    /// The temporary prepared for an actual argument (`None` when there is
+    /// none).
+    pub(super) fn prepared_actual(
+        &mut self,
+        e: &Expr,
+        pty: Type,
+        assumed_shape: bool,
+    ) -> R<CallArg> {
+        let key = e as *const Expr;
+        let Some(t) = self.arg_temps.iter().find(|t| t.expr == key) else {
+            return Err(self.err(
+                e.span,
+                "unsupported Fortran: array expression or strided section as an actual argument here",
+            ));
+        };
+        let (temp, exact) = (t.temp, t.exact);
+        if assumed_shape && !exact {
+            return Err(self.err(
+                e.span,
+                "unsupported Fortran: a strided section or an expression of sections passed to an assumed-shape dummy",
+            ));
+        }
+        let ty = self.proc.var(temp).ty;
+        if ty != pty {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "type mismatch in an array argument: expected {}, got {}",
+                    super::consts::type_name(pty),
+                    super::consts::type_name(ty)
+                ),
+            ));
+        }
+        Ok(CallArg::Var(temp))
+    }
+
+    /// A temporary holding a section that is not contiguous.
+    fn section_temp(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<ArgTemp> {
+        let v = match self.resolve(name)? {
+            super::lowerer::Resolved::Var(v) => v,
+            _ => return Err(self.err(name.span, format!("`{}` is not an array", name.text))),
+        };
+        let extents = self.extents(&ArrayRef {
+            name,
+            args: Some(args),
+        })?;
+        let mut sel = Vec::new();
+        for (d, a) in args.iter().enumerate() {
+            sel.push(match &a.value {
+                ArgValue::Expr(x) => {
+                    let x = self.int64_value(x)?;
+                    Sel::At(self.keep(x))
+                }
+                ArgValue::Range { lo, stride, .. } => {
+                    let lo = match lo {
+                        Some(x) => self.int64_value(x)?,
+                        None => self.val(Inst::DimLower(v, d as u32), Type::I64),
+                    };
+                    let st = match stride {
+                        Some(x) => self.int64_value(x)?,
+                        None => self.int(1, Type::I64),
+                    };
+                    Sel::Range {
+                        lo: self.keep(lo),
+                        stride: self.keep(st),
+                    }
+                }
+            });
+        }
+        let ty = self.proc.var(v).ty;
+        let temp = self.storage_like(v, ty, e, &name.text)?;
+        let copy = CopyBack {
+            temp,
+            var: v,
+            sel,
+            extents,
+        };
+        self.copy_section(&copy, true)?;
+        Ok(ArgTemp {
+            expr: e,
+            temp,
+            exact: false,
+            back: Some(copy),
+        })
+    }
+
+    /// An integer expression as an I64 value.
+    fn int64_value(&mut self, x: &Expr) -> R<Value> {
+        let (x, t) = self.integer(x)?;
+        Ok(self.convert(x, t, Type::I64))
+    }
+
+    /// An I64 value kept in a temporary (readable from later blocks).
+    fn keep(&mut self, x: Value) -> VarId {
+        let t = self.temp("sub", Type::I64);
+        self.emit(Inst::Store(t, x), None);
+        t
+    }
+
+    /// A rank-1 temporary of type `ty` with as many elements as the array
+    /// `v` (whose bounds are fixed at the procedure's entry).
+    fn storage_like(&mut self, v: VarId, ty: Type, e: &Expr, what: &str) -> R<VarId> {
+        let var = self.proc.var(v);
+        let mut size = Bound::Const(1);
+        for d in &var.dims {
+            let Some(upper) = &d.upper else {
+                return Err(self.err(
+                    e.span,
+                    format!(
+                        "unsupported Fortran: a temporary copy of `{what}`, an array of assumed size or shape, as an actual argument"
+                    ),
+                ));
+            };
+            let extent = Bound::Max(
+                Box::new(Bound::Add(
+                    Box::new(Bound::Sub(
+                        Box::new(upper.clone()),
+                        Box::new(d.lower.clone()),
+                    )),
+                    Box::new(Bound::Const(1)),
+                )),
+                Box::new(Bound::Const(0)),
+            );
+            size = Bound::Mul(Box::new(size), Box::new(extent));
+        }
+        Ok(self.temp_array(ty, size))
+    }
+
+    /// A fresh local rank-1 array `(1:size)`.
+    fn temp_array(&mut self, ty: Type, size: Bound) -> VarId {
+        let t = self.temp("arg", ty);
+        self.proc.vars[t.index()].dims = vec![Dim {
+            lower: Bound::Const(1),
+            upper: Some(size),
+        }];
+        t
+    }
+
+    /// Copies a section into its temporary (`into_temp`) or back.
+    fn copy_section(&mut self, c: &CopyBack, into_temp: bool) -> R<()> {
+        let ty = self.proc.var(c.var).ty;
+        let sel = c.sel.clone();
+        let (temp, var) = (c.temp, c.var);
+        self.for_positions(&c.extents.clone(), &mut |this, pos| {
+            let i64t = Type::I64;
+            let mut idx = Vec::new();
+            let mut k = 0;
+            for s in &sel {
+                idx.push(match *s {
+                    Sel::At(x) => this.val(Inst::Load(x), i64t),
+                    Sel::Range { lo, stride } => {
+                        let lo = this.val(Inst::Load(lo), i64t);
+                        let st = this.val(Inst::Load(stride), i64t);
+                        let off = this.val(Inst::Binary(BinaryOp::Mul, pos[k], st), i64t);
+                        k += 1;
+                        this.val(Inst::Binary(BinaryOp::Add, lo, off), i64t)
+                    }
+                });
+            }
+            let lin = this.linear(&c.extents, pos);
+            if into_temp {
+                let x = this.val(Inst::LoadElem(var, idx), ty);
+                this.emit(Inst::StoreElem(temp, vec![lin], x), None);
+            } else {
+                let x = this.val(Inst::LoadElem(temp, vec![lin]), ty);
+                this.emit(Inst::StoreElem(var, idx, x), None);
+            }
+            Ok(())
+        })
+    }
+
+    /// The 1-based column-major position of 0-based positions in a shape.
+    fn linear(&mut self, extents: &[VarId], pos: &[Value]) -> Value {
+        let i64t = Type::I64;
+        let mut lin = self.int(1, i64t);
+        let mut stride = self.int(1, i64t);
+        for (d, &p) in pos.iter().enumerate() {
+            let term = self.val(Inst::Binary(BinaryOp::Mul, p, stride), i64t);
+            lin = self.val(Inst::Binary(BinaryOp::Add, lin, term), i64t);
+            if d + 1 < pos.len() {
+                let n = self.val(Inst::Load(extents[d]), i64t);
+                stride = self.val(Inst::Binary(BinaryOp::Mul, stride, n), i64t);
+            }
+        }
+        lin
+    }
+
+    /// The actual arguments of a call (see [`Self::call_args`]) and the
+    /// sections to copy back after it.
+    pub(super) fn call_args_copied(
+        &mut self,
+        unit: usize,
+        name: &Name,
+        args: &[Arg],
+    ) -> R<(Vec<CallArg>, Option<adjit_ir::ProcId>, Vec<ArgTemp>)> {
+        let (call_args, callee) = self.call_args(unit, name, args)?;
+        let used: Vec<VarId> = call_args
+            .iter()
+            .filter_map(|a| match a {
+                CallArg::Var(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let (mine, rest) = std::mem::take(&mut self.arg_temps)
+            .into_iter()
+            .partition(|t| used.contains(&t.temp));
+        self.arg_temps = rest;
+        Ok((call_args, callee, mine))
+    }
+
+    /// Copies the sections passed to the call just emitted back from
+    /// their temporaries.
+    pub(super) fn copy_back_after(&mut self, temps: Vec<ArgTemp>) -> R<()> {
+        for c in temps.iter().filter_map(|t| t.back.as_ref()) {
+            self.copy_section(c, false)?;
+        }
+        Ok(())
+    }
+
+    /// A temporary holding an array constructor of scalars.
+    fn constructor_temp(&mut self, e: &Expr, items: &[Expr]) -> R<ArgTemp> {
+        let mut ty = None;
+        for item in items {
+            if matches!(
+                item.kind,
+                ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
+            ) || self.array_source(item).is_some()
+            {
+                return Err(self.err(
+                    item.span,
+                    "unsupported Fortran: array constructor item that is not a scalar in an actual argument",
+                ));
+            }
+            let t = self.static_type(item)?;
+            ty = Some(ty.map_or(t, |u| super::consts::promote(u, t)));
+        }
+        let Some(ty) = ty else {
+            return Err(self.err(e.span, "unsupported Fortran: empty array constructor"));
+        };
+        let mut values = Vec::new();
+        for item in items {
+            values.push(self.num_as(item, ty)?);
+        }
+        let temp = self.temp_array(ty, Bound::Const(values.len() as i64));
+        for (k, x) in values.into_iter().enumerate() {
+            let i = self.int(k as i64 + 1, Type::I64);
+            self.emit(Inst::StoreElem(temp, vec![i], x), None);
+        }
+        Ok(ArgTemp {
+            expr: e,
+            temp,
+            exact: true,
+            back: None,
+        })
+    }
+
+    /// A temporary holding the elements of an array expression.
+    fn expression_temp(&mut self, e: &Expr) -> R<ArgTemp> {
+        let Some(src) = self.array_source(e) else {
+            return Err(self.err(e.span, "expected an array expression"));
+        };
+        let v = match self.resolve(src.name)? {
+            super::lowerer::Resolved::Var(v) => v,
+            _ => return Err(self.err(src.name.span, "expected an array")),
+        };
+        let exact = src.args.is_none();
+        let name = src.name.text.clone();
+        let ty = self.static_type(e)?;
+        let extents = self.extents(&src)?;
+        let temp = self.storage_like(v, ty, e, &name)?;
+        self.for_positions(&extents, &mut |this, pos| {
+            this.elem = Some(pos.to_vec());
+            let x = this.num_as(e, ty);
+            this.elem = None;
+            let x = x?;
+            let lin = this.linear(&extents, pos);
+            this.emit(Inst::StoreElem(temp, vec![lin], x), None);
+            Ok(())
+        })?;
+        Ok(ArgTemp {
+            expr: e,
+            temp,
+            exact,
+            back: None,
+        })
+    }
+}
