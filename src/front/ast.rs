@@ -512,6 +512,26 @@ pub enum StmtKind {
     /// A statement the subset does not support (READ, OPEN, ALLOCATE, ...),
     /// kept with its keyword so sema reports it with its position.
     Unsupported(String),
+    /// FARFEL's forward-AD block `ADF(TANGENT(x) = e, ...) ... END ADF(d =
+    /// TANGENT(y), ...)` (see [`AdfBlock`]).
+    Adf(Box<AdfBlock>),
+}
+
+/// An ADF block. The parser outlines its statements into an internal
+/// subroutine of the enclosing procedure ([`AdfBlock::outlined`]); sema
+/// lowers the block to a call of that subroutine with the seeds and results
+/// recorded, and the engine turns the call into a call of its tangent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdfBlock {
+    /// Independent variables with their tangent seeds (`None`: the
+    /// shorthand `ADF(x)`, a seed of 1).
+    pub seeds: Vec<(Name, Option<Expr>)>,
+    /// The statements differentiated (empty once outlined).
+    pub body: Vec<Stmt>,
+    /// Destinations and the dependent variables whose tangents they get.
+    pub results: Vec<(Expr, Name)>,
+    /// The internal subroutine holding the body, once outlined.
+    pub outlined: Option<Name>,
 }
 
 /// The format of an I/O statement.

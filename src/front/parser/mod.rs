@@ -33,6 +33,7 @@ use std::path::PathBuf;
 
 mod decl;
 mod expr;
+mod farfel;
 mod include;
 mod stmt;
 #[cfg(test)]
@@ -160,6 +161,14 @@ enum LineKind {
     EndBlock {
         name: Option<Name>,
     },
+    /// `ADF(TANGENT(x) = e, ...)`.
+    AdfStart {
+        seeds: Vec<(Name, Option<Expr>)>,
+    },
+    /// `END ADF(d = TANGENT(y), ...)`.
+    EndAdf {
+        results: Vec<(Expr, Name)>,
+    },
     Header(Header),
     Contains,
     End {
@@ -196,6 +205,8 @@ enum ConstructClass {
     Select,
     Associate,
     Block,
+    /// ADF block.
+    Adf,
     /// Program unit (END, CONTAINS, a new unit header, end of file).
     Unit,
 }
@@ -211,6 +222,7 @@ impl LineKind {
             LineKind::Case { .. } | LineKind::EndSelect { .. } => Some(ConstructClass::Select),
             LineKind::EndAssociate { .. } => Some(ConstructClass::Associate),
             LineKind::EndBlock { .. } => Some(ConstructClass::Block),
+            LineKind::EndAdf { .. } => Some(ConstructClass::Adf),
             LineKind::Header(_) | LineKind::Contains | LineKind::End { .. } | LineKind::Eof => {
                 Some(ConstructClass::Unit)
             }
@@ -229,6 +241,7 @@ impl LineKind {
             LineKind::EndSelect { .. } => "END SELECT",
             LineKind::EndAssociate { .. } => "END ASSOCIATE",
             LineKind::EndBlock { .. } => "END BLOCK",
+            LineKind::EndAdf { .. } => "END ADF",
             LineKind::Contains => "CONTAINS",
             LineKind::End { .. } => "END",
             _ => "statement",
@@ -264,6 +277,8 @@ struct Parser {
     /// Constructs currently open, innermost last.
     open: Vec<ConstructClass>,
     unit_depth: usize,
+    /// Parsing inside a procedure (its internal procedures are internal).
+    in_procedure: bool,
     end_span: Span,
 }
 
@@ -281,6 +296,7 @@ impl Parser {
             formats: Vec::new(),
             open: Vec::new(),
             unit_depth: 0,
+            in_procedure: false,
             end_span,
         }
     }

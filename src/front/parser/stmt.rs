@@ -224,6 +224,7 @@ impl Parser {
                     ConstructClass::Do => "DO",
                     ConstructClass::Associate => "ASSOCIATE",
                     ConstructClass::Block => "BLOCK",
+                    ConstructClass::Adf => "ADF",
                     _ => "SELECT CASE",
                 };
                 self.error(
@@ -274,6 +275,7 @@ impl Parser {
                 | LineKind::SelectCase { .. }
                 | LineKind::Associate { .. }
                 | LineKind::BlockStart { .. }
+                | LineKind::AdfStart { .. }
         );
         if is_construct && self.open.len() >= MAX_CONSTRUCT_NESTING {
             self.error(span, "constructs are nested too deeply");
@@ -297,6 +299,7 @@ impl Parser {
                 (make(self.parse_associate(span, name, pairs)), None)
             }
             LineKind::BlockStart { name } => (make(self.parse_block_construct(span, name)), None),
+            LineKind::AdfStart { seeds } => (make(self.parse_adf(span, seeds)), None),
             _ => (make(StmtKind::Continue), None),
         }
     }
@@ -622,6 +625,9 @@ impl<'s> StmtParser<'s> {
 
     /// IF / ELSE / END IF, DO / END DO, SELECT CASE / CASE / END SELECT.
     pub(super) fn construct_statement(&mut self, name: &Option<Name>) -> PResult<Option<LineKind>> {
+        if let Some(line) = self.adf_line(name)? {
+            return Ok(Some(line));
+        }
         let kind = if self.at_kw("if") && self.kind_at(self.pos + 1) == Some(TokenKind::LParen) {
             self.pos += 1;
             self.what = "IF statement";

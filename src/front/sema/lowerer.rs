@@ -28,6 +28,8 @@ pub(crate) struct Out {
     pub globals: Vec<Global>,
     /// Errors and warnings.
     pub diags: Vec<Diagnostic>,
+    /// The ADF blocks lowered.
+    pub adf: Vec<super::farfel::AdfCall>,
 }
 
 impl Out {
@@ -1374,6 +1376,17 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));
         }
+        StmtKind::Adf(b) => {
+            out.extend(b.outlined.iter().map(|n| n.text.clone()));
+            for (n, x) in &b.seeds {
+                out.insert(n.text.clone());
+                x.iter().for_each(|x| expr_names(x, out));
+            }
+            for (d, n) in &b.results {
+                out.insert(n.text.clone());
+                expr_names(d, out);
+            }
+        }
         StmtKind::SelectCase {
             selector, cases, ..
         } => {
@@ -1429,7 +1442,10 @@ pub(crate) fn host_variable_names(host: &Unit) -> BTreeSet<String> {
         .map(|(n, _)| n.clone())
         .collect();
     let mut bare = BTreeSet::new();
-    for s in &host.ast.body {
+    // The statements of ADF blocks, outlined into internal subroutines by
+    // the parser, are the host's own.
+    let outlined = host.ast.contains.iter().filter(|c| c.name.text.starts_with('_'));
+    for s in host.ast.body.iter().chain(outlined.flat_map(|c| &c.body)) {
         bare_names_stmt(s, &mut bare);
     }
     let children: BTreeSet<&str> = host
@@ -1487,6 +1503,16 @@ fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
         }
         StmtKind::If { arms, .. } => arms.iter().for_each(|(c, _)| bare(c, out)),
         StmtKind::LogicalIf { cond, .. } | StmtKind::DoWhile { cond, .. } => bare(cond, out),
+        StmtKind::Adf(b) => {
+            for (n, x) in &b.seeds {
+                out.insert(n.text.clone());
+                x.iter().for_each(|x| bare(x, out));
+            }
+            for (d, n) in &b.results {
+                out.insert(n.text.clone());
+                bare(d, out);
+            }
+        }
         _ => {}
     }
     for_each_body(s, &mut |b| b.iter().for_each(|s| bare_names_stmt(s, out)));

@@ -46,6 +46,7 @@ mod common;
 mod consts;
 mod dummy;
 mod expr;
+mod farfel;
 mod intrinsics;
 mod io;
 mod lowerer;
@@ -58,6 +59,7 @@ use super::ast::{self, Name, ProcKind, Procedure, ProgramUnit};
 use super::diag::{Diagnostic, SourceMap};
 use adjit_ir::{self as ir, Module, Type};
 use dummy::Instance;
+pub use farfel::AdfCall;
 pub use dummy::{BoundProcedure, ProcedureArg};
 use lowerer::{Lowerer, Out};
 use scope::{build_scope, Outer, Scope, Sym};
@@ -79,6 +81,9 @@ pub struct Compiled {
     /// The main PROGRAM's procedure, when the files have one (and it was
     /// compiled).
     pub main_program: Option<adjit_ir::ProcId>,
+    /// The ADF blocks, each a call to replace by a call of a tangent
+    /// (`crate::engine` does it).
+    pub adf_calls: Vec<AdfCall>,
 }
 
 /// Analyses and lowers a whole program (every parsed file). Returns every
@@ -254,7 +259,7 @@ pub fn compile_with<'a>(
     } else {
         out.diags.extend(program_diags);
     }
-    module.globals = out.globals;
+    module.globals = std::mem::take(&mut out.globals);
     let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
     if errors.is_empty() {
         Ok(Compiled {
@@ -263,6 +268,7 @@ pub fn compile_with<'a>(
             unbound: unbound_names,
             bound,
             main_program,
+            adf_calls: out.adf,
         })
     } else {
         let mut errors = errors;
