@@ -1,6 +1,8 @@
-//! FARFEL's ADF blocks (seed 002, section 2): the opening line
-//! `ADF(TANGENT(x) = expr, ...)` (shorthand `ADF(x)` for a seed of 1), the
-//! closing line `END ADF(dest = TANGENT(y), ...)`, the block between them,
+//! FARFEL's ADF and ADR blocks (seed 002, section 2): the opening lines
+//! `ADF(TANGENT(x) = expr, ...)` / `ADR(COTANGENT(y) = expr, ...)`
+//! (shorthand `ADF(x)` / `ADR(y)` for a seed of 1), the closing lines
+//! `END ADF(dest = TANGENT(y), ...)` / `END ADR(dest = COTANGENT(x), ...)`,
+//! the block between them,
 //! and the outlining of each block's statements into an internal subroutine
 //! of the enclosing procedure (innermost blocks first, so a block nested in
 //! another becomes a call inside the outer block's subroutine).
@@ -11,65 +13,76 @@ use super::super::lexer::TokenKind;
 use super::{ConstructClass, Line, LineKind, PResult, Parser, StmtParser};
 
 impl StmtParser<'_> {
-    /// Parses an `ADF(...)` or `END ADF(...)` line, or returns `None` when
-    /// the line is neither.
+    /// Parses an `ADF(...)`, `ADR(...)`, `END ADF(...)` or `END ADR(...)`
+    /// line, or returns `None` when the line is none of them.
     pub(super) fn adf_line(&mut self, name: &Option<Name>) -> PResult<Option<LineKind>> {
-        let (is_end, end) = match (self.keyword_end("adf"), self.keyword_end("endadf")) {
-            (_, Some(end)) => (true, end),
-            (Some(end), None) => (false, end),
-            _ => return Ok(None),
+        let Some((is_end, reverse, end)) = [
+            ("endadf", true, false),
+            ("endadr", true, true),
+            ("adf", false, false),
+            ("adr", false, true),
+        ]
+        .into_iter()
+        .find_map(|(kw, is_end, reverse)| self.keyword_end(kw).map(|e| (is_end, reverse, e))) else {
+            return Ok(None);
         };
         if self.kind_at(end) != Some(TokenKind::LParen) {
             return Ok(None);
         }
+        let (block, marker) = if reverse {
+            ("ADR", "cotangent")
+        } else {
+            ("ADF", "tangent")
+        };
         if let Some(n) = name {
             return Err(Diagnostic::error(
                 n.span,
-                "an ADF block cannot have a construct name",
+                format!("an {block} block cannot have a construct name"),
             ));
         }
         self.pos = end + 1;
-        self.what = if is_end {
-            "END ADF statement"
-        } else {
-            "ADF statement"
+        self.what = match (is_end, reverse) {
+            (false, false) => "ADF statement",
+            (false, true) => "ADR statement",
+            (true, false) => "END ADF statement",
+            (true, true) => "END ADR statement",
         };
         let line = if is_end {
             let mut results = Vec::new();
             loop {
                 let dest = self.designator()?;
                 self.expect(TokenKind::Assign)?;
-                results.push((dest, self.tangent_of()?));
+                results.push((dest, self.marked(marker)?));
                 if !self.eat(TokenKind::Comma) {
                     break;
                 }
             }
-            LineKind::EndAdf { results }
+            LineKind::EndAdf { reverse, results }
         } else {
             let mut seeds = Vec::new();
             loop {
-                if self.at_kw("tangent") && self.kind_at(self.pos + 1) == Some(TokenKind::LParen) {
-                    let var = self.tangent_of()?;
+                if self.at_kw(marker) && self.keyword_end(marker).and_then(|e| self.kind_at(e)) == Some(TokenKind::LParen) {
+                    let var = self.marked(marker)?;
                     self.expect(TokenKind::Assign)?;
                     seeds.push((var, Some(self.expr()?)));
                 } else {
-                    seeds.push((self.name("a variable or TANGENT(variable)")?, None));
+                    seeds.push((self.name("a variable or a seed")?, None));
                 }
                 if !self.eat(TokenKind::Comma) {
                     break;
                 }
             }
-            LineKind::AdfStart { seeds }
+            LineKind::AdfStart { reverse, seeds }
         };
         self.expect(TokenKind::RParen)?;
         self.expect_end()?;
         Ok(Some(line))
     }
 
-    /// `TANGENT ( name )`: the name.
-    fn tangent_of(&mut self) -> PResult<Name> {
-        if !self.eat_kw("tangent") {
-            return Err(self.error_here("TANGENT(variable)"));
+    /// `TANGENT ( name )` / `COTANGENT ( name )`: the name.
+    fn marked(&mut self, marker: &str) -> PResult<Name> {
+        if !self.eat_kw(marker) {
+            return Err(self.error_here(&format!("{}(variable)", marker.to_uppercase())));
         }
         self.expect(TokenKind::LParen)?;
         let n = self.name("a variable")?;
@@ -79,28 +92,43 @@ impl StmtParser<'_> {
 }
 
 impl Parser {
-    /// The statements of an ADF block up to its END ADF.
+    /// The statements of an ADF / ADR block up to its END ADF / END ADR.
     pub(super) fn parse_adf(
         &mut self,
         span: adjit_ir::Span,
+        reverse: bool,
         seeds: Vec<(Name, Option<Expr>)>,
     ) -> StmtKind {
+        let block = if reverse { "ADR" } else { "ADF" };
         self.open.push(ConstructClass::Adf);
         let (body, _) = self.parse_block(None);
         self.open.pop();
         let line = self.bump();
         let results = match line.kind {
-            LineKind::EndAdf { results } => results,
+            LineKind::EndAdf {
+                reverse: r,
+                results,
+            } => {
+                if r != reverse {
+                    let other = if r { "ADR" } else { "ADF" };
+                    self.error(
+                        line.span,
+                        format!("END {other} closes an {block} block (END {block} expected)"),
+                    );
+                }
+                results
+            }
             other => {
                 self.unbump(Line {
                     kind: other,
                     ..line
                 });
-                self.error(span, "ADF block is not closed by END ADF");
+                self.error(span, format!("{block} block is not closed by END {block}"));
                 Vec::new()
             }
         };
         StmtKind::Adf(Box::new(AdfBlock {
+            reverse,
             seeds,
             body,
             results,
@@ -109,7 +137,7 @@ impl Parser {
     }
 }
 
-/// Moves the statements of every ADF block of `p` into new internal
+/// Moves the statements of every ADF / ADR block of `p` into new internal
 /// subroutines `_adf1`, `_adf2`, ... of `p` (innermost first). Returns an
 /// error when `p` is itself an internal procedure (which cannot contain
 /// procedures) and has ADF blocks.
@@ -137,7 +165,7 @@ fn outline_in(
                 if is_internal {
                     diags.push(Diagnostic::error(
                         span,
-                        "ADF blocks inside internal procedures are not supported",
+                        "ADF / ADR blocks inside internal procedures are not supported",
                     ));
                     continue;
                 }

@@ -161,12 +161,14 @@ enum LineKind {
     EndBlock {
         name: Option<Name>,
     },
-    /// `ADF(TANGENT(x) = e, ...)`.
+    /// `ADF(TANGENT(x) = e, ...)` or `ADR(COTANGENT(y) = e, ...)`.
     AdfStart {
+        reverse: bool,
         seeds: Vec<(Name, Option<Expr>)>,
     },
-    /// `END ADF(d = TANGENT(y), ...)`.
+    /// `END ADF(d = TANGENT(y), ...)` or `END ADR(g = COTANGENT(x), ...)`.
     EndAdf {
+        reverse: bool,
         results: Vec<(Expr, Name)>,
     },
     Header(Header),
@@ -205,7 +207,7 @@ enum ConstructClass {
     Select,
     Associate,
     Block,
-    /// ADF block.
+    /// ADF or ADR block.
     Adf,
     /// Program unit (END, CONTAINS, a new unit header, end of file).
     Unit,
@@ -241,7 +243,8 @@ impl LineKind {
             LineKind::EndSelect { .. } => "END SELECT",
             LineKind::EndAssociate { .. } => "END ASSOCIATE",
             LineKind::EndBlock { .. } => "END BLOCK",
-            LineKind::EndAdf { .. } => "END ADF",
+            LineKind::EndAdf { reverse: false, .. } => "END ADF",
+            LineKind::EndAdf { reverse: true, .. } => "END ADR",
             LineKind::Contains => "CONTAINS",
             LineKind::End { .. } => "END",
             _ => "statement",

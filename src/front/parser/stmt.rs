@@ -224,7 +224,7 @@ impl Parser {
                     ConstructClass::Do => "DO",
                     ConstructClass::Associate => "ASSOCIATE",
                     ConstructClass::Block => "BLOCK",
-                    ConstructClass::Adf => "ADF",
+                    ConstructClass::Adf => "ADF / ADR",
                     _ => "SELECT CASE",
                 };
                 self.error(
@@ -299,7 +299,9 @@ impl Parser {
                 (make(self.parse_associate(span, name, pairs)), None)
             }
             LineKind::BlockStart { name } => (make(self.parse_block_construct(span, name)), None),
-            LineKind::AdfStart { seeds } => (make(self.parse_adf(span, seeds)), None),
+            LineKind::AdfStart { reverse, seeds } => {
+                (make(self.parse_adf(span, reverse, seeds)), None)
+            }
             _ => (make(StmtKind::Continue), None),
         }
     }

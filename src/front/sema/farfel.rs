@@ -1,163 +1,192 @@
-//! Lowering of FARFEL's ADF blocks (the parser has already outlined each
-//! block's statements into an internal subroutine `_adfN`): the seeds are
-//! evaluated into tangent temporaries, the subroutine is called, and the
-//! results are assigned from tangent temporaries. The call is recorded as an
-//! [`AdfCall`] so that the engine can replace it by a call to the
-//! subroutine's tangent (sema knows nothing of derivatives).
+//! Lowering of FARFEL's ADF and ADR blocks (the parser has already
+//! outlined each block's statements into an internal subroutine `_adfN`).
+//!
+//! ADF: the tangent seeds are evaluated into derivative temporaries, the
+//! subroutine is called, the results are assigned from the temporaries.
+//! ADR: the subroutine is called (the forward phase), the cotangent seeds
+//! are evaluated into derivative temporaries (they may read the forward
+//! results), the scalars the block uses are saved, the subroutine is called
+//! again (the reverse phase), the scalars are restored and the results are
+//! assigned from the temporaries. Each block is recorded as an [`AdfCall`]
+//! so that the engine can make the calls into calls of the tangent, or of
+//! the adjoint's forward and reverse sweeps (sema knows nothing of
+//! derivatives).
 
 use super::super::ast::{AdfBlock, Expr, ExprKind, Name};
 use super::lowerer::{Lowerer, Resolved, R};
-use adjit_ir::{Const, Inst, ProcId, Var, VarId};
+use adjit_ir::{Const, Inst, ProcId, Type, Var, VarId};
 
-/// One lowered ADF block: a call of `callee` in procedure `host` to be
-/// replaced by a call of the callee's tangent.
+/// One lowered ADF / ADR block: calls of `callee` in procedure `host` to be
+/// replaced by calls of derivative procedures.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdfCall {
-    /// The IR name of the procedure holding the call.
+    /// ADR (two calls: forward sweep, reverse sweep) or ADF (one call: the
+    /// tangent).
+    pub reverse: bool,
+    /// The IR name of the procedure holding the calls.
     pub host: String,
-    /// The outlined subroutine (called exactly once, from `host`).
+    /// The outlined subroutine (called only from this block).
     pub callee: ProcId,
-    /// Tangent variables of `host`, by parameter index of `callee`, for
-    /// every real scalar parameter: each holds the tangent seed (or zero)
-    /// before the call and receives the tangent after it.
-    pub tangents: Vec<(usize, VarId)>,
-    /// Parameter indices of `callee` seeded (the independents).
+    /// Derivative variables of `host`, by parameter index of `callee`, for
+    /// every real scalar parameter: each holds the seed (or zero) before
+    /// the differentiated call and the derivative after it.
+    pub derivatives: Vec<(usize, VarId)>,
+    /// Parameter indices of `callee` that are independents.
     pub independents: Vec<usize>,
-    /// Parameter indices of `callee` whose tangents are read (the
-    /// dependents).
+    /// Parameter indices of `callee` that are dependents.
     pub dependents: Vec<usize>,
     /// Where the block is.
     pub span: adjit_ir::Span,
 }
 
 impl Lowerer<'_, '_> {
-    /// Lowers an outlined ADF block.
+    /// Lowers an outlined ADF / ADR block.
     pub(super) fn adf_stmt(&mut self, b: &AdfBlock) -> R<()> {
         let span = self.span;
+        let block = if b.reverse { "ADR" } else { "ADF" };
         let Some(name) = &b.outlined else {
-            return Err(self.err(span, "ADF block not outlined"));
+            return Err(self.err(span, format!("{block} block not outlined")));
         };
         let Some(unit) = self.prog.find_proc(self.unit, &name.text) else {
-            return Err(self.err(span, "ADF block not outlined"));
+            return Err(self.err(span, format!("{block} block not outlined")));
         };
         let params = self.prog.units[unit].host_vars.clone();
-        let mut tangents: Vec<(usize, VarId)> = Vec::new();
-        let mut independents = Vec::new();
-        let mut dependents = Vec::new();
-        // One tangent temporary per parameter mentioned.
-        let mut tangent_of = |this: &mut Self, n: &Name| -> R<Option<VarId>> {
-            let Some(i) = params.iter().position(|p| *p == n.text) else {
-                return Ok(None);
-            };
-            if let Some(&(_, t)) = tangents.iter().find(|(j, _)| *j == i) {
-                return Ok(Some(t));
-            }
-            let v = match this.resolve(n)? {
-                Resolved::Var(v) => v,
-                Resolved::Unknown => this.implicit_var(n)?,
-                _ => return Err(this.err(n.span, format!("`{}` is not a variable", n.text))),
-            };
-            let var = this.proc.var(v).clone();
-            if var.is_array() || !var.ty.is_float() {
-                return Err(this.err(
-                    n.span,
-                    format!(
-                        "ADF: `{}` must be a real scalar (array and complex seeds are not supported)",
-                        n.text
-                    ),
-                ));
-            }
-            let t = this.proc.add_var(Var::scalar(format!("_adft_{}", n.text), var.ty));
-            let zero = this.konst(Const::Float(0.0), var.ty);
-            this.emit(Inst::Store(t, zero), None);
-            tangents.push((i, t));
-            Ok(Some(t))
-        };
+        let index = |n: &Name| params.iter().position(|p| *p == n.text);
+        // The seeded and the read variables must be real scalars.
+        for (n, _) in &b.seeds {
+            self.derivative_var(n, block, true)?;
+        }
         for (_, n) in &b.results {
-            if tangent_of(self, n)?.is_some() {
-                let i = params.iter().position(|p| *p == n.text).expect("a parameter");
-                dependents.push(i);
-            }
+            self.derivative_var(n, block, true)?;
         }
-        for (n, seed) in &b.seeds {
-            let Some(t) = tangent_of(self, n)? else {
-                // Not used by the block: its tangent cannot matter.
-                if let Some(e) = seed {
-                    self.hoist(e)?;
-                }
-                continue;
-            };
-            let i = params.iter().position(|p| *p == n.text).expect("a parameter");
-            independents.push(i);
-            let ty = self.proc.var(t).ty;
-            let x = match seed {
-                Some(e) => {
-                    self.hoist(e)?;
-                    self.num_as(e, ty)?
-                }
-                None => self.konst(Const::Float(1.0), ty),
-            };
-            self.emit(Inst::Store(t, x), None);
-        }
-        // Zero tangents for every other real scalar the block uses (the
-        // engine passes those of the active ones).
+        // A zero derivative for every real scalar the block uses.
+        let mut derivatives = Vec::new();
+        let mut saved = Vec::new();
         for (i, p) in params.iter().enumerate() {
-            if tangents.iter().any(|(j, _)| *j == i) {
-                continue;
-            }
             let n = Name {
                 text: p.clone(),
                 span,
             };
-            if let Ok(Resolved::Var(v)) = self.resolve(&n) {
-                let var = self.proc.var(v).clone();
-                if !var.is_array() && var.ty.is_float() {
-                    let t = self.proc.add_var(Var::scalar(format!("_adft_{p}"), var.ty));
-                    let zero = self.konst(Const::Float(0.0), var.ty);
-                    self.emit(Inst::Store(t, zero), None);
-                    tangents.push((i, t));
-                }
+            let Some((v, is_real)) = self.derivative_var(&n, block, false)? else {
+                continue;
+            };
+            let ty = self.proc.var(v).ty;
+            if is_real {
+                let t = self.proc.add_var(Var::scalar(format!("_adfd_{p}"), ty));
+                let zero = self.konst(Const::Float(0.0), ty);
+                self.emit(Inst::Store(t, zero), None);
+                derivatives.push((i, t));
+            }
+            if ty != Type::Char {
+                saved.push((v, self.proc.add_var(Var::scalar(format!("_adfs_{p}"), ty))));
             }
         }
+        let derivative = |i: usize| derivatives.iter().find(|(j, _)| *j == i).map(|d| d.1);
+        let seeds: Vec<usize> = b.seeds.iter().filter_map(|(n, _)| index(n)).collect();
+        let reads: Vec<usize> = b.results.iter().filter_map(|(_, n)| index(n)).collect();
         let (args, callee) = self.call_args(unit, name, &[])?;
         let Some(callee) = callee else {
             return Ok(());
         };
+        if b.reverse {
+            self.emit(Inst::Call(callee, args.clone()), None);
+        }
+        for (n, seed) in &b.seeds {
+            if let Some(e) = seed {
+                self.hoist(e)?;
+            }
+            // A variable the block does not use: its seed cannot matter.
+            let Some(t) = index(n).and_then(derivative) else {
+                continue;
+            };
+            let ty = self.proc.var(t).ty;
+            let x = match seed {
+                Some(e) => self.num_as(e, ty)?,
+                None => self.konst(Const::Float(1.0), ty),
+            };
+            self.emit(Inst::Store(t, x), None);
+        }
+        if b.reverse {
+            for &(v, s) in &saved {
+                let x = self.val(Inst::Load(v), self.proc.var(v).ty);
+                self.emit(Inst::Store(s, x), None);
+            }
+        }
         self.emit(Inst::Call(callee, args), None);
+        if b.reverse {
+            for &(v, s) in &saved {
+                let x = self.val(Inst::Load(s), self.proc.var(v).ty);
+                self.emit(Inst::Store(v, x), None);
+            }
+        }
+        let (independents, dependents) = if b.reverse {
+            (reads, seeds)
+        } else {
+            (seeds, reads)
+        };
         self.out.adf.push(AdfCall {
+            reverse: b.reverse,
             host: self.proc.name.clone(),
             callee,
-            tangents: tangents.clone(),
+            derivatives: derivatives.clone(),
             independents,
             dependents,
             span,
         });
         for (dest, n) in &b.results {
-            let value = match params.iter().position(|p| *p == n.text) {
-                Some(i) => {
-                    let t = tangents.iter().find(|(j, _)| *j == i).expect("made").1;
+            let kind = match index(n).and_then(derivative) {
+                Some(t) => {
                     let tname = self.proc.var(t).name.clone();
                     self.vars.insert(tname.clone(), t);
-                    Expr {
-                        kind: ExprKind::Name(Name {
-                            text: tname,
-                            span: n.span,
-                        }),
+                    ExprKind::Name(Name {
+                        text: tname,
                         span: n.span,
-                    }
+                    })
                 }
-                None => Expr {
-                    kind: ExprKind::Real {
-                        text: "0.0".to_string(),
-                        double: true,
-                        kind: None,
-                    },
-                    span: n.span,
+                // Not used by the block: a zero derivative.
+                None => ExprKind::Real {
+                    text: "0.0".to_string(),
+                    double: true,
+                    kind: None,
                 },
             };
             self.hoist(dest)?;
-            self.assign(dest, &value)?;
+            self.assign(dest, &Expr { kind, span: n.span })?;
         }
         Ok(())
+    }
+
+    /// The scalar variable `n` of the host and whether it is real. With
+    /// `required`, an error unless it is a real scalar; else `None` for
+    /// arrays and what is not a variable.
+    fn derivative_var(
+        &mut self,
+        n: &Name,
+        block: &str,
+        required: bool,
+    ) -> R<Option<(VarId, bool)>> {
+        let v = match self.resolve(n) {
+            Ok(Resolved::Var(v)) => v,
+            Ok(Resolved::Unknown) if required => self.implicit_var(n)?,
+            _ if required => {
+                return Err(self.err(n.span, format!("`{}` is not a variable", n.text)))
+            }
+            _ => return Ok(None),
+        };
+        let var = self.proc.var(v);
+        let is_real = var.ty.is_float();
+        if var.is_array() || (required && !is_real) {
+            if required {
+                return Err(self.err(
+                    n.span,
+                    format!(
+                        "{block}: `{}` must be a real scalar (array and complex seeds are not supported)",
+                        n.text
+                    ),
+                ));
+            }
+            return Ok(None);
+        }
+        Ok(Some((v, is_real)))
     }
 }
