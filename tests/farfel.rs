@@ -54,7 +54,11 @@ end subroutine
 #[test]
 fn adf_with_seed_expressions_matches_analytic_and_fd() {
     let engine = Engine::from_source("two.f90", TWO_SEEDS).expect("compile");
-    for &(x, y, u, v) in &[(0.7, -0.3, 1.0, 0.0), (1.3, 0.4, -0.5, 2.0), (-2.0, 1.1, 0.25, 0.75)] {
+    for &(x, y, u, v) in &[
+        (0.7, -0.3, 1.0, 0.0),
+        (1.3, 0.4, -0.5, 2.0),
+        (-2.0, 1.1, 0.25, 0.75),
+    ] {
         let inputs = [("x", x), ("y", y), ("u", u), ("v", v)];
         let out = run(&engine, "f", &inputs);
         // The block ran: its result is the function value.
@@ -170,8 +174,16 @@ end subroutine
             assert!(close(jt.matrix[k], *a, 1e-13), "tangent {k}");
         }
         let inputs = [("x", x), ("y", y)];
-        assert!(close(grad[0], central(&engine, "f", &inputs, "x", "d"), 1e-7));
-        assert!(close(grad[1], central(&engine, "f", &inputs, "y", "d"), 1e-7));
+        assert!(close(
+            grad[0],
+            central(&engine, "f", &inputs, "x", "d"),
+            1e-7
+        ));
+        assert!(close(
+            grad[1],
+            central(&engine, "f", &inputs, "y", "d"),
+            1e-7
+        ));
     }
 }
 
@@ -200,6 +212,133 @@ fn adf_errors_are_located() {
             Err(e) => e.to_string(),
         };
         assert!(e.contains(&format!("bad.f90:{line}")), "{e}");
+        assert!(e.contains(what), "{e}");
+    }
+}
+
+const ADR_SEEDED_BY_RESULT: &str = "
+subroutine g(x, y, gx, gy, f)
+  implicit none
+  double precision :: x, y, gx, gy, f
+  adr(cotangent(f) = 2*f)
+    f = x*x*y + sin(y)
+  end adr(gx = cotangent(x), gy = cotangent(y))
+end subroutine
+";
+
+/// The cotangent seed `2 f` is evaluated after the forward phase, so the
+/// results are the gradient of `f^2`; the variables keep their forward
+/// results after the block.
+#[test]
+fn adr_seed_reads_forward_results() {
+    let engine = Engine::from_source("adr.f90", ADR_SEEDED_BY_RESULT).expect("compile");
+    for &(x, y) in &[(0.7, 0.3), (-1.5, 2.0), (3.0, -0.25)] {
+        let inputs = [("x", x), ("y", y)];
+        let out = run(&engine, "g", &inputs);
+        let f = x * x * y + y.sin();
+        assert!(close(out.scalar("f").unwrap(), f, 1e-15));
+        assert_eq!(out.scalar("x").unwrap(), x);
+        let (gx, gy) = (out.scalar("gx").unwrap(), out.scalar("gy").unwrap());
+        assert!(close(gx, 2.0 * f * 2.0 * x * y, 1e-14), "{gx}");
+        assert!(close(gy, 2.0 * f * (x * x + y.cos()), 1e-14), "{gy}");
+        // FD of f^2.
+        let sq = |x: f64, y: f64| (x * x * y + y.sin()).powi(2);
+        let h = 1e-6;
+        assert!(close(gx, (sq(x + h, y) - sq(x - h, y)) / (2.0 * h), 1e-7));
+        assert!(close(gy, (sq(x, y + h) - sq(x, y - h)) / (2.0 * h), 1e-7));
+        // ADR and ADF agree (dot product <x_b, x_d> = <f_b, f_d>).
+        let fx = central(&engine, "g", &inputs, "x", "f");
+        assert!(close(gx, 2.0 * f * fx, 1e-7));
+    }
+}
+
+/// ADF over ADR (tangent over adjoint): the second derivative, and the
+/// perturbation-confusion test with the inner derivative in reverse mode.
+#[test]
+fn adf_over_adr_is_second_order_without_confusion() {
+    let src = "
+subroutine h(x, y, hxx, hxy, pc)
+  implicit double precision (a-h, o-z)
+  adf(x)
+    adr(f)
+      f = x*x*y + exp(x*y)
+    end adr(gx = cotangent(x))
+  end adf(hxx = tangent(gx))
+  adf(y)
+    adr(f2)
+      f2 = x*x*y + exp(x*y)
+    end adr(gx2 = cotangent(x))
+  end adf(hxy = tangent(gx2))
+  adf(x)
+    z = 3.0d0
+    adr(w)
+      w = x + z
+    end adr(dwdz = cotangent(z))
+    v = x * dwdz
+  end adf(pc = tangent(v))
+end subroutine
+";
+    let engine = Engine::from_source("h.f90", src).expect("compile");
+    for &(x, y) in &[(0.7, 0.3), (-1.5, 0.5), (0.2, -2.0)] {
+        let out = run(&engine, "h", &[("x", x), ("y", y)]);
+        let e = (x * y).exp();
+        let (hxx, hxy) = (out.scalar("hxx").unwrap(), out.scalar("hxy").unwrap());
+        assert!(close(hxx, 2.0 * y + y * y * e, 1e-13), "{hxx}");
+        assert!(close(hxy, 2.0 * x + e + x * y * e, 1e-13), "{hxy}");
+        assert_eq!(out.scalar("pc").unwrap(), 1.0);
+    }
+}
+
+/// A program holding an ADR block, differentiated from outside by tangent
+/// and by adjoint: both agree with the analytic second derivatives and FD.
+#[test]
+fn outer_derivative_of_an_adr_block() {
+    let engine = Engine::from_source("adr.f90", ADR_SEEDED_BY_RESULT).expect("compile");
+    let tan = engine
+        .tangent(Some("g"), &sel("gx"), &sel("x,y"), 1)
+        .expect("tangent");
+    let adj = engine
+        .adjoint(Some("g"), &sel("gx"), &sel("x,y"), &Default::default())
+        .expect("adjoint");
+    for &(x, y) in &[(0.7, 0.3), (-1.5, 2.0)] {
+        let args = run(&engine, "g", &[("x", x), ("y", y)]);
+        let jt = tan.jacobian(&args).expect("tangent");
+        let (_, grad) = adj.gradient(&args).expect("adjoint");
+        // gx = 4 f x y with f = x^2 y + sin y.
+        let f = x * x * y + y.sin();
+        let dx = 4.0 * (2.0 * x * y) * x * y + 4.0 * f * y;
+        let dy = 4.0 * (x * x + y.cos()) * x * y + 4.0 * f * x;
+        for (k, e) in [dx, dy].into_iter().enumerate() {
+            assert!(
+                close(jt.matrix[k], e, 1e-13),
+                "tangent {k}: {} vs {e}",
+                jt.matrix[k]
+            );
+            assert!(close(grad[k], e, 1e-13), "adjoint {k}: {} vs {e}", grad[k]);
+        }
+        let inputs = [("x", x), ("y", y)];
+        assert!(close(dx, central(&engine, "g", &inputs, "x", "gx"), 1e-7));
+    }
+}
+
+#[test]
+fn adr_errors_are_located() {
+    let cases = [
+        (
+            "subroutine f(a, g)\n  double precision :: a(3), g, s\n  adr(s)\n    a(2) = a(1)\n    s = a(2)**2\n  end adr(g = cotangent(s))\nend subroutine\n",
+            "writes the array `a`",
+        ),
+        (
+            "subroutine f(x, g)\n  double precision :: x, g, s\n  adr(s)\n    s = x*x\n  end adf(g = tangent(x))\nend subroutine\n",
+            "END ADF closes an ADR block",
+        ),
+    ];
+    for (src, what) in cases {
+        let e = match Engine::from_source("bad.f90", src) {
+            Ok(_) => panic!("accepted: {src}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("bad.f90:"), "{e}");
         assert!(e.contains(what), "{e}");
     }
 }

@@ -8,9 +8,10 @@
 //! inner block's derivative code (tangent over tangent, tangent over
 //! adjoint) with the inner and outer perturbations in distinct variables.
 
-use super::{Error, ErrorKind, Location};
+use super::{Error, ErrorKind};
 use crate::ad::adjoint::{adjoint, AdjointOptions};
 use crate::ad::tangent::{active_params, tangent, TangentOptions};
+use crate::front::diag::Diagnostic;
 use crate::front::diag::SourceMap;
 use crate::front::sema::AdfCall;
 use adjit_ir::{CallArg, Inst, Module, ProcId, VarId};
@@ -40,9 +41,11 @@ pub(super) fn expand(
 /// Expands one block.
 fn expand_one(module: Module, c: &AdfCall, map: &SourceMap) -> Result<Module, Error> {
     let block = if c.reverse { "ADR" } else { "ADF" };
-    let located = |message: String| Error {
-        location: Location::of(map, c.span),
-        ..Error::new(ErrorKind::Compile, format!("{block}: {message}"))
+    let located = |message: String| {
+        super::compile_error(
+            map,
+            &[Diagnostic::error(c.span, format!("{block}: {message}"))],
+        )
     };
     // The host may have been dropped (a main program with errors).
     let Some(host) = module.find_proc(&c.host) else {

@@ -61,7 +61,10 @@ impl StmtParser<'_> {
         } else {
             let mut seeds = Vec::new();
             loop {
-                if self.at_kw(marker) && self.keyword_end(marker).and_then(|e| self.kind_at(e)) == Some(TokenKind::LParen) {
+                if self.at_kw(marker)
+                    && self.keyword_end(marker).and_then(|e| self.kind_at(e))
+                        == Some(TokenKind::LParen)
+                {
                     let var = self.marked(marker)?;
                     self.expect(TokenKind::Assign)?;
                     seeds.push((var, Some(self.expr()?)));

@@ -143,7 +143,10 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
         // block's statements were outlined, associate names are not
         // visible there).
         StmtKind::Adf(b) => {
-            b.seeds.iter_mut().filter_map(|(_, x)| x.as_mut()).for_each(e);
+            b.seeds
+                .iter_mut()
+                .filter_map(|(_, x)| x.as_mut())
+                .for_each(e);
             b.results.iter_mut().for_each(|(d, _)| e(d));
         }
         StmtKind::SelectCase {

@@ -1444,7 +1444,11 @@ pub(crate) fn host_variable_names(host: &Unit) -> BTreeSet<String> {
     let mut bare = BTreeSet::new();
     // The statements of ADF blocks, outlined into internal subroutines by
     // the parser, are the host's own.
-    let outlined = host.ast.contains.iter().filter(|c| c.name.text.starts_with('_'));
+    let outlined = host
+        .ast
+        .contains
+        .iter()
+        .filter(|c| c.name.text.starts_with('_'));
     for s in host.ast.body.iter().chain(outlined.flat_map(|c| &c.body)) {
         bare_names_stmt(s, &mut bare);
     }
