@@ -13,31 +13,8 @@
 //! derivatives).
 
 use super::super::ast::{AdfBlock, Expr, ExprKind, Name};
-use super::lowerer::{Lowerer, Resolved, R};
-use adjit_ir::{Const, Inst, ProcId, Type, Var, VarId};
-
-/// One lowered ADF / ADR block: calls of `callee` in procedure `host` to be
-/// replaced by calls of derivative procedures.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AdfCall {
-    /// ADR (two calls: forward sweep, reverse sweep) or ADF (one call: the
-    /// tangent).
-    pub reverse: bool,
-    /// The IR name of the procedure holding the calls.
-    pub host: String,
-    /// The outlined subroutine (called only from this block).
-    pub callee: ProcId,
-    /// Derivative variables of `host`, by parameter index of `callee`, for
-    /// every real scalar parameter: each holds the seed (or zero) before
-    /// the differentiated call and the derivative after it.
-    pub derivatives: Vec<(usize, VarId)>,
-    /// Parameter indices of `callee` that are independents.
-    pub independents: Vec<usize>,
-    /// Parameter indices of `callee` that are dependents.
-    pub dependents: Vec<usize>,
-    /// Where the block is.
-    pub span: adjit_ir::Span,
-}
+use super::lowerer::{AdfCall, Lowerer, Resolved, R};
+use adjit_ir::{Const, Inst, Type, Var, VarId};
 
 impl Lowerer<'_, '_> {
     /// Lowers an outlined ADF / ADR block.

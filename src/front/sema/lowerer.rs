@@ -21,6 +21,29 @@ use adjit_ir::{
 };
 use std::collections::{BTreeSet, HashMap};
 
+/// One lowered ADF / ADR block: calls of `callee` in procedure `host` to be
+/// replaced by calls of derivative procedures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdfCall {
+    /// ADR (two calls: forward sweep, reverse sweep) or ADF (one call: the
+    /// tangent).
+    pub reverse: bool,
+    /// The IR name of the procedure holding the calls.
+    pub host: String,
+    /// The outlined subroutine (called only from this block).
+    pub callee: adjit_ir::ProcId,
+    /// Derivative variables of `host`, by parameter index of `callee`, for
+    /// every real scalar parameter: each holds the seed (or zero) before
+    /// the differentiated call and the derivative after it.
+    pub derivatives: Vec<(usize, VarId)>,
+    /// Parameter indices of `callee` that are independents.
+    pub independents: Vec<usize>,
+    /// Parameter indices of `callee` that are dependents.
+    pub dependents: Vec<usize>,
+    /// Where the block is.
+    pub span: Span,
+}
+
 /// State shared by all procedures: globals created so far and diagnostics.
 #[derive(Default)]
 pub(crate) struct Out {
@@ -29,7 +52,7 @@ pub(crate) struct Out {
     /// Errors and warnings.
     pub diags: Vec<Diagnostic>,
     /// The ADF blocks lowered.
-    pub adf: Vec<super::farfel::AdfCall>,
+    pub adf: Vec<AdfCall>,
 }
 
 impl Out {

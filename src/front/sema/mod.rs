@@ -60,7 +60,7 @@ use super::diag::{Diagnostic, SourceMap};
 use adjit_ir::{self as ir, Module, Type};
 use dummy::Instance;
 pub use dummy::{BoundProcedure, ProcedureArg};
-pub use farfel::AdfCall;
+pub use lowerer::AdfCall;
 use lowerer::{Lowerer, Out};
 use scope::{build_scope, Outer, Scope, Sym};
 use std::cell::RefCell;
