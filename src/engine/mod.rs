@@ -24,6 +24,7 @@
 
 mod args;
 mod derivatives;
+mod farfel;
 mod state;
 
 pub use crate::front::sema::{BoundProcedure, ProcedureArg};
@@ -255,7 +256,11 @@ impl Engine {
             return Err(compile_error(&map, &diags));
         }
         match crate::front::sema::compile_with(&map, &files, &options.procedure_args) {
-            Ok(compiled) => {
+            Ok(mut compiled) => {
+                if !compiled.adf_calls.is_empty() {
+                    let module = std::mem::take(&mut compiled.module);
+                    compiled.module = farfel::expand(module, &compiled.adf_calls, &map)?;
+                }
                 diags.extend(compiled.warnings);
                 let globals = GlobalStore::new(&compiled.module.globals)
                     .map_err(|e| Error::new(ErrorKind::Compile, e))?;

@@ -546,6 +546,32 @@ pub enum StmtKind {
     /// A statement the subset does not support (READ, OPEN, ALLOCATE, ...),
     /// kept with its keyword so sema reports it with its position.
     Unsupported(String),
+    /// FARFEL's forward-AD block `ADF(TANGENT(x) = e, ...) ... END ADF(d =
+    /// TANGENT(y), ...)` or reverse-AD block `ADR(COTANGENT(y) = e, ...)
+    /// ... END ADR(g = COTANGENT(x), ...)` (see [`AdfBlock`]).
+    Adf(Box<AdfBlock>),
+}
+
+/// An ADF or ADR block. The parser outlines its statements into an internal
+/// subroutine of the enclosing procedure ([`AdfBlock::outlined`]); sema
+/// lowers the block to a call of that subroutine with the seeds and results
+/// recorded, and the engine turns the call into a call of its tangent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdfBlock {
+    /// True for ADR (reverse mode), false for ADF (forward mode).
+    pub reverse: bool,
+    /// Variables with their seeds (`None`: the shorthand `ADF(x)` /
+    /// `ADR(y)`, a seed of 1): ADF's independents with their tangents,
+    /// ADR's dependents with their cotangents (evaluated after the forward
+    /// phase).
+    pub seeds: Vec<(Name, Option<Expr>)>,
+    /// The statements differentiated (empty once outlined).
+    pub body: Vec<Stmt>,
+    /// Destinations and the variables whose tangents (ADF: dependents) or
+    /// cotangents (ADR: independents) they get.
+    pub results: Vec<(Expr, Name)>,
+    /// The internal subroutine holding the body, once outlined.
+    pub outlined: Option<Name>,
 }
 
 /// One index of a FORALL or DO CONCURRENT header: `var = lo:hi[:stride]`.

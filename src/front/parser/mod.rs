@@ -33,6 +33,7 @@ use std::path::PathBuf;
 
 mod decl;
 mod expr;
+mod farfel;
 mod include;
 mod masked;
 mod stmt;
@@ -180,6 +181,16 @@ enum LineKind {
     EndBlock {
         name: Option<Name>,
     },
+    /// `ADF(TANGENT(x) = e, ...)` or `ADR(COTANGENT(y) = e, ...)`.
+    AdfStart {
+        reverse: bool,
+        seeds: Vec<(Name, Option<Expr>)>,
+    },
+    /// `END ADF(d = TANGENT(y), ...)` or `END ADR(g = COTANGENT(x), ...)`.
+    EndAdf {
+        reverse: bool,
+        results: Vec<(Expr, Name)>,
+    },
     Header(Header),
     Contains,
     End {
@@ -218,6 +229,8 @@ enum ConstructClass {
     Block,
     Where,
     Forall,
+    /// ADF or ADR block.
+    Adf,
     /// Program unit (END, CONTAINS, a new unit header, end of file).
     Unit,
 }
@@ -235,6 +248,7 @@ impl LineKind {
             LineKind::EndBlock { .. } => Some(ConstructClass::Block),
             LineKind::ElseWhere { .. } | LineKind::EndWhere { .. } => Some(ConstructClass::Where),
             LineKind::EndForall { .. } => Some(ConstructClass::Forall),
+            LineKind::EndAdf { .. } => Some(ConstructClass::Adf),
             LineKind::Header(_) | LineKind::Contains | LineKind::End { .. } | LineKind::Eof => {
                 Some(ConstructClass::Unit)
             }
@@ -256,6 +270,8 @@ impl LineKind {
             LineKind::ElseWhere { .. } => "ELSEWHERE",
             LineKind::EndWhere { .. } => "END WHERE",
             LineKind::EndForall { .. } => "END FORALL",
+            LineKind::EndAdf { reverse: false, .. } => "END ADF",
+            LineKind::EndAdf { reverse: true, .. } => "END ADR",
             LineKind::Contains => "CONTAINS",
             LineKind::End { .. } => "END",
             _ => "statement",
@@ -291,6 +307,8 @@ struct Parser {
     /// Constructs currently open, innermost last.
     open: Vec<ConstructClass>,
     unit_depth: usize,
+    /// Parsing inside a procedure (its internal procedures are internal).
+    in_procedure: bool,
     end_span: Span,
 }
 
@@ -308,6 +326,7 @@ impl Parser {
             formats: Vec::new(),
             open: Vec::new(),
             unit_depth: 0,
+            in_procedure: false,
             end_span,
         }
     }

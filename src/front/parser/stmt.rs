@@ -225,6 +225,7 @@ impl Parser {
                     ConstructClass::Do => "DO",
                     ConstructClass::Associate => "ASSOCIATE",
                     ConstructClass::Block => "BLOCK",
+                    ConstructClass::Adf => "ADF / ADR",
                     _ => "SELECT CASE",
                 };
                 self.error(
@@ -277,6 +278,7 @@ impl Parser {
                 | LineKind::BlockStart { .. }
                 | LineKind::WhereStart { .. }
                 | LineKind::ForallStart { .. }
+                | LineKind::AdfStart { .. }
         );
         if is_construct && self.open.len() >= MAX_CONSTRUCT_NESTING {
             self.error(span, "constructs are nested too deeply");
@@ -303,6 +305,9 @@ impl Parser {
             LineKind::WhereStart { name, mask } => (make(self.parse_where(span, name, mask)), None),
             LineKind::ForallStart { name, header } => {
                 (make(self.parse_forall(span, name, *header)), None)
+        }
+            LineKind::AdfStart { reverse, seeds } => {
+                (make(self.parse_adf(span, reverse, seeds)), None)
             }
             _ => (make(StmtKind::Continue), None),
         }
@@ -638,6 +643,9 @@ impl<'s> StmtParser<'s> {
     pub(super) fn construct_statement(&mut self, name: &Option<Name>) -> PResult<Option<LineKind>> {
         if let Some(kind) = self.masked_statement(name)? {
             return Ok(Some(kind));
+    }
+        if let Some(line) = self.adf_line(name)? {
+            return Ok(Some(line));
         }
         let kind = if self.at_kw("if") && self.kind_at(self.pos + 1) == Some(TokenKind::LParen) {
             self.pos += 1;

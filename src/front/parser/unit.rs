@@ -284,6 +284,7 @@ impl Parser {
         let outer_late = std::mem::take(&mut self.late_decls);
         let outer_open = std::mem::take(&mut self.open);
         let outer_formats = std::mem::take(&mut self.formats);
+        let is_internal = std::mem::replace(&mut self.in_procedure, true);
 
         let mut decls = self.parse_specification_part(true);
         let (body, _) = self.parse_block(None);
@@ -297,7 +298,8 @@ impl Parser {
         self.formats = outer_formats;
         self.unit_depth -= 1;
         self.arrays.pop_scope();
-        Procedure {
+        self.in_procedure = is_internal;
+        let mut p = Procedure {
             kind: header.proc_kind,
             name: header.name,
             args: header.args,
@@ -306,7 +308,11 @@ impl Parser {
             formats,
             contains,
             span: header.span,
+        };
+        for d in super::farfel::outline_adf_blocks(&mut p, is_internal) {
+            self.diags.push(d);
         }
+        p
     }
 
     /// A MODULE, after its header.

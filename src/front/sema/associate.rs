@@ -140,6 +140,16 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
         StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Stop(x) => x.iter_mut().for_each(e),
         StmtKind::Call { args, .. } => args.iter_mut().for_each(|a| rewrite_arg(a, subst)),
+        // Seed and result expressions; the variables named stay (the
+        // block's statements were outlined, associate names are not
+        // visible there).
+        StmtKind::Adf(b) => {
+            b.seeds
+                .iter_mut()
+                .filter_map(|(_, x)| x.as_mut())
+                .for_each(e);
+            b.results.iter_mut().for_each(|(d, _)| e(d));
+        }
         StmtKind::SelectCase {
             selector, cases, ..
         } => {

@@ -21,6 +21,29 @@ use adjit_ir::{
 };
 use std::collections::{BTreeSet, HashMap};
 
+/// One lowered ADF / ADR block: calls of `callee` in procedure `host` to be
+/// replaced by calls of derivative procedures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdfCall {
+    /// ADR (two calls: forward sweep, reverse sweep) or ADF (one call: the
+    /// tangent).
+    pub reverse: bool,
+    /// The IR name of the procedure holding the calls.
+    pub host: String,
+    /// The outlined subroutine (called only from this block).
+    pub callee: adjit_ir::ProcId,
+    /// Derivative variables of `host`, by parameter index of `callee`, for
+    /// every real scalar parameter: each holds the seed (or zero) before
+    /// the differentiated call and the derivative after it.
+    pub derivatives: Vec<(usize, VarId)>,
+    /// Parameter indices of `callee` that are independents.
+    pub independents: Vec<usize>,
+    /// Parameter indices of `callee` that are dependents.
+    pub dependents: Vec<usize>,
+    /// Where the block is.
+    pub span: Span,
+}
+
 /// State shared by all procedures: globals created so far and diagnostics.
 #[derive(Default)]
 pub(crate) struct Out {
@@ -28,6 +51,8 @@ pub(crate) struct Out {
     pub globals: Vec<Global>,
     /// Errors and warnings.
     pub diags: Vec<Diagnostic>,
+    /// The ADF blocks lowered.
+    pub adf: Vec<AdfCall>,
 }
 
 impl Out {
@@ -1494,6 +1519,17 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
             out.insert(name.text.clone());
             args.iter().for_each(|a| arg_names(a, out));
         }
+        StmtKind::Adf(b) => {
+            out.extend(b.outlined.iter().map(|n| n.text.clone()));
+            for (n, x) in &b.seeds {
+                out.insert(n.text.clone());
+                x.iter().for_each(|x| expr_names(x, out));
+            }
+            for (d, n) in &b.results {
+                out.insert(n.text.clone());
+                expr_names(d, out);
+            }
+        }
         StmtKind::SelectCase {
             selector, cases, ..
         } => {
@@ -1549,7 +1585,14 @@ pub(crate) fn host_variable_names(host: &Unit) -> BTreeSet<String> {
         .map(|(n, _)| n.clone())
         .collect();
     let mut bare = BTreeSet::new();
-    for s in &host.ast.body {
+    // The statements of ADF blocks, outlined into internal subroutines by
+    // the parser, are the host's own.
+    let outlined = host
+        .ast
+        .contains
+        .iter()
+        .filter(|c| c.name.text.starts_with('_'));
+    for s in host.ast.body.iter().chain(outlined.flat_map(|c| &c.body)) {
         bare_names_stmt(s, &mut bare);
     }
     let children: BTreeSet<&str> = host
@@ -1616,6 +1659,16 @@ fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
                 }
             }
             mask.iter().for_each(|x| bare(x, out));
+    }
+        StmtKind::Adf(b) => {
+            for (n, x) in &b.seeds {
+                out.insert(n.text.clone());
+                x.iter().for_each(|x| bare(x, out));
+            }
+            for (d, n) in &b.results {
+                out.insert(n.text.clone());
+                bare(d, out);
+            }
         }
         _ => {}
     }

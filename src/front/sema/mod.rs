@@ -48,6 +48,7 @@ mod consts;
 mod dummy;
 mod elemental;
 mod expr;
+mod farfel;
 mod intrinsics;
 mod io;
 mod lowerer;
@@ -65,6 +66,7 @@ use super::diag::{Diagnostic, SourceMap};
 use adjit_ir::{self as ir, Module, Type};
 use dummy::Instance;
 pub use dummy::{BoundProcedure, ProcedureArg};
+pub use lowerer::AdfCall;
 use lowerer::{Lowerer, Out};
 use scope::{build_scope, Outer, Scope, Sym};
 use std::cell::RefCell;
@@ -85,6 +87,9 @@ pub struct Compiled {
     /// The main PROGRAM's procedure, when the files have one (and it was
     /// compiled).
     pub main_program: Option<adjit_ir::ProcId>,
+    /// The ADF blocks, each a call to replace by a call of a tangent
+    /// (`crate::engine` does it).
+    pub adf_calls: Vec<AdfCall>,
 }
 
 /// Analyses and lowers a whole program (every parsed file). Returns every
@@ -260,7 +265,7 @@ pub fn compile_with<'a>(
     } else {
         out.diags.extend(program_diags);
     }
-    module.globals = out.globals;
+    module.globals = std::mem::take(&mut out.globals);
     let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
     if errors.is_empty() {
         Ok(Compiled {
@@ -269,6 +274,7 @@ pub fn compile_with<'a>(
             unbound: unbound_names,
             bound,
             main_program,
+            adf_calls: out.adf,
         })
     } else {
         let mut errors = errors;

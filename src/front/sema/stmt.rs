@@ -237,6 +237,7 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             StmtKind::Call { name, args } => self.call_stmt(name, args),
+            StmtKind::Adf(b) => self.adf_stmt(b),
             StmtKind::SelectCase {
                 name: _,
                 selector,

@@ -1,0 +1,214 @@
+//! FARFEL's ADF and ADR blocks (seed 002, section 2): the opening lines
+//! `ADF(TANGENT(x) = expr, ...)` / `ADR(COTANGENT(y) = expr, ...)`
+//! (shorthand `ADF(x)` / `ADR(y)` for a seed of 1), the closing lines
+//! `END ADF(dest = TANGENT(y), ...)` / `END ADR(dest = COTANGENT(x), ...)`,
+//! the block between them,
+//! and the outlining of each block's statements into an internal subroutine
+//! of the enclosing procedure (innermost blocks first, so a block nested in
+//! another becomes a call inside the outer block's subroutine).
+
+use super::super::ast::*;
+use super::super::diag::Diagnostic;
+use super::super::lexer::TokenKind;
+use super::{ConstructClass, Line, LineKind, PResult, Parser, StmtParser};
+
+impl StmtParser<'_> {
+    /// Parses an `ADF(...)`, `ADR(...)`, `END ADF(...)` or `END ADR(...)`
+    /// line, or returns `None` when the line is none of them.
+    pub(super) fn adf_line(&mut self, name: &Option<Name>) -> PResult<Option<LineKind>> {
+        let Some((is_end, reverse, end)) = [
+            ("endadf", true, false),
+            ("endadr", true, true),
+            ("adf", false, false),
+            ("adr", false, true),
+        ]
+        .into_iter()
+        .find_map(|(kw, is_end, reverse)| self.keyword_end(kw).map(|e| (is_end, reverse, e))) else {
+            return Ok(None);
+        };
+        if self.kind_at(end) != Some(TokenKind::LParen) {
+            return Ok(None);
+        }
+        let (block, marker) = if reverse {
+            ("ADR", "cotangent")
+        } else {
+            ("ADF", "tangent")
+        };
+        if let Some(n) = name {
+            return Err(Diagnostic::error(
+                n.span,
+                format!("an {block} block cannot have a construct name"),
+            ));
+        }
+        self.pos = end + 1;
+        self.what = match (is_end, reverse) {
+            (false, false) => "ADF statement",
+            (false, true) => "ADR statement",
+            (true, false) => "END ADF statement",
+            (true, true) => "END ADR statement",
+        };
+        let line = if is_end {
+            let mut results = Vec::new();
+            loop {
+                let dest = self.designator()?;
+                self.expect(TokenKind::Assign)?;
+                results.push((dest, self.marked(marker)?));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            LineKind::EndAdf { reverse, results }
+        } else {
+            let mut seeds = Vec::new();
+            loop {
+                if self.at_kw(marker)
+                    && self.keyword_end(marker).and_then(|e| self.kind_at(e))
+                        == Some(TokenKind::LParen)
+                {
+                    let var = self.marked(marker)?;
+                    self.expect(TokenKind::Assign)?;
+                    seeds.push((var, Some(self.expr()?)));
+                } else {
+                    seeds.push((self.name("a variable or a seed")?, None));
+                }
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            LineKind::AdfStart { reverse, seeds }
+        };
+        self.expect(TokenKind::RParen)?;
+        self.expect_end()?;
+        Ok(Some(line))
+    }
+
+    /// `TANGENT ( name )` / `COTANGENT ( name )`: the name.
+    fn marked(&mut self, marker: &str) -> PResult<Name> {
+        if !self.eat_kw(marker) {
+            return Err(self.error_here(&format!("{}(variable)", marker.to_uppercase())));
+        }
+        self.expect(TokenKind::LParen)?;
+        let n = self.name("a variable")?;
+        self.expect(TokenKind::RParen)?;
+        Ok(n)
+    }
+}
+
+impl Parser {
+    /// The statements of an ADF / ADR block up to its END ADF / END ADR.
+    pub(super) fn parse_adf(
+        &mut self,
+        span: adjit_ir::Span,
+        reverse: bool,
+        seeds: Vec<(Name, Option<Expr>)>,
+    ) -> StmtKind {
+        let block = if reverse { "ADR" } else { "ADF" };
+        self.open.push(ConstructClass::Adf);
+        let (body, _) = self.parse_block(None);
+        self.open.pop();
+        let line = self.bump();
+        let results = match line.kind {
+            LineKind::EndAdf {
+                reverse: r,
+                results,
+            } => {
+                if r != reverse {
+                    let other = if r { "ADR" } else { "ADF" };
+                    self.error(
+                        line.span,
+                        format!("END {other} closes an {block} block (END {block} expected)"),
+                    );
+                }
+                results
+            }
+            other => {
+                self.unbump(Line {
+                    kind: other,
+                    ..line
+                });
+                self.error(span, format!("{block} block is not closed by END {block}"));
+                Vec::new()
+            }
+        };
+        StmtKind::Adf(Box::new(AdfBlock {
+            reverse,
+            seeds,
+            body,
+            results,
+            outlined: None,
+        }))
+    }
+}
+
+/// Moves the statements of every ADF / ADR block of `p` into new internal
+/// subroutines `_adf1`, `_adf2`, ... of `p` (innermost first). Returns an
+/// error when `p` is itself an internal procedure (which cannot contain
+/// procedures) and has ADF blocks.
+pub(super) fn outline_adf_blocks(p: &mut Procedure, is_internal: bool) -> Vec<Diagnostic> {
+    let mut new = Vec::new();
+    let mut diags = Vec::new();
+    let mut body = std::mem::take(&mut p.body);
+    outline_in(&mut body, &mut new, &mut diags, is_internal);
+    p.body = body;
+    p.contains.extend(new);
+    diags
+}
+
+fn outline_in(
+    stmts: &mut [Stmt],
+    new: &mut Vec<Procedure>,
+    diags: &mut Vec<Diagnostic>,
+    is_internal: bool,
+) {
+    for s in stmts {
+        let span = s.span;
+        match &mut s.kind {
+            StmtKind::Adf(block) => {
+                outline_in(&mut block.body, new, diags, is_internal);
+                if is_internal {
+                    diags.push(Diagnostic::error(
+                        span,
+                        "ADF / ADR blocks inside internal procedures are not supported",
+                    ));
+                    continue;
+                }
+                let name = Name {
+                    text: format!("_adf{}", new.len() + 1),
+                    span,
+                };
+                new.push(Procedure {
+                    kind: ProcKind::Subroutine,
+                    name: name.clone(),
+                    args: Vec::new(),
+                    decls: Vec::new(),
+                    body: std::mem::take(&mut block.body),
+                    formats: Vec::new(),
+                    contains: Vec::new(),
+                    span,
+                });
+                block.outlined = Some(name);
+            }
+            StmtKind::If {
+                arms, else_body, ..
+            } => {
+                for (_, b) in arms {
+                    outline_in(b, new, diags, is_internal);
+                }
+                if let Some(b) = else_body {
+                    outline_in(b, new, diags, is_internal);
+                }
+            }
+            StmtKind::Do { body, .. }
+            | StmtKind::DoWhile { body, .. }
+            | StmtKind::DoForever { body, .. }
+            | StmtKind::Block { body, .. }
+            | StmtKind::Associate { body, .. } => outline_in(body, new, diags, is_internal),
+            StmtKind::SelectCase { cases, .. } => {
+                for (_, b) in cases {
+                    outline_in(b, new, diags, is_internal);
+                }
+            }
+            _ => {}
+        }
+    }
+}
