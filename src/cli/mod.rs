@@ -55,7 +55,10 @@ common options:
   --extent NAME=N       the extent of an assumed-size array x(*) (or length of a CHARACTER*(*)) argument
   -I DIR                look for INCLUDE files in DIR (after the including file's directory; repeatable, in order)
   --interp              run with the reference interpreter instead of the JIT
-  --no-bounds-check     drop array bounds checks from generated code
+  --no-bounds-check     drop subscript checks from generated code (the storage check stays)
+  --timeout SECONDS     stop a native call that runs longer (located error, exit 1)
+  --stack-size BYTES    native stack of calls (default 256M; suffixes K, M, G)
+  --memory-limit BYTES  largest local-array memory of a call and size of an argument
   --directions K        directions per tangent sweep (vector mode)
   --no-tbr, --no-activity   record conservatively (adjoint)
 ";
@@ -151,7 +154,14 @@ pub(crate) const COMMON: &[&str] = &[
     "no-bounds-check",
     "form",
     "include-dir",
+    "timeout",
+    "stack-size",
+    "memory-limit",
 ];
+
+/// Native stack of the command line's calls unless `--stack-size` says
+/// otherwise (generated code stops a deeper recursion with an error).
+const DEFAULT_STACK_SIZE: usize = 256 << 20;
 
 /// Compiles the files of the command line.
 pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
@@ -187,6 +197,11 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         } else {
             Channels::standard()
         },
+        stack_size: Some(cl.bytes("stack-size")?.unwrap_or(DEFAULT_STACK_SIZE)),
+        timeout: cl.seconds("timeout")?,
+        memory_limit: cl
+            .bytes("memory-limit")?
+            .unwrap_or_else(|| Options::default().memory_limit),
         ..Options::default()
     };
     let mut engine = Engine::from_files(&cl.files, options.clone())?;

@@ -42,12 +42,13 @@ use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
-use adjit_jit::runtime::{Runtime, TapePosition};
+use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
 use state::Held;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What went wrong, broadly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +161,18 @@ pub struct Options {
     /// it keeps its name. The procedure is one of the program's, or an
     /// intrinsic function (`dsin`). See [`Options::bind_procedure`].
     pub procedure_args: Vec<ProcedureArg>,
+    /// Run each native call on a fresh stack of this many bytes (default:
+    /// on the caller's stack). Whatever the stack, generated code stops a
+    /// recursion that would overflow it with a runtime error.
+    pub stack_size: Option<usize>,
+    /// Wall-clock limit of one native call (default none); the call fails
+    /// with a timeout error at the loop where it was. Setting it compiles
+    /// a counter into every loop (no code without it).
+    pub timeout: Option<Duration>,
+    /// Bytes the local arrays of one call (automatic and large local
+    /// arrays) and each argument the engine allocates may take (default:
+    /// the machine's physical memory).
+    pub memory_limit: usize,
 }
 
 impl Options {
@@ -188,6 +201,9 @@ impl Default for Options {
             include_dirs: Vec::new(),
             procedure_args: Vec::new(),
             io: Channels::standard(),
+            stack_size: None,
+            timeout: None,
+            memory_limit: default_memory_limit(),
         }
     }
 }
@@ -509,8 +525,8 @@ pub(crate) struct Executor {
 /// The machinery behind an [`Executor`].
 enum Run {
     /// Native code (holding its global storage), and the stack
-    /// configuration of its runtimes.
-    Jit(Box<CompiledModule>, StackConfig),
+    /// configuration and limits of its runtimes.
+    Jit(Box<CompiledModule>, StackConfig, Limits),
     /// The reference interpreter over the module; the globals are copied in
     /// and out of the store around every call.
     Interp {
@@ -534,6 +550,7 @@ impl Executor {
             Backend::Jit => {
                 let jit_options = JitOptions {
                     bounds_checks: options.bounds_checks,
+                    time_checks: options.timeout.is_some(),
                 };
                 let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
                     .map_err(|e| {
@@ -546,7 +563,12 @@ impl Executor {
                     ram_budget: options.tape_ram_budget,
                     ..StackConfig::default()
                 };
-                Run::Jit(Box::new(compiled), stacks)
+                let limits = Limits {
+                    stack_size: options.stack_size,
+                    time: options.timeout,
+                    memory: options.memory_limit,
+                };
+                Run::Jit(Box::new(compiled), stacks, limits)
             }
             Backend::Interpreter => Run::Interp {
                 module,
@@ -565,7 +587,7 @@ impl Executor {
     /// The global storage the module runs against.
     fn store(&self) -> &GlobalStore {
         match &self.run {
-            Run::Jit(c, _) => c.globals(),
+            Run::Jit(c, ..) => c.globals(),
             Run::Interp { globals, .. } => globals,
         }
     }
@@ -624,16 +646,20 @@ impl<'a> Session<'a> {
     /// kept mapped) when one is given.
     pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Runtime>) -> Session<'a> {
         let run = match &exec.run {
-            Run::Jit(c, stacks) => SessionRun::Jit {
-                compiled: c,
-                runtime: Box::new(match runtime {
+            Run::Jit(c, stacks, limits) => {
+                let mut runtime = match runtime {
                     Some(mut r) => {
                         r.rewind(TapePosition::default());
                         r
                     }
                     None => Runtime::with_config(stacks.clone()),
-                }),
-            },
+                };
+                runtime.set_limits(limits.clone());
+                SessionRun::Jit {
+                    compiled: c,
+                    runtime: Box::new(runtime),
+                }
+            }
             Run::Interp {
                 module,
                 bounds_checks,
