@@ -416,7 +416,7 @@ impl Tangent {
 
     /// A zeroed argument list of the primal procedure.
     pub fn args(&self) -> Args {
-        Args::new(self.program.module.proc(self.primal))
+        self.exec.args(self.program.module.proc(self.primal))
     }
 
     /// The Jacobian of the outputs with respect to the inputs at `args`, by
@@ -521,7 +521,7 @@ impl Adjoint {
 
     /// A zeroed argument list of the primal procedure.
     pub fn args(&self) -> Args {
-        Args::new(self.program.module.proc(self.primal))
+        self.exec.args(self.program.module.proc(self.primal))
     }
 
     /// Runs the forward sweep at `args` and keeps its tape and end state,

@@ -520,6 +520,8 @@ pub(crate) struct Executor {
     shared: usize,
     /// The program's I/O channels.
     io: Channels,
+    /// Bytes an argument buffer or a call's local arrays may take.
+    memory_limit: usize,
 }
 
 /// The machinery behind an [`Executor`].
@@ -581,7 +583,14 @@ impl Executor {
             run,
             shared: root.len(),
             io: options.io.clone(),
+            memory_limit: options.memory_limit,
         })
+    }
+
+    /// Zero arguments of `proc` (of this executor's module or the primal
+    /// one), within the memory limit.
+    pub(crate) fn args(&self, proc: &adjit_ir::Proc) -> Args {
+        Args::with_memory_limit(proc, self.memory_limit)
     }
 
     /// The global storage the module runs against.
@@ -831,7 +840,7 @@ impl Procedure {
 
     /// A fresh, zeroed argument list for this procedure.
     pub fn args(&self) -> Args {
-        Args::new(self.program.module.proc(self.proc))
+        self.exec.args(self.program.module.proc(self.proc))
     }
 
     /// Calls the procedure: arguments are read and written in place.
