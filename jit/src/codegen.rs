@@ -736,6 +736,10 @@ struct VarInfo {
     /// references are checked against it, and it is what the parameter
     /// passes on.
     storage: Option<Value>,
+    /// Without bounds checks: the elements an element reference may reach
+    /// (the argument's whole buffer for a parameter, as the interpreter
+    /// has it; the declared count otherwise).
+    limit: Option<Value>,
     /// Bytes per element (char length for characters).
     elem_size: Value,
 }
@@ -1200,6 +1204,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 strides: vec![],
                 count: one,
                 storage: None,
+                limit: None,
                 elem_size,
             });
         }
@@ -1326,6 +1331,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Home::Mem(self.local_storage(bytes, fill, i)?)
                 }
             };
+            let limit = match (self.sh.options.bounds_checks, slot) {
+                (true, _) => None,
+                (false, Some((_, len))) => Some(self.div_or_zero(len, unit)),
+                (false, None) => Some(count),
+            };
             self.vars[i] = Some(VarInfo {
                 home,
                 ty: var.ty,
@@ -1335,6 +1345,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 strides,
                 count,
                 storage,
+                limit,
                 elem_size,
             });
         }
@@ -1681,9 +1692,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             linear = self.b.ins().iadd(linear, scaled);
         }
         // Without bounds checks an element must still lie in the storage.
-        let storage = match (self.sh.options.bounds_checks, info.storage) {
-            (true, s) => s,
-            (false, s) => Some(s.unwrap_or(info.count)),
+        let storage = if self.sh.options.bounds_checks {
+            info.storage
+        } else {
+            info.limit
         };
         if let Some(storage) = storage {
             let fail = self
