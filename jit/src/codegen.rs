@@ -255,6 +255,7 @@ impl CompiledModule {
             Some(bytes) => stacker::grow(bytes.max(runtime::STACK_RESERVE + (64 << 10)), invoke),
             None => invoke(),
         };
+        rt.end_call();
         rt.sample_peaks();
         if status == 0 {
             Ok(())
@@ -1412,31 +1413,19 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     /// At the end of block `bi` when one of its successors may close a loop
     /// (a target at or before `bi`: every cycle has such an edge) and time
-    /// checks are on: spends one unit of the runtime's fuel and, when it is
-    /// gone, asks the runtime whether the time budget is over (then fails
-    /// with a timeout located at the block's terminator).
-    fn time_tick(&mut self, bi: usize, term: &Terminator) -> Result<(), CompileError> {
+    /// checks are on: fails with a timeout located at the block's
+    /// terminator once the runtime's timer raised the interrupt flag (a load
+    /// and a branch; no call, so nothing is spilled around it).
+    fn time_tick(&mut self, bi: usize, term: &Terminator) {
         let closes_loop = term.successors().iter().any(|t| t.index() <= bi);
         if !self.sh.options.time_checks || !closes_loop {
-            return Ok(());
+            return;
         }
-        let rt = self.rt;
-        let fuel = self.b.ins().load(types::I64, FLAGS, rt, layout::FUEL);
-        let left = self.b.ins().iadd_imm_s(fuel, -1);
-        self.b.ins().store(FLAGS, left, rt, layout::FUEL);
-        let spent = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, left, 0);
-        let ask = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.set_cold_block(ask);
-        self.b.ins().brif(spent, ask, &[], cont, &[]);
-        self.b.switch_to_block(ask);
-        let status = self
-            .call_external("adjit_time_check", &[self.ptr], Some(types::I32), &[rt])?
-            .expect("the time check returns a status");
-        self.check_simple(status, code::TIMEOUT, -1 - bi as i64, -1, 0);
-        self.b.ins().jump(cont, &[]);
-        self.b.switch_to_block(cont);
-        Ok(())
+        let flag = self
+            .b
+            .ins()
+            .load(types::I64, FLAGS, self.rt, layout::INTERRUPT);
+        self.check_simple(flag, code::TIMEOUT, -1 - bi as i64, -1, 0);
     }
 
     fn global_addr(&mut self, g: usize, at: i64, name: &str) -> Result<Value, CompileError> {
@@ -1576,7 +1565,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
             self.flush_stacks();
-            self.time_tick(bi, &block.term)?;
+            self.time_tick(bi, &block.term);
             self.lower_term(bi, &block.term)?;
         }
         Ok(())

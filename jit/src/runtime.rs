@@ -13,6 +13,7 @@ use crate::ir::io::{Channels, IoState, Item};
 use crate::ir::StackKind;
 use crate::stack::{Arena, MapBudget, SegmentedStack, StackConfig, StackRegs, StackStats};
 use std::mem::offset_of;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 /// One argument of a compiled procedure: the address of its storage and its
@@ -95,10 +96,10 @@ pub struct RuntimeCtx {
     /// Lowest native stack pointer at which a procedure may start (0: no
     /// limit); checked at every procedure's entry.
     pub stack_limit: u64,
-    /// Loop back-edges left before generated code asks the runtime whether
-    /// the time budget is spent (code compiled with time checks decrements
-    /// it and calls [`adjit_time_check`] when it drops to zero).
-    pub fuel: i64,
+    /// Non-zero once the call's time limit has passed: set by the timer
+    /// thread ([`crate::runtime_timer`]), read at every loop back-edge by code
+    /// compiled with time checks.
+    pub interrupt: AtomicI64,
 }
 
 /// Byte offsets into [`RuntimeCtx`] used by code generation.
@@ -122,8 +123,8 @@ pub mod layout {
     pub const DEPTH: i32 = offset_of!(RuntimeCtx, depth) as i32;
     /// Offset of the native stack limit.
     pub const STACK_LIMIT: i32 = offset_of!(RuntimeCtx, stack_limit) as i32;
-    /// Offset of the back-edge fuel.
-    pub const FUEL: i32 = offset_of!(RuntimeCtx, fuel) as i32;
+    /// Offset of the interrupt flag.
+    pub const INTERRUPT: i32 = offset_of!(RuntimeCtx, interrupt) as i32;
     /// Size of one [`ArgSlot`].
     pub const ARG_SLOT: i32 = std::mem::size_of::<ArgSlot>() as i32;
     /// Offset of `len` within [`ArgSlot`].
@@ -155,12 +156,9 @@ struct RuntimeState {
     io: IoState,
     /// Resource limits of calls.
     limits: Limits,
-    /// When the current call must stop (from [`Limits::time`]).
-    deadline: Option<Instant>,
+    /// The timer entry of the current call's time limit, if armed.
+    alarm: Option<crate::runtime_timer::Alarm>,
 }
-
-/// Back-edges between two looks at the clock when a time limit is set.
-const FUEL_PER_CHECK: i64 = 1 << 14;
 
 /// Bytes of native stack kept free below the limit given to generated code,
 /// for the runtime helpers it calls (I/O formatting, the arena) and for the
@@ -282,7 +280,7 @@ impl Runtime {
                     error: ErrorSlot::default(),
                     depth: 0,
                     stack_limit: 0,
-                    fuel: i64::MAX,
+                    interrupt: AtomicI64::new(0),
                 },
                 stacks: Default::default(),
                 arena: Arena::default(),
@@ -291,7 +289,7 @@ impl Runtime {
                 helper_error: None,
                 io: IoState::default(),
                 limits: Limits::default(),
-                deadline: None,
+                alarm: None,
             }),
         }
     }
@@ -312,12 +310,20 @@ impl Runtime {
         s.ctx.depth = 1;
         s.helper_error = None;
         s.ctx.stack_limit = native_stack_limit();
-        s.deadline = s.limits.time.map(|t| Instant::now() + t);
-        s.ctx.fuel = if s.deadline.is_some() {
-            FUEL_PER_CHECK
-        } else {
-            i64::MAX
-        };
+        s.alarm = None;
+        s.ctx.interrupt.store(0, Ordering::SeqCst);
+        if let Some(t) = s.limits.time {
+            s.alarm = Some(crate::runtime_timer::Alarm::arm(
+                Instant::now() + t,
+                &s.ctx.interrupt,
+            ));
+        }
+    }
+
+    /// Ends a call begun with [`Runtime::begin_call`]: disarms its time
+    /// limit. (Dropping the runtime or beginning another call does it too.)
+    pub fn end_call(&mut self) {
+        self.state.alarm = None;
     }
 
     /// The resource limits of calls through this runtime.
@@ -528,30 +534,6 @@ pub unsafe extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill
     s.arena
         .alloc(bytes as usize, fill as u8)
         .unwrap_or(std::ptr::null_mut())
-}
-
-/// Generated code calls this when its back-edge fuel is spent: 0 (fuel
-/// refilled) while the call's time budget lasts, 1 when it is over.
-///
-/// # Safety
-/// `rt` must be the context pointer of a live [`Runtime`].
-pub unsafe extern "C" fn adjit_time_check(rt: *mut RuntimeCtx) -> i32 {
-    // SAFETY: generated code passes the context it was given.
-    let s = unsafe { state(rt) };
-    match s.deadline {
-        Some(d) if Instant::now() >= d => {
-            s.ctx.fuel = 0;
-            1
-        }
-        Some(_) => {
-            s.ctx.fuel = FUEL_PER_CHECK;
-            0
-        }
-        None => {
-            s.ctx.fuel = i64::MAX;
-            0
-        }
-    }
 }
 
 /// Fortran character assignment: copies `src` into `dst`, truncating or
