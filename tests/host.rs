@@ -134,7 +134,11 @@ fn deep_recursion_on_a_small_thread_stack_is_an_error() {
             .expect("the thread survives")
     });
     let e = result.unwrap_err();
-    assert_eq!(runtime_kind(&e), Some(RuntimeErrorKind::StackOverflow), "{e}");
+    assert_eq!(
+        runtime_kind(&e),
+        Some(RuntimeErrorKind::StackOverflow),
+        "{e}"
+    );
 }
 
 const ARGUMENT_EXTENT: &str = "\
@@ -168,7 +172,10 @@ fn an_argument_of_ten_billion_elements_is_a_usage_error() {
 #[test]
 fn integer_settings_out_of_range_or_fractional_are_usage_errors() {
     let text = ARGUMENT_EXTENT.replace("integer(8)", "integer");
-    for (value, says) in [("3000000000", "out of range"), ("3.5", "not a whole number")] {
+    for (value, says) in [
+        ("3000000000", "out of range"),
+        ("3.5", "not a whole number"),
+    ] {
         let setting = format!("n={value}");
         let e = call(&text, Options::default(), &[&setting]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Usage, "{e}");
@@ -287,7 +294,10 @@ end subroutine
         let setting = format!("k={k}");
         let e = call(text, options.clone(), &[&setting]).unwrap_err();
         assert_eq!(runtime_kind(&e), Some(RuntimeErrorKind::IndexOutOfBounds));
-        assert!(e.message.contains("outside the storage of 2 elements"), "{e}");
+        assert!(
+            e.message.contains("outside the storage of 2 elements"),
+            "{e}"
+        );
         cli_fails(
             "unchecked.f90",
             text,
@@ -322,7 +332,9 @@ end subroutine
         .expect("adjoint");
     let input = |k: usize| {
         let mut args = proc.args();
-        let xs: Vec<String> = (0..50).map(|i| format!("{}", 0.01 * (i * k + 1) as f64)).collect();
+        let xs: Vec<String> = (0..50)
+            .map(|i| format!("{}", 0.01 * (i * k + 1) as f64))
+            .collect();
         args.apply_settings(&["n=50".to_string(), format!("x={}", xs.join(","))])
             .expect("settings");
         args
@@ -332,7 +344,10 @@ end subroutine
         proc.call(&mut args).expect("runs");
         let y = args.scalar("y").expect("y");
         let (_, g) = adjoint.gradient(&input(k)).expect("gradient");
-        (y.to_bits(), g.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
+        (
+            y.to_bits(),
+            g.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        )
     };
     let expected: Vec<_> = (0..8).map(run).collect();
     std::thread::scope(|s| {

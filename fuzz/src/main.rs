@@ -123,7 +123,12 @@ fn dictionary(path: &Path) -> Vec<Vec<u8>> {
         .filter_map(|l| {
             let l = l.trim();
             let inner = l.strip_prefix('"')?.strip_suffix('"')?;
-            Some(inner.replace("\\\"", "\"").replace("\\\\", "\\").into_bytes())
+            Some(
+                inner
+                    .replace("\\\"", "\"")
+                    .replace("\\\\", "\\")
+                    .into_bytes(),
+            )
         })
         .collect()
 }
@@ -650,7 +655,10 @@ fn main() {
     let repo = root.parent().map(Path::to_path_buf).unwrap_or(root.clone());
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("replay") {
-        let target = args.get(1).and_then(|t| Target::parse(t)).unwrap_or_else(|| usage());
+        let target = args
+            .get(1)
+            .and_then(|t| Target::parse(t))
+            .unwrap_or_else(|| usage());
         for file in &args[2..] {
             let text = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
             let fixed = !file.ends_with(".f90");
@@ -662,7 +670,10 @@ fn main() {
         }
         return;
     }
-    let target = args.first().and_then(|t| Target::parse(t)).unwrap_or_else(|| usage());
+    let target = args
+        .first()
+        .and_then(|t| Target::parse(t))
+        .unwrap_or_else(|| usage());
     let mut seconds = 60.0f64;
     let mut max_execs = u64::MAX;
     let mut seed = std::process::id() as u64 ^ now_ms().wrapping_mul(0x9E37_79B9);

@@ -481,7 +481,10 @@ impl Args {
         let value = |k: usize| items[if fill { 0 } else { k }];
         let mut buffer = self.zeros(i, n)?;
         match &mut buffer {
-            Buffer::I32(b) => b.iter_mut().enumerate().for_each(|(k, x)| *x = value(k) as i32),
+            Buffer::I32(b) => b
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, x)| *x = value(k) as i32),
             Buffer::I64(b) => b.iter_mut().enumerate().for_each(|(k, x)| *x = value(k)),
             _ => {}
         }
