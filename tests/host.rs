@@ -400,3 +400,24 @@ fn a_spill_file_that_cannot_be_created_is_an_error() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A module array of 10^11 elements: the engine refuses it before
+/// allocating (the old code aborted on a failed allocation).
+#[test]
+fn a_global_beyond_the_memory_limit_is_an_error() {
+    let text = "\
+module m
+  real(8) :: big(100000000000_8)
+end module
+subroutine s(x)
+  use m
+  real(8) :: x
+  big(1) = x
+  x = big(1)
+end subroutine
+";
+    let e = call(text, Options::default(), &["x=1"]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Compile, "{e}");
+    assert!(e.message.contains("global `") && e.message.contains("memory limit"), "{e}");
+    cli_fails("global.f90", text, &["--set", "x=1"], &["memory limit"]);
+}

@@ -193,10 +193,10 @@ const NUMBERS: &[&str] = &[
     "-0.5",
 ];
 
-/// Applies 1 to 4 random mutations to `input`.
+/// Applies 1 or 2 random mutations to `input`.
 fn mutate(input: &Input, pool: &[Input], dict: &[Vec<u8>], rng: &mut Rng) -> Input {
     let mut t = input.text.clone();
-    for _ in 0..1 + rng.below(4) {
+    for _ in 0..1 + rng.below(2) {
         let ls = lines(&t);
         match rng.below(10) {
             // Insert a token (with a blank either side).
@@ -725,7 +725,10 @@ fn main() {
         let child = mutate(parent, &pool, &dict, &mut rng);
         if let Some(o) = run_one(target, &child, &out_dir, &mut stats) {
             *classes.entry(o.signature.clone()).or_default() += 1;
-            if seen.insert(o.signature) && pool.len() < MAX_POOL {
+            // Past the front end, only programs that compile are worth
+            // mutating further.
+            let admissible = target == Target::Front || o.reached[0];
+            if admissible && seen.insert(o.signature) && pool.len() < MAX_POOL {
                 save(&keep_dir, "seed", &child, None);
                 pool.push(child);
             }

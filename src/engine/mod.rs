@@ -271,6 +271,7 @@ impl Engine {
         match crate::front::sema::compile_with(&map, &files, &options.procedure_args) {
             Ok(compiled) => {
                 diags.extend(compiled.warnings);
+                check_global_sizes(&compiled.module, options.memory_limit)?;
                 let globals = GlobalStore::new(&compiled.module.globals)
                     .map_err(|e| Error::new(ErrorKind::Compile, e))?;
                 Ok(Engine {
@@ -496,6 +497,26 @@ impl Program {
             location: Location::of(&self.sources, e.span),
         }
     }
+}
+
+/// Refuses a program whose module variables and COMMON blocks together
+/// need more than `limit` bytes (before any is allocated).
+fn check_global_sizes(module: &Module, limit: usize) -> Result<(), Error> {
+    let mut total = 0usize;
+    for g in &module.globals {
+        let bytes = adjit_jit::globals::global_bytes(g);
+        total = total.saturating_add(bytes);
+        if total > limit {
+            return Err(Error::new(
+                ErrorKind::Compile,
+                format!(
+                    "global `{}` needs {bytes} bytes: the program's globals exceed the memory limit of {limit} bytes",
+                    g.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn internal_error(e: String) -> Error {
