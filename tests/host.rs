@@ -418,6 +418,46 @@ end subroutine
 ";
     let e = call(text, Options::default(), &["x=1"]).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Compile, "{e}");
-    assert!(e.message.contains("global `") && e.message.contains("memory limit"), "{e}");
+    assert!(
+        e.message.contains("global `") && e.message.contains("memory limit"),
+        "{e}"
+    );
     cli_fails("global.f90", text, &["--set", "x=1"], &["memory limit"]);
+}
+
+/// Found by the fuzzer (`fuzz/run.sh adjoint`, 3 hangs): in the adjoint's
+/// forward sweep the loop's entry block and its back-edge both read the
+/// interrupt flag with no store in between, Cranelift merged the two
+/// loads, and the loop only saw the time limit after its 2^31 iterations.
+#[test]
+fn the_time_limit_stops_a_derivative_sweep() {
+    let text = "\
+subroutine s(x, y)
+  real(8) :: x, y
+  integer :: k
+  y = 0
+  do k = 1, 2147483647
+    y = y + x / 3
+  end do
+end subroutine
+";
+    let options = Options {
+        timeout: Some(Duration::from_millis(100)),
+        ..Options::default()
+    };
+    let engine = Engine::from_sources(&[("t.f90".into(), text.into())], options).expect("compiles");
+    let sel = |s: &str| vec![adjit::engine::Selection::parse(s).expect("selection")];
+    let adjoint = engine
+        .adjoint(None, &sel("y"), &sel("x"), &Default::default())
+        .expect("adjoint");
+    let mut args = adjoint.args();
+    args.apply_settings(&["x=1"]).expect("settings");
+    let start = Instant::now();
+    let e = adjoint.gradient(&args).unwrap_err();
+    assert_eq!(runtime_kind(&e), Some(RuntimeErrorKind::Timeout), "{e}");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
 }

@@ -1421,10 +1421,11 @@ impl<'a, 'm> Lower<'a, 'm> {
         if !self.sh.options.time_checks || !closes_loop {
             return;
         }
-        let flag = self
-            .b
-            .ins()
-            .load(types::I64, FLAGS, self.rt, layout::INTERRUPT);
+        // An atomic load: a plain load of the flag would be merged with an
+        // earlier one (no store in between in a loop that only computes),
+        // and the loop would never see the timer's store.
+        let addr = self.b.ins().iadd_imm_s(self.rt, layout::INTERRUPT as i64);
+        let flag = self.b.ins().atomic_load(types::I64, FLAGS, addr);
         self.check_simple(flag, code::TIMEOUT, -1 - bi as i64, -1, 0);
     }
 
