@@ -1462,8 +1462,17 @@ impl<'a, 'm> Lower<'a, 'm> {
             ));
             let addr = self.b.ins().stack_addr(self.ptr, slot, 0);
             let cfg = self.jit.target_config();
-            self.b
-                .emit_small_memset(cfg, addr, fill, n as u64, 16, FLAGS);
+            // The alignment Cranelift may assume must not exceed the size
+            // (found by the fuzzer: a 1-byte CHARACTER panicked here).
+            let align = if n >= 16 {
+                16
+            } else {
+                1u8 << (n.max(1).ilog2())
+            };
+            if n > 0 {
+                self.b
+                    .emit_small_memset(cfg, addr, fill, n as u64, align, FLAGS);
+            }
             return Ok(addr);
         }
         let rt = self.rt;

@@ -163,14 +163,31 @@ pub struct Jacobian {
 }
 
 impl Jacobian {
-    fn zeros(args: &Args, of: &[Element], wrt: &[Element]) -> Jacobian {
-        Jacobian {
+    /// A zero Jacobian; an error instead of an allocation abort when its
+    /// `rows x cols` entries cannot be had (found by the fuzzer: a
+    /// 38 TB matrix aborted the process).
+    fn zeros(args: &Args, of: &[Element], wrt: &[Element]) -> Result<Jacobian, Error> {
+        let too_big = || {
+            Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "a Jacobian of {} x {} entries is too large to allocate",
+                    of.len(),
+                    wrt.len()
+                ),
+            )
+        };
+        let n = of.len().checked_mul(wrt.len()).ok_or_else(too_big)?;
+        let mut matrix = Vec::new();
+        matrix.try_reserve_exact(n).map_err(|_| too_big())?;
+        matrix.resize(n, 0.0);
+        Ok(Jacobian {
             of: of.iter().map(|&e| label(args, e)).collect(),
             wrt: wrt.iter().map(|&e| label(args, e)).collect(),
-            matrix: vec![0.0; of.len() * wrt.len()],
+            matrix,
             values: vec![0.0; of.len()],
             tape: None,
-        }
+        })
     }
     /// Number of rows.
     pub fn rows(&self) -> usize {
@@ -441,7 +458,7 @@ impl Tangent {
         let of = elements(args, &self.of)?;
         let all = elements(args, &self.wrt)?;
         let wrt = &all[cols.start.min(all.len())..cols.end.min(all.len())];
-        let mut jac = Jacobian::zeros(args, &of, wrt);
+        let mut jac = Jacobian::zeros(args, &of, wrt)?;
         let k = self.directions;
         let mut first = true;
         // Every sweep from the starting state: the globals a sweep may
@@ -594,7 +611,7 @@ impl Adjoint {
     pub fn jacobian(&self, args: &Args) -> Result<Jacobian, Error> {
         let mut held = self.exec.hold();
         let mut tape = self.record_held(&mut held, args)?;
-        let mut jac = Jacobian::zeros(args, &tape.of, &tape.wrt);
+        let mut jac = Jacobian::zeros(args, &tape.of, &tape.wrt)?;
         jac.values = tape.values();
         jac.tape = Some(tape.stats());
         let rows = tape.of.len();
@@ -749,7 +766,7 @@ impl<'a> FiniteDifferences<'a> {
     ) -> Result<Jacobian, Error> {
         let of_e = elements(args, of)?;
         let wrt_e = elements(args, wrt)?;
-        let mut jac = Jacobian::zeros(args, &of_e, &wrt_e);
+        let mut jac = Jacobian::zeros(args, &of_e, &wrt_e)?;
         let read = |a: &Args| -> Vec<f64> {
             of_e.iter()
                 .map(|o| a.buffers()[o.param].get_f64(o.offset))
