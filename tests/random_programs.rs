@@ -312,7 +312,6 @@ fn planted_out_of_bounds_accesses_fail_in_both() {
 /// variable's storage goes through and one outside the storage is still an
 /// error: both sides must agree on which, and on the data.
 #[test]
-#[ignore = "JIT bug: no storage check with bounds checks off (see regression_storage_check_without_bounds_checks)"]
 fn out_of_bounds_accesses_agree_without_bounds_checks() {
     let base = seed_base();
     let options = fault_options(Fault::IndexOutOfBounds);
@@ -449,10 +448,10 @@ fn regression_float_modulo_follows_fmod() {
 /// with bounds checks off, the IR still requires the element to lie inside
 /// the variable's storage (`Inst::LoadElem`); the interpreter reports
 /// `IndexOutOfBounds` ("element offset 3 outside the storage of 2
-/// elements"), the JIT does not check and reads or writes outside the
-/// storage.
+/// elements"), the JIT did not check and read or wrote outside the
+/// storage. Fixed on the host branch: without bounds checks the JIT keeps
+/// the storage check (one compare per element reference).
 #[test]
-#[ignore = "JIT bug: no storage check when bounds checks are off (see report)"]
 fn regression_storage_check_without_bounds_checks() {
     let mut proc = Proc::new("p");
     let mut b = ProcBuilder::new(&mut proc);

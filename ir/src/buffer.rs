@@ -25,6 +25,31 @@ pub enum Buffer {
 }
 
 impl Buffer {
+    /// A zero buffer of `len` elements, or why the memory cannot be had:
+    /// sizes that come from a program use this, so that a huge one is an
+    /// error instead of an abort of the process.
+    pub fn try_zeros(ty: Type, len: usize) -> Result<Buffer, String> {
+        fn filled<T: Clone>(len: usize, x: T) -> Result<Vec<T>, String> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len).map_err(|e| {
+                format!(
+                    "cannot allocate {len} elements of {} bytes: {e}",
+                    std::mem::size_of::<T>()
+                )
+            })?;
+            v.resize(len, x);
+            Ok(v)
+        }
+        Ok(match ty {
+            Type::F32 => Buffer::F32(filled(len, 0.0)?),
+            Type::F64 => Buffer::F64(filled(len, 0.0)?),
+            Type::I32 => Buffer::I32(filled(len, 0)?),
+            Type::I64 => Buffer::I64(filled(len, 0)?),
+            Type::Bool => Buffer::Bool(filled(len, 0)?),
+            Type::Char => Buffer::Char(filled(len, b' ')?),
+        })
+    }
+
     /// A zero-filled (blank for characters) buffer of `len` elements of
     /// `ty` (for `Char`, `len` is the number of bytes).
     pub fn zeros(ty: Type, len: usize) -> Buffer {

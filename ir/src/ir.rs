@@ -972,6 +972,14 @@ pub enum RuntimeErrorKind {
     CallDepthExceeded,
     /// An I/O statement failed (the error's detail says why).
     Io,
+    /// The native stack would overflow (deep recursion with large frames):
+    /// the procedure was stopped at entry.
+    StackOverflow,
+    /// The call ran past its time limit (stopped at a loop back-edge).
+    Timeout,
+    /// An array's element or byte count overflows 64 bits, or its storage
+    /// exceeds the memory limit.
+    TooLarge,
 }
 
 /// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
@@ -990,6 +998,9 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::ArgumentSize => write!(f, "argument buffer too small"),
             RuntimeErrorKind::CallDepthExceeded => write!(f, "calls nested too deeply"),
             RuntimeErrorKind::Io => write!(f, "I/O error"),
+            RuntimeErrorKind::StackOverflow => write!(f, "stack overflow"),
+            RuntimeErrorKind::Timeout => write!(f, "time limit exceeded"),
+            RuntimeErrorKind::TooLarge => write!(f, "array too large"),
         }
     }
 }

@@ -57,14 +57,22 @@ use std::sync::Mutex;
 #[derive(Clone, Debug)]
 pub struct JitOptions {
     /// Check array subscripts and substrings against their bounds (default
-    /// true). Argument sizes are always checked.
+    /// true). Argument sizes are always checked, and so is every element
+    /// reference against its variable's storage: turning bounds checks off
+    /// drops the per-dimension checks, never the storage check that
+    /// protects the host.
     pub bounds_checks: bool,
+    /// Count loop back-edges so that a call can be stopped by the time
+    /// limit of its [`crate::runtime::Limits`] (default false: no code is
+    /// emitted for it, and a time limit has no effect).
+    pub time_checks: bool,
 }
 
 impl Default for JitOptions {
     fn default() -> Self {
         JitOptions {
             bounds_checks: true,
+            time_checks: false,
         }
     }
 }
@@ -234,11 +242,20 @@ impl CompiledModule {
         let f = self
             .raw_function(proc)
             .ok_or_else(|| self.arg_error(proc, None, "no such procedure".into()))?;
-        rt.begin_call();
-        // SAFETY: `slots` describes live buffers of the declared element
-        // types (checked above); the generated code checks sizes itself and
-        // never unwinds.
-        let status = unsafe { f(slots.as_ptr(), rt.ctx_ptr()) };
+        let stack_size = rt.limits().stack_size;
+        let mut invoke = || {
+            // The stack limit is taken on the stack the code runs on.
+            rt.begin_call();
+            // SAFETY: `slots` describes live buffers of the declared element
+            // types (checked above); the generated code checks sizes itself,
+            // checks the native stack at every entry, and never unwinds.
+            unsafe { f(slots.as_ptr(), rt.ctx_ptr()) }
+        };
+        let status = match stack_size {
+            Some(bytes) => stacker::grow(bytes.max(runtime::STACK_RESERVE + (64 << 10)), invoke),
+            None => invoke(),
+        };
+        rt.end_call();
         rt.sample_peaks();
         if status == 0 {
             Ok(())
@@ -397,12 +414,32 @@ impl CompiledModule {
                 )
             }
             code::OUT_OF_MEMORY => (
-                RuntimeErrorKind::ArgumentSize,
+                RuntimeErrorKind::TooLarge,
                 format!(
-                    "local `{}` would need {} bytes, more than can be allocated",
+                    "local `{}` would need {} bytes, {}",
                     var_name(e.var).unwrap_or_default(),
+                    e.index,
+                    helper.unwrap_or("more than can be allocated")
+                ),
+            ),
+            code::SIZE_OVERFLOW => (
+                RuntimeErrorKind::TooLarge,
+                format!(
+                    "the element or byte count of `{}` overflows 64 bits",
+                    var_name(e.var).unwrap_or_default()
+                ),
+            ),
+            code::STACK_OVERFLOW => (
+                RuntimeErrorKind::StackOverflow,
+                format!(
+                    "native stack exhausted entering `{}` at call depth {}",
+                    p.map_or("?", |p| p.name.as_str()),
                     e.index
                 ),
+            ),
+            code::TIMEOUT => (
+                RuntimeErrorKind::Timeout,
+                "the call ran past its time limit".to_string(),
             ),
             code::STACK_GROW => (
                 RuntimeErrorKind::Stop(Some(format!(
@@ -418,7 +455,13 @@ impl CompiledModule {
                 String::new(),
             ),
         };
-        let span = if e.kind == code::ARGUMENT_SIZE {
+        let whole_proc = [
+            code::ARGUMENT_SIZE,
+            code::STACK_OVERFLOW,
+            code::SIZE_OVERFLOW,
+            code::OUT_OF_MEMORY,
+        ];
+        let span = if whole_proc.contains(&e.kind) {
             p.map(|p| p.span).unwrap_or(span)
         } else if e.kind == code::CALL_DEPTH {
             // The call instruction belongs to the caller (`proc` field).
@@ -704,6 +747,10 @@ struct VarInfo {
     /// references are checked against it, and it is what the parameter
     /// passes on.
     storage: Option<Value>,
+    /// Without bounds checks: the elements an element reference may reach
+    /// (the argument's whole buffer for a parameter, as the interpreter
+    /// has it; the declared count otherwise).
+    limit: Option<Value>,
     /// Bytes per element (char length for characters).
     elem_size: Value,
 }
@@ -1151,6 +1198,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             None
         };
+        self.stack_guard();
         let mut arg_slots = HashMap::new();
         for (pos, &v) in proc.params.iter().enumerate() {
             let var = self.ir_var(v)?;
@@ -1234,6 +1282,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 strides: vec![],
                 count: one,
                 storage: None,
+                limit: None,
                 elem_size,
             });
         }
@@ -1274,9 +1323,11 @@ impl<'a, 'm> Lower<'a, 'm> {
             } else {
                 &extents[..]
             };
+            // Element and byte counts are products checked for overflow.
+            let mut overflow = None;
             let mut known = one;
             for &e in explicit {
-                known = self.b.ins().imul(known, e);
+                known = self.size_mul(known, e, &mut overflow);
             }
             let elem_size = match (&var.char_len, var.ty, slot) {
                 (_, t, _) if t != Type::Char => self.iconst(var.ty.size() as i64),
@@ -1303,7 +1354,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             let mut count = one;
             for &e in &extents {
                 strides.push(count);
-                count = self.b.ins().imul(count, e);
+                count = self.size_mul(count, e, &mut overflow);
             }
             let uppers = lowers
                 .iter()
@@ -1313,8 +1364,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.b.ins().iadd_imm_s(u, -1)
                 })
                 .collect();
-            let units = self.b.ins().imul(count, unit);
-            let bytes = self.b.ins().imul(count, elem_size);
+            let units = self.size_mul(count, unit, &mut overflow);
+            let bytes = self.size_mul(count, elem_size, &mut overflow);
+            if let Some(flag) = overflow {
+                self.check_simple(flag, code::SIZE_OVERFLOW, -1, i as i64, 0);
+            }
             let mut storage = None;
             let home = match var.storage {
                 Storage::Param(_) if ir::shape::may_be_short(var) => {
@@ -1355,6 +1409,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Home::Mem(self.local_storage(bytes, fill, i)?)
                 }
             };
+            let limit = match (self.sh.options.bounds_checks, slot) {
+                (true, _) => None,
+                (false, Some((_, len))) => Some(self.div_or_zero(len, unit)),
+                (false, None) => Some(count),
+            };
             self.vars[i] = Some(VarInfo {
                 home,
                 ty: var.ty,
@@ -1364,6 +1423,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 strides,
                 count,
                 storage,
+                limit,
                 elem_size,
             });
         }
@@ -1373,6 +1433,77 @@ impl<'a, 'm> Lower<'a, 'm> {
         })?;
         self.b.ins().jump(first, &[]);
         Ok(mark)
+    }
+
+    /// `a * b` for element and byte counts (both non-negative): sets or
+    /// extends `overflow` with the flag of a product past `i64::MAX`.
+    fn size_mul(&mut self, a: Value, b: Value, overflow: &mut Option<Value>) -> Value {
+        // Constant sizes stay constants (a local array of constant size may
+        // live in the frame: see `local_storage`).
+        if let (Some(x), Some(y)) = (self.const_int(a), self.const_int(b)) {
+            if let Some(p) = x.checked_mul(y) {
+                return self.iconst(p);
+            }
+        }
+        let (product, of) = self.b.ins().smul_overflow(a, b);
+        *overflow = Some(match *overflow {
+            Some(f) => self.b.ins().bor(f, of),
+            None => of,
+        });
+        product
+    }
+
+    /// The value of an integer constant.
+    fn const_int(&self, v: Value) -> Option<i64> {
+        let inst = self.b.func.dfg.value_def(v).inst()?;
+        match self.b.func.dfg.insts[inst] {
+            cranelift_codegen::ir::InstructionData::UnaryImm { imm, .. } => Some(imm.bits()),
+            _ => None,
+        }
+    }
+
+    /// Fails with a stack overflow (naming this procedure and the call
+    /// depth) when the native stack pointer is below the runtime's limit,
+    /// before the procedure touches its frame.
+    fn stack_guard(&mut self) {
+        let sp = self.b.ins().get_stack_pointer(self.ptr);
+        let limit = self
+            .b
+            .ins()
+            .load(self.ptr, FLAGS, self.rt, layout::STACK_LIMIT);
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+        let depth = self.b.ins().load(types::I64, FLAGS, self.rt, layout::DEPTH);
+        let zero = self.iconst(0);
+        self.check(
+            low,
+            ErrorSite {
+                kind: code::STACK_OVERFLOW,
+                site: -1,
+                var: -1,
+                dim: 0,
+            },
+            depth,
+            zero,
+            zero,
+        );
+    }
+
+    /// At the end of block `bi` when one of its successors may close a loop
+    /// (a target at or before `bi`: every cycle has such an edge) and time
+    /// checks are on: fails with a timeout located at the block's
+    /// terminator once the runtime's timer raised the interrupt flag (a load
+    /// and a branch; no call, so nothing is spilled around it).
+    fn time_tick(&mut self, bi: usize, term: &Terminator) {
+        let closes_loop = term.successors().iter().any(|t| t.index() <= bi);
+        if !self.sh.options.time_checks || !closes_loop {
+            return;
+        }
+        // An atomic load: a plain load of the flag would be merged with an
+        // earlier one (no store in between in a loop that only computes),
+        // and the loop would never see the timer's store.
+        let addr = self.b.ins().iadd_imm_s(self.rt, layout::INTERRUPT as i64);
+        let flag = self.b.ins().atomic_load(types::I64, FLAGS, addr);
+        self.check_simple(flag, code::TIMEOUT, -1 - bi as i64, -1, 0);
     }
 
     fn global_addr(&mut self, g: usize, at: i64, name: &str) -> Result<Value, CompileError> {
@@ -1397,12 +1528,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         // Fixed arrays live in the native frame only while a frame stays
         // small: 1000 nested calls must fit a 2 MiB thread stack.
         const STACK_LIMIT: i64 = 1024;
-        let const_bytes = self.b.func.dfg.value_def(bytes).inst().and_then(|inst| {
-            match self.b.func.dfg.insts[inst] {
-                cranelift_codegen::ir::InstructionData::UnaryImm { imm, .. } => Some(imm.bits()),
-                _ => None,
-            }
-        });
+        let const_bytes = self.const_int(bytes);
         let fits = |n: i64| (0..=STACK_LIMIT - self.frame_bytes).contains(&n);
         if let Some(n) = const_bytes.filter(|&n| fits(n)) {
             self.frame_bytes += (n + 15) & !15;
@@ -1413,8 +1539,17 @@ impl<'a, 'm> Lower<'a, 'm> {
             ));
             let addr = self.b.ins().stack_addr(self.ptr, slot, 0);
             let cfg = self.jit.target_config();
-            self.b
-                .emit_small_memset(cfg, addr, fill, n as u64, 16, FLAGS);
+            // The alignment Cranelift may assume must not exceed the size
+            // (found by the fuzzer: a 1-byte CHARACTER panicked here).
+            let align = if n >= 16 {
+                16
+            } else {
+                1u8 << (n.max(1).ilog2())
+            };
+            if n > 0 {
+                self.b
+                    .emit_small_memset(cfg, addr, fill, n as u64, align, FLAGS);
+            }
             return Ok(addr);
         }
         let rt = self.rt;
@@ -1519,6 +1654,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
             self.flush_stacks();
+            self.time_tick(bi, &block.term);
             self.lower_term(bi, &block.term)?;
         }
         Ok(())
@@ -1636,7 +1772,13 @@ impl<'a, 'm> Lower<'a, 'm> {
             };
             linear = self.b.ins().iadd(linear, scaled);
         }
-        if let (true, Some(storage)) = (checking, info.storage) {
+        // Without bounds checks an element must still lie in the storage.
+        let storage = if self.sh.options.bounds_checks {
+            info.storage
+        } else {
+            info.limit
+        };
+        if let Some(storage) = storage {
             let fail = self
                 .b
                 .ins()

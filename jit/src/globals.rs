@@ -25,12 +25,15 @@ unsafe impl Send for Words {}
 unsafe impl Sync for Words {}
 
 impl Words {
-    fn new(bytes: usize) -> Words {
-        Words(
-            (0..bytes.div_ceil(16).max(1))
-                .map(|_| UnsafeCell::new(0))
-                .collect(),
-        )
+    /// Zeroed words for `bytes` bytes; an error instead of an abort when
+    /// the memory cannot be had (sizes come from the program).
+    fn new(bytes: usize) -> Result<Words, String> {
+        let n = bytes.div_ceil(16).max(1);
+        let mut v = Vec::new();
+        v.try_reserve_exact(n)
+            .map_err(|e| format!("cannot allocate {bytes} bytes: {e}"))?;
+        v.extend((0..n).map(|_| UnsafeCell::new(0)));
+        Ok(Words(v.into_boxed_slice()))
     }
 
     fn ptr(&self) -> *mut u8 {
@@ -66,7 +69,7 @@ pub fn global_bytes(g: &ir::Global) -> usize {
     } else {
         g.ty.size()
     };
-    g.len().max(0) as usize * per
+    (g.len().max(0) as usize).saturating_mul(per)
 }
 
 /// Storage units of a global (bytes for characters, elements otherwise).
@@ -78,7 +81,7 @@ fn global_units(g: &ir::Global) -> usize {
 /// Fresh storage for `g` holding its initial values.
 fn initial_words(g: &ir::Global) -> Result<Words, String> {
     let bytes = global_bytes(g);
-    let words = Words::new(bytes);
+    let words = Words::new(bytes).map_err(|e| format!("global `{}`: {e}", g.name))?;
     // SAFETY: the byte view covers exactly the allocated words, which nobody
     // else can see yet.
     let raw = unsafe { std::slice::from_raw_parts_mut(words.ptr(), words.byte_len()) };

@@ -17,4 +17,5 @@ pub mod globals;
 pub mod libm;
 pub mod opt;
 pub mod runtime;
+pub mod runtime_timer;
 pub mod stack;

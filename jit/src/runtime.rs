@@ -13,6 +13,8 @@ use crate::ir::io::{Channels, IoState, Item};
 use crate::ir::StackKind;
 use crate::stack::{Arena, MapBudget, SegmentedStack, StackConfig, StackRegs, StackStats};
 use std::mem::offset_of;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, Instant};
 
 /// One argument of a compiled procedure: the address of its storage and its
 /// length in elements (bytes for CHARACTER).
@@ -48,6 +50,15 @@ pub mod code {
     pub const CALL_DEPTH: i64 = 9;
     /// An I/O statement failed (the runtime holds the message).
     pub const IO: i64 = 10;
+    /// The native stack reached the limit of [`super::RuntimeCtx::stack_limit`]
+    /// at a procedure's entry (`index` holds the call depth).
+    pub const STACK_OVERFLOW: i64 = 11;
+    /// The time budget ran out at a loop back-edge (`site` encodes the
+    /// block).
+    pub const TIMEOUT: i64 = 12;
+    /// The element or byte count of an array overflows 64 bits (`var` names
+    /// the array).
+    pub const SIZE_OVERFLOW: i64 = 13;
 }
 
 /// Where generated code records the first error of a call.
@@ -82,6 +93,13 @@ pub struct RuntimeCtx {
     pub error: ErrorSlot,
     /// Nesting depth of compiled calls (the host's call is depth 1).
     pub depth: i64,
+    /// Lowest native stack pointer at which a procedure may start (0: no
+    /// limit); checked at every procedure's entry.
+    pub stack_limit: u64,
+    /// Non-zero once the call's time limit has passed: set by the timer
+    /// thread ([`crate::runtime_timer`]), read at every loop back-edge by code
+    /// compiled with time checks.
+    pub interrupt: AtomicI64,
 }
 
 /// Byte offsets into [`RuntimeCtx`] used by code generation.
@@ -103,6 +121,10 @@ pub mod layout {
     pub const ERROR: i32 = offset_of!(RuntimeCtx, error) as i32;
     /// Offset of the call depth.
     pub const DEPTH: i32 = offset_of!(RuntimeCtx, depth) as i32;
+    /// Offset of the native stack limit.
+    pub const STACK_LIMIT: i32 = offset_of!(RuntimeCtx, stack_limit) as i32;
+    /// Offset of the interrupt flag.
+    pub const INTERRUPT: i32 = offset_of!(RuntimeCtx, interrupt) as i32;
     /// Size of one [`ArgSlot`].
     pub const ARG_SLOT: i32 = std::mem::size_of::<ArgSlot>() as i32;
     /// Offset of `len` within [`ArgSlot`].
@@ -132,6 +154,74 @@ struct RuntimeState {
     helper_error: Option<String>,
     /// The program's I/O channels and statement in progress.
     io: IoState,
+    /// Resource limits of calls.
+    limits: Limits,
+    /// The timer entry of the current call's time limit, if armed.
+    alarm: Option<crate::runtime_timer::Alarm>,
+}
+
+/// Bytes of native stack kept free below the limit given to generated code,
+/// for the runtime helpers it calls (I/O formatting, the arena) and for the
+/// frame a procedure allocates before it checks the limit.
+pub const STACK_RESERVE: usize = 256 << 10;
+
+/// Resource limits of the calls made through a [`Runtime`]: what keeps a
+/// runaway or hostile program from taking the host down with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Run each call on a fresh native stack of this many bytes (`None`:
+    /// on the caller's stack). Either way generated code checks the stack
+    /// at every procedure entry and fails with a stack-overflow error
+    /// before it could exhaust it.
+    pub stack_size: Option<usize>,
+    /// Wall-clock budget of one call; checked at loop back-edges of code
+    /// compiled with time checks ([`crate::codegen::JitOptions`]).
+    pub time: Option<Duration>,
+    /// Bytes the local-array arena may hold (automatic and large local
+    /// arrays); an allocation past it fails with a located error.
+    pub memory: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            stack_size: None,
+            time: None,
+            memory: default_memory_limit(),
+        }
+    }
+}
+
+/// The default memory limit: the machine's physical memory (16 GiB when it
+/// cannot be found).
+pub fn default_memory_limit() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages > 0 && size > 0 {
+        (pages as usize).saturating_mul(size as usize)
+    } else {
+        16 << 30
+    }
+}
+
+/// The lowest stack pointer generated code may start a procedure at on the
+/// current stack, keeping [`STACK_RESERVE`] bytes free; 0 when the stack's
+/// bounds are unknown.
+fn native_stack_limit() -> u64 {
+    let here = 0u8;
+    let sp = std::ptr::addr_of!(here) as usize;
+    match stacker::remaining_stack() {
+        Some(rest) => sp
+            .saturating_sub(rest)
+            .saturating_add(STACK_RESERVE)
+            .min(sp) as u64,
+        None => 0,
+    }
 }
 
 /// Runtime stacks, arena and error slot for calls of compiled code. Reuse
@@ -189,6 +279,8 @@ impl Runtime {
                     stacks: Default::default(),
                     error: ErrorSlot::default(),
                     depth: 0,
+                    stack_limit: 0,
+                    interrupt: AtomicI64::new(0),
                 },
                 stacks: Default::default(),
                 arena: Arena::default(),
@@ -196,6 +288,8 @@ impl Runtime {
                 budget: MapBudget::default(),
                 helper_error: None,
                 io: IoState::default(),
+                limits: Limits::default(),
+                alarm: None,
             }),
         }
     }
@@ -208,10 +302,38 @@ impl Runtime {
     /// Prepares a call from the host: clears the error slot and sets the
     /// call depth to 1. [`crate::codegen::CompiledModule::call_with`] does
     /// this; callers of a raw function pointer must do it themselves.
+    /// It also arms the limits: the native stack limit of the current
+    /// stack and the time budget.
     pub fn begin_call(&mut self) {
-        self.state.ctx.error = ErrorSlot::default();
-        self.state.ctx.depth = 1;
-        self.state.helper_error = None;
+        let s = &mut *self.state;
+        s.ctx.error = ErrorSlot::default();
+        s.ctx.depth = 1;
+        s.helper_error = None;
+        s.ctx.stack_limit = native_stack_limit();
+        s.alarm = None;
+        s.ctx.interrupt.store(0, Ordering::SeqCst);
+        if let Some(t) = s.limits.time {
+            s.alarm = Some(crate::runtime_timer::Alarm::arm(
+                Instant::now() + t,
+                &s.ctx.interrupt,
+            ));
+        }
+    }
+
+    /// Ends a call begun with [`Runtime::begin_call`]: disarms its time
+    /// limit. (Dropping the runtime or beginning another call does it too.)
+    pub fn end_call(&mut self) {
+        self.state.alarm = None;
+    }
+
+    /// The resource limits of calls through this runtime.
+    pub fn limits(&self) -> &Limits {
+        &self.state.limits
+    }
+
+    /// Sets the resource limits of further calls.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.state.limits = limits;
     }
 
     /// The error recorded by the last failing call.
@@ -402,11 +524,13 @@ pub unsafe extern "C" fn adjit_arena_release(rt: *mut RuntimeCtx, mark: i64) {
 /// # Safety
 /// `rt` must be the context pointer of a live [`Runtime`].
 pub unsafe extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill: i64) -> *mut u8 {
-    if bytes < 0 {
-        return std::ptr::null_mut();
-    }
     // SAFETY: generated code passes the context it was given.
     let s = unsafe { state(rt) };
+    let limit = s.limits.memory;
+    if bytes < 0 || (bytes as u64).saturating_add(s.arena.used_bytes() as u64) > limit as u64 {
+        s.helper_error = Some(format!("more than the memory limit of {limit} bytes"));
+        return std::ptr::null_mut();
+    }
     s.arena
         .alloc(bytes as usize, fill as u8)
         .unwrap_or(std::ptr::null_mut())

@@ -422,6 +422,16 @@ impl Arena {
         Some(ptr)
     }
 
+    /// Bytes in use: the chunks below the current one and the current
+    /// chunk's used part.
+    pub fn used_bytes(&self) -> usize {
+        let below: usize = self.chunks[..self.current.min(self.chunks.len())]
+            .iter()
+            .map(|c| c.len() * 16)
+            .sum();
+        below + self.offset
+    }
+
     /// Bytes held by the arena's chunks.
     pub fn reserved_bytes(&self) -> usize {
         self.chunks.iter().map(|c| c.len() * 16).sum()

@@ -152,6 +152,7 @@ fn out_of_bounds_is_reported_with_variable_index_and_span() {
         &m,
         &JitOptions {
             bounds_checks: false,
+            ..JitOptions::default()
         },
     )
     .unwrap();

@@ -217,9 +217,18 @@ pub(crate) struct ExecArgs {
     /// Run with the reference interpreter instead of the JIT
     #[arg(long)]
     interp: bool,
-    /// Drop array bounds checks from generated code
+    /// Drop subscript checks from generated code (the storage check stays)
     #[arg(long = "no-bounds-check")]
     no_bounds_check: bool,
+    /// Stop a native call that runs longer than this (located error, exit 1)
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<String>,
+    /// Native stack of calls (default 256M; suffixes K, M, G, T)
+    #[arg(long = "stack-size", value_name = "BYTES")]
+    stack_size: Option<String>,
+    /// Largest local-array memory of a call and size of an argument (default: physical memory)
+    #[arg(long = "memory-limit", value_name = "BYTES")]
+    memory_limit: Option<String>,
 }
 
 impl ExecArgs {
@@ -227,6 +236,9 @@ impl ExecArgs {
         cl.set_flag("json", self.json);
         cl.set_flag("interp", self.interp);
         cl.set_flag("no-bounds-check", self.no_bounds_check);
+        cl.set_value("timeout", self.timeout.as_deref());
+        cl.set_value("stack-size", self.stack_size.as_deref());
+        cl.set_value("memory-limit", self.memory_limit.as_deref());
     }
 }
 

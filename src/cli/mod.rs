@@ -148,6 +148,10 @@ impl From<String> for Failure {
 
 pub(crate) type CmdResult = Result<i32, Failure>;
 
+/// Native stack of the command line's calls unless `--stack-size` says
+/// otherwise (generated code stops a deeper recursion with an error).
+const DEFAULT_STACK_SIZE: usize = 256 << 20;
+
 /// Compiles the files of the command line.
 pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
     if cl.files.is_empty() && cl.sources.is_empty() {
@@ -182,6 +186,11 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         } else {
             Channels::standard()
         },
+        stack_size: Some(cl.bytes("stack-size")?.unwrap_or(DEFAULT_STACK_SIZE)),
+        timeout: cl.seconds("timeout")?,
+        memory_limit: cl
+            .bytes("memory-limit")?
+            .unwrap_or_else(|| Options::default().memory_limit),
         ..Options::default()
     };
     let compile = |options: Options| {

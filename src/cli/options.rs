@@ -63,4 +63,46 @@ impl CommandLine {
         self.value(name)
             .ok_or_else(|| format!("`adjit {}` needs --{name}", self.command))
     }
+
+    /// A byte count option (`--stack-size 64M`): a whole number with an
+    /// optional binary suffix K, M, G or T.
+    pub fn bytes(&self, name: &str) -> Result<Option<usize>, String> {
+        let Some(text) = self.value(name) else {
+            return Ok(None);
+        };
+        let t = text.trim();
+        let (digits, shift) = match t.char_indices().last() {
+            Some((i, c)) if c.is_ascii_alphabetic() => {
+                let shift = match c.to_ascii_uppercase() {
+                    'K' => 10,
+                    'M' => 20,
+                    'G' => 30,
+                    'T' => 40,
+                    _ => return Err(format!("--{name}: `{text}` is not a byte count")),
+                };
+                (&t[..i], shift)
+            }
+            _ => (t, 0),
+        };
+        digits
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_mul(1usize << shift))
+            .map(Some)
+            .ok_or_else(|| format!("--{name}: `{text}` is not a byte count (such as 512M)"))
+    }
+
+    /// A positive duration in seconds (`--timeout 2.5`).
+    pub fn seconds(&self, name: &str) -> Result<Option<std::time::Duration>, String> {
+        let Some(text) = self.value(name) else {
+            return Ok(None);
+        };
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+            .map(|s| Some(std::time::Duration::from_secs_f64(s)))
+            .ok_or_else(|| format!("--{name}: `{text}` is not a positive number of seconds"))
+    }
+
 }

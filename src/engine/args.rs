@@ -10,6 +10,7 @@
 use super::{Error, ErrorKind};
 use adjit_ir::Buffer;
 use adjit_ir::{Bound, Proc, Type, VarId};
+use adjit_jit::runtime::default_memory_limit;
 
 /// A value given for an argument before the array sizes are known.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,6 +145,8 @@ pub struct Args {
     explicit: Vec<bool>,
     /// Extents given for assumed sizes and lengths ([`Args::set_extent`]).
     extents: Vec<Option<usize>>,
+    /// Bytes one argument buffer may take ([`Args::set_memory_limit`]).
+    memory_limit: usize,
 }
 
 /// What `Args` needs to know about one parameter.
@@ -158,8 +161,15 @@ struct ParamInfo {
 
 impl Args {
     /// Zero arguments for `proc` (arrays sized from the current, zero, values
-    /// of the integers that bound them).
+    /// of the integers that bound them), each buffer limited to the
+    /// machine's physical memory. An array too large for that stays empty
+    /// (a call then reports its size).
     pub fn new(proc: &Proc) -> Args {
+        Args::with_memory_limit(proc, default_memory_limit())
+    }
+
+    /// [`Args::new`] with buffers limited to `memory_limit` bytes each.
+    pub fn with_memory_limit(proc: &Proc, memory_limit: usize) -> Args {
         let mut var_param = vec![None; proc.vars.len()];
         for (i, p) in proc.params.iter().enumerate() {
             var_param[p.index()] = Some(i);
@@ -192,9 +202,46 @@ impl Args {
             explicit: vec![false; params.len()],
             extents: vec![None; params.len()],
             params,
+            memory_limit,
         };
-        args.resize_implicit();
+        // A declaration too large for the limit leaves its buffer empty: the
+        // call reports the size it needs.
+        let _ = args.resize_implicit();
         args
+    }
+
+    /// Limits each buffer the arguments allocate from sizes the program
+    /// gives (declared extents, `--set n=...`) to `bytes`: a bigger one is
+    /// a usage error naming the argument, not an allocation.
+    pub fn set_memory_limit(&mut self, bytes: usize) {
+        self.memory_limit = bytes;
+    }
+
+    /// A zero buffer of `n` elements for parameter `i`, within the memory
+    /// limit and without aborting when memory is short.
+    fn zeros(&self, i: usize, n: usize) -> Result<Buffer, Error> {
+        let info = &self.params[i];
+        let too_big = |why: String| {
+            Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "argument `{}` ({}) would need {n} elements: {why}",
+                    self.names[i],
+                    type_label(info)
+                ),
+            )
+        };
+        match n.checked_mul(info.ty.size()) {
+            Some(bytes) if bytes <= self.memory_limit => {}
+            Some(bytes) => {
+                return Err(too_big(format!(
+                    "{bytes} bytes, more than the memory limit of {} bytes",
+                    self.memory_limit
+                )))
+            }
+            None => return Err(too_big("more bytes than 64 bits count".into())),
+        }
+        Buffer::try_zeros(info.ty, n).map_err(too_big)
     }
 
     /// Parameter names in call order (lower case).
@@ -316,11 +363,13 @@ impl Args {
             (ArgValue::Text(t), Type::Char) => {
                 let len = self.char_len(i);
                 let count = self.declared_len(i).max(1);
-                let mut bytes = vec![b' '; len * count];
-                for (dst, src) in bytes.iter_mut().zip(t.bytes()) {
-                    *dst = src;
+                let mut buffer = self.zeros(i, len.saturating_mul(count))?;
+                if let Buffer::Char(bytes) = &mut buffer {
+                    for (dst, src) in bytes.iter_mut().zip(t.bytes()) {
+                        *dst = src;
+                    }
                 }
-                self.buffers[i] = Buffer::Char(bytes);
+                self.buffers[i] = buffer;
             }
             (ArgValue::Text(t), ty) => match non_finite(t) {
                 Some(x) if ty.is_float() => return self.set(name, ArgValue::Scalar(x)),
@@ -344,14 +393,20 @@ impl Args {
                 } else {
                     self.declared_len(i)
                 };
-                let mut b = Buffer::zeros(info.ty, n);
+                if info.ty.is_int() && (x.fract() != 0.0 || !x.is_finite()) {
+                    return Err(bad(&format!("{x}, not a whole number")));
+                }
+                let mut b = self.zeros(i, n)?;
                 (0..n).for_each(|k| b.set_f64(k, *x));
                 self.buffers[i] = b;
+                let info = &self.params[i];
                 self.explicit[i] = !info.dims.is_empty() && self.has_assumed_dim(i);
             }
             (ArgValue::Logical(v), Type::Bool) => {
                 let n = self.declared_len(i).max(1);
-                self.buffers[i] = Buffer::Bool(vec![*v as u8; n]);
+                let mut b = self.zeros(i, n)?;
+                (0..n).for_each(|k| b.set_f64(k, *v as u8 as f64));
+                self.buffers[i] = b;
             }
             (ArgValue::Logical(_), _) => return Err(bad("a logical")),
             (ArgValue::Integer(_) | ArgValue::Integers(_), _) => {
@@ -361,6 +416,11 @@ impl Args {
                 if info.dims.is_empty() && v.len() != 1 {
                     return Err(bad(&format!("{} values", v.len())));
                 }
+                if info.ty.is_int() {
+                    if let Some(x) = v.iter().find(|x| x.fract() != 0.0 || !x.is_finite()) {
+                        return Err(bad(&format!("{x}, not a whole number")));
+                    }
+                }
                 let mut b = Buffer::zeros(info.ty, v.len());
                 v.iter().enumerate().for_each(|(k, x)| b.set_f64(k, *x));
                 self.buffers[i] = b;
@@ -368,7 +428,7 @@ impl Args {
             }
         }
         if info_is_int_scalar(&self.params[i]) {
-            self.resize_implicit();
+            self.resize_implicit()?;
         }
         Ok(())
     }
@@ -430,14 +490,19 @@ impl Args {
             self.declared_len(i)
         };
         let value = |k: usize| items[if fill { 0 } else { k }];
-        self.buffers[i] = if ty == Type::I32 {
-            Buffer::I32((0..n).map(|k| value(k) as i32).collect())
-        } else {
-            Buffer::I64((0..n).map(value).collect())
-        };
+        let mut buffer = self.zeros(i, n)?;
+        match &mut buffer {
+            Buffer::I32(b) => b
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, x)| *x = value(k) as i32),
+            Buffer::I64(b) => b.iter_mut().enumerate().for_each(|(k, x)| *x = value(k)),
+            _ => {}
+        }
+        self.buffers[i] = buffer;
         self.explicit[i] = !info.dims.is_empty() && (!fill || self.has_assumed_dim(i));
         if info.dims.is_empty() {
-            self.resize_implicit();
+            self.resize_implicit()?;
         }
         Ok(Ok(()))
     }
@@ -532,8 +597,7 @@ impl Args {
         }
         self.extents[i] = Some(n);
         self.explicit[i] = false;
-        self.resize_implicit();
-        Ok(())
+        self.resize_implicit()
     }
 
     /// The storage units (elements, bytes for characters) parameter `i`
@@ -576,7 +640,7 @@ impl Args {
         self.explicit[i] = !self.params[i].dims.is_empty();
         self.mark_present(name);
         if info_is_int_scalar(&self.params[i]) {
-            self.resize_implicit();
+            self.resize_implicit()?;
         }
         Ok(())
     }
@@ -702,8 +766,9 @@ impl Args {
     }
 
     /// Re-sizes every array and character buffer not set explicitly to its
-    /// declared size, keeping existing elements.
-    fn resize_implicit(&mut self) {
+    /// declared size, keeping existing elements; fails (changing nothing
+    /// more) on a size past the memory limit.
+    fn resize_implicit(&mut self) -> Result<(), Error> {
         for i in 0..self.params.len() {
             let extent = self.extents[i].filter(|_| !self.explicit[i]);
             if extent.is_none() && (self.explicit[i] || self.has_assumed_dim(i)) {
@@ -723,12 +788,13 @@ impl Args {
             if old.len() == want {
                 continue;
             }
-            let mut b = Buffer::zeros(info.ty, want);
+            let mut b = self.zeros(i, want)?;
             for k in 0..want.min(old.len()) {
                 b.set_f64(k, old.get_f64(k));
             }
             self.buffers[i] = b;
         }
+        Ok(())
     }
 }
 

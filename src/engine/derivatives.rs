@@ -165,14 +165,31 @@ pub struct Jacobian {
 }
 
 impl Jacobian {
-    fn zeros(args: &Args, of: &[Element], wrt: &[Element]) -> Jacobian {
-        Jacobian {
+    /// A zero Jacobian; an error instead of an allocation abort when its
+    /// `rows x cols` entries cannot be had (found by the fuzzer: a
+    /// 38 TB matrix aborted the process).
+    fn zeros(args: &Args, of: &[Element], wrt: &[Element]) -> Result<Jacobian, Error> {
+        let too_big = || {
+            Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "a Jacobian of {} x {} entries is too large to allocate",
+                    of.len(),
+                    wrt.len()
+                ),
+            )
+        };
+        let n = of.len().checked_mul(wrt.len()).ok_or_else(too_big)?;
+        let mut matrix = Vec::new();
+        matrix.try_reserve_exact(n).map_err(|_| too_big())?;
+        matrix.resize(n, 0.0);
+        Ok(Jacobian {
             of: of.iter().map(|&e| label(args, e)).collect(),
             wrt: wrt.iter().map(|&e| label(args, e)).collect(),
-            matrix: vec![0.0; of.len() * wrt.len()],
+            matrix,
             values: vec![0.0; of.len()],
             tape: None,
-        }
+        })
     }
     /// Number of rows.
     pub fn rows(&self) -> usize {
@@ -418,7 +435,7 @@ impl Tangent {
 
     /// A zeroed argument list of the primal procedure.
     pub fn args(&self) -> Args {
-        Args::new(self.program.module.proc(self.primal))
+        self.exec.args(self.program.module.proc(self.primal))
     }
 
     /// The Jacobian of the outputs with respect to the inputs at `args`, by
@@ -443,7 +460,7 @@ impl Tangent {
         let of = elements(args, &self.of)?;
         let all = elements(args, &self.wrt)?;
         let wrt = &all[cols.start.min(all.len())..cols.end.min(all.len())];
-        let mut jac = Jacobian::zeros(args, &of, wrt);
+        let mut jac = Jacobian::zeros(args, &of, wrt)?;
         let k = self.directions;
         let seed = |sweep: usize| {
             let start = sweep * k;
@@ -485,7 +502,7 @@ impl Tangent {
         let cols = element_count(args, &self.wrt)?;
         let blocks = blocks(cols, threads, !self.exec.store().is_empty());
         let parts = in_parallel(threads, &blocks, |c| self.jacobian_columns(args, c))?;
-        let mut jac = Jacobian::zeros(args, &elements(args, &self.of)?, &[]);
+        let mut jac = Jacobian::zeros(args, &elements(args, &self.of)?, &[])?;
         jac.values = parts[0].values.clone();
         jac.wrt = parts.iter().flat_map(|p| p.wrt.iter().cloned()).collect();
         jac.matrix = (0..jac.of.len())
@@ -566,7 +583,7 @@ impl Adjoint {
 
     /// A zeroed argument list of the primal procedure.
     pub fn args(&self) -> Args {
-        Args::new(self.program.module.proc(self.primal))
+        self.exec.args(self.program.module.proc(self.primal))
     }
 
     /// Runs the forward sweep at `args` and keeps its tape and end state,
@@ -654,7 +671,7 @@ impl Adjoint {
         let all = tape.of.len();
         let rows = rows.start.min(all)..rows.end.min(all);
         let values = tape.values();
-        let mut jac = Jacobian::zeros(args, &tape.of[rows.clone()], &tape.wrt);
+        let mut jac = Jacobian::zeros(args, &tape.of[rows.clone()], &tape.wrt)?;
         jac.values = values[rows.clone()].to_vec();
         jac.tape = Some(tape.stats());
         for (r, row) in rows.enumerate() {
@@ -863,7 +880,7 @@ impl<'a> FiniteDifferences<'a> {
     ) -> Result<Jacobian, Error> {
         let of_e = elements(args, of)?;
         let wrt_e = elements(args, wrt)?;
-        let mut jac = Jacobian::zeros(args, &of_e, &wrt_e);
+        let mut jac = Jacobian::zeros(args, &of_e, &wrt_e)?;
         let read = |a: &Args| -> Vec<f64> {
             of_e.iter()
                 .map(|o| a.buffers()[o.param].get_f64(o.offset))

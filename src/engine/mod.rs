@@ -43,12 +43,13 @@ use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
 use adjit_jit::codegen::{CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
-use adjit_jit::runtime::{Runtime, TapePosition};
+use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
 use state::Held;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What went wrong, broadly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,6 +162,18 @@ pub struct Options {
     /// it keeps its name. The procedure is one of the program's, or an
     /// intrinsic function (`dsin`). See [`Options::bind_procedure`].
     pub procedure_args: Vec<ProcedureArg>,
+    /// Run each native call on a fresh stack of this many bytes (default:
+    /// on the caller's stack). Whatever the stack, generated code stops a
+    /// recursion that would overflow it with a runtime error.
+    pub stack_size: Option<usize>,
+    /// Wall-clock limit of one native call (default none); the call fails
+    /// with a timeout error at the loop where it was. Setting it compiles
+    /// a counter into every loop (no code without it).
+    pub timeout: Option<Duration>,
+    /// Bytes the local arrays of one call (automatic and large local
+    /// arrays) and each argument the engine allocates may take (default:
+    /// the machine's physical memory).
+    pub memory_limit: usize,
 }
 
 impl Options {
@@ -189,6 +202,9 @@ impl Default for Options {
             include_dirs: Vec::new(),
             procedure_args: Vec::new(),
             io: Channels::standard(),
+            stack_size: None,
+            timeout: None,
+            memory_limit: default_memory_limit(),
         }
     }
 }
@@ -262,6 +278,7 @@ impl Engine {
                     compiled.module = farfel::expand(module, &compiled.adf_calls, &map)?;
                 }
                 diags.extend(compiled.warnings);
+                check_global_sizes(&compiled.module, options.memory_limit)?;
                 let globals = GlobalStore::new(&compiled.module.globals)
                     .map_err(|e| Error::new(ErrorKind::Compile, e))?;
                 Ok(Engine {
@@ -509,6 +526,26 @@ impl Program {
     }
 }
 
+/// Refuses a program whose module variables and COMMON blocks together
+/// need more than `limit` bytes (before any is allocated).
+fn check_global_sizes(module: &Module, limit: usize) -> Result<(), Error> {
+    let mut total = 0usize;
+    for g in &module.globals {
+        let bytes = adjit_jit::globals::global_bytes(g);
+        total = total.saturating_add(bytes);
+        if total > limit {
+            return Err(Error::new(
+                ErrorKind::Compile,
+                format!(
+                    "global `{}` needs {bytes} bytes: the program's globals exceed the memory limit of {limit} bytes",
+                    g.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn internal_error(e: String) -> Error {
     Error::new(ErrorKind::Internal, e)
 }
@@ -531,13 +568,15 @@ pub(crate) struct Executor {
     shared: usize,
     /// The program's I/O channels.
     io: Channels,
+    /// Bytes an argument buffer or a call's local arrays may take.
+    memory_limit: usize,
 }
 
 /// The machinery behind an [`Executor`].
 enum Run {
     /// Native code (holding its global storage), and the stack
-    /// configuration of its runtimes.
-    Jit(Box<CompiledModule>, StackConfig),
+    /// configuration and limits of its runtimes.
+    Jit(Box<CompiledModule>, StackConfig, Limits),
     /// The reference interpreter over the module; the globals are copied in
     /// and out of the store around every call.
     Interp {
@@ -561,6 +600,7 @@ impl Executor {
             Backend::Jit => {
                 let jit_options = JitOptions {
                     bounds_checks: options.bounds_checks,
+                    time_checks: options.timeout.is_some(),
                 };
                 let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
                     .map_err(|e| {
@@ -573,7 +613,12 @@ impl Executor {
                     ram_budget: options.tape_ram_budget,
                     ..StackConfig::default()
                 };
-                Run::Jit(Box::new(compiled), stacks)
+                let limits = Limits {
+                    stack_size: options.stack_size,
+                    time: options.timeout,
+                    memory: options.memory_limit,
+                };
+                Run::Jit(Box::new(compiled), stacks, limits)
             }
             Backend::Interpreter => Run::Interp {
                 module,
@@ -586,13 +631,20 @@ impl Executor {
             run,
             shared: root.len(),
             io: options.io.clone(),
+            memory_limit: options.memory_limit,
         })
+    }
+
+    /// Zero arguments of `proc` (of this executor's module or the primal
+    /// one), within the memory limit.
+    pub(crate) fn args(&self, proc: &adjit_ir::Proc) -> Args {
+        Args::with_memory_limit(proc, self.memory_limit)
     }
 
     /// The global storage the module runs against.
     fn store(&self) -> &GlobalStore {
         match &self.run {
-            Run::Jit(c, _) => c.globals(),
+            Run::Jit(c, ..) => c.globals(),
             Run::Interp { globals, .. } => globals,
         }
     }
@@ -651,16 +703,20 @@ impl<'a> Session<'a> {
     /// kept mapped) when one is given.
     pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Runtime>) -> Session<'a> {
         let run = match &exec.run {
-            Run::Jit(c, stacks) => SessionRun::Jit {
-                compiled: c,
-                runtime: Box::new(match runtime {
+            Run::Jit(c, stacks, limits) => {
+                let mut runtime = match runtime {
                     Some(mut r) => {
                         r.rewind(TapePosition::default());
                         r
                     }
                     None => Runtime::with_config(stacks.clone()),
-                }),
-            },
+                };
+                runtime.set_limits(limits.clone());
+                SessionRun::Jit {
+                    compiled: c,
+                    runtime: Box::new(runtime),
+                }
+            }
             Run::Interp {
                 module,
                 bounds_checks,
@@ -832,7 +888,7 @@ impl Procedure {
 
     /// A fresh, zeroed argument list for this procedure.
     pub fn args(&self) -> Args {
-        Args::new(self.program.module.proc(self.proc))
+        self.exec.args(self.program.module.proc(self.proc))
     }
 
     /// Calls the procedure: arguments are read and written in place.

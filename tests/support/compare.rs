@@ -76,7 +76,10 @@ pub fn compile(module: &Module) -> Result<Compiled, String> {
 
 /// [`compile`] with subscript checks on or off.
 pub fn compile_with(module: &Module, bounds_checks: bool) -> Result<Compiled, String> {
-    let options = JitOptions { bounds_checks };
+    let options = JitOptions {
+        bounds_checks,
+        ..JitOptions::default()
+    };
     match catch_unwind(|| CompiledModule::compile(module, &options)) {
         Ok(Ok(compiled)) => Ok(Compiled {
             bounds_checks,
