@@ -104,5 +104,4 @@ impl CommandLine {
             .map(|s| Some(std::time::Duration::from_secs_f64(s)))
             .ok_or_else(|| format!("--{name}: `{text}` is not a positive number of seconds"))
     }
-
 }

@@ -305,7 +305,7 @@ impl Parser {
             LineKind::WhereStart { name, mask } => (make(self.parse_where(span, name, mask)), None),
             LineKind::ForallStart { name, header } => {
                 (make(self.parse_forall(span, name, *header)), None)
-        }
+            }
             LineKind::AdfStart { reverse, seeds } => {
                 (make(self.parse_adf(span, reverse, seeds)), None)
             }
@@ -643,7 +643,7 @@ impl<'s> StmtParser<'s> {
     pub(super) fn construct_statement(&mut self, name: &Option<Name>) -> PResult<Option<LineKind>> {
         if let Some(kind) = self.masked_statement(name)? {
             return Ok(Some(kind));
-    }
+        }
         if let Some(line) = self.adf_line(name)? {
             return Ok(Some(line));
         }

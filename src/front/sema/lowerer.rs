@@ -1659,7 +1659,7 @@ fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
                 }
             }
             mask.iter().for_each(|x| bare(x, out));
-    }
+        }
         StmtKind::Adf(b) => {
             for (n, x) in &b.seeds {
                 out.insert(n.text.clone());
