@@ -120,7 +120,7 @@ fn messages_name_fortran_types_and_source_procedures() {
     assert_eq!(code, 1);
     assert_eq!(
         err,
-        "cannot set `s` (an INTEGER scalar) from 1.5, which is not an integer in its range\n"
+        "cannot set `s` (an INTEGER scalar) from 1.5, not a whole number\n"
     );
     let (_, _, err) = adjit(&["run", G, "--set", "s=1e10"]);
     assert!(

@@ -377,7 +377,7 @@ impl Args {
             },
             (_, Type::Char) => return Err(bad("a number")),
             (ArgValue::Scalar(x), ty) if ty.is_int() && !integral(*x, ty) => {
-                return Err(bad(&format!("{x}, which is not an integer in its range")))
+                return Err(bad(&not_integral(*x)))
             }
             (ArgValue::Array(v), ty) if ty.is_int() && v.iter().any(|x| !integral(*x, ty)) => {
                 let x = v
@@ -385,7 +385,7 @@ impl Args {
                     .find(|x| !integral(**x, ty))
                     .copied()
                     .unwrap_or(0.0);
-                return Err(bad(&format!("{x}, which is not an integer in its range")));
+                return Err(bad(&not_integral(x)));
             }
             (ArgValue::Scalar(x), _) => {
                 let n = if info.dims.is_empty() {
@@ -393,9 +393,6 @@ impl Args {
                 } else {
                     self.declared_len(i)
                 };
-                if info.ty.is_int() && (x.fract() != 0.0 || !x.is_finite()) {
-                    return Err(bad(&format!("{x}, not a whole number")));
-                }
                 let mut b = self.zeros(i, n)?;
                 (0..n).for_each(|k| b.set_f64(k, *x));
                 self.buffers[i] = b;
@@ -415,11 +412,6 @@ impl Args {
             (ArgValue::Array(v), _) => {
                 if info.dims.is_empty() && v.len() != 1 {
                     return Err(bad(&format!("{} values", v.len())));
-                }
-                if info.ty.is_int() {
-                    if let Some(x) = v.iter().find(|x| x.fract() != 0.0 || !x.is_finite()) {
-                        return Err(bad(&format!("{x}, not a whole number")));
-                    }
                 }
                 let mut b = Buffer::zeros(info.ty, v.len());
                 v.iter().enumerate().for_each(|(k, x)| b.set_f64(k, *x));
@@ -810,6 +802,16 @@ fn non_finite(text: &str) -> Option<f64> {
 }
 
 /// True when `x` is a whole number that `ty` (an integer type) holds.
+/// Why `x` cannot be an INTEGER value (it failed [`integral`]).
+fn not_integral(x: f64) -> String {
+    if x.fract() != 0.0 || !x.is_finite() {
+        format!("{x}, not a whole number")
+    } else {
+        format!("{x}, out of range")
+    }
+}
+
+/// `x` is a whole number within the range of the integer type `ty`.
 fn integral(x: f64, ty: Type) -> bool {
     let max = if ty == Type::I32 {
         f64::from(i32::MAX)
