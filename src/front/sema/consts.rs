@@ -454,3 +454,74 @@ fn fold_intrinsic(
         _ => Err(bad()),
     }
 }
+
+/// Folds the initial value of an array (an array PARAMETER or an
+/// initialized array) into its elements in array element order: an array
+/// constructor (nested constructors and implied DO loops over constants
+/// expanded), else one scalar (given to every element by the caller).
+pub fn fold_elements(
+    e: &Expr,
+    lookup: &dyn Fn(&str) -> Option<ConstVal>,
+) -> Result<Vec<ConstVal>, NotConst> {
+    let mut out = Vec::new();
+    fold_items(e, lookup, &mut out)?;
+    Ok(out)
+}
+
+fn fold_items(
+    e: &Expr,
+    lookup: &dyn Fn(&str) -> Option<ConstVal>,
+    out: &mut Vec<ConstVal>,
+) -> Result<(), NotConst> {
+    match &e.kind {
+        ExprKind::ArrayConstructor(items) => {
+            for it in items {
+                fold_items(it, lookup, out)?;
+            }
+            Ok(())
+        }
+        ExprKind::ImpliedDo {
+            items,
+            var,
+            start,
+            end,
+            step,
+        } => {
+            let int = |x: &Expr| {
+                fold(x, lookup)?
+                    .as_int()
+                    .ok_or_else(|| not_const(x, "implied DO bound is not an integer"))
+            };
+            let (s, t) = (int(start)?, int(end)?);
+            let st = match step {
+                Some(x) => int(x)?,
+                None => 1,
+            };
+            if st == 0 {
+                return Err(not_const(e, "implied DO step is zero"));
+            }
+            let mut i = s;
+            while (st > 0 && i <= t) || (st < 0 && i >= t) {
+                if out.len() > 1 << 24 {
+                    return Err(not_const(e, "array constructor too large"));
+                }
+                let inner = |n: &str| {
+                    if n.eq_ignore_ascii_case(&var.text) {
+                        Some(ConstVal::Int(i, Type::I32))
+                    } else {
+                        lookup(n)
+                    }
+                };
+                for it in items {
+                    fold_items(it, &inner, out)?;
+                }
+                i += st;
+            }
+            Ok(())
+        }
+        _ => {
+            out.push(fold(e, lookup)?);
+            Ok(())
+        }
+    }
+}

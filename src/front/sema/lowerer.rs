@@ -11,7 +11,7 @@ use super::super::ast::{
 };
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
-use super::consts::{fold, ConstVal};
+use super::consts::{fold, fold_elements, ConstVal};
 use super::scope::{CharLenInfo, DerivedType, Scope, StmtFn, StructDecl, Sym, TypeInfo, VarDecl};
 use super::Target;
 use super::{Program, Unit};
@@ -53,9 +53,21 @@ pub(crate) struct Out {
     pub diags: Vec<Diagnostic>,
     /// The ADF blocks lowered.
     pub adf: Vec<AdfCall>,
+    /// The globals holding array PARAMETERs (read-only).
+    pub constants: BTreeSet<adjit_ir::GlobalId>,
 }
 
 impl Out {
+    /// Adds a global, remembering it as read-only if it holds an array
+    /// PARAMETER.
+    pub fn push_global(&mut self, g: Global, constant: bool) -> adjit_ir::GlobalId {
+        self.globals.push(g);
+        let id = adjit_ir::GlobalId(self.globals.len() as u32 - 1);
+        if constant {
+            self.constants.insert(id);
+        }
+        id
+    }
     /// Runs `f` with diagnostics going to `sink` instead.
     pub fn with_diags<T>(
         &mut self,
@@ -689,6 +701,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     optional: false,
                     default_init: None,
                     global_at: 0,
+                    constant: false,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)
@@ -726,10 +739,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             match shared {
                 Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32), 0),
                 None => match global_for(scope, n, gname, &mut self.out.diags) {
-                    Some(g) => {
-                        self.out.globals.push(g);
-                        Storage::Global(adjit_ir::GlobalId(self.out.globals.len() as u32 - 1), 0)
-                    }
+                    Some(g) => Storage::Global(self.out.push_global(g, d.constant), 0),
                     None => return Err(Reported),
                 },
             }
@@ -1413,25 +1423,57 @@ pub(crate) fn global_for(
         init: Vec::new(),
     };
     if let Some(init) = d.init.as_ref().or(d.default_init.as_ref()) {
-        match fold(init, &lookup) {
-            Ok(ConstVal::Str(s)) if ti.ty == Type::Char => {
-                let mut bytes: Vec<Const> =
-                    literal_bytes(&s).into_iter().map(Const::Char).collect();
-                bytes.resize(char_len as usize, Const::Char(b' '));
-                let n = global.len().max(1);
-                global.init = (0..n).flat_map(|_| bytes.clone()).collect();
+        let n = global.len().max(1) as usize;
+        match fold_elements(init, &lookup) {
+            Ok(elems) => {
+                let is_ctor = matches!(init.kind, ExprKind::ArrayConstructor(_));
+                if is_ctor && elems.len() != n {
+                    diags.push(Diagnostic::error(
+                        init.span,
+                        format!(
+                            "initial value of `{name}` has {} elements, `{name}` has {n}",
+                            elems.len()
+                        ),
+                    ));
+                    return Some(global);
+                }
+                let mut values = Vec::new();
+                for c in &elems {
+                    match init_bytes(c, ti.ty, char_len) {
+                        Some(mut b) => values.append(&mut b),
+                        None => {
+                            diags.push(Diagnostic::error(
+                                init.span,
+                                format!("initial value of `{name}` has the wrong type"),
+                            ));
+                            return Some(global);
+                        }
+                    }
+                }
+                global.init = if is_ctor {
+                    values
+                } else {
+                    (0..n).flat_map(|_| values.clone()).collect()
+                };
             }
-            Ok(c) => match c.convert(ti.ty).and_then(|c| c.to_ir()) {
-                Some(k) => global.init = vec![k; global.len().max(1) as usize],
-                None => diags.push(Diagnostic::error(
-                    init.span,
-                    format!("initial value of `{name}` has the wrong type"),
-                )),
-            },
             Err(nc) => diags.push(Diagnostic::error(nc.span, nc.message)),
         }
     }
     Some(global)
+}
+
+/// The storage of one initial value of type `ty` (`char_len` bytes,
+/// blank-padded, for a string), or `None` if of the wrong type.
+fn init_bytes(c: &ConstVal, ty: Type, char_len: i64) -> Option<Vec<Const>> {
+    match c {
+        ConstVal::Str(s) if ty == Type::Char => {
+            let mut bytes: Vec<Const> = literal_bytes(s).into_iter().map(Const::Char).collect();
+            bytes.resize(char_len as usize, Const::Char(b' '));
+            Some(bytes)
+        }
+        _ if ty == Type::Char => None,
+        c => Some(vec![c.clone().convert(ty)?.to_ir()?]),
+    }
 }
 
 /// Every name an internal procedure references (in expressions, targets,

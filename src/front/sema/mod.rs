@@ -542,8 +542,7 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
             };
             let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
             if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
-                out.globals.push(g);
-                v.global = Some(ir::GlobalId(out.globals.len() as u32 - 1));
+                v.global = Some(out.push_global(g, v.constant));
             }
         }
         modules.push((m.name.text.clone(), scope));

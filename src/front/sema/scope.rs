@@ -72,6 +72,8 @@ pub struct VarDecl {
     pub default_init: Option<Expr>,
     /// The element of the global where the variable's storage starts.
     pub global_at: i64,
+    /// An array PARAMETER (read-only).
+    pub constant: bool,
 }
 
 impl VarDecl {
@@ -88,6 +90,7 @@ impl VarDecl {
             optional: false,
             default_init: None,
             global_at: 0,
+            constant: false,
         }
     }
 }
@@ -1288,6 +1291,29 @@ impl Builder<'_, '_> {
     }
 
     fn parameter(&mut self, name: &Name, value: &Expr) {
+        if let Some(v) = self.scope.var(&name.text).filter(|v| v.dims.is_some()) {
+            // An array PARAMETER: read-only SAVEd storage initialized like
+            // an initialized variable.
+            if v.dims
+                .iter()
+                .flatten()
+                .any(|d| !matches!(d, DimSpec::Explicit { .. }))
+            {
+                self.error(
+                    name.span,
+                    format!(
+                        "unsupported Fortran: array PARAMETER `{}` of implied shape",
+                        name.text
+                    ),
+                );
+                return;
+            }
+            let v = self.var_mut(name);
+            v.init = Some(value.clone());
+            v.save = true;
+            v.constant = true;
+            return;
+        }
         let Some(c) = self.fold(value) else { return };
         let ti = self
             .scope
@@ -1361,11 +1387,12 @@ impl Builder<'_, '_> {
                     );
                     continue;
                 };
-                if e.dims.is_some() || dims.is_some() {
-                    self.error(e.name.span, "unsupported Fortran: array PARAMETER");
-                    continue;
+                let v = self.var_mut(&e.name);
+                v.ty = Some(eti);
+                if let Some(d) = e.dims.clone().or_else(|| dims.clone()) {
+                    v.span = e.name.span;
+                    v.dims = Some(d);
                 }
-                self.var_mut(&e.name).ty = Some(eti);
                 self.parameter(&e.name, init);
                 continue;
             }

@@ -481,8 +481,17 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// Refuses writes to INTENT(IN) dummies.
+    /// Refuses writes to INTENT(IN) dummies and array PARAMETERs.
     pub(super) fn check_writable(&mut self, v: VarId, name: &Name) -> R<()> {
+        if let adjit_ir::Storage::Global(g, _) = self.proc.var(v).storage {
+            if self.out.constants.contains(&g) {
+                return Err(self.err_declared(
+                    name.span,
+                    format!("`{}` is a PARAMETER and cannot be assigned", name.text),
+                    &name.text,
+                ));
+            }
+        }
         let decl_intent = self.u().scope.var(&name.text).and_then(|d| d.intent);
         if decl_intent == Some(Intent::In)
             && matches!(self.proc.var(v).storage, adjit_ir::Storage::Param(_))
