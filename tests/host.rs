@@ -495,3 +495,50 @@ fn fuzz_findings_compile_and_differentiate_without_crashing() {
         }
     }
 }
+
+/// Front-end inputs the fuzzer found hanging or exhausting memory: DATA
+/// repeat counts of 2^31 and more were expanded value by value before they
+/// were counted, and an initializer of a 2^31-element array was expanded to
+/// 16 GB of constants. Each is now a located error, found without
+/// expanding anything.
+#[test]
+fn huge_data_repeat_counts_and_initializers_are_errors() {
+    let cases = [
+        (
+            "repeat.f",
+            "      subroutine s(f)\n      double precision f, c(6)\n      save c\n      \
+             data c /1.5d0, 2147483648*0.125d0, -0.0625d0/\n      f = c(1)\n      end\n",
+            "DATA statement has 6 objects but 2147483650 values",
+        ),
+        (
+            "repeat_max.f",
+            "      subroutine s(f)\n      double precision f, c(6)\n      save c\n      \
+             data c /9223372036854775807*0.125d0, 1d0/\n      f = c(1)\n      end\n",
+            "DATA statement has 6 objects but 9223372036854775808 values",
+        ),
+        (
+            "data_big.f",
+            "      subroutine s(f)\n      double precision f\n      integer big(20000000)\n      \
+             save big\n      data big /20000000*0/\n      f = big(1)\n      end\n",
+            "DATA initializes 20000000 elements; at most 16777216",
+        ),
+        (
+            "init_big.f90",
+            "module m\n  double precision :: w(2147483647) = 1\nend module\n\
+             subroutine s(f)\n  use m\n  double precision f\n  f = w(1)\nend subroutine\n",
+            "`w` initializes 2147483647 elements; at most 16777216",
+        ),
+    ];
+    for (name, text, says) in cases {
+        let path = source_file(name, text);
+        let e = Engine::from_files(&[&path], Options::default())
+            .err()
+            .unwrap_or_else(|| panic!("{name} compiled"));
+        let shown = e.to_string();
+        assert!(shown.contains(says), "{name}: {shown}");
+        assert!(
+            shown.contains(&format!("{name}:")),
+            "{name} not located: {shown}"
+        );
+    }
+}

@@ -459,6 +459,11 @@ fn fold_intrinsic(
 /// initialized array) into its elements in array element order: an array
 /// constructor (nested constructors and implied DO loops over constants
 /// expanded), else one scalar (given to every element by the caller).
+/// The most initial values a DATA statement, an initializer or an array
+/// PARAMETER may give: the values are held in the program's IR, so a larger
+/// count (`data w /2147483647*0/`) is refused instead of expanded.
+pub const MAX_INITIAL_VALUES: usize = 1 << 24;
+
 pub fn fold_elements(
     e: &Expr,
     lookup: &dyn Fn(&str) -> Option<ConstVal>,
@@ -502,7 +507,7 @@ fn fold_items(
             }
             let mut i = s;
             while (st > 0 && i <= t) || (st < 0 && i >= t) {
-                if out.len() > 1 << 24 {
+                if out.len() > MAX_INITIAL_VALUES {
                     return Err(not_const(e, "array constructor too large"));
                 }
                 let inner = |n: &str| {
@@ -515,7 +520,10 @@ fn fold_items(
                 for it in items {
                     fold_items(it, &inner, out)?;
                 }
-                i += st;
+                match i.checked_add(st) {
+                    Some(next) => i = next,
+                    None => break,
+                }
             }
             Ok(())
         }

@@ -11,7 +11,7 @@ use super::super::ast::{
 };
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
-use super::consts::{fold, fold_elements, ConstVal};
+use super::consts::{fold, fold_elements, ConstVal, MAX_INITIAL_VALUES};
 use super::scope::{CharLenInfo, DerivedType, Scope, StmtFn, StructDecl, Sym, TypeInfo, VarDecl};
 use super::Target;
 use super::{Program, Unit};
@@ -1140,36 +1140,41 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     }
 
     fn data_group(&mut self, g: &super::super::ast::DataGroup) -> R<()> {
-        // Expand the values.
-        let mut values = Vec::new();
-        for (repeat, v) in &g.values {
-            let n = match repeat {
-                Some(r) => self.fold(r)?.as_int().unwrap_or(1),
-                None => 1,
-            };
-            let c = self.fold(v)?;
-            for _ in 0..n.max(0) {
-                values.push((c.clone(), v.span));
-            }
-        }
         // Expand the objects into (global, element offset, count).
         let mut targets = Vec::new();
         let mut env = HashMap::new();
         for o in &g.objects {
             self.data_object(o, &mut env, &mut targets)?;
         }
-        let total: usize = targets
+        let total = targets
             .iter()
-            .map(|t: &(usize, Type, i64, i64, Span)| t.3 as usize)
-            .sum();
-        if total != values.len() {
+            .map(|t: &(usize, Type, i64, i64, Span)| t.3.max(0) as usize)
+            .fold(0usize, usize::saturating_add);
+        // Count the values before expanding them: a repeat count is bounded
+        // by the objects, not by memory.
+        let mut repeats = Vec::with_capacity(g.values.len());
+        let mut count = 0usize;
+        for (repeat, _) in &g.values {
+            let n = match repeat {
+                Some(r) => self.fold(r)?.as_int().unwrap_or(1).max(0) as usize,
+                None => 1,
+            };
+            count = count.saturating_add(n);
+            repeats.push(n);
+        }
+        if total != count {
             return Err(self.err(
                 self.span,
-                format!(
-                    "DATA statement has {total} objects but {} values",
-                    values.len()
-                ),
+                format!("DATA statement has {total} objects but {count} values"),
             ));
+        }
+        if total > MAX_INITIAL_VALUES {
+            return Err(self.err(self.span, too_many_initial_values("DATA", total)));
+        }
+        let mut values = Vec::with_capacity(total);
+        for ((_, v), n) in g.values.iter().zip(repeats) {
+            let c = self.fold(v)?;
+            values.extend(std::iter::repeat_n((c, v.span), n));
         }
         let mut vals = values.into_iter();
         for (g, ty, offset, count, span) in targets {
@@ -1424,6 +1429,13 @@ pub(crate) fn global_for(
     };
     if let Some(init) = d.init.as_ref().or(d.default_init.as_ref()) {
         let n = global.len().max(1) as usize;
+        if n > MAX_INITIAL_VALUES {
+            diags.push(Diagnostic::error(
+                init.span,
+                too_many_initial_values(&format!("`{name}`"), n),
+            ));
+            return Some(global);
+        }
         match fold_elements(init, &lookup) {
             Ok(elems) => {
                 let is_ctor = matches!(init.kind, ExprKind::ArrayConstructor(_));
@@ -1460,6 +1472,14 @@ pub(crate) fn global_for(
         }
     }
     Some(global)
+}
+
+/// The error for an initialization of more than [`MAX_INITIAL_VALUES`]
+/// elements.
+fn too_many_initial_values(what: &str, n: usize) -> String {
+    format!(
+        "{what} initializes {n} elements; at most {MAX_INITIAL_VALUES} initial values are supported"
+    )
 }
 
 /// The storage of one initial value of type `ty` (`char_len` bytes,
