@@ -900,6 +900,7 @@ mod tests {
     use super::*;
     use adjit_ir::buffer::Buffer;
     use adjit_ir::interp::Interpreter;
+    use adjit_ir::special::Special;
     use adjit_ir::{Rounding, UnaryOp};
 
     /// The flat element positions of the independents / dependents: (param
@@ -1235,6 +1236,14 @@ mod tests {
             (U::Ceil, &[0.7, -1.3]),
             (U::Trunc, &[0.7, -1.3]),
             (U::Round, &[0.7, -1.3]),
+            (U::Special(Special::Erf), &[0.7, -1.3]),
+            (U::Special(Special::Erfc), &[0.7, -1.3]),
+            (U::Special(Special::Gamma), &[0.7, -1.3, 4.5]),
+            (U::Special(Special::LogGamma), &[0.7, -1.3, 4.5]),
+            (U::Special(Special::Polygamma(0)), &[0.7, -1.3, 4.5]),
+            (U::Special(Special::Polygamma(1)), &[0.7, 4.5]),
+            (U::Special(Special::BesselJ0), &[0.7, -1.3]),
+            (U::Special(Special::BesselJ1), &[0.7, -1.3, 0.0]),
         ];
         for &(op, points) in cases {
             let (m, f, x, y) = unary_proc(op, Type::F64);
