@@ -109,7 +109,7 @@ pub fn polygamma(n: u8, x: f64) -> f64 {
     let n_f = f64::from(n);
     // n! and the sign (-1)^(n+1).
     let factorial: f64 = (1..=u32::from(n)).map(f64::from).product();
-    let sign = if n % 2 == 0 { -1.0 } else { 1.0 };
+    let sign = if n.is_multiple_of(2) { -1.0 } else { 1.0 };
     let mut x = x;
     let mut acc = 0.0;
     while x < 10.0 + n_f {
@@ -166,7 +166,11 @@ mod tests {
         close(polygamma(0, 100.0), 4.600_161_852_738_087, 1e-15);
         // psi(1/4) = -gamma - pi/2 - 3 ln 2.
         let pi = std::f64::consts::PI;
-        close(polygamma(0, 0.25), -EULER - pi / 2.0 - 3.0 * 2f64.ln(), 1e-14);
+        close(
+            polygamma(0, 0.25),
+            -EULER - pi / 2.0 - 3.0 * 2f64.ln(),
+            1e-14,
+        );
         // psi(-0.5) = psi(0.5) + 2 (recurrence through the reflection).
         close(polygamma(0, -0.5), -EULER - 2.0 * 2f64.ln() + 2.0, 1e-14);
         assert!(polygamma(0, 0.0).is_nan() && polygamma(0, -3.0).is_nan());

@@ -30,9 +30,9 @@
 
 use crate::globals::{global_bytes, GlobalStore, GlobalsGuard};
 use crate::ir::shape;
+use crate::ir::special::Special;
 use crate::ir::Buffer;
 use crate::ir::RuntimeError;
-use crate::ir::special::Special;
 use crate::ir::{
     self, BinaryOp, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, ProcId, Rounding,
     RuntimeErrorKind, StackKind, Storage, Terminator, Type, UnaryOp, VarId, MAX_CALL_DEPTH,

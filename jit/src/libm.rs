@@ -5,8 +5,8 @@
 //!
 //! It knows symbol names and addresses, not the IR.
 
-use crate::runtime;
 use crate::ir::special::Special;
+use crate::runtime;
 
 extern "C" {
     fn sin(x: f64) -> f64;

@@ -5,8 +5,8 @@
 mod common;
 
 use adjit_ir::builder::ProcBuilder;
-use adjit_ir::Buffer;
 use adjit_ir::special::Special;
+use adjit_ir::Buffer;
 use adjit_ir::{BinaryOp, CmpOp, Module, Proc, Rounding, RuntimeErrorKind, Type, UnaryOp};
 use common::*;
 
