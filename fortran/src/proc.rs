@@ -12,6 +12,7 @@
 
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
 use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
+use adjit_ir::special::Special;
 use adjit_ir::{
     BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
@@ -1103,6 +1104,9 @@ fn unary(op: UnaryOp, a: &Expr) -> Expr {
             text: format!(".not. {}", a.at_least(expr::NOT + 1)),
             prec: expr::NOT,
         },
+        UnaryOp::Special(Special::Polygamma(n)) => {
+            Expr::primary(format!("adjit_polygamma({n}, {})", a.text))
+        }
         _ => Expr::primary(format!(
             "{}({})",
             expr::unary_function(op).unwrap_or("abs"),

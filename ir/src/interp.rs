@@ -171,7 +171,7 @@ fn enc_float_as(ty: Type, x: f64) -> u64 {
 // ----- arithmetic -------------------------------------------------------------
 
 macro_rules! float_ops {
-    ($unary:ident, $binary:ident, $powi:ident, $t:ty) => {
+    ($unary:ident, $binary:ident, $powi:ident, $t:ty, $special:ident) => {
         fn $unary(op: UnaryOp, x: $t) -> $t {
             match op {
                 UnaryOp::Neg => -x,
@@ -189,6 +189,7 @@ macro_rules! float_ops {
                 UnaryOp::Sinh => x.sinh(),
                 UnaryOp::Cosh => x.cosh(),
                 UnaryOp::Tanh => x.tanh(),
+                UnaryOp::Special(s) => s.$special(x),
                 UnaryOp::Floor => x.floor(),
                 UnaryOp::Ceil => x.ceil(),
                 UnaryOp::Trunc => x.trunc(),
@@ -261,8 +262,8 @@ macro_rules! float_ops {
     };
 }
 
-float_ops!(unary_f32, binary_f32, powi_f32, f32);
-float_ops!(unary_f64, binary_f64, powi_f64, f64);
+float_ops!(unary_f32, binary_f32, powi_f32, f32, f32);
+float_ops!(unary_f64, binary_f64, powi_f64, f64, f64);
 
 macro_rules! int_binary {
     ($name:ident, $t:ty) => {

@@ -489,6 +489,9 @@ pub enum UnaryOp {
     Cosh,
     /// Hyperbolic tangent.
     Tanh,
+    /// A special function (error, gamma, Bessel, polygamma functions),
+    /// computed by [`crate::special`].
+    Special(crate::special::Special),
     /// Round toward minus infinity, result in the float type.
     Floor,
     /// Round toward plus infinity, result in the float type.

@@ -20,6 +20,7 @@ pub mod interp;
 pub mod io;
 pub mod print;
 pub mod shape;
+pub mod special;
 pub mod verify;
 
 pub use buffer::Buffer;

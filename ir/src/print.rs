@@ -241,6 +241,7 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Sinh => "sinh",
         UnaryOp::Cosh => "cosh",
         UnaryOp::Tanh => "tanh",
+        UnaryOp::Special(s) => s.name(),
         UnaryOp::Floor => "floor",
         UnaryOp::Ceil => "ceil",
         UnaryOp::Trunc => "trunc",
@@ -343,6 +344,9 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
         Inst::LoadElem(var, idx) => format!("load {}", elem_text(*var, idx, names)),
         Inst::StoreElem(var, idx, x) => {
             return format!("store {}, {x}", elem_text(*var, idx, names))
+        }
+        Inst::Unary(UnaryOp::Special(crate::special::Special::Polygamma(n)), x) => {
+            format!("polygamma({n}) {x}")
         }
         Inst::Unary(op, x) => format!("{} {x}", unary_name(*op)),
         Inst::Binary(op, a, b) => format!("{} {a}, {b}", binary_name(*op)),

@@ -30,6 +30,7 @@
 
 use crate::globals::{global_bytes, GlobalStore, GlobalsGuard};
 use crate::ir::shape;
+use crate::ir::special::Special;
 use crate::ir::Buffer;
 use crate::ir::RuntimeError;
 use crate::ir::{
@@ -2173,6 +2174,15 @@ impl<'a, 'm> Lower<'a, 'm> {
             UnaryOp::Sinh => m("sinh", "sinhf"),
             UnaryOp::Cosh => m("cosh", "coshf"),
             UnaryOp::Tanh => m("tanh", "tanhf"),
+            UnaryOp::Special(Special::Polygamma(n)) => {
+                let (s64, s32) = libm::special_symbol(Special::Polygamma(n));
+                let name = if t == types::F32 { s32 } else { s64 };
+                let order = self.b.ins().iconst(types::I32, i64::from(n));
+                return Ok(self
+                    .call_external(name, &[types::I32, t], Some(t), &[order, x])?
+                    .expect("polygamma returns a value"));
+            }
+            UnaryOp::Special(s) => libm::special_symbol(s),
         };
         self.float_call(libm.0, libm.1, t, &[x])
     }

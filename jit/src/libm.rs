@@ -5,6 +5,7 @@
 //!
 //! It knows symbol names and addresses, not the IR.
 
+use crate::ir::special::Special;
 use crate::runtime;
 
 extern "C" {
@@ -112,6 +113,58 @@ pub extern "C" fn adjit_sincos(x: f64) -> SinCos {
     }
 }
 
+macro_rules! special_fns {
+    ($($f64:ident, $f32:ident => $s:expr;)*) => {
+        $(
+            #[doc = concat!("`", stringify!($s), "` at a double: the interpreter's function (same bits).")]
+            pub extern "C" fn $f64(x: f64) -> f64 {
+                $s.f64(x)
+            }
+            #[doc = concat!("`", stringify!($s), "` at a single: the interpreter's function (same bits).")]
+            pub extern "C" fn $f32(x: f32) -> f32 {
+                $s.f32(x)
+            }
+        )*
+        /// The symbols of the special-function wrappers.
+        fn special_symbols() -> Vec<NativeFn> {
+            natives![$($f64, $f32,)* adjit_polygamma, adjit_polygammaf].to_vec()
+        }
+    };
+}
+
+special_fns! {
+    adjit_erf, adjit_erff => Special::Erf;
+    adjit_erfc, adjit_erfcf => Special::Erfc;
+    adjit_gamma, adjit_gammaf => Special::Gamma;
+    adjit_log_gamma, adjit_log_gammaf => Special::LogGamma;
+    adjit_bessel_j0, adjit_bessel_j0f => Special::BesselJ0;
+    adjit_bessel_j1, adjit_bessel_j1f => Special::BesselJ1;
+}
+
+/// The polygamma function of order `n` (0..=255) at a double.
+pub extern "C" fn adjit_polygamma(n: i32, x: f64) -> f64 {
+    Special::Polygamma(n as u8).f64(x)
+}
+
+/// The polygamma function of order `n` (0..=255) at a single.
+pub extern "C" fn adjit_polygammaf(n: i32, x: f32) -> f32 {
+    Special::Polygamma(n as u8).f32(x)
+}
+
+/// The native symbols of a special function (double, single precision);
+/// the polygamma symbols take the order as a leading `i32`.
+pub fn special_symbol(s: Special) -> (&'static str, &'static str) {
+    match s {
+        Special::Erf => ("adjit_erf", "adjit_erff"),
+        Special::Erfc => ("adjit_erfc", "adjit_erfcf"),
+        Special::Gamma => ("adjit_gamma", "adjit_gammaf"),
+        Special::LogGamma => ("adjit_log_gamma", "adjit_log_gammaf"),
+        Special::BesselJ0 => ("adjit_bessel_j0", "adjit_bessel_j0f"),
+        Special::BesselJ1 => ("adjit_bessel_j1", "adjit_bessel_j1f"),
+        Special::Polygamma(_) => ("adjit_polygamma", "adjit_polygammaf"),
+    }
+}
+
 /// Every math-library symbol generated code may reference (including the
 /// names Cranelift uses for its own floor/ceil/trunc/nearest libcalls).
 pub fn math_symbols() -> Vec<NativeFn> {
@@ -122,6 +175,7 @@ pub fn math_symbols() -> Vec<NativeFn> {
     ]
     .to_vec();
     v.extend(natives![adjit_sincos]);
+    v.extend(special_symbols());
     v
 }
 

@@ -5,6 +5,7 @@
 mod common;
 
 use adjit_ir::builder::ProcBuilder;
+use adjit_ir::special::Special;
 use adjit_ir::Buffer;
 use adjit_ir::{BinaryOp, CmpOp, Module, Proc, Rounding, RuntimeErrorKind, Type, UnaryOp};
 use common::*;
@@ -256,6 +257,7 @@ fn ref_unary(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Sinh => x.sinh(),
         UnaryOp::Cosh => x.cosh(),
         UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Special(s) => s.f64(x),
         UnaryOp::Floor => x.floor(),
         UnaryOp::Ceil => x.ceil(),
         UnaryOp::Trunc => x.trunc(),
@@ -281,6 +283,7 @@ fn ref_unary32(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::Sinh => x.sinh(),
         UnaryOp::Cosh => x.cosh(),
         UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Special(s) => s.f32(x),
         UnaryOp::Floor => x.floor(),
         UnaryOp::Ceil => x.ceil(),
         UnaryOp::Trunc => x.trunc(),
@@ -289,7 +292,7 @@ fn ref_unary32(op: UnaryOp, x: f32) -> f32 {
     }
 }
 
-const FLOAT_UNARY: [UnaryOp; 19] = [
+const FLOAT_UNARY: [UnaryOp; 27] = [
     UnaryOp::Neg,
     UnaryOp::Abs,
     UnaryOp::Sqrt,
@@ -309,6 +312,14 @@ const FLOAT_UNARY: [UnaryOp; 19] = [
     UnaryOp::Ceil,
     UnaryOp::Trunc,
     UnaryOp::Round,
+    UnaryOp::Special(Special::Erf),
+    UnaryOp::Special(Special::Erfc),
+    UnaryOp::Special(Special::Gamma),
+    UnaryOp::Special(Special::LogGamma),
+    UnaryOp::Special(Special::BesselJ0),
+    UnaryOp::Special(Special::BesselJ1),
+    UnaryOp::Special(Special::Polygamma(0)),
+    UnaryOp::Special(Special::Polygamma(1)),
 ];
 
 #[test]

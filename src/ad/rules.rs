@@ -46,6 +46,13 @@
 //! | `sinh(a)` | `cosh(a)` | | |
 //! | `cosh(a)` | `sinh(a)` | | |
 //! | `tanh(a)` | `1 - r*r` | | |
+//! | `erf(a)` | `2/sqrt(pi) exp(-a*a)` | | |
+//! | `erfc(a)` | `-2/sqrt(pi) exp(-a*a)` | | |
+//! | `gamma(a)` | `r * psi(a)` (digamma) | | ±inf / NaN at the poles (singular: strong zero) |
+//! | `log_gamma(a)` | `psi(a)` | | NaN at the poles (singular: strong zero) |
+//! | `psi^(n)(a)` (polygamma) | `psi^(n+1)(a)` | | NaN at the poles (singular); NaN for `n = 255` (no higher order) |
+//! | `bessel_j0(a)` | `-bessel_j1(a)` | | |
+//! | `bessel_j1(a)` | `bessel_j0(a) - r/a` | | `1/2` at `a = 0` (the limit) |
 //! | `floor`, `ceiling`, `aint`, `anint` | 0 | | 0 everywhere, including at the jumps |
 //! | `a ** b` (both real) | `b * a**(b-1)`, but 0 where `b = 0` | `log(a) * r` where `a > 0`, else 0 | `b = 0`: `x**0` is constant, so 0 (avoids `0 * inf`); `a <= 0`: `a**b` is not differentiable in `b` over the reals, 0 is chosen (Tapenade's choice; at `a = 0, b > 0` it is the limit) |
 //! | `a ** n` (integer `n`) | `n * a**(n-1)`, but 0 where `n = 0` | (integer: none) | `n = 0`: constant, 0 (avoids `0 * (1/0)`) |
@@ -96,7 +103,9 @@
 //! rules (selections), and `min` / `max` ties, `abs`, `sign` and `dim` are
 //! gates or signs, never infinite.
 
+use adjit_ir::special::Special;
 use adjit_ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, Type, UnaryOp, Value};
+use std::f64::consts::FRAC_2_SQRT_PI;
 
 /// `log10(e)`: the derivative of `log10` at 1.
 const LOG10_E: f64 = std::f64::consts::LOG10_E;
@@ -400,9 +409,52 @@ fn unary_partial(e: &mut dyn Emit, op: UnaryOp, a: Value, ty: Type, r: Value) ->
         }
         U::Sinh => singular(e.unary(U::Cosh, a, ty)),
         U::Cosh => singular(e.unary(U::Sinh, a, ty)),
+        U::Special(s) => special_partial(e, s, a, ty, r),
         U::Floor | U::Ceil | U::Trunc | U::Round => Partial::Zero,
         // Logical: never reached for a float result.
         U::Not => Partial::Zero,
+    }
+}
+
+/// The partial of a special function `r = s(a)`.
+fn special_partial(e: &mut dyn Emit, s: Special, a: Value, ty: Type, r: Value) -> Partial {
+    let (value, singular) = (Partial::Value, Partial::Singular);
+    let special = |e: &mut dyn Emit, s: Special| e.unary(UnaryOp::Special(s), a, ty);
+    match s {
+        Special::Erf | Special::Erfc => {
+            let sq = e.binary(BinaryOp::Mul, a, a, ty);
+            let neg = e.unary(UnaryOp::Neg, sq, ty);
+            let ex = e.unary(UnaryOp::Exp, neg, ty);
+            let scale = if s == Special::Erf {
+                FRAC_2_SQRT_PI
+            } else {
+                -FRAC_2_SQRT_PI
+            };
+            let c = e.float(ty, scale);
+            value(e.binary(BinaryOp::Mul, c, ex, ty))
+        }
+        Special::Gamma => {
+            let psi = special(e, Special::Polygamma(0));
+            singular(e.binary(BinaryOp::Mul, r, psi, ty))
+        }
+        Special::LogGamma => singular(special(e, Special::Polygamma(0))),
+        Special::Polygamma(n) => match n.checked_add(1) {
+            Some(m) => singular(special(e, Special::Polygamma(m))),
+            None => singular(e.float(ty, f64::NAN)),
+        },
+        Special::BesselJ0 => {
+            let j1 = special(e, Special::BesselJ1);
+            value(e.unary(UnaryOp::Neg, j1, ty))
+        }
+        Special::BesselJ1 => {
+            let j0 = special(e, Special::BesselJ0);
+            let q = e.binary(BinaryOp::Div, r, a, ty);
+            let d = e.binary(BinaryOp::Sub, j0, q, ty);
+            let zero = e.float(ty, 0.0);
+            let at_zero = e.cmp(CmpOp::Eq, a, zero);
+            let half = e.float(ty, 0.5);
+            value(e.select(at_zero, half, d, ty))
+        }
     }
 }
 

@@ -900,6 +900,7 @@ mod tests {
     use super::*;
     use adjit_ir::buffer::Buffer;
     use adjit_ir::interp::Interpreter;
+    use adjit_ir::special::Special;
     use adjit_ir::{Rounding, UnaryOp};
 
     /// The flat element positions of the independents / dependents: (param
@@ -1182,6 +1183,46 @@ mod tests {
     }
 
     /// `y = op(x)` in type `ty`.
+    /// The tangents of the special functions against their analytic
+    /// derivatives (known closed forms and constants).
+    #[test]
+    fn special_function_tangents_match_analytic_values() {
+        use std::f64::consts::{FRAC_2_SQRT_PI, PI};
+        const EULER: f64 = 0.577_215_664_901_532_9;
+        let cases: &[(Special, f64, f64)] = &[
+            // erf'(x) = 2/sqrt(pi) exp(-x^2); erfc' = -erf'.
+            (Special::Erf, 0.0, FRAC_2_SQRT_PI),
+            (Special::Erf, 1.0, FRAC_2_SQRT_PI * (-1f64).exp()),
+            (Special::Erfc, 0.5, -FRAC_2_SQRT_PI * (-0.25f64).exp()),
+            // gamma'(1) = -euler; gamma'(2) = 1 - euler.
+            (Special::Gamma, 1.0, -EULER),
+            (Special::Gamma, 2.0, 1.0 - EULER),
+            // log_gamma'(x) = psi(x): psi(1/2) = -euler - 2 ln 2.
+            (Special::LogGamma, 0.5, -EULER - 2.0 * 2f64.ln()),
+            (Special::LogGamma, 1.0, -EULER),
+            // psi'(1) = pi^2/6.
+            (Special::Polygamma(0), 1.0, PI * PI / 6.0),
+            // J0' = -J1 (J1(1) = 0.44005058574493355); J1'(0) = 1/2.
+            (Special::BesselJ0, 1.0, -0.440_050_585_744_933_55),
+            (Special::BesselJ1, 0.0, 0.5),
+            // J1'(1) = J0(1) - J1(1) (J0(1) = 0.7651976865579666).
+            (
+                Special::BesselJ1,
+                1.0,
+                0.765_197_686_557_966_6 - 0.440_050_585_744_933_55,
+            ),
+        ];
+        for &(s, x0, expected) in cases {
+            let (m, f, x, y) = unary_proc(UnaryOp::Special(s), Type::F64);
+            let jac = tangent_jacobian(&m, f, &[x], &[y], &[f64s(&[x0]), f64s(&[0.0])], 1);
+            let got = jac[0][0];
+            assert!(
+                (got - expected).abs() <= 1e-14 * expected.abs().max(1.0),
+                "{s:?}'({x0}) = {got}, expected {expected}"
+            );
+        }
+    }
+
     fn unary_proc(op: UnaryOp, ty: Type) -> (Module, ProcId, VarId, VarId) {
         let mut proc = Proc::new("u");
         let mut b = ProcBuilder::new(&mut proc);
@@ -1235,6 +1276,14 @@ mod tests {
             (U::Ceil, &[0.7, -1.3]),
             (U::Trunc, &[0.7, -1.3]),
             (U::Round, &[0.7, -1.3]),
+            (U::Special(Special::Erf), &[0.7, -1.3]),
+            (U::Special(Special::Erfc), &[0.7, -1.3]),
+            (U::Special(Special::Gamma), &[0.7, -1.3, 4.5]),
+            (U::Special(Special::LogGamma), &[0.7, -1.3, 4.5]),
+            (U::Special(Special::Polygamma(0)), &[0.7, -1.3, 4.5]),
+            (U::Special(Special::Polygamma(1)), &[0.7, 4.5]),
+            (U::Special(Special::BesselJ0), &[0.7, -1.3]),
+            (U::Special(Special::BesselJ1), &[0.7, -1.3, 0.0]),
         ];
         for &(op, points) in cases {
             let (m, f, x, y) = unary_proc(op, Type::F64);

@@ -8,6 +8,7 @@
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
+use adjit_ir::special::Special;
 use adjit_ir::{BinaryOp, CharRef, Inst, Rounding, Type, UnaryOp, Value};
 
 /// How an intrinsic is lowered.
@@ -87,6 +88,12 @@ fn table() -> &'static [Entry] {
         ("dcosh", Math(U::Cosh), F64, None),
         ("tanh", Math(U::Tanh), None, None),
         ("dtanh", Math(U::Tanh), F64, None),
+        ("erf", Math(U::Special(Special::Erf)), None, None),
+        ("erfc", Math(U::Special(Special::Erfc)), None, None),
+        ("gamma", Math(U::Special(Special::Gamma)), None, None),
+        ("log_gamma", Math(U::Special(Special::LogGamma)), None, None),
+        ("bessel_j0", Math(U::Special(Special::BesselJ0)), None, None),
+        ("bessel_j1", Math(U::Special(Special::BesselJ1)), None, None),
         ("abs", Abs, None, None),
         ("iabs", Abs, I32, None),
         ("dabs", Abs, F64, None),
