@@ -330,7 +330,9 @@ pub(crate) fn module_order(instances: &[Instance], lowered: &mut Vec<Proc>) -> V
     }
     let mut taken: Vec<Option<Proc>> = lowered.drain(..).map(Some).collect();
     for &i in &order {
-        let Some(mut proc) = taken[i].take() else {
+        // An instance whose lowering failed has no procedure (its errors
+        // are reported).
+        let Some(mut proc) = taken.get_mut(i).and_then(Option::take) else {
             continue;
         };
         for inst in &mut proc.insts {
