@@ -542,3 +542,31 @@ fn huge_data_repeat_counts_and_initializers_are_errors() {
         );
     }
 }
+
+/// Front-end inputs the fuzzer found panicking (`tests/fuzz_rejected/`):
+/// an instance of a procedure with dummy procedures whose lowering failed
+/// was indexed when the instances were ordered. Each is now rejected with
+/// located errors, in either source form.
+#[test]
+fn fuzz_rejected_inputs_are_errors_not_panics() {
+    use adjit::front::source::SourceForm;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_rejected");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("findings")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3);
+    for path in files {
+        for form in [SourceForm::Free, SourceForm::Fixed] {
+            let options = Options {
+                form: Some(form),
+                ..Options::default()
+            };
+            let e = Engine::from_files(&[&path], options)
+                .err()
+                .unwrap_or_else(|| panic!("{} compiled", path.display()));
+            assert!(e.to_string().contains("error"), "{e}");
+        }
+    }
+}
