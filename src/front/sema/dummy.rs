@@ -330,8 +330,8 @@ pub(crate) fn module_order(instances: &[Instance], lowered: &mut Vec<Proc>) -> V
     }
     let mut taken: Vec<Option<Proc>> = lowered.drain(..).map(Some).collect();
     for &i in &order {
-        // An instance whose lowering failed has no procedure (its errors
-        // are reported).
+        // Instances added while a template nobody binds was lowered for its
+        // diagnostics only (the last ones) have no procedure.
         let Some(mut proc) = taken.get_mut(i).and_then(Option::take) else {
             continue;
         };
