@@ -53,6 +53,8 @@ struct View {
     /// First entry of the activation's dimensions in `Interpreter::dims`.
     dims_start: usize,
     rank: usize,
+    /// False for a [`Storage::Allocatable`] array without storage.
+    allocated: bool,
 }
 
 /// One activation of a procedure.
@@ -752,7 +754,7 @@ impl<'m> Interpreter<'m> {
                             .map_or(0, |s| s.len().saturating_sub(offset)),
                     })
                 }
-                Storage::Local => None,
+                Storage::Local | Storage::Allocatable => None,
             };
             let shape = {
                 let (slots, arg_locs) = (&self.slots, &self.arg_locs);
@@ -773,7 +775,7 @@ impl<'m> Interpreter<'m> {
                     }
                 };
                 let available = match var.storage {
-                    Storage::Local => None,
+                    Storage::Local | Storage::Allocatable => None,
                     _ => Some(loc.map_or(0, |l| l.units)),
                 };
                 // The host's arguments were checked in full before the call;
@@ -790,8 +792,30 @@ impl<'m> Interpreter<'m> {
                     )
                 })?
             };
+            let allocatable = var.storage == Storage::Allocatable;
+            let (loc, shape) = if allocatable {
+                // Unallocated: no storage, extents 0, lower bounds 1.
+                let mut shape = shape;
+                shape.dims.iter_mut().for_each(|d| {
+                    *d = DimShape {
+                        lower: 1,
+                        extent: 0,
+                    }
+                });
+                (None, shape)
+            } else {
+                (loc, shape)
+            };
             let loc = match loc {
                 Some(loc) => loc,
+                None if allocatable => {
+                    self.slots.push(Buffer::zeros(var.ty, 0));
+                    Loc {
+                        slot: self.slots.len() - 1,
+                        offset: 0,
+                        units: 0,
+                    }
+                }
                 None if shape.units() > MAX_LOCAL_UNITS => {
                     return Err(self.error(
                         frame.proc,
@@ -820,6 +844,7 @@ impl<'m> Interpreter<'m> {
                 char_len: shape.char_len,
                 dims_start: self.dims.len(),
                 rank: shape.dims.len(),
+                allocated: !allocatable,
             });
             self.dims.extend_from_slice(&shape.dims);
         }
@@ -850,6 +875,9 @@ impl<'m> Interpreter<'m> {
         span: Span,
     ) -> Result<usize, RuntimeError> {
         let view = self.view(frame, var);
+        if !view.allocated {
+            return Err(self.not_allocated(frame, proc, var, span));
+        }
         let dims = &self.dims[view.dims_start..view.dims_start + view.rank];
         let mut offset: i64 = 0;
         let mut stride: i64 = 1;
@@ -883,6 +911,98 @@ impl<'m> Interpreter<'m> {
                 format!("element offset {offset} outside the storage of {storage_elems} elements"),
             )),
         }
+    }
+
+    /// The error of a reference to an unallocated array.
+    fn not_allocated(&self, frame: Frame, proc: &Proc, var: VarId, span: Span) -> RuntimeError {
+        let name = &proc.vars[var.index()].name;
+        self.error(
+            frame.proc,
+            RuntimeErrorKind::NotAllocated,
+            span,
+            Some(name),
+            format!("`{name}` is not allocated"),
+        )
+    }
+
+    /// Runs [`Inst::Allocate`]: fresh zeroed storage and the bounds given.
+    fn allocate(
+        &mut self,
+        frame: Frame,
+        proc: &Proc,
+        var: VarId,
+        bounds: &[(Value, Value)],
+        span: Span,
+    ) -> Result<(), RuntimeError> {
+        let view = self.view(frame, var);
+        let name = &proc.vars[var.index()].name;
+        if view.allocated {
+            return Err(self.error(
+                frame.proc,
+                RuntimeErrorKind::AlreadyAllocated,
+                span,
+                Some(name),
+                format!("`{name}` is already allocated"),
+            ));
+        }
+        let mut units: Option<usize> = Some(1);
+        for (k, &(l, u)) in bounds.iter().enumerate() {
+            let (lower, upper) = (dec_int(self.get(frame, l)), dec_int(self.get(frame, u)));
+            let extent = upper.wrapping_sub(lower).wrapping_add(1).max(0);
+            units = units.and_then(|n| n.checked_mul(usize::try_from(extent).ok()?));
+            self.dims[view.dims_start + k] = DimShape { lower, extent };
+        }
+        let units = match units {
+            Some(n) if n <= MAX_LOCAL_UNITS => n,
+            _ => {
+                // Leave the array unallocated, with extents 0.
+                for k in 0..view.rank {
+                    self.dims[view.dims_start + k] = DimShape {
+                        lower: 1,
+                        extent: 0,
+                    };
+                }
+                return Err(self.error(
+                    frame.proc,
+                    RuntimeErrorKind::TooLarge,
+                    span,
+                    Some(name),
+                    format!("`{name}` would need more than {MAX_LOCAL_UNITS} elements"),
+                ));
+            }
+        };
+        self.slots[view.loc.slot] = Buffer::zeros(proc.vars[var.index()].ty, units);
+        let v = &mut self.views[frame.views_base + var.index()];
+        v.loc.units = units;
+        v.declared = units;
+        v.allocated = true;
+        Ok(())
+    }
+
+    /// Runs [`Inst::Deallocate`].
+    fn deallocate(
+        &mut self,
+        frame: Frame,
+        proc: &Proc,
+        var: VarId,
+        span: Span,
+    ) -> Result<(), RuntimeError> {
+        let view = self.view(frame, var);
+        if !view.allocated {
+            return Err(self.not_allocated(frame, proc, var, span));
+        }
+        self.slots[view.loc.slot] = Buffer::zeros(proc.vars[var.index()].ty, 0);
+        for k in 0..view.rank {
+            self.dims[view.dims_start + k] = DimShape {
+                lower: 1,
+                extent: 0,
+            };
+        }
+        let v = &mut self.views[frame.views_base + var.index()];
+        v.loc.units = 0;
+        v.declared = 0;
+        v.allocated = false;
+        Ok(())
     }
 
     /// Resolves a character reference, including its substring.
@@ -1082,6 +1202,9 @@ impl<'m> Interpreter<'m> {
             }
             // Calls are run by `drive`, which owns the activation stack.
             Inst::Call(..) => return Ok(()),
+            Inst::Allocate(var, bounds) => return self.allocate(frame, proc, *var, bounds, span),
+            Inst::Deallocate(var) => return self.deallocate(frame, proc, *var, span),
+            Inst::Allocated(var) => enc_bool(self.view(frame, *var).allocated),
             Inst::CharAssign(dst, src) => {
                 let dst = self.char_loc(frame, proc, dst, span)?;
                 let src = self.char_loc(frame, proc, src, span)?;
@@ -1235,6 +1358,9 @@ impl<'m> Interpreter<'m> {
             let loc = match arg {
                 CallArg::Var(var) => {
                     let view = self.view(frame, *var);
+                    if !view.allocated {
+                        return Err(self.not_allocated(frame, proc, *var, span));
+                    }
                     Loc {
                         units: view.loc.units.min(view.declared),
                         ..view.loc

@@ -319,6 +319,13 @@ pub enum Storage {
     /// global's storage from the offset on, which must be large enough (else
     /// [`RuntimeErrorKind::ArgumentSize`]).
     Global(GlobalId, i64),
+    /// An ALLOCATABLE array private to one activation: unallocated at
+    /// entry, given storage and bounds by [`Inst::Allocate`], released by
+    /// [`Inst::Deallocate`] and at return. Its `dims` give only the rank
+    /// (their bounds are ignored). While unallocated its extents read as 0
+    /// and its lower bounds as 1, and referencing an element or passing it
+    /// to a call is [`RuntimeErrorKind::NotAllocated`].
+    Allocatable,
 }
 
 /// A named, typed, mutable storage location.
@@ -763,6 +770,18 @@ pub enum Inst {
     /// runtime error ([`RuntimeErrorKind::Io`], the reason in its detail)
     /// at the step that finds it.
     Io(IoOp),
+    /// Gives an unallocated [`Storage::Allocatable`] array fresh storage,
+    /// zero-filled, with the `(lower, upper)` bounds given per dimension
+    /// (integers of any width; an upper below its lower gives extent 0).
+    /// Already allocated: [`RuntimeErrorKind::AlreadyAllocated`]; element
+    /// or byte count past 64 bits, or more than the memory limit:
+    /// [`RuntimeErrorKind::TooLarge`].
+    Allocate(VarId, Vec<(Value, Value)>),
+    /// Releases the storage of an allocated [`Storage::Allocatable`]
+    /// array; unallocated: [`RuntimeErrorKind::NotAllocated`].
+    Deallocate(VarId),
+    /// Whether a [`Storage::Allocatable`] array is allocated (Bool).
+    Allocated(VarId),
     /// Pushes a value on a runtime stack.
     Push(StackKind, Value),
     /// Pops the top of a runtime stack, converted to the instruction's type.
@@ -782,7 +801,11 @@ impl Inst {
         };
         match self {
             Inst::Const(_) | Inst::Load(_) | Inst::DimLower(..) | Inst::DimExtent(..) => {}
-            Inst::Pop(_) => {}
+            Inst::Pop(_) | Inst::Deallocate(_) | Inst::Allocated(_) => {}
+            Inst::Allocate(_, bounds) => bounds.iter_mut().for_each(|(l, u)| {
+                f(l);
+                f(u)
+            }),
             Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => f(v),
             Inst::LoadElem(_, idx) => idx.iter_mut().for_each(f),
             Inst::StoreElem(_, idx, v) => {
@@ -841,7 +864,11 @@ impl Inst {
         };
         match self {
             Inst::Const(_) | Inst::Load(_) | Inst::DimLower(..) | Inst::DimExtent(..) => {}
-            Inst::Pop(_) => {}
+            Inst::Pop(_) | Inst::Deallocate(_) | Inst::Allocated(_) => {}
+            Inst::Allocate(_, bounds) => bounds.iter().for_each(|&(l, u)| {
+                f(l);
+                f(u)
+            }),
             Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => f(*v),
             Inst::LoadElem(_, idx) => idx.iter().for_each(|&v| f(v)),
             Inst::StoreElem(_, idx, v) => {
@@ -983,6 +1010,10 @@ pub enum RuntimeErrorKind {
     /// An array's element or byte count overflows 64 bits, or its storage
     /// exceeds the memory limit.
     TooLarge,
+    /// An ALLOCATABLE array referenced (or deallocated) while unallocated.
+    NotAllocated,
+    /// ALLOCATE of an array that is already allocated.
+    AlreadyAllocated,
 }
 
 /// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
@@ -1004,6 +1035,8 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::StackOverflow => write!(f, "stack overflow"),
             RuntimeErrorKind::Timeout => write!(f, "time limit exceeded"),
             RuntimeErrorKind::TooLarge => write!(f, "array too large"),
+            RuntimeErrorKind::NotAllocated => write!(f, "array not allocated"),
+            RuntimeErrorKind::AlreadyAllocated => write!(f, "array already allocated"),
         }
     }
 }

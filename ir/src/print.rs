@@ -128,6 +128,12 @@ fn write_proc(f: &mut dyn Write, module: &Module, proc: &Proc) -> fmt::Result {
             Storage::Local => {
                 writeln!(f, "  var {}: {}", names.var(id), var_type_text(var, &names))?
             }
+            Storage::Allocatable => writeln!(
+                f,
+                "  allocatable {}: {}",
+                names.var(id),
+                var_type_text(var, &names)
+            )?,
             Storage::Global(g, at) => {
                 let gname = module
                     .globals
@@ -407,6 +413,12 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
             }
         }
         Inst::Push(stack, x) => return format!("push.{} {x}", stack_name(*stack)),
+        Inst::Allocate(var, bounds) => {
+            let bounds: Vec<String> = bounds.iter().map(|(l, u)| format!("{l}:{u}")).collect();
+            return format!("allocate {}({})", names.var(*var), bounds.join(", "));
+        }
+        Inst::Deallocate(var) => return format!("deallocate {}", names.var(*var)),
+        Inst::Allocated(var) => format!("allocated {}", names.var(*var)),
         Inst::Pop(stack) => format!("pop.{}.{}", stack_name(*stack), type_suffix(ty)),
     };
     format!("{v} = {body}")

@@ -32,6 +32,9 @@
 //! | `Call(p, args)` | `p` exists, one argument per parameter, each of the parameter's element type; `Elem` subscripts as for `LoadElem` | |
 //! | `CharAssign(dst, src)` | Char refs; `dst` not a literal | |
 //! | `CharCompare(op, a, b)` | Char refs | Bool |
+//! | `Allocate(var, bounds)` | `Allocatable` non-Char array, one pair of integer bounds per dimension | |
+//! | `Deallocate(var)` | `Allocatable` array | |
+//! | `Allocated(var)` | `Allocatable` array | Bool |
 //! | `Push(Value, v)` / `Push(Integer / Control, v)` | float / integer or Bool | |
 //! | `Pop(Value)` / `Pop(Integer / Control)` | | float / integer or Bool |
 //!
@@ -50,7 +53,8 @@
 //! * bound and length expressions read only scalar integer variables;
 //!   an assumed (`None`) upper bound appears only in the last dimension of a
 //!   parameter, and not together with an assumed character length;
-//! * a global variable names an existing global of the same element type.
+//! * a global variable names an existing global of the same element type;
+//! * an `Allocatable` variable is a non-Char array.
 
 use crate::ir::{
     BinaryOp, BlockId, Bound, CallArg, CharBase, CharRef, Const, Inst, IoOp, Module, Proc, ProcId,
@@ -274,6 +278,12 @@ impl Checker<'_> {
         }
         if let Some(len) = &var.char_len {
             self.check_bound(&var.name, len);
+        }
+        if var.storage == Storage::Allocatable && (rank == 0 || var.ty == Type::Char) {
+            self.error(format!(
+                "`{}` ({id}): an allocatable variable must be a non-character array",
+                var.name
+            ));
         }
         if let Storage::Global(g, at) = var.storage {
             match self.module.globals.get(g.index()) {
@@ -589,7 +599,45 @@ impl Checker<'_> {
                 Some(t) if stack_accepts(*stack, t) => {}
                 _ => self.error(format!("pop from the {stack:?} stack as {ty:?}")),
             },
+            Inst::Allocate(var, bounds) => {
+                self.expect_result(ty, None);
+                let rank = self.allocatable(*var);
+                if rank.is_some_and(|r| r != bounds.len()) {
+                    self.error(format!(
+                        "allocate of rank {} with {} bounds",
+                        rank.unwrap_or(0),
+                        bounds.len()
+                    ));
+                }
+                for &(l, u) in bounds {
+                    for b in [l, u] {
+                        if let Some(t) = op(self, b) {
+                            if !t.is_int() {
+                                self.error(format!("allocate bound of type {}", t.name()));
+                            }
+                        }
+                    }
+                }
+            }
+            Inst::Deallocate(var) => {
+                self.expect_result(ty, None);
+                self.allocatable(*var);
+            }
+            Inst::Allocated(var) => {
+                self.expect_result(ty, Some(Type::Bool));
+                self.allocatable(*var);
+            }
         }
+    }
+
+    /// The rank of an allocatable variable; an error when `var` is not one.
+    fn allocatable(&mut self, var: VarId) -> Option<usize> {
+        let v = self.var(var)?.clone();
+        if v.storage != Storage::Allocatable {
+            self.error(format!("`{}` is not allocatable", v.name));
+            return None;
+        }
+        Some(v.dims.len())
     }
 
     fn check_call(&mut self, block: BlockId, pos: usize, callee: ProcId, args: &[CallArg]) {

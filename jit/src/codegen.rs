@@ -423,6 +423,17 @@ impl CompiledModule {
                     helper.unwrap_or("more than can be allocated")
                 ),
             ),
+            code::NOT_ALLOCATED => (
+                RuntimeErrorKind::NotAllocated,
+                format!("`{}` is not allocated", var_name(e.var).unwrap_or_default()),
+            ),
+            code::ALREADY_ALLOCATED => (
+                RuntimeErrorKind::AlreadyAllocated,
+                format!(
+                    "`{}` is already allocated",
+                    var_name(e.var).unwrap_or_default()
+                ),
+            ),
             code::SIZE_OVERFLOW => (
                 RuntimeErrorKind::TooLarge,
                 format!(
@@ -754,6 +765,10 @@ struct VarInfo {
     limit: Option<Value>,
     /// Bytes per element (char length for characters).
     elem_size: Value,
+    /// The descriptor of an ALLOCATABLE array ([`runtime::alloc_desc`]);
+    /// the other fields are then read from it at the start of each IR
+    /// block and after each ALLOCATE / DEALLOCATE.
+    desc: Option<Value>,
 }
 
 /// The `dim` of an index error that is an element beyond the storage a
@@ -1189,10 +1204,10 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// storage. Returns the arena mark when the procedure allocates.
     fn prologue(&mut self, args: Value) -> Result<Option<Value>, CompileError> {
         let proc = self.proc;
-        let needs_arena = proc
-            .vars
-            .iter()
-            .any(|v| v.storage == Storage::Local && (v.is_array() || v.ty == Type::Char));
+        let needs_arena = proc.vars.iter().any(|v| {
+            (v.storage == Storage::Local && (v.is_array() || v.ty == Type::Char))
+                || v.storage == Storage::Allocatable
+        });
         let mark = if needs_arena {
             let rt = self.rt;
             self.call_external("adjit_arena_mark", &[self.ptr], Some(types::I64), &[rt])?
@@ -1256,7 +1271,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                         mem: Some(p),
                     }
                 }
-                Storage::Local => {
+                Storage::Local | Storage::Allocatable => {
                     let x = self.b.declare_var(t);
                     let zero = self.zero(var.ty)?;
                     self.b.def_var(x, zero);
@@ -1285,11 +1300,16 @@ impl<'a, 'm> Lower<'a, 'm> {
                 storage: None,
                 limit: None,
                 elem_size,
+                desc: None,
             });
         }
         // Arrays and character variables.
         for (i, var) in proc.vars.iter().enumerate() {
             if !(var.is_array() || var.ty == Type::Char) {
+                continue;
+            }
+            if var.storage == Storage::Allocatable {
+                self.allocatable_prologue(i, var)?;
                 continue;
             }
             let slot = arg_slots.get(&i).copied();
@@ -1405,6 +1425,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Home::Mem(p)
                 }
                 Storage::Global(g, at) => Home::Mem(self.global_addr(g.index(), at, &var.name)?),
+                Storage::Allocatable => return err("allocatable handled above"),
                 Storage::Local => {
                     let fill = if var.ty == Type::Char { b' ' } else { 0 };
                     Home::Mem(self.local_storage(bytes, fill, i)?)
@@ -1426,6 +1447,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 storage,
                 limit,
                 elem_size,
+                desc: None,
             });
         }
         let first = self.blocks.first().copied().ok_or_else(|| CompileError {
@@ -1434,6 +1456,212 @@ impl<'a, 'm> Lower<'a, 'm> {
         })?;
         self.b.ins().jump(first, &[]);
         Ok(mark)
+    }
+
+    /// An ALLOCATABLE array at entry: a descriptor in the frame, unallocated
+    /// (no storage, extents 0, lower bounds 1).
+    fn allocatable_prologue(&mut self, i: usize, var: &ir::Var) -> Result<(), CompileError> {
+        use runtime::alloc_desc;
+        let rank = var.dims.len();
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            alloc_desc::size(rank),
+            3,
+        ));
+        let desc = self.b.ins().stack_addr(self.ptr, slot, 0);
+        let (zero, one) = (self.iconst(0), self.iconst(1));
+        for off in [
+            alloc_desc::BASE,
+            alloc_desc::CAPACITY,
+            alloc_desc::ALLOCATED,
+        ] {
+            self.b.ins().store(FLAGS, zero, desc, off);
+        }
+        for d in 0..rank as i32 {
+            self.b
+                .ins()
+                .store(FLAGS, one, desc, alloc_desc::DIMS + 16 * d);
+            self.b
+                .ins()
+                .store(FLAGS, zero, desc, alloc_desc::DIMS + 16 * d + 8);
+        }
+        let elem_size = self.iconst(var.ty.size() as i64);
+        self.vars[i] = Some(VarInfo {
+            home: Home::Mem(zero),
+            ty: var.ty,
+            lowers: vec![],
+            extents: vec![],
+            uppers: vec![],
+            strides: vec![],
+            count: zero,
+            storage: None,
+            limit: None,
+            elem_size,
+            desc: Some(desc),
+        });
+        self.refresh_allocatable(i)
+    }
+
+    /// Reads the shape and storage of an ALLOCATABLE array from its
+    /// descriptor into values of the current block.
+    fn refresh_allocatable(&mut self, i: usize) -> Result<(), CompileError> {
+        use runtime::alloc_desc;
+        let Some(info) = self.vars.get(i).cloned().flatten() else {
+            return err(format!("unknown variable {i}"));
+        };
+        let Some(desc) = info.desc else {
+            return Ok(());
+        };
+        let rank = self.proc.vars[i].dims.len() as i32;
+        let base = self.b.ins().load(self.ptr, FLAGS, desc, alloc_desc::BASE);
+        let (mut lowers, mut extents, mut uppers, mut strides) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut count = self.iconst(1);
+        for d in 0..rank {
+            let lo = self
+                .b
+                .ins()
+                .load(types::I64, FLAGS, desc, alloc_desc::DIMS + 16 * d);
+            let ext = self
+                .b
+                .ins()
+                .load(types::I64, FLAGS, desc, alloc_desc::DIMS + 16 * d + 8);
+            let up = self.b.ins().iadd(lo, ext);
+            uppers.push(self.b.ins().iadd_imm_s(up, -1));
+            strides.push(count);
+            count = self.b.ins().imul(count, ext);
+            lowers.push(lo);
+            extents.push(ext);
+        }
+        let limit = (!self.sh.options.bounds_checks).then_some(count);
+        self.vars[i] = Some(VarInfo {
+            home: Home::Mem(base),
+            lowers,
+            extents,
+            uppers,
+            strides,
+            count,
+            limit,
+            ..info
+        });
+        self.addresses.retain(|k, _| k.0.index() != i);
+        Ok(())
+    }
+
+    /// Fails with `NotAllocated` unless the ALLOCATABLE array `var` is
+    /// allocated (nothing for other variables).
+    fn check_allocated(&mut self, var: VarId, site: usize) -> Result<(), CompileError> {
+        if let Some(desc) = self.var_info(var)?.desc {
+            let flag = self
+                .b
+                .ins()
+                .load(types::I64, FLAGS, desc, runtime::alloc_desc::ALLOCATED);
+            let fail = self.b.ins().icmp_imm_s(IntCC::Equal, flag, 0);
+            self.check_simple(
+                fail,
+                code::NOT_ALLOCATED,
+                site as i64,
+                var.index() as i64,
+                0,
+            );
+        }
+        Ok(())
+    }
+
+    /// Lowers [`Inst::Allocate`].
+    fn allocate(
+        &mut self,
+        var: VarId,
+        bounds: &[(ir::Value, ir::Value)],
+        site: usize,
+    ) -> Result<(), CompileError> {
+        use runtime::alloc_desc;
+        let info = self.var_info(var)?.clone();
+        let Some(desc) = info.desc else {
+            return err(format!("`{}` is not allocatable", self.ir_var(var)?.name));
+        };
+        let mut pairs = Vec::new();
+        let mut overflow = None;
+        let mut count = self.iconst(1);
+        for &(l, u) in bounds {
+            let (lt, ut) = (self.value_type(l)?, self.value_type(u)?);
+            let lo = self.operand(l)?;
+            let lo = self.widen_to_i64(lo, lt);
+            let up = self.operand(u)?;
+            let up = self.widen_to_i64(up, ut);
+            let e = self.b.ins().isub(up, lo);
+            let e = self.b.ins().iadd_imm_s(e, 1);
+            let zero = self.iconst(0);
+            let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, e, 0);
+            let e = self.b.ins().select(neg, zero, e);
+            count = self.size_mul(count, e, &mut overflow);
+            pairs.push((lo, e));
+        }
+        let bytes = self.size_mul(count, info.elem_size, &mut overflow);
+        let bytes = match overflow {
+            Some(flag) => {
+                let bad = self.iconst(-1);
+                self.b.ins().select(flag, bad, bytes)
+            }
+            None => bytes,
+        };
+        let rt = self.rt;
+        let status = self
+            .call_external(
+                "adjit_allocate",
+                &[self.ptr, self.ptr, types::I64],
+                Some(types::I64),
+                &[rt, desc, bytes],
+            )?
+            .expect("allocate returns a status");
+        let already = self.b.ins().icmp_imm_s(IntCC::Equal, status, 1);
+        self.check_simple(
+            already,
+            code::ALREADY_ALLOCATED,
+            site as i64,
+            var.index() as i64,
+            0,
+        );
+        let failed = self.b.ins().icmp_imm_s(IntCC::NotEqual, status, 0);
+        let zero = self.iconst(0);
+        self.check(
+            failed,
+            ErrorSite {
+                kind: code::OUT_OF_MEMORY,
+                site: site as i64,
+                var: var.index() as i64,
+                dim: 0,
+            },
+            bytes,
+            zero,
+            zero,
+        );
+        for (d, (lo, e)) in pairs.into_iter().enumerate() {
+            let off = alloc_desc::DIMS + 16 * d as i32;
+            self.b.ins().store(FLAGS, lo, desc, off);
+            self.b.ins().store(FLAGS, e, desc, off + 8);
+        }
+        self.refresh_allocatable(var.index())
+    }
+
+    /// Lowers [`Inst::Deallocate`]: the storage stays reserved for reuse.
+    fn deallocate(&mut self, var: VarId, site: usize) -> Result<(), CompileError> {
+        use runtime::alloc_desc;
+        self.check_allocated(var, site)?;
+        let Some(desc) = self.var_info(var)?.desc else {
+            return err(format!("`{}` is not allocatable", self.ir_var(var)?.name));
+        };
+        let (zero, one) = (self.iconst(0), self.iconst(1));
+        self.b.ins().store(FLAGS, zero, desc, alloc_desc::ALLOCATED);
+        for d in 0..self.ir_var(var)?.dims.len() as i32 {
+            self.b
+                .ins()
+                .store(FLAGS, one, desc, alloc_desc::DIMS + 16 * d);
+            self.b
+                .ins()
+                .store(FLAGS, zero, desc, alloc_desc::DIMS + 16 * d + 8);
+        }
+        self.refresh_allocatable(var.index())
     }
 
     /// `a * b` for element and byte counts (both non-negative): sets or
@@ -1643,6 +1871,11 @@ impl<'a, 'm> Lower<'a, 'm> {
             self.addresses.clear();
             self.sincos = sincos_operands(self.proc, block);
             self.b.switch_to_block(self.blocks[bi]);
+            for (i, var) in self.proc.vars.iter().enumerate() {
+                if var.storage == Storage::Allocatable {
+                    self.refresh_allocatable(i)?;
+                }
+            }
             for &v in &block.insts {
                 let data = self
                     .proc
@@ -1733,6 +1966,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         if let Some(&known) = self.addresses.get(&key) {
             return Ok(known);
         }
+        self.check_allocated(var, site)?;
         let info = self.var_info(var)?.clone();
         if index.len() != info.lowers.len() {
             return err(format!(
@@ -1918,6 +2152,24 @@ impl<'a, 'm> Lower<'a, 'm> {
             Inst::Call(callee, args) => {
                 self.call(*callee, args, site)?;
                 return Ok(None);
+            }
+            Inst::Allocate(var, bounds) => {
+                self.allocate(*var, bounds, site)?;
+                return Ok(None);
+            }
+            Inst::Deallocate(var) => {
+                self.deallocate(*var, site)?;
+                return Ok(None);
+            }
+            Inst::Allocated(var) => {
+                let Some(desc) = self.var_info(*var)?.desc else {
+                    return err(format!("`{}` is not allocatable", self.ir_var(*var)?.name));
+                };
+                let flag =
+                    self.b
+                        .ins()
+                        .load(types::I64, FLAGS, desc, runtime::alloc_desc::ALLOCATED);
+                self.b.ins().icmp_imm_s(IntCC::NotEqual, flag, 0)
             }
             Inst::CharAssign(dst, src) => {
                 let (dp, dl) = self.char_ref(dst, site)?;
@@ -2735,6 +2987,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             let (p, len) = match a {
                 CallArg::Var(v) => {
                     self.check_arg_type(self.ir_var(*v)?.ty, want, &target.name, pos)?;
+                    self.check_allocated(*v, site)?;
                     let info = self.var_info(*v)?.clone();
                     let p = match info.home {
                         Home::Mem(a) => a,

@@ -188,6 +188,7 @@ pub fn runtime_symbols() -> Vec<NativeFn> {
         adjit_arena_mark,
         adjit_arena_release,
         adjit_arena_alloc,
+        adjit_allocate,
         adjit_char_assign,
         adjit_char_compare,
         adjit_char_index,

@@ -93,7 +93,13 @@ fn number_values(proc: &mut Proc) {
                 | Inst::Convert(..)
                 | Inst::Select(..)
                 | Inst::DimLower(..)
-                | Inst::DimExtent(..) => Some(Key::Pure(format!("{:?}:{:?}", data.kind, ty))),
+                | Inst::DimExtent(..)
+                | Inst::Allocated(..) => Some(Key::Pure(format!("{:?}:{:?}", data.kind, ty))),
+                // New storage and bounds: nothing read before still holds.
+                Inst::Allocate(..) | Inst::Deallocate(..) => {
+                    known.clear();
+                    None
+                }
                 Inst::Store(var, value) => {
                     let (var, value) = (*var, *value);
                     forget(proc, &mut known, var);
@@ -168,7 +174,10 @@ fn rename_operands(inst: &mut Inst, rename: &HashMap<Value, Value>) {
         | Inst::Load(_)
         | Inst::DimLower(..)
         | Inst::DimExtent(..)
+        | Inst::Deallocate(_)
+        | Inst::Allocated(_)
         | Inst::Pop(_) => {}
+        Inst::Allocate(..) => inst.for_each_operand_mut(r),
         Inst::Store(_, v) | Inst::Unary(_, v) | Inst::Convert(v, _) | Inst::Push(_, v) => r(v),
         Inst::LoadElem(_, idx) => idx.iter_mut().for_each(r),
         Inst::StoreElem(_, idx, v) => {

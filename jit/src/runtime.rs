@@ -59,6 +59,30 @@ pub mod code {
     /// The element or byte count of an array overflows 64 bits (`var` names
     /// the array).
     pub const SIZE_OVERFLOW: i64 = 13;
+    /// An ALLOCATABLE array referenced or deallocated while unallocated
+    /// (`var` names it).
+    pub const NOT_ALLOCATED: i64 = 14;
+    /// ALLOCATE of an allocated array (`var` names it).
+    pub const ALREADY_ALLOCATED: i64 = 15;
+}
+
+/// The descriptor of an ALLOCATABLE array in generated code: words of
+/// 8 bytes, [`alloc_desc::BASE`], [`alloc_desc::CAPACITY`],
+/// [`alloc_desc::ALLOCATED`], then a (lower bound, extent) pair per
+/// dimension from [`alloc_desc::DIMS`].
+pub mod alloc_desc {
+    /// Address of the storage (kept after DEALLOCATE for reuse).
+    pub const BASE: i32 = 0;
+    /// Bytes reserved at `BASE`.
+    pub const CAPACITY: i32 = 8;
+    /// 1 while allocated, else 0.
+    pub const ALLOCATED: i32 = 16;
+    /// Offset of the first (lower, extent) pair.
+    pub const DIMS: i32 = 24;
+    /// Bytes of a descriptor of rank `rank`.
+    pub fn size(rank: usize) -> u32 {
+        DIMS as u32 + 16 * rank as u32
+    }
 }
 
 /// Where generated code records the first error of a call.
@@ -534,6 +558,58 @@ pub unsafe extern "C" fn adjit_arena_alloc(rt: *mut RuntimeCtx, bytes: i64, fill
     s.arena
         .alloc(bytes as usize, fill as u8)
         .unwrap_or(std::ptr::null_mut())
+}
+
+/// ALLOCATE: gives the descriptor at `desc` (see [`alloc_desc`]) `bytes`
+/// zeroed bytes of storage from the arena, reusing the storage it held
+/// before when large enough (a reallocation in a loop does not grow the
+/// arena; the arena is released when the procedure returns). Returns 0,
+/// 1 when the array is already allocated, 2 when `bytes` is negative (an
+/// overflowed size) or past the memory limit. Does not touch the bounds.
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`] and `desc` a
+/// descriptor of generated code.
+pub unsafe extern "C" fn adjit_allocate(rt: *mut RuntimeCtx, desc: *mut i64, bytes: i64) -> i64 {
+    // SAFETY: generated code passes its descriptor: three words at least.
+    let (base, capacity, allocated) = unsafe { (desc, desc.add(1), desc.add(2)) };
+    // SAFETY: as above.
+    if unsafe { *allocated } != 0 {
+        return 1;
+    }
+    if bytes < 0 {
+        // SAFETY: generated code passes the context it was given.
+        unsafe { state(rt) }.helper_error = Some("more bytes than 64 bits count".into());
+        return 2;
+    }
+    // SAFETY: as above.
+    if bytes > unsafe { *capacity } {
+        // Grow geometrically so that repeated growth stays linear.
+        // SAFETY: as above.
+        let want = bytes.max(unsafe { *capacity }.saturating_mul(2));
+        // SAFETY: the context is live (caller's contract).
+        let mut p = unsafe { adjit_arena_alloc(rt, want, 0) };
+        let mut got = want;
+        if p.is_null() && want > bytes {
+            // SAFETY: as above.
+            p = unsafe { adjit_arena_alloc(rt, bytes, 0) };
+            got = bytes;
+        }
+        if p.is_null() {
+            return 2;
+        }
+        // SAFETY: the descriptor words are valid (caller's contract).
+        unsafe {
+            *base = p as i64;
+            *capacity = got;
+        }
+    } else {
+        // SAFETY: `base` holds `capacity >= bytes` bytes of arena storage.
+        unsafe { std::ptr::write_bytes(*base as *mut u8, 0, bytes as usize) };
+    }
+    // SAFETY: as above.
+    unsafe { *allocated = 1 };
+    0
 }
 
 /// Fortran character assignment: copies `src` into `dst`, truncating or
