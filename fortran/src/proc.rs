@@ -472,6 +472,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                     },
                 )),
                 Inst::Call(..) => Some((i, None)),
+                Inst::Allocate(x, _) | Inst::Deallocate(x) => Some((i, Some(*x))),
                 _ => None,
             })
             .collect();
@@ -488,7 +489,11 @@ impl<'c, 'a> Printer<'c, 'a> {
             let mut r: Vec<VarId> = Vec::new();
             kind.for_each_operand(|o| r.extend(reads.get(&o).into_iter().flatten().copied()));
             match kind {
-                Inst::Load(x) | Inst::LoadElem(x, _) => r.push(*x),
+                Inst::Load(x)
+                | Inst::LoadElem(x, _)
+                | Inst::DimLower(x, _)
+                | Inst::DimExtent(x, _)
+                | Inst::Allocated(x) => r.push(*x),
                 Inst::CharCompare(_, a, b) => {
                     for c in [a, b] {
                         if let CharBase::Var { var, .. } = &c.base {
@@ -518,6 +523,8 @@ impl<'c, 'a> Printer<'c, 'a> {
                     | Inst::CharAssign(..)
                     | Inst::Push(..)
                     | Inst::Pop(_)
+                    | Inst::Allocate(..)
+                    | Inst::Deallocate(_)
             );
             if effect || live.contains(&v) {
                 live.insert(v);
@@ -693,6 +700,30 @@ impl<'c, 'a> Printer<'c, 'a> {
                     self.emit_line(line);
                     None
                 }
+                Inst::Allocate(x, bounds) => {
+                    let dims: Vec<String> = bounds
+                        .iter()
+                        .map(|(l, u)| format!("{}:{}", e(l).text, e(u).text))
+                        .collect();
+                    let name = self.names[x.index()].clone();
+                    let zero = match self.proc.var(*x).ty {
+                        Type::Bool => ".false.".to_string(),
+                        t => literal(Const::Int(0), t).text,
+                    };
+                    // The IR's fresh storage is zero-filled.
+                    self.emit_line(format!("allocate({name}({}))", dims.join(", ")));
+                    self.emit_line(format!("{name} = {zero}"));
+                    None
+                }
+                Inst::Deallocate(x) => {
+                    let name = self.names[x.index()].clone();
+                    self.emit_line(format!("deallocate({name})"));
+                    None
+                }
+                Inst::Allocated(x) => Some(Expr::primary(format!(
+                    "allocated({})",
+                    self.names[x.index()]
+                ))),
                 Inst::Push(kind, a) => {
                     let from = self.proc.value_type(*a).unwrap_or(Type::F64);
                     let (sub, to) = match kind {
@@ -992,6 +1023,13 @@ impl<'c, 'a> Printer<'c, 'a> {
             },
             t => expr::type_name(t).to_string(),
         };
+        if var.storage == Storage::Allocatable {
+            let deferred = vec![":"; var.dims.len()].join(", ");
+            return Ok(format!(
+                "{ty}, allocatable :: {}({deferred})",
+                self.names[v.index()]
+            ));
+        }
         let mut dims = Vec::new();
         for d in &var.dims {
             let lower = self.bound(&d.lower)?;

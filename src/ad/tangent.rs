@@ -891,7 +891,12 @@ fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
         Inst::CharCompare(op, a, b) => Inst::CharCompare(*op, char_ref(a), char_ref(b)),
         Inst::Push(k, v) => Inst::Push(*k, m(*v)),
         Inst::Pop(k) => Inst::Pop(*k),
-        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.map_operands(m),
+        Inst::CharLen(..)
+        | Inst::CharIndex(..)
+        | Inst::Io(..)
+        | Inst::Allocate(..)
+        | Inst::Deallocate(_)
+        | Inst::Allocated(_) => inst.map_operands(m),
     }
 }
 

@@ -543,7 +543,27 @@ pub enum StmtKind {
         /// The body.
         body: Vec<Stmt>,
     },
-    /// A statement the subset does not support (READ, OPEN, ALLOCATE, ...),
+    /// ALLOCATE (objects[, STAT=var][, SOURCE= / MOLD=expr]): each object is
+    /// `name(bounds)` as an `Apply` whose arguments are upper bounds or
+    /// `lower:upper` ranges.
+    Allocate {
+        /// The objects with their bounds.
+        objects: Vec<Expr>,
+        /// `stat=` variable.
+        stat: Option<Expr>,
+        /// `source=` expression (the values given to the new storage).
+        source: Option<Expr>,
+        /// `mold=` expression (parsed; only its presence matters).
+        mold: Option<Expr>,
+    },
+    /// DEALLOCATE (names[, STAT=var]).
+    Deallocate {
+        /// The arrays released.
+        objects: Vec<Expr>,
+        /// `stat=` variable.
+        stat: Option<Expr>,
+    },
+    /// A statement the subset does not support (READ, OPEN, ...),
     /// kept with its keyword so sema reports it with its position.
     Unsupported(String),
     /// FARFEL's forward-AD block `ADF(TANGENT(x) = e, ...) ... END ADF(d =

@@ -63,6 +63,8 @@ pub(crate) fn is_effect(inst: &Inst) -> bool {
             | Inst::CharAssign(..)
             | Inst::Push(..)
             | Inst::Pop(..)
+            | Inst::Allocate(..)
+            | Inst::Deallocate(_)
     ) || matches!(inst, Inst::Io(op) if *op != IoOp::Get)
 }
 
@@ -115,7 +117,12 @@ pub(crate) fn map_operands(inst: &Inst, f: &mut dyn FnMut(Value) -> Value) -> In
             Inst::CharCompare(*op, a, map_ref(b, f))
         }
         Inst::Push(k, v) => Inst::Push(*k, f(*v)),
-        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.map_operands(f),
+        Inst::CharLen(..)
+        | Inst::CharIndex(..)
+        | Inst::Io(..)
+        | Inst::Allocate(..)
+        | Inst::Deallocate(_)
+        | Inst::Allocated(_) => inst.map_operands(f),
     }
 }
 

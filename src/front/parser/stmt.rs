@@ -98,11 +98,9 @@ pub(super) fn recover_construct(text: &str, span: Span) -> Option<LineKind> {
 
 /// Executable statements the subset rejects, with the keyword reported
 /// (longer spellings first where one is a prefix of another).
-const UNSUPPORTED_EXECUTABLES: [(&str, &str); 15] = [
+const UNSUPPORTED_EXECUTABLES: [(&str, &str); 13] = [
     ("open", "OPEN"),
     ("close", "CLOSE"),
-    ("allocate", "ALLOCATE"),
-    ("deallocate", "DEALLOCATE"),
     ("entry", "ENTRY"),
     ("assign", "ASSIGN"),
     ("pause", "PAUSE"),
@@ -171,6 +169,67 @@ impl StmtParser<'_> {
         if named && self.kind_at(self.pos + 1) == Some(TokenKind::Assign) {
             self.pos += 2;
         }
+    }
+
+    /// The parenthesised list of ALLOCATE or DEALLOCATE after the keyword:
+    /// objects, then `stat=`, `errmsg=`, `source=`, `mold=` options.
+    fn allocation(&mut self, allocate: bool, keyword_span: Span) -> PResult<StmtKind> {
+        self.expect(TokenKind::LParen)?;
+        let mut objects = Vec::new();
+        let (mut stat, mut source, mut mold) = (None, None, None);
+        loop {
+            let keyword = self
+                .toks
+                .get(self.pos)
+                .filter(|t| t.kind == TokenKind::Name)
+                .map(|t| t.text(&self.stmt.text).to_string())
+                .filter(|_| self.kind_at(self.pos + 1) == Some(TokenKind::Assign));
+            match keyword.as_deref() {
+                Some(k @ ("stat" | "errmsg" | "source" | "mold")) => {
+                    let k = k.to_string();
+                    self.pos += 2;
+                    let value = self.expr()?;
+                    match k.as_str() {
+                        "stat" => stat = Some(value),
+                        "source" if allocate => source = Some(value),
+                        "mold" if allocate => mold = Some(value),
+                        "errmsg" => {
+                            return Err(Diagnostic::error(
+                                value.span,
+                                "unsupported Fortran: ERRMSG= in ALLOCATE / DEALLOCATE",
+                            ))
+                        }
+                        _ => {
+                            return Err(Diagnostic::error(
+                                value.span,
+                                format!("{} is not an option of DEALLOCATE", k.to_uppercase()),
+                            ))
+                        }
+                    }
+                }
+                _ => objects.push(self.expr()?),
+            }
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::RParen)?;
+        if objects.is_empty() {
+            return Err(Diagnostic::error(
+                keyword_span,
+                "ALLOCATE / DEALLOCATE names no array",
+            ));
+        }
+        Ok(if allocate {
+            StmtKind::Allocate {
+                objects,
+                stat,
+                source,
+                mold,
+            }
+        } else {
+            StmtKind::Deallocate { objects, stat }
+        })
     }
 
     /// A format: `*`, a FORMAT label or a character expression.
@@ -1072,6 +1131,17 @@ impl<'s> StmtParser<'s> {
             } else {
                 StmtKind::Write { format, items }
             }
+        } else if self.at_kw("allocate") || self.at_kw("deallocate") {
+            let allocate = self.eat_kw("allocate");
+            if !allocate {
+                self.eat_kw("deallocate");
+            }
+            self.what = if allocate {
+                "ALLOCATE statement"
+            } else {
+                "DEALLOCATE statement"
+            };
+            self.allocation(allocate, keyword_span)?
         } else if let Some(&(_, keyword)) = UNSUPPORTED_EXECUTABLES
             .iter()
             .find(|(kw, _)| self.at_kw(kw))

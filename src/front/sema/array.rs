@@ -10,7 +10,7 @@ use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use super::masked::same_args;
-use adjit_ir::{BinaryOp, CmpOp, Inst, Span, Terminator, Type, Value, VarId};
+use adjit_ir::{BinaryOp, CmpOp, Inst, Span, Storage, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.
 pub(crate) struct ArrayRef<'e> {
@@ -131,7 +131,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// An integer expression widened to I64.
-    fn int64(&mut self, e: &Expr) -> R<Value> {
+    pub(super) fn int64(&mut self, e: &Expr) -> R<Value> {
         let (v, t) = self.integer(e)?;
         Ok(self.convert(v, t, Type::I64))
     }
@@ -378,9 +378,18 @@ impl Lowerer<'_, '_> {
                 return Err(self.err(x.span, reason));
             }
         }
+        let source = self.array_source(value);
+        if args.is_none() && mask.is_empty() && self.proc.var(v).storage == Storage::Allocatable {
+            // Fortran 2003: (re)allocated to the value's shape first.
+            if let Some(src) = &source {
+                let from = self.extents(src)?;
+                if from.len() == self.proc.var(v).dims.len() {
+                    self.realloc_for_assignment(v, &from);
+                }
+            }
+        }
         let tref = ArrayRef { name, args };
         let extents = self.extents(&tref)?;
-        let source = self.array_source(value);
         let scalar = match source {
             None => {
                 let x = self.num_as(value, ty)?;

@@ -211,6 +211,19 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
         StmtKind::Write { items, .. } | StmtKind::Read { items, .. } => {
             items.iter_mut().for_each(e)
         }
+        StmtKind::Allocate {
+            objects,
+            stat,
+            source,
+            mold,
+        } => {
+            objects.iter_mut().for_each(e);
+            stat.iter_mut().chain(source).chain(mold).for_each(e);
+        }
+        StmtKind::Deallocate { objects, stat } => {
+            objects.iter_mut().for_each(e);
+            stat.iter_mut().for_each(e);
+        }
     }
 }
 

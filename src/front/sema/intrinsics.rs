@@ -47,6 +47,8 @@ enum How {
     /// MATMUL, TRANSPOSE (only as the right-hand side of an array
     /// assignment, by the matrix module).
     Matrix,
+    /// ALLOCATED(array).
+    Allocated,
 }
 
 /// `(name, how, argument type forced, result type forced)`.
@@ -161,6 +163,7 @@ fn table() -> &'static [Entry] {
         ("matmul", Matrix, None, None),
         ("transpose", Matrix, None, None),
         ("hypot", Hypot, None, None),
+        ("allocated", Allocated, None, None),
     ]
 }
 
@@ -190,7 +193,6 @@ const UNSUPPORTED: &[&str] = &[
     "achar",
     "iachar",
     "present",
-    "allocated",
     "associated",
     "cmplx",
     "conjg",
@@ -314,6 +316,18 @@ impl Lowerer<'_, '_> {
             How::Len => {
                 arity(self, 1, 1)?;
                 return self.len_of(positional[0]);
+            }
+            How::Allocated => {
+                arity(self, 1, 1)?;
+                let super::super::ast::ExprKind::Name(n) = &positional[0].kind else {
+                    return Err(self.err(
+                        positional[0].span,
+                        "the argument of `allocated` must be an array name",
+                    ));
+                };
+                let v = self.allocatable_var(n, "ALLOCATED")?;
+                let is = self.val(Inst::Allocated(v), Type::Bool);
+                return Ok(Operand::Num(is, Type::Bool));
             }
             How::Merge => {
                 let (v, t) = self.merge(name, &positional)?;
@@ -446,6 +460,7 @@ impl Lowerer<'_, '_> {
             | How::Index
             | How::Merge
             | How::Hypot
+            | How::Allocated
             | How::Matrix => {
                 unreachable!("handled above")
             }

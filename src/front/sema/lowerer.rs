@@ -702,6 +702,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     default_init: None,
                     global_at: 0,
                     constant: false,
+                    allocatable: None,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)
@@ -725,6 +726,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 format!("variable `{n}` has no type (IMPLICIT NONE is in effect)"),
             ));
         };
+        if let Some(span) = d.allocatable {
+            return self.create_allocatable(name, span, &ti, d);
+        }
         let storage = if let Some(g) = d.global {
             Storage::Global(g, d.global_at)
         } else if d.arg.is_some() {
@@ -755,6 +759,62 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         });
         self.vars.insert(n.clone(), var);
         self.set_shape(var, &ti, d.dims.as_deref(), false)?;
+        Ok(var)
+    }
+
+    /// Creates the IR variable of an ALLOCATABLE local array: deferred
+    /// shape only, unallocated at entry.
+    fn create_allocatable(
+        &mut self,
+        name: &Name,
+        attr: Span,
+        ti: &TypeInfo,
+        d: &VarDecl,
+    ) -> R<VarId> {
+        let n = &name.text;
+        if d.global.is_some() || d.save {
+            return Err(self.err(
+                attr,
+                format!("unsupported Fortran: ALLOCATABLE `{n}` in a module, COMMON or with SAVE"),
+            ));
+        }
+        if ti.ty == Type::Char {
+            return Err(self.err(
+                attr,
+                format!("unsupported Fortran: ALLOCATABLE character variable `{n}`"),
+            ));
+        }
+        let dims = d.dims.as_deref().unwrap_or_default();
+        if dims.is_empty() {
+            return Err(self.err(
+                attr,
+                format!("unsupported Fortran: ALLOCATABLE scalar `{n}`"),
+            ));
+        }
+        if dims.len() > 7 {
+            return Err(self.err(d.span, "arrays have at most 7 dimensions"));
+        }
+        if !dims
+            .iter()
+            .all(|x| matches!(x, DimSpec::AssumedShape { lower: None }))
+        {
+            return Err(self.err(
+                d.span,
+                format!("ALLOCATABLE array `{n}` must have a deferred shape, `{n}(:)` or `{n}(:, :)`, not explicit bounds"),
+            ));
+        }
+        let unallocated = Dim {
+            lower: Bound::Const(1),
+            upper: Some(Bound::Const(0)),
+        };
+        let var = self.proc.add_var(Var {
+            name: n.clone(),
+            ty: ti.ty,
+            dims: vec![unallocated; dims.len()],
+            char_len: None,
+            storage: Storage::Allocatable,
+        });
+        self.vars.insert(n.clone(), var);
         Ok(var)
     }
 
@@ -1040,6 +1100,13 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             created.push((v, ti, *decl, name.clone()));
         }
         for (v, ti, decl, name) in created {
+            if let Some(span) = decl.and_then(|d| d.allocatable) {
+                self.err(
+                    span,
+                    format!("unsupported Fortran: ALLOCATABLE dummy argument or host variable `{}` (declare the dummy assumed-shape, `{}(:)`)", name.text, name.text),
+                );
+                continue;
+            }
             let _ = self.set_shape(v, &ti, decl.and_then(|d| d.dims.as_deref()), true);
             if result.as_ref().is_some_and(|r| r.text == name.text) {
                 if self.proc.var(v).is_array() || ti.ty == Type::Char {
@@ -1376,6 +1443,13 @@ pub(crate) fn global_for(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Global> {
     let d = scope.var(name)?;
+    if let Some(span) = d.allocatable {
+        diags.push(Diagnostic::error(
+            span,
+            format!("unsupported Fortran: ALLOCATABLE `{name}` in a module, COMMON or with SAVE"),
+        ));
+        return None;
+    }
     let Some(ti) = d.ty.clone().or_else(|| scope.implicit_type(name)) else {
         diags.push(Diagnostic::error(
             d.span,

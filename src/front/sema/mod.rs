@@ -39,6 +39,7 @@
 //!   trip count in `_trip*`; the DO variable is left incremented after the
 //!   last trip.
 
+mod alloc;
 mod array;
 mod associate;
 mod cleanup;

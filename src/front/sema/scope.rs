@@ -74,6 +74,8 @@ pub struct VarDecl {
     pub global_at: i64,
     /// An array PARAMETER (read-only).
     pub constant: bool,
+    /// ALLOCATABLE, with the position of the attribute.
+    pub allocatable: Option<Span>,
 }
 
 impl VarDecl {
@@ -91,6 +93,7 @@ impl VarDecl {
             default_init: None,
             global_at: 0,
             constant: false,
+            allocatable: None,
         }
     }
 }
@@ -1347,9 +1350,10 @@ impl Builder<'_, '_> {
         let Some(ti) = self.type_info(ty) else { return };
         let mut dims = None;
         let (mut is_param, mut save, mut external, mut intent) = (false, false, false, None);
-        let (mut optional, mut access) = (false, None);
+        let (mut optional, mut access, mut allocatable) = (false, None, None);
         for a in attrs {
             match a {
+                Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
                 Attr::Dimension(d) => dims = Some(d.clone()),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Parameter => is_param = true,
@@ -1415,6 +1419,9 @@ impl Builder<'_, '_> {
             }
             if save {
                 v.save = true;
+            }
+            if allocatable.is_some() {
+                v.allocatable = allocatable;
             }
             if let Some(init) = &e.init {
                 v.init = Some(init.clone());

@@ -253,6 +253,13 @@ impl Lowerer<'_, '_> {
                 mask,
                 body,
             } => self.forall(name.as_ref(), *concurrent, indices, mask.as_ref(), body),
+            StmtKind::Allocate {
+                objects,
+                stat,
+                source,
+                mold,
+            } => self.allocate_stmt(objects, stat.as_ref(), source.as_ref(), mold.as_ref()),
+            StmtKind::Deallocate { objects, stat } => self.deallocate_stmt(objects, stat.as_ref()),
             StmtKind::Unsupported(what) => {
                 Err(self.err(s.span, format!("unsupported Fortran: {what}")))
             }

@@ -1,7 +1,7 @@
-! adjit-error: 4:21: ALLOCATABLE
+! adjit-error: 4:36: must have a deferred shape
 subroutine a(n, s)
   integer n
-  double precision, allocatable :: w(:)
+  double precision, allocatable :: w(10)
   double precision s
   allocate(w(n))
   w = 1

@@ -1,0 +1,251 @@
+//! ALLOCATABLE arrays: ALLOCATE and DEALLOCATE statements, the ALLOCATED
+//! intrinsic, and the reallocation of an allocatable array on whole-array
+//! assignment (Fortran 2003).
+//!
+//! An allocatable local is an IR variable with
+//! [`Storage::Allocatable`]: unallocated at entry, given storage and bounds
+//! by [`Inst::Allocate`], released by [`Inst::Deallocate`] and at return.
+//! With `stat=` the statement tests [`Inst::Allocated`] first and sets the
+//! variable (0, or 1 for an array already allocated / not allocated)
+//! instead of failing.
+
+use super::super::ast::{ArgValue, Expr, ExprKind, Name};
+use super::lowerer::{Lowerer, Resolved, R};
+use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Storage, Terminator, Type, VarId};
+
+/// The value `stat=` receives when the array is already allocated (for
+/// ALLOCATE) or not allocated (for DEALLOCATE).
+const STAT_FAILED: i64 = 1;
+
+impl Lowerer<'_, '_> {
+    /// The allocatable local array `name` names; a located error otherwise.
+    pub(super) fn allocatable_var(&mut self, name: &Name, what: &str) -> R<VarId> {
+        match self.resolve(name)? {
+            Resolved::Var(v) if self.proc.var(v).storage == Storage::Allocatable => Ok(v),
+            Resolved::Var(_) | Resolved::Struct(_) => Err(self.err_declared(
+                name.span,
+                format!("{what} of `{}`, which is not ALLOCATABLE", name.text),
+                &name.text,
+            )),
+            _ => Err(self.err(
+                name.span,
+                format!("{what} of `{}`, which is not a variable", name.text),
+            )),
+        }
+    }
+
+    /// Lowers `allocate (a(n), b(0:m, k) [, stat=s] [, source=e | mold=e])`.
+    pub(super) fn allocate_stmt(
+        &mut self,
+        objects: &[Expr],
+        stat: Option<&Expr>,
+        source: Option<&Expr>,
+        mold: Option<&Expr>,
+    ) -> R<()> {
+        if let (Some(_), Some(m)) = (source, mold) {
+            return Err(self.err(m.span, "ALLOCATE with both SOURCE= and MOLD="));
+        }
+        if let (Some(s), true) = (source.or(mold), objects.len() > 1) {
+            return Err(self.err(
+                s.span,
+                "unsupported Fortran: SOURCE= or MOLD= with more than one object",
+            ));
+        }
+        for object in objects {
+            let ExprKind::Apply { name, args } = &object.kind else {
+                let span = object.span;
+                return Err(self.err(
+                    span,
+                    "unsupported Fortran: ALLOCATE object without bounds (give `a(lower:upper)`)",
+                ));
+            };
+            let var = self.allocatable_var(name, "ALLOCATE")?;
+            let rank = self.proc.var(var).dims.len();
+            if args.len() != rank {
+                return Err(self.err(
+                    object.span,
+                    format!(
+                        "ALLOCATE of `{}` gives {} bounds for its rank {rank}",
+                        name.text,
+                        args.len()
+                    ),
+                ));
+            }
+            for a in args {
+                if a.keyword.is_some() {
+                    return Err(self.err(object.span, "keyword in ALLOCATE bounds"));
+                }
+                match &a.value {
+                    ArgValue::Expr(e) => self.hoist(e)?,
+                    ArgValue::Range {
+                        lo: Some(lo),
+                        hi: Some(hi),
+                        stride: None,
+                    } => {
+                        self.hoist(lo)?;
+                        self.hoist(hi)?;
+                    }
+                    ArgValue::Range { .. } => {
+                        return Err(self.err(
+                            object.span,
+                            format!(
+                                "ALLOCATE bounds of `{}` must be `upper` or `lower:upper`",
+                                name.text
+                            ),
+                        ))
+                    }
+                }
+            }
+            let guard = self.stat_guard(var, stat, true)?;
+            let mut bounds = Vec::new();
+            for a in args {
+                let (lo, hi) = match &a.value {
+                    ArgValue::Expr(e) => (None, e),
+                    ArgValue::Range {
+                        lo: Some(lo),
+                        hi: Some(hi),
+                        ..
+                    } => (Some(lo), hi),
+                    ArgValue::Range { .. } => unreachable_bounds()?,
+                };
+                let lo = match lo {
+                    Some(e) => self.int64(e)?,
+                    None => self.int(1, Type::I64),
+                };
+                let hi = self.int64(hi)?;
+                bounds.push((lo, hi));
+            }
+            self.emit(Inst::Allocate(var, bounds), None);
+            self.stat_done(guard, stat)?;
+        }
+        if let Some(src) = source {
+            // Every element takes the source's value (a scalar is
+            // broadcast; an array must conform).
+            if let Some(target) = objects.first().and_then(|o| match &o.kind {
+                ExprKind::Apply { name, .. } => Some(name.clone()),
+                _ => None,
+            }) {
+                let whole = Expr {
+                    span: target.span,
+                    kind: ExprKind::Name(target.clone()),
+                };
+                self.hoist(src)?;
+                self.array_assign(&whole, &target, None, src)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers `deallocate (a, b [, stat=s])`.
+    pub(super) fn deallocate_stmt(&mut self, objects: &[Expr], stat: Option<&Expr>) -> R<()> {
+        for object in objects {
+            let ExprKind::Name(name) = &object.kind else {
+                let span = object.span;
+                return Err(self.err(span, "DEALLOCATE takes whole array names"));
+            };
+            let var = self.allocatable_var(name, "DEALLOCATE")?;
+            let guard = self.stat_guard(var, stat, false)?;
+            self.emit(Inst::Deallocate(var), None);
+            self.stat_done(guard, stat)?;
+        }
+        Ok(())
+    }
+
+    /// With `stat=`: branches on the allocation status of `var`, setting
+    /// the variable to [`STAT_FAILED`] on the path where the statement
+    /// cannot run (`allocating` an allocated array, deallocating an
+    /// unallocated one) and continuing on the other. Returns the block
+    /// where both paths meet.
+    fn stat_guard(
+        &mut self,
+        var: VarId,
+        stat: Option<&Expr>,
+        allocating: bool,
+    ) -> R<Option<adjit_ir::BlockId>> {
+        let Some(stat) = stat else { return Ok(None) };
+        let is = self.val(Inst::Allocated(var), Type::Bool);
+        let (run, failed, end) = (self.block(), self.block(), self.block());
+        let (then_dest, else_dest) = if allocating {
+            (failed, run)
+        } else {
+            (run, failed)
+        };
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest,
+            else_dest,
+        });
+        self.switch_to(failed);
+        self.set_stat(stat, STAT_FAILED)?;
+        self.jump(end);
+        self.switch_to(run);
+        Ok(Some(end))
+    }
+
+    /// Ends the statement guarded by [`Self::stat_guard`]: `stat = 0`.
+    fn stat_done(&mut self, end: Option<adjit_ir::BlockId>, stat: Option<&Expr>) -> R<()> {
+        if let (Some(end), Some(stat)) = (end, stat) {
+            self.set_stat(stat, 0)?;
+            self.jump(end);
+            self.switch_to(end);
+        }
+        Ok(())
+    }
+
+    fn set_stat(&mut self, stat: &Expr, value: i64) -> R<()> {
+        let literal = Expr {
+            span: stat.span,
+            kind: ExprKind::Int { value, kind: None },
+        };
+        self.assign(stat, &literal)
+    }
+
+    /// Fortran 2003 assignment to a whole allocatable array `var` from a
+    /// value whose extents are in the I64 temporaries `extents`: when `var`
+    /// is unallocated or its shape differs, it is (re)allocated with lower
+    /// bounds 1 and those extents before the assignment. Returns with the
+    /// builder in a block where `var` has the value's shape.
+    pub(super) fn realloc_for_assignment(&mut self, var: VarId, extents: &[VarId]) {
+        let is = self.val(Inst::Allocated(var), Type::Bool);
+        let mut same = is;
+        for (d, &t) in extents.iter().enumerate() {
+            let have = self.val(Inst::DimExtent(var, d as u32), Type::I64);
+            let want = self.val(Inst::Load(t), Type::I64);
+            let eq = self.val(Inst::Cmp(CmpOp::Eq, have, want), Type::Bool);
+            same = self.val(Inst::Binary(BinaryOp::And, same, eq), Type::Bool);
+        }
+        let kept = extents;
+        let (realloc, free, fresh, done) = (self.block(), self.block(), self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: same,
+            then_dest: done,
+            else_dest: realloc,
+        });
+        self.switch_to(realloc);
+        let is = self.val(Inst::Allocated(var), Type::Bool);
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: free,
+            else_dest: fresh,
+        });
+        self.switch_to(free);
+        self.emit(Inst::Deallocate(var), None);
+        self.jump(fresh);
+        self.switch_to(fresh);
+        let bounds = kept
+            .iter()
+            .map(|&t| {
+                let one = self.konst(Const::Int(1), Type::I64);
+                (one, self.val(Inst::Load(t), Type::I64))
+            })
+            .collect();
+        self.emit(Inst::Allocate(var, bounds), None);
+        self.jump(done);
+        self.switch_to(done);
+    }
+}
+
+/// Bounds were checked before the guard; this path is never taken.
+fn unreachable_bounds<T>() -> R<T> {
+    Err(super::lowerer::Reported)
+}
