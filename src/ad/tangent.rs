@@ -547,6 +547,25 @@ impl<'a> ProcGen<'a> {
                     self.tval.insert(nv, tangent);
                 }
             }
+            // The tangent array is allocated and released with the primal.
+            Inst::Allocate(x, bounds) => {
+                let Some(t) = self.tvar[x.index()] else {
+                    return Ok(());
+                };
+                let (vector, k) = (self.vector, self.directions as i64);
+                let mut b = self.builder(nb, span);
+                let mut bounds = bounds.clone();
+                if vector {
+                    let (one, k) = (b.iconst(Type::I64, 1), b.iconst(Type::I64, k));
+                    bounds.insert(0, (one, k));
+                }
+                b.ins(Inst::Allocate(t, bounds), None);
+            }
+            Inst::Deallocate(x) => {
+                if let Some(t) = self.tvar[x.index()] {
+                    self.builder(nb, span).ins(Inst::Deallocate(t), None);
+                }
+            }
             _ if active && rules::is_elemental(inst) => {
                 let Some(ty) = ty else { return Ok(()) };
                 let tval = std::mem::take(&mut self.tval);

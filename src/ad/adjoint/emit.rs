@@ -244,6 +244,82 @@ impl<'p> Cursor<'p> {
         });
     }
 
+    /// Pushes every element of the allocated array `var`, then its lower
+    /// bound and extent per dimension (Integer stack): what
+    /// [`Cursor::restore_allocation`] needs to allocate it again.
+    pub fn save_allocation(&mut self, var: VarId) {
+        self.save_var(var);
+        for d in 0..self.proc.var(var).dims.len() as u32 {
+            let lower = self.ins(Inst::DimLower(var, d), Some(Type::I64));
+            self.push_scalar(lower);
+            let extent = self.ins(Inst::DimExtent(var, d), Some(Type::I64));
+            self.push_scalar(extent);
+        }
+    }
+
+    /// Pops what [`Cursor::save_allocation`] pushed: allocates `var` (and
+    /// its adjoint `adj`, zeroed, when it has one) with the bounds and
+    /// restores its elements.
+    pub fn restore_allocation(&mut self, var: VarId, adj: Option<VarId>) {
+        let rank = self.proc.var(var).dims.len();
+        let mut bounds = Vec::with_capacity(rank);
+        for _ in 0..rank {
+            let extent = self.pop_scalar(Type::I64);
+            let lower = self.pop_scalar(Type::I64);
+            let last = self.binary(BinaryOp::Add, lower, extent);
+            let one = self.int(1);
+            let upper = self.binary(BinaryOp::Sub, last, one);
+            bounds.push((lower, upper));
+        }
+        bounds.reverse();
+        if let Some(adj) = adj {
+            self.ins(Inst::Allocate(adj, bounds.clone()), None);
+        }
+        self.ins(Inst::Allocate(var, bounds), None);
+        self.restore_var(var);
+    }
+
+    /// Hands the allocation state of an ALLOCATABLE array over from the end
+    /// of the forward sweep: its elements and bounds when allocated, then
+    /// a flag (1 allocated, 0 not).
+    pub fn save_allocation_state(&mut self, var: VarId) {
+        let is = self.ins(Inst::Allocated(var), Some(Type::Bool));
+        let (yes, no, join) = (self.new_block(), self.new_block(), self.new_block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: yes,
+            else_dest: no,
+        });
+        for (block, flag) in [(yes, 1), (no, 0)] {
+            self.switch_to(block);
+            if flag == 1 {
+                self.save_allocation(var);
+            }
+            let flag = self.int(flag);
+            self.push_scalar(flag);
+            self.terminate(Terminator::Jump(join));
+        }
+        self.switch_to(join);
+    }
+
+    /// Pops what [`Cursor::save_allocation_state`] pushed (at the start of
+    /// the reverse sweep, where `var` is unallocated).
+    pub fn restore_allocation_state(&mut self, var: VarId, adj: Option<VarId>) {
+        let flag = self.pop_scalar(Type::I64);
+        let zero = self.int(0);
+        let is = self.ins(Inst::Cmp(CmpOp::Ne, flag, zero), Some(Type::Bool));
+        let (yes, join) = (self.new_block(), self.new_block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: yes,
+            else_dest: join,
+        });
+        self.switch_to(yes);
+        self.restore_allocation(var, adj);
+        self.terminate(Terminator::Jump(join));
+        self.switch_to(join);
+    }
+
     /// Pops every element of `var` pushed by [`Cursor::save_var`].
     pub fn restore_var(&mut self, var: VarId) {
         let ty = self.proc.var(var).ty;

@@ -330,8 +330,20 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     for &local in sc.plan.handover_locals() {
         c.save_var(local);
     }
+    for var in allocatables(source) {
+        c.save_allocation_state(var);
+    }
     c.terminate(Terminator::Return);
     proc
+}
+
+/// The ALLOCATABLE arrays of a procedure: their allocation state (and
+/// contents) is handed over from the forward to the reverse sweep.
+fn allocatables(proc: &Proc) -> Vec<VarId> {
+    (0..proc.vars.len() as u32)
+        .map(VarId)
+        .filter(|&v| proc.var(v).storage == Storage::Allocatable)
+        .collect()
 }
 
 /// The block the `k`-th incoming edge of `to` (coming from `from`, `None`
@@ -465,6 +477,8 @@ fn record_before(c: &mut Cursor<'_>, sc: &SweepContext<'_>, v: Value, map: &Hash
                 }
             }
         }
+        // The reverse sweep allocates the array again with these values.
+        Inst::Deallocate(var) => c.save_allocation(*var),
         _ => {}
     }
 }
@@ -483,6 +497,9 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     let exit = proc.add_block();
     let mut c = Cursor::new(&mut proc, Proc::ENTRY);
     c.span = source.span;
+    for var in allocatables(source).into_iter().rev() {
+        c.restore_allocation_state(var, sc.layout.adjoint.get(&var).copied());
+    }
     for &local in sc.plan.handover_locals().iter().rev() {
         c.restore_var(local);
     }
@@ -625,6 +642,18 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 let args = sc.sweep_args(args, &sweeps.active, &map);
                 c.ins(Inst::Call(sweeps.reverse, args), None);
             }
+        }
+        // Before an ALLOCATE the array (and its adjoint) was unallocated.
+        Inst::Allocate(var, _) => {
+            if let Some(&adj) = sc.layout.adjoint.get(var) {
+                c.ins(Inst::Deallocate(adj), None);
+            }
+            c.ins(Inst::Deallocate(*var), None);
+        }
+        // Before a DEALLOCATE it held the values the forward sweep saved;
+        // its adjoint starts from zero (the released values were dead).
+        Inst::Deallocate(var) => {
+            c.restore_allocation(*var, sc.layout.adjoint.get(var).copied());
         }
         // Character copies carry no derivative and are not restored.
         _ => {}
