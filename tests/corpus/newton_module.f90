@@ -2,8 +2,8 @@
 ! F(x; p) = 0 in a module, taking the residual and its Jacobian through
 ! abstract-interface procedure dummies, with derived-type options whose
 ! components have defaults, OPTIONAL arguments (options in, iteration count
-! out), work arrays sized by the problem (automatic arrays: ALLOCATABLE is
-! not supported yet), a Gaussian elimination helper and a problem with
+! out), ALLOCATABLE work arrays sized by the problem (allocated by ALLOCATE,
+! or on assignment), a Gaussian elimination helper and a problem with
 ! parameters p passed as an assumed-shape array. Differentiated with respect
 ! to p: the root's derivative is the implicit function theorem's
 ! (tests/modern.rs checks it against the closed form).
@@ -43,9 +43,10 @@ contains
     type(options), intent(in), optional :: opts
     integer, intent(out), optional :: iters
     type(options) :: o
-    real(wp) :: fx(n), jx(n, n), dx(n)
+    real(wp), allocatable :: fx(:), jx(:, :), dx(:)
     integer :: it
     if (present(opts)) o = opts
+    allocate(fx(n), jx(n, n), dx(n))
     do it = 1, o%max_iter
       call f(n, x, p, fx)
       call df(n, x, p, jx)
@@ -62,7 +63,8 @@ contains
     integer, intent(in) :: n
     real(wp), intent(in) :: a(n, n), b(n)
     real(wp), intent(out) :: x(n)
-    real(wp) :: m(n, n), r(n), t
+    real(wp), allocatable :: m(:, :), r(:)
+    real(wp) :: t
     integer :: i, j, k, piv
     m = a
     r = b

@@ -293,6 +293,7 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
                 }
             }
             copy_inst(&mut c, source, v, &mut map);
+            allocate_adjoint(&mut c, sc, &data.kind, &map);
         }
         c.span = source.block(block).term_span;
         let term = match &source.block(block).term {
@@ -335,6 +336,30 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     }
     c.terminate(Terminator::Return);
     proc
+}
+
+/// In the forward sweep, an adjoint array is allocated and released with
+/// its primal: the sweeps of callees take it as an argument.
+fn allocate_adjoint(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    inst: &Inst,
+    map: &HashMap<Value, Value>,
+) {
+    match inst {
+        Inst::Allocate(var, bounds) => {
+            if let Some(&adj) = sc.layout.adjoint.get(var) {
+                let bounds = bounds.iter().map(|(l, u)| (map[l], map[u])).collect();
+                c.ins(Inst::Allocate(adj, bounds), None);
+            }
+        }
+        Inst::Deallocate(var) => {
+            if let Some(&adj) = sc.layout.adjoint.get(var) {
+                c.ins(Inst::Deallocate(adj), None);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The ALLOCATABLE arrays of a procedure: their allocation state (and
