@@ -1531,4 +1531,77 @@ mod tests {
         assert!(site.is_active(v));
         assert!(a.is_active(t));
     }
+
+    #[test]
+    fn mutual_recursion_reaches_a_fixpoint_with_consistent_stubs() {
+        // f(x, y, n): if (n > 0) call g(x, y, n) else y = x*x
+        // g(a, b, m): call f(a, b, m - 1); b = b*a
+        let mut m = Module::default();
+        let (f_id, g_id) = (ProcId(0), ProcId(1));
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let x = b.param("x", Type::F64, vec![]);
+        let y = b.param("y", Type::F64, vec![]);
+        let n = b.param("n", Type::I32, vec![]);
+        let ln = b.load(n);
+        let zero = b.iconst(Type::I32, 0);
+        let more = b.cmp(CmpOp::Gt, ln, zero);
+        let (rec, base, join) = (b.create_block(), b.create_block(), b.create_block());
+        b.branch(more, rec, base);
+        b.switch_to_block(rec);
+        let to_g = b.call(
+            g_id,
+            vec![CallArg::Var(x), CallArg::Var(y), CallArg::Var(n)],
+        );
+        b.jump(join);
+        b.switch_to_block(base);
+        let lx = b.load(x);
+        let sq = b.binary(BinaryOp::Mul, lx, lx);
+        b.store(y, sq);
+        b.jump(join);
+        b.switch_to_block(join);
+        b.ret();
+        m.add_proc(p);
+        let mut p = Proc::new("g");
+        let mut b = ProcBuilder::new(&mut p);
+        let a = b.param("a", Type::F64, vec![]);
+        let bb = b.param("b", Type::F64, vec![]);
+        let mm = b.param("m", Type::I32, vec![]);
+        let lm = b.load(mm);
+        let one = b.iconst(Type::I32, 1);
+        let m1 = b.binary(BinaryOp::Sub, lm, one);
+        let to_f = b.call(
+            f_id,
+            vec![CallArg::Var(a), CallArg::Var(bb), CallArg::Value(m1)],
+        );
+        let (lb, la) = (b.load(bb), b.load(a));
+        let prod = b.binary(BinaryOp::Mul, lb, la);
+        b.store(bb, prod);
+        b.ret();
+        m.add_proc(p);
+        let root = analyze(&m, f_id, &[x], &[y]);
+        assert!(!root.is_stub());
+        let g = root.call(to_g).expect("g analysed");
+        assert!(!g.is_stub() && g.is_active(a) && g.is_active(bb) && !g.is_active(mm));
+        // Down the chain f -> g -> f -> ... until a context repeats.
+        let mut node = g;
+        let back = loop {
+            let next = node.call(to_f).or_else(|| node.call(to_g));
+            let next = next.expect("every level calls");
+            if next.is_stub() {
+                break next;
+            }
+            node = next;
+        };
+        let full = root.resolve(back);
+        assert!(!full.is_stub() && !full.calls.is_empty());
+        assert_eq!(full.context, back.context);
+        let params = &m.proc(back.context.proc).params;
+        for &v in params {
+            assert_eq!(back.is_active(v), full.is_active(v), "stub and full agree");
+        }
+        assert!(back.is_active(params[0]) && back.is_active(params[1]));
+        assert!(!back.is_active(params[2]));
+        assert!(root.any_active(back));
+    }
 }

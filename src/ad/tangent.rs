@@ -1688,7 +1688,9 @@ mod tests {
             tangent(&m, ProcId(7), &[], &[], &opts),
             Err(AdError::UnknownProc(7))
         ));
-        // A recursive call with active arguments.
+        // A recursive call with active arguments: the root's tangent calls a
+        // non-root copy (the root zeroes tangents on entry), which calls
+        // itself.
         let mut p = Proc::new("r");
         let mut b = ProcBuilder::new(&mut p);
         let x = b.param("x", Type::F64, vec![]);
@@ -1696,10 +1698,17 @@ mod tests {
         b.ret();
         let mut rm = Module::default();
         let r = rm.add_proc(p);
-        assert!(matches!(
-            tangent(&rm, r, &[x], &[x], &opts),
-            Err(AdError::Unsupported { .. })
-        ));
+        let (out, root) = tangent(&rm, r, &[x], &[x], &opts).expect("recursion is differentiated");
+        let callee_of = |p: ProcId| {
+            out.proc(p).insts.iter().find_map(|d| match d.kind {
+                Inst::Call(c, ref args) => Some((c, args.len())),
+                _ => None,
+            })
+        };
+        let (copy, nargs) = callee_of(root).expect("the root calls");
+        assert_ne!(copy, root);
+        assert_eq!(nargs, 2, "x and its tangent");
+        assert_eq!(callee_of(copy), Some((copy, 2)), "the copy calls itself");
         let zero = TangentOptions {
             directions: 0,
             ..TangentOptions::default()
