@@ -38,8 +38,18 @@
 //!   The root's independents and dependents are always active, so the
 //!   derivative procedure's signature depends only on what was asked.
 //!
-//! Recursive calls are not analysed per context: a call to a context being
-//! analysed has no [`Activity::call`] entry (the transforms reject it).
+//! **Recursion** (direct or mutual) is a fixpoint over the call graph's
+//! cycles. A call reaching a context that is still being analysed (an
+//! ancestor in the call tree) gets a *stub* ([`Activity::is_stub`]): the
+//! context with the activity currently assumed for it (nothing at first).
+//! When the ancestor's analysis ends with more active variables or globals
+//! than assumed, the assumption grows to the result and the ancestor (and
+//! everything analysed under it) is analysed again; activity only grows with
+//! the callee's, so this ends, and at the end every stub has exactly the
+//! activity of the context it stands for. The full activity of every stubbed
+//! context is kept by the root ([`Activity::resolve`]), so a transform that
+//! meets a stub generates (or reuses) one derivative procedure per context,
+//! which calls itself.
 
 use adjit_ir::{
     BinaryOp, CallArg, GlobalId, Inst, Module, Proc, ProcId, StackKind, Storage, Terminator, Type,
@@ -738,9 +748,47 @@ pub struct Activity {
     varied_values: Vec<bool>,
     useful_values: Vec<bool>,
     calls: BTreeMap<Value, Activity>,
+    /// Stands for the activity of its context analysed higher up in the call
+    /// tree (a recursive call): it has that activity's variables and globals
+    /// but no callees.
+    stub: bool,
+    /// At the root: the full activity of every context some stub stands for.
+    recursive: HashMap<Context, Activity>,
 }
 
 impl Activity {
+    /// True for the activity of a recursive call: it has the activity of its
+    /// context's variables and globals but no callee activities; see
+    /// [`Activity::resolve`].
+    pub fn is_stub(&self) -> bool {
+        self.stub
+    }
+    /// The full activity of `a`, a node of this (root) activity's tree:
+    /// `a` itself, or for a stub the activity of its context.
+    pub fn resolve<'s>(&'s self, a: &'s Activity) -> &'s Activity {
+        if a.stub {
+            self.recursive.get(&a.context).unwrap_or(a)
+        } else {
+            a
+        }
+    }
+    /// True when `a` (a node of this root activity's tree) or a procedure it
+    /// calls, transitively and through recursion, has an active variable.
+    pub fn any_active(&self, a: &Activity) -> bool {
+        let mut seen = Vec::new();
+        let mut todo = vec![self.resolve(a)];
+        while let Some(x) = todo.pop() {
+            if seen.contains(&&x.context) {
+                continue;
+            }
+            seen.push(&x.context);
+            if x.active_vars.iter().any(|&v| v) {
+                return true;
+            }
+            todo.extend(x.calls.values().map(|c| self.resolve(c)));
+        }
+        false
+    }
     /// Varied somewhere (depends on an independent).
     pub fn is_varied(&self, var: VarId) -> bool {
         self.varied_vars.get(var.index()).copied().unwrap_or(false)
@@ -791,7 +839,8 @@ impl Activity {
             })
             .unwrap_or_default()
     }
-    /// Calls `f` on this activity and on every callee activity, depth first.
+    /// Calls `f` on this activity and on every callee activity, depth first
+    /// (stubs included, not resolved).
     pub fn for_each(&self, f: &mut dyn FnMut(&Activity)) {
         f(self);
         for callee in self.calls.values() {
@@ -866,8 +915,13 @@ pub fn analyze_with_globals(
         summaries: &summaries,
         in_progress: Vec::new(),
         memo: HashMap::new(),
+        memo_log: Vec::new(),
+        assumed: HashMap::new(),
+        stubbed: Vec::new(),
+        recursive: HashMap::new(),
     };
     let mut root = analyzer.analyze(&context);
+    let mut recursive = std::mem::take(&mut analyzer.recursive);
     for &v in independents
         .iter()
         .chain(dependents)
@@ -887,6 +941,10 @@ pub fn analyze_with_globals(
         }
     });
     spread_globals(module, &mut root, &globals);
+    for a in recursive.values_mut() {
+        spread_globals(module, a, &globals);
+    }
+    root.recursive = recursive;
     root
 }
 
@@ -923,22 +981,97 @@ fn empty_activity(module: &Module, proc: ProcId) -> Activity {
         varied_values: Vec::new(),
         useful_values: Vec::new(),
         calls: BTreeMap::new(),
+        stub: false,
+        recursive: HashMap::new(),
     }
 }
 
-/// Per-context analysis with memoisation and recursion detection.
+/// Per-context analysis with memoisation and a fixpoint over recursion.
 struct Analyzer<'m> {
     module: &'m Module,
     summaries: &'m Summaries,
     in_progress: Vec<Context>,
     memo: HashMap<Context, Activity>,
+    /// Contexts in `memo`, in insertion order (an analysis that must be
+    /// redone drops what was memoised under it).
+    memo_log: Vec<Context>,
+    /// The stub currently assumed for each context reached by a recursive
+    /// call while in progress.
+    assumed: HashMap<Context, Activity>,
+    /// Contexts whose assumed stub was used since they started.
+    stubbed: Vec<Context>,
+    /// The final activity of every context a stub was made for.
+    recursive: HashMap<Context, Activity>,
 }
 
 impl Analyzer<'_> {
+    /// The activity of `context`, iterated while recursive calls back to it
+    /// assumed less activity than its analysis finds (module docs).
     fn analyze(&mut self, context: &Context) -> Activity {
         if let Some(a) = self.memo.get(context) {
             return a.clone();
         }
+        let log_len = self.memo_log.len();
+        loop {
+            let mut activity = self.analyze_once(context);
+            if !self.stubbed.contains(context) {
+                self.memoize(context, &activity);
+                return activity;
+            }
+            let assumed = self
+                .assumed
+                .entry(context.clone())
+                .or_insert_with(|| stub_of(&activity));
+            let same = assumed.active_vars == activity.active_vars
+                && assumed.active_globals == activity.active_globals;
+            let grew = union_into(&mut assumed.active_vars, &activity.active_vars)
+                | union_into(&mut assumed.active_globals, &activity.active_globals);
+            if same || !grew {
+                // Converged (or, defensively, no more growth: the result
+                // takes the assumed activity so stubs and it agree).
+                activity.active_vars.clone_from(&assumed.active_vars);
+                activity.active_globals.clone_from(&assumed.active_globals);
+                self.assumed.remove(context);
+                self.stubbed.retain(|c| c != context);
+                self.recursive.insert(context.clone(), activity.clone());
+                self.memoize(context, &activity);
+                return activity;
+            }
+            for c in self.memo_log.drain(log_len..) {
+                self.memo.remove(&c);
+            }
+        }
+    }
+
+    fn memoize(&mut self, context: &Context, activity: &Activity) {
+        self.memo.insert(context.clone(), activity.clone());
+        self.memo_log.push(context.clone());
+    }
+
+    /// The stub for a recursive call reaching `context` (in progress).
+    fn stub(&mut self, context: &Context) -> Activity {
+        if !self.stubbed.contains(context) {
+            self.stubbed.push(context.clone());
+        }
+        match self.assumed.get(context) {
+            Some(a) => a.clone(),
+            None => {
+                let proc = self.module.proc(context.proc);
+                let mut a = empty_activity(self.module, context.proc);
+                a.context = context.clone();
+                a.active_vars = vec![false; proc.vars.len()];
+                a.varied_vars = vec![false; proc.vars.len()];
+                a.useful_vars = vec![false; proc.vars.len()];
+                a.stub = true;
+                self.assumed.insert(context.clone(), a.clone());
+                a
+            }
+        }
+    }
+
+    /// One analysis of `context`, with the current assumptions for
+    /// recursive calls.
+    fn analyze_once(&mut self, context: &Context) -> Activity {
         let module = self.module;
         let proc = module.proc(context.proc);
         let slots = Slots {
@@ -1052,10 +1185,11 @@ impl Analyzer<'_> {
                     Port::Stack => {}
                 }
             }
-            if self.in_progress.contains(&ctx) {
-                continue;
-            }
-            let callee_activity = self.analyze(&ctx);
+            let callee_activity = if self.in_progress.contains(&ctx) {
+                self.stub(&ctx)
+            } else {
+                self.analyze(&ctx)
+            };
             // The caller must provide derivative storage for every actual
             // bound to an active callee parameter.
             for (k, arg) in args.iter().enumerate() {
@@ -1088,10 +1222,38 @@ impl Analyzer<'_> {
             varied_values: fwd.values.iter().map(|s| s.contains(0)).collect(),
             useful_values: bwd.values,
             calls,
+            stub: false,
+            recursive: HashMap::new(),
         };
-        self.memo.insert(context.clone(), activity.clone());
         activity
     }
+}
+
+/// The stub of a context with `a`'s variable and global activity (`a`
+/// without callees).
+fn stub_of(a: &Activity) -> Activity {
+    Activity {
+        context: a.context.clone(),
+        varied_vars: a.varied_vars.clone(),
+        useful_vars: a.useful_vars.clone(),
+        active_vars: a.active_vars.clone(),
+        active_globals: a.active_globals.clone(),
+        varied_values: Vec::new(),
+        useful_values: Vec::new(),
+        calls: BTreeMap::new(),
+        stub: true,
+        recursive: HashMap::new(),
+    }
+}
+
+/// `into |= from`, elementwise; true when `into` changed.
+fn union_into(into: &mut [bool], from: &[bool]) -> bool {
+    let mut changed = false;
+    for (a, &b) in into.iter_mut().zip(from) {
+        changed |= b && !*a;
+        *a |= b;
+    }
+    changed
 }
 
 /// The slots that are varied and useful at some common program point. A
@@ -1368,5 +1530,78 @@ mod tests {
         // callee's derivative must zero it for the caller.
         assert!(site.is_active(v));
         assert!(a.is_active(t));
+    }
+
+    #[test]
+    fn mutual_recursion_reaches_a_fixpoint_with_consistent_stubs() {
+        // f(x, y, n): if (n > 0) call g(x, y, n) else y = x*x
+        // g(a, b, m): call f(a, b, m - 1); b = b*a
+        let mut m = Module::default();
+        let (f_id, g_id) = (ProcId(0), ProcId(1));
+        let mut p = Proc::new("f");
+        let mut b = ProcBuilder::new(&mut p);
+        let x = b.param("x", Type::F64, vec![]);
+        let y = b.param("y", Type::F64, vec![]);
+        let n = b.param("n", Type::I32, vec![]);
+        let ln = b.load(n);
+        let zero = b.iconst(Type::I32, 0);
+        let more = b.cmp(CmpOp::Gt, ln, zero);
+        let (rec, base, join) = (b.create_block(), b.create_block(), b.create_block());
+        b.branch(more, rec, base);
+        b.switch_to_block(rec);
+        let to_g = b.call(
+            g_id,
+            vec![CallArg::Var(x), CallArg::Var(y), CallArg::Var(n)],
+        );
+        b.jump(join);
+        b.switch_to_block(base);
+        let lx = b.load(x);
+        let sq = b.binary(BinaryOp::Mul, lx, lx);
+        b.store(y, sq);
+        b.jump(join);
+        b.switch_to_block(join);
+        b.ret();
+        m.add_proc(p);
+        let mut p = Proc::new("g");
+        let mut b = ProcBuilder::new(&mut p);
+        let a = b.param("a", Type::F64, vec![]);
+        let bb = b.param("b", Type::F64, vec![]);
+        let mm = b.param("m", Type::I32, vec![]);
+        let lm = b.load(mm);
+        let one = b.iconst(Type::I32, 1);
+        let m1 = b.binary(BinaryOp::Sub, lm, one);
+        let to_f = b.call(
+            f_id,
+            vec![CallArg::Var(a), CallArg::Var(bb), CallArg::Value(m1)],
+        );
+        let (lb, la) = (b.load(bb), b.load(a));
+        let prod = b.binary(BinaryOp::Mul, lb, la);
+        b.store(bb, prod);
+        b.ret();
+        m.add_proc(p);
+        let root = analyze(&m, f_id, &[x], &[y]);
+        assert!(!root.is_stub());
+        let g = root.call(to_g).expect("g analysed");
+        assert!(!g.is_stub() && g.is_active(a) && g.is_active(bb) && !g.is_active(mm));
+        // Down the chain f -> g -> f -> ... until a context repeats.
+        let mut node = g;
+        let back = loop {
+            let next = node.call(to_f).or_else(|| node.call(to_g));
+            let next = next.expect("every level calls");
+            if next.is_stub() {
+                break next;
+            }
+            node = next;
+        };
+        let full = root.resolve(back);
+        assert!(!full.is_stub() && !full.calls.is_empty());
+        assert_eq!(full.context, back.context);
+        let params = &m.proc(back.context.proc).params;
+        for &v in params {
+            assert_eq!(back.is_active(v), full.is_active(v), "stub and full agree");
+        }
+        assert!(back.is_active(params[0]) && back.is_active(params[1]));
+        assert!(!back.is_active(params[2]));
+        assert!(root.any_active(back));
     }
 }

@@ -71,8 +71,10 @@
 //! when nothing else in it is active, so pushes and pops stay paired. The
 //! integer and control stacks carry no derivatives and are copied.
 //!
-//! Not differentiated (an [`AdError::Unsupported`]): recursive calls with
-//! active arguments.
+//! Recursive procedures (direct or mutual) get one tangent procedure per
+//! activity context, which calls itself: the activity analysis resolves the
+//! recursion by a fixpoint ([`activity`] module docs), and a recursive call
+//! reaching the root's context calls a non-root copy of it.
 
 use super::activity::{self, uses_value_stack, Activity, Context};
 use super::rules::{self, Emit, StrongZero};
@@ -156,6 +158,7 @@ pub fn tangent(
     let activity = activity::analyze(module, proc, independents, dependents);
     let mut generator = Generator {
         src: module,
+        root: &activity,
         out: module.clone(),
         directions: options.directions,
         strong_zero: options.strong_zero,
@@ -193,6 +196,8 @@ fn check_interface_var(proc: &Proc, v: VarId) -> Result<(), AdError> {
 /// Generates tangent procedures into a copy of the module.
 struct Generator<'m> {
     src: &'m Module,
+    /// The root's activity (resolves the stubs of recursive calls).
+    root: &'m Activity,
     out: Module,
     directions: usize,
     /// Which local products are strong zeros.
@@ -245,14 +250,20 @@ impl Generator<'_> {
     }
 
     /// Generates (or reuses) the tangent procedure of one activity context.
+    ///
+    /// The root is never reused: a recursive call reaching the root's
+    /// context gets a procedure of its own (the root zeroes tangents on
+    /// entry and always has its independents and dependents active).
     fn generate(&mut self, activity: &Activity, is_root: bool) -> Result<ProcId, AdError> {
-        if let Some(&p) = self.memo.get(&activity.context) {
+        if let (false, Some(&p)) = (is_root, self.memo.get(&activity.context)) {
             return Ok(p);
         }
         let src = self.src.proc(activity.context.proc);
         let id = self.out.add_proc(Proc::new(self.proc_name(&src.name)));
-        self.memo.insert(activity.context.clone(), id);
-        let proc = ProcGen::new(self, activity, is_root)?.finish(self)?;
+        if !is_root {
+            self.memo.insert(activity.context.clone(), id);
+        }
+        let proc = ProcGen::new(self, activity, id, is_root)?.finish(self)?;
         self.out.procs[id.index()] = proc;
         Ok(id)
     }
@@ -284,17 +295,13 @@ impl<'a> ProcGen<'a> {
     fn new<'m: 'a>(
         g: &mut Generator<'m>,
         activity: &'a Activity,
+        id: ProcId,
         is_root: bool,
     ) -> Result<ProcGen<'a>, AdError> {
         let src = g.src.proc(activity.context.proc);
         let directions = g.directions;
         let vector = g.vector();
-        let mut proc = Proc::new(
-            g.out
-                .proc(*g.memo.get(&activity.context).expect("reserved"))
-                .name
-                .clone(),
-        );
+        let mut proc = Proc::new(g.out.proc(id).name.clone());
         proc.span = src.span;
         proc.vars = src.vars.clone();
         let mut tvar = vec![None; src.vars.len()];
@@ -603,9 +610,10 @@ impl<'a> ProcGen<'a> {
         inst: Inst,
         span: Span,
     ) -> Result<(), AdError> {
-        let callee_activity = self.activity.call(v);
+        let root = g.root;
+        let callee_activity = self.activity.call(v).map(|a| root.resolve(a));
         let needs_tangent = match callee_activity {
-            Some(a) => has_active(a, g.src) || (g.value_stack && uses_value_stack(g.src, callee)),
+            Some(a) => root.any_active(a) || (g.value_stack && uses_value_stack(g.src, callee)),
             None => self.call_touches_active(args),
         };
         if !needs_tangent {
@@ -615,7 +623,7 @@ impl<'a> ProcGen<'a> {
         }
         let Some(callee_activity) = callee_activity else {
             let what = format!(
-                "the recursive call of `{}` with active arguments",
+                "the call of `{}` with active arguments (no callee activity)",
                 g.src.proc(callee).name
             );
             return Err(self.unsupported(&what, span));
@@ -752,16 +760,6 @@ fn directions_dim(k: usize) -> Dim {
         lower: Bound::Const(1),
         upper: Some(Bound::Const(k as i64)),
     }
-}
-
-/// True when an activity (or one of its callees) has an active variable.
-fn has_active(a: &Activity, module: &Module) -> bool {
-    let mut any = false;
-    a.for_each(&mut |x| {
-        let proc = module.proc(x.context.proc);
-        any |= (0..proc.vars.len()).any(|i| x.is_active(VarId(i as u32)));
-    });
-    any
 }
 
 /// Loads the tangent of `x(idx)` (or of scalar `x`), one value per direction.
@@ -1714,7 +1712,9 @@ mod tests {
             tangent(&m, ProcId(7), &[], &[], &opts),
             Err(AdError::UnknownProc(7))
         ));
-        // A recursive call with active arguments.
+        // A recursive call with active arguments: the root's tangent calls a
+        // non-root copy (the root zeroes tangents on entry), which calls
+        // itself.
         let mut p = Proc::new("r");
         let mut b = ProcBuilder::new(&mut p);
         let x = b.param("x", Type::F64, vec![]);
@@ -1722,10 +1722,17 @@ mod tests {
         b.ret();
         let mut rm = Module::default();
         let r = rm.add_proc(p);
-        assert!(matches!(
-            tangent(&rm, r, &[x], &[x], &opts),
-            Err(AdError::Unsupported { .. })
-        ));
+        let (out, root) = tangent(&rm, r, &[x], &[x], &opts).expect("recursion is differentiated");
+        let callee_of = |p: ProcId| {
+            out.proc(p).insts.iter().find_map(|d| match d.kind {
+                Inst::Call(c, ref args) => Some((c, args.len())),
+                _ => None,
+            })
+        };
+        let (copy, nargs) = callee_of(root).expect("the root calls");
+        assert_ne!(copy, root);
+        assert_eq!(nargs, 2, "x and its tangent");
+        assert_eq!(callee_of(copy), Some((copy, 2)), "the copy calls itself");
         let zero = TangentOptions {
             directions: 0,
             ..TangentOptions::default()
