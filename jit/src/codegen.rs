@@ -2475,25 +2475,54 @@ impl<'a, 'm> Lower<'a, 'm> {
             _ => (types::F32X4, self.b.ins().f32const(Ieee32::with_bits(0))),
         };
         let zeros = self.b.ins().splat(vector, zero);
+        let mut splats: Vec<(ir::Value, Value)> = Vec::with_capacity(tests.len() + 1);
         let mut mask = None;
         for &t in tests {
-            let x = self.operand(t)?;
-            let lanes = self.b.ins().splat(vector, x);
+            let lanes = self.splat_of(&mut splats, vector, t)?;
             let eq = self.b.ins().fcmp(FloatCC::Equal, lanes, zeros);
             mask = Some(match mask {
                 Some(m) => self.b.ins().bor(m, eq),
                 None => eq,
             });
         }
-        let y = self.operand(y)?;
         let Some(mask) = mask else {
-            return Ok(y);
+            return self.operand(y);
         };
         let little = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
         let mask = self.b.ins().bitcast(vector, little, mask);
-        let lanes = self.b.ins().splat(vector, y);
+        // The guarded product itself in the vector lanes (the same bits as
+        // the scalar multiply): its factors are usually the values tested.
+        let lanes = match self.proc.insts.get(y.index()).map(|d| &d.kind) {
+            Some(Inst::Binary(BinaryOp::Mul, p, d))
+                if self.value_type(*p).ok() == Some(ty) && self.value_type(*d).ok() == Some(ty) =>
+            {
+                let p = self.splat_of(&mut splats, vector, *p)?;
+                let d = self.splat_of(&mut splats, vector, *d)?;
+                self.b.ins().fmul(p, d)
+            }
+            _ => {
+                let y = self.operand(y)?;
+                self.b.ins().splat(vector, y)
+            }
+        };
         let kept = self.b.ins().band_not(lanes, mask);
         Ok(self.b.ins().extractlane(kept, 0))
+    }
+
+    /// The IR value `v` broadcast to `vector`, made once per entry of `splats`.
+    fn splat_of(
+        &mut self,
+        splats: &mut Vec<(ir::Value, Value)>,
+        vector: types::Type,
+        v: ir::Value,
+    ) -> Result<Value, CompileError> {
+        if let Some(&(_, lanes)) = splats.iter().find(|(w, _)| *w == v) {
+            return Ok(lanes);
+        }
+        let x = self.operand(v)?;
+        let lanes = self.b.ins().splat(vector, x);
+        splats.push((v, lanes));
+        Ok(lanes)
     }
 
     fn compare(&mut self, op: CmpOp, ty: Type, x: Value, y: Value) -> Value {
