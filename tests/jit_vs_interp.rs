@@ -438,3 +438,127 @@ fn stacks_shared_between_two_calls_agree() {
         rt.depth(StackKind::Value)
     );
 }
+
+/// The strong-zero guards of derivative code, `select(p == 0 or d == 0,
+/// +0.0, p*d)` and its variants, which the JIT lowers branch-free as vector
+/// masks: the same bits as the interpreter's select, including the sign of
+/// zero (`+0.0` where a test holds, an underflowed `-0.0` kept where none
+/// does), infinities, NaN operands (never equal to zero), `-0.0` as the
+/// compared zero, operands in either order, one to three tests, and the
+/// shapes that must not be taken for a guard (a `-0.0` or non-zero arm).
+#[test]
+fn strong_zero_guards_agree_with_the_interpreter() {
+    type Guard = fn(&mut ProcBuilder, Type, [adjit::ir::Value; 3]) -> adjit::ir::Value;
+    fn zero_test(
+        b: &mut ProcBuilder,
+        ty: Type,
+        x: adjit::ir::Value,
+        zero: f64,
+    ) -> adjit::ir::Value {
+        let z = b.fconst(ty, zero);
+        b.cmp(CmpOp::Eq, x, z)
+    }
+    let shapes: [(&str, Guard); 7] = [
+        ("p == 0 or d == 0", |b, ty, [p, d, _]| {
+            let t = b.binary(BinaryOp::Mul, p, d);
+            let (cd, cp) = (zero_test(b, ty, d, 0.0), zero_test(b, ty, p, 0.0));
+            let either = b.binary(BinaryOp::Or, cd, cp);
+            let zero = b.fconst(ty, 0.0);
+            b.select(either, zero, t)
+        }),
+        ("d == 0 only", |b, ty, [p, d, _]| {
+            let t = b.binary(BinaryOp::Mul, p, d);
+            let cd = zero_test(b, ty, d, 0.0);
+            let zero = b.fconst(ty, 0.0);
+            b.select(cd, zero, t)
+        }),
+        ("0 == p, -0.0 compared", |b, ty, [p, d, _]| {
+            let t = b.binary(BinaryOp::Mul, d, p);
+            let z = b.fconst(ty, -0.0);
+            let cp = b.cmp(CmpOp::Eq, z, p);
+            let cd = zero_test(b, ty, d, 0.0);
+            let either = b.binary(BinaryOp::Or, cp, cd);
+            let zero = b.fconst(ty, 0.0);
+            b.select(either, zero, t)
+        }),
+        ("three tests, a sum guarded", |b, ty, [p, d, e]| {
+            let t = b.binary(BinaryOp::Add, p, e);
+            let (cd, cp, ce) = (
+                zero_test(b, ty, d, 0.0),
+                zero_test(b, ty, p, 0.0),
+                zero_test(b, ty, e, 0.0),
+            );
+            let two = b.binary(BinaryOp::Or, cd, cp);
+            let three = b.binary(BinaryOp::Or, two, ce);
+            let zero = b.fconst(ty, 0.0);
+            b.select(three, zero, t)
+        }),
+        ("a product of an untested factor", |b, ty, [p, d, e]| {
+            let t = b.binary(BinaryOp::Mul, e, d);
+            let (cd, cp) = (zero_test(b, ty, d, 0.0), zero_test(b, ty, p, 0.0));
+            let either = b.binary(BinaryOp::Or, cd, cp);
+            let zero = b.fconst(ty, 0.0);
+            b.select(either, zero, t)
+        }),
+        ("-0.0 arm (not a guard)", |b, ty, [p, d, _]| {
+            let t = b.binary(BinaryOp::Mul, p, d);
+            let cd = zero_test(b, ty, d, 0.0);
+            let zero = b.fconst(ty, -0.0);
+            b.select(cd, zero, t)
+        }),
+        ("a test against 1 (not a guard)", |b, ty, [p, d, _]| {
+            let t = b.binary(BinaryOp::Mul, p, d);
+            let cd = zero_test(b, ty, d, 1.0);
+            let cp = zero_test(b, ty, p, 0.0);
+            let either = b.binary(BinaryOp::Or, cp, cd);
+            let zero = b.fconst(ty, 0.0);
+            b.select(either, zero, t)
+        }),
+    ];
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1e-200,
+        1e-200,
+        1e300,
+        -3.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MIN_POSITIVE / 4.0,
+    ];
+    for ty in [Type::F64, Type::F32] {
+        for (name, shape) in shapes {
+            let mut proc = Proc::new("guard");
+            let mut b = ProcBuilder::new(&mut proc);
+            let params = ["p", "d", "e"].map(|n| b.param(n, ty, vec![]));
+            let pr = b.param("r", ty, vec![]);
+            let values = params.map(|v| b.load(v));
+            let r = shape(&mut b, ty, values);
+            b.store(pr, r);
+            b.ret();
+            let mut m = Module::default();
+            let id = m.add_proc(proc);
+            let c = jit(&m);
+            let buffer = |x: f64| match ty {
+                Type::F32 => Buffer::F32(vec![x as f32]),
+                _ => Buffer::F64(vec![x]),
+            };
+            for &p in &special {
+                for &d in &special {
+                    for e in [0.0, -2.0, f64::NAN] {
+                        let args = [buffer(p), buffer(d), buffer(e), buffer(7.0)];
+                        agree(
+                            &m,
+                            &c,
+                            id,
+                            &args,
+                            &format!("{ty:?} {name} p={p} d={d} e={e}"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -495,6 +495,21 @@ impl CompiledModule {
     }
 }
 
+/// True when `v` is a float constant zero (`+0.0` only, when `positive`).
+fn is_float_zero(proc: &ir::Proc, v: ir::Value, positive: bool) -> bool {
+    let Some(data) = proc.insts.get(v.index()) else {
+        return false;
+    };
+    if !data.ty.is_some_and(Type::is_float) {
+        return false;
+    }
+    match data.kind {
+        Inst::Const(Const::Float(x)) => x == 0.0 && (!positive || x.to_bits() == 0),
+        Inst::Const(Const::Int(0)) => true,
+        _ => false,
+    }
+}
+
 /// Maps an IR scalar type to a Cranelift type.
 fn cl_type(ty: Type) -> Result<types::Type, CompileError> {
     Ok(match ty {
@@ -2130,8 +2145,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.convert(x, from, need_ty()?, *rounding)?
             }
             Inst::Select(c, a, d) => {
-                let (c, x, y) = (self.operand(*c)?, self.operand(*a)?, self.operand(*d)?);
-                self.b.ins().select(c, x, y)
+                let strong = ty.and_then(|t| self.strong_zero_tests(*c, *a, t));
+                match strong {
+                    Some((tests, t)) => self.masked_zero_select(&tests, t, *d)?,
+                    None => {
+                        let (c, x, y) = (self.operand(*c)?, self.operand(*a)?, self.operand(*d)?);
+                        self.b.ins().select(c, x, y)
+                    }
+                }
             }
             Inst::DimLower(var, d) | Inst::DimExtent(var, d) => {
                 let info = self.var_info(*var)?;
@@ -2646,6 +2667,114 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(self
             .call_external(name, &[t, types::I64], Some(t), &[x, n])?
             .expect("powi returns"))
+    }
+
+    /// Recognises a strong zero `select(a == 0 or b == 0 ..., +0.0, y)` of
+    /// float type `ty` (the guarded products of derivative code): returns
+    /// the values tested against zero (at most four, all of type `ty` and
+    /// defined in the current block) when `cond` is a disjunction of such
+    /// tests and `zero` is the constant `+0.0`.
+    fn strong_zero_tests(
+        &self,
+        cond: ir::Value,
+        zero: ir::Value,
+        ty: Type,
+    ) -> Option<(Vec<ir::Value>, Type)> {
+        if !ty.is_float() || !is_float_zero(self.proc, zero, true) {
+            return None;
+        }
+        let mut tests = Vec::new();
+        let mut pending = vec![cond];
+        while let Some(c) = pending.pop() {
+            match &self.proc.insts.get(c.index())?.kind {
+                Inst::Binary(BinaryOp::Or, l, r) => pending.extend([*l, *r]),
+                Inst::Cmp(CmpOp::Eq, l, r) => {
+                    let tested = if is_float_zero(self.proc, *r, false) {
+                        *l
+                    } else if is_float_zero(self.proc, *l, false) {
+                        *r
+                    } else {
+                        return None;
+                    };
+                    if self.value_type(tested).ok()? != ty || self.operand(tested).is_err() {
+                        return None;
+                    }
+                    tests.push(tested);
+                }
+                _ => return None,
+            }
+            if tests.len() + pending.len() > 4 {
+                return None;
+            }
+        }
+        Some((tests, ty))
+    }
+
+    /// Lowers `select(t1 == 0 or t2 == 0 ..., +0.0, y)` without flags or
+    /// branches: each tested value is broadcast to a vector and compared
+    /// lane-wise (`cmpeqpd`: an all-ones mask, false for NaN as the scalar
+    /// comparison), the masks are or-ed and clear the bits of `y`, so the
+    /// result is `+0.0` where a test holds and `y` bit for bit elsewhere,
+    /// like the select it replaces (lane 0 is taken).
+    fn masked_zero_select(
+        &mut self,
+        tests: &[ir::Value],
+        ty: Type,
+        y: ir::Value,
+    ) -> Result<Value, CompileError> {
+        let (vector, zero) = match ty {
+            Type::F64 => (types::F64X2, self.b.ins().f64const(Ieee64::with_bits(0))),
+            _ => (types::F32X4, self.b.ins().f32const(Ieee32::with_bits(0))),
+        };
+        let zeros = self.b.ins().splat(vector, zero);
+        let mut splats: Vec<(ir::Value, Value)> = Vec::with_capacity(tests.len() + 1);
+        let mut mask = None;
+        for &t in tests {
+            let lanes = self.splat_of(&mut splats, vector, t)?;
+            let eq = self.b.ins().fcmp(FloatCC::Equal, lanes, zeros);
+            mask = Some(match mask {
+                Some(m) => self.b.ins().bor(m, eq),
+                None => eq,
+            });
+        }
+        let Some(mask) = mask else {
+            return self.operand(y);
+        };
+        let little = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
+        let mask = self.b.ins().bitcast(vector, little, mask);
+        // The guarded product itself in the vector lanes (the same bits as
+        // the scalar multiply): its factors are usually the values tested.
+        let lanes = match self.proc.insts.get(y.index()).map(|d| &d.kind) {
+            Some(Inst::Binary(BinaryOp::Mul, p, d))
+                if self.value_type(*p).ok() == Some(ty) && self.value_type(*d).ok() == Some(ty) =>
+            {
+                let p = self.splat_of(&mut splats, vector, *p)?;
+                let d = self.splat_of(&mut splats, vector, *d)?;
+                self.b.ins().fmul(p, d)
+            }
+            _ => {
+                let y = self.operand(y)?;
+                self.b.ins().splat(vector, y)
+            }
+        };
+        let kept = self.b.ins().band_not(lanes, mask);
+        Ok(self.b.ins().extractlane(kept, 0))
+    }
+
+    /// The IR value `v` broadcast to `vector`, made once per entry of `splats`.
+    fn splat_of(
+        &mut self,
+        splats: &mut Vec<(ir::Value, Value)>,
+        vector: types::Type,
+        v: ir::Value,
+    ) -> Result<Value, CompileError> {
+        if let Some(&(_, lanes)) = splats.iter().find(|(w, _)| *w == v) {
+            return Ok(lanes);
+        }
+        let x = self.operand(v)?;
+        let lanes = self.b.ins().splat(vector, x);
+        splats.push((v, lanes));
+        Ok(lanes)
     }
 
     fn compare(&mut self, op: CmpOp, ty: Type, x: Value, y: Value) -> Value {

@@ -1,0 +1,85 @@
+//! A fixed-work driver for instruction counting
+//! (`valgrind --tool=callgrind target/release/deps/probe-* CASE MODE REPS`):
+//! builds the bundled example `CASE` (`griewank`, `product`, `bratu`) at
+//! n = 1000 and runs `MODE` (`primal`, `adjoint`, `tangent`, or `compile`:
+//! source text to a callable adjoint) `REPS` times. Instructions per call
+//! are the difference of two runs with different `REPS` divided by the
+//! difference of `REPS`, so that setup cancels. It times nothing.
+
+mod common;
+
+use adjit::ad::adjoint::AdjointOptions;
+use adjit::engine::{Engine, Options};
+use common::sel;
+use std::path::PathBuf;
+
+/// The example file, outputs, inputs and size parameter of a case.
+fn case(name: &str) -> (&'static str, &'static str, &'static str, &'static str) {
+    match name {
+        "griewank" => ("examples/griewank.f90", "c", "a", "s"),
+        "product" => ("examples/product.f90", "y", "x", "n"),
+        "bratu" => ("examples/bratu.f", "f(2)", "x,prm", "dim"),
+        other => panic!("unknown case {other}: griewank, product or bratu"),
+    }
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let [name, mode, reps] = &argv[..] else {
+        eprintln!("usage: probe CASE MODE REPS");
+        return;
+    };
+    let reps: usize = reps.parse().expect("REPS is a count");
+    let (file, of, wrt, size) = case(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
+    if mode == "compile" {
+        let text = std::fs::read_to_string(&path).expect("bundled example");
+        let sources = [(path.display().to_string(), text)];
+        for _ in 0..reps {
+            let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
+            let adjoint = engine
+                .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())
+                .expect("adjoint");
+            drop(adjoint);
+        }
+        return;
+    }
+    let engine = common::engine(file);
+    let primal = engine.procedure(None).unwrap();
+    let adjoint = engine
+        .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())
+        .unwrap();
+    let tangent = engine.tangent(None, &sel(of), &sel(wrt), 1).unwrap();
+    let n = 1000;
+    let mut args = if name == "bratu" {
+        common::bratu_args(&engine, n)
+    } else {
+        let mut args = primal.args();
+        args.set_scalar(size, n as f64).unwrap();
+        let x: Vec<f64> = (0..n).map(|i| 1.0 + (i % 7) as f64 * 0.1).collect();
+        args.set_array(wrt, &x).unwrap();
+        args
+    };
+    let nwrt = n + if name == "bratu" { 2 } else { 0 };
+    let mut grad = vec![0.0; nwrt];
+    let mut ws = adjoint.workspace();
+    let direction = vec![1.0; nwrt];
+    let mut tws = tangent.workspace();
+    let mut dout = [0.0];
+    for _ in 0..reps {
+        match mode.as_str() {
+            "primal" => primal.call(&mut args).unwrap(),
+            "adjoint" => adjoint
+                .vjp_into(&mut ws, &mut args, &[1.0], &mut grad)
+                .unwrap(),
+            "tangent" => tangent
+                .directional_into(&mut tws, &mut args, &direction, &mut dout)
+                .unwrap(),
+            other => panic!("unknown mode {other}: primal, adjoint, tangent or compile"),
+        }
+    }
+    println!("{:e} {:e}", grad.iter().sum::<f64>(), dout[0]);
+}
