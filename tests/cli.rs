@@ -71,6 +71,91 @@ fn misspellings_are_usage_errors_with_suggestions() {
     assert_eq!(code, 2, "{err}");
 }
 
+#[test]
+fn request_errors_the_engine_reports_exit_with_2_and_program_errors_with_1() {
+    // Names the engine does not know: usage errors.
+    for (args, message) in [
+        (
+            &["grad", G, "--of", "c", "--wrt", "zz", "--set", "s=2"][..],
+            "no argument named `zz` (arguments: s, a, c)\n",
+        ),
+        (
+            &["run", G, "--entry", "nosuch"][..],
+            "no procedure named `nosuch` (procedures: griewank)\n",
+        ),
+        (
+            &["grad", G, "--of", "s", "--wrt", "a", "--set", "s=2"][..],
+            "`s` is an INTEGER scalar, not a floating-point variable: it has no derivative\n",
+        ),
+    ] {
+        let (code, out, err) = adjit(args);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (2, "", message),
+            "{args:?}"
+        );
+    }
+    // The program's errors: a rejected source (runtime errors: see
+    // `messages_name_fortran_types_and_source_procedures`): exit 1.
+    let dir = std::env::temp_dir().join(format!("adjit-cli-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.f90");
+    std::fs::write(
+        &bad,
+        "subroutine b(x)\n  double precision x\n  x = x +\nend\n",
+    )
+    .unwrap();
+    let (code, _, err) = adjit(&["run", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.f90:3:"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn limits_are_checked_when_the_command_line_is_parsed() {
+    for (option, value, message) in [
+        (
+            "--stack-size",
+            "12Q",
+            "`12Q` is not a byte count (such as 512M)",
+        ),
+        (
+            "--memory-limit",
+            "lots",
+            "`lots` is not a byte count (such as 512M)",
+        ),
+        ("--timeout", "0", "`0` is not a positive number of seconds"),
+    ] {
+        let (code, out, err) = adjit(&["run", G, option, value]);
+        assert_eq!((code, out.as_str()), (2, ""), "{option}");
+        assert!(
+            err.starts_with(&format!("error: invalid value '{value}' for '{option} "))
+                && err.contains(message),
+            "{option}: {err}"
+        );
+    }
+    let (code, _, err) = adjit(&["jacobian", G, "--of", "c", "--wrt", "a", "--threads", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`0` is not a positive integer"), "{err}");
+    // Good values pass (binary suffixes).
+    let (code, out, err) = adjit(&[
+        "run",
+        G,
+        "--set",
+        "s=1",
+        "--set",
+        "a=2",
+        "--stack-size",
+        "64M",
+        "--memory-limit",
+        "1G",
+        "--timeout",
+        "30",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("c = "), "{out}");
+}
+
 /// `adjit ARGS` that must fail with exit 2 and exactly `message`.
 fn usage_error(args: &[&str], message: &str) {
     let (code, out, err) = adjit(args);
@@ -117,7 +202,7 @@ fn an_unset_size_leaving_the_gradient_empty_is_an_error() {
 #[test]
 fn messages_name_fortran_types_and_source_procedures() {
     let (code, _, err) = adjit(&["run", G, "--set", "s=1.5"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(
         err,
         "cannot set `s` (an INTEGER scalar) from 1.5, not a whole number\n"

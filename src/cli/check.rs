@@ -87,7 +87,7 @@ fn failing(rows: &[Row], fails: impl Fn(&Row) -> bool) -> Vec<&str> {
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     // clap admits only 1 and 2.
-    let order = if cl.value("order") == Some("2") { 2 } else { 1 };
+    let order = cl.order;
     let Problem {
         engine,
         primal,
@@ -98,12 +98,12 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     let entry = Some(primal.name());
     let n = element_count(&args, &wrt)?;
     let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
-    let tangent = engine.tangent(entry, &of, &wrt, directions(cl, n)?)?;
+    let tangent = engine.tangent(entry, &of, &wrt, directions(cl, n))?;
     // Every evaluation starts from the program's initial state (globals);
     // the last one leaves what one primal call would.
     let tan = engine.restoring_state(|| tangent.jacobian(&args))?;
     let mut fd = FiniteDifferences::new(&primal);
-    fd.step = fd_step(cl)?;
+    fd.step = fd_step(cl);
     let fdj = engine.restoring_state(|| fd.jacobian(&args, &of, &wrt))?;
 
     // Dot-product test: <J xd, yb> = <xd, J^T yb> with random directions.

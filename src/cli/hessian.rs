@@ -46,7 +46,7 @@ fn compute(
     wrt: &[Selection],
 ) -> Result<HessianMatrix, Failure> {
     let n = element_count(args, wrt)?;
-    let k = directions(cl, n)?;
+    let k = directions(cl, n);
     let hess = engine.hessian(Some(primal.name()), of, wrt, k, &adjoint_options(cl))?;
     Ok(engine.restoring_state(|| hess.hessian(args))?)
 }

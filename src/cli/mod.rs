@@ -109,8 +109,19 @@ pub(crate) fn report(result: CmdResult) -> i32 {
         }
         Err(Failure::Api(e)) => {
             eprintln!("{e}");
-            1
+            exit_code(&e)
         }
+    }
+}
+
+/// The exit code of an engine error: 2 for a request the engine refused
+/// (unknown names in `--of`, `--wrt`, `--set` or `--entry`, a value its
+/// argument cannot take), 1 for the program's errors (rejected source,
+/// runtime errors) and the rest.
+pub(crate) fn exit_code(e: &Error) -> i32 {
+    match e.kind {
+        adjit::engine::ErrorKind::Usage => 2,
+        _ => 1,
     }
 }
 
@@ -186,10 +197,11 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         } else {
             Channels::standard()
         },
-        stack_size: Some(cl.bytes("stack-size")?.unwrap_or(DEFAULT_STACK_SIZE)),
-        timeout: cl.seconds("timeout")?,
+        stack_size: Some(cl.limits.stack_size.unwrap_or(DEFAULT_STACK_SIZE)),
+        timeout: cl.limits.timeout,
         memory_limit: cl
-            .bytes("memory-limit")?
+            .limits
+            .memory_limit
             .unwrap_or_else(|| Options::default().memory_limit),
         ..Options::default()
     };
@@ -331,14 +343,8 @@ pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
 }
 
 /// The relative finite-difference step of `--step`, if given.
-pub(crate) fn fd_step(cl: &CommandLine) -> Result<Option<f64>, Failure> {
-    Ok(cl
-        .value("step")
-        .map(|s| {
-            s.parse::<f64>()
-                .map_err(|_| format!("--step must be a number, not `{s}`"))
-        })
-        .transpose()?)
+pub(crate) fn fd_step(cl: &CommandLine) -> Option<f64> {
+    cl.step
 }
 
 fn run(cl: &CommandLine) -> CmdResult {
@@ -444,25 +450,14 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
 }
 
 /// Default directions per tangent sweep: every input at once up to 8.
-pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> Result<usize, Failure> {
-    match cl.value("directions") {
-        Some(k) => k.parse::<usize>().ok().filter(|&k| k > 0).ok_or_else(|| {
-            Failure::Usage(format!(
-                "--directions must be a positive integer, not `{k}`"
-            ))
-        }),
-        None => Ok(inputs.clamp(1, 8)),
-    }
+pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> usize {
+    cl.directions.unwrap_or(inputs.clamp(1, 8))
 }
 
 /// The threads of `--threads` (default: every core the process may use).
-pub(crate) fn threads(cl: &CommandLine) -> Result<usize, Failure> {
-    match cl.value("threads") {
-        Some(t) => t.parse::<usize>().ok().filter(|&t| t > 0).ok_or_else(|| {
-            Failure::Usage(format!("--threads must be a positive integer, not `{t}`"))
-        }),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
+pub(crate) fn threads(cl: &CommandLine) -> usize {
+    cl.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Computes a Jacobian in the requested mode.
@@ -479,16 +474,16 @@ pub(crate) fn compute_jacobian(
     Ok(match mode {
         Mode::Adjoint => engine
             .adjoint(entry, of, wrt, &adjoint_options(cl))?
-            .jacobian_threads(args, threads(cl)?)?,
+            .jacobian_threads(args, threads(cl))?,
         Mode::Tangent => {
             let n = adjit::engine::element_count(args, wrt)?;
             engine
-                .tangent(entry, of, wrt, directions(cl, n)?)?
-                .jacobian_threads(args, threads(cl)?)?
+                .tangent(entry, of, wrt, directions(cl, n))?
+                .jacobian_threads(args, threads(cl))?
         }
         Mode::FiniteDifferences => {
             let mut fd = FiniteDifferences::new(primal);
-            fd.step = fd_step(cl)?;
+            fd.step = fd_step(cl);
             fd.jacobian(args, of, wrt)?
         }
     })
@@ -650,11 +645,7 @@ fn emit(cl: &CommandLine) -> CmdResult {
     let (tangent, adjoint);
     let (module, main, mode) = match mode(cl, Mode::Adjoint)? {
         Mode::Tangent => {
-            let k = cl
-                .value("directions")
-                .map(|_| directions(cl, 1))
-                .transpose()?
-                .unwrap_or(1);
+            let k = directions(cl, 1);
             tangent = engine.tangent(entry, &of, &wrt, k)?;
             let (module, id) = tangent.module();
             (module, id, adjit::fortran::Mode::Tangent)

@@ -104,7 +104,7 @@ fn elements(args: &Args, selections: &[Selection]) -> Result<Vec<Element>, Error
                 format!(
                     "`{}` is {}, not a floating-point variable: it has no derivative",
                     s.name,
-                    args.ty(param).name()
+                    args.describe(param)
                 ),
             ));
         }
