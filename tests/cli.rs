@@ -156,6 +156,55 @@ fn limits_are_checked_when_the_command_line_is_parsed() {
     assert!(out.contains("c = "), "{out}");
 }
 
+#[test]
+fn json_numbers_round_trip_exactly_through_output_and_input() {
+    // Values whose shortest forms need 17 digits, exponents, subnormals.
+    let a = "0.1,-1.2345678901234567e-300,3.0000000000000004,5e-324,1.7976931348623157e308,-0.0,2.220446049250313e-16";
+    let (code, first, err) = adjit(&[
+        "run",
+        G,
+        "--set",
+        "s=7",
+        "--set",
+        &format!("a={a}"),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let outputs = &json["outputs"];
+    let got: Vec<u64> = outputs["a"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap().to_bits())
+        .collect();
+    let want: Vec<u64> = a
+        .split(',')
+        .map(|x| x.parse::<f64>().unwrap().to_bits())
+        .collect();
+    assert_eq!(got, want, "{first}");
+    // The outputs read back with --input give the same run, byte for byte.
+    let dir = std::env::temp_dir().join(format!("adjit-cli-rt-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.json");
+    let mut back = outputs.clone();
+    back.as_object_mut().unwrap().remove("c");
+    std::fs::write(&input, back.to_string()).unwrap();
+    let (code, second, err) = adjit(&["run", G, "--input", input.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(second, first);
+    std::fs::remove_dir_all(&dir).ok();
+    // Shape of the other reports: `", "` and `": "` separators.
+    let (code, out, err) = adjit(&[
+        "grad", G, "--of", "c", "--wrt", "a(2),a", "--set", "s=2", "--set", "a=1,2", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("{\"value\": ") && out.contains(", \"gradient\": {\"a(2)\": "),
+        "{out}"
+    );
+}
+
 /// `adjit ARGS` that must fail with exit 2 and exactly `message`.
 fn usage_error(args: &[&str], message: &str) {
     let (code, out, err) = adjit(args);

@@ -36,8 +36,9 @@ use adjit::engine::{
 use adjit::front::source::SourceForm;
 use options::CommandLine;
 use output::{
-    json_buffer, json_f64, json_f64s, json_matrix, json_str, text_buffer, text_f64, text_matrix,
+    nums, text_buffer, text_f64, text_matrix, to_json, BufferJson, Fields, MatrixJson, Num,
 };
+use serde::Serialize;
 use std::path::PathBuf;
 
 /// Runs the command line; returns the process exit code.
@@ -361,36 +362,37 @@ fn run(cl: &CommandLine) -> CmdResult {
     let shown: Vec<usize> = (0..args.names().len())
         .filter(|&i| wanted.as_ref().is_none_or(|w| w.contains(&args.names()[i])))
         .collect();
-    let value = |i: usize, json: bool| {
-        let b = &args.buffers()[i];
-        if json {
-            json_buffer(b, args.is_array(i), args.char_len(i))
-        } else {
-            text_buffer(b, args.is_array(i), args.char_len(i))
-        }
+    let json = |i: usize| BufferJson {
+        buffer: &args.buffers()[i],
+        is_array: args.is_array(i),
+        char_len: args.char_len(i),
     };
     if cl.flag("json") {
-        let mut fields = Vec::new();
-        for &i in &shown {
-            if Some(&args.names()[i]) != result.as_ref() {
-                fields.push(format!(
-                    "{}: {}",
-                    json_str(&args.names()[i]),
-                    value(i, true)
-                ));
-            }
+        /// `run --json`.
+        #[derive(Serialize)]
+        struct RunReport<'a> {
+            entry: &'a str,
+            outputs: Fields<BufferJson<'a>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            result: Option<BufferJson<'a>>,
         }
-        let mut out = format!(
-            "{{\"entry\": {}, \"outputs\": {{{}}}",
-            json_str(f.name()),
-            fields.join(", ")
+        let outputs = shown
+            .iter()
+            .filter(|&&i| Some(&args.names()[i]) != result.as_ref())
+            .map(|&i| (args.names()[i].clone(), json(i)))
+            .collect();
+        let result = match &result {
+            Some(r) => Some(json(args.index_of(r)?)),
+            None => None,
+        };
+        outln!(
+            "{}",
+            to_json(&RunReport {
+                entry: f.name(),
+                outputs: Fields(outputs),
+                result,
+            })
         );
-        if let Some(r) = &result {
-            let i = args.index_of(r)?;
-            out.push_str(&format!(", \"result\": {}", value(i, true)));
-        }
-        out.push('}');
-        outln!("{out}");
     } else {
         for &i in &shown {
             let name = &args.names()[i];
@@ -399,7 +401,10 @@ fn run(cl: &CommandLine) -> CmdResult {
             } else {
                 name
             };
-            outln!("{label} = {}", value(i, false));
+            outln!(
+                "{label} = {}",
+                text_buffer(&args.buffers()[i], args.is_array(i), args.char_len(i))
+            );
         }
     }
     Ok(0)
@@ -552,17 +557,37 @@ fn grad(cl: &CommandLine) -> CmdResult {
         col += count;
     }
     if cl.flag("json") {
-        let fields: Vec<String> = groups
+        /// A gradient member: a number for a scalar or an element, an
+        /// array for a whole array.
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Part {
+            One(Num),
+            Many(Vec<Num>),
+        }
+        /// `grad --json`.
+        #[derive(Serialize)]
+        struct GradReport {
+            value: Num,
+            gradient: Fields<Part>,
+        }
+        let gradient = groups
             .iter()
             .map(|(name, _, g, arr)| {
-                let v = if *arr { json_f64s(g) } else { json_f64(g[0]) };
-                format!("{}: {}", json_str(name), v)
+                let part = if *arr {
+                    Part::Many(nums(g))
+                } else {
+                    Part::One(Num(g[0]))
+                };
+                (name.clone(), part)
             })
             .collect();
         outln!(
-            "{{\"value\": {}, \"gradient\": {{{}}}}}",
-            json_f64(jac.values[0]),
-            fields.join(", ")
+            "{}",
+            to_json(&GradReport {
+                value: Num(jac.values[0]),
+                gradient: Fields(gradient),
+            })
         );
     } else {
         outln!("{} = {}", jac.of[0], text_f64(jac.values[0]));
@@ -618,8 +643,8 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
     print_stats(cl, &jac);
     if cl.flag("json") {
         outln!(
-            "{{{}}}",
-            json_matrix(&jac.of, &jac.wrt, jac.rows(), &jac.matrix)
+            "{}",
+            to_json(&MatrixJson::new(&jac.of, &jac.wrt, jac.rows(), &jac.matrix))
         );
     } else {
         out!("{}", text_matrix(&jac.of, &jac.wrt, &jac.matrix));
