@@ -205,6 +205,93 @@ fn json_numbers_round_trip_exactly_through_output_and_input() {
     );
 }
 
+/// The emitted Fortran files of the documentation and the `emit` options
+/// that make them (as `scripts/docs.sh` does).
+const DOCS_FORTRAN: [(&str, &[&str]); 2] = [
+    (
+        "docs/griewank_b.f90",
+        &["examples/griewank.f90", "--of", "c", "--wrt", "a"],
+    ),
+    (
+        "docs/bratu_b.f90",
+        &["examples/bratu.f", "--of", "f", "--wrt", "x,prm"],
+    ),
+];
+
+#[test]
+fn docs_fortran_is_what_emit_writes() {
+    for (file, options) in DOCS_FORTRAN {
+        let args = [
+            &["emit"][..],
+            options,
+            &["--mode", "adjoint", "--format", "fortran"],
+        ]
+        .concat();
+        let (code, out, err) = adjit(&args);
+        assert_eq!(code, 0, "{err}");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let committed = std::fs::read_to_string(&path).unwrap();
+        // The support module is emitted, not copied by hand.
+        let support = include_str!("../fortran/src/support.f90");
+        assert!(out.contains(support.trim()), "{file}: no support module");
+        assert!(
+            committed == out,
+            "{file} is not what `adjit {}` writes: run scripts/docs.sh",
+            args.join(" ")
+        );
+    }
+    // README quotes the reverse sweep of Griewank's gradient from it.
+    let readme = include_str!("../README.md");
+    let docs = include_str!("../docs/griewank_b.f90");
+    let start = readme
+        .find("```fortran\nsubroutine griewank_rev")
+        .expect("README quotes griewank_rev")
+        + "```fortran\n".len();
+    let quoted = &readme[start..start + readme[start..].find("```").unwrap()];
+    assert!(
+        docs.contains(quoted),
+        "README's griewank_rev is not the one in docs/griewank_b.f90"
+    );
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    // A 100 x 102 Jacobian table (about 250 KB, more than a pipe holds),
+    // read as `| head -1` would.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .args([
+            "jacobian",
+            "examples/bratu.f",
+            "--of",
+            "f",
+            "--wrt",
+            "x,prm",
+            "--set",
+            "dim=100",
+            "--set",
+            "parmax=2",
+            "--set",
+            "x=1",
+            "--set",
+            "prm=1.3,0.2",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("x(1)"), "{first}");
+    // The reader is dropped: the rest of the output meets a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), err.as_ref()), (Some(0), ""));
+}
+
 /// `adjit ARGS` that must fail with exit 2 and exactly `message`.
 fn usage_error(args: &[&str], message: &str) {
     let (code, out, err) = adjit(args);

@@ -333,11 +333,16 @@ mod tests {
             to_json(&MatrixJson::new(&labels, &wrt, 2, &[1.0, -0.5])),
             r#"{"of": ["f(1)", "f(2)"], "wrt": ["x"], "rows": 2, "cols": 1, "matrix": [[1.0], [-0.5]]}"#
         );
+        let (ints, text, truth) = (
+            Buffer::I32(vec![3, 4]),
+            Buffer::Char(b"hi yo".to_vec()),
+            Buffer::Bool(vec![1]),
+        );
         let fields = Fields(vec![
             (
                 "b".to_string(),
                 BufferJson {
-                    buffer: &Buffer::I32(vec![3, 4]),
+                    buffer: &ints,
                     is_array: true,
                     char_len: 1,
                 },
@@ -345,7 +350,7 @@ mod tests {
             (
                 "a".to_string(),
                 BufferJson {
-                    buffer: &Buffer::Char(b"hi yo".to_vec()),
+                    buffer: &text,
                     is_array: false,
                     char_len: 5,
                 },
@@ -353,7 +358,7 @@ mod tests {
             (
                 "c".to_string(),
                 BufferJson {
-                    buffer: &Buffer::Bool(vec![1]),
+                    buffer: &truth,
                     is_array: false,
                     char_len: 1,
                 },
