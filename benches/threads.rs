@@ -1,7 +1,10 @@
 //! Threaded Jacobians (`cargo bench --bench threads`): the Bratu Jacobian
 //! (dim = 400, 400 x 402) by reverse sweeps over row blocks and by tangent
 //! sweeps over column blocks, on 1, 2, ... threads up to the machine's
-//! cores, with the speed-up over one thread.
+//! cores, with the speed-up over one thread, and the processor time of
+//! all threads per Jacobian (equal for every thread count when the threads
+//! add no work of their own; on a loaded machine it is the column to read,
+//! the wall time depends on the cores the others leave).
 
 mod common;
 
@@ -24,8 +27,8 @@ fn main() {
         .collect();
     counts.push(cores);
     println!(
-        "{:<30} {:>8} {:>12} {:>9}",
-        "case", "threads", "time [s]", "speed-up"
+        "{:<30} {:>8} {:>12} {:>9} {:>12}",
+        "case", "threads", "time [s]", "speed-up", "cpu [s]"
     );
     let by_rows = |t: usize| {
         adjoint.jacobian_threads(&args, t).unwrap();
@@ -44,7 +47,29 @@ fn main() {
             if t == 1 {
                 one = time;
             }
-            println!("{name:<30} {t:>8} {time:>12.4e} {:>9.2}", one / time);
+            const RUNS: usize = 20;
+            let before = cpu_seconds();
+            for _ in 0..RUNS {
+                sweep(t);
+            }
+            let cpu = (cpu_seconds() - before) / RUNS as f64;
+            println!(
+                "{name:<30} {t:>8} {time:>12.4e} {:>9.2} {cpu:>12.4e}",
+                one / time
+            );
         }
     }
+}
+
+/// Processor time (user and system) of the whole process so far, in
+/// seconds.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes the zeroed struct it is given.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    t(usage.ru_utime) + t(usage.ru_stime)
 }

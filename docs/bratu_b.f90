@@ -11,6 +11,7 @@ module adjit_support
   public :: ieee_value, ieee_quiet_nan, ieee_positive_inf, ieee_negative_inf
   public :: adjit_push_value, adjit_pop_value, adjit_push_int, adjit_pop_int
   public :: adjit_push_control, adjit_pop_control, adjit_floor, adjit_ceil
+  public :: adjit_polygamma
 
   !> One growable stack of 64-bit words.
   type :: word_stack
@@ -29,7 +30,78 @@ module adjit_support
     module procedure ceil_4, ceil_8
   end interface adjit_ceil
 
+  !> The polygamma function of order n (0: digamma), as adjit computes it.
+  interface adjit_polygamma
+    module procedure polygamma_4, polygamma_8
+  end interface adjit_polygamma
+
 contains
+
+  !> psi^(n)(x) in single precision (computed in double).
+  elemental real(4) function polygamma_4(n, x)
+    integer, intent(in) :: n
+    real(4), intent(in) :: x
+    polygamma_4 = real(polygamma_8(n, real(x, 8)), 4)
+  end function polygamma_4
+
+  !> psi^(n)(x): recurrence up to x >= 10 + n, then the asymptotic series;
+  !> reflection for negative x when n <= 1; NaN at the poles.
+  elemental recursive real(8) function polygamma_8(n, x) result(r)
+    integer, intent(in) :: n
+    real(8), intent(in) :: x
+    real(8), parameter :: pi = 3.141592653589793d0
+    real(8), parameter :: b(10) = [1d0/6d0, -1d0/30d0, 1d0/42d0, -1d0/30d0, &
+      5d0/66d0, -691d0/2730d0, 7d0/6d0, -3617d0/510d0, 43867d0/798d0, &
+      -174611d0/330d0]
+    real(8) :: y, acc, fact, sgn, inv, inv2, p, ratio, sm, two_k, s
+    integer :: k
+    if (x /= x .or. (x <= 0d0 .and. x == aint(x))) then
+      r = ieee_value(r, ieee_quiet_nan)
+      return
+    end if
+    if (x < 0d0 .and. n <= 1) then
+      s = sin(pi * x)
+      if (n == 0) then
+        r = polygamma_8(0, 1d0 - x) - pi * cos(pi * x) / s
+      else
+        r = pi * pi / (s * s) - polygamma_8(1, 1d0 - x)
+      end if
+      return
+    end if
+    fact = 1d0
+    do k = 1, n
+      fact = fact * k
+    end do
+    sgn = merge(-1d0, 1d0, mod(n, 2) == 0)
+    y = x
+    acc = 0d0
+    do while (y < 10d0 + n)
+      acc = acc + sgn * fact / y**(n + 1)
+      y = y + 1d0
+    end do
+    inv = 1d0 / y
+    inv2 = inv * inv
+    if (n == 0) then
+      sm = 0d0
+      p = inv2
+      do k = 1, 10
+        sm = sm + b(k) / (2d0 * k) * p
+        p = p * inv2
+      end do
+      r = acc + log(y) - 0.5d0 * inv - sm
+      return
+    end if
+    p = 1d0 / y**n
+    sm = fact / n * p + fact * 0.5d0 * inv * p
+    ratio = fact / n
+    do k = 1, 10
+      two_k = 2d0 * k
+      ratio = ratio * (two_k + n - 2d0) * (two_k + n - 1d0) / ((two_k - 1d0) * two_k)
+      p = p * inv2
+      sm = sm + b(k) * ratio * p
+    end do
+    r = acc + sgn * sm
+  end function polygamma_8
 
   !> Pushes a float (a REAL(4) comes back exact).
   subroutine adjit_push_value(x)
@@ -125,33 +197,14 @@ subroutine bratu_b(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   implicit none
   integer(4) :: dim_v
   integer(4) :: parmax
-  integer(8) :: t_ad_elem0
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
   real(8) :: f(dim_v)
   real(8) :: x_b(dim_v)
   real(8) :: prm_b(parmax)
   real(8) :: f_b(dim_v)
-  ! Locals start at zero.
-  t_ad_elem0 = 0_8
-  t_ad_elem0 = 0_8
-2 continue
-  if (.not. t_ad_elem0 < size(f, 1, kind=8)) go to 4
-  call adjit_push_value(f(int(int(lbound(f, 1, kind=8), 16) + t_ad_elem0, 8)))
-  t_ad_elem0 = int(int(t_ad_elem0, 16) + 1_8, 8)
-  go to 2
-4 continue
   call bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   call bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
-  t_ad_elem0 = 0_8
-5 continue
-  if (.not. t_ad_elem0 < size(f, 1, kind=8)) go to 7
-  f(int(int(int(int(int(int(lbound(f, 1, kind=8), 16) + size(f, 1, kind=8), 8), 16) - 1_8, 8), 16) - &
-      t_ad_elem0, 8)) = adjit_pop_value()
-  t_ad_elem0 = int(int(t_ad_elem0, 16) + 1_8, 8)
-  go to 5
-7 continue
-  call bratu(dim_v, parmax, x, prm, f)
 end subroutine bratu_b
 
 subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
@@ -241,7 +294,6 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   go to 3
 6 continue
   ! 22: do 1 i=2,dim-1
-  call adjit_push_int(int(i, 8))
   i = i + t_step1
   t_ad_spill20 = t_rest3
   t_ad_spill21 = t_stride4
@@ -260,6 +312,8 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
       * x(dim_v))))
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   call adjit_push_value(h)
+  call adjit_push_int(int(i, 8))
+  call adjit_push_int(int(t_step1, 8))
   return
 9 continue
   ! 22: do 1 i=2,dim-1
@@ -280,6 +334,7 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   integer(4) :: parmax
   real(8) :: h
   integer(4) :: i
+  integer(4) :: t_step1
   integer(8) :: t_ad_trips2
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
@@ -328,8 +383,11 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! Locals start at zero.
   h = 0.0d0
   i = 0_4
+  t_step1 = 0_4
   t_ad_trips2 = 0_8
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
+  t_step1 = int(adjit_pop_int(), 4)
+  i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
   go to 7
 2 continue
@@ -442,7 +500,7 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   go to 4
 6 continue
   ! 22: do 1 i=2,dim-1
-  i = int(adjit_pop_int(), 4)
+  i = i - t_step1
   go to 3
 7 continue
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0

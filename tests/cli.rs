@@ -71,6 +71,227 @@ fn misspellings_are_usage_errors_with_suggestions() {
     assert_eq!(code, 2, "{err}");
 }
 
+#[test]
+fn request_errors_the_engine_reports_exit_with_2_and_program_errors_with_1() {
+    // Names the engine does not know: usage errors.
+    for (args, message) in [
+        (
+            &["grad", G, "--of", "c", "--wrt", "zz", "--set", "s=2"][..],
+            "no argument named `zz` (arguments: s, a, c)\n",
+        ),
+        (
+            &["run", G, "--entry", "nosuch"][..],
+            "no procedure named `nosuch` (procedures: griewank)\n",
+        ),
+        (
+            &["grad", G, "--of", "s", "--wrt", "a", "--set", "s=2"][..],
+            "`s` is an INTEGER scalar, not a floating-point variable: it has no derivative\n",
+        ),
+    ] {
+        let (code, out, err) = adjit(args);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (2, "", message),
+            "{args:?}"
+        );
+    }
+    // The program's errors: a rejected source (runtime errors: see
+    // `messages_name_fortran_types_and_source_procedures`): exit 1.
+    let dir = std::env::temp_dir().join(format!("adjit-cli-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.f90");
+    std::fs::write(
+        &bad,
+        "subroutine b(x)\n  double precision x\n  x = x +\nend\n",
+    )
+    .unwrap();
+    let (code, _, err) = adjit(&["run", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.f90:3:"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn limits_are_checked_when_the_command_line_is_parsed() {
+    for (option, value, message) in [
+        (
+            "--stack-size",
+            "12Q",
+            "`12Q` is not a byte count (such as 512M)",
+        ),
+        (
+            "--memory-limit",
+            "lots",
+            "`lots` is not a byte count (such as 512M)",
+        ),
+        ("--timeout", "0", "`0` is not a positive number of seconds"),
+    ] {
+        let (code, out, err) = adjit(&["run", G, option, value]);
+        assert_eq!((code, out.as_str()), (2, ""), "{option}");
+        assert!(
+            err.starts_with(&format!("error: invalid value '{value}' for '{option} "))
+                && err.contains(message),
+            "{option}: {err}"
+        );
+    }
+    let (code, _, err) = adjit(&["jacobian", G, "--of", "c", "--wrt", "a", "--threads", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`0` is not a positive integer"), "{err}");
+    // Good values pass (binary suffixes).
+    let (code, out, err) = adjit(&[
+        "run",
+        G,
+        "--set",
+        "s=1",
+        "--set",
+        "a=2",
+        "--stack-size",
+        "64M",
+        "--memory-limit",
+        "1G",
+        "--timeout",
+        "30",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("c = "), "{out}");
+}
+
+#[test]
+fn json_numbers_round_trip_exactly_through_output_and_input() {
+    // Values whose shortest forms need 17 digits, exponents, subnormals.
+    let a = "0.1,-1.2345678901234567e-300,3.0000000000000004,5e-324,1.7976931348623157e308,-0.0,2.220446049250313e-16";
+    let (code, first, err) = adjit(&[
+        "run",
+        G,
+        "--set",
+        "s=7",
+        "--set",
+        &format!("a={a}"),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let outputs = &json["outputs"];
+    let got: Vec<u64> = outputs["a"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap().to_bits())
+        .collect();
+    let want: Vec<u64> = a
+        .split(',')
+        .map(|x| x.parse::<f64>().unwrap().to_bits())
+        .collect();
+    assert_eq!(got, want, "{first}");
+    // The outputs read back with --input give the same run, byte for byte.
+    let dir = std::env::temp_dir().join(format!("adjit-cli-rt-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.json");
+    let mut back = outputs.clone();
+    back.as_object_mut().unwrap().remove("c");
+    std::fs::write(&input, back.to_string()).unwrap();
+    let (code, second, err) = adjit(&["run", G, "--input", input.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(second, first);
+    std::fs::remove_dir_all(&dir).ok();
+    // Shape of the other reports: `", "` and `": "` separators.
+    let (code, out, err) = adjit(&[
+        "grad", G, "--of", "c", "--wrt", "a(2),a", "--set", "s=2", "--set", "a=1,2", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("{\"value\": ") && out.contains(", \"gradient\": {\"a(2)\": "),
+        "{out}"
+    );
+}
+
+/// The emitted Fortran files of the documentation and the `emit` options
+/// that make them (as `scripts/docs.sh` does).
+const DOCS_FORTRAN: [(&str, &[&str]); 2] = [
+    (
+        "docs/griewank_b.f90",
+        &["examples/griewank.f90", "--of", "c", "--wrt", "a"],
+    ),
+    (
+        "docs/bratu_b.f90",
+        &["examples/bratu.f", "--of", "f", "--wrt", "x,prm"],
+    ),
+];
+
+#[test]
+fn docs_fortran_is_what_emit_writes() {
+    for (file, options) in DOCS_FORTRAN {
+        let args = [
+            &["emit"][..],
+            options,
+            &["--mode", "adjoint", "--format", "fortran"],
+        ]
+        .concat();
+        let (code, out, err) = adjit(&args);
+        assert_eq!(code, 0, "{err}");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let committed = std::fs::read_to_string(&path).unwrap();
+        // The support module is emitted, not copied by hand.
+        let support = include_str!("../fortran/src/support.f90");
+        assert!(out.contains(support.trim()), "{file}: no support module");
+        assert!(
+            committed == out,
+            "{file} is not what `adjit {}` writes: run scripts/docs.sh",
+            args.join(" ")
+        );
+    }
+    // README quotes the reverse sweep of Griewank's gradient from it.
+    let readme = include_str!("../README.md");
+    let docs = include_str!("../docs/griewank_b.f90");
+    let start = readme
+        .find("```fortran\nsubroutine griewank_rev")
+        .expect("README quotes griewank_rev")
+        + "```fortran\n".len();
+    let quoted = &readme[start..start + readme[start..].find("```").unwrap()];
+    assert!(
+        docs.contains(quoted),
+        "README's griewank_rev is not the one in docs/griewank_b.f90"
+    );
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    // A 100 x 102 Jacobian table (about 250 KB, more than a pipe holds),
+    // read as `| head -1` would.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .args([
+            "jacobian",
+            "examples/bratu.f",
+            "--of",
+            "f",
+            "--wrt",
+            "x,prm",
+            "--set",
+            "dim=100",
+            "--set",
+            "parmax=2",
+            "--set",
+            "x=1",
+            "--set",
+            "prm=1.3,0.2",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("x(1)"), "{first}");
+    // The reader is dropped: the rest of the output meets a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), err.as_ref()), (Some(0), ""));
+}
+
 /// `adjit ARGS` that must fail with exit 2 and exactly `message`.
 fn usage_error(args: &[&str], message: &str) {
     let (code, out, err) = adjit(args);
@@ -117,7 +338,7 @@ fn an_unset_size_leaving_the_gradient_empty_is_an_error() {
 #[test]
 fn messages_name_fortran_types_and_source_procedures() {
     let (code, _, err) = adjit(&["run", G, "--set", "s=1.5"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(
         err,
         "cannot set `s` (an INTEGER scalar) from 1.5, not a whole number\n"

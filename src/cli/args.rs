@@ -9,8 +9,52 @@
 //! `#[command(flatten)]`), a line in [`Command::fill`] and one in
 //! `cli::dispatch`.
 
-use super::options::CommandLine;
+use super::options::{CommandLine, RunLimits};
 use clap::{Args, Parser, Subcommand};
+
+/// clap's value parser of a byte count (`--stack-size 64M`): a whole
+/// number with an optional binary suffix K, M, G or T.
+fn bytes(text: &str) -> Result<usize, String> {
+    let bad = || format!("`{text}` is not a byte count (such as 512M)");
+    let t = text.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(bad()),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1usize << shift))
+        .ok_or_else(bad)
+}
+
+/// clap's value parser of a positive duration in seconds (`--timeout 2.5`).
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
+}
+
+/// clap's value parser of a positive count (`--threads`, `--directions`).
+fn positive(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{text}` is not a positive integer"))
+}
 
 /// JIT-compiled Fortran with tangents and adjoints.
 #[derive(Parser, Debug)]
@@ -100,7 +144,7 @@ impl Command {
             }
             Command::Jacobian(a) => {
                 a.derivative.fill(&mut cl);
-                cl.set_value("threads", a.threads.map(|t| t.to_string()).as_deref());
+                cl.threads = a.threads;
                 "jacobian"
             }
             Command::Emit(a) => {
@@ -110,7 +154,7 @@ impl Command {
                 cl.set_values("set", &a.set);
                 cl.set_value("mode", Some(&a.mode));
                 cl.set_value("format", Some(&a.format));
-                cl.set_value("directions", a.directions.map(|d| d.to_string()).as_deref());
+                cl.directions = a.directions;
                 cl.set_value("output", a.output.as_deref());
                 "emit"
             }
@@ -120,9 +164,9 @@ impl Command {
                 a.exec.fill(&mut cl);
                 a.select.fill(&mut cl);
                 a.adjoint.fill(&mut cl);
-                cl.set_value("step", a.step.map(|s| s.to_string()).as_deref());
-                cl.set_value("directions", a.directions.map(|d| d.to_string()).as_deref());
-                cl.set_value("order", Some(&a.order.to_string()));
+                cl.step = a.step;
+                cl.directions = a.directions;
+                cl.order = a.order;
                 "check"
             }
             Command::Hessian(a) => {
@@ -131,7 +175,7 @@ impl Command {
                 a.exec.fill(&mut cl);
                 a.select.fill(&mut cl);
                 a.adjoint.fill(&mut cl);
-                cl.set_value("directions", a.directions.map(|d| d.to_string()).as_deref());
+                cl.directions = a.directions;
                 "hessian"
             }
             Command::Bench(a) => {
@@ -142,7 +186,7 @@ impl Command {
                 a.adjoint.fill(&mut cl);
                 cl.set_value("size", Some(&a.size));
                 cl.set_value("plot", a.plot.as_deref());
-                cl.set_value("directions", a.directions.map(|d| d.to_string()).as_deref());
+                cl.directions = a.directions;
                 "bench"
             }
             Command::Repl(a) => {
@@ -221,14 +265,14 @@ pub(crate) struct ExecArgs {
     #[arg(long = "no-bounds-check")]
     no_bounds_check: bool,
     /// Stop a native call that runs longer than this (located error, exit 1)
-    #[arg(long, value_name = "SECONDS")]
-    timeout: Option<String>,
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    timeout: Option<std::time::Duration>,
     /// Native stack of calls (default 256M; suffixes K, M, G, T)
-    #[arg(long = "stack-size", value_name = "BYTES")]
-    stack_size: Option<String>,
+    #[arg(long = "stack-size", value_name = "BYTES", value_parser = bytes)]
+    stack_size: Option<usize>,
     /// Largest local-array memory of a call and size of an argument (default: physical memory)
-    #[arg(long = "memory-limit", value_name = "BYTES")]
-    memory_limit: Option<String>,
+    #[arg(long = "memory-limit", value_name = "BYTES", value_parser = bytes)]
+    memory_limit: Option<usize>,
 }
 
 impl ExecArgs {
@@ -236,9 +280,11 @@ impl ExecArgs {
         cl.set_flag("json", self.json);
         cl.set_flag("interp", self.interp);
         cl.set_flag("no-bounds-check", self.no_bounds_check);
-        cl.set_value("timeout", self.timeout.as_deref());
-        cl.set_value("stack-size", self.stack_size.as_deref());
-        cl.set_value("memory-limit", self.memory_limit.as_deref());
+        cl.limits = RunLimits {
+            stack_size: self.stack_size,
+            memory_limit: self.memory_limit,
+            timeout: self.timeout,
+        };
     }
 }
 
@@ -319,8 +365,8 @@ pub(crate) struct DerivativeArgs {
     #[arg(long, value_name = "MODE", default_value = "adjoint", value_parser = MODES)]
     mode: String,
     /// Directions per tangent sweep (default: the number of inputs, at most 8)
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
-    directions: Option<u64>,
+    #[arg(long, value_name = "K", value_parser = positive)]
+    directions: Option<usize>,
     /// Relative finite-difference step (--mode fd)
     #[arg(long, value_name = "H")]
     step: Option<f64>,
@@ -337,11 +383,8 @@ impl DerivativeArgs {
         self.select.fill(cl);
         self.adjoint.fill(cl);
         cl.set_value("mode", Some(&self.mode));
-        cl.set_value(
-            "directions",
-            self.directions.map(|d| d.to_string()).as_deref(),
-        );
-        cl.set_value("step", self.step.map(|s| s.to_string()).as_deref());
+        cl.directions = self.directions;
+        cl.step = self.step;
         cl.set_flag("stats", self.stats);
     }
 }
@@ -352,8 +395,8 @@ pub(crate) struct JacobianArgs {
     #[command(flatten)]
     derivative: DerivativeArgs,
     /// Threads computing rows (adjoint) or column blocks (tangent) in parallel (default: all cores)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    threads: Option<u64>,
+    #[arg(long, value_name = "N", value_parser = positive)]
+    threads: Option<usize>,
 }
 
 /// `adjit emit`.
@@ -375,8 +418,8 @@ pub(crate) struct EmitArgs {
     #[arg(long, value_name = "FORMAT", default_value = "ir", value_parser = ["ir", "fortran"])]
     format: String,
     /// Directions of the tangent (vector mode)
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
-    directions: Option<u64>,
+    #[arg(long, value_name = "K", value_parser = positive)]
+    directions: Option<usize>,
     /// Write to FILE instead of standard output
     #[arg(short = 'o', long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     output: Option<String>,
@@ -399,8 +442,8 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "H")]
     step: Option<f64>,
     /// Directions per tangent sweep
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
-    directions: Option<u64>,
+    #[arg(long, value_name = "K", value_parser = positive)]
+    directions: Option<usize>,
     /// 2 adds the second-order tests: Hessian symmetry, finite differences of the gradient, a second-order dot product
     #[arg(long, value_name = "ORDER", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     order: u8,
@@ -420,8 +463,8 @@ pub(crate) struct HessianArgs {
     #[command(flatten)]
     adjoint: AdjointArgs,
     /// Directions per tangent sweep over the adjoint (default: the number of inputs, at most 8)
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
-    directions: Option<u64>,
+    #[arg(long, value_name = "K", value_parser = positive)]
+    directions: Option<usize>,
 }
 
 /// `adjit bench`.
@@ -444,8 +487,8 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "OUT.svg", value_hint = clap::ValueHint::FilePath)]
     plot: Option<String>,
     /// Directions per tangent sweep
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
-    directions: Option<u64>,
+    #[arg(long, value_name = "K", value_parser = positive)]
+    directions: Option<usize>,
 }
 
 /// `adjit repl`.

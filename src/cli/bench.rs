@@ -5,10 +5,11 @@
 
 use super::{adjoint_options, arguments, directions, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
-use crate::cli::output::{json_f64, json_str};
+use crate::cli::output::{to_json, Num};
 use adjit::engine::{element_count, ArgValue, Args, FiniteDifferences, Procedure, Selection};
 use adjit::timing::Sampler;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -22,7 +23,24 @@ struct Timing {
     extrapolated: bool,
 }
 
+impl Serialize for Timing {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        /// A timing in JSON.
+        #[derive(Serialize)]
+        struct TimingJson {
+            seconds: Num,
+            extrapolated: bool,
+        }
+        TimingJson {
+            seconds: Num(self.seconds),
+            extrapolated: self.extrapolated,
+        }
+        .serialize(s)
+    }
+}
+
 /// The measurements at one size.
+#[derive(Serialize)]
 struct Measurement {
     n: usize,
     inputs: usize,
@@ -106,7 +124,7 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
         })?;
         progress.inc(1);
         progress.set_message(format!("{size_name}={n}: tangent"));
-        let k = directions(cl, inputs)?;
+        let k = directions(cl, inputs);
         let tangent = engine.tangent(entry, &of, &wrt, k)?;
         let sweeps = inputs.div_ceil(k);
         let tangent_t = sweeps_time(sweeps, primal_t, || {
@@ -266,31 +284,18 @@ fn print_table(rows: &[Measurement], size_name: &str) {
 }
 
 fn print_json(rows: &[Measurement], size_name: &str) {
-    let t = |t: Timing| {
-        format!(
-            "{{\"seconds\": {}, \"extrapolated\": {}}}",
-            json_f64(t.seconds),
-            t.extrapolated
-        )
-    };
-    let items: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"n\": {}, \"inputs\": {}, \"primal\": {}, \"adjoint\": {}, \"tangent\": {}, \"fd\": {}}}",
-                r.n,
-                r.inputs,
-                t(r.primal),
-                t(r.adjoint),
-                t(r.tangent),
-                t(r.fd)
-            )
-        })
-        .collect();
+    /// `bench --json`.
+    #[derive(Serialize)]
+    struct BenchReport<'a> {
+        size: &'a str,
+        results: &'a [Measurement],
+    }
     outln!(
-        "{{\"size\": {}, \"results\": [{}]}}",
-        json_str(size_name),
-        items.join(", ")
+        "{}",
+        to_json(&BenchReport {
+            size: size_name,
+            results: rows,
+        })
     );
 }
 

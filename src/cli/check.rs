@@ -16,8 +16,9 @@
 
 use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
-use crate::cli::output::{json_f64, json_str};
+use crate::cli::output::{to_json, Num};
 use adjit::engine::{element_count, FiniteDifferences, Jacobian};
+use serde::Serialize;
 
 /// Relative agreement required between tangent and adjoint (round-off).
 const AD_TOLERANCE: f64 = 1e-10;
@@ -87,7 +88,7 @@ fn failing(rows: &[Row], fails: impl Fn(&Row) -> bool) -> Vec<&str> {
 
 pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     // clap admits only 1 and 2.
-    let order = if cl.value("order") == Some("2") { 2 } else { 1 };
+    let order = cl.order;
     let Problem {
         engine,
         primal,
@@ -98,12 +99,12 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     let entry = Some(primal.name());
     let n = element_count(&args, &wrt)?;
     let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
-    let tangent = engine.tangent(entry, &of, &wrt, directions(cl, n)?)?;
+    let tangent = engine.tangent(entry, &of, &wrt, directions(cl, n))?;
     // Every evaluation starts from the program's initial state (globals);
     // the last one leaves what one primal call would.
     let tan = engine.restoring_state(|| tangent.jacobian(&args))?;
     let mut fd = FiniteDifferences::new(&primal);
-    fd.step = fd_step(cl)?;
+    fd.step = fd_step(cl);
     let fdj = engine.restoring_state(|| fd.jacobian(&args, &of, &wrt))?;
 
     // Dot-product test: <J xd, yb> = <xd, J^T yb> with random directions.
@@ -140,31 +141,55 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
         && second.as_ref().is_none_or(|s| s.ok);
 
     if cl.flag("json") {
-        let inputs: Vec<String> = rows
+        /// One input's comparisons.
+        #[derive(Serialize)]
+        struct InputReport<'a> {
+            input: &'a str,
+            ok: bool,
+            adjoint_vs_tangent: Num,
+            adjoint_vs_fd: Num,
+            fd_bound: Num,
+            non_finite: &'a [&'static str],
+        }
+        /// The first-order dot-product test.
+        #[derive(Serialize)]
+        struct DotReport {
+            tangent: Num,
+            adjoint: Num,
+            relative_difference: Num,
+        }
+        /// `check --json`.
+        #[derive(Serialize)]
+        struct CheckReport<'a> {
+            ok: bool,
+            dot_product: DotReport,
+            inputs: Vec<InputReport<'a>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            second_order: Option<&'a super::hessian::SecondOrder>,
+        }
+        let inputs = rows
             .iter()
-            .map(|r| {
-                let methods: Vec<String> = r.non_finite.iter().map(|m| json_str(m)).collect();
-                format!(
-                    "{{\"input\": {}, \"ok\": {}, \"adjoint_vs_tangent\": {}, \"adjoint_vs_fd\": {}, \"fd_bound\": {}, \"non_finite\": [{}]}}",
-                    json_str(&r.label),
-                    r.ok(),
-                    json_f64(r.adjoint_vs_tangent),
-                    json_f64(r.adjoint_vs_fd),
-                    json_f64(r.fd_bound),
-                    methods.join(", ")
-                )
+            .map(|r| InputReport {
+                input: &r.label,
+                ok: r.ok(),
+                adjoint_vs_tangent: Num(r.adjoint_vs_tangent),
+                adjoint_vs_fd: Num(r.adjoint_vs_fd),
+                fd_bound: Num(r.fd_bound),
+                non_finite: &r.non_finite,
             })
             .collect();
-        let second_json = second
-            .as_ref()
-            .map(|s| format!(", \"second_order\": {}", s.json()))
-            .unwrap_or_default();
         outln!(
-            "{{\"ok\": {ok}, \"dot_product\": {{\"tangent\": {}, \"adjoint\": {}, \"relative_difference\": {}}}, \"inputs\": [{}]{second_json}}}",
-            json_f64(lhs),
-            json_f64(rhs),
-            json_f64(dot_rel),
-            inputs.join(", ")
+            "{}",
+            to_json(&CheckReport {
+                ok,
+                dot_product: DotReport {
+                    tangent: Num(lhs),
+                    adjoint: Num(rhs),
+                    relative_difference: Num(dot_rel),
+                },
+                inputs,
+                second_order: second.as_ref(),
+            })
         );
     } else {
         outln!(

@@ -6,8 +6,9 @@
 
 use super::{adjoint_options, directions, problem, CmdResult, Failure, Problem};
 use crate::cli::options::CommandLine;
-use crate::cli::output::{json_f64, json_f64s, json_matrix, json_str, text_f64, text_matrix};
+use crate::cli::output::{nums, text_f64, text_matrix, to_json, MatrixJson, Num};
 use adjit::engine::{element_count, Args, Engine, HessianMatrix, Procedure, Selection};
+use serde::Serialize;
 
 /// Relative agreement required between second-order quantities that are
 /// equal up to round-off (symmetry, `u.(H v)` against `u^T H v`).
@@ -23,11 +24,21 @@ pub(crate) fn hessian(cl: &CommandLine) -> CmdResult {
     } = problem(cl)?;
     let h = compute(cl, &engine, &primal, &args, &of, &wrt)?;
     if cl.flag("json") {
+        /// `hessian --json`: the matrix, the value and the gradient.
+        #[derive(Serialize)]
+        struct HessianReport<'a> {
+            #[serde(flatten)]
+            matrix: MatrixJson<'a>,
+            value: Num,
+            gradient: Vec<Num>,
+        }
         outln!(
-            "{{{}, \"value\": {}, \"gradient\": {}}}",
-            json_matrix(std::slice::from_ref(&h.of), &h.wrt, h.n(), &h.matrix),
-            json_f64(h.value),
-            json_f64s(&h.gradient)
+            "{}",
+            to_json(&HessianReport {
+                matrix: MatrixJson::new(std::slice::from_ref(&h.of), &h.wrt, h.n(), &h.matrix),
+                value: Num(h.value),
+                gradient: nums(&h.gradient),
+            })
         );
     } else {
         outln!("Hessian of {} = {}", h.of, text_f64(h.value));
@@ -46,29 +57,42 @@ fn compute(
     wrt: &[Selection],
 ) -> Result<HessianMatrix, Failure> {
     let n = element_count(args, wrt)?;
-    let k = directions(cl, n)?;
+    let k = directions(cl, n);
     let hess = engine.hessian(Some(primal.name()), of, wrt, k, &adjoint_options(cl))?;
     Ok(engine.restoring_state(|| hess.hessian(args))?)
 }
 
 /// The outcome of the second-order tests of `check --order 2`.
+#[derive(Serialize)]
 pub(crate) struct SecondOrder {
     /// Every test passed.
     pub(crate) ok: bool,
-    /// The test results as the members of a JSON object.
-    json: String,
+    /// The output differentiated.
+    of: String,
+    /// max |H - H^T|.
+    symmetry: Num,
+    /// The largest difference from finite differences of the gradient.
+    fd_of_gradient: Num,
+    /// The second-order dot-product test.
+    dot_product: SecondDot,
     /// The test results as text lines.
+    #[serde(skip)]
     text: Vec<String>,
     /// What failed, one line each.
+    #[serde(skip)]
     pub(crate) failures: Vec<String>,
 }
 
-impl SecondOrder {
-    /// The JSON object of the results.
-    pub(crate) fn json(&self) -> String {
-        format!("{{\"ok\": {}, {}}}", self.ok, self.json)
-    }
+/// The second-order dot-product test: `u.(H v)` by tangent over adjoint
+/// and by tangent over tangent.
+#[derive(Serialize)]
+struct SecondDot {
+    tangent_over_adjoint: Num,
+    tangent_over_tangent: Num,
+    relative_difference: Num,
+}
 
+impl SecondOrder {
     /// The text lines of the results.
     pub(crate) fn text(&self) -> &[String] {
         &self.text
@@ -170,15 +194,6 @@ pub(crate) fn second_order(
     }
 
     let ok = failures.is_empty();
-    let json = format!(
-        "\"of\": {}, \"symmetry\": {}, \"fd_of_gradient\": {}, \"dot_product\": {{\"tangent_over_adjoint\": {}, \"tangent_over_tangent\": {}, \"relative_difference\": {}}}",
-        json_str(&h.of),
-        json_f64(asym),
-        json_f64(fd_diff),
-        json_f64(uhv),
-        json_f64(tot),
-        json_f64(dot_rel)
-    );
     let text = vec![
         format!("Hessian of {} ({n} x {n}): max |H - H^T| = {asym:.3e}", h.of),
         format!("Hessian vs finite differences of the gradient: max difference {fd_diff:.3e}"),
@@ -186,7 +201,14 @@ pub(crate) fn second_order(
     ];
     Ok(SecondOrder {
         ok,
-        json,
+        of: h.of.clone(),
+        symmetry: Num(asym),
+        fd_of_gradient: Num(fd_diff),
+        dot_product: SecondDot {
+            tangent_over_adjoint: Num(uhv),
+            tangent_over_tangent: Num(tot),
+            relative_difference: Num(dot_rel),
+        },
         text,
         failures,
     })

@@ -36,8 +36,9 @@ use adjit::engine::{
 use adjit::front::source::SourceForm;
 use options::CommandLine;
 use output::{
-    json_buffer, json_f64, json_f64s, json_matrix, json_str, text_buffer, text_f64, text_matrix,
+    nums, text_buffer, text_f64, text_matrix, to_json, BufferJson, Fields, MatrixJson, Num,
 };
+use serde::Serialize;
 use std::path::PathBuf;
 
 /// Runs the command line; returns the process exit code.
@@ -109,8 +110,19 @@ pub(crate) fn report(result: CmdResult) -> i32 {
         }
         Err(Failure::Api(e)) => {
             eprintln!("{e}");
-            1
+            exit_code(&e)
         }
+    }
+}
+
+/// The exit code of an engine error: 2 for a request the engine refused
+/// (unknown names in `--of`, `--wrt`, `--set` or `--entry`, a value its
+/// argument cannot take), 1 for the program's errors (rejected source,
+/// runtime errors) and the rest.
+pub(crate) fn exit_code(e: &Error) -> i32 {
+    match e.kind {
+        adjit::engine::ErrorKind::Usage => 2,
+        _ => 1,
     }
 }
 
@@ -186,10 +198,11 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
         } else {
             Channels::standard()
         },
-        stack_size: Some(cl.bytes("stack-size")?.unwrap_or(DEFAULT_STACK_SIZE)),
-        timeout: cl.seconds("timeout")?,
+        stack_size: Some(cl.limits.stack_size.unwrap_or(DEFAULT_STACK_SIZE)),
+        timeout: cl.limits.timeout,
         memory_limit: cl
-            .bytes("memory-limit")?
+            .limits
+            .memory_limit
             .unwrap_or_else(|| Options::default().memory_limit),
         ..Options::default()
     };
@@ -331,14 +344,8 @@ pub(crate) fn problem(cl: &CommandLine) -> Result<Problem, Failure> {
 }
 
 /// The relative finite-difference step of `--step`, if given.
-pub(crate) fn fd_step(cl: &CommandLine) -> Result<Option<f64>, Failure> {
-    Ok(cl
-        .value("step")
-        .map(|s| {
-            s.parse::<f64>()
-                .map_err(|_| format!("--step must be a number, not `{s}`"))
-        })
-        .transpose()?)
+pub(crate) fn fd_step(cl: &CommandLine) -> Option<f64> {
+    cl.step
 }
 
 fn run(cl: &CommandLine) -> CmdResult {
@@ -355,36 +362,37 @@ fn run(cl: &CommandLine) -> CmdResult {
     let shown: Vec<usize> = (0..args.names().len())
         .filter(|&i| wanted.as_ref().is_none_or(|w| w.contains(&args.names()[i])))
         .collect();
-    let value = |i: usize, json: bool| {
-        let b = &args.buffers()[i];
-        if json {
-            json_buffer(b, args.is_array(i), args.char_len(i))
-        } else {
-            text_buffer(b, args.is_array(i), args.char_len(i))
-        }
+    let json = |i: usize| BufferJson {
+        buffer: &args.buffers()[i],
+        is_array: args.is_array(i),
+        char_len: args.char_len(i),
     };
     if cl.flag("json") {
-        let mut fields = Vec::new();
-        for &i in &shown {
-            if Some(&args.names()[i]) != result.as_ref() {
-                fields.push(format!(
-                    "{}: {}",
-                    json_str(&args.names()[i]),
-                    value(i, true)
-                ));
-            }
+        /// `run --json`.
+        #[derive(Serialize)]
+        struct RunReport<'a> {
+            entry: &'a str,
+            outputs: Fields<BufferJson<'a>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            result: Option<BufferJson<'a>>,
         }
-        let mut out = format!(
-            "{{\"entry\": {}, \"outputs\": {{{}}}",
-            json_str(f.name()),
-            fields.join(", ")
+        let outputs = shown
+            .iter()
+            .filter(|&&i| Some(&args.names()[i]) != result.as_ref())
+            .map(|&i| (args.names()[i].clone(), json(i)))
+            .collect();
+        let result = match &result {
+            Some(r) => Some(json(args.index_of(r)?)),
+            None => None,
+        };
+        outln!(
+            "{}",
+            to_json(&RunReport {
+                entry: f.name(),
+                outputs: Fields(outputs),
+                result,
+            })
         );
-        if let Some(r) = &result {
-            let i = args.index_of(r)?;
-            out.push_str(&format!(", \"result\": {}", value(i, true)));
-        }
-        out.push('}');
-        outln!("{out}");
     } else {
         for &i in &shown {
             let name = &args.names()[i];
@@ -393,7 +401,10 @@ fn run(cl: &CommandLine) -> CmdResult {
             } else {
                 name
             };
-            outln!("{label} = {}", value(i, false));
+            outln!(
+                "{label} = {}",
+                text_buffer(&args.buffers()[i], args.is_array(i), args.char_len(i))
+            );
         }
     }
     Ok(0)
@@ -444,25 +455,14 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
 }
 
 /// Default directions per tangent sweep: every input at once up to 8.
-pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> Result<usize, Failure> {
-    match cl.value("directions") {
-        Some(k) => k.parse::<usize>().ok().filter(|&k| k > 0).ok_or_else(|| {
-            Failure::Usage(format!(
-                "--directions must be a positive integer, not `{k}`"
-            ))
-        }),
-        None => Ok(inputs.clamp(1, 8)),
-    }
+pub(crate) fn directions(cl: &CommandLine, inputs: usize) -> usize {
+    cl.directions.unwrap_or(inputs.clamp(1, 8))
 }
 
 /// The threads of `--threads` (default: every core the process may use).
-pub(crate) fn threads(cl: &CommandLine) -> Result<usize, Failure> {
-    match cl.value("threads") {
-        Some(t) => t.parse::<usize>().ok().filter(|&t| t > 0).ok_or_else(|| {
-            Failure::Usage(format!("--threads must be a positive integer, not `{t}`"))
-        }),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
+pub(crate) fn threads(cl: &CommandLine) -> usize {
+    cl.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Computes a Jacobian in the requested mode.
@@ -479,16 +479,16 @@ pub(crate) fn compute_jacobian(
     Ok(match mode {
         Mode::Adjoint => engine
             .adjoint(entry, of, wrt, &adjoint_options(cl))?
-            .jacobian_threads(args, threads(cl)?)?,
+            .jacobian_threads(args, threads(cl))?,
         Mode::Tangent => {
             let n = adjit::engine::element_count(args, wrt)?;
             engine
-                .tangent(entry, of, wrt, directions(cl, n)?)?
-                .jacobian_threads(args, threads(cl)?)?
+                .tangent(entry, of, wrt, directions(cl, n))?
+                .jacobian_threads(args, threads(cl))?
         }
         Mode::FiniteDifferences => {
             let mut fd = FiniteDifferences::new(primal);
-            fd.step = fd_step(cl)?;
+            fd.step = fd_step(cl);
             fd.jacobian(args, of, wrt)?
         }
     })
@@ -557,17 +557,37 @@ fn grad(cl: &CommandLine) -> CmdResult {
         col += count;
     }
     if cl.flag("json") {
-        let fields: Vec<String> = groups
+        /// A gradient member: a number for a scalar or an element, an
+        /// array for a whole array.
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Part {
+            One(Num),
+            Many(Vec<Num>),
+        }
+        /// `grad --json`.
+        #[derive(Serialize)]
+        struct GradReport {
+            value: Num,
+            gradient: Fields<Part>,
+        }
+        let gradient = groups
             .iter()
             .map(|(name, _, g, arr)| {
-                let v = if *arr { json_f64s(g) } else { json_f64(g[0]) };
-                format!("{}: {}", json_str(name), v)
+                let part = if *arr {
+                    Part::Many(nums(g))
+                } else {
+                    Part::One(Num(g[0]))
+                };
+                (name.clone(), part)
             })
             .collect();
         outln!(
-            "{{\"value\": {}, \"gradient\": {{{}}}}}",
-            json_f64(jac.values[0]),
-            fields.join(", ")
+            "{}",
+            to_json(&GradReport {
+                value: Num(jac.values[0]),
+                gradient: Fields(gradient),
+            })
         );
     } else {
         outln!("{} = {}", jac.of[0], text_f64(jac.values[0]));
@@ -623,8 +643,8 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
     print_stats(cl, &jac);
     if cl.flag("json") {
         outln!(
-            "{{{}}}",
-            json_matrix(&jac.of, &jac.wrt, jac.rows(), &jac.matrix)
+            "{}",
+            to_json(&MatrixJson::new(&jac.of, &jac.wrt, jac.rows(), &jac.matrix))
         );
     } else {
         out!("{}", text_matrix(&jac.of, &jac.wrt, &jac.matrix));
@@ -650,11 +670,7 @@ fn emit(cl: &CommandLine) -> CmdResult {
     let (tangent, adjoint);
     let (module, main, mode) = match mode(cl, Mode::Adjoint)? {
         Mode::Tangent => {
-            let k = cl
-                .value("directions")
-                .map(|_| directions(cl, 1))
-                .transpose()?
-                .unwrap_or(1);
+            let k = directions(cl, 1);
             tangent = engine.tangent(entry, &of, &wrt, k)?;
             let (module, id) = tangent.module();
             (module, id, adjit::fortran::Mode::Tangent)

@@ -1,6 +1,7 @@
 //! The parsed command line as the commands read it: the subcommand, its
 //! source files, and named option values and flags (filled from clap's
-//! parse in `cli::args`; `-I DIR` is the option `include-dir`).
+//! parse in `cli::args`; `-I DIR` is the option `include-dir`), and the
+//! numeric options already typed by clap's value parsers.
 
 use std::collections::HashMap;
 
@@ -14,8 +15,30 @@ pub struct CommandLine {
     /// In-memory sources `(name, text)` used instead of `files` (the
     /// REPL's units).
     pub sources: Vec<(String, String)>,
+    /// The typed limits of the run (`--stack-size`, `--memory-limit`,
+    /// `--timeout`), validated by clap's value parsers.
+    pub limits: RunLimits,
+    /// `check --order` (1 or 2).
+    pub order: u8,
+    /// `--threads` (positive).
+    pub threads: Option<usize>,
+    /// `--directions` (positive).
+    pub directions: Option<usize>,
+    /// `--step`.
+    pub step: Option<f64>,
     values: HashMap<String, Vec<String>>,
     flags: Vec<String>,
+}
+
+/// Limits of a run given on the command line (`None`: the default).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunLimits {
+    /// `--stack-size` in bytes.
+    pub stack_size: Option<usize>,
+    /// `--memory-limit` in bytes.
+    pub memory_limit: Option<usize>,
+    /// `--timeout`.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl CommandLine {
@@ -62,46 +85,5 @@ impl CommandLine {
     pub fn required(&self, name: &str) -> Result<&str, String> {
         self.value(name)
             .ok_or_else(|| format!("`adjit {}` needs --{name}", self.command))
-    }
-
-    /// A byte count option (`--stack-size 64M`): a whole number with an
-    /// optional binary suffix K, M, G or T.
-    pub fn bytes(&self, name: &str) -> Result<Option<usize>, String> {
-        let Some(text) = self.value(name) else {
-            return Ok(None);
-        };
-        let t = text.trim();
-        let (digits, shift) = match t.char_indices().last() {
-            Some((i, c)) if c.is_ascii_alphabetic() => {
-                let shift = match c.to_ascii_uppercase() {
-                    'K' => 10,
-                    'M' => 20,
-                    'G' => 30,
-                    'T' => 40,
-                    _ => return Err(format!("--{name}: `{text}` is not a byte count")),
-                };
-                (&t[..i], shift)
-            }
-            _ => (t, 0),
-        };
-        digits
-            .parse::<usize>()
-            .ok()
-            .and_then(|n| n.checked_mul(1usize << shift))
-            .map(Some)
-            .ok_or_else(|| format!("--{name}: `{text}` is not a byte count (such as 512M)"))
-    }
-
-    /// A positive duration in seconds (`--timeout 2.5`).
-    pub fn seconds(&self, name: &str) -> Result<Option<std::time::Duration>, String> {
-        let Some(text) = self.value(name) else {
-            return Ok(None);
-        };
-        text.trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
-            .map(|s| Some(std::time::Duration::from_secs_f64(s)))
-            .ok_or_else(|| format!("--{name}: `{text}` is not a positive number of seconds"))
     }
 }

@@ -307,6 +307,12 @@ impl Args {
         self.params[index].ty
     }
 
+    /// What argument `index` is, in Fortran's words (`an INTEGER scalar`,
+    /// `a DOUBLE PRECISION array`), for messages.
+    pub fn describe(&self, index: usize) -> String {
+        type_label(&self.params[index])
+    }
+
     /// Sets an argument from a value: scalars take one number, arrays take
     /// their elements (or one number to fill), CHARACTER takes text.
     /// Setting an OPTIONAL dummy (or a component of one) makes it present.

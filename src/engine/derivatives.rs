@@ -104,7 +104,7 @@ fn elements(args: &Args, selections: &[Selection]) -> Result<Vec<Element>, Error
                 format!(
                     "`{}` is {}, not a floating-point variable: it has no derivative",
                     s.name,
-                    args.ty(param).name()
+                    args.describe(param)
                 ),
             ));
         }
@@ -635,8 +635,8 @@ impl Adjoint {
         let mut tape = self.record_held(&mut held, args)?;
         let values = tape.values();
         // The only sweep over this tape: it may consume the end state.
-        let end_state = std::mem::take(&mut tape.end_state);
-        let grad = tape.reverse_held(&mut held, end_state, seed)?;
+        let mut end_state = std::mem::take(&mut tape.end_state);
+        let grad = tape.reverse_held(&mut held, &mut end_state, seed)?;
         Ok((values, grad))
     }
 
@@ -674,12 +674,18 @@ impl Adjoint {
         let mut jac = Jacobian::zeros(args, &tape.of[rows.clone()], &tape.wrt)?;
         jac.values = values[rows.clone()].to_vec();
         jac.tape = Some(tape.stats());
+        // One set of buffers for every row, refilled in place from the
+        // end state (no allocation per reverse sweep).
+        let mut bufs = tape.end_state.clone();
+        let mut seed = vec![0.0; all];
         for (r, row) in rows.enumerate() {
-            let mut seed = vec![0.0; all];
+            for (b, end) in bufs.iter_mut().zip(&tape.end_state) {
+                refill(b, end);
+            }
+            seed.fill(0.0);
             seed[row] = 1.0;
-            let state = tape.end_state.clone();
             for (col, g) in tape
-                .reverse_held(&mut held, state, &seed)?
+                .reverse_held(&mut held, &mut bufs, &seed)?
                 .into_iter()
                 .enumerate()
             {
@@ -722,27 +728,66 @@ fn blocks(n: usize, threads: usize, serial: bool) -> Vec<std::ops::Range<usize>>
         .collect()
 }
 
-/// `work` over `blocks` on a pool of `threads` threads (the calling thread
-/// for a single block), the results in the order of the blocks.
+/// `work` over `blocks` on `threads` threads, the results in the order of
+/// the blocks. The calling thread computes the first block itself while the
+/// workers of a pool kept for this thread count take the others (see
+/// [`pool`]): no thread is started per call, and the caller neither sleeps
+/// nor waits to be woken for work it could do (under load, each wake-up of
+/// a sleeping thread waits for a time slice).
 fn in_parallel<T: Send>(
     threads: usize,
     blocks: &[std::ops::Range<usize>],
     work: impl Fn(std::ops::Range<usize>) -> Result<T, Error> + Sync,
 ) -> Result<Vec<T>, Error> {
-    use rayon::prelude::*;
-    if blocks.len() <= 1 {
-        return blocks.iter().map(|b| work(b.clone())).collect();
+    let Some((first, rest)) = blocks.split_first() else {
+        return Ok(Vec::new());
+    };
+    if rest.is_empty() {
+        return Ok(vec![work(first.clone())?]);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+    let pool = pool(threads.saturating_sub(1).max(1))?;
+    let mut results: Vec<Option<Result<T, Error>>> = (0..blocks.len()).map(|_| None).collect();
+    let (head, tail) = results.split_at_mut(1);
+    let work = &work;
+    pool.in_place_scope(|scope| {
+        for (slot, block) in tail.iter_mut().zip(rest) {
+            scope.spawn(move |_| *slot = Some(work(block.clone())));
+        }
+        head[0] = Some(work(first.clone()));
+    });
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Error::new(ErrorKind::Internal, "a block was not run"))))
+        .collect()
+}
+
+/// The pool of `workers` threads shared by the threaded Jacobians with that
+/// many workers: started at its first use and kept, so that its threads,
+/// their stacks and their allocator arenas are warm for the next call.
+fn pool(workers: usize) -> Result<std::sync::Arc<rayon::ThreadPool>, Error> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&workers) {
+        return Ok(p.clone());
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("adjit-jacobian-{i}"))
         .build()
         .map_err(|e| {
             Error::new(
                 ErrorKind::Io,
-                format!("cannot start {threads} threads: {e}"),
+                format!("cannot start {workers} threads: {e}"),
             )
         })?;
-    pool.install(|| blocks.par_iter().map(|b| work(b.clone())).collect())
+    let p = Arc::new(p);
+    pools.insert(workers, p.clone());
+    Ok(p)
 }
 
 /// A recorded forward sweep: the tape and the arguments' state at its end,
@@ -798,9 +843,9 @@ impl Tape<'_> {
     /// One reverse sweep for an output seed (one weight per output element);
     /// returns the weighted gradient over the input elements.
     pub fn reverse(&mut self, seed: &[f64]) -> Result<Vec<f64>, Error> {
-        let state = self.end_state.clone();
+        let mut state = self.end_state.clone();
         let mut held = self.adjoint.exec.hold();
-        self.reverse_held(&mut held, state, seed)
+        self.reverse_held(&mut held, &mut state, seed)
     }
 
     /// A reverse sweep starting from `bufs`, the end state of the forward
@@ -808,7 +853,7 @@ impl Tape<'_> {
     fn reverse_held(
         &mut self,
         held: &mut Held<'_>,
-        mut bufs: Vec<Buffer>,
+        bufs: &mut [Buffer],
         seed: &[f64],
     ) -> Result<Vec<f64>, Error> {
         if seed.len() != self.of.len() {
@@ -829,7 +874,7 @@ impl Tape<'_> {
             held.put(&self.globals)?;
         }
         self.session
-            .call_held(held, self.adjoint.procs.reverse, &mut bufs)?;
+            .call_held(held, self.adjoint.procs.reverse, bufs)?;
         held.put(&self.globals)?;
         Ok(self
             .wrt
@@ -840,6 +885,20 @@ impl Tape<'_> {
                     .unwrap_or(0.0)
             })
             .collect())
+    }
+}
+
+/// Makes `dst` a copy of `src`, reusing its allocation when both hold the
+/// same element type.
+fn refill(dst: &mut Buffer, src: &Buffer) {
+    match (dst, src) {
+        (Buffer::F64(d), Buffer::F64(s)) => d.clone_from(s),
+        (Buffer::F32(d), Buffer::F32(s)) => d.clone_from(s),
+        (Buffer::I32(d), Buffer::I32(s)) => d.clone_from(s),
+        (Buffer::I64(d), Buffer::I64(s)) => d.clone_from(s),
+        (Buffer::Bool(d), Buffer::Bool(s)) => d.clone_from(s),
+        (Buffer::Char(d), Buffer::Char(s)) => d.clone_from(s),
+        (d, s) => *d = s.clone(),
     }
 }
 
