@@ -509,8 +509,11 @@ fn execute(target: Target, input: &Input) -> Outcome {
     let module = engine.module();
     let has_real = |n: &String| {
         module.find_proc(n).is_some_and(|id| {
-            let a = adjit::engine::Args::new(module.proc(id));
-            (0..a.names().len()).any(|i| a.ty(i).is_float())
+            let p = module.proc(id);
+            p.params
+                .iter()
+                .chain(&p.result)
+                .any(|v| p.vars[v.index()].ty.is_float())
         })
     };
     let candidates: Vec<&String> = match target {
