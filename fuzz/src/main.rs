@@ -4,7 +4,8 @@
 //! previous campaign kept), mutations guided by a Fortran token dictionary
 //! (`fuzz/dict/fortran.dict`), and the three targets:
 //!
-//! * `front`: the front end (parse, semantic analysis, lowering to IR);
+//! * `front`: the front end (parse, semantic analysis, lowering to IR)
+//!   and the IR verifier on its output;
 //! * `jit`: the front end, native compilation and a call of every procedure
 //!   (up to three) with small integer and real arguments;
 //! * `adjoint`: `jit` plus the tangent and adjoint Jacobians of the first
@@ -496,6 +497,21 @@ fn execute(target: Target, input: &Input) -> Outcome {
         }
     };
     out.reached[0] = true;
+    // Lowered code that does not verify is a front-end bug, whichever
+    // stage would trip on it: caught here, at the front end's speed.
+    if let Err(errors) = timed(0, || adjit::ir::verify::verify_module(engine.module())) {
+        let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+        out.internal = Some(format!("the front end's IR does not verify: {first}"));
+        out.signature = format!(
+            "unverified:{}|",
+            first
+                .chars()
+                .filter(|c| c.is_ascii_alphabetic() || *c == ' ')
+                .take(40)
+                .collect::<String>()
+        );
+        return out;
+    }
     let names = engine.procedure_names();
     out.signature = format!("ok{}|", names.len().min(4));
     if target == Target::Front {
