@@ -17,9 +17,12 @@
 //! `.txt`), `last-signal.f90` (the input running when the process died on a
 //! signal: written by a signal handler), `hang-*.f90` (an input still
 //! running after [`HANG`]), `internal-*.f90` (an internal error: generated
-//! code that does not verify or compile). Inputs that reach a new outcome
-//! (stage and message class) join the pool and are kept in
-//! `fuzz/corpus/TARGET/` as seeds of later campaigns. `fuzz/run.sh` restarts
+//! code that does not verify or compile). Inputs with a new coverage
+//! feature (an outcome class, or a kind of IR instruction the front end
+//! lowered to) join the pool and are kept in `fuzz/corpus/TARGET/` as
+//! seeds of later campaigns (plus the small programs of `fuzz/seeds/`).
+//! Parents are drawn favouring programs the front end accepts, then cheap
+//! ones. `fuzz/run.sh` restarts
 //! the process after a fatal signal and adds up the executions.
 //!
 //! `adjit-fuzz replay TARGET FILE...` runs saved inputs once each (to
@@ -458,8 +461,13 @@ fn class(e: &Error) -> String {
 
 /// What one execution reached.
 struct Outcome {
-    /// Stage and message classes (novelty signal).
+    /// Stage and message classes.
     signature: String,
+    /// Coverage features (hashed): the classes of the signature, and for a
+    /// program the front end accepts, each kind of IR instruction (with
+    /// its operator and type) it lowered to. An input with a feature no
+    /// earlier input had joins the pool.
+    features: Vec<u64>,
     /// An internal error (a bug short of a crash).
     internal: Option<String>,
     /// Stages reached: compiled by the front end, called natively, ran a
@@ -467,12 +475,45 @@ struct Outcome {
     reached: [bool; 3],
 }
 
-/// Runs one input against a target.
+/// Runs one input against a target and adds the classes of its
+/// signature to its features.
 fn execute(target: Target, input: &Input) -> Outcome {
+    let mut out = execute_stages(target, input);
+    let stages = out.signature.split('|').filter(|c| !c.is_empty());
+    let classes: Vec<u64> = stages.map(|c| hash(c.as_bytes())).collect();
+    out.features.extend(classes);
+    out
+}
+
+/// Hashed kinds of the instructions of `module`: the instruction's name
+/// and first field up to a number (`Binary(Add`, `Intrinsic(Sin`, not
+/// `Load(VarId(3`), with the type it defines.
+fn instruction_kinds(module: &adjit::ir::Module) -> Vec<u64> {
+    let mut kinds: HashSet<u64> = HashSet::new();
+    let mut text = String::new();
+    for proc in &module.procs {
+        for inst in &proc.insts {
+            use std::fmt::Write as _;
+            text.clear();
+            let _ = write!(text, "{:?}", inst.kind);
+            let end = text
+                .find(|c: char| c.is_ascii_digit() || c == ',' || c == ')' || c == ' ')
+                .unwrap_or(text.len());
+            text.truncate(end);
+            let _ = write!(text, ":{:?}", inst.ty);
+            kinds.insert(hash(text.as_bytes()));
+        }
+    }
+    kinds.into_iter().collect()
+}
+
+/// The stages of [`execute`].
+fn execute_stages(target: Target, input: &Input) -> Outcome {
     let text = String::from_utf8_lossy(&input.text).into_owned();
     let name = if input.fixed { "fuzz.f" } else { "fuzz.f90" };
     let mut out = Outcome {
         signature: String::new(),
+        features: Vec::new(),
         internal: None,
         reached: [false; 3],
     };
@@ -514,6 +555,7 @@ fn execute(target: Target, input: &Input) -> Outcome {
     }
     let names = engine.procedure_names();
     out.signature = format!("ok{}|", names.len().min(4));
+    out.features = instruction_kinds(engine.module());
     if target == Target::Front {
         return out;
     }
@@ -867,9 +909,14 @@ fn main() {
     // so that the campaign spends its time on executions rather than on
     // compiling big programs.
     let mut cost: Vec<u64> = Vec::new();
+    let mut passed: Vec<bool> = Vec::new();
+    let mut features: HashSet<u64> = HashSet::new();
     for input in pool.clone() {
         let t = Instant::now();
-        if let Some(o) = run_one(target, &input, &out_dir, &mut stats) {
+        let o = run_one(target, &input, &out_dir, &mut stats);
+        passed.push(o.as_ref().is_some_and(|o| o.reached[0]));
+        if let Some(o) = o {
+            features.extend(o.features);
             seen.insert(o.signature);
         }
         cost.push(t.elapsed().as_micros() as u64);
@@ -879,12 +926,10 @@ fn main() {
     while start.elapsed().as_secs_f64() < seconds && stats.execs < max_execs {
         let mut pick = rng.below(pool.len());
         let draws = if target == Target::Front { 1 } else { 2 };
-        {
-            for _ in 0..draws {
-                let other = rng.below(pool.len());
-                if cost[other] < cost[pick] {
-                    pick = other;
-                }
+        for _ in 0..draws {
+            let other = rng.below(pool.len());
+            if (!passed[other], cost[other]) < (!passed[pick], cost[pick]) {
+                pick = other;
             }
         }
         let child = mutate(&pool[pick], &pool, &dict, max, &mut rng);
@@ -894,10 +939,16 @@ fn main() {
             // Past the front end, only programs that compile are worth
             // mutating further.
             let admissible = target == Target::Front || o.reached[0];
-            if admissible && seen.insert(o.signature) && pool.len() < MAX_POOL {
+            seen.insert(o.signature);
+            let mut new = false;
+            for f in o.features {
+                new |= features.insert(f);
+            }
+            if admissible && new && pool.len() < MAX_POOL {
                 save(&keep_dir, "seed", &child, None);
                 pool.push(child);
                 cost.push(t.elapsed().as_micros() as u64);
+                passed.push(o.reached[0]);
             }
         }
         if last_report.elapsed() > Duration::from_secs(10) {
