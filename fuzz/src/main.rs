@@ -910,10 +910,16 @@ fn main() {
     // compiling big programs.
     let mut cost: Vec<u64> = Vec::new();
     let mut passed: Vec<bool> = Vec::new();
+    // Three times in four the parent is a program the front end accepts
+    // (most mutants of a broken one fail where it does).
+    let mut accepted: Vec<usize> = Vec::new();
     let mut features: HashSet<u64> = HashSet::new();
     for input in pool.clone() {
         let t = Instant::now();
         let o = run_one(target, &input, &out_dir, &mut stats);
+        if o.as_ref().is_some_and(|o| o.reached[0]) {
+            accepted.push(passed.len());
+        }
         passed.push(o.as_ref().is_some_and(|o| o.reached[0]));
         if let Some(o) = o {
             features.extend(o.features);
@@ -924,7 +930,11 @@ fn main() {
     let start = Instant::now();
     let mut last_report = Instant::now();
     while start.elapsed().as_secs_f64() < seconds && stats.execs < max_execs {
-        let mut pick = rng.below(pool.len());
+        let mut pick = if !accepted.is_empty() && rng.below(4) != 0 {
+            accepted[rng.below(accepted.len())]
+        } else {
+            rng.below(pool.len())
+        };
         let draws = if target == Target::Front { 1 } else { 2 };
         for _ in 0..draws {
             let other = rng.below(pool.len());
@@ -948,6 +958,9 @@ fn main() {
                 save(&keep_dir, "seed", &child, None);
                 pool.push(child);
                 cost.push(t.elapsed().as_micros() as u64);
+                if o.reached[0] {
+                    accepted.push(passed.len());
+                }
                 passed.push(o.reached[0]);
             }
         }
