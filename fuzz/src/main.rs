@@ -4,7 +4,8 @@
 //! previous campaign kept), mutations guided by a Fortran token dictionary
 //! (`fuzz/dict/fortran.dict`), and the three targets:
 //!
-//! * `front`: the front end (parse, semantic analysis, lowering to IR);
+//! * `front`: the front end (parse, semantic analysis, lowering to IR)
+//!   and the IR verifier on its output;
 //! * `jit`: the front end, native compilation and a call of every procedure
 //!   (up to three) with small integer and real arguments;
 //! * `adjoint`: `jit` plus the tangent and adjoint Jacobians of the first
@@ -16,9 +17,12 @@
 //! `.txt`), `last-signal.f90` (the input running when the process died on a
 //! signal: written by a signal handler), `hang-*.f90` (an input still
 //! running after [`HANG`]), `internal-*.f90` (an internal error: generated
-//! code that does not verify or compile). Inputs that reach a new outcome
-//! (stage and message class) join the pool and are kept in
-//! `fuzz/corpus/TARGET/` as seeds of later campaigns. `fuzz/run.sh` restarts
+//! code that does not verify or compile). Inputs with a new coverage
+//! feature (an outcome class, or a kind of IR instruction the front end
+//! lowered to) join the pool and are kept in `fuzz/corpus/TARGET/` as
+//! seeds of later campaigns (plus the small programs of `fuzz/seeds/`).
+//! Parents are drawn favouring programs the front end accepts, then cheap
+//! ones. `fuzz/run.sh` restarts
 //! the process after a fatal signal and adds up the executions.
 //!
 //! `adjit-fuzz replay TARGET FILE...` runs saved inputs once each (to
@@ -37,12 +41,16 @@ use std::time::{Duration, Instant};
 
 /// An input still running after this long is a hang.
 const HANG: Duration = Duration::from_secs(20);
-/// Time limit of every native call.
-const CALL_TIMEOUT: Duration = Duration::from_millis(100);
+/// Time limit of every native call (a loop that runs longer is an error
+/// outcome like any other; a long limit only slows the campaign).
+const CALL_TIMEOUT: Duration = Duration::from_millis(20);
 /// Memory limit of arguments and local arrays.
 const MEMORY_LIMIT: usize = 256 << 20;
-/// Largest input kept (bytes).
+/// Largest input kept (bytes) by the front-end target.
 const MAX_INPUT: usize = 16 << 10;
+/// Largest input kept by the `jit` and `adjoint` targets: every execution
+/// compiles the whole program three times, so small programs go further.
+const MAX_NATIVE_INPUT: usize = 3 << 10;
 /// Largest pool of inputs mutated from.
 const MAX_POOL: usize = 20_000;
 
@@ -62,6 +70,42 @@ fn epoch() -> Instant {
 
 fn now_ms() -> u64 {
     epoch().elapsed().as_millis() as u64 + 1
+}
+
+/// Stages of an execution, timed for `--profile`.
+const STAGES: [&str; 7] = [
+    "front end",
+    "native compile",
+    "call",
+    "tangent build",
+    "tangent Jacobian",
+    "adjoint build",
+    "adjoint Jacobian",
+];
+/// Nanoseconds spent in each of [`STAGES`].
+static STAGE_NS: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+
+/// Runs `f`, adding its duration to stage `k` of [`STAGES`].
+fn timed<T>(k: usize, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let r = f();
+    STAGE_NS[k].fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    r
+}
+
+/// Prints the time per stage (`--profile`).
+fn print_profile(execs: u64) {
+    let total: u64 = STAGE_NS.iter().map(|a| a.load(Ordering::Relaxed)).sum();
+    eprintln!("time per stage over {execs} executions:");
+    for (name, ns) in STAGES.iter().zip(&STAGE_NS) {
+        let ns = ns.load(Ordering::Relaxed);
+        eprintln!(
+            "  {name:<17} {:>9.3} s {:>5.1}% {:>8.3} ms/exec",
+            ns as f64 * 1e-9,
+            100.0 * ns as f64 / total.max(1) as f64,
+            ns as f64 * 1e-6 / execs.max(1) as f64
+        );
+    }
 }
 
 /// Which part of adjit an execution exercises.
@@ -133,8 +177,8 @@ fn dictionary(path: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Fortran sources in `dir` (not recursive).
-fn sources_in(dir: &Path) -> Vec<Input> {
+/// Fortran sources in `dir` (not recursive) of at most `max` bytes.
+fn sources_in(dir: &Path, max: usize) -> Vec<Input> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return out;
@@ -148,7 +192,7 @@ fn sources_in(dir: &Path) -> Vec<Input> {
             continue;
         }
         if let Ok(text) = std::fs::read(&p) {
-            if text.len() <= MAX_INPUT {
+            if text.len() <= max {
                 out.push(Input { text, fixed });
             }
         }
@@ -194,11 +238,11 @@ const NUMBERS: &[&str] = &[
 ];
 
 /// Applies 1 or 2 random mutations to `input`.
-fn mutate(input: &Input, pool: &[Input], dict: &[Vec<u8>], rng: &mut Rng) -> Input {
+fn mutate(input: &Input, pool: &[Input], dict: &[Vec<u8>], max: usize, rng: &mut Rng) -> Input {
     let mut t = input.text.clone();
     for _ in 0..1 + rng.below(2) {
         let ls = lines(&t);
-        match rng.below(10) {
+        match rng.below(13) {
             // Insert a token (with a blank either side).
             0 | 1 => {
                 let tok = &dict[rng.below(dict.len())];
@@ -282,6 +326,12 @@ fn mutate(input: &Input, pool: &[Input], dict: &[Vec<u8>], rng: &mut Rng) -> Inp
                     t.splice(a..b, w);
                 }
             }
+            // Structure-aware: swap an intrinsic for another of the same
+            // arity, or an arithmetic or relational operator for another
+            // (the program usually stays valid, so the mutation reaches
+            // the later stages).
+            10 => swap_word(&mut t, INTRINSICS, rng),
+            11 => swap_word(&mut t, OPERATORS, rng),
             // Overwrite a byte with a printable one.
             _ => {
                 if !t.is_empty() {
@@ -292,11 +342,63 @@ fn mutate(input: &Input, pool: &[Input], dict: &[Vec<u8>], rng: &mut Rng) -> Inp
             }
         }
     }
-    t.truncate(MAX_INPUT);
+    t.truncate(max);
     Input {
         text: t,
         fixed: input.fixed,
     }
+}
+
+/// Groups of interchangeable intrinsics (same arity, real arguments) and
+/// operators, for [`swap_word`].
+const INTRINSICS: &[&[&str]] = &[
+    &[
+        "sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh", "sinh", "cosh", "atan", "asin",
+        "acos", "log10", "erf", "gamma", "aint", "anint",
+    ],
+    &["max", "min", "mod", "sign", "atan2", "dim", "modulo"],
+    &["sum", "product", "maxval", "minval"],
+];
+const OPERATORS: &[&[&str]] = &[
+    &["+", "-", "*", "/", "**"],
+    &[
+        "<", ">", "<=", ">=", "==", "/=", ".lt.", ".gt.", ".le.", ".ge.", ".eq.", ".ne.",
+    ],
+    &[".and.", ".or.", ".eqv.", ".neqv."],
+];
+
+/// Replaces one occurrence in `t` of a word of `groups` (a whole
+/// identifier, or an operator) with another word of its group.
+fn swap_word(t: &mut Vec<u8>, groups: &[&[&str]], rng: &mut Rng) {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut hits = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for w in group.iter().map(|w| w.as_bytes()) {
+            for at in 0..t.len().saturating_sub(w.len() - 1) {
+                let end = at + w.len();
+                if !t[at..end].eq_ignore_ascii_case(w) {
+                    continue;
+                }
+                let whole = if ident(w[0]) {
+                    (at == 0 || !ident(t[at - 1])) && (end == t.len() || !ident(t[end]))
+                } else {
+                    // Not part of a longer operator (`**`, `<=`, `/=`, `//`).
+                    let op = |b: u8| b"*/<>=".contains(&b);
+                    (at == 0 || !op(t[at - 1])) && (end == t.len() || !op(t[end]))
+                };
+                if whole {
+                    hits.push((at, end, g));
+                }
+            }
+        }
+    }
+    if hits.is_empty() {
+        return;
+    }
+    let (a, b, g) = hits[rng.below(hits.len())];
+    let group = groups[g];
+    let w = group[rng.below(group.len())].as_bytes().to_vec();
+    t.splice(a..b, w);
 }
 
 /// Byte ranges of identifiers and numbers.
@@ -359,8 +461,13 @@ fn class(e: &Error) -> String {
 
 /// What one execution reached.
 struct Outcome {
-    /// Stage and message classes (novelty signal).
+    /// Stage and message classes.
     signature: String,
+    /// Coverage features (hashed): the classes of the signature, and for a
+    /// program the front end accepts, each kind of IR instruction (with
+    /// its operator and type) it lowered to. An input with a feature no
+    /// earlier input had joins the pool.
+    features: Vec<u64>,
     /// An internal error (a bug short of a crash).
     internal: Option<String>,
     /// Stages reached: compiled by the front end, called natively, ran a
@@ -368,23 +475,62 @@ struct Outcome {
     reached: [bool; 3],
 }
 
-/// Runs one input against a target.
+/// Runs one input against a target and adds the classes of its
+/// signature to its features.
 fn execute(target: Target, input: &Input) -> Outcome {
+    let mut out = execute_stages(target, input);
+    let stages = out.signature.split('|').filter(|c| !c.is_empty());
+    let classes: Vec<u64> = stages.map(|c| hash(c.as_bytes())).collect();
+    out.features.extend(classes);
+    out
+}
+
+/// Hashed kinds of the instructions of `module`: the instruction's name
+/// and first field up to a number (`Binary(Add`, `Intrinsic(Sin`, not
+/// `Load(VarId(3`), with the type it defines.
+fn instruction_kinds(module: &adjit::ir::Module) -> Vec<u64> {
+    let mut kinds: HashSet<u64> = HashSet::new();
+    let mut text = String::new();
+    for proc in &module.procs {
+        for inst in &proc.insts {
+            use std::fmt::Write as _;
+            text.clear();
+            let _ = write!(text, "{:?}", inst.kind);
+            let end = text
+                .find(|c: char| c.is_ascii_digit() || c == ',' || c == ')' || c == ' ')
+                .unwrap_or(text.len());
+            text.truncate(end);
+            let _ = write!(text, ":{:?}", inst.ty);
+            kinds.insert(hash(text.as_bytes()));
+        }
+    }
+    kinds.into_iter().collect()
+}
+
+/// The stages of [`execute`].
+fn execute_stages(target: Target, input: &Input) -> Outcome {
     let text = String::from_utf8_lossy(&input.text).into_owned();
     let name = if input.fixed { "fuzz.f" } else { "fuzz.f90" };
     let mut out = Outcome {
         signature: String::new(),
+        features: Vec::new(),
         internal: None,
         reached: [false; 3],
     };
     let note = |out: &mut Outcome, e: &Error| {
-        if e.kind == ErrorKind::Internal && out.internal.is_none() {
+        // A documented refusal of the transforms ("cannot differentiate
+        // ...") is an outcome; IR that does not verify or native code that
+        // does not compile is a bug.
+        let refusal = e.message.contains("cannot differentiate");
+        if e.kind == ErrorKind::Internal && !refusal && out.internal.is_none() {
             out.internal = Some(e.message.clone());
         }
         out.signature.push_str(&class(e));
         out.signature.push('|');
     };
-    let engine = match Engine::from_sources(&[(name.into(), text)], options()) {
+    let engine = match timed(0, || {
+        Engine::from_sources(&[(name.into(), text)], options())
+    }) {
         Ok(e) => e,
         Err(e) => {
             note(&mut out, &e);
@@ -392,73 +538,112 @@ fn execute(target: Target, input: &Input) -> Outcome {
         }
     };
     out.reached[0] = true;
+    // Lowered code that does not verify is a front-end bug, whichever
+    // stage would trip on it: caught here, at the front end's speed.
+    if let Err(errors) = timed(0, || adjit::ir::verify::verify_module(engine.module())) {
+        let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+        out.internal = Some(format!("the front end's IR does not verify: {first}"));
+        out.signature = format!(
+            "unverified:{}|",
+            first
+                .chars()
+                .filter(|c| c.is_ascii_alphabetic() || *c == ' ')
+                .take(40)
+                .collect::<String>()
+        );
+        return out;
+    }
     let names = engine.procedure_names();
     out.signature = format!("ok{}|", names.len().min(4));
+    out.features = instruction_kinds(engine.module());
     if target == Target::Front {
         return out;
     }
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ input.text.len() as u64);
-    let mut differentiated = false;
-    for name in names.iter().take(3) {
-        let proc = match engine.procedure(Some(name)) {
-            Ok(p) => p,
-            Err(e) => {
-                note(&mut out, &e);
-                continue;
-            }
-        };
-        let mut args = proc.args();
-        let settings = settings(&args, &mut rng);
-        if let Err(e) = apply(&mut args, &settings) {
+    // One procedure per input (each `procedure`, `tangent` and `adjoint`
+    // compiles the whole module): for `adjoint`, one with a real argument
+    // when there is one. The choice depends on the input only, so a replay
+    // repeats it.
+    let mut rng = Rng(hash(&input.text) | 1);
+    let module = engine.module();
+    let has_real = |n: &String| {
+        module.find_proc(n).is_some_and(|id| {
+            let p = module.proc(id);
+            p.params
+                .iter()
+                .chain(&p.result)
+                .any(|v| p.vars[v.index()].ty.is_float())
+        })
+    };
+    let candidates: Vec<&String> = match target {
+        Target::Adjoint if names.iter().any(has_real) => {
+            names.iter().filter(|n| has_real(n)).collect()
+        }
+        _ => names.iter().collect(),
+    };
+    let Some(&name) = candidates.get(rng.below(candidates.len())) else {
+        return out;
+    };
+    let proc = match timed(1, || engine.procedure(Some(name))) {
+        Ok(p) => p,
+        Err(e) => {
             note(&mut out, &e);
-            continue;
+            return out;
         }
-        out.reached[1] = true;
-        match proc.call(&mut args) {
-            Ok(()) => out.signature.push_str("call|"),
-            Err(e) => note(&mut out, &e),
-        }
-        if target != Target::Adjoint || differentiated {
-            continue;
-        }
-        let reals: Vec<String> = (0..args.names().len())
-            .filter(|&i| args.ty(i).is_float())
-            .map(|i| args.names()[i].clone())
-            .collect();
-        let Some(last) = reals.last() else { continue };
-        differentiated = true;
-        let sel = |n: &str| Selection::parse(n);
-        let (Ok(of), Ok(wrt)) = (
-            sel(last),
-            reals.iter().map(|n| sel(n)).collect::<Result<Vec<_>, _>>(),
-        ) else {
-            continue;
-        };
-        let of = vec![of];
-        match engine.tangent(Some(name), &of, &wrt, 1) {
-            Ok(t) => {
-                let mut a = t.args();
-                let _ = apply(&mut a, &settings);
-                match t.jacobian(&a) {
-                    Ok(_) => out.signature.push_str("tangent|"),
-                    Err(e) => note(&mut out, &e),
-                }
-                out.reached[2] = true;
+    };
+    let mut args = proc.args();
+    let settings = settings(&args, &mut rng);
+    if let Err(e) = apply(&mut args, &settings) {
+        note(&mut out, &e);
+        return out;
+    }
+    out.reached[1] = true;
+    match timed(2, || proc.call(&mut args)) {
+        Ok(()) => out.signature.push_str("call|"),
+        Err(e) => note(&mut out, &e),
+    }
+    if target != Target::Adjoint {
+        return out;
+    }
+    let reals: Vec<String> = (0..args.names().len())
+        .filter(|&i| args.ty(i).is_float())
+        .map(|i| args.names()[i].clone())
+        .collect();
+    let Some(last) = reals.last() else {
+        return out;
+    };
+    let sel = |n: &str| Selection::parse(n);
+    let (Ok(of), Ok(wrt)) = (
+        sel(last),
+        reals.iter().map(|n| sel(n)).collect::<Result<Vec<_>, _>>(),
+    ) else {
+        return out;
+    };
+    let of = vec![of];
+    match timed(3, || engine.tangent(Some(name), &of, &wrt, 1)) {
+        Ok(t) => {
+            let mut a = t.args();
+            let _ = apply(&mut a, &settings);
+            match timed(4, || t.jacobian(&a)) {
+                Ok(_) => out.signature.push_str("tangent|"),
+                Err(e) => note(&mut out, &e),
             }
-            Err(e) => note(&mut out, &e),
+            out.reached[2] = true;
         }
-        match engine.adjoint(Some(name), &of, &wrt, &AdjointOptions::default()) {
-            Ok(adj) => {
-                let mut a = adj.args();
-                let _ = apply(&mut a, &settings);
-                match adj.jacobian(&a) {
-                    Ok(_) => out.signature.push_str("adjoint|"),
-                    Err(e) => note(&mut out, &e),
-                }
-                out.reached[2] = true;
+        Err(e) => note(&mut out, &e),
+    }
+    match timed(5, || {
+        engine.adjoint(Some(name), &of, &wrt, &AdjointOptions::default())
+    }) {
+        Ok(adj) => {
+            let mut a = adj.args();
+            let _ = apply(&mut a, &settings);
+            match timed(6, || adj.jacobian(&a)) {
+                Ok(_) => out.signature.push_str("adjoint|"),
+                Err(e) => note(&mut out, &e),
             }
-            Err(e) => note(&mut out, &e),
+            out.reached[2] = true;
         }
+        Err(e) => note(&mut out, &e),
     }
     out
 }
@@ -668,6 +853,7 @@ fn main() {
                 println!("  internal: {m}");
             }
         }
+        print_profile((args.len() - 2) as u64);
         return;
     }
     let target = args
@@ -702,8 +888,13 @@ fn main() {
     }));
 
     let dict = dictionary(&root.join("dict").join("fortran.dict"));
-    let mut pool = sources_in(&repo.join("tests").join("corpus"));
-    pool.extend(sources_in(&keep_dir));
+    let max = match target {
+        Target::Front => MAX_INPUT,
+        Target::Jit | Target::Adjoint => MAX_NATIVE_INPUT,
+    };
+    let mut pool = sources_in(&repo.join("tests").join("corpus"), max);
+    pool.extend(sources_in(&root.join("seeds"), max));
+    pool.extend(sources_in(&keep_dir, max));
     if pool.is_empty() || dict.is_empty() {
         eprintln!("no seeds or no dictionary under {}", repo.display());
         std::process::exit(2);
@@ -713,24 +904,64 @@ fn main() {
     let mut stats = Stats::default();
     let mut flushed = Stats::default();
     let mut classes: HashMap<String, u64> = HashMap::new();
+    // Microseconds each pool input took: cheap inputs are mutated more
+    // often (the cheapest of two drawn, of three for the native targets),
+    // so that the campaign spends its time on executions rather than on
+    // compiling big programs.
+    let mut cost: Vec<u64> = Vec::new();
+    let mut passed: Vec<bool> = Vec::new();
+    // Three times in four the parent is a program the front end accepts
+    // (most mutants of a broken one fail where it does).
+    let mut accepted: Vec<usize> = Vec::new();
+    let mut features: HashSet<u64> = HashSet::new();
     for input in pool.clone() {
-        if let Some(o) = run_one(target, &input, &out_dir, &mut stats) {
+        let t = Instant::now();
+        let o = run_one(target, &input, &out_dir, &mut stats);
+        if o.as_ref().is_some_and(|o| o.reached[0]) {
+            accepted.push(passed.len());
+        }
+        passed.push(o.as_ref().is_some_and(|o| o.reached[0]));
+        if let Some(o) = o {
+            features.extend(o.features);
             seen.insert(o.signature);
         }
+        cost.push(t.elapsed().as_micros() as u64);
     }
     let start = Instant::now();
     let mut last_report = Instant::now();
     while start.elapsed().as_secs_f64() < seconds && stats.execs < max_execs {
-        let parent = &pool[rng.below(pool.len())];
-        let child = mutate(parent, &pool, &dict, &mut rng);
+        let mut pick = if !accepted.is_empty() && rng.below(4) != 0 {
+            accepted[rng.below(accepted.len())]
+        } else {
+            rng.below(pool.len())
+        };
+        let draws = if target == Target::Front { 1 } else { 2 };
+        for _ in 0..draws {
+            let other = rng.below(pool.len());
+            if (!passed[other], cost[other]) < (!passed[pick], cost[pick]) {
+                pick = other;
+            }
+        }
+        let child = mutate(&pool[pick], &pool, &dict, max, &mut rng);
+        let t = Instant::now();
         if let Some(o) = run_one(target, &child, &out_dir, &mut stats) {
             *classes.entry(o.signature.clone()).or_default() += 1;
             // Past the front end, only programs that compile are worth
             // mutating further.
             let admissible = target == Target::Front || o.reached[0];
-            if admissible && seen.insert(o.signature) && pool.len() < MAX_POOL {
+            seen.insert(o.signature);
+            let mut new = false;
+            for f in o.features {
+                new |= features.insert(f);
+            }
+            if admissible && new && pool.len() < MAX_POOL {
                 save(&keep_dir, "seed", &child, None);
                 pool.push(child);
+                cost.push(t.elapsed().as_micros() as u64);
+                if o.reached[0] {
+                    accepted.push(passed.len());
+                }
+                passed.push(o.reached[0]);
             }
         }
         if last_report.elapsed() > Duration::from_secs(10) {
@@ -763,6 +994,7 @@ fn main() {
         internal: stats.internal - flushed.internal,
     };
     add_total(&out_dir, &delta);
+    print_profile(stats.execs);
     let _ = writeln!(
         std::io::stdout(),
         "{} execs {} reached {:?} crashes {} internal {} outcomes {}",

@@ -464,24 +464,36 @@ fn fold_intrinsic(
 /// count (`data w /2147483647*0/`) is refused instead of expanded.
 pub const MAX_INITIAL_VALUES: usize = 1 << 24;
 
+///
+/// An expansion past `limit` values (the elements of the array it
+/// initializes, at most [`MAX_INITIAL_VALUES`]) stops there with an error,
+/// so an implied DO of 2^31 trips costs nothing.
 pub fn fold_elements(
     e: &Expr,
     lookup: &dyn Fn(&str) -> Option<ConstVal>,
+    limit: usize,
 ) -> Result<Vec<ConstVal>, NotConst> {
     let mut out = Vec::new();
-    fold_items(e, lookup, &mut out)?;
+    fold_items(e, lookup, limit.min(MAX_INITIAL_VALUES), &mut out)?;
     Ok(out)
 }
 
 fn fold_items(
     e: &Expr,
     lookup: &dyn Fn(&str) -> Option<ConstVal>,
+    limit: usize,
     out: &mut Vec<ConstVal>,
 ) -> Result<(), NotConst> {
+    let too_many = || {
+        not_const(
+            e,
+            format!("array constructor gives more than {limit} values"),
+        )
+    };
     match &e.kind {
         ExprKind::ArrayConstructor(items) => {
             for it in items {
-                fold_items(it, lookup, out)?;
+                fold_items(it, lookup, limit, out)?;
             }
             Ok(())
         }
@@ -505,10 +517,16 @@ fn fold_items(
             if st == 0 {
                 return Err(not_const(e, "implied DO step is zero"));
             }
+            // Each trip gives a value at least (unless its items are
+            // empty): a trip count past the limit is refused at once.
+            let trips = (t as i128 - s as i128) / st as i128 + 1;
+            if !items.is_empty() && trips > (limit - out.len().min(limit)) as i128 {
+                return Err(too_many());
+            }
             let mut i = s;
             while (st > 0 && i <= t) || (st < 0 && i >= t) {
-                if out.len() > MAX_INITIAL_VALUES {
-                    return Err(not_const(e, "array constructor too large"));
+                if out.len() > limit {
+                    return Err(too_many());
                 }
                 let inner = |n: &str| {
                     if n.eq_ignore_ascii_case(&var.text) {
@@ -518,7 +536,7 @@ fn fold_items(
                     }
                 };
                 for it in items {
-                    fold_items(it, &inner, out)?;
+                    fold_items(it, &inner, limit, out)?;
                 }
                 match i.checked_add(st) {
                     Some(next) => i = next,

@@ -1510,7 +1510,7 @@ pub(crate) fn global_for(
             ));
             return Some(global);
         }
-        match fold_elements(init, &lookup) {
+        match fold_elements(init, &lookup, n) {
             Ok(elems) => {
                 let is_ctor = matches!(init.kind, ExprKind::ArrayConstructor(_));
                 if is_ctor && elems.len() != n {
