@@ -473,7 +473,8 @@ impl CompiledModule {
             code::SIZE_OVERFLOW,
             code::OUT_OF_MEMORY,
         ];
-        let span = if whole_proc.contains(&e.kind) {
+        // An ALLOCATE that fails is located at its statement (`site`).
+        let span = if whole_proc.contains(&e.kind) && e.site < 0 {
             p.map(|p| p.span).unwrap_or(span)
         } else if e.kind == code::CALL_DEPTH {
             // The call instruction belongs to the caller (`proc` field).

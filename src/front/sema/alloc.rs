@@ -9,7 +9,8 @@
 //! variable (0, or 1 for an array already allocated / not allocated)
 //! instead of failing.
 
-use super::super::ast::{ArgValue, Expr, ExprKind, Name};
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::array::ArrayRef;
 use super::lowerer::{Lowerer, Resolved, R};
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Storage, Terminator, Type, VarId};
 
@@ -148,6 +149,80 @@ impl Lowerer<'_, '_> {
             self.emit(Inst::Deallocate(var), None);
             self.stat_done(guard, stat)?;
         }
+        Ok(())
+    }
+
+    /// `call move_alloc(from, to)`: `to` is released if allocated, then
+    /// takes the bounds and values of `from`, which ends unallocated (the
+    /// values are copied: the IR has no storage transfer).
+    pub(super) fn move_alloc(&mut self, call: &Name, args: &[Arg]) -> R<()> {
+        let names: Vec<&Name> = args
+            .iter()
+            .filter_map(|a| match &a.value {
+                ArgValue::Expr(Expr {
+                    kind: ExprKind::Name(n),
+                    ..
+                }) => Some(n),
+                _ => None,
+            })
+            .collect();
+        let [from_name, to_name] = names[..] else {
+            return Err(self.err(call.span, "MOVE_ALLOC takes two ALLOCATABLE array names"));
+        };
+        let from = self.allocatable_var(from_name, "MOVE_ALLOC")?;
+        let to = self.allocatable_var(to_name, "MOVE_ALLOC")?;
+        let (f, t) = (self.proc.var(from), self.proc.var(to));
+        if f.ty != t.ty || f.dims.len() != t.dims.len() || from == to {
+            return Err(self.err(
+                call.span,
+                "MOVE_ALLOC of arrays of different types or ranks (or of one array)",
+            ));
+        }
+        let (rank, ty) = (f.dims.len(), f.ty);
+        // `to` is released when allocated.
+        let is = self.val(Inst::Allocated(to), Type::Bool);
+        let (free, moved) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: free,
+            else_dest: moved,
+        });
+        self.switch_to(free);
+        self.emit(Inst::Deallocate(to), None);
+        self.jump(moved);
+        self.switch_to(moved);
+        let is = self.val(Inst::Allocated(from), Type::Bool);
+        let (copy, done) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: copy,
+            else_dest: done,
+        });
+        self.switch_to(copy);
+        let mut bounds = Vec::with_capacity(rank);
+        for d in 0..rank as u32 {
+            let lower = self.val(Inst::DimLower(from, d), Type::I64);
+            let extent = self.val(Inst::DimExtent(from, d), Type::I64);
+            let last = self.val(Inst::Binary(BinaryOp::Add, lower, extent), Type::I64);
+            let one = self.int(1, Type::I64);
+            let upper = self.val(Inst::Binary(BinaryOp::Sub, last, one), Type::I64);
+            bounds.push((lower, upper));
+        }
+        self.emit(Inst::Allocate(to, bounds), None);
+        let extents = self.extents(&ArrayRef {
+            name: from_name,
+            args: None,
+        })?;
+        self.for_positions(&extents, &mut |this, pos| {
+            let i = this.whole_array_index(from, pos, from_name.span)?;
+            let x = this.val(Inst::LoadElem(from, i), ty);
+            let j = this.whole_array_index(to, pos, to_name.span)?;
+            this.emit(Inst::StoreElem(to, j, x), None);
+            Ok(())
+        })?;
+        self.emit(Inst::Deallocate(from), None);
+        self.jump(done);
+        self.switch_to(done);
         Ok(())
     }
 

@@ -524,7 +524,9 @@ impl Lowerer<'_, '_> {
                 Ok(())
             });
         }
-        if args.is_none() {
+        // Fortran 2003: an allocatable array takes the constructor's size.
+        let allocatable = args.is_none() && self.proc.var(v).storage == Storage::Allocatable;
+        if args.is_none() && !allocatable {
             let d = &self.proc.var(v).dims[0];
             let extent = d
                 .upper
@@ -558,6 +560,18 @@ impl Lowerer<'_, '_> {
                 ));
             }
             values.push(self.num_as(item, ty)?);
+        }
+        if allocatable {
+            // The values wait in temporaries while the target is
+            // (re)allocated in other blocks.
+            let kept: Vec<VarId> = values
+                .iter()
+                .map(|&x| self.store_temp("c", x, ty))
+                .collect();
+            let n = self.int(items.len() as i64, Type::I64);
+            let extent = self.store_temp("n", n, Type::I64);
+            self.realloc_for_assignment(v, &[extent]);
+            values = kept.iter().map(|&k| self.val(Inst::Load(k), ty)).collect();
         }
         for (k, x) in values.into_iter().enumerate() {
             let pos = self.int(k as i64, Type::I64);

@@ -1420,12 +1420,19 @@ impl Builder<'_, '_> {
             if save {
                 v.save = true;
             }
+            let scalar = v.dims.is_none();
             if allocatable.is_some() {
                 v.allocatable = allocatable;
             }
             if let Some(init) = &e.init {
                 v.init = Some(init.clone());
                 v.save = true;
+            }
+            if let (Some(span), true) = (allocatable, scalar) {
+                self.error(
+                    span,
+                    format!("unsupported Fortran: ALLOCATABLE scalar `{}`", e.name.text),
+                );
             }
         }
     }

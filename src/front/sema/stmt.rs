@@ -764,8 +764,15 @@ impl Lowerer<'_, '_> {
                 self.hoist(x)?;
             }
         }
-        self.prepare_actuals(args)?;
         let dummy = self.dummy_target(&name.text);
+        if name.text == "move_alloc"
+            && dummy.is_none()
+            && self.proc_sym(&name.text).is_none()
+            && !self.prog.by_name.contains_key(&name.text)
+        {
+            return self.move_alloc(name, args);
+        }
+        self.prepare_actuals(args)?;
         let local_var =
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
         let aliased = match self.proc_sym(&name.text) {

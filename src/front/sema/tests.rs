@@ -970,7 +970,7 @@ end subroutine
 #[test]
 fn unsupported_constructs_from_source() {
     let src = "subroutine t(x)
-  real, allocatable :: w(:)
+  real, allocatable :: w
   real, pointer :: p
   complex z
   type(point) :: q

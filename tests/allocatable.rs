@@ -1,0 +1,252 @@
+//! ALLOCATABLE arrays: derivatives through ALLOCATE, DEALLOCATE and
+//! reallocation (tangent against adjoint, both against finite differences
+//! and the closed form), the JIT against the interpreter, and the runtime
+//! errors of misuse (located, never a crash).
+
+mod common;
+
+use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
+use adjit::engine::{Args, Backend, Engine, ErrorKind, FiniteDifferences, Options, Selection};
+use common::check::{against, dot, mismatches, Rng};
+
+/// An array deallocated and allocated again with other bounds inside a
+/// loop, whose values the reverse sweep needs after the primal released
+/// them; an array allocated by assignment and alive at return; a rank-2
+/// array. y = 14 sum x^4 + sum sin(x) x + sum x^2 e^x.
+const REALLOCATING: &str = "
+subroutine f(n, x, y)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  double precision, allocatable :: w(:), v(:), m(:, :)
+  integer :: i, k
+  y = 0
+  do k = 1, 3
+    allocate(w(k:n + k - 1))
+    do i = 1, n
+      w(i + k - 1) = k * x(i)**2
+    end do
+    y = y + sum(w * w)
+    deallocate(w)
+  end do
+  v = x
+  y = y + sum(sin(v) * v)
+  allocate(m(2, n))
+  m(1, :) = x * x
+  m(2, :) = exp(x)
+  y = y + sum(m(1, :) * m(2, :))
+end subroutine f
+";
+
+/// The closed-form gradient of [`REALLOCATING`].
+fn expected_gradient(x: &[f64]) -> Vec<f64> {
+    x.iter()
+        .map(|&t| 56.0 * t.powi(3) + t.cos() * t + t.sin() + (2.0 * t + t * t) * t.exp())
+        .collect()
+}
+
+fn engine(source: &str, backend: Backend, bounds_checks: bool) -> Engine {
+    let options = Options {
+        backend,
+        bounds_checks,
+        ..Options::default()
+    };
+    Engine::from_sources(&[("alloc.f90".to_string(), source.to_string())], options)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn point(engine: &Engine, x: &[f64]) -> Args {
+    let f = engine.procedure(Some("f")).unwrap();
+    let mut args = f.args();
+    args.set_scalar("n", x.len() as f64).unwrap();
+    args.set_array("x", x).unwrap();
+    args
+}
+
+#[test]
+fn reallocation_in_a_loop_has_the_closed_form_gradient() {
+    let x = [0.3, -0.7, 1.1, 0.5, -1.3];
+    let expected = expected_gradient(&x);
+    let (of, wrt) = (
+        Selection::parse_list("y").unwrap(),
+        Selection::parse_list("x").unwrap(),
+    );
+    let mut bad = Vec::new();
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        for bounds_checks in [true, false] {
+            let e = engine(REALLOCATING, backend, bounds_checks);
+            let args = point(&e, &x);
+            let label = format!("{backend:?}, bounds checks {bounds_checks}");
+            let tangent = e.tangent(Some("f"), &of, &wrt, 2).unwrap();
+            bad.extend(against(
+                &format!("tangent ({label})"),
+                &tangent.jacobian(&args).unwrap(),
+                &expected,
+                1e-12,
+            ));
+            for (record, activity) in [
+                (RecordPolicy::Tbr, true),
+                (RecordPolicy::Conservative, true),
+                (RecordPolicy::Conservative, false),
+            ] {
+                let options = AdjointOptions {
+                    record,
+                    activity,
+                    ..AdjointOptions::default()
+                };
+                let adjoint = e.adjoint(Some("f"), &of, &wrt, &options).unwrap();
+                bad.extend(against(
+                    &format!("adjoint {record:?} activity {activity} ({label})"),
+                    &adjoint.jacobian(&args).unwrap(),
+                    &expected,
+                    1e-12,
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn tangent_adjoint_and_finite_differences_agree() {
+    let mut rng = Rng(0x5eed_a110c);
+    let x = rng.vec(6);
+    let e = engine(REALLOCATING, Backend::Jit, true);
+    let args = point(&e, &x);
+    let (of, wrt) = (
+        Selection::parse_list("y").unwrap(),
+        Selection::parse_list("x").unwrap(),
+    );
+    let tangent = e
+        .tangent(Some("f"), &of, &wrt, 1)
+        .unwrap()
+        .jacobian(&args)
+        .unwrap();
+    let adjoint = e
+        .adjoint(Some("f"), &of, &wrt, &AdjointOptions::default())
+        .unwrap()
+        .jacobian(&args)
+        .unwrap();
+    let mut bad = mismatches("tangent vs adjoint", &args, &tangent, &adjoint);
+    // Dot product: <J xd, yb> = <xd, J^T yb> with random directions.
+    let (xd, yb) = (rng.vec(x.len()), rng.next());
+    let (jxd, _) = dot(&tangent.matrix, &xd);
+    let jt_yb: Vec<f64> = adjoint.matrix.iter().map(|g| g * yb).collect();
+    let (rhs, scale) = dot(&xd, &jt_yb);
+    let lhs = jxd * yb;
+    if (lhs - rhs).abs() > 1e-13 * scale.max(1.0) {
+        bad.push(format!("dot product: {lhs:e} vs {rhs:e}"));
+    }
+    let f = e.procedure(Some("f")).unwrap();
+    let fd = FiniteDifferences::new(&f)
+        .jacobian(&args, &of, &wrt)
+        .unwrap();
+    for (k, (&a, &d)) in adjoint.matrix.iter().zip(&fd.matrix).enumerate() {
+        if (a - d).abs() > 1e-6 * a.abs().max(1.0) {
+            bad.push(format!("finite differences, x({}): {a:e} vs {d:e}", k + 1));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The JIT and the interpreter agree bit for bit on a program exercising
+/// every allocation path (corpus program `allocatable_local.f90`).
+#[test]
+fn jit_and_interpreter_agree() {
+    let path = common::corpus::corpus_dir().join("allocatable_local.f90");
+    let run = |backend: Backend, n: f64, x: f64| {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_files(&[&path], options).unwrap();
+        let f = e.procedure(Some("alloc_local")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("n", n).unwrap();
+        args.set_scalar("x", x).unwrap();
+        f.call(&mut args).unwrap();
+        (
+            args.scalar("s").unwrap().to_bits(),
+            format!("{:?}", args.get("info").unwrap()),
+        )
+    };
+    for (n, x) in [(3.0, 0.5), (4.0, 1.5), (9.0, -2.25)] {
+        assert_eq!(
+            run(Backend::Jit, n, x),
+            run(Backend::Interpreter, n, x),
+            "n = {n}, x = {x}"
+        );
+    }
+}
+
+/// Runs `body` (statements over `n`, `s` and the allocatable `a(:)`) and
+/// returns the error message, checking both executors, with and without
+/// bounds checks, give a runtime error.
+fn runtime_error(body: &str, memory_limit: Option<usize>) -> Vec<String> {
+    let source = format!(
+        "subroutine f(n, s)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(out) :: s
+  double precision, allocatable :: a(:), b(:, :)
+{body}
+end subroutine f
+"
+    );
+    let mut messages = Vec::new();
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        for bounds_checks in [true, false] {
+            let mut options = Options {
+                backend,
+                bounds_checks,
+                ..Options::default()
+            };
+            if let Some(limit) = memory_limit {
+                options.memory_limit = limit;
+            }
+            let e = Engine::from_sources(&[("e.f90".to_string(), source.clone())], options)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let f = e.procedure(Some("f")).unwrap();
+            let mut args = f.args();
+            args.set_scalar("n", 1_000_000.0).unwrap();
+            let err = f.call(&mut args).expect_err(body);
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            messages.push(err.message);
+        }
+    }
+    messages
+}
+
+#[test]
+fn misuse_is_a_located_runtime_error() {
+    let cases: [(&str, &str, &str); 4] = [
+        ("  s = a(1)", "e.f90:6:", "`a` is not allocated"),
+        ("  a(2) = 1\n  s = 0", "e.f90:6:", "`a` is not allocated"),
+        (
+            "  allocate(a(n))\n  allocate(a(2))\n  s = 0",
+            "e.f90:7:",
+            "`a` is already allocated",
+        ),
+        (
+            "  allocate(a(n))\n  deallocate(a)\n  deallocate(a)\n  s = 0",
+            "e.f90:8:",
+            "`a` is not allocated",
+        ),
+    ];
+    for (body, at, what) in cases {
+        for m in runtime_error(body, None) {
+            assert!(m.contains(at) && m.contains(what), "{body}: {m}");
+        }
+    }
+}
+
+#[test]
+fn allocation_past_the_memory_limit_is_an_error() {
+    // 10^12 doubles: past a 1 MB limit (and past the interpreter's own
+    // limit on one array).
+    let body = "  allocate(b(n, n))\n  s = 0";
+    for m in runtime_error(body, Some(1 << 20)) {
+        assert!(m.contains("e.f90:6:") && m.contains("`b`"), "{m}");
+    }
+}
