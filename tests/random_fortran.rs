@@ -219,7 +219,7 @@ fn some_programs_call_recursive_functions() {
     let (mut direct, mut mutual) = (0, 0);
     for seed in seed_base()..seed_base() + 200 {
         let source = generate(seed, &GenOptions::all()).source();
-        if source.contains("rec1(n") {
+        if source.contains("rec1(n, (") {
             if source.contains("function rec2") {
                 mutual += 1;
             } else {
