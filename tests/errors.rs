@@ -105,6 +105,61 @@ fn unsupported_fortran_names_construct_and_location() {
     );
 }
 
+/// An array given for a scalar dummy of a function that is not ELEMENTAL
+/// is a rank mismatch at the argument (as gfortran reports it), whether the
+/// array is a whole array, a section or an array expression; the same
+/// references to an ELEMENTAL (also PURE ELEMENTAL) function run
+/// elementwise.
+#[test]
+fn arrays_for_scalar_dummies_need_an_elemental_function() {
+    let module = "module m
+contains
+  pure function sq(x) result(y)
+    double precision, intent(in) :: x
+    double precision :: y
+    y = x*x
+  end function
+  pure elemental function cube(x) result(y)
+    double precision, intent(in) :: x
+    double precision :: y
+    y = x*x*x
+  end function
+end module
+";
+    for (body, col) in [
+        ("b = sq(a)", 10),
+        ("b = sq(a(1:3))", 10),
+        ("b = 1 + sq(2*a)", 14),
+    ] {
+        let src = format!(
+            "{module}subroutine s(a, b)\n  use m\n  double precision :: a(3), b(3)\n  {body}\nend subroutine\n"
+        );
+        let e = match Engine::from_source("el.f90", &src) {
+            Err(e) => e,
+            Ok(_) => panic!("`{body}` must be rejected"),
+        };
+        assert_eq!(e.kind, ErrorKind::Compile);
+        assert!(
+            e.message.contains(&format!(
+                "el.f90:17:{col}: error: rank mismatch in argument 1 of `sq`"
+            )),
+            "{body}: {}",
+            e.message
+        );
+    }
+    let src = format!(
+        "{module}subroutine s(a, b)\n  use m\n  double precision :: a(3), b(3)\n  b = cube(a(1:3)) + sq(a(2))\nend subroutine\n"
+    );
+    let engine = Engine::from_source("el.f90", &src).unwrap();
+    let s = engine.procedure(Some("s")).unwrap();
+    let mut args = s.args();
+    args.set_array("a", &[1.0, 2.0, 3.0]).unwrap();
+    s.call(&mut args).unwrap();
+    let b = args.get("b").unwrap();
+    let b: Vec<f64> = (0..b.len()).map(|k| b.get_f64(k)).collect();
+    assert_eq!(b, [5.0, 12.0, 31.0]);
+}
+
 /// Runs the `adjit` binary.
 fn adjit(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_adjit"))

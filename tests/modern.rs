@@ -157,3 +157,79 @@ fn newton_module_root_has_the_closed_form_derivatives() {
     ));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+const ASSUMED_SHAPE: &str = "
+subroutine weigh(a, t)
+  double precision, intent(in) :: a(:, :)
+  double precision, intent(out) :: t
+  integer :: i, j
+  t = 0
+  do j = 1, size(a, 2)
+    do i = 1, size(a, 1)
+      t = t + a(i, j) * i / j
+    end do
+  end do
+end subroutine weigh
+";
+
+/// An entry's assumed-shape dummy of rank 2 gets its shape from the caller
+/// (`Args::set_shape`, `--extent a=3,2`): the hidden extents are filled by
+/// the engine and never shown; values without a shape are a usage error.
+#[test]
+fn an_assumed_shape_entry_dummy_takes_its_shape_from_the_caller() {
+    let engine = Engine::from_source("weigh.f90", ASSUMED_SHAPE).unwrap();
+    let f = engine.procedure(Some("weigh")).unwrap();
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    for (shape, t) in [([3, 2], 30.0), ([2, 3], 16.0 + 1.0 / 6.0)] {
+        let mut args = f.args();
+        args.set_array("a", &a).unwrap();
+        args.set_shape("a", &shape).unwrap();
+        assert!(args.missing_shape().is_none());
+        f.call(&mut args).unwrap();
+        assert!((args.scalar("t").unwrap() - t).abs() < 1e-13, "{shape:?}");
+        // dt/da(i, j) = i / j, column-major.
+        let expected: Vec<f64> = (0..6)
+            .map(|k| ((k % shape[0]) + 1) as f64 / ((k / shape[0]) + 1) as f64)
+            .collect();
+        let (of, wrt) = (
+            Selection::parse_list("t").unwrap(),
+            Selection::parse_list("a").unwrap(),
+        );
+        let tangent = engine.tangent(Some("weigh"), &of, &wrt, 6).unwrap();
+        let adjoint = engine
+            .adjoint(Some("weigh"), &of, &wrt, &AdjointOptions::default())
+            .unwrap();
+        let mut bad = common::check::against(
+            "tangent",
+            &tangent.jacobian(&args).unwrap(),
+            &expected,
+            1e-13,
+        );
+        bad.extend(common::check::against(
+            "adjoint",
+            &adjoint.jacobian(&args).unwrap(),
+            &expected,
+            1e-13,
+        ));
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+    let mut args = f.args();
+    args.set_array("a", &a).unwrap();
+    assert_eq!(args.missing_shape(), Some(("a", 2)));
+    assert!(args.set_shape("a", &[6]).is_err(), "rank 2 needs 2 extents");
+    assert!(args.set_shape("t", &[1]).is_err(), "t is a scalar");
+
+    let dir = std::env::temp_dir().join(format!("adjit-shape-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("weigh.f90");
+    std::fs::write(&file, ASSUMED_SHAPE).unwrap();
+    let path = file.to_str().unwrap();
+    let (code, stdout, _) =
+        common::cli::adjit(&["run", path, "--set", "a=1,2,3,4,5,6", "--extent", "a=3,2"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]\nt = 30.0\n");
+    let (code, _, stderr) = common::cli::adjit(&["run", path, "--set", "a=1,2,3,4,5,6"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--extent a=N1,N2"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -211,6 +211,28 @@ fn some_programs_pass_functions_as_dummy_procedures() {
     assert!(with_via >= 8, "only {with_via} of 200 programs call via");
 }
 
+/// RECURSIVE functions (direct and mutual) are called in a fair share of
+/// the programs, so the agreement checks (tangent, adjoint, finite
+/// differences, JIT and interpreter) cover recursion.
+#[test]
+fn some_programs_call_recursive_functions() {
+    let (mut direct, mut mutual) = (0, 0);
+    for seed in seed_base()..seed_base() + 200 {
+        let source = generate(seed, &GenOptions::all()).source();
+        if source.contains("rec1(n, (") {
+            if source.contains("function rec2") {
+                mutual += 1;
+            } else {
+                direct += 1;
+            }
+        }
+    }
+    assert!(
+        direct >= 8 && mutual >= 8,
+        "{direct} direct and {mutual} mutual of 200"
+    );
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

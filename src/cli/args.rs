@@ -236,7 +236,7 @@ pub(crate) struct ValueArgs {
     /// An argument's value: x=1.5, a=1,2,3 (column-major), a=0.5 (fill), task=FG; for a dummy procedure of the entry, the procedure to pass (fcn=myfcn). Repeatable
     #[arg(long, value_name = "NAME=VALUE")]
     set: Vec<String>,
-    /// The extent of an assumed-size array x(*) (or the length of a CHARACTER*(*)) argument. Repeatable
+    /// The extent of an assumed-size array x(*) (or the length of a CHARACTER*(*)) argument, or the shape of an array of assumed shape or size, one extent per dimension (a=2,3). Repeatable
     #[arg(long, value_name = "NAME=N")]
     extent: Vec<String>,
     /// A JSON object of argument values (as --set; --set may not name the same argument)

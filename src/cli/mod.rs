@@ -278,14 +278,25 @@ pub(crate) fn arguments(
     for e in cl.values("extent") {
         let (name, n) = e
             .split_once('=')
-            .ok_or_else(|| format!("--extent expects NAME=N, got `{e}`"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("--extent {name}= needs a non-negative integer, not `{n}`"))?;
-        args.set_extent(name.trim(), n)?;
+            .ok_or_else(|| format!("--extent expects NAME=N or NAME=N1,N2,..., got `{e}`"))?;
+        let shape = n
+            .split(',')
+            .map(|n| n.trim().parse::<usize>())
+            .collect::<Result<Vec<usize>, _>>()
+            .map_err(|_| format!("--extent {name}= needs non-negative integers, not `{n}`"))?;
+        match shape.as_slice() {
+            [n] if args.rank(name.trim())? <= 1 => args.set_extent(name.trim(), *n)?,
+            _ => args.set_shape(name.trim(), &shape)?,
+        }
     }
     args.apply_settings(&settings)?;
+    if let Some((name, rank)) = args.missing_shape() {
+        let extents: Vec<String> = (1..=rank).map(|k| format!("N{k}")).collect();
+        return Err(Failure::Usage(format!(
+            "`{name}` is an assumed-shape array of rank {rank}: give its shape with --extent {name}={}",
+            extents.join(",")
+        )));
+    }
     if let Some((name, given, elements)) = args.overfull() {
         return Err(Failure::Usage(format!(
             "`{name}` is given {given} values but has {elements} elements"
@@ -360,6 +371,7 @@ fn run(cl: &CommandLine) -> CmdResult {
     });
     let result = f.result_name();
     let shown: Vec<usize> = (0..args.names().len())
+        .filter(|&i| !args.is_hidden(i))
         .filter(|&i| wanted.as_ref().is_none_or(|w| w.contains(&args.names()[i])))
         .collect();
     let json = |i: usize| BufferJson {

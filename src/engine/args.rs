@@ -563,6 +563,23 @@ impl Args {
         })
     }
 
+    /// The first assumed-shape array of rank > 1 given values without a
+    /// shape ([`Args::set_shape`]): its name and rank. Its hidden extents
+    /// would be 0 and the procedure would see no elements.
+    pub fn missing_shape(&self) -> Option<(&str, usize)> {
+        (0..self.params.len()).find_map(|i| {
+            let prefix = format!("_extent_{}_", self.names[i]);
+            let unset = self.names.iter().enumerate().any(|(h, n)| {
+                n.starts_with(&prefix)
+                    && self.buffers[h].len() == 1
+                    && self.buffers[h].get_f64(0) == 0.0
+                    && !self.explicit[h]
+            });
+            (unset && !self.buffers[i].is_empty())
+                .then(|| (self.names[i].as_str(), self.params[i].dims.len()))
+        })
+    }
+
     /// Sets a numeric scalar.
     pub fn set_scalar(&mut self, name: &str, value: f64) -> Result<(), Error> {
         self.set(name, ArgValue::Scalar(value))
@@ -596,6 +613,71 @@ impl Args {
         self.extents[i] = Some(n);
         self.explicit[i] = false;
         self.resize_implicit()
+    }
+
+    /// Gives an array its shape, one extent per dimension (the command
+    /// line's `--extent a=2,3`). For an assumed-shape dummy of rank > 1
+    /// (`a(:, :)`) this sets the extents the procedure receives as hidden
+    /// arguments, so callers never name them; for an assumed-size or
+    /// rank-1 assumed-shape array it is [`Args::set_extent`] of the last
+    /// extent after checking the others against the declaration.
+    pub fn set_shape(&mut self, name: &str, shape: &[usize]) -> Result<(), Error> {
+        let i = self.index_of(name)?;
+        let rank = self.params[i].dims.len();
+        let usage = |m: String| Error::new(ErrorKind::Usage, m);
+        if rank == 0 || shape.len() != rank {
+            return Err(usage(format!(
+                "`{name}` ({}) has rank {rank}, so its shape has {rank} extents, not {}",
+                type_label(&self.params[i]),
+                shape.len()
+            )));
+        }
+        if !self.has_assumed_dim(i) {
+            return Err(usage(format!(
+                "`{name}` ({}) has no assumed shape or size: its extents come from its declaration",
+                type_label(&self.params[i])
+            )));
+        }
+        for (k, &n) in shape[..rank - 1].iter().enumerate() {
+            let hidden = format!("_extent_{}_{}", name.trim().to_ascii_lowercase(), k + 1);
+            match self.names.iter().position(|x| *x == hidden) {
+                Some(h) => {
+                    let value =
+                        i64::try_from(n).map_err(|_| usage(format!("extent {n} too large")))?;
+                    self.buffers[h] = Buffer::I64(vec![value]);
+                    self.explicit[h] = true;
+                }
+                None => {
+                    let (lower, upper) = self.params[i].dims[k].clone();
+                    let declared = upper.map(|u| {
+                        let info = &self.params[i];
+                        self.eval(info, &u) - self.eval(info, &lower) + 1
+                    });
+                    if declared != Some(n as i64) {
+                        return Err(usage(format!(
+                            "`{name}` has extent {} in dimension {}, not {n}",
+                            declared.map_or("*".to_string(), |d| d.to_string()),
+                            k + 1
+                        )));
+                    }
+                }
+            }
+        }
+        self.set_extent(name, shape[rank - 1])
+    }
+
+    /// The rank of the argument called `name`.
+    pub fn rank(&self, name: &str) -> Result<usize, Error> {
+        Ok(self.params[self.index_of(name)?].dims.len())
+    }
+
+    /// True for the hidden arguments the engine fills itself (the extents
+    /// of assumed-shape dummies of rank > 1, set by [`Args::set_shape`]):
+    /// outputs leave them out.
+    pub fn is_hidden(&self, index: usize) -> bool {
+        self.names
+            .get(index)
+            .is_some_and(|n| n.starts_with("_extent_"))
     }
 
     /// The storage units (elements, bytes for characters) parameter `i`

@@ -84,6 +84,9 @@ pub struct Procedure {
     pub contains: Vec<Procedure>,
     /// Position of the SUBROUTINE / FUNCTION keyword.
     pub span: Span,
+    /// Declared ELEMENTAL (the PURE, IMPURE and RECURSIVE prefixes are
+    /// accepted and change nothing).
+    pub elemental: bool,
 }
 
 /// A labelled FORMAT statement.

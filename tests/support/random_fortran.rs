@@ -80,6 +80,11 @@ pub struct GenOptions {
     /// (the random choices, hence the rest of the program, are the same
     /// either way).
     pub dummy_procedures: bool,
+    /// RECURSIVE functions of the depth `n` and one scalar: directly
+    /// recursive (`rec1` calls itself) or mutually recursive (`rec1` and
+    /// `rec2` call each other), with random contractions so values stay
+    /// bounded; calls to them appear wherever generated functions do.
+    pub recursive: bool,
     /// Most subprocedures (besides `top`).
     pub max_procs: usize,
     /// Most statements per body (top level of a procedure).
@@ -99,6 +104,7 @@ impl GenOptions {
             derived_globals: true,
             optional_args: true,
             dummy_procedures: true,
+            recursive: true,
             max_procs: 4,
             max_stmts: 6,
             max_depth: 2,
@@ -437,6 +443,9 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
 
     let nprocs = g.rng.range(1, options.max_procs.max(1) as i64) as usize;
     let mut procs = Vec::new();
+    if options.recursive && g.rng.chance(50) {
+        procs.extend(g.recursive_functions());
+    }
     for k in 1..=nprocs {
         let is_function = g.rng.chance(35);
         procs.push(g.callee(k, is_function));
@@ -1185,6 +1194,62 @@ impl Gen<'_> {
             finish,
             end: format!("{end} {name}"),
         }
+    }
+
+    /// One directly recursive function `rec1(n, x)`, or two mutually
+    /// recursive ones (`rec1` calls `rec2`, which calls `rec1`), each
+    /// `r = a*next(n - 1, b*x + c) + d*f(x)` above depth 1 and `r = e*f(x) +
+    /// d` at the bottom, with f one of sin, cos, tanh, exp(-x*x) and
+    /// |a| <= 1/2, |b|, |d|, |e| <= 1, |c| <= 1/2: |r| < 3 at every depth.
+    fn recursive_functions(&mut self) -> Vec<ProcSrc> {
+        let mutual = self.rng.chance(40);
+        let names: Vec<String> = if mutual {
+            vec!["rec1".into(), "rec2".into()]
+        } else {
+            vec!["rec1".into()]
+        };
+        let mut out = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            let next = &names[(k + 1) % names.len()];
+            let mut c = || {
+                let v = self.rng.range(-64, 64) as f64 / 64.0;
+                lit(v)
+            };
+            let (a, b, cc, d, e) = (c(), c(), c(), c(), c());
+            let f = |rng: &mut Rng, x: &str| match rng.below(4) {
+                0 => format!("sin({x})"),
+                1 => format!("cos({x})"),
+                2 => format!("tanh({x})"),
+                _ => format!("exp(-({x})*({x}))"),
+            };
+            let (f1, f2) = (f(&mut self.rng, "x"), f(&mut self.rng, "x"));
+            out.push(ProcSrc {
+                head: vec![
+                    format!("recursive function {name}(n, x) result(r)"),
+                    "  integer, intent(in) :: n".into(),
+                    "  double precision, intent(in) :: x".into(),
+                    "  double precision :: r".into(),
+                ],
+                init: Vec::new(),
+                body: Vec::new(),
+                finish: vec![Stmt::Block {
+                    head: "if (n <= 1) then".into(),
+                    body: vec![Stmt::Line(format!("r = {e}*{f1} + {d}"))],
+                    else_body: Some(vec![Stmt::Line(format!(
+                        "r = 0.5d0*{a}*{next}(n - 1, {b}*x + 0.5d0*{cc}) + {d}*{f2}"
+                    ))]),
+                    tail: "end if".into(),
+                }],
+                end: format!("end function {name}"),
+            });
+        }
+        self.callees.push(Callee {
+            name: "rec1".into(),
+            is_function: true,
+            params: vec![Param::ScalarIn],
+            has_n: true,
+        });
+        out
     }
 
     fn top(&mut self, resets: Vec<Stmt>) -> ProcSrc {

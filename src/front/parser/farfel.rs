@@ -185,6 +185,7 @@ fn outline_in(
                     formats: Vec::new(),
                     contains: Vec::new(),
                     span,
+                    elemental: false,
                 });
                 block.outlined = Some(name);
             }

@@ -41,6 +41,8 @@ pub(super) struct Header {
     span: Span,
     /// True for a main program without a PROGRAM statement.
     implicit: bool,
+    /// The ELEMENTAL prefix.
+    elemental: bool,
 }
 
 /// Statement blocks skipped as a whole because the subset does not support
@@ -268,6 +270,7 @@ impl Parser {
                         args: Vec::new(),
                         span: line.span,
                         implicit: true,
+                        elemental: false,
                     };
                     self.unbump(line);
                     units.push(ProgramUnit::Procedure(self.parse_procedure(header)));
@@ -308,6 +311,7 @@ impl Parser {
             formats,
             contains,
             span: header.span,
+            elemental: header.elemental,
         };
         for d in super::farfel::outline_adf_blocks(&mut p, is_internal) {
             self.diags.push(d);
@@ -460,6 +464,7 @@ impl<'s> StmtParser<'s> {
                 args: Vec::new(),
                 span,
                 implicit: false,
+                elemental: false,
             })));
         }
         if self.at_kw("program") {
@@ -475,6 +480,7 @@ impl<'s> StmtParser<'s> {
                 args: Vec::new(),
                 span,
                 implicit: false,
+                elemental: false,
             })));
         }
         if self.at_kw("module") && !self.at_kw("moduleprocedure") {
@@ -497,14 +503,19 @@ impl<'s> StmtParser<'s> {
                 args: Vec::new(),
                 span,
                 implicit: false,
+                elemental: false,
             })));
         }
         // Procedure prefixes and a type, then FUNCTION or SUBROUTINE.
         let start = self.pos;
         let mut prefixed = false;
+        let mut elemental = false;
         let mut prefix_type = None;
         loop {
-            if ["recursive", "pure", "elemental", "impure", "non_recursive"]
+            if self.eat_kw("elemental") {
+                prefixed = true;
+                elemental = true;
+            } else if ["recursive", "pure", "impure", "non_recursive"]
                 .iter()
                 .any(|p| self.eat_kw(p))
             {
@@ -520,7 +531,7 @@ impl<'s> StmtParser<'s> {
             let span = self.span_here();
             self.eat_kw("function");
             return self
-                .procedure_header(UnitKind::Function, prefix_type, span)
+                .procedure_header(UnitKind::Function, prefix_type, span, elemental)
                 .map(Some);
         }
         if self.at_kw("subroutine") {
@@ -533,7 +544,7 @@ impl<'s> StmtParser<'s> {
                 ));
             }
             return self
-                .procedure_header(UnitKind::Subroutine, None, span)
+                .procedure_header(UnitKind::Subroutine, None, span, elemental)
                 .map(Some);
         }
         if prefixed {
@@ -553,6 +564,7 @@ impl<'s> StmtParser<'s> {
         unit: UnitKind,
         prefix_type: Option<TypeSpec>,
         span: Span,
+        elemental: bool,
     ) -> PResult<LineKind> {
         self.what = match unit {
             UnitKind::Function => "FUNCTION statement",
@@ -573,6 +585,7 @@ impl<'s> StmtParser<'s> {
             args: Vec::new(),
             span,
             implicit: false,
+            elemental,
         }));
         let mut args = Vec::new();
         if self.eat(TokenKind::LParen) {
@@ -621,6 +634,7 @@ impl<'s> StmtParser<'s> {
             args,
             span,
             implicit: false,
+            elemental,
         }))
     }
 

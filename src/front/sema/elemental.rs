@@ -1,5 +1,5 @@
 //! User functions referenced elementally: `f(x)` with an array `x` given
-//! for a scalar dummy (an ELEMENTAL function applied to an array) is an
+//! for a scalar dummy of an ELEMENTAL function is an
 //! array expression whose elements are calls `f(x(i))`, lowered inside the
 //! loops of the enclosing array assignment or reduction.
 
@@ -8,8 +8,10 @@ use super::array::ArrayRef;
 use super::lowerer::Lowerer;
 
 impl Lowerer<'_, '_> {
-    /// The first array operand of `name(args)` when it is a user function
-    /// referenced elementally (an array-valued actual for a scalar dummy).
+    /// The first array operand of `name(args)` when it is an ELEMENTAL user
+    /// function referenced elementally (an array-valued actual for a scalar
+    /// dummy). For any other function such an actual is a rank mismatch,
+    /// reported where the argument is lowered.
     pub(super) fn elemental_source<'e>(
         &self,
         name: &Name,
@@ -21,6 +23,9 @@ impl Lowerer<'_, '_> {
         let unit = self.prog.find_proc(self.unit, &name.text)?;
         let sig = &self.prog.sigs[unit];
         sig.result?;
+        if !sig.elemental {
+            return None;
+        }
         for (i, a) in args.iter().enumerate() {
             let ArgValue::Expr(x) = &a.value else {
                 continue;

@@ -1203,6 +1203,20 @@ impl Lowerer<'_, '_> {
         };
         match &e.kind {
             _ if self.elementwise_actual(e, prank) => {}
+            _ if prank == 0
+                && !matches!(e.kind, ExprKind::Name(_))
+                && self.array_source(e).is_some() =>
+            {
+                return Err(self.err(
+                    e.span,
+                    format!(
+                        "rank mismatch in argument {} of `{}`: array passed to a scalar \
+                         (only an ELEMENTAL procedure takes arrays for scalar dummies)",
+                        i + 1,
+                        callee.text
+                    ),
+                ));
+            }
             ExprKind::Name(n) => {
                 if let Resolved::Var(v) = self.resolve(n)? {
                     let var = self.proc.var(v).clone();

@@ -349,6 +349,9 @@ pub(crate) struct Sig {
     /// Every parameter's dimensions (scratch storage for absent OPTIONAL
     /// arrays copies them when they are constant).
     pub dims: Vec<Vec<ir::Dim>>,
+    /// Declared ELEMENTAL: array actuals for scalar dummies are taken
+    /// element by element.
+    pub elemental: bool,
 }
 
 /// One declared dummy argument and the IR parameters it became.
@@ -449,6 +452,7 @@ impl Sig {
             },
             dummies,
             dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
+            elemental: u.ast.elemental,
         }
     }
 }

@@ -149,6 +149,7 @@ fn subroutine(name: &str, args: &[&str], decls: Vec<Decl>, body: Vec<Stmt>) -> P
         formats: Vec::new(),
         contains: Vec::new(),
         span: sp(1, 1),
+        elemental: false,
     }
 }
 fn function(
