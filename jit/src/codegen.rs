@@ -139,9 +139,11 @@ impl fmt::Debug for CompiledModule {
     }
 }
 
-// SAFETY: global storage is only written by generated code while the
-// store's lock is held (or through a `GlobalsGuard` of the same lock); code
-// and literal memory are immutable after finalization.
+// SAFETY: the store's global storage is only written by generated code
+// while the store's lock is held (or through a `GlobalsGuard` of the same
+// lock); a call against a `GlobalFrame` writes that frame only, which its
+// caller borrows mutably; code and literal memory are immutable after
+// finalization.
 unsafe impl Sync for CompiledModule {}
 // SAFETY: all owned memory moves with the value; see the Sync note.
 unsafe impl Send for CompiledModule {}

@@ -26,7 +26,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 struct Words(Box<[UnsafeCell<u128>]>);
 
 // SAFETY: the words are plain bytes; every access by the host or by generated
-// code happens while the owning store's lock is held.
+// code happens while the owning store's lock is held, or through the one
+// `GlobalFrame` that owns them, borrowed mutably by the call that writes.
 unsafe impl Send for Words {}
 // SAFETY: see the Send note: the store's lock serialises all access.
 unsafe impl Sync for Words {}

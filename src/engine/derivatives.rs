@@ -840,7 +840,7 @@ pub struct Tape<'a> {
     end_state: Vec<Buffer>,
     /// The program's globals at the end of the forward sweep that a
     /// reverse sweep may change (all of them for a tape whose sweeps run
-    /// outside the recording's lock): every reverse sweep leaves them so.
+    /// outside the recording's evaluation): every reverse sweep leaves them so.
     globals: GlobalState,
     /// Put `globals` back before a reverse sweep too (other calls may have
     /// run since the forward sweep).

@@ -768,7 +768,7 @@ impl<'a> Session<'a> {
         held.clear_derivatives();
         let Some(frame) = &mut held.frame else {
             return self
-                .call_unlocked(proc, args)
+                .call_without_globals(proc, args)
                 .map_err(|e| program.runtime_error(&e));
         };
         let result = match &mut self.run {
@@ -796,7 +796,11 @@ impl<'a> Session<'a> {
         result.map_err(|e| program.runtime_error(&e))
     }
 
-    fn call_unlocked(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
+    fn call_without_globals(
+        &mut self,
+        proc: ProcId,
+        args: &mut [Buffer],
+    ) -> Result<(), RuntimeError> {
         match &mut self.run {
             SessionRun::Jit { compiled, runtime } => compiled.call_with(proc, args, runtime),
             SessionRun::Interp(interp) => interp.call(proc, args),
