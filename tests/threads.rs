@@ -3,8 +3,9 @@
 //! the one-thread ones bit for bit; many threads calling one procedure at
 //! once get what one thread gets; a program with globals keeps its
 //! documented state (one primal call's worth per Jacobian) whatever the
-//! thread count; and `adjit jacobian --threads N` prints the same matrix
-//! for every N.
+//! thread count, and its evaluations run on many threads at once (each
+//! against its own copy of the globals); and `adjit jacobian --threads N`
+//! prints the same matrix for every N.
 
 mod common;
 
@@ -139,6 +140,83 @@ fn a_program_with_globals_keeps_its_state_whatever_the_threads() {
             (a1.matrix.clone(), t1.matrix.clone(), y1.clone())
         );
     }
+}
+
+#[test]
+fn evaluations_of_a_program_with_globals_run_on_many_threads_at_once() {
+    let engine =
+        Engine::from_files(&["tests/globals/coefficients.f90"], Options::default()).unwrap();
+    let setup = engine.procedure(Some("setup")).unwrap();
+    let mut coef = setup.args();
+    coef.set_scalar("a", 2.0).unwrap();
+    coef.set_scalar("b", 0.5).unwrap();
+    setup.call(&mut coef).unwrap();
+    let f = engine.procedure(Some("f")).unwrap();
+    let n = 12;
+    let mut args = f.args();
+    args.set_scalar("n", n as f64).unwrap();
+    let x: Vec<f64> = (0..n).map(|i| 0.3 + 0.1 * i as f64).collect();
+    args.set_array("x", &x).unwrap();
+    let (of, wrt) = (
+        Selection::parse_list("y").unwrap(),
+        Selection::parse_list("x").unwrap(),
+    );
+    let adjoint = engine
+        .adjoint(Some("f"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let tangent = engine.tangent(Some("f"), &of, &wrt, 3).unwrap();
+    let serial = adjoint.jacobian(&args).unwrap();
+    // Analytic: dy(i)/dx(i) = c1 cos x(i) + c2 x(i+1), dy(i)/dx(i+1) =
+    // c2 x(i) (cyclic), with the coefficients the globals hold.
+    for i in 0..n {
+        let j = (i + 1) % n;
+        for c in 0..n {
+            let want = if c == i {
+                2.0 * x[i].cos() + 0.5 * x[j]
+            } else if c == j {
+                0.5 * x[i]
+            } else {
+                0.0
+            };
+            let got = serial.get(i, c);
+            assert!(
+                (got - want).abs() <= 1e-14 * want.abs().max(1.0),
+                "({i}, {c}): {got} vs {want}"
+            );
+        }
+    }
+    let mut one = args.clone();
+    f.call(&mut one).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..6 {
+            let (f, adjoint, tangent, args, one, serial) =
+                (&f, &adjoint, &tangent, &args, &one, &serial);
+            s.spawn(move || {
+                for _ in 0..10 {
+                    let mut mine = args.clone();
+                    f.call(&mut mine).unwrap();
+                    assert_eq!(
+                        mine.f64s("y").unwrap(),
+                        one.f64s("y").unwrap(),
+                        "thread {t}"
+                    );
+                    assert_eq!(
+                        adjoint.jacobian_threads(args, 2).unwrap().matrix,
+                        serial.matrix
+                    );
+                    let tan = tangent.jacobian_threads(args, 3).unwrap();
+                    for (a, b) in tan.matrix.iter().zip(&serial.matrix) {
+                        assert!((a - b).abs() <= 1e-14 * b.abs().max(1.0), "thread {t}");
+                    }
+                }
+            });
+        }
+    });
+    // The coefficients are still the program's: a primal call from the
+    // main thread sees them.
+    let mut last = args.clone();
+    f.call(&mut last).unwrap();
+    assert_eq!(last.f64s("y").unwrap(), one.f64s("y").unwrap());
 }
 
 #[test]

@@ -28,7 +28,7 @@
 //! frame; the others come from the runtime's arena (released on return).
 //! Calls nest at most [`MAX_CALL_DEPTH`] deep, checked at each call site.
 
-use crate::globals::{global_bytes, GlobalStore, GlobalsGuard};
+use crate::globals::{global_bytes, GlobalFrame, GlobalStore, GlobalsGuard};
 use crate::ir::shape;
 use crate::ir::special::Special;
 use crate::ir::Buffer;
@@ -139,9 +139,11 @@ impl fmt::Debug for CompiledModule {
     }
 }
 
-// SAFETY: global storage is only written by generated code while the
-// store's lock is held (or through a `GlobalsGuard` of the same lock); code
-// and literal memory are immutable after finalization.
+// SAFETY: the store's global storage is only written by generated code
+// while the store's lock is held (or through a `GlobalsGuard` of the same
+// lock); a call against a `GlobalFrame` writes that frame only, which its
+// caller borrows mutably; code and literal memory are immutable after
+// finalization.
 unsafe impl Sync for CompiledModule {}
 // SAFETY: all owned memory moves with the value; see the Sync note.
 unsafe impl Send for CompiledModule {}
@@ -194,7 +196,7 @@ impl CompiledModule {
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
         if self.globals.is_empty() {
-            return self.call_resolved(proc, args, rt, &mut |_, _| 0);
+            return self.call_resolved(proc, args, rt, std::ptr::null(), &mut |_, _| 0);
         }
         let mut guard = self.globals.lock();
         self.call_locked(&mut guard, proc, args, rt)
@@ -220,18 +222,44 @@ impl CompiledModule {
         }
         let held = &*guard;
         let mut global_first = |g: ir::GlobalId, at: i64| held.int_at_of(&self.globals, g, at);
-        self.call_resolved(proc, args, rt, &mut global_first)
+        self.call_resolved(proc, args, rt, self.globals.table(), &mut global_first)
     }
 
-    /// Resolves argument shapes and calls; the caller holds the globals
-    /// lock when there are globals.
+    /// Calls a procedure against `frame`, an evaluation's private copy of
+    /// the module's globals (see [`GlobalStore`]): no lock is taken, so
+    /// calls against different frames of one program run in parallel.
+    pub fn call_in_frame(
+        &self,
+        frame: &mut GlobalFrame,
+        proc: ProcId,
+        args: &mut [Buffer],
+        rt: &mut Runtime,
+    ) -> Result<(), RuntimeError> {
+        if !self.globals.fits(frame) {
+            return Err(self.arg_error(
+                proc,
+                None,
+                "the global frame belongs to another program".into(),
+            ));
+        }
+        let table = frame.table();
+        let frame = &*frame;
+        let mut global_first = |g: ir::GlobalId, at: i64| frame.int_at(g, at);
+        self.call_resolved(proc, args, rt, table, &mut global_first)
+    }
+
+    /// Resolves argument shapes and calls against the global storage whose
+    /// address table is `globals`; the caller holds exclusive access to that
+    /// storage (the store's lock, or the frame).
     fn call_resolved(
         &self,
         proc: ProcId,
         args: &mut [Buffer],
         rt: &mut Runtime,
+        globals: *const usize,
         global_first: &mut dyn FnMut(ir::GlobalId, i64) -> i64,
     ) -> Result<(), RuntimeError> {
+        rt.set_globals(globals);
         shape::resolve_arguments_with(&self.module, proc, args, global_first)?;
         let slots: Vec<ArgSlot> = args
             .iter_mut()
@@ -269,7 +297,9 @@ impl CompiledModule {
     /// benchmarks. The caller must pass argument slots that satisfy the
     /// procedure's shapes (see [`crate::ir::shape::resolve_arguments`]), call
     /// [`Runtime::begin_call`] first, hold no other call of a module with
-    /// globals concurrently, and decode a non-zero status itself.
+    /// globals concurrently (and have made a call of this module through
+    /// the runtime, which points it at the module's globals), and decode a
+    /// non-zero status itself.
     pub fn raw_function(&self, proc: ProcId) -> Option<RawProcFn> {
         let addr = *self.entries.get(proc.index())?;
         // SAFETY: `addr` is a finalized function with the RawProcFn ABI.
@@ -629,10 +659,7 @@ fn compile_module(
             proc_ids: ids.clone(),
             segment_switch,
             externs: HashMap::new(),
-            globals: (0..globals.len())
-                .filter_map(|i| globals.ptr(i))
-                .map(|p| p as i64)
-                .collect(),
+            globals: globals.len(),
             literals: &mut literals,
         };
         let mut ctx = jit.make_context();
@@ -745,7 +772,9 @@ struct Shared<'m> {
     /// `adjit_stack_retreat` (see [`segment_trampoline`]).
     segment_switch: [FuncId; 2],
     externs: HashMap<&'static str, FuncId>,
-    globals: Vec<i64>,
+    /// Number of globals (their addresses are read at run time from the
+    /// table of [`crate::runtime::RuntimeCtx::globals`]).
+    globals: usize,
     literals: &'m mut Vec<Box<[u8]>>,
 }
 
@@ -1752,10 +1781,12 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     fn global_addr(&mut self, g: usize, at: i64, name: &str) -> Result<Value, CompileError> {
-        let addr = *self.sh.globals.get(g).ok_or_else(|| CompileError {
-            proc: None,
-            message: format!("`{name}` names an unknown global"),
-        })?;
+        if g >= self.sh.globals {
+            return Err(CompileError {
+                proc: None,
+                message: format!("`{name}` names an unknown global"),
+            });
+        }
         // The offset counts elements of the global's type (and length).
         let elem = self
             .sh
@@ -1764,7 +1795,11 @@ impl<'a, 'm> Lower<'a, 'm> {
             .get(g)
             .map_or(0, |gl| gl.ty.size() as i64 * gl.char_len.max(1));
         let bytes = at * elem;
-        Ok(self.b.ins().iconst(self.ptr, addr + bytes))
+        // The storage of this call's globals: the table the runtime context
+        // points to (constant during the call).
+        let table = self.b.ins().load(self.ptr, FLAGS, self.rt, layout::GLOBALS);
+        let base = self.b.ins().load(self.ptr, FLAGS, table, (g * 8) as i32);
+        Ok(self.b.ins().iadd_imm_s(base, bytes))
     }
 
     /// Storage for a local array or character variable: a stack slot when

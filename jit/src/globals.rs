@@ -1,6 +1,13 @@
 //! Storage of a module's globals (module variables, SAVE locals, variables
 //! initialised by DATA), and the lock that serialises every access to it.
 //!
+//! Generated code finds a global through a table of addresses that the
+//! call's runtime context points to (`RuntimeCtx::globals`), so one
+//! compiled module runs against any storage of the same layout: the store
+//! itself, or a [`GlobalFrame`], a private copy of the store taken for one
+//! evaluation, which lets evaluations of one program run on many threads at
+//! once (each against its own copy) and be written back when they end.
+//!
 //! A [`GlobalStore`] can be *extended*: the store of a derivative module
 //! (the program's globals followed by their tangent or adjoint companions)
 //! shares the storage of the program's globals and their lock with the
@@ -19,7 +26,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 struct Words(Box<[UnsafeCell<u128>]>);
 
 // SAFETY: the words are plain bytes; every access by the host or by generated
-// code happens while the owning store's lock is held.
+// code happens while the owning store's lock is held, or through the one
+// `GlobalFrame` that owns them, borrowed mutably by the call that writes.
 unsafe impl Send for Words {}
 // SAFETY: see the Send note: the store's lock serialises all access.
 unsafe impl Sync for Words {}
@@ -50,7 +58,32 @@ impl Words {
 pub struct GlobalStore {
     globals: Vec<ir::Global>,
     words: Vec<Arc<Words>>,
+    /// The addresses of `words`, for generated code.
+    table: Vec<usize>,
     lock: Arc<Mutex<()>>,
+}
+
+/// A private copy of the globals of a [`GlobalStore`] (all of them, the
+/// program's and a derivative module's own) for one evaluation: generated
+/// code runs against it with no lock held
+/// (`CompiledModule::call_in_frame`), and the evaluation writes the
+/// program's globals back into the store when it ends
+/// ([`GlobalsGuard::store_back`]).
+pub struct GlobalFrame {
+    globals: Vec<ir::Global>,
+    words: Vec<Words>,
+    /// The addresses of `words`, for generated code.
+    table: Vec<usize>,
+    /// The lock of the store copied: identifies the program.
+    lock: Arc<Mutex<()>>,
+}
+
+impl std::fmt::Debug for GlobalFrame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GlobalFrame")
+            .field("globals", &self.globals.len())
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for GlobalStore {
@@ -129,6 +162,7 @@ impl GlobalStore {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(GlobalStore {
             globals: globals.to_vec(),
+            table: words.iter().map(|w| w.ptr() as usize).collect(),
             words,
             lock: Arc::new(Mutex::new(())),
         })
@@ -163,6 +197,7 @@ impl GlobalStore {
         }
         Ok(GlobalStore {
             globals: globals.to_vec(),
+            table: words.iter().map(|w| w.ptr() as usize).collect(),
             words,
             lock: self.lock.clone(),
         })
@@ -198,10 +233,200 @@ impl GlobalStore {
         }
     }
 
-    /// Address of a global's storage, for generated code.
-    pub(crate) fn ptr(&self, index: usize) -> Option<*mut u8> {
-        self.words.get(index).map(|w| w.ptr())
+    /// The table of the globals' addresses generated code reads.
+    pub(crate) fn table(&self) -> *const usize {
+        self.table.as_ptr()
     }
+
+    /// True when `frame` is a copy of this store or of a store sharing its
+    /// lock, with the same number of globals.
+    pub fn fits(&self, frame: &GlobalFrame) -> bool {
+        Arc::ptr_eq(&self.lock, &frame.lock) && frame.globals.len() == self.globals.len()
+    }
+}
+
+/// A copy of global `g` stored at `ptr`.
+fn read(g: &ir::Global, ptr: *const u8) -> Buffer {
+    let mut out = Buffer::zeros(g.ty, global_units(g));
+    // SAFETY: both regions hold `global_bytes(g)` bytes; callers exclude
+    // concurrent writers (a lock guard, or a frame borrowed mutably by its
+    // only user).
+    unsafe { std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr(), global_bytes(g)) };
+    out
+}
+
+/// Overwrites global `g` stored at `ptr` (the buffer must match).
+fn write(g: &ir::Global, ptr: *mut u8, value: &Buffer) -> Result<(), String> {
+    if value.ty() != g.ty || value.len() != global_units(g) {
+        return Err(format!(
+            "global `{}` needs {} {} elements",
+            g.name,
+            global_units(g),
+            g.ty.name()
+        ));
+    }
+    // SAFETY: sizes checked above; callers hold exclusive access to the
+    // storage, and `value` is a distinct allocation.
+    unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), ptr, global_bytes(g)) };
+    Ok(())
+}
+
+/// Sets global `g` stored at `ptr` to zero (blank for characters).
+fn fill(g: &ir::Global, ptr: *mut u8) {
+    let value = if g.ty == Type::Char { b' ' } else { 0 };
+    // SAFETY: the storage holds `global_bytes(g)` bytes; callers hold
+    // exclusive access.
+    unsafe { std::ptr::write_bytes(ptr, value, global_bytes(g)) };
+}
+
+/// The element at (0-based) offset `at` of integer global `g` stored at
+/// `ptr` (0 for other types or outside the global).
+fn int_at(g: &ir::Global, ptr: *const u8, at: i64) -> i64 {
+    if !(0..g.len()).contains(&at) {
+        return 0;
+    }
+    let at = at as usize;
+    // SAFETY: the storage holds `g.len()` elements of the global's type,
+    // 16-byte aligned, and `at` is below that; callers exclude writers.
+    unsafe {
+        match g.ty {
+            Type::I32 => (ptr as *const i32).add(at).read() as i64,
+            Type::I64 => (ptr as *const i64).add(at).read(),
+            _ => 0,
+        }
+    }
+}
+
+impl GlobalFrame {
+    /// Number of globals.
+    pub fn len(&self) -> usize {
+        self.globals.len()
+    }
+
+    /// True when the frame holds no global.
+    pub fn is_empty(&self) -> bool {
+        self.globals.is_empty()
+    }
+
+    /// The descriptors of the globals.
+    pub fn globals(&self) -> &[ir::Global] {
+        &self.globals
+    }
+
+    /// A copy of a global's contents (column-major; bytes for characters).
+    pub fn get(&self, id: GlobalId) -> Option<Buffer> {
+        let g = self.globals.get(id.index())?;
+        Some(read(g, self.words.get(id.index())?.ptr()))
+    }
+
+    /// Overwrites a global's contents (the buffer must match its type and
+    /// size).
+    pub fn set(&mut self, id: GlobalId, value: &Buffer) -> Result<(), String> {
+        let g = self.globals.get(id.index()).ok_or("no such global")?;
+        write(g, self.words[id.index()].ptr(), value)
+    }
+
+    /// Sets every element of a global to zero (blank for characters).
+    pub fn clear(&mut self, id: GlobalId) {
+        if let Some(g) = self.globals.get(id.index()) {
+            fill(g, self.words[id.index()].ptr());
+        }
+    }
+
+    /// The element at (0-based) offset `at` of an integer global (0 for
+    /// other types or outside the global), for bounds that read globals.
+    pub fn int_at(&self, id: GlobalId, at: i64) -> i64 {
+        match (self.globals.get(id.index()), self.words.get(id.index())) {
+            (Some(g), Some(w)) => int_at(g, w.ptr(), at),
+            _ => 0,
+        }
+    }
+
+    /// A copy of this frame (for evaluations that start from one state on
+    /// several threads).
+    pub fn try_clone(&self) -> Result<GlobalFrame, String> {
+        copy_frame(&self.globals, self.words.iter(), &self.lock)
+    }
+
+    /// Overwrites the first `count` globals with those of `other`, a frame
+    /// of the same program.
+    pub fn assign_from(&mut self, other: &GlobalFrame, count: usize) {
+        if !Arc::ptr_eq(&self.lock, &other.lock) {
+            return;
+        }
+        let n = count.min(self.words.len()).min(other.words.len());
+        for i in 0..n {
+            let bytes = global_bytes(&self.globals[i]);
+            // SAFETY: same program, so same global sizes; `&mut self`
+            // excludes other users of this frame and `other` is a distinct
+            // frame.
+            unsafe {
+                std::ptr::copy_nonoverlapping(other.words[i].ptr(), self.words[i].ptr(), bytes)
+            };
+        }
+    }
+
+    /// The table of the globals' addresses generated code reads.
+    pub(crate) fn table(&self) -> *const usize {
+        self.table.as_ptr()
+    }
+}
+
+/// Reading and writing globals by id: through a lock guard on a store, or
+/// in an evaluation's frame.
+pub trait GlobalAccess {
+    /// The descriptors of the globals.
+    fn descriptors(&self) -> &[ir::Global];
+    /// A copy of a global's contents.
+    fn value(&self, id: GlobalId) -> Option<Buffer>;
+    /// Overwrites a global's contents (the buffer must match).
+    fn assign(&mut self, id: GlobalId, value: &Buffer) -> Result<(), String>;
+}
+
+impl GlobalAccess for GlobalsGuard<'_> {
+    fn descriptors(&self) -> &[ir::Global] {
+        self.store.globals()
+    }
+    fn value(&self, id: GlobalId) -> Option<Buffer> {
+        self.get(id)
+    }
+    fn assign(&mut self, id: GlobalId, value: &Buffer) -> Result<(), String> {
+        self.set(id, value)
+    }
+}
+
+impl GlobalAccess for GlobalFrame {
+    fn descriptors(&self) -> &[ir::Global] {
+        self.globals()
+    }
+    fn value(&self, id: GlobalId) -> Option<Buffer> {
+        self.get(id)
+    }
+    fn assign(&mut self, id: GlobalId, value: &Buffer) -> Result<(), String> {
+        self.set(id, value)
+    }
+}
+
+/// A frame holding a copy of the storage `words` of `globals`.
+fn copy_frame<'a>(
+    globals: &[ir::Global],
+    words: impl IntoIterator<Item = &'a Words>,
+    lock: &Arc<Mutex<()>>,
+) -> Result<GlobalFrame, String> {
+    let mut copies = Vec::with_capacity(globals.len());
+    for (g, w) in globals.iter().zip(words) {
+        let copy = Words::new(global_bytes(g)).map_err(|e| format!("global `{}`: {e}", g.name))?;
+        // SAFETY: both hold at least `byte_len` bytes of the same size
+        // (same global); the caller excludes writers of the source.
+        unsafe { std::ptr::copy_nonoverlapping(w.ptr(), copy.ptr(), w.byte_len()) };
+        copies.push(copy);
+    }
+    Ok(GlobalFrame {
+        globals: globals.to_vec(),
+        table: copies.iter().map(|w| w.ptr() as usize).collect(),
+        words: copies,
+        lock: lock.clone(),
+    })
 }
 
 /// Exclusive access to the globals of a [`GlobalStore`].
@@ -219,43 +444,21 @@ impl GlobalsGuard<'_> {
     /// A copy of a global's contents (column-major; bytes for characters).
     pub fn get(&self, id: GlobalId) -> Option<Buffer> {
         let g = self.store.globals.get(id.index())?;
-        let words = self.store.words.get(id.index())?;
-        let mut out = Buffer::zeros(g.ty, global_units(g));
-        // SAFETY: both regions hold `global_bytes(g)` bytes; the guard
-        // excludes concurrent writers.
-        unsafe { std::ptr::copy_nonoverlapping(words.ptr(), out.as_mut_ptr(), global_bytes(g)) };
-        Some(out)
+        Some(read(g, self.store.words.get(id.index())?.ptr()))
     }
 
     /// Overwrites a global's contents (the buffer must match its type and
     /// size).
     pub fn set(&mut self, id: GlobalId, value: &Buffer) -> Result<(), String> {
         let g = self.store.globals.get(id.index()).ok_or("no such global")?;
-        if value.ty() != g.ty || value.len() != global_units(g) {
-            return Err(format!(
-                "global `{}` needs {} {} elements",
-                g.name,
-                global_units(g),
-                g.ty.name()
-            ));
-        }
-        let dst = self.store.words[id.index()].ptr();
-        // SAFETY: sizes checked above; the guard excludes concurrent access
-        // to the storage, and `value` is a distinct allocation.
-        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, global_bytes(g)) };
-        Ok(())
+        write(g, self.store.words[id.index()].ptr(), value)
     }
 
     /// Sets every element of a global to zero (blank for characters).
     pub fn clear(&mut self, id: GlobalId) {
-        let Some(g) = self.store.globals.get(id.index()) else {
-            return;
-        };
-        let fill = if g.ty == Type::Char { b' ' } else { 0 };
-        let dst = self.store.words[id.index()].ptr();
-        // SAFETY: the storage holds `global_bytes(g)` bytes; the guard
-        // excludes concurrent access.
-        unsafe { std::ptr::write_bytes(dst, fill, global_bytes(g)) };
+        if let Some(g) = self.store.globals.get(id.index()) {
+            fill(g, self.store.words[id.index()].ptr());
+        }
     }
 
     /// The element at (0-based) offset `at` of an integer global (0 for
@@ -270,23 +473,41 @@ impl GlobalsGuard<'_> {
         if !store.shares_lock_with(self.store) {
             return 0;
         }
-        let (Some(g), Some(words)) = (store.globals.get(id.index()), store.words.get(id.index()))
-        else {
-            return 0;
-        };
-        if !(0..g.len()).contains(&at) {
-            return 0;
+        match (store.globals.get(id.index()), store.words.get(id.index())) {
+            (Some(g), Some(w)) => int_at(g, w.ptr(), at),
+            _ => 0,
         }
-        let at = at as usize;
-        // SAFETY: the storage holds `g.len()` elements of the global's type,
-        // 16-byte aligned, and `at` is below that; the lock held by the
-        // guard excludes writers.
-        unsafe {
-            match g.ty {
-                Type::I32 => (words.ptr() as *const i32).add(at).read() as i64,
-                Type::I64 => (words.ptr() as *const i64).add(at).read(),
-                _ => 0,
-            }
+    }
+
+    /// A private copy of every global of the locked store, for one
+    /// evaluation.
+    pub fn frame(&self) -> Result<GlobalFrame, String> {
+        copy_frame(
+            &self.store.globals,
+            self.store.words.iter().map(|w| &**w),
+            &self.store.lock,
+        )
+    }
+
+    /// Writes the first `count` globals of `frame` (a copy of this store or
+    /// of one sharing its lock) back into the store.
+    pub fn store_back(&mut self, frame: &GlobalFrame, count: usize) {
+        if !Arc::ptr_eq(&self.store.lock, &frame.lock) {
+            return;
+        }
+        let n = count.min(self.store.words.len()).min(frame.words.len());
+        for i in 0..n {
+            let bytes = global_bytes(&self.store.globals[i]);
+            // SAFETY: the same program's globals have the same sizes; the
+            // guard excludes other users of the store, and the frame is a
+            // distinct allocation.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    frame.words[i].ptr(),
+                    self.store.words[i].ptr(),
+                    bytes,
+                )
+            };
         }
     }
 }
@@ -328,6 +549,37 @@ mod tests {
         let wrong = [scalar("m::a", Type::I32, Vec::new())];
         assert!(base.extend(&wrong).is_err());
         assert!(base.extend(&[]).is_err());
+    }
+
+    #[test]
+    fn frames_are_private_copies_written_back_on_request() {
+        let base = GlobalStore::new(&[
+            scalar("m::a", Type::F64, vec![Const::Float(1.5)]),
+            scalar("m::n", Type::I32, vec![Const::Int(4)]),
+        ])
+        .expect("store");
+        let mut frame = base.lock().frame().expect("frame");
+        assert!(base.fits(&frame));
+        assert_eq!(frame.get(GlobalId(0)), Some(Buffer::F64(vec![1.5])));
+        assert_eq!(frame.int_at(GlobalId(1), 0), 4);
+        frame
+            .set(GlobalId(0), &Buffer::F64(vec![9.0]))
+            .expect("set");
+        frame.set(GlobalId(1), &Buffer::I32(vec![7])).expect("set");
+        // The store is untouched until the frame is written back.
+        assert_eq!(base.lock().get(GlobalId(0)), Some(Buffer::F64(vec![1.5])));
+        let mut copy = frame.try_clone().expect("clone");
+        copy.clear(GlobalId(0));
+        assert_eq!(frame.get(GlobalId(0)), Some(Buffer::F64(vec![9.0])));
+        // Only the first `count` globals go back.
+        base.lock().store_back(&frame, 1);
+        assert_eq!(base.lock().get(GlobalId(0)), Some(Buffer::F64(vec![9.0])));
+        assert_eq!(base.lock().get(GlobalId(1)), Some(Buffer::I32(vec![4])));
+        frame.assign_from(&copy, 2);
+        assert_eq!(frame.get(GlobalId(0)), Some(Buffer::F64(vec![0.0])));
+        // A frame of another program fits nowhere else.
+        let other = GlobalStore::new(&[scalar("m::a", Type::F64, Vec::new())]).expect("store");
+        assert!(!other.fits(&frame));
     }
 
     #[test]

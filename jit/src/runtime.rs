@@ -124,6 +124,10 @@ pub struct RuntimeCtx {
     /// thread ([`crate::runtime_timer`]), read at every loop back-edge by code
     /// compiled with time checks.
     pub interrupt: AtomicI64,
+    /// The table of addresses of the globals the current call runs against
+    /// (the module's store or an evaluation's frame; null for a module
+    /// without globals): generated code reads a global's address from it.
+    pub globals: *const usize,
 }
 
 /// Byte offsets into [`RuntimeCtx`] used by code generation.
@@ -149,6 +153,8 @@ pub mod layout {
     pub const STACK_LIMIT: i32 = offset_of!(RuntimeCtx, stack_limit) as i32;
     /// Offset of the interrupt flag.
     pub const INTERRUPT: i32 = offset_of!(RuntimeCtx, interrupt) as i32;
+    /// Offset of the table of global addresses.
+    pub const GLOBALS: i32 = offset_of!(RuntimeCtx, globals) as i32;
     /// Size of one [`ArgSlot`].
     pub const ARG_SLOT: i32 = std::mem::size_of::<ArgSlot>() as i32;
     /// Offset of `len` within [`ArgSlot`].
@@ -305,6 +311,7 @@ impl Runtime {
                     depth: 0,
                     stack_limit: 0,
                     interrupt: AtomicI64::new(0),
+                    globals: std::ptr::null(),
                 },
                 stacks: Default::default(),
                 arena: Arena::default(),
@@ -316,6 +323,12 @@ impl Runtime {
                 alarm: None,
             }),
         }
+    }
+
+    /// Points the next calls at a table of global addresses (see
+    /// [`RuntimeCtx::globals`]); the table must outlive those calls.
+    pub(crate) fn set_globals(&mut self, table: *const usize) {
+        self.state.ctx.globals = table;
     }
 
     /// The context pointer to pass to a compiled procedure.

@@ -457,6 +457,17 @@ impl Tangent {
         args: &Args,
         cols: std::ops::Range<usize>,
     ) -> Result<Jacobian, Error> {
+        let mut held = self.exec.hold()?;
+        self.columns_held(&mut held, args, cols)
+    }
+
+    /// [`Tangent::jacobian_columns`] against the globals `held`.
+    fn columns_held(
+        &self,
+        held: &mut Held<'_>,
+        args: &Args,
+        cols: std::ops::Range<usize>,
+    ) -> Result<Jacobian, Error> {
         let of = elements(args, &self.of)?;
         let all = elements(args, &self.wrt)?;
         let wrt = &all[cols.start.min(all.len())..cols.end.min(all.len())];
@@ -489,19 +500,35 @@ impl Tangent {
             }
         };
         let sweeps = wrt.len().max(1).div_ceil(k);
-        sweeps_from_start(&self.exec, &self.writes, self.proc, sweeps, seed, read)?;
+        sweeps_from_start(
+            held,
+            &self.exec,
+            &self.writes,
+            self.proc,
+            sweeps,
+            seed,
+            read,
+        )?;
         Ok(jac)
     }
 
     /// The Jacobian by column blocks on `threads` threads (each block by
     /// [`Tangent::jacobian_columns`]): the same matrix as
-    /// [`Tangent::jacobian`]. A program with globals (module variables,
-    /// COMMON, SAVE) runs on one thread, since its evaluations share the
-    /// program's state.
+    /// [`Tangent::jacobian`]. Every block starts from a copy of the
+    /// program's globals (module variables, COMMON, SAVE) as they are at
+    /// the start, and the program is left as one primal call would leave
+    /// it, as by [`Tangent::jacobian`].
     pub fn jacobian_threads(&self, args: &Args, threads: usize) -> Result<Jacobian, Error> {
         let cols = element_count(args, &self.wrt)?;
-        let blocks = blocks(cols, threads, !self.exec.store().is_empty());
-        let parts = in_parallel(threads, &blocks, |c| self.jacobian_columns(args, c))?;
+        let blocks = blocks(cols, threads);
+        let mut held = self.exec.hold()?;
+        let parts = in_parallel(threads, &blocks, |c| {
+            let mut mine = held.fork()?;
+            let part = self.columns_held(&mut mine, args, c)?;
+            Ok((part, mine))
+        })?;
+        held.adopt(&parts[0].1);
+        let parts: Vec<Jacobian> = parts.into_iter().map(|(p, _)| p).collect();
         let mut jac = Jacobian::zeros(args, &elements(args, &self.of)?, &[])?;
         jac.values = parts[0].values.clone();
         jac.wrt = parts.iter().flat_map(|p| p.wrt.iter().cloned()).collect();
@@ -554,6 +581,7 @@ impl Tangent {
 /// next one, and the last leaves what one call would. `seed(i)` makes the
 /// buffers of sweep `i`, `read(i, buffers)` takes its results.
 fn sweeps_from_start(
+    held: &mut Held<'_>,
     exec: &Executor,
     writes: &[GlobalId],
     proc: ProcId,
@@ -561,7 +589,6 @@ fn sweeps_from_start(
     mut seed: impl FnMut(usize) -> Vec<Buffer>,
     mut read: impl FnMut(usize, &[Buffer]),
 ) -> Result<(), Error> {
-    let mut held = exec.hold();
     let start_state = held.state(writes);
     let mut session = Session::with_runtime(exec, None);
     for sweep in 0..sweeps {
@@ -569,7 +596,7 @@ fn sweeps_from_start(
         if sweep > 0 {
             held.put(&start_state)?;
         }
-        session.call_held(&mut held, proc, &mut bufs)?;
+        session.call_held(held, proc, &mut bufs)?;
         read(sweep, &bufs);
     }
     Ok(())
@@ -591,7 +618,7 @@ impl Adjoint {
     /// which starts from the program's globals as the forward sweep left
     /// them and leaves them so.
     pub fn record(&self, args: &Args) -> Result<Tape<'_>, Error> {
-        let mut held = self.exec.hold();
+        let mut held = self.exec.hold()?;
         let mut tape = self.record_held(&mut held, args)?;
         tape.globals = held.state_all();
         tape.restore_first = true;
@@ -631,7 +658,7 @@ impl Adjoint {
     /// the `of` elements); returns the primal outputs' values and the
     /// weighted gradient over the `wrt` elements.
     pub fn vjp(&self, args: &Args, seed: &[f64]) -> Result<(Vec<f64>, Vec<f64>), Error> {
-        let mut held = self.exec.hold();
+        let mut held = self.exec.hold()?;
         let mut tape = self.record_held(&mut held, args)?;
         let values = tape.values();
         // The only sweep over this tape: it may consume the end state.
@@ -666,8 +693,18 @@ impl Adjoint {
         args: &Args,
         rows: std::ops::Range<usize>,
     ) -> Result<Jacobian, Error> {
-        let mut held = self.exec.hold();
-        let mut tape = self.record_held(&mut held, args)?;
+        let mut held = self.exec.hold()?;
+        self.rows_held(&mut held, args, rows)
+    }
+
+    /// [`Adjoint::jacobian_rows`] against the globals `held`.
+    fn rows_held(
+        &self,
+        held: &mut Held<'_>,
+        args: &Args,
+        rows: std::ops::Range<usize>,
+    ) -> Result<Jacobian, Error> {
+        let mut tape = self.record_held(held, args)?;
         let all = tape.of.len();
         let rows = rows.start.min(all)..rows.end.min(all);
         let values = tape.values();
@@ -685,7 +722,7 @@ impl Adjoint {
             seed.fill(0.0);
             seed[row] = 1.0;
             for (col, g) in tape
-                .reverse_held(&mut held, &mut bufs, &seed)?
+                .reverse_held(held, &mut bufs, &seed)?
                 .into_iter()
                 .enumerate()
             {
@@ -697,14 +734,21 @@ impl Adjoint {
 
     /// The Jacobian by rows on `threads` threads: each thread records its
     /// own forward sweep and runs the reverse sweeps of a block of rows.
-    /// The same matrix as [`Adjoint::jacobian`]. A program with globals
-    /// (module variables, COMMON, SAVE) runs on one thread, since its
-    /// evaluations share the program's state.
+    /// The same matrix as [`Adjoint::jacobian`]. Every block starts from a
+    /// copy of the program's globals (module variables, COMMON, SAVE) as
+    /// they are at the start, and the program is left as by
+    /// [`Adjoint::jacobian`].
     pub fn jacobian_threads(&self, args: &Args, threads: usize) -> Result<Jacobian, Error> {
         let rows = element_count(args, &self.of)?;
-        let blocks = blocks(rows, threads, !self.exec.store().is_empty());
-        let parts = in_parallel(threads, &blocks, |r| self.jacobian_rows(args, r))?;
-        let mut parts = parts.into_iter();
+        let blocks = blocks(rows, threads);
+        let mut held = self.exec.hold()?;
+        let parts = in_parallel(threads, &blocks, |r| {
+            let mut mine = held.fork()?;
+            let part = self.rows_held(&mut mine, args, r)?;
+            Ok((part, mine))
+        })?;
+        held.adopt(&parts[0].1);
+        let mut parts = parts.into_iter().map(|(p, _)| p);
         let mut jac = parts.next().expect("at least one block");
         for part in parts {
             jac.of.extend(part.of);
@@ -716,13 +760,9 @@ impl Adjoint {
 }
 
 /// `n` rows or columns cut into at most `threads` consecutive blocks of
-/// nearly equal size (one block when `serial`, and always at least one).
-fn blocks(n: usize, threads: usize, serial: bool) -> Vec<std::ops::Range<usize>> {
-    let count = if serial {
-        1
-    } else {
-        threads.clamp(1, n.max(1))
-    };
+/// nearly equal size (always at least one).
+fn blocks(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+    let count = threads.clamp(1, n.max(1));
     (0..count)
         .map(|b| b * n / count..(b + 1) * n / count)
         .collect()
@@ -800,7 +840,7 @@ pub struct Tape<'a> {
     end_state: Vec<Buffer>,
     /// The program's globals at the end of the forward sweep that a
     /// reverse sweep may change (all of them for a tape whose sweeps run
-    /// outside the recording's lock): every reverse sweep leaves them so.
+    /// outside the recording's evaluation): every reverse sweep leaves them so.
     globals: GlobalState,
     /// Put `globals` back before a reverse sweep too (other calls may have
     /// run since the forward sweep).
@@ -844,7 +884,7 @@ impl Tape<'_> {
     /// returns the weighted gradient over the input elements.
     pub fn reverse(&mut self, seed: &[f64]) -> Result<Vec<f64>, Error> {
         let mut state = self.end_state.clone();
-        let mut held = self.adjoint.exec.hold();
+        let mut held = self.adjoint.exec.hold()?;
         self.reverse_held(&mut held, &mut state, seed)
     }
 
@@ -948,7 +988,7 @@ impl<'a> FiniteDifferences<'a> {
         // Every point from the same state; the base point's end state is
         // what one primal call leaves, and what the evaluation leaves.
         let procedure = self.procedure;
-        let mut held = procedure.exec.hold();
+        let mut held = procedure.exec.hold()?;
         let start = held.state(&procedure.writes);
         let mut session = Session::with_runtime(&procedure.exec, None);
         let mut call = |held: &mut Held<'_>, a: &mut Args| {

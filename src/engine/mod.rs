@@ -651,18 +651,14 @@ impl Executor {
 
     /// Runs one procedure on the given buffers from the current state.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), Error> {
-        let mut held = self.hold();
+        let mut held = self.hold()?;
         Session::with_runtime(self, None).call_held(&mut held, proc, args)
     }
 
-    /// Locks the program's globals for a sequence of calls (no lock for a
-    /// program without globals).
-    pub(crate) fn hold(&self) -> Held<'_> {
-        let store = self.store();
-        Held {
-            guard: (!store.is_empty()).then(|| store.lock()),
-            shared: self.shared,
-        }
+    /// The globals of an evaluation (a sequence of calls): a copy of the
+    /// program's current ones, written back when it ends.
+    pub(crate) fn hold(&self) -> Result<Held<'_>, Error> {
+        Held::new(self.store(), self.shared)
     }
 
     /// The program's globals that `roots` (procedures of this executor's
@@ -770,20 +766,20 @@ impl<'a> Session<'a> {
     ) -> Result<(), Error> {
         let program = &self.exec.program;
         held.clear_derivatives();
-        let Some(guard) = &mut held.guard else {
+        let Some(frame) = &mut held.frame else {
             return self
-                .call_unlocked(proc, args)
+                .call_without_globals(proc, args)
                 .map_err(|e| program.runtime_error(&e));
         };
         let result = match &mut self.run {
             SessionRun::Jit { compiled, runtime } => {
-                compiled.call_locked(guard, proc, args, runtime)
+                compiled.call_in_frame(frame, proc, args, runtime)
             }
             SessionRun::Interp(interp) => {
-                let n = guard.store().len();
+                let n = frame.len();
                 for i in 0..n {
                     let id = GlobalId(i as u32);
-                    if let Some(value) = guard.get(id) {
+                    if let Some(value) = frame.get(id) {
                         interp.set_global(id, &value).map_err(internal_error)?;
                     }
                 }
@@ -791,7 +787,7 @@ impl<'a> Session<'a> {
                 for i in 0..n {
                     let id = GlobalId(i as u32);
                     if let Some(value) = interp.global(id) {
-                        guard.set(id, value).map_err(internal_error)?;
+                        frame.set(id, value).map_err(internal_error)?;
                     }
                 }
                 result
@@ -800,7 +796,11 @@ impl<'a> Session<'a> {
         result.map_err(|e| program.runtime_error(&e))
     }
 
-    fn call_unlocked(&mut self, proc: ProcId, args: &mut [Buffer]) -> Result<(), RuntimeError> {
+    fn call_without_globals(
+        &mut self,
+        proc: ProcId,
+        args: &mut [Buffer],
+    ) -> Result<(), RuntimeError> {
         match &mut self.run {
             SessionRun::Jit { compiled, runtime } => compiled.call_with(proc, args, runtime),
             SessionRun::Interp(interp) => interp.call(proc, args),

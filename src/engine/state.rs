@@ -6,8 +6,11 @@
 //! [`GlobalStore`]: derivative modules extend the program's store with their
 //! own tangent or adjoint globals, so a module variable is one memory for all
 //! of them, as in a linked Fortran program. A [`GlobalState`] is a copy of
-//! the program's globals. A derivative evaluation holds the program's lock
-//! ([`Held`]) from its first sweep to its last, copies the globals its code
+//! the program's globals. An evaluation runs against its own copy of the
+//! globals ([`Held`], a frame taken from the store when it starts and
+//! written back into the store when it ends), so evaluations of one program
+//! run on many threads at once; one after the other, each sees what the
+//! previous one left. A derivative evaluation copies the globals its code
 //! may write ([`written_globals`]) before it starts, restores them before
 //! every further sweep and finite-difference point, and leaves behind the
 //! state one primal call would (see `derivatives`).
@@ -15,7 +18,7 @@
 use super::{Error, ErrorKind};
 use adjit_ir::Buffer;
 use adjit_ir::{CallArg, CharBase, GlobalId, Inst, Module, ProcId, Storage, VarId};
-use adjit_jit::globals::{GlobalStore, GlobalsGuard};
+use adjit_jit::globals::{GlobalAccess, GlobalFrame, GlobalStore};
 
 /// A copy of the values of a program's globals, in module order, taken by
 /// [`super::Engine::state`] and put back by [`super::Engine::set_state`].
@@ -51,37 +54,38 @@ impl GlobalState {
         self.values.is_empty()
     }
 
-    /// Copies the globals `ids` of a locked store.
-    pub(crate) fn take(guard: &GlobalsGuard<'_>, ids: &[GlobalId]) -> GlobalState {
-        let globals = guard.store().globals();
+    /// Copies the globals `ids` of a locked store or a frame.
+    pub(crate) fn take(guard: &impl GlobalAccess, ids: &[GlobalId]) -> GlobalState {
+        let globals = guard.descriptors();
         GlobalState {
             values: ids
                 .iter()
                 .filter_map(|&id| {
-                    let b = guard.get(id)?;
+                    let b = guard.value(id)?;
                     Some((id, globals[id.index()].name.clone(), b))
                 })
                 .collect(),
         }
     }
 
-    /// Copies the first `count` globals of a locked store.
-    pub(crate) fn take_all(guard: &GlobalsGuard<'_>, count: usize) -> GlobalState {
-        let ids: Vec<GlobalId> = (0..count.min(guard.store().len()))
+    /// Copies the first `count` globals of a locked store or a frame.
+    pub(crate) fn take_all(guard: &impl GlobalAccess, count: usize) -> GlobalState {
+        let ids: Vec<GlobalId> = (0..count.min(guard.descriptors().len()))
             .map(|i| GlobalId(i as u32))
             .collect();
         GlobalState::take(guard, &ids)
     }
 
-    /// Writes the values back into a locked store of the same program.
-    pub(crate) fn put(&self, guard: &mut GlobalsGuard<'_>) -> Result<(), Error> {
+    /// Writes the values back into a locked store or a frame of the same
+    /// program.
+    pub(crate) fn put(&self, guard: &mut impl GlobalAccess) -> Result<(), Error> {
         let mismatch = |detail: String| {
             Error::new(
                 ErrorKind::Usage,
                 format!("the global state does not belong to this program: {detail}"),
             )
         };
-        let globals = guard.store().globals();
+        let globals = guard.descriptors();
         for (id, name, _) in &self.values {
             match globals.get(id.index()) {
                 Some(g) if g.name == *name => {}
@@ -89,7 +93,7 @@ impl GlobalState {
             }
         }
         for (id, _, value) in &self.values {
-            guard.set(*id, value).map_err(mismatch)?;
+            guard.assign(*id, value).map_err(mismatch)?;
         }
         Ok(())
     }
@@ -140,19 +144,72 @@ pub(crate) fn written_globals(module: &Module, roots: &[ProcId], shared: usize) 
         .collect()
 }
 
-/// The program's globals locked by one evaluation: no other call of the
-/// program runs until it is dropped (a program without globals takes no
-/// lock, so its evaluations run in parallel).
+/// The globals of one evaluation: a private copy of the program's (and the
+/// module's derivative) globals taken from the store when the evaluation
+/// starts; the program's globals go back into the store when it ends
+/// (dropped), unless it is a fork ([`Held::fork`]) whose end state its
+/// parent takes over. A program without globals has no frame.
 pub(crate) struct Held<'a> {
-    pub(crate) guard: Option<GlobalsGuard<'a>>,
+    pub(crate) frame: Option<GlobalFrame>,
     /// How many of the store's globals are the program's.
     pub(crate) shared: usize,
+    /// The store the program's globals are written back into.
+    store: Option<&'a GlobalStore>,
 }
 
-impl Held<'_> {
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        if let (Some(store), Some(frame)) = (self.store, &self.frame) {
+            store.lock().store_back(frame, self.shared);
+        }
+    }
+}
+
+impl<'a> Held<'a> {
+    /// The globals of an evaluation against `store` (`shared` of them the
+    /// program's): a copy of the store's current values.
+    pub(crate) fn new(store: &'a GlobalStore, shared: usize) -> Result<Held<'a>, Error> {
+        let frame = if store.is_empty() {
+            None
+        } else {
+            Some(store.lock().frame().map_err(|e| {
+                Error::new(ErrorKind::Internal, format!("cannot copy the globals: {e}"))
+            })?)
+        };
+        Ok(Held {
+            frame,
+            shared,
+            store: Some(store),
+        })
+    }
+
+    /// A copy of these globals for a part of this evaluation run on
+    /// another thread; its end state is not written back (see
+    /// [`Held::adopt`]).
+    pub(crate) fn fork(&self) -> Result<Held<'a>, Error> {
+        let frame = match &self.frame {
+            Some(f) => Some(f.try_clone().map_err(|e| {
+                Error::new(ErrorKind::Internal, format!("cannot copy the globals: {e}"))
+            })?),
+            None => None,
+        };
+        Ok(Held {
+            frame,
+            shared: self.shared,
+            store: None,
+        })
+    }
+
+    /// Takes over the program's globals as the fork `part` left them.
+    pub(crate) fn adopt(&mut self, part: &Held<'_>) {
+        if let (Some(mine), Some(theirs)) = (&mut self.frame, &part.frame) {
+            mine.assign_from(theirs, self.shared);
+        }
+    }
+
     /// A copy of the globals `ids`.
     pub(crate) fn state(&self, ids: &[GlobalId]) -> GlobalState {
-        self.guard
+        self.frame
             .as_ref()
             .map(|g| GlobalState::take(g, ids))
             .unwrap_or_default()
@@ -160,7 +217,7 @@ impl Held<'_> {
 
     /// A copy of every global of the program.
     pub(crate) fn state_all(&self) -> GlobalState {
-        self.guard
+        self.frame
             .as_ref()
             .map(|g| GlobalState::take_all(g, self.shared))
             .unwrap_or_default()
@@ -168,7 +225,7 @@ impl Held<'_> {
 
     /// Puts globals back.
     pub(crate) fn put(&mut self, state: &GlobalState) -> Result<(), Error> {
-        match &mut self.guard {
+        match &mut self.frame {
             Some(g) => state.put(g),
             None if state.is_empty() => Ok(()),
             None => Err(Error::new(
@@ -181,8 +238,8 @@ impl Held<'_> {
     /// Zeroes the derivative globals (tangents, adjoints) of the module, so
     /// that nothing an earlier call left there leaks into the next one.
     pub(crate) fn clear_derivatives(&mut self) {
-        if let Some(g) = &mut self.guard {
-            for i in self.shared..g.store().len() {
+        if let Some(g) = &mut self.frame {
+            for i in self.shared..g.len() {
                 g.clear(GlobalId(i as u32));
             }
         }

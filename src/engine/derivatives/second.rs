@@ -404,7 +404,16 @@ impl Hessian {
         };
         let mut bufs = Some(bufs);
         let seed = |_| bufs.take().unwrap_or_default();
-        sweeps_from_start(&self.exec, &self.writes, self.proc, 1, seed, read)?;
+        let mut held = self.exec.hold()?;
+        sweeps_from_start(
+            &mut held,
+            &self.exec,
+            &self.writes,
+            self.proc,
+            1,
+            seed,
+            read,
+        )?;
         Ok(out)
     }
 
@@ -447,7 +456,16 @@ impl Hessian {
             }
         };
         let sweeps = n.max(1).div_ceil(k);
-        sweeps_from_start(&self.exec, &self.writes, self.proc, sweeps, seed, read)?;
+        let mut held = self.exec.hold()?;
+        sweeps_from_start(
+            &mut held,
+            &self.exec,
+            &self.writes,
+            self.proc,
+            sweeps,
+            seed,
+            read,
+        )?;
         Ok(h)
     }
 }

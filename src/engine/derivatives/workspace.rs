@@ -125,7 +125,7 @@ impl Workspace {
         };
         swap(&mut self.bufs, args);
         let result = {
-            let mut held = exec.hold();
+            let mut held = exec.hold()?;
             let mut session = Session::with_runtime(exec, self.runtime.take());
             let r = session.call_held(&mut held, proc, &mut self.bufs);
             self.runtime = session.take_runtime();
