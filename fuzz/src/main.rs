@@ -873,8 +873,12 @@ fn main() {
             _ => usage(),
         }
     }
-    let out_dir = root.join("out").join(target.name());
-    let keep_dir = root.join("corpus").join(target.name());
+    // `ADJIT_FUZZ_DIR`: where `out/` and `corpus/` go (default `fuzz/`),
+    // so that a second campaign of one target does not mix its files and
+    // totals with a running one's.
+    let work = std::env::var_os("ADJIT_FUZZ_DIR").map_or(root.clone(), PathBuf::from);
+    let out_dir = work.join("out").join(target.name());
+    let keep_dir = work.join("corpus").join(target.name());
     for d in [&out_dir, &keep_dir] {
         std::fs::create_dir_all(d).expect("output directories");
     }

@@ -1099,6 +1099,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             self.vars.insert(name.text.clone(), v);
             created.push((v, ti, *decl, name.clone()));
         }
+        let shaped: Vec<(VarId, Name)> = created.iter().map(|c| (c.0, c.3.clone())).collect();
         for (v, ti, decl, name) in created {
             if let Some(span) = decl.and_then(|d| d.allocatable) {
                 self.err(
@@ -1116,6 +1117,30 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     );
                 }
                 self.proc.result = Some(v);
+            }
+        }
+        // A bound may read a dummy given its dimensions further down the
+        // argument list (`r(k)` with `k(4)`): checked once all have them.
+        for (v, name) in shaped {
+            let var = self.proc.var(v);
+            let mut arrays = Vec::new();
+            let bounds = var
+                .dims
+                .iter()
+                .flat_map(|d| std::iter::once(&d.lower).chain(&d.upper));
+            for b in bounds.chain(&var.char_len) {
+                b.for_each_var(&mut |r| {
+                    let read = self.proc.var(r);
+                    if !(read.ty.is_int() && !read.is_array()) {
+                        arrays.push(read.name.clone());
+                    }
+                });
+            }
+            if let Some(read) = arrays.first() {
+                self.err(
+                    name.span,
+                    format!("bound `{read}` of `{}` is not an integer scalar", name.text),
+                );
             }
         }
     }

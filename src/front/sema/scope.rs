@@ -362,6 +362,16 @@ pub fn build_scope(
         diags,
     };
     for (i, a) in args.iter().enumerate() {
+        if args[..i].iter().any(|p| p.text == a.text) {
+            b.error(
+                a.span,
+                format!(
+                    "dummy argument `{}` appears twice in the argument list",
+                    a.text
+                ),
+            );
+            continue;
+        }
         b.var_mut(a).arg = Some(i);
     }
     let mut derived_result = None;
@@ -954,6 +964,16 @@ impl Builder<'_, '_> {
                         );
                         continue;
                     }
+                }
+                if comps.iter().any(|c: &Component| c.name == e.name.text) {
+                    self.error(
+                        e.name.span,
+                        format!(
+                            "component `{}` of type `{}` is declared twice",
+                            e.name.text, def.name.text
+                        ),
+                    );
+                    continue;
                 }
                 let mut cty = cty.clone();
                 if let (CompType::Plain(ti), Some(l)) = (&mut cty, &e.char_len) {
