@@ -102,9 +102,10 @@ impl Lowerer<'_, '_> {
                 }
             }
             ExprKind::Binary(op, a, b) => self.binary(e, *op, a, b),
-            ExprKind::ArrayConstructor(_) => {
-                Err(self.err(e.span, "unsupported Fortran: array constructor"))
-            }
+            ExprKind::ArrayConstructor(items) => match self.elem.clone() {
+                Some(pos) if pos.len() == 1 => self.constructor_element(e, items, pos[0]),
+                _ => Err(self.err(e.span, "unsupported Fortran: array constructor")),
+            },
             ExprKind::ImpliedDo { .. } => {
                 Err(self.err(e.span, "unsupported Fortran: implied DO outside DATA"))
             }

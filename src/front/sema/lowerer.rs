@@ -223,6 +223,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporary structures (structure constructors passed as actual
     /// arguments), by name; their leaves are in `vars`.
     pub temp_structs: HashMap<String, StructDecl>,
+    /// Where the arguments of positional array intrinsics are read for
+    /// the element being computed (see the transform module).
+    pub mapped: HashMap<*const Expr, super::transform::Mapped>,
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
@@ -265,6 +268,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             labels: HashMap::new(),
             loops: Vec::new(),
             hoisted: HashMap::new(),
+            mapped: HashMap::new(),
             inline: Vec::new(),
             elem: None,
             ntemps: 0,

@@ -53,13 +53,13 @@ mod intrinsics;
 mod io;
 mod lowerer;
 mod masked;
-mod matrix;
 mod reductions;
 mod scope;
 mod section_arg;
 mod stmt;
 #[cfg(test)]
 mod tests;
+mod transform;
 
 use super::ast::{self, Name, ProcKind, Procedure, ProgramUnit};
 use super::diag::{Diagnostic, SourceMap};

@@ -214,6 +214,7 @@ impl Lowerer<'_, '_> {
         let extents = self.extents(&ArrayRef {
             name,
             args: Some(args),
+            call: None,
         })?;
         let mut sel = Vec::new();
         for (d, a) in args.iter().enumerate() {
@@ -270,7 +271,7 @@ impl Lowerer<'_, '_> {
 
     /// A rank-1 temporary of type `ty` with as many elements as the array
     /// `v` (whose bounds are fixed at the procedure's entry).
-    fn storage_like(&mut self, v: VarId, ty: Type, e: &Expr, what: &str) -> R<VarId> {
+    pub(crate) fn storage_like(&mut self, v: VarId, ty: Type, e: &Expr, what: &str) -> R<VarId> {
         let var = self.proc.var(v);
         let mut size = Bound::Const(1);
         for d in &var.dims {
@@ -341,7 +342,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The 1-based column-major position of 0-based positions in a shape.
-    fn linear(&mut self, extents: &[VarId], pos: &[Value]) -> Value {
+    pub(crate) fn linear(&mut self, extents: &[VarId], pos: &[Value]) -> Value {
         let i64t = Type::I64;
         let mut lin = self.int(1, i64t);
         let mut stride = self.int(1, i64t);
@@ -430,6 +431,15 @@ impl Lowerer<'_, '_> {
         let Some(src) = self.array_source(e) else {
             return Err(self.err(e.span, "expected an array expression"));
         };
+        if src.call.is_some() {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "unsupported Fortran: array-valued `{}` as an actual argument (assign it to an array first)",
+                    src.name.text
+                ),
+            ));
+        }
         let v = match self.resolve(src.name)? {
             super::lowerer::Resolved::Var(v) => v,
             _ => return Err(self.err(src.name.span, "expected an array")),
@@ -440,13 +450,12 @@ impl Lowerer<'_, '_> {
         let extents = self.extents(&src)?;
         let temp = self.storage_like(v, ty, e, &name)?;
         self.for_positions(&extents, &mut |this, pos| {
-            this.elem = Some(pos.to_vec());
-            let x = this.num_as(e, ty);
-            this.elem = None;
-            let x = x?;
-            let lin = this.linear(&extents, pos);
-            this.emit(Inst::StoreElem(temp, vec![lin], x), None);
-            Ok(())
+            this.at_element(&[(e, pos.to_vec())], |this, ps| {
+                let x = this.num_as(e, ty)?;
+                let lin = this.linear(&extents, &ps[0]);
+                this.emit(Inst::StoreElem(temp, vec![lin], x), None);
+                Ok(())
+            })
         })?;
         Ok(ArgTemp {
             expr: e,
