@@ -923,6 +923,15 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     /// Folds a constant expression in this procedure's scope.
     pub fn fold(&mut self, e: &Expr) -> R<ConstVal> {
+        match self.fold_quiet(e) {
+            Ok(c) => Ok(c),
+            Err(nc) => Err(self.err(nc.span, nc.message)),
+        }
+    }
+
+    /// Folds a constant expression in this procedure's scope, reporting
+    /// nothing.
+    pub fn fold_quiet(&self, e: &Expr) -> Result<ConstVal, super::consts::NotConst> {
         let lookup = |n: &str| {
             self.u()
                 .scope
@@ -930,10 +939,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 .or_else(|| self.host_scope().and_then(|h| h.constant(n)))
                 .or_else(|| self.module_scope().and_then(|m| m.constant(n)))
         };
-        match fold(e, &lookup) {
-            Ok(c) => Ok(c),
-            Err(nc) => Err(self.err(nc.span, nc.message)),
-        }
+        fold(e, &lookup)
     }
 
     // ----- declaration of parameters ---------------------------------------

@@ -316,10 +316,7 @@ impl Lowerer<'_, '_> {
 
     /// A constant DIM= argument, checked against a rank (0-based).
     pub(super) fn const_dim(&mut self, which: &str, d: &Expr, rank: usize) -> R<usize> {
-        let k = match &d.kind {
-            ExprKind::Int { value, .. } => Some(*value),
-            _ => self.fold(d)?.as_int(),
-        };
+        let k = self.fold_quiet(d).ok().and_then(|c| c.as_int());
         match k {
             Some(k) if k >= 1 && k as usize <= rank => Ok(k as usize - 1),
             Some(k) => Err(self.err(
