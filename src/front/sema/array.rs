@@ -46,6 +46,9 @@ impl Lowerer<'_, '_> {
                 {
                     let v = self.reduce(e, name, args)?;
                     self.hoisted.insert(e as *const Expr, v);
+                } else if self.array_function(e).is_some() {
+                    // Called by its assignment (`array_function_assign`).
+                    self.prepare_actuals(args)?;
                 } else if self.is_user_function_ref(name)
                     && !self.is_elemental_use(name, args)
                     && self.prepare_actuals(args)?
@@ -379,6 +382,15 @@ impl Lowerer<'_, '_> {
                 target.span,
                 "unsupported Fortran: character array assignment",
             ));
+        }
+        if let Some(unit) = self.array_function(value) {
+            if let Some((m, _)) = mask.first() {
+                return Err(self.err(
+                    m.span,
+                    "unsupported Fortran: an array-valued function assigned under a WHERE mask",
+                ));
+            }
+            return self.array_function_assign(v, name, args, value, unit);
         }
         if self.transform_reads(value, &name.text) {
             if let Some((m, _)) = mask.first() {

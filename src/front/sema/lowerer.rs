@@ -1052,11 +1052,20 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         for (v, ti, decl, name) in created {
             let _ = self.set_shape(v, &ti, decl.and_then(|d| d.dims.as_deref()), true);
             if result.as_ref().is_some_and(|r| r.text == name.text) {
-                if self.proc.var(v).is_array() || ti.ty == Type::Char {
-                    self.err(
-                        name.span,
-                        "unsupported Fortran: array or character function result",
-                    );
+                let var = self.proc.var(v);
+                if var.is_array() {
+                    // An array result stays the last parameter, given by
+                    // the caller ([`super::Sig::array_result`]).
+                    if var.dims.iter().any(|d| d.upper.is_none()) {
+                        self.err(
+                            name.span,
+                            "unsupported Fortran: an array function result of assumed or deferred shape",
+                        );
+                    }
+                    continue;
+                }
+                if ti.ty == Type::Char {
+                    self.err(name.span, "unsupported Fortran: character function result");
                 }
                 self.proc.result = Some(v);
             }

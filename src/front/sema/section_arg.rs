@@ -35,7 +35,7 @@ fn is_full(a: &Arg) -> bool {
 
 /// True when a section is contiguous whatever the array's bounds: full
 /// triplets, then one triplet without a stride, then scalar subscripts.
-fn is_contiguous(args: &[Arg]) -> bool {
+pub(crate) fn is_contiguous(args: &[Arg]) -> bool {
     let Some(last) = args
         .iter()
         .rposition(|a| matches!(a.value, ArgValue::Range { .. }))
@@ -91,6 +91,123 @@ impl Lowerer<'_, '_> {
         !self.is_array_name(&name.text)
             && (self.prog.find_proc(self.unit, &name.text).is_some()
                 || self.dummy_target(&name.text).is_some())
+    }
+
+    /// The unit of the user function `e` references when it returns an
+    /// array.
+    pub(crate) fn array_function(&self, e: &Expr) -> Option<usize> {
+        let ExprKind::Apply { name, .. } = &e.kind else {
+            return None;
+        };
+        if !self.is_user_function_ref(name) {
+            return None;
+        }
+        let unit = self.prog.find_proc(self.unit, &name.text)?;
+        self.prog.sigs[unit].array_result.map(|_| unit)
+    }
+
+    /// `target = f(args)` for a function returning an array: the target
+    /// (a whole array or a contiguous section of the result's type and
+    /// rank, not an argument of the call) is given as the result argument.
+    pub(crate) fn array_function_assign(
+        &mut self,
+        v: VarId,
+        name: &Name,
+        args: Option<&[Arg]>,
+        value: &Expr,
+        unit: usize,
+    ) -> R<()> {
+        let ExprKind::Apply {
+            name: f,
+            args: fargs,
+        } = &value.kind
+        else {
+            unreachable!("array_function gives calls only")
+        };
+        let (rty, rrank) = self.prog.sigs[unit]
+            .array_result
+            .expect("an array function");
+        let var = self.proc.var(v);
+        let rank = match args {
+            None => var.dims.len(),
+            Some(a) => a
+                .iter()
+                .filter(|x| matches!(x.value, ArgValue::Range { .. }))
+                .count(),
+        };
+        if var.ty != rty || rank != rrank {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "the result of `{}` ({} of rank {rrank}) does not match `{}` ({} of rank {rank})",
+                    f.text,
+                    super::consts::type_name(rty),
+                    name.text,
+                    super::consts::type_name(var.ty)
+                ),
+            ));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        super::lowerer::expr_names(value, &mut names);
+        if names.contains(&name.text) {
+            // The call reads the target: the result goes to a temporary
+            // first (as large as the target's whole array), then to the
+            // target.
+            let temp = self.storage_like(v, rty, value, &name.text)?;
+            let (mut call_args, callee, copies) = self.call_args_copied(unit, f, fargs)?;
+            call_args.push(CallArg::Var(temp));
+            if let Some(callee) = callee {
+                self.emit(Inst::Call(callee, call_args), None);
+            }
+            self.copy_back_after(copies)?;
+            let extents = self.extents(&ArrayRef {
+                name,
+                args,
+                call: None,
+            })?;
+            return self.for_positions(&extents, &mut |this, pos| {
+                let lin = this.linear(&extents, pos);
+                let x = this.val(Inst::LoadElem(temp, vec![lin]), rty);
+                let idx = match args {
+                    None => this.whole_array_index(v, pos, name.span)?,
+                    Some(a) => this.section_index(v, a, pos, name)?,
+                };
+                this.emit(Inst::StoreElem(v, idx, x), None);
+                Ok(())
+            });
+        }
+        let result = match args {
+            None => CallArg::Var(v),
+            Some(a) if is_contiguous(a) => {
+                let mut idx = Vec::new();
+                for (d, x) in a.iter().enumerate() {
+                    idx.push(match &x.value {
+                        ArgValue::Expr(x) | ArgValue::Range { lo: Some(x), .. } => {
+                            self.index_value(x)?
+                        }
+                        ArgValue::Range { lo: None, .. } => {
+                            self.val(Inst::DimLower(v, d as u32), Type::I64)
+                        }
+                    });
+                }
+                CallArg::Elem(v, idx)
+            }
+            Some(_) => {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "unsupported Fortran: array-valued function `{}` assigned to a section of `{}` that is not contiguous",
+                        f.text, name.text
+                    ),
+                ))
+            }
+        };
+        let (mut call_args, callee, copies) = self.call_args_copied(unit, f, fargs)?;
+        call_args.push(result);
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
+        self.copy_back_after(copies)
     }
 
     fn prepare_actual(&mut self, e: &Expr) -> R<()> {
