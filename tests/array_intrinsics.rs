@@ -187,3 +187,46 @@ fn unsupported_forms_are_located_errors() {
         );
     }
 }
+
+/// `y = scaled(x, n, a)` of tests/corpus/array_functions.f90 (a module
+/// function returning `a*x**2` as an array): dy_i/dx_j = 2 a x_i delta_ij,
+/// dy_i/da = x_i^2, tangent and adjoint.
+#[test]
+fn an_array_valued_function_has_the_elementwise_derivatives() {
+    let path = common::corpus::corpus_dir().join("array_functions.f90");
+    let engine = Engine::from_files(&[&path], Default::default()).unwrap();
+    let f = engine.procedure(Some("user")).unwrap();
+    let mut args = f.args();
+    let (x, a) = ([1.0, -2.0, 0.5, 3.0], 1.5);
+    args.set_scalar("n", 4.0).unwrap();
+    args.set_array("x", &x).unwrap();
+    args.set_scalar("a", a).unwrap();
+    let mut expected = Vec::new();
+    for i in 0..4 {
+        for j in 0..4 {
+            expected.push(2.0 * a * x[i] * kronecker(i, j));
+        }
+        expected.push(x[i] * x[i]);
+    }
+    let (of, wrt) = (
+        Selection::parse_list("y").unwrap(),
+        Selection::parse_list("x,a").unwrap(),
+    );
+    let tangent = engine.tangent(Some("user"), &of, &wrt, 5).unwrap();
+    let adjoint = engine
+        .adjoint(Some("user"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let mut bad = common::check::against(
+        "tangent",
+        &tangent.jacobian(&args).unwrap(),
+        &expected,
+        1e-13,
+    );
+    bad.extend(common::check::against(
+        "adjoint",
+        &adjoint.jacobian(&args).unwrap(),
+        &expected,
+        1e-13,
+    ));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
