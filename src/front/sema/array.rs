@@ -18,6 +18,10 @@ pub(crate) struct ArrayRef<'e> {
     pub name: &'e Name,
     /// Its subscripts (`None`: the whole array).
     pub args: Option<&'e [Arg]>,
+    /// The reference when the operand is an array-valued intrinsic
+    /// (`name` and `args` are then the intrinsic's; see the transform
+    /// module).
+    pub call: Option<&'e Expr>,
 }
 
 impl Lowerer<'_, '_> {
@@ -36,9 +40,15 @@ impl Lowerer<'_, '_> {
                         }
                     }
                 }
-                if is_reduction(&name.text) && self.names_intrinsic(name) {
+                if is_reduction(&name.text)
+                    && self.names_intrinsic(name)
+                    && !self.reduction_is_array(&name.text, args)
+                {
                     let v = self.reduce(e, name, args)?;
                     self.hoisted.insert(e as *const Expr, v);
+                } else if self.array_function(e).is_some() {
+                    // Called by its assignment (`array_function_assign`).
+                    self.prepare_actuals(args)?;
                 } else if self.is_user_function_ref(name)
                     && !self.is_elemental_use(name, args)
                     && self.prepare_actuals(args)?
@@ -70,7 +80,7 @@ impl Lowerer<'_, '_> {
 
     /// True when a name applied to arguments denotes the intrinsic (no
     /// variable, statement function or user procedure shadows it).
-    fn names_intrinsic(&self, name: &Name) -> bool {
+    pub(crate) fn names_intrinsic(&self, name: &Name) -> bool {
         !self.vars.contains_key(&name.text)
             && self
                 .visible_decl(&name.text)
@@ -89,8 +99,16 @@ impl Lowerer<'_, '_> {
             ExprKind::Name(n) if self.is_array_name(&n.text) => Some(ArrayRef {
                 name: n,
                 args: None,
+                call: None,
             }),
             ExprKind::Apply { name, args } => {
+                if self.transform_kind(e).is_some() {
+                    return Some(ArrayRef {
+                        name,
+                        args: Some(args),
+                        call: Some(e),
+                    });
+                }
                 if self.is_array_name(&name.text) {
                     return args
                         .iter()
@@ -98,6 +116,7 @@ impl Lowerer<'_, '_> {
                         .then_some(ArrayRef {
                             name,
                             args: Some(args),
+                            call: None,
                         });
                 }
                 if is_elemental(&name.text) && self.names_intrinsic(name) {
@@ -139,6 +158,9 @@ impl Lowerer<'_, '_> {
     /// The extents of an array operand (whole array or section), stored in
     /// temporaries so that loops in later blocks can read them.
     pub fn extents(&mut self, r: &ArrayRef) -> R<Vec<VarId>> {
+        if let Some(call) = r.call {
+            return self.call_shape(call);
+        }
         let v = self.array_var(r.name)?;
         let rank = self.proc.var(v).dims.len();
         let mut out = Vec::new();
@@ -361,8 +383,23 @@ impl Lowerer<'_, '_> {
                 "unsupported Fortran: character array assignment",
             ));
         }
-        if self.is_matrix_intrinsic(value) && mask.is_empty() {
-            return self.matrix_assign(v, name, args, value);
+        if let Some(unit) = self.array_function(value) {
+            if let Some((m, _)) = mask.first() {
+                return Err(self.err(
+                    m.span,
+                    "unsupported Fortran: an array-valued function assigned under a WHERE mask",
+                ));
+            }
+            return self.array_function_assign(v, name, args, value, unit);
+        }
+        if self.transform_reads(value, &name.text) {
+            if let Some((m, _)) = mask.first() {
+                return Err(self.err(
+                    m.span,
+                    format!("unsupported Fortran: an array-valued intrinsic reading `{}` assigned to it under a WHERE mask", name.text),
+                ));
+            }
+            return self.assign_through_temp(v, name, args, value);
         }
         if let ExprKind::ArrayConstructor(items) = &value.kind {
             if let Some((m, _)) = mask.first() {
@@ -388,7 +425,11 @@ impl Lowerer<'_, '_> {
                 }
             }
         }
-        let tref = ArrayRef { name, args };
+        let tref = ArrayRef {
+            name,
+            args,
+            call: None,
+        };
         let extents = self.extents(&tref)?;
         let scalar = match source {
             None => {
@@ -399,19 +440,15 @@ impl Lowerer<'_, '_> {
         };
         self.for_positions(&extents, &mut |this, pos| {
             let (skip, pos) = this.element_mask(mask, pos)?;
-            let pos = pos.as_slice();
-            let x = match scalar {
-                Some(s) => this.val(Inst::Load(s), ty),
-                None => {
-                    this.elem = Some(pos.to_vec());
-                    let r = this.num_as(value, ty);
-                    this.elem = None;
-                    r?
-                }
+            let (x, pos) = match scalar {
+                Some(s) => (this.val(Inst::Load(s), ty), pos),
+                None => this.at_element(&[(value, pos)], |this, ps| {
+                    Ok((this.num_as(value, ty)?, ps[0].clone()))
+                })?,
             };
             let idx = match args {
-                None => this.whole_array_index(v, pos, name.span)?,
-                Some(a) => this.section_index(v, a, pos, name)?,
+                None => this.whole_array_index(v, &pos, name.span)?,
+                Some(a) => this.section_index(v, a, &pos, name)?,
             };
             this.emit(Inst::StoreElem(v, idx, x), None);
             if let Some(skip) = skip {
@@ -437,30 +474,28 @@ impl Lowerer<'_, '_> {
             .iter()
             .map(|&p| self.store_temp("p", p, Type::I64))
             .collect();
-        self.elem = Some(pos.to_vec());
-        let mut all: Option<Value> = None;
-        for &(m, negate) in mask {
-            let c = match self.logical(m) {
-                Ok(c) => c,
-                Err(e) => {
-                    self.elem = None;
-                    return Err(e);
-                }
-            };
-            let c = if negate {
-                self.val(Inst::Unary(adjit_ir::UnaryOp::Not, c), Type::Bool)
-            } else {
-                c
-            };
-            all = Some(match all {
-                None => c,
-                Some(a) => self.val(Inst::Binary(BinaryOp::And, a, c), Type::Bool),
-            });
-        }
-        self.elem = None;
+        let items: Vec<(&Expr, Vec<Value>)> =
+            mask.iter().map(|&(m, _)| (m, pos.to_vec())).collect();
+        let all = self.at_element(&items, |this, ps| {
+            let mut all: Option<Value> = None;
+            for (&(m, negate), p) in mask.iter().zip(ps) {
+                this.elem = Some(p.clone());
+                let c = this.logical(m)?;
+                let c = if negate {
+                    this.val(Inst::Unary(adjit_ir::UnaryOp::Not, c), Type::Bool)
+                } else {
+                    c
+                };
+                all = Some(match all {
+                    None => c,
+                    Some(a) => this.val(Inst::Binary(BinaryOp::And, a, c), Type::Bool),
+                });
+            }
+            Ok(all.expect("a mask"))
+        })?;
         let (then_b, join) = (self.block(), self.block());
         self.terminate(Terminator::Branch {
-            cond: all.expect("a mask"),
+            cond: all,
             then_dest: then_b,
             else_dest: join,
         });
@@ -634,6 +669,7 @@ impl Lowerer<'_, '_> {
         let zero = self.int(0, Type::I64);
         let src = self.array_source(e);
         let rank = match &src {
+            Some(r) if r.call.is_some() => self.rank_of(e),
             Some(r) => match r.args {
                 None => match self.array_var(r.name) {
                     Ok(v) => self.proc.var(v).dims.len(),
@@ -651,8 +687,8 @@ impl Lowerer<'_, '_> {
             },
             None => 0,
         };
-        self.elem = Some(vec![zero; rank]);
-        let r = self.expr(e);
+        self.elem = None;
+        let r = self.at_element(&[(e, vec![zero; rank])], |this, _| this.expr(e));
         self.elem = saved_elem;
         self.cur = saved_cur;
         self.dead = saved_dead;

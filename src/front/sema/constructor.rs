@@ -60,10 +60,10 @@ impl Lowerer<'_, '_> {
                     Some(src) => {
                         let extents = self.extents(&src)?;
                         self.for_positions(&extents, &mut |this, pos| {
-                            this.elem = Some(pos.to_vec());
-                            let x = this.num_as(item, ty);
-                            this.elem = None;
-                            this.store_next(x?, counter, store)
+                            let x = this.at_element(&[(item, pos.to_vec())], |this, _| {
+                                this.num_as(item, ty)
+                            })?;
+                            this.store_next(x, counter, store)
                         })?;
                     }
                     None => {

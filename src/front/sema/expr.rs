@@ -102,9 +102,10 @@ impl Lowerer<'_, '_> {
                 }
             }
             ExprKind::Binary(op, a, b) => self.binary(e, *op, a, b),
-            ExprKind::ArrayConstructor(_) => {
-                Err(self.err(e.span, "unsupported Fortran: array constructor"))
-            }
+            ExprKind::ArrayConstructor(items) => match self.elem.clone() {
+                Some(pos) if pos.len() == 1 => self.constructor_element(e, items, pos[0]),
+                _ => Err(self.err(e.span, "unsupported Fortran: array constructor")),
+            },
             ExprKind::ImpliedDo { .. } => {
                 Err(self.err(e.span, "unsupported Fortran: implied DO outside DATA"))
             }
@@ -650,6 +651,15 @@ impl Lowerer<'_, '_> {
     /// A function reference: call with a fresh result temporary, then load.
     pub fn call_function(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<(Value, Type)> {
         let Some(rt) = self.prog.sigs[unit].result else {
+            if self.prog.sigs[unit].array_result.is_some() {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "unsupported Fortran: array-valued function `{}` other than as the whole right-hand side of an array assignment (`y = {}(...)`)",
+                        name.text, name.text
+                    ),
+                ));
+            }
             if self.prog.sigs[unit].struct_result.is_some() {
                 return Err(self.err(
                     name.span,

@@ -44,11 +44,11 @@ enum How {
     Merge,
     /// HYPOT.
     Hypot,
-    /// MATMUL, TRANSPOSE (only as the right-hand side of an array
-    /// assignment, by the matrix module).
-    Matrix,
     /// ALLOCATED(array).
     Allocated,
+    /// An array-valued intrinsic (MATMUL, TRANSPOSE, RESHAPE, ...), by the
+    /// transform module.
+    Transform,
 }
 
 /// `(name, how, argument type forced, result type forced)`.
@@ -160,8 +160,15 @@ fn table() -> &'static [Entry] {
         ("maxloc", Reduction, None, None),
         ("minloc", Reduction, None, None),
         ("merge", Merge, None, None),
-        ("matmul", Matrix, None, None),
-        ("transpose", Matrix, None, None),
+        ("matmul", Transform, None, None),
+        ("transpose", Transform, None, None),
+        ("reshape", Transform, None, None),
+        ("spread", Transform, None, None),
+        ("cshift", Transform, None, None),
+        ("eoshift", Transform, None, None),
+        ("pack", Transform, None, None),
+        ("unpack", Transform, None, None),
+        ("shape", Transform, None, None),
         ("hypot", Hypot, None, None),
         ("allocated", Allocated, None, None),
     ]
@@ -178,12 +185,6 @@ fn lookup(name: &str) -> Option<&'static Entry> {
 
 /// Standard intrinsics the subset does not implement (named in errors).
 const UNSUPPORTED: &[&str] = &[
-    "reshape",
-    "pack",
-    "unpack",
-    "spread",
-    "cshift",
-    "eoshift",
     "trim",
     "adjustl",
     "adjustr",
@@ -202,7 +203,6 @@ const UNSUPPORTED: &[&str] = &[
     "cpu_time",
     "system_clock",
     "date_and_time",
-    "shape",
     "exponent",
     "fraction",
     "nearest",
@@ -307,11 +307,21 @@ impl Lowerer<'_, '_> {
                     .shape_inquiry(&name.text, positional[0], dim)
                     .map(|(v, t)| Operand::Num(v, t));
             }
-            How::Reduction | How::Matrix => {
-                return Err(self.err(
-                    e.span,
-                    format!("unsupported Fortran: `{}` in this context", name.text),
-                ));
+            How::Transform
+                if self.transform_kind(e) == Some(super::transform::Transform::Positional) =>
+            {
+                return self.positional_element(e, name, args);
+            }
+            How::Reduction | How::Transform => {
+                let msg = if self.transform_kind(e).is_some() {
+                    format!(
+                        "array-valued `{}` used where a scalar is expected",
+                        name.text
+                    )
+                } else {
+                    format!("unsupported Fortran: `{}` in this context", name.text)
+                };
+                return Err(self.err(e.span, msg));
             }
             How::Len => {
                 arity(self, 1, 1)?;
@@ -461,7 +471,7 @@ impl Lowerer<'_, '_> {
             | How::Merge
             | How::Hypot
             | How::Allocated
-            | How::Matrix => {
+            | How::Transform => {
                 unreachable!("handled above")
             }
         };

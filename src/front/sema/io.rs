@@ -115,10 +115,9 @@ impl Lowerer<'_, '_> {
         if let Some(source) = self.array_source(item) {
             let extents = self.extents(&source)?;
             return self.for_positions(&extents, &mut |this, pos| {
-                this.elem = Some(pos.to_vec());
-                let r = this.scalar_item(item, read);
-                this.elem = None;
-                r
+                this.at_element(&[(item, pos.to_vec())], |this, _| {
+                    this.scalar_item(item, read)
+                })
             });
         }
         self.scalar_item(item, read)

@@ -223,6 +223,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporary structures (structure constructors passed as actual
     /// arguments), by name; their leaves are in `vars`.
     pub temp_structs: HashMap<String, StructDecl>,
+    /// Where the arguments of positional array intrinsics are read for
+    /// the element being computed (see the transform module).
+    pub mapped: HashMap<*const Expr, super::transform::Mapped>,
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
@@ -265,6 +268,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             labels: HashMap::new(),
             loops: Vec::new(),
             hoisted: HashMap::new(),
+            mapped: HashMap::new(),
             inline: Vec::new(),
             elem: None,
             ntemps: 0,
@@ -979,6 +983,15 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     /// Folds a constant expression in this procedure's scope.
     pub fn fold(&mut self, e: &Expr) -> R<ConstVal> {
+        match self.fold_quiet(e) {
+            Ok(c) => Ok(c),
+            Err(nc) => Err(self.err(nc.span, nc.message)),
+        }
+    }
+
+    /// Folds a constant expression in this procedure's scope, reporting
+    /// nothing.
+    pub fn fold_quiet(&self, e: &Expr) -> Result<ConstVal, super::consts::NotConst> {
         let lookup = |n: &str| {
             self.u()
                 .scope
@@ -986,10 +999,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 .or_else(|| self.host_scope().and_then(|h| h.constant(n)))
                 .or_else(|| self.module_scope().and_then(|m| m.constant(n)))
         };
-        match fold(e, &lookup) {
-            Ok(c) => Ok(c),
-            Err(nc) => Err(self.err(nc.span, nc.message)),
-        }
+        fold(e, &lookup)
     }
 
     // ----- declaration of parameters ---------------------------------------
@@ -1110,11 +1120,20 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
             let _ = self.set_shape(v, &ti, decl.and_then(|d| d.dims.as_deref()), true);
             if result.as_ref().is_some_and(|r| r.text == name.text) {
-                if self.proc.var(v).is_array() || ti.ty == Type::Char {
-                    self.err(
-                        name.span,
-                        "unsupported Fortran: array or character function result",
-                    );
+                let var = self.proc.var(v);
+                if var.is_array() {
+                    // An array result stays the last parameter, given by
+                    // the caller ([`super::Sig::array_result`]).
+                    if var.dims.iter().any(|d| d.upper.is_none()) {
+                        self.err(
+                            name.span,
+                            "unsupported Fortran: an array function result of assumed or deferred shape",
+                        );
+                    }
+                    continue;
+                }
+                if ti.ty == Type::Char {
+                    self.err(name.span, "unsupported Fortran: character function result");
                 }
                 self.proc.result = Some(v);
             }

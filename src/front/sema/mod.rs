@@ -54,13 +54,13 @@ mod intrinsics;
 mod io;
 mod lowerer;
 mod masked;
-mod matrix;
 mod reductions;
 mod scope;
 mod section_arg;
 mod stmt;
 #[cfg(test)]
 mod tests;
+mod transform;
 
 use super::ast::{self, Name, ProcKind, Procedure, ProgramUnit};
 use super::diag::{Diagnostic, SourceMap};
@@ -344,6 +344,10 @@ pub(crate) struct Sig {
     /// A FUNCTION returning a structure: its type and the parameters of
     /// the result's components (the last ones; `result` is then `None`).
     pub struct_result: Option<(String, Vec<usize>)>,
+    /// A FUNCTION returning an array: the element type and rank of the
+    /// result, which is the last parameter (`result` is then `None`); see
+    /// [`Lowerer::array_function_assign`](lowerer::Lowerer).
+    pub array_result: Option<(Type, usize)>,
     /// The declared dummy arguments, in order, with their parameters.
     pub dummies: Vec<Dummy>,
     /// Every parameter's dimensions (scratch storage for absent OPTIONAL
@@ -447,6 +451,20 @@ impl Sig {
                         let params = st.leaves.iter().filter_map(|l| param_index(l)).collect();
                         (st.type_name.clone(), params)
                     })
+                }
+                _ => None,
+            },
+            array_result: match &u.ast.kind {
+                ProcKind::Function { result, .. }
+                    if u.scope
+                        .struct_decl(&result.as_ref().unwrap_or(&u.ast.name).text)
+                        .is_none() =>
+                {
+                    let rn = result.as_ref().unwrap_or(&u.ast.name);
+                    param_index(&rn.text)
+                        .map(|i| p.var(p.params[i]))
+                        .filter(|v| v.is_array())
+                        .map(|v| (v.ty, v.dims.len()))
                 }
                 _ => None,
             },

@@ -6,38 +6,32 @@
 //! HYPOT. Everything is ordinary IR (arithmetic, comparisons, SELECT), so
 //! tangents and adjoints follow.
 //!
-//! DIM= is accepted where the result stays scalar (a rank-1 argument with
-//! `dim=1`); other DIM= values are rejected with a located error.
+//! DIM= of a rank-1 argument gives a scalar, lowered here; DIM= of a rank
+//! >= 2 argument and MAXLOC / MINLOC of a rank >= 2 argument give arrays,
+//! lowered element by element through [`Lowerer::reduce_element`] (see the
+//! transform module).
 
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{numeric_inquiry, promote, type_name};
 use super::lowerer::{Lowerer, R};
+use super::transform::zero_of;
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId};
 
 /// The arguments of a reduction, by meaning.
-struct ReductionArgs<'e> {
+pub(super) struct ReductionArgs<'e> {
     /// The array (both vectors for DOT_PRODUCT).
-    arrays: Vec<&'e Expr>,
+    pub arrays: Vec<&'e Expr>,
     /// MASK= of SUM, PRODUCT, MAXVAL, MINVAL, MAXLOC, MINLOC.
-    mask: Option<&'e Expr>,
+    pub mask: Option<&'e Expr>,
     /// DIM=.
-    dim: Option<&'e Expr>,
+    pub dim: Option<&'e Expr>,
     /// KIND= of COUNT.
-    kind: Option<&'e Expr>,
+    pub kind: Option<&'e Expr>,
 }
 
 /// True for the reductions whose array argument is logical.
 fn logical_reduction(which: &str) -> bool {
     matches!(which, "any" | "all" | "count")
-}
-
-/// The zero of a type.
-fn zero_of(t: Type) -> Const {
-    if t.is_float() {
-        Const::Float(0.0)
-    } else {
-        Const::Int(0)
-    }
 }
 
 /// The one of a type.
@@ -51,7 +45,11 @@ fn one_of(t: Type) -> Const {
 
 impl Lowerer<'_, '_> {
     /// Sorts the arguments of a reduction (positional and keyword).
-    fn reduction_args<'e>(&mut self, name: &Name, args: &'e [Arg]) -> R<ReductionArgs<'e>> {
+    pub(super) fn reduction_args<'e>(
+        &mut self,
+        name: &Name,
+        args: &'e [Arg],
+    ) -> R<ReductionArgs<'e>> {
         let which = name.text.as_str();
         let mut out = ReductionArgs {
             arrays: Vec::new(),
@@ -150,6 +148,89 @@ impl Lowerer<'_, '_> {
             ));
         }
         let extents = self.extents(&src)?;
+        let (ty, init) = self.reduction_type(e, which, &r, elem_ty)?;
+        let acc = self.temp("acc", ty);
+        let c = self.konst(init, ty);
+        self.emit(Inst::Store(acc, c), None);
+        let loc = self.loc_temps(which, 1);
+        let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
+        let arrays = r.arrays.clone();
+        self.for_positions(&extents, &mut |this, pos| {
+            this.reduction_step(which, &arrays, &mask, pos, (ty, acc), &loc, &[0])
+        })?;
+        self.finish_reduction(which, acc, ty);
+        Ok(loc.first().copied().unwrap_or(acc))
+    }
+
+    /// One element of an array-valued reduction (see the transform
+    /// module): DIM= of a rank >= 2 argument, at the result position `pos`
+    /// (I64 temporaries), or MAXLOC / MINLOC of a rank >= 2 argument
+    /// without DIM= (`pos` selects the dimension reported).
+    pub(super) fn reduce_element(
+        &mut self,
+        e: &Expr,
+        name: &Name,
+        args: &[Arg],
+        pos: &[VarId],
+    ) -> R<VarId> {
+        let which = name.text.as_str();
+        let r = self.reduction_args(name, args)?;
+        let first = r.arrays[0];
+        let (elem_ty, rank) = self.type_and_rank(first)?;
+        if logical_reduction(which) != (elem_ty == Type::Bool) {
+            return Err(self.err(
+                first.span,
+                format!("`{which}` of a {} array", type_name(elem_ty)),
+            ));
+        }
+        let (ty, init) = self.reduction_type(e, which, &r, elem_ty)?;
+        let acc = self.temp("acc", ty);
+        let c = self.konst(init, ty);
+        self.emit(Inst::Store(acc, c), None);
+        let extents = self.shape_of(first)?;
+        let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
+        let arrays = r.arrays.clone();
+        let i64t = Type::I64;
+        let Some(d) = r.dim else {
+            // MAXLOC / MINLOC of the whole array: every subscript of the
+            // extreme element, the one at `pos` returned.
+            let loc = self.loc_temps(which, rank);
+            let dims: Vec<usize> = (0..rank).collect();
+            self.for_positions(&extents, &mut |this, q| {
+                this.reduction_step(which, &arrays, &mask, q, (ty, acc), &loc, &dims)
+            })?;
+            let p = self.val(Inst::Load(pos[0]), i64t);
+            let mut v = self.val(Inst::Load(loc[0]), Type::I32);
+            for (k, &l) in loc.iter().enumerate().skip(1) {
+                let kk = self.int(k as i64, i64t);
+                let here = self.val(Inst::Cmp(CmpOp::Eq, p, kk), Type::Bool);
+                let x = self.val(Inst::Load(l), Type::I32);
+                v = self.val(Inst::Select(here, x, v), Type::I32);
+            }
+            let t = self.temp("loc", Type::I32);
+            self.emit(Inst::Store(t, v), None);
+            return Ok(t);
+        };
+        let d = self.const_dim(which, d, rank)?;
+        let loc = self.loc_temps(which, 1);
+        self.for_positions(&[extents[d]], &mut |this, k| {
+            let mut full = this.load_all(pos);
+            full.insert(d, k[0]);
+            this.reduction_step(which, &arrays, &mask, &full, (ty, acc), &loc, &[d])
+        })?;
+        self.finish_reduction(which, acc, ty);
+        Ok(loc.first().copied().unwrap_or(acc))
+    }
+
+    /// The result type and initial value of a reduction.
+    fn reduction_type(
+        &mut self,
+        e: &Expr,
+        which: &str,
+        r: &ReductionArgs,
+        elem_ty: Type,
+    ) -> R<(Type, Const)> {
+        let first = r.arrays[0];
         let ty = match which {
             "dot_product" => promote(elem_ty, self.static_type(r.arrays[1])?),
             "any" | "all" => Type::Bool,
@@ -181,63 +262,89 @@ impl Lowerer<'_, '_> {
             }
             _ => unreachable!("a reduction"),
         };
-        let acc = self.temp("acc", ty);
-        let c = self.konst(init, ty);
-        self.emit(Inst::Store(acc, c), None);
-        let loc = matches!(which, "maxloc" | "minloc").then(|| {
-            let l = self.temp("loc", Type::I32);
-            let z = self.int(0, Type::I32);
-            self.emit(Inst::Store(l, z), None);
-            l
-        });
-        let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
-        let arrays = r.arrays.clone();
-        self.for_positions(&extents, &mut |this, pos| {
-            let (skip, pos) = this.element_mask(&mask, pos)?;
-            this.elem = Some(pos.clone());
-            let x = this.reduction_operand(which, &arrays, ty);
-            this.elem = None;
-            let x = x?;
-            let a = this.val(Inst::Load(acc), ty);
-            match loc {
-                None => {
-                    let s = this.accumulate(which, a, x, ty);
-                    this.emit(Inst::Store(acc, s), None);
-                }
-                Some(l) => {
-                    // The first extreme element: strictly better, or the
-                    // first element considered.
-                    let cur = this.val(Inst::Load(l), Type::I32);
-                    let zero = this.int(0, Type::I32);
-                    let none = this.val(Inst::Cmp(CmpOp::Eq, cur, zero), Type::Bool);
-                    let op = if which == "maxloc" {
-                        CmpOp::Gt
-                    } else {
-                        CmpOp::Lt
-                    };
-                    let better = this.val(Inst::Cmp(op, x, a), Type::Bool);
-                    let take = this.val(Inst::Binary(BinaryOp::Or, none, better), Type::Bool);
-                    let best = this.val(Inst::Select(take, x, a), ty);
-                    this.emit(Inst::Store(acc, best), None);
-                    let one = this.int(1, Type::I64);
-                    let p1 = this.val(Inst::Binary(BinaryOp::Add, pos[0], one), Type::I64);
-                    let p1 = this.convert(p1, Type::I64, Type::I32);
-                    let at = this.val(Inst::Select(take, p1, cur), Type::I32);
-                    this.emit(Inst::Store(l, at), None);
-                }
-            }
-            if let Some(skip) = skip {
-                this.jump(skip);
-                this.switch_to(skip);
-            }
-            Ok(())
-        })?;
+        Ok((ty, init))
+    }
+
+    /// The location temporaries of MAXLOC / MINLOC (I32, 0 until an
+    /// element is taken), `n` of them; none for other reductions.
+    fn loc_temps(&mut self, which: &str, n: usize) -> Vec<VarId> {
+        if !matches!(which, "maxloc" | "minloc") {
+            return Vec::new();
+        }
+        (0..n)
+            .map(|_| {
+                let l = self.temp("loc", Type::I32);
+                let z = self.int(0, Type::I32);
+                self.emit(Inst::Store(l, z), None);
+                l
+            })
+            .collect()
+    }
+
+    /// The final step of a reduction (the square root of NORM2).
+    fn finish_reduction(&mut self, which: &str, acc: VarId, ty: Type) {
         if which == "norm2" {
             let a = self.val(Inst::Load(acc), ty);
             let s = self.val(Inst::Unary(UnaryOp::Sqrt, a), ty);
             self.emit(Inst::Store(acc, s), None);
         }
-        Ok(loc.unwrap_or(acc))
+    }
+
+    /// One element's contribution to a reduction at the argument position
+    /// `pos`, under its mask: accumulated into `acc`, or for MAXLOC /
+    /// MINLOC, the extreme value kept in `acc` and the 1-based subscripts
+    /// `pos[dims[i]] + 1` of the first extreme element in `loc[i]`.
+    #[allow(clippy::too_many_arguments)]
+    fn reduction_step(
+        &mut self,
+        which: &str,
+        arrays: &[&Expr],
+        mask: &[(&Expr, bool)],
+        pos: &[Value],
+        (ty, acc): (Type, VarId),
+        loc: &[VarId],
+        dims: &[usize],
+    ) -> R<()> {
+        let (skip, pos) = self.element_mask(mask, pos)?;
+        let items: Vec<(&Expr, Vec<Value>)> = arrays.iter().map(|&a| (a, pos.clone())).collect();
+        self.at_element(&items, |this, ps| {
+            let pos = &ps[0];
+            let x = this.reduction_operand(which, arrays, ty)?;
+            let a = this.val(Inst::Load(acc), ty);
+            if loc.is_empty() {
+                let s = this.accumulate(which, a, x, ty);
+                this.emit(Inst::Store(acc, s), None);
+                return Ok(());
+            }
+            // The first extreme element: strictly better, or the first
+            // element considered.
+            let cur = this.val(Inst::Load(loc[0]), Type::I32);
+            let zero = this.int(0, Type::I32);
+            let none = this.val(Inst::Cmp(CmpOp::Eq, cur, zero), Type::Bool);
+            let op = if which == "maxloc" {
+                CmpOp::Gt
+            } else {
+                CmpOp::Lt
+            };
+            let better = this.val(Inst::Cmp(op, x, a), Type::Bool);
+            let take = this.val(Inst::Binary(BinaryOp::Or, none, better), Type::Bool);
+            let best = this.val(Inst::Select(take, x, a), ty);
+            this.emit(Inst::Store(acc, best), None);
+            for (&l, &d) in loc.iter().zip(dims) {
+                let one = this.int(1, Type::I64);
+                let p1 = this.val(Inst::Binary(BinaryOp::Add, pos[d], one), Type::I64);
+                let p1 = this.convert(p1, Type::I64, Type::I32);
+                let cur = this.val(Inst::Load(l), Type::I32);
+                let at = this.val(Inst::Select(take, p1, cur), Type::I32);
+                this.emit(Inst::Store(l, at), None);
+            }
+            Ok(())
+        })?;
+        if let Some(skip) = skip {
+            self.jump(skip);
+            self.switch_to(skip);
+        }
+        Ok(())
     }
 
     /// The value one element contributes to a reduction.

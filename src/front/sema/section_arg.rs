@@ -35,7 +35,7 @@ fn is_full(a: &Arg) -> bool {
 
 /// True when a section is contiguous whatever the array's bounds: full
 /// triplets, then one triplet without a stride, then scalar subscripts.
-fn is_contiguous(args: &[Arg]) -> bool {
+pub(crate) fn is_contiguous(args: &[Arg]) -> bool {
     let Some(last) = args
         .iter()
         .rposition(|a| matches!(a.value, ArgValue::Range { .. }))
@@ -91,6 +91,123 @@ impl Lowerer<'_, '_> {
         !self.is_array_name(&name.text)
             && (self.prog.find_proc(self.unit, &name.text).is_some()
                 || self.dummy_target(&name.text).is_some())
+    }
+
+    /// The unit of the user function `e` references when it returns an
+    /// array.
+    pub(crate) fn array_function(&self, e: &Expr) -> Option<usize> {
+        let ExprKind::Apply { name, .. } = &e.kind else {
+            return None;
+        };
+        if !self.is_user_function_ref(name) {
+            return None;
+        }
+        let unit = self.prog.find_proc(self.unit, &name.text)?;
+        self.prog.sigs[unit].array_result.map(|_| unit)
+    }
+
+    /// `target = f(args)` for a function returning an array: the target
+    /// (a whole array or a contiguous section of the result's type and
+    /// rank, not an argument of the call) is given as the result argument.
+    pub(crate) fn array_function_assign(
+        &mut self,
+        v: VarId,
+        name: &Name,
+        args: Option<&[Arg]>,
+        value: &Expr,
+        unit: usize,
+    ) -> R<()> {
+        let ExprKind::Apply {
+            name: f,
+            args: fargs,
+        } = &value.kind
+        else {
+            unreachable!("array_function gives calls only")
+        };
+        let (rty, rrank) = self.prog.sigs[unit]
+            .array_result
+            .expect("an array function");
+        let var = self.proc.var(v);
+        let rank = match args {
+            None => var.dims.len(),
+            Some(a) => a
+                .iter()
+                .filter(|x| matches!(x.value, ArgValue::Range { .. }))
+                .count(),
+        };
+        if var.ty != rty || rank != rrank {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "the result of `{}` ({} of rank {rrank}) does not match `{}` ({} of rank {rank})",
+                    f.text,
+                    super::consts::type_name(rty),
+                    name.text,
+                    super::consts::type_name(var.ty)
+                ),
+            ));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        super::lowerer::expr_names(value, &mut names);
+        if names.contains(&name.text) {
+            // The call reads the target: the result goes to a temporary
+            // first (as large as the target's whole array), then to the
+            // target.
+            let temp = self.storage_like(v, rty, value, &name.text)?;
+            let (mut call_args, callee, copies) = self.call_args_copied(unit, f, fargs)?;
+            call_args.push(CallArg::Var(temp));
+            if let Some(callee) = callee {
+                self.emit(Inst::Call(callee, call_args), None);
+            }
+            self.copy_back_after(copies)?;
+            let extents = self.extents(&ArrayRef {
+                name,
+                args,
+                call: None,
+            })?;
+            return self.for_positions(&extents, &mut |this, pos| {
+                let lin = this.linear(&extents, pos);
+                let x = this.val(Inst::LoadElem(temp, vec![lin]), rty);
+                let idx = match args {
+                    None => this.whole_array_index(v, pos, name.span)?,
+                    Some(a) => this.section_index(v, a, pos, name)?,
+                };
+                this.emit(Inst::StoreElem(v, idx, x), None);
+                Ok(())
+            });
+        }
+        let result = match args {
+            None => CallArg::Var(v),
+            Some(a) if is_contiguous(a) => {
+                let mut idx = Vec::new();
+                for (d, x) in a.iter().enumerate() {
+                    idx.push(match &x.value {
+                        ArgValue::Expr(x) | ArgValue::Range { lo: Some(x), .. } => {
+                            self.index_value(x)?
+                        }
+                        ArgValue::Range { lo: None, .. } => {
+                            self.val(Inst::DimLower(v, d as u32), Type::I64)
+                        }
+                    });
+                }
+                CallArg::Elem(v, idx)
+            }
+            Some(_) => {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "unsupported Fortran: array-valued function `{}` assigned to a section of `{}` that is not contiguous",
+                        f.text, name.text
+                    ),
+                ))
+            }
+        };
+        let (mut call_args, callee, copies) = self.call_args_copied(unit, f, fargs)?;
+        call_args.push(result);
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
+        self.copy_back_after(copies)
     }
 
     fn prepare_actual(&mut self, e: &Expr) -> R<()> {
@@ -214,6 +331,7 @@ impl Lowerer<'_, '_> {
         let extents = self.extents(&ArrayRef {
             name,
             args: Some(args),
+            call: None,
         })?;
         let mut sel = Vec::new();
         for (d, a) in args.iter().enumerate() {
@@ -270,7 +388,7 @@ impl Lowerer<'_, '_> {
 
     /// A rank-1 temporary of type `ty` with as many elements as the array
     /// `v` (whose bounds are fixed at the procedure's entry).
-    fn storage_like(&mut self, v: VarId, ty: Type, e: &Expr, what: &str) -> R<VarId> {
+    pub(crate) fn storage_like(&mut self, v: VarId, ty: Type, e: &Expr, what: &str) -> R<VarId> {
         let var = self.proc.var(v);
         let mut size = Bound::Const(1);
         for d in &var.dims {
@@ -341,7 +459,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The 1-based column-major position of 0-based positions in a shape.
-    fn linear(&mut self, extents: &[VarId], pos: &[Value]) -> Value {
+    pub(crate) fn linear(&mut self, extents: &[VarId], pos: &[Value]) -> Value {
         let i64t = Type::I64;
         let mut lin = self.int(1, i64t);
         let mut stride = self.int(1, i64t);
@@ -430,6 +548,15 @@ impl Lowerer<'_, '_> {
         let Some(src) = self.array_source(e) else {
             return Err(self.err(e.span, "expected an array expression"));
         };
+        if src.call.is_some() {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "unsupported Fortran: array-valued `{}` as an actual argument (assign it to an array first)",
+                    src.name.text
+                ),
+            ));
+        }
         let v = match self.resolve(src.name)? {
             super::lowerer::Resolved::Var(v) => v,
             _ => return Err(self.err(src.name.span, "expected an array")),
@@ -440,13 +567,12 @@ impl Lowerer<'_, '_> {
         let extents = self.extents(&src)?;
         let temp = self.storage_like(v, ty, e, &name)?;
         self.for_positions(&extents, &mut |this, pos| {
-            this.elem = Some(pos.to_vec());
-            let x = this.num_as(e, ty);
-            this.elem = None;
-            let x = x?;
-            let lin = this.linear(&extents, pos);
-            this.emit(Inst::StoreElem(temp, vec![lin], x), None);
-            Ok(())
+            this.at_element(&[(e, pos.to_vec())], |this, ps| {
+                let x = this.num_as(e, ty)?;
+                let lin = this.linear(&extents, &ps[0]);
+                this.emit(Inst::StoreElem(temp, vec![lin], x), None);
+                Ok(())
+            })
         })?;
         Ok(ArgTemp {
             expr: e,

@@ -823,7 +823,8 @@ impl Lowerer<'_, '_> {
 
     /// Calls a subroutine (unit `p`).
     fn call_subroutine(&mut self, p: usize, name: &Name, args: &[Arg]) -> R<()> {
-        if self.prog.sigs[p].result.is_some() || self.prog.sigs[p].struct_result.is_some() {
+        let sig = &self.prog.sigs[p];
+        if sig.result.is_some() || sig.struct_result.is_some() || sig.array_result.is_some() {
             return Err(self.err(
                 name.span,
                 format!("function `{}` called as a subroutine", name.text),
