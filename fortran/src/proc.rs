@@ -310,7 +310,11 @@ impl<'c, 'a> Printer<'c, 'a> {
                 Inst::DimExtent(v, _) => {
                     read.insert(*v);
                 }
-                Inst::Store(v, _) | Inst::StoreElem(v, _, _) => {
+                Inst::Store(v, _)
+                | Inst::StoreElem(v, _, _)
+                | Inst::Allocate(v, _)
+                | Inst::Deallocate(v)
+                | Inst::Allocated(v) => {
                     named.insert(*v);
                 }
                 Inst::Call(_, args) => {
