@@ -202,11 +202,11 @@ fn an_array_valued_function_has_the_elementwise_derivatives() {
     args.set_array("x", &x).unwrap();
     args.set_scalar("a", a).unwrap();
     let mut expected = Vec::new();
-    for i in 0..4 {
+    for (i, xi) in x.iter().enumerate() {
         for j in 0..4 {
-            expected.push(2.0 * a * x[i] * kronecker(i, j));
+            expected.push(2.0 * a * xi * kronecker(i, j));
         }
-        expected.push(x[i] * x[i]);
+        expected.push(xi * xi);
     }
     let (of, wrt) = (
         Selection::parse_list("y").unwrap(),

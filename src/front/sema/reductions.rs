@@ -6,10 +6,10 @@
 //! HYPOT. Everything is ordinary IR (arithmetic, comparisons, SELECT), so
 //! tangents and adjoints follow.
 //!
-//! DIM= of a rank-1 argument gives a scalar, lowered here; DIM= of a rank
-//! >= 2 argument and MAXLOC / MINLOC of a rank >= 2 argument give arrays,
-//! lowered element by element through [`Lowerer::reduce_element`] (see the
-//! transform module).
+//! DIM= of a rank-1 argument gives a scalar, lowered here; DIM= of a
+//! higher-rank argument and MAXLOC / MINLOC of a higher-rank argument give
+//! arrays, lowered element by element through [`Lowerer::reduce_element`]
+//! (see the transform module).
 
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{numeric_inquiry, promote, type_name};
