@@ -14,10 +14,11 @@
 
 use super::super::ast::{Arg, ArgValue, ExprKind, Name};
 use super::lowerer::{Lowerer, R};
+use super::scope::Scope;
 use super::Target;
 use adjit_ir::{CallArg, Storage, Var};
 
-impl Lowerer<'_, '_> {
+impl<'p> Lowerer<'p, '_> {
     /// Declares the environment parameters of the instance being lowered:
     /// after the host variables, before the function result, one group per
     /// procedure bound to a dummy procedure.
@@ -104,6 +105,24 @@ impl Lowerer<'_, '_> {
             out.extend(self.env_args(&d.text, b)?);
         }
         Ok(out)
+    }
+
+    /// The scope declaring the dummy procedure `name`: this unit's, or for
+    /// one captured from a host, that host's.
+    pub(super) fn dummy_scope(&self, name: &str) -> &'p Scope {
+        let prog = self.prog;
+        let mut at = Some(self.unit);
+        while let Some(u) = at {
+            let unit = &prog.units[u];
+            if unit.dummy_procs[..unit.own_dummies]
+                .iter()
+                .any(|d| d.text == name)
+            {
+                return &unit.scope;
+            }
+            at = unit.host;
+        }
+        &prog.units[self.unit].scope
     }
 
     /// The targets of the dummy procedures of its hosts that the nested

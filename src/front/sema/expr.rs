@@ -685,12 +685,11 @@ impl Lowerer<'_, '_> {
         target: Target,
     ) -> R<Operand> {
         let declared = self
-            .u()
-            .scope
+            .dummy_scope(&name.text)
             .proc_types
             .get(&name.text)
             .cloned()
-            .or_else(|| self.u().scope.implicit_type(&name.text));
+            .or_else(|| self.dummy_scope(&name.text).implicit_type(&name.text));
         let (unit, what) = match target {
             Target::Proc(i) => {
                 let inst = &self.prog.instances.borrow()[i];
