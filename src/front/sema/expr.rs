@@ -728,7 +728,9 @@ impl Lowerer<'_, '_> {
             .dummy_procs
             .iter()
             .position(|d| d.text == name.text);
-        let (v, t) = self.call_function(unit, name, args)?;
+        let called = self.call_function(unit, name, args);
+        self.via_slot = None;
+        let (v, t) = called?;
         Ok(Operand::Num(v, t))
     }
 

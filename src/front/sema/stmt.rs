@@ -811,7 +811,9 @@ impl Lowerer<'_, '_> {
                 _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
             },
         };
-        self.call_subroutine(p, name, args)
+        let called = self.call_subroutine(p, name, args);
+        self.via_slot = None;
+        called
     }
 
     /// Calls a subroutine (unit `p`).
