@@ -1580,7 +1580,7 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
             n(&var.text);
             e(start);
             e(end);
-            step.iter().for_each(|x| e(x));
+            step.iter().for_each(&mut *e);
         }
         StmtKind::DoWhile { cond, .. } => e(cond),
         StmtKind::ComputedGoto { index, .. } => e(index),
@@ -1594,7 +1594,7 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
                     e(x);
                 }
             }
-            mask.iter().for_each(|x| e(x));
+            mask.iter().for_each(&mut *e);
         }
         StmtKind::Call { name, args } => {
             n(&name.text);
@@ -1605,7 +1605,7 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
                         .iter()
                         .chain(hi.iter())
                         .chain(stride.iter())
-                        .for_each(|x| e(x)),
+                        .for_each(&mut *e),
                 }
             }
         }
@@ -1613,7 +1613,7 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
             b.outlined.iter().for_each(|o| n(&o.text));
             for (v, x) in &b.seeds {
                 n(&v.text);
-                x.iter().for_each(|x| e(x));
+                x.iter().for_each(&mut *e);
             }
             for (d, v) in &b.results {
                 n(&v.text);
@@ -1630,7 +1630,7 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
                         match it {
                             super::super::ast::CaseItem::Value(v) => e(v),
                             super::super::ast::CaseItem::Range(a, b) => {
-                                a.iter().chain(b.iter()).for_each(|x| e(x))
+                                a.iter().chain(b.iter()).for_each(&mut *e)
                             }
                         }
                     }
