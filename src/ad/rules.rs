@@ -737,13 +737,25 @@ fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guarded: bool) -> Val
     }
     let zero = e.float(ty, 0.0);
     let d_is_zero = e.cmp(CmpOp::Eq, d, zero);
-    let either_is_zero = if constant.is_some() {
-        d_is_zero
-    } else {
-        let p_is_zero = e.cmp(CmpOp::Eq, p, zero);
-        e.binary(BinaryOp::Or, d_is_zero, p_is_zero, Type::Bool)
+    if constant.is_some() {
+        return e.select(d_is_zero, zero, t, ty);
+    }
+    let p_is_zero = e.cmp(CmpOp::Eq, p, zero);
+    let either_is_zero = e.binary(BinaryOp::Or, d_is_zero, p_is_zero, Type::Bool);
+    let strong = e.select(either_is_zero, zero, t, ty);
+    // Where both factors are finite the product itself is kept, not a
+    // constant 0 where one of them vanishes: code differentiated again
+    // (tangent over tangent, tangent over adjoint) then differentiates
+    // `p * d`, whose derivative `dp * d + p * dd` need not vanish there.
+    let infinity = e.float(ty, f64::INFINITY);
+    let finite = |e: &mut dyn Emit, x: Value| {
+        let a = e.unary(UnaryOp::Abs, x, ty);
+        e.cmp(CmpOp::Lt, a, infinity)
     };
-    e.select(either_is_zero, zero, t, ty)
+    let p_finite = finite(e, p);
+    let d_finite = finite(e, d);
+    let both_finite = e.binary(BinaryOp::And, p_finite, d_finite, Type::Bool);
+    e.select(both_finite, t, strong, ty)
 }
 
 #[cfg(test)]

@@ -24,18 +24,40 @@ pub(super) fn expand(
 ) -> Result<Module, Error> {
     let mut pending: Vec<&AdfCall> = calls.iter().collect();
     while !pending.is_empty() {
-        // A block whose subroutine holds no unexpanded block.
+        // A block whose subroutine reaches no unexpanded block (through
+        // the calls it makes, at any depth: nested AD across procedures).
         let next = pending
             .iter()
             .position(|c| {
-                let name = &module.proc(c.callee).name;
-                !pending.iter().any(|o| &o.host == name)
+                let reached = reachable(&module, c.callee);
+                !pending.iter().any(|o| {
+                    module
+                        .find_proc(&o.host)
+                        .is_some_and(|h| reached.contains(&h))
+                })
             })
             .ok_or_else(|| Error::new(ErrorKind::Compile, "ADF / ADR blocks nest in a cycle"))?;
         let call = pending.remove(next);
         module = expand_one(module, call, map)?;
     }
     Ok(module)
+}
+
+/// The procedures `from` calls, directly or not, and `from` itself.
+fn reachable(module: &Module, from: ProcId) -> Vec<ProcId> {
+    let mut seen = vec![from];
+    let mut next = 0;
+    while next < seen.len() {
+        for d in &module.proc(seen[next]).insts {
+            if let Inst::Call(p, _) = &d.kind {
+                if !seen.contains(p) {
+                    seen.push(*p);
+                }
+            }
+        }
+        next += 1;
+    }
+    seen
 }
 
 /// Expands one block.

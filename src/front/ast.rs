@@ -80,8 +80,13 @@ pub struct Procedure {
     pub body: Vec<Stmt>,
     /// FORMAT statements, in order.
     pub formats: Vec<FormatStmt>,
-    /// Procedures after CONTAINS.
+    /// Procedures after CONTAINS, and nested subprograms.
     pub contains: Vec<Procedure>,
+    /// A nested subprogram (FARFEL, seed 002): defined among its host's
+    /// specification statements rather than after CONTAINS; implicitly
+    /// typed variables it does not declare belong to the top-level
+    /// subprogram.
+    pub nested: bool,
     /// Position of the SUBROUTINE / FUNCTION keyword.
     pub span: Span,
     /// Declared ELEMENTAL (the PURE, IMPURE and RECURSIVE prefixes are

@@ -75,6 +75,9 @@ pub struct LogicalStmt {
     /// The statement text, lower-cased outside character literals,
     /// continuation markers and comments removed.
     pub text: String,
+    /// Written in fixed form, where blanks are insignificant: consecutive
+    /// names in an expression are one name (`Y PRIME` is `YPRIME`).
+    pub fixed: bool,
     file: u32,
     segments: Vec<Segment>,
 }
@@ -184,6 +187,7 @@ impl StatementBuilder {
             label,
             label_span,
             text: String::new(),
+            fixed: false,
             file: self.file,
             segments: Vec::new(),
         });
@@ -269,7 +273,11 @@ pub fn logical_statements(
         SourceForm::Fixed => split_fixed(text, &mut builder),
         SourceForm::Free => split_free(text, &mut builder),
     }
-    builder.into_result()
+    let (mut stmts, diags) = builder.into_result();
+    for s in &mut stmts {
+        s.fixed = form == SourceForm::Fixed;
+    }
+    (stmts, diags)
 }
 
 /// The physical lines of a text, numbered from 1, without line terminators.

@@ -141,37 +141,21 @@ impl Parser {
 }
 
 /// Moves the statements of every ADF / ADR block of `p` into new internal
-/// subroutines `_adf1`, `_adf2`, ... of `p` (innermost first). Returns an
-/// error when `p` is itself an internal procedure (which cannot contain
-/// procedures) and has ADF blocks.
-pub(super) fn outline_adf_blocks(p: &mut Procedure, is_internal: bool) -> Vec<Diagnostic> {
+/// subroutines `_adf1`, `_adf2`, ... of `p` (innermost first).
+pub(super) fn outline_adf_blocks(p: &mut Procedure) {
     let mut new = Vec::new();
-    let mut diags = Vec::new();
     let mut body = std::mem::take(&mut p.body);
-    outline_in(&mut body, &mut new, &mut diags, is_internal);
+    outline_in(&mut body, &mut new);
     p.body = body;
     p.contains.extend(new);
-    diags
 }
 
-fn outline_in(
-    stmts: &mut [Stmt],
-    new: &mut Vec<Procedure>,
-    diags: &mut Vec<Diagnostic>,
-    is_internal: bool,
-) {
+fn outline_in(stmts: &mut [Stmt], new: &mut Vec<Procedure>) {
     for s in stmts {
         let span = s.span;
         match &mut s.kind {
             StmtKind::Adf(block) => {
-                outline_in(&mut block.body, new, diags, is_internal);
-                if is_internal {
-                    diags.push(Diagnostic::error(
-                        span,
-                        "ADF / ADR blocks inside internal procedures are not supported",
-                    ));
-                    continue;
-                }
+                outline_in(&mut block.body, new);
                 let name = Name {
                     text: format!("_adf{}", new.len() + 1),
                     span,
@@ -184,6 +168,7 @@ fn outline_in(
                     body: std::mem::take(&mut block.body),
                     formats: Vec::new(),
                     contains: Vec::new(),
+                    nested: false,
                     span,
                     elemental: false,
                 });
@@ -193,20 +178,20 @@ fn outline_in(
                 arms, else_body, ..
             } => {
                 for (_, b) in arms {
-                    outline_in(b, new, diags, is_internal);
+                    outline_in(b, new);
                 }
                 if let Some(b) = else_body {
-                    outline_in(b, new, diags, is_internal);
+                    outline_in(b, new);
                 }
             }
             StmtKind::Do { body, .. }
             | StmtKind::DoWhile { body, .. }
             | StmtKind::DoForever { body, .. }
             | StmtKind::Block { body, .. }
-            | StmtKind::Associate { body, .. } => outline_in(body, new, diags, is_internal),
+            | StmtKind::Associate { body, .. } => outline_in(body, new),
             StmtKind::SelectCase { cases, .. } => {
                 for (_, b) in cases {
-                    outline_in(b, new, diags, is_internal);
+                    outline_in(b, new);
                 }
             }
             _ => {}

@@ -290,10 +290,20 @@ impl Parser {
         let is_internal = std::mem::replace(&mut self.in_procedure, true);
 
         let mut decls = self.parse_specification_part(true);
+        let mut nested = Vec::new();
+        while let Some(h) = self.nested_header() {
+            nested.push(Procedure {
+                nested: true,
+                ..self.parse_procedure(h)
+            });
+            let mut more = self.parse_specification_part(true);
+            decls.append(&mut more);
+        }
         let (body, _) = self.parse_block(None);
         decls.append(&mut self.late_decls);
         let formats = std::mem::take(&mut self.formats);
-        let contains = self.parse_contains_part();
+        let mut contains = self.parse_contains_part();
+        contains.splice(0..0, nested);
         self.parse_unit_end(&header);
 
         self.open = outer_open;
@@ -310,13 +320,32 @@ impl Parser {
             body,
             formats,
             contains,
+            nested: false,
             span: header.span,
             elemental: header.elemental,
         };
-        for d in super::farfel::outline_adf_blocks(&mut p, is_internal) {
-            self.diags.push(d);
-        }
+        super::farfel::outline_adf_blocks(&mut p);
         p
+    }
+
+    /// The header of a nested subprogram (FARFEL, seed 002: a SUBROUTINE
+    /// or FUNCTION among the specification statements of a subroutine or
+    /// function, closed by its own END), if the next line is one.
+    fn nested_header(&mut self) -> Option<Header> {
+        let line = self.bump();
+        match line.kind {
+            LineKind::Header(h)
+                if self.in_procedure
+                    && matches!(h.unit, UnitKind::Subroutine | UnitKind::Function)
+                    && self.unit_depth < MAX_UNIT_NESTING =>
+            {
+                Some(h)
+            }
+            kind => {
+                self.unbump(Line { kind, ..line });
+                None
+            }
+        }
     }
 
     /// A MODULE, after its header.

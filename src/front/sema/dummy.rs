@@ -68,6 +68,72 @@ pub(crate) fn dummy_procedures(p: &Procedure, scope: &mut Scope) -> Vec<Name> {
     out
 }
 
+/// Dummy arguments passed on, by a unit or its nested subprograms, as
+/// actual arguments for dummy procedures of the procedures they call
+/// (`call deriv2(f, x, y, yprime)` in `root(f, x0, n)`) are dummy
+/// procedures too, without EXTERNAL (what FARFEL's Listing 1 relies on).
+pub(crate) fn infer_passed_procedures(prog: &mut Program) {
+    let sites: Vec<_> = prog
+        .units
+        .iter()
+        .map(|u| super::lowerer::call_sites(u.ast))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (u, unit_sites) in sites.iter().enumerate() {
+            for (callee, args) in unit_sites {
+                let Some(c) = prog.find_proc(u, callee) else {
+                    continue;
+                };
+                for (pos, a) in args.iter().enumerate() {
+                    let Some(a) = a else { continue };
+                    let formal = prog.units[c].ast.args.get(pos);
+                    let is_proc = formal.is_some_and(|f| {
+                        prog.units[c].dummy_procs[..prog.units[c].own_dummies]
+                            .iter()
+                            .any(|d| d.text == f.text)
+                    });
+                    if !is_proc {
+                        continue;
+                    }
+                    // The unit whose dummy argument `a` is, seen from `u`.
+                    let mut at = Some(u);
+                    while let Some(o) = at {
+                        let unit = &prog.units[o];
+                        if unit.ast.args.iter().any(|x| &x.text == a) {
+                            break;
+                        }
+                        if unit.scope.var(a).is_some() {
+                            at = None;
+                            break;
+                        }
+                        at = unit.host;
+                    }
+                    let Some(o) = at else { continue };
+                    let unit = &mut prog.units[o];
+                    if unit.dummy_procs.iter().any(|d| &d.text == a)
+                        || unit.scope.var(a).is_some_and(|v| v.dims.is_some())
+                    {
+                        continue;
+                    }
+                    let Some(name) = unit.ast.args.iter().find(|x| &x.text == a).cloned() else {
+                        continue;
+                    };
+                    unit.scope
+                        .syms
+                        .insert(name.text.clone(), Sym::External(name.span));
+                    unit.dummy_procs.push(name);
+                    unit.own_dummies += 1;
+                    let order = |d: &Name| unit.ast.args.iter().position(|x| x.text == d.text);
+                    unit.dummy_procs.sort_by_key(order);
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
 impl Program<'_> {
     /// The instance of `unit` with `binding`, added when new (named `name`
     /// when given, else after the unit and its binding).
@@ -322,7 +388,9 @@ pub(crate) fn root_instances(
 /// the unit is, so main programs and BLOCK DATA stay last) and renumbers
 /// the calls. Returns the instance indices in their new order.
 pub(crate) fn module_order(instances: &[Instance], lowered: &mut Vec<Proc>) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..instances.len()).collect();
+    // Instances added while a template nobody binds was lowered for its
+    // diagnostics only (the last ones) have no procedure and no place.
+    let mut order: Vec<usize> = (0..instances.len().min(lowered.len())).collect();
     order.sort_by_key(|&i| (instances[i].unit, i));
     let mut position = vec![0u32; instances.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -330,8 +398,6 @@ pub(crate) fn module_order(instances: &[Instance], lowered: &mut Vec<Proc>) -> V
     }
     let mut taken: Vec<Option<Proc>> = lowered.drain(..).map(Some).collect();
     for &i in &order {
-        // Instances added while a template nobody binds was lowered for its
-        // diagnostics only (the last ones) have no procedure.
         let Some(mut proc) = taken.get_mut(i).and_then(Option::take) else {
             continue;
         };

@@ -695,12 +695,11 @@ impl Lowerer<'_, '_> {
         target: Target,
     ) -> R<Operand> {
         let declared = self
-            .u()
-            .scope
+            .dummy_scope(&name.text)
             .proc_types
             .get(&name.text)
             .cloned()
-            .or_else(|| self.u().scope.implicit_type(&name.text));
+            .or_else(|| self.dummy_scope(&name.text).implicit_type(&name.text));
         let (unit, what) = match target {
             Target::Proc(i) => {
                 let inst = &self.prog.instances.borrow()[i];
@@ -734,7 +733,14 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        let (v, t) = self.call_function(unit, name, args)?;
+        self.via_slot = self
+            .u()
+            .dummy_procs
+            .iter()
+            .position(|d| d.text == name.text);
+        let called = self.call_function(unit, name, args);
+        self.via_slot = None;
+        let (v, t) = called?;
         Ok(Operand::Num(v, t))
     }
 
@@ -752,6 +758,7 @@ impl Lowerer<'_, '_> {
         name: &Name,
         args: &[Arg],
     ) -> R<(Vec<CallArg>, Option<adjit_ir::ProcId>)> {
+        let via = self.via_slot.take();
         let sig = self.prog.sigs[unit].clone();
         let slots = match self.match_args(&sig, args) {
             Ok(slots) => slots,
@@ -770,6 +777,8 @@ impl Lowerer<'_, '_> {
         let prog = self.prog;
         let dummy_procs = &prog.units[unit].dummy_procs;
         let mut binding = Vec::new();
+        // The name each procedure in `binding` was passed as.
+        let mut passed = Vec::new();
         let mut failed = false;
         for (i, (d, slot)) in sig.dummies.iter().zip(&slots).enumerate() {
             let formal = dummy_procs.iter().find(|p| p.text == d.name);
@@ -786,6 +795,7 @@ impl Lowerer<'_, '_> {
                         )),
                         None => {
                             binding.push(t);
+                            passed.push(super::closure::arg_name(a).map(|n| n.text.clone()));
                             Ok(())
                         }
                     }
@@ -818,6 +828,18 @@ impl Lowerer<'_, '_> {
             return Err(Reported);
         }
         let mut out: Vec<CallArg> = out.into_iter().flatten().collect();
+        // A call through a dummy procedure bound to a nested subprogram:
+        // its environment came with it.
+        if let (Some(k), Some(i)) = (via, self.inst) {
+            let target = self.prog.instances.borrow()[i].binding.get(k).cloned();
+            if let Some(Target::Proc(j)) = target {
+                if prog.units[unit].own_dummies == 0 {
+                    let group = self.env.get(k).cloned().unwrap_or_default();
+                    out.extend(group.into_iter().map(CallArg::Var));
+                    return Ok((out, Some(adjit_ir::ProcId(j as u32))));
+                }
+            }
+        }
         for hv in &prog.units[unit].host_vars {
             let n = Name {
                 text: hv.clone(),
@@ -825,6 +847,20 @@ impl Lowerer<'_, '_> {
             };
             let v = self.var_of(&n)?;
             out.push(CallArg::Var(v));
+        }
+        // The environments of the procedures passed, then of the dummy
+        // procedures of hosts a nested subprogram uses.
+        let unit_ref = &prog.units[unit];
+        passed.extend(
+            unit_ref.dummy_procs[unit_ref.own_dummies..]
+                .iter()
+                .map(|d| Some(d.text.clone())),
+        );
+        binding.extend(self.captured_binding(unit));
+        for (n, t) in passed.iter().zip(&binding) {
+            if let Some(n) = n {
+                out.extend(self.env_args(n, t)?);
+            }
         }
         let callee = (!binding.contains(&Target::Unbound))
             .then(|| adjit_ir::ProcId(self.prog.instance(unit, binding, None) as u32));
@@ -859,6 +895,9 @@ impl Lowerer<'_, '_> {
             }
         };
         if let Some(t) = self.dummy_target(&name.text) {
+            return Ok(t);
+        }
+        if let Some(t) = self.nested_target(name) {
             return Ok(t);
         }
         self.prog

@@ -14,7 +14,7 @@
 
 use super::super::ast::{AdfBlock, Expr, ExprKind, Name};
 use super::lowerer::{AdfCall, Lowerer, Resolved, R};
-use adjit_ir::{Const, Inst, Type, Var, VarId};
+use adjit_ir::{CallArg, Const, Inst, Type, Var, VarId};
 
 impl Lowerer<'_, '_> {
     /// Lowers an outlined ADF / ADR block.
@@ -36,17 +36,29 @@ impl Lowerer<'_, '_> {
         for (_, n) in &b.results {
             self.derivative_var(n, block, true)?;
         }
-        // A zero derivative for every real scalar the block uses.
+        let (args, callee) = self.call_args(unit, name, &[])?;
+        // A zero derivative for every real scalar the block uses (its host
+        // variables, then the environments of the procedures it calls
+        // through dummy procedures).
         let mut derivatives = Vec::new();
         let mut saved = Vec::new();
-        for (i, p) in params.iter().enumerate() {
-            let n = Name {
-                text: p.clone(),
-                span,
+        for (i, a) in args.iter().enumerate() {
+            let v = match (params.get(i), a) {
+                (Some(p), _) => {
+                    let n = Name {
+                        text: p.clone(),
+                        span,
+                    };
+                    match self.derivative_var(&n, block, false)? {
+                        Some((v, _)) => v,
+                        None => continue,
+                    }
+                }
+                (None, CallArg::Var(v)) if !self.proc.var(*v).is_array() => *v,
+                _ => continue,
             };
-            let Some((v, is_real)) = self.derivative_var(&n, block, false)? else {
-                continue;
-            };
+            let is_real = self.proc.var(v).ty.is_float();
+            let p = self.proc.var(v).name.clone();
             let ty = self.proc.var(v).ty;
             if is_real {
                 let t = self.proc.add_var(Var::scalar(format!("_adfd_{p}"), ty));
@@ -61,7 +73,6 @@ impl Lowerer<'_, '_> {
         let derivative = |i: usize| derivatives.iter().find(|(j, _)| *j == i).map(|d| d.1);
         let seeds: Vec<usize> = b.seeds.iter().filter_map(|(n, _)| index(n)).collect();
         let reads: Vec<usize> = b.results.iter().filter_map(|(_, n)| index(n)).collect();
-        let (args, callee) = self.call_args(unit, name, &[])?;
         let Some(callee) = callee else {
             return Ok(());
         };

@@ -229,6 +229,12 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
+    /// The environment parameters of the instance, one group per dummy
+    /// procedure (closure conversion, [`super::closure`]).
+    pub env: Vec<Vec<VarId>>,
+    /// Set just before lowering a call through the dummy procedure at
+    /// this position: the call passes its environment group.
+    pub via_slot: Option<usize>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -275,6 +281,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             stmt_start: 0,
             temp_structs: HashMap::new(),
             arg_temps: Vec::new(),
+            env: Vec::new(),
+            via_slot: None,
         }
     }
 
@@ -1047,8 +1055,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
         }
         if let Some(h) = u.host {
-            let hs = &prog.units[h].scope;
             for name in &u.host_vars {
+                let hs = &prog.units[prog.declaring_unit(h, name)].scope;
                 let span = hs.var(name).map(|d| d.span).unwrap_or(u.ast.span);
                 params.push((
                     Name {
@@ -1661,7 +1669,18 @@ fn dim_names(d: &DimSpec, out: &mut BTreeSet<String>) {
 }
 
 fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
-    let mut e = |x: &Expr| expr_names(x, out);
+    let mut names = Vec::new();
+    stmt_exprs(s, &mut |x| expr_names(x, out), &mut |n| {
+        names.push(n.to_string())
+    });
+    out.extend(names);
+    for_each_body(s, &mut |b| b.iter().for_each(|s| stmt_names(s, out)));
+}
+
+/// Calls `e` on every expression of the statement `s` (not of the
+/// statements it contains) and `n` on the other names it references (DO
+/// and FORALL variables, the subroutine of a CALL, ADF / ADR variables).
+fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
     match &s.kind {
         StmtKind::Assign { target, value } => {
             e(target);
@@ -1676,10 +1695,10 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
             step,
             ..
         } => {
-            out.insert(var.text.clone());
-            expr_names(start, out);
-            expr_names(end, out);
-            step.iter().for_each(|x| expr_names(x, out));
+            n(&var.text);
+            e(start);
+            e(end);
+            step.iter().for_each(&mut *e);
         }
         StmtKind::DoWhile { cond, .. } => e(cond),
         StmtKind::ComputedGoto { index, .. } => e(index),
@@ -1688,26 +1707,35 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         StmtKind::Where { arms, .. } => arms.iter().for_each(|(c, _)| e(c)),
         StmtKind::Forall { indices, mask, .. } => {
             for ix in indices {
-                out.insert(ix.var.text.clone());
+                n(&ix.var.text);
                 for x in [&ix.lo, &ix.hi].into_iter().chain(&ix.stride) {
-                    expr_names(x, out);
+                    e(x);
                 }
             }
-            mask.iter().for_each(|x| expr_names(x, out));
+            mask.iter().for_each(&mut *e);
         }
         StmtKind::Call { name, args } => {
-            out.insert(name.text.clone());
-            args.iter().for_each(|a| arg_names(a, out));
+            n(&name.text);
+            for a in args {
+                match &a.value {
+                    ArgValue::Expr(x) => e(x),
+                    ArgValue::Range { lo, hi, stride } => lo
+                        .iter()
+                        .chain(hi.iter())
+                        .chain(stride.iter())
+                        .for_each(&mut *e),
+                }
+            }
         }
         StmtKind::Adf(b) => {
-            out.extend(b.outlined.iter().map(|n| n.text.clone()));
-            for (n, x) in &b.seeds {
-                out.insert(n.text.clone());
-                x.iter().for_each(|x| expr_names(x, out));
+            b.outlined.iter().for_each(|o| n(&o.text));
+            for (v, x) in &b.seeds {
+                n(&v.text);
+                x.iter().for_each(&mut *e);
             }
-            for (d, n) in &b.results {
-                out.insert(n.text.clone());
-                expr_names(d, out);
+            for (d, v) in &b.results {
+                n(&v.text);
+                e(d);
             }
         }
         StmtKind::SelectCase {
@@ -1718,9 +1746,9 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
                 if let super::super::ast::CaseSelector::Items(items) = sel {
                     for it in items {
                         match it {
-                            super::super::ast::CaseItem::Value(v) => expr_names(v, out),
+                            super::super::ast::CaseItem::Value(v) => e(v),
                             super::super::ast::CaseItem::Range(a, b) => {
-                                a.iter().chain(b.iter()).for_each(|x| expr_names(x, out))
+                                a.iter().chain(b.iter()).for_each(&mut *e)
                             }
                         }
                     }
@@ -1729,18 +1757,37 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
         }
         _ => {}
     }
-    for_each_body(s, &mut |b| b.iter().for_each(|s| stmt_names(s, out)));
 }
 
-fn arg_names(a: &super::super::ast::Arg, out: &mut BTreeSet<String>) {
-    match &a.value {
-        ArgValue::Expr(e) => expr_names(e, out),
-        ArgValue::Range { lo, hi, stride } => lo
-            .iter()
-            .chain(hi.iter())
-            .chain(stride.iter())
-            .for_each(|e| expr_names(e, out)),
+/// The calls in the body of `p` (CALL statements and references
+/// `f(...)`): the name called and, per actual argument, the name it is
+/// when it is a bare name.
+pub(crate) fn call_sites(p: &Procedure) -> Vec<(String, Vec<Option<String>>)> {
+    fn bare(a: &super::super::ast::Arg) -> Option<String> {
+        match &a.value {
+            ArgValue::Expr(Expr {
+                kind: ExprKind::Name(n),
+                ..
+            }) => Some(n.text.clone()),
+            _ => None,
+        }
     }
+    fn in_expr(x: &Expr, out: &mut Vec<(String, Vec<Option<String>>)>) {
+        if let ExprKind::Apply { name, args } = &x.kind {
+            out.push((name.text.clone(), args.iter().map(bare).collect()));
+        }
+        x.kind.children().into_iter().for_each(|c| in_expr(c, out));
+    }
+    fn in_stmt(s: &Stmt, out: &mut Vec<(String, Vec<Option<String>>)>) {
+        if let StmtKind::Call { name, args } = &s.kind {
+            out.push((name.text.clone(), args.iter().map(bare).collect()));
+        }
+        stmt_exprs(s, &mut |x| in_expr(x, out), &mut |_| {});
+        for_each_body(s, &mut |b| b.iter().for_each(|s| in_stmt(s, out)));
+    }
+    let mut out = Vec::new();
+    p.body.iter().for_each(|s| in_stmt(s, &mut out));
+    out
 }
 
 /// Every name referenced in an expression.
@@ -1775,12 +1822,17 @@ pub(crate) fn host_variable_names(host: &Unit) -> BTreeSet<String> {
     for s in host.ast.body.iter().chain(outlined.flat_map(|c| &c.body)) {
         bare_names_stmt(s, &mut bare);
     }
-    let children: BTreeSet<&str> = host
+    let mut children: BTreeSet<&str> = host
         .ast
         .contains
         .iter()
         .map(|c| c.name.text.as_str())
         .collect();
+    // Implicitly typed variables of nested subprograms belong to the
+    // top-level subprogram (FARFEL's scope rule).
+    if host.host.is_none() {
+        nested_bare_names(host.ast, &mut bare, &mut children);
+    }
     for n in bare {
         if !host.scope.syms.contains_key(&n)
             && !children.contains(n.as_str())
@@ -1790,6 +1842,42 @@ pub(crate) fn host_variable_names(host: &Unit) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// The bare names used in the nested subprograms of `p` (at any depth)
+/// that they do not declare, and the names of those subprograms.
+fn nested_bare_names<'a>(
+    p: &'a Procedure,
+    out: &mut BTreeSet<String>,
+    procs: &mut BTreeSet<&'a str>,
+) {
+    for c in p.contains.iter().filter(|c| c.nested) {
+        procs.insert(&c.name.text);
+        let mut mine = BTreeSet::new();
+        for s in &c.body {
+            bare_names_stmt(s, &mut mine);
+        }
+        let declared: BTreeSet<&str> = c
+            .args
+            .iter()
+            .map(|a| a.text.as_str())
+            .chain(std::iter::once(c.name.text.as_str()))
+            .chain(c.decls.iter().flat_map(declared_names))
+            .collect();
+        out.extend(mine.into_iter().filter(|n| !declared.contains(n.as_str())));
+        nested_bare_names(c, out, procs);
+    }
+}
+
+/// The names a declaration declares as variables.
+fn declared_names(d: &super::super::ast::Decl) -> Vec<&str> {
+    use super::super::ast::DeclKind;
+    match &d.kind {
+        DeclKind::Type { entities, .. } | DeclKind::Dimension(entities) => {
+            entities.iter().map(|e| e.name.text.as_str()).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {

@@ -43,6 +43,7 @@ mod alloc;
 mod array;
 mod associate;
 mod cleanup;
+mod closure;
 mod common;
 mod constructor;
 mod consts;
@@ -178,7 +179,9 @@ pub fn compile_with<'a>(
         ..Module::default()
     };
     common::lay_out(&mut prog, &mut out);
+    dummy::infer_passed_procedures(&mut prog);
     compute_host_vars(&mut prog);
+    compute_captured(&mut prog);
     // Declare every procedure's parameters, so that calls can be checked.
     let mut procs = Vec::new();
     for u in 0..prog.units.len() {
@@ -213,6 +216,7 @@ pub fn compile_with<'a>(
         let (proc, vars) = procs[u].clone();
         let proc = out.maybe_with_diags(sink, |out| {
             let mut l = Lowerer::resume(&prog, out, u, proc, vars, Some(next));
+            l.declare_environment();
             l.lower_body();
             l.into_proc()
         });
@@ -220,7 +224,9 @@ pub fn compile_with<'a>(
         next += 1;
     }
     // Templates (procedures taking dummy procedures) nobody binds are
-    // lowered for their diagnostics only.
+    // lowered for their diagnostics only (their ADF / ADR blocks are not
+    // in the module).
+    let adf_blocks = out.adf.len();
     for &u in &unbound {
         let (proc, vars) = procs[u].clone();
         let mut sink = Vec::new();
@@ -232,6 +238,7 @@ pub fn compile_with<'a>(
         let errors = sink.into_iter().filter(|d| d.is_error() || !program_unit);
         out.diags.extend(errors);
     }
+    out.adf.truncate(adf_blocks);
     let unbound_names = unbound
         .iter()
         .filter(|&&u| prog.units[u].host.is_none())
@@ -243,6 +250,14 @@ pub fn compile_with<'a>(
         .collect();
     let instances = prog.instances.into_inner();
     let order = dummy::module_order(&instances, &mut lowered);
+    // The outlined subroutines of ADF / ADR blocks, renumbered likewise.
+    let mut position = vec![0u32; instances.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i] = k as u32;
+    }
+    for c in &mut out.adf {
+        c.callee = ir::ProcId(position[c.callee.index()]);
+    }
     for proc in lowered {
         module.add_proc(proc);
     }
@@ -330,8 +345,12 @@ pub(crate) struct Unit<'a> {
     /// Its internal procedures.
     pub children: Vec<usize>,
     /// Its dummy procedures (dummy arguments declared EXTERNAL or called),
-    /// in argument order: they are bound per instance, not passed.
+    /// in argument order: they are bound per instance, not passed. A nested
+    /// subprogram's list goes on with the dummy procedures of its hosts it
+    /// uses (captured: bound where the subprogram is named).
     pub dummy_procs: Vec<Name>,
+    /// How many of `dummy_procs` are the unit's own dummy arguments.
+    pub own_dummies: usize,
 }
 
 /// What a caller needs to know about a procedure.
@@ -486,9 +505,58 @@ impl Program<'_> {
                 .copied()
                 .find(|&c| self.units[c].ast.name.text == name)
         };
-        in_children(from)
-            .or_else(|| self.units[from].host.and_then(in_children))
-            .or_else(|| self.by_name.get(name).copied())
+        // Lexical scope: the unit's internal procedures, then those of
+        // each host outwards (siblings, then nested subprograms of outer
+        // hosts), then the top level.
+        let mut at = Some(from);
+        while let Some(u) = at {
+            if let Some(c) = in_children(u) {
+                return Some(c);
+            }
+            at = self.units[u].host;
+        }
+        self.by_name.get(name).copied()
+    }
+
+    /// The unit that declares the host variable `name` seen from `host`:
+    /// the first of `host` and its hosts outwards whose scope declares it
+    /// (else the outermost, whose implicit typing rules apply).
+    pub fn declaring_unit(&self, host: usize, name: &str) -> usize {
+        let mut u = host;
+        loop {
+            if self.units[u].scope.var(name).is_some() {
+                return u;
+            }
+            match self.units[u].host {
+                Some(h) => u = h,
+                None => return u,
+            }
+        }
+    }
+
+    /// The environment a procedure passed as an actual argument carries
+    /// (closure conversion): the host variables of a nested subprogram,
+    /// then the environments of the procedures bound to its dummy
+    /// procedures, each with the unit that declares it. The instance it is
+    /// passed to takes these as extra by-reference parameters.
+    pub fn environment(&self, t: &Target) -> Vec<(String, usize)> {
+        let Target::Proc(i) = t else {
+            return Vec::new();
+        };
+        let inst = self.instances.borrow()[*i].clone();
+        let unit = &self.units[inst.unit];
+        let mut out: Vec<(String, usize)> = match unit.host {
+            Some(h) => unit
+                .host_vars
+                .iter()
+                .map(|v| (v.clone(), self.declaring_unit(h, v)))
+                .collect(),
+            None => Vec::new(),
+        };
+        for b in &inst.binding {
+            out.extend(self.environment(b));
+        }
+        out
     }
 }
 
@@ -604,6 +672,7 @@ fn collect_unit<'a>(
     };
     let mut scope = scope;
     let dummy_procs = dummy::dummy_procedures(p, &mut scope);
+    let own_dummies = dummy_procs.len();
     let ir_name = match host {
         Some(h) => format!("{}.{}", prog.units[h].ir_name, p.name.text),
         None => p.name.text.clone(),
@@ -628,16 +697,10 @@ fn collect_unit<'a>(
         host_vars: Vec::new(),
         children: Vec::new(),
         dummy_procs,
+        own_dummies,
     });
     if let Some(h) = host {
         prog.units[h].children.push(idx);
-        if !p.contains.is_empty() {
-            out.diags.push(Diagnostic::error(
-                p.span,
-                "internal procedures cannot contain procedures",
-            ));
-        }
-        return;
     }
     for c in &p.contains {
         collect_unit(prog, out, c, Some(idx), module);
@@ -645,11 +708,14 @@ fn collect_unit<'a>(
 }
 
 /// Host association: which host variables each internal procedure uses
-/// (directly or through calls to its siblings).
+/// (directly, through calls to other internal procedures it sees, or for
+/// its own internal procedures: a variable of an outer host reaches a
+/// nested subprogram through every host in between).
 fn compute_host_vars(prog: &mut Program) {
     let n = prog.units.len();
-    let mut uses: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
-    let mut calls: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut refs: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
+    // The variables each unit sees in its hosts (hosts come first).
+    let mut visible: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
     for u in 0..n {
         let Some(h) = prog.units[u].host else {
             continue;
@@ -662,43 +728,133 @@ fn compute_host_vars(prog: &mut Program) {
             .flat_map(|s| s.leaves.iter().cloned())
             .collect();
         names.extend(structs);
-        let host_vars = lowerer::host_variable_names(&prog.units[h]);
-        let own = &prog.units[u].scope;
-        for name in &names {
-            let local = own.syms.contains_key(name);
-            if !local && host_vars.contains(name) {
-                uses[u].insert(name.clone());
-            } else if !local {
-                if let Some(c) = prog.find_proc(u, name) {
-                    if prog.units[c].host == Some(h) && c != u {
-                        calls[u].push(c);
-                    }
-                }
-            }
-        }
-        // Bounds of host arrays are host variables too.
-        let host_scope = &prog.units[h].scope;
-        let extra: Vec<String> = uses[u]
-            .iter()
-            .flat_map(|name| lowerer::bound_names(host_scope, name))
-            .filter(|b| host_vars.contains(b))
-            .collect();
-        uses[u].extend(extra);
+        refs[u] = names;
+        let mut seen = lowerer::host_variable_names(&prog.units[h]);
+        seen.extend(visible[h].iter().cloned());
+        visible[u] = seen;
     }
+    let mut uses: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
     let mut changed = true;
     while changed {
         changed = false;
-        for u in 0..n {
-            for &c in &calls[u].clone() {
-                let add: Vec<String> = uses[c].difference(&uses[u]).cloned().collect();
-                if !add.is_empty() {
-                    uses[u].extend(add);
-                    changed = true;
+        for u in (0..n).rev() {
+            let Some(h) = prog.units[u].host else {
+                continue;
+            };
+            let own = &prog.units[u].scope;
+            let local = |name: &String| own.syms.contains_key(name);
+            let mut need = BTreeSet::new();
+            for name in &refs[u] {
+                if local(name) {
+                    continue;
                 }
+                if visible[u].contains(name) {
+                    need.insert(name.clone());
+                } else if let Some(c) = prog.find_proc(u, name) {
+                    if prog.units[c].host.is_some() && c != u {
+                        need.extend(uses[c].iter().filter(|x| !local(x)).cloned());
+                    }
+                }
+            }
+            for &c in &prog.units[u].children {
+                need.extend(
+                    uses[c]
+                        .iter()
+                        .filter(|x| !local(x) && visible[u].contains(*x))
+                        .cloned(),
+                );
+            }
+            // Bounds of host arrays are host variables too.
+            let extra: Vec<String> = need
+                .iter()
+                .flat_map(|name| {
+                    let d = prog.declaring_unit(h, name);
+                    lowerer::bound_names(&prog.units[d].scope, name)
+                })
+                .filter(|b| visible[u].contains(b) && !local(b))
+                .collect();
+            need.extend(extra);
+            if need != uses[u] {
+                uses[u] = need;
+                changed = true;
             }
         }
     }
     for (u, set) in uses.into_iter().enumerate() {
         prog.units[u].host_vars = set.into_iter().collect();
+    }
+}
+
+/// The dummy procedures of its hosts each nested or internal procedure
+/// uses (directly, or through the internal procedures it contains or
+/// names), appended to its `dummy_procs`: a procedure passed to a host is
+/// bound in the nested subprogram's instance like one of its own.
+fn compute_captured(prog: &mut Program) {
+    let n = prog.units.len();
+    let refs: Vec<BTreeSet<String>> = prog
+        .units
+        .iter()
+        .map(|u| match u.host {
+            Some(_) => lowerer::referenced_names(u.ast),
+            None => BTreeSet::new(),
+        })
+        .collect();
+    // Whether `name` is a dummy procedure of a host of `u` (not hidden by
+    // a variable of a host in between).
+    let host_dummy = |prog: &Program, u: usize, name: &str| {
+        let mut at = prog.units[u].host;
+        while let Some(a) = at {
+            let unit = &prog.units[a];
+            if unit.dummy_procs[..unit.own_dummies]
+                .iter()
+                .any(|d| d.text == name)
+            {
+                return true;
+            }
+            if unit.scope.var(name).is_some() {
+                return false;
+            }
+            at = unit.host;
+        }
+        false
+    };
+    let mut captured: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for u in (0..n).rev() {
+            if prog.units[u].host.is_none() {
+                continue;
+            }
+            let unit = &prog.units[u];
+            let local = |name: &String| {
+                unit.scope.var(name).is_some() || unit.dummy_procs.iter().any(|d| &d.text == name)
+            };
+            let mut names: BTreeSet<String> = refs[u].clone();
+            for &c in &unit.children {
+                names.extend(captured[c].iter().cloned());
+            }
+            for r in &refs[u] {
+                if let Some(c) = prog.find_proc(u, r) {
+                    if c != u && prog.units[c].host.is_some() {
+                        names.extend(captured[c].iter().cloned());
+                    }
+                }
+            }
+            let need: BTreeSet<String> = names
+                .into_iter()
+                .filter(|x| !local(x) && host_dummy(prog, u, x))
+                .collect();
+            if need != captured[u] {
+                captured[u] = need;
+                changed = true;
+            }
+        }
+    }
+    for (u, set) in captured.into_iter().enumerate() {
+        let span = prog.units[u].ast.name.span;
+        prog.units[u]
+            .dummy_procs
+            .extend(set.into_iter().map(|text| Name { text, span }));
     }
 }

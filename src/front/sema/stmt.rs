@@ -785,7 +785,14 @@ impl Lowerer<'_, '_> {
             return self.call_subroutine(p, name, args);
         }
         let p = match dummy {
-            Some(Target::Proc(i)) => self.prog.instances.borrow()[i].unit,
+            Some(Target::Proc(i)) => {
+                self.via_slot = self
+                    .u()
+                    .dummy_procs
+                    .iter()
+                    .position(|d| d.text == name.text);
+                self.prog.instances.borrow()[i].unit
+            }
             Some(Target::Intrinsic(n)) => {
                 return Err(self.err(
                     name.span,
@@ -818,7 +825,9 @@ impl Lowerer<'_, '_> {
                 _ => return Err(self.err(name.span, format!("unknown subroutine `{}`", name.text))),
             },
         };
-        self.call_subroutine(p, name, args)
+        let called = self.call_subroutine(p, name, args);
+        self.via_slot = None;
+        called
     }
 
     /// Calls a subroutine (unit `p`).

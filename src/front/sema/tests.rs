@@ -148,6 +148,7 @@ fn subroutine(name: &str, args: &[&str], decls: Vec<Decl>, body: Vec<Stmt>) -> P
         body,
         formats: Vec::new(),
         contains: Vec::new(),
+        nested: false,
         span: sp(1, 1),
         elemental: false,
     }
