@@ -9,7 +9,7 @@ use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use adjit_ir::special::Special;
-use adjit_ir::{BinaryOp, CharRef, Inst, Rounding, Type, UnaryOp, Value};
+use adjit_ir::{BinaryOp, CharBase, CharRef, CmpOp, Inst, Rounding, Type, UnaryOp, Value};
 
 /// How an intrinsic is lowered.
 #[derive(Clone, Copy)]
@@ -36,8 +36,11 @@ enum How {
     Shape,
     /// LEN.
     Len,
-    /// INDEX.
+    /// INDEX (BACK= included).
     Index,
+    /// LEN_TRIM, SCAN and VERIFY (BACK= included): searches of character
+    /// data of constant length.
+    Search(Search),
     /// An array reduction (hoisted before the statement).
     Reduction,
     /// MERGE.
@@ -50,6 +53,22 @@ enum How {
     /// transform module.
     Transform,
 }
+
+/// What a character search looks for at each position of its string.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Search {
+    /// INDEX with BACK=: the substring.
+    Index,
+    /// LEN_TRIM: a character other than a blank.
+    LenTrim,
+    /// SCAN: a character of the set.
+    Scan,
+    /// VERIFY: a character not in the set.
+    Verify,
+}
+
+/// The longest string a search unrolls over (one comparison per position).
+const MAX_SEARCH_LEN: i64 = 4096;
 
 /// `(name, how, argument type forced, result type forced)`.
 type Entry = (&'static str, How, Option<Type>, Option<Type>);
@@ -148,6 +167,9 @@ fn table() -> &'static [Entry] {
         ("ubound", Shape, None, None),
         ("len", Len, None, None),
         ("index", Index, None, None),
+        ("len_trim", Search(self::Search::LenTrim), None, None),
+        ("scan", Search(self::Search::Scan), None, None),
+        ("verify", Search(self::Search::Verify), None, None),
         ("sum", Reduction, None, None),
         ("product", Reduction, None, None),
         ("dot_product", Reduction, None, None),
@@ -188,7 +210,6 @@ const UNSUPPORTED: &[&str] = &[
     "trim",
     "adjustl",
     "adjustr",
-    "len_trim",
     "char",
     "ichar",
     "achar",
@@ -217,8 +238,6 @@ const UNSUPPORTED: &[&str] = &[
     "ibclr",
     "not",
     "repeat",
-    "scan",
-    "verify",
     "lge",
     "lgt",
     "lle",
@@ -347,6 +366,12 @@ impl Lowerer<'_, '_> {
                 let (v, t) = self.hypot(name, &positional)?;
                 return Ok(Operand::Num(v, t));
             }
+            How::Index if positional.len() == 3 => {
+                return self.search(name, Search::Index, &positional);
+            }
+            How::Search(what) => {
+                return self.search(name, what, &positional);
+            }
             How::Index => {
                 arity(self, 2, 2)?;
                 let a = self.char_operand(positional[0], &name.text)?;
@@ -468,6 +493,7 @@ impl Lowerer<'_, '_> {
             | How::Reduction
             | How::Len
             | How::Index
+            | How::Search(_)
             | How::Merge
             | How::Hypot
             | How::Allocated
@@ -549,6 +575,119 @@ impl Lowerer<'_, '_> {
             }
         };
         Ok(Operand::Num(len, Type::I32))
+    }
+
+    /// LEN_TRIM, SCAN, VERIFY and INDEX with BACK=: the first (last, with
+    /// BACK true) position of the string where the search succeeds, else 0
+    /// (LEN_TRIM: the last non-blank). The string must have a constant
+    /// length; the search is unrolled, one comparison per position, into
+    /// straight-line selections (no control flow inside an expression).
+    fn search(&mut self, name: &Name, what: Search, positional: &[&Expr]) -> R<Operand> {
+        let (lo, hi) = match what {
+            Search::LenTrim => (1, 1),
+            _ => (2, 3),
+        };
+        if positional.len() < lo || positional.len() > hi {
+            return Err(self.err(
+                name.span,
+                format!("wrong number of arguments to `{}`", name.text),
+            ));
+        }
+        let a = self.char_operand(positional[0], &name.text)?;
+        let set = match what {
+            Search::LenTrim => None,
+            _ => Some(self.char_operand(positional[1], &name.text)?),
+        };
+        let back = match positional.get(lo) {
+            None => None,
+            Some(x) => match self.num(x)? {
+                (v, Type::Bool) => Some(v),
+                _ => {
+                    return Err(
+                        self.err(x.span, format!("BACK= of `{}` must be logical", name.text))
+                    )
+                }
+            },
+        };
+        let const_len = |this: &mut Self, r: &CharRef, x: &Expr| {
+            match this
+            .char_len_of(r)
+            .filter(|&n| n <= MAX_SEARCH_LEN)
+        {
+            Some(n) => Ok(n),
+            None => Err(this.err(
+                x.span,
+                format!(
+                    "unsupported Fortran: `{}` of character data whose length is not a constant of at most {MAX_SEARCH_LEN}",
+                    name.text
+                ),
+            )),
+        }
+        };
+        let len = const_len(self, &a, positional[0])?;
+        let sub_len = match (&set, what) {
+            (Some(b), Search::Index) => const_len(self, b, positional[1])?,
+            _ => 1,
+        };
+        // The condition at every position where the search can succeed.
+        let mut found = Vec::new();
+        for i in 1..=(len - sub_len + 1).max(0) {
+            let here = self.sub_ref(&a, i, i + sub_len - 1);
+            let cond = match (what, &set) {
+                (Search::LenTrim, _) => {
+                    let blank = CharRef {
+                        base: CharBase::Literal(b" ".to_vec()),
+                        start: None,
+                        end: None,
+                    };
+                    self.val(Inst::CharCompare(CmpOp::Ne, here, blank), Type::Bool)
+                }
+                (Search::Index, Some(b)) => {
+                    self.val(Inst::CharCompare(CmpOp::Eq, here, b.clone()), Type::Bool)
+                }
+                (_, Some(b)) => {
+                    let at = self.val(Inst::CharIndex(b.clone(), here), Type::I64);
+                    let zero = self.int(0, Type::I64);
+                    let op = if what == Search::Scan {
+                        CmpOp::Gt
+                    } else {
+                        CmpOp::Eq
+                    };
+                    self.val(Inst::Cmp(op, at, zero), Type::Bool)
+                }
+                (_, None) => unreachable!("a set for INDEX, SCAN and VERIFY"),
+            };
+            found.push((i, cond));
+        }
+        // An empty substring is found at 1 (forward) and at LEN + 1 (back).
+        let empty = what == Search::Index && sub_len == 0;
+        let chain = |this: &mut Self, order: &mut dyn Iterator<Item = &(i64, Value)>, none: i64| {
+            let mut r = this.int(none, Type::I32);
+            for &(i, cond) in order {
+                let at = this.int(i, Type::I32);
+                r = this.val(Inst::Select(cond, at, r), Type::I32);
+            }
+            r
+        };
+        let first = if empty {
+            self.int(1, Type::I32)
+        } else {
+            chain(self, &mut found.iter().rev(), 0)
+        };
+        let last_needed = back.is_some() || what == Search::LenTrim;
+        let last = if !last_needed {
+            first
+        } else if empty {
+            self.int(len + 1, Type::I32)
+        } else {
+            chain(self, &mut found.iter(), 0)
+        };
+        let r = match (what, back) {
+            (Search::LenTrim, _) => last,
+            (_, Some(back)) => self.val(Inst::Select(back, last, first), Type::I32),
+            (_, None) => first,
+        };
+        Ok(Operand::Num(r, Type::I32))
     }
 
     /// A character argument of an intrinsic.

@@ -744,7 +744,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// `r(start:end)` relative to the start of `r` (constant positions).
-    fn sub_ref(&mut self, r: &CharRef, start: i64, end: i64) -> CharRef {
+    pub(super) fn sub_ref(&mut self, r: &CharRef, start: i64, end: i64) -> CharRef {
         let offset = match r.start.and_then(|v| self.const_of(v)) {
             Some(Const::Int(s)) => s - 1,
             _ => 0,
