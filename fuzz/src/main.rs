@@ -50,7 +50,7 @@ const MEMORY_LIMIT: usize = 256 << 20;
 const MAX_INPUT: usize = 16 << 10;
 /// Largest input kept by the `jit` and `adjoint` targets: every execution
 /// compiles the whole program three times, so small programs go further.
-const MAX_NATIVE_INPUT: usize = 3 << 10;
+const MAX_NATIVE_INPUT: usize = 2 << 10;
 /// Largest pool of inputs mutated from.
 const MAX_POOL: usize = 20_000;
 
@@ -909,7 +909,7 @@ fn main() {
     let mut flushed = Stats::default();
     let mut classes: HashMap<String, u64> = HashMap::new();
     // Microseconds each pool input took: cheap inputs are mutated more
-    // often (the cheapest of two drawn, of three for the native targets),
+    // often (the cheapest of two drawn, of four for the native targets),
     // so that the campaign spends its time on executions rather than on
     // compiling big programs.
     let mut cost: Vec<u64> = Vec::new();
@@ -939,7 +939,7 @@ fn main() {
         } else {
             rng.below(pool.len())
         };
-        let draws = if target == Target::Front { 1 } else { 2 };
+        let draws = if target == Target::Front { 1 } else { 3 };
         for _ in 0..draws {
             let other = rng.below(pool.len());
             if (!passed[other], cost[other]) < (!passed[pick], cost[pick]) {
