@@ -1003,6 +1003,13 @@ fn main() {
     };
     add_total(&out_dir, &delta);
     print_profile(stats.execs);
+    let mut common: Vec<(&String, &u64)> = classes.iter().collect();
+    common.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    eprintln!("most frequent outcomes:");
+    for (signature, n) in common.iter().take(8) {
+        let shown: String = signature.chars().take(110).collect();
+        eprintln!("  {n:>9} {shown}");
+    }
     let _ = writeln!(
         std::io::stdout(),
         "{} execs {} reached {:?} crashes {} internal {} outcomes {}",
