@@ -1,32 +1,36 @@
 //! `adjit-fuzz`: an in-process mutation fuzzer of adjit on stable Rust.
 //!
-//! It owns the campaign loop: seeds (the test corpus, plus the inputs a
-//! previous campaign kept), mutations guided by a Fortran token dictionary
-//! (`fuzz/dict/fortran.dict`), and the three targets:
+//! It owns the campaign loop: seeds (the test corpus, the small programs
+//! of `fuzz/seeds/`, plus the inputs a previous campaign kept), mutations
+//! guided by a Fortran token dictionary (`fuzz/dict/fortran.dict`) and by
+//! structure (line splices, intrinsic and operator swaps), and the three
+//! targets:
 //!
 //! * `front`: the front end (parse, semantic analysis, lowering to IR)
 //!   and the IR verifier on its output;
-//! * `jit`: the front end, native compilation and a call of every procedure
-//!   (up to three) with small integer and real arguments;
-//! * `adjoint`: `jit` plus the tangent and adjoint Jacobians of the first
-//!   procedure with real arguments.
+//! * `jit`: the front end, native compilation and a call of one procedure
+//!   with small integer and real arguments;
+//! * `adjoint`: `jit` (on a procedure with a real argument when there is
+//!   one) plus that procedure's tangent and adjoint Jacobians of its last
+//!   real argument with respect to all of them.
 //!
 //! Calls run under the engine's limits (time, memory, native stack), so a
 //! program that loops or recurses forever is an error, not a hang. Findings
 //! go to `fuzz/out/TARGET/`: `crash-*.f90` (a panic, with its message in a
 //! `.txt`), `last-signal.f90` (the input running when the process died on a
 //! signal: written by a signal handler), `hang-*.f90` (an input still
-//! running after [`HANG`]), `internal-*.f90` (an internal error: generated
-//! code that does not verify or compile). Inputs with a new coverage
-//! feature (an outcome class, or a kind of IR instruction the front end
-//! lowered to) join the pool and are kept in `fuzz/corpus/TARGET/` as
-//! seeds of later campaigns (plus the small programs of `fuzz/seeds/`).
-//! Parents are drawn favouring programs the front end accepts, then cheap
-//! ones. `fuzz/run.sh` restarts
-//! the process after a fatal signal and adds up the executions.
+//! running after [`HANG`]), `internal-*.f90` (an internal error: lowered or
+//! generated code that does not verify or compile; a documented refusal of
+//! the transforms is not one). Inputs with a new coverage feature (an
+//! outcome class, or a kind of IR instruction the front end lowered to)
+//! join the pool and are kept in `fuzz/corpus/TARGET/` as seeds of later
+//! campaigns. Parents are drawn favouring programs the front end accepts,
+//! then cheap ones. `ADJIT_FUZZ_DIR` moves `out/` and `corpus/`.
+//! `fuzz/run.sh` restarts the process after a fatal signal and adds up the
+//! executions; the time per stage is printed at the end.
 //!
 //! `adjit-fuzz replay TARGET FILE...` runs saved inputs once each (to
-//! reproduce a finding).
+//! reproduce a finding) and prints their outcomes and the time per stage.
 
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{ArgValue, Engine, Error, ErrorKind, Options, Selection};
@@ -50,7 +54,7 @@ const MEMORY_LIMIT: usize = 256 << 20;
 const MAX_INPUT: usize = 16 << 10;
 /// Largest input kept by the `jit` and `adjoint` targets: every execution
 /// compiles the whole program three times, so small programs go further.
-const MAX_NATIVE_INPUT: usize = 3 << 10;
+const MAX_NATIVE_INPUT: usize = 2 << 10;
 /// Largest pool of inputs mutated from.
 const MAX_POOL: usize = 20_000;
 
@@ -909,7 +913,7 @@ fn main() {
     let mut flushed = Stats::default();
     let mut classes: HashMap<String, u64> = HashMap::new();
     // Microseconds each pool input took: cheap inputs are mutated more
-    // often (the cheapest of two drawn, of three for the native targets),
+    // often (the cheapest of two drawn, of four for the native targets),
     // so that the campaign spends its time on executions rather than on
     // compiling big programs.
     let mut cost: Vec<u64> = Vec::new();
@@ -939,7 +943,7 @@ fn main() {
         } else {
             rng.below(pool.len())
         };
-        let draws = if target == Target::Front { 1 } else { 2 };
+        let draws = if target == Target::Front { 1 } else { 3 };
         for _ in 0..draws {
             let other = rng.below(pool.len());
             if (!passed[other], cost[other]) < (!passed[pick], cost[pick]) {
@@ -999,6 +1003,13 @@ fn main() {
     };
     add_total(&out_dir, &delta);
     print_profile(stats.execs);
+    let mut common: Vec<(&String, &u64)> = classes.iter().collect();
+    common.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    eprintln!("most frequent outcomes:");
+    for (signature, n) in common.iter().take(8) {
+        let shown: String = signature.chars().take(110).collect();
+        eprintln!("  {n:>9} {shown}");
+    }
     let _ = writeln!(
         std::io::stdout(),
         "{} execs {} reached {:?} crashes {} internal {} outcomes {}",

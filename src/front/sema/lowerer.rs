@@ -1158,7 +1158,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             for b in bounds.chain(&var.char_len) {
                 b.for_each_var(&mut |r| {
                     let read = self.proc.var(r);
-                    if !(read.ty.is_int() && !read.is_array()) {
+                    if !read.ty.is_int() || read.is_array() {
                         arrays.push(read.name.clone());
                     }
                 });
