@@ -830,4 +830,33 @@ mod tests {
             .iter()
             .any(|s| s.contains("call to `p` with 0 arguments, expected 1")));
     }
+
+    #[test]
+    fn checks_allocation_instructions() {
+        let mut module = Module::default();
+        let mut proc = Proc::new("al");
+        let mut b = ProcBuilder::new(&mut proc);
+        let fixed = b.local_array("w", Type::F64, vec![ProcBuilder::const_dim(1, 3)]);
+        let heap = b.declare_var(Var {
+            storage: Storage::Allocatable,
+            ..Var::scalar("a", Type::F64)
+        });
+        let one = b.iconst(Type::I32, 1);
+        let x = b.fconst(Type::F64, 1.0);
+        b.ins(Inst::Allocate(fixed, vec![(one, one)]), None); // not allocatable
+        b.ins(Inst::Allocate(heap, vec![(one, x)]), None); // float bound
+        b.ins(Inst::Deallocate(heap), None);
+        b.ins(Inst::Allocated(heap), Some(Type::Bool));
+        b.ret();
+        module.add_proc(proc);
+        let m = messages(&module);
+        let has = |text: &str| m.iter().any(|s| s.contains(text));
+        assert!(
+            has("`a` (%1): an allocatable variable must be a non-character array"),
+            "{m:?}"
+        );
+        assert!(has("`w` is not allocatable"), "{m:?}");
+        assert!(has("allocate of rank 0 with 1 bounds"), "{m:?}");
+        assert!(has("allocate bound of type f64"), "{m:?}");
+    }
 }

@@ -58,6 +58,17 @@
 //! natural loops record one iteration count per execution; see [`sweep`] and
 //! `control`.
 //!
+//! # ALLOCATABLE arrays
+//!
+//! An allocatable local and its adjoint are allocated together in both
+//! sweeps (the forward sweep passes the adjoint to callees' sweeps). A
+//! DEALLOCATE pushes the array's elements and bounds first; its reverse
+//! allocates the array again, pops them, and allocates a zero adjoint. The
+//! reverse of an ALLOCATE releases both. At the end of the forward sweep
+//! each allocatable local hands its allocation state (elements, bounds and
+//! a flag) over to the reverse sweep, so every reverse statement sees the
+//! storage its forward statement saw, after any reallocation.
+//!
 //! # Calls
 //!
 //! A call is reversed in split mode per call site: the forward sweep calls
