@@ -212,6 +212,7 @@ impl Lowerer<'_, '_> {
         let extents = self.extents(&ArrayRef {
             name: from_name,
             args: None,
+            call: None,
         })?;
         self.for_positions(&extents, &mut |this, pos| {
             let i = this.whole_array_index(from, pos, from_name.span)?;
