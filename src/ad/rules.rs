@@ -640,6 +640,13 @@ pub enum StrongZero {
     /// one unused singular intermediate from poisoning a derivative and
     /// keeps the two modes transposes of each other.
     All,
+    /// As [`StrongZero::All`] in value, written so that the code can be
+    /// differentiated again: where both factors are finite the product
+    /// itself is kept (not a constant 0 where one of them vanishes), so a
+    /// tangent of it keeps `p' * d + p * d'`; only an infinite or NaN factor
+    /// meets the strong zero. Costs a finiteness test per product: for
+    /// derivative code that is itself differentiated (ADF / ADR blocks).
+    Differentiable,
 }
 
 /// Computes the partial `p` of operand `v` and records it, when wanted.
@@ -689,12 +696,14 @@ pub fn accumulate(
             None => e.unary(UnaryOp::Neg, d, ty),
         }),
         Partial::Value(p) | Partial::Singular(p) => {
-            let guarded = match strong_zero {
-                StrongZero::Off => false,
-                StrongZero::Singular => matches!(partial, Partial::Singular(_)),
-                StrongZero::All => true,
+            let guard = match strong_zero {
+                StrongZero::Off => Guard::None,
+                StrongZero::Singular if matches!(partial, Partial::Singular(_)) => Guard::Strong,
+                StrongZero::Singular => Guard::None,
+                StrongZero::All => Guard::Strong,
+                StrongZero::Differentiable => Guard::Differentiable,
             };
-            let t = product(e, p, d, ty, guarded);
+            let t = product(e, p, d, ty, guard);
             Some(match acc {
                 Some(acc) => e.binary(BinaryOp::Add, acc, t, ty),
                 None => t,
@@ -722,17 +731,29 @@ pub fn accumulate(
     }
 }
 
-/// Emits `p * d` in type `ty`; when `guarded`, as
+/// How [`product`] guards `p * d` (from the [`StrongZero`] level).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Guard {
+    /// IEEE product.
+    None,
+    /// `select(p == 0 or d == 0, 0, p * d)`.
+    Strong,
+    /// The strong zero only where a factor is not finite.
+    Differentiable,
+}
+
+/// Emits `p * d` in type `ty`; when guarded, as
 /// `select(p == 0 or d == 0, 0, p * d)`, a strong zero in *both* factors, so
 /// that the tangent and the adjoint stay transposes of each other at a
 /// singular point: a chain `inf * (0 * 1)` in one mode is `(inf * 1) * 0` in
 /// the other. A finite non-zero constant `p` needs only the `d` test, and a
 /// finite constant none (its product with a zero is already zero, and with
-/// an infinite `d` genuinely infinite).
-fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guarded: bool) -> Value {
+/// an infinite `d` genuinely infinite). [`Guard::Differentiable`] keeps the
+/// plain product wherever both factors are finite.
+fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guard: Guard) -> Value {
     let t = e.binary(BinaryOp::Mul, p, d, ty);
     let constant = e.float_constant(p);
-    if !guarded || constant.is_some_and(f64::is_finite) {
+    if guard == Guard::None || constant.is_some_and(f64::is_finite) {
         return t;
     }
     let zero = e.float(ty, 0.0);
@@ -743,6 +764,9 @@ fn product(e: &mut dyn Emit, p: Value, d: Value, ty: Type, guarded: bool) -> Val
     let p_is_zero = e.cmp(CmpOp::Eq, p, zero);
     let either_is_zero = e.binary(BinaryOp::Or, d_is_zero, p_is_zero, Type::Bool);
     let strong = e.select(either_is_zero, zero, t, ty);
+    if guard == Guard::Strong {
+        return strong;
+    }
     // Where both factors are finite the product itself is kept, not a
     // constant 0 where one of them vanishes: code differentiated again
     // (tangent over tangent, tangent over adjoint) then differentiates

@@ -10,6 +10,7 @@
 
 use super::{Error, ErrorKind};
 use crate::ad::adjoint::{adjoint, AdjointOptions};
+use crate::ad::rules::StrongZero;
 use crate::ad::tangent::{active_params, tangent, TangentOptions};
 use crate::front::diag::Diagnostic;
 use crate::front::diag::SourceMap;
@@ -89,7 +90,10 @@ fn expand_one(module: Module, c: &AdfCall, map: &SourceMap) -> Result<Module, Er
             c.callee,
             &independents,
             &dependents,
-            &AdjointOptions::default(),
+            &AdjointOptions {
+                strong_zero: StrongZero::Differentiable,
+                ..AdjointOptions::default()
+            },
         )
         .map_err(|e| located(e.to_string()))?;
         let active: Vec<VarId> = callee
@@ -107,7 +111,10 @@ fn expand_one(module: Module, c: &AdfCall, map: &SourceMap) -> Result<Module, Er
             c.callee,
             &independents,
             &dependents,
-            &TangentOptions::default(),
+            &TangentOptions {
+                strong_zero: StrongZero::Differentiable,
+                ..TangentOptions::default()
+            },
         )
         .map_err(|e| located(e.to_string()))?;
         (out, vec![root], active)
