@@ -234,9 +234,10 @@ fn command_line_reports_runtime_errors_with_location() {
             assert!(!stderr.contains("panicked"), "{stderr}");
         }
     }
-    // A usage error is exit code 2, a located compile error exit code 1.
+    // A usage error is exit code 2, found by the command line or by the
+    // engine (an unknown entry), a runtime error exit code 1 (above).
     let (code, _, stderr) = adjit(&["run", f, "--entry", "nosuch"]);
-    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("no procedure named"), "{stderr}");
     let (code, _, _) = adjit(&["run"]);
     assert_eq!(code, 2);

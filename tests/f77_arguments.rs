@@ -48,9 +48,9 @@ fn extents_size_assumed_size_outputs_and_assumed_length_text() {
         "{err}"
     );
 
-    // An argument with declared extents takes no --extent.
+    // An argument with declared extents takes no --extent (a usage error).
     let (code, _, err) = adjit(&["run", SOURCE, "--extent", "n=3"]);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("`n`") && err.contains("no assumed size"),
         "{err}"

@@ -462,7 +462,7 @@ fn cli_hessian_prints_text_and_json() {
     assert!(out.contains("x(3) -4.0000000000000000e2"), "{out}");
     let (code, _, err) =
         adjit(&[&["hessian", &file, "--of", "x", "--wrt", "x"], &set[..]].concat());
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         err.contains("one scalar output; `--of` selects 3 elements"),
         "{err}"

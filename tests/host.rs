@@ -41,14 +41,25 @@ fn runtime_kind(e: &adjit::engine::Error) -> Option<RuntimeErrorKind> {
 }
 
 /// Runs the CLI on `text` (`adjit run FILE ARGS...`): asserts exit status
-/// 1 and a message containing each of `expect`; gives standard error.
+/// 1 (a program error) and a message containing each of `expect`; gives
+/// standard error.
 fn cli_fails(name: &str, text: &str, args: &[&str], expect: &[&str]) -> String {
+    cli_fails_with(1, name, text, args, expect)
+}
+
+/// [`cli_fails`] for a request the engine refuses: exit status 2.
+fn cli_usage_error(name: &str, text: &str, args: &[&str], expect: &[&str]) -> String {
+    cli_fails_with(2, name, text, args, expect)
+}
+
+/// [`cli_fails`] with the exit status `status`.
+fn cli_fails_with(status: i32, name: &str, text: &str, args: &[&str], expect: &[&str]) -> String {
     let path = source_file(name, text);
     let path = path.to_str().expect("utf-8 path");
     let mut all = vec!["run", path];
     all.extend_from_slice(args);
     let (code, out, err) = adjit(&all);
-    assert_eq!(code, 1, "adjit {all:?}\nstdout: {out}\nstderr: {err}");
+    assert_eq!(code, status, "adjit {all:?}\nstdout: {out}\nstderr: {err}");
     for e in expect {
         assert!(err.contains(e), "`{e}` missing from: {err}");
     }
@@ -161,7 +172,7 @@ fn an_argument_of_ten_billion_elements_is_a_usage_error() {
         assert!(e.message.contains("`x`"), "{e}");
         assert!(e.message.contains("80000000000 bytes"), "{e}");
     }
-    cli_fails(
+    cli_usage_error(
         "extent.f90",
         ARGUMENT_EXTENT,
         &["--set", "n=10000000000"],
@@ -180,7 +191,7 @@ fn integer_settings_out_of_range_or_fractional_are_usage_errors() {
         let e = call(&text, Options::default(), &[&setting]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Usage, "{e}");
         assert!(e.message.contains("`n`") && e.message.contains(says), "{e}");
-        cli_fails("range.f90", &text, &["--set", &setting], &["`n`", says]);
+        cli_usage_error("range.f90", &text, &["--set", &setting], &["`n`", says]);
     }
 }
 

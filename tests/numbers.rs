@@ -294,11 +294,12 @@ fn integer8_values_beyond_2_pow_53_are_read_exactly() {
     let out = adjit(&["run", f, "--input", input.to_str().unwrap(), "--json"]);
     assert!(out.contains("\"k\": 9007199254740993"), "{out}");
     assert!(out.contains(&expected), "{out}");
-    // An INTEGER(4) value out of range is an error, not a wrapped value.
+    // An INTEGER(4) value out of range is a usage error, not a wrapped
+    // value.
     let status = Command::new(env!("CARGO_BIN_EXE_adjit"))
         .args(["run", f, "--set", "m=2147483648"])
         .output()
         .unwrap();
-    assert_eq!(status.status.code(), Some(1));
+    assert_eq!(status.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&status.stderr).contains("out of range"));
 }
