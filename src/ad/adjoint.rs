@@ -71,6 +71,8 @@
 //! those it never names (one written by a deeper callee from the callee's
 //! own active values).
 
+mod checkpoint;
+pub use checkpoint::STATS_GLOBALS;
 mod control;
 mod emit;
 mod normalize;
@@ -118,6 +120,13 @@ pub struct AdjointOptions {
     /// backward into every executed statement, so any infinite partial
     /// (even an infinite primal value `t` in `z = t*y`) must be guarded.
     pub strong_zero: StrongZero,
+    /// Reverse the DO loops marked `!$AD BINOMIAL-CKP` by binomial
+    /// checkpointing (default). Off: the directives are ignored and every
+    /// loop records its whole tape.
+    pub checkpoint: bool,
+    /// The number of snapshots of every checkpointed loop, overriding the
+    /// directives' counts (`None`: each directive's own).
+    pub snapshots: Option<u32>,
 }
 
 impl Default for AdjointOptions {
@@ -126,6 +135,8 @@ impl Default for AdjointOptions {
             record: RecordPolicy::Tbr,
             activity: true,
             strong_zero: StrongZero::All,
+            checkpoint: true,
+            snapshots: None,
         }
     }
 }
@@ -168,9 +179,24 @@ pub fn adjoint(
         let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
         return Err(AdError::InvalidIr(first));
     }
+    if options.snapshots == Some(0) {
+        return Err(AdError::BadOption(
+            "the number of snapshots must be at least 1".into(),
+        ));
+    }
+    // Marked loops become calls of loop procedures (the primal is
+    // unchanged), reversed by the binomial schedule.
+    let (outlined, loops) = if options.checkpoint {
+        crate::ad::checkpoint::outline::outline_loops(module)?
+    } else {
+        (module.clone(), HashMap::new())
+    };
+    let module = &outlined;
     let mut generator = Generator {
         source: module,
         out: module.clone(),
+        loops,
+        split: None,
         options: *options,
         callees: HashMap::new(),
         global_adjoints: HashMap::new(),
@@ -277,6 +303,10 @@ struct Generator<'m> {
     /// With activity analysis: the globals active anywhere in the call tree
     /// of the top procedure (known once the top procedure is analysed).
     active_globals: Option<HashSet<GlobalId>>,
+    /// The loop procedures of the loops outlined for checkpointing.
+    loops: HashMap<ProcId, crate::ad::checkpoint::outline::OutlinedLoop>,
+    /// The schedule's split procedure, once generated.
+    split: Option<ProcId>,
 }
 
 impl Generator<'_> {
@@ -498,6 +528,11 @@ impl Generator<'_> {
                 let key = (*callee, active.clone());
                 let sweeps = match self.callees.get(&key) {
                     Some(s) => s.clone(),
+                    None if self.loops.contains_key(callee) => {
+                        let s = self.checkpoint_sweeps(*callee, &active)?;
+                        self.callees.insert(key, s.clone());
+                        s
+                    }
                     None => {
                         let g = self.generate(*callee, Activation::Callee { active: &active })?;
                         CalleeSweeps {

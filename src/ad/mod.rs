@@ -21,6 +21,7 @@
 
 pub mod activity;
 pub mod adjoint;
+pub mod checkpoint;
 pub mod rules;
 pub mod tangent;
 

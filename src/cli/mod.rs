@@ -439,6 +439,8 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
             RecordPolicy::Tbr
         },
         activity: !cl.flag("no-activity"),
+        checkpoint: !cl.flag("no-checkpoint"),
+        snapshots: cl.value("checkpoints").and_then(|k| k.parse().ok()),
         ..AdjointOptions::default()
     }
 }
@@ -565,9 +567,10 @@ fn grad(cl: &CommandLine) -> CmdResult {
             })
             .collect();
         outln!(
-            "{{\"value\": {}, \"gradient\": {{{}}}}}",
+            "{{\"value\": {}, \"gradient\": {{{}}}{}}}",
             json_f64(jac.values[0]),
-            fields.join(", ")
+            fields.join(", "),
+            json_stats(cl, &jac)
         );
     } else {
         outln!("{} = {}", jac.of[0], text_f64(jac.values[0]));
@@ -585,21 +588,45 @@ fn grad(cl: &CommandLine) -> CmdResult {
     Ok(0)
 }
 
-/// With `--stats`, prints what the adjoint's forward sweep recorded (on
-/// standard error, so that JSON output stays clean).
+/// With `--stats` and without `--json`, prints the adjoint's tape
+/// statistics on standard error (with `--json` they are a `"stats"` field
+/// of the output, see [`json_stats`]).
 fn print_stats(cl: &CommandLine, jac: &Jacobian) {
-    if !cl.flag("stats") {
+    if !cl.flag("stats") || cl.flag("json") {
         return;
     }
     match jac.tape {
-        Some(t) => eprintln!(
-            "tape: {} values, {} integers, {} control entries, {} bytes",
-            t.values,
-            t.integers,
-            t.control,
-            t.bytes()
-        ),
+        Some(t) => {
+            eprintln!(
+                "tape: {} values, {} integers, {} control entries, {} bytes",
+                t.values,
+                t.integers,
+                t.control,
+                t.bytes()
+            );
+            eprintln!(
+                "tape_peak_bytes: {}\nsnapshots_peak_bytes: {}\nforward_steps_recomputed: {}",
+                t.tape_peak_bytes, t.snapshots_peak_bytes, t.forward_steps_recomputed
+            );
+        }
         None => eprintln!("tape: none (--stats applies to --mode adjoint)"),
+    }
+}
+
+/// With `--stats` and `--json`: `, "stats": {...}` to append to the JSON
+/// object of the output (empty otherwise).
+fn json_stats(cl: &CommandLine, jac: &Jacobian) -> String {
+    match (cl.flag("stats") && cl.flag("json"), jac.tape) {
+        (true, Some(t)) => format!(
+            ", \"stats\": {{\"tape_bytes\": {}, \"tape_peak_bytes\": {}, \
+             \"snapshots_peak_bytes\": {}, \"forward_steps_recomputed\": {}}}",
+            t.bytes(),
+            t.tape_peak_bytes,
+            t.snapshots_peak_bytes,
+            t.forward_steps_recomputed
+        ),
+        (true, None) => ", \"stats\": null".into(),
+        _ => String::new(),
     }
 }
 
@@ -623,8 +650,9 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
     print_stats(cl, &jac);
     if cl.flag("json") {
         outln!(
-            "{{{}}}",
-            json_matrix(&jac.of, &jac.wrt, jac.rows(), &jac.matrix)
+            "{{{}{}}}",
+            json_matrix(&jac.of, &jac.wrt, jac.rows(), &jac.matrix),
+            json_stats(cl, &jac)
         );
     } else {
         out!("{}", text_matrix(&jac.of, &jac.wrt, &jac.matrix));

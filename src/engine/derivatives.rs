@@ -4,7 +4,7 @@
 
 use super::state::{GlobalState, Held};
 use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
-use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
+use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs, STATS_GLOBALS};
 use crate::ad::tangent::{tangent, TangentOptions};
 use adjit_ir::Buffer;
 use adjit_ir::{GlobalId, Module, Proc, ProcId, Type, VarId};
@@ -332,6 +332,22 @@ pub struct AdjointStats {
     /// Bytes of the tape held in a memory-mapped temporary file because the
     /// RAM budget was exceeded.
     pub spilled_bytes: u64,
+    /// Peak bytes on the three stacks over the forward sweep and the reverse
+    /// sweeps run so far (the sum of each stack's peak; snapshots of
+    /// checkpointed loops included). Exact in the interpreter; compiled
+    /// code samples a stack's depth when it changes segment and at the end
+    /// of every sweep.
+    pub tape_peak_bytes: u64,
+    /// Bytes of stack memory mapped by the sweeps' runtime (compiled code;
+    /// the interpreter reports `tape_peak_bytes`): an upper bound of the
+    /// tape's memory.
+    pub tape_mapped_bytes: u64,
+    /// Peak bytes of snapshots held by checkpointed loops.
+    pub snapshots_peak_bytes: u64,
+    /// Trips of checkpointed loops run by the last reverse sweep (advances
+    /// and recordings): the loop body executions beyond the forward sweep's
+    /// single pass.
+    pub forward_steps_recomputed: u64,
 }
 
 impl AdjointStats {
@@ -609,7 +625,11 @@ impl Adjoint {
         session.call_held(held, self.procs.forward, &mut end_state)?;
         let [values, integers, control] = session.depths();
         let spilled_bytes = session.spilled_bytes();
+        let ckp = self.checkpoint_counters(held);
+        let tape_peak_bytes = 8 * session.peaks().iter().sum::<u64>();
+        let tape_mapped_bytes = session.mapped_bytes();
         Ok(Tape {
+            ckp,
             adjoint: self,
             mark: session.mark(),
             session,
@@ -623,7 +643,27 @@ impl Adjoint {
                 integers,
                 control,
                 spilled_bytes,
+                tape_peak_bytes,
+                tape_mapped_bytes,
+                snapshots_peak_bytes: ckp[2].max(0) as u64,
+                forward_steps_recomputed: 0,
             },
+        })
+    }
+
+    /// The values of the checkpointing statistics globals (recomputed trips,
+    /// snapshot bytes held, their peak), zeros without checkpointed loops.
+    fn checkpoint_counters(&self, held: &Held<'_>) -> [i64; 3] {
+        let globals = &self.program.module.globals;
+        let ids: Vec<GlobalId> = STATS_GLOBALS
+            .iter()
+            .filter_map(|name| globals.iter().position(|g| g.name == *name))
+            .map(|i| GlobalId(i as u32))
+            .collect();
+        let state = held.state(&ids);
+        STATS_GLOBALS.map(|name| match state.get(name) {
+            Some(Buffer::I64(v)) => v.first().copied().unwrap_or(0),
+            _ => 0,
         })
     }
 
@@ -673,7 +713,6 @@ impl Adjoint {
         let values = tape.values();
         let mut jac = Jacobian::zeros(args, &tape.of[rows.clone()], &tape.wrt)?;
         jac.values = values[rows.clone()].to_vec();
-        jac.tape = Some(tape.stats());
         for (r, row) in rows.enumerate() {
             let mut seed = vec![0.0; all];
             seed[row] = 1.0;
@@ -686,6 +725,7 @@ impl Adjoint {
                 jac.set(r, col, g);
             }
         }
+        jac.tape = Some(tape.stats());
         Ok(jac)
     }
 
@@ -763,6 +803,8 @@ pub struct Tape<'a> {
     of: Vec<Element>,
     wrt: Vec<Element>,
     stats: AdjointStats,
+    /// The checkpointing counters at the end of the forward sweep.
+    ckp: [i64; 3],
 }
 
 impl Drop for Tape<'_> {
@@ -830,6 +872,16 @@ impl Tape<'_> {
         }
         self.session
             .call_held(held, self.adjoint.procs.reverse, &mut bufs)?;
+        // The counters restart at 0 with every sweep: the reverse sweep's
+        // snapshot bytes are relative to those the forward sweep left held.
+        let [recomputed, _, peak] = self.adjoint.checkpoint_counters(held);
+        let s = &mut self.stats;
+        s.forward_steps_recomputed = recomputed.max(0) as u64;
+        s.snapshots_peak_bytes = s
+            .snapshots_peak_bytes
+            .max((self.ckp[1] + peak).max(0) as u64);
+        s.tape_peak_bytes = 8 * self.session.peaks().iter().sum::<u64>();
+        s.tape_mapped_bytes = self.session.mapped_bytes();
         held.put(&self.globals)?;
         Ok(self
             .wrt

@@ -226,6 +226,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
+    /// The `!$AD BINOMIAL-CKP` directive (arguments, position) of the DO
+    /// statement being lowered, taken by its loop.
+    pub pending_checkpoint: Option<(Vec<Expr>, Span)>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -271,6 +274,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             stmt_start: 0,
             temp_structs: HashMap::new(),
             arg_temps: Vec::new(),
+            pending_checkpoint: None,
         }
     }
 
