@@ -244,6 +244,10 @@ pub struct Proc {
     /// transform reads them; the interpreter and code generation ignore
     /// them, and a transform that renumbers blocks must remap or drop them.
     pub checkpoints: Vec<CheckpointLoop>,
+    /// The spans of CALL statements marked `!$AD NOCHECKPOINT`: the adjoint
+    /// reverses them split, whatever the reversal schedule says. Only the
+    /// adjoint transform reads them.
+    pub split_calls: Vec<Span>,
 }
 
 /// A counted DO loop whose adjoint reverses its trips by binomial

@@ -127,6 +127,51 @@ pub struct AdjointOptions {
     /// The number of snapshots of every checkpointed loop, overriding the
     /// directives' counts (`None`: each directive's own).
     pub snapshots: Option<u32>,
+    /// How calls are reversed, unless a link of the [`ReversalSchedule`]
+    /// given to [`adjoint_scheduled`] says otherwise.
+    pub reversal: Reversal,
+}
+
+/// How a call is reversed (seed 004's schedules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reversal {
+    /// The callee records with the caller (its forward sweep runs in the
+    /// caller's forward sweep) and reverses with it: the larger tape, no
+    /// recomputation. Tapenade's `!$AD NOCHECKPOINT`, a strong link.
+    Split,
+    /// The callee runs plain in the caller's forward sweep, with a snapshot
+    /// of the variables it may write; the caller's reverse sweep restores
+    /// the snapshot, records the callee and reverses it at once: a smaller
+    /// tape for one more run of the callee. A weak link.
+    Joint,
+}
+
+/// The reversal of every call site: a default and per caller-callee links.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReversalSchedule {
+    /// The reversal of calls no link names.
+    pub default: Reversal,
+    /// `(caller, callee, reversal)`: lower-case procedure names.
+    pub links: Vec<(String, String, Reversal)>,
+}
+
+impl ReversalSchedule {
+    /// The schedule with no links.
+    pub fn uniform(default: Reversal) -> ReversalSchedule {
+        ReversalSchedule {
+            default,
+            links: Vec::new(),
+        }
+    }
+
+    /// The reversal of calls of `callee` from `caller`.
+    pub fn of(&self, caller: &str, callee: &str) -> Reversal {
+        self.links
+            .iter()
+            .rev()
+            .find(|(a, b, _)| a.eq_ignore_ascii_case(caller) && b.eq_ignore_ascii_case(callee))
+            .map_or(self.default, |&(_, _, r)| r)
+    }
 }
 
 impl Default for AdjointOptions {
@@ -137,6 +182,7 @@ impl Default for AdjointOptions {
             strong_zero: StrongZero::All,
             checkpoint: true,
             snapshots: None,
+            reversal: Reversal::Split,
         }
     }
 }
@@ -168,6 +214,20 @@ pub fn adjoint(
     dependents: &[VarId],
     options: &AdjointOptions,
 ) -> Result<(Module, AdjointProcs), AdError> {
+    let schedule = ReversalSchedule::uniform(options.reversal);
+    adjoint_scheduled(module, proc, independents, dependents, options, &schedule)
+}
+
+/// [`adjoint`] with the reversal of each call site given by `schedule`
+/// (which overrides `options.reversal`).
+pub fn adjoint_scheduled(
+    module: &Module,
+    proc: ProcId,
+    independents: &[VarId],
+    dependents: &[VarId],
+    options: &AdjointOptions,
+    schedule: &ReversalSchedule,
+) -> Result<(Module, AdjointProcs), AdError> {
     let source = module
         .procs
         .get(proc.index())
@@ -197,6 +257,8 @@ pub fn adjoint(
         out: module.clone(),
         loops,
         split: None,
+        schedule: schedule.clone(),
+        joint: HashMap::new(),
         options: *options,
         callees: HashMap::new(),
         global_adjoints: HashMap::new(),
@@ -307,6 +369,10 @@ struct Generator<'m> {
     loops: HashMap<ProcId, crate::ad::checkpoint::outline::OutlinedLoop>,
     /// The schedule's split procedure, once generated.
     split: Option<ProcId>,
+    /// The reversal of each call site.
+    schedule: ReversalSchedule,
+    /// Joint sweeps by (callee, activity pattern).
+    joint: HashMap<(ProcId, Vec<bool>), CalleeSweeps>,
 }
 
 impl Generator<'_> {
@@ -538,9 +604,16 @@ impl Generator<'_> {
                         CalleeSweeps {
                             forward: g.forward,
                             reverse: g.reverse,
-                            active,
+                            active: active.clone(),
                         }
                     }
+                };
+                let joint = !self.loops.contains_key(callee)
+                    && !marked_split(norm, v)
+                    && self.schedule.of(&norm.name, &target.name) == Reversal::Joint;
+                let sweeps = match joint {
+                    true => self.joint_sweeps(*callee, &active, &sweeps)?,
+                    false => sweeps,
                 };
                 calls.insert(v, sweeps);
             }
@@ -724,6 +797,15 @@ impl Generator<'_> {
         out.sort();
         out
     }
+}
+
+/// True when the call `v` of `proc` is on a line marked `!$AD
+/// NOCHECKPOINT` (split whatever the schedule).
+fn marked_split(proc: &Proc, v: Value) -> bool {
+    let at = proc.inst(v).span;
+    proc.split_calls
+        .iter()
+        .any(|s| s.file == at.file && s.line == at.line)
 }
 
 /// The primal parameters and globals (variables of the sweeps' `layout`)

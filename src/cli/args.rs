@@ -275,6 +275,12 @@ pub(crate) struct AdjointArgs {
     /// Ignore `!$AD BINOMIAL-CKP` directives: loops record their whole tape
     #[arg(long = "no-checkpoint", conflicts_with = "checkpoints")]
     no_checkpoint: bool,
+    /// How calls are reversed: split (callees record with the caller) or joint (callees run plain, then record and reverse in the caller's reverse sweep)
+    #[arg(long, value_name = "MODE", default_value = "split", value_parser = ["split", "joint"])]
+    reversal: String,
+    /// The reversal of the calls of CALLEE from CALLER: strong = split, weak = joint. Repeatable
+    #[arg(long, value_name = "CALLER:CALLEE=strong|weak")]
+    link: Vec<String>,
 }
 
 impl AdjointArgs {
@@ -286,6 +292,8 @@ impl AdjointArgs {
             self.checkpoints.map(|k| k.to_string()).as_deref(),
         );
         cl.set_flag("no-checkpoint", self.no_checkpoint);
+        cl.set_value("reversal", Some(&self.reversal));
+        cl.set_values("link", &self.link);
     }
 }
 

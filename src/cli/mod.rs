@@ -28,7 +28,7 @@ mod options;
 mod output;
 mod repl;
 
-use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
+use adjit::ad::adjoint::{AdjointOptions, RecordPolicy, Reversal, ReversalSchedule};
 use adjit::engine::{
     Args, Backend, Channels, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure,
     Selection,
@@ -441,8 +441,42 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
         activity: !cl.flag("no-activity"),
         checkpoint: !cl.flag("no-checkpoint"),
         snapshots: cl.value("checkpoints").and_then(|k| k.parse().ok()),
+        reversal: match cl.value("reversal") {
+            Some("joint") => Reversal::Joint,
+            _ => Reversal::Split,
+        },
         ..AdjointOptions::default()
     }
+}
+
+/// The reversal schedule of `--reversal` and the `--link CALLER:CALLEE=
+/// strong|weak` options.
+pub(crate) fn reversal_schedule(cl: &CommandLine) -> Result<ReversalSchedule, Failure> {
+    let mut schedule = ReversalSchedule::uniform(adjoint_options(cl).reversal);
+    for link in cl.values("link") {
+        let bad = || {
+            Failure::Usage(format!(
+                "--link takes CALLER:CALLEE=strong or CALLER:CALLEE=weak, not `{link}`"
+            ))
+        };
+        let (pair, kind) = link.split_once('=').ok_or_else(bad)?;
+        let (caller, callee) = pair.split_once(':').ok_or_else(bad)?;
+        let reversal = match kind.trim().to_ascii_lowercase().as_str() {
+            "strong" => Reversal::Split,
+            "weak" => Reversal::Joint,
+            _ => return Err(bad()),
+        };
+        let (caller, callee) = (caller.trim(), callee.trim());
+        if caller.is_empty() || callee.is_empty() {
+            return Err(bad());
+        }
+        schedule.links.push((
+            caller.to_ascii_lowercase(),
+            callee.to_ascii_lowercase(),
+            reversal,
+        ));
+    }
+    Ok(schedule)
 }
 
 /// Default directions per tangent sweep: every input at once up to 8.
@@ -480,7 +514,13 @@ pub(crate) fn compute_jacobian(
     let entry = Some(primal.name());
     Ok(match mode {
         Mode::Adjoint => engine
-            .adjoint(entry, of, wrt, &adjoint_options(cl))?
+            .adjoint_scheduled(
+                entry,
+                of,
+                wrt,
+                &adjoint_options(cl),
+                &reversal_schedule(cl)?,
+            )?
             .jacobian_threads(args, threads(cl)?)?,
         Mode::Tangent => {
             let n = adjit::engine::element_count(args, wrt)?;
@@ -688,7 +728,13 @@ fn emit(cl: &CommandLine) -> CmdResult {
             (module, id, adjit::fortran::Mode::Tangent)
         }
         Mode::Adjoint => {
-            adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+            adjoint = engine.adjoint_scheduled(
+                entry,
+                &of,
+                &wrt,
+                &adjoint_options(cl),
+                &reversal_schedule(cl)?,
+            )?;
             let (module, procs) = adjoint.module();
             (module, procs.combined, adjit::fortran::Mode::Adjoint)
         }

@@ -4,7 +4,9 @@
 
 use super::state::{GlobalState, Held};
 use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
-use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs, STATS_GLOBALS};
+use crate::ad::adjoint::{
+    adjoint_scheduled, AdjointOptions, AdjointProcs, ReversalSchedule, STATS_GLOBALS,
+};
 use crate::ad::tangent::{tangent, TangentOptions};
 use adjit_ir::Buffer;
 use adjit_ir::{GlobalId, Module, Proc, ProcId, Type, VarId};
@@ -406,12 +408,27 @@ impl Engine {
         wrt: &[Selection],
         options: &AdjointOptions,
     ) -> Result<Adjoint, Error> {
+        let schedule = ReversalSchedule::uniform(options.reversal);
+        self.adjoint_scheduled(entry, of, wrt, options, &schedule)
+    }
+
+    /// [`Engine::adjoint`] with the reversal of each call site given by
+    /// `schedule` (joint or split per caller-callee pair).
+    pub fn adjoint_scheduled(
+        &self,
+        entry: Option<&str>,
+        of: &[Selection],
+        wrt: &[Selection],
+        options: &AdjointOptions,
+        schedule: &ReversalSchedule,
+    ) -> Result<Adjoint, Error> {
         let primal = self.entry(entry)?;
         let proc = self.module.proc(primal);
         let probe = Args::new(proc);
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
         let (module, procs) =
-            adjoint(&self.module, primal, &indep, &dep, options).map_err(ad_error)?;
+            adjoint_scheduled(&self.module, primal, &indep, &dep, options, schedule)
+                .map_err(ad_error)?;
         let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
         let program = Program {
             sources: self.sources.clone(),

@@ -288,28 +288,13 @@ impl Generator<'_> {
             let id = self.reserve(&name);
             let name = self.out.proc(id).name.clone();
             let mut p = layout.new_proc(name, source.span);
-            let mut snapshot = Vec::new();
-            for w in &written {
-                let v = match *w {
-                    WrittenVar::Param(i) => source.params[i],
-                    WrittenVar::Global(g) => {
-                        global_var(&mut p, &self.out.globals[g.index()].clone(), g)
-                    }
-                };
-                if p.var(v).ty == Type::Char {
-                    return Err(AdError::Unsupported {
-                        proc: outlined.host.clone(),
-                        what: format!(
-                            "a loop under BINOMIAL-CKP that assigns the character variable `{}`",
-                            p.var(v).name
-                        ),
-                        span: outlined.span,
-                    });
-                }
-                if !snapshot.contains(&v) {
-                    snapshot.push(v);
-                }
-            }
+            let Some(snapshot) = self.snapshot_vars(&mut p, &source, &written) else {
+                return Err(AdError::Unsupported {
+                    proc: outlined.host.clone(),
+                    what: "a loop under BINOMIAL-CKP that assigns a character variable".into(),
+                    span: outlined.span,
+                });
+            };
             let stat_vars =
                 stats.map(|g| global_var(&mut p, &self.out.globals[g.index()].clone(), g));
             let local =
@@ -360,6 +345,104 @@ impl Generator<'_> {
             reverse: procs[1],
             active: active.to_vec(),
         })
+    }
+
+    /// Joint sweeps of a call of `callee` (activity pattern `active`, split
+    /// sweeps `split`): the forward sweep saves the variables the callee
+    /// may write and runs it plain; the reverse sweep restores them, then
+    /// runs the split forward and reverse sweeps. A callee that writes
+    /// character variables keeps its split sweeps.
+    pub(super) fn joint_sweeps(
+        &mut self,
+        callee: ProcId,
+        active: &[bool],
+        split: &CalleeSweeps,
+    ) -> Result<CalleeSweeps, AdError> {
+        if let Some(s) = self.joint.get(&(callee, active.to_vec())) {
+            return Ok(s.clone());
+        }
+        let source = self.source.proc(callee).clone();
+        let has_adjoint = |v: VarId| {
+            source
+                .params
+                .iter()
+                .position(|&p| p == v)
+                .is_some_and(|i| active.get(i).copied().unwrap_or(false))
+        };
+        let layout = {
+            let mut globals = |g| self.global_adjoint(g);
+            Layout::new(&source, &has_adjoint, &mut globals)
+        };
+        let mut written = written_params(&source);
+        for g in self.written_globals(callee) {
+            written.push(WrittenVar::Global(g));
+        }
+        let writes_chars = written.iter().any(
+            |w| matches!(*w, WrittenVar::Param(i) if source.var(source.params[i]).ty == Type::Char),
+        );
+        if writes_chars {
+            return Ok(split.clone());
+        }
+        let primal_args: Vec<CallArg> = source.params.iter().map(|&v| CallArg::Var(v)).collect();
+        let sweep_args: Vec<CallArg> = layout.params.iter().map(|&v| CallArg::Var(v)).collect();
+        let mut procs = Vec::new();
+        for reverse in [false, true] {
+            let suffix = if reverse { "jrev" } else { "jfwd" };
+            let id = self.reserve(&format!("{}_{suffix}", source.name));
+            let name = self.out.proc(id).name.clone();
+            let mut p = layout.new_proc(name, source.span);
+            // Checked above: no character variable is written.
+            let snapshot = self
+                .snapshot_vars(&mut p, &source, &written)
+                .unwrap_or_default();
+            let mut c = Cursor::new(&mut p, Proc::ENTRY);
+            if reverse {
+                for &v in snapshot.iter().rev() {
+                    c.restore_var(v);
+                }
+                c.ins(Inst::Call(split.forward, sweep_args.clone()), None);
+                c.ins(Inst::Call(split.reverse, sweep_args.clone()), None);
+            } else {
+                for &v in &snapshot {
+                    c.save_var(v);
+                }
+                c.ins(Inst::Call(callee, primal_args.clone()), None);
+            }
+            c.terminate(Terminator::Return);
+            self.out.procs[id.index()] = p;
+            procs.push(id);
+        }
+        let sweeps = CalleeSweeps {
+            forward: procs[0],
+            reverse: procs[1],
+            active: active.to_vec(),
+        };
+        self.joint.insert((callee, active.to_vec()), sweeps.clone());
+        Ok(sweeps)
+    }
+
+    /// The variables of `p` (laid out from `source`) behind `written`,
+    /// globals added to `p`; `None` when one is a character variable.
+    fn snapshot_vars(
+        &self,
+        p: &mut Proc,
+        source: &Proc,
+        written: &[WrittenVar],
+    ) -> Option<Vec<VarId>> {
+        let mut snapshot = Vec::new();
+        for w in written {
+            let v = match *w {
+                WrittenVar::Param(i) => source.params[i],
+                WrittenVar::Global(g) => global_var(p, &self.out.globals[g.index()].clone(), g),
+            };
+            if p.var(v).ty == Type::Char {
+                return None;
+            }
+            if !snapshot.contains(&v) {
+                snapshot.push(v);
+            }
+        }
+        Some(snapshot)
     }
 
     /// The split procedure of the schedule (generated once per module).

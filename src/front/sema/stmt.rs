@@ -239,7 +239,14 @@ impl Lowerer<'_, '_> {
                 self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(msg)));
                 Ok(())
             }
-            StmtKind::Call { name, args } => self.call_stmt(name, args),
+            StmtKind::Call { name, args } => {
+                if self.directive_line(s.span).is_some_and(|(_, _, text)| {
+                    text.split_whitespace().next() == Some("nocheckpoint")
+                }) {
+                    self.proc.split_calls.push(s.span);
+                }
+                self.call_stmt(name, args)
+            }
             StmtKind::Adf(b) => self.adf_stmt(b),
             StmtKind::SelectCase {
                 name: _,
@@ -497,20 +504,8 @@ impl Lowerer<'_, '_> {
     /// its arguments, each an expression written without blanks, and its
     /// position. Other `!$AD` directives are left to their own statements.
     pub(super) fn checkpoint_directive(&mut self, span: Span) -> Option<(Vec<Expr>, Span)> {
-        let map = self.prog.map;
-        let mut line = span.line;
-        let text = loop {
-            line = line.checked_sub(1).filter(|&l| l > 0)?;
-            let text = map.line(span.file, line)?;
-            if !text.trim().is_empty() {
-                break text;
-            }
-        };
-        let start = text.len() - text.trim_start().len();
-        let rest = text.trim_start();
-        let lower = rest.to_ascii_lowercase();
-        let after = lower.strip_prefix("!$ad")?;
-        let words: Vec<&str> = after.split_whitespace().collect();
+        let (line, start, lower) = self.directive_line(span)?;
+        let words: Vec<&str> = lower.split_whitespace().collect();
         if words.first() != Some(&"binomial-ckp") {
             return None;
         }
@@ -525,7 +520,7 @@ impl Lowerer<'_, '_> {
         for word in &words[1..] {
             let offset = lower[search..].find(word).map_or(search, |o| search + o);
             search = offset + word.len();
-            match crate::front::parser::parse_expression(word, at(offset)) {
+            match crate::front::parser::parse_expression(word, at(offset + "!$ad".len())) {
                 Ok(e) => args.push(e),
                 Err(d) => {
                     self.out.diags.push(d);
@@ -541,6 +536,25 @@ impl Lowerer<'_, '_> {
             return None;
         }
         Some((args, directive_span))
+    }
+
+    /// The `!$AD` directive on the line before the statement at `span`
+    /// (blank lines between are allowed): its line, the column offset of
+    /// its `!`, and its lower-cased text after `!$ad`.
+    fn directive_line(&self, span: Span) -> Option<(u32, usize, String)> {
+        let map = self.prog.map;
+        let mut line = span.line;
+        let text = loop {
+            line = line.checked_sub(1).filter(|&l| l > 0)?;
+            let text = map.line(span.file, line)?;
+            if !text.trim().is_empty() {
+                break text;
+            }
+        };
+        let start = text.len() - text.trim_start().len();
+        let lower = text.trim_start().to_ascii_lowercase();
+        let after = lower.strip_prefix("!$ad")?;
+        Some((line, start, after.to_string()))
     }
 
     /// For a DO loop under `!$AD BINOMIAL-CKP`: stores its trip count and
