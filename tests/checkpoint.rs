@@ -130,10 +130,10 @@ fn heat_equation_with_30_snapshots() {
         s1.forward_steps_recomputed,
         revolve::optimal_advances(steps as u64, 30)
     );
-    // At most 30 snapshots of the loop's state (u, unew, step, i: 2n + 2
-    // words) were held at once.
-    assert!(s1.snapshots_peak_bytes > 0);
-    assert!(s1.snapshots_peak_bytes <= 30 * 8 * (2 * n as u64 + 2));
+    // At most 30 snapshots of the loop's state (u, unew, the DO variables
+    // and a few loop temporaries: 2n + 10 words) were held at once.
+    assert!(s1.snapshots_peak_bytes >= 8 * 2 * n as u64);
+    assert!(s1.snapshots_peak_bytes <= 30 * 8 * (2 * n as u64 + 10));
 }
 
 #[test]
@@ -329,7 +329,10 @@ fn command_line_options_and_json_statistics() {
     let recomputed = |v: &serde_json::Value| v["stats"]["forward_steps_recomputed"].as_u64();
     assert_eq!(recomputed(&plain), Some(0));
     // The directive asks for 3 snapshots.
-    assert_eq!(recomputed(&directive), Some(revolve::optimal_advances(50, 3)));
+    assert_eq!(
+        recomputed(&directive),
+        Some(revolve::optimal_advances(50, 3))
+    );
     assert_eq!(recomputed(&two), Some(revolve::optimal_advances(50, 2)));
     assert!(two["stats"]["snapshots_peak_bytes"].as_u64() > Some(0));
     assert!(plain["stats"]["tape_peak_bytes"].as_u64() > two["stats"]["tape_peak_bytes"].as_u64());

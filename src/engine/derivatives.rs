@@ -287,6 +287,21 @@ fn not_one_output(n: usize) -> Error {
     )
 }
 
+impl Engine {
+    /// A transform's refusal of a construct, located in the source
+    /// (`file:line:col: ...`, a compile error); other failures as
+    /// [`ad_error`].
+    fn located_ad_error(&self, e: crate::ad::AdError) -> Error {
+        match &e {
+            crate::ad::AdError::Unsupported { span, .. } if span.line > 0 => Error::new(
+                ErrorKind::Compile,
+                format!("{}: error: {e}", self.sources.location(*span)),
+            ),
+            _ => ad_error(e),
+        }
+    }
+}
+
 fn ad_error(e: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Internal, format!("differentiation failed: {e}"))
 }
@@ -428,7 +443,7 @@ impl Engine {
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
         let (module, procs) =
             adjoint_scheduled(&self.module, primal, &indep, &dep, options, schedule)
-                .map_err(ad_error)?;
+                .map_err(|e| self.located_ad_error(e))?;
         let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
         let program = Program {
             sources: self.sources.clone(),
