@@ -9,8 +9,10 @@ mod common;
 
 use adjit::ad::adjoint::{AdjointOptions, Reversal, ReversalSchedule};
 use adjit::engine::{Backend, Engine, Jacobian, Options, Selection};
+use adjit::ir::io::Channels;
 use adjit::ir::Inst;
 use common::corpus::{case_engine, case_settings, corpus_dir, programs_in};
+use std::sync::{Arc, Mutex};
 
 const TOLERANCE: f64 = 1e-13;
 
@@ -62,6 +64,10 @@ fn every_schedule_gives_the_same_adjoint_on_the_corpus() {
             let (entry, sets) = case_settings(case);
             let options = Options {
                 backend: Backend::Interpreter,
+                io: Channels {
+                    output: Arc::new(Mutex::new(std::io::sink())),
+                    ..Channels::standard()
+                },
                 ..Options::default()
             };
             let Ok((engine, sets)) = case_engine(&program.path, entry.as_deref(), &sets, options)

@@ -288,6 +288,7 @@ impl Generator<'_> {
             let id = self.reserve(&name);
             let name = self.out.proc(id).name.clone();
             let mut p = layout.new_proc(name, source.span);
+            flatten_array_params(&mut p);
             let Some(snapshot) = self.snapshot_vars(&mut p, &source, &written) else {
                 return Err(AdError::Unsupported {
                     proc: outlined.host.clone(),
@@ -391,6 +392,7 @@ impl Generator<'_> {
             let id = self.reserve(&format!("{}_{suffix}", source.name));
             let name = self.out.proc(id).name.clone();
             let mut p = layout.new_proc(name, source.span);
+            flatten_array_params(&mut p);
             // Checked above: no character variable is written.
             let snapshot = self
                 .snapshot_vars(&mut p, &source, &written)
@@ -471,6 +473,23 @@ impl Generator<'_> {
                 init: Vec::new(),
             })
         })
+    }
+}
+
+/// Views every array parameter of `p` as a one-dimensional assumed-size
+/// array: the sweeps only pass them on (by sequence association) and save
+/// and restore their elements, and a numeric array may be given less
+/// storage than its declaration describes (Fortran 77), so the snapshot
+/// covers the storage actually passed.
+fn flatten_array_params(p: &mut Proc) {
+    for &v in &p.params.clone() {
+        let var = &mut p.vars[v.index()];
+        if var.is_array() && var.ty != Type::Char {
+            var.dims = vec![adjit_ir::Dim {
+                lower: adjit_ir::Bound::Const(1),
+                upper: None,
+            }];
+        }
     }
 }
 
