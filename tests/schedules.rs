@@ -189,6 +189,25 @@ end subroutine outer
             .unwrap();
         adjoint.jacobian(&args).unwrap()
     };
+    // Several reverse sweeps over one recording (two outputs): the joint
+    // reverse sweep records over the tape, so each row records it again.
+    let rows = |schedule: ReversalSchedule| {
+        let adjoint = engine
+            .adjoint_scheduled(
+                Some("outer"),
+                &sel("x,y"),
+                &sel("x"),
+                &AdjointOptions::default(),
+                &schedule,
+            )
+            .unwrap();
+        let j = adjoint.jacobian(&args).unwrap();
+        (j.get(0, 0), j.get(1, 0))
+    };
+    assert_eq!(
+        rows(ReversalSchedule::uniform(Reversal::Split)),
+        rows(ReversalSchedule::uniform(Reversal::Joint))
+    );
     let split = run(ReversalSchedule::uniform(Reversal::Split));
     let joint = run(ReversalSchedule::uniform(Reversal::Joint));
     let link = run(ReversalSchedule {

@@ -287,6 +287,25 @@ fn not_one_output(n: usize) -> Error {
     )
 }
 
+/// True when `root` or a procedure it calls pushes on a runtime stack.
+fn pushes(module: &Module, root: ProcId) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![root];
+    while let Some(p) = work.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for inst in &module.proc(p).insts {
+            match &inst.kind {
+                adjit_ir::Inst::Push(..) => return true,
+                adjit_ir::Inst::Call(callee, _) => work.push(*callee),
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
 impl Engine {
     /// A transform's refusal of a construct, located in the source
     /// (`file:line:col: ...`, a compile error); other failures as
@@ -327,6 +346,10 @@ pub struct Adjoint {
     procs: AdjointProcs,
     /// The program's globals a reverse sweep may write.
     reverse_writes: Vec<GlobalId>,
+    /// True when the reverse sweep records as well as pops (checkpointed
+    /// loops, joint calls): it overwrites the forward sweep's tape, so a
+    /// further reverse sweep needs the forward sweep again.
+    reverse_records: bool,
     exec: Executor,
     map: ParamMap,
     of: Vec<Selection>,
@@ -451,6 +474,7 @@ impl Engine {
         };
         let exec = self.executor(program.clone())?;
         Ok(Adjoint {
+            reverse_records: pushes(&program.module, procs.reverse),
             reverse_writes: exec.written_by(&[procs.reverse]),
             exec,
             program,
@@ -654,6 +678,12 @@ impl Adjoint {
         let mut end_state = self.map.buffers(args, 1);
         let spare = self.spare_runtimes.lock().ok().and_then(|mut s| s.pop());
         let mut session = Session::with_runtime(&self.exec, spare);
+        let replay = self.reverse_records.then(|| Replay {
+            start_mark: session.mark(),
+            start_bufs: end_state.clone(),
+            start_globals: held.state_all(),
+            reversed: false,
+        });
         session.call_held(held, self.procs.forward, &mut end_state)?;
         let [values, integers, control] = session.depths();
         let spilled_bytes = session.spilled_bytes();
@@ -662,6 +692,7 @@ impl Adjoint {
         let tape_mapped_bytes = session.mapped_bytes();
         Ok(Tape {
             ckp,
+            replay,
             adjoint: self,
             mark: session.mark(),
             session,
@@ -837,6 +868,18 @@ pub struct Tape<'a> {
     stats: AdjointStats,
     /// The checkpointing counters at the end of the forward sweep.
     ckp: [i64; 3],
+    /// What recording the forward sweep again needs, for an adjoint whose
+    /// reverse sweep pushes over the tape it pops.
+    replay: Option<Replay>,
+}
+
+/// The start of a forward sweep, to record it again.
+struct Replay {
+    start_mark: SessionMark,
+    start_bufs: Vec<Buffer>,
+    start_globals: GlobalState,
+    /// True once a reverse sweep has run over the tape.
+    reversed: bool,
 }
 
 impl Drop for Tape<'_> {
@@ -897,6 +940,19 @@ impl Tape<'_> {
                 let v = bufs[slot].get_f64(o.offset) + s;
                 bufs[slot].set_f64(o.offset, v);
             }
+        }
+        if let Some(r) = &mut self.replay {
+            if r.reversed {
+                // The last reverse sweep recorded over the forward sweep's
+                // tape (checkpointed loops, joint calls): record it again.
+                self.session.rewind(&r.start_mark);
+                held.put(&r.start_globals)?;
+                let mut start = r.start_bufs.clone();
+                self.session
+                    .call_held(held, self.adjoint.procs.forward, &mut start)?;
+                self.mark = self.session.mark();
+            }
+            r.reversed = true;
         }
         self.session.rewind(&self.mark);
         if self.restore_first {
