@@ -91,8 +91,17 @@ fn bratu_args(engine: &Engine) -> Args {
     args
 }
 
+/// A benchmark problem: entry, source, output, inputs, arguments.
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&Engine) -> Args,
+);
+
 fn main() {
-    let cases: [(&str, &str, &str, &str, fn(&Engine) -> Args); 2] = [
+    let cases: [Case; 2] = [
         ("heat", HEAT, "cost", "u,r", heat_args),
         ("bratu", BRATU, "obj", "x,prm", bratu_args),
     ];
