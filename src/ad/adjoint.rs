@@ -60,10 +60,16 @@
 //!
 //! # Calls
 //!
-//! A call is reversed in split mode per call site: the forward sweep calls
+//! A call is reversed split by default: the forward sweep calls
 //! the callee's forward sweep and the reverse sweep calls the callee's
 //! reverse sweep, generated once per callee and activity pattern (which
-//! arguments carry adjoints). A callee's sweeps record every overwrite of a
+//! arguments carry adjoints). A [`ReversalSchedule`] makes chosen call
+//! sites joint instead (`checkpoint`): the forward sweep snapshots what the
+//! callee may write and runs it plain, the reverse sweep restores the
+//! snapshot and runs the callee's two sweeps; `!$AD NOCHECKPOINT` keeps a
+//! call split. Loops marked `!$AD BINOMIAL-CKP` are outlined into a loop
+//! procedure whose call is reversed by the binomial schedule (see
+//! [`crate::ad::checkpoint`]). A callee's sweeps record every overwrite of a
 //! parameter or global, so its reverse sweep gives the caller back the state
 //! before the call. Every global active anywhere in the call tree carries
 //! its adjoint into and out of every callee sweep, so a callee's activity
