@@ -119,6 +119,8 @@ pub struct Interpreter<'m> {
     value_stack: Vec<f64>,
     integer_stack: Vec<i64>,
     control_stack: Vec<i64>,
+    /// Peak length of each stack, in [`StackKind`] order.
+    stack_peaks: [usize; 3],
     /// Live activations (kept to reuse the allocation).
     activations: Vec<Activation<'m>>,
     /// The program's I/O channels and statement in progress.
@@ -465,6 +467,7 @@ impl<'m> Interpreter<'m> {
             value_stack: Vec::new(),
             integer_stack: Vec::new(),
             control_stack: Vec::new(),
+            stack_peaks: [0; 3],
             activations: Vec::new(),
             io: IoState::default(),
         }
@@ -492,11 +495,18 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    /// Empties the three runtime stacks.
+    /// The largest number of entries a runtime stack has held since the
+    /// interpreter was created or its stacks cleared.
+    pub fn stack_peak(&self, stack: StackKind) -> usize {
+        self.stack_peaks[stack as usize].max(self.stack_len(stack))
+    }
+
+    /// Empties the three runtime stacks (and forgets their peaks).
     pub fn clear_stacks(&mut self) {
         self.value_stack.clear();
         self.integer_stack.clear();
         self.control_stack.clear();
+        self.stack_peaks = [0; 3];
     }
 
     /// A copy of the three runtime stacks, for [`Interpreter::restore_stacks`]
@@ -1322,6 +1332,8 @@ impl<'m> Interpreter<'m> {
                     StackKind::Integer => self.integer_stack.push(dec_int(a)),
                     StackKind::Control => self.control_stack.push(dec_int(a)),
                 }
+                let k = *stack as usize;
+                self.stack_peaks[k] = self.stack_peaks[k].max(self.stack_len(*stack));
                 return Ok(());
             }
             Inst::Pop(stack) => {

@@ -239,6 +239,41 @@ pub struct Proc {
     /// tools that call it from Fortran (the gfortran oracle `use`s it);
     /// `None` for external procedures. Code generation ignores it.
     pub module: Option<String>,
+    /// Counted DO loops marked for binomial checkpointing of their adjoint
+    /// (the source directive `!$AD BINOMIAL-CKP`). Only the adjoint
+    /// transform reads them; the interpreter and code generation ignore
+    /// them, and a transform that renumbers blocks must remap or drop them.
+    pub checkpoints: Vec<CheckpointLoop>,
+    /// The spans of CALL statements marked `!$AD NOCHECKPOINT`: the adjoint
+    /// reverses them split, whatever the reversal schedule says. Only the
+    /// adjoint transform reads them.
+    pub split_calls: Vec<Span>,
+}
+
+/// A counted DO loop whose adjoint reverses its trips by binomial
+/// checkpointing (see [`Proc::checkpoints`]). The loop's blocks: `header`
+/// tests for another trip and branches to `body` or `exit`; the blocks
+/// reached from `body` without passing through `header` are the trip, which
+/// ends with `latch` jumping back to `header`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointLoop {
+    /// The block that tests for another trip.
+    pub header: BlockId,
+    /// The first block of a trip.
+    pub body: BlockId,
+    /// The last block of a trip (increments the DO variable, jumps to
+    /// `header`).
+    pub latch: BlockId,
+    /// Where the loop goes when no trip is left.
+    pub exit: BlockId,
+    /// An I64 local holding the trip count, stored before the jump to
+    /// `header`.
+    pub trips: VarId,
+    /// An I64 local holding the directive's snapshot count, stored before
+    /// the jump to `header`; `None` when the directive gave none.
+    pub snapshots: Option<VarId>,
+    /// Where the directive was written.
+    pub span: Span,
 }
 
 impl Proc {

@@ -71,10 +71,16 @@
 //!
 //! # Calls
 //!
-//! A call is reversed in split mode per call site: the forward sweep calls
+//! A call is reversed split by default: the forward sweep calls
 //! the callee's forward sweep and the reverse sweep calls the callee's
 //! reverse sweep, generated once per callee and activity pattern (which
-//! arguments carry adjoints). A callee's sweeps record every overwrite of a
+//! arguments carry adjoints). A [`ReversalSchedule`] makes chosen call
+//! sites joint instead (`checkpoint`): the forward sweep snapshots what the
+//! callee may write and runs it plain, the reverse sweep restores the
+//! snapshot and runs the callee's two sweeps; `!$AD NOCHECKPOINT` keeps a
+//! call split. Loops marked `!$AD BINOMIAL-CKP` are outlined into a loop
+//! procedure whose call is reversed by the binomial schedule (see
+//! [`crate::ad::checkpoint`]). A callee's sweeps record every overwrite of a
 //! parameter or global, so its reverse sweep gives the caller back the state
 //! before the call. Every global active anywhere in the call tree carries
 //! its adjoint into and out of every callee sweep, so a callee's activity
@@ -82,6 +88,8 @@
 //! those it never names (one written by a deeper callee from the callee's
 //! own active values).
 
+mod checkpoint;
+pub use checkpoint::STATS_GLOBALS;
 mod control;
 mod emit;
 mod normalize;
@@ -129,6 +137,58 @@ pub struct AdjointOptions {
     /// backward into every executed statement, so any infinite partial
     /// (even an infinite primal value `t` in `z = t*y`) must be guarded.
     pub strong_zero: StrongZero,
+    /// Reverse the DO loops marked `!$AD BINOMIAL-CKP` by binomial
+    /// checkpointing (default). Off: the directives are ignored and every
+    /// loop records its whole tape.
+    pub checkpoint: bool,
+    /// The number of snapshots of every checkpointed loop, overriding the
+    /// directives' counts (`None`: each directive's own).
+    pub snapshots: Option<u32>,
+    /// How calls are reversed, unless a link of the [`ReversalSchedule`]
+    /// given to [`adjoint_scheduled`] says otherwise.
+    pub reversal: Reversal,
+}
+
+/// How a call is reversed (seed 004's schedules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reversal {
+    /// The callee records with the caller (its forward sweep runs in the
+    /// caller's forward sweep) and reverses with it: the larger tape, no
+    /// recomputation. Tapenade's `!$AD NOCHECKPOINT`, a strong link.
+    Split,
+    /// The callee runs plain in the caller's forward sweep, with a snapshot
+    /// of the variables it may write; the caller's reverse sweep restores
+    /// the snapshot, records the callee and reverses it at once: a smaller
+    /// tape for one more run of the callee. A weak link.
+    Joint,
+}
+
+/// The reversal of every call site: a default and per caller-callee links.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReversalSchedule {
+    /// The reversal of calls no link names.
+    pub default: Reversal,
+    /// `(caller, callee, reversal)`: lower-case procedure names.
+    pub links: Vec<(String, String, Reversal)>,
+}
+
+impl ReversalSchedule {
+    /// The schedule with no links.
+    pub fn uniform(default: Reversal) -> ReversalSchedule {
+        ReversalSchedule {
+            default,
+            links: Vec::new(),
+        }
+    }
+
+    /// The reversal of calls of `callee` from `caller`.
+    pub fn of(&self, caller: &str, callee: &str) -> Reversal {
+        self.links
+            .iter()
+            .rev()
+            .find(|(a, b, _)| a.eq_ignore_ascii_case(caller) && b.eq_ignore_ascii_case(callee))
+            .map_or(self.default, |&(_, _, r)| r)
+    }
 }
 
 impl Default for AdjointOptions {
@@ -137,6 +197,9 @@ impl Default for AdjointOptions {
             record: RecordPolicy::Tbr,
             activity: true,
             strong_zero: StrongZero::All,
+            checkpoint: true,
+            snapshots: None,
+            reversal: Reversal::Split,
         }
     }
 }
@@ -168,6 +231,20 @@ pub fn adjoint(
     dependents: &[VarId],
     options: &AdjointOptions,
 ) -> Result<(Module, AdjointProcs), AdError> {
+    let schedule = ReversalSchedule::uniform(options.reversal);
+    adjoint_scheduled(module, proc, independents, dependents, options, &schedule)
+}
+
+/// [`adjoint`] with the reversal of each call site given by `schedule`
+/// (which overrides `options.reversal`).
+pub fn adjoint_scheduled(
+    module: &Module,
+    proc: ProcId,
+    independents: &[VarId],
+    dependents: &[VarId],
+    options: &AdjointOptions,
+    schedule: &ReversalSchedule,
+) -> Result<(Module, AdjointProcs), AdError> {
     let source = module
         .procs
         .get(proc.index())
@@ -179,9 +256,26 @@ pub fn adjoint(
         let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
         return Err(AdError::InvalidIr(first));
     }
+    if options.snapshots == Some(0) {
+        return Err(AdError::BadOption(
+            "the number of snapshots must be at least 1".into(),
+        ));
+    }
+    // Marked loops become calls of loop procedures (the primal is
+    // unchanged), reversed by the binomial schedule.
+    let (outlined, loops) = if options.checkpoint {
+        crate::ad::checkpoint::outline::outline_loops(module)?
+    } else {
+        (module.clone(), HashMap::new())
+    };
+    let module = &outlined;
     let mut generator = Generator {
         source: module,
         out: module.clone(),
+        loops,
+        split: None,
+        schedule: schedule.clone(),
+        joint: HashMap::new(),
         options: *options,
         callees: HashMap::new(),
         global_adjoints: HashMap::new(),
@@ -288,6 +382,14 @@ struct Generator<'m> {
     /// With activity analysis: the globals active anywhere in the call tree
     /// of the top procedure (known once the top procedure is analysed).
     active_globals: Option<HashSet<GlobalId>>,
+    /// The loop procedures of the loops outlined for checkpointing.
+    loops: HashMap<ProcId, crate::ad::checkpoint::outline::OutlinedLoop>,
+    /// The schedule's split procedure, once generated.
+    split: Option<ProcId>,
+    /// The reversal of each call site.
+    schedule: ReversalSchedule,
+    /// Joint sweeps by (callee, activity pattern).
+    joint: HashMap<(ProcId, Vec<bool>), CalleeSweeps>,
 }
 
 impl Generator<'_> {
@@ -509,14 +611,26 @@ impl Generator<'_> {
                 let key = (*callee, active.clone());
                 let sweeps = match self.callees.get(&key) {
                     Some(s) => s.clone(),
+                    None if self.loops.contains_key(callee) => {
+                        let s = self.checkpoint_sweeps(*callee, &active)?;
+                        self.callees.insert(key, s.clone());
+                        s
+                    }
                     None => {
                         let g = self.generate(*callee, Activation::Callee { active: &active })?;
                         CalleeSweeps {
                             forward: g.forward,
                             reverse: g.reverse,
-                            active,
+                            active: active.clone(),
                         }
                     }
+                };
+                let joint = !self.loops.contains_key(callee)
+                    && !marked_split(norm, v)
+                    && self.schedule.of(&norm.name, &target.name) == Reversal::Joint;
+                let sweeps = match joint {
+                    true => self.joint_sweeps(*callee, &active, &sweeps)?,
+                    false => sweeps,
                 };
                 calls.insert(v, sweeps);
             }
@@ -700,6 +814,15 @@ impl Generator<'_> {
         out.sort();
         out
     }
+}
+
+/// True when the call `v` of `proc` is on a line marked `!$AD
+/// NOCHECKPOINT` (split whatever the schedule).
+fn marked_split(proc: &Proc, v: Value) -> bool {
+    let at = proc.inst(v).span;
+    proc.split_calls
+        .iter()
+        .any(|s| s.file == at.file && s.line == at.line)
 }
 
 /// The primal parameters and globals (variables of the sweeps' `layout`)

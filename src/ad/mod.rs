@@ -9,6 +9,8 @@
 //!   one place shared by both transforms.
 //! * [`activity`] decides which variables and values carry derivatives.
 //! * [`tangent`] and [`adjoint`] generate the derivative procedures.
+//! * [`checkpoint`] holds the binomial (revolve) schedule and the outlining
+//!   of loops marked `!$AD BINOMIAL-CKP` that the adjoint reverses by it.
 //!
 //! Second order comes from applying the transforms to their own output
 //! (tangent over adjoint, tangent over tangent): derivative code is a
@@ -21,6 +23,7 @@
 
 pub mod activity;
 pub mod adjoint;
+pub mod checkpoint;
 pub mod rules;
 pub mod tangent;
 

@@ -315,12 +315,31 @@ pub(crate) struct AdjointArgs {
     /// Treat every variable as active (no activity analysis)
     #[arg(long = "no-activity")]
     no_activity: bool,
+    /// Snapshots of every loop under `!$AD BINOMIAL-CKP` (overrides the directives' counts)
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    checkpoints: Option<u32>,
+    /// Ignore `!$AD BINOMIAL-CKP` directives: loops record their whole tape
+    #[arg(long = "no-checkpoint", conflicts_with = "checkpoints")]
+    no_checkpoint: bool,
+    /// How calls are reversed: split (callees record with the caller) or joint (callees run plain, then record and reverse in the caller's reverse sweep)
+    #[arg(long, value_name = "MODE", default_value = "split", value_parser = ["split", "joint"])]
+    reversal: String,
+    /// The reversal of the calls of CALLEE from CALLER: strong = split, weak = joint. Repeatable
+    #[arg(long, value_name = "CALLER:CALLEE=strong|weak")]
+    link: Vec<String>,
 }
 
 impl AdjointArgs {
     fn fill(&self, cl: &mut CommandLine) {
         cl.set_flag("no-tbr", self.no_tbr);
         cl.set_flag("no-activity", self.no_activity);
+        cl.set_value(
+            "checkpoints",
+            self.checkpoints.map(|k| k.to_string()).as_deref(),
+        );
+        cl.set_flag("no-checkpoint", self.no_checkpoint);
+        cl.set_value("reversal", Some(&self.reversal));
+        cl.set_values("link", &self.link);
     }
 }
 
@@ -370,7 +389,7 @@ pub(crate) struct DerivativeArgs {
     /// Relative finite-difference step (--mode fd)
     #[arg(long, value_name = "H")]
     step: Option<f64>,
-    /// Print what the adjoint's forward sweep recorded (on standard error)
+    /// Print the adjoint's tape statistics (on standard error, or in the --json output)
     #[arg(long)]
     stats: bool,
 }

@@ -3,7 +3,9 @@
 //! of times and ratios to the primal, optionally JSON and a log-log plot of
 //! time against n in the manner of seed 001's figure 2.
 
-use super::{adjoint_options, arguments, directions, problem, CmdResult, Failure, Problem};
+use super::{
+    adjoint_options, arguments, directions, problem, reversal_schedule, CmdResult, Failure, Problem,
+};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{to_json, Num};
 use adjit::engine::{element_count, ArgValue, Args, FiniteDifferences, Procedure, Selection};
@@ -78,7 +80,13 @@ pub(crate) fn bench(cl: &CommandLine) -> CmdResult {
     } = problem(cl)?;
     let (size_name, sizes) = sizes(cl)?;
     let entry = Some(primal.name());
-    let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+    let adjoint = engine.adjoint_scheduled(
+        entry,
+        &of,
+        &wrt,
+        &adjoint_options(cl),
+        &reversal_schedule(cl)?,
+    )?;
 
     let progress = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(sizes.len() as u64 * 4);

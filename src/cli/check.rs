@@ -14,7 +14,9 @@
 //! scalar output): Hessian symmetry, finite differences of the gradient,
 //! and a second-order dot-product test.
 
-use super::{adjoint_options, directions, fd_step, problem, CmdResult, Failure, Problem};
+use super::{
+    adjoint_options, directions, fd_step, problem, reversal_schedule, CmdResult, Failure, Problem,
+};
 use crate::cli::options::CommandLine;
 use crate::cli::output::{to_json, Num};
 use adjit::engine::{element_count, FiniteDifferences, Jacobian};
@@ -98,7 +100,13 @@ pub(crate) fn check(cl: &CommandLine) -> CmdResult {
     } = problem(cl)?;
     let entry = Some(primal.name());
     let n = element_count(&args, &wrt)?;
-    let adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+    let adjoint = engine.adjoint_scheduled(
+        entry,
+        &of,
+        &wrt,
+        &adjoint_options(cl),
+        &reversal_schedule(cl)?,
+    )?;
     let tangent = engine.tangent(entry, &of, &wrt, directions(cl, n))?;
     // Every evaluation starts from the program's initial state (globals);
     // the last one leaves what one primal call would.

@@ -28,7 +28,7 @@ mod options;
 mod output;
 mod repl;
 
-use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
+use adjit::ad::adjoint::{AdjointOptions, RecordPolicy, Reversal, ReversalSchedule};
 use adjit::engine::{
     Args, Backend, Channels, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure,
     Selection,
@@ -462,8 +462,44 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
             RecordPolicy::Tbr
         },
         activity: !cl.flag("no-activity"),
+        checkpoint: !cl.flag("no-checkpoint"),
+        snapshots: cl.value("checkpoints").and_then(|k| k.parse().ok()),
+        reversal: match cl.value("reversal") {
+            Some("joint") => Reversal::Joint,
+            _ => Reversal::Split,
+        },
         ..AdjointOptions::default()
     }
+}
+
+/// The reversal schedule of `--reversal` and the `--link CALLER:CALLEE=
+/// strong|weak` options.
+pub(crate) fn reversal_schedule(cl: &CommandLine) -> Result<ReversalSchedule, Failure> {
+    let mut schedule = ReversalSchedule::uniform(adjoint_options(cl).reversal);
+    for link in cl.values("link") {
+        let bad = || {
+            Failure::Usage(format!(
+                "--link takes CALLER:CALLEE=strong or CALLER:CALLEE=weak, not `{link}`"
+            ))
+        };
+        let (pair, kind) = link.split_once('=').ok_or_else(bad)?;
+        let (caller, callee) = pair.split_once(':').ok_or_else(bad)?;
+        let reversal = match kind.trim().to_ascii_lowercase().as_str() {
+            "strong" => Reversal::Split,
+            "weak" => Reversal::Joint,
+            _ => return Err(bad()),
+        };
+        let (caller, callee) = (caller.trim(), callee.trim());
+        if caller.is_empty() || callee.is_empty() {
+            return Err(bad());
+        }
+        schedule.links.push((
+            caller.to_ascii_lowercase(),
+            callee.to_ascii_lowercase(),
+            reversal,
+        ));
+    }
+    Ok(schedule)
 }
 
 /// Default directions per tangent sweep: every input at once up to 8.
@@ -490,7 +526,13 @@ pub(crate) fn compute_jacobian(
     let entry = Some(primal.name());
     Ok(match mode {
         Mode::Adjoint => engine
-            .adjoint(entry, of, wrt, &adjoint_options(cl))?
+            .adjoint_scheduled(
+                entry,
+                of,
+                wrt,
+                &adjoint_options(cl),
+                &reversal_schedule(cl)?,
+            )?
             .jacobian_threads(args, threads(cl))?,
         Mode::Tangent => {
             let n = adjit::engine::element_count(args, wrt)?;
@@ -582,6 +624,8 @@ fn grad(cl: &CommandLine) -> CmdResult {
         struct GradReport {
             value: Num,
             gradient: Fields<Part>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            stats: Option<Option<StatsJson>>,
         }
         let gradient = groups
             .iter()
@@ -599,6 +643,7 @@ fn grad(cl: &CommandLine) -> CmdResult {
             to_json(&GradReport {
                 value: Num(jac.values[0]),
                 gradient: Fields(gradient),
+                stats: json_stats(cl, &jac),
             })
         );
     } else {
@@ -617,22 +662,61 @@ fn grad(cl: &CommandLine) -> CmdResult {
     Ok(0)
 }
 
-/// With `--stats`, prints what the adjoint's forward sweep recorded (on
-/// standard error, so that JSON output stays clean).
+/// With `--stats` and without `--json`, prints the adjoint's tape
+/// statistics on standard error (with `--json` they are a `"stats"` field
+/// of the output, see [`json_stats`]).
 fn print_stats(cl: &CommandLine, jac: &Jacobian) {
-    if !cl.flag("stats") {
+    if !cl.flag("stats") || cl.flag("json") {
         return;
     }
     match jac.tape {
-        Some(t) => eprintln!(
-            "tape: {} values, {} integers, {} control entries, {} bytes",
-            t.values,
-            t.integers,
-            t.control,
-            t.bytes()
-        ),
+        Some(t) => {
+            eprintln!(
+                "tape: {} values, {} integers, {} control entries, {} bytes",
+                t.values,
+                t.integers,
+                t.control,
+                t.bytes()
+            );
+            eprintln!(
+                "tape_peak_bytes: {}\nsnapshots_peak_bytes: {}\nforward_steps_recomputed: {}",
+                t.tape_peak_bytes, t.snapshots_peak_bytes, t.forward_steps_recomputed
+            );
+        }
         None => eprintln!("tape: none (--stats applies to --mode adjoint)"),
     }
+}
+
+/// With `--stats` and `--json`: `, "stats": {...}` to append to the JSON
+/// object of the output (empty otherwise).
+fn json_stats(cl: &CommandLine, jac: &Jacobian) -> Option<Option<StatsJson>> {
+    (cl.flag("stats") && cl.flag("json")).then(|| {
+        jac.tape.map(|t| StatsJson {
+            tape_bytes: t.bytes(),
+            tape_peak_bytes: t.tape_peak_bytes,
+            snapshots_peak_bytes: t.snapshots_peak_bytes,
+            forward_steps_recomputed: t.forward_steps_recomputed,
+        })
+    })
+}
+
+/// The `"stats"` member of `grad --json --stats` and `jacobian --json
+/// --stats`: what the adjoint's sweeps held and recomputed.
+#[derive(Serialize)]
+struct StatsJson {
+    tape_bytes: u64,
+    tape_peak_bytes: u64,
+    snapshots_peak_bytes: u64,
+    forward_steps_recomputed: u64,
+}
+
+/// `jacobian --json`: the matrix, and the statistics with `--stats`.
+#[derive(Serialize)]
+struct JacobianReport<'a> {
+    #[serde(flatten)]
+    matrix: MatrixJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stats: Option<Option<StatsJson>>,
 }
 
 fn jacobian(cl: &CommandLine) -> CmdResult {
@@ -656,7 +740,10 @@ fn jacobian(cl: &CommandLine) -> CmdResult {
     if cl.flag("json") {
         outln!(
             "{}",
-            to_json(&MatrixJson::new(&jac.of, &jac.wrt, jac.rows(), &jac.matrix))
+            to_json(&JacobianReport {
+                matrix: MatrixJson::new(&jac.of, &jac.wrt, jac.rows(), &jac.matrix),
+                stats: json_stats(cl, &jac),
+            })
         );
     } else {
         out!("{}", text_matrix(&jac.of, &jac.wrt, &jac.matrix));
@@ -688,7 +775,13 @@ fn emit(cl: &CommandLine) -> CmdResult {
             (module, id, adjit::fortran::Mode::Tangent)
         }
         Mode::Adjoint => {
-            adjoint = engine.adjoint(entry, &of, &wrt, &adjoint_options(cl))?;
+            adjoint = engine.adjoint_scheduled(
+                entry,
+                &of,
+                &wrt,
+                &adjoint_options(cl),
+                &reversal_schedule(cl)?,
+            )?;
             let (module, procs) = adjoint.module();
             (module, procs.combined, adjit::fortran::Mode::Adjoint)
         }

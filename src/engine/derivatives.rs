@@ -4,7 +4,9 @@
 
 use super::state::{GlobalState, Held};
 use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
-use crate::ad::adjoint::{adjoint, AdjointOptions, AdjointProcs};
+use crate::ad::adjoint::{
+    adjoint_scheduled, AdjointOptions, AdjointProcs, ReversalSchedule, STATS_GLOBALS,
+};
 use crate::ad::tangent::{tangent, TangentOptions};
 use adjit_ir::Buffer;
 use adjit_ir::{GlobalId, Module, Proc, ProcId, Type, VarId};
@@ -285,6 +287,40 @@ fn not_one_output(n: usize) -> Error {
     )
 }
 
+/// True when `root` or a procedure it calls pushes on a runtime stack.
+fn pushes(module: &Module, root: ProcId) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![root];
+    while let Some(p) = work.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for inst in &module.proc(p).insts {
+            match &inst.kind {
+                adjit_ir::Inst::Push(..) => return true,
+                adjit_ir::Inst::Call(callee, _) => work.push(*callee),
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+impl Engine {
+    /// A transform's refusal of a construct, located in the source
+    /// (`file:line:col: ...`, a compile error); other failures as
+    /// [`ad_error`].
+    fn located_ad_error(&self, e: crate::ad::AdError) -> Error {
+        match &e {
+            crate::ad::AdError::Unsupported { span, .. } if span.line > 0 => Error::new(
+                ErrorKind::Compile,
+                format!("{}: error: {e}", self.sources.location(*span)),
+            ),
+            _ => ad_error(e),
+        }
+    }
+}
+
 fn ad_error(e: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Internal, format!("differentiation failed: {e}"))
 }
@@ -310,6 +346,10 @@ pub struct Adjoint {
     procs: AdjointProcs,
     /// The program's globals a reverse sweep may write.
     reverse_writes: Vec<GlobalId>,
+    /// True when the reverse sweep records as well as pops (checkpointed
+    /// loops, joint calls): it overwrites the forward sweep's tape, so a
+    /// further reverse sweep needs the forward sweep again.
+    reverse_records: bool,
     exec: Executor,
     map: ParamMap,
     of: Vec<Selection>,
@@ -332,6 +372,22 @@ pub struct AdjointStats {
     /// Bytes of the tape held in a memory-mapped temporary file because the
     /// RAM budget was exceeded.
     pub spilled_bytes: u64,
+    /// Peak bytes on the three stacks over the forward sweep and the reverse
+    /// sweeps run so far (the sum of each stack's peak; snapshots of
+    /// checkpointed loops included). Exact in the interpreter; compiled
+    /// code samples a stack's depth when it changes segment and at the end
+    /// of every sweep.
+    pub tape_peak_bytes: u64,
+    /// Bytes of stack memory mapped by the sweeps' runtime (compiled code;
+    /// the interpreter reports `tape_peak_bytes`): an upper bound of the
+    /// tape's memory.
+    pub tape_mapped_bytes: u64,
+    /// Peak bytes of snapshots held by checkpointed loops.
+    pub snapshots_peak_bytes: u64,
+    /// Trips of checkpointed loops run by the last reverse sweep (advances
+    /// and recordings): the loop body executions beyond the forward sweep's
+    /// single pass.
+    pub forward_steps_recomputed: u64,
 }
 
 impl AdjointStats {
@@ -390,12 +446,27 @@ impl Engine {
         wrt: &[Selection],
         options: &AdjointOptions,
     ) -> Result<Adjoint, Error> {
+        let schedule = ReversalSchedule::uniform(options.reversal);
+        self.adjoint_scheduled(entry, of, wrt, options, &schedule)
+    }
+
+    /// [`Engine::adjoint`] with the reversal of each call site given by
+    /// `schedule` (joint or split per caller-callee pair).
+    pub fn adjoint_scheduled(
+        &self,
+        entry: Option<&str>,
+        of: &[Selection],
+        wrt: &[Selection],
+        options: &AdjointOptions,
+        schedule: &ReversalSchedule,
+    ) -> Result<Adjoint, Error> {
         let primal = self.entry(entry)?;
         let proc = self.module.proc(primal);
         let probe = Args::new(proc);
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
         let (module, procs) =
-            adjoint(&self.module, primal, &indep, &dep, options).map_err(ad_error)?;
+            adjoint_scheduled(&self.module, primal, &indep, &dep, options, schedule)
+                .map_err(|e| self.located_ad_error(e))?;
         let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
         let program = Program {
             sources: self.sources.clone(),
@@ -403,6 +474,7 @@ impl Engine {
         };
         let exec = self.executor(program.clone())?;
         Ok(Adjoint {
+            reverse_records: pushes(&program.module, procs.reverse),
             reverse_writes: exec.written_by(&[procs.reverse]),
             exec,
             program,
@@ -633,10 +705,21 @@ impl Adjoint {
         let mut end_state = self.map.buffers(args, 1);
         let spare = self.spare_runtimes.lock().ok().and_then(|mut s| s.pop());
         let mut session = Session::with_runtime(&self.exec, spare);
+        let replay = self.reverse_records.then(|| Replay {
+            start_mark: session.mark(),
+            start_bufs: end_state.clone(),
+            start_globals: held.state_all(),
+            reversed: false,
+        });
         session.call_held(held, self.procs.forward, &mut end_state)?;
         let [values, integers, control] = session.depths();
         let spilled_bytes = session.spilled_bytes();
+        let ckp = self.checkpoint_counters(held);
+        let tape_peak_bytes = 8 * session.peaks().iter().sum::<u64>();
+        let tape_mapped_bytes = session.mapped_bytes();
         Ok(Tape {
+            ckp,
+            replay,
             adjoint: self,
             mark: session.mark(),
             session,
@@ -650,7 +733,27 @@ impl Adjoint {
                 integers,
                 control,
                 spilled_bytes,
+                tape_peak_bytes,
+                tape_mapped_bytes,
+                snapshots_peak_bytes: ckp[2].max(0) as u64,
+                forward_steps_recomputed: 0,
             },
+        })
+    }
+
+    /// The values of the checkpointing statistics globals (recomputed trips,
+    /// snapshot bytes held, their peak), zeros without checkpointed loops.
+    fn checkpoint_counters(&self, held: &Held<'_>) -> [i64; 3] {
+        let globals = &self.program.module.globals;
+        let ids: Vec<GlobalId> = STATS_GLOBALS
+            .iter()
+            .filter_map(|name| globals.iter().position(|g| g.name == *name))
+            .map(|i| GlobalId(i as u32))
+            .collect();
+        let state = held.state(&ids);
+        STATS_GLOBALS.map(|name| match state.get(name) {
+            Some(Buffer::I64(v)) => v.first().copied().unwrap_or(0),
+            _ => 0,
         })
     }
 
@@ -710,7 +813,6 @@ impl Adjoint {
         let values = tape.values();
         let mut jac = Jacobian::zeros(args, &tape.of[rows.clone()], &tape.wrt)?;
         jac.values = values[rows.clone()].to_vec();
-        jac.tape = Some(tape.stats());
         // One set of buffers for every row, refilled in place from the
         // end state (no allocation per reverse sweep).
         let mut bufs = tape.end_state.clone();
@@ -729,6 +831,7 @@ impl Adjoint {
                 jac.set(r, col, g);
             }
         }
+        jac.tape = Some(tape.stats());
         Ok(jac)
     }
 
@@ -848,6 +951,20 @@ pub struct Tape<'a> {
     of: Vec<Element>,
     wrt: Vec<Element>,
     stats: AdjointStats,
+    /// The checkpointing counters at the end of the forward sweep.
+    ckp: [i64; 3],
+    /// What recording the forward sweep again needs, for an adjoint whose
+    /// reverse sweep pushes over the tape it pops.
+    replay: Option<Replay>,
+}
+
+/// The start of a forward sweep, to record it again.
+struct Replay {
+    start_mark: SessionMark,
+    start_bufs: Vec<Buffer>,
+    start_globals: GlobalState,
+    /// True once a reverse sweep has run over the tape.
+    reversed: bool,
 }
 
 impl Drop for Tape<'_> {
@@ -909,12 +1026,35 @@ impl Tape<'_> {
                 bufs[slot].set_f64(o.offset, v);
             }
         }
+        if let Some(r) = &mut self.replay {
+            if r.reversed {
+                // The last reverse sweep recorded over the forward sweep's
+                // tape (checkpointed loops, joint calls): record it again.
+                self.session.rewind(&r.start_mark);
+                held.put(&r.start_globals)?;
+                let mut start = r.start_bufs.clone();
+                self.session
+                    .call_held(held, self.adjoint.procs.forward, &mut start)?;
+                self.mark = self.session.mark();
+            }
+            r.reversed = true;
+        }
         self.session.rewind(&self.mark);
         if self.restore_first {
             held.put(&self.globals)?;
         }
         self.session
             .call_held(held, self.adjoint.procs.reverse, bufs)?;
+        // The counters restart at 0 with every sweep: the reverse sweep's
+        // snapshot bytes are relative to those the forward sweep left held.
+        let [recomputed, _, peak] = self.adjoint.checkpoint_counters(held);
+        let s = &mut self.stats;
+        s.forward_steps_recomputed = recomputed.max(0) as u64;
+        s.snapshots_peak_bytes = s
+            .snapshots_peak_bytes
+            .max((self.ckp[1] + peak).max(0) as u64);
+        s.tape_peak_bytes = 8 * self.session.peaks().iter().sum::<u64>();
+        s.tape_mapped_bytes = self.session.mapped_bytes();
         held.put(&self.globals)?;
         Ok(self
             .wrt

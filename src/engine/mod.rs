@@ -837,6 +837,29 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// The peak depth of each stack since the runtime was created (exact
+    /// in the interpreter; in compiled code sampled when a stack changes
+    /// segment and at the end of every call, so exact to within a segment).
+    pub(crate) fn peaks(&self) -> [u64; 3] {
+        let kinds = [StackKind::Value, StackKind::Integer, StackKind::Control];
+        match &self.run {
+            SessionRun::Jit { runtime, .. } => kinds.map(|k| runtime.stack_stats(k).peak),
+            SessionRun::Interp(interp) => kinds.map(|k| interp.stack_peak(k) as u64),
+        }
+    }
+
+    /// Bytes of stack memory mapped (compiled code; the interpreter's
+    /// stacks are vectors: their peak bytes).
+    pub(crate) fn mapped_bytes(&self) -> u64 {
+        match &self.run {
+            SessionRun::Jit { runtime, .. } => {
+                let s = runtime.stats();
+                s.value.mapped_bytes + s.integer.mapped_bytes + s.control.mapped_bytes
+            }
+            SessionRun::Interp(_) => 8 * self.peaks().iter().sum::<u64>(),
+        }
+    }
+
     /// Current depth of each stack.
     pub(crate) fn depths(&self) -> [u64; 3] {
         match &self.run {

@@ -83,6 +83,23 @@ pub struct LogicalStmt {
 }
 
 impl LogicalStmt {
+    /// A statement of one line of text written at `span` (lower-cased
+    /// outside character literals is the caller's business): the arguments
+    /// of source directives, which live in comments.
+    pub fn at(text: &str, span: Span) -> LogicalStmt {
+        LogicalStmt {
+            label: None,
+            label_span: span,
+            text: text.to_string(),
+            file: span.file,
+            segments: vec![Segment {
+                offset: 0,
+                line: span.line,
+                col: span.col,
+            }],
+        }
+    }
+
     /// The source position of byte `offset` of [`LogicalStmt::text`] (the end
     /// of the text maps just past its last character).
     pub fn span_at(&self, offset: usize) -> Span {

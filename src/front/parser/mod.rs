@@ -95,6 +95,21 @@ fn parse_statements(
 
 type PResult<T> = Result<T, Diagnostic>;
 
+/// Parses `text`, written at `span` (inside a comment), as one expression:
+/// the arguments of source directives such as `!$AD BINOMIAL-CKP`.
+pub(crate) fn parse_expression(text: &str, span: Span) -> Result<Expr, Diagnostic> {
+    let stmt = LogicalStmt::at(&text.to_ascii_lowercase(), span);
+    let mut toks = Vec::new();
+    lex_into(&stmt, &mut toks)?;
+    let mut matching = Vec::new();
+    compute_matching(&toks, &mut matching);
+    let mut p = StmtParser::new(&stmt, &toks, &matching);
+    p.what = "directive argument";
+    let e = p.expr()?;
+    p.expect_end()?;
+    Ok(e)
+}
+
 /// A statement's text without blanks, and without a leading construct name
 /// (`outer:`).
 fn compact_text(text: &str) -> String {

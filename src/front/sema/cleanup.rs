@@ -117,6 +117,18 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
         };
         p.blocks.push(block);
     }
+    // A checkpointed loop keeps its mark only when all its blocks remain.
+    p.checkpoints = std::mem::take(&mut p.checkpoints)
+        .into_iter()
+        .filter_map(|mut c| {
+            let map = |b: BlockId| block_map.get(&b).copied();
+            c.header = map(c.header)?;
+            c.body = map(c.body)?;
+            c.latch = map(c.latch)?;
+            c.exit = map(c.exit)?;
+            Some(c)
+        })
+        .collect();
     p
 }
 

@@ -235,6 +235,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Set just before lowering a call through the dummy procedure at
     /// this position: the call passes its environment group.
     pub via_slot: Option<usize>,
+    /// The `!$AD BINOMIAL-CKP` directive (arguments, position) of the DO
+    /// statement being lowered, taken by its loop.
+    pub pending_checkpoint: Option<(Vec<Expr>, Span)>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -283,6 +286,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             arg_temps: Vec::new(),
             env: Vec::new(),
             via_slot: None,
+            pending_checkpoint: None,
         }
     }
 

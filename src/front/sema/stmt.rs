@@ -12,7 +12,7 @@ use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
 use super::scope::{StructDecl, Sym};
 use super::Target;
 use adjit_ir::{
-    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind,
+    BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Rounding, RuntimeErrorKind, Span,
     Terminator, Type, Value, VarId,
 };
 
@@ -90,9 +90,12 @@ impl Lowerer<'_, '_> {
                 end,
                 step,
                 body,
-            } => self.do_loop(name.as_ref(), var, start, end, step.as_ref(), &mut |l| {
-                l.stmts(body)
-            }),
+            } => {
+                self.pending_checkpoint = self.checkpoint_directive(s.span);
+                self.do_loop(name.as_ref(), var, start, end, step.as_ref(), &mut |l| {
+                    l.stmts(body)
+                })
+            }
             StmtKind::DoWhile { name, cond, body } => {
                 let (header, inner, exit) = (self.block(), self.block(), self.block());
                 self.jump(header);
@@ -236,7 +239,14 @@ impl Lowerer<'_, '_> {
                 self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(msg)));
                 Ok(())
             }
-            StmtKind::Call { name, args } => self.call_stmt(name, args),
+            StmtKind::Call { name, args } => {
+                if self.directive_line(s.span).is_some_and(|(_, _, text)| {
+                    text.split_whitespace().next() == Some("nocheckpoint")
+                }) {
+                    self.proc.split_calls.push(s.span);
+                }
+                self.call_stmt(name, args)
+            }
             StmtKind::Adf(b) => self.adf_stmt(b),
             StmtKind::SelectCase {
                 name: _,
@@ -344,6 +354,7 @@ impl Lowerer<'_, '_> {
         step: Option<&Expr>,
         body: &mut dyn FnMut(&mut Self),
     ) -> R<()> {
+        let directive = self.pending_checkpoint.take();
         for e in [Some(start), Some(end), step].into_iter().flatten() {
             self.hoist(e)?;
         }
@@ -372,6 +383,10 @@ impl Lowerer<'_, '_> {
             self.terminate(Terminator::Fail(RuntimeErrorKind::DivideByZero));
             return Ok(());
         }
+        let mark = match directive {
+            Some(d) => Some(self.checkpoint_counts(d, (s, e, st), t, var)?),
+            None => None,
+        };
         self.emit(Inst::Store(v, s), None);
         let step_var = self.temp("step", t);
         self.emit(Inst::Store(step_var, st), None);
@@ -389,6 +404,17 @@ impl Lowerer<'_, '_> {
             then_dest: inner,
             else_dest: exit,
         });
+        if let Some((trips, snapshots, span)) = mark {
+            self.proc.checkpoints.push(adjit_ir::CheckpointLoop {
+                header,
+                body: inner,
+                latch,
+                exit,
+                trips,
+                snapshots,
+                span,
+            });
+        }
         self.loop_body(name, latch, exit, inner, body);
         // The latch: increment the DO variable, count the trip.
         let after = self.cur;
@@ -478,6 +504,109 @@ impl Lowerer<'_, '_> {
         let trip_var = self.temp("trip", trip_t);
         self.emit(Inst::Store(trip_var, trip), None);
         LoopCounter::Trips(trip_var)
+    }
+
+    /// The `!$AD BINOMIAL-CKP` directive written on the line before the
+    /// statement at `span` (blank lines between are allowed), if any:
+    /// its arguments, each an expression written without blanks, and its
+    /// position. Other `!$AD` directives are left to their own statements.
+    pub(super) fn checkpoint_directive(&mut self, span: Span) -> Option<(Vec<Expr>, Span)> {
+        let (line, start, lower) = self.directive_line(span)?;
+        let words: Vec<&str> = lower.split_whitespace().collect();
+        if words.first() != Some(&"binomial-ckp") {
+            return None;
+        }
+        let at = |offset: usize| Span {
+            file: span.file,
+            line,
+            col: (start + offset) as u32 + 1,
+        };
+        let directive_span = at(0);
+        let mut args = Vec::new();
+        let mut search = lower.find("binomial-ckp").unwrap_or(0) + "binomial-ckp".len();
+        for word in &words[1..] {
+            let offset = lower[search..].find(word).map_or(search, |o| search + o);
+            search = offset + word.len();
+            match crate::front::parser::parse_expression(word, at(offset + "!$ad".len())) {
+                Ok(e) => args.push(e),
+                Err(d) => {
+                    self.out.diags.push(d);
+                    return None;
+                }
+            }
+        }
+        if args.len() > 3 {
+            self.err(
+                args[3].span,
+                "BINOMIAL-CKP takes at most three arguments (nsteps nsnapshots first)",
+            );
+            return None;
+        }
+        Some((args, directive_span))
+    }
+
+    /// The `!$AD` directive on the line before the statement at `span`
+    /// (blank lines between are allowed): its line, the column offset of
+    /// its `!`, and its lower-cased text after `!$ad`.
+    fn directive_line(&self, span: Span) -> Option<(u32, usize, String)> {
+        let map = self.prog.map;
+        let mut line = span.line;
+        let text = loop {
+            line = line.checked_sub(1).filter(|&l| l > 0)?;
+            let text = map.line(span.file, line)?;
+            if !text.trim().is_empty() {
+                break text;
+            }
+        };
+        let start = text.len() - text.trim_start().len();
+        let lower = text.trim_start().to_ascii_lowercase();
+        let after = lower.strip_prefix("!$ad")?;
+        Some((line, start, after.to_string()))
+    }
+
+    /// For a DO loop under `!$AD BINOMIAL-CKP`: stores its trip count and
+    /// the directive's snapshot count in I64 temporaries (evaluating every
+    /// argument, so that a bad one is reported).
+    fn checkpoint_counts(
+        &mut self,
+        (args, span): (Vec<Expr>, Span),
+        (s, e, st): (Value, Value, Value),
+        t: Type,
+        var: &Name,
+    ) -> R<(VarId, Option<VarId>, Span)> {
+        if !t.is_int() {
+            return Err(self.err(
+                var.span,
+                format!(
+                    "BINOMIAL-CKP needs an integer DO variable; `{}` is not one",
+                    var.text
+                ),
+            ));
+        }
+        let w = Type::I64;
+        let (s, e, st) = (
+            self.convert(s, t, w),
+            self.convert(e, t, w),
+            self.convert(st, t, w),
+        );
+        let diff = self.val(Inst::Binary(BinaryOp::Sub, e, s), w);
+        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st), w);
+        let q = self.val(Inst::Binary(BinaryOp::Div, num, st), w);
+        let zero = self.int(0, w);
+        let n = self.val(Inst::Binary(BinaryOp::Max, q, zero), w);
+        let trips = self.temp("ckp_trips", w);
+        self.emit(Inst::Store(trips, n), None);
+        let mut snapshots = None;
+        for (i, arg) in args.iter().enumerate() {
+            self.hoist(arg)?;
+            let value = self.num_as(arg, w)?;
+            if i == 1 {
+                let var = self.temp("ckp_snapshots", w);
+                self.emit(Inst::Store(var, value), None);
+                snapshots = Some(var);
+            }
+        }
+        Ok((trips, snapshots, span))
     }
 
     fn int_or_float(&mut self, v: i64, t: Type) -> Value {
