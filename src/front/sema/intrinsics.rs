@@ -327,7 +327,7 @@ impl Lowerer<'_, '_> {
                     .map(|(v, t)| Operand::Num(v, t));
             }
             How::Transform
-                if self.transform_kind(e) == Some(super::transform::Transform::Positional) =>
+                if self.transform_kind(e) == Some(super::lowerer::Transform::Positional) =>
             {
                 return self.positional_element(e, name, args);
             }

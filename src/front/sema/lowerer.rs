@@ -161,6 +161,28 @@ pub(crate) struct CopyBack {
     pub extents: Vec<VarId>,
 }
 
+/// How an array-valued intrinsic reference is lowered.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Transform {
+    /// Its argument read at another position.
+    Positional,
+    /// A loop per element, into a scalar temporary.
+    Looped,
+}
+
+/// Where the arguments of a positional intrinsic are read for the element
+/// being computed (temporaries filled by `Lowerer::at_element` (the transform module)).
+#[derive(Clone, Debug)]
+pub(crate) struct Mapped {
+    /// The position in the (first) argument; empty for a scalar argument.
+    pub pos: Vec<VarId>,
+    /// EOSHIFT / RESHAPE with PAD=: true when the element comes from the
+    /// argument (else from BOUNDARY= or PAD=).
+    pub inside: Option<VarId>,
+    /// RESHAPE with PAD=: the position in PAD.
+    pub pad: Vec<VarId>,
+}
+
 /// A temporary prepared for an actual argument (by the section_arg
 /// module).
 pub(crate) struct ArgTemp {
@@ -225,7 +247,7 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub temp_structs: HashMap<String, StructDecl>,
     /// Where the arguments of positional array intrinsics are read for
     /// the element being computed (see the transform module).
-    pub mapped: HashMap<*const Expr, super::transform::Mapped>,
+    pub mapped: HashMap<*const Expr, Mapped>,
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,

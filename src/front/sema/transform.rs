@@ -33,30 +33,8 @@ use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
 use super::consts::promote;
 use super::intrinsics::is_reduction;
-use super::lowerer::{Lowerer, Operand, R};
+use super::lowerer::{Lowerer, Mapped, Operand, Transform, R};
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, Value, VarId};
-
-/// How an array-valued intrinsic reference is lowered.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Transform {
-    /// Its argument read at another position.
-    Positional,
-    /// A loop per element, into a scalar temporary.
-    Looped,
-}
-
-/// Where the arguments of a positional intrinsic are read for the element
-/// being computed (temporaries filled by [`Lowerer::at_element`]).
-#[derive(Clone, Debug)]
-pub(crate) struct Mapped {
-    /// The position in the (first) argument; empty for a scalar argument.
-    pub pos: Vec<VarId>,
-    /// EOSHIFT / RESHAPE with PAD=: true when the element comes from the
-    /// argument (else from BOUNDARY= or PAD=).
-    pub inside: Option<VarId>,
-    /// RESHAPE with PAD=: the position in PAD.
-    pub pad: Vec<VarId>,
-}
 
 /// The argument keywords of each intrinsic handled here, in positional
 /// order.
@@ -591,7 +569,22 @@ impl Lowerer<'_, '_> {
     /// The walk of [`Self::at_element`]: `pos` holds the position of the
     /// element of `e` computed.
     fn walk_element(&mut self, e: &Expr, pos: &[VarId]) -> R<()> {
-        match self.transform_kind(e) {
+        let kind = self.transform_kind(e);
+        if kind.is_some() && self.rank_of(e) != pos.len() {
+            let ExprKind::Apply { name, .. } = &e.kind else {
+                unreachable!("transform_kind gives calls only")
+            };
+            return Err(self.err(
+                e.span,
+                format!(
+                    "`{}` of rank {} in an expression of rank {}",
+                    name.text,
+                    self.rank_of(e),
+                    pos.len()
+                ),
+            ));
+        }
+        match kind {
             Some(Transform::Positional) => return self.map_positions(e, pos),
             Some(Transform::Looped) => {
                 let v = self.looped_element(e, pos)?;
