@@ -81,6 +81,12 @@ impl Lowerer<'_, '_> {
         };
         let _ = span;
         match adjit_ir::io::parse_format(&text) {
+            Ok(f) if format_width(&f) > MAX_FORMAT_WIDTH => Err(self.err(
+                at,
+                format!(
+                    "invalid format: its counts, widths and precisions ask for more than {MAX_FORMAT_WIDTH} characters"
+                ),
+            )),
             Ok(_) => Ok(Some(text)),
             Err(m) => Err(self.err(at, format!("invalid format: {m}"))),
         }
@@ -185,4 +191,32 @@ impl Lowerer<'_, '_> {
     fn io_get(&mut self, ty: Type) -> adjit_ir::Value {
         self.emit(Inst::Io(IoOp::Get), Some(ty))
     }
+}
+
+/// The most characters one pass through a format may ask for (repeat
+/// counts times widths, precisions and X counts): a larger one
+/// (`f6.9223372036854775807`, `9223372008x`) is refused, not written.
+const MAX_FORMAT_WIDTH: u128 = 1 << 24;
+
+/// An upper bound of the characters one pass through `format` writes.
+fn format_width(format: &[(usize, adjit_ir::io::Edit)]) -> u128 {
+    use adjit_ir::io::Edit;
+    format
+        .iter()
+        .map(|(r, e)| {
+            let one = match e {
+                Edit::I(w, m) => *w as u128 + m.unwrap_or(0) as u128,
+                Edit::F(w, d) => *w as u128 + *d as u128,
+                Edit::E(w, d, x, _) | Edit::G(w, d, x) => {
+                    *w as u128 + *d as u128 + x.unwrap_or(0) as u128
+                }
+                Edit::A(w) => w.unwrap_or(0) as u128,
+                Edit::L(w) | Edit::X(w) => *w as u128,
+                Edit::Lit(l) => l.len() as u128,
+                Edit::Group(g) => format_width(g),
+                Edit::P(_) | Edit::Slash | Edit::Colon => 0,
+            };
+            (*r as u128).saturating_mul(one.max(1))
+        })
+        .fold(0u128, u128::saturating_add)
 }
