@@ -91,6 +91,7 @@ impl LogicalStmt {
             label: None,
             label_span: span,
             text: text.to_string(),
+            fixed: false,
             file: span.file,
             segments: vec![Segment {
                 offset: 0,
