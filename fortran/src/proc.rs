@@ -62,6 +62,31 @@ struct Printer<'c, 'a> {
     read: HashSet<VarId>,
     /// Variables that something names.
     named: HashSet<VarId>,
+    /// The procedure reaches itself through calls (printed RECURSIVE).
+    recursive: bool,
+}
+
+/// True when procedure `id` of `module` calls itself, directly or through
+/// other procedures.
+fn reaches_itself(module: &adjit_ir::Module, id: ProcId) -> bool {
+    let mut seen = HashSet::new();
+    let mut todo = vec![id];
+    while let Some(p) = todo.pop() {
+        let Some(proc) = module.procs.get(p.index()) else {
+            continue;
+        };
+        for inst in &proc.insts {
+            if let Inst::Call(c, _) = &inst.kind {
+                if *c == id {
+                    return true;
+                }
+                if seen.insert(*c) {
+                    todo.push(*c);
+                }
+            }
+        }
+    }
+    false
 }
 
 impl<'c, 'a> Printer<'c, 'a> {
@@ -85,6 +110,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             last_line: None,
             read: HashSet::new(),
             named: HashSet::new(),
+            recursive: reaches_itself(module, id),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -1063,7 +1089,12 @@ impl<'c, 'a> Printer<'c, 'a> {
             .iter()
             .map(|p| self.names[p.index()].clone())
             .collect();
-        head.push(format!("subroutine {}({})", self.name, params.join(", ")));
+        let prefix = if self.recursive { "recursive " } else { "" };
+        head.push(format!(
+            "{prefix}subroutine {}({})",
+            self.name,
+            params.join(", ")
+        ));
         head.push("  use adjit_support".to_string());
         let mut uses_modules = Vec::new();
         for (m, items) in &self.uses {

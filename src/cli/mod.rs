@@ -285,7 +285,9 @@ pub(crate) fn arguments(
             .collect::<Result<Vec<usize>, _>>()
             .map_err(|_| format!("--extent {name}= needs non-negative integers, not `{n}`"))?;
         match shape.as_slice() {
-            [n] if args.rank(name.trim())? <= 1 => args.set_extent(name.trim(), *n)?,
+            // One value: the last (assumed) extent, as for `x(*)` and
+            // `a(ld, *)`.
+            [n] => args.set_extent(name.trim(), *n)?,
             _ => args.set_shape(name.trim(), &shape)?,
         }
     }
