@@ -7,6 +7,9 @@
 //! [`CostFunction::cost`] (one primal call) and [`Gradient::gradient`]
 //! (one forward and one reverse sweep); both start from a copy of the fixed
 //! arguments, so an evaluation never sees what another left in them.
+//! [`Problem::with_hessian`] adds the Hessian (tangent over adjoint), for
+//! argmin's second-order solvers (Newton-CG, trust region) through
+//! [`argmin::core::Hessian`].
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,7 +39,7 @@
 use argmin::core::{CostFunction, Gradient};
 
 use crate::ad::adjoint::AdjointOptions;
-use crate::engine::{Adjoint, Args, Engine, Error, ErrorKind, Procedure, Selection};
+use crate::engine::{Adjoint, Args, Engine, Error, ErrorKind, Hessian, Procedure, Selection};
 
 /// A scalar output of a Fortran entry, minimized over one of its REAL
 /// arguments, with the adjoint as its gradient.
@@ -46,6 +49,7 @@ pub struct Problem {
     fixed: Args,
     of: String,
     wrt: String,
+    hessian: Option<Hessian>,
 }
 
 impl Problem {
@@ -71,7 +75,37 @@ impl Problem {
             fixed,
             of: of.to_string(),
             wrt: wrt.to_string(),
+            hessian: None,
         })
+    }
+
+    /// The same problem with its Hessian compiled too (tangent over
+    /// adjoint, up to 8 directions per sweep), for argmin's second-order
+    /// solvers; `entry` as given to [`Problem::new`].
+    pub fn with_hessian(mut self, engine: &Engine, entry: Option<&str>) -> Result<Problem, Error> {
+        let (of, wrt) = (Selection::parse(&self.of)?, Selection::parse(&self.wrt)?);
+        let n = crate::engine::element_count(&self.fixed, std::slice::from_ref(&wrt))?;
+        self.hessian = Some(engine.hessian(
+            entry,
+            &[of],
+            &[wrt],
+            n.clamp(1, 8),
+            &AdjointOptions::default(),
+        )?);
+        Ok(self)
+    }
+
+    /// The Hessian of the objective at `x`, by rows.
+    pub fn hessian_at(&self, x: &[f64]) -> Result<Vec<Vec<f64>>, Error> {
+        let hessian = self.hessian.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorKind::Usage,
+                "the problem has no Hessian: build it with `Problem::with_hessian`".to_string(),
+            )
+        })?;
+        let h = hessian.hessian(&self.args_at(x)?)?;
+        let n = h.n();
+        Ok((0..n).map(|r| h.matrix[r * n..(r + 1) * n].to_vec()).collect())
     }
 
     /// The fixed arguments with `wrt` set to `x`.
@@ -124,5 +158,14 @@ impl Gradient for Problem {
 
     fn gradient(&self, x: &Vec<f64>) -> Result<Vec<f64>, argmin::core::Error> {
         Ok(self.value_and_gradient(x)?.1)
+    }
+}
+
+impl argmin::core::Hessian for Problem {
+    type Param = Vec<f64>;
+    type Hessian = Vec<Vec<f64>>;
+
+    fn hessian(&self, x: &Vec<f64>) -> Result<Vec<Vec<f64>>, argmin::core::Error> {
+        Ok(self.hessian_at(x)?)
     }
 }

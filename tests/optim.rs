@@ -107,3 +107,69 @@ fn a_wrong_parameter_is_an_error_not_a_panic() {
     let e = problem.value(&[1.0, 2.0]).unwrap_err();
     assert!(e.to_string().contains("`x` is a scalar"), "{e}");
 }
+
+/// Newton-CG with the Hessian from tangent over adjoint: the extended
+/// Rosenbrock function, from the classical start (-1.2, 1, ...), reaches
+/// the minimizer (1, ..., 1) to 1e-10 in few iterations, and the Hessian
+/// there is the analytic one.
+#[test]
+fn newton_cg_with_the_hessian_finds_rosenbrocks_minimum() {
+    use argmin::solver::newton::NewtonCG;
+    let engine = Engine::from_source(
+        "rosen.f90",
+        "subroutine rosen(n, x, f)
+  integer n, i
+  double precision x(n), f
+  f = 0d0
+  do i = 1, n - 1
+    f = f + 100d0*(x(i+1) - x(i)**2)**2 + (1d0 - x(i))**2
+  end do
+end subroutine",
+    )
+    .unwrap();
+    let n = 6;
+    let mut args = engine.procedure(None).unwrap().args();
+    args.set_scalar("n", n as f64).unwrap();
+    let problem = Problem::new(&engine, None, "f", "x", args)
+        .unwrap()
+        .with_hessian(&engine, None)
+        .unwrap();
+    let start: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { -1.2 } else { 1.0 }).collect();
+    let solver = NewtonCG::new(MoreThuenteLineSearch::new()).with_tolerance(1e-12).unwrap();
+    let result = Executor::new(problem, solver)
+        .configure(|state| state.param(start).max_iters(200))
+        .run()
+        .expect("runs");
+    let x = result.state().get_best_param().expect("a minimizer").clone();
+    let iterations = result.state().get_iter();
+    let problem = result.problem.problem.expect("the problem is handed back");
+    for (i, xi) in x.iter().enumerate() {
+        assert!((xi - 1.0).abs() < 1e-8, "x({}) = {xi} after {iterations} iterations", i + 1);
+    }
+    // At the minimizer: 802 and 200 on the diagonal (the ends 802 / 200,
+    // the inside 1002), -400 beside it.
+    let h = problem.hessian_at(&x).unwrap();
+    let hx = problem.hessian_at(&vec![1.0; n]).unwrap();
+    for r in 0..n {
+        for c in 0..n {
+            let exact = if r == c {
+                (if r > 0 { 200.0 } else { 0.0 }) + (if r + 1 < n { 802.0 } else { 0.0 })
+            } else if r.abs_diff(c) == 1 {
+                -400.0
+            } else {
+                0.0
+            };
+            assert!((hx[r][c] - exact).abs() <= 1e-12 * exact.abs().max(1.0), "H({r},{c}) = {} vs {exact}", hx[r][c]);
+            assert!((h[r][c] - exact).abs() <= 1e-4 * exact.abs().max(1.0));
+        }
+    }
+}
+
+/// Asking a problem built without its Hessian for one is an error, not a
+/// panic.
+#[test]
+fn a_problem_without_its_hessian_says_so() {
+    let problem = problem(4);
+    let err = problem.hessian_at(&[0.0; 16]).unwrap_err();
+    assert!(err.to_string().contains("with_hessian"), "{err}");
+}
