@@ -84,14 +84,8 @@ impl Problem {
     /// solvers; `entry` as given to [`Problem::new`].
     pub fn with_hessian(mut self, engine: &Engine, entry: Option<&str>) -> Result<Problem, Error> {
         let (of, wrt) = (Selection::parse(&self.of)?, Selection::parse(&self.wrt)?);
-        let n = crate::engine::element_count(&self.fixed, std::slice::from_ref(&wrt))?;
-        self.hessian = Some(engine.hessian(
-            entry,
-            &[of],
-            &[wrt],
-            n.clamp(1, 8),
-            &AdjointOptions::default(),
-        )?);
+        // 0 directions: as many per sweep as inputs, up to 8.
+        self.hessian = Some(engine.hessian(entry, &[of], &[wrt], 0, &AdjointOptions::default())?);
         Ok(self)
     }
 
@@ -105,7 +99,9 @@ impl Problem {
         })?;
         let h = hessian.hessian(&self.args_at(x)?)?;
         let n = h.n();
-        Ok((0..n).map(|r| h.matrix[r * n..(r + 1) * n].to_vec()).collect())
+        Ok((0..n)
+            .map(|r| h.matrix[r * n..(r + 1) * n].to_vec())
+            .collect())
     }
 
     /// The fixed arguments with `wrt` set to `x`.
