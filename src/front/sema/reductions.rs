@@ -191,6 +191,17 @@ impl Lowerer<'_, '_> {
         let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
         let arrays = r.arrays.clone();
         let i64t = Type::I64;
+        if r.dim.is_none() && (!matches!(which, "maxloc" | "minloc") || pos.is_empty()) {
+            // Taken as array-valued for a second positional argument that
+            // turned out to be a MASK (a logical scalar expression).
+            return Err(self.err(
+                e.span,
+                format!(
+                    "`{which}` with a logical second argument of a rank {rank} array: \
+                     write it as `mask=`"
+                ),
+            ));
+        }
         let Some(d) = r.dim else {
             // MAXLOC / MINLOC of the whole array: every subscript of the
             // extreme element, the one at `pos` returned.
