@@ -7,7 +7,9 @@
 //! form, and the paper's Listing 1 (`examples/eqlbrm.f`) against the
 //! equilibrium worked out by hand.
 
-use adjit::engine::{Args, Engine, Selection};
+mod common;
+use adjit::engine::{Engine, Selection};
+use common::scalar::{central, close, run};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -15,36 +17,8 @@ fn sel(s: &str) -> Vec<Selection> {
     Selection::parse_list(s).expect("selection")
 }
 
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
-}
-
 fn fixed(src: &str) -> Engine {
     Engine::from_source("nested.f", src).expect("compile")
-}
-
-/// Calls `entry` with the scalar inputs set; returns the argument list.
-fn run(engine: &Engine, entry: &str, inputs: &[(&str, f64)]) -> Args {
-    let p = engine.procedure(Some(entry)).expect("procedure");
-    let mut args = p.args();
-    for (n, v) in inputs {
-        args.set_scalar(n, *v).expect("set");
-    }
-    p.call(&mut args).expect("call");
-    args
-}
-
-/// Central difference of output `of` of `entry` in input `wrt`.
-fn central(engine: &Engine, entry: &str, inputs: &[(&str, f64)], wrt: &str, of: &str) -> f64 {
-    let h = 1e-6;
-    let at = |delta: f64| {
-        let shifted: Vec<(&str, f64)> = inputs
-            .iter()
-            .map(|&(n, v)| (n, if n == wrt { v + delta } else { v }))
-            .collect();
-        run(engine, entry, &shifted).scalar(of).expect("output")
-    };
-    (at(h) - at(-h)) / (2.0 * h)
 }
 
 /// A derivative template (`DERIV1` of Listing 1, double precision) and a

@@ -4,3 +4,4 @@
 pub mod check;
 pub mod cli;
 pub mod corpus;
+pub mod scalar;
