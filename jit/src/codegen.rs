@@ -67,6 +67,10 @@ pub struct JitOptions {
     /// limit of its [`crate::runtime::Limits`] (default false: no code is
     /// emitted for it, and a time limit has no effect).
     pub time_checks: bool,
+    /// Inline small non-recursive callees before lowering (default true;
+    /// see [`crate::opt::inline`]). Off, every call stays a native call,
+    /// which counts toward the call-depth limit.
+    pub inline: bool,
 }
 
 impl Default for JitOptions {
@@ -74,6 +78,7 @@ impl Default for JitOptions {
         JitOptions {
             bounds_checks: true,
             time_checks: false,
+            inline: true,
         }
     }
 }
@@ -114,6 +119,8 @@ pub struct CompiledModule {
     jit: Mutex<Option<JITModule>>,
     entries: Vec<usize>,
     module: ir::Module,
+    /// Where the inlined code of `module` came from (for error reports).
+    origins: crate::opt::inline::Origins,
     /// The globals' storage (possibly shared with other modules of the same
     /// program) and the lock held by every call when there are globals.
     globals: GlobalStore,
@@ -516,9 +523,20 @@ impl CompiledModule {
         } else {
             span
         };
+        // Code inlined from another procedure fails in its name.
+        let from = if e.kind == code::CALL_DEPTH {
+            None
+        } else if e.site >= 0 {
+            self.origins.inst(ProcId(e.proc.max(0) as u32), e.site as u32)
+        } else if e.kind == code::FAIL {
+            self.origins
+                .block(ProcId(e.proc.max(0) as u32), (-1 - e.site) as u32)
+        } else {
+            None
+        };
         RuntimeError {
             kind,
-            proc,
+            proc: from.unwrap_or(proc),
             span,
             var: var_name(e.var),
             detail,
@@ -617,7 +635,7 @@ fn compile_module(
             .collect::<Vec<_>>()
             .join("; "),
     })?;
-    let optimized = crate::opt::optimize(module);
+    let (optimized, origins) = crate::opt::optimize_with(module, options.inline);
     let module = &optimized;
     let isa = host_isa()?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
@@ -702,6 +720,7 @@ fn compile_module(
         jit: Mutex::new(guard.0.take()),
         entries,
         module: module.clone(),
+        origins,
         globals,
         _literals: literals,
     })

@@ -1,5 +1,6 @@
-//! The IR optimisations run before lowering: jump-chain merging ([`merge`]),
-//! then block-local value numbering (this module).
+//! The IR optimisations run before lowering: inlining of small
+//! non-recursive callees ([`inline`], optional), jump-chain merging
+//! ([`merge`]), then block-local value numbering (this module).
 //!
 //! It rewrites the IR it is given for code generation only, without knowing
 //! where that IR came from.
@@ -28,6 +29,7 @@
 use crate::ir::{Const, Inst, Module, Proc, Storage, Type, Value, VarId};
 use std::collections::HashMap;
 
+pub mod inline;
 pub mod merge;
 
 /// What identifies a replaceable computation.
@@ -48,12 +50,26 @@ enum Key {
 /// every procedure. Instruction handles (and so spans) are unchanged; blocks
 /// are renumbered, block instruction lists shrink and operands are renamed.
 pub fn optimize(module: &Module) -> Module {
+    optimize_with(module, false).0
+}
+
+/// Like [`optimize`], first inlining small non-recursive callees when
+/// `inline` is set ([`inline::inline_module`]). Returns the optimized
+/// module and where its inlined code came from (the procedure a runtime
+/// error in it must name), with blocks numbered as in the result.
+pub fn optimize_with(module: &Module, inline: bool) -> (Module, inline::Origins) {
     let mut out = module.clone();
-    for proc in &mut out.procs {
-        merge::merge_blocks(proc);
+    let mut origins = if inline && std::env::var_os("ADJIT_NO_INLINE").is_none() {
+        inline::inline_module(&mut out)
+    } else {
+        inline::Origins::default()
+    };
+    for (i, proc) in out.procs.iter_mut().enumerate() {
+        let carried = merge::merge_blocks(proc);
+        origins.renumber_blocks(crate::ir::ProcId(i as u32), &carried);
         number_values(proc);
     }
-    out
+    (out, origins)
 }
 
 /// The variables a store to `var` may also change: itself and every

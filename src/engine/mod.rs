@@ -174,6 +174,11 @@ pub struct Options {
     /// arrays) and each argument the engine allocates may take (default:
     /// the machine's physical memory).
     pub memory_limit: usize,
+    /// Inline small non-recursive procedures into their callers before
+    /// native compilation (default on; see `adjit::jit::opt::inline`). Off
+    /// keeps every call a native call, counted by the call-depth limit:
+    /// useful to debug the JIT or to test call depth exactly.
+    pub inline: bool,
 }
 
 impl Options {
@@ -205,6 +210,7 @@ impl Default for Options {
             stack_size: None,
             timeout: None,
             memory_limit: default_memory_limit(),
+            inline: true,
         }
     }
 }
@@ -601,6 +607,7 @@ impl Executor {
                 let jit_options = JitOptions {
                     bounds_checks: options.bounds_checks,
                     time_checks: options.timeout.is_some(),
+                    inline: options.inline,
                 };
                 let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
                     .map_err(|e| {

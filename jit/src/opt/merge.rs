@@ -13,8 +13,10 @@
 use crate::ir::{BlockId, Proc, Terminator};
 
 /// Merges jump chains in `proc` and drops the absorbed blocks, renumbering
-/// the rest in order. The entry block (block 0) is never absorbed.
-pub fn merge_blocks(proc: &mut Proc) {
+/// the rest in order. The entry block (block 0) is never absorbed. Returns,
+/// for each block of the result, the old block whose terminator it ends
+/// with (the last block of its chain).
+pub fn merge_blocks(proc: &mut Proc) -> Vec<BlockId> {
     let n = proc.blocks.len();
     let mut preds = vec![0usize; n];
     for block in &proc.blocks {
@@ -25,6 +27,7 @@ pub fn merge_blocks(proc: &mut Proc) {
         }
     }
     let mut absorbed = vec![false; n];
+    let mut carried: Vec<BlockId> = (0..n as u32).map(BlockId).collect();
     for a in 0..n {
         if absorbed[a] {
             continue;
@@ -41,10 +44,11 @@ pub fn merge_blocks(proc: &mut Proc) {
             into.insts.extend(moved);
             into.term = term;
             into.term_span = span;
+            carried[a] = carried[b];
         }
     }
     if !absorbed.contains(&true) {
-        return;
+        return carried;
     }
     let mut new_id = vec![0u32; n];
     let mut next = 0u32;
@@ -64,6 +68,10 @@ pub fn merge_blocks(proc: &mut Proc) {
             block
         })
         .collect();
+    (0..n)
+        .filter(|&i| !absorbed[i])
+        .map(|i| carried[i])
+        .collect()
 }
 
 /// Applies `to` to every destination of `term`.
