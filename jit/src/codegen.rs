@@ -527,7 +527,8 @@ impl CompiledModule {
         let from = if e.kind == code::CALL_DEPTH {
             None
         } else if e.site >= 0 {
-            self.origins.inst(ProcId(e.proc.max(0) as u32), e.site as u32)
+            self.origins
+                .inst(ProcId(e.proc.max(0) as u32), e.site as u32)
         } else if e.kind == code::FAIL {
             self.origins
                 .block(ProcId(e.proc.max(0) as u32), (-1 - e.site) as u32)

@@ -367,7 +367,12 @@ fn inline_one(
     };
     // Split the block: the call and what follows leave `b`.
     let mut tail = caller.blocks[b.index()].insts.split_off(site.at);
-    tail.remove(0);
+    // The call's handle stays in the block as a dead constant, so the
+    // arena keeps no instruction outside a block.
+    let call = tail.remove(0);
+    caller.insts[call.index()].kind = Inst::Const(Const::Int(0));
+    caller.insts[call.index()].ty = Some(Type::I64);
+    caller.blocks[b.index()].insts.push(call);
     let cont = caller.add_block();
     let term = std::mem::replace(
         &mut caller.blocks[b.index()].term,
@@ -454,7 +459,9 @@ fn inline_one(
         let mut values: HashMap<Value, Value> = HashMap::new();
         for &v in &cblock.insts {
             let data = callee.inst(v);
-            let mut kind = data.kind.map_operands(|x| values.get(&x).copied().unwrap_or(x));
+            let mut kind = data
+                .kind
+                .map_operands(|x| values.get(&x).copied().unwrap_or(x));
             map_vars(&mut kind, |x| vars[x.index()]);
             let nv = caller.push_inst(nb, kind, data.ty, data.span);
             values.insert(v, nv);
@@ -536,5 +543,219 @@ fn map_vars(inst: &mut Inst, f: impl Fn(VarId) -> VarId) {
         | Inst::Select(..)
         | Inst::Push(..)
         | Inst::Pop(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ProcBuilder;
+    use crate::ir::interp::Interpreter;
+    use crate::ir::{BinaryOp, Buffer, CmpOp, RuntimeErrorKind, Span};
+
+    /// `twice(x, y)`: `t = x + x; if t > 100 stop; y = t` (a local, a
+    /// branch, a STOP).
+    fn twice() -> Proc {
+        let mut proc = Proc::new("twice");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let y = b.param("y", Type::F64, vec![]);
+        let t = b.local("t", Type::F64);
+        let before = b.load(t);
+        // `t` starts at zero in every activation.
+        let xv = b.load(x);
+        let sum = b.binary(BinaryOp::Add, xv, xv);
+        let sum = b.binary(BinaryOp::Add, sum, before);
+        b.store(t, sum);
+        let limit = b.fconst(Type::F64, 100.0);
+        let big = b.cmp(CmpOp::Gt, sum, limit);
+        let (stop, done) = (b.create_block(), b.create_block());
+        b.terminate(Terminator::Branch {
+            cond: big,
+            then_dest: stop,
+            else_dest: done,
+        });
+        b.switch_to_block(stop);
+        b.terminate(Terminator::Fail(RuntimeErrorKind::Stop(Some("big".into()))));
+        b.switch_to_block(done);
+        let tv = b.load(t);
+        b.store(y, tv);
+        b.ret();
+        proc.span = Span {
+            file: 0,
+            line: 10,
+            col: 1,
+        };
+        proc
+    }
+
+    /// `main(a, r)`: `k = a * 3; call twice(a, r); call twice(k + 1, s);
+    /// r = r + s + k` — a by-reference and a value argument, and a value
+    /// (`k`) computed before the calls and used after them.
+    fn program() -> Module {
+        let mut m = Module::default();
+        m.add_proc(twice());
+        let mut proc = Proc::new("main");
+        let mut b = ProcBuilder::new(&mut proc);
+        let a = b.param("a", Type::F64, vec![]);
+        let r = b.param("r", Type::F64, vec![]);
+        let s = b.local("s", Type::F64);
+        let av = b.load(a);
+        let three = b.fconst(Type::F64, 3.0);
+        let k = b.binary(BinaryOp::Mul, av, three);
+        b.call(ProcId(0), vec![CallArg::Var(a), CallArg::Var(r)]);
+        let one = b.fconst(Type::F64, 1.0);
+        let k1 = b.binary(BinaryOp::Add, k, one);
+        b.call(ProcId(0), vec![CallArg::Value(k1), CallArg::Var(s)]);
+        let (rv, sv) = (b.load(r), b.load(s));
+        let sum = b.binary(BinaryOp::Add, rv, sv);
+        let sum = b.binary(BinaryOp::Add, sum, k);
+        b.store(r, sum);
+        b.ret();
+        m.add_proc(proc);
+        m
+    }
+
+    fn calls(proc: &Proc) -> usize {
+        proc.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|&&v| matches!(proc.inst(v).kind, Inst::Call(..)))
+            .count()
+    }
+
+    fn run(m: &Module, a: f64) -> Result<Vec<Buffer>, crate::ir::RuntimeError> {
+        let mut args = vec![Buffer::F64(vec![a]), Buffer::F64(vec![0.0])];
+        Interpreter::new(m)
+            .call(ProcId(1), &mut args)
+            .map(|()| args)
+    }
+
+    #[test]
+    fn calls_are_inlined_and_evaluate_identically() {
+        let before = program();
+        let mut after = before.clone();
+        let origins = inline_module(&mut after);
+        crate::ir::verify::verify_module(&after).expect("inlined code verifies");
+        assert_eq!(calls(&after.procs[1]), 0, "both calls inlined");
+        assert_eq!(calls(&before.procs[1]), 2);
+        assert!(!origins.is_empty());
+        // `twice` itself is unchanged (it may be called from outside).
+        assert_eq!(
+            crate::ir::print::print_proc(&before, ProcId(0)),
+            crate::ir::print::print_proc(&after, ProcId(0))
+        );
+        // 2 * 2 + (3 * 2 + 1) * 2 + 3 * 2 = 24 at a = 2; a = 60 stops in
+        // the first call, a = 20 in the second.
+        for a in [2.0, -1.5, 0.0, 20.0, 60.0, f64::NAN] {
+            match (run(&before, a), run(&after, a)) {
+                (Ok(b), Ok(x)) => assert_eq!(format!("{b:?}"), format!("{x:?}"), "a = {a}"),
+                (Err(b), Err(x)) => {
+                    assert_eq!(b.kind, x.kind, "a = {a}");
+                    assert_eq!(b.span, x.span, "a = {a}");
+                }
+                (b, x) => panic!("a = {a}: {b:?} against {x:?}"),
+            }
+        }
+        assert_eq!(run(&after, 2.0).unwrap()[1], Buffer::F64(vec![24.0]));
+    }
+
+    #[test]
+    fn inlined_stops_remember_the_callee() {
+        let mut m = program();
+        let origins = inline_module(&mut m);
+        let main = &m.procs[1];
+        let fails: Vec<usize> = (0..main.blocks.len())
+            .filter(|&b| matches!(main.blocks[b].term, Terminator::Fail(_)))
+            .collect();
+        assert_eq!(fails.len(), 2, "one STOP per inlined call");
+        for b in fails {
+            assert_eq!(origins.block(ProcId(1), b as u32), Some(ProcId(0)));
+        }
+        let copied = main
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|v| origins.inst(ProcId(1), v.0).is_some())
+            .count();
+        assert!(copied >= 2 * size(&m.procs[0]));
+        // Renumbering after merging keeps the STOP blocks' origins.
+        let carried = super::super::merge::merge_blocks(&mut m.procs[1]);
+        let mut origins = origins;
+        origins.renumber_blocks(ProcId(1), &carried);
+        let main = &m.procs[1];
+        for (b, block) in main.blocks.iter().enumerate() {
+            let from = origins.block(ProcId(1), b as u32);
+            assert_eq!(
+                from.is_some(),
+                matches!(block.term, Terminator::Fail(_)),
+                "block {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn recursive_callees_and_element_arguments_keep_their_calls() {
+        let mut m = Module::default();
+        // `rec(n)`: calls itself.
+        let mut proc = Proc::new("rec");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I64, vec![]);
+        b.call(ProcId(0), vec![CallArg::Var(n)]);
+        b.ret();
+        m.add_proc(proc);
+        // `leaf(x)`: x = 1.
+        let mut proc = Proc::new("leaf");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let one = b.fconst(Type::F64, 1.0);
+        b.store(x, one);
+        b.ret();
+        m.add_proc(proc);
+        // `top(n, v)`: call rec(n); call leaf(v(1)).
+        let mut proc = Proc::new("top");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I64, vec![]);
+        let v = b.param("v", Type::F64, vec![ProcBuilder::const_dim(1, 2)]);
+        b.call(ProcId(0), vec![CallArg::Var(n)]);
+        let i = b.iconst(Type::I64, 1);
+        b.call(ProcId(1), vec![CallArg::Elem(v, vec![i])]);
+        b.ret();
+        m.add_proc(proc);
+        let before = m.clone();
+        let origins = inline_module(&mut m);
+        assert!(origins.is_empty());
+        for p in 0..3 {
+            let p = ProcId(p);
+            assert_eq!(
+                crate::ir::print::print_proc(&before, p),
+                crate::ir::print::print_proc(&m, p)
+            );
+        }
+    }
+
+    #[test]
+    fn budgets_bound_the_callee() {
+        // A callee of CALLEE_BUDGET + 1 instructions stays a call.
+        let mut m = Module::default();
+        let mut proc = Proc::new("big");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        for _ in 0..CALLEE_BUDGET.div_ceil(3) + 1 {
+            let v = b.load(x);
+            let w = b.binary(BinaryOp::Add, v, v);
+            b.store(x, w);
+        }
+        b.ret();
+        m.add_proc(proc);
+        let mut proc = Proc::new("top");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        b.call(ProcId(0), vec![CallArg::Var(x)]);
+        b.ret();
+        m.add_proc(proc);
+        assert!(size(&m.procs[0]) > CALLEE_BUDGET);
+        inline_module(&mut m);
+        assert_eq!(calls(&m.procs[1]), 1);
     }
 }
