@@ -6,7 +6,9 @@
 //! with ADIFOR 8.92 s. `cargo bench --bench eqlbrm` (N = 1000, the
 //! paper's, about N³ = 10⁹ innermost evaluations); `ADJIT_EQLBRM_N=100`
 //! for a shorter run. The work grows as N³, so the time for N = 1000 is
-//! also extrapolated from the shorter run when one is asked for.
+//! also extrapolated from the shorter run when one is asked for. Runs with
+//! N <= 300 (or with `ADJIT_EQLBRM_COMPARE` set) are repeated with the
+//! JIT's inliner off (`Options::inline`), for comparison.
 
 use adjit::engine::{Engine, Options};
 use std::time::Instant;
@@ -20,6 +22,39 @@ const DRIVER: &str = "
       END
 ";
 
+/// One timed run: compile (source to callable), run, and the results.
+struct Timing {
+    compile: f64,
+    run: f64,
+    astar: f64,
+    bstar: f64,
+}
+
+/// Compiles the listing with the driver and runs it for `n`, with the
+/// JIT's inliner on or off.
+fn time(sources: &[(String, String)], n: i64, inline: bool) -> Timing {
+    let options = Options {
+        inline,
+        ..Options::default()
+    };
+    let start = Instant::now();
+    let engine = Engine::from_sources(sources, options).expect("compile");
+    let p = engine.procedure(Some("driver")).expect("driver");
+    let compile = start.elapsed().as_secs_f64();
+    let mut args = p.args();
+    args.set_scalar("astar", 1.0).expect("astar");
+    args.set_scalar("bstar", 1.0).expect("bstar");
+    args.set_scalar("n", n as f64).expect("n");
+    let run = Instant::now();
+    p.call(&mut args).expect("run");
+    Timing {
+        compile,
+        run: run.elapsed().as_secs_f64(),
+        astar: args.scalar("astar").unwrap(),
+        bstar: args.scalar("bstar").unwrap(),
+    }
+}
+
 fn main() {
     let n: i64 = std::env::var("ADJIT_EQLBRM_N")
         .ok()
@@ -32,31 +67,33 @@ fn main() {
         ("eqlbrm.f".to_string(), listing),
         ("driver.f".to_string(), DRIVER.to_string()),
     ];
-    let start = Instant::now();
-    let engine = Engine::from_sources(&sources, Options::default()).expect("compile");
-    let p = engine.procedure(Some("driver")).expect("driver");
-    let compiled = start.elapsed();
-    let mut args = p.args();
-    args.set_scalar("astar", 1.0).expect("astar");
-    args.set_scalar("bstar", 1.0).expect("bstar");
-    args.set_scalar("n", n as f64).expect("n");
-    let run = Instant::now();
-    p.call(&mut args).expect("run");
-    let ran = run.elapsed();
-    let total = start.elapsed().as_secs_f64();
-    let (a, b) = (args.scalar("astar").unwrap(), args.scalar("bstar").unwrap());
-    println!("eqlbrm N = {n}: a* = {a}, b* = {b} (by hand: 50, 50)");
-    println!(
-        "  compile {:.3} s, run {:.3} s, total {total:.3} s",
-        compiled.as_secs_f64(),
-        ran.as_secs_f64()
-    );
-    if n != 1000 {
-        let scale = (1000.0 / n as f64).powi(3);
+    // Without inlining N = 1000 takes minutes: compare only on request or
+    // for short runs.
+    let compare = n <= 300 || std::env::var_os("ADJIT_EQLBRM_COMPARE").is_some();
+    let variants: &[(bool, &str)] = if compare {
+        &[(true, "inlined"), (false, "no inlining")]
+    } else {
+        &[(true, "inlined")]
+    };
+    for &(inline, label) in variants {
+        let t = time(&sources, n, inline);
         println!(
-            "  N = 1000 extrapolated (N³): {:.1} s",
-            compiled.as_secs_f64() + ran.as_secs_f64() * scale
+            "eqlbrm N = {n} ({label}): a* = {}, b* = {} (by hand: 50, 50)",
+            t.astar, t.bstar
         );
+        println!(
+            "  compile {:.3} s, run {:.3} s, total {:.3} s",
+            t.compile,
+            t.run,
+            t.compile + t.run
+        );
+        if n != 1000 {
+            let scale = (1000.0 / n as f64).powi(3);
+            println!(
+                "  N = 1000 extrapolated (N³): {:.1} s",
+                t.compile + t.run * scale
+            );
+        }
     }
     println!("  published (N = 1000, 2.93 GHz i7 870): STALINGRAD 5.83 s, TAPENADE 6.97 s, ADIFOR 8.92 s");
 }
