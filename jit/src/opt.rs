@@ -59,7 +59,7 @@ pub fn optimize(module: &Module) -> Module {
 /// error in it must name), with blocks numbered as in the result.
 pub fn optimize_with(module: &Module, inline: bool) -> (Module, inline::Origins) {
     let mut out = module.clone();
-    let mut origins = if inline && std::env::var_os("ADJIT_NO_INLINE").is_none() {
+    let mut origins = if inline {
         inline::inline_module(&mut out)
     } else {
         inline::Origins::default()
