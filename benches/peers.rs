@@ -9,7 +9,8 @@
 //! `f(2)`), the adjit scalar tangent (one direction), the tape bytes per
 //! element, and the ratios. Below it, the compile latency from source text
 //! to a callable adjoint. Run with `cargo bench --bench peers` (or
-//! `scripts/peers.sh`); needs gfortran.
+//! `scripts/peers.sh`); needs gfortran. `ADJIT_PEERS_CASE=product` (or
+//! `griewank`, `bratu`) measures one function only.
 
 mod common;
 
@@ -281,8 +282,14 @@ fn main() {
         eprintln!("peers: gfortran is not available; nothing measured");
         return;
     };
+    // `ADJIT_PEERS_CASE=product` (a label) measures one function only.
+    let only = std::env::var("ADJIT_PEERS_CASE").ok();
+    let cases: Vec<&Case> = CASES
+        .iter()
+        .filter(|c| only.as_deref().is_none_or(|o| o == c.label))
+        .collect();
     let mut rows = Vec::new();
-    for case in &CASES {
+    for case in &cases {
         for n in [1_000usize, 1_000_000] {
             rows.push(measure(&peers, case, n));
         }
@@ -314,7 +321,7 @@ fn main() {
             r.tangent / r.primal,
         );
     }
-    for case in &CASES {
+    for case in &cases {
         println!(
             "compile latency, {} source -> callable adjoint: {:.2} ms",
             case.label,
