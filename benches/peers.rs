@@ -9,7 +9,9 @@
 //! `f(2)`), the adjit scalar tangent (one direction), the tape bytes per
 //! element, and the ratios. Below it, the compile latency from source text
 //! to a callable adjoint. Run with `cargo bench --bench peers` (or
-//! `scripts/peers.sh`); needs gfortran.
+//! `scripts/peers.sh`); needs gfortran. `ADJIT_PEERS_CASE=product` (or
+//! `griewank`, `bratu`) measures one function only; `ADJIT_PEERS_CLOCK=cpu`
+//! times the thread's CPU time instead of the wall clock.
 
 mod common;
 
@@ -21,9 +23,35 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Median of repeated runs of `f`.
-fn median(f: impl FnMut()) -> f64 {
-    Sampler::BENCHMARK.median_of(f)
+/// Median of repeated runs of `f`: wall time, or with
+/// `ADJIT_PEERS_CLOCK=cpu` the CPU time of the calling thread (on a loaded
+/// machine a call of a few milliseconds is often descheduled, and its wall
+/// time then counts other processes' time slices).
+fn median(mut f: impl FnMut()) -> f64 {
+    if std::env::var("ADJIT_PEERS_CLOCK").as_deref() != Ok("cpu") {
+        return Sampler::BENCHMARK.median_of(f);
+    }
+    let s = Sampler::BENCHMARK;
+    let start = std::time::Instant::now();
+    let mut samples = Vec::new();
+    while samples.len() < s.max_runs && (samples.len() < s.min_runs || start.elapsed() < s.budget) {
+        let t = thread_cpu_seconds();
+        f();
+        samples.push(thread_cpu_seconds() - t);
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    samples[samples.len() / 2]
+}
+
+/// CPU time of the calling thread in seconds.
+fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec the call writes.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// The gfortran-compiled peers, loaded with dlopen.
@@ -281,8 +309,14 @@ fn main() {
         eprintln!("peers: gfortran is not available; nothing measured");
         return;
     };
+    // `ADJIT_PEERS_CASE=product` (a label) measures one function only.
+    let only = std::env::var("ADJIT_PEERS_CASE").ok();
+    let cases: Vec<&Case> = CASES
+        .iter()
+        .filter(|c| only.as_deref().is_none_or(|o| o == c.label))
+        .collect();
     let mut rows = Vec::new();
-    for case in &CASES {
+    for case in &cases {
         for n in [1_000usize, 1_000_000] {
             rows.push(measure(&peers, case, n));
         }
@@ -314,7 +348,7 @@ fn main() {
             r.tangent / r.primal,
         );
     }
-    for case in &CASES {
+    for case in &cases {
         println!(
             "compile latency, {} source -> callable adjoint: {:.2} ms",
             case.label,

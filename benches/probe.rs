@@ -1,7 +1,7 @@
 //! A fixed-work driver for instruction counting
 //! (`valgrind --tool=callgrind target/release/deps/probe-* CASE MODE REPS`):
 //! builds the bundled example `CASE` (`griewank`, `product`, `bratu`) at
-//! n = 1000 and runs `MODE` (`primal`, `adjoint`, `tangent`, or `compile`:
+//! n = 1000 (or `ADJIT_PROBE_N`) and runs `MODE` (`primal`, `adjoint`, `tangent`, or `compile`:
 //! source text to a callable adjoint) `REPS` times. Instructions per call
 //! are the difference of two runs with different `REPS` divided by the
 //! difference of `REPS`, so that setup cancels. It times nothing.
@@ -53,13 +53,21 @@ fn main() {
         .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())
         .unwrap();
     let tangent = engine.tangent(None, &sel(of), &sel(wrt), 1).unwrap();
-    let n = 1000;
+    let n: usize = std::env::var("ADJIT_PROBE_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     let mut args = if name == "bratu" {
         common::bratu_args(&engine, n)
     } else {
         let mut args = primal.args();
         args.set_scalar(size, n as f64).unwrap();
-        let x: Vec<f64> = (0..n).map(|i| 1.0 + (i % 7) as f64 * 0.1).collect();
+        // The inputs of the peers benchmark: the product stays finite.
+        let x: Vec<f64> = if name == "product" {
+            (0..n).map(|i| 1.0 + 1e-7 * (i % 13) as f64).collect()
+        } else {
+            (0..n).map(|i| 1.0 + (i % 7) as f64 * 0.1).collect()
+        };
         args.set_array(wrt, &x).unwrap();
         args
     };

@@ -173,3 +173,81 @@ end subroutine
         assert_eq!(engine.state().get("m::calls").unwrap().get_f64(0), k as f64);
     }
 }
+
+/// A product whose loop pushes on the tape (directly, or through a callee
+/// that pushes), then reads `x(k)`: with `k` out of bounds the adjoint
+/// fails after its loop has pushed, and the next call on the same
+/// workspace must start from an empty tape (the pushes of the failed call
+/// are not kept) and give the analytic gradient.
+const PUSHING_THEN_FAILING: &str = "\
+subroutine direct(n, k, x, y)
+  integer n, k
+  double precision x(n), y
+  integer i
+  y = 1
+  do i = 1, n
+    y = y*x(i)
+  end do
+  y = y + x(k)
+end subroutine direct
+
+subroutine called(n, k, x, y)
+  integer n, k
+  double precision x(n), y
+  integer i
+  y = 1
+  do i = 1, n
+    call mul(y, x(i))
+  end do
+  y = y + x(k)
+end subroutine called
+
+subroutine mul(a, b)
+  double precision a, b
+  a = a*b
+end subroutine mul
+";
+
+#[test]
+fn a_failed_adjoint_that_pushed_leaves_the_workspace_usable() {
+    let sources = [("push.f90".to_string(), PUSHING_THEN_FAILING.to_string())];
+    let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
+    let x = [1.5, -2.0, 0.75, 3.0, 1.25];
+    let n = x.len();
+    let product: f64 = x.iter().product();
+    for entry in ["direct", "called"] {
+        let adjoint = engine
+            .adjoint(
+                Some(entry),
+                &sel("y"),
+                &sel("x"),
+                &AdjointOptions::default(),
+            )
+            .unwrap();
+        let primal = engine.procedure(Some(entry)).unwrap();
+        let mut ws = adjoint.workspace();
+        let mut grad = vec![f64::NAN; n];
+        for k in [n + 1, 2, n + 3, 4] {
+            let mut args = primal.args();
+            args.set_scalar("n", n as f64).unwrap();
+            args.set_scalar("k", k as f64).unwrap();
+            args.set_array("x", &x).unwrap();
+            let result = adjoint.vjp_into(&mut ws, &mut args, &[1.0], &mut grad);
+            if k > n {
+                let e = result.expect_err("x(k) is out of bounds");
+                assert!(e.to_string().contains("push.f90:"), "{entry}: {e}");
+                continue;
+            }
+            result.unwrap();
+            // dy/dx(j) = product of the others, plus 1 at j = k.
+            for (j, g) in grad.iter().enumerate() {
+                let want = product / x[j] + if j + 1 == k { 1.0 } else { 0.0 };
+                assert!(
+                    (g - want).abs() <= 1e-13 * want.abs(),
+                    "{entry} k={k}: grad[{j}] = {g}, want {want}"
+                );
+            }
+            assert_eq!(args.f64s("y").unwrap(), [product + x[k - 1]]);
+        }
+    }
+}

@@ -866,9 +866,12 @@ struct Lower<'a, 'm> {
     frame_bytes: i64,
     err_block: Block,
     exit_block: Block,
-    /// The registers of each runtime stack as values of the current IR
-    /// block (see [`StackCache`]).
-    stacks: [Option<StackCache>; 3],
+    /// The `top` register of each runtime stack the procedure uses, in a
+    /// variable (see [`StackVars`]).
+    stack_vars: [Option<StackVars>; 3],
+    /// The segment limits of each runtime stack as SSA values of the current
+    /// IR block (see [`StackCache`]).
+    stacks: [StackCache; 3],
     /// Element addresses (and linear indices) computed, and checked, in
     /// the current IR block, by variable and subscript values.
     addresses: HashMap<(VarId, Vec<ir::Value>), (Value, Value)>,
@@ -878,24 +881,34 @@ struct Lower<'a, 'm> {
     sincos: HashMap<ir::Value, Option<(Value, Value)>>,
 }
 
-/// The registers of one runtime stack as SSA values, valid until the end
-/// of the IR block being lowered: the first push or pop of a block loads
-/// `top` (and `end` or `base`) from the context, later ones use registers,
-/// and the block writes `top` back once at its end (and before calls), with
-/// the number of pushes it made added to `pushed` as an immediate. A push
-/// is a compare with `end`, a store and a pointer bump; no variable stays
-/// live across blocks that do not touch the stack. A block that fails
-/// midway leaves the context's `top` where the block started (the pushes
-/// of a failed call are not kept).
+/// The `top` register of one runtime stack promoted to a variable for the
+/// whole procedure: loaded from the context at entry, written back (with
+/// the pushes counted since the last write-back added to `pushed`) before
+/// every call and at the return, and reloaded after every call. A loop
+/// that pushes or pops carries `top` in a register instead of storing it
+/// to the context and loading it again in every iteration (a store-to-load
+/// chain of several cycles per iteration). A procedure that fails leaves
+/// the context's `top` where it was at entry or at its last call (the
+/// pushes of a failed call are not kept).
 #[derive(Clone, Copy)]
+struct StackVars {
+    top: Variable,
+    /// Pushes since the last write-back.
+    pushes: Variable,
+}
+
+/// The limits of one runtime stack as SSA values, valid until the end of
+/// the IR block being lowered: the first push (pop) of a block loads `end`
+/// (`base`) from the context, later ones reuse it. A push is a compare with
+/// `end`, a store and a pointer bump. The limits change only at a segment
+/// switch (whose cold path reloads them) and in calls (after which they
+/// are forgotten).
+#[derive(Clone, Copy, Default)]
 struct StackCache {
-    top: Value,
     /// One past the last word of the segment, once a push read it.
     end: Option<Value>,
     /// First word of the segment, once a pop read it.
     base: Option<Value>,
-    /// Pushes since the last write-back.
-    pushes: i64,
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -939,7 +952,8 @@ fn lower_proc(
         frame_bytes: 0,
         err_block,
         exit_block,
-        stacks: [None; 3],
+        stack_vars: [None; 3],
+        stacks: [StackCache::default(); 3],
         addresses: HashMap::new(),
         sincos: HashMap::new(),
     };
@@ -1280,6 +1294,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             None
         };
         self.stack_guard();
+        self.load_stack_vars();
         let mut arg_slots = HashMap::new();
         for (pos, &v) in proc.params.iter().enumerate() {
             let var = self.ir_var(v)?;
@@ -1958,7 +1973,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.values[v.index()] = Some((self.current, x));
                 }
             }
-            self.flush_stacks();
+            self.stacks = [StackCache::default(); 3];
             self.time_tick(bi, &block.term);
             self.lower_term(bi, &block.term)?;
         }
@@ -2010,6 +2025,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             Terminator::Return => {
                 self.flush_promoted();
+                self.flush_stacks();
                 let zero = self.b.ins().iconst(types::I32, 0);
                 self.b.ins().jump(self.exit_block, &[BlockArg::Value(zero)]);
             }
@@ -2888,23 +2904,41 @@ impl<'a, 'm> Lower<'a, 'm> {
         })
     }
 
-    /// The cached registers of stack `k`, loading `top` on first use in
-    /// the block.
-    fn stack_cache(&mut self, k: usize) -> StackCache {
-        if let Some(c) = self.stacks[k] {
-            return c;
+    /// Declares the `top` variables of the stacks the procedure pushes on
+    /// or pops from and loads them from the context (at entry).
+    fn load_stack_vars(&mut self) {
+        let mut used = [false; 3];
+        for inst in &self.proc.insts {
+            if let Inst::Push(kind, _) | Inst::Pop(kind) = &inst.kind {
+                used[runtime::stack_index(*kind)] = true;
+            }
         }
-        let rt = self.rt;
-        let top = self
-            .b
-            .ins()
-            .load(self.ptr, FLAGS, rt, layout::stack(k) + layout::TOP);
-        StackCache {
-            top,
-            end: None,
-            base: None,
-            pushes: 0,
+        for (k, _) in used.iter().enumerate().filter(|(_, &u)| u) {
+            let top = self.b.declare_var(self.ptr);
+            let pushes = self.b.declare_var(types::I64);
+            let zero = self.iconst(0);
+            self.b.def_var(pushes, zero);
+            self.stack_vars[k] = Some(StackVars { top, pushes });
         }
+        self.reload_stack_tops();
+    }
+
+    /// Loads the `top` variables from the context (at entry and after a
+    /// call) and forgets the block's limits.
+    fn reload_stack_tops(&mut self) {
+        for k in 0..3 {
+            if let Some(v) = self.stack_vars[k] {
+                let top = self.stack_field(k, layout::TOP);
+                self.b.def_var(v.top, top);
+            }
+        }
+        self.stacks = [StackCache::default(); 3];
+    }
+
+    /// The variables of stack `k` (declared at entry for every stack the
+    /// procedure uses).
+    fn stack_vars(&self, k: usize) -> Result<StackVars, CompileError> {
+        self.stack_vars[k].map_or_else(|| err(format!("stack {k} used but not declared")), Ok)
     }
 
     /// Loads field `field` of the registers of stack `k`.
@@ -2915,24 +2949,27 @@ impl<'a, 'm> Lower<'a, 'm> {
             .load(self.ptr, FLAGS, rt, layout::stack(k) + field)
     }
 
-    /// Writes the cached `top` of every stack back to the context and adds
-    /// the block's pushes to `pushed`; the caches end.
+    /// Writes the `top` variable of every stack back to the context and
+    /// adds the pushes since the last write-back to `pushed` (before calls
+    /// and at the return).
     fn flush_stacks(&mut self) {
         for k in 0..3 {
-            let Some(c) = self.stacks[k].take() else {
+            let Some(v) = self.stack_vars[k] else {
                 continue;
             };
             let off = layout::stack(k);
             let rt = self.rt;
-            self.b.ins().store(FLAGS, c.top, rt, off + layout::TOP);
-            if c.pushes > 0 {
-                let n = self
-                    .b
-                    .ins()
-                    .load(types::I64, FLAGS, rt, off + layout::PUSHED);
-                let n = self.b.ins().iadd_imm_s(n, c.pushes);
-                self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
-            }
+            let top = self.b.use_var(v.top);
+            self.b.ins().store(FLAGS, top, rt, off + layout::TOP);
+            let pushes = self.b.use_var(v.pushes);
+            let n = self
+                .b
+                .ins()
+                .load(types::I64, FLAGS, rt, off + layout::PUSHED);
+            let n = self.b.ins().iadd(n, pushes);
+            self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+            let zero = self.iconst(0);
+            self.b.def_var(v.pushes, zero);
         }
     }
 
@@ -2981,12 +3018,13 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let w = self.convert(x, ty, word_ty, Rounding::Trunc)?;
         let k = runtime::stack_index(kind);
-        let c = self.stack_cache(k);
-        let end = match c.end {
+        let v = self.stack_vars(k)?;
+        let top = self.b.use_var(v.top);
+        let end = match self.stacks[k].end {
             Some(e) => e,
             None => self.stack_field(k, layout::END),
         };
-        let full = self.b.ins().icmp(IntCC::Equal, c.top, end);
+        let full = self.b.ins().icmp(IntCC::Equal, top, end);
         let grow = self.b.create_block();
         let cont = self.b.create_block();
         let t = self.b.append_block_param(cont, self.ptr);
@@ -2997,12 +3035,12 @@ impl<'a, 'm> Lower<'a, 'm> {
             grow,
             &[],
             cont,
-            &[BlockArg::Value(c.top), BlockArg::Value(end)],
+            &[BlockArg::Value(top), BlockArg::Value(end)],
         );
         self.b.switch_to_block(grow);
         self.switch_segment(
             k,
-            c.top,
+            top,
             "adjit_stack_grow",
             code::STACK_GROW,
             -1,
@@ -3012,12 +3050,15 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.switch_to_block(cont);
         self.b.ins().store(FLAGS, w, t, 0);
         let next = self.b.ins().iadd_imm_s(t, 8);
-        self.stacks[k] = Some(StackCache {
-            top: next,
+        self.b.def_var(v.top, next);
+        let pushes = self.b.use_var(v.pushes);
+        let pushes = self.b.ins().iadd_imm_s(pushes, 1);
+        self.b.def_var(v.pushes, pushes);
+        // A segment switch moved `base` too.
+        self.stacks[k] = StackCache {
             end: Some(e),
             base: None,
-            pushes: c.pushes + 1,
-        });
+        };
         Ok(())
     }
 
@@ -3028,12 +3069,13 @@ impl<'a, 'm> Lower<'a, 'm> {
             Type::I64
         };
         let k = runtime::stack_index(kind);
-        let c = self.stack_cache(k);
-        let base = match c.base {
+        let v = self.stack_vars(k)?;
+        let top = self.b.use_var(v.top);
+        let base = match self.stacks[k].base {
             Some(b) => b,
             None => self.stack_field(k, layout::BASE),
         };
-        let empty = self.b.ins().icmp(IntCC::Equal, c.top, base);
+        let empty = self.b.ins().icmp(IntCC::Equal, top, base);
         let slow = self.b.create_block();
         let cont = self.b.create_block();
         let t = self.b.append_block_param(cont, self.ptr);
@@ -3044,12 +3086,12 @@ impl<'a, 'm> Lower<'a, 'm> {
             slow,
             &[],
             cont,
-            &[BlockArg::Value(c.top), BlockArg::Value(base)],
+            &[BlockArg::Value(top), BlockArg::Value(base)],
         );
         self.b.switch_to_block(slow);
         self.switch_segment(
             k,
-            c.top,
+            top,
             "adjit_stack_retreat",
             code::STACK_UNDERFLOW,
             site as i64,
@@ -3059,12 +3101,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.switch_to_block(cont);
         let prev = self.b.ins().iadd_imm_s(t, -8);
         let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
-        self.stacks[k] = Some(StackCache {
-            top: prev,
+        self.b.def_var(v.top, prev);
+        // A segment switch moved `end` too.
+        self.stacks[k] = StackCache {
             end: None,
             base: Some(b),
-            pushes: c.pushes,
-        });
+        };
         self.convert(w, word_ty, ty, Rounding::Trunc)
     }
 
@@ -3247,6 +3289,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let status = self.b.inst_results(call)[0];
         self.b.ins().store(FLAGS, depth, rt, layout::DEPTH);
         self.reload_promoted()?;
+        self.reload_stack_tops();
         let cont = self.b.create_block();
         self.b.ins().brif(
             status,
