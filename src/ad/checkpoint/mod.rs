@@ -6,6 +6,7 @@
 //! (`crate::ad::adjoint`).
 
 pub mod outline;
+pub mod probe;
 pub mod revolve;
 
 use adjit_ir::builder::ProcBuilder;
