@@ -153,8 +153,8 @@ pub struct AdjointOptions {
     /// loop records every trip (the plain adjoint); over it the loop is
     /// checkpointed with the largest snapshot count `K` whose snapshots
     /// and control frames fit beside one trip's tape (at least 1, at most
-    /// the trip count and the count of `snapshots` or of the directive,
-    /// when given). `None`: the directives' schedule.
+    /// the trip count and `snapshots` when given; the directive's count is
+    /// not used). `None`: the directives' schedule.
     pub tape_budget: Option<u64>,
     /// How calls are reversed, unless a link of the [`ReversalSchedule`]
     /// given to [`adjoint_scheduled`] says otherwise.

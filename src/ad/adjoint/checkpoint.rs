@@ -370,18 +370,9 @@ struct Budget {
     probing: VarId,
     /// 1 when the loop is checkpointed (an I64 local).
     flag: VarId,
-    /// The snapshot count the directive or the options give, if any: the
-    /// budget's count does not exceed it.
-    cap: Option<Cap>,
-}
-
-/// An upper bound of the snapshot count.
-#[derive(Clone, Copy)]
-enum Cap {
-    /// The options' count.
-    Fixed(u32),
-    /// The directive's count, in a parameter of the loop procedure.
-    Param(VarId),
+    /// The snapshot count of the options, if any: the budget's count does
+    /// not exceed it (the directive's count is not used).
+    cap: Option<u32>,
 }
 
 impl Budget {
@@ -390,7 +381,8 @@ impl Budget {
     /// counting copy (statistics of nested loops kept), restore the state;
     /// when bytes per trip × trips exceed the budget, checkpoint with the
     /// largest `K` whose snapshots and control frames fit beside one trip's
-    /// tape (at least 1, at most the trip count and the cap), else record
+    /// tape and the loop's three control entries (at least 1, at most the trip count and the options' count),
+    /// else record
     /// every trip. The choice is pushed last.
     fn forward(&self, c: &mut Cursor<'_>, d: &Driver) {
         set_int(c, self.flag, 0);
@@ -418,6 +410,9 @@ impl Budget {
                 let budget = c.int(self.bytes);
                 let per_trip = load(c, self.probe);
                 let room = c.binary(BinaryOp::Sub, budget, per_trip);
+                // The trip count, the frame count and the choice.
+                let tail = c.int(24);
+                let room = c.binary(BinaryOp::Sub, room, tail);
                 let w = load(c, d.words);
                 let eight = c.int(8);
                 let snap = c.binary(BinaryOp::Mul, w, eight);
@@ -428,16 +423,9 @@ impl Budget {
                 let k = c.binary(BinaryOp::Max, k, one);
                 let n = load(c, d.b);
                 let mut k = c.binary(BinaryOp::Min, k, n);
-                match self.cap {
-                    Some(Cap::Fixed(cap)) => {
-                        let cap = c.int(i64::from(cap));
-                        k = c.binary(BinaryOp::Min, k, cap);
-                    }
-                    Some(Cap::Param(v)) => {
-                        let cap = load(c, v);
-                        k = c.binary(BinaryOp::Min, k, cap);
-                    }
-                    None => {}
+                if let Some(cap) = self.cap {
+                    let cap = c.int(i64::from(cap));
+                    k = c.binary(BinaryOp::Min, k, cap);
                 }
                 set(c, d.k, k);
             });
@@ -585,11 +573,7 @@ impl Generator<'_> {
                         probe: global_var(&mut p, &globals[probe.index()], probe),
                         probing: global_var(&mut p, &globals[probing.index()], probing),
                         flag: local(&mut p, "_ckp_flag"),
-                        cap: match fixed {
-                            Some(k) => Some(Cap::Fixed(k)),
-                            None if outlined.has_snapshots => Some(Cap::Param(snaps)),
-                            None => None,
-                        },
+                        cap: fixed,
                     })
                 }
                 _ => None,
