@@ -1,8 +1,8 @@
 //! The sweeps of a loop outlined for binomial checkpointing
 //! ([`crate::ad::checkpoint`]): a call of the loop procedure is reversed by
 //! Griewank and Walther's schedule over calls of the step procedure, with
-//! at most `K` snapshots of the loop's state (the variables a trip may
-//! write) on the runtime stacks.
+//! at most `K` snapshots of the loop's live state (the variables a trip
+//! may write and may read before writing them) on the runtime stacks.
 //!
 //! The schedule is the recursion of [`crate::ad::checkpoint::revolve`]:
 //! to reverse trips `a..b` from a snapshot of state `a`, advance to the
@@ -495,7 +495,16 @@ impl Generator<'_> {
             Layout::new(&source, &has_adjoint, &mut globals)
         };
         let step_proc = self.source.proc(outlined.step);
-        let mut written = written_params(step_proc);
+        // Only what a trip may read before writing it is live at the loop
+        // head: a scalar every trip stores before reading is left out.
+        let exposed = crate::ad::checkpoint::live::upward_exposed(step_proc);
+        let mut written: Vec<WrittenVar> = written_params(step_proc)
+            .into_iter()
+            .filter(|w| match *w {
+                WrittenVar::Param(i) => exposed.contains(&step_proc.params[i]),
+                WrittenVar::Global(_) => true,
+            })
+            .collect();
         for g in self.written_globals(outlined.step) {
             written.push(WrittenVar::Global(g));
         }

@@ -64,7 +64,7 @@ pub fn outline_loops(module: &Module) -> Result<(Module, HashMap<ProcId, Outline
 }
 
 /// Calls `f` on every variable an instruction names.
-fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
+pub(crate) fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
     let char_ref = |r: &CharRef, f: &mut dyn FnMut(VarId)| {
         if let CharBase::Var { var, .. } = &r.base {
             f(*var)
