@@ -55,8 +55,12 @@ struct Driver {
     /// Arguments of the step's primal and of its sweeps.
     primal_args: Vec<CallArg>,
     sweep_args: Vec<CallArg>,
-    /// Variables a trip may write (the snapshot).
+    /// Variables a trip may write and may read before writing (the
+    /// snapshot).
     snapshot: Vec<VarId>,
+    /// Scalars a trip may write but always writes before reading: saved
+    /// once by the forward sweep, restored at the end of the reverse sweep.
+    dead: Vec<VarId>,
     /// I64 locals.
     a: VarId,
     b: VarId,
@@ -497,14 +501,15 @@ impl Generator<'_> {
         let step_proc = self.source.proc(outlined.step);
         // Only what a trip may read before writing it is live at the loop
         // head: a scalar every trip stores before reading is left out.
+        // The others (dead) are saved once around the whole loop, so that
+        // its reverse sweep leaves every variable as it was before the loop.
         let exposed = crate::ad::checkpoint::live::upward_exposed(step_proc);
-        let mut written: Vec<WrittenVar> = written_params(step_proc)
+        let (mut written, dead): (Vec<WrittenVar>, Vec<WrittenVar>) = written_params(step_proc)
             .into_iter()
-            .filter(|w| match *w {
+            .partition(|w| match *w {
                 WrittenVar::Param(i) => exposed.contains(&step_proc.params[i]),
                 WrittenVar::Global(_) => true,
-            })
-            .collect();
+            });
         for g in self.written_globals(outlined.step) {
             written.push(WrittenVar::Global(g));
         }
@@ -531,7 +536,9 @@ impl Generator<'_> {
             let name = self.out.proc(id).name.clone();
             let mut p = layout.new_proc(name, source.span);
             flatten_array_params(&mut p);
-            let Some(snapshot) = self.snapshot_vars(&mut p, &source, &written) else {
+            let dead = self.snapshot_vars(&mut p, &source, &dead);
+            let Some((snapshot, dead)) = self.snapshot_vars(&mut p, &source, &written).zip(dead)
+            else {
                 return Err(AdError::Unsupported {
                     proc: outlined.host.clone(),
                     what: "a loop under BINOMIAL-CKP that assigns a character variable".into(),
@@ -558,6 +565,7 @@ impl Generator<'_> {
                     })
                     .collect(),
                 snapshot,
+                dead,
                 a: local(&mut p, "_ckp_a"),
                 b: local(&mut p, "_ckp_b"),
                 c: local(&mut p, "_ckp_c"),
@@ -589,6 +597,11 @@ impl Generator<'_> {
             };
             let mut c = Cursor::new(&mut p, Proc::ENTRY);
             snapshot_words(&mut c, &d);
+            if !reverse {
+                for &v in &d.dead {
+                    c.save_var(v);
+                }
+            }
             match (&automatic, reverse) {
                 (Some(auto), false) => {
                     let n = load(&mut c, trips);
@@ -607,6 +620,11 @@ impl Generator<'_> {
                     d.revolve_forward(&mut c);
                 }
                 (None, true) => d.revolve_reverse(&mut c),
+            }
+            if reverse {
+                for &v in d.dead.iter().rev() {
+                    c.restore_var(v);
+                }
             }
             c.terminate(Terminator::Return);
             self.out.procs[id.index()] = p;
