@@ -682,6 +682,8 @@ impl NativeProgram {
     /// only when its projected tape exceeds it (the automatic mode).
     #[new]
     #[pyo3(signature = (sources, entry=None, form=None, include_dirs=Vec::new(), bounds_checks=true, interpreter=false, tape_budget=None))]
+    // One parameter per keyword argument of the Python constructor.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         sources: Vec<(String, Option<String>)>,
