@@ -243,6 +243,23 @@ end subroutine f
 ";
     let e = adjoint_error(exits, &AdjointOptions::default());
     assert!(e.contains("bad.f90:5:3") && e.contains("EXIT"), "{e}");
+    let allocatable = "subroutine f(x, y)
+  double precision :: x, y
+  double precision, allocatable :: a(:)
+  integer :: i
+  allocate(a(3))
+  !$AD BINOMIAL-CKP 3 2 1
+  do i = 1, 3
+    a(i) = x * i
+  end do
+  y = sum(a)
+end subroutine f
+";
+    let e = adjoint_error(allocatable, &AdjointOptions::default());
+    assert!(
+        e.contains("bad.f90:6:3") && e.contains("allocatable array `a`"),
+        "{e}"
+    );
     let real_var = "subroutine f(x, y)
   double precision :: x, y, t
   y = x
