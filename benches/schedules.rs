@@ -2,8 +2,10 @@
 //! schedules`): the gradient of the explicit heat equation (100 points,
 //! 10^4 time steps, the step a call) and of a Bratu objective (10^4 points,
 //! each row a call), by the split adjoint (the default), the joint adjoint
-//! (every call recorded only in the reverse sweep) and the binomially
-//! checkpointed adjoint (30 snapshots of the marked loop). Prints per case
+//! (every call recorded only in the reverse sweep), the binomially
+//! checkpointed adjoint (30 snapshots of the marked loop) and the automatic
+//! mode with a tape budget of 1 MiB (the heat loop's tape exceeds it and is
+//! checkpointed; Bratu's fits and is recorded). Prints per case
 //! the median gradient time, the tape recorded by the forward sweep, the
 //! peak of the stacks (sum of each stack's peak, snapshots included; the
 //! runtime samples it at stack segment switches and the end of each sweep),
@@ -13,30 +15,9 @@ use adjit::ad::adjoint::{AdjointOptions, Reversal, ReversalSchedule};
 use adjit::engine::{Args, Engine, Options, Selection};
 use adjit::timing::Sampler;
 
-const HEAT: &str = "
-subroutine step(n, u, unew, r)
-  integer :: n, i
-  double precision :: u(n), unew(n), r
-  unew(1) = u(1)
-  unew(n) = u(n)
-  do i = 2, n - 1
-    unew(i) = u(i) + r * (1.0d0 + 0.1d0 * u(i)**2) * (u(i-1) - 2.0d0*u(i) + u(i+1))
-  end do
-  u = unew
-end subroutine step
-subroutine heat(n, nsteps, u, r, cost)
-  integer :: n, nsteps, i, t
-  double precision :: u(n), r, cost, unew(n)
-  !$AD BINOMIAL-CKP nsteps 30 1
-  do t = 1, nsteps
-    call step(n, u, unew, r)
-  end do
-  cost = 0.0d0
-  do i = 1, n
-    cost = cost + u(i)**2
-  end do
-end subroutine heat
-";
+/// The corpus program with the explicit heat equation (`heat`, the step a
+/// call of `heat_step`).
+const HEAT: &str = include_str!("../tests/corpus/binomial_ckp.f90");
 
 const BRATU: &str = "
 subroutine row(i, dim, x, prm, h, f)
@@ -111,21 +92,39 @@ fn main() {
     );
     for (name, source, of, wrt, make_args) in cases {
         let engine = Engine::from_sources(
-            &[(format!("{name}.f90"), source.into())],
+            &[(format!("{name}.f90"), source.to_string())],
             Options::default(),
         )
         .expect("compiles");
         let args = make_args(&engine);
+        let plain = AdjointOptions {
+            checkpoint: false,
+            ..AdjointOptions::default()
+        };
         let schedules = [
-            ("split", false, Reversal::Split),
-            ("joint", false, Reversal::Joint),
-            ("checkpointed", true, Reversal::Split),
+            ("split", plain, Reversal::Split),
+            ("joint", plain, Reversal::Joint),
+            (
+                "checkpointed",
+                AdjointOptions {
+                    snapshots: Some(30),
+                    ..AdjointOptions::default()
+                },
+                Reversal::Split,
+            ),
+            (
+                "automatic",
+                AdjointOptions {
+                    tape_budget: Some(1 << 20),
+                    ..AdjointOptions::default()
+                },
+                Reversal::Split,
+            ),
         ];
-        for (label, checkpoint, reversal) in schedules {
+        for (label, options, reversal) in schedules {
             let options = AdjointOptions {
-                checkpoint,
                 reversal,
-                ..AdjointOptions::default()
+                ..options
             };
             let schedule = ReversalSchedule::uniform(reversal);
             // A fresh adjoint per schedule: its runtime's peaks and mapped

@@ -11,32 +11,10 @@ use adjit::ad::adjoint::AdjointOptions;
 use adjit::ad::checkpoint::revolve;
 use adjit::engine::{AdjointStats, Args, Backend, Engine, Options, Selection};
 
-/// Explicit heat equation with a temperature-dependent conductivity (the
-/// nonlinearity makes the adjoint record the state at every step).
-const HEAT: &str = "
-subroutine heat(n, nsteps, u, r, cost)
-  implicit none
-  integer, intent(in) :: n, nsteps
-  double precision, intent(inout) :: u(n)
-  double precision, intent(in) :: r
-  double precision, intent(out) :: cost
-  double precision :: unew(n)
-  integer :: i, step
-  !$AD BINOMIAL-CKP nsteps 30 1
-  do step = 1, nsteps
-    unew(1) = u(1)
-    unew(n) = u(n)
-    do i = 2, n - 1
-      unew(i) = u(i) + r * (1.0d0 + 0.1d0 * u(i)**2) * (u(i-1) - 2.0d0*u(i) + u(i+1))
-    end do
-    u = unew
-  end do
-  cost = 0.0d0
-  do i = 1, n
-    cost = cost + u(i)**2
-  end do
-end subroutine heat
-";
+/// The corpus program with the explicit heat equation (`heat`, with a
+/// temperature-dependent conductivity: the nonlinearity makes the adjoint
+/// record the state at every step) under `!$AD BINOMIAL-CKP nsteps 3 1`.
+const HEAT: &str = include_str!("corpus/binomial_ckp.f90");
 
 fn sel(s: &str) -> Vec<Selection> {
     Selection::parse_list(s).expect("selection")
@@ -47,7 +25,7 @@ fn engine(backend: Backend) -> Engine {
         backend,
         ..Options::default()
     };
-    Engine::from_sources(&[("heat.f90".into(), HEAT.into())], options).expect("compiles")
+    Engine::from_sources(&[("binomial_ckp.f90".into(), HEAT.into())], options).expect("compiles")
 }
 
 /// The heat problem's arguments: a smooth initial profile, stable `r`.
@@ -90,6 +68,13 @@ fn plain() -> AdjointOptions {
 fn snapshots(k: u32) -> AdjointOptions {
     AdjointOptions {
         snapshots: Some(k),
+        ..AdjointOptions::default()
+    }
+}
+
+fn budget(bytes: u64) -> AdjointOptions {
+    AdjointOptions {
+        tape_budget: Some(bytes),
         ..AdjointOptions::default()
     }
 }
@@ -258,6 +243,23 @@ end subroutine f
 ";
     let e = adjoint_error(exits, &AdjointOptions::default());
     assert!(e.contains("bad.f90:5:3") && e.contains("EXIT"), "{e}");
+    let allocatable = "subroutine f(x, y)
+  double precision :: x, y
+  double precision, allocatable :: a(:)
+  integer :: i
+  allocate(a(3))
+  !$AD BINOMIAL-CKP 3 2 1
+  do i = 1, 3
+    a(i) = x * i
+  end do
+  y = sum(a)
+end subroutine f
+";
+    let e = adjoint_error(allocatable, &AdjointOptions::default());
+    assert!(
+        e.contains("bad.f90:6:3") && e.contains("allocatable array `a`"),
+        "{e}"
+    );
     let real_var = "subroutine f(x, y)
   double precision :: x, y, t
   y = x
@@ -341,6 +343,16 @@ fn command_line_options_and_json_statistics() {
     assert_eq!(plain["gradient"], joint["gradient"]);
     let linked = run(&["--link", "heat:heat_ckp1=weak"]);
     assert_eq!(plain["gradient"], linked["gradient"]);
+    // The automatic mode: plain within the budget, checkpointed over it.
+    let roomy = run(&["--tape-budget", "1G"]);
+    assert_eq!(plain["gradient"], roomy["gradient"]);
+    assert_eq!(recomputed(&roomy), Some(0));
+    let tight = run(&["--tape-budget", "600"]);
+    assert_eq!(plain["gradient"], tight["gradient"]);
+    assert!(recomputed(&tight) > Some(0));
+    assert!(
+        tight["stats"]["tape_peak_bytes"].as_u64() < plain["stats"]["tape_peak_bytes"].as_u64()
+    );
     // Usage errors.
     let mut bad = base.to_vec();
     bad.extend_from_slice(&["--link", "heat-step"]);
@@ -350,4 +362,134 @@ fn command_line_options_and_json_statistics() {
     let mut bad = base.to_vec();
     bad.extend_from_slice(&["--checkpoints", "0"]);
     assert_eq!(common::cli::adjit(&bad).0, 2);
+    let mut bad = base.to_vec();
+    bad.extend_from_slice(&["--tape-budget", "lots"]);
+    let (code, _, err) = common::cli::adjit(&bad);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a byte count"), "{err}");
+    let mut bad = base.to_vec();
+    bad.extend_from_slice(&["--tape-budget", "1M", "--no-checkpoint"]);
+    assert_eq!(common::cli::adjit(&bad).0, 2);
+}
+
+#[test]
+fn automatic_mode_follows_the_tape_budget() {
+    // The interpreter's tape peak is exact.
+    let (n, steps) = (20, 500);
+    let engine = engine(Backend::Interpreter);
+    let args = heat_args(&engine, n, steps);
+    let (v0, g0, s0) = gradient(&engine, &args, &plain());
+    // A budget far above the plain tape: every trip is recorded, nothing
+    // is recomputed; the measured trip held one snapshot.
+    let (v1, g1, s1) = gradient(&engine, &args, &budget(100 * s0.tape_peak_bytes));
+    assert_eq!(v0, v1);
+    assert_eq!(g0, g1, "the plain adjoint, bit for bit");
+    assert_eq!(s1.forward_steps_recomputed, 0);
+    // Every trip recorded (as a call of the outlined trip: at least what
+    // the inline loop records).
+    assert!(s1.values >= s0.values, "{} < {}", s1.values, s0.values);
+    let one_snapshot = s1.snapshots_peak_bytes;
+    assert!(one_snapshot >= 8 * 2 * n as u64, "{one_snapshot}");
+    // A budget far below: checkpointed, the loop's peak tape (snapshots
+    // included; the peak less the tape of the code around the loop, the
+    // whole tape of a run without trips under the same budget) within the
+    // budget, as many snapshots as fit, revolve's optimum.
+    let small = s0.tape_peak_bytes / 40;
+    let (v2, g2, s2) = gradient(&engine, &args, &budget(small));
+    assert_eq!(v0, v2);
+    let diff = max_relative_difference(&g0, &g2);
+    assert!(diff <= 1e-13, "gradients differ by {diff:e}");
+    let around = gradient(&engine, &heat_args(&engine, n, 0), &budget(small))
+        .2
+        .tape_peak_bytes;
+    assert!(
+        s2.tape_peak_bytes <= small + around,
+        "peak tape {} bytes, budget {small} + {around} around the loop",
+        s2.tape_peak_bytes
+    );
+    assert!(s2.tape_peak_bytes * 20 <= s0.tape_peak_bytes);
+    let k = s2.snapshots_peak_bytes / one_snapshot;
+    assert!(k >= 2, "{k} snapshots");
+    assert_eq!(s2.snapshots_peak_bytes, k * one_snapshot);
+    assert_eq!(
+        s2.forward_steps_recomputed,
+        revolve::optimal_advances(steps as u64, k)
+    );
+    // Twice the budget: more snapshots, less recomputation, still within.
+    let (_, g3, s3) = gradient(&engine, &args, &budget(2 * small));
+    assert!(max_relative_difference(&g0, &g3) <= 1e-13);
+    assert!(s3.tape_peak_bytes <= 2 * small + around);
+    assert!(s3.snapshots_peak_bytes > s2.snapshots_peak_bytes);
+    assert!(s3.forward_steps_recomputed < s2.forward_steps_recomputed);
+    // A budget below one trip's tape: one snapshot (the least possible).
+    let (_, g4, s4) = gradient(&engine, &args, &budget(1));
+    assert!(max_relative_difference(&g0, &g4) <= 1e-13);
+    assert_eq!(s4.snapshots_peak_bytes, one_snapshot);
+    assert_eq!(
+        s4.forward_steps_recomputed,
+        revolve::optimal_advances(steps as u64, 1)
+    );
+    // `--checkpoints` caps the budget's count.
+    let capped = AdjointOptions {
+        snapshots: Some(2),
+        ..budget(small)
+    };
+    let (_, g5, s5) = gradient(&engine, &args, &capped);
+    assert!(max_relative_difference(&g0, &g5) <= 1e-13);
+    assert_eq!(
+        s5.forward_steps_recomputed,
+        revolve::optimal_advances(steps as u64, 2)
+    );
+}
+
+/// `nsteps` and `first` are evaluated but the schedule follows the DO
+/// loop's own trip count: a wrong `nsteps` changes nothing.
+#[test]
+fn directive_step_count_and_first_index_do_not_change_the_schedule() {
+    let source = |directive: &str| {
+        format!(
+            "subroutine f(n, k, x, y)
+  integer, intent(in) :: n, k
+  double precision, intent(inout) :: x(2)
+  double precision, intent(out) :: y
+  double precision :: t
+  integer :: i
+  {directive}
+  do i = 3, n + 2
+    t = x(1)
+    x(1) = x(1) * cos(x(2)) + 0.01d0 * dble(i)
+    x(2) = x(2) + 0.1d0 * sin(t)
+  end do
+  y = x(1) * x(2)
+end subroutine f
+"
+        )
+    };
+    let run = |directive: &str, options: &AdjointOptions| {
+        let engine =
+            Engine::from_sources(&[("f.f90".into(), source(directive))], Options::default())
+                .expect("compiles");
+        let adjoint = engine
+            .adjoint(None, &sel("y"), &sel("x"), options)
+            .expect("adjoint");
+        let mut args = engine.procedure(None).unwrap().args();
+        args.set_scalar("n", 41.0).unwrap();
+        args.set_scalar("k", 4.0).unwrap();
+        args.set_array("x", &[0.3, 0.8]).unwrap();
+        let jac = adjoint.jacobian(&args).expect("runs");
+        let grad: Vec<f64> = (0..jac.cols()).map(|c| jac.get(0, c)).collect();
+        (grad, jac.tape.expect("stats").forward_steps_recomputed)
+    };
+    let (g0, r0) = run("", &AdjointOptions::default());
+    assert_eq!(r0, 0);
+    for directive in [
+        "!$AD BINOMIAL-CKP n+2 k 3",
+        "!$AD BINOMIAL-CKP 2*n+7 k-1+1 n*0+3",
+        "!$AD BINOMIAL-CKP 5 k 1",
+        "!$AD BINOMIAL-CKP n-40 max(k,2)*2-4 -1",
+    ] {
+        let (g, r) = run(directive, &AdjointOptions::default());
+        assert!(max_relative_difference(&g0, &g) <= 1e-13, "{directive}");
+        assert_eq!(r, revolve::optimal_advances(41, 4), "{directive}");
+    }
 }

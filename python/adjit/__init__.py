@@ -71,7 +71,7 @@ def _source_item(item, index):
 
 
 def compile(source_or_path, *more, entry=None, form=None, include_dirs=(),
-            bounds_checks=True, interpreter=False):
+            bounds_checks=True, interpreter=False, tape_budget=None):
     """Compile Fortran into a :class:`Program`.
 
     Each positional argument is Fortran source text (anything with a
@@ -83,7 +83,10 @@ def compile(source_or_path, *more, entry=None, form=None, include_dirs=(),
     ``include_dirs`` are searched for INCLUDE files after the including
     file's directory. ``bounds_checks=False`` drops array bounds checks;
     ``interpreter=True`` runs the reference interpreter instead of native
-    code.
+    code. ``tape_budget`` (bytes) turns on the automatic mode of
+    checkpointing: a loop marked ``!$AD BINOMIAL-CKP`` records its whole
+    tape when its projected tape fits the budget, and is checkpointed
+    (with as many snapshots as fit) when it does not.
 
     Raises :class:`FortranError` (with ``file``, ``line``, ``col``) when the
     source is rejected, ``OSError`` when a file cannot be read and
@@ -91,7 +94,8 @@ def compile(source_or_path, *more, entry=None, form=None, include_dirs=(),
     """
     items = [_source_item(s, i) for i, s in enumerate((source_or_path,) + more)]
     native = _adjit.Program(items, entry, form, [os.fspath(d) for d in include_dirs],
-                            bool(bounds_checks), bool(interpreter))
+                            bool(bounds_checks), bool(interpreter),
+                            None if tape_budget is None else int(tape_budget))
     return Program(native)
 
 

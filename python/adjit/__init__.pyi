@@ -23,6 +23,7 @@ def compile(
     include_dirs: Sequence[Source] = ...,
     bounds_checks: bool = ...,
     interpreter: bool = ...,
+    tape_budget: int | None = ...,
 ) -> Program: ...
 
 class Program:

@@ -13,6 +13,7 @@ class Program:
         include_dirs: Sequence[str] = ...,
         bounds_checks: bool = ...,
         interpreter: bool = ...,
+    tape_budget: int | None = ...,
     ) -> None: ...
     @property
     def entry(self) -> str: ...

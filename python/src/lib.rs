@@ -42,6 +42,10 @@ struct Spec {
     include_dirs: Vec<String>,
     bounds_checks: bool,
     interpreter: bool,
+    /// Bytes the tape of one loop marked `!$AD BINOMIAL-CKP` may take
+    /// before it is checkpointed (the automatic mode; `None`: the
+    /// directives' schedule).
+    tape_budget: Option<u64>,
 }
 
 /// Derivative handles compiled so far, by selection (`of`, `wrt` as
@@ -581,7 +585,10 @@ impl NativeProgram {
             Some(self.primal.name()),
             of,
             wrt,
-            &AdjointOptions::default(),
+            &AdjointOptions {
+                tape_budget: self.spec.tape_budget,
+                ..AdjointOptions::default()
+            },
         )?);
         handles.adjoints.insert(key, a.clone());
         Ok(a)
@@ -670,9 +677,13 @@ impl NativeProgram {
     /// is read byte for byte); `entry` names the procedure (default: the
     /// first), `form` forces `"fixed"` or `"free"` form (default: guessed
     /// from each name), `include_dirs` are searched for INCLUDE files,
-    /// `interpreter` runs the reference interpreter instead of native code.
+    /// `interpreter` runs the reference interpreter instead of native code,
+    /// `tape_budget` (bytes) checkpoints a loop marked `!$AD BINOMIAL-CKP`
+    /// only when its projected tape exceeds it (the automatic mode).
     #[new]
-    #[pyo3(signature = (sources, entry=None, form=None, include_dirs=Vec::new(), bounds_checks=true, interpreter=false))]
+    #[pyo3(signature = (sources, entry=None, form=None, include_dirs=Vec::new(), bounds_checks=true, interpreter=false, tape_budget=None))]
+    // One parameter per keyword argument of the Python constructor.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         sources: Vec<(String, Option<String>)>,
@@ -681,6 +692,7 @@ impl NativeProgram {
         include_dirs: Vec<String>,
         bounds_checks: bool,
         interpreter: bool,
+        tape_budget: Option<u64>,
     ) -> PyResult<NativeProgram> {
         let mut texts = Vec::with_capacity(sources.len());
         for (name, text) in sources {
@@ -701,6 +713,7 @@ impl NativeProgram {
             include_dirs,
             bounds_checks,
             interpreter,
+            tape_budget,
         };
         detached(py, move || NativeProgram::compile(spec))
     }
@@ -724,7 +737,8 @@ impl NativeProgram {
     }
 
     /// The arguments of `NativeProgram(...)` that rebuild this program:
-    /// `(sources, entry, form, include_dirs, bounds_checks, interpreter)`,
+    /// `(sources, entry, form, include_dirs, bounds_checks, interpreter,
+    /// tape_budget)`,
     /// every source as `(name, text)`.
     fn spec<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let s = &self.spec;
@@ -740,6 +754,7 @@ impl NativeProgram {
             s.include_dirs.clone(),
             s.bounds_checks,
             s.interpreter,
+            s.tape_budget,
         )
             .into_pyobject(py)
     }

@@ -144,6 +144,18 @@ pub struct AdjointOptions {
     /// The number of snapshots of every checkpointed loop, overriding the
     /// directives' counts (`None`: each directive's own).
     pub snapshots: Option<u32>,
+    /// The automatic mode of checkpointing: bytes the tape of one marked
+    /// loop may take. When set, the forward sweep of every loop marked
+    /// `!$AD BINOMIAL-CKP` (with or without arguments) measures the bytes
+    /// one trip records (running its first trip once more, with a counting
+    /// copy of the trip's forward sweep that pushes nothing) and projects
+    /// the loop's tape as bytes per trip × trips: within the budget the
+    /// loop records every trip (the plain adjoint); over it the loop is
+    /// checkpointed with the largest snapshot count `K` whose snapshots
+    /// and control frames fit beside one trip's tape (at least 1, at most
+    /// the trip count and `snapshots` when given; the directive's count is
+    /// not used). `None`: the directives' schedule.
+    pub tape_budget: Option<u64>,
     /// How calls are reversed, unless a link of the [`ReversalSchedule`]
     /// given to [`adjoint_scheduled`] says otherwise.
     pub reversal: Reversal,
@@ -199,6 +211,7 @@ impl Default for AdjointOptions {
             strong_zero: StrongZero::All,
             checkpoint: true,
             snapshots: None,
+            tape_budget: None,
             reversal: Reversal::Split,
         }
     }

@@ -319,8 +319,11 @@ pub(crate) struct AdjointArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     checkpoints: Option<u32>,
     /// Ignore `!$AD BINOMIAL-CKP` directives: loops record their whole tape
-    #[arg(long = "no-checkpoint", conflicts_with = "checkpoints")]
+    #[arg(long = "no-checkpoint", conflicts_with_all = ["checkpoints", "tape_budget"])]
     no_checkpoint: bool,
+    /// Automatic checkpointing: a loop under `!$AD BINOMIAL-CKP` whose projected tape (bytes of one trip times its trips) exceeds BYTES is checkpointed with as many snapshots as fit; otherwise it records every trip
+    #[arg(long = "tape-budget", value_name = "BYTES", value_parser = bytes)]
+    tape_budget: Option<usize>,
     /// How calls are reversed: split (callees record with the caller) or joint (callees run plain, then record and reverse in the caller's reverse sweep)
     #[arg(long, value_name = "MODE", default_value = "split", value_parser = ["split", "joint"])]
     reversal: String,
@@ -338,6 +341,10 @@ impl AdjointArgs {
             self.checkpoints.map(|k| k.to_string()).as_deref(),
         );
         cl.set_flag("no-checkpoint", self.no_checkpoint);
+        cl.set_value(
+            "tape-budget",
+            self.tape_budget.map(|b| b.to_string()).as_deref(),
+        );
         cl.set_value("reversal", Some(&self.reversal));
         cl.set_values("link", &self.link);
     }

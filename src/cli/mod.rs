@@ -466,6 +466,7 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
         activity: !cl.flag("no-activity"),
         checkpoint: !cl.flag("no-checkpoint"),
         snapshots: cl.value("checkpoints").and_then(|k| k.parse().ok()),
+        tape_budget: cl.value("tape-budget").and_then(|b| b.parse().ok()),
         reversal: match cl.value("reversal") {
             Some("joint") => Reversal::Joint,
             _ => Reversal::Split,

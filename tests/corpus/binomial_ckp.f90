@@ -20,7 +20,24 @@ contains
   end subroutine kick
 end module ckp_state
 
-! Explicit heat equation with a temperature-dependent conductivity.
+! One explicit step of the heat equation with a temperature-dependent
+! conductivity.
+subroutine heat_step(n, u, unew, r)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(inout) :: u(n)
+  double precision, intent(out) :: unew(n)
+  double precision, intent(in) :: r
+  integer :: i
+  unew(1) = u(1)
+  unew(n) = u(n)
+  do i = 2, n - 1
+    unew(i) = u(i) + r * (1.0d0 + 0.1d0 * u(i)**2) * (u(i-1) - 2.0d0*u(i) + u(i+1))
+  end do
+  u = unew
+end subroutine heat_step
+
+! The explicit heat equation: nsteps steps, then the squared norm.
 subroutine heat(n, nsteps, u, r, cost)
   implicit none
   integer, intent(in) :: n, nsteps
@@ -31,12 +48,7 @@ subroutine heat(n, nsteps, u, r, cost)
   integer :: i, step
   !$AD BINOMIAL-CKP nsteps 3 1
   do step = 1, nsteps
-    unew(1) = u(1)
-    unew(n) = u(n)
-    do i = 2, n - 1
-      unew(i) = u(i) + r * (1.0d0 + 0.1d0 * u(i)**2) * (u(i-1) - 2.0d0*u(i) + u(i+1))
-    end do
-    u = unew
+    call heat_step(n, u, unew, r)
   end do
   cost = 0.0d0
   do i = 1, n

@@ -1,8 +1,8 @@
 //! The sweeps of a loop outlined for binomial checkpointing
 //! ([`crate::ad::checkpoint`]): a call of the loop procedure is reversed by
 //! Griewank and Walther's schedule over calls of the step procedure, with
-//! at most `K` snapshots of the loop's state (the variables a trip may
-//! write) on the runtime stacks.
+//! at most `K` snapshots of the loop's live state (the variables a trip
+//! may write and may read before writing them) on the runtime stacks.
 //!
 //! The schedule is the recursion of [`crate::ad::checkpoint::revolve`]:
 //! to reverse trips `a..b` from a snapshot of state `a`, advance to the
@@ -42,6 +42,10 @@ pub const STATS_GLOBALS: [&str; 3] = [
     "_ad_ckp_snapshot_peak",
 ];
 
+/// Names of the automatic mode's globals: bytes counted by a measured
+/// trip, and 1 while a trip is measured.
+const PROBE_GLOBALS: [&str; 2] = ["_ad_ckp_probe", "_ad_ckp_probing"];
+
 /// The local variables and callees of one generated sweep.
 struct Driver {
     /// The step's primal, forward and reverse sweeps.
@@ -51,14 +55,19 @@ struct Driver {
     /// Arguments of the step's primal and of its sweeps.
     primal_args: Vec<CallArg>,
     sweep_args: Vec<CallArg>,
-    /// Variables a trip may write (the snapshot).
+    /// Variables a trip may write and may read before writing (the
+    /// snapshot).
     snapshot: Vec<VarId>,
+    /// Scalars a trip may write but always writes before reading: saved
+    /// once by the forward sweep, restored at the end of the reverse sweep.
+    dead: Vec<VarId>,
     /// I64 locals.
     a: VarId,
     b: VarId,
     c: VarId,
     m: VarId,
     j: VarId,
+    k: VarId,
     depth: VarId,
     words: VarId,
     split_out: VarId,
@@ -69,22 +78,130 @@ struct Driver {
     reverse: bool,
 }
 
+/// `if cond { then } else { otherwise }`, the cursor continuing after both.
+fn if_else(
+    c: &mut Cursor<'_>,
+    cond: Value,
+    then: impl FnOnce(&mut Cursor<'_>),
+    otherwise: impl FnOnce(&mut Cursor<'_>),
+) {
+    let (yes, no, join) = (c.new_block(), c.new_block(), c.new_block());
+    c.terminate(Terminator::Branch {
+        cond,
+        then_dest: yes,
+        else_dest: no,
+    });
+    c.switch_to(yes);
+    then(c);
+    c.terminate(Terminator::Jump(join));
+    c.switch_to(no);
+    otherwise(c);
+    c.terminate(Terminator::Jump(join));
+    c.switch_to(join);
+}
+
+/// `if cond { then }`.
+fn if_then(c: &mut Cursor<'_>, cond: Value, then: impl FnOnce(&mut Cursor<'_>)) {
+    if_else(c, cond, then, |_| {});
+}
+
+/// `while cond() { body }`: `cond` is evaluated in the loop's head.
+fn while_loop(
+    c: &mut Cursor<'_>,
+    cond: impl FnOnce(&mut Cursor<'_>) -> Value,
+    body: impl FnOnce(&mut Cursor<'_>),
+) {
+    let (head, inside, exit) = (c.new_block(), c.new_block(), c.new_block());
+    c.terminate(Terminator::Jump(head));
+    c.switch_to(head);
+    let more = cond(c);
+    c.terminate(Terminator::Branch {
+        cond: more,
+        then_dest: inside,
+        else_dest: exit,
+    });
+    c.switch_to(inside);
+    body(c);
+    c.terminate(Terminator::Jump(head));
+    c.switch_to(exit);
+}
+
+/// `x op y` on I64 values.
+fn test(c: &mut Cursor<'_>, op: CmpOp, x: Value, y: Value) -> Value {
+    c.ins(Inst::Cmp(op, x, y), Some(Type::Bool))
+}
+
+/// `v op constant`, `v` an I64 variable.
+fn test_var(c: &mut Cursor<'_>, op: CmpOp, v: VarId, constant: i64) -> Value {
+    let x = load(c, v);
+    let y = c.int(constant);
+    test(c, op, x, y)
+}
+
+/// `x - y` of two I64 variables.
+fn difference(c: &mut Cursor<'_>, x: VarId, y: VarId) -> Value {
+    let (x, y) = (load(c, x), load(c, y));
+    c.binary(BinaryOp::Sub, x, y)
+}
+
+fn load(c: &mut Cursor<'_>, v: VarId) -> Value {
+    c.ins(Inst::Load(v), Some(Type::I64))
+}
+
+fn set(c: &mut Cursor<'_>, v: VarId, x: Value) {
+    c.ins(Inst::Store(v, x), None);
+}
+
+fn set_int(c: &mut Cursor<'_>, v: VarId, x: i64) {
+    let x = c.int(x);
+    set(c, v, x);
+}
+
+fn add_to(c: &mut Cursor<'_>, v: VarId, x: Value) {
+    let old = load(c, v);
+    let new = c.binary(BinaryOp::Add, old, x);
+    set(c, v, new);
+}
+
+fn add_int(c: &mut Cursor<'_>, v: VarId, x: i64) {
+    let x = c.int(x);
+    add_to(c, v, x);
+}
+
+/// Pushes the variables on the control stack, in order.
+fn push_control(c: &mut Cursor<'_>, vars: &[VarId]) {
+    for &v in vars {
+        let x = load(c, v);
+        c.ins(Inst::Push(adjit_ir::StackKind::Control, x), None);
+    }
+}
+
+/// Pops the control stack into the variables, in order.
+fn pop_control(c: &mut Cursor<'_>, vars: &[VarId]) {
+    for &v in vars {
+        let x = c.ins(Inst::Pop(adjit_ir::StackKind::Control), Some(Type::I64));
+        set(c, v, x);
+    }
+}
+
 impl Driver {
-    fn load(c: &mut Cursor<'_>, v: VarId) -> Value {
-        c.ins(Inst::Load(v), Some(Type::I64))
-    }
-    fn set(c: &mut Cursor<'_>, v: VarId, x: Value) {
-        c.ins(Inst::Store(v, x), None);
-    }
-    fn add_to(c: &mut Cursor<'_>, v: VarId, x: Value) {
-        let old = Self::load(c, v);
-        let new = c.binary(BinaryOp::Add, old, x);
-        Self::set(c, v, new);
-    }
     fn count_trips(&self, c: &mut Cursor<'_>, n: Value) {
         if self.reverse {
-            Self::add_to(c, self.stats[0], n);
+            add_to(c, self.stats[0], n);
         }
+    }
+
+    /// Adds `sign` times the snapshot's bytes to the bytes held, and keeps
+    /// their peak.
+    fn count_snapshot(&self, c: &mut Cursor<'_>, sign: i64) {
+        let w = load(c, self.words);
+        let eight = c.int(8 * sign);
+        let bytes = c.binary(BinaryOp::Mul, w, eight);
+        add_to(c, self.stats[1], bytes);
+        let now = load(c, self.stats[1]);
+        let peak = load(c, self.stats[2]);
+        let peak = c.binary(BinaryOp::Max, now, peak);
+        set(c, self.stats[2], peak);
     }
 
     /// Pushes the snapshot and counts its bytes.
@@ -92,14 +209,7 @@ impl Driver {
         for &v in &self.snapshot {
             c.save_var(v);
         }
-        let w = Self::load(c, self.words);
-        let eight = c.int(8);
-        let bytes = c.binary(BinaryOp::Mul, w, eight);
-        Self::add_to(c, self.stats[1], bytes);
-        let now = Self::load(c, self.stats[1]);
-        let peak = Self::load(c, self.stats[2]);
-        let peak = c.binary(BinaryOp::Max, now, peak);
-        Self::set(c, self.stats[2], peak);
+        self.count_snapshot(c, 1);
     }
 
     /// Pops the snapshot into the state.
@@ -107,46 +217,40 @@ impl Driver {
         for &v in self.snapshot.iter().rev() {
             c.restore_var(v);
         }
-        let w = Self::load(c, self.words);
-        let eight = c.int(-8);
-        let bytes = c.binary(BinaryOp::Mul, w, eight);
-        Self::add_to(c, self.stats[1], bytes);
+        self.count_snapshot(c, -1);
     }
 
-    /// Runs trips `a..m` with the step's primal (`j` counts them).
+    /// Calls `proc` `n` times (`n` in the variable; `j` counts).
+    fn repeat(&self, c: &mut Cursor<'_>, n: VarId, proc: ProcId, args: &[CallArg]) {
+        set_int(c, self.j, 0);
+        while_loop(
+            c,
+            |c| {
+                let (j, n) = (load(c, self.j), load(c, n));
+                test(c, CmpOp::Lt, j, n)
+            },
+            |c| {
+                c.ins(Inst::Call(proc, args.to_vec()), None);
+                add_int(c, self.j, 1);
+            },
+        );
+    }
+
+    /// Runs trips `a..m` with the step's primal.
     fn advance(&self, c: &mut Cursor<'_>) {
-        let zero = c.int(0);
-        Self::set(c, self.j, zero);
-        let (head, body, exit) = (c.new_block(), c.new_block(), c.new_block());
-        c.terminate(Terminator::Jump(head));
-        c.switch_to(head);
-        let a = Self::load(c, self.a);
-        let m = Self::load(c, self.m);
-        let len = c.binary(BinaryOp::Sub, m, a);
-        let j = Self::load(c, self.j);
-        let more = c.ins(Inst::Cmp(CmpOp::Lt, j, len), Some(Type::Bool));
-        c.terminate(Terminator::Branch {
-            cond: more,
-            then_dest: body,
-            else_dest: exit,
-        });
-        c.switch_to(body);
-        c.ins(Inst::Call(self.step, self.primal_args.clone()), None);
-        let one = c.int(1);
-        Self::add_to(c, self.j, one);
-        c.terminate(Terminator::Jump(head));
-        c.switch_to(exit);
-        let a = Self::load(c, self.a);
-        let m = Self::load(c, self.m);
-        let len = c.binary(BinaryOp::Sub, m, a);
+        let len = difference(c, self.m, self.a);
+        set(c, self.k, len);
+        self.repeat(c, self.k, self.step, &self.primal_args);
+        let len = difference(c, self.m, self.a);
         self.count_trips(c, len);
     }
 
-    /// Records one trip with the step's forward sweep.
-    fn record(&self, c: &mut Cursor<'_>) {
+    /// Records one trip with the step's forward sweep, then reverses it.
+    fn record_and_reverse(&self, c: &mut Cursor<'_>) {
         c.ins(Inst::Call(self.step_fwd, self.sweep_args.clone()), None);
         let one = c.int(1);
         self.count_trips(c, one);
+        self.reverse_trip(c);
     }
 
     /// Reverses the trip just recorded.
@@ -158,69 +262,188 @@ impl Driver {
     /// advance to the split, push the frame, snapshot, until one trip is
     /// left; the state is then `b - 1`, in `a`.
     fn chain(&self, cur: &mut Cursor<'_>) {
-        let (head, body, exit) = (cur.new_block(), cur.new_block(), cur.new_block());
-        cur.terminate(Terminator::Jump(head));
-        cur.switch_to(head);
-        let a = Self::load(cur, self.a);
-        let b = Self::load(cur, self.b);
-        let len = cur.binary(BinaryOp::Sub, b, a);
-        let one = cur.int(1);
-        let more = cur.ins(Inst::Cmp(CmpOp::Gt, len, one), Some(Type::Bool));
-        cur.terminate(Terminator::Branch {
-            cond: more,
-            then_dest: body,
-            else_dest: exit,
-        });
-        cur.switch_to(body);
-        let a = Self::load(cur, self.a);
-        let b = Self::load(cur, self.b);
-        let len = cur.binary(BinaryOp::Sub, b, a);
-        let c = Self::load(cur, self.c);
-        let one = cur.int(1);
-        let s = cur.binary(BinaryOp::Add, c, one);
-        cur.ins(
-            Inst::Call(
-                self.split,
-                vec![
+        while_loop(
+            cur,
+            |c| {
+                let len = difference(c, self.b, self.a);
+                let one = c.int(1);
+                test(c, CmpOp::Gt, len, one)
+            },
+            |cur| {
+                let len = difference(cur, self.b, self.a);
+                let c = load(cur, self.c);
+                let one = cur.int(1);
+                let s = cur.binary(BinaryOp::Add, c, one);
+                let args = vec![
                     CallArg::Value(len),
                     CallArg::Value(s),
                     CallArg::Var(self.split_out),
-                ],
-            ),
-            None,
+                ];
+                cur.ins(Inst::Call(self.split, args), None);
+                let a = load(cur, self.a);
+                let off = load(cur, self.split_out);
+                let m = cur.binary(BinaryOp::Add, a, off);
+                set(cur, self.m, m);
+                self.advance(cur);
+                push_control(cur, &[self.a, self.m, self.c]);
+                add_int(cur, self.depth, 1);
+                let rest = difference(cur, self.b, self.m);
+                let one = cur.int(1);
+                let snap = test(cur, CmpOp::Gt, rest, one);
+                if_then(cur, snap, |cur| {
+                    self.save(cur);
+                    add_int(cur, self.c, -1);
+                });
+                let m = load(cur, self.m);
+                set(cur, self.a, m);
+            },
         );
-        let a = Self::load(cur, self.a);
-        let off = Self::load(cur, self.split_out);
-        let m = cur.binary(BinaryOp::Add, a, off);
-        Self::set(cur, self.m, m);
-        self.advance(cur);
-        for v in [self.a, self.m, self.c] {
-            let x = Self::load(cur, v);
-            cur.ins(Inst::Push(adjit_ir::StackKind::Control, x), None);
-        }
-        let one = cur.int(1);
-        Self::add_to(cur, self.depth, one);
-        let b = Self::load(cur, self.b);
-        let m = Self::load(cur, self.m);
-        let rest = cur.binary(BinaryOp::Sub, b, m);
-        let one = cur.int(1);
-        let snap = cur.ins(Inst::Cmp(CmpOp::Gt, rest, one), Some(Type::Bool));
-        let (take, next) = (cur.new_block(), cur.new_block());
-        cur.terminate(Terminator::Branch {
-            cond: snap,
-            then_dest: take,
-            else_dest: next,
+    }
+
+    /// The binomial forward sweep for the trip count in `b` and the snapshot
+    /// count in `k`: the first chain, the last trip recorded, then the trip
+    /// count and the number of frames pushed.
+    fn revolve_forward(&self, c: &mut Cursor<'_>) {
+        let k = load(c, self.k);
+        let one = c.int(1);
+        let k = c.binary(BinaryOp::Max, k, one);
+        let k1 = c.binary(BinaryOp::Sub, k, one);
+        set(c, self.c, k1);
+        set_int(c, self.a, 0);
+        set_int(c, self.depth, 0);
+        let many = test_var(c, CmpOp::Gt, self.b, 1);
+        if_then(c, many, |c| self.save(c));
+        let any = test_var(c, CmpOp::Gt, self.b, 0);
+        if_then(c, any, |c| {
+            self.chain(c);
+            c.ins(Inst::Call(self.step_fwd, self.sweep_args.clone()), None);
         });
-        cur.switch_to(take);
-        self.save(cur);
-        let minus = cur.int(-1);
-        Self::add_to(cur, self.c, minus);
-        cur.terminate(Terminator::Jump(next));
-        cur.switch_to(next);
-        let m = Self::load(cur, self.m);
-        Self::set(cur, self.a, m);
-        cur.terminate(Terminator::Jump(head));
-        cur.switch_to(exit);
+        push_control(c, &[self.b, self.depth]);
+    }
+
+    /// The binomial reverse sweep: reverse the last trip, then every frame
+    /// (restore its snapshot, run the chain from it, record and reverse
+    /// the trip it ends on).
+    fn revolve_reverse(&self, c: &mut Cursor<'_>) {
+        pop_control(c, &[self.depth, self.b]);
+        let any = test_var(c, CmpOp::Gt, self.b, 0);
+        if_then(c, any, |c| self.reverse_trip(c));
+        while_loop(
+            c,
+            |c| test_var(c, CmpOp::Gt, self.depth, 0),
+            |c| {
+                pop_control(c, &[self.c, self.m, self.a]);
+                add_int(c, self.depth, -1);
+                self.restore(c);
+                let len = difference(c, self.m, self.a);
+                let one = c.int(1);
+                let several = test(c, CmpOp::Gt, len, one);
+                if_then(c, several, |c| self.save(c));
+                let m = load(c, self.m);
+                set(c, self.b, m);
+                self.chain(c);
+                self.record_and_reverse(c);
+            },
+        );
+    }
+
+    /// The plain forward sweep: every trip recorded, the trip count pushed.
+    fn plain_forward(&self, c: &mut Cursor<'_>) {
+        self.repeat(c, self.b, self.step_fwd, &self.sweep_args);
+        push_control(c, &[self.b]);
+    }
+
+    /// The plain reverse sweep: every trip reversed.
+    fn plain_reverse(&self, c: &mut Cursor<'_>) {
+        pop_control(c, &[self.b]);
+        self.repeat(c, self.b, self.step_rev, &self.sweep_args);
+    }
+}
+
+/// The automatic mode's parts of a sweep: the tape budget, the counting
+/// copy of the step's forward sweep, the probe globals and a flag.
+struct Budget {
+    /// Bytes the loop's tape may take.
+    bytes: i64,
+    /// The counting copy of the step's forward sweep.
+    count_fwd: ProcId,
+    /// Bytes counted by the counting copy (a global).
+    probe: VarId,
+    /// 1 while a counting copy runs (a global): loops nested in the
+    /// measured trip are not measured in turn.
+    probing: VarId,
+    /// 1 when the loop is checkpointed (an I64 local).
+    flag: VarId,
+    /// The snapshot count of the options, if any: the budget's count does
+    /// not exceed it (the directive's count is not used).
+    cap: Option<u32>,
+}
+
+impl Budget {
+    /// The automatic forward sweep: with at least one trip (and outside a
+    /// measurement), snapshot the state, run the first trip with the
+    /// counting copy (statistics of nested loops kept), restore the state;
+    /// when bytes per trip × trips exceed the budget, checkpoint with the
+    /// largest `K` whose snapshots and control frames fit beside one trip's
+    /// tape and the loop's three control entries (at least 1, at most the trip count and the options' count),
+    /// else record
+    /// every trip. The choice is pushed last.
+    fn forward(&self, c: &mut Cursor<'_>, d: &Driver) {
+        set_int(c, self.flag, 0);
+        let any = test_var(c, CmpOp::Gt, d.b, 0);
+        let idle = test_var(c, CmpOp::Eq, self.probing, 0);
+        let measure = c.binary(BinaryOp::And, any, idle);
+        if_then(c, measure, |c| {
+            d.save(c);
+            let held = load(c, d.stats[1]);
+            let peak = load(c, d.stats[2]);
+            set_int(c, self.probing, 1);
+            set_int(c, self.probe, 0);
+            c.ins(Inst::Call(self.count_fwd, d.sweep_args.clone()), None);
+            set_int(c, self.probing, 0);
+            set(c, d.stats[1], held);
+            set(c, d.stats[2], peak);
+            d.restore(c);
+            let per_trip = load(c, self.probe);
+            let n = load(c, d.b);
+            let projected = c.binary(BinaryOp::Mul, per_trip, n);
+            let budget = c.int(self.bytes);
+            let over = test(c, CmpOp::Gt, projected, budget);
+            if_then(c, over, |c| {
+                set_int(c, self.flag, 1);
+                let budget = c.int(self.bytes);
+                let per_trip = load(c, self.probe);
+                let room = c.binary(BinaryOp::Sub, budget, per_trip);
+                // The trip count, the frame count and the choice.
+                let tail = c.int(24);
+                let room = c.binary(BinaryOp::Sub, room, tail);
+                let w = load(c, d.words);
+                let eight = c.int(8);
+                let snap = c.binary(BinaryOp::Mul, w, eight);
+                let frame = c.int(24);
+                let each = c.binary(BinaryOp::Add, snap, frame);
+                let k = c.binary(BinaryOp::Div, room, each);
+                let one = c.int(1);
+                let k = c.binary(BinaryOp::Max, k, one);
+                let n = load(c, d.b);
+                let mut k = c.binary(BinaryOp::Min, k, n);
+                if let Some(cap) = self.cap {
+                    let cap = c.int(i64::from(cap));
+                    k = c.binary(BinaryOp::Min, k, cap);
+                }
+                set(c, d.k, k);
+            });
+        });
+        let chosen = test_var(c, CmpOp::Ne, self.flag, 0);
+        if_else(c, chosen, |c| d.revolve_forward(c), |c| d.plain_forward(c));
+        push_control(c, &[self.flag]);
+    }
+
+    /// The automatic reverse sweep: the reversal the forward sweep chose.
+    fn reverse(&self, c: &mut Cursor<'_>, d: &Driver) {
+        pop_control(c, &[self.flag]);
+        let chosen = test_var(c, CmpOp::Ne, self.flag, 0);
+        if_else(c, chosen, |c| d.revolve_reverse(c), |c| d.plain_reverse(c));
     }
 }
 
@@ -236,12 +459,13 @@ impl Generator<'_> {
         let source = self.source.proc(driver).clone();
         let n_state = source.params.len() - 2;
         let fixed = self.options.snapshots;
-        if !outlined.has_snapshots && fixed.is_none() {
+        let budget = self.options.tape_budget;
+        if !outlined.has_snapshots && fixed.is_none() && budget.is_none() {
             return Err(AdError::Unsupported {
                 proc: outlined.host.clone(),
                 what: "a loop under a bare BINOMIAL-CKP without a snapshot count \
-                       (write `!$AD BINOMIAL-CKP nsteps nsnapshots first` or give \
-                       --checkpoints K)"
+                       (write `!$AD BINOMIAL-CKP nsteps nsnapshots first`, or give \
+                       --checkpoints K or --tape-budget BYTES)"
                     .into(),
                 span: outlined.span,
             });
@@ -275,12 +499,35 @@ impl Generator<'_> {
             Layout::new(&source, &has_adjoint, &mut globals)
         };
         let step_proc = self.source.proc(outlined.step);
-        let mut written = written_params(step_proc);
+        // Only what a trip may read before writing it is live at the loop
+        // head: a scalar every trip stores before reading is left out.
+        // The others (dead) are saved once around the whole loop, so that
+        // its reverse sweep leaves every variable as it was before the loop.
+        let exposed = crate::ad::checkpoint::live::upward_exposed(step_proc);
+        let (mut written, dead): (Vec<WrittenVar>, Vec<WrittenVar>) = written_params(step_proc)
+            .into_iter()
+            .partition(|w| match *w {
+                WrittenVar::Param(i) => exposed.contains(&step_proc.params[i]),
+                WrittenVar::Global(_) => true,
+            });
         for g in self.written_globals(outlined.step) {
             written.push(WrittenVar::Global(g));
         }
         let split = self.split_proc();
         let stats = self.stats_globals();
+        let probe = match budget {
+            Some(_) => {
+                let [probe, probing] = self.i64_globals(PROBE_GLOBALS);
+                let count = self.count_proc(probe);
+                let count_fwd = crate::ad::checkpoint::probe::counting_copy(
+                    &mut self.out,
+                    step_sweeps.forward,
+                    count,
+                );
+                Some((probe, probing, count_fwd))
+            }
+            None => None,
+        };
         let mut procs = Vec::new();
         for reverse in [false, true] {
             let suffix = if reverse { "rev" } else { "fwd" };
@@ -289,7 +536,9 @@ impl Generator<'_> {
             let name = self.out.proc(id).name.clone();
             let mut p = layout.new_proc(name, source.span);
             flatten_array_params(&mut p);
-            let Some(snapshot) = self.snapshot_vars(&mut p, &source, &written) else {
+            let dead = self.snapshot_vars(&mut p, &source, &dead);
+            let Some((snapshot, dead)) = self.snapshot_vars(&mut p, &source, &written).zip(dead)
+            else {
                 return Err(AdError::Unsupported {
                     proc: outlined.host.clone(),
                     what: "a loop under BINOMIAL-CKP that assigns a character variable".into(),
@@ -316,11 +565,13 @@ impl Generator<'_> {
                     })
                     .collect(),
                 snapshot,
+                dead,
                 a: local(&mut p, "_ckp_a"),
                 b: local(&mut p, "_ckp_b"),
                 c: local(&mut p, "_ckp_c"),
                 m: local(&mut p, "_ckp_m"),
                 j: local(&mut p, "_ckp_j"),
+                k: local(&mut p, "_ckp_k"),
                 depth: local(&mut p, "_ckp_depth"),
                 words: local(&mut p, "_ckp_words"),
                 split_out: local(&mut p, "_ckp_split"),
@@ -330,12 +581,50 @@ impl Generator<'_> {
             };
             let trips = source.params[n_state];
             let snaps = source.params[n_state + 1];
+            let automatic = match (budget, probe) {
+                (Some(bytes), Some((probe, probing, count_fwd))) => {
+                    let globals = self.out.globals.clone();
+                    Some(Budget {
+                        bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
+                        count_fwd,
+                        probe: global_var(&mut p, &globals[probe.index()], probe),
+                        probing: global_var(&mut p, &globals[probing.index()], probing),
+                        flag: local(&mut p, "_ckp_flag"),
+                        cap: fixed,
+                    })
+                }
+                _ => None,
+            };
             let mut c = Cursor::new(&mut p, Proc::ENTRY);
             snapshot_words(&mut c, &d);
+            if !reverse {
+                for &v in &d.dead {
+                    c.save_var(v);
+                }
+            }
+            match (&automatic, reverse) {
+                (Some(auto), false) => {
+                    let n = load(&mut c, trips);
+                    set(&mut c, d.b, n);
+                    auto.forward(&mut c, &d);
+                }
+                (Some(auto), true) => auto.reverse(&mut c, &d),
+                (None, false) => {
+                    let n = load(&mut c, trips);
+                    set(&mut c, d.b, n);
+                    let k = match fixed {
+                        Some(k) => c.int(i64::from(k)),
+                        None => load(&mut c, snaps),
+                    };
+                    set(&mut c, d.k, k);
+                    d.revolve_forward(&mut c);
+                }
+                (None, true) => d.revolve_reverse(&mut c),
+            }
             if reverse {
-                reverse_sweep(&mut c, &d);
-            } else {
-                forward_sweep(&mut c, &d, trips, snaps, fixed);
+                for &v in d.dead.iter().rev() {
+                    c.restore_var(v);
+                }
             }
             c.terminate(Terminator::Return);
             self.out.procs[id.index()] = p;
@@ -461,7 +750,30 @@ impl Generator<'_> {
 
     /// The statistics globals (created once per module).
     fn stats_globals(&mut self) -> [GlobalId; 3] {
-        STATS_GLOBALS.map(|name| {
+        self.i64_globals(STATS_GLOBALS)
+    }
+
+    /// `_ad_ckp_count`: adds 8 (one stack entry) to the global `probe`
+    /// (generated once per module).
+    fn count_proc(&mut self, probe: GlobalId) -> ProcId {
+        const NAME: &str = "_ad_ckp_count";
+        if let Some(id) = self.out.find_proc(NAME) {
+            return id;
+        }
+        let id = self.out.add_proc(Proc::new(NAME));
+        let mut p = Proc::new(NAME);
+        let global = self.out.globals[probe.index()].clone();
+        let v = global_var(&mut p, &global, probe);
+        let mut c = Cursor::new(&mut p, Proc::ENTRY);
+        add_int(&mut c, v, 8);
+        c.terminate(Terminator::Return);
+        self.out.procs[id.index()] = p;
+        id
+    }
+
+    /// Scalar I64 globals of the given names (created once per module).
+    fn i64_globals<const N: usize>(&mut self, names: [&str; N]) -> [GlobalId; N] {
+        names.map(|name| {
             if let Some(i) = self.out.globals.iter().position(|g| g.name == name) {
                 return GlobalId(i as u32);
             }
@@ -547,122 +859,5 @@ fn snapshot_words(c: &mut Cursor<'_>, d: &Driver) {
         }
         total = c.binary(BinaryOp::Add, total, n);
     }
-    Driver::set(c, d.words, total);
-}
-
-/// The forward sweep: first chain, last trip recorded, then the snapshot
-/// count, the trip count and the number of frames pushed.
-fn forward_sweep(c: &mut Cursor<'_>, d: &Driver, trips: VarId, snaps: VarId, fixed: Option<u32>) {
-    let k = match fixed {
-        Some(k) => c.int(i64::from(k)),
-        None => Driver::load(c, snaps),
-    };
-    let one = c.int(1);
-    let k = c.binary(BinaryOp::Max, k, one);
-    let k1 = c.binary(BinaryOp::Sub, k, one);
-    Driver::set(c, d.c, k1);
-    let zero = c.int(0);
-    Driver::set(c, d.a, zero);
-    Driver::set(c, d.depth, zero);
-    let n = Driver::load(c, trips);
-    Driver::set(c, d.b, n);
-    let (snap, go, done) = (c.new_block(), c.new_block(), c.new_block());
-    let one = c.int(1);
-    let many = c.ins(Inst::Cmp(CmpOp::Gt, n, one), Some(Type::Bool));
-    let after_snap = c.new_block();
-    c.terminate(Terminator::Branch {
-        cond: many,
-        then_dest: snap,
-        else_dest: after_snap,
-    });
-    c.switch_to(snap);
-    d.save(c);
-    c.terminate(Terminator::Jump(after_snap));
-    c.switch_to(after_snap);
-    let n = Driver::load(c, d.b);
-    let zero = c.int(0);
-    let any = c.ins(Inst::Cmp(CmpOp::Gt, n, zero), Some(Type::Bool));
-    c.terminate(Terminator::Branch {
-        cond: any,
-        then_dest: go,
-        else_dest: done,
-    });
-    c.switch_to(go);
-    d.chain(c);
-    d.record(c);
-    c.terminate(Terminator::Jump(done));
-    c.switch_to(done);
-    let k = match fixed {
-        Some(k) => c.int(i64::from(k)),
-        None => Driver::load(c, snaps),
-    };
-    let n = Driver::load(c, d.b);
-    let depth = Driver::load(c, d.depth);
-    for x in [k, n, depth] {
-        c.ins(Inst::Push(adjit_ir::StackKind::Control, x), None);
-    }
-}
-
-/// The reverse sweep: reverse the last trip, then every frame.
-fn reverse_sweep(c: &mut Cursor<'_>, d: &Driver) {
-    for v in [d.depth, d.b, d.c] {
-        let x = c.ins(Inst::Pop(adjit_ir::StackKind::Control), Some(Type::I64));
-        Driver::set(c, v, x);
-    }
-    let (last, frames, done) = (c.new_block(), c.new_block(), c.new_block());
-    let n = Driver::load(c, d.b);
-    let zero = c.int(0);
-    let any = c.ins(Inst::Cmp(CmpOp::Gt, n, zero), Some(Type::Bool));
-    c.terminate(Terminator::Branch {
-        cond: any,
-        then_dest: last,
-        else_dest: done,
-    });
-    c.switch_to(last);
-    d.reverse_trip(c);
-    c.terminate(Terminator::Jump(frames));
-    // The frame loop.
-    c.switch_to(frames);
-    let depth = Driver::load(c, d.depth);
-    let zero = c.int(0);
-    let more = c.ins(Inst::Cmp(CmpOp::Gt, depth, zero), Some(Type::Bool));
-    let frame = c.new_block();
-    c.terminate(Terminator::Branch {
-        cond: more,
-        then_dest: frame,
-        else_dest: done,
-    });
-    c.switch_to(frame);
-    for v in [d.c, d.m, d.a] {
-        let x = c.ins(Inst::Pop(adjit_ir::StackKind::Control), Some(Type::I64));
-        Driver::set(c, v, x);
-    }
-    let minus = c.int(-1);
-    Driver::add_to(c, d.depth, minus);
-    let a = Driver::load(c, d.a);
-    let m = Driver::load(c, d.m);
-    let len = c.binary(BinaryOp::Sub, m, a);
-    let one = c.int(1);
-    let single = c.ins(Inst::Cmp(CmpOp::Eq, len, one), Some(Type::Bool));
-    let (one_trip, several) = (c.new_block(), c.new_block());
-    c.terminate(Terminator::Branch {
-        cond: single,
-        then_dest: one_trip,
-        else_dest: several,
-    });
-    c.switch_to(one_trip);
-    d.restore(c);
-    d.record(c);
-    d.reverse_trip(c);
-    c.terminate(Terminator::Jump(frames));
-    c.switch_to(several);
-    d.restore(c);
-    d.save(c);
-    let m = Driver::load(c, d.m);
-    Driver::set(c, d.b, m);
-    d.chain(c);
-    d.record(c);
-    d.reverse_trip(c);
-    c.terminate(Terminator::Jump(frames));
-    c.switch_to(done);
+    set(c, d.words, total);
 }

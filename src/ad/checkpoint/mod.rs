@@ -5,7 +5,9 @@
 //! The adjoint transform generates the sweeps that follow the schedule
 //! (`crate::ad::adjoint`).
 
+pub mod live;
 pub mod outline;
+pub mod probe;
 pub mod revolve;
 
 use adjit_ir::builder::ProcBuilder;

@@ -64,7 +64,7 @@ pub fn outline_loops(module: &Module) -> Result<(Module, HashMap<ProcId, Outline
 }
 
 /// Calls `f` on every variable an instruction names.
-fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
+pub(crate) fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
     let char_ref = |r: &CharRef, f: &mut dyn FnMut(VarId)| {
         if let CharBase::Var { var, .. } = &r.base {
             f(*var)
@@ -202,6 +202,13 @@ fn outline_one(
     let proc = module.proc(host).clone();
     let inside = trip_blocks(&proc, mark)?;
     let params = trip_vars(&proc, &inside);
+    if let Some(&v) = params
+        .iter()
+        .find(|&&v| proc.var(v).storage == Storage::Allocatable)
+    {
+        let why = format!("names the allocatable array `{}`", proc.var(v).name);
+        return Err(unsupported(&proc, mark, &why));
+    }
     let base = format!("{}_ckp{n}", proc.name);
     // The step: the host with a new entry jumping to the trip, blocks
     // outside the trip emptied, the latch returning.

@@ -589,11 +589,7 @@ impl Lowerer<'_, '_> {
             self.convert(e, t, w),
             self.convert(st, t, w),
         );
-        let diff = self.val(Inst::Binary(BinaryOp::Sub, e, s), w);
-        let num = self.val(Inst::Binary(BinaryOp::Add, diff, st), w);
-        let q = self.val(Inst::Binary(BinaryOp::Div, num, st), w);
-        let zero = self.int(0, w);
-        let n = self.val(Inst::Binary(BinaryOp::Max, q, zero), w);
+        let n = self.exact_trip_count(s, e, st);
         let trips = self.temp("ckp_trips", w);
         self.emit(Inst::Store(trips, n), None);
         let mut snapshots = None;
@@ -607,6 +603,56 @@ impl Lowerer<'_, '_> {
             }
         }
         Ok((trips, snapshots, span))
+    }
+
+    /// The trip count of an integer DO loop from I64 `start`, `end` and
+    /// `step`, exact in unsigned arithmetic (as the loop itself counts:
+    /// `|end - start| / |step| + 1` when a first trip is taken), saturated
+    /// at `i64::MAX`.
+    fn exact_trip_count(&mut self, s: Value, e: Value, st: Value) -> Value {
+        let w = Type::I64;
+        let b = Type::Bool;
+        let bin = |this: &mut Self, op, x, y| this.val(Inst::Binary(op, x, y), w);
+        let zero = self.int(0, w);
+        let one = self.int(1, w);
+        let min = self.int(i64::MIN, w);
+        let max = self.int(i64::MAX, w);
+        let up = self.val(Inst::Cmp(CmpOp::Gt, st, zero), b);
+        let le = self.val(Inst::Cmp(CmpOp::Le, s, e), b);
+        let ge = self.val(Inst::Cmp(CmpOp::Ge, s, e), b);
+        let go = self.val(Inst::Select(up, le, ge), b);
+        let up_dist = bin(self, BinaryOp::Sub, e, s);
+        let down_dist = bin(self, BinaryOp::Sub, s, e);
+        // |end - start| and |step| as unsigned numbers in I64 bits.
+        let dist = self.val(Inst::Select(up, up_dist, down_dist), w);
+        let neg = bin(self, BinaryOp::Sub, zero, st);
+        let mag = self.val(Inst::Select(up, st, neg), w);
+        // dist < 2**63: a signed division (a magnitude of 2**63 gives 0).
+        let small = bin(self, BinaryOp::Div, dist, mag);
+        // dist = 2**63 + r: 2**63 = a·mag + b1 with a = MAX / mag and
+        // b1 = MAX - a·mag + 1 ≤ mag, so dist / mag = a + r / mag, plus 1
+        // when r mod mag + b1 ≥ mag.
+        let r = bin(self, BinaryOp::Add, dist, min);
+        let a = bin(self, BinaryOp::Div, max, mag);
+        let am = bin(self, BinaryOp::Mul, a, mag);
+        let b0 = bin(self, BinaryOp::Sub, max, am);
+        let b1 = bin(self, BinaryOp::Add, b0, one);
+        let rq = bin(self, BinaryOp::Div, r, mag);
+        let rm = bin(self, BinaryOp::Mod, r, mag);
+        let room = bin(self, BinaryOp::Sub, mag, b1);
+        let carry = self.val(Inst::Cmp(CmpOp::Ge, rm, room), b);
+        let carry = self.val(Inst::Select(carry, one, zero), w);
+        let large = bin(self, BinaryOp::Add, a, rq);
+        let large = bin(self, BinaryOp::Add, large, carry);
+        // A magnitude of 2**63 (a step of -2**63): one more trip.
+        let huge_step = self.val(Inst::Cmp(CmpOp::Eq, mag, min), b);
+        let large = self.val(Inst::Select(huge_step, one, large), w);
+        let fits = self.val(Inst::Cmp(CmpOp::Ge, dist, zero), b);
+        let q = self.val(Inst::Select(fits, small, large), w);
+        let n = bin(self, BinaryOp::Add, q, one);
+        let wrapped = self.val(Inst::Cmp(CmpOp::Lt, n, zero), b);
+        let n = self.val(Inst::Select(wrapped, max, n), w);
+        self.val(Inst::Select(go, n, zero), w)
     }
 
     fn int_or_float(&mut self, v: i64, t: Type) -> Value {
