@@ -188,11 +188,8 @@ pub(crate) struct Mapped {
 pub(crate) struct ArgTemp {
     /// The argument expression.
     pub expr: *const Expr,
-    /// The temporary (rank 1).
+    /// The temporary (rank 1, exactly the argument's size).
     pub temp: VarId,
-    /// True when the temporary has exactly the argument's size (an
-    /// assumed-shape dummy may take it).
-    pub exact: bool,
     /// The section to copy back after the call.
     pub back: Option<CopyBack>,
 }

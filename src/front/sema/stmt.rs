@@ -901,7 +901,6 @@ impl Lowerer<'_, '_> {
         {
             return self.move_alloc(name, args);
         }
-        self.prepare_actuals(args)?;
         let local_var =
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
         let aliased = match self.proc_sym(&name.text) {
@@ -968,6 +967,7 @@ impl Lowerer<'_, '_> {
                 format!("function `{}` called as a subroutine", name.text),
             ));
         }
+        self.prepare_actuals(Some(p), args)?;
         let (call_args, callee, copies) = self.call_args_copied(p, name, args)?;
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);

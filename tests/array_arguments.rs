@@ -1,0 +1,209 @@
+//! Array arguments: sections (contiguous, strided, with a gap, rank 2) and
+//! expressions of sections given to assumed-shape dummies, against analytic
+//! derivatives, tangent and adjoint both. The corpus program
+//! `section_arguments.f90` holds the same forms to gfortran's primal
+//! results and to the dot-product and finite-difference checks of
+//! `tests/derivatives.rs`.
+
+mod common;
+
+use adjit::ad::adjoint::AdjointOptions;
+use adjit::engine::{Args, Engine, Selection};
+
+const SECTIONS: &str = "
+module ops
+  implicit none
+contains
+  ! v(i) = i v(i); s = sum v(i)**2 + size(v)
+  subroutine scale(v, s)
+    double precision, intent(inout) :: v(:)
+    double precision, intent(out) :: s
+    integer :: i
+    s = 0
+    do i = 1, size(v)
+      v(i) = v(i)*i
+      s = s + v(i)**2
+    end do
+    s = s + size(v)
+  end subroutine scale
+  ! s = sum m(i, j) (i + 10 j) + 100 ubound(m, 1) + 1000 ubound(m, 2)
+  subroutine weigh(m, s)
+    double precision, intent(in) :: m(:, :)
+    double precision, intent(out) :: s
+    integer :: i, j
+    s = 0
+    do j = 1, size(m, 2)
+      do i = 1, size(m, 1)
+        s = s + m(i, j)*(i + 10*j)
+      end do
+    end do
+    s = s + 100*ubound(m, 1) + 1000*ubound(m, 2)
+  end subroutine weigh
+  ! sum i v(i)**2 + size(v)/2
+  double precision function wsum(v)
+    double precision, intent(in) :: v(:)
+    integer :: i
+    wsum = 0
+    do i = 1, size(v)
+      wsum = wsum + i*v(i)**2
+    end do
+    wsum = wsum + 0.5d0*size(v)
+  end function wsum
+end module ops
+
+subroutine f(a, b, m, s)
+  use ops
+  implicit none
+  double precision, intent(inout) :: a(5), b(5), m(4, 3)
+  double precision, intent(out) :: s(5)
+  call scale(a(2:5), s(1))
+  call scale(m(2, :), s(2))
+  call weigh(m(2:3, 2:3), s(3))
+  s(4) = wsum(3*b(1:5:2))
+  s(5) = wsum(b(4:1:-2) * m(1, 2:3))
+end subroutine f
+";
+
+const A: [f64; 5] = [0.5, -1.0, 2.0, 1.5, -0.25];
+const B: [f64; 5] = [1.25, -0.5, 0.75, 2.0, -1.5];
+const M: [f64; 12] = [
+    0.5, -1.0, 2.0, 1.5, 0.25, -2.0, 3.0, 1.0, -0.75, 1.25, 0.5, -1.5,
+];
+
+/// Column-major `m(i, j)` (1-based) of the input.
+fn m(i: usize, j: usize) -> f64 {
+    M[(i - 1) + 4 * (j - 1)]
+}
+
+/// The Jacobian of `of` with respect to `wrt` at (A, B, M), tangent and
+/// adjoint, compared with `expected` (row-major).
+fn check(of: &str, wrt: &str, expected: &[f64]) {
+    let engine = Engine::from_source("f.f90", SECTIONS).unwrap();
+    let f = engine.procedure(Some("f")).unwrap();
+    let mut args: Args = f.args();
+    args.set_array("a", &A).unwrap();
+    args.set_array("b", &B).unwrap();
+    args.set_array("m", &M).unwrap();
+    let (of, wrt) = (
+        Selection::parse_list(of).unwrap(),
+        Selection::parse_list(wrt).unwrap(),
+    );
+    let tangent = engine.tangent(Some("f"), &of, &wrt, 4).unwrap();
+    let adjoint = engine
+        .adjoint(Some("f"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let mut bad = common::check::against(
+        "tangent",
+        &tangent.jacobian(&args).unwrap(),
+        expected,
+        1e-13,
+    );
+    bad.extend(common::check::against(
+        "adjoint",
+        &adjoint.jacobian(&args).unwrap(),
+        expected,
+        1e-13,
+    ));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The primal results: the callee sees the sections' extents (SIZE,
+/// UBOUND) and its writes come back to the sections.
+#[test]
+fn callees_see_the_extents_of_sections() {
+    let engine = Engine::from_source("f.f90", SECTIONS).unwrap();
+    let f = engine.procedure(Some("f")).unwrap();
+    let mut args: Args = f.args();
+    args.set_array("a", &A).unwrap();
+    args.set_array("b", &B).unwrap();
+    args.set_array("m", &M).unwrap();
+    f.call(&mut args).unwrap();
+    let s = args.f64s("s").unwrap();
+    let s1: f64 = (1..=4).map(|i| (i as f64 * A[i]).powi(2)).sum::<f64>() + 4.0;
+    let s2: f64 = (1..=3).map(|j| (j as f64 * m(2, j)).powi(2)).sum::<f64>() + 3.0;
+    // m(2, 2:3) were scaled by 2 and 3 in the call before.
+    let m2 = |i: usize, j: usize| if i == 2 { m(i, j) * j as f64 } else { m(i, j) };
+    let mut s3 = 200.0 + 2000.0;
+    for j in 1..=2 {
+        for i in 1..=2 {
+            s3 += m2(i + 1, j + 1) * (i + 10 * j) as f64;
+        }
+    }
+    let s4: f64 = (1..=3)
+        .map(|i| i as f64 * (3.0 * B[2 * i - 2]).powi(2))
+        .sum::<f64>()
+        + 1.5;
+    let s5 = (B[3] * m(1, 2)).powi(2) + 2.0 * (B[1] * m(1, 3)).powi(2) + 1.0;
+    for (k, (got, want)) in s.iter().zip([s1, s2, s3, s4, s5]).enumerate() {
+        assert!(
+            common::check::within(*got, want, 1e-13),
+            "s({}) = {got}, expected {want}",
+            k + 1
+        );
+    }
+    let a = args.f64s("a").unwrap();
+    for (k, (got, want)) in a.iter().zip(&A).enumerate() {
+        let factor = k.max(1) as f64;
+        assert!(
+            common::check::within(*got, want * factor, 1e-15),
+            "a({})",
+            k + 1
+        );
+    }
+}
+
+/// s1 = sum_{i=1..4} i^2 a(i+1)^2 + 4: ds1/da(k) = 2 (k-1)^2 a(k) (k >= 2);
+/// the section's elements come back scaled: da(k)/da(k) = k - 1.
+#[test]
+fn a_contiguous_section_differentiates_through_the_callee() {
+    let mut expected = vec![0.0];
+    expected.extend((2..=5).map(|k| 2.0 * ((k - 1) * (k - 1)) as f64 * A[k - 1]));
+    check("s(1)", "a", &expected);
+    let mut jac = Vec::new();
+    for r in 1..=5 {
+        for k in 1..=5 {
+            jac.push(if r != k { 0.0 } else { (k - 1).max(1) as f64 });
+        }
+    }
+    check("a", "a", &jac);
+}
+
+/// s2 = sum_j j^2 m(2, j)^2 + 3 (a row: a section with a gap);
+/// s3 = sum m'(i+1, j+1) (i + 10 j) + 2200 with m'(2, j) = j m(2, j) after
+/// the first call (copy-out carries the derivative).
+#[test]
+fn row_and_rank_2_sections_differentiate() {
+    let mut s2 = vec![0.0; 12];
+    let mut s3 = vec![0.0; 12];
+    for j in 1..=3 {
+        s2[1 + 4 * (j - 1)] = 2.0 * (j * j) as f64 * m(2, j);
+    }
+    for j in 1..=2 {
+        for i in 1..=2 {
+            let scale = if i == 1 { (j + 1) as f64 } else { 1.0 };
+            s3[i + 4 * j] = (i + 10 * j) as f64 * scale;
+        }
+    }
+    check("s(2)", "m", &s2);
+    check("s(3)", "m", &s3);
+}
+
+/// s4 = sum_{i=1..3} 9 i b(2i-1)^2 + 1.5 (an expression of a strided
+/// section); s5 = (b4 m(1,2))^2 + 2 (b2 m(1,3))^2 + 1 (a product of a
+/// reversed strided section and a row).
+#[test]
+fn expressions_of_strided_sections_differentiate() {
+    let mut s4 = vec![0.0; 5];
+    for i in 1..=3 {
+        s4[2 * i - 2] = 18.0 * i as f64 * B[2 * i - 2];
+    }
+    check("s(4)", "b", &s4);
+    let mut s5 = vec![0.0; 5];
+    s5[3] = 2.0 * B[3] * m(1, 2).powi(2);
+    s5[1] = 4.0 * B[1] * m(1, 3).powi(2);
+    check("s(5)", "b", &s5);
+    let mut s5m = vec![0.0; 12];
+    s5m[4] = 2.0 * B[3].powi(2) * m(1, 2);
+    s5m[8] = 4.0 * B[1].powi(2) * m(1, 3);
+    check("s(5)", "m", &s5m);
+}
