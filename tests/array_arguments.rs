@@ -207,3 +207,94 @@ fn expressions_of_strided_sections_differentiate() {
     s5m[8] = 4.0 * B[1].powi(2) * m(1, 3);
     check("s(5)", "m", &s5m);
 }
+
+const FUNCTIONS: &str = "
+module fns
+  implicit none
+contains
+  function sq(x, n) result(y)
+    integer, intent(in) :: n
+    double precision, intent(in) :: x(n)
+    double precision :: y(n)
+    y = x**2 + x
+  end function sq
+  function twice(m) result(r)
+    double precision, intent(in) :: m(:, :)
+    double precision :: r(size(m, 1), 2)
+    r = 2*m(:, 1:2)
+  end function twice
+end module fns
+
+subroutine g(x, m, y, s)
+  use fns
+  implicit none
+  double precision, intent(in) :: x(3), m(2, 3)
+  double precision, intent(out) :: y(3), s(3)
+  y = 2*sq(x, 3) + 1
+  s(1) = sum(sq(x, 3))
+  s(2) = dot_product(sq(x, 3), x)
+  s(3) = sum(twice(m) * m(:, 2:3))
+end subroutine g
+";
+
+/// y = 2 (x^2 + x) + 1, s1 = sum (x^2 + x), s2 = sum (x^3 + x^2),
+/// s3 = sum_{i, j<=2} 2 m(i, j) m(i, j+1): derivatives of array-valued
+/// functions inside expressions, against the analytic values.
+#[test]
+fn array_valued_functions_in_expressions_differentiate() {
+    let x = [0.5, -1.25, 2.0];
+    let mv = [1.0, -0.5, 2.0, 0.25, -1.5, 3.0];
+    let mm = |i: usize, j: usize| mv[(i - 1) + 2 * (j - 1)];
+    let engine = Engine::from_source("g.f90", FUNCTIONS).unwrap();
+    let g = engine.procedure(Some("g")).unwrap();
+    let mut args: Args = g.args();
+    args.set_array("x", &x).unwrap();
+    args.set_array("m", &mv).unwrap();
+    let jac = |of: &str, wrt: &str| {
+        let (of, wrt) = (
+            Selection::parse_list(of).unwrap(),
+            Selection::parse_list(wrt).unwrap(),
+        );
+        let t = engine.tangent(Some("g"), &of, &wrt, 4).unwrap();
+        let a = engine
+            .adjoint(Some("g"), &of, &wrt, &AdjointOptions::default())
+            .unwrap();
+        (t.jacobian(&args).unwrap(), a.jacobian(&args).unwrap())
+    };
+    let compare = |of: &str, wrt: &str, expected: &[f64]| {
+        let (t, a) = jac(of, wrt);
+        let mut bad = common::check::against("tangent", &t, expected, 1e-13);
+        bad.extend(common::check::against("adjoint", &a, expected, 1e-13));
+        assert!(bad.is_empty(), "{of} wrt {wrt}:\n{}", bad.join("\n"));
+    };
+    let mut dy = Vec::new();
+    for i in 0..3 {
+        for j in 0..3 {
+            dy.push(if i == j {
+                2.0 * (2.0 * x[i] + 1.0)
+            } else {
+                0.0
+            });
+        }
+    }
+    compare("y", "x", &dy);
+    let ds1: Vec<f64> = x.iter().map(|v| 2.0 * v + 1.0).collect();
+    compare("s(1)", "x", &ds1);
+    let ds2: Vec<f64> = x.iter().map(|v| 3.0 * v * v + 2.0 * v).collect();
+    compare("s(2)", "x", &ds2);
+    // d/dm(i, j) of sum_{i, j<=2} 2 m(i, j) m(i, j+1).
+    let mut ds3 = Vec::new();
+    for j in 1..=3 {
+        for i in 1..=2 {
+            let mut d = 0.0;
+            if j <= 2 {
+                d += 2.0 * mm(i, j + 1);
+            }
+            if j >= 2 {
+                d += 2.0 * mm(i, j - 1);
+            }
+            ds3.push(d);
+        }
+    }
+    compare("s(3)", "m", &ds3);
+}

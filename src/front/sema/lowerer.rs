@@ -248,6 +248,10 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
+    /// Statements rewritten while lowering (array-valued function
+    /// references lifted out, `super::array_fn`), kept for the lowerer's
+    /// lifetime: expressions are keyed by address (`hoisted`, `mapped`).
+    pub lifted: Vec<std::rc::Rc<Stmt>>,
     /// The environment parameters of the instance, one group per dummy
     /// procedure (closure conversion, [`super::closure`]).
     pub env: Vec<Vec<VarId>>,
@@ -303,6 +307,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             stmt_start: 0,
             temp_structs: HashMap::new(),
             arg_temps: Vec::new(),
+            lifted: Vec::new(),
             env: Vec::new(),
             via_slot: None,
             pending_checkpoint: None,
@@ -999,6 +1004,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 }
                 acc
             }
+            ExprKind::Apply { name, args } if name.text == "size" => self.size_bound(e, args)?,
             _ => return Err(self.err(e.span, "unsupported array bound expression")),
         })
     }

@@ -34,6 +34,13 @@ impl Lowerer<'_, '_> {
 
     fn stmt(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
+        if let Some((lifted, temps)) = self.lift_array_functions(s)? {
+            let lifted = std::rc::Rc::new(lifted);
+            self.lifted.push(lifted.clone());
+            let r = self.stmt(&lifted);
+            self.release_lifted(temps);
+            return r;
+        }
         match &s.kind {
             StmtKind::Assign { target, value } => {
                 self.hoist(target)?;
