@@ -298,3 +298,68 @@ fn array_valued_functions_in_expressions_differentiate() {
     }
     compare("s(3)", "m", &ds3);
 }
+
+/// `call acc(matmul(a, x), s)` with `s = sum_i i v_i^2`: through a
+/// temporary of MATMUL's shape, ds/dx_k = sum_i 2 i (A x)_i a_ik and
+/// ds/da_ik = 2 i (A x)_i x_k.
+#[test]
+fn an_array_valued_intrinsic_is_an_actual_argument() {
+    let source = "
+module acc_m
+contains
+  subroutine acc(v, s)
+    double precision, intent(in) :: v(:)
+    double precision, intent(out) :: s
+    integer :: i
+    s = 0
+    do i = 1, size(v)
+      s = s + i*v(i)**2
+    end do
+  end subroutine acc
+end module acc_m
+subroutine h(a, x, s)
+  use acc_m
+  double precision, intent(in) :: a(3, 3), x(3)
+  double precision, intent(out) :: s
+  call acc(matmul(a, x), s)
+end subroutine h
+";
+    let a = [0.5, -1.0, 2.0, 1.5, 0.25, -2.0, 3.0, 1.0, -0.75];
+    let x = [1.0, -2.0, 0.5];
+    let ax: Vec<f64> = (0..3)
+        .map(|i| (0..3).map(|k| a[i + 3 * k] * x[k]).sum())
+        .collect();
+    let engine = Engine::from_source("h.f90", source).unwrap();
+    let h = engine.procedure(Some("h")).unwrap();
+    let mut args: Args = h.args();
+    args.set_array("a", &a).unwrap();
+    args.set_array("x", &x).unwrap();
+    let mut expected: Vec<f64> = (0..3)
+        .map(|k| {
+            (0..3)
+                .map(|i| 2.0 * (i + 1) as f64 * ax[i] * a[i + 3 * k])
+                .sum()
+        })
+        .collect();
+    for k in 0..3 {
+        for i in 0..3 {
+            expected.push(2.0 * (i + 1) as f64 * ax[i] * x[k]);
+        }
+    }
+    let (of, wrt) = (
+        Selection::parse_list("s").unwrap(),
+        Selection::parse_list("x,a").unwrap(),
+    );
+    let t = engine.tangent(Some("h"), &of, &wrt, 4).unwrap();
+    let ad = engine
+        .adjoint(Some("h"), &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let mut bad = common::check::against("tangent", &t.jacobian(&args).unwrap(), &expected, 1e-13);
+    bad.extend(common::check::against(
+        "adjoint",
+        &ad.jacobian(&args).unwrap(),
+        &expected,
+        1e-13,
+    ));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -7,7 +7,9 @@
 //! section with a stride or a gap (`a(1:n:2)`, `a(i, :)`) is copied into a
 //! temporary before the call and back after it (copy-in / copy-out). An
 //! array expression (`2*x`) or an array constructor of scalars goes
-//! through a temporary filled before the call. A section given to an
+//! through a temporary filled before the call, as does an expression
+//! holding an array-valued intrinsic (`matmul(a, x)`, `cshift(x, 1) + 1`),
+//! which gives the temporary its shape. A section given to an
 //! assumed-shape dummy always goes through a temporary, contiguous or not:
 //! the callee takes its last extent from the length of the storage it is
 //! given (its other extents are hidden arguments, from the section's
@@ -608,16 +610,10 @@ impl Lowerer<'_, '_> {
         let Some(src) = self.array_source(e) else {
             return Err(self.err(e.span, "expected an array expression"));
         };
-        if src.call.is_some() {
-            return Err(self.err(
-                e.span,
-                format!(
-                    "unsupported Fortran: array-valued `{}` as an actual argument (assign it to an array first)",
-                    src.name.text
-                ),
-            ));
-        }
-        if !matches!(self.resolve(src.name)?, super::lowerer::Resolved::Var(_)) {
+        // An array-valued intrinsic (`matmul(a, x)`) gives its own shape.
+        if src.call.is_none()
+            && !matches!(self.resolve(src.name)?, super::lowerer::Resolved::Var(_))
+        {
             return Err(self.err(src.name.span, "expected an array"));
         }
         let ty = self.static_type(e)?;
