@@ -268,13 +268,9 @@ fn array_valued_functions_in_expressions_differentiate() {
         assert!(bad.is_empty(), "{of} wrt {wrt}:\n{}", bad.join("\n"));
     };
     let mut dy = Vec::new();
-    for i in 0..3 {
+    for (i, xi) in x.iter().enumerate() {
         for j in 0..3 {
-            dy.push(if i == j {
-                2.0 * (2.0 * x[i] + 1.0)
-            } else {
-                0.0
-            });
+            dy.push(if i == j { 2.0 * (2.0 * xi + 1.0) } else { 0.0 });
         }
     }
     compare("y", "x", &dy);
@@ -341,9 +337,9 @@ end subroutine h
                 .sum()
         })
         .collect();
-    for k in 0..3 {
-        for i in 0..3 {
-            expected.push(2.0 * (i + 1) as f64 * ax[i] * x[k]);
+    for xk in x {
+        for (i, axi) in ax.iter().enumerate() {
+            expected.push(2.0 * (i + 1) as f64 * axi * xk);
         }
     }
     let (of, wrt) = (
