@@ -170,11 +170,6 @@ fn unsupported_forms_are_located_errors() {
             "3:18",
             "`dim=3` of `sum` is outside 1..2",
         ),
-        (
-            "subroutine g(x, y)\n  double precision :: x(3), y(3)\n  call h(matmul(x, reshape(x, [3, 1])))\nend subroutine g\nsubroutine h(z)\n  double precision :: z(1)\nend subroutine h\n",
-            "3:10",
-            "array-valued `matmul` as an actual argument",
-        ),
     ];
     for (source, at, message) in cases {
         let err = match Engine::from_source("g.f90", source) {

@@ -870,7 +870,8 @@ fn written_nonlocals(rev: &Proc, layout: &Layout) -> (Vec<VarId>, bool) {
         .filter(|&v| {
             let var = &layout.vars[v.index()];
             let global = matches!(var.storage, Storage::Global(..));
-            var.storage != Storage::Local
+            // ALLOCATABLE arrays are private to the activation too.
+            !matches!(var.storage, Storage::Local | Storage::Allocatable)
                 && var.ty != Type::Char
                 && !adjoints.contains(&v)
                 && (written.contains(&v) || (any_call && global))

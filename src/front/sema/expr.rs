@@ -808,15 +808,8 @@ impl Lowerer<'_, '_> {
                     ),
                 )),
                 (None, Some(a)) => {
-                    let assumed_shape = prog.units[unit]
-                        .scope
-                        .var(&d.name)
-                        .and_then(|v| v.dims.as_ref())
-                        .is_some_and(|ds| {
-                            ds.iter().any(|x| {
-                                matches!(x, super::super::ast::DimSpec::AssumedShape { .. })
-                            })
-                        });
+                    let assumed_shape =
+                        super::section_arg::is_assumed_shape_dummy(prog, unit, &d.name);
                     let how = (explicit, assumed_shape);
                     self.present_actual(&sig, d, a, i, name, how, &mut out)
                 }
@@ -1311,7 +1304,7 @@ impl Lowerer<'_, '_> {
             _ => {}
         }
         if self.arg_temps.iter().any(|t| t.is_for(e)) {
-            return self.prepared_actual(e, pty, assumed_shape);
+            return self.prepared_actual(e, pty);
         }
         match self.expr(e)? {
             Operand::Num(v, t) => {

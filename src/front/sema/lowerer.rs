@@ -188,11 +188,8 @@ pub(crate) struct Mapped {
 pub(crate) struct ArgTemp {
     /// The argument expression.
     pub expr: *const Expr,
-    /// The temporary (rank 1).
+    /// The temporary (rank 1, exactly the argument's size).
     pub temp: VarId,
-    /// True when the temporary has exactly the argument's size (an
-    /// assumed-shape dummy may take it).
-    pub exact: bool,
     /// The section to copy back after the call.
     pub back: Option<CopyBack>,
 }
@@ -251,6 +248,10 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
+    /// Statements rewritten while lowering (array-valued function
+    /// references lifted out, `super::array_fn`), kept for the lowerer's
+    /// lifetime: expressions are keyed by address (`hoisted`, `mapped`).
+    pub lifted: Vec<std::rc::Rc<Stmt>>,
     /// The environment parameters of the instance, one group per dummy
     /// procedure (closure conversion, [`super::closure`]).
     pub env: Vec<Vec<VarId>>,
@@ -306,6 +307,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             stmt_start: 0,
             temp_structs: HashMap::new(),
             arg_temps: Vec::new(),
+            lifted: Vec::new(),
             env: Vec::new(),
             via_slot: None,
             pending_checkpoint: None,
@@ -1002,6 +1004,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 }
                 acc
             }
+            ExprKind::Apply { name, args } if name.text == "size" => self.size_bound(e, args)?,
             _ => return Err(self.err(e.span, "unsupported array bound expression")),
         })
     }

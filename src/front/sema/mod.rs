@@ -41,6 +41,7 @@
 
 mod alloc;
 mod array;
+mod array_fn;
 mod associate;
 mod cleanup;
 mod closure;
@@ -372,6 +373,8 @@ pub(crate) struct Sig {
     /// Every parameter's dimensions (scratch storage for absent OPTIONAL
     /// arrays copies them when they are constant).
     pub dims: Vec<Vec<ir::Dim>>,
+    /// Every parameter's variable in the callee (what its bounds read).
+    pub param_vars: Vec<ir::VarId>,
     /// Declared ELEMENTAL: array actuals for scalar dummies are taken
     /// element by element.
     pub elemental: bool,
@@ -489,6 +492,7 @@ impl Sig {
             },
             dummies,
             dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
+            param_vars: p.params.clone(),
             elemental: u.ast.elemental,
         }
     }

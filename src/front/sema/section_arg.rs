@@ -5,21 +5,47 @@
 //! explicit-shape or assumed-size dummy is passed by the address of its
 //! first element (Fortran sequence association, as gfortran does). A
 //! section with a stride or a gap (`a(1:n:2)`, `a(i, :)`) is copied into a
-//! temporary before the call and back after it (copy-in / copy-out); the
-//! temporary is as large as the whole array, whose shape is fixed at the
-//! procedure's entry. An array expression (`2*x`) or an array constructor
-//! of scalars goes through a temporary filled before the call. The
-//! temporaries are prepared before the statement (the copy loops are
-//! blocks of their own, so they cannot sit between the evaluation of two
-//! arguments); a function reference taking one is itself evaluated before
-//! its statement, into a scalar temporary, like a reduction. Sections
-//! given to assumed-shape dummies are rejected (the callee would see the
-//! extent of the rest of the array).
+//! temporary before the call and back after it (copy-in / copy-out). An
+//! array expression (`2*x`) or an array constructor of scalars goes
+//! through a temporary filled before the call, as does an expression
+//! holding an array-valued intrinsic (`matmul(a, x)`, `cshift(x, 1) + 1`),
+//! which gives the temporary its shape. A section given to an
+//! assumed-shape dummy always goes through a temporary, contiguous or not:
+//! the callee takes its last extent from the length of the storage it is
+//! given (its other extents are hidden arguments, from the section's
+//! shape), so it must not see the rest of the array.
+//!
+//! The temporaries of sections and expressions are rank-1 ALLOCATABLE
+//! arrays holding exactly the argument's elements, allocated before the
+//! call and released after it (so the derivative sweeps see their storage
+//! like that of any allocatable array). They are prepared before the
+//! statement (the copy loops are blocks of their own, so they cannot sit
+//! between the evaluation of two arguments); a function reference taking
+//! one is itself evaluated before its statement, into a scalar temporary,
+//! like a reduction.
 
-use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name};
 use super::array::ArrayRef;
 use super::lowerer::{ArgTemp, CopyBack, Lowerer, Sel, R};
-use adjit_ir::{BinaryOp, Bound, CallArg, Dim, Inst, Type, Value, VarId};
+use super::Program;
+use adjit_ir::{BinaryOp, Bound, CallArg, Dim, Inst, Storage, Type, Value, VarId};
+
+/// True when the dummy `dummy` of unit `unit` is an assumed-shape array.
+pub(crate) fn is_assumed_shape_dummy(prog: &Program<'_>, unit: usize, dummy: &str) -> bool {
+    prog.units[unit]
+        .scope
+        .var(dummy)
+        .and_then(|v| v.dims.as_ref())
+        .is_some_and(|ds| ds.iter().any(|x| matches!(x, DimSpec::AssumedShape { .. })))
+}
+
+/// True when an actual argument is a section (a subscript list with a
+/// triplet).
+fn is_section(l: &Lowerer, e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Apply { name, args }
+        if l.is_array_name(&name.text)
+            && args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })))
+}
 
 /// True when a subscript is a triplet with no bounds and no stride (`:`).
 fn is_full(a: &Arg) -> bool {
@@ -69,20 +95,48 @@ fn needs_temp(l: &Lowerer, e: &Expr) -> bool {
 }
 
 impl Lowerer<'_, '_> {
-    /// Prepares the temporaries of the actual arguments of a call (before
-    /// the statement; see the module documentation). Returns true when
-    /// one was made.
-    pub(super) fn prepare_actuals(&mut self, args: &[Arg]) -> R<bool> {
+    /// Prepares the temporaries of the actual arguments of a call of
+    /// `callee` (the unit called, when known) before the statement (see
+    /// the module documentation). Returns true when one was made.
+    pub(super) fn prepare_actuals(&mut self, callee: Option<usize>, args: &[Arg]) -> R<bool> {
         let mut made = false;
-        for a in args {
+        let shaped = callee.map_or_else(Vec::new, |u| self.assumed_shape_actuals(u, args));
+        for (i, a) in args.iter().enumerate() {
             if let ArgValue::Expr(e) = &a.value {
-                if needs_temp(self, e) {
+                let to_shaped = shaped.get(i).copied().unwrap_or(false);
+                if needs_temp(self, e) || (to_shaped && is_section(self, e)) {
                     self.prepare_actual(e)?;
                     made = true;
                 }
             }
         }
         Ok(made)
+    }
+
+    /// For each actual argument of a call of `unit`, whether its dummy is
+    /// an assumed-shape array (positional, then by keyword).
+    fn assumed_shape_actuals(&self, unit: usize, args: &[Arg]) -> Vec<bool> {
+        let sig = &self.prog.sigs[unit];
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let dummy = match &a.keyword {
+                    Some(k) => sig.dummies.iter().find(|d| d.name == k.text),
+                    None => sig.dummies.get(i),
+                };
+                dummy.is_some_and(|d| is_assumed_shape_dummy(self.prog, unit, &d.name))
+            })
+            .collect()
+    }
+
+    /// The unit a reference to the user procedure `name` calls, when it is
+    /// known before the statement (not through a generic name).
+    pub(super) fn callee_unit(&self, name: &Name) -> Option<usize> {
+        match self.dummy_target(&name.text) {
+            Some(super::Target::Proc(i)) => Some(self.prog.instances.borrow()[i].unit),
+            Some(_) => None,
+            None => self.prog.find_proc(self.unit, &name.text),
+        }
     }
 
     /// True when `name(args)` in an expression is a reference to a user
@@ -243,12 +297,6 @@ impl Lowerer<'_, '_> {
         pty: Type,
         assumed_shape: bool,
     ) -> R<CallArg> {
-        if assumed_shape {
-            return Err(self.err(
-                e.span,
-                "unsupported Fortran: array section passed to an assumed-shape dummy",
-            ));
-        }
         let ty = self.proc.var(v).ty;
         if ty != pty || ty == Type::Char {
             return Err(self.err(
@@ -270,8 +318,8 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        if !is_contiguous(args) {
-            return self.prepared_actual(e, pty, false);
+        if assumed_shape || !is_contiguous(args) {
+            return self.prepared_actual(e, pty);
         }
         let mut idx = Vec::new();
         for (d, a) in args.iter().enumerate() {
@@ -288,12 +336,7 @@ impl Lowerer<'_, '_> {
 
     /// The temporary prepared for an actual argument (`None` when there is
     /// none).
-    pub(super) fn prepared_actual(
-        &mut self,
-        e: &Expr,
-        pty: Type,
-        assumed_shape: bool,
-    ) -> R<CallArg> {
+    pub(super) fn prepared_actual(&mut self, e: &Expr, pty: Type) -> R<CallArg> {
         let key = e as *const Expr;
         let Some(t) = self.arg_temps.iter().find(|t| t.expr == key) else {
             return Err(self.err(
@@ -301,13 +344,7 @@ impl Lowerer<'_, '_> {
                 "unsupported Fortran: array expression or strided section as an actual argument here",
             ));
         };
-        let (temp, exact) = (t.temp, t.exact);
-        if assumed_shape && !exact {
-            return Err(self.err(
-                e.span,
-                "unsupported Fortran: a strided section or an expression of sections passed to an assumed-shape dummy",
-            ));
-        }
+        let temp = t.temp;
         let ty = self.proc.var(temp).ty;
         if ty != pty {
             return Err(self.err(
@@ -357,7 +394,7 @@ impl Lowerer<'_, '_> {
             });
         }
         let ty = self.proc.var(v).ty;
-        let temp = self.storage_like(v, ty, e, &name.text)?;
+        let temp = self.exact_temp(ty, &extents);
         let copy = CopyBack {
             temp,
             var: v,
@@ -368,7 +405,6 @@ impl Lowerer<'_, '_> {
         Ok(ArgTemp {
             expr: e,
             temp,
-            exact: false,
             back: Some(copy),
         })
     }
@@ -413,6 +449,28 @@ impl Lowerer<'_, '_> {
             size = Bound::Mul(Box::new(size), Box::new(extent));
         }
         Ok(self.temp_array(ty, size))
+    }
+
+    /// A fresh rank-1 ALLOCATABLE temporary of type `ty`, allocated
+    /// `(1:n)` with `n` the product of `extents` (released after the call
+    /// by [`Self::copy_back_after`]).
+    fn exact_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
+        let i64t = Type::I64;
+        let mut n = self.int(1, i64t);
+        for &x in extents {
+            let x = self.val(Inst::Load(x), i64t);
+            n = self.val(Inst::Binary(BinaryOp::Mul, n, x), i64t);
+        }
+        let t = self.temp("arg", ty);
+        let var = &mut self.proc.vars[t.index()];
+        var.dims = vec![Dim {
+            lower: Bound::Const(1),
+            upper: Some(Bound::Const(1)),
+        }];
+        var.storage = Storage::Allocatable;
+        let one = self.int(1, i64t);
+        self.emit(Inst::Allocate(t, vec![(one, n)]), None);
+        t
     }
 
     /// A fresh local rank-1 array `(1:size)`.
@@ -498,10 +556,15 @@ impl Lowerer<'_, '_> {
     }
 
     /// Copies the sections passed to the call just emitted back from
-    /// their temporaries.
+    /// their temporaries, then releases the allocated temporaries.
     pub(super) fn copy_back_after(&mut self, temps: Vec<ArgTemp>) -> R<()> {
         for c in temps.iter().filter_map(|t| t.back.as_ref()) {
             self.copy_section(c, false)?;
+        }
+        for t in &temps {
+            if self.proc.var(t.temp).storage == Storage::Allocatable {
+                self.emit(Inst::Deallocate(t.temp), None);
+            }
         }
         Ok(())
     }
@@ -538,7 +601,6 @@ impl Lowerer<'_, '_> {
         Ok(ArgTemp {
             expr: e,
             temp,
-            exact: true,
             back: None,
         })
     }
@@ -548,24 +610,15 @@ impl Lowerer<'_, '_> {
         let Some(src) = self.array_source(e) else {
             return Err(self.err(e.span, "expected an array expression"));
         };
-        if src.call.is_some() {
-            return Err(self.err(
-                e.span,
-                format!(
-                    "unsupported Fortran: array-valued `{}` as an actual argument (assign it to an array first)",
-                    src.name.text
-                ),
-            ));
+        // An array-valued intrinsic (`matmul(a, x)`) gives its own shape.
+        if src.call.is_none()
+            && !matches!(self.resolve(src.name)?, super::lowerer::Resolved::Var(_))
+        {
+            return Err(self.err(src.name.span, "expected an array"));
         }
-        let v = match self.resolve(src.name)? {
-            super::lowerer::Resolved::Var(v) => v,
-            _ => return Err(self.err(src.name.span, "expected an array")),
-        };
-        let exact = src.args.is_none();
-        let name = src.name.text.clone();
         let ty = self.static_type(e)?;
         let extents = self.extents(&src)?;
-        let temp = self.storage_like(v, ty, e, &name)?;
+        let temp = self.exact_temp(ty, &extents);
         self.for_positions(&extents, &mut |this, pos| {
             this.at_element(&[(e, pos.to_vec())], |this, ps| {
                 let x = this.num_as(e, ty)?;
@@ -577,7 +630,6 @@ impl Lowerer<'_, '_> {
         Ok(ArgTemp {
             expr: e,
             temp,
-            exact,
             back: None,
         })
     }

@@ -34,6 +34,13 @@ impl Lowerer<'_, '_> {
 
     fn stmt(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
+        if let Some((lifted, temps)) = self.lift_array_functions(s)? {
+            let lifted = std::rc::Rc::new(lifted);
+            self.lifted.push(lifted.clone());
+            let r = self.stmt(&lifted);
+            self.release_lifted(temps);
+            return r;
+        }
         match &s.kind {
             StmtKind::Assign { target, value } => {
                 self.hoist(target)?;
@@ -947,7 +954,6 @@ impl Lowerer<'_, '_> {
         {
             return self.move_alloc(name, args);
         }
-        self.prepare_actuals(args)?;
         let local_var =
             self.vars.contains_key(&name.text) || self.u().scope.var(&name.text).is_some();
         let aliased = match self.proc_sym(&name.text) {
@@ -1014,6 +1020,7 @@ impl Lowerer<'_, '_> {
                 format!("function `{}` called as a subroutine", name.text),
             ));
         }
+        self.prepare_actuals(Some(p), args)?;
         let (call_args, callee, copies) = self.call_args_copied(p, name, args)?;
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);

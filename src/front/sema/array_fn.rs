@@ -1,0 +1,376 @@
+//! Array-valued user functions inside expressions (`y = 2*f(x) + 1`,
+//! `s = sum(f(x))`, `dot_product(f(x), x)`, `call g(f(x))`).
+//!
+//! A reference to a function returning an array that is not the whole
+//! right-hand side of an array assignment (that one is given the target,
+//! [`Lowerer::array_function_assign`]) is called before its statement into
+//! a temporary: an ALLOCATABLE array of the result's type, rank and
+//! bounds, allocated before the call and released after the statement.
+//! The statement is then lowered with the reference replaced by the
+//! temporary's name (like ASSOCIATE's rewriting), so every array form
+//! (elementwise expressions, reductions, intrinsics, actual arguments)
+//! takes it. The result's bounds are those the callee declares, evaluated
+//! in the caller from the actual arguments: constants, scalar integer
+//! dummies, and the extents of assumed-shape dummies given as hidden
+//! arguments.
+
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::lowerer::{Lowerer, R};
+use adjit_ir::{BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Storage, Type, Value, VarId};
+use std::collections::HashMap;
+
+impl Lowerer<'_, '_> {
+    /// The statement with its array-valued function references called
+    /// into temporaries (see the module documentation), and the
+    /// temporaries to release after it; `None` when it has none.
+    pub(super) fn lift_array_functions(&mut self, s: &Stmt) -> R<Option<(Stmt, Vec<VarId>)>> {
+        let any = match &s.kind {
+            StmtKind::Assign { target, value } => {
+                self.has_array_function(target) || self.has_array_function(value)
+            }
+            StmtKind::Call { args, .. } => args.iter().any(|a| self.arg_has_array_function(a)),
+            _ => false,
+        };
+        if !any {
+            return Ok(None);
+        }
+        let mut out = s.clone();
+        let mut temps = Vec::new();
+        match &mut out.kind {
+            StmtKind::Assign { target, value } => {
+                self.lift_in(target, &mut temps)?;
+                let whole = self.array_function(value).is_some() && self.rank_of(target) > 0;
+                if whole {
+                    // Given the target; only its arguments are lifted.
+                    if let ExprKind::Apply { args, .. } = &mut value.kind {
+                        self.lift_args(args, &mut temps)?;
+                    }
+                } else {
+                    self.lift_in(value, &mut temps)?;
+                }
+            }
+            StmtKind::Call { args, .. } => self.lift_args(args, &mut temps)?,
+            _ => return Ok(None),
+        }
+        Ok((!temps.is_empty()).then_some((out, temps)))
+    }
+
+    /// True when an expression references an array-valued user function.
+    fn has_array_function(&self, e: &Expr) -> bool {
+        if self.array_function(e).is_some() {
+            return true;
+        }
+        match &e.kind {
+            ExprKind::Apply { args, .. } => args.iter().any(|a| self.arg_has_array_function(a)),
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.has_array_function(a),
+            ExprKind::Binary(_, a, b) => self.has_array_function(a) || self.has_array_function(b),
+            ExprKind::ArrayConstructor(items) => items.iter().any(|x| self.has_array_function(x)),
+            _ => false,
+        }
+    }
+
+    fn arg_has_array_function(&self, a: &Arg) -> bool {
+        match &a.value {
+            ArgValue::Expr(x) => self.has_array_function(x),
+            ArgValue::Range { lo, hi, stride } => [lo, hi, stride]
+                .into_iter()
+                .flatten()
+                .any(|x| self.has_array_function(x)),
+        }
+    }
+
+    /// Releases the temporaries of [`Self::lift_array_functions`].
+    pub(super) fn release_lifted(&mut self, temps: Vec<VarId>) {
+        for t in temps {
+            self.emit(Inst::Deallocate(t), None);
+        }
+    }
+
+    fn lift_args(&mut self, args: &mut [Arg], temps: &mut Vec<VarId>) -> R<()> {
+        for a in args {
+            match &mut a.value {
+                ArgValue::Expr(x) => self.lift_in(x, temps)?,
+                ArgValue::Range { lo, hi, stride } => {
+                    for x in [lo, hi, stride].into_iter().flatten() {
+                        self.lift_in(x, temps)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Lifts the array-valued function references of an expression,
+    /// innermost first.
+    fn lift_in(&mut self, e: &mut Expr, temps: &mut Vec<VarId>) -> R<()> {
+        match &mut e.kind {
+            ExprKind::Apply { args, .. } => self.lift_args(args, temps)?,
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.lift_in(a, temps)?,
+            ExprKind::Binary(_, a, b) => {
+                self.lift_in(a, temps)?;
+                self.lift_in(b, temps)?;
+            }
+            ExprKind::ArrayConstructor(items) => {
+                for x in items {
+                    self.lift_in(x, temps)?;
+                }
+            }
+            _ => {}
+        }
+        let Some(unit) = self.array_function(e) else {
+            return Ok(());
+        };
+        let t = self.call_into_temp(e, unit)?;
+        temps.push(t);
+        let name = self.proc.var(t).name.clone();
+        self.vars.insert(name.clone(), t);
+        e.kind = ExprKind::Name(Name {
+            text: name,
+            span: e.span,
+        });
+        Ok(())
+    }
+
+    /// Calls the array-valued function `e` (of unit `unit`) into a fresh
+    /// ALLOCATABLE temporary with the bounds the callee declares for its
+    /// result.
+    fn call_into_temp(&mut self, e: &Expr, unit: usize) -> R<VarId> {
+        let ExprKind::Apply { name, args } = &e.kind else {
+            unreachable!("array_function gives calls only")
+        };
+        let sig = self.prog.sigs[unit].clone();
+        let (ty, rank) = sig.array_result.expect("an array function");
+        let result = sig.params.len() - 1;
+        // The entry values of the callee's parameters its result's bounds
+        // read, from the actual arguments.
+        let mut known: HashMap<VarId, Value> = HashMap::new();
+        let mut wanted = Vec::new();
+        for d in &sig.dims[result] {
+            bound_vars(&d.lower, &mut wanted);
+            if let Some(u) = &d.upper {
+                bound_vars(u, &mut wanted);
+            }
+        }
+        for v in wanted {
+            let Some(k) = sig.param_vars.iter().position(|&p| p == v) else {
+                return Err(self.unsized_result(name));
+            };
+            let x = self.callee_param_value(&sig, k, name, args)?;
+            known.insert(v, x);
+        }
+        let mut bounds = Vec::new();
+        for d in &sig.dims[result] {
+            let Some(upper) = &d.upper else {
+                return Err(self.unsized_result(name));
+            };
+            let lo = self.bound_value(&d.lower, &known);
+            let hi = self.bound_value(upper, &known);
+            bounds.push((lo, hi));
+        }
+        debug_assert_eq!(bounds.len(), rank);
+        let t = self.temp("fres", ty);
+        let var = &mut self.proc.vars[t.index()];
+        // An ALLOCATABLE array's dims give only its rank.
+        var.dims = vec![
+            Dim {
+                lower: Bound::Const(1),
+                upper: Some(Bound::Const(1)),
+            };
+            rank
+        ];
+        var.storage = Storage::Allocatable;
+        self.emit(Inst::Allocate(t, bounds), None);
+        self.prepare_actuals(Some(unit), args)?;
+        let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
+        call_args.push(CallArg::Var(t));
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
+        self.copy_back_after(copies)?;
+        Ok(t)
+    }
+
+    fn unsized_result(&mut self, name: &Name) -> super::lowerer::Reported {
+        self.err(
+            name.span,
+            format!(
+                "unsupported Fortran: the result of `{}` in an expression has bounds that are not constants, integer dummies or extents of assumed-shape dummies",
+                name.text
+            ),
+        )
+    }
+
+    /// The value (I64) the callee's `k`-th parameter has at entry: a
+    /// scalar integer actual argument, or an extent of an assumed-shape
+    /// actual.
+    fn callee_param_value(
+        &mut self,
+        sig: &super::Sig,
+        k: usize,
+        name: &Name,
+        args: &[Arg],
+    ) -> R<Value> {
+        let actual = |i: usize| -> Option<&Expr> {
+            let d = &sig.dummies[i];
+            let pos = args.iter().position(|a| match &a.keyword {
+                Some(kw) => kw.text == d.name,
+                None => false,
+            });
+            let a = match pos {
+                Some(p) => &args[p],
+                None => args.get(i).filter(|a| a.keyword.is_none())?,
+            };
+            match &a.value {
+                ArgValue::Expr(x) => Some(x),
+                ArgValue::Range { .. } => None,
+            }
+        };
+        for (i, d) in sig.dummies.iter().enumerate() {
+            if d.params.first() == Some(&k) && sig.params[k].1 == 0 {
+                if let Some(x) = actual(i) {
+                    let x = x.clone();
+                    let (v, t) = self.integer(&x)?;
+                    return Ok(self.convert(v, t, Type::I64));
+                }
+            }
+            if let Some(j) = d.extents.iter().position(|&p| p == k) {
+                if let Some(x) = actual(i) {
+                    let x = x.clone();
+                    if let Some(src) = self.array_source(&x) {
+                        let ext = self.extents(&src)?;
+                        return Ok(self.val(Inst::Load(ext[j]), Type::I64));
+                    }
+                }
+            }
+        }
+        Err(self.unsized_result(name))
+    }
+
+    /// `size(x)` or `size(x, k)` in a declared bound: the extents of the
+    /// array `x` declared before (explicit shape, or an assumed-shape
+    /// dimension but the last, whose extent is a hidden argument).
+    pub(super) fn size_bound(&mut self, e: &Expr, args: &[Arg]) -> R<Bound> {
+        let unsupported = |this: &mut Self| {
+            this.err(
+                e.span,
+                "unsupported Fortran: SIZE in an array bound of an array whose extent is assumed (the last dimension of an assumed-shape or assumed-size array)",
+            )
+        };
+        let (
+            Some(Arg {
+                value: ArgValue::Expr(x),
+                keyword: None,
+            }),
+            rest,
+        ) = (args.first(), args.get(1..).unwrap_or_default())
+        else {
+            return Err(unsupported(self));
+        };
+        let ExprKind::Name(n) = &x.kind else {
+            return Err(unsupported(self));
+        };
+        let v = match self.resolve(n)? {
+            super::lowerer::Resolved::Var(v) if self.proc.var(v).is_array() => v,
+            _ => return Err(unsupported(self)),
+        };
+        let dims = self.proc.var(v).dims.clone();
+        let which: Vec<usize> = match rest {
+            [] => (0..dims.len()).collect(),
+            [Arg {
+                value: ArgValue::Expr(k),
+                ..
+            }] => {
+                let k = self.fold(k)?.as_int().unwrap_or(0);
+                if k < 1 || k as usize > dims.len() {
+                    return Err(self.err(
+                        e.span,
+                        format!("`dim={k}` of `size` is outside 1..{}", dims.len()),
+                    ));
+                }
+                vec![k as usize - 1]
+            }
+            _ => return Err(unsupported(self)),
+        };
+        let mut size = Bound::Const(1);
+        for d in which {
+            let Some(upper) = dims[d].upper.clone() else {
+                return Err(unsupported(self));
+            };
+            let extent = Bound::Max(
+                Box::new(Bound::Add(
+                    Box::new(Bound::Sub(Box::new(upper), Box::new(dims[d].lower.clone()))),
+                    Box::new(Bound::Const(1)),
+                )),
+                Box::new(Bound::Const(0)),
+            );
+            size = Bound::Mul(Box::new(size), Box::new(extent));
+        }
+        Ok(size)
+    }
+
+    /// Emits the value (I64) of a bound whose variables are `known`.
+    fn bound_value(&mut self, b: &Bound, known: &HashMap<VarId, Value>) -> Value {
+        let i64t = Type::I64;
+        let bin = |this: &mut Self, op, x: &Bound, y: &Bound| {
+            let x = this.bound_value(x, known);
+            let y = this.bound_value(y, known);
+            this.val(Inst::Binary(op, x, y), i64t)
+        };
+        match b {
+            Bound::Const(c) => self.int(*c, i64t),
+            Bound::Var(v) => known[v],
+            Bound::Neg(a) => {
+                let zero = self.int(0, i64t);
+                let a = self.bound_value(a, known);
+                self.val(Inst::Binary(BinaryOp::Sub, zero, a), i64t)
+            }
+            Bound::Add(x, y) => bin(self, BinaryOp::Add, x, y),
+            Bound::Sub(x, y) => bin(self, BinaryOp::Sub, x, y),
+            Bound::Mul(x, y) => bin(self, BinaryOp::Mul, x, y),
+            Bound::Div(x, y) => {
+                // A zero divisor gives 0, as in `Bound::eval`.
+                let x = self.bound_value(x, known);
+                let y = self.bound_value(y, known);
+                let zero = self.int(0, i64t);
+                let one = self.int(1, i64t);
+                let is_zero = self.val(Inst::Cmp(CmpOp::Eq, y, zero), Type::Bool);
+                let safe = self.val(Inst::Select(is_zero, one, y), i64t);
+                let q = self.val(Inst::Binary(BinaryOp::Div, x, safe), i64t);
+                self.val(Inst::Select(is_zero, zero, q), i64t)
+            }
+            Bound::Max(x, y) | Bound::Min(x, y) => {
+                let a = self.bound_value(x, known);
+                let c = self.bound_value(y, known);
+                let op = if matches!(b, Bound::Max(..)) {
+                    CmpOp::Gt
+                } else {
+                    CmpOp::Lt
+                };
+                let pick = self.val(Inst::Cmp(op, a, c), Type::Bool);
+                self.val(Inst::Select(pick, a, c), i64t)
+            }
+        }
+    }
+}
+
+/// The variables a bound reads.
+fn bound_vars(b: &Bound, out: &mut Vec<VarId>) {
+    match b {
+        Bound::Const(_) => {}
+        Bound::Var(v) => {
+            if !out.contains(v) {
+                out.push(*v);
+            }
+        }
+        Bound::Neg(a) => bound_vars(a, out),
+        Bound::Add(x, y)
+        | Bound::Sub(x, y)
+        | Bound::Mul(x, y)
+        | Bound::Div(x, y)
+        | Bound::Max(x, y)
+        | Bound::Min(x, y) => {
+            bound_vars(x, out);
+            bound_vars(y, out);
+        }
+    }
+}
