@@ -28,6 +28,7 @@
 
 mod expr;
 mod proc;
+mod structure;
 
 use adjit_ir::{Global, Module, ProcId, Span, Storage};
 use std::collections::{BTreeMap, HashSet};

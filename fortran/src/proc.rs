@@ -11,6 +11,9 @@
 //! statement label (its index + 1).
 
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
+use crate::structure;
+
+mod structured;
 use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
 use adjit_ir::special::Special;
 use adjit_ir::{
@@ -64,6 +67,8 @@ struct Printer<'c, 'a> {
     named: HashSet<VarId>,
     /// The procedure reaches itself through calls (printed RECURSIVE).
     recursive: bool,
+    /// Nesting depth of the construct being written.
+    indent: usize,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -111,6 +116,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             read: HashSet::new(),
             named: HashSet::new(),
             recursive: reaches_itself(module, id),
+            indent: 0,
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -386,7 +392,8 @@ impl<'c, 'a> Printer<'c, 'a> {
     }
 
     fn emit_line(&mut self, text: String) {
-        self.lines.push(text);
+        self.lines
+            .push(format!("{}{text}", "  ".repeat(self.indent)));
     }
 
     /// A comment with the source line of `span` when it starts a new line.
@@ -415,6 +422,14 @@ impl<'c, 'a> Printer<'c, 'a> {
     }
 
     fn body(&mut self) -> Result<(), EmitError> {
+        if let Some(tree) = structure::structure(self.proc) {
+            return self.structured(&tree);
+        }
+        self.labelled()
+    }
+
+    /// The body as labelled blocks and `go to`s (an irreducible graph).
+    fn labelled(&mut self) -> Result<(), EmitError> {
         let order = self.layout();
         let mut targets: HashSet<BlockId> = HashSet::new();
         for (k, &b) in order.iter().enumerate() {
@@ -469,7 +484,17 @@ impl<'c, 'a> Printer<'c, 'a> {
             .collect()
     }
 
+    /// Writes block `b` in the labelled layout: its statements, then its
+    /// terminator as jumps (`next` is written right after it).
     fn block(&mut self, b: BlockId, next: Option<BlockId>, last: bool) -> Result<(), EmitError> {
+        let exprs = self.block_code(b)?;
+        let block = self.proc.block(b);
+        self.terminator(&block.term, &exprs, next, last, block.term_span)
+    }
+
+    /// Writes block `b`'s statements; returns the expressions of its
+    /// values (the terminator's operand among them).
+    fn block_code(&mut self, b: BlockId) -> Result<HashMap<Value, Expr>, EmitError> {
         let block = self.proc.block(b);
         self.block_temps.clear();
         // Uses of each value: count and positions (terminator = len).
@@ -784,7 +809,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         if block.term.operand().is_some() {
             self.comment(block.term_span);
         }
-        self.terminator(&block.term, &exprs, next, last, block.term_span)
+        Ok(exprs)
     }
 
     /// The most negative integer when `op b` adds or subtracts it.
