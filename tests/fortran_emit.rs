@@ -74,6 +74,41 @@ struct Cache {
     emitted: HashMap<String, PathBuf>,
 }
 
+/// What makes emitted text less structured than its source: a `go to`
+/// when the source has none (its control flow is structured), or an empty
+/// construct (dead code).
+fn unstructured(text: &str, source: &str) -> Option<String> {
+    let squeezed: String = source
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    if !squeezed.contains("goto") {
+        if let Some(l) = lines
+            .iter()
+            .find(|l| l.starts_with("go to") || l.contains(") go to "))
+        {
+            return Some(format!("`{l}` in a procedure without GOTO"));
+        }
+    }
+    for pair in lines.windows(2) {
+        let opens = pair[0].ends_with(" then")
+            || pair[0] == "else"
+            || pair[0] == "do"
+            || pair[0].ends_with(": do")
+            || pair[0].ends_with(": block");
+        let closes = pair[1].starts_with("end if")
+            || pair[1].starts_with("else")
+            || pair[1].starts_with("end do")
+            || pair[1].starts_with("end block");
+        if opens && closes {
+            return Some(format!("empty construct: `{}` then `{}`", pair[0], pair[1]));
+        }
+    }
+    None
+}
+
 /// Emits, compiles and runs one derivative; compares with the JIT.
 /// `Ok(Some(reason))` is a skip.
 #[allow(clippy::too_many_arguments)]
@@ -100,6 +135,10 @@ fn check(
         Ok(t) => t,
         Err(e) => return Ok(Some(e.to_string())),
     };
+    let source_text = std::fs::read_to_string(source).unwrap_or_default();
+    if let Some(problem) = unstructured(&text, &source_text) {
+        return Err(problem);
+    }
     let mut buffers = derivative_buffers(module, root, primal, names);
     let compiled = CompiledModule::compile(module, &JitOptions::default())
         .map_err(|e| format!("JIT: {e:?}"))?;

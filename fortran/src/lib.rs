@@ -22,9 +22,11 @@
 //! Original procedures the derivatives call are not emitted: the user
 //! compiles the original source beside the emitted file.
 //!
-//! Control flow is written block by block: a block that is jumped to gets a
-//! statement label, a jump to the next block falls through, other jumps are
-//! `GO TO`s (see [`proc`]).
+//! Control flow is structured ([`structure`]): IF / ELSE IF / ELSE, SELECT
+//! CASE, DO and DO WHILE, EXIT and CYCLE, and a named BLOCK construct left
+//! by EXIT where a jump goes forward to a point several paths reach. Only
+//! an irreducible graph (GOTOs into a loop) is written block by block with
+//! statement labels and `GO TO`s (see [`proc`]).
 
 mod expr;
 mod proc;
@@ -332,6 +334,18 @@ impl<'a> Context<'a> {
         GlobalHome::Emitted(ident(&global.name))
     }
 
+    /// The COMMON block (its name, empty for blank COMMON) an input
+    /// program's global belongs to.
+    fn common_block(&self, g: adjit_ir::GlobalId) -> Option<String> {
+        if g.index() >= self.request.primal_globals {
+            return None;
+        }
+        let name = &self.module().globals[g.index()].name;
+        let rest = name.strip_prefix('/')?;
+        let (block, _) = rest.split_once("/::")?;
+        Some(block.to_string())
+    }
+
     /// Writes the module of emitted globals the procedures name, if any.
     fn write_globals_module(&self, procs: &[ProcId], out: &mut String) {
         let mut globals = Vec::new();
@@ -362,6 +376,20 @@ impl<'a> Context<'a> {
             ));
         }
         out.push_str(&format!("end module {}\n\n", self.globals_module));
+    }
+}
+
+/// The type and shape of global `g`: `TYPE :: name(dims)`.
+fn member_declaration(name: &str, g: &Global) -> String {
+    let ty = match g.ty {
+        adjit_ir::Type::Char => format!("character(len={})", g.char_len.max(1)),
+        t => expr::type_name(t).to_string(),
+    };
+    let dims: Vec<String> = g.dims.iter().map(|&(l, u)| dim_text(l, u)).collect();
+    if dims.is_empty() {
+        format!("{ty} :: {name}")
+    } else {
+        format!("{ty} :: {name}({})", dims.join(", "))
     }
 }
 

@@ -6,9 +6,11 @@
 //! temporary assigned where the IR computes it. Stores, calls, pushes and
 //! pops are statements in IR order, so evaluation order is the IR's.
 //!
-//! Blocks are written in arena order (unreachable ones are left out); a
-//! block that is the target of a jump other than a fall-through gets a
-//! statement label (its index + 1).
+//! Control flow is written from the structured tree of [`crate::structure`]
+//! (see [`structured`]). When the graph is irreducible, blocks are written
+//! in arena order instead (unreachable ones are left out); a block that is
+//! the target of a jump other than a fall-through gets a statement label
+//! (its index + 1).
 
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
 use crate::structure;
@@ -69,6 +71,9 @@ struct Printer<'c, 'a> {
     recursive: bool,
     /// Nesting depth of the construct being written.
     indent: usize,
+    /// COMMON blocks of the original program the procedure names: block
+    /// name -> (global index -> local name of the member viewing it).
+    commons: BTreeMap<String, BTreeMap<usize, String>>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -117,6 +122,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             named: HashSet::new(),
             recursive: reaches_itself(module, id),
             indent: 0,
+            commons: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -194,15 +200,15 @@ impl<'c, 'a> Printer<'c, 'a> {
             if let Storage::Global(g, at) = var.storage {
                 self.check_global_view(v, g, at)?;
                 let global = &self.ctx.module().globals[g.index()];
-                if global.name.starts_with('/') {
-                    return Err(self.err(
-                        format!(
-                            "variable `{}` of COMMON block `{}` (COMMON is not emitted yet)",
-                            var.name,
-                            global.name.split("::").next().unwrap_or_default()
-                        ),
-                        self.proc.span,
-                    ));
+                if let Some(block) = self.ctx.common_block(g) {
+                    // A member of the original program's COMMON block: the
+                    // procedure declares the block (see `finish`).
+                    self.commons
+                        .entry(block)
+                        .or_default()
+                        .insert(g.index(), local.clone());
+                    self.names[v.index()] = local;
+                    continue;
                 }
                 let (module, entity) = match self.ctx.global_home(g) {
                     GlobalHome::Original(m, n) => (m, n),
@@ -1106,7 +1112,62 @@ impl<'c, 'a> Printer<'c, 'a> {
         Ok(format!("{ty} :: {}{shape}", self.names[v.index()]))
     }
 
-    fn finish(self) -> Result<Printed, EmitError> {
+    /// The declarations of the COMMON blocks the procedure names: every
+    /// member of the block in storage order (those the code does not name
+    /// under a name of their own), then the COMMON statement.
+    fn common_declarations(&mut self) -> Result<Vec<String>, EmitError> {
+        let mut decls = Vec::new();
+        let blocks: Vec<String> = self.commons.keys().cloned().collect();
+        for block in blocks {
+            let named = self.proc.vars.iter().enumerate().any(|(i, var)| {
+                matches!(var.storage, Storage::Global(g, _)
+                    if self.ctx.common_block(g).as_ref() == Some(&block))
+                    && self.named.contains(&VarId(i as u32))
+            });
+            if !named {
+                continue;
+            }
+            let mut members = Vec::new();
+            for (g, global) in self.ctx.module().globals.iter().enumerate() {
+                if self.ctx.common_block(adjit_ir::GlobalId(g as u32)).as_ref() != Some(&block) {
+                    continue;
+                }
+                let viewed = self.commons[&block].get(&g).cloned();
+                let name = match viewed {
+                    Some(local) => {
+                        let v = self
+                            .proc
+                            .vars
+                            .iter()
+                            .position(|var| {
+                                var.storage == Storage::Global(adjit_ir::GlobalId(g as u32), 0)
+                            })
+                            .map(|i| VarId(i as u32));
+                        match v {
+                            Some(v) => decls.push(format!("  {}", self.declaration(v)?)),
+                            None => decls
+                                .push(format!("  {}", crate::member_declaration(&local, global))),
+                        }
+                        local
+                    }
+                    None => {
+                        let raw = global.name.split_once("::").map_or("", |(_, n)| n);
+                        let local = self.fresh(&ident(&format!(
+                            "{}_{raw}",
+                            if block.is_empty() { "blank" } else { &block }
+                        )));
+                        decls.push(format!("  {}", crate::member_declaration(&local, global)));
+                        local
+                    }
+                };
+                members.push(name);
+            }
+            decls.push(format!("  common /{block}/ {}", members.join(", ")));
+        }
+        Ok(decls)
+    }
+
+    fn finish(mut self) -> Result<Printed, EmitError> {
         let mut head = Vec::new();
         let params: Vec<String> = self
             .proc
@@ -1161,6 +1222,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                 inits.push(format!("  {} = {zero}", self.names[v.index()]));
             }
         }
+        decls.extend(self.common_declarations()?);
         for (name, ty) in &self.external_functions {
             decls.push(format!("  {ty}, external :: {name}"));
         }
