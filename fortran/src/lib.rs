@@ -257,13 +257,70 @@ struct Context<'a> {
     request: &'a Request<'a>,
     /// The emitted globals module's name.
     globals_module: String,
+    /// Array dummies declared assumed-shape (`x(:)`): see
+    /// [`Context::assumed_shape_params`].
+    assumed_shape: HashSet<(ProcId, adjit_ir::VarId)>,
 }
 
 impl<'a> Context<'a> {
     fn new(request: &'a Request<'a>) -> Context<'a> {
-        Context {
+        let mut ctx = Context {
             request,
             globals_module: format!("adjit_globals{}", request.mode.suffix()),
+            assumed_shape: HashSet::new(),
+        };
+        ctx.assumed_shape = ctx.assumed_shape_params();
+        ctx
+    }
+
+    /// The dummies of module procedures whose assumed last extent the code
+    /// asks for (SIZE of an assumed-shape dummy reaches the IR as the
+    /// extent of an assumed-size one), and those passed whole to such a
+    /// dummy: declared assumed-shape, which a module procedure's explicit
+    /// interface allows.
+    fn assumed_shape_params(&self) -> HashSet<(ProcId, adjit_ir::VarId)> {
+        let module = self.module();
+        let assumed_last = |proc: &adjit_ir::Proc, x: adjit_ir::VarId| {
+            let var = proc.var(x);
+            matches!(var.storage, Storage::Param(_))
+                && var.dims.last().is_some_and(|d| d.upper.is_none())
+        };
+        let mut set = HashSet::new();
+        let homed: Vec<ProcId> = (0..module.procs.len())
+            .map(|i| ProcId(i as u32))
+            .filter(|&p| self.fortran_module(p).is_some())
+            .collect();
+        for &p in &homed {
+            let proc = module.proc(p);
+            for inst in &proc.insts {
+                if let adjit_ir::Inst::DimExtent(x, d) = inst.kind {
+                    if assumed_last(proc, x) && d as usize + 1 == proc.var(x).dims.len() {
+                        set.insert((p, x));
+                    }
+                }
+            }
+        }
+        loop {
+            let before = set.len();
+            for &p in &homed {
+                let proc = module.proc(p);
+                for inst in &proc.insts {
+                    let adjit_ir::Inst::Call(c, args) = &inst.kind else {
+                        continue;
+                    };
+                    let callee = module.proc(*c);
+                    for (a, &dummy) in args.iter().zip(&callee.params) {
+                        if let adjit_ir::CallArg::Var(x) = a {
+                            if set.contains(&(*c, dummy)) && assumed_last(proc, *x) {
+                                set.insert((p, *x));
+                            }
+                        }
+                    }
+                }
+            }
+            if set.len() == before {
+                return set;
+            }
         }
     }
 

@@ -41,6 +41,8 @@ pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
 
 struct Printer<'c, 'a> {
     ctx: &'c Context<'a>,
+    /// The procedure being printed.
+    id: ProcId,
     proc: &'c Proc,
     name: String,
     /// The Fortran module this procedure lives in.
@@ -106,6 +108,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         let name = ident(&proc.name);
         let mut p = Printer {
             ctx,
+            id,
             proc,
             name: name.clone(),
             home: ctx.fortran_module(id),
@@ -666,6 +669,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                         .dims
                         .get(*d as usize)
                         .is_some_and(|dim| dim.upper.is_none())
+                        && !self.ctx.assumed_shape.contains(&(self.id, *x))
                     {
                         return Err(self.err(
                             format!(
@@ -1092,6 +1096,21 @@ impl<'c, 'a> Printer<'c, 'a> {
             ));
         }
         let mut dims = Vec::new();
+        if self.ctx.assumed_shape.contains(&(self.id, v)) {
+            for d in &var.dims {
+                let lower = self.bound(&d.lower)?;
+                dims.push(if lower == "1" {
+                    ":".to_string()
+                } else {
+                    format!("{lower}:")
+                });
+            }
+            return Ok(format!(
+                "{ty} :: {}({})",
+                self.names[v.index()],
+                dims.join(", ")
+            ));
+        }
         for d in &var.dims {
             let lower = self.bound(&d.lower)?;
             dims.push(match &d.upper {
