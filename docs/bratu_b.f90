@@ -278,29 +278,25 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   t_go2 = t_ad_spill19
   t_rest3 = t_ad_spill13
   t_stride4 = t_ad_spill14
-  go to 9
-3 continue
-  go to 6
-4 continue
-  if (.not. t_go2) go to 10
-  ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-  tmp = i - 1_4
-  f(tmp) = f(tmp) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
-  ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-  f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * exp(x(i) / (1.0d0 + &
-      prm(2_4) * x(i)))
-  ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-  f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
-  go to 3
-6 continue
-  ! 22: do 1 i=2,dim-1
-  i = i + t_step1
-  t_ad_spill20 = t_rest3
-  t_ad_spill21 = t_stride4
-  t_go2 = t_ad_spill20 >= ieor(t_ad_spill21, -9223372036854775807_8 - 1_8)
-  t_rest3 = int(int(t_ad_spill20, 16) - t_ad_spill21, 8)
-  go to 11
-7 continue
+  t_ad_trips2 = 0_8
+  do while (t_go2)
+    ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+    tmp = i - 1_4
+    f(tmp) = f(tmp) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
+    f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * exp(x(i) / (1.0d0 + &
+        prm(2_4) * x(i)))
+    ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+    f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    ! 22: do 1 i=2,dim-1
+    i = i + t_step1
+    t_ad_spill20 = t_rest3
+    t_ad_spill21 = t_stride4
+    t_go2 = t_ad_spill20 >= ieor(t_ad_spill21, -9223372036854775807_8 - 1_8)
+    t_rest3 = int(int(t_ad_spill20, 16) - t_ad_spill21, 8)
+    t_ad_trips2 = int(int(t_ad_trips2, 16) + 1_8, 8)
+  end do
+  call adjit_push_control(t_ad_trips2)
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
   tmp = dim_v - 1_4
   f(tmp) = f(tmp) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * exp(x(dim_v) / (1.0d0 + prm(2_4) * &
@@ -314,17 +310,6 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   call adjit_push_value(h)
   call adjit_push_int(int(i, 8))
   call adjit_push_int(int(t_step1, 8))
-  return
-9 continue
-  ! 22: do 1 i=2,dim-1
-  t_ad_trips2 = 0_8
-  go to 4
-10 continue
-  call adjit_push_control(t_ad_trips2)
-  go to 7
-11 continue
-  t_ad_trips2 = int(int(t_ad_trips2, 16) + 1_8, 8)
-  go to 4
 end subroutine bratu_fwd
 
 subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
@@ -349,7 +334,7 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: tmp10
   real(8) :: tmp11
   real(8) :: tmp12
-  real(8) :: tmp13
+  integer(4) :: tmp13
   real(8) :: tmp14
   real(8) :: tmp15
   real(8) :: tmp16
@@ -361,7 +346,7 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: tmp21
   real(8) :: tmp22
   real(8) :: tmp23
-  integer(4) :: tmp24
+  real(8) :: tmp24
   integer(4) :: tmp25
   real(8) :: tmp26
   real(8) :: tmp27
@@ -389,120 +374,6 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   t_step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
-  go to 7
-2 continue
-  ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  tmp = h * h
-  tmp2 = tmp * prm(1_4) / 1.2d1
-  tmp3 = 1.0d0 + prm(2_4) * x(1_4)
-  tmp4 = x(1_4) / tmp3
-  tmp5 = exp(tmp4)
-  f_b_val = f_b(2_4)
-  f_b(2_4) = 0.0d0
-  tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
-  tmp8 = 1.0d0 / tmp3
-  tmp9 = -tmp4 / tmp3
-  tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp10, tmp10 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
-  ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  tmp12 = h * h
-  tmp13 = tmp12 * prm(1_4) / 1.2d1
-  tmp14 = 1.0d0 + prm(2_4) * x(1_4)
-  tmp15 = x(1_4) / tmp14
-  tmp16 = exp(tmp15)
-  tmp17 = 1.0d0 + 1.0d1 * tmp16
-  f_b_val2 = f_b(1_4)
-  f_b(1_4) = 0.0d0
-  tmp18 = 1.0d1 * merge(0.0d0, tmp13 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp13 == 0.0d0)
-  tmp19 = merge(0.0d0, tmp16 * tmp18, tmp18 == 0.0d0 .or. tmp16 == 0.0d0)
-  tmp20 = 1.0d0 / tmp14
-  tmp21 = -tmp15 / tmp14
-  tmp22 = merge(0.0d0, tmp21 * tmp19, tmp19 == 0.0d0 .or. tmp21 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp22, tmp22 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp23 = 8.333333333333333d-2 * merge(0.0d0, tmp17 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp17 == &
-      0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp23, tmp23 == 0.0d0 .or. tmp12 == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (merge(0.0d0, tmp20 * tmp19, tmp19 == 0.0d0 .or. tmp20 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp22, tmp22 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
-  go to 8
-3 continue
-  go to 5
-4 continue
-  ! 22: do 1 i=2,dim-1
-  if (t_ad_trips2 > 0_8) go to 9
-  go to 2
-5 continue
-  ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-  tmp24 = i + 1_4
-  tmp = h * h
-  tmp2 = tmp * prm(1_4) / 1.2d1
-  tmp3 = 1.0d0 + prm(2_4) * x(i)
-  tmp4 = x(i) / tmp3
-  tmp5 = exp(tmp4)
-  f_b_val = f_b(tmp24)
-  f_b(tmp24) = 0.0d0
-  tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
-  tmp8 = 1.0d0 / tmp3
-  tmp9 = -tmp4 / tmp3
-  tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp10, tmp10 == 0.0d0 .or. x(i) == 0.0d0)
-  tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
-  x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
-  ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-  tmp12 = h * h
-  tmp13 = tmp12 * prm(1_4) / 1.2000000476837158d0
-  tmp14 = 1.0d0 + prm(2_4) * x(i)
-  tmp15 = x(i) / tmp14
-  tmp16 = exp(tmp15)
-  f_b_val2 = f_b(i)
-  f_b(i) = 0.0d0
-  tmp17 = merge(0.0d0, tmp13 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp13 == 0.0d0)
-  tmp18 = merge(0.0d0, tmp16 * tmp17, tmp17 == 0.0d0 .or. tmp16 == 0.0d0)
-  tmp19 = 1.0d0 / tmp14
-  tmp20 = -tmp15 / tmp14
-  tmp21 = merge(0.0d0, tmp20 * tmp18, tmp18 == 0.0d0 .or. tmp20 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp21, tmp21 == 0.0d0 .or. x(i) == 0.0d0)
-  tmp22 = 8.333333002196431d-1 * merge(0.0d0, tmp16 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp16 == &
-      0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp22, tmp22 == 0.0d0 .or. tmp12 == 0.0d0)
-  x_b(i) = x_b(i) + (merge(0.0d0, tmp19 * tmp18, tmp18 == 0.0d0 .or. tmp19 == 0.0d0) + merge(0.0d0, &
-      prm(2_4) * tmp21, tmp21 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
-  f_b(i) = f_b(i) + f_b_val2
-  ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-  tmp25 = i - 1_4
-  tmp23 = h * h
-  tmp26 = tmp23 * prm(1_4) / 1.2d1
-  tmp27 = 1.0d0 + prm(2_4) * x(i)
-  tmp28 = x(i) / tmp27
-  tmp29 = exp(tmp28)
-  f_b_val3 = f_b(tmp25)
-  f_b(tmp25) = 0.0d0
-  tmp30 = merge(0.0d0, tmp26 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp26 == 0.0d0)
-  tmp31 = merge(0.0d0, tmp29 * tmp30, tmp30 == 0.0d0 .or. tmp29 == 0.0d0)
-  tmp32 = 1.0d0 / tmp27
-  tmp33 = -tmp28 / tmp27
-  tmp34 = merge(0.0d0, tmp33 * tmp31, tmp31 == 0.0d0 .or. tmp33 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp34, tmp34 == 0.0d0 .or. x(i) == 0.0d0)
-  tmp35 = 8.333333333333333d-2 * merge(0.0d0, tmp29 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp29 == &
-      0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp23 * tmp35, tmp35 == 0.0d0 .or. tmp23 == 0.0d0)
-  x_b(i) = x_b(i) + (merge(0.0d0, tmp32 * tmp31, tmp31 == 0.0d0 .or. tmp32 == 0.0d0) + merge(0.0d0, &
-      prm(2_4) * tmp34, tmp34 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
-  f_b(tmp25) = f_b(tmp25) + f_b_val3
-  go to 4
-6 continue
-  ! 22: do 1 i=2,dim-1
-  i = i - t_step1
-  go to 3
-7 continue
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
   tmp = h * h
   tmp2 = tmp * prm(1_4) / 1.2d1
@@ -529,36 +400,130 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b_val2)
   f_b(dim_v) = f_b(dim_v) + f_b_val2
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  tmp24 = dim_v - 1_4
-  tmp13 = h * h
-  tmp14 = tmp13 * prm(1_4) / 1.2d1
-  tmp15 = 1.0d0 + prm(2_4) * x(dim_v)
-  tmp16 = x(dim_v) / tmp15
-  tmp17 = exp(tmp16)
-  f_b_val3 = f_b(tmp24)
-  f_b(tmp24) = 0.0d0
-  tmp18 = merge(0.0d0, tmp14 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp14 == 0.0d0)
-  tmp19 = merge(0.0d0, tmp17 * tmp18, tmp18 == 0.0d0 .or. tmp17 == 0.0d0)
-  tmp20 = 1.0d0 / tmp15
-  tmp21 = -tmp16 / tmp15
-  tmp22 = merge(0.0d0, tmp21 * tmp19, tmp19 == 0.0d0 .or. tmp21 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp22, tmp22 == 0.0d0 .or. x(dim_v) == 0.0d0)
-  tmp23 = 8.333333333333333d-2 * merge(0.0d0, tmp17 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp17 == &
+  tmp13 = dim_v - 1_4
+  tmp14 = h * h
+  tmp15 = tmp14 * prm(1_4) / 1.2d1
+  tmp16 = 1.0d0 + prm(2_4) * x(dim_v)
+  tmp17 = x(dim_v) / tmp16
+  tmp18 = exp(tmp17)
+  f_b_val3 = f_b(tmp13)
+  f_b(tmp13) = 0.0d0
+  tmp19 = merge(0.0d0, tmp15 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp15 == 0.0d0)
+  tmp20 = merge(0.0d0, tmp18 * tmp19, tmp19 == 0.0d0 .or. tmp18 == 0.0d0)
+  tmp21 = 1.0d0 / tmp16
+  tmp22 = -tmp17 / tmp16
+  tmp23 = merge(0.0d0, tmp22 * tmp20, tmp20 == 0.0d0 .or. tmp22 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp23, tmp23 == 0.0d0 .or. x(dim_v) == 0.0d0)
+  tmp24 = 8.333333333333333d-2 * merge(0.0d0, tmp18 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp18 == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp13 * tmp23, tmp23 == 0.0d0 .or. tmp13 == 0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp20 * tmp19, tmp19 == 0.0d0 .or. tmp20 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp22, tmp22 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
-  f_b(tmp24) = f_b(tmp24) + f_b_val3
-  go to 10
-8 continue
-  return
-9 continue
-  ! 22: do 1 i=2,dim-1
-  t_ad_trips2 = int(int(t_ad_trips2, 16) - 1_8, 8)
-  go to 6
-10 continue
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp14 * tmp24, tmp24 == 0.0d0 .or. tmp14 == 0.0d0)
+  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp21 * tmp20, tmp20 == 0.0d0 .or. tmp21 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * tmp23, tmp23 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
+  f_b(tmp13) = f_b(tmp13) + f_b_val3
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   t_ad_trips2 = adjit_pop_control()
-  go to 4
+  ! 22: do 1 i=2,dim-1
+  do while (t_ad_trips2 > 0_8)
+    t_ad_trips2 = int(int(t_ad_trips2, 16) - 1_8, 8)
+    i = i - t_step1
+    ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+    tmp13 = i + 1_4
+    tmp = h * h
+    tmp2 = tmp * prm(1_4) / 1.2d1
+    tmp3 = 1.0d0 + prm(2_4) * x(i)
+    tmp4 = x(i) / tmp3
+    tmp5 = exp(tmp4)
+    f_b_val = f_b(tmp13)
+    f_b(tmp13) = 0.0d0
+    tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
+    tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
+    tmp8 = 1.0d0 / tmp3
+    tmp9 = -tmp4 / tmp3
+    tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp10, tmp10 == 0.0d0 .or. x(i) == 0.0d0)
+    tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
+    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
+    ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
+    tmp12 = h * h
+    tmp14 = tmp12 * prm(1_4) / 1.2000000476837158d0
+    tmp15 = 1.0d0 + prm(2_4) * x(i)
+    tmp16 = x(i) / tmp15
+    tmp17 = exp(tmp16)
+    f_b_val2 = f_b(i)
+    f_b(i) = 0.0d0
+    tmp18 = merge(0.0d0, tmp14 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp14 == 0.0d0)
+    tmp19 = merge(0.0d0, tmp17 * tmp18, tmp18 == 0.0d0 .or. tmp17 == 0.0d0)
+    tmp20 = 1.0d0 / tmp15
+    tmp21 = -tmp16 / tmp15
+    tmp22 = merge(0.0d0, tmp21 * tmp19, tmp19 == 0.0d0 .or. tmp21 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp22, tmp22 == 0.0d0 .or. x(i) == 0.0d0)
+    tmp23 = 8.333333002196431d-1 * merge(0.0d0, tmp17 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp17 == &
+        0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp23, tmp23 == 0.0d0 .or. tmp12 == 0.0d0)
+    x_b(i) = x_b(i) + (merge(0.0d0, tmp20 * tmp19, tmp19 == 0.0d0 .or. tmp20 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * tmp22, tmp22 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
+    f_b(i) = f_b(i) + f_b_val2
+    ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+    tmp25 = i - 1_4
+    tmp24 = h * h
+    tmp26 = tmp24 * prm(1_4) / 1.2d1
+    tmp27 = 1.0d0 + prm(2_4) * x(i)
+    tmp28 = x(i) / tmp27
+    tmp29 = exp(tmp28)
+    f_b_val3 = f_b(tmp25)
+    f_b(tmp25) = 0.0d0
+    tmp30 = merge(0.0d0, tmp26 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp26 == 0.0d0)
+    tmp31 = merge(0.0d0, tmp29 * tmp30, tmp30 == 0.0d0 .or. tmp29 == 0.0d0)
+    tmp32 = 1.0d0 / tmp27
+    tmp33 = -tmp28 / tmp27
+    tmp34 = merge(0.0d0, tmp33 * tmp31, tmp31 == 0.0d0 .or. tmp33 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp34, tmp34 == 0.0d0 .or. x(i) == 0.0d0)
+    tmp35 = 8.333333333333333d-2 * merge(0.0d0, tmp29 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp29 == &
+        0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp24 * tmp35, tmp35 == 0.0d0 .or. tmp24 == 0.0d0)
+    x_b(i) = x_b(i) + (merge(0.0d0, tmp32 * tmp31, tmp31 == 0.0d0 .or. tmp32 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * tmp34, tmp34 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
+    f_b(tmp25) = f_b(tmp25) + f_b_val3
+  end do
+  ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
+  tmp = h * h
+  tmp2 = tmp * prm(1_4) / 1.2d1
+  tmp3 = 1.0d0 + prm(2_4) * x(1_4)
+  tmp4 = x(1_4) / tmp3
+  tmp5 = exp(tmp4)
+  f_b_val = f_b(2_4)
+  f_b(2_4) = 0.0d0
+  tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
+  tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
+  tmp8 = 1.0d0 / tmp3
+  tmp9 = -tmp4 / tmp3
+  tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp10, tmp10 == 0.0d0 .or. x(1_4) == 0.0d0)
+  tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
+  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
+  ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
+  tmp12 = h * h
+  tmp14 = tmp12 * prm(1_4) / 1.2d1
+  tmp15 = 1.0d0 + prm(2_4) * x(1_4)
+  tmp16 = x(1_4) / tmp15
+  tmp17 = exp(tmp16)
+  tmp18 = 1.0d0 + 1.0d1 * tmp17
+  f_b_val2 = f_b(1_4)
+  f_b(1_4) = 0.0d0
+  tmp19 = 1.0d1 * merge(0.0d0, tmp14 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp14 == 0.0d0)
+  tmp20 = merge(0.0d0, tmp17 * tmp19, tmp19 == 0.0d0 .or. tmp17 == 0.0d0)
+  tmp21 = 1.0d0 / tmp15
+  tmp22 = -tmp16 / tmp15
+  tmp23 = merge(0.0d0, tmp22 * tmp20, tmp20 == 0.0d0 .or. tmp22 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp23, tmp23 == 0.0d0 .or. x(1_4) == 0.0d0)
+  tmp24 = 8.333333333333333d-2 * merge(0.0d0, tmp18 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp18 == &
+      0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp24, tmp24 == 0.0d0 .or. tmp12 == 0.0d0)
+  x_b(1_4) = x_b(1_4) + (merge(0.0d0, tmp21 * tmp20, tmp20 == 0.0d0 .or. tmp21 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * tmp23, tmp23 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
 end subroutine bratu_rev
 

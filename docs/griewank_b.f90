@@ -259,38 +259,27 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   t_go2 = t_ad_spill13
   t_rest3 = t_ad_spill11
   t_stride4 = t_ad_spill12
-  go to 8
-3 continue
-  if (.not. t_go2) go to 9
-  ! 14: c = c + (a(i)**2)/400
-  c = c + a(i) * a(i) / 4.0d2
-  ! 15: d = d*cos(a(i)/sqrt(dble(i)))
-  call adjit_push_value(d)
-  d = d * cos(a(i) / sqrt(real(i, 8)))
-  ! 13: do i = 1, s
-  i = i + t_step1
-  t_ad_spill15 = t_rest3
-  t_ad_spill16 = t_stride4
-  t_go2 = t_ad_spill15 >= ieor(t_ad_spill16, -9223372036854775807_8 - 1_8)
-  t_rest3 = int(int(t_ad_spill15, 16) - t_ad_spill16, 8)
-  go to 10
-6 continue
+  t_ad_trips1 = 0_8
+  do while (t_go2)
+    ! 14: c = c + (a(i)**2)/400
+    c = c + a(i) * a(i) / 4.0d2
+    ! 15: d = d*cos(a(i)/sqrt(dble(i)))
+    call adjit_push_value(d)
+    d = d * cos(a(i) / sqrt(real(i, 8)))
+    ! 13: do i = 1, s
+    i = i + t_step1
+    t_ad_spill15 = t_rest3
+    t_ad_spill16 = t_stride4
+    t_go2 = t_ad_spill15 >= ieor(t_ad_spill16, -9223372036854775807_8 - 1_8)
+    t_rest3 = int(int(t_ad_spill15, 16) - t_ad_spill16, 8)
+    t_ad_trips1 = int(int(t_ad_trips1, 16) + 1_8, 8)
+  end do
+  call adjit_push_control(t_ad_trips1)
   ! 17: c = c - d
   c = c - d
   ! 4: subroutine griewank(s, a, c)
   call adjit_push_int(int(i, 8))
   call adjit_push_int(int(t_step1, 8))
-  return
-8 continue
-  ! 13: do i = 1, s
-  t_ad_trips1 = 0_8
-  go to 3
-9 continue
-  call adjit_push_control(t_ad_trips1)
-  go to 6
-10 continue
-  t_ad_trips1 = int(int(t_ad_trips1, 16) + 1_8, 8)
-  go to 3
 end subroutine griewank_fwd
 
 subroutine griewank_rev(s, a, a_b, c, c_b)
@@ -326,59 +315,41 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   ! 4: subroutine griewank(s, a, c)
   t_step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
-  go to 6
-2 continue
-  ! 12: d = 1.D0
-  d_b = 0.0d0
-  ! 11: c = 1
-  c_b = 0.0d0
-  go to 7
-3 continue
-  ! 13: do i = 1, s
-  if (t_ad_trips1 > 0_8) go to 8
-  go to 2
-4 continue
-  ! 15: d = d*cos(a(i)/sqrt(dble(i)))
-  d = adjit_pop_value()
-  tmp = sqrt(real(i, 8))
-  tmp2 = a(i) / tmp
-  tmp3 = cos(tmp2)
-  d_b_val = d_b
-  d_b = 0.0d0
-  tmp4 = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
-  tmp5 = -sin(tmp2)
-  tmp6 = merge(0.0d0, tmp5 * tmp4, tmp4 == 0.0d0 .or. tmp5 == 0.0d0)
-  tmp7 = 1.0d0 / tmp
-  a_b(i) = a_b(i) + merge(0.0d0, tmp7 * tmp6, tmp6 == 0.0d0 .or. tmp7 == 0.0d0)
-  d_b = d_b + merge(0.0d0, tmp3 * d_b_val, d_b_val == 0.0d0 .or. tmp3 == 0.0d0)
-  ! 14: c = c + (a(i)**2)/400
-  c_b_val = c_b
-  c_b = 0.0d0
-  tmp8 = 2.5d-3 * c_b_val
-  tmp9 = a(i) + a(i)
-  a_b(i) = a_b(i) + merge(0.0d0, tmp9 * tmp8, tmp8 == 0.0d0 .or. tmp9 == 0.0d0)
-  c_b = c_b + c_b_val
-  go to 3
-5 continue
-  ! 13: do i = 1, s
-  i = i - t_step1
-  go to 4
-6 continue
   ! 17: c = c - d
   c_b_val = c_b
   c_b = 0.0d0
   d_b = d_b + (-c_b_val)
   c_b = c_b + c_b_val
-  go to 9
-7 continue
-  return
-8 continue
-  ! 13: do i = 1, s
-  t_ad_trips1 = int(int(t_ad_trips1, 16) - 1_8, 8)
-  go to 5
-9 continue
   ! 4: subroutine griewank(s, a, c)
   t_ad_trips1 = adjit_pop_control()
-  go to 3
+  ! 13: do i = 1, s
+  do while (t_ad_trips1 > 0_8)
+    t_ad_trips1 = int(int(t_ad_trips1, 16) - 1_8, 8)
+    i = i - t_step1
+    ! 15: d = d*cos(a(i)/sqrt(dble(i)))
+    d = adjit_pop_value()
+    tmp = sqrt(real(i, 8))
+    tmp2 = a(i) / tmp
+    tmp3 = cos(tmp2)
+    d_b_val = d_b
+    d_b = 0.0d0
+    tmp4 = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
+    tmp5 = -sin(tmp2)
+    tmp6 = merge(0.0d0, tmp5 * tmp4, tmp4 == 0.0d0 .or. tmp5 == 0.0d0)
+    tmp7 = 1.0d0 / tmp
+    a_b(i) = a_b(i) + merge(0.0d0, tmp7 * tmp6, tmp6 == 0.0d0 .or. tmp7 == 0.0d0)
+    d_b = d_b + merge(0.0d0, tmp3 * d_b_val, d_b_val == 0.0d0 .or. tmp3 == 0.0d0)
+    ! 14: c = c + (a(i)**2)/400
+    c_b_val = c_b
+    c_b = 0.0d0
+    tmp8 = 2.5d-3 * c_b_val
+    tmp9 = a(i) + a(i)
+    a_b(i) = a_b(i) + merge(0.0d0, tmp9 * tmp8, tmp8 == 0.0d0 .or. tmp9 == 0.0d0)
+    c_b = c_b + c_b_val
+  end do
+  ! 12: d = 1.D0
+  d_b = 0.0d0
+  ! 11: c = 1
+  c_b = 0.0d0
 end subroutine griewank_rev
 

@@ -22,12 +22,15 @@
 //! Original procedures the derivatives call are not emitted: the user
 //! compiles the original source beside the emitted file.
 //!
-//! Control flow is written block by block: a block that is jumped to gets a
-//! statement label, a jump to the next block falls through, other jumps are
-//! `GO TO`s (see [`proc`]).
+//! Control flow is structured ([`structure`]): IF / ELSE IF / ELSE, SELECT
+//! CASE, DO and DO WHILE, EXIT and CYCLE, and a named BLOCK construct left
+//! by EXIT where a jump goes forward to a point several paths reach. Only
+//! an irreducible graph (GOTOs into a loop) is written block by block with
+//! statement labels and `GO TO`s (see [`proc`]).
 
 mod expr;
 mod proc;
+mod structure;
 
 use adjit_ir::{Global, Module, ProcId, Span, Storage};
 use std::collections::{BTreeMap, HashSet};
@@ -254,13 +257,70 @@ struct Context<'a> {
     request: &'a Request<'a>,
     /// The emitted globals module's name.
     globals_module: String,
+    /// Array dummies declared assumed-shape (`x(:)`): see
+    /// [`Context::assumed_shape_params`].
+    assumed_shape: HashSet<(ProcId, adjit_ir::VarId)>,
 }
 
 impl<'a> Context<'a> {
     fn new(request: &'a Request<'a>) -> Context<'a> {
-        Context {
+        let mut ctx = Context {
             request,
             globals_module: format!("adjit_globals{}", request.mode.suffix()),
+            assumed_shape: HashSet::new(),
+        };
+        ctx.assumed_shape = ctx.assumed_shape_params();
+        ctx
+    }
+
+    /// The dummies of module procedures whose assumed last extent the code
+    /// asks for (SIZE of an assumed-shape dummy reaches the IR as the
+    /// extent of an assumed-size one), and those passed whole to such a
+    /// dummy: declared assumed-shape, which a module procedure's explicit
+    /// interface allows.
+    fn assumed_shape_params(&self) -> HashSet<(ProcId, adjit_ir::VarId)> {
+        let module = self.module();
+        let assumed_last = |proc: &adjit_ir::Proc, x: adjit_ir::VarId| {
+            let var = proc.var(x);
+            matches!(var.storage, Storage::Param(_))
+                && var.dims.last().is_some_and(|d| d.upper.is_none())
+        };
+        let mut set = HashSet::new();
+        let homed: Vec<ProcId> = (0..module.procs.len())
+            .map(|i| ProcId(i as u32))
+            .filter(|&p| self.fortran_module(p).is_some())
+            .collect();
+        for &p in &homed {
+            let proc = module.proc(p);
+            for inst in &proc.insts {
+                if let adjit_ir::Inst::DimExtent(x, d) = inst.kind {
+                    if assumed_last(proc, x) && d as usize + 1 == proc.var(x).dims.len() {
+                        set.insert((p, x));
+                    }
+                }
+            }
+        }
+        loop {
+            let before = set.len();
+            for &p in &homed {
+                let proc = module.proc(p);
+                for inst in &proc.insts {
+                    let adjit_ir::Inst::Call(c, args) = &inst.kind else {
+                        continue;
+                    };
+                    let callee = module.proc(*c);
+                    for (a, &dummy) in args.iter().zip(&callee.params) {
+                        if let adjit_ir::CallArg::Var(x) = a {
+                            if set.contains(&(*c, dummy)) && assumed_last(proc, *x) {
+                                set.insert((p, *x));
+                            }
+                        }
+                    }
+                }
+            }
+            if set.len() == before {
+                return set;
+            }
         }
     }
 
@@ -331,6 +391,18 @@ impl<'a> Context<'a> {
         GlobalHome::Emitted(ident(&global.name))
     }
 
+    /// The COMMON block (its name, empty for blank COMMON) an input
+    /// program's global belongs to.
+    fn common_block(&self, g: adjit_ir::GlobalId) -> Option<String> {
+        if g.index() >= self.request.primal_globals {
+            return None;
+        }
+        let name = &self.module().globals[g.index()].name;
+        let rest = name.strip_prefix('/')?;
+        let (block, _) = rest.split_once("/::")?;
+        Some(block.to_string())
+    }
+
     /// Writes the module of emitted globals the procedures name, if any.
     fn write_globals_module(&self, procs: &[ProcId], out: &mut String) {
         let mut globals = Vec::new();
@@ -361,6 +433,20 @@ impl<'a> Context<'a> {
             ));
         }
         out.push_str(&format!("end module {}\n\n", self.globals_module));
+    }
+}
+
+/// The type and shape of global `g`: `TYPE :: name(dims)`.
+fn member_declaration(name: &str, g: &Global) -> String {
+    let ty = match g.ty {
+        adjit_ir::Type::Char => format!("character(len={})", g.char_len.max(1)),
+        t => expr::type_name(t).to_string(),
+    };
+    let dims: Vec<String> = g.dims.iter().map(|&(l, u)| dim_text(l, u)).collect();
+    if dims.is_empty() {
+        format!("{ty} :: {name}")
+    } else {
+        format!("{ty} :: {name}({})", dims.join(", "))
     }
 }
 

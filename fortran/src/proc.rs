@@ -6,11 +6,16 @@
 //! temporary assigned where the IR computes it. Stores, calls, pushes and
 //! pops are statements in IR order, so evaluation order is the IR's.
 //!
-//! Blocks are written in arena order (unreachable ones are left out); a
-//! block that is the target of a jump other than a fall-through gets a
-//! statement label (its index + 1).
+//! Control flow is written from the structured tree of [`crate::structure`]
+//! (see [`structured`]). When the graph is irreducible, blocks are written
+//! in arena order instead (unreachable ones are left out); a block that is
+//! the target of a jump other than a fall-through gets a statement label
+//! (its index + 1).
 
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
+use crate::structure;
+
+mod structured;
 use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
 use adjit_ir::special::Special;
 use adjit_ir::{
@@ -36,6 +41,8 @@ pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
 
 struct Printer<'c, 'a> {
     ctx: &'c Context<'a>,
+    /// The procedure being printed.
+    id: ProcId,
     proc: &'c Proc,
     name: String,
     /// The Fortran module this procedure lives in.
@@ -64,6 +71,11 @@ struct Printer<'c, 'a> {
     named: HashSet<VarId>,
     /// The procedure reaches itself through calls (printed RECURSIVE).
     recursive: bool,
+    /// Nesting depth of the construct being written.
+    indent: usize,
+    /// COMMON blocks of the original program the procedure names: block
+    /// name -> (global index -> local name of the member viewing it).
+    commons: BTreeMap<String, BTreeMap<usize, String>>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -96,6 +108,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         let name = ident(&proc.name);
         let mut p = Printer {
             ctx,
+            id,
             proc,
             name: name.clone(),
             home: ctx.fortran_module(id),
@@ -111,6 +124,8 @@ impl<'c, 'a> Printer<'c, 'a> {
             read: HashSet::new(),
             named: HashSet::new(),
             recursive: reaches_itself(module, id),
+            indent: 0,
+            commons: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -188,15 +203,15 @@ impl<'c, 'a> Printer<'c, 'a> {
             if let Storage::Global(g, at) = var.storage {
                 self.check_global_view(v, g, at)?;
                 let global = &self.ctx.module().globals[g.index()];
-                if global.name.starts_with('/') {
-                    return Err(self.err(
-                        format!(
-                            "variable `{}` of COMMON block `{}` (COMMON is not emitted yet)",
-                            var.name,
-                            global.name.split("::").next().unwrap_or_default()
-                        ),
-                        self.proc.span,
-                    ));
+                if let Some(block) = self.ctx.common_block(g) {
+                    // A member of the original program's COMMON block: the
+                    // procedure declares the block (see `finish`).
+                    self.commons
+                        .entry(block)
+                        .or_default()
+                        .insert(g.index(), local.clone());
+                    self.names[v.index()] = local;
+                    continue;
                 }
                 let (module, entity) = match self.ctx.global_home(g) {
                     GlobalHome::Original(m, n) => (m, n),
@@ -386,7 +401,8 @@ impl<'c, 'a> Printer<'c, 'a> {
     }
 
     fn emit_line(&mut self, text: String) {
-        self.lines.push(text);
+        self.lines
+            .push(format!("{}{text}", "  ".repeat(self.indent)));
     }
 
     /// A comment with the source line of `span` when it starts a new line.
@@ -415,6 +431,14 @@ impl<'c, 'a> Printer<'c, 'a> {
     }
 
     fn body(&mut self) -> Result<(), EmitError> {
+        if let Some(tree) = structure::structure(self.proc) {
+            return self.structured(&tree);
+        }
+        self.labelled()
+    }
+
+    /// The body as labelled blocks and `go to`s (an irreducible graph).
+    fn labelled(&mut self) -> Result<(), EmitError> {
         let order = self.layout();
         let mut targets: HashSet<BlockId> = HashSet::new();
         for (k, &b) in order.iter().enumerate() {
@@ -469,7 +493,17 @@ impl<'c, 'a> Printer<'c, 'a> {
             .collect()
     }
 
+    /// Writes block `b` in the labelled layout: its statements, then its
+    /// terminator as jumps (`next` is written right after it).
     fn block(&mut self, b: BlockId, next: Option<BlockId>, last: bool) -> Result<(), EmitError> {
+        let exprs = self.block_code(b)?;
+        let block = self.proc.block(b);
+        self.terminator(&block.term, &exprs, next, last, block.term_span)
+    }
+
+    /// Writes block `b`'s statements; returns the expressions of its
+    /// values (the terminator's operand among them).
+    fn block_code(&mut self, b: BlockId) -> Result<HashMap<Value, Expr>, EmitError> {
         let block = self.proc.block(b);
         self.block_temps.clear();
         // Uses of each value: count and positions (terminator = len).
@@ -635,6 +669,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                         .dims
                         .get(*d as usize)
                         .is_some_and(|dim| dim.upper.is_none())
+                        && !self.ctx.assumed_shape.contains(&(self.id, *x))
                     {
                         return Err(self.err(
                             format!(
@@ -784,7 +819,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         if block.term.operand().is_some() {
             self.comment(block.term_span);
         }
-        self.terminator(&block.term, &exprs, next, last, block.term_span)
+        Ok(exprs)
     }
 
     /// The most negative integer when `op b` adds or subtracts it.
@@ -1061,6 +1096,21 @@ impl<'c, 'a> Printer<'c, 'a> {
             ));
         }
         let mut dims = Vec::new();
+        if self.ctx.assumed_shape.contains(&(self.id, v)) {
+            for d in &var.dims {
+                let lower = self.bound(&d.lower)?;
+                dims.push(if lower == "1" {
+                    ":".to_string()
+                } else {
+                    format!("{lower}:")
+                });
+            }
+            return Ok(format!(
+                "{ty} :: {}({})",
+                self.names[v.index()],
+                dims.join(", ")
+            ));
+        }
         for d in &var.dims {
             let lower = self.bound(&d.lower)?;
             dims.push(match &d.upper {
@@ -1081,7 +1131,62 @@ impl<'c, 'a> Printer<'c, 'a> {
         Ok(format!("{ty} :: {}{shape}", self.names[v.index()]))
     }
 
-    fn finish(self) -> Result<Printed, EmitError> {
+    /// The declarations of the COMMON blocks the procedure names: every
+    /// member of the block in storage order (those the code does not name
+    /// under a name of their own), then the COMMON statement.
+    fn common_declarations(&mut self) -> Result<Vec<String>, EmitError> {
+        let mut decls = Vec::new();
+        let blocks: Vec<String> = self.commons.keys().cloned().collect();
+        for block in blocks {
+            let named = self.proc.vars.iter().enumerate().any(|(i, var)| {
+                matches!(var.storage, Storage::Global(g, _)
+                    if self.ctx.common_block(g).as_ref() == Some(&block))
+                    && self.named.contains(&VarId(i as u32))
+            });
+            if !named {
+                continue;
+            }
+            let mut members = Vec::new();
+            for (g, global) in self.ctx.module().globals.iter().enumerate() {
+                if self.ctx.common_block(adjit_ir::GlobalId(g as u32)).as_ref() != Some(&block) {
+                    continue;
+                }
+                let viewed = self.commons[&block].get(&g).cloned();
+                let name = match viewed {
+                    Some(local) => {
+                        let v = self
+                            .proc
+                            .vars
+                            .iter()
+                            .position(|var| {
+                                var.storage == Storage::Global(adjit_ir::GlobalId(g as u32), 0)
+                            })
+                            .map(|i| VarId(i as u32));
+                        match v {
+                            Some(v) => decls.push(format!("  {}", self.declaration(v)?)),
+                            None => decls
+                                .push(format!("  {}", crate::member_declaration(&local, global))),
+                        }
+                        local
+                    }
+                    None => {
+                        let raw = global.name.split_once("::").map_or("", |(_, n)| n);
+                        let local = self.fresh(&ident(&format!(
+                            "{}_{raw}",
+                            if block.is_empty() { "blank" } else { &block }
+                        )));
+                        decls.push(format!("  {}", crate::member_declaration(&local, global)));
+                        local
+                    }
+                };
+                members.push(name);
+            }
+            decls.push(format!("  common /{block}/ {}", members.join(", ")));
+        }
+        Ok(decls)
+    }
+
+    fn finish(mut self) -> Result<Printed, EmitError> {
         let mut head = Vec::new();
         let params: Vec<String> = self
             .proc
@@ -1136,6 +1241,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                 inits.push(format!("  {} = {zero}", self.names[v.index()]));
             }
         }
+        decls.extend(self.common_declarations()?);
         for (name, ty) in &self.external_functions {
             decls.push(format!("  {ty}, external :: {name}"));
         }
