@@ -6,17 +6,40 @@
 //! [`Storage::Allocatable`]: unallocated at entry, given storage and bounds
 //! by [`Inst::Allocate`], released by [`Inst::Deallocate`] and at return.
 //! With `stat=` the statement tests [`Inst::Allocated`] first and sets the
-//! variable (0, or 1 for an array already allocated / not allocated)
-//! instead of failing.
+//! variable (0, or gfortran's codes for an array already allocated / not
+//! allocated) instead of failing; `errmsg=` then receives gfortran's
+//! message.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
-use super::lowerer::{Lowerer, Resolved, R};
+use super::lowerer::{Lowerer, Operand, Resolved, R};
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Storage, Terminator, Type, VarId};
 
-/// The value `stat=` receives when the array is already allocated (for
-/// ALLOCATE) or not allocated (for DEALLOCATE).
-const STAT_FAILED: i64 = 1;
+/// The value `stat=` receives when ALLOCATE finds the array allocated
+/// (gfortran's `LIBERROR_ALLOCATION`).
+const STAT_ALLOCATED: i64 = 5014;
+/// The value `stat=` receives when DEALLOCATE finds the array unallocated
+/// (gfortran's value).
+const STAT_UNALLOCATED: i64 = 1;
+/// The `errmsg=` text of a failed ALLOCATE (gfortran's).
+const MSG_ALLOCATED: &str = "Attempt to allocate an allocated object";
+/// The `errmsg=` text of a failed DEALLOCATE (gfortran's).
+const MSG_UNALLOCATED: &str = "Attempt to deallocate an unallocated object";
+
+/// The status variables of an ALLOCATE or DEALLOCATE: `stat=` and
+/// `errmsg=`.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Status<'a> {
+    stat: Option<&'a Expr>,
+    errmsg: Option<&'a Expr>,
+}
+
+impl<'a> Status<'a> {
+    /// The options `stat=` and `errmsg=` of a statement.
+    pub(super) fn new(stat: Option<&'a Expr>, errmsg: Option<&'a Expr>) -> Self {
+        Status { stat, errmsg }
+    }
+}
 
 impl Lowerer<'_, '_> {
     /// The allocatable local array `name` names; a located error otherwise.
@@ -39,10 +62,11 @@ impl Lowerer<'_, '_> {
     pub(super) fn allocate_stmt(
         &mut self,
         objects: &[Expr],
-        stat: Option<&Expr>,
+        status: Status,
         source: Option<&Expr>,
         mold: Option<&Expr>,
     ) -> R<()> {
+        self.check_errmsg(status)?;
         if let (Some(_), Some(m)) = (source, mold) {
             return Err(self.err(m.span, "ALLOCATE with both SOURCE= and MOLD="));
         }
@@ -97,7 +121,7 @@ impl Lowerer<'_, '_> {
                     }
                 }
             }
-            let guard = self.stat_guard(var, stat, true)?;
+            let guard = self.stat_guard(var, status, true)?;
             let mut bounds = Vec::new();
             for a in args {
                 let (lo, hi) = match &a.value {
@@ -117,7 +141,7 @@ impl Lowerer<'_, '_> {
                 bounds.push((lo, hi));
             }
             self.emit(Inst::Allocate(var, bounds), None);
-            self.stat_done(guard, stat)?;
+            self.stat_done(guard, status)?;
         }
         if let Some(src) = source {
             // Every element takes the source's value (a scalar is
@@ -137,17 +161,18 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
-    /// Lowers `deallocate (a, b [, stat=s])`.
-    pub(super) fn deallocate_stmt(&mut self, objects: &[Expr], stat: Option<&Expr>) -> R<()> {
+    /// Lowers `deallocate (a, b [, stat=s] [, errmsg=m])`.
+    pub(super) fn deallocate_stmt(&mut self, objects: &[Expr], status: Status) -> R<()> {
+        self.check_errmsg(status)?;
         for object in objects {
             let ExprKind::Name(name) = &object.kind else {
                 let span = object.span;
                 return Err(self.err(span, "DEALLOCATE takes whole array names"));
             };
             let var = self.allocatable_var(name, "DEALLOCATE")?;
-            let guard = self.stat_guard(var, stat, false)?;
+            let guard = self.stat_guard(var, status, false)?;
             self.emit(Inst::Deallocate(var), None);
-            self.stat_done(guard, stat)?;
+            self.stat_done(guard, status)?;
         }
         Ok(())
     }
@@ -227,18 +252,34 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
+    /// `errmsg=`, when given, must name a CHARACTER variable (checked
+    /// also without `stat=`, where it is never assigned).
+    fn check_errmsg(&mut self, status: Status) -> R<()> {
+        let Some(e) = status.errmsg else {
+            return Ok(());
+        };
+        let variable = matches!(e.kind, ExprKind::Name(_) | ExprKind::Apply { .. });
+        match self.expr(e)? {
+            Operand::Char(_) if variable => Ok(()),
+            _ => Err(self.err(e.span, "ERRMSG= must name a CHARACTER variable")),
+        }
+    }
+
     /// With `stat=`: branches on the allocation status of `var`, setting
-    /// the variable to [`STAT_FAILED`] on the path where the statement
-    /// cannot run (`allocating` an allocated array, deallocating an
-    /// unallocated one) and continuing on the other. Returns the block
-    /// where both paths meet.
+    /// the variable to [`STAT_ALLOCATED`] or [`STAT_UNALLOCATED`] (and
+    /// `errmsg=` to the message) on the path where the statement cannot run
+    /// (`allocating` an allocated array, deallocating an unallocated one)
+    /// and continuing on the other. Returns the block where both paths
+    /// meet.
     fn stat_guard(
         &mut self,
         var: VarId,
-        stat: Option<&Expr>,
+        status: Status,
         allocating: bool,
     ) -> R<Option<adjit_ir::BlockId>> {
-        let Some(stat) = stat else { return Ok(None) };
+        let Some(stat) = status.stat else {
+            return Ok(None);
+        };
         let is = self.val(Inst::Allocated(var), Type::Bool);
         let (run, failed, end) = (self.block(), self.block(), self.block());
         let (then_dest, else_dest) = if allocating {
@@ -252,15 +293,27 @@ impl Lowerer<'_, '_> {
             else_dest,
         });
         self.switch_to(failed);
-        self.set_stat(stat, STAT_FAILED)?;
+        let (code, message) = if allocating {
+            (STAT_ALLOCATED, MSG_ALLOCATED)
+        } else {
+            (STAT_UNALLOCATED, MSG_UNALLOCATED)
+        };
+        self.set_stat(stat, code)?;
+        if let Some(errmsg) = status.errmsg {
+            let text = Expr {
+                span: errmsg.span,
+                kind: ExprKind::Str(message.to_string()),
+            };
+            self.assign(errmsg, &text)?;
+        }
         self.jump(end);
         self.switch_to(run);
         Ok(Some(end))
     }
 
     /// Ends the statement guarded by [`Self::stat_guard`]: `stat = 0`.
-    fn stat_done(&mut self, end: Option<adjit_ir::BlockId>, stat: Option<&Expr>) -> R<()> {
-        if let (Some(end), Some(stat)) = (end, stat) {
+    fn stat_done(&mut self, end: Option<adjit_ir::BlockId>, status: Status) -> R<()> {
+        if let (Some(end), Some(stat)) = (end, status.stat) {
             self.set_stat(stat, 0)?;
             self.jump(end);
             self.switch_to(end);
