@@ -218,6 +218,40 @@ fn allocatable_statement_and_errmsg_differentiate() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Reallocation on assignment of constructors with implied DO loops and
+/// array items reading the target (growth in a loop, rotation):
+/// y = sum x^4 + sum sin(x)^2 + x_1^2.
+const CONSTRUCTOR: &str = "
+subroutine f(n, x, y)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  double precision, allocatable :: a(:)
+  integer :: i
+  a = [(x(i)**2, i = 1, n)]
+  do i = 1, n
+    a = [a, sin(x(i))]
+  end do
+  a = [a(2:), a(1)]
+  y = sum(a * a) + a(size(a))
+end subroutine f
+";
+
+#[test]
+fn constructor_reallocation_differentiates() {
+    let expected = |x: &[f64]| -> Vec<f64> {
+        x.iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                4.0 * t.powi(3) + 2.0 * t.sin() * t.cos() + if i == 0 { 2.0 * t } else { 0.0 }
+            })
+            .collect()
+    };
+    let bad = three_way(CONSTRUCTOR, 0xc0_7570, 5, &expected);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 /// The JIT and the interpreter agree bit for bit on a program exercising
 /// every allocation path (corpus program `allocatable_local.f90`).
 #[test]

@@ -13,7 +13,7 @@
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Storage, Terminator, Type, VarId};
+use adjit_ir::{BinaryOp, Bound, CmpOp, Const, Dim, Inst, Storage, Terminator, Type, Var, VarId};
 
 /// The value `stat=` receives when ALLOCATE finds the array allocated
 /// (gfortran's `LIBERROR_ALLOCATION`).
@@ -371,6 +371,58 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Allocate(var, bounds), None);
         self.jump(done);
         self.switch_to(done);
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// `a = [...]` for a whole ALLOCATABLE rank-1 array `v` and a
+    /// constructor with implied DO loops, nested constructors or array
+    /// items (which may read `v`, as in `a = [a, x]`): the elements are
+    /// counted, streamed into a fresh allocatable temporary, and copied into
+    /// `v`, (re)allocated to their number.
+    pub(super) fn streamed_constructor_realloc(
+        &mut self,
+        v: VarId,
+        items: &[Expr],
+        span: adjit_ir::Span,
+    ) -> R<()> {
+        let ty = self.proc.var(v).ty;
+        let count = self.temp("n", Type::I64);
+        let zero = self.int(0, Type::I64);
+        self.emit(Inst::Store(count, zero), None);
+        self.count_items(items, ty, count)?;
+        self.ntemps += 1;
+        let tmp = self.proc.add_var(Var {
+            name: format!("_ct{}", self.ntemps),
+            ty,
+            dims: vec![Dim {
+                lower: Bound::Const(1),
+                upper: Some(Bound::Const(0)),
+            }],
+            char_len: None,
+            storage: Storage::Allocatable,
+        });
+        let one = self.int(1, Type::I64);
+        let n = self.val(Inst::Load(count), Type::I64);
+        self.emit(Inst::Allocate(tmp, vec![(one, n)]), None);
+        let counter = self.temp("c", Type::I64);
+        let zero = self.int(0, Type::I64);
+        self.emit(Inst::Store(counter, zero), None);
+        self.stream_items(items, ty, counter, &mut |this, x, k| {
+            let idx = this.whole_array_index(tmp, &[k], span)?;
+            this.emit(Inst::StoreElem(tmp, idx, x), None);
+            Ok(())
+        })?;
+        self.realloc_for_assignment(v, &[count]);
+        self.for_positions(&[count], &mut |this, pos| {
+            let i = this.whole_array_index(tmp, pos, span)?;
+            let x = this.val(Inst::LoadElem(tmp, i), ty);
+            let j = this.whole_array_index(v, pos, span)?;
+            this.emit(Inst::StoreElem(v, j, x), None);
+            Ok(())
+        })?;
+        self.emit(Inst::Deallocate(tmp), None);
+        Ok(())
     }
 }
 

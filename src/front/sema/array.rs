@@ -535,6 +535,9 @@ impl Lowerer<'_, '_> {
             ));
         }
         if self.needs_streaming(items) {
+            if args.is_none() && self.proc.var(v).storage == Storage::Allocatable {
+                return self.streamed_constructor_realloc(v, items, value.span);
+            }
             // Stored as evaluated: the items must not read the target.
             let mut names = std::collections::BTreeSet::new();
             super::lowerer::expr_names(value, &mut names);
