@@ -252,6 +252,38 @@ fn constructor_reallocation_differentiates() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Reallocation on assignment of a value reading the target through a
+/// section (shrinking, then reversing): with u_i = x_{i+1}^2 + x_i,
+/// y = sum_{i<n} u_i^2 / 4.
+const OVERLAP: &str = "
+subroutine f(n, x, y)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  double precision, allocatable :: h(:)
+  h = x * x
+  h = h(2:n) + x(1:n-1)
+  h = 0.5d0 * h(n-1:1:-1)
+  y = sum(h * h)
+end subroutine f
+";
+
+#[test]
+fn overlapping_reallocation_differentiates() {
+    let expected = |x: &[f64]| -> Vec<f64> {
+        let mut g = vec![0.0; x.len()];
+        for i in 0..x.len() - 1 {
+            let u = x[i + 1] * x[i + 1] + x[i];
+            g[i] += 0.5 * u;
+            g[i + 1] += u * x[i + 1];
+        }
+        g
+    };
+    let bad = three_way(OVERLAP, 0x0be_71a9, 6, &expected);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 /// The JIT and the interpreter agree bit for bit on a program exercising
 /// every allocation path (corpus program `allocatable_local.f90`).
 #[test]

@@ -391,20 +391,7 @@ impl Lowerer<'_, '_> {
         let zero = self.int(0, Type::I64);
         self.emit(Inst::Store(count, zero), None);
         self.count_items(items, ty, count)?;
-        self.ntemps += 1;
-        let tmp = self.proc.add_var(Var {
-            name: format!("_ct{}", self.ntemps),
-            ty,
-            dims: vec![Dim {
-                lower: Bound::Const(1),
-                upper: Some(Bound::Const(0)),
-            }],
-            char_len: None,
-            storage: Storage::Allocatable,
-        });
-        let one = self.int(1, Type::I64);
-        let n = self.val(Inst::Load(count), Type::I64);
-        self.emit(Inst::Allocate(tmp, vec![(one, n)]), None);
+        let tmp = self.allocated_temp(ty, &[count]);
         let counter = self.temp("c", Type::I64);
         let zero = self.int(0, Type::I64);
         self.emit(Inst::Store(counter, zero), None);
@@ -413,8 +400,80 @@ impl Lowerer<'_, '_> {
             this.emit(Inst::StoreElem(tmp, idx, x), None);
             Ok(())
         })?;
-        self.realloc_for_assignment(v, &[count]);
-        self.for_positions(&[count], &mut |this, pos| {
+        self.realloc_from_temp(v, tmp, &[count], span)
+    }
+
+    /// `a = e` for a whole ALLOCATABLE array `v` and an array expression
+    /// `value` reading `v` through a section (`a = a(2:n)`): the value is
+    /// evaluated into a fresh allocatable temporary, then `v` is
+    /// (re)allocated to its shape and takes it.
+    pub(super) fn overlapping_realloc(&mut self, v: VarId, name: &Name, value: &Expr) -> R<()> {
+        let ty = self.proc.var(v).ty;
+        let Some(src) = self.array_source(value) else {
+            return Err(self.err(value.span, "array value expected"));
+        };
+        let extents = self.extents(&src)?;
+        if extents.len() != self.proc.var(v).dims.len() {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "array of rank {} assigned to `{}`",
+                    extents.len(),
+                    name.text
+                ),
+            ));
+        }
+        let tmp = self.allocated_temp(ty, &extents);
+        self.for_positions(&extents, &mut |this, pos| {
+            let (x, pos) = this.at_element(&[(value, pos.to_vec())], |this, ps| {
+                Ok((this.num_as(value, ty)?, ps[0].clone()))
+            })?;
+            let idx = this.whole_array_index(tmp, &pos, value.span)?;
+            this.emit(Inst::StoreElem(tmp, idx, x), None);
+            Ok(())
+        })?;
+        self.realloc_from_temp(v, tmp, &extents, value.span)
+    }
+
+    /// A fresh ALLOCATABLE temporary of element type `ty`, allocated with
+    /// lower bounds 1 and the extents held in the I64 temporaries `extents`.
+    fn allocated_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
+        self.ntemps += 1;
+        let unallocated = Dim {
+            lower: Bound::Const(1),
+            upper: Some(Bound::Const(0)),
+        };
+        let tmp = self.proc.add_var(Var {
+            name: format!("_at{}", self.ntemps),
+            ty,
+            dims: vec![unallocated; extents.len()],
+            char_len: None,
+            storage: Storage::Allocatable,
+        });
+        let bounds = extents
+            .iter()
+            .map(|&e| {
+                let one = self.int(1, Type::I64);
+                (one, self.val(Inst::Load(e), Type::I64))
+            })
+            .collect();
+        self.emit(Inst::Allocate(tmp, bounds), None);
+        tmp
+    }
+
+    /// Ends an assignment through the temporary `tmp` of extents `extents`:
+    /// `v` is (re)allocated to that shape, takes the values, and `tmp` is
+    /// released.
+    fn realloc_from_temp(
+        &mut self,
+        v: VarId,
+        tmp: VarId,
+        extents: &[VarId],
+        span: adjit_ir::Span,
+    ) -> R<()> {
+        let ty = self.proc.var(v).ty;
+        self.realloc_for_assignment(v, extents);
+        self.for_positions(extents, &mut |this, pos| {
             let i = this.whole_array_index(tmp, pos, span)?;
             let x = this.val(Inst::LoadElem(tmp, i), ty);
             let j = this.whole_array_index(v, pos, span)?;

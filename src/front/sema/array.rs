@@ -410,6 +410,11 @@ impl Lowerer<'_, '_> {
             }
             return self.constructor_assign(v, name, args, items, value);
         }
+        let whole_allocatable =
+            args.is_none() && mask.is_empty() && self.proc.var(v).storage == Storage::Allocatable;
+        if whole_allocatable && self.overlap(name, args, value).is_some() {
+            return self.overlapping_realloc(v, name, value);
+        }
         for x in std::iter::once(value).chain(mask.iter().map(|m| m.0)) {
             if let Some(reason) = self.overlap(name, args, x) {
                 return Err(self.err(x.span, reason));
