@@ -15,8 +15,10 @@
 //! values, DO loops with computed (active-dependent) trip counts, DO WHILE
 //! loops, EXIT, calls passing arrays and scalars, module variables (some
 //! of them components of a derived-type module variable) written
-//! in one call and read in another, SAVE locals, and (optionally)
-//! intrinsics at their singular points.
+//! in one call and read in another, SAVE locals, ALLOCATABLE local arrays
+//! (allocated with computed bounds, reallocated, passed to callees; see
+//! `random_fortran/alloc.rs`), and (optionally) intrinsics at their
+//! singular points.
 //!
 //! Validity by construction (gfortran accepts every program, and none has
 //! undefined behaviour): every variable is initialised before it is read,

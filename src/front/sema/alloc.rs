@@ -404,7 +404,8 @@ impl Lowerer<'_, '_> {
     }
 
     /// `a = e` for a whole ALLOCATABLE array `v` and an array expression
-    /// `value` reading `v` through a section (`a = a(2:n)`): the value is
+    /// `value` reading `v` through a section (`a = a(2:n)`) or passing it
+    /// whole to a function (`a = a + f(a)`): the value is
     /// evaluated into a fresh allocatable temporary, then `v` is
     /// (re)allocated to its shape and takes it.
     pub(super) fn overlapping_realloc(&mut self, v: VarId, name: &Name, value: &Expr) -> R<()> {
@@ -433,6 +434,23 @@ impl Lowerer<'_, '_> {
             Ok(())
         })?;
         self.realloc_from_temp(v, tmp, &extents, value.span)
+    }
+
+    /// True when `value` passes the whole array `name` to a function
+    /// reference, which may read any element: an element-by-element
+    /// assignment to `name` would let later elements see earlier stores.
+    pub(super) fn passes_whole(&self, value: &Expr, name: &str) -> bool {
+        if let ExprKind::Apply { name: f, args } = &value.kind {
+            let whole = |a: &Arg| matches!(&a.value, ArgValue::Expr(Expr { kind: ExprKind::Name(n), .. }) if n.text == name);
+            if f.text != name && !self.is_array_name(&f.text) && args.iter().any(whole) {
+                return true;
+            }
+        }
+        value
+            .kind
+            .children()
+            .into_iter()
+            .any(|x| self.passes_whole(x, name))
     }
 
     /// A fresh ALLOCATABLE temporary of element type `ty`, allocated with

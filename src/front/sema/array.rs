@@ -412,7 +412,9 @@ impl Lowerer<'_, '_> {
         }
         let whole_allocatable =
             args.is_none() && mask.is_empty() && self.proc.var(v).storage == Storage::Allocatable;
-        if whole_allocatable && self.overlap(name, args, value).is_some() {
+        if whole_allocatable
+            && (self.overlap(name, args, value).is_some() || self.passes_whole(value, &name.text))
+        {
             return self.overlapping_realloc(v, name, value);
         }
         for x in std::iter::once(value).chain(mask.iter().map(|m| m.0)) {

@@ -60,6 +60,11 @@ impl Gen<'_> {
         let h = self.rng.pick_str(&scope.allocs);
         let (e, _) = self.expr(scope, 2);
         let e = bounded(&e);
+        // The values of a new allocation cannot read the released array.
+        let mut without = scope.clone();
+        without.arrays.retain(|a| !scope.allocs.contains(a));
+        let (fresh, _) = self.expr(&without, 2);
+        let fresh = bounded(&fresh);
         let c = self.rng.range(1, 7) as f64 / 8.0;
         match self.rng.below(5) {
             // |c h + (1 - c) e| <= BOUND.
@@ -81,7 +86,7 @@ impl Gen<'_> {
                 };
                 vec![
                     Stmt::Keep(format!("deallocate({h})")),
-                    Stmt::Keep(format!("allocate({h}({bounds}), source={e})")),
+                    Stmt::Keep(format!("allocate({h}({bounds}), source={fresh})")),
                 ]
             }
         }
