@@ -308,6 +308,9 @@ pub enum DeclKind {
     },
     /// DIMENSION a(10), b(n).
     Dimension(Vec<Entity>),
+    /// ALLOCATABLE [::] a(:), b(:, :), c (the shape, when not given here,
+    /// comes from another declaration).
+    Allocatable(Vec<Entity>),
     /// PARAMETER (a = 1, b = 2).
     Parameter(Vec<(Name, Expr)>),
     /// SAVE with a list of names (empty: everything).
@@ -551,7 +554,7 @@ pub enum StmtKind {
         /// The body.
         body: Vec<Stmt>,
     },
-    /// ALLOCATE (objects[, STAT=var][, SOURCE= / MOLD=expr]): each object is
+    /// ALLOCATE (objects[, STAT=var][, ERRMSG=var][, SOURCE= / MOLD=expr]): each object is
     /// `name(bounds)` as an `Apply` whose arguments are upper bounds or
     /// `lower:upper` ranges.
     Allocate {
@@ -559,17 +562,22 @@ pub enum StmtKind {
         objects: Vec<Expr>,
         /// `stat=` variable.
         stat: Option<Expr>,
+        /// `errmsg=` variable (CHARACTER), given a message when the
+        /// statement fails with `stat=`.
+        errmsg: Option<Expr>,
         /// `source=` expression (the values given to the new storage).
         source: Option<Expr>,
         /// `mold=` expression (parsed; only its presence matters).
         mold: Option<Expr>,
     },
-    /// DEALLOCATE (names[, STAT=var]).
+    /// DEALLOCATE (names[, STAT=var][, ERRMSG=var]).
     Deallocate {
         /// The arrays released.
         objects: Vec<Expr>,
         /// `stat=` variable.
         stat: Option<Expr>,
+        /// `errmsg=` variable, as for ALLOCATE.
+        errmsg: Option<Expr>,
     },
     /// A statement the subset does not support (READ, OPEN, ...),
     /// kept with its keyword so sema reports it with its position.

@@ -15,8 +15,10 @@
 //! values, DO loops with computed (active-dependent) trip counts, DO WHILE
 //! loops, EXIT, calls passing arrays and scalars, module variables (some
 //! of them components of a derived-type module variable) written
-//! in one call and read in another, SAVE locals, and (optionally)
-//! intrinsics at their singular points.
+//! in one call and read in another, SAVE locals, ALLOCATABLE local arrays
+//! (allocated with computed bounds, reallocated, passed to callees; see
+//! `random_fortran/alloc.rs`), and (optionally) intrinsics at their
+//! singular points.
 //!
 //! Validity by construction (gfortran accepts every program, and none has
 //! undefined behaviour): every variable is initialised before it is read,
@@ -39,6 +41,8 @@
 
 use super::random_ir::Rng;
 use std::fmt::Write as _;
+
+mod alloc;
 
 /// Largest magnitude any real variable holds.
 pub const BOUND: f64 = 4.0;
@@ -91,6 +95,10 @@ pub struct GenOptions {
     pub max_stmts: usize,
     /// Deepest nesting of blocks.
     pub max_depth: usize,
+    /// Procedures with `n` may hold an ALLOCATABLE local array, allocated
+    /// with computed bounds, reallocated (by assignment and by DEALLOCATE /
+    /// ALLOCATE) and passed to callees (see `random_fortran/alloc.rs`).
+    pub allocatable_locals: bool,
 }
 
 impl GenOptions {
@@ -108,6 +116,7 @@ impl GenOptions {
             max_procs: 4,
             max_stmts: 6,
             max_depth: 2,
+            allocatable_locals: true,
         }
     }
 }
@@ -356,6 +365,8 @@ struct Scope {
     in_loop: bool,
     /// The writable dummies (inout scalars and arrays).
     dummies_out: Vec<String>,
+    /// ALLOCATABLE local arrays (always allocated, covering `1..n`).
+    allocs: Vec<String>,
 }
 
 /// A callable procedure already generated.
@@ -721,6 +732,9 @@ impl Gen<'_> {
 
     /// One statement (or a short group).
     fn stmt(&mut self, scope: &mut Scope, depth: usize) -> Vec<Stmt> {
+        if !scope.allocs.is_empty() && self.rng.chance(15) {
+            return self.allocatable_stmt(scope);
+        }
         let nested = depth < self.opt.max_depth;
         match self.rng.below(12) {
             0..=2 if !scope.writable.is_empty() => {
@@ -1096,6 +1110,9 @@ impl Gen<'_> {
             scope.arrays.push("w".into());
             scope.writable_arrays.push("w".into());
         }
+        if self.opt.allocatable_locals {
+            self.allocatable_local(&mut scope, &dummies, head, init);
+        }
         head.push("  integer :: i1, i2, i9, k1, k2, k3".into());
         scope.free_loop_vars = vec!["i2".into(), "i1".into()];
         scope.free_ints = vec!["k3".into(), "k2".into(), "k1".into()];
@@ -1253,7 +1270,7 @@ impl Gen<'_> {
     }
 
     fn top(&mut self, resets: Vec<Stmt>) -> ProcSrc {
-        let head: Vec<String> = [
+        let mut head: Vec<String> = [
             "subroutine top(n, mode, x, s, y, r, path)",
             "  integer, intent(in) :: n, mode",
             "  double precision, intent(in) :: x(n), s",
@@ -1331,6 +1348,9 @@ impl Gen<'_> {
         if self.opt.globals_across_calls {
             scope.writable.extend(self.globals.iter().cloned());
             scope.writable_arrays.push(self.global_array.clone());
+        }
+        if self.opt.allocatable_locals {
+            self.allocatable_local(&mut scope, &inputs, &mut head, &mut init);
         }
         let count = self.rng.range(2, self.opt.max_stmts as i64 + 2) as usize;
         let body = self.stmts(&mut scope, count, 0);

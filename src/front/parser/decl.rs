@@ -93,9 +93,8 @@ fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKin
 
 /// Attribute and statement keywords the subset rejects as specification
 /// statements, with the keyword reported.
-const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 13] = [
+const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 12] = [
     ("namelist", "NAMELIST"),
-    ("allocatable", "ALLOCATABLE"),
     ("pointer", "POINTER"),
     ("target", "TARGET"),
     ("sequence", "SEQUENCE"),
@@ -560,6 +559,17 @@ impl<'s> StmtParser<'s> {
                 }
             }
             DeclKind::Dimension(entities)
+        } else if self.eat_kw("allocatable") {
+            self.what = "ALLOCATABLE statement";
+            self.eat(TokenKind::DoubleColon);
+            let mut entities = Vec::new();
+            loop {
+                entities.push(self.entity(false)?);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            DeclKind::Allocatable(entities)
         } else if self.eat_kw("parameter") {
             self.what = "PARAMETER statement";
             self.expect(TokenKind::LParen)?;

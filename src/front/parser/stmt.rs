@@ -176,7 +176,7 @@ impl StmtParser<'_> {
     fn allocation(&mut self, allocate: bool, keyword_span: Span) -> PResult<StmtKind> {
         self.expect(TokenKind::LParen)?;
         let mut objects = Vec::new();
-        let (mut stat, mut source, mut mold) = (None, None, None);
+        let (mut stat, mut errmsg, mut source, mut mold) = (None, None, None, None);
         loop {
             let keyword = self
                 .toks
@@ -193,12 +193,7 @@ impl StmtParser<'_> {
                         "stat" => stat = Some(value),
                         "source" if allocate => source = Some(value),
                         "mold" if allocate => mold = Some(value),
-                        "errmsg" => {
-                            return Err(Diagnostic::error(
-                                value.span,
-                                "unsupported Fortran: ERRMSG= in ALLOCATE / DEALLOCATE",
-                            ))
-                        }
+                        "errmsg" => errmsg = Some(value),
                         _ => {
                             return Err(Diagnostic::error(
                                 value.span,
@@ -224,11 +219,16 @@ impl StmtParser<'_> {
             StmtKind::Allocate {
                 objects,
                 stat,
+                errmsg,
                 source,
                 mold,
             }
         } else {
-            StmtKind::Deallocate { objects, stat }
+            StmtKind::Deallocate {
+                objects,
+                stat,
+                errmsg,
+            }
         })
     }
 

@@ -637,8 +637,8 @@ fn specification_statements() {
          common /blk/ a, b\n\
          equivalence (a, b)\n\
          namelist /nl/ a\n\
-         allocatable :: w(:)\n\
-         pointer p\n",
+         pointer p\n\
+         allocatable :: w(:), v\n",
     );
     assert_eq!(
         d[0],
@@ -696,14 +696,19 @@ fn specification_statements() {
         panic!("{:?}", d[15])
     };
     assert_eq!((sets.len(), sets[0].len()), (1, 2));
-    let unsupported: Vec<&str> = d[16..]
+    let unsupported: Vec<&str> = d[16..18]
         .iter()
         .map(|k| match k {
             DeclKind::Unsupported(s) => s.as_str(),
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(unsupported, ["NAMELIST", "ALLOCATABLE", "POINTER"]);
+    assert_eq!(unsupported, ["NAMELIST", "POINTER"]);
+    let DeclKind::Allocatable(ents) = &d[18] else {
+        panic!("{:?}", d[18])
+    };
+    assert_eq!(ents.len(), 2);
+    assert!(ents[0].dims.is_some() && ents[1].dims.is_none());
 }
 
 #[test]

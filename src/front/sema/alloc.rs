@@ -6,17 +6,40 @@
 //! [`Storage::Allocatable`]: unallocated at entry, given storage and bounds
 //! by [`Inst::Allocate`], released by [`Inst::Deallocate`] and at return.
 //! With `stat=` the statement tests [`Inst::Allocated`] first and sets the
-//! variable (0, or 1 for an array already allocated / not allocated)
-//! instead of failing.
+//! variable (0, or gfortran's codes for an array already allocated / not
+//! allocated) instead of failing; `errmsg=` then receives gfortran's
+//! message.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
-use super::lowerer::{Lowerer, Resolved, R};
-use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Storage, Terminator, Type, VarId};
+use super::lowerer::{Lowerer, Operand, Resolved, R};
+use adjit_ir::{BinaryOp, Bound, CmpOp, Const, Dim, Inst, Storage, Terminator, Type, Var, VarId};
 
-/// The value `stat=` receives when the array is already allocated (for
-/// ALLOCATE) or not allocated (for DEALLOCATE).
-const STAT_FAILED: i64 = 1;
+/// The value `stat=` receives when ALLOCATE finds the array allocated
+/// (gfortran's `LIBERROR_ALLOCATION`).
+const STAT_ALLOCATED: i64 = 5014;
+/// The value `stat=` receives when DEALLOCATE finds the array unallocated
+/// (gfortran's value).
+const STAT_UNALLOCATED: i64 = 1;
+/// The `errmsg=` text of a failed ALLOCATE (gfortran's).
+const MSG_ALLOCATED: &str = "Attempt to allocate an allocated object";
+/// The `errmsg=` text of a failed DEALLOCATE (gfortran's).
+const MSG_UNALLOCATED: &str = "Attempt to deallocate an unallocated object";
+
+/// The status variables of an ALLOCATE or DEALLOCATE: `stat=` and
+/// `errmsg=`.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Status<'a> {
+    stat: Option<&'a Expr>,
+    errmsg: Option<&'a Expr>,
+}
+
+impl<'a> Status<'a> {
+    /// The options `stat=` and `errmsg=` of a statement.
+    pub(super) fn new(stat: Option<&'a Expr>, errmsg: Option<&'a Expr>) -> Self {
+        Status { stat, errmsg }
+    }
+}
 
 impl Lowerer<'_, '_> {
     /// The allocatable local array `name` names; a located error otherwise.
@@ -39,10 +62,11 @@ impl Lowerer<'_, '_> {
     pub(super) fn allocate_stmt(
         &mut self,
         objects: &[Expr],
-        stat: Option<&Expr>,
+        status: Status,
         source: Option<&Expr>,
         mold: Option<&Expr>,
     ) -> R<()> {
+        self.check_errmsg(status)?;
         if let (Some(_), Some(m)) = (source, mold) {
             return Err(self.err(m.span, "ALLOCATE with both SOURCE= and MOLD="));
         }
@@ -97,7 +121,7 @@ impl Lowerer<'_, '_> {
                     }
                 }
             }
-            let guard = self.stat_guard(var, stat, true)?;
+            let guard = self.stat_guard(var, status, true)?;
             let mut bounds = Vec::new();
             for a in args {
                 let (lo, hi) = match &a.value {
@@ -117,7 +141,7 @@ impl Lowerer<'_, '_> {
                 bounds.push((lo, hi));
             }
             self.emit(Inst::Allocate(var, bounds), None);
-            self.stat_done(guard, stat)?;
+            self.stat_done(guard, status)?;
         }
         if let Some(src) = source {
             // Every element takes the source's value (a scalar is
@@ -137,17 +161,18 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
-    /// Lowers `deallocate (a, b [, stat=s])`.
-    pub(super) fn deallocate_stmt(&mut self, objects: &[Expr], stat: Option<&Expr>) -> R<()> {
+    /// Lowers `deallocate (a, b [, stat=s] [, errmsg=m])`.
+    pub(super) fn deallocate_stmt(&mut self, objects: &[Expr], status: Status) -> R<()> {
+        self.check_errmsg(status)?;
         for object in objects {
             let ExprKind::Name(name) = &object.kind else {
                 let span = object.span;
                 return Err(self.err(span, "DEALLOCATE takes whole array names"));
             };
             let var = self.allocatable_var(name, "DEALLOCATE")?;
-            let guard = self.stat_guard(var, stat, false)?;
+            let guard = self.stat_guard(var, status, false)?;
             self.emit(Inst::Deallocate(var), None);
-            self.stat_done(guard, stat)?;
+            self.stat_done(guard, status)?;
         }
         Ok(())
     }
@@ -227,18 +252,34 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
+    /// `errmsg=`, when given, must name a CHARACTER variable (checked
+    /// also without `stat=`, where it is never assigned).
+    fn check_errmsg(&mut self, status: Status) -> R<()> {
+        let Some(e) = status.errmsg else {
+            return Ok(());
+        };
+        let variable = matches!(e.kind, ExprKind::Name(_) | ExprKind::Apply { .. });
+        match self.expr(e)? {
+            Operand::Char(_) if variable => Ok(()),
+            _ => Err(self.err(e.span, "ERRMSG= must name a CHARACTER variable")),
+        }
+    }
+
     /// With `stat=`: branches on the allocation status of `var`, setting
-    /// the variable to [`STAT_FAILED`] on the path where the statement
-    /// cannot run (`allocating` an allocated array, deallocating an
-    /// unallocated one) and continuing on the other. Returns the block
-    /// where both paths meet.
+    /// the variable to [`STAT_ALLOCATED`] or [`STAT_UNALLOCATED`] (and
+    /// `errmsg=` to the message) on the path where the statement cannot run
+    /// (`allocating` an allocated array, deallocating an unallocated one)
+    /// and continuing on the other. Returns the block where both paths
+    /// meet.
     fn stat_guard(
         &mut self,
         var: VarId,
-        stat: Option<&Expr>,
+        status: Status,
         allocating: bool,
     ) -> R<Option<adjit_ir::BlockId>> {
-        let Some(stat) = stat else { return Ok(None) };
+        let Some(stat) = status.stat else {
+            return Ok(None);
+        };
         let is = self.val(Inst::Allocated(var), Type::Bool);
         let (run, failed, end) = (self.block(), self.block(), self.block());
         let (then_dest, else_dest) = if allocating {
@@ -252,15 +293,27 @@ impl Lowerer<'_, '_> {
             else_dest,
         });
         self.switch_to(failed);
-        self.set_stat(stat, STAT_FAILED)?;
+        let (code, message) = if allocating {
+            (STAT_ALLOCATED, MSG_ALLOCATED)
+        } else {
+            (STAT_UNALLOCATED, MSG_UNALLOCATED)
+        };
+        self.set_stat(stat, code)?;
+        if let Some(errmsg) = status.errmsg {
+            let text = Expr {
+                span: errmsg.span,
+                kind: ExprKind::Str(message.to_string()),
+            };
+            self.assign(errmsg, &text)?;
+        }
         self.jump(end);
         self.switch_to(run);
         Ok(Some(end))
     }
 
     /// Ends the statement guarded by [`Self::stat_guard`]: `stat = 0`.
-    fn stat_done(&mut self, end: Option<adjit_ir::BlockId>, stat: Option<&Expr>) -> R<()> {
-        if let (Some(end), Some(stat)) = (end, stat) {
+    fn stat_done(&mut self, end: Option<adjit_ir::BlockId>, status: Status) -> R<()> {
+        if let (Some(end), Some(stat)) = (end, status.stat) {
             self.set_stat(stat, 0)?;
             self.jump(end);
             self.switch_to(end);
@@ -318,6 +371,135 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Allocate(var, bounds), None);
         self.jump(done);
         self.switch_to(done);
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// `a = [...]` for a whole ALLOCATABLE rank-1 array `v` and a
+    /// constructor with implied DO loops, nested constructors or array
+    /// items (which may read `v`, as in `a = [a, x]`): the elements are
+    /// counted, streamed into a fresh allocatable temporary, and copied into
+    /// `v`, (re)allocated to their number.
+    pub(super) fn streamed_constructor_realloc(
+        &mut self,
+        v: VarId,
+        items: &[Expr],
+        span: adjit_ir::Span,
+    ) -> R<()> {
+        let ty = self.proc.var(v).ty;
+        let count = self.temp("n", Type::I64);
+        let zero = self.int(0, Type::I64);
+        self.emit(Inst::Store(count, zero), None);
+        self.count_items(items, ty, count)?;
+        let tmp = self.allocated_temp(ty, &[count]);
+        let counter = self.temp("c", Type::I64);
+        let zero = self.int(0, Type::I64);
+        self.emit(Inst::Store(counter, zero), None);
+        self.stream_items(items, ty, counter, &mut |this, x, k| {
+            let idx = this.whole_array_index(tmp, &[k], span)?;
+            this.emit(Inst::StoreElem(tmp, idx, x), None);
+            Ok(())
+        })?;
+        self.realloc_from_temp(v, tmp, &[count], span)
+    }
+
+    /// `a = e` for a whole ALLOCATABLE array `v` and an array expression
+    /// `value` reading `v` through a section (`a = a(2:n)`) or passing it
+    /// whole to a function (`a = a + f(a)`): the value is
+    /// evaluated into a fresh allocatable temporary, then `v` is
+    /// (re)allocated to its shape and takes it.
+    pub(super) fn overlapping_realloc(&mut self, v: VarId, name: &Name, value: &Expr) -> R<()> {
+        let ty = self.proc.var(v).ty;
+        let Some(src) = self.array_source(value) else {
+            return Err(self.err(value.span, "array value expected"));
+        };
+        let extents = self.extents(&src)?;
+        if extents.len() != self.proc.var(v).dims.len() {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "array of rank {} assigned to `{}`",
+                    extents.len(),
+                    name.text
+                ),
+            ));
+        }
+        let tmp = self.allocated_temp(ty, &extents);
+        self.for_positions(&extents, &mut |this, pos| {
+            let (x, pos) = this.at_element(&[(value, pos.to_vec())], |this, ps| {
+                Ok((this.num_as(value, ty)?, ps[0].clone()))
+            })?;
+            let idx = this.whole_array_index(tmp, &pos, value.span)?;
+            this.emit(Inst::StoreElem(tmp, idx, x), None);
+            Ok(())
+        })?;
+        self.realloc_from_temp(v, tmp, &extents, value.span)
+    }
+
+    /// True when `value` passes the whole array `name` to a function
+    /// reference, which may read any element: an element-by-element
+    /// assignment to `name` would let later elements see earlier stores.
+    pub(super) fn passes_whole(&self, value: &Expr, name: &str) -> bool {
+        if let ExprKind::Apply { name: f, args } = &value.kind {
+            let whole = |a: &Arg| matches!(&a.value, ArgValue::Expr(Expr { kind: ExprKind::Name(n), .. }) if n.text == name);
+            if f.text != name && !self.is_array_name(&f.text) && args.iter().any(whole) {
+                return true;
+            }
+        }
+        value
+            .kind
+            .children()
+            .into_iter()
+            .any(|x| self.passes_whole(x, name))
+    }
+
+    /// A fresh ALLOCATABLE temporary of element type `ty`, allocated with
+    /// lower bounds 1 and the extents held in the I64 temporaries `extents`.
+    fn allocated_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
+        self.ntemps += 1;
+        let unallocated = Dim {
+            lower: Bound::Const(1),
+            upper: Some(Bound::Const(0)),
+        };
+        let tmp = self.proc.add_var(Var {
+            name: format!("_at{}", self.ntemps),
+            ty,
+            dims: vec![unallocated; extents.len()],
+            char_len: None,
+            storage: Storage::Allocatable,
+        });
+        let bounds = extents
+            .iter()
+            .map(|&e| {
+                let one = self.int(1, Type::I64);
+                (one, self.val(Inst::Load(e), Type::I64))
+            })
+            .collect();
+        self.emit(Inst::Allocate(tmp, bounds), None);
+        tmp
+    }
+
+    /// Ends an assignment through the temporary `tmp` of extents `extents`:
+    /// `v` is (re)allocated to that shape, takes the values, and `tmp` is
+    /// released.
+    fn realloc_from_temp(
+        &mut self,
+        v: VarId,
+        tmp: VarId,
+        extents: &[VarId],
+        span: adjit_ir::Span,
+    ) -> R<()> {
+        let ty = self.proc.var(v).ty;
+        self.realloc_for_assignment(v, extents);
+        self.for_positions(extents, &mut |this, pos| {
+            let i = this.whole_array_index(tmp, pos, span)?;
+            let x = this.val(Inst::LoadElem(tmp, i), ty);
+            let j = this.whole_array_index(v, pos, span)?;
+            this.emit(Inst::StoreElem(v, j, x), None);
+            Ok(())
+        })?;
+        self.emit(Inst::Deallocate(tmp), None);
+        Ok(())
     }
 }
 

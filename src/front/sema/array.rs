@@ -411,6 +411,13 @@ impl Lowerer<'_, '_> {
             }
             return self.constructor_assign(v, name, args, items, value);
         }
+        let whole_allocatable =
+            args.is_none() && mask.is_empty() && self.proc.var(v).storage == Storage::Allocatable;
+        if whole_allocatable
+            && (self.overlap(name, args, value).is_some() || self.passes_whole(value, &name.text))
+        {
+            return self.overlapping_realloc(v, name, value);
+        }
         for x in std::iter::once(value).chain(mask.iter().map(|m| m.0)) {
             if let Some(reason) = self.overlap(name, args, x) {
                 return Err(self.err(x.span, reason));
@@ -536,6 +543,9 @@ impl Lowerer<'_, '_> {
             ));
         }
         if self.needs_streaming(items) {
+            if args.is_none() && self.proc.var(v).storage == Storage::Allocatable {
+                return self.streamed_constructor_realloc(v, items, value.span);
+            }
             // Stored as evaluated: the items must not read the target.
             let mut names = std::collections::BTreeSet::new();
             super::lowerer::expr_names(value, &mut names);

@@ -214,15 +214,24 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
         StmtKind::Allocate {
             objects,
             stat,
+            errmsg,
             source,
             mold,
         } => {
             objects.iter_mut().for_each(e);
-            stat.iter_mut().chain(source).chain(mold).for_each(e);
+            stat.iter_mut()
+                .chain(errmsg)
+                .chain(source)
+                .chain(mold)
+                .for_each(e);
         }
-        StmtKind::Deallocate { objects, stat } => {
+        StmtKind::Deallocate {
+            objects,
+            stat,
+            errmsg,
+        } => {
             objects.iter_mut().for_each(e);
-            stat.iter_mut().for_each(e);
+            stat.iter_mut().chain(errmsg).for_each(e);
         }
     }
 }

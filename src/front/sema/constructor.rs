@@ -29,10 +29,30 @@ impl Lowerer<'_, '_> {
         counter: VarId,
         store: &mut dyn FnMut(&mut Self, Value, Value) -> R<()>,
     ) -> R<()> {
+        self.walk_items(items, ty, counter, false, store)
+    }
+
+    /// Adds the number of elements of a constructor's items to `counter`
+    /// (an I64 temporary) without evaluating them: only implied DO bounds
+    /// and the extents of array items are.
+    pub(super) fn count_items(&mut self, items: &[Expr], ty: Type, counter: VarId) -> R<()> {
+        self.walk_items(items, ty, counter, true, &mut |_, _, _| Ok(()))
+    }
+
+    /// [`Self::stream_items`], or [`Self::count_items`] when `count_only`
+    /// (`store` is then never called).
+    fn walk_items(
+        &mut self,
+        items: &[Expr],
+        ty: Type,
+        counter: VarId,
+        count_only: bool,
+        store: &mut dyn FnMut(&mut Self, Value, Value) -> R<()>,
+    ) -> R<()> {
         for item in items {
             match &item.kind {
                 ExprKind::ArrayConstructor(inner) => {
-                    self.stream_items(inner, ty, counter, store)?
+                    self.walk_items(inner, ty, counter, count_only, store)?
                 }
                 ExprKind::ImpliedDo {
                     items: inner,
@@ -48,7 +68,7 @@ impl Lowerer<'_, '_> {
                     self.emit(Inst::Store(keep, old), None);
                     let mut result = Ok(());
                     self.do_loop(None, var, start, end, step.as_deref(), &mut |l| {
-                        if let Err(e) = l.stream_items(inner, ty, counter, store) {
+                        if let Err(e) = l.walk_items(inner, ty, counter, count_only, store) {
                             result = Err(e);
                         }
                     })?;
@@ -56,8 +76,8 @@ impl Lowerer<'_, '_> {
                     let old = self.val(Inst::Load(keep), vt);
                     self.emit(Inst::Store(v, old), None);
                 }
-                _ => match self.array_source(item) {
-                    Some(src) => {
+                _ => match (self.array_source(item), count_only) {
+                    (Some(src), false) => {
                         let extents = self.extents(&src)?;
                         self.for_positions(&extents, &mut |this, pos| {
                             let x = this.at_element(&[(item, pos.to_vec())], |this, _| {
@@ -66,9 +86,21 @@ impl Lowerer<'_, '_> {
                             this.store_next(x, counter, store)
                         })?;
                     }
-                    None => {
+                    (None, false) => {
                         let x = self.num_as(item, ty)?;
                         self.store_next(x, counter, store)?;
+                    }
+                    (src, true) => {
+                        let mut n = self.int(1, Type::I64);
+                        if let Some(src) = src {
+                            for e in self.extents(&src)? {
+                                let e = self.val(Inst::Load(e), Type::I64);
+                                n = self.val(Inst::Binary(BinaryOp::Mul, n, e), Type::I64);
+                            }
+                        }
+                        let k = self.val(Inst::Load(counter), Type::I64);
+                        let k = self.val(Inst::Binary(BinaryOp::Add, k, n), Type::I64);
+                        self.emit(Inst::Store(counter, k), None);
                     }
                 },
             }

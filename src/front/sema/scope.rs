@@ -598,6 +598,15 @@ impl Builder<'_, '_> {
                     }
                 }
             }
+            DeclKind::Allocatable(entities) => {
+                for e in entities {
+                    let v = self.var_mut(&e.name);
+                    v.allocatable = Some(e.name.span);
+                    if let Some(dims) = &e.dims {
+                        v.dims = Some(dims.clone());
+                    }
+                }
+            }
             DeclKind::Parameter(list) => {
                 for (name, value) in list {
                     self.parameter(name, value);
@@ -1511,9 +1520,9 @@ impl Builder<'_, '_> {
 /// The names a type or DIMENSION declaration declares.
 fn declared_names(d: &DeclKind) -> Vec<&Name> {
     match d {
-        DeclKind::Type { entities, .. } | DeclKind::Dimension(entities) => {
-            entities.iter().map(|e| &e.name).collect()
-        }
+        DeclKind::Type { entities, .. }
+        | DeclKind::Dimension(entities)
+        | DeclKind::Allocatable(entities) => entities.iter().map(|e| &e.name).collect(),
         DeclKind::Parameter(pairs) => pairs.iter().map(|(n, _)| n).collect(),
         _ => Vec::new(),
     }

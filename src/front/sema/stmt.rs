@@ -7,6 +7,7 @@
 use super::super::ast::{
     Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
 };
+use super::alloc::Status;
 use super::consts::{type_name, ConstVal};
 use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
 use super::scope::{StructDecl, Sym};
@@ -273,10 +274,20 @@ impl Lowerer<'_, '_> {
             StmtKind::Allocate {
                 objects,
                 stat,
+                errmsg,
                 source,
                 mold,
-            } => self.allocate_stmt(objects, stat.as_ref(), source.as_ref(), mold.as_ref()),
-            StmtKind::Deallocate { objects, stat } => self.deallocate_stmt(objects, stat.as_ref()),
+            } => self.allocate_stmt(
+                objects,
+                Status::new(stat.as_ref(), errmsg.as_ref()),
+                source.as_ref(),
+                mold.as_ref(),
+            ),
+            StmtKind::Deallocate {
+                objects,
+                stat,
+                errmsg,
+            } => self.deallocate_stmt(objects, Status::new(stat.as_ref(), errmsg.as_ref())),
             StmtKind::Unsupported(what) => {
                 Err(self.err(s.span, format!("unsupported Fortran: {what}")))
             }
