@@ -436,23 +436,6 @@ impl Lowerer<'_, '_> {
         self.realloc_from_temp(v, tmp, &extents, value.span)
     }
 
-    /// True when `value` passes the whole array `name` to a function
-    /// reference, which may read any element: an element-by-element
-    /// assignment to `name` would let later elements see earlier stores.
-    pub(super) fn passes_whole(&self, value: &Expr, name: &str) -> bool {
-        if let ExprKind::Apply { name: f, args } = &value.kind {
-            let whole = |a: &Arg| matches!(&a.value, ArgValue::Expr(Expr { kind: ExprKind::Name(n), .. }) if n.text == name);
-            if f.text != name && !self.is_array_name(&f.text) && args.iter().any(whole) {
-                return true;
-            }
-        }
-        value
-            .kind
-            .children()
-            .into_iter()
-            .any(|x| self.passes_whole(x, name))
-    }
-
     /// A fresh ALLOCATABLE temporary of element type `ty`, allocated with
     /// lower bounds 1 and the extents held in the I64 temporaries `extents`.
     fn allocated_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {

@@ -411,17 +411,28 @@ impl Lowerer<'_, '_> {
             }
             return self.constructor_assign(v, name, args, items, value);
         }
-        let whole_allocatable =
-            args.is_none() && mask.is_empty() && self.proc.var(v).storage == Storage::Allocatable;
-        if whole_allocatable
-            && (self.overlap(name, args, value).is_some() || self.passes_whole(value, &name.text))
-        {
-            return self.overlapping_realloc(v, name, value);
-        }
-        for x in std::iter::once(value).chain(mask.iter().map(|m| m.0)) {
-            if let Some(reason) = self.overlap(name, args, x) {
-                return Err(self.err(x.span, reason));
+        // Fortran evaluates the whole right-hand side (and the mask) before
+        // storing any element; lowering element by element is only right
+        // when every read of the target is at the element being assigned.
+        for (m, _) in mask {
+            if self.reads_out_of_place(m, name, args) {
+                return Err(self.err(
+                    m.span,
+                    format!("unsupported Fortran: a WHERE mask reading `{}` at other elements than the one assigned", name.text),
+                ));
             }
+        }
+        if self.reads_out_of_place(value, name, args) {
+            if let Some((m, _)) = mask.first() {
+                return Err(self.err(
+                    m.span,
+                    format!("unsupported Fortran: an assignment to `{}` under a WHERE mask reading it at other elements than the one assigned", name.text),
+                ));
+            }
+            if args.is_none() && self.proc.var(v).storage == Storage::Allocatable {
+                return self.overlapping_realloc(v, name, value);
+            }
+            return self.assign_through_temp(v, name, args, value);
         }
         let source = self.array_source(value);
         if args.is_none() && mask.is_empty() && self.proc.var(v).storage == Storage::Allocatable {
@@ -630,34 +641,51 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
-    /// A reason to refuse an array assignment whose right-hand side reads
-    /// its target through a different section.
-    fn overlap(&self, name: &Name, args: Option<&[Arg]>, value: &Expr) -> Option<String> {
-        fn walk(e: &Expr, name: &str, args: Option<&[Arg]>, bad: &mut bool) {
-            match &e.kind {
-                ExprKind::Name(n) if n.text == name => *bad |= args.is_some(),
-                ExprKind::Apply { name: n, args: a } => {
-                    if n.text == name && a.iter().any(|x| matches!(x.value, ArgValue::Range { .. }))
-                    {
-                        *bad |= args.is_none_or(|t| !same_args(t, a));
-                    }
-                    for x in a {
-                        if let ArgValue::Expr(x) = &x.value {
-                            walk(x, name, args, bad);
+    /// True when `value` reads the target `name(args)` anywhere but at the
+    /// element being assigned: an element (`w(1)`), another section, the
+    /// whole array when a section is assigned, or the array passed to a
+    /// function that is not applied element by element (which may read
+    /// any element). Whole-array reductions are evaluated before the
+    /// assignment's loop and never count.
+    fn reads_out_of_place(&self, value: &Expr, name: &Name, args: Option<&[Arg]>) -> bool {
+        let target = name.text.as_str();
+        let mentions = |e: &Expr| {
+            let mut names = std::collections::BTreeSet::new();
+            super::lowerer::expr_names(e, &mut names);
+            names.contains(target)
+        };
+        match &value.kind {
+            ExprKind::Name(n) if n.text == target => args.is_some(),
+            ExprKind::Apply { name: f, args: a } if f.text == target => {
+                let in_place = args.is_some_and(|t| same_args(t, a));
+                !in_place
+                    || a.iter().any(|x| match &x.value {
+                        ArgValue::Expr(e) => mentions(e),
+                        ArgValue::Range { lo, hi, stride } => {
+                            [lo, hi, stride].into_iter().flatten().any(|e| mentions(e))
                         }
-                    }
-                }
-                ExprKind::Unary(_, a) | ExprKind::Paren(a) => walk(a, name, args, bad),
-                ExprKind::Binary(_, a, b) => {
-                    walk(a, name, args, bad);
-                    walk(b, name, args, bad);
-                }
-                _ => {}
+                    })
             }
+            ExprKind::Apply { name: f, args: a } => {
+                if is_reduction(&f.text) && self.names_intrinsic(f) {
+                    return false;
+                }
+                let elementwise = (is_elemental(&f.text) && self.names_intrinsic(f))
+                    || self.is_elemental_use(f, a);
+                a.iter().any(|x| match &x.value {
+                    ArgValue::Expr(e) if elementwise => self.reads_out_of_place(e, name, args),
+                    ArgValue::Expr(e) => mentions(e),
+                    ArgValue::Range { lo, hi, stride } => {
+                        [lo, hi, stride].into_iter().flatten().any(|e| mentions(e))
+                    }
+                })
+            }
+            _ => value
+                .kind
+                .children()
+                .into_iter()
+                .any(|x| self.reads_out_of_place(x, name, args)),
         }
-        let mut bad = false;
-        walk(value, &name.text, args, &mut bad);
-        bad.then(|| format!("unsupported Fortran: array assignment to `{}` reading an overlapping section of it", name.text))
     }
 
     /// The type of an expression, found by lowering it in a scratch block
