@@ -199,12 +199,12 @@ enum LineKind {
     /// `ADF(TANGENT(x) = e, ...)` or `ADR(COTANGENT(y) = e, ...)`.
     AdfStart {
         reverse: bool,
-        seeds: Vec<(Name, Option<Expr>)>,
+        seeds: Vec<AdfEntry>,
     },
     /// `END ADF(d = TANGENT(y), ...)` or `END ADR(g = COTANGENT(x), ...)`.
     EndAdf {
         reverse: bool,
-        results: Vec<(Expr, Name)>,
+        results: Vec<AdfEntry>,
     },
     Header(Header),
     Contains,

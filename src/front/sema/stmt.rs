@@ -32,7 +32,7 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn stmt(&mut self, s: &Stmt) -> R<()> {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
         match &s.kind {
             StmtKind::Assign { target, value } => {
