@@ -170,8 +170,10 @@ fn nested_ad_at_a_vanishing_partial() {
     }
 }
 
-/// Blanks are insignificant in fixed form: `Y PRIME` is `YPRIME`; free
-/// form keeps them significant (a located error).
+/// Blanks are insignificant in fixed form: `Y PRIME` is `YPRIME` in
+/// expressions, declarations, assignment targets, DO variables, CALL
+/// arguments and ADF seeds and results, while `DO I = 1, 3` stays a DO
+/// statement; free form keeps blanks significant (a located error).
 #[test]
 fn blanks_inside_names_in_fixed_form() {
     let src = "
@@ -179,11 +181,40 @@ fn blanks_inside_names_in_fixed_form() {
       DO 10 I = 1, 3
    10 R = R + Y PRIME * I
       END
+
+      SUBROUTINE T(X, R, D)
+      DOUBLE PRECISION X, R, D, Y PRIME, Z VAL
+      Z VAL(K) = K * Y PRIME
+      Y PRIME = 2*X
+      DO 10 I COUNT = 1, 3
+   10 R = R + Y PRIME * I COUNT
+      DO I = 1, 2
+        R = R + Z VAL(I)
+      END DO
+      IF (R .GT. 0) Y PRIME = Y PRIME + 1
+      CALL ADD(Y PRIME, R)
+      ADF(X)
+        Y PRIME = X**3
+      END ADF(D = TANGENT(Y PRIME))
+      END
+
+      SUBROUTINE ADD(A, B)
+      DOUBLE PRECISION A, B
+      B = B + A
+      END
 ";
     let engine = fixed(src);
     let out = run(&engine, "s", &[("yprime", 2.0), ("r", 1.0)]);
     assert_eq!(out.scalar("r").unwrap(), 13.0);
+    // r = 2x (1 + 2 + 3) + (1 + 2) 2x, then y prime = 2x + 1 is added.
+    let x = 1.5;
+    let out = run(&engine, "t", &[("x", x), ("r", 0.0)]);
+    assert_eq!(out.scalar("r").unwrap(), 12.0 * x + 6.0 * x + 2.0 * x + 1.0);
+    assert_eq!(out.scalar("d").unwrap(), 3.0 * x * x);
     let free = "subroutine s(yprime, r)\n  r = y prime\nend subroutine\n";
+    let err = Engine::from_source("s.f90", free).err().expect("free form");
+    assert!(err.to_string().contains("s.f90:2:"), "{err}");
+    let free = "subroutine s(yprime, r)\n  y prime = r\nend subroutine\n";
     let err = Engine::from_source("s.f90", free).err().expect("free form");
     assert!(err.to_string().contains("s.f90:2:"), "{err}");
 }

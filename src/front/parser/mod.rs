@@ -606,6 +606,18 @@ impl<'s> StmtParser<'s> {
         }
     }
 
+    /// A name; in fixed form, where blanks are insignificant, the names
+    /// right after it are part of it (`Y PRIME` is `YPRIME`: two names never
+    /// follow each other where a name is expected).
+    fn glued_name(&mut self, expected: &str) -> PResult<Name> {
+        let mut name = self.name(expected)?;
+        while self.stmt.fixed && self.at(TokenKind::Name) {
+            let more = self.name(expected)?;
+            name.text.push_str(&more.text);
+        }
+        Ok(name)
+    }
+
     fn name(&mut self, expected: &str) -> PResult<Name> {
         match self.toks.get(self.pos) {
             Some(t) if t.kind == TokenKind::Name => {
