@@ -418,3 +418,119 @@ fn array_blocks_in_fixed_form() {
         .collect();
     assert_all_close(&d, &expected, 1e-15, "column");
 }
+
+/// Perturbation confusion with the array forms: the outer block perturbs
+/// `x` along `v` (implied DO), the inner one every element of `y` (ADF)
+/// or reads the cotangents of `y` (ADR). With `z = sum(x) + sum(y)`, the
+/// inner derivatives are `n` and ones whatever `x` is, so the outer
+/// derivatives are `n sum(v)` and `sum(v)`; mixing the perturbations would
+/// add the outer direction to the inner derivative.
+#[test]
+fn nested_array_blocks_have_no_perturbation_confusion() {
+    let src = "
+subroutine pc(n, x, v, d, e)
+  implicit none
+  integer :: n, i
+  double precision :: x(n), v(n), d, e, y(n), z, dzdy, w, g(n), u
+  adf((tangent(x(i)) = v(i), i = 1, n))
+    y = 3
+    adf((tangent(y(i)) = 1, i = 1, n))
+      z = sum(x) + sum(y)
+    end adf(dzdy = tangent(z))
+    w = sum(x) * dzdy
+  end adf(d = tangent(w))
+  adf((tangent(x(i)) = v(i), i = 1, n))
+    y = 3
+    adr(z)
+      z = sum(x) + sum(y)
+    end adr((g(i) = cotangent(y(i)), i = 1, n))
+    u = sum(x * g)
+  end adf(e = tangent(u))
+end subroutine
+";
+    let engine = Engine::from_source("pc.f90", src).expect("compile");
+    for v in [[1.0, 2.0, -0.5], [0.3, 0.0, 4.0]] {
+        let x = [0.7, -1.1, 2.5];
+        let out = call(&engine, "pc", &[("n", 3.0)], &[("x", &x), ("v", &v)]);
+        let s: f64 = v.iter().sum();
+        assert_eq!(out.scalar("d").unwrap(), 3.0 * s);
+        assert_eq!(out.scalar("e").unwrap(), s);
+    }
+}
+
+/// A function whose value is a directional derivative from an ADF block
+/// with an implied-DO seed: f = d/dt y(x + t x) at t = 0 with
+/// y = cos(x1) sum(x^3), i.e. f = S (3 cos x1 - x1 sin x1), S = sum(x^3).
+const HESSIAN_OF_BLOCK: &str = "
+subroutine s(n, x, f)
+  implicit none
+  integer :: n, i
+  double precision :: x(n), f, y
+  adf((tangent(x(i)) = x(i), i = 1, n))
+    y = 0
+    do i = 1, n
+      y = y + x(i)**3 * cos(x(1))
+    end do
+  end adf(f = tangent(y))
+end subroutine
+";
+
+/// The analytic Hessian of [`HESSIAN_OF_BLOCK`], row-major.
+fn block_hessian(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let s: f64 = x.iter().map(|a| a * a * a).sum();
+    let (c, sn) = (x[0].cos(), x[0].sin());
+    let g = 3.0 * c - x[0] * sn;
+    let g1 = -4.0 * sn - x[0] * c;
+    let g2 = -5.0 * c + x[0] * sn;
+    let mut h = vec![0.0; n * n];
+    for i in 0..n {
+        // d2 (S g) / dxi dxj
+        h[i * n + i] += 6.0 * x[i] * g;
+    }
+    for i in 0..n {
+        let si = 3.0 * x[i] * x[i];
+        h[i * n] += si * g1;
+        h[i] += si * g1;
+    }
+    h[0] += s * g2;
+    h
+}
+
+#[test]
+fn adjit_hessian_and_check_order_2_on_a_program_with_blocks() {
+    let dir = std::env::temp_dir().join(format!("adjit-farfel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("block.f90");
+    std::fs::write(&file, HESSIAN_OF_BLOCK).expect("write");
+    let file = file.to_string_lossy().into_owned();
+    let x = [0.5, 1.0, -2.0];
+    let set = ["--set", "n=3", "--set", "x=0.5,1,-2"];
+    let (code, out, err) = common::cli::adjit(
+        &[
+            &["hessian", &file, "--of", "f", "--wrt", "x", "--json"],
+            &set[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let expected = block_hessian(&x);
+    for r in 0..3 {
+        for c in 0..3 {
+            let got = json["matrix"][r][c].as_f64().expect("number");
+            let want = expected[r * 3 + c];
+            assert!(close(got, want, 1e-13), "({r},{c}) {got} vs {want}");
+        }
+    }
+    let (code, out, err) = common::cli::adjit(
+        &[
+            &["check", &file, "--of", "f", "--wrt", "x", "--order", "2"],
+            &set[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Hessian vs finite differences"), "{out}");
+    assert!(out.contains("ok:"), "{out}");
+}

@@ -2,8 +2,9 @@
 //! outlined each block's statements into an internal subroutine `_adfN`).
 //!
 //! Every real variable the block uses (scalar or array) gets a derivative
-//! variable beside it: a scalar, or an array of the same type and bounds
-//! allocated for the block (zero-filled). The seeds and results are
+//! variable beside it, zeroed when the block starts: a scalar, or an array
+//! of the same type and bounds (allocated for the block when the variable
+//! is allocatable). The seeds and results are
 //! assignments to and from these: `TANGENT(X(I)) = V(I)` assigns the
 //! element `I` of `X`'s tangent, an implied DO list becomes a DO loop, a
 //! whole array seeds or reads every element. The derivative variables are
@@ -32,6 +33,8 @@ struct Shadows {
     keys: Vec<(String, VarId)>,
     /// The allocated arrays (released at the end of the block).
     arrays: Vec<VarId>,
+    /// The keys of the local derivative arrays to zero.
+    zero: Vec<String>,
 }
 
 impl Lowerer<'_, '_> {
@@ -63,6 +66,7 @@ impl Lowerer<'_, '_> {
         let mut shadows = Shadows {
             keys: Vec::new(),
             arrays: Vec::new(),
+            zero: Vec::new(),
         };
         let mut derivatives = Vec::new();
         let mut saved = Vec::new();
@@ -82,6 +86,9 @@ impl Lowerer<'_, '_> {
             if var.ty.is_float() {
                 let t = self.shadow(v, &format!("_adfd_{p}"), &mut shadows);
                 shadows.keys.push((format!("{marker}({p})"), t));
+                if var.is_array() && !shadows.arrays.contains(&t) {
+                    shadows.zero.push(format!("{marker}({p})"));
+                }
                 derivatives.push((i, t));
             }
             let constant =
@@ -101,6 +108,16 @@ impl Lowerer<'_, '_> {
         };
         for (k, v) in &shadows.keys {
             self.vars.insert(k.clone(), *v);
+        }
+        for k in &shadows.zero {
+            let target = Expr {
+                kind: ExprKind::Name(Name {
+                    text: k.clone(),
+                    span,
+                }),
+                span,
+            };
+            self.assign(&target, &real(0.0, span))?;
         }
         let used = |n: &String| index(n).is_some_and(|i| derivatives.iter().any(|d| d.0 == i));
         if b.reverse {
@@ -147,7 +164,9 @@ impl Lowerer<'_, '_> {
     }
 
     /// A new variable like `v` named `name`: a zero scalar, or an array of
-    /// `v`'s type and current bounds, allocated here (zero-filled).
+    /// `v`'s type and bounds: a local array with `v`'s declared bounds
+    /// (zeroed by the block when in `shadows.zero`), or for an allocatable
+    /// `v` one allocated here with its current bounds (zero-filled).
     fn shadow(&mut self, v: VarId, name: &str, shadows: &mut Shadows) -> VarId {
         let var = self.proc.var(v).clone();
         if !var.is_array() {
@@ -160,9 +179,15 @@ impl Lowerer<'_, '_> {
             self.emit(Inst::Store(t, zero), None);
             return t;
         }
+        if var.storage != Storage::Allocatable {
+            return self.proc.add_var(Var {
+                name: name.to_string(),
+                storage: Storage::Local,
+                ..var
+            });
+        }
         let t = self.proc.add_var(Var {
             name: name.to_string(),
-            storage: Storage::Allocatable,
             ..var.clone()
         });
         let one = self.konst(Const::Int(1), Type::I64);
