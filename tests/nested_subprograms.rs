@@ -265,7 +265,7 @@ fn closure_over_an_array_is_differentiated() {
         assert!(close(args.scalar("v").unwrap(), v, 1e-15));
         assert!(close(args.scalar("d").unwrap(), d, 1e-14));
         // d(d)/da_i = i x^(i-1), d(d)/dx = sum a_i i (i-1) x^(i-2).
-        let mut expected: Vec<f64> = (0..4).map(|i| (i + 1) as f64 * pw(i as i32)).collect();
+        let mut expected: Vec<f64> = (0..4).map(|i: i32| f64::from(i + 1) * pw(i)).collect();
         expected.push(
             (1..4)
                 .map(|i| a[i] * ((i + 1) * i) as f64 * pw(i as i32 - 1))
