@@ -170,9 +170,19 @@ fn adf_errors_are_located() {
             "not closed by END ADF",
         ),
         (
-            "subroutine f(a, d)\n  double precision :: a(3), b, d\n  adf(a)\n    b = a(1)\n  end adf(d = tangent(b))\nend subroutine\n",
+            "subroutine f(k, d)\n  double precision :: b, d\n  integer :: k\n  adf(k)\n    b = k\n  end adf(d = tangent(b))\nend subroutine\n",
+            "4:",
+            "must be a real variable",
+        ),
+        (
+            "subroutine f(x, d)\n  double precision :: x, b, d\n  adf(tangent(x(1)) = 1)\n    b = x\n  end adf(d = tangent(b))\nend subroutine\n",
             "3:",
-            "real scalar",
+            "`x` is not an array",
+        ),
+        (
+            "subroutine f(x, d)\n  double precision :: x(2), b, d\n  adf((tangent(x(i)) = 1, 1, 2))\n    b = x(1)\n  end adf(d = tangent(b))\nend subroutine\n",
+            "3:",
+            "implied DO list",
         ),
         (
             "subroutine f(x, d)\n  double precision :: x, d, y\n  adf(tangent(x) = )\n  end adf(d = tangent(y))\nend subroutine\n",
@@ -299,8 +309,8 @@ fn outer_derivative_of_an_adr_block() {
 fn adr_errors_are_located() {
     let cases = [
         (
-            "subroutine f(a, g)\n  double precision :: a(3), g, s\n  adr(s)\n    a(2) = a(1)\n    s = a(2)**2\n  end adr(g = cotangent(s))\nend subroutine\n",
-            "writes the array `a`",
+            "subroutine f(a, g)\n  double precision :: a(*), g, s\n  adr(s)\n    a(2) = a(1)\n    s = a(2)**2\n  end adr(g = cotangent(a(1)))\nend subroutine\n",
+            "assumed-size",
         ),
         (
             "subroutine f(x, g)\n  double precision :: x, g, s\n  adr(s)\n    s = x*x\n  end adf(g = tangent(x))\nend subroutine\n",

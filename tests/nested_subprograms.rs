@@ -170,8 +170,10 @@ fn nested_ad_at_a_vanishing_partial() {
     }
 }
 
-/// Blanks are insignificant in fixed form: `Y PRIME` is `YPRIME`; free
-/// form keeps them significant (a located error).
+/// Blanks are insignificant in fixed form: `Y PRIME` is `YPRIME` in
+/// expressions, declarations, assignment targets, DO variables, CALL
+/// arguments and ADF seeds and results, while `DO I = 1, 3` stays a DO
+/// statement; free form keeps blanks significant (a located error).
 #[test]
 fn blanks_inside_names_in_fixed_form() {
     let src = "
@@ -179,37 +181,160 @@ fn blanks_inside_names_in_fixed_form() {
       DO 10 I = 1, 3
    10 R = R + Y PRIME * I
       END
+
+      SUBROUTINE T(X, R, D)
+      DOUBLE PRECISION X, R, D, Y PRIME, Z VAL
+      Z VAL(K) = K * Y PRIME
+      Y PRIME = 2*X
+      DO 10 I COUNT = 1, 3
+   10 R = R + Y PRIME * I COUNT
+      DO I = 1, 2
+        R = R + Z VAL(I)
+      END DO
+      IF (R .GT. 0) Y PRIME = Y PRIME + 1
+      CALL ADD(Y PRIME, R)
+      ADF(X)
+        Y PRIME = X**3
+      END ADF(D = TANGENT(Y PRIME))
+      END
+
+      SUBROUTINE ADD(A, B)
+      DOUBLE PRECISION A, B
+      B = B + A
+      END
 ";
     let engine = fixed(src);
     let out = run(&engine, "s", &[("yprime", 2.0), ("r", 1.0)]);
     assert_eq!(out.scalar("r").unwrap(), 13.0);
+    // r = 2x (1 + 2 + 3) + (1 + 2) 2x, then y prime = 2x + 1 is added.
+    let x = 1.5;
+    let out = run(&engine, "t", &[("x", x), ("r", 0.0)]);
+    assert_eq!(out.scalar("r").unwrap(), 12.0 * x + 6.0 * x + 2.0 * x + 1.0);
+    assert_eq!(out.scalar("d").unwrap(), 3.0 * x * x);
     let free = "subroutine s(yprime, r)\n  r = y prime\nend subroutine\n";
+    let err = Engine::from_source("s.f90", free).err().expect("free form");
+    assert!(err.to_string().contains("s.f90:2:"), "{err}");
+    let free = "subroutine s(yprime, r)\n  y prime = r\nend subroutine\n";
     let err = Engine::from_source("s.f90", free).err().expect("free form");
     assert!(err.to_string().contains("s.f90:2:"), "{err}");
 }
 
-/// A nested function using an array of its host cannot be passed as an
-/// argument (a located error, not a panic).
+/// A nested function reading an array of its host (bounds from a host
+/// variable), passed to the templates: its value, its derivative by the
+/// template's ADF block, and the derivative of that in the array's
+/// elements (outer adjoint and tangent through the closure's environment)
+/// agree with the analytic values and finite differences.
 #[test]
-fn closure_over_an_array_is_a_located_error() {
+fn closure_over_an_array_is_differentiated() {
     let src = format!(
         "{TEMPLATES}
-      SUBROUTINE S(A, X, V)
-      DOUBLE PRECISION A(3), X, V
+      SUBROUTINE S(N, A, X, V, D)
+      INTEGER N
+      DOUBLE PRECISION A(N), X, V, D
        DOUBLE PRECISION FUNCTION G(T)
        DOUBLE PRECISION T
-       G = A(1)*T
+       INTEGER I
+       G = 0
+       DO 10 I = 1, N
+   10  G = G + A(I) * T**I
        END
       V = APPLY(G, X)
+      D = DERIV1(G, X)
       END
 "
     );
-    let err = Engine::from_source("arr.f", &src)
+    let engine = fixed(&src);
+    let adj = engine
+        .adjoint(Some("s"), &sel("d"), &sel("a,x"), &Default::default())
+        .expect("adjoint");
+    let tan = engine
+        .tangent(Some("s"), &sel("d"), &sel("a,x"), 1)
+        .expect("tangent");
+    let a = [1.5, -2.0, 0.5, 3.0];
+    for &x in &[0.5, -1.25] {
+        let p = engine.procedure(Some("s")).expect("s");
+        let mut args = p.args();
+        args.set_scalar("n", 4.0).unwrap();
+        args.set_array("a", &a).unwrap();
+        args.set_scalar("x", x).unwrap();
+        let entry = args.clone();
+        p.call(&mut args).expect("call");
+        let pw = |k: i32| x.powi(k);
+        let v: f64 = (0..4).map(|i| a[i] * pw(i as i32 + 1)).sum();
+        let d: f64 = (0..4).map(|i| a[i] * (i + 1) as f64 * pw(i as i32)).sum();
+        assert!(close(args.scalar("v").unwrap(), v, 1e-15));
+        assert!(close(args.scalar("d").unwrap(), d, 1e-14));
+        // d(d)/da_i = i x^(i-1), d(d)/dx = sum a_i i (i-1) x^(i-2).
+        let mut expected: Vec<f64> = (0..4).map(|i: i32| f64::from(i + 1) * pw(i)).collect();
+        expected.push(
+            (1..4)
+                .map(|i| a[i] * ((i + 1) * i) as f64 * pw(i as i32 - 1))
+                .sum(),
+        );
+        let (_, grad) = adj.gradient(&entry).expect("gradient");
+        let jt = tan.jacobian(&entry).expect("tangent");
+        for (k, e) in expected.iter().enumerate() {
+            assert!(close(grad[k], *e, 1e-13), "adjoint {k}: {} vs {e}", grad[k]);
+            assert!(close(jt.matrix[k], *e, 1e-13), "tangent {k}");
+        }
+        // FD of d in a(2).
+        let h = 1e-6;
+        let at = |delta: f64| {
+            let mut shifted = a;
+            shifted[1] += delta;
+            let mut args = entry.clone();
+            args.set_array("a", &shifted).unwrap();
+            p.call(&mut args).expect("call");
+            args.scalar("d").unwrap()
+        };
+        assert!(close((at(h) - at(-h)) / (2.0 * h), expected[1], 1e-7));
+    }
+}
+
+/// A nested function reading a CHARACTER variable of its host passed as an
+/// argument: the string chooses the branch; a character array is a
+/// located error.
+#[test]
+fn closure_over_character_variables() {
+    let src = format!(
+        "{TEMPLATES}
+      SUBROUTINE S(K, X, V, D)
+      INTEGER K
+      DOUBLE PRECISION X, V, D
+      CHARACTER*6 MODE
+       DOUBLE PRECISION FUNCTION G(T)
+       DOUBLE PRECISION T
+       IF (MODE .EQ. 'CUBE') THEN
+         G = T**3
+       ELSE
+         G = SIN(T)
+       END IF
+       END
+      MODE = 'SINE'
+      IF (K .EQ. 3) MODE = 'CUBE'
+      V = APPLY(G, X)
+      D = DERIV1(G, X)
+      END
+"
+    );
+    let engine = fixed(&src);
+    let x = 0.7;
+    let cube = run(&engine, "s", &[("k", 3.0), ("x", x)]);
+    assert!(close(cube.scalar("v").unwrap(), x * x * x, 1e-15));
+    assert!(close(cube.scalar("d").unwrap(), 3.0 * x * x, 1e-15));
+    let sine = run(&engine, "s", &[("k", 1.0), ("x", x)]);
+    assert!(close(sine.scalar("v").unwrap(), x.sin(), 1e-15));
+    assert!(close(sine.scalar("d").unwrap(), x.cos(), 1e-15));
+    let bad = src
+        .replace("CHARACTER*6 MODE", "CHARACTER*6 MODE(2)")
+        .replace("MODE ", "MODE(1) ")
+        .replace("MODE=", "MODE(1)=");
+    let err = Engine::from_source("chr.f", &bad)
         .err()
-        .expect("array closure");
+        .expect("character array closure");
     let text = err.to_string();
-    assert!(text.contains("arr.f:"), "{text}");
-    assert!(text.contains("`a`"), "{text}");
+    assert!(text.contains("chr.f:"), "{text}");
+    assert!(text.contains("character array `mode`"), "{text}");
 }
 
 /// Runs `adjit run FILE` with `stdin`; returns standard output.

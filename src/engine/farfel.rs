@@ -79,9 +79,9 @@ fn expand_one(module: Module, c: &AdfCall, map: &SourceMap) -> Result<Module, Er
     let independents: Vec<_> = c.independents.iter().map(param).collect();
     let dependents: Vec<_> = c.dependents.iter().map(param).collect();
     let (out, targets, active) = if c.reverse {
-        if let Some(p) = written_array_param(&module, c.callee) {
+        if let Some(p) = written_array_param(&module, c.callee, &c.saved) {
             return Err(located(format!(
-                "the block writes the array `{}` (not supported in ADR blocks)",
+                "the block writes the assumed-size array `{}` (not supported in ADR blocks)",
                 callee.var(p).name
             )));
         }
@@ -129,7 +129,7 @@ fn expand_one(module: Module, c: &AdfCall, map: &SourceMap) -> Result<Module, Er
             Some(&(_, t)) => derivative_args.push(Some(t)),
             None => {
                 return Err(located(format!(
-                    "`{}` carries a derivative but is not a real scalar (not supported)",
+                    "`{}` carries a derivative but is not a real variable with known bounds (assumed-size arrays are not supported)",
                     callee.var(p).name
                 )))
             }
@@ -160,12 +160,19 @@ fn expand_one(module: Module, c: &AdfCall, map: &SourceMap) -> Result<Module, Er
     Ok(out)
 }
 
-/// An array parameter of `proc` that it may write (stores an element or
-/// passes it to a call): the reverse sweep of an ADR block may restore
-/// such an array, and only scalars are saved around it.
-fn written_array_param(module: &Module, proc: ProcId) -> Option<VarId> {
+/// An array parameter of `proc` not among the parameter indices `saved`
+/// that it may write (stores an element or passes it to a call): the
+/// reverse sweep of an ADR block may restore such an array, and only the
+/// `saved` variables are restored after it.
+fn written_array_param(module: &Module, proc: ProcId, saved: &[usize]) -> Option<VarId> {
     let p = module.proc(proc);
-    let is_array_param = |v: VarId| p.params.contains(&v) && p.var(v).is_array();
+    let is_array_param = |v: VarId| {
+        p.params
+            .iter()
+            .position(|q| *q == v)
+            .is_some_and(|i| !saved.contains(&i))
+            && p.var(v).is_array()
+    };
     p.insts.iter().find_map(|d| match &d.kind {
         Inst::StoreElem(v, _, _) if is_array_param(*v) => Some(*v),
         Inst::Call(_, args) => args.iter().find_map(|a| match a {

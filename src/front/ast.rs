@@ -596,18 +596,97 @@ pub enum StmtKind {
 pub struct AdfBlock {
     /// True for ADR (reverse mode), false for ADF (forward mode).
     pub reverse: bool,
-    /// Variables with their seeds (`None`: the shorthand `ADF(x)` /
-    /// `ADR(y)`, a seed of 1): ADF's independents with their tangents,
-    /// ADR's dependents with their cotangents (evaluated after the forward
-    /// phase).
-    pub seeds: Vec<(Name, Option<Expr>)>,
+    /// The seeds: ADF's independents with their tangents, ADR's dependents
+    /// with their cotangents (evaluated after the forward phase). In
+    /// [`AdfEntry::One`], `target` is the variable or array element inside
+    /// `TANGENT(...)` / `COTANGENT(...)` (or the shorthand's variable) and
+    /// `other` the seed (`None`: the shorthand `ADF(x)` / `ADR(y)`, a seed
+    /// of 1).
+    pub seeds: Vec<AdfEntry>,
     /// The statements differentiated (empty once outlined).
     pub body: Vec<Stmt>,
-    /// Destinations and the variables whose tangents (ADF: dependents) or
-    /// cotangents (ADR: independents) they get.
-    pub results: Vec<(Expr, Name)>,
+    /// The results: in [`AdfEntry::One`], `target` is the variable or
+    /// element whose tangent (ADF: dependents) or cotangent (ADR:
+    /// independents) is read and `other` the destination it is assigned to.
+    pub results: Vec<AdfEntry>,
     /// The internal subroutine holding the body, once outlined.
     pub outlined: Option<Name>,
+}
+
+/// One item of an ADF / ADR seed or result list: a single seed or result,
+/// or an implied DO loop over items (`(TANGENT(X(I)) = V(I), I = 1, N)`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdfEntry {
+    /// A seed or a result (see [`AdfBlock::seeds`], [`AdfBlock::results`]).
+    One {
+        /// The variable or array element marked by `TANGENT` / `COTANGENT`.
+        target: Expr,
+        /// The seed value or the result's destination.
+        other: Option<Expr>,
+    },
+    /// `(items, var = start, end [, step])`.
+    Loop {
+        /// The items repeated.
+        items: Vec<AdfEntry>,
+        /// The implied DO variable.
+        var: Name,
+        /// Initial value.
+        start: Expr,
+        /// Final value.
+        end: Expr,
+        /// Step (default 1).
+        step: Option<Expr>,
+    },
+}
+
+impl AdfEntry {
+    /// Calls `name` on every implied DO variable and `expr` on every
+    /// expression (targets, seeds, destinations, loop bounds) of the items.
+    pub fn visit(entries: &[AdfEntry], name: &mut dyn FnMut(&Name), expr: &mut dyn FnMut(&Expr)) {
+        for e in entries {
+            match e {
+                AdfEntry::One { target, other } => {
+                    expr(target);
+                    other.iter().for_each(&mut *expr);
+                }
+                AdfEntry::Loop {
+                    items,
+                    var,
+                    start,
+                    end,
+                    step,
+                } => {
+                    name(var);
+                    expr(start);
+                    expr(end);
+                    step.iter().for_each(&mut *expr);
+                    Self::visit(items, name, expr);
+                }
+            }
+        }
+    }
+
+    /// Calls `expr` on every seed, destination and loop bound of the items
+    /// (not on the marked targets).
+    pub fn visit_mut(entries: &mut [AdfEntry], expr: &mut dyn FnMut(&mut Expr)) {
+        for e in entries {
+            match e {
+                AdfEntry::One { other, .. } => other.iter_mut().for_each(&mut *expr),
+                AdfEntry::Loop {
+                    items,
+                    start,
+                    end,
+                    step,
+                    ..
+                } => {
+                    expr(start);
+                    expr(end);
+                    step.iter_mut().for_each(&mut *expr);
+                    Self::visit_mut(items, expr);
+                }
+            }
+        }
+    }
 }
 
 /// One index of a FORALL or DO CONCURRENT header: `var = lo:hi[:stride]`.

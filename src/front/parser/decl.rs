@@ -420,7 +420,7 @@ impl<'s> StmtParser<'s> {
 
     /// One declared entity: `name [(dims)] [*len] [= init]`.
     fn entity(&mut self, allow_init: bool) -> PResult<Entity> {
-        let name = self.name("a variable name")?;
+        let name = self.glued_name("a variable name")?;
         let dims = if self.at(TokenKind::LParen) {
             Some(self.array_spec()?)
         } else {

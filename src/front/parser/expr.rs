@@ -243,13 +243,9 @@ impl<'s> StmtParser<'s> {
     /// element `a(i)%b(j)` is the element `a%b(j, i)` of the component's
     /// array (an array of structures is one array per component).
     pub(super) fn name_primary(&mut self) -> PResult<Built> {
-        let mut name = self.name("a name")?;
         // Blanks are insignificant in fixed form: `Y PRIME` is `YPRIME`
         // (two names never follow each other in a valid expression).
-        while self.stmt.fixed && self.at(TokenKind::Name) {
-            let more = self.name("a name")?;
-            name.text.push_str(&more.text);
-        }
+        let mut name = self.glued_name("a name")?;
         while self.at(TokenKind::Percent) && self.kind_at(self.pos + 1) == Some(TokenKind::Name) {
             self.pos += 1;
             let comp = self.name("a component name")?;

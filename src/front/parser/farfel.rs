@@ -47,48 +47,111 @@ impl StmtParser<'_> {
             (true, false) => "END ADF statement",
             (true, true) => "END ADR statement",
         };
+        let entries = self.adf_entries(marker, is_end)?;
         let line = if is_end {
-            let mut results = Vec::new();
-            loop {
-                let dest = self.designator()?;
-                self.expect(TokenKind::Assign)?;
-                results.push((dest, self.marked(marker)?));
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
+            LineKind::EndAdf {
+                reverse,
+                results: entries,
             }
-            LineKind::EndAdf { reverse, results }
         } else {
-            let mut seeds = Vec::new();
-            loop {
-                if self.at_kw(marker)
-                    && self.keyword_end(marker).and_then(|e| self.kind_at(e))
-                        == Some(TokenKind::LParen)
-                {
-                    let var = self.marked(marker)?;
-                    self.expect(TokenKind::Assign)?;
-                    seeds.push((var, Some(self.expr()?)));
-                } else {
-                    seeds.push((self.name("a variable or a seed")?, None));
-                }
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
+            LineKind::AdfStart {
+                reverse,
+                seeds: entries,
             }
-            LineKind::AdfStart { reverse, seeds }
         };
         self.expect(TokenKind::RParen)?;
         self.expect_end()?;
         Ok(Some(line))
     }
 
-    /// `TANGENT ( name )` / `COTANGENT ( name )`: the name.
-    fn marked(&mut self, marker: &str) -> PResult<Name> {
+    /// A comma-separated list of seeds (`is_end` false) or results, up
+    /// to the closing parenthesis.
+    fn adf_entries(&mut self, marker: &str, is_end: bool) -> PResult<Vec<AdfEntry>> {
+        let mut out = Vec::new();
+        loop {
+            out.push(self.adf_entry(marker, is_end)?);
+            if !self.eat(TokenKind::Comma) {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// One seed (`TANGENT(x) = e`, `TANGENT(a(i)) = e` or the shorthand
+    /// `x`), one result (`d = TANGENT(y)`), or an implied DO list of them
+    /// (`(items, i = start, end [, step])`, nested at will).
+    fn adf_entry(&mut self, marker: &str, is_end: bool) -> PResult<AdfEntry> {
+        if self.at(TokenKind::LParen) {
+            let Some(control) = self.implied_do_control() else {
+                return Err(self.error_here("an implied DO list `(..., i = start, end)`"));
+            };
+            self.pos += 1;
+            let mut items = Vec::new();
+            while self.pos < control {
+                items.push(self.adf_entry(marker, is_end)?);
+                if self.pos < control {
+                    self.expect(TokenKind::Comma)?;
+                }
+            }
+            if self.pos != control {
+                return Err(self.error_here("',' before the implied DO control"));
+            }
+            self.pos += 1;
+            let var = self.name("the implied DO variable")?;
+            self.expect(TokenKind::Assign)?;
+            let start = self.expr()?;
+            self.expect(TokenKind::Comma)?;
+            let end = self.expr()?;
+            let step = if self.eat(TokenKind::Comma) {
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            self.expect(TokenKind::RParen)?;
+            return Ok(AdfEntry::Loop {
+                items,
+                var,
+                start,
+                end,
+                step,
+            });
+        }
+        if is_end {
+            let dest = self.designator()?;
+            self.expect(TokenKind::Assign)?;
+            let target = self.marked(marker)?;
+            return Ok(AdfEntry::One {
+                target,
+                other: Some(dest),
+            });
+        }
+        if self.at_kw(marker)
+            && self.keyword_end(marker).and_then(|e| self.kind_at(e)) == Some(TokenKind::LParen)
+        {
+            let target = self.marked(marker)?;
+            self.expect(TokenKind::Assign)?;
+            let seed = self.expr()?;
+            return Ok(AdfEntry::One {
+                target,
+                other: Some(seed),
+            });
+        }
+        if !self.at(TokenKind::Name) {
+            return Err(self.error_here("a variable or a seed"));
+        }
+        Ok(AdfEntry::One {
+            target: self.designator()?,
+            other: None,
+        })
+    }
+
+    /// `TANGENT ( designator )` / `COTANGENT ( designator )`: the variable
+    /// or array element.
+    fn marked(&mut self, marker: &str) -> PResult<Expr> {
         if !self.eat_kw(marker) {
             return Err(self.error_here(&format!("{}(variable)", marker.to_uppercase())));
         }
         self.expect(TokenKind::LParen)?;
-        let n = self.name("a variable")?;
+        let n = self.designator()?;
         self.expect(TokenKind::RParen)?;
         Ok(n)
     }
@@ -100,7 +163,7 @@ impl Parser {
         &mut self,
         span: adjit_ir::Span,
         reverse: bool,
-        seeds: Vec<(Name, Option<Expr>)>,
+        seeds: Vec<AdfEntry>,
     ) -> StmtKind {
         let block = if reverse { "ADR" } else { "ADF" };
         self.open.push(ConstructClass::Adf);

@@ -199,12 +199,12 @@ enum LineKind {
     /// `ADF(TANGENT(x) = e, ...)` or `ADR(COTANGENT(y) = e, ...)`.
     AdfStart {
         reverse: bool,
-        seeds: Vec<(Name, Option<Expr>)>,
+        seeds: Vec<AdfEntry>,
     },
     /// `END ADF(d = TANGENT(y), ...)` or `END ADR(g = COTANGENT(x), ...)`.
     EndAdf {
         reverse: bool,
-        results: Vec<(Expr, Name)>,
+        results: Vec<AdfEntry>,
     },
     Header(Header),
     Contains,
@@ -604,6 +604,18 @@ impl<'s> StmtParser<'s> {
             }
             None => false,
         }
+    }
+
+    /// A name; in fixed form, where blanks are insignificant, the names
+    /// right after it are part of it (`Y PRIME` is `YPRIME`: two names never
+    /// follow each other where a name is expected).
+    fn glued_name(&mut self, expected: &str) -> PResult<Name> {
+        let mut name = self.name(expected)?;
+        while self.stmt.fixed && self.at(TokenKind::Name) {
+            let more = self.name(expected)?;
+            name.text.push_str(&more.text);
+        }
+        Ok(name)
     }
 
     fn name(&mut self, expected: &str) -> PResult<Name> {

@@ -656,12 +656,22 @@ impl Parser {
 impl<'s> StmtParser<'s> {
     /// True when the statement has the shape `designator = ...`: a name,
     /// up to two parenthesized groups, `%` components, then `=` or `=>`.
+    /// In fixed form the name may be written with blanks (`Y PRIME = 1`);
+    /// such a statement is an assignment only without a comma after its
+    /// `=` (else it is a keyword statement: `DO I = 1, N`).
     pub(super) fn is_assignment(&self) -> bool {
         let mut i = self.pos;
         if self.kind_at(i) != Some(TokenKind::Name) {
             return false;
         }
         i += 1;
+        let glued = self.stmt.fixed && self.kind_at(i) == Some(TokenKind::Name);
+        while self.stmt.fixed && self.kind_at(i) == Some(TokenKind::Name) {
+            i += 1;
+        }
+        if glued && self.top_level_comma_after(i) {
+            return false;
+        }
         loop {
             let mut groups = 0;
             while self.kind_at(i) == Some(TokenKind::LParen) && groups < 2 {
@@ -684,6 +694,25 @@ impl<'s> StmtParser<'s> {
             self.kind_at(i),
             Some(TokenKind::Assign) | Some(TokenKind::Arrow)
         )
+    }
+
+    /// Whether a comma outside parentheses follows token `i`.
+    fn top_level_comma_after(&self, mut i: usize) -> bool {
+        while let Some(k) = self.kind_at(i) {
+            match k {
+                TokenKind::Comma => return true,
+                TokenKind::LParen | TokenKind::LArray | TokenKind::LBracket => {
+                    let m = self.matching[i];
+                    if m == u32::MAX {
+                        return false;
+                    }
+                    i = m as usize;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        false
     }
 
     pub(super) fn assignment(&mut self) -> PResult<StmtKind> {
@@ -978,7 +1007,7 @@ impl<'s> StmtParser<'s> {
             self.what = "DO CONCURRENT statement";
             DoControl::Concurrent(Box::new(self.forall_header()?))
         } else {
-            let var = self.name("the DO variable")?;
+            let var = self.glued_name("the DO variable")?;
             self.expect(TokenKind::Assign)?;
             let start = self.expr()?;
             self.expect(TokenKind::Comma)?;

@@ -8,7 +8,7 @@
 //! [`super::stmt`].
 
 use super::super::ast::{
-    Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Name, Stmt, StmtKind,
+    AdfEntry, Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Name, Stmt, StmtKind,
 };
 use super::lowerer::{Lowerer, Resolved, R};
 use adjit_ir::{Inst, Type};
@@ -144,11 +144,8 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
         // block's statements were outlined, associate names are not
         // visible there).
         StmtKind::Adf(b) => {
-            b.seeds
-                .iter_mut()
-                .filter_map(|(_, x)| x.as_mut())
-                .for_each(e);
-            b.results.iter_mut().for_each(|(d, _)| e(d));
+            AdfEntry::visit_mut(&mut b.seeds, &mut |x| e(x));
+            AdfEntry::visit_mut(&mut b.results, &mut |x| e(x));
         }
         StmtKind::SelectCase {
             selector, cases, ..

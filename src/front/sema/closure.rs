@@ -10,7 +10,10 @@
 //! per dummy procedure. A call through the dummy procedure passes the
 //! group on, and so does passing the dummy procedure on to another
 //! procedure. Dummy procedures of a host used by a nested subprogram are
-//! bound in the subprogram's instance from where it is named.
+//! bound in the subprogram's instance from where it is named. Arrays travel
+//! as assumed-size parameters and character variables with an assumed
+//! length (the procedures passing an environment on never index it; the
+//! nested subprogram declares the variables as its host does).
 
 use super::super::ast::{Arg, ArgValue, ExprKind, Name};
 use super::lowerer::{Lowerer, R};
@@ -52,19 +55,28 @@ impl<'p> Lowerer<'p, '_> {
                     );
                     continue;
                 };
-                if decl.is_some_and(|d| d.dims.is_some()) || ti.ty == adjit_ir::Type::Char {
+                let is_array = decl.is_some_and(|d| d.dims.is_some());
+                if is_array && ti.ty == adjit_ir::Type::Char {
                     let dummy = self.u().dummy_procs[k].text.clone();
                     self.err(
                         span,
                         format!(
-                            "unsupported Fortran: the procedure passed for `{dummy}` uses the array or character variable `{name}` of its host"
+                            "unsupported Fortran: the procedure passed for `{dummy}` uses the character array `{name}` of its host"
                         ),
                     );
                     continue;
                 }
-                let v = self
-                    .proc
-                    .add_var(Var::scalar(format!("_env{k}_{name}"), ti.ty));
+                // Passed through only (the nested subprogram declares it
+                // with its host's bounds): an array is assumed-size, a
+                // character variable has an assumed length.
+                let mut var = Var::scalar(format!("_env{k}_{name}"), ti.ty);
+                if is_array {
+                    var.dims.push(adjit_ir::Dim {
+                        lower: adjit_ir::Bound::Const(1),
+                        upper: None,
+                    });
+                }
+                let v = self.proc.add_var(var);
                 self.proc.params.insert(at, v);
                 at += 1;
                 group.push(v);

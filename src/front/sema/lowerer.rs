@@ -7,7 +7,7 @@
 //! [`super::expr`].
 
 use super::super::ast::{
-    ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,
+    AdfEntry, ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,
 };
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
@@ -33,9 +33,13 @@ pub struct AdfCall {
     /// The outlined subroutine (called only from this block).
     pub callee: adjit_ir::ProcId,
     /// Derivative variables of `host`, by parameter index of `callee`, for
-    /// every real scalar parameter: each holds the seed (or zero) before
+    /// every real parameter (scalar or array, not assumed-size): each holds the seed (or zero) before
     /// the differentiated call and the derivative after it.
     pub derivatives: Vec<(usize, VarId)>,
+    /// Parameter indices of `callee` whose variables an ADR block saves
+    /// after its forward phase and restores after its reverse phase
+    /// (every one it uses but assumed-size arrays and constants).
+    pub saved: Vec<usize>,
     /// Parameter indices of `callee` that are independents.
     pub independents: Vec<usize>,
     /// Parameter indices of `callee` that are dependents.
@@ -1758,13 +1762,8 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
         }
         StmtKind::Adf(b) => {
             b.outlined.iter().for_each(|o| n(&o.text));
-            for (v, x) in &b.seeds {
-                n(&v.text);
-                x.iter().for_each(&mut *e);
-            }
-            for (d, v) in &b.results {
-                n(&v.text);
-                e(d);
+            for list in [&b.seeds, &b.results] {
+                AdfEntry::visit(list, &mut |v| n(&v.text), e);
             }
         }
         StmtKind::SelectCase {
@@ -1958,13 +1957,19 @@ fn bare_names_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
             mask.iter().for_each(|x| bare(x, out));
         }
         StmtKind::Adf(b) => {
-            for (n, x) in &b.seeds {
-                out.insert(n.text.clone());
-                x.iter().for_each(|x| bare(x, out));
+            let mut names = Vec::new();
+            let mut exprs = Vec::new();
+            for list in [&b.seeds, &b.results] {
+                AdfEntry::visit(list, &mut |v| names.push(v.text.clone()), &mut |x| {
+                    exprs.push(x.clone())
+                });
             }
-            for (d, n) in &b.results {
-                out.insert(n.text.clone());
-                bare(d, out);
+            out.extend(names);
+            for x in &exprs {
+                if let ExprKind::Apply { name, .. } = &x.kind {
+                    out.insert(name.text.clone());
+                }
+                bare(x, out);
             }
         }
         _ => {}

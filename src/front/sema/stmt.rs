@@ -33,7 +33,7 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn stmt(&mut self, s: &Stmt) -> R<()> {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
         if let Some((lifted, temps)) = self.lift_array_functions(s)? {
             let lifted = std::rc::Rc::new(lifted);
