@@ -41,7 +41,7 @@ use adjit_ir::interp::{Interpreter, SavedStacks};
 pub use adjit_ir::io::Channels;
 use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
-use adjit_jit::codegen::{CompiledModule, JitOptions};
+use adjit_jit::codegen::{CompileSpeed, CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
@@ -174,6 +174,10 @@ pub struct Options {
     /// arrays) and each argument the engine allocates may take (default:
     /// the machine's physical memory).
     pub memory_limit: usize,
+    /// Cranelift's compile-time against code-speed setting (default
+    /// [`CompileSpeed::Optimized`]; [`CompileSpeed::Fast`] for code run
+    /// once, as by a fuzzer).
+    pub compile_speed: CompileSpeed,
 }
 
 impl Options {
@@ -205,6 +209,7 @@ impl Default for Options {
             stack_size: None,
             timeout: None,
             memory_limit: default_memory_limit(),
+            compile_speed: CompileSpeed::default(),
         }
     }
 }
@@ -601,6 +606,7 @@ impl Executor {
                 let jit_options = JitOptions {
                     bounds_checks: options.bounds_checks,
                     time_checks: options.timeout.is_some(),
+                    compile_speed: options.compile_speed,
                 };
                 let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
                     .map_err(|e| {
