@@ -724,3 +724,48 @@ fn fast_compilation_gives_the_same_results() {
         "only {derivatives} procedures differentiated"
     );
 }
+
+/// Peak resident memory of this process (bytes, Linux's `VmHWM`).
+fn peak_resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM");
+    kb * 1024
+}
+
+/// Fuzz finding (a hang): building a tangent or an adjoint allocated a
+/// probe of the entry's arguments without the engine's memory limit, so a
+/// 2 GiB LOGICAL argument under a 256 MB limit was zeroed in full (and at
+/// 4 GiB the fuzzer stalled for minutes). The probe now keeps to the limit:
+/// the process's peak memory stays far below the argument's size.
+#[test]
+fn derivative_builds_keep_to_the_memory_limit() {
+    let text = "\
+subroutine big(x, y, flags)
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  logical, intent(out) :: flags(2147483648_8)
+  y = 2 * x
+  flags(1) = x > 0
+end subroutine
+";
+    let options = Options {
+        memory_limit: 256 << 20,
+        ..Options::default()
+    };
+    let engine =
+        Engine::from_sources(&[("big.f90".into(), text.into())], options).expect("compiles");
+    let sel = |s: &str| vec![adjit::engine::Selection::parse(s).expect("selection")];
+    let before = peak_resident_bytes();
+    let tangent = engine.tangent(None, &sel("y"), &sel("x"), 1);
+    let adjoint = engine.adjoint(None, &sel("y"), &sel("x"), &Default::default());
+    let grown = peak_resident_bytes().saturating_sub(before);
+    assert!(grown < 1 << 30, "peak memory grew by {grown} bytes");
+    assert!(
+        tangent.is_ok() && adjoint.is_ok(),
+        "derivatives of y wrt x are built"
+    );
+}

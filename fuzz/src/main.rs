@@ -62,6 +62,9 @@ const MAX_INPUT: usize = 16 << 10;
 /// Largest input kept by the `jit` and `adjoint` targets: every execution
 /// compiles the whole program three times, so small programs go further.
 const MAX_NATIVE_INPUT: usize = 2 << 10;
+/// Largest real argument (elements) the `adjoint` target differentiates
+/// with respect to, or whose derivative it computes.
+const MAX_DERIVATIVE_ELEMENTS: usize = 1024;
 /// Largest pool of inputs mutated from.
 const MAX_POOL: usize = 20_000;
 
@@ -626,9 +629,17 @@ fn execute_stages(target: Target, input: &Input) -> Outcome {
     if target != Target::Adjoint {
         return out;
     }
+    // Real arguments of at most MAX_DERIVATIVE_ELEMENTS elements: a
+    // Jacobian costs a tangent sweep per input element and an adjoint
+    // sweep per output element (a 7.5-million-element argument made an
+    // execution of hours, reported as a hang).
     let reals: Vec<String> = (0..args.names().len())
         .filter(|&i| args.ty(i).is_float())
         .map(|i| args.names()[i].clone())
+        .filter(|n| {
+            args.get(n)
+                .is_ok_and(|b| b.len() <= MAX_DERIVATIVE_ELEMENTS)
+        })
         .collect();
     let Some(last) = reals.last() else {
         return out;
