@@ -593,3 +593,179 @@ fn fuzz_rejected_inputs_are_located_errors() {
         }
     }
 }
+
+/// What every procedure of `path` computes when compiled at `speed`:
+/// per procedure, its outputs (or error) after a call with fixed
+/// arguments, and the tangent and adjoint Jacobians of its last real
+/// argument with respect to all its real arguments (entries, or the
+/// error), as text (`{:?}` of an `f64` is exact). Each runs on a fresh
+/// engine, so that module variables a call changes start the same.
+fn results_at(path: &std::path::Path, speed: adjit::jit::codegen::CompileSpeed) -> Vec<String> {
+    use adjit::engine::{ArgValue, Selection};
+    let options = Options {
+        compile_speed: speed,
+        io: adjit::engine::Channels {
+            output: std::sync::Arc::new(std::sync::Mutex::new(std::io::sink())),
+            input: std::sync::Arc::new(std::sync::Mutex::new(std::io::empty())),
+        },
+        timeout: Some(Duration::from_secs(5)),
+        ..Options::default()
+    };
+    let fresh = || Engine::from_files(&[path], options.clone()).expect("front end");
+    let mut out = Vec::new();
+    for name in fresh().procedure_names() {
+        let proc = fresh().procedure(Some(&name)).expect("compiles natively");
+        let mut args = proc.args();
+        let mut settings = Vec::new();
+        let mut reals = Vec::new();
+        // Single precision (REAL(4)) derivatives agree to its rounding.
+        let mut tolerance: f64 = 1e-12;
+        for (i, n) in args.names().iter().enumerate() {
+            let ty = args.ty(i);
+            if ty.is_int() && !args.is_array(i) {
+                settings.push((n.clone(), ArgValue::Integer(3)));
+            } else if ty.is_float() {
+                settings.push((n.clone(), ArgValue::Scalar(0.3 + 0.17 * i as f64)));
+                reals.push(n.clone());
+                if ty == adjit::ir::Type::F32 {
+                    tolerance = 1e-5;
+                }
+            }
+        }
+        for (n, v) in &settings {
+            args.set(n, v.clone()).expect("setting");
+        }
+        let call = proc.call(&mut args).map_err(|e| e.to_string());
+        let values: Vec<String> = args
+            .names()
+            .iter()
+            .map(|n| format!("{:?}", args.get(n).expect("argument")))
+            .collect();
+        out.push(format!("{name}: {call:?} {values:?}"));
+        let Some(last) = reals.last() else { continue };
+        let sel = |n: &str| Selection::parse(n).expect("selection");
+        let wrt: Vec<Selection> = reals.iter().map(|n| sel(n)).collect();
+        let entries = |j: adjit::engine::Jacobian| -> Vec<f64> {
+            (0..j.rows())
+                .flat_map(|r| (0..j.cols()).map(move |c| (r, c)))
+                .map(|(r, c)| j.get(r, c))
+                .collect()
+        };
+        let apply = |a: &mut adjit::engine::Args| {
+            for (n, v) in &settings {
+                a.set(n, v.clone()).expect("setting");
+            }
+        };
+        let tangent = fresh()
+            .tangent(Some(&name), &[sel(last)], &wrt, 1)
+            .and_then(|t| {
+                let mut a = t.args();
+                apply(&mut a);
+                t.jacobian(&a)
+            })
+            .map(entries)
+            .map_err(|e| e.to_string());
+        let adjoint = fresh()
+            .adjoint(Some(&name), &[sel(last)], &wrt, &Default::default())
+            .and_then(|t| {
+                let mut a = t.args();
+                apply(&mut a);
+                t.jacobian(&a)
+            })
+            .map(entries)
+            .map_err(|e| e.to_string());
+        if let (Ok(t), Ok(a)) = (&tangent, &adjoint) {
+            assert_eq!(t.len(), a.len(), "{name}");
+            // Where the arguments make the primal singular (equal spline
+            // knots, a singular matrix: these arguments fill arrays with
+            // one value), NaN and infinity propagate differently in the
+            // two modes: only finite Jacobians are compared.
+            let finite = t.iter().chain(a).all(|x| x.is_finite());
+            for (x, y) in t.iter().zip(a).filter(|_| finite) {
+                let scale = x.abs().max(y.abs()).max(1.0);
+                assert!(
+                    (x - y).abs() <= tolerance * scale,
+                    "{name}: tangent {x} adjoint {y}"
+                );
+            }
+            out.push(format!("{name} derivatives: {t:?} {a:?}"));
+        } else {
+            out.push(format!("{name} refused: {tangent:?} {adjoint:?}"));
+        }
+    }
+    out
+}
+
+/// Cranelift's quickest settings (`CompileSpeed::Fast`, which the fuzzer
+/// compiles its inputs with) change the machine code, never the results:
+/// every procedure of the fuzzer's seed programs and of the corpus gives,
+/// bit for bit, the outputs and the tangent and adjoint Jacobians of the
+/// default settings (whose tangent and adjoint agree).
+#[test]
+fn fast_compilation_gives_the_same_results() {
+    use adjit::jit::codegen::CompileSpeed;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = ["fuzz/seeds", "tests/corpus"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).expect("sources"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "f90"))
+        .collect();
+    files.sort();
+    let mut derivatives = 0;
+    for path in &files {
+        let optimized = results_at(path, CompileSpeed::Optimized);
+        let fast = results_at(path, CompileSpeed::Fast);
+        assert_eq!(optimized, fast, "{}", path.display());
+        derivatives += fast.iter().filter(|r| r.contains(" derivatives: ")).count();
+    }
+    assert!(
+        derivatives >= 8,
+        "only {derivatives} procedures differentiated"
+    );
+}
+
+/// Peak resident memory of this process (bytes, Linux's `VmHWM`).
+fn peak_resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM");
+    kb * 1024
+}
+
+/// Fuzz finding (a hang): building a tangent or an adjoint allocated a
+/// probe of the entry's arguments without the engine's memory limit, so a
+/// 2 GiB LOGICAL argument under a 256 MB limit was zeroed in full (and at
+/// 4 GiB the fuzzer stalled for minutes). The probe now keeps to the limit:
+/// the process's peak memory stays far below the argument's size.
+#[test]
+fn derivative_builds_keep_to_the_memory_limit() {
+    let text = "\
+subroutine big(x, y, flags)
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  logical, intent(out) :: flags(2147483648_8)
+  y = 2 * x
+  flags(1) = x > 0
+end subroutine
+";
+    let options = Options {
+        memory_limit: 256 << 20,
+        ..Options::default()
+    };
+    let engine =
+        Engine::from_sources(&[("big.f90".into(), text.into())], options).expect("compiles");
+    let sel = |s: &str| vec![adjit::engine::Selection::parse(s).expect("selection")];
+    let before = peak_resident_bytes();
+    let tangent = engine.tangent(None, &sel("y"), &sel("x"), 1);
+    let adjoint = engine.adjoint(None, &sel("y"), &sel("x"), &Default::default());
+    let grown = peak_resident_bytes().saturating_sub(before);
+    assert!(grown < 1 << 30, "peak memory grew by {grown} bytes");
+    assert!(
+        tangent.is_ok() && adjoint.is_ok(),
+        "derivatives of y wrt x are built"
+    );
+}

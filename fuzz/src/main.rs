@@ -31,15 +31,22 @@
 //!
 //! `adjit-fuzz replay TARGET FILE...` runs saved inputs once each (to
 //! reproduce a finding) and prints their outcomes and the time per stage.
+//!
+//! Native code is compiled with Cranelift's quickest settings
+//! ([`CompileSpeed::Fast`]: no optimization, single-pass register
+//! allocation), which cut the time of an execution of the native targets
+//! most; `--compile optimized` (also after `replay TARGET`) fuzzes the
+//! engine's default settings instead.
 
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{ArgValue, Engine, Error, ErrorKind, Options, Selection};
 use adjit::ir::io::Channels;
 use adjit::ir::Type;
+use adjit::jit::codegen::CompileSpeed;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -55,6 +62,9 @@ const MAX_INPUT: usize = 16 << 10;
 /// Largest input kept by the `jit` and `adjoint` targets: every execution
 /// compiles the whole program three times, so small programs go further.
 const MAX_NATIVE_INPUT: usize = 2 << 10;
+/// Largest real argument (elements) the `adjoint` target differentiates
+/// with respect to, or whose derivative it computes.
+const MAX_DERIVATIVE_ELEMENTS: usize = 1024;
 /// Largest pool of inputs mutated from.
 const MAX_POOL: usize = 20_000;
 
@@ -423,10 +433,21 @@ fn word_spans(t: &[u8]) -> Vec<(usize, usize)> {
     out
 }
 
+/// Cranelift's setting for the inputs' code: `--compile fast` (the
+/// default: each input's code runs once, and Cranelift's optimizations
+/// were most of an execution's time) or `--compile optimized` (the
+/// engine's default, the code users run).
+static OPTIMIZED: AtomicBool = AtomicBool::new(false);
+
 /// Options of every engine the fuzzer builds: no terminal I/O, tight
-/// limits.
+/// limits, the compile speed of [`OPTIMIZED`].
 fn options() -> Options {
     Options {
+        compile_speed: if OPTIMIZED.load(Ordering::Relaxed) {
+            CompileSpeed::Optimized
+        } else {
+            CompileSpeed::Fast
+        },
         io: Channels {
             output: Arc::new(Mutex::new(std::io::sink())),
             input: Arc::new(Mutex::new(std::io::empty())),
@@ -608,9 +629,17 @@ fn execute_stages(target: Target, input: &Input) -> Outcome {
     if target != Target::Adjoint {
         return out;
     }
+    // Real arguments of at most MAX_DERIVATIVE_ELEMENTS elements: a
+    // Jacobian costs a tangent sweep per input element and an adjoint
+    // sweep per output element (a 7.5-million-element argument made an
+    // execution of hours, reported as a hang).
     let reals: Vec<String> = (0..args.names().len())
         .filter(|&i| args.ty(i).is_float())
         .map(|i| args.names()[i].clone())
+        .filter(|n| {
+            args.get(n)
+                .is_ok_and(|b| b.len() <= MAX_DERIVATIVE_ELEMENTS)
+        })
         .collect();
     let Some(last) = reals.last() else {
         return out;
@@ -834,7 +863,7 @@ fn run_one(target: Target, input: &Input, dir: &Path, stats: &mut Stats) -> Opti
 
 fn usage() -> ! {
     eprintln!(
-        "usage: adjit-fuzz front|jit|adjoint [--seconds S] [--execs N] [--seed K]\n       adjit-fuzz replay front|jit|adjoint FILE..."
+        "usage: adjit-fuzz front|jit|adjoint [--seconds S] [--execs N] [--seed K] [--compile fast|optimized]\n       adjit-fuzz replay front|jit|adjoint [--compile fast|optimized] FILE..."
     );
     std::process::exit(2)
 }
@@ -848,7 +877,17 @@ fn main() {
             .get(1)
             .and_then(|t| Target::parse(t))
             .unwrap_or_else(|| usage());
-        for file in &args[2..] {
+        let mut files = &args[2..];
+        if files.first().map(String::as_str) == Some("--compile") {
+            let optimized = match files.get(1).map(String::as_str) {
+                Some("fast") => false,
+                Some("optimized") => true,
+                _ => usage(),
+            };
+            OPTIMIZED.store(optimized, Ordering::Relaxed);
+            files = &files[2..];
+        }
+        for file in files {
             let text = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
             let fixed = !file.ends_with(".f90");
             let o = execute(target, &Input { text, fixed });
@@ -857,7 +896,7 @@ fn main() {
                 println!("  internal: {m}");
             }
         }
-        print_profile((args.len() - 2) as u64);
+        print_profile(files.len() as u64);
         return;
     }
     let target = args
@@ -874,6 +913,11 @@ fn main() {
             "--seconds" => seconds = v.parse().unwrap_or_else(|_| usage()),
             "--execs" => max_execs = v.parse().unwrap_or_else(|_| usage()),
             "--seed" => seed = v.parse().unwrap_or_else(|_| usage()),
+            "--compile" => match v.as_str() {
+                "fast" => OPTIMIZED.store(false, Ordering::Relaxed),
+                "optimized" => OPTIMIZED.store(true, Ordering::Relaxed),
+                _ => usage(),
+            },
             _ => usage(),
         }
     }

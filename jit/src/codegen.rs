@@ -71,6 +71,8 @@ pub struct JitOptions {
     /// see [`crate::opt::inline`]). Off, every call stays a native call,
     /// which counts toward the call-depth limit.
     pub inline: bool,
+    /// How much Cranelift optimizes (default [`CompileSpeed::Optimized`]).
+    pub compile_speed: CompileSpeed,
 }
 
 impl Default for JitOptions {
@@ -79,8 +81,24 @@ impl Default for JitOptions {
             bounds_checks: true,
             time_checks: false,
             inline: true,
+            compile_speed: CompileSpeed::default(),
         }
     }
+}
+
+/// The trade of compile time against code speed in Cranelift's settings.
+/// Both levels compile the same checks and give the same results; only
+/// the machine code differs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CompileSpeed {
+    /// Optimized code (`opt_level=speed`, the backtracking register
+    /// allocator): for code that runs long or often.
+    #[default]
+    Optimized,
+    /// The quickest compilation (`opt_level=none`, the single-pass register
+    /// allocator): slower code with more spills, for code run once or a
+    /// few times, such as a fuzzer's inputs.
+    Fast,
 }
 
 /// Why a module could not be compiled.
@@ -572,14 +590,21 @@ fn cl_type(ty: Type) -> Result<types::Type, CompileError> {
     })
 }
 
-/// The host ISA, built once per process (it is immutable and shared).
-fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
-    static ISA: std::sync::OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError>> =
-        std::sync::OnceLock::new();
-    ISA.get_or_init(make_isa).clone()
+/// The host ISA for `speed`, built once per process and level (it is
+/// immutable and shared).
+fn host_isa(speed: CompileSpeed) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+    type Isa = std::sync::OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError>>;
+    static OPTIMIZED: Isa = std::sync::OnceLock::new();
+    static FAST: Isa = std::sync::OnceLock::new();
+    match speed {
+        CompileSpeed::Optimized => &OPTIMIZED,
+        CompileSpeed::Fast => &FAST,
+    }
+    .get_or_init(|| make_isa(speed))
+    .clone()
 }
 
-fn make_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+fn make_isa(speed: CompileSpeed) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
         flags.set(k, v).map_err(|e| CompileError {
@@ -587,7 +612,12 @@ fn make_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
             message: format!("flag {k}={v}: {e}"),
         })
     };
-    set(&mut flags, "opt_level", "speed")?;
+    let (opt_level, regalloc) = match speed {
+        CompileSpeed::Optimized => ("speed", "backtracking"),
+        CompileSpeed::Fast => ("none", "single_pass"),
+    };
+    set(&mut flags, "opt_level", opt_level)?;
+    set(&mut flags, "regalloc_algorithm", regalloc)?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     set(
@@ -638,7 +668,7 @@ fn compile_module(
     })?;
     let (optimized, origins) = crate::opt::optimize_with(module, options.inline);
     let module = &optimized;
-    let isa = host_isa()?;
+    let isa = host_isa(options.compile_speed)?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for f in libm::math_symbols()
         .into_iter()

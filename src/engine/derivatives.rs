@@ -410,7 +410,7 @@ impl Engine {
     ) -> Result<Tangent, Error> {
         let primal = self.entry(entry)?;
         let proc = self.module.proc(primal);
-        let probe = Args::new(proc);
+        let probe = Args::with_memory_limit(proc, self.options.memory_limit);
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
         let options = TangentOptions {
             directions: directions.max(1),
@@ -462,7 +462,7 @@ impl Engine {
     ) -> Result<Adjoint, Error> {
         let primal = self.entry(entry)?;
         let proc = self.module.proc(primal);
-        let probe = Args::new(proc);
+        let probe = Args::with_memory_limit(proc, self.options.memory_limit);
         let (indep, dep) = (var_ids(proc, &probe, wrt)?, var_ids(proc, &probe, of)?);
         let (module, procs) =
             adjoint_scheduled(&self.module, primal, &indep, &dep, options, schedule)

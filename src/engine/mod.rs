@@ -41,7 +41,7 @@ use adjit_ir::interp::{Interpreter, SavedStacks};
 pub use adjit_ir::io::Channels;
 use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
-use adjit_jit::codegen::{CompiledModule, JitOptions};
+use adjit_jit::codegen::{CompileSpeed, CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
@@ -179,6 +179,10 @@ pub struct Options {
     /// keeps every call a native call, counted by the call-depth limit:
     /// useful to debug the JIT or to test call depth exactly.
     pub inline: bool,
+    /// Cranelift's compile-time against code-speed setting (default
+    /// [`CompileSpeed::Optimized`]; [`CompileSpeed::Fast`] for code run
+    /// once, as by a fuzzer).
+    pub compile_speed: CompileSpeed,
 }
 
 impl Options {
@@ -211,6 +215,7 @@ impl Default for Options {
             timeout: None,
             memory_limit: default_memory_limit(),
             inline: true,
+            compile_speed: CompileSpeed::default(),
         }
     }
 }
@@ -608,6 +613,7 @@ impl Executor {
                     bounds_checks: options.bounds_checks,
                     time_checks: options.timeout.is_some(),
                     inline: options.inline,
+                    compile_speed: options.compile_speed,
                 };
                 let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
                     .map_err(|e| {

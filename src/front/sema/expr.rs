@@ -833,6 +833,34 @@ impl Lowerer<'_, '_> {
                 }
             }
         }
+        // The host variables are the callee's host's: a caller below that
+        // host whose scope, or a scope in between, declares one of their
+        // names (a variable, an EXTERNAL) cannot pass them.
+        if let Some(h) = prog.units[unit].host {
+            let hides = |hv: &str| {
+                let mut u = self.unit;
+                while u != h {
+                    if prog.units[u].scope.syms.contains_key(hv) {
+                        return true;
+                    }
+                    match prog.units[u].host {
+                        Some(p) => u = p,
+                        None => return false,
+                    }
+                }
+                false
+            };
+            let hidden = prog.units[unit].host_vars.iter().find(|hv| hides(hv));
+            if let Some(hv) = hidden {
+                return Err(self.err(
+                    name.span,
+                    format!(
+                        "unsupported Fortran: `{}` uses the variable `{hv}` of its host, which a declaration of `{hv}` in the calling procedure hides",
+                        name.text
+                    ),
+                ));
+            }
+        }
         for hv in &prog.units[unit].host_vars {
             let n = Name {
                 text: hv.clone(),

@@ -360,6 +360,7 @@ pub fn build_scope(
         },
         outer,
         diags,
+        used: HashMap::new(),
     };
     for (i, a) in args.iter().enumerate() {
         if args[..i].iter().any(|p| p.text == a.text) {
@@ -420,6 +421,9 @@ struct Builder<'a, 'o> {
     scope: Scope,
     outer: &'a Outer<'o>,
     diags: &'a mut Vec<Diagnostic>,
+    /// Names made visible by USE, with their module: they cannot be
+    /// declared again in the unit.
+    used: HashMap<String, String>,
 }
 
 impl Builder<'_, '_> {
@@ -526,6 +530,15 @@ impl Builder<'_, '_> {
     }
 
     fn decl(&mut self, d: &Decl) {
+        for n in declared_names(&d.kind) {
+            if let Some(module) = self.used.get(&n.text) {
+                let msg = format!(
+                    "symbol `{}` from module `{module}` cannot be redeclared",
+                    n.text
+                );
+                self.error(n.span, msg);
+            }
+        }
         match &d.kind {
             DeclKind::Use {
                 module,
@@ -844,8 +857,9 @@ impl Builder<'_, '_> {
             Some(sym) if importable(sym) => {
                 self.scope.syms.insert(l.to_string(), sym.clone());
             }
-            _ => {}
+            _ => return,
         }
+        self.used.insert(l.to_string(), module.to_string());
     }
 
     /// USE ISO_FORTRAN_ENV: its kind constants.
