@@ -279,6 +279,45 @@ impl<'a> Context<'a> {
     /// dummy: declared assumed-shape, which a module procedure's explicit
     /// interface allows.
     fn assumed_shape_params(&self) -> HashSet<(ProcId, adjit_ir::VarId)> {
+        // A dummy some call gives an actual of another rank (or an element)
+        // stays assumed-size: Fortran passes those by sequence association
+        // only. Leaving one out can leave out dummies passed on to it.
+        let mut excluded = HashSet::new();
+        loop {
+            let set = self.assumed_shape_candidates(&excluded);
+            let module = self.module();
+            let mut bad = HashSet::new();
+            for (p, proc) in module.procs.iter().enumerate() {
+                for inst in &proc.insts {
+                    let adjit_ir::Inst::Call(c, args) = &inst.kind else {
+                        continue;
+                    };
+                    let callee = module.proc(*c);
+                    for (a, &dummy) in args.iter().zip(&callee.params) {
+                        if !set.contains(&(*c, dummy)) {
+                            continue;
+                        }
+                        let conforms = matches!(a, adjit_ir::CallArg::Var(x)
+                            if module.procs[p].var(*x).dims.len() == callee.var(dummy).dims.len());
+                        if !conforms {
+                            bad.insert((*c, dummy));
+                        }
+                    }
+                }
+            }
+            if bad.is_empty() {
+                return set;
+            }
+            excluded.extend(bad);
+        }
+    }
+
+    /// [`Context::assumed_shape_params`] before checking the actual
+    /// arguments, leaving out `excluded`.
+    fn assumed_shape_candidates(
+        &self,
+        excluded: &HashSet<(ProcId, adjit_ir::VarId)>,
+    ) -> HashSet<(ProcId, adjit_ir::VarId)> {
         let module = self.module();
         let assumed_last = |proc: &adjit_ir::Proc, x: adjit_ir::VarId| {
             let var = proc.var(x);
@@ -294,7 +333,10 @@ impl<'a> Context<'a> {
             let proc = module.proc(p);
             for inst in &proc.insts {
                 if let adjit_ir::Inst::DimExtent(x, d) = inst.kind {
-                    if assumed_last(proc, x) && d as usize + 1 == proc.var(x).dims.len() {
+                    if assumed_last(proc, x)
+                        && d as usize + 1 == proc.var(x).dims.len()
+                        && !excluded.contains(&(p, x))
+                    {
                         set.insert((p, x));
                     }
                 }
@@ -311,7 +353,10 @@ impl<'a> Context<'a> {
                     let callee = module.proc(*c);
                     for (a, &dummy) in args.iter().zip(&callee.params) {
                         if let adjit_ir::CallArg::Var(x) = a {
-                            if set.contains(&(*c, dummy)) && assumed_last(proc, *x) {
+                            if set.contains(&(*c, dummy))
+                                && assumed_last(proc, *x)
+                                && !excluded.contains(&(p, *x))
+                            {
                                 set.insert((p, *x));
                             }
                         }

@@ -825,6 +825,51 @@ pub enum Inst {
 }
 
 impl Inst {
+    /// Replaces every variable the instruction names (loads, stores,
+    /// bounds, allocation, call arguments, character references) by `f`
+    /// of it.
+    pub fn map_vars(&mut self, f: impl Fn(VarId) -> VarId) {
+        let char_ref = |r: &mut CharRef| {
+            if let CharBase::Var { var, .. } = &mut r.base {
+                *var = f(*var);
+            }
+        };
+        match self {
+            Inst::Load(v)
+            | Inst::Store(v, _)
+            | Inst::LoadElem(v, _)
+            | Inst::StoreElem(v, _, _)
+            | Inst::DimLower(v, _)
+            | Inst::DimExtent(v, _)
+            | Inst::Allocate(v, _)
+            | Inst::Deallocate(v)
+            | Inst::Allocated(v) => *v = f(*v),
+            Inst::Call(_, args) => {
+                for a in args {
+                    match a {
+                        CallArg::Var(v) | CallArg::Elem(v, _) => *v = f(*v),
+                        CallArg::Value(_) => {}
+                    }
+                }
+            }
+            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+                char_ref(a);
+                char_ref(b);
+            }
+            Inst::CharLen(a) => char_ref(a),
+            Inst::Io(IoOp::PutChar(r) | IoOp::GetChar(r)) => char_ref(r),
+            Inst::Io(_)
+            | Inst::Const(_)
+            | Inst::Unary(..)
+            | Inst::Binary(..)
+            | Inst::Cmp(..)
+            | Inst::Convert(..)
+            | Inst::Select(..)
+            | Inst::Push(..)
+            | Inst::Pop(_) => {}
+        }
+    }
+
     /// Calls `f` on every value operand, in order, letting it replace the
     /// operand.
     pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Value)) {

@@ -351,35 +351,6 @@ fn inst_vars(inst: &Inst, out: &mut Vec<VarId>) {
     }
 }
 
-fn map_inst_vars(inst: &mut Inst, f: &dyn Fn(VarId) -> VarId) {
-    let char_var = |r: &mut CharRef| {
-        if let CharBase::Var { var, .. } = &mut r.base {
-            *var = f(*var);
-        }
-    };
-    match inst {
-        Inst::Load(v)
-        | Inst::Store(v, _)
-        | Inst::LoadElem(v, _)
-        | Inst::StoreElem(v, _, _)
-        | Inst::DimLower(v, _)
-        | Inst::DimExtent(v, _) => *v = f(*v),
-        Inst::Call(_, args) => {
-            for arg in args {
-                if let CallArg::Var(v) | CallArg::Elem(v, _) = arg {
-                    *v = f(*v);
-                }
-            }
-        }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
-            char_var(a);
-            char_var(b);
-        }
-        Inst::CharLen(a) | Inst::Io(IoOp::PutChar(a) | IoOp::GetChar(a)) => char_var(a),
-        _ => {}
-    }
-}
-
 fn map_bound_vars(bound: &mut Bound, f: &dyn Fn(VarId) -> VarId) {
     match bound {
         Bound::Const(_) => {}
@@ -442,7 +413,7 @@ fn delete_unused_vars(module: &mut Module) {
             })
             .collect();
         for data in &mut proc.insts {
-            map_inst_vars(&mut data.kind, &f);
+            data.kind.map_vars(f);
         }
         proc.params.iter_mut().for_each(|p| *p = f(*p));
         proc.result = proc.result.map(f);

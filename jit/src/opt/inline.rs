@@ -45,8 +45,8 @@
 //! turns the pass off.
 
 use crate::ir::{
-    BlockId, CallArg, CharBase, CharRef, Const, Inst, IoOp, Module, Proc, ProcId, Storage,
-    Terminator, Type, Value, Var, VarId,
+    BlockId, CallArg, Const, Inst, Module, Proc, ProcId, Storage, Terminator, Type, Value, Var,
+    VarId,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -462,7 +462,7 @@ fn inline_one(
             let mut kind = data
                 .kind
                 .map_operands(|x| values.get(&x).copied().unwrap_or(x));
-            map_vars(&mut kind, |x| vars[x.index()]);
+            kind.map_vars(|x| vars[x.index()]);
             let nv = caller.push_inst(nb, kind, data.ty, data.span);
             values.insert(v, nv);
             origins.insts.insert(nv.0, origin_of_inst(v));
@@ -500,49 +500,6 @@ fn inline_one(
         }
         caller.blocks[nb.index()].term = term;
         caller.blocks[nb.index()].term_span = cblock.term_span;
-    }
-}
-
-/// Replaces every variable `inst` names by `f` of it.
-fn map_vars(inst: &mut Inst, f: impl Fn(VarId) -> VarId) {
-    let char_ref = |r: &mut CharRef| {
-        if let CharBase::Var { var, .. } = &mut r.base {
-            *var = f(*var);
-        }
-    };
-    match inst {
-        Inst::Load(v)
-        | Inst::Store(v, _)
-        | Inst::LoadElem(v, _)
-        | Inst::StoreElem(v, _, _)
-        | Inst::DimLower(v, _)
-        | Inst::DimExtent(v, _)
-        | Inst::Allocate(v, _)
-        | Inst::Deallocate(v)
-        | Inst::Allocated(v) => *v = f(*v),
-        Inst::Call(_, args) => {
-            for a in args {
-                match a {
-                    CallArg::Var(v) | CallArg::Elem(v, _) => *v = f(*v),
-                    CallArg::Value(_) => {}
-                }
-            }
-        }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
-            char_ref(a);
-            char_ref(b);
-        }
-        Inst::CharLen(a) => char_ref(a),
-        Inst::Io(IoOp::PutChar(r) | IoOp::GetChar(r)) => char_ref(r),
-        Inst::Io(_)
-        | Inst::Const(_)
-        | Inst::Unary(..)
-        | Inst::Binary(..)
-        | Inst::Cmp(..)
-        | Inst::Convert(..)
-        | Inst::Select(..)
-        | Inst::Push(..)
-        | Inst::Pop(_) => {}
     }
 }
 

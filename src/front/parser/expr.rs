@@ -41,6 +41,20 @@ impl<'s> StmtParser<'s> {
         Ok(self.expr_built()?.expr)
     }
 
+    /// The bounds of a loop control after its `=`: `start, end [, step]`
+    /// (DO statements and the implied DO lists of ADF / ADR blocks).
+    pub(super) fn loop_bounds(&mut self) -> PResult<(Expr, Expr, Option<Expr>)> {
+        let start = self.expr()?;
+        self.expect(TokenKind::Comma)?;
+        let end = self.expr()?;
+        let step = if self.eat(TokenKind::Comma) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        Ok((start, end, step))
+    }
+
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_EXPR_NESTING {

@@ -98,14 +98,7 @@ impl StmtParser<'_> {
             self.pos += 1;
             let var = self.name("the implied DO variable")?;
             self.expect(TokenKind::Assign)?;
-            let start = self.expr()?;
-            self.expect(TokenKind::Comma)?;
-            let end = self.expr()?;
-            let step = if self.eat(TokenKind::Comma) {
-                Some(self.expr()?)
-            } else {
-                None
-            };
+            let (start, end, step) = self.loop_bounds()?;
             self.expect(TokenKind::RParen)?;
             return Ok(AdfEntry::Loop {
                 items,

@@ -1009,14 +1009,7 @@ impl<'s> StmtParser<'s> {
         } else {
             let var = self.glued_name("the DO variable")?;
             self.expect(TokenKind::Assign)?;
-            let start = self.expr()?;
-            self.expect(TokenKind::Comma)?;
-            let end = self.expr()?;
-            let step = if self.eat(TokenKind::Comma) {
-                Some(self.expr()?)
-            } else {
-                None
-            };
+            let (start, end, step) = self.loop_bounds()?;
             DoControl::Counted(Box::new(CountedControl {
                 var,
                 start,
