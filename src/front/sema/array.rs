@@ -662,7 +662,7 @@ impl Lowerer<'_, '_> {
                     || a.iter().any(|x| match &x.value {
                         ArgValue::Expr(e) => mentions(e),
                         ArgValue::Range { lo, hi, stride } => {
-                            [lo, hi, stride].into_iter().flatten().any(|e| mentions(e))
+                            [lo, hi, stride].into_iter().flatten().any(&mentions)
                         }
                     })
             }
@@ -676,7 +676,7 @@ impl Lowerer<'_, '_> {
                     ArgValue::Expr(e) if elementwise => self.reads_out_of_place(e, name, args),
                     ArgValue::Expr(e) => mentions(e),
                     ArgValue::Range { lo, hi, stride } => {
-                        [lo, hi, stride].into_iter().flatten().any(|e| mentions(e))
+                        [lo, hi, stride].into_iter().flatten().any(&mentions)
                     }
                 })
             }
