@@ -7,8 +7,7 @@
 
 mod common;
 
-use adjit::ad::adjoint::AdjointOptions;
-use adjit::engine::{Args, Engine, Selection};
+use adjit::engine::{Args, Engine};
 
 const SECTIONS: &str = "
 module ops
@@ -84,26 +83,8 @@ fn check(of: &str, wrt: &str, expected: &[f64]) {
     args.set_array("a", &A).unwrap();
     args.set_array("b", &B).unwrap();
     args.set_array("m", &M).unwrap();
-    let (of, wrt) = (
-        Selection::parse_list(of).unwrap(),
-        Selection::parse_list(wrt).unwrap(),
-    );
-    let tangent = engine.tangent(Some("f"), &of, &wrt, 4).unwrap();
-    let adjoint = engine
-        .adjoint(Some("f"), &of, &wrt, &AdjointOptions::default())
-        .unwrap();
-    let mut bad = common::check::against(
-        "tangent",
-        &tangent.jacobian(&args).unwrap(),
-        expected,
-        1e-13,
-    );
-    bad.extend(common::check::against(
-        "adjoint",
-        &adjoint.jacobian(&args).unwrap(),
-        expected,
-        1e-13,
-    ));
+    let bad =
+        common::check::both_modes_against(&engine, Some("f"), &args, of, wrt, expected, 1e-13);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
@@ -250,21 +231,9 @@ fn array_valued_functions_in_expressions_differentiate() {
     let mut args: Args = g.args();
     args.set_array("x", &x).unwrap();
     args.set_array("m", &mv).unwrap();
-    let jac = |of: &str, wrt: &str| {
-        let (of, wrt) = (
-            Selection::parse_list(of).unwrap(),
-            Selection::parse_list(wrt).unwrap(),
-        );
-        let t = engine.tangent(Some("g"), &of, &wrt, 4).unwrap();
-        let a = engine
-            .adjoint(Some("g"), &of, &wrt, &AdjointOptions::default())
-            .unwrap();
-        (t.jacobian(&args).unwrap(), a.jacobian(&args).unwrap())
-    };
     let compare = |of: &str, wrt: &str, expected: &[f64]| {
-        let (t, a) = jac(of, wrt);
-        let mut bad = common::check::against("tangent", &t, expected, 1e-13);
-        bad.extend(common::check::against("adjoint", &a, expected, 1e-13));
+        let bad =
+            common::check::both_modes_against(&engine, Some("g"), &args, of, wrt, expected, 1e-13);
         assert!(bad.is_empty(), "{of} wrt {wrt}:\n{}", bad.join("\n"));
     };
     let mut dy = Vec::new();
@@ -342,20 +311,7 @@ end subroutine h
             expected.push(2.0 * (i + 1) as f64 * axi * xk);
         }
     }
-    let (of, wrt) = (
-        Selection::parse_list("s").unwrap(),
-        Selection::parse_list("x,a").unwrap(),
-    );
-    let t = engine.tangent(Some("h"), &of, &wrt, 4).unwrap();
-    let ad = engine
-        .adjoint(Some("h"), &of, &wrt, &AdjointOptions::default())
-        .unwrap();
-    let mut bad = common::check::against("tangent", &t.jacobian(&args).unwrap(), &expected, 1e-13);
-    bad.extend(common::check::against(
-        "adjoint",
-        &ad.jacobian(&args).unwrap(),
-        &expected,
-        1e-13,
-    ));
+    let bad =
+        common::check::both_modes_against(&engine, Some("h"), &args, "s", "x,a", &expected, 1e-13);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -6,8 +6,7 @@
 
 mod common;
 
-use adjit::ad::adjoint::AdjointOptions;
-use adjit::engine::{Args, Engine, Selection};
+use adjit::engine::{Args, Engine};
 
 const SOURCE: &str = "
 subroutine f(a, x, y, cs, r, nr, w)
@@ -46,26 +45,7 @@ fn check(of: &str, wrt: &str, expected: &[f64]) {
     let mut args: Args = f.args();
     args.set_array("a", &A).unwrap();
     args.set_array("x", &X).unwrap();
-    let (of, wrt) = (
-        Selection::parse_list(of).unwrap(),
-        Selection::parse_list(wrt).unwrap(),
-    );
-    let tangent = engine.tangent(None, &of, &wrt, 4).unwrap();
-    let adjoint = engine
-        .adjoint(None, &of, &wrt, &AdjointOptions::default())
-        .unwrap();
-    let mut bad = common::check::against(
-        "tangent",
-        &tangent.jacobian(&args).unwrap(),
-        expected,
-        1e-13,
-    );
-    bad.extend(common::check::against(
-        "adjoint",
-        &adjoint.jacobian(&args).unwrap(),
-        expected,
-        1e-13,
-    ));
+    let bad = common::check::both_modes_against(&engine, None, &args, of, wrt, expected, 1e-13);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
@@ -203,25 +183,14 @@ fn an_array_valued_function_has_the_elementwise_derivatives() {
         }
         expected.push(xi * xi);
     }
-    let (of, wrt) = (
-        Selection::parse_list("y").unwrap(),
-        Selection::parse_list("x,a").unwrap(),
-    );
-    let tangent = engine.tangent(Some("user"), &of, &wrt, 5).unwrap();
-    let adjoint = engine
-        .adjoint(Some("user"), &of, &wrt, &AdjointOptions::default())
-        .unwrap();
-    let mut bad = common::check::against(
-        "tangent",
-        &tangent.jacobian(&args).unwrap(),
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("user"),
+        &args,
+        "y",
+        "x,a",
         &expected,
         1e-13,
     );
-    bad.extend(common::check::against(
-        "adjoint",
-        &adjoint.jacobian(&args).unwrap(),
-        &expected,
-        1e-13,
-    ));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -2,7 +2,8 @@
 //! directions, per-value comparison of Jacobians with a tolerance chosen by
 //! the precision of the values compared, and the dot-product identity.
 
-use adjit::engine::{Args, Jacobian};
+use adjit::ad::adjoint::AdjointOptions;
+use adjit::engine::{Args, Engine, Jacobian, Selection};
 use adjit::ir::Type;
 
 /// Agreement of tangent and adjoint when every value compared is REAL(8).
@@ -99,6 +100,36 @@ pub fn against(what: &str, jac: &Jacobian, expected: &[f64], tol: f64) -> Vec<St
         }
     }
     out
+}
+
+/// Entries of the Jacobian of `of` with respect to `wrt` (selection lists)
+/// of `entry` at `args`, by tangent (4 directions) and by adjoint, that
+/// differ from `expected` (row-major) by more than `tol`.
+pub fn both_modes_against(
+    engine: &Engine,
+    entry: Option<&str>,
+    args: &Args,
+    of: &str,
+    wrt: &str,
+    expected: &[f64],
+    tol: f64,
+) -> Vec<String> {
+    let (of, wrt) = (
+        Selection::parse_list(of).unwrap(),
+        Selection::parse_list(wrt).unwrap(),
+    );
+    let tangent = engine.tangent(entry, &of, &wrt, 4).unwrap();
+    let adjoint = engine
+        .adjoint(entry, &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let mut bad = against("tangent", &tangent.jacobian(args).unwrap(), expected, tol);
+    bad.extend(against(
+        "adjoint",
+        &adjoint.jacobian(args).unwrap(),
+        expected,
+        tol,
+    ));
+    bad
 }
 
 /// True when `|a - b| <= bound`; false when either is NaN (a NaN is
