@@ -672,12 +672,13 @@ impl Args {
     }
 
     /// True for the hidden arguments the engine fills itself (the extents
-    /// of assumed-shape dummies of rank > 1, set by [`Args::set_shape`]):
-    /// outputs leave them out.
+    /// of assumed-shape dummies of rank > 1, set by [`Args::set_shape`],
+    /// and the lower bounds of ALLOCATABLE dummies, left at 1): outputs
+    /// leave them out.
     pub fn is_hidden(&self, index: usize) -> bool {
         self.names
             .get(index)
-            .is_some_and(|n| n.starts_with("_extent_"))
+            .is_some_and(|n| n.starts_with("_extent_") || n.starts_with("_lbound_"))
     }
 
     /// The storage units (elements, bytes for characters) parameter `i`

@@ -44,6 +44,7 @@ impl<'a> Status<'a> {
 impl Lowerer<'_, '_> {
     /// The allocatable local array `name` names; a located error otherwise.
     pub(super) fn allocatable_var(&mut self, name: &Name, what: &str) -> R<VarId> {
+        self.reject_dummy_allocation(name, what)?;
         match self.resolve(name)? {
             Resolved::Var(v) if self.proc.var(v).storage == Storage::Allocatable => Ok(v),
             Resolved::Var(_) | Resolved::Struct(_) => Err(self.err_declared(

@@ -384,6 +384,9 @@ impl Lowerer<'_, '_> {
                 "unsupported Fortran: character array assignment",
             ));
         }
+        if args.is_none() && self.is_allocatable_dummy(v) {
+            self.check_dummy_assignment(v, name, value)?;
+        }
         if let Some(unit) = self.array_function(value) {
             if let Some((m, _)) = mask.first() {
                 return Err(self.err(

@@ -769,7 +769,13 @@ impl Lowerer<'_, '_> {
         let width = sig
             .dummies
             .iter()
-            .flat_map(|d| d.params.iter().chain(&d.present).chain(&d.extents))
+            .flat_map(|d| {
+                d.params
+                    .iter()
+                    .chain(&d.present)
+                    .chain(&d.extents)
+                    .chain(&d.lbounds)
+            })
             .map(|&i| i + 1)
             .max()
             .unwrap_or(0);
@@ -1079,6 +1085,9 @@ impl Lowerer<'_, '_> {
                 for (&p, &n) in d.extents.iter().zip(&shape) {
                     out[p] = Some(CallArg::Var(n));
                 }
+            }
+            if !d.lbounds.is_empty() {
+                self.allocatable_actual(e, &d.name, &d.lbounds, callee, out)?;
             }
         }
         if let Some(pf) = d.present {

@@ -354,6 +354,9 @@ impl Lowerer<'_, '_> {
                         "the argument of `allocated` must be an array name",
                     ));
                 };
+                if let Some(yes) = self.dummy_allocated(n)? {
+                    return Ok(Operand::Num(yes, Type::Bool));
+                }
                 let v = self.allocatable_var(n, "ALLOCATED")?;
                 let is = self.val(Inst::Allocated(v), Type::Bool);
                 return Ok(Operand::Num(is, Type::Bool));

@@ -863,7 +863,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     }
 
     /// Fills in the dimensions and character length of a variable.
-    fn set_shape(
+    pub(super) fn set_shape(
         &mut self,
         var: VarId,
         ti: &TypeInfo,
@@ -1087,6 +1087,15 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::I64))));
             }
         }
+        for a in &u.ast.args {
+            for k in 1..=super::allocatable_dummy_rank(&u.scope, &a.text) {
+                let name = Name {
+                    text: super::lbound_param(&a.text, k),
+                    span: a.span,
+                };
+                params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::I64))));
+            }
+        }
         if let Some(h) = u.host {
             for name in &u.host_vars {
                 let hs = &prog.units[prog.declaring_unit(h, name)].scope;
@@ -1153,10 +1162,14 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let shaped: Vec<(VarId, Name)> = created.iter().map(|c| (c.0, c.3.clone())).collect();
         for (v, ti, decl, name) in created {
             if let Some(span) = decl.and_then(|d| d.allocatable) {
-                self.err(
-                    span,
-                    format!("unsupported Fortran: ALLOCATABLE dummy argument or host variable `{}` (declare the dummy assumed-shape, `{}(:)`)", name.text, name.text),
-                );
+                if !u.ast.args.iter().any(|a| a.text == name.text) {
+                    self.err(
+                        span,
+                        format!("unsupported Fortran: ALLOCATABLE host variable `{}` in an internal procedure", name.text),
+                    );
+                    continue;
+                }
+                let _ = self.allocatable_dummy(v, &ti, decl.expect("declared"), &name);
                 continue;
             }
             let _ = self.set_shape(v, &ti, decl.and_then(|d| d.dims.as_deref()), true);

@@ -40,6 +40,7 @@
 //!   last trip.
 
 mod alloc;
+mod alloc_dummy;
 mod array;
 mod array_fn;
 mod associate;
@@ -399,6 +400,9 @@ pub(crate) struct Dummy {
     /// The parameters of its extents but the last (assumed-shape dummies
     /// of rank > 1), from the actual argument's shape.
     pub extents: Vec<usize>,
+    /// The parameters of its lower bounds less one, one per dimension
+    /// (ALLOCATABLE dummies, which take the actual argument's bounds).
+    pub lbounds: Vec<usize>,
 }
 
 /// The name of the hidden integer (I64) parameter carrying extent `k`
@@ -418,6 +422,21 @@ pub(crate) fn assumed_shape_rank(scope: &scope::Scope, dummy: &str) -> usize {
         {
             d.len()
         }
+        _ => 0,
+    }
+}
+
+/// The name of the hidden integer (I64) parameter carrying the lower bound
+/// less one of dimension `k` (1-based) of an ALLOCATABLE dummy (0, the
+/// default of a host's argument, gives the lower bound 1).
+pub(crate) fn lbound_param(dummy: &str, k: usize) -> String {
+    format!("_lbound_{dummy}_{k}")
+}
+
+/// The rank of an ALLOCATABLE dummy argument (0 for any other name).
+pub(crate) fn allocatable_dummy_rank(scope: &scope::Scope, dummy: &str) -> usize {
+    match scope.var(dummy) {
+        Some(v) if v.allocatable.is_some() => v.dims.as_ref().map_or(0, |d| d.len()),
         _ => 0,
     }
 }
@@ -455,6 +474,9 @@ impl Sig {
                     present: param_index(&present_flag(&a.text)),
                     extents: (1..assumed_shape_rank(&u.scope, &a.text))
                         .filter_map(|k| param_index(&extent_param(&a.text, k)))
+                        .collect(),
+                    lbounds: (1..=allocatable_dummy_rank(&u.scope, &a.text))
+                        .filter_map(|k| param_index(&lbound_param(&a.text, k)))
                         .collect(),
                 }
             })
