@@ -384,3 +384,181 @@ fn allocation_past_the_memory_limit_is_an_error() {
         assert!(m.contains("e.f90:6:") && m.contains("`b`"), "{m}");
     }
 }
+
+/// ALLOCATABLE dummy arguments (rank 1 with lower bound 0, rank 2) of
+/// module procedures that update them in place, one passed on to another
+/// ALLOCATABLE dummy: with u = x + x^2,
+/// y = 4 sum u^2 + sum x sin(x) + sum sin(x)^2.
+const DUMMIES: &str = "
+module work_m
+  implicit none
+contains
+  subroutine accumulate(w, m, x)
+    double precision, allocatable, intent(inout) :: w(:), m(:, :)
+    double precision, intent(in) :: x(:)
+    integer :: i, k
+    k = lbound(w, 1)
+    do i = 1, size(x)
+      w(k + i - 1) = w(k + i - 1) + x(i)**2
+      m(i, 2) = sin(x(i))
+      m(i, 1) = m(i, 2) * x(i)
+    end do
+    call twice(w)
+  end subroutine accumulate
+  subroutine twice(w)
+    double precision, allocatable, intent(inout) :: w(:)
+    if (allocated(w)) w = 2 * w
+  end subroutine twice
+end module work_m
+
+subroutine f(n, x, y)
+  use work_m
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  double precision, allocatable :: w(:), m(:, :)
+  allocate(w(0:n - 1), m(n, 2))
+  w = x
+  call accumulate(w, m, x)
+  y = sum(w * w) + sum(m(:, 1)) + sum(m(:, 2)**2)
+end subroutine f
+";
+
+#[test]
+fn allocatable_dummies_differentiate() {
+    let expected = |x: &[f64]| -> Vec<f64> {
+        x.iter()
+            .map(|&t| {
+                8.0 * (t + t * t) * (1.0 + 2.0 * t)
+                    + t.cos() * t
+                    + t.sin()
+                    + 2.0 * t.sin() * t.cos()
+            })
+            .collect()
+    };
+    let bad = three_way(DUMMIES, 0xd0_a110c, 5, &expected);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// What would change an ALLOCATABLE dummy's allocation, and an actual
+/// argument that is not ALLOCATABLE, are located compile-time errors.
+#[test]
+fn allocatable_dummy_misuse_is_a_located_compile_error() {
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "double precision, allocatable, intent(out) :: a(:)\n  a(1) = 0",
+            "e.f90:3:",
+            "ALLOCATABLE dummy argument `a` with INTENT(OUT)",
+        ),
+        (
+            "double precision, allocatable :: a(:)\n  allocate(a(3))",
+            "e.f90:4:",
+            "ALLOCATE of the ALLOCATABLE dummy argument `a`",
+        ),
+        (
+            "double precision, allocatable :: a(:)\n  deallocate(a)",
+            "e.f90:4:",
+            "DEALLOCATE of the ALLOCATABLE dummy argument `a`",
+        ),
+        (
+            "double precision, allocatable :: a(:)\n  a = [1d0, 2d0]",
+            "e.f90:4:",
+            "array constructor or array-valued function assigned to the whole ALLOCATABLE dummy",
+        ),
+        (
+            "character(len=3), allocatable :: a(:)\n  a(1) = 'x'",
+            "e.f90:3:",
+            "not a numeric or LOGICAL array of deferred shape",
+        ),
+    ];
+    for (decl, at, what) in cases {
+        let source = format!("subroutine g(a)\n  implicit none\n  {decl}\nend subroutine g\n");
+        let m = compile_error(&source);
+        assert!(m.contains(at) && m.contains(what), "{decl}: {m}");
+    }
+    let source = "module m
+contains
+  subroutine g(a)
+    double precision, allocatable, intent(inout) :: a(:)
+    a(1) = 0
+  end subroutine g
+end module m
+subroutine f(b)
+  use m
+  double precision :: b(3)
+  call g(b)
+end subroutine f
+";
+    let m = compile_error(source);
+    assert!(
+        m.contains("e.f90:11:10") && m.contains("argument `a` of `g` is ALLOCATABLE"),
+        "{m}"
+    );
+}
+
+/// The message of the compile-time error of `source` (a file `e.f90`).
+fn compile_error(source: &str) -> String {
+    match Engine::from_sources(
+        &[("e.f90".to_string(), source.to_string())],
+        Options::default(),
+    ) {
+        Ok(_) => panic!("compiled: {source}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// An unallocated actual argument, and an assignment of another shape to
+/// the whole dummy (which Fortran answers by reallocating), are located
+/// runtime errors on both executors.
+#[test]
+fn allocatable_dummy_runtime_errors_are_located() {
+    let source = "module m
+contains
+  subroutine g(a, k)
+    double precision, allocatable, intent(inout) :: a(:)
+    integer, intent(in) :: k
+    double precision :: b(k)
+    b = 1
+    a = b
+  end subroutine g
+end module m
+subroutine f(n, k, s)
+  use m
+  integer, intent(in) :: n, k
+  double precision, intent(out) :: s
+  double precision, allocatable :: a(:)
+  if (n > 0) allocate(a(n))
+  call g(a, k)
+  s = sum(a)
+end subroutine f
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let f = e.procedure(Some("f")).unwrap();
+        for (n, k, at, what) in [
+            (0.0, 1.0, "e.f90:17:", "`a` is not allocated"),
+            (3.0, 4.0, "e.f90:8:", "assignment of another shape"),
+        ] {
+            let mut args = f.args();
+            args.set_scalar("n", n).unwrap();
+            args.set_scalar("k", k).unwrap();
+            let err = f.call(&mut args).expect_err("runtime error");
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            assert!(
+                err.message.contains(at) && err.message.contains(what),
+                "{err}"
+            );
+        }
+        let mut args = f.args();
+        args.set_scalar("n", 3.0).unwrap();
+        args.set_scalar("k", 3.0).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("s").unwrap(), 3.0);
+    }
+}
