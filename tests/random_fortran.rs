@@ -211,6 +211,26 @@ fn some_programs_pass_functions_as_dummy_procedures() {
     assert!(with_via >= 8, "only {with_via} of 200 programs call via");
 }
 
+/// Subroutines taking an ALLOCATABLE dummy, and calls passing them an
+/// allocatable array, appear in a fair share of the programs, so the
+/// agreement checks cover them.
+#[test]
+fn some_programs_pass_allocatable_dummies() {
+    let with = (seed_base()..seed_base() + 200)
+        .filter(|&seed| {
+            let source = generate(seed, &GenOptions::all()).source();
+            source.contains("allocatable, intent(inout) :: c1(:)")
+                && source
+                    .lines()
+                    .any(|l| l.trim_start().starts_with("call sub"))
+        })
+        .count();
+    assert!(
+        with >= 8,
+        "only {with} of 200 programs take allocatable dummies"
+    );
+}
+
 /// RECURSIVE functions (direct and mutual) are called in a fair share of
 /// the programs, so the agreement checks (tangent, adjoint, finite
 /// differences, JIT and interpreter) cover recursion.

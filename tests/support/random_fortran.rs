@@ -99,6 +99,9 @@ pub struct GenOptions {
     /// with computed bounds, reallocated (by assignment and by DEALLOCATE /
     /// ALLOCATE) and passed to callees (see `random_fortran/alloc.rs`).
     pub allocatable_locals: bool,
+    /// Subroutines may take an ALLOCATABLE intent(inout) array dummy, given
+    /// an allocatable array of the caller (see `random_fortran/alloc.rs`).
+    pub allocatable_dummies: bool,
 }
 
 impl GenOptions {
@@ -117,6 +120,7 @@ impl GenOptions {
             max_stmts: 6,
             max_depth: 2,
             allocatable_locals: true,
+            allocatable_dummies: true,
         }
     }
 }
@@ -367,6 +371,9 @@ struct Scope {
     dummies_out: Vec<String>,
     /// ALLOCATABLE local arrays (always allocated, covering `1..n`).
     allocs: Vec<String>,
+    /// ALLOCATABLE dummy arrays (allocated, covering `1..n`, never
+    /// reallocated).
+    alloc_dummies: Vec<String>,
 }
 
 /// A callable procedure already generated.
@@ -387,6 +394,8 @@ enum Param {
     ScalarInOut,
     ArrayIn,
     ArrayInOut,
+    /// An ALLOCATABLE intent(inout) array (subroutines with `n` only).
+    AllocInOut,
 }
 
 struct Gen<'a> {
@@ -969,8 +978,15 @@ impl Gen<'_> {
                     }
                     cands[self.rng.below(cands.len())].clone()
                 }
+                Param::AllocInOut => match self.allocatable_actual(scope, &used) {
+                    Some(a) => a,
+                    None => return vec![],
+                },
             };
-            if matches!(p, Param::ArrayIn | Param::ScalarInOut | Param::ArrayInOut) {
+            if matches!(
+                p,
+                Param::ArrayIn | Param::ScalarInOut | Param::ArrayInOut | Param::AllocInOut
+            ) {
                 used.push(arg.clone());
             }
             args.push(arg);
@@ -1012,9 +1028,13 @@ impl Gen<'_> {
         if self.opt.optional_args && ps.len() > 1 && ps.last() == Some(&Param::ScalarIn) {
             *ps.last_mut().expect("not empty") = Param::ScalarOpt;
         }
+        if !function {
+            // First: an OPTIONAL scalar stays last.
+            self.maybe_allocatable_param(&mut ps);
+        }
         let has_n = ps
             .iter()
-            .any(|p| matches!(p, Param::ArrayIn | Param::ArrayInOut))
+            .any(|p| matches!(p, Param::ArrayIn | Param::ArrayInOut | Param::AllocInOut))
             || self.rng.chance(30);
         (has_n, ps)
     }
@@ -1084,6 +1104,7 @@ impl Gen<'_> {
                     scope.dummies_out.push(v.clone());
                     names.push(v);
                 }
+                Param::AllocInOut => self.allocatable_dummy(k, &mut scope, head, names),
             }
         }
         // Locals: scalars, maybe an automatic array, loop variables; their

@@ -1,5 +1,6 @@
-//! ALLOCATABLE local arrays in generated programs
-//! ([`GenOptions::allocatable_locals`](super::GenOptions)): a procedure with
+//! ALLOCATABLE arrays in generated programs.
+//!
+//! Locals ([`GenOptions::allocatable_locals`](super::GenOptions)): a procedure with
 //! `n` may hold `h(:)`, allocated at entry with computed bounds (`h(n)`,
 //! `h(0:n+1)` or by assignment from an array of `n` elements), then
 //! updated whole, grown and shrunk by reallocation on assignment,
@@ -10,8 +11,15 @@
 //! is still valid): while the procedure runs, `h` is allocated, covers the
 //! indices `1..n` and every element holds a value of magnitude at most
 //! [`BOUND`](super::BOUND).
+//!
+//! Dummies ([`GenOptions::allocatable_dummies`](super::GenOptions)): a
+//! subroutine may take `c1(:)`, `allocatable, intent(inout)`, given an
+//! allocatable local (or dummy) of the caller, so it covers `1..n` with
+//! whatever lower bound the caller allocated; the subroutine updates its
+//! elements and the whole array (same shape) and passes it on, never
+//! reallocating it.
 
-use super::{lit, Gen, PickStr, Scope, Stmt};
+use super::{lit, Gen, Param, PickStr, Scope, Stmt};
 
 /// The name of the allocatable local.
 const NAME: &str = "h";
@@ -90,6 +98,47 @@ impl Gen<'_> {
                 ]
             }
         }
+    }
+}
+
+impl Gen<'_> {
+    /// Maybe makes the first dummy of a subroutine an ALLOCATABLE array.
+    pub(super) fn maybe_allocatable_param(&mut self, params: &mut Vec<Param>) {
+        if self.opt.allocatable_dummies && self.rng.chance(30) {
+            params.insert(0, Param::AllocInOut);
+        }
+    }
+
+    /// Declares the ALLOCATABLE dummy `c{k}` (dummy number `k`).
+    pub(super) fn allocatable_dummy(
+        &mut self,
+        k: usize,
+        scope: &mut Scope,
+        head: &mut Vec<String>,
+        names: &mut Vec<String>,
+    ) {
+        let v = format!("c{k}");
+        head.push(format!(
+            "  double precision, allocatable, intent(inout) :: {v}(:)"
+        ));
+        scope.arrays.push(v.clone());
+        scope.writable_arrays.push(v.clone());
+        scope.dummies_out.push(v.clone());
+        scope.alloc_dummies.push(v.clone());
+        names.push(v);
+    }
+
+    /// An actual argument for an ALLOCATABLE dummy: an allocatable local or
+    /// dummy of `scope` not in `used` (None when there is none).
+    pub(super) fn allocatable_actual(&mut self, scope: &Scope, used: &[String]) -> Option<String> {
+        let cands: Vec<String> = scope
+            .allocs
+            .iter()
+            .chain(&scope.alloc_dummies)
+            .filter(|a| !used.contains(a))
+            .cloned()
+            .collect();
+        (!cands.is_empty()).then(|| self.rng.pick_str(&cands))
     }
 }
 
