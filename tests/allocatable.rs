@@ -1,7 +1,8 @@
 //! ALLOCATABLE arrays: derivatives through ALLOCATE, DEALLOCATE and
-//! reallocation (tangent against adjoint, both against finite differences
-//! and the closed form), the JIT against the interpreter, and the runtime
-//! errors of misuse (located, never a crash).
+//! reallocation and through ALLOCATABLE dummy arguments (tangent against
+//! adjoint, both against finite differences and the closed form), the JIT
+//! against the interpreter, and the compile-time and runtime errors of
+//! misuse (located, never a crash).
 
 mod common;
 
