@@ -271,32 +271,15 @@ impl Program {
 fn write_stmt(s: &mut String, st: &Stmt, indent: usize) {
     let pad = " ".repeat(indent);
     match st {
-        Stmt::Line(l) | Stmt::Keep(l) => {
-            // Free form allows 132 columns: continue long lines at a blank.
-            let mut rest = l.as_str();
-            let mut first = true;
-            while rest.len() > 90 {
-                // Right after a blank, comma or parenthesis: never inside a
-                // token.
-                let cut = rest[..90]
-                    .rfind([' ', ',', '('])
-                    .map(|c| c + 1)
-                    .unwrap_or(90);
-                let lead = if first { "" } else { "    " };
-                let _ = writeln!(s, "{pad}{lead}{} &", &rest[..cut]);
-                rest = rest[cut..].trim_start();
-                first = false;
-            }
-            let lead = if first { "" } else { "    " };
-            let _ = writeln!(s, "{pad}{lead}{rest}");
-        }
+        Stmt::Line(l) | Stmt::Keep(l) => write_line(s, &pad, l),
         Stmt::Block {
             head,
             body,
             else_body,
             tail,
         } => {
-            let _ = writeln!(s, "{pad}{head}");
+            // A block's head (an IF condition) may be as long as a line.
+            write_line(s, &pad, head);
             for b in body {
                 write_stmt(s, b, indent + 2);
             }
@@ -309,6 +292,27 @@ fn write_stmt(s: &mut String, st: &Stmt, indent: usize) {
             let _ = writeln!(s, "{pad}{tail}");
         }
     }
+}
+
+/// Writes one source line after `pad`: free form allows 132 columns, so a
+/// long line continues at a blank.
+fn write_line(s: &mut String, pad: &str, l: &str) {
+    let mut rest = l;
+    let mut first = true;
+    while rest.len() > 90 {
+        // Right after a blank, comma or parenthesis: never inside a
+        // token.
+        let cut = rest[..90]
+            .rfind([' ', ',', '('])
+            .map(|c| c + 1)
+            .unwrap_or(90);
+        let lead = if first { "" } else { "    " };
+        let _ = writeln!(s, "{pad}{lead}{} &", &rest[..cut]);
+        rest = rest[cut..].trim_start();
+        first = false;
+    }
+    let lead = if first { "" } else { "    " };
+    let _ = writeln!(s, "{pad}{lead}{rest}");
 }
 
 /// A real literal that Fortran reads as this double.
