@@ -101,28 +101,24 @@ struct Shape {
     header: usize,
     body: usize,
     exit: BlockId,
-    go: VarId,
 }
 
-/// Recognises `pre: ...; jump header`, `header: c = load go; br c, body,
-/// exit`, `body: ...; jump header` with no other entry into the loop.
+/// Recognises `pre: ...; jump header`, `header: ...; br c, body, exit`,
+/// `body: ...; jump header` with no other entry into the loop.
 fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
     let block = &proc.blocks[h];
     let Terminator::Branch {
-        cond,
         then_dest,
         else_dest,
+        ..
     } = block.term
     else {
         return None;
     };
     let (body, exit) = (then_dest.index(), else_dest);
-    if block.insts.len() != 1 || block.insts[0] != cond || body == h || exit.index() == h {
+    if body == h || exit.index() == h {
         return None;
     }
-    let Inst::Load(go) = proc.inst(cond).kind else {
-        return None;
-    };
     if proc.blocks[body].term != Terminator::Jump(BlockId(h as u32)) || preds[body] != [h] {
         return None;
     }
@@ -138,7 +134,6 @@ fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
         header: h,
         body,
         exit,
-        go,
     })
 }
 
@@ -172,19 +167,68 @@ struct Induction {
     var: VarId,
     /// Position in the body of the increment's store.
     store_pos: usize,
-    /// First and last value (I64 values of the preheader).
-    first: Value,
-    last: Value,
+    /// The loop's range, emitted into the preheader.
+    range: Range,
+}
+
+/// How the preheader finds the values the DO variable takes at the start
+/// of an iteration.
+enum Range {
+    /// `[first, last]`: I64 values of the preheader (a forward DO loop).
+    Values { first: Value, last: Value },
+    /// A reversed loop counting `trips` down to 0 while the DO variable
+    /// steps down by `step`: the variable's first value and the trips are
+    /// loaded at the end of the preheader; the loop is versioned only when
+    /// `step` is 1 there.
+    CountDown { trips: VarId, step: Option<VarId> },
+}
+
+/// The stores to `var` in a block.
+fn stores_to(proc: &Proc, block: usize, var: VarId) -> usize {
+    proc.blocks[block]
+        .insts
+        .iter()
+        .filter(|&&v| matches!(proc.inst(v).kind, Inst::Store(w, _) if w == var))
+        .count()
+}
+
+/// The variables the body steps by a constant 1 or by a variable it does
+/// not write (`op` is `Add` or `Sub`): `(var, store position, step var)`.
+fn steppers(proc: &Proc, body: usize, op: BinaryOp) -> Vec<(VarId, usize, Option<VarId>)> {
+    let stores = last_stores(proc, body);
+    let mut found: Vec<_> = stores
+        .iter()
+        .filter_map(|(&var, &(pos, x))| {
+            let Inst::Binary(o, a, step) = proc.inst(x).kind else {
+                return None;
+            };
+            if o != op
+                || load_of(proc, a) != Some(var)
+                || !proc.var(var).ty.is_int()
+                || proc.var(var).is_array()
+                || stores_to(proc, body, var) != 1
+            {
+                return None;
+            }
+            if int_const(proc, step) == Some(1) {
+                return Some((var, pos, None));
+            }
+            let sv = load_of(proc, step)?;
+            (!stores.contains_key(&sv)).then_some((var, pos, Some(sv)))
+        })
+        .collect();
+    found.sort_by_key(|c| c.1);
+    found
 }
 
 /// Matches the DO bookkeeping of the front end with a step of 1:
 /// preheader `go = first <= last`, `rest = (last - first) + MIN`,
 /// `stride = 1`, `i = first` (`step = 1`); body `i = i + step`,
 /// `go = rest >= stride + MIN`, `rest = rest - stride`.
-fn induction(proc: &Proc, shape: &Shape) -> Option<Induction> {
+fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction> {
     let body = last_stores(proc, shape.body);
     let pre = last_stores(proc, shape.pre);
-    let &(_, go_next) = body.get(&shape.go)?;
+    let &(_, go_next) = body.get(&go)?;
     let Inst::Cmp(CmpOp::Ge, r, t) = proc.inst(go_next).kind else {
         return None;
     };
@@ -197,40 +241,15 @@ fn induction(proc: &Proc, shape: &Shape) -> Option<Induction> {
         return None;
     }
     let &(_, rest_next) = body.get(&rest)?;
-    if proc.inst(rest_next).kind != Inst::Binary(BinaryOp::Sub, r, s) || body.contains_key(&stride)
+    if proc.inst(rest_next).kind != Inst::Binary(BinaryOp::Sub, r, s)
+        || body.contains_key(&stride)
+        || stores_to(proc, shape.body, go) != 1
+        || stores_to(proc, shape.body, rest) != 1
+        || pre.get(&stride).and_then(|&(_, x)| int_const(proc, x)) != Some(1)
     {
         return None;
     }
-    // The increment: the only store to a variable of the form load + 1.
-    let (var, store_pos) = body.iter().find_map(|(&var, &(pos, x))| {
-        let Inst::Binary(BinaryOp::Add, a, step) = proc.inst(x).kind else {
-            return None;
-        };
-        (load_of(proc, a) == Some(var)
-            && proc.var(var).ty.is_int()
-            && !proc.var(var).is_array()
-            && (int_const(proc, step) == Some(1)
-                || load_of(proc, step).is_some_and(|sv| {
-                    !body.contains_key(&sv)
-                        && pre.get(&sv).and_then(|&(_, x)| int_const(proc, x)) == Some(1)
-                })))
-        .then_some((var, pos))
-    })?;
-    // Each bookkeeping variable is stored once in the body.
-    let stores = |var: VarId| {
-        proc.blocks[shape.body]
-            .insts
-            .iter()
-            .filter(|&&v| matches!(proc.inst(v).kind, Inst::Store(w, _) if w == var))
-            .count()
-    };
-    if stores(var) != 1 || stores(shape.go) != 1 || stores(rest) != 1 {
-        return None;
-    }
-    if pre.get(&stride).and_then(|&(_, x)| int_const(proc, x)) != Some(1) {
-        return None;
-    }
-    let &(_, go0) = pre.get(&shape.go)?;
+    let &(_, go0) = pre.get(&go)?;
     let Inst::Cmp(CmpOp::Le, first, last) = proc.inst(go0).kind else {
         return None;
     };
@@ -244,15 +263,61 @@ fn induction(proc: &Proc, shape: &Shape) -> Option<Induction> {
     {
         return None;
     }
-    let &(_, init) = pre.get(&var)?;
-    let same = init == first
-        || matches!(proc.inst(first).kind, Inst::Convert(x, _) if x == init)
-        || (int_const(proc, init).is_some() && int_const(proc, init) == int_const(proc, first));
-    same.then_some(Induction {
+    // The DO variable: stepped by 1, starting at `first`.
+    steppers(proc, shape.body, BinaryOp::Add)
+        .into_iter()
+        .find_map(|(var, store_pos, step)| {
+            let step_one = step
+                .is_none_or(|sv| pre.get(&sv).and_then(|&(_, x)| int_const(proc, x)) == Some(1));
+            let &(_, init) = pre.get(&var)?;
+            let same = init == first
+                || matches!(proc.inst(first).kind, Inst::Convert(x, _) if x == init)
+                || (int_const(proc, init).is_some()
+                    && int_const(proc, init) == int_const(proc, first));
+            (step_one && same).then_some(Induction {
+                var,
+                store_pos,
+                range: Range::Values { first, last },
+            })
+        })
+}
+
+/// Matches a reversed DO loop of the adjoint: header `br trips > 0`, body
+/// `trips = trips - 1`, `i = i - step`.
+fn count_down(proc: &Proc, shape: &Shape) -> Option<Induction> {
+    let header = &proc.blocks[shape.header];
+    let Inst::Cmp(CmpOp::Gt, t, z) = proc.inst(header.term.operand()?).kind else {
+        return None;
+    };
+    let trips = load_of(proc, t)?;
+    if int_const(proc, z) != Some(0)
+        || proc.var(trips).ty != Type::I64
+        || header.insts.iter().any(|&v| {
+            !matches!(
+                proc.inst(v).kind,
+                Inst::Load(_) | Inst::Const(_) | Inst::Cmp(..)
+            )
+        })
+    {
+        return None;
+    }
+    let (_, trips_next) = *last_stores(proc, shape.body).get(&trips)?;
+    let Inst::Binary(BinaryOp::Sub, a, one) = proc.inst(trips_next).kind else {
+        return None;
+    };
+    if load_of(proc, a) != Some(trips)
+        || int_const(proc, one) != Some(1)
+        || stores_to(proc, shape.body, trips) != 1
+    {
+        return None;
+    }
+    let (var, store_pos, step) = steppers(proc, shape.body, BinaryOp::Sub)
+        .into_iter()
+        .find(|c| c.0 != trips)?;
+    Some(Induction {
         var,
         store_pos,
-        first,
-        last,
+        range: Range::CountDown { trips, step },
     })
 }
 
@@ -388,12 +453,12 @@ impl Emitter<'_> {
     fn range(
         &mut self,
         a: &mut Analysis,
-        ind: &Induction,
+        iv: (Value, Value),
         v: Value,
         ok: &mut Vec<Value>,
     ) -> (Value, Value) {
         if a.iv_loads.contains(&v) {
-            return (ind.first, ind.last);
+            return iv;
         }
         let data = a.proc.inst(v).clone();
         match (a.form(v), data.kind) {
@@ -401,15 +466,14 @@ impl Emitter<'_> {
                 let x = self.invariant64(v);
                 (x, x)
             }
-            (_, Inst::Convert(x, _)) => self.range(a, ind, x, ok),
+            (_, Inst::Convert(x, _)) => self.range(a, iv, x, ok),
             (_, Inst::Binary(op, x, y)) => {
                 let (aff, inv) = match a.form(x) {
                     Some(Form::Affine) => (x, y),
                     _ => (y, x),
                 };
-                let (lo, hi) = self.range(a, ind, aff, ok);
+                let (lo, hi) = self.range(a, iv, aff, ok);
                 let t = self.invariant64(inv);
-                const HALF: i64 = 1 << 62;
                 for z in [lo, hi, t] {
                     self.within(ok, z, -HALF, HALF, v);
                 }
@@ -424,6 +488,46 @@ impl Emitter<'_> {
                 (lo, hi)
             }
             _ => unreachable!("only affine values have ranges"),
+        }
+    }
+}
+
+/// Bound on the magnitude of the values added in a range computation, so
+/// that no I64 sum or difference of two of them wraps.
+const HALF: i64 = 1 << 62;
+
+impl Emitter<'_> {
+    /// The first and last value of the DO variable at the start of an
+    /// iteration, as I64 values at the end of the preheader; pushes onto
+    /// `ok` the conditions under which they are right (and the loop runs).
+    fn iv_range(&mut self, ind: &Induction, ok: &mut Vec<Value>, like: Value) -> (Value, Value) {
+        match ind.range {
+            Range::Values { first, last } => {
+                ok.push(self.cmp(CmpOp::Le, first, last, like));
+                (first, last)
+            }
+            Range::CountDown { trips, step } => {
+                let t = self.push(Inst::Load(trips), Type::I64, like);
+                let ty = self.proc.var(ind.var).ty;
+                let i = self.push(Inst::Load(ind.var), ty, like);
+                let i = if ty == Type::I64 {
+                    i
+                } else {
+                    self.push(Inst::Convert(i, Rounding::Trunc), Type::I64, like)
+                };
+                if let Some(sv) = step {
+                    let sty = self.proc.var(sv).ty;
+                    let s = self.push(Inst::Load(sv), sty, like);
+                    let one = self.push(Inst::Const(Const::Int(1)), sty, like);
+                    ok.push(self.cmp(CmpOp::Eq, s, one, like));
+                }
+                self.within(ok, t, 1, HALF, like);
+                self.within(ok, i, -HALF, HALF, like);
+                let one = self.iconst(1, like);
+                let d = self.push(Inst::Binary(BinaryOp::Sub, i, t), Type::I64, like);
+                let first = self.push(Inst::Binary(BinaryOp::Add, d, one), Type::I64, like);
+                (first, i)
+            }
         }
     }
 }
@@ -467,7 +571,16 @@ fn version(
     if !body_insts.iter().all(|&v| allowed(&proc.inst(v).kind)) {
         return;
     }
-    let Some(ind) = induction(proc, shape) else {
+    let header = &proc.blocks[shape.header];
+    let go = match header.insts[..] {
+        [c] if header.term.operand() == Some(c) => load_of(proc, c),
+        _ => None,
+    };
+    let found = match go {
+        Some(go) => forward(proc, shape, go),
+        None => count_down(proc, shape),
+    };
+    let Some(ind) = found else {
         return;
     };
     let mut written = HashSet::new();
@@ -510,7 +623,8 @@ fn version(
         block: pre,
         copies: HashMap::new(),
     };
-    let mut ok = vec![e.cmp(CmpOp::Le, ind.first, ind.last, like)];
+    let mut ok = Vec::new();
+    let iv = e.iv_range(&ind, &mut ok, like);
     let mut accesses = Vec::new();
     for &v in &covered {
         let (var, idx) = match &snapshot.inst(v).kind {
@@ -519,7 +633,7 @@ fn version(
         };
         let dims = idx
             .iter()
-            .map(|&i| e.range(&mut a, &ind, i, &mut ok))
+            .map(|&i| e.range(&mut a, iv, i, &mut ok))
             .collect();
         accesses.push(GuardAccess { var, dims });
     }
