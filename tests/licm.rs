@@ -251,3 +251,43 @@ fn versioned_adjoint_sweeps_agree_with_the_interpreter() {
         .sum();
     assert!(guards >= 8, "{guards} versioned loops in the adjoint");
 }
+
+/// A parameter given less storage than it declares (Fortran 77): the
+/// versioned loop's test covers the storage, so the element past it is
+/// reported by the original loop, with bounds checks on and off.
+#[test]
+fn the_storage_check_of_a_short_argument_still_holds() {
+    let source = "\
+subroutine outer(n, s)
+  integer n
+  double precision s, a(3)
+  a = 1.5d0
+  call inner(n, a, s)
+end subroutine
+
+subroutine inner(m, x, s)
+  integer m, i
+  double precision x(m), s
+  do i = 1, m
+    s = s + x(i) * 2
+  end do
+end subroutine
+";
+    let (module, proc) = module_of(source, "outer");
+    let optimized = adjit::jit::opt::optimize_for_jit(&module, true, true);
+    let inner = module.procs.iter().position(|p| p.name == "inner").unwrap();
+    assert_eq!(optimized.versions.procs[inner].guards.len(), 1);
+    for checks in [true, false] {
+        let fits = agree(
+            &module,
+            proc,
+            &[Buffer::I32(vec![3]), Buffer::F64(vec![0.0])],
+            checks,
+        );
+        assert_eq!(fits, Ok(vec![Buffer::I32(vec![3]), Buffer::F64(vec![9.0])]));
+        let args = [Buffer::I32(vec![5]), Buffer::F64(vec![0.0])];
+        let err = agree(&module, proc, &args, checks).expect_err("x(4) is past the storage");
+        assert!(err.starts_with("line 12:"), "{err}");
+        assert!(err.contains("storage of 3 elements"), "{err}");
+    }
+}
