@@ -71,6 +71,12 @@ pub struct JitOptions {
     /// see [`crate::opt::inline`]). Off, every call stays a native call,
     /// which counts toward the call-depth limit.
     pub inline: bool,
+    /// Version counted loops (default true; see [`crate::opt::licm`]):
+    /// one range test before a loop replaces the bounds checks of its
+    /// affine element references, and invariant element loads leave the
+    /// loop. Off, every reference is checked where it is made. Results and
+    /// error messages are the same either way.
+    pub version_loops: bool,
     /// How much Cranelift optimizes (default [`CompileSpeed::Optimized`]).
     pub compile_speed: CompileSpeed,
 }
@@ -81,6 +87,7 @@ impl Default for JitOptions {
             bounds_checks: true,
             time_checks: false,
             inline: true,
+            version_loops: true,
             compile_speed: CompileSpeed::default(),
         }
     }
@@ -666,7 +673,11 @@ fn compile_module(
             .collect::<Vec<_>>()
             .join("; "),
     })?;
-    let (optimized, origins) = crate::opt::optimize_with(module, options.inline);
+    let crate::opt::Optimized {
+        module: optimized,
+        origins,
+        versions,
+    } = crate::opt::optimize_for_jit(module, options.inline, options.version_loops);
     let module = &optimized;
     let isa = host_isa(options.compile_speed)?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
@@ -710,6 +721,7 @@ fn compile_module(
             externs: HashMap::new(),
             globals: globals.len(),
             literals: &mut literals,
+            versions: &versions,
         };
         let mut ctx = jit.make_context();
         let mut fctx = FunctionBuilderContext::new();
@@ -826,6 +838,8 @@ struct Shared<'m> {
     /// table of [`crate::runtime::RuntimeCtx::globals`]).
     globals: usize,
     literals: &'m mut Vec<Box<[u8]>>,
+    /// Versioned loops, by procedure ([`crate::opt::licm`]).
+    versions: &'m crate::opt::licm::Versions,
 }
 
 /// Where a variable's storage is during lowering.
@@ -2093,7 +2107,13 @@ impl<'a, 'm> Lower<'a, 'm> {
                 index.len()
             ));
         }
-        let checking = self.sh.options.bounds_checks;
+        // A reference a versioned loop's preheader test covered.
+        let covered = self
+            .sh
+            .versions
+            .proc(self.pid)
+            .is_some_and(|p| p.unchecked.contains(&ir::Value(site as u32)));
+        let checking = self.sh.options.bounds_checks && !covered;
         let mut checks = Vec::new();
         let mut linear = self.iconst(0);
         for (d, &iv) in index.iter().enumerate() {
@@ -2130,7 +2150,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             info.limit
         };
-        if let Some(storage) = storage {
+        if let Some(storage) = storage.filter(|_| !covered) {
             let fail = self
                 .b
                 .ins()
@@ -2157,6 +2177,50 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(found)
     }
 
+    /// The preheader test of a versioned loop: true when every element
+    /// reference of `accesses`, over its whole range, lies inside its
+    /// variable's dimensions and inside the storage its checks (or, with
+    /// bounds checks off, the storage check) would test.
+    fn range_guard(
+        &mut self,
+        accesses: &[crate::opt::licm::GuardAccess],
+    ) -> Result<Value, CompileError> {
+        let mut ok = self.b.ins().iconst(types::I8, 1);
+        for access in accesses {
+            let info = self.var_info(access.var)?.clone();
+            if info.desc.is_some() || access.dims.len() != info.lowers.len() {
+                return err("internal: loop guard on an array without fixed bounds");
+            }
+            let mut linear = self.iconst(0);
+            for (d, &(lo, hi)) in access.dims.iter().enumerate() {
+                let (lo, hi) = (self.operand(lo)?, self.operand(hi)?);
+                let above = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::SignedGreaterThanOrEqual, lo, info.lowers[d]);
+                let below = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::SignedLessThanOrEqual, hi, info.uppers[d]);
+                let inside = self.b.ins().band(above, below);
+                ok = self.b.ins().band(ok, inside);
+                let off = self.b.ins().isub(hi, info.lowers[d]);
+                let scaled = self.b.ins().imul(off, info.strides[d]);
+                linear = self.b.ins().iadd(linear, scaled);
+            }
+            let storage = if self.sh.options.bounds_checks {
+                info.storage
+            } else {
+                info.limit
+            };
+            if let Some(storage) = storage {
+                let fits = self.b.ins().icmp(IntCC::SignedLessThan, linear, storage);
+                ok = self.b.ins().band(ok, fits);
+            }
+        }
+        Ok(ok)
+    }
+
     fn lower_inst(
         &mut self,
         v: ir::Value,
@@ -2165,6 +2229,14 @@ impl<'a, 'm> Lower<'a, 'm> {
     ) -> Result<Option<Value>, CompileError> {
         let site = v.index();
         let need_ty = || ty.map_or_else(|| err(format!("{v} needs a type")), Ok);
+        if let Some(accesses) = self
+            .sh
+            .versions
+            .proc(self.pid)
+            .and_then(|p| p.guards.get(&v))
+        {
+            return self.range_guard(accesses).map(Some);
+        }
         Ok(Some(match inst {
             Inst::Const(c) => {
                 let t = need_ty()?;

@@ -30,6 +30,7 @@ use crate::ir::{Const, Inst, Module, Proc, Storage, Type, Value, VarId};
 use std::collections::HashMap;
 
 pub mod inline;
+pub mod licm;
 pub mod merge;
 
 /// What identifies a replaceable computation.
@@ -70,6 +71,36 @@ pub fn optimize_with(module: &Module, inline: bool) -> (Module, inline::Origins)
         number_values(proc);
     }
     (out, origins)
+}
+
+/// The result of [`optimize_for_jit`].
+pub struct Optimized {
+    /// The optimized module.
+    pub module: Module,
+    /// Where inlined (and copied) code came from.
+    pub origins: inline::Origins,
+    /// The loops versioned with hoisted checks ([`licm`]).
+    pub versions: licm::Versions,
+}
+
+/// [`optimize_with`], then, when `version_loops` is set, loop versioning
+/// with hoisted bounds checks and invariant loads ([`licm`]).
+pub fn optimize_for_jit(module: &Module, inline: bool, version_loops: bool) -> Optimized {
+    let (mut module, mut origins) = optimize_with(module, inline);
+    let mut versions = licm::Versions::default();
+    if version_loops {
+        for (i, proc) in module.procs.iter_mut().enumerate() {
+            let pid = crate::ir::ProcId(i as u32);
+            versions
+                .procs
+                .push(licm::version_loops(proc, pid, &mut origins));
+        }
+    }
+    Optimized {
+        module,
+        origins,
+        versions,
+    }
 }
 
 /// The variables a store to `var` may also change: itself and every

@@ -614,6 +614,7 @@ impl Executor {
                     time_checks: options.timeout.is_some(),
                     inline: options.inline,
                     compile_speed: options.compile_speed,
+                    ..JitOptions::default()
                 };
                 let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
                     .map_err(|e| {

@@ -95,6 +95,26 @@ impl Origins {
             .all(|p| p.insts.is_empty() && p.blocks.is_empty())
     }
 
+    /// Records that instruction `to` of `proc` is a copy of instruction
+    /// `from` (made by a later pass): it fails in the same procedure.
+    pub fn copy_inst(&mut self, proc: ProcId, from: u32, to: u32) {
+        if let Some(p) = self.procs.get_mut(proc.index()) {
+            if let Some(&o) = p.insts.get(&from) {
+                p.insts.insert(to, o);
+            }
+        }
+    }
+
+    /// Records that block `to` of `proc` ends like block `from` (a copy
+    /// made by a later pass).
+    pub fn copy_block(&mut self, proc: ProcId, from: u32, to: u32) {
+        if let Some(p) = self.procs.get_mut(proc.index()) {
+            if let Some(&o) = p.blocks.get(&from) {
+                p.blocks.insert(to, o);
+            }
+        }
+    }
+
     /// Renumbers the block origins of `proc` after block merging:
     /// `carried[new]` is the old block whose terminator block `new` ends
     /// with ([`super::merge::merge_blocks`]).

@@ -1,0 +1,722 @@
+//! Loop versioning for counted DO loops: bounds checks hoisted to one
+//! range test before the loop, and loop-invariant element loads moved out
+//! of it.
+//!
+//! A counted DO loop, after block merging, is a preheader that sets the DO
+//! variable, its trip bookkeeping (`_go`, `_rest`, `_stride`) and jumps to
+//! a header `br go, body, exit`, and a single body block that ends with
+//! the increment and a jump back. When the body makes no call, no I/O and
+//! no allocation, and the DO variable steps by 1, the DO variable runs over
+//! `[first, last]` exactly, and every subscript of the form `i + t`,
+//! `i - t`, `t + i` (with `t` invariant, possibly widened) or an invariant
+//! expression spans a range computed in the preheader.
+//!
+//! The pass then appends to the preheader one test: the loop runs at least
+//! once, no subscript wraps, and every such element reference stays, for
+//! all iterations, inside its dimensions and its variable's storage (the
+//! placeholder [`Versions::guards`] that code generation lowers against the
+//! arrays' bounds). When the test passes, a copy of the loop runs whose
+//! element references are unchecked ([`Versions::unchecked`]) and whose
+//! invariant element loads (of variables the loop does not write) are done
+//! once, into scalar temporaries, before the copy's first iteration. When
+//! it fails, the original loop runs with all its checks, so an error names
+//! the first failing element, its variable and line exactly as without the
+//! pass.
+//!
+//! No result changes: the fast copy runs the same instructions in the same
+//! order, minus checks proven to pass and minus reloads of values proven
+//! unchanged. Floating-point operations are never moved or reassociated
+//! here (Cranelift may hoist pure arithmetic on the temporaries; that
+//! keeps every bit).
+
+use super::inline::Origins;
+use crate::ir::{
+    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, ProcId, Rounding, Storage, Terminator, Type,
+    Value, Var, VarId,
+};
+use std::collections::{HashMap, HashSet};
+
+/// The range of one element reference over all iterations of a loop: the
+/// smallest and largest subscript (`I64` values of the preheader) of each
+/// dimension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuardAccess {
+    /// The array referenced.
+    pub var: VarId,
+    /// `(lowest, highest)` subscript per dimension.
+    pub dims: Vec<(Value, Value)>,
+}
+
+/// What code generation needs to know about the versioned loops of one
+/// procedure.
+#[derive(Clone, Debug, Default)]
+pub struct ProcVersions {
+    /// Element references (loads and stores) whose subscript and storage
+    /// checks a preheader test already passed: lowered without checks.
+    pub unchecked: HashSet<Value>,
+    /// Placeholder `Bool` constants (`true` to the interpreter) that code
+    /// generation lowers as "every reference listed lies inside its
+    /// variable's dimensions and storage".
+    pub guards: HashMap<Value, Vec<GuardAccess>>,
+}
+
+/// The versioned loops of every procedure of a module.
+#[derive(Clone, Debug, Default)]
+pub struct Versions {
+    /// By procedure index.
+    pub procs: Vec<ProcVersions>,
+}
+
+impl Versions {
+    /// The versioned loops of procedure `proc` (none when it has none).
+    pub fn proc(&self, proc: ProcId) -> Option<&ProcVersions> {
+        self.procs.get(proc.index())
+    }
+}
+
+/// Versions every eligible counted loop of `proc` (see the module
+/// documentation), recording copied instructions' origins.
+pub fn version_loops(proc: &mut Proc, pid: ProcId, origins: &mut Origins) -> ProcVersions {
+    let mut out = ProcVersions::default();
+    let n = proc.blocks.len();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, block) in proc.blocks.iter().enumerate() {
+        for s in block.term.successors() {
+            if let Some(p) = preds.get_mut(s.index()) {
+                p.push(b);
+            }
+        }
+    }
+    for h in 0..n {
+        if let Some(shape) = loop_shape(proc, &preds, h) {
+            version(proc, pid, origins, &shape, &mut out);
+        }
+    }
+    out
+}
+
+/// The blocks of a candidate loop.
+struct Shape {
+    pre: usize,
+    header: usize,
+    body: usize,
+    exit: BlockId,
+}
+
+/// Recognises `pre: ...; jump header`, `header: ...; br c, body, exit`,
+/// `body: ...; jump header` with no other entry into the loop.
+fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
+    let block = &proc.blocks[h];
+    let Terminator::Branch {
+        then_dest,
+        else_dest,
+        ..
+    } = block.term
+    else {
+        return None;
+    };
+    let (body, exit) = (then_dest.index(), else_dest);
+    if body == h || exit.index() == h {
+        return None;
+    }
+    if proc.blocks[body].term != Terminator::Jump(BlockId(h as u32)) || preds[body] != [h] {
+        return None;
+    }
+    let [a, b] = preds[h][..] else {
+        return None;
+    };
+    let pre = if a == body { b } else { a };
+    if pre == h || pre == body || proc.blocks[pre].term != Terminator::Jump(BlockId(h as u32)) {
+        return None;
+    }
+    Some(Shape {
+        pre,
+        header: h,
+        body,
+        exit,
+    })
+}
+
+/// The last value stored to each scalar in a block, and where.
+fn last_stores(proc: &Proc, block: usize) -> HashMap<VarId, (usize, Value)> {
+    let mut m = HashMap::new();
+    for (pos, &v) in proc.blocks[block].insts.iter().enumerate() {
+        if let Inst::Store(var, x) = proc.inst(v).kind {
+            m.insert(var, (pos, x));
+        }
+    }
+    m
+}
+
+fn int_const(proc: &Proc, v: Value) -> Option<i64> {
+    match proc.inst(v).kind {
+        Inst::Const(Const::Int(c)) => Some(c),
+        _ => None,
+    }
+}
+
+fn load_of(proc: &Proc, v: Value) -> Option<VarId> {
+    match proc.inst(v).kind {
+        Inst::Load(var) => Some(var),
+        _ => None,
+    }
+}
+
+/// The DO variable of a recognised loop and its range.
+struct Induction {
+    var: VarId,
+    /// Position in the body of the increment's store.
+    store_pos: usize,
+    /// The loop's range, emitted into the preheader.
+    range: Range,
+}
+
+/// How the preheader finds the values the DO variable takes at the start
+/// of an iteration.
+enum Range {
+    /// `[first, last]`: I64 values of the preheader (a forward DO loop).
+    Values { first: Value, last: Value },
+    /// A reversed loop counting `trips` down to 0 while the DO variable
+    /// steps down by `step`: the variable's first value and the trips are
+    /// loaded at the end of the preheader; the loop is versioned only when
+    /// `step` is 1 there.
+    CountDown { trips: VarId, step: Option<VarId> },
+}
+
+/// The stores to `var` in a block.
+fn stores_to(proc: &Proc, block: usize, var: VarId) -> usize {
+    proc.blocks[block]
+        .insts
+        .iter()
+        .filter(|&&v| matches!(proc.inst(v).kind, Inst::Store(w, _) if w == var))
+        .count()
+}
+
+/// The variables the body steps by a constant 1 or by a variable it does
+/// not write (`op` is `Add` or `Sub`): `(var, store position, step var)`.
+fn steppers(proc: &Proc, body: usize, op: BinaryOp) -> Vec<(VarId, usize, Option<VarId>)> {
+    let stores = last_stores(proc, body);
+    let mut found: Vec<_> = stores
+        .iter()
+        .filter_map(|(&var, &(pos, x))| {
+            let Inst::Binary(o, a, step) = proc.inst(x).kind else {
+                return None;
+            };
+            if o != op
+                || load_of(proc, a) != Some(var)
+                || !proc.var(var).ty.is_int()
+                || proc.var(var).is_array()
+                || stores_to(proc, body, var) != 1
+            {
+                return None;
+            }
+            if int_const(proc, step) == Some(1) {
+                return Some((var, pos, None));
+            }
+            let sv = load_of(proc, step)?;
+            (!stores.contains_key(&sv)).then_some((var, pos, Some(sv)))
+        })
+        .collect();
+    found.sort_by_key(|c| c.1);
+    found
+}
+
+/// Matches the DO bookkeeping of the front end with a step of 1:
+/// preheader `go = first <= last`, `rest = (last - first) + MIN`,
+/// `stride = 1`, `i = first` (`step = 1`); body `i = i + step`,
+/// `go = rest >= stride + MIN`, `rest = rest - stride`.
+fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction> {
+    let body = last_stores(proc, shape.body);
+    let pre = last_stores(proc, shape.pre);
+    let &(_, go_next) = body.get(&go)?;
+    let Inst::Cmp(CmpOp::Ge, r, t) = proc.inst(go_next).kind else {
+        return None;
+    };
+    let rest = load_of(proc, r)?;
+    let Inst::Binary(BinaryOp::Add, s, m) = proc.inst(t).kind else {
+        return None;
+    };
+    let stride = load_of(proc, s)?;
+    if int_const(proc, m)? != i64::MIN {
+        return None;
+    }
+    let &(_, rest_next) = body.get(&rest)?;
+    if proc.inst(rest_next).kind != Inst::Binary(BinaryOp::Sub, r, s)
+        || body.contains_key(&stride)
+        || stores_to(proc, shape.body, go) != 1
+        || stores_to(proc, shape.body, rest) != 1
+        || pre.get(&stride).and_then(|&(_, x)| int_const(proc, x)) != Some(1)
+    {
+        return None;
+    }
+    let &(_, go0) = pre.get(&go)?;
+    let Inst::Cmp(CmpOp::Le, first, last) = proc.inst(go0).kind else {
+        return None;
+    };
+    let &(_, rest0) = pre.get(&rest)?;
+    let Inst::Binary(BinaryOp::Add, d, m0) = proc.inst(rest0).kind else {
+        return None;
+    };
+    if int_const(proc, m0)? != i64::MIN
+        || proc.inst(d).kind != Inst::Binary(BinaryOp::Sub, last, first)
+        || proc.value_type(first) != Some(Type::I64)
+    {
+        return None;
+    }
+    // The DO variable: stepped by 1, starting at `first`.
+    steppers(proc, shape.body, BinaryOp::Add)
+        .into_iter()
+        .find_map(|(var, store_pos, step)| {
+            let step_one = step
+                .is_none_or(|sv| pre.get(&sv).and_then(|&(_, x)| int_const(proc, x)) == Some(1));
+            let &(_, init) = pre.get(&var)?;
+            let same = init == first
+                || matches!(proc.inst(first).kind, Inst::Convert(x, _) if x == init)
+                || (int_const(proc, init).is_some()
+                    && int_const(proc, init) == int_const(proc, first));
+            (step_one && same).then_some(Induction {
+                var,
+                store_pos,
+                range: Range::Values { first, last },
+            })
+        })
+}
+
+/// Matches a reversed DO loop of the adjoint: header `br trips > 0`, body
+/// `trips = trips - 1`, `i = i - step`.
+fn count_down(proc: &Proc, shape: &Shape) -> Option<Induction> {
+    let header = &proc.blocks[shape.header];
+    let Inst::Cmp(CmpOp::Gt, t, z) = proc.inst(header.term.operand()?).kind else {
+        return None;
+    };
+    let trips = load_of(proc, t)?;
+    if int_const(proc, z) != Some(0)
+        || proc.var(trips).ty != Type::I64
+        || header.insts.iter().any(|&v| {
+            !matches!(
+                proc.inst(v).kind,
+                Inst::Load(_) | Inst::Const(_) | Inst::Cmp(..)
+            )
+        })
+    {
+        return None;
+    }
+    let (_, trips_next) = *last_stores(proc, shape.body).get(&trips)?;
+    let Inst::Binary(BinaryOp::Sub, a, one) = proc.inst(trips_next).kind else {
+        return None;
+    };
+    if load_of(proc, a) != Some(trips)
+        || int_const(proc, one) != Some(1)
+        || stores_to(proc, shape.body, trips) != 1
+    {
+        return None;
+    }
+    let (var, store_pos, step) = steppers(proc, shape.body, BinaryOp::Sub)
+        .into_iter()
+        .find(|c| c.0 != trips)?;
+    Some(Induction {
+        var,
+        store_pos,
+        range: Range::CountDown { trips, step },
+    })
+}
+
+/// How a body value depends on the DO variable.
+#[derive(Clone, Copy, Debug)]
+enum Form {
+    /// The same in every iteration (computable in the preheader).
+    Invariant,
+    /// The DO variable plus an invariant (see [`Analysis::affine`]).
+    Affine,
+}
+
+/// Per-loop analysis state.
+struct Analysis<'p> {
+    proc: &'p Proc,
+    /// Variables (with their aliases) the loop writes.
+    written: HashSet<VarId>,
+    /// Body values that load the DO variable's current value.
+    iv_loads: HashSet<Value>,
+    forms: HashMap<Value, Option<Form>>,
+}
+
+impl Analysis<'_> {
+    /// Classifies an integer body value, or `None` when it is neither
+    /// invariant nor affine in the DO variable.
+    fn form(&mut self, v: Value) -> Option<Form> {
+        if let Some(&f) = self.forms.get(&v) {
+            return f;
+        }
+        let f = self.classify(v);
+        self.forms.insert(v, f);
+        f
+    }
+
+    fn classify(&mut self, v: Value) -> Option<Form> {
+        let data = self.proc.inst(v);
+        if !data.ty.is_some_and(|t| t.is_int()) {
+            return None;
+        }
+        if self.iv_loads.contains(&v) {
+            return Some(Form::Affine);
+        }
+        match data.kind {
+            Inst::Const(Const::Int(_)) => Some(Form::Invariant),
+            Inst::Load(var) => {
+                let scalar = !self.proc.var(var).is_array();
+                (scalar && !self.written.contains(&var)).then_some(Form::Invariant)
+            }
+            Inst::Convert(x, _) => {
+                let from = self.proc.value_type(x)?;
+                match self.form(x)? {
+                    Form::Invariant => Some(Form::Invariant),
+                    // Widening keeps the value; narrowing may wrap.
+                    Form::Affine => {
+                        (data.ty == Some(Type::I64) && from.is_int()).then_some(Form::Affine)
+                    }
+                }
+            }
+            Inst::Unary(crate::ir::UnaryOp::Neg, x) => match self.form(x)? {
+                Form::Invariant => Some(Form::Invariant),
+                Form::Affine => None,
+            },
+            Inst::Binary(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), a, b) => {
+                match (op, self.form(a)?, self.form(b)?) {
+                    (_, Form::Invariant, Form::Invariant) => Some(Form::Invariant),
+                    (BinaryOp::Add, Form::Affine, Form::Invariant)
+                    | (BinaryOp::Add, Form::Invariant, Form::Affine)
+                    | (BinaryOp::Sub, Form::Affine, Form::Invariant) => Some(Form::Affine),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Emits instructions at the end of a block, copying spans from the
+/// instructions they stand for.
+struct Emitter<'p> {
+    proc: &'p mut Proc,
+    block: BlockId,
+    /// Copies of invariant body values made in this block.
+    copies: HashMap<Value, Value>,
+}
+
+impl Emitter<'_> {
+    fn push(&mut self, inst: Inst, ty: Type, like: Value) -> Value {
+        let span = self.proc.inst(like).span;
+        self.proc.push_inst(self.block, inst, Some(ty), span)
+    }
+
+    fn iconst(&mut self, x: i64, like: Value) -> Value {
+        self.push(Inst::Const(Const::Int(x)), Type::I64, like)
+    }
+
+    /// A copy of the invariant body value `v` (same operations, same
+    /// types, so the same value, wrapping included).
+    fn invariant(&mut self, v: Value) -> Value {
+        if let Some(&c) = self.copies.get(&v) {
+            return c;
+        }
+        let data = self.proc.inst(v).clone();
+        let kind = data.kind.map_operands(|x| self.invariant(x));
+        let c = self.proc.push_inst(self.block, kind, data.ty, data.span);
+        self.copies.insert(v, c);
+        c
+    }
+
+    /// The invariant value `v` as I64.
+    fn invariant64(&mut self, v: Value) -> Value {
+        let c = self.invariant(v);
+        if self.proc.value_type(c) == Some(Type::I64) {
+            c
+        } else {
+            self.push(Inst::Convert(c, Rounding::Trunc), Type::I64, v)
+        }
+    }
+
+    fn cmp(&mut self, op: CmpOp, a: Value, b: Value, like: Value) -> Value {
+        self.push(Inst::Cmp(op, a, b), Type::Bool, like)
+    }
+
+    /// `lo <= x` and `x <= hi` for constants `lo`, `hi`, and-ed into `ok`.
+    fn within(&mut self, ok: &mut Vec<Value>, x: Value, lo: i64, hi: i64, like: Value) {
+        let (l, h) = (self.iconst(lo, like), self.iconst(hi, like));
+        ok.push(self.cmp(CmpOp::Le, l, x, like));
+        ok.push(self.cmp(CmpOp::Le, x, h, like));
+    }
+
+    /// The lowest and highest value of the affine body value `v` over the
+    /// loop's range, as I64 values; pushes onto `ok` the conditions under
+    /// which no operation on the way wraps.
+    fn range(
+        &mut self,
+        a: &mut Analysis,
+        iv: (Value, Value),
+        v: Value,
+        ok: &mut Vec<Value>,
+    ) -> (Value, Value) {
+        if a.iv_loads.contains(&v) {
+            return iv;
+        }
+        let data = a.proc.inst(v).clone();
+        match (a.form(v), data.kind) {
+            (Some(Form::Invariant), _) => {
+                let x = self.invariant64(v);
+                (x, x)
+            }
+            (_, Inst::Convert(x, _)) => self.range(a, iv, x, ok),
+            (_, Inst::Binary(op, x, y)) => {
+                let (aff, inv) = match a.form(x) {
+                    Some(Form::Affine) => (x, y),
+                    _ => (y, x),
+                };
+                let (lo, hi) = self.range(a, iv, aff, ok);
+                let t = self.invariant64(inv);
+                for z in [lo, hi, t] {
+                    self.within(ok, z, -HALF, HALF, v);
+                }
+                let (lo, hi) = (
+                    self.push(Inst::Binary(op, lo, t), Type::I64, v),
+                    self.push(Inst::Binary(op, hi, t), Type::I64, v),
+                );
+                if data.ty == Some(Type::I32) {
+                    self.within(ok, lo, i32::MIN as i64, i32::MAX as i64, v);
+                    self.within(ok, hi, i32::MIN as i64, i32::MAX as i64, v);
+                }
+                (lo, hi)
+            }
+            _ => unreachable!("only affine values have ranges"),
+        }
+    }
+}
+
+/// Bound on the magnitude of the values added in a range computation, so
+/// that no I64 sum or difference of two of them wraps.
+const HALF: i64 = 1 << 62;
+
+impl Emitter<'_> {
+    /// The first and last value of the DO variable at the start of an
+    /// iteration, as I64 values at the end of the preheader; pushes onto
+    /// `ok` the conditions under which they are right (and the loop runs).
+    fn iv_range(&mut self, ind: &Induction, ok: &mut Vec<Value>, like: Value) -> (Value, Value) {
+        match ind.range {
+            Range::Values { first, last } => {
+                ok.push(self.cmp(CmpOp::Le, first, last, like));
+                (first, last)
+            }
+            Range::CountDown { trips, step } => {
+                let t = self.push(Inst::Load(trips), Type::I64, like);
+                let ty = self.proc.var(ind.var).ty;
+                let i = self.push(Inst::Load(ind.var), ty, like);
+                let i = if ty == Type::I64 {
+                    i
+                } else {
+                    self.push(Inst::Convert(i, Rounding::Trunc), Type::I64, like)
+                };
+                if let Some(sv) = step {
+                    let sty = self.proc.var(sv).ty;
+                    let s = self.push(Inst::Load(sv), sty, like);
+                    let one = self.push(Inst::Const(Const::Int(1)), sty, like);
+                    ok.push(self.cmp(CmpOp::Eq, s, one, like));
+                }
+                self.within(ok, t, 1, HALF, like);
+                self.within(ok, i, -HALF, HALF, like);
+                let one = self.iconst(1, like);
+                let d = self.push(Inst::Binary(BinaryOp::Sub, i, t), Type::I64, like);
+                let first = self.push(Inst::Binary(BinaryOp::Add, d, one), Type::I64, like);
+                (first, i)
+            }
+        }
+    }
+}
+
+/// True for the instructions a versioned body may contain: no calls, I/O,
+/// character assignment or allocation (which could change what the
+/// preheader test proved).
+fn allowed(inst: &Inst) -> bool {
+    matches!(
+        inst,
+        Inst::Const(_)
+            | Inst::Load(_)
+            | Inst::Store(..)
+            | Inst::LoadElem(..)
+            | Inst::StoreElem(..)
+            | Inst::Unary(..)
+            | Inst::Binary(..)
+            | Inst::Cmp(..)
+            | Inst::Convert(..)
+            | Inst::Select(..)
+            | Inst::DimLower(..)
+            | Inst::DimExtent(..)
+            | Inst::Push(..)
+            | Inst::Pop(..)
+    )
+}
+
+/// An array whose bounds and storage are fixed at entry.
+fn fixed_array(var: &Var) -> bool {
+    var.is_array() && var.ty != Type::Char && var.storage != Storage::Allocatable
+}
+
+fn version(
+    proc: &mut Proc,
+    pid: ProcId,
+    origins: &mut Origins,
+    shape: &Shape,
+    out: &mut ProcVersions,
+) {
+    let body_insts = proc.blocks[shape.body].insts.clone();
+    if !body_insts.iter().all(|&v| allowed(&proc.inst(v).kind)) {
+        return;
+    }
+    let header = &proc.blocks[shape.header];
+    let go = match header.insts[..] {
+        [c] if header.term.operand() == Some(c) => load_of(proc, c),
+        _ => None,
+    };
+    let found = match go {
+        Some(go) => forward(proc, shape, go),
+        None => count_down(proc, shape),
+    };
+    let Some(ind) = found else {
+        return;
+    };
+    let mut written = HashSet::new();
+    for &v in &body_insts {
+        if let Inst::Store(var, _) | Inst::StoreElem(var, ..) = proc.inst(v).kind {
+            written.extend(super::aliases(proc, var));
+        }
+    }
+    let iv_loads = body_insts[..ind.store_pos]
+        .iter()
+        .copied()
+        .filter(|&v| proc.inst(v).kind == Inst::Load(ind.var))
+        .collect();
+    let snapshot = proc.clone();
+    let mut a = Analysis {
+        proc: &snapshot,
+        written,
+        iv_loads,
+        forms: HashMap::new(),
+    };
+    // Element references whose subscripts all have a range.
+    let mut covered = Vec::new();
+    for &v in &body_insts {
+        let (var, idx) = match &snapshot.inst(v).kind {
+            Inst::LoadElem(var, idx) | Inst::StoreElem(var, idx, _) => (*var, idx),
+            _ => continue,
+        };
+        if fixed_array(snapshot.var(var)) && idx.iter().all(|&i| a.form(i).is_some()) {
+            covered.push(v);
+        }
+    }
+    if covered.is_empty() {
+        return;
+    }
+    // The preheader test.
+    let pre = BlockId(shape.pre as u32);
+    let like = covered[0];
+    let mut e = Emitter {
+        proc,
+        block: pre,
+        copies: HashMap::new(),
+    };
+    let mut ok = Vec::new();
+    let iv = e.iv_range(&ind, &mut ok, like);
+    let mut accesses = Vec::new();
+    for &v in &covered {
+        let (var, idx) = match &snapshot.inst(v).kind {
+            Inst::LoadElem(var, idx) | Inst::StoreElem(var, idx, _) => (*var, idx.clone()),
+            _ => continue,
+        };
+        let dims = idx
+            .iter()
+            .map(|&i| e.range(&mut a, iv, i, &mut ok))
+            .collect();
+        accesses.push(GuardAccess { var, dims });
+    }
+    let guard = e.push(Inst::Const(Const::Bool(true)), Type::Bool, like);
+    out.guards.insert(guard, accesses);
+    let all = ok.into_iter().fold(guard, |acc, c| {
+        e.push(Inst::Binary(BinaryOp::And, acc, c), Type::Bool, like)
+    });
+    // The fast copy: preheader of hoisted loads, header, body.
+    let fast_pre = e.proc.add_block();
+    let fast_header = e.proc.add_block();
+    let fast_body = e.proc.add_block();
+    for (from, to) in [
+        (shape.pre, fast_pre),
+        (shape.header, fast_header),
+        (shape.body, fast_body),
+    ] {
+        origins.copy_block(pid, from as u32, to.0);
+        e.proc.blocks[to.index()].term_span = e.proc.blocks[from].term_span;
+    }
+    let pre_block = &mut e.proc.blocks[shape.pre];
+    pre_block.term = Terminator::Branch {
+        cond: all,
+        then_dest: fast_pre,
+        else_dest: BlockId(shape.header as u32),
+    };
+    // Hoisted loads: invariant elements of variables the loop does not write.
+    let mut hoisted: HashMap<Value, VarId> = HashMap::new();
+    let mut fp = Emitter {
+        proc: e.proc,
+        block: fast_pre,
+        copies: HashMap::new(),
+    };
+    for &v in &covered {
+        let Inst::LoadElem(var, idx) = &snapshot.inst(v).kind else {
+            continue;
+        };
+        let invariant = idx
+            .iter()
+            .all(|&i| matches!(a.form(i), Some(Form::Invariant)));
+        if !invariant || a.written.contains(var) {
+            continue;
+        }
+        let idx: Vec<Value> = idx.iter().map(|&i| fp.invariant(i)).collect();
+        let data = snapshot.inst(v);
+        let ty = data.ty.unwrap_or(snapshot.var(*var).ty);
+        let x = fp
+            .proc
+            .push_inst(fast_pre, Inst::LoadElem(*var, idx), Some(ty), data.span);
+        out.unchecked.insert(x);
+        origins.copy_inst(pid, v.0, x.0);
+        let temp = fp.proc.add_var(Var::scalar(format!("_licm{}", x.0), ty));
+        fp.push(Inst::Store(temp, x), ty, v);
+        hoisted.insert(v, temp);
+    }
+    fp.proc.blocks[fast_pre.index()].term = Terminator::Jump(fast_header);
+    // The header and the body, copied.
+    let mut rename: HashMap<Value, Value> = HashMap::new();
+    let covered: HashSet<Value> = covered.into_iter().collect();
+    for (from, to) in [(shape.header, fast_header), (shape.body, fast_body)] {
+        for &v in &snapshot.blocks[from].insts {
+            let data = snapshot.inst(v);
+            let kind = match hoisted.get(&v) {
+                Some(&temp) => Inst::Load(temp),
+                None => data
+                    .kind
+                    .map_operands(|x| rename.get(&x).copied().unwrap_or(x)),
+            };
+            let c = proc.push_inst(to, kind, data.ty, data.span);
+            if covered.contains(&v) && !hoisted.contains_key(&v) {
+                out.unchecked.insert(c);
+            }
+            origins.copy_inst(pid, v.0, c.0);
+            rename.insert(v, c);
+        }
+    }
+    let Terminator::Branch { cond, .. } = snapshot.blocks[shape.header].term else {
+        return;
+    };
+    proc.blocks[fast_header.index()].term = Terminator::Branch {
+        cond: rename[&cond],
+        then_dest: fast_body,
+        else_dest: shape.exit,
+    };
+    proc.blocks[fast_body.index()].term = Terminator::Jump(fast_header);
+}

@@ -1,0 +1,293 @@
+//! Loop versioning in the JIT (`adjit::jit::opt::licm`): counted loops
+//! whose bounds checks are hoisted to one preheader test and whose
+//! invariant element loads leave the loop give, bit for bit, the results
+//! of the interpreter and of the JIT without the pass; and a failing call
+//! reports the same error (element, variable, line) in all three, with
+//! bounds checks on and off.
+
+use adjit::engine::{Engine, Options};
+use adjit::ir::interp::Interpreter;
+use adjit::ir::{Buffer, Module, ProcId, RuntimeError};
+use adjit::jit::codegen::{CompiledModule, JitOptions};
+
+/// Loops of the shapes the pass versions: neighbours `x(i-1)`, `x(i+1)`,
+/// invariant elements (`p(1)`, `p(k)`), a 2-D stencil `u(i-1, j)` inside
+/// an outer loop, an I64 DO variable, `k + i` subscripts, a loop of zero
+/// trips, and a loop that writes the array it reads at an invariant
+/// element (not hoisted).
+const SOURCE: &str = "\
+subroutine stencil(n, m, k, x, p, y, u, v, s)
+  integer n, m, k
+  double precision x(n), p(3), y(n), u(0:n, m), v(n, m), s
+  integer i, j
+  integer(8) l
+  double precision h
+  h = 1.0d0 / (n + 1)
+  do i = 2, n - 1
+    y(i) = x(i-1) + x(i+1) * h * h * p(1) / 12.0d0 + exp(x(i) / (1 + p(2)*x(i)))
+  end do
+  do j = 2, m
+    do i = 1, n
+      v(i, j) = u(i-1, j) - 2 * u(i, j-1) + p(k) * s
+    end do
+  end do
+  do l = 1, n - k
+    y(k + l) = y(k + l) + x(l) * p(3)
+  end do
+  do i = n, 1
+    y(i) = -1
+  end do
+  do i = 1, n
+    s = s + x(i) * y(1)
+    y(1) = y(1) * 0.5d0
+  end do
+end subroutine
+";
+
+/// The module of `source` and the procedure named `name`.
+fn module_of(source: &str, name: &str) -> (Module, ProcId) {
+    let engine = Engine::from_sources(&[("licm.f90".into(), source.into())], Options::default())
+        .expect("the source compiles");
+    let module = engine.module().clone();
+    let id = module
+        .procs
+        .iter()
+        .position(|p| p.name == name)
+        .expect("the procedure exists");
+    (module, ProcId(id as u32))
+}
+
+/// Runs `proc` with the interpreter, the JIT with loop versioning and the
+/// JIT without; returns the three outcomes.
+fn three_ways(
+    module: &Module,
+    proc: ProcId,
+    args: &[Buffer],
+    bounds_checks: bool,
+) -> [Result<Vec<Buffer>, RuntimeError>; 3] {
+    let mut interp = Interpreter::new(module);
+    interp.set_bounds_checks(bounds_checks);
+    let mut a = args.to_vec();
+    let reference = interp.call(proc, &mut a).map(|()| a);
+    let jit = |version_loops| {
+        let options = JitOptions {
+            bounds_checks,
+            version_loops,
+            ..JitOptions::default()
+        };
+        let compiled = CompiledModule::compile(module, &options).expect("the module compiles");
+        let mut a = args.to_vec();
+        compiled.call(proc, &mut a).map(|()| a)
+    };
+    [reference, jit(true), jit(false)]
+}
+
+/// Asserts the three outcomes are identical (buffers bit for bit, or error
+/// messages character for character) and returns the interpreter's.
+fn agree(
+    module: &Module,
+    proc: ProcId,
+    args: &[Buffer],
+    checks: bool,
+) -> Result<Vec<Buffer>, String> {
+    let [interp, versioned, plain] = three_ways(module, proc, args, checks);
+    let show = |r: Result<Vec<Buffer>, RuntimeError>| {
+        r.map_err(|e| format!("line {}:{}: {e}", e.span.line, e.span.col))
+    };
+    let (interp, versioned, plain) = (show(interp), show(versioned), show(plain));
+    assert_eq!(versioned, plain, "versioned loops vs plain JIT");
+    assert_eq!(versioned, interp, "versioned loops vs interpreter");
+    interp
+}
+
+fn stencil_args(n: usize, m: usize, k: i32, p_len: usize) -> Vec<Buffer> {
+    let x: Vec<f64> = (0..n).map(|i| 0.3 + (i % 5) as f64 * 0.17).collect();
+    let u: Vec<f64> = (0..(n + 1) * m).map(|i| (i as f64 * 0.37).sin()).collect();
+    vec![
+        Buffer::I32(vec![n as i32]),
+        Buffer::I32(vec![m as i32]),
+        Buffer::I32(vec![k]),
+        Buffer::F64(x),
+        Buffer::F64((0..p_len).map(|i| 1.25 + i as f64).collect()),
+        Buffer::F64(vec![0.0; n]),
+        Buffer::F64(u),
+        Buffer::F64(vec![0.0; n * m]),
+        Buffer::F64(vec![0.5]),
+    ]
+}
+
+#[test]
+fn the_stencil_loops_are_versioned() {
+    let (module, proc) = module_of(SOURCE, "stencil");
+    let optimized = adjit::jit::opt::optimize_for_jit(&module, true, true);
+    let versions = optimized.versions.proc(proc).expect("the procedure");
+    // The first three inner loops, the zero-trip loop and the last one.
+    assert_eq!(versions.guards.len(), 5, "versioned loops");
+    let off = adjit::jit::opt::optimize_for_jit(&module, true, false);
+    assert!(off.versions.proc(proc).is_none());
+}
+
+#[test]
+fn versioned_loops_agree_bit_for_bit() {
+    let (module, proc) = module_of(SOURCE, "stencil");
+    for (n, m, k) in [(1, 1, 1), (2, 2, 1), (7, 3, 2), (40, 5, 3), (1, 0, 1)] {
+        for checks in [true, false] {
+            let out = agree(&module, proc, &stencil_args(n, m, k, 3), checks);
+            assert!(out.is_ok(), "n = {n}, m = {m}, k = {k}: {out:?}");
+        }
+    }
+}
+
+#[test]
+fn an_out_of_bounds_element_in_a_versioned_loop_is_reported_as_without_the_pass() {
+    let (module, proc) = module_of(SOURCE, "stencil");
+    // p(k) with k = 4 fails in the 2-D loop (p has 3 elements); k = 0
+    // fails at p(0); `p` shorter than declared fails at p(1), p(2) or p(3)
+    // in the first loop.
+    let cases = [
+        (9, 3, 4, 3, "`p`"),
+        (9, 3, 0, 3, "`p`"),
+        (9, 3, 1, 2, "`p`"),
+        (9, 3, 1, 0, "`p`"),
+    ];
+    for (n, m, k, p_len, what) in cases {
+        let args = stencil_args(n, m, k, p_len);
+        let err = agree(&module, proc, &args, true).expect_err("the call fails");
+        assert!(err.starts_with("line "), "{err}");
+        assert!(err.contains(what), "{err} names {what}");
+    }
+    // Without bounds checks, the storage check still stops p(k) past the
+    // buffer (k = 4 with 3 elements), in the same words.
+    let err = agree(&module, proc, &stencil_args(9, 3, 4, 3), false);
+    assert!(err.is_err(), "{err:?}");
+}
+
+/// A loop reading `x(i+1)` one element past the end, after writing the
+/// elements before: the error names the last iteration's element and line,
+/// and the earlier stores happened.
+#[test]
+fn the_first_failing_element_and_its_line_are_named() {
+    let source = "\
+subroutine shift(n, x, y)
+  integer n, i
+  double precision x(n), y(n)
+  do i = 1, n
+    y(i) = 2 * x(i)
+    y(i) = y(i) + x(i+1)
+  end do
+end subroutine
+";
+    let (module, proc) = module_of(source, "shift");
+    let args = vec![
+        Buffer::I32(vec![4]),
+        Buffer::F64(vec![1.0, 2.0, 3.0, 4.0]),
+        Buffer::F64(vec![0.0; 4]),
+    ];
+    let err = agree(&module, proc, &args, true).expect_err("x(5) is out of bounds");
+    assert!(err.starts_with("line 6:"), "{err}");
+    assert!(err.contains("`x`"), "{err}");
+    assert!(err.contains('5'), "{err}");
+    // With the checks the storage check replaces: x(n+1) is outside the
+    // storage of x.
+    let err = agree(&module, proc, &args, false).expect_err("x(5) is outside x");
+    assert!(err.starts_with("line 6:"), "{err}");
+}
+
+/// The adjoint of the stencil: its recording sweep and its reverse sweep
+/// (a count-down loop over the DO variable) are versioned, and the
+/// vector-Jacobian product equals the interpreter's bit for bit.
+#[test]
+fn versioned_adjoint_sweeps_agree_with_the_interpreter() {
+    use adjit::ad::adjoint::AdjointOptions;
+    use adjit::engine::{Backend, Selection};
+    let sel = |s: &str| Selection::parse_list(s).expect("selection");
+    let vjp = |backend| {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let engine = Engine::from_sources(&[("licm.f90".into(), SOURCE.into())], options)
+            .expect("the source compiles");
+        let adjoint = engine
+            .adjoint(
+                Some("stencil"),
+                &sel("y,v,s"),
+                &sel("x,p,u,s"),
+                &AdjointOptions::default(),
+            )
+            .expect("the adjoint compiles");
+        let mut args = engine.procedure(Some("stencil")).unwrap().args();
+        args.apply_settings(&[
+            "n=30",
+            "m=4",
+            "k=2",
+            "x=0.75",
+            "p=1.5,0.25,2.0",
+            "u=0.5",
+            "s=0.5",
+        ])
+        .unwrap();
+        let outputs = 30 + 30 * 4 + 1;
+        let seed: Vec<f64> = (0..outputs).map(|i| 1.0 + (i % 7) as f64 * 0.125).collect();
+        let (values, grad) = adjoint.vjp(&args, &seed).expect("the sweep runs");
+        (values, grad, adjoint)
+    };
+    let (jv, jg, jit) = vjp(Backend::Jit);
+    let (iv, ig, _) = vjp(Backend::Interpreter);
+    assert_eq!(jv, iv);
+    assert_eq!(
+        jg.iter().map(|g| g.to_bits()).collect::<Vec<_>>(),
+        ig.iter().map(|g| g.to_bits()).collect::<Vec<_>>()
+    );
+    assert!(jg.iter().any(|&g| g != 0.0));
+    // The reverse sweep has count-down loops the pass versions.
+    let (module, _) = jit.module();
+    let optimized = adjit::jit::opt::optimize_for_jit(module, true, true);
+    let guards: usize = optimized
+        .versions
+        .procs
+        .iter()
+        .map(|p| p.guards.len())
+        .sum();
+    assert!(guards >= 8, "{guards} versioned loops in the adjoint");
+}
+
+/// A parameter given less storage than it declares (Fortran 77): the
+/// versioned loop's test covers the storage, so the element past it is
+/// reported by the original loop, with bounds checks on and off.
+#[test]
+fn the_storage_check_of_a_short_argument_still_holds() {
+    let source = "\
+subroutine outer(n, s)
+  integer n
+  double precision s, a(3)
+  a = 1.5d0
+  call inner(n, a, s)
+end subroutine
+
+subroutine inner(m, x, s)
+  integer m, i
+  double precision x(m), s
+  do i = 1, m
+    s = s + x(i) * 2
+  end do
+end subroutine
+";
+    let (module, proc) = module_of(source, "outer");
+    let optimized = adjit::jit::opt::optimize_for_jit(&module, true, true);
+    let inner = module.procs.iter().position(|p| p.name == "inner").unwrap();
+    assert_eq!(optimized.versions.procs[inner].guards.len(), 1);
+    for checks in [true, false] {
+        let fits = agree(
+            &module,
+            proc,
+            &[Buffer::I32(vec![3]), Buffer::F64(vec![0.0])],
+            checks,
+        );
+        assert_eq!(fits, Ok(vec![Buffer::I32(vec![3]), Buffer::F64(vec![9.0])]));
+        let args = [Buffer::I32(vec![5]), Buffer::F64(vec![0.0])];
+        let err = agree(&module, proc, &args, checks).expect_err("x(4) is past the storage");
+        assert!(err.starts_with("line 12:"), "{err}");
+        assert!(err.contains("storage of 3 elements"), "{err}");
+    }
+}
