@@ -531,7 +531,7 @@ mod tests {
                 _ => b.fconst(ty, CONSTS[rng.below(7) as usize]),
             };
         }
-        let mut sub = |b: &mut ProcBuilder, rng: &mut Rng| expr(b, rng, x, ty, depth - 1);
+        let sub = |b: &mut ProcBuilder, rng: &mut Rng| expr(b, rng, x, ty, depth - 1);
         match rng.below(7) {
             0 => {
                 let (p, d) = (sub(b, rng), sub(b, rng));
