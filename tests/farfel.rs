@@ -189,6 +189,11 @@ fn adf_errors_are_located() {
             "3:",
             "ADF statement",
         ),
+        (
+            "subroutine f(x, d)\n  double precision :: x, d, y\n  l: adf(x)\n    y = x\n  end adf(d = tangent(y))\nend subroutine\n",
+            "3:",
+            "an ADF block cannot have a construct name",
+        ),
     ];
     for (src, line, what) in cases {
         let e = match Engine::from_source("bad.f90", src) {
@@ -325,4 +330,53 @@ fn adr_errors_are_located() {
         assert!(e.contains("bad.f90:"), "{e}");
         assert!(e.contains(what), "{e}");
     }
+}
+
+/// An ADR block whose forward phase runs a loop (its sweeps record the
+/// loop on the tape): the gradient against the analytic one and
+/// differences; the tangent of the program (second order) against the
+/// analytic second derivatives and differences of the block's result;
+/// the outer adjoint, which would differentiate the tape, is a located
+/// error.
+#[test]
+fn adr_block_with_a_loop_first_and_second_order() {
+    let src = "
+subroutine g(n, x, y, gx, f)
+  implicit none
+  integer :: n, i
+  double precision :: x, y, gx, f, s
+  adr(f)
+    s = 0
+    do i = 1, n
+      s = s + x*y*i + sin(x*i)
+    end do
+    f = s
+  end adr(gx = cotangent(x))
+end subroutine
+";
+    let engine = Engine::from_source("loop.f90", src).expect("compile");
+    let tan = engine
+        .tangent(Some("g"), &sel("gx"), &sel("x,y"), 1)
+        .expect("tangent");
+    for &(n, x, y) in &[(4, 0.7, 0.3), (7, -1.2, 2.0)] {
+        let inputs = [("n", n as f64), ("x", x), ("y", y)];
+        let args = run(&engine, "g", &inputs);
+        let is = (1..=n).map(f64::from);
+        let gx: f64 = is.clone().map(|i| y * i + i * (x * i).cos()).sum();
+        let gxx: f64 = is.clone().map(|i| -i * i * (x * i).sin()).sum();
+        let gxy: f64 = is.clone().sum();
+        assert!(close(args.scalar("gx").unwrap(), gx, 1e-14));
+        assert!(close(gx, central(&engine, "g", &inputs, "x", "f"), 1e-7));
+        let jt = tan.jacobian(&args).expect("tangent");
+        assert!(close(jt.matrix[0], gxx, 1e-13), "{} vs {gxx}", jt.matrix[0]);
+        assert!(close(jt.matrix[1], gxy, 1e-13), "{} vs {gxy}", jt.matrix[1]);
+        assert!(close(gxx, central(&engine, "g", &inputs, "x", "gx"), 1e-6));
+        assert!(close(gxy, central(&engine, "g", &inputs, "y", "gx"), 1e-6));
+    }
+    let e = match engine.adjoint(Some("g"), &sel("gx"), &sel("x,y"), &Default::default()) {
+        Ok(_) => panic!("the adjoint of a taped ADR block was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("loop.f90:"), "{e}");
+    assert!(e.contains("ADR block that records loops"), "{e}");
 }

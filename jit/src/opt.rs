@@ -17,7 +17,8 @@
 //!   earlier value: constants, arithmetic, intrinsics, comparisons,
 //!   conversions, selects, bounds, and loads whose variable was not written
 //!   in between;
-//! * forwards a stored value to a later load of the same scalar or element.
+//! * forwards a stored value to a later load of the same scalar or element;
+//! * folds constants and the strong-zero guards they decide ([`fold`]).
 //!
 //! Memory is tracked per variable under Fortran's rule that distinct dummy
 //! arguments and variables do not alias: a store to a variable forgets the
@@ -29,6 +30,7 @@
 use crate::ir::{Const, Inst, Module, Proc, Storage, Type, Value, VarId};
 use std::collections::HashMap;
 
+pub mod fold;
 pub mod inline;
 pub mod licm;
 pub mod merge;
@@ -124,6 +126,15 @@ fn number_values(proc: &mut Proc) {
         for v in insts {
             let data = &mut proc.insts[v.index()];
             rename_operands(&mut data.kind, &rename);
+            match fold::simplify(proc, v) {
+                Some(fold::Fold::Value(w)) => {
+                    rename.insert(v, w);
+                    continue;
+                }
+                Some(fold::Fold::Const(c)) => proc.insts[v.index()].kind = Inst::Const(c),
+                None => {}
+            }
+            let data = &mut proc.insts[v.index()];
             let ty = data.ty;
             let key = match &data.kind {
                 Inst::Const(c) => Some(match *c {

@@ -714,6 +714,9 @@ pub fn accumulate(
             when,
             negative,
         } => {
+            if let Some(both) = second_gate(e, acc, cond, when, negative, d, ty) {
+                return Some(both);
+            }
             let unit = if negative {
                 Partial::MinusOne
             } else {
@@ -729,6 +732,34 @@ pub fn accumulate(
             Some(e.select(cond, if_true, if_false, ty))
         }
     }
+}
+
+/// The two gates of a select (`select(c, a, b)`: `a` then `b`) summed
+/// into one accumulator: when `acc` is the first gate's `select(c, x, +0)`,
+/// the second gives `select(c, x, d)` rather than `select(c, acc, acc +
+/// d)`, which differs only in turning a `-0` `d` into `+0`. Code
+/// differentiated again then keeps the select's shape, and the JIT folds
+/// the strong-zero guards of nested tangents through it.
+fn second_gate(
+    e: &mut dyn Emit,
+    acc: Option<Value>,
+    cond: Value,
+    when: bool,
+    negative: bool,
+    d: Value,
+    ty: Type,
+) -> Option<Value> {
+    if when || negative {
+        return None;
+    }
+    let Some(Inst::Select(c, x, zero)) = e.inst_of(acc?) else {
+        return None;
+    };
+    let (c, x, zero) = (*c, *x, *zero);
+    let positive_zero = e
+        .float_constant(zero)
+        .is_some_and(|z| z.to_bits() == 0.0f64.to_bits());
+    (c == cond && positive_zero && e.type_of(x) == Some(ty)).then(|| e.select(cond, x, d, ty))
 }
 
 /// How [`product`] guards `p * d` (from the [`StrongZero`] level).
@@ -871,6 +902,41 @@ mod tests {
             before + 2,
             "one load and one multiplication, no guard"
         );
+    }
+
+    /// The two gates of `select(s > 0, a, b)` accumulated in order give
+    /// `select(s > 0, da, db)` itself: one select, `db`'s sign kept.
+    #[test]
+    fn the_gates_of_a_select_accumulate_to_one_select() {
+        for (s, da, db) in [(1.0, 2.5, -3.0), (-1.0, 2.5, -3.0), (-1.0, 2.5, -0.0)] {
+            let mut proc = Proc::new("f");
+            let mut b = ProcBuilder::new(&mut proc);
+            let [sv, av, bv, out] = ["s", "da", "db", "out"].map(|n| b.param(n, Type::F64, vec![]));
+            let (ls, la, lb) = (b.load(sv), b.load(av), b.load(bv));
+            let zero = b.fconst(Type::F64, 0.0);
+            let cond = b.cmp(CmpOp::Gt, ls, zero);
+            let gate = |when| Partial::Gate {
+                cond,
+                when,
+                negative: false,
+            };
+            let z = StrongZero::Differentiable;
+            let first = accumulate(&mut b, None, &gate(true), la, Type::F64, z);
+            let r = accumulate(&mut b, first, &gate(false), lb, Type::F64, z).expect("a value");
+            assert_eq!(b.proc().inst(r).kind, Inst::Select(cond, la, lb));
+            b.store(out, r);
+            b.ret();
+            let mut m = Module::default();
+            let f = m.add_proc(proc);
+            let mut args = [s, da, db, 0.0].map(|x| {
+                let mut buf = Buffer::zeros(Type::F64, 1);
+                buf.set_f64(0, x);
+                buf
+            });
+            Interpreter::new(&m).call(f, &mut args).expect("runs");
+            let want = if s > 0.0 { da } else { db };
+            assert_eq!(args[3].get_f64(0).to_bits(), want.to_bits(), "s = {s}");
+        }
     }
 
     /// The partials of `op(x, x)` for a parameter `x`.

@@ -147,8 +147,7 @@ pub(crate) fn normalize(proc: &Proc) -> Result<Normalized, AdError> {
             if matches!(proc.inst(v).kind, Inst::Push(..) | Inst::Pop(..)) {
                 return Err(AdError::Unsupported {
                     proc: proc.name.clone(),
-                    what: "explicit stack instructions (differentiate the original procedure)"
-                        .into(),
+                    what: "tape stack instructions (the sweeps of an ADR block that records loops, or other adjoint code): the adjoint of adjoint code is not supported yet".into(),
                     span: proc.inst(v).span,
                 });
             }
