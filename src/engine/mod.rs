@@ -782,7 +782,17 @@ impl<'a> Session<'a> {
         self.set_io_channels(channels);
     }
 
-    /// Takes the native runtime out of the session (for reuse).
+    /// The session's native runtime (its stacks keep their segments), for
+    /// reuse by a later session.
+    pub(crate) fn into_runtime(self) -> Option<Runtime> {
+        match self.run {
+            SessionRun::Jit { runtime, .. } => Some(*runtime),
+            SessionRun::Interp(_) => None,
+        }
+    }
+
+    /// Like [`Session::into_runtime`], leaving a fresh runtime in the
+    /// session.
     pub(crate) fn take_runtime(&mut self) -> Option<Runtime> {
         match &mut self.run {
             SessionRun::Jit { runtime, .. } => Some(std::mem::take(&mut **runtime)),

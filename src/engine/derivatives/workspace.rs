@@ -169,7 +169,7 @@ impl Workspace {
             let mut held = exec.hold()?;
             let mut session = Session::with_runtime(exec, self.runtime.take());
             let r = session.call_held(&mut held, proc, &mut self.bufs);
-            self.runtime = session.take_runtime();
+            self.runtime = session.into_runtime();
             r
         };
         swap(&mut self.bufs, args);
