@@ -85,9 +85,13 @@ pub struct IoState {
 impl IoState {
     /// A state writing and reading through `channels`.
     pub fn new(channels: Channels) -> IoState {
+        // Not `..IoState::default()`: that would open standard channels
+        // (allocations on every call of a reused runtime) only to drop them.
         IoState {
             channels,
-            ..IoState::default()
+            format: None,
+            items: Vec::new(),
+            tokens: VecDeque::new(),
         }
     }
     /// Starts an output statement (`None`: list-directed).

@@ -190,7 +190,7 @@ impl CompiledModule {
             proc: None,
             message,
         })?;
-        compile_module(module, options, globals)
+        compile_module(module, options, globals, None)
     }
 
     /// Compiles every procedure of `module` against existing global storage
@@ -210,7 +210,32 @@ impl CompiledModule {
         if !same {
             return err("the global storage does not match the module's globals");
         }
-        compile_module(module, options, globals)
+        compile_module(module, options, globals, None)
+    }
+
+    /// Like [`CompiledModule::compile_with_globals`], compiling only
+    /// `roots` and the procedures they call, directly or through others:
+    /// a derivative module needs none of its primal procedures that its
+    /// sweeps do not call, and compiling them would double the compile
+    /// time. A procedure left out has no native code; calling it is an
+    /// error, never undefined behaviour.
+    pub fn compile_reachable(
+        module: &ir::Module,
+        options: &JitOptions,
+        globals: GlobalStore,
+        roots: &[ProcId],
+    ) -> Result<CompiledModule, CompileError> {
+        let same = globals.len() == module.globals.len()
+            && globals
+                .globals()
+                .iter()
+                .zip(&module.globals)
+                .all(|(a, b)| a.ty == b.ty && global_bytes(a) == global_bytes(b));
+        if !same {
+            return err("the global storage does not match the module's globals");
+        }
+        let wanted = reachable(module, roots);
+        compile_module(module, options, globals, Some(&wanted))
     }
 
     /// Calls a procedure with its own fresh [`Runtime`].
@@ -300,9 +325,14 @@ impl CompiledModule {
                 ptr: b.as_mut_ptr(),
             })
             .collect();
-        let f = self
-            .raw_function(proc)
-            .ok_or_else(|| self.arg_error(proc, None, "no such procedure".into()))?;
+        let f = self.raw_function(proc).ok_or_else(|| {
+            let why = if proc.index() < self.entries.len() {
+                "not compiled: no entry this module was compiled for calls it"
+            } else {
+                "no such procedure"
+            };
+            self.arg_error(proc, None, why.into())
+        })?;
         let stack_size = rt.limits().stack_size;
         let mut invoke = || {
             // The stack limit is taken on the stack the code runs on.
@@ -333,7 +363,7 @@ impl CompiledModule {
     /// the runtime, which points it at the module's globals), and decode a
     /// non-zero status itself.
     pub fn raw_function(&self, proc: ProcId) -> Option<RawProcFn> {
-        let addr = *self.entries.get(proc.index())?;
+        let addr = *self.entries.get(proc.index()).filter(|&&a| a != 0)?;
         // SAFETY: `addr` is a finalized function with the RawProcFn ABI.
         Some(unsafe { std::mem::transmute::<usize, RawProcFn>(addr) })
     }
@@ -660,10 +690,32 @@ impl Drop for JitGuard {
     }
 }
 
+/// Which procedures of `module` `roots` call, directly or through others
+/// (the roots included), by procedure index.
+fn reachable(module: &ir::Module, roots: &[ProcId]) -> Vec<bool> {
+    let mut seen = vec![false; module.procs.len()];
+    let mut work: Vec<ProcId> = roots.to_vec();
+    while let Some(p) = work.pop() {
+        match seen.get_mut(p.index()) {
+            Some(s) if !*s => *s = true,
+            _ => continue,
+        }
+        for data in &module.proc(p).insts {
+            if let ir::Inst::Call(callee, _) = &data.kind {
+                work.push(*callee);
+            }
+        }
+    }
+    seen
+}
+
+/// Compiles the procedures of `module` (those marked in `wanted`, or all):
+/// the entry of one left out is 0.
 fn compile_module(
     module: &ir::Module,
     options: &JitOptions,
     globals: GlobalStore,
+    wanted: Option<&[bool]>,
 ) -> Result<CompiledModule, CompileError> {
     crate::ir::verify::verify_module(module).map_err(|errors| CompileError {
         proc: None,
@@ -725,7 +777,11 @@ fn compile_module(
         };
         let mut ctx = jit.make_context();
         let mut fctx = FunctionBuilderContext::new();
+        let compiled = |i: usize| wanted.is_none_or(|w| w[i]);
         for (i, proc) in module.procs.iter().enumerate() {
+            if !compiled(i) {
+                continue;
+            }
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, i as u32);
             let with_proc = |e: CompileError| CompileError {
@@ -756,7 +812,14 @@ fn compile_module(
             message: e.to_string(),
         })?;
         ids.iter()
-            .map(|&id| jit.get_finalized_function(id) as usize)
+            .enumerate()
+            .map(|(i, &id)| {
+                if compiled(i) {
+                    jit.get_finalized_function(id) as usize
+                } else {
+                    0
+                }
+            })
             .collect()
     };
     Ok(CompiledModule {

@@ -27,7 +27,9 @@
 //! instruction by an equal earlier one never changes a result or an error:
 //! the earlier instruction produced the same value or already failed.
 
-use crate::ir::{Const, Inst, Module, Proc, Storage, Type, Value, VarId};
+use crate::ir::{
+    BinaryOp, CmpOp, Const, Inst, Module, Proc, Rounding, Storage, Type, UnaryOp, Value, VarId,
+};
 use std::collections::HashMap;
 
 pub mod fold;
@@ -45,7 +47,20 @@ enum Key {
     /// A load of an element.
     LoadElem(VarId, Vec<Value>),
     /// A pure operation: its (operand-renamed) instruction and result type.
-    Pure(String),
+    Pure(Pure, Option<Type>),
+}
+
+/// The pure instructions value numbering merges, with their operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Pure {
+    Unary(UnaryOp, Value),
+    Binary(BinaryOp, Value, Value),
+    Cmp(CmpOp, Value, Value),
+    Convert(Value, Rounding),
+    Select(Value, Value, Value),
+    DimLower(VarId, u32),
+    DimExtent(VarId, u32),
+    Allocated(VarId),
 }
 
 /// Returns a copy of `module` with jump chains merged
@@ -145,14 +160,14 @@ fn number_values(proc: &mut Proc) {
                 }),
                 Inst::Load(var) => Some(Key::Load(*var)),
                 Inst::LoadElem(var, idx) => Some(Key::LoadElem(*var, idx.clone())),
-                Inst::Unary(..)
-                | Inst::Binary(..)
-                | Inst::Cmp(..)
-                | Inst::Convert(..)
-                | Inst::Select(..)
-                | Inst::DimLower(..)
-                | Inst::DimExtent(..)
-                | Inst::Allocated(..) => Some(Key::Pure(format!("{:?}:{:?}", data.kind, ty))),
+                Inst::Unary(op, a) => Some(Key::Pure(Pure::Unary(*op, *a), ty)),
+                Inst::Binary(op, a, b) => Some(Key::Pure(Pure::Binary(*op, *a, *b), ty)),
+                Inst::Cmp(op, a, b) => Some(Key::Pure(Pure::Cmp(*op, *a, *b), ty)),
+                Inst::Convert(a, r) => Some(Key::Pure(Pure::Convert(*a, *r), ty)),
+                Inst::Select(c, a, b) => Some(Key::Pure(Pure::Select(*c, *a, *b), ty)),
+                Inst::DimLower(v, d) => Some(Key::Pure(Pure::DimLower(*v, *d), ty)),
+                Inst::DimExtent(v, d) => Some(Key::Pure(Pure::DimExtent(*v, *d), ty)),
+                Inst::Allocated(v) => Some(Key::Pure(Pure::Allocated(*v), ty)),
                 // New storage and bounds: nothing read before still holds.
                 Inst::Allocate(..) | Inst::Deallocate(..) => {
                     known.clear();

@@ -10,6 +10,7 @@ use adjit_ir::{
     Rounding, RuntimeErrorKind, Span, Storage, Type, UnaryOp, Var,
 };
 use adjit_jit::codegen::{CompiledModule, JitOptions};
+use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::Runtime;
 use common::*;
 
@@ -478,6 +479,38 @@ fn calls_pass_variables_elements_and_values_by_reference() {
     assert_eq!(args[0], Buffer::F64(vec![5.0]));
     assert_eq!(args[1], Buffer::F64(vec![1.0, 2.0, 4.0, 4.0, 5.0]));
     assert_eq!(args[2], Buffer::F64(vec![2.0 + 4.0 + 4.0 + 2.0]));
+}
+
+#[test]
+fn compiling_from_entries_leaves_out_the_procedures_they_never_call() {
+    // caller calls addone; sum3 is called by nobody.
+    let mut m = Module::default();
+    let add = m.add_proc(addone());
+    let s3 = m.add_proc(sum3());
+    let mut proc = Proc::new("caller");
+    let mut b = ProcBuilder::new(&mut proc);
+    let s = b.param("s", Type::F64, vec![]);
+    b.call(add, vec![CallArg::Var(s)]);
+    b.call(add, vec![CallArg::Var(s)]);
+    b.ret();
+    let caller = m.add_proc(proc);
+    let options = JitOptions {
+        inline: false,
+        ..JitOptions::default()
+    };
+    let globals = GlobalStore::new(&m.globals).unwrap();
+    let c = CompiledModule::compile_reachable(&m, &options, globals, &[caller]).unwrap();
+    assert!(c.raw_function(caller).is_some());
+    assert!(c.raw_function(add).is_some(), "called by the entry");
+    assert!(c.raw_function(s3).is_none(), "called by no entry");
+    let mut args = vec![Buffer::F64(vec![1.0])];
+    c.call(caller, &mut args).unwrap();
+    assert_eq!(args[0], Buffer::F64(vec![3.0]));
+    let mut args = vec![Buffer::F64(vec![1.0; 3]), Buffer::F64(vec![0.0])];
+    let e = c.call(s3, &mut args).unwrap_err();
+    assert_eq!(e.proc, s3);
+    assert!(e.detail.contains("not compiled"), "{}", e.detail);
+    assert_eq!(args[1], Buffer::F64(vec![0.0]), "nothing ran");
 }
 
 #[test]

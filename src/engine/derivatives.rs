@@ -423,7 +423,7 @@ impl Engine {
             sources: self.sources.clone(),
             module: Arc::new(module),
         };
-        let exec = self.executor(program.clone())?;
+        let exec = self.executor_for(program.clone(), &[tproc])?;
         Ok(Tangent {
             writes: exec.written_by(&[tproc]),
             exec,
@@ -472,7 +472,10 @@ impl Engine {
             sources: self.sources.clone(),
             module: Arc::new(module),
         };
-        let exec = self.executor(program.clone())?;
+        let exec = self.executor_for(
+            program.clone(),
+            &[procs.combined, procs.forward, procs.reverse],
+        )?;
         Ok(Adjoint {
             reverse_records: pushes(&program.module, procs.reverse),
             reverse_writes: exec.written_by(&[procs.reverse]),

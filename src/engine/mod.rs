@@ -426,7 +426,7 @@ impl Engine {
     /// Compiles (or prepares for interpretation) one procedure.
     pub fn procedure(&self, name: Option<&str>) -> Result<Procedure, Error> {
         let proc = self.entry(name)?;
-        let exec = self.executor(self.program())?;
+        let exec = self.executor_for(self.program(), &[proc])?;
         Ok(Procedure {
             program: self.program(),
             proc,
@@ -439,6 +439,12 @@ impl Engine {
     /// the program's globals.
     fn executor(&self, program: Program) -> Result<Executor, Error> {
         Executor::new(program, &self.options, &self.globals)
+    }
+
+    /// An executor of `program` that can run only `entries` (and what they
+    /// call): the rest of the module is not compiled.
+    fn executor_for(&self, program: Program, entries: &[ProcId]) -> Result<Executor, Error> {
+        Executor::for_entries(program, &self.options, &self.globals, Some(entries))
     }
 
     /// A copy of the program's state: the values of its globals (module
@@ -605,6 +611,17 @@ impl Executor {
         options: &Options,
         root: &GlobalStore,
     ) -> Result<Executor, Error> {
+        Executor::for_entries(program, options, root, None)
+    }
+
+    /// Like [`Executor::new`]; with `entries`, natively compiles only those
+    /// procedures and the ones they call (calling another is an error).
+    pub(crate) fn for_entries(
+        program: Program,
+        options: &Options,
+        root: &GlobalStore,
+        entries: Option<&[ProcId]>,
+    ) -> Result<Executor, Error> {
         let module = program.module.clone();
         let globals = state::store_for(root, &module.globals)?;
         let run = match options.backend {
@@ -616,13 +633,18 @@ impl Executor {
                     compile_speed: options.compile_speed,
                     ..JitOptions::default()
                 };
-                let compiled = CompiledModule::compile_with_globals(&module, &jit_options, globals)
-                    .map_err(|e| {
-                        Error::new(
-                            ErrorKind::Internal,
-                            format!("native compilation failed: {e}"),
-                        )
-                    })?;
+                let compiled = match entries {
+                    Some(roots) => {
+                        CompiledModule::compile_reachable(&module, &jit_options, globals, roots)
+                    }
+                    None => CompiledModule::compile_with_globals(&module, &jit_options, globals),
+                }
+                .map_err(|e| {
+                    Error::new(
+                        ErrorKind::Internal,
+                        format!("native compilation failed: {e}"),
+                    )
+                })?;
                 let stacks = StackConfig {
                     ram_budget: options.tape_ram_budget,
                     ..StackConfig::default()
@@ -761,7 +783,17 @@ impl<'a> Session<'a> {
         self.set_io_channels(channels);
     }
 
-    /// Takes the native runtime out of the session (for reuse).
+    /// The session's native runtime (its stacks keep their segments), for
+    /// reuse by a later session.
+    pub(crate) fn into_runtime(self) -> Option<Runtime> {
+        match self.run {
+            SessionRun::Jit { runtime, .. } => Some(*runtime),
+            SessionRun::Interp(_) => None,
+        }
+    }
+
+    /// Like [`Session::into_runtime`], leaving a fresh runtime in the
+    /// session.
     pub(crate) fn take_runtime(&mut self) -> Option<Runtime> {
         match &mut self.run {
             SessionRun::Jit { runtime, .. } => Some(std::mem::take(&mut **runtime)),

@@ -11,7 +11,10 @@
 //! buffers back and writes the derivative into the caller's slice. The
 //! companions live in the workspace: they are cleared in place (no fresh
 //! zero-filled pages) and laid out again only when the argument shapes
-//! change.
+//! change. Clearing skips what needs none: the input companions of an
+//! adjoint are zeroed in the pass that copies the gradient out (one pass
+//! over them instead of two), and those of a tangent are overwritten by the
+//! direction.
 
 use super::{
     elements, not_one_output, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent,
@@ -38,6 +41,14 @@ pub struct Workspace {
     /// `(parameter, first offset, count)`.
     wrt_runs: Vec<(usize, usize, usize)>,
     wrt_len: usize,
+    /// Per slot: the input runs of its companion as sorted, disjoint
+    /// ranges of entries, when it is an `F64` companion whose runs do not
+    /// overlap (empty otherwise). Only these runs are read and zeroed in
+    /// one pass, or overwritten by a tangent direction.
+    input_ranges: Vec<Vec<(usize, usize)>>,
+    /// The `input_ranges` entries are zero (the last adjoint read its
+    /// gradient out of them without error).
+    inputs_zero: bool,
 }
 
 impl Workspace {
@@ -83,20 +94,50 @@ impl Workspace {
                 }
             })
             .collect();
-        Ok(())
-    }
-
-    /// Clears the companions in place.
-    fn clear(&mut self, map: &ParamMap) {
-        for (buf, &(_, companion)) in self.bufs.iter_mut().zip(&map.slots) {
-            if companion {
-                match buf {
-                    Buffer::F64(v) => v.fill(0.0),
-                    Buffer::F32(v) => v.fill(0.0),
-                    other => *other = Buffer::zeros(other.ty(), other.len()),
+        self.input_ranges = vec![Vec::new(); self.bufs.len()];
+        for &(param, start, n) in &self.wrt_runs {
+            if let Some(slot) = map.companion(param) {
+                if matches!(self.bufs[slot], Buffer::F64(_)) {
+                    self.input_ranges[slot].push((start, start + n));
                 }
             }
         }
+        for ranges in &mut self.input_ranges {
+            ranges.sort_unstable();
+            if ranges.windows(2).any(|w| w[0].1 > w[1].0) {
+                ranges.clear();
+            }
+        }
+        self.inputs_zero = false;
+        Ok(())
+    }
+
+    /// Clears the companions in place, except the input ranges when
+    /// `skip_inputs` (they are zero already, or about to be overwritten).
+    fn clear(&mut self, map: &ParamMap, skip_inputs: bool) {
+        for (slot, (buf, &(_, companion))) in self.bufs.iter_mut().zip(&map.slots).enumerate() {
+            if !companion {
+                continue;
+            }
+            let skip: &[(usize, usize)] = if skip_inputs {
+                &self.input_ranges[slot]
+            } else {
+                &[]
+            };
+            match buf {
+                Buffer::F64(v) => {
+                    let mut from = 0;
+                    for &(start, end) in skip {
+                        v[from..start].fill(0.0);
+                        from = end;
+                    }
+                    v[from..].fill(0.0);
+                }
+                Buffer::F32(v) => v.fill(0.0),
+                other => *other = Buffer::zeros(other.ty(), other.len()),
+            }
+        }
+        self.inputs_zero = false;
     }
 
     /// Adds `value` to entry `index` of the companion of parameter `param`.
@@ -128,16 +169,17 @@ impl Workspace {
             let mut held = exec.hold()?;
             let mut session = Session::with_runtime(exec, self.runtime.take());
             let r = session.call_held(&mut held, proc, &mut self.bufs);
-            self.runtime = session.take_runtime();
+            self.runtime = session.into_runtime();
             r
         };
         swap(&mut self.bufs, args);
         result
     }
 
-    /// Copies entry `stride * offset` of the input companions, for every
-    /// input element in order, into `out`.
-    fn read_inputs(&self, map: &ParamMap, stride: usize, out: &mut [f64]) {
+    /// Moves the input companions' entries, for every input element in
+    /// order, into `out`, leaving zeros behind in the input ranges (which
+    /// the next adjoint then need not clear).
+    fn take_inputs(&mut self, map: &ParamMap, out: &mut [f64]) {
         let mut k = 0;
         for &(param, start, n) in &self.wrt_runs {
             let dst = &mut out[k..k + n];
@@ -146,15 +188,20 @@ impl Workspace {
                 dst.fill(0.0);
                 continue;
             };
-            match &self.bufs[slot] {
-                Buffer::F64(v) if stride == 1 => dst.copy_from_slice(&v[start..start + n]),
+            match &mut self.bufs[slot] {
+                Buffer::F64(v) if !self.input_ranges[slot].is_empty() => {
+                    for (d, s) in dst.iter_mut().zip(&mut v[start..start + n]) {
+                        *d = std::mem::take(s);
+                    }
+                }
                 b => {
                     for (j, d) in dst.iter_mut().enumerate() {
-                        *d = b.get_f64((start + j) * stride);
+                        *d = b.get_f64(start + j);
                     }
                 }
             }
         }
+        self.inputs_zero = true;
     }
 }
 
@@ -193,13 +240,13 @@ impl Adjoint {
         if grad.len() != ws.wrt_len {
             return Err(length_error("gradient", grad.len(), ws.wrt_len));
         }
-        ws.clear(&self.map);
+        ws.clear(&self.map, ws.inputs_zero);
         for (k, &s) in seed.iter().enumerate() {
             let o = ws.of[k];
             ws.add(&self.map, o.param, o.offset, s);
         }
         ws.run(&self.exec, &self.map, self.procs.combined, args)?;
-        ws.read_inputs(&self.map, 1, grad);
+        ws.take_inputs(&self.map, grad);
         Ok(())
     }
 
@@ -247,18 +294,23 @@ impl Tangent {
         if out.len() != ws.of.len() {
             return Err(length_error("output", out.len(), ws.of.len()));
         }
-        ws.clear(&self.map);
+        // With one direction the seed overwrites the input ranges.
+        ws.clear(&self.map, k == 1);
         let mut s = 0;
         for r in 0..ws.wrt_runs.len() {
             let (param, start, n) = ws.wrt_runs[r];
             if let Some(slot) = self.map.companion(param) {
                 match &mut ws.bufs[slot] {
-                    Buffer::F64(v) if k == 1 => {
+                    // Disjoint runs: the direction overwrites them.
+                    Buffer::F64(v) if k == 1 && !ws.input_ranges[slot].is_empty() => {
                         v[start..start + n].copy_from_slice(&seed[s..s + n]);
                     }
+                    // An element named twice gets the sum of its entries
+                    // (as in `Tangent::directional`).
                     b => {
                         for j in 0..n {
-                            b.set_f64((start + j) * k, seed[s + j]);
+                            let i = (start + j) * k;
+                            b.set_f64(i, b.get_f64(i) + seed[s + j]);
                         }
                     }
                 }
