@@ -28,6 +28,7 @@
 //! an irreducible graph (GOTOs into a loop) is written block by block with
 //! statement labels and `GO TO`s (see [`proc`]).
 
+mod counted;
 mod expr;
 mod proc;
 mod structure;

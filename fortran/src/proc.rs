@@ -12,6 +12,7 @@
 //! the target of a jump other than a fall-through gets a statement label
 //! (its index + 1).
 
+use crate::counted::{self, Counted};
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
 use crate::structure;
 
@@ -34,7 +35,15 @@ pub struct Printed {
 
 /// Prints generated procedure `id`.
 pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
-    let mut p = Printer::new(ctx, id)?;
+    let mut p = Printer::new(ctx, id, true)?;
+    match p.body() {
+        Ok(()) if !p.counted_failed => return p.finish(),
+        Err(e) if !p.counted_failed => return Err(e),
+        _ => {}
+    }
+    // A counted loop the structure did not write as a DO: every loop in
+    // its general form.
+    let mut p = Printer::new(ctx, id, false)?;
     p.body()?;
     p.finish()
 }
@@ -76,6 +85,13 @@ struct Printer<'c, 'a> {
     /// COMMON blocks of the original program the procedure names: block
     /// name -> (global index -> local name of the member viewing it).
     commons: BTreeMap<String, BTreeMap<usize, String>>,
+    /// Counted DO loops written as `do i = start, end, step`.
+    counted: Counted,
+    /// The start and end of each counted loop (by header), set when its
+    /// entry block is written.
+    bounds: HashMap<BlockId, (Expr, Expr)>,
+    /// A counted loop could not be written as one (print again without).
+    counted_failed: bool,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -102,7 +118,11 @@ fn reaches_itself(module: &adjit_ir::Module, id: ProcId) -> bool {
 }
 
 impl<'c, 'a> Printer<'c, 'a> {
-    fn new(ctx: &'c Context<'a>, id: ProcId) -> Result<Printer<'c, 'a>, EmitError> {
+    fn new(
+        ctx: &'c Context<'a>,
+        id: ProcId,
+        counted_loops: bool,
+    ) -> Result<Printer<'c, 'a>, EmitError> {
         let module = ctx.module();
         let proc = module.proc(id);
         let name = ident(&proc.name);
@@ -126,6 +146,13 @@ impl<'c, 'a> Printer<'c, 'a> {
             recursive: reaches_itself(module, id),
             indent: 0,
             commons: BTreeMap::new(),
+            counted: if counted_loops {
+                counted::analyse(proc)
+            } else {
+                Counted::default()
+            },
+            bounds: HashMap::new(),
+            counted_failed: false,
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -343,7 +370,10 @@ impl<'c, 'a> Printer<'c, 'a> {
             CharBase::Var { var, .. } => Some(*var),
             CharBase::Literal(_) => None,
         };
-        for inst in &self.proc.insts {
+        for (i, inst) in self.proc.insts.iter().enumerate() {
+            if self.counted.dead.contains(&Value(i as u32)) {
+                continue;
+            }
             match &inst.kind {
                 Inst::Load(v) | Inst::LoadElem(v, _) | Inst::DimLower(v, _) => {
                     read.insert(*v);
@@ -434,6 +464,10 @@ impl<'c, 'a> Printer<'c, 'a> {
         if let Some(tree) = structure::structure(self.proc) {
             return self.structured(&tree);
         }
+        if !self.counted.loops.is_empty() {
+            self.counted_failed = true;
+            return Ok(());
+        }
         self.labelled()
     }
 
@@ -519,6 +553,12 @@ impl<'c, 'a> Printer<'c, 'a> {
         if let Some(o) = block.term.operand() {
             uses.entry(o).or_default().push(n);
         }
+        // The bounds of the counted DO loops this block enters are used
+        // at its end, by the DO statement.
+        let bound_uses = self.counted.bound_uses(b);
+        for &v in &bound_uses {
+            uses.entry(v).or_default().push(n);
+        }
         // What each statement writes (`None`: anything, a call) and what
         // each value reads: a value moves to its use past statements that
         // write nothing it reads.
@@ -577,19 +617,21 @@ impl<'c, 'a> Printer<'c, 'a> {
         };
         // Pure values only something live uses are dead code: left out.
         let mut live: HashSet<Value> = block.term.operand().into_iter().collect();
+        live.extend(bound_uses.iter().copied());
         for &v in block.insts.iter().rev() {
             let kind = &self.proc.inst(v).kind;
-            let effect = matches!(
-                kind,
-                Inst::Store(..)
-                    | Inst::StoreElem(..)
-                    | Inst::Call(..)
-                    | Inst::CharAssign(..)
-                    | Inst::Push(..)
-                    | Inst::Pop(_)
-                    | Inst::Allocate(..)
-                    | Inst::Deallocate(_)
-            );
+            let effect = !self.counted.dead.contains(&v)
+                && matches!(
+                    kind,
+                    Inst::Store(..)
+                        | Inst::StoreElem(..)
+                        | Inst::Call(..)
+                        | Inst::CharAssign(..)
+                        | Inst::Push(..)
+                        | Inst::Pop(_)
+                        | Inst::Allocate(..)
+                        | Inst::Deallocate(_)
+                );
             if effect || live.contains(&v) {
                 live.insert(v);
                 kind.for_each_operand(|o| {
@@ -818,6 +860,12 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         if block.term.operand().is_some() {
             self.comment(block.term_span);
+        }
+        for (h, l) in &self.counted.loops {
+            if l.entry == b {
+                self.bounds
+                    .insert(*h, (exprs[&l.start].clone(), exprs[&l.end].clone()));
+            }
         }
         Ok(exprs)
     }
