@@ -29,15 +29,36 @@ use std::collections::{HashMap, HashSet};
 pub struct CountedLoop {
     /// The DO variable.
     pub var: VarId,
-    /// The block whose code computes the bounds (the loop's entry).
-    pub entry: BlockId,
-    /// The first value of the DO variable (defined in `entry`).
-    pub start: Value,
-    /// The last value (defined in `entry`), of the DO variable's type or
-    /// a constant that fits it.
-    pub end: Value,
-    /// The constant step.
-    pub step: i64,
+    /// How its bounds are found.
+    pub control: Control,
+}
+
+/// Where a counted loop's bounds come from.
+#[derive(Clone, Debug)]
+pub enum Control {
+    /// A source DO loop (a tangent, a forward sweep): `do var = start,
+    /// end, step`.
+    Forward {
+        /// The block whose code computes the bounds (the loop's entry).
+        entry: BlockId,
+        /// The first value of the DO variable (defined in `entry`).
+        start: Value,
+        /// The last value (defined in `entry`), of the DO variable's type
+        /// or a constant that fits it.
+        end: Value,
+        /// The constant step.
+        step: i64,
+    },
+    /// A reverse sweep's loop: `trips` times, the DO variable first
+    /// stepped back by `step` (its value after the forward loop, as the
+    /// forward sweep saved it): `do var = var - step, var - trips*step,
+    /// -step`.
+    Reverse {
+        /// The I64 trip count the forward sweep recorded.
+        trips: VarId,
+        /// The step of the forward loop.
+        step: VarId,
+    },
 }
 
 /// The counted loops of a procedure and the instructions their DO
@@ -55,9 +76,16 @@ impl Counted {
     /// The values block `b` must keep for the DO statements it enters.
     pub fn bound_uses(&self, b: BlockId) -> Vec<Value> {
         let mut v: Vec<Value> = Vec::new();
-        for l in self.loops.values().filter(|l| l.entry == b) {
-            v.push(l.start);
-            v.push(l.end);
+        for l in self.loops.values() {
+            if let Control::Forward {
+                entry, start, end, ..
+            } = l.control
+            {
+                if entry == b {
+                    v.push(start);
+                    v.push(end);
+                }
+            }
         }
         v
     }
@@ -195,13 +223,21 @@ pub fn analyse(proc: &Proc) -> Counted {
     let mut suppressed: Vec<Value> = Vec::new();
     for h in 0..n {
         let h = BlockId(h as u32);
-        if let Some(found) = counted_at(&r, &preds, h) {
+        if let Some(found) = counted_at(&r, &preds, h).or_else(|| reversed_at(&r, &preds, h)) {
             suppressed.extend(found.1);
             out.loops.insert(h, found.0);
         }
     }
-    let keep: HashSet<Value> = out.loops.values().flat_map(|l| [l.start, l.end]).collect();
-    out.dead = dead_code(proc, suppressed, &keep);
+    let mut keep: HashSet<Value> = HashSet::new();
+    let mut pinned: HashSet<VarId> = HashSet::new();
+    for l in out.loops.values() {
+        pinned.insert(l.var);
+        match l.control {
+            Control::Forward { start, end, .. } => keep.extend([start, end]),
+            Control::Reverse { trips, step } => pinned.extend([trips, step]),
+        }
+    }
+    out.dead = dead_code(proc, suppressed, &keep, pinned);
     out
 }
 
@@ -459,10 +495,12 @@ fn counted_at(
     Some((
         CountedLoop {
             var,
-            entry,
-            start,
-            end,
-            step,
+            control: Control::Forward {
+                entry,
+                start,
+                end,
+                step,
+            },
         },
         dead,
     ))
@@ -483,14 +521,18 @@ fn loop_blocks(preds: &[Vec<BlockId>], h: BlockId, latch_chain: &[BlockId]) -> V
 
 /// `suppressed` and the instructions only they need: pure values nothing
 /// live uses, and stores to scalar locals that only dead loads read.
-fn dead_code(proc: &Proc, suppressed: Vec<Value>, keep: &HashSet<Value>) -> HashSet<Value> {
+fn dead_code(
+    proc: &Proc,
+    suppressed: Vec<Value>,
+    keep: &HashSet<Value>,
+    mut pinned: HashSet<VarId>,
+) -> HashSet<Value> {
     let mut dead: HashSet<Value> = suppressed.into_iter().collect();
     if dead.is_empty() {
         return dead;
     }
     // Variables something other than a load or a store names, or that a
-    // bound reads, are never dropped.
-    let mut pinned: HashSet<VarId> = HashSet::new();
+    // bound reads (and the DO statements' own), are never dropped.
     for var in &proc.vars {
         for d in &var.dims {
             d.lower.for_each_var(&mut |v| {
@@ -577,4 +619,205 @@ fn dead_code(proc: &Proc, suppressed: Vec<Value>, keep: &HashSet<Value>) -> Hash
             return dead;
         }
     }
+}
+
+/// The reverse sweep's loop headed by `h` (`trips > 0`, then `trips =
+/// trips - 1` and `var = var - step` before anything else) when neither
+/// `var` nor `trips` is read after the loop (a DO leaves them one step
+/// further and untouched), and the instructions its DO statement replaces.
+fn reversed_at(
+    r: &Resolver<'_>,
+    preds: &[Vec<BlockId>],
+    h: BlockId,
+) -> Option<(CountedLoop, Vec<Value>)> {
+    let proc = r.proc;
+    let header = proc.block(h);
+    let Terminator::Branch {
+        cond,
+        then_dest,
+        else_dest,
+    } = header.term
+    else {
+        return None;
+    };
+    if header.insts.len() > 3
+        || header.insts.iter().any(|&w| {
+            !matches!(
+                proc.inst(w).kind,
+                Inst::Load(_) | Inst::Const(_) | Inst::Cmp(..)
+            )
+        })
+    {
+        return None;
+    }
+    let Inst::Cmp(CmpOp::Gt, a, zero) = proc.inst(cond).kind else {
+        return None;
+    };
+    let Inst::Load(trips) = proc.inst(a).kind else {
+        return None;
+    };
+    if r.const_int(zero) != Some(0) || !is_local_scalar(proc, trips, Some(Type::I64)) {
+        return None;
+    }
+    // The first two effects of the trip.
+    let mut effects: Vec<Value> = Vec::new();
+    let mut b = then_dest;
+    let mut steps = 0;
+    while effects.len() < 2 && steps < 8 {
+        if preds[b.index()].len() != 1 {
+            return None;
+        }
+        for &w in &proc.block(b).insts {
+            let k = &proc.inst(w).kind;
+            if !matches!(
+                k,
+                Inst::Load(_) | Inst::Const(_) | Inst::Binary(..) | Inst::Cmp(..)
+            ) {
+                effects.push(w);
+                if effects.len() == 2 {
+                    break;
+                }
+            }
+        }
+        let Terminator::Jump(next) = proc.block(b).term else {
+            break;
+        };
+        b = next;
+        steps += 1;
+    }
+    let [e1, e2] = effects.as_slice() else {
+        return None;
+    };
+    let mut var_step = None;
+    let mut counted_down = false;
+    for &e in [e1, e2] {
+        let Inst::Store(x, v) = proc.inst(e).kind else {
+            return None;
+        };
+        let Inst::Binary(BinaryOp::Sub, p, q) = proc.inst(v).kind else {
+            return None;
+        };
+        let Inst::Load(px) = proc.inst(p).kind else {
+            return None;
+        };
+        if px != x {
+            return None;
+        }
+        if x == trips {
+            counted_down = r.const_int(q) == Some(1);
+        } else if let Inst::Load(step) = proc.inst(q).kind {
+            var_step = Some((x, step));
+        }
+    }
+    let (var, step) = var_step?;
+    if !counted_down
+        || !is_local_scalar(proc, var, Some(Type::I32))
+        || !is_local_scalar(proc, step, Some(Type::I32))
+        || var == step
+    {
+        return None;
+    }
+    // Inside the loop nothing else writes the three variables or reads
+    // the trip count.
+    let latches: Vec<BlockId> = preds[h.index()]
+        .iter()
+        .copied()
+        .filter(|&p| reaches(proc, then_dest, p, h))
+        .collect();
+    for b in loop_blocks(preds, h, &latches) {
+        for &w in &proc.block(b).insts {
+            if w == *e1 || w == *e2 || header.insts.contains(&w) {
+                continue;
+            }
+            let kind = &proc.inst(w).kind;
+            let named = vars_named(kind);
+            if named.contains(&trips) {
+                // The load the decrement subtracts from.
+                let decrements = |&e: &Value| match proc.inst(e).kind {
+                    Inst::Store(_, v) => uses(proc, v, w),
+                    _ => false,
+                };
+                if matches!(kind, Inst::Load(_)) && effects.iter().any(decrements) {
+                    continue;
+                }
+                return None;
+            }
+            let writes = matches!(
+                kind,
+                Inst::Store(..) | Inst::Call(..) | Inst::StoreElem(..) | Inst::CharAssign(..)
+            );
+            if writes && (named.contains(&var) || named.contains(&step)) {
+                return None;
+            }
+        }
+    }
+    if live_at(proc, else_dest, var) || live_at(proc, else_dest, trips) {
+        return None;
+    }
+    Some((
+        CountedLoop {
+            var,
+            control: Control::Reverse { trips, step },
+        },
+        vec![*e1, *e2],
+    ))
+}
+
+/// Instruction `user` has `v` as an operand.
+fn uses(proc: &Proc, user: Value, v: Value) -> bool {
+    let mut found = false;
+    proc.inst(user).kind.for_each_operand(|o| found |= o == v);
+    found
+}
+
+/// `x` is a scalar local (of type `ty` when given).
+fn is_local_scalar(proc: &Proc, x: VarId, ty: Option<Type>) -> bool {
+    let var = proc.var(x);
+    var.storage == Storage::Local && var.dims.is_empty() && ty.is_none_or(|t| var.ty == t)
+}
+
+/// Block `to` is reachable from `from` without passing through `avoid`.
+fn reaches(proc: &Proc, from: BlockId, to: BlockId, avoid: BlockId) -> bool {
+    let mut seen: HashSet<BlockId> = HashSet::new();
+    let mut work = vec![from];
+    while let Some(b) = work.pop() {
+        if b == to {
+            return true;
+        }
+        if b == avoid || !seen.insert(b) {
+            continue;
+        }
+        work.extend(proc.block(b).term.successors());
+    }
+    false
+}
+
+/// Scalar `x` may be read, on some path from the start of block `b`,
+/// before it is stored.
+fn live_at(proc: &Proc, b: BlockId, x: VarId) -> bool {
+    let mut seen: HashSet<BlockId> = HashSet::new();
+    let mut work = vec![b];
+    while let Some(b) = work.pop() {
+        if !seen.insert(b) {
+            continue;
+        }
+        let block = proc.block(b);
+        let mut killed = false;
+        for &w in &block.insts {
+            let kind = &proc.inst(w).kind;
+            if let Inst::Store(y, _) = kind {
+                if *y == x {
+                    killed = true;
+                    break;
+                }
+            }
+            if vars_named(kind).contains(&x) {
+                return true;
+            }
+        }
+        if !killed {
+            work.extend(block.term.successors());
+        }
+    }
+    false
 }

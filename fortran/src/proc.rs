@@ -12,7 +12,7 @@
 //! the target of a jump other than a fall-through gets a statement label
 //! (its index + 1).
 
-use crate::counted::{self, Counted};
+use crate::counted::{self, Control, Counted};
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
 use crate::structure;
 
@@ -862,9 +862,14 @@ impl<'c, 'a> Printer<'c, 'a> {
             self.comment(block.term_span);
         }
         for (h, l) in &self.counted.loops {
-            if l.entry == b {
-                self.bounds
-                    .insert(*h, (exprs[&l.start].clone(), exprs[&l.end].clone()));
+            if let Control::Forward {
+                entry, start, end, ..
+            } = l.control
+            {
+                if entry == b {
+                    self.bounds
+                        .insert(*h, (exprs[&start].clone(), exprs[&end].clone()));
+                }
             }
         }
         Ok(exprs)

@@ -3,6 +3,7 @@
 //! named BLOCK constructs left by EXIT, and EXIT / CYCLE.
 
 use super::Printer;
+use crate::counted::Control;
 use crate::expr::{self, Expr};
 use crate::structure::{ConstructId, Node};
 use crate::EmitError;
@@ -339,17 +340,32 @@ impl Printer<'_, '_> {
     /// does.
     fn counted_do(&mut self, h: BlockId, negated_stay: bool) -> Option<String> {
         let l = self.counted.loops.get(&h)?;
-        let bounds = self.bounds.get(&h).cloned();
-        let (Some((start, end)), false) = (bounds, negated_stay) else {
+        if negated_stay {
             self.counted_failed = true;
             return None;
-        };
+        }
         let var = &self.names[l.var.index()];
         let ty = self.proc.var(l.var).ty;
-        let mut control = format!("{var} = {}, {}", start.text, end.text);
-        if l.step != 1 {
-            control.push_str(&format!(", {}", expr::literal(Const::Int(l.step), ty).text));
+        match l.control {
+            Control::Forward { step, .. } => {
+                let Some((start, end)) = self.bounds.get(&h) else {
+                    self.counted_failed = true;
+                    return None;
+                };
+                let mut control = format!("{var} = {}, {}", start.text, end.text);
+                if step != 1 {
+                    control.push_str(&format!(", {}", expr::literal(Const::Int(step), ty).text));
+                }
+                Some(control)
+            }
+            Control::Reverse { trips, step } => {
+                let trips = &self.names[trips.index()];
+                let step = &self.names[step.index()];
+                let kind = expr::kind(ty).unwrap_or(4);
+                Some(format!(
+                    "{var} = {var} - {step}, int({var} - {trips} * {step}, {kind}), -{step}"
+                ))
+            }
         }
-        Some(control)
     }
 }
