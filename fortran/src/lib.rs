@@ -31,6 +31,7 @@
 mod counted;
 mod expr;
 mod proc;
+mod split;
 mod structure;
 
 use adjit_ir::{Global, Module, ProcId, Span, Storage};

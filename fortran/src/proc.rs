@@ -14,7 +14,7 @@
 
 use crate::counted::{self, Control, Counted};
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
-use crate::structure;
+use crate::{split, structure};
 
 mod structured;
 use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
@@ -35,7 +35,15 @@ pub struct Printed {
 
 /// Prints generated procedure `id`.
 pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
-    let mut p = Printer::new(ctx, id, true)?;
+    let original = ctx.module().proc(id);
+    // An irreducible graph is split into a reducible one where that stays
+    // small; what remains irreducible is written with labels.
+    let split = match structure::structure(original) {
+        Some(_) => None,
+        None => split::reducible(original),
+    };
+    let proc = split.as_ref().unwrap_or(original);
+    let mut p = Printer::new(ctx, id, proc, true)?;
     match p.body() {
         Ok(()) if !p.counted_failed => return p.finish(),
         Err(e) if !p.counted_failed => return Err(e),
@@ -43,7 +51,7 @@ pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
     }
     // A counted loop the structure did not write as a DO: every loop in
     // its general form.
-    let mut p = Printer::new(ctx, id, false)?;
+    let mut p = Printer::new(ctx, id, proc, false)?;
     p.body()?;
     p.finish()
 }
@@ -121,10 +129,10 @@ impl<'c, 'a> Printer<'c, 'a> {
     fn new(
         ctx: &'c Context<'a>,
         id: ProcId,
+        proc: &'c Proc,
         counted_loops: bool,
     ) -> Result<Printer<'c, 'a>, EmitError> {
         let module = ctx.module();
-        let proc = module.proc(id);
         let name = ident(&proc.name);
         let mut p = Printer {
             ctx,
@@ -426,6 +434,8 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         named.extend(read.iter().copied());
         named.extend(self.proc.params.iter().copied());
+        // DO variables are named by their DO statements.
+        named.extend(self.counted.loops.values().map(|l| l.var));
         self.read = read;
         self.named = named;
     }
