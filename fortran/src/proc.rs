@@ -100,6 +100,9 @@ struct Printer<'c, 'a> {
     bounds: HashMap<BlockId, (Expr, Expr)>,
     /// A counted loop could not be written as one (print again without).
     counted_failed: bool,
+    /// Named constants for the character literals the code takes
+    /// substrings of.
+    literal_names: BTreeMap<Vec<u8>, String>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -161,6 +164,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             },
             bounds: HashMap::new(),
             counted_failed: false,
+            literal_names: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -180,6 +184,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             }
         }
         p.name_vars()?;
+        p.name_literals();
         for &c in &callees {
             p.callee_name(c)?;
         }
@@ -195,6 +200,31 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         p.uses.retain(|_, items| !items.is_empty());
         Ok(p)
+    }
+
+    /// Names the character literals that substrings are taken of.
+    fn name_literals(&mut self) {
+        let mut literals: Vec<Vec<u8>> = Vec::new();
+        for inst in &self.proc.insts {
+            let refs: Vec<&CharRef> = match &inst.kind {
+                Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+                    vec![a, b]
+                }
+                Inst::CharLen(a) => vec![a],
+                _ => continue,
+            };
+            for r in refs {
+                if let CharBase::Literal(bytes) = &r.base {
+                    if (r.start.is_some() || r.end.is_some()) && !literals.contains(bytes) {
+                        literals.push(bytes.clone());
+                    }
+                }
+            }
+        }
+        for bytes in literals {
+            let name = self.fresh("lit");
+            self.literal_names.insert(bytes, name);
+        }
     }
 
     fn err(&self, what: impl Into<String>, span: Span) -> EmitError {
@@ -967,12 +997,15 @@ impl<'c, 'a> Printer<'c, 'a> {
         let base = match &r.base {
             CharBase::Var { var, index } if index.is_empty() => self.names[var.index()].clone(),
             CharBase::Var { var, index } => self.element(*var, index, exprs),
-            CharBase::Literal(bytes) => {
-                if r.start.is_some() || r.end.is_some() {
-                    return Err(self.err("a substring of a character literal", span));
+            CharBase::Literal(bytes) if r.start.is_some() || r.end.is_some() => {
+                // A substring of a named constant (Fortran has none of a
+                // literal).
+                match self.literal_names.get(bytes) {
+                    Some(name) => name.clone(),
+                    None => return Err(self.err("a substring of a character literal", span)),
                 }
-                return Ok(expr::string_literal(bytes));
             }
+            CharBase::Literal(bytes) => return Ok(expr::string_literal(bytes)),
         };
         if r.start.is_none() && r.end.is_none() {
             return Ok(base);
@@ -1303,6 +1336,13 @@ impl<'c, 'a> Printer<'c, 'a> {
                 };
                 inits.push(format!("  {} = {zero}", self.names[v.index()]));
             }
+        }
+        for (bytes, name) in &self.literal_names {
+            decls.push(format!(
+                "  character(len={}), parameter :: {name} = {}",
+                bytes.len(),
+                expr::string_literal(bytes)
+            ));
         }
         decls.extend(self.common_declarations()?);
         for (name, ty) in &self.external_functions {
