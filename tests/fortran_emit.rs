@@ -426,3 +426,44 @@ fn cli_writes_fortran_to_a_file_or_standard_output() {
         "{stderr}"
     );
 }
+
+/// Counted DO loops stay counted DO loops: `do i = 1, s` in the tangent
+/// and the forward sweep, run backwards from the saved last value in the
+/// reverse sweep; the reverse sweep of loops left by EXIT has no `go to`.
+#[test]
+fn counted_loops_and_loop_exits_are_structured() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let emit = |file: &str, extra: &[&str]| {
+        let path = root.join(file);
+        let mut args = vec!["emit", path.to_str().unwrap(), "--format", "fortran"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = common::cli::adjit(&args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let griewank = ["--of", "c", "--wrt", "a"];
+    let tangent = emit(
+        "examples/griewank.f90",
+        &[&griewank[..], &["--mode", "tangent"]].concat(),
+    );
+    assert!(tangent.contains("\n  do i = 1_4, s\n"), "{tangent}");
+    assert!(!tangent.contains("do while"), "{tangent}");
+    let adjoint = emit(
+        "examples/griewank.f90",
+        &[&griewank[..], &["--mode", "adjoint"]].concat(),
+    );
+    assert!(adjoint.contains("\n  do i = 1_4, s\n"), "{adjoint}");
+    assert!(
+        adjoint.contains("\n  do i = i - t_step1, int(i - t_ad_trips1 * t_step1, 4), -t_step1\n"),
+        "{adjoint}"
+    );
+    // EXIT from nested named loops: the reverse sweep enters the loops at
+    // the exits, which the copied partial trips make structured.
+    let search = emit(
+        "tests/corpus/exit_cycle.f90",
+        &[
+            "--entry", "search", "--mode", "adjoint", "--of", "total", "--wrt", "a",
+        ],
+    );
+    assert!(!search.contains("go to"), "{search}");
+}
