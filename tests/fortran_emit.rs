@@ -27,11 +27,12 @@ const TOLERANCE: f64 = 1e-13;
 
 /// Derivatives the back end refuses with a located error (each a construct
 /// README lists as not emitted): the count may shrink, never grow.
-const MAX_SKIPS: usize = 32;
+const MAX_SKIPS: usize = 26;
 
-/// Derivatives of GOTO-free sources whose irreducible reverse sweep is
-/// written as labelled blocks: the count may shrink, never grow.
-const MAX_LABELLED: usize = 14;
+/// Derivatives of GOTO-free sources written with labelled blocks and
+/// `go to`: none (the reverse sweeps of loops left at several points are
+/// made reducible by node splitting).
+const MAX_LABELLED: usize = 0;
 
 /// The argument buffers of a derivative procedure: the primal values for
 /// the original parameters and deterministic seeds for each derivative.
