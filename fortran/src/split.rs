@@ -252,3 +252,68 @@ fn retarget(term: &mut Terminator, f: &dyn Fn(usize) -> usize) {
         Terminator::Return | Terminator::Fail(_) => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adjit_ir::builder::ProcBuilder;
+    use adjit_ir::{CmpOp, Type};
+
+    /// `entry -> a | b; a -> b; b -> a | exit`: a loop entered at `a`
+    /// and at `b`.
+    fn two_entry_loop() -> Proc {
+        let mut p = Proc::new("two_entries");
+        let mut b = ProcBuilder::new(&mut p);
+        let x = b.local("x", Type::I32);
+        let (la, lb, exit) = (b.create_block(), b.create_block(), b.create_block());
+        let v = b.load(x);
+        let zero = b.iconst(Type::I32, 0);
+        let c = b.cmp(CmpOp::Gt, v, zero);
+        b.terminate(Terminator::Branch {
+            cond: c,
+            then_dest: la,
+            else_dest: lb,
+        });
+        b.switch_to_block(la);
+        let v = b.load(x);
+        let one = b.iconst(Type::I32, 1);
+        let w = b.binary(adjit_ir::BinaryOp::Sub, v, one);
+        b.store(x, w);
+        b.jump(lb);
+        b.switch_to_block(lb);
+        let v = b.load(x);
+        let zero = b.iconst(Type::I32, 0);
+        let c = b.cmp(CmpOp::Gt, v, zero);
+        b.terminate(Terminator::Branch {
+            cond: c,
+            then_dest: la,
+            else_dest: exit,
+        });
+        b.switch_to_block(exit);
+        b.terminate(Terminator::Return);
+        p
+    }
+
+    #[test]
+    fn a_loop_entered_twice_is_split_into_a_reducible_graph() {
+        let p = two_entry_loop();
+        assert!(
+            structure::structure(&p).is_none(),
+            "the input is irreducible"
+        );
+        let q = reducible(&p).expect("split");
+        assert!(structure::structure(&q).is_some());
+        assert!(q.blocks.len() > p.blocks.len());
+        // Copies define fresh values: no value is in two blocks.
+        let mut seen = std::collections::HashSet::new();
+        for block in &q.blocks {
+            for v in &block.insts {
+                assert!(seen.insert(*v), "value {v:?} in two blocks");
+            }
+        }
+        // The original blocks keep their instructions.
+        for (b, block) in p.blocks.iter().enumerate() {
+            assert_eq!(q.blocks[b].insts, block.insts);
+        }
+    }
+}
