@@ -441,10 +441,15 @@ fn counted_at(
             }
         }
     }
+    let mut bound_reads = reads_of(proc, start);
+    bound_reads.extend(reads_of(proc, end));
     for &b in between {
         for &w in &proc.block(b).insts {
             match &proc.inst(w).kind {
-                Inst::Store(x, _) if proc.var(*x).storage == Storage::Local && *x != var => {}
+                Inst::Store(x, _)
+                    if proc.var(*x).storage == Storage::Local
+                        && *x != var
+                        && !bound_reads.contains(x) => {}
                 Inst::Store(..) | Inst::StoreElem(..) | Inst::Call(..) | Inst::CharAssign(..) => {
                     return None;
                 }
@@ -761,6 +766,22 @@ fn reversed_at(
         },
         vec![*e1, *e2],
     ))
+}
+
+/// The variables value `v` reads, through its operands.
+fn reads_of(proc: &Proc, v: Value) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    let mut work = vec![v];
+    let mut seen = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        let kind = &proc.inst(v).kind;
+        out.extend(vars_named(kind));
+        kind.for_each_operand(|o| work.push(o));
+    }
+    out
 }
 
 /// Instruction `user` has `v` as an operand.
