@@ -215,20 +215,8 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: h
   integer(4) :: i
   integer(4) :: t_step1
-  logical :: t_go2
-  integer(8) :: t_rest3
-  integer(8) :: t_stride4
   integer(4) :: t_ad_spill11
-  integer(4) :: t_ad_spill12
-  integer(8) :: t_ad_spill13
-  integer(8) :: t_ad_spill14
   integer(4) :: t_ad_spill15
-  integer(4) :: t_ad_spill16
-  integer(8) :: t_ad_spill17
-  integer(8) :: t_ad_spill18
-  logical :: t_ad_spill19
-  integer(8) :: t_ad_spill20
-  integer(8) :: t_ad_spill21
   integer(8) :: t_ad_trips2
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
@@ -241,20 +229,8 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   h = 0.0d0
   i = 0_4
   t_step1 = 0_4
-  t_go2 = .false.
-  t_rest3 = 0_8
-  t_stride4 = 0_8
   t_ad_spill11 = 0_4
-  t_ad_spill12 = 0_4
-  t_ad_spill13 = 0_8
-  t_ad_spill14 = 0_8
   t_ad_spill15 = 0_4
-  t_ad_spill16 = 0_4
-  t_ad_spill17 = 0_8
-  t_ad_spill18 = 0_8
-  t_ad_spill19 = .false.
-  t_ad_spill20 = 0_8
-  t_ad_spill21 = 0_8
   t_ad_trips2 = 0_8
   ! 18: h = 2.0/(dim+1)
   h = real(2.0e0 / real(dim_v + 1_4, 4), 8)
@@ -264,22 +240,11 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
   f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
   ! 22: do 1 i=2,dim-1
-  t_ad_spill16 = 2_4
   t_ad_spill15 = dim_v
   t_ad_spill11 = 1_4
-  t_ad_spill12 = t_ad_spill15 - t_ad_spill11
-  i = t_ad_spill16
   t_step1 = t_ad_spill11
-  t_ad_spill17 = 2_8
-  t_ad_spill18 = int(t_ad_spill12, 8)
-  t_ad_spill14 = 1_8
-  t_ad_spill19 = t_ad_spill17 <= t_ad_spill18
-  t_ad_spill13 = ieor(int(int(t_ad_spill18, 16) - t_ad_spill17, 8), -9223372036854775807_8 - 1_8)
-  t_go2 = t_ad_spill19
-  t_rest3 = t_ad_spill13
-  t_stride4 = t_ad_spill14
   t_ad_trips2 = 0_8
-  do while (t_go2)
+  do i = 2_4, t_ad_spill15 - t_ad_spill11
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     tmp = i - 1_4
     f(tmp) = f(tmp) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
@@ -289,11 +254,6 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
     ! 22: do 1 i=2,dim-1
-    i = i + t_step1
-    t_ad_spill20 = t_rest3
-    t_ad_spill21 = t_stride4
-    t_go2 = t_ad_spill20 >= ieor(t_ad_spill21, -9223372036854775807_8 - 1_8)
-    t_rest3 = int(int(t_ad_spill20, 16) - t_ad_spill21, 8)
     t_ad_trips2 = int(int(t_ad_trips2, 16) + 1_8, 8)
   end do
   call adjit_push_control(t_ad_trips2)
@@ -368,7 +328,6 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! Locals start at zero.
   h = 0.0d0
   i = 0_4
-  t_step1 = 0_4
   t_ad_trips2 = 0_8
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   t_step1 = int(adjit_pop_int(), 4)
@@ -423,9 +382,7 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   t_ad_trips2 = adjit_pop_control()
   ! 22: do 1 i=2,dim-1
-  do while (t_ad_trips2 > 0_8)
-    t_ad_trips2 = int(int(t_ad_trips2, 16) - 1_8, 8)
-    i = i - t_step1
+  do i = i - t_step1, int(i - t_ad_trips2 * t_step1, 4), -t_step1
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     tmp13 = i + 1_4
     tmp = h * h

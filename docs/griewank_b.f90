@@ -212,17 +212,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   real(8) :: d
   integer(4) :: i
   integer(4) :: t_step1
-  logical :: t_go2
-  integer(8) :: t_rest3
-  integer(8) :: t_stride4
   integer(4) :: t_ad_spill9
-  integer(4) :: t_ad_spill10
-  integer(8) :: t_ad_spill11
-  integer(8) :: t_ad_spill12
-  logical :: t_ad_spill13
-  integer(8) :: t_ad_spill14
-  integer(8) :: t_ad_spill15
-  integer(8) :: t_ad_spill16
   real(8) :: c_b
   integer(8) :: t_ad_trips1
   real(8) :: a(s)
@@ -231,17 +221,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   d = 0.0d0
   i = 0_4
   t_step1 = 0_4
-  t_go2 = .false.
-  t_rest3 = 0_8
-  t_stride4 = 0_8
   t_ad_spill9 = 0_4
-  t_ad_spill10 = 0_4
-  t_ad_spill11 = 0_8
-  t_ad_spill12 = 0_8
-  t_ad_spill13 = .false.
-  t_ad_spill14 = 0_8
-  t_ad_spill15 = 0_8
-  t_ad_spill16 = 0_8
   t_ad_trips1 = 0_8
   ! 11: c = 1
   c = 1.0d0
@@ -249,29 +229,15 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   d = 1.0d0
   ! 13: do i = 1, s
   t_ad_spill9 = 1_4
-  t_ad_spill10 = s
-  i = t_ad_spill9
   t_step1 = t_ad_spill9
-  t_ad_spill12 = 1_8
-  t_ad_spill14 = int(t_ad_spill10, 8)
-  t_ad_spill13 = t_ad_spill12 <= t_ad_spill14
-  t_ad_spill11 = ieor(int(int(t_ad_spill14, 16) - t_ad_spill12, 8), -9223372036854775807_8 - 1_8)
-  t_go2 = t_ad_spill13
-  t_rest3 = t_ad_spill11
-  t_stride4 = t_ad_spill12
   t_ad_trips1 = 0_8
-  do while (t_go2)
+  do i = 1_4, s
     ! 14: c = c + (a(i)**2)/400
     c = c + a(i) * a(i) / 4.0d2
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
     call adjit_push_value(d)
     d = d * cos(a(i) / sqrt(real(i, 8)))
     ! 13: do i = 1, s
-    i = i + t_step1
-    t_ad_spill15 = t_rest3
-    t_ad_spill16 = t_stride4
-    t_go2 = t_ad_spill15 >= ieor(t_ad_spill16, -9223372036854775807_8 - 1_8)
-    t_rest3 = int(int(t_ad_spill15, 16) - t_ad_spill16, 8)
     t_ad_trips1 = int(int(t_ad_trips1, 16) + 1_8, 8)
   end do
   call adjit_push_control(t_ad_trips1)
@@ -309,7 +275,6 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   ! Locals start at zero.
   d = 0.0d0
   i = 0_4
-  t_step1 = 0_4
   d_b = 0.0d0
   t_ad_trips1 = 0_8
   ! 4: subroutine griewank(s, a, c)
@@ -323,9 +288,7 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   ! 4: subroutine griewank(s, a, c)
   t_ad_trips1 = adjit_pop_control()
   ! 13: do i = 1, s
-  do while (t_ad_trips1 > 0_8)
-    t_ad_trips1 = int(int(t_ad_trips1, 16) - 1_8, 8)
-    i = i - t_step1
+  do i = i - t_step1, int(i - t_ad_trips1 * t_step1, 4), -t_step1
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
     d = adjit_pop_value()
     tmp = sqrt(real(i, 8))

@@ -24,12 +24,17 @@
 //!
 //! Control flow is structured ([`structure`]): IF / ELSE IF / ELSE, SELECT
 //! CASE, DO and DO WHILE, EXIT and CYCLE, and a named BLOCK construct left
-//! by EXIT where a jump goes forward to a point several paths reach. Only
-//! an irreducible graph (GOTOs into a loop) is written block by block with
+//! by EXIT where a jump goes forward to a point several paths reach.
+//! Counted DO loops are written as `do i = start, end, step` ([`counted`]),
+//! reverse sweeps' loops as the same DO run backwards. A loop entered at
+//! several points is made single-entry by copying blocks ([`split`]); only
+//! a graph that would need too many copies is written block by block with
 //! statement labels and `GO TO`s (see [`proc`]).
 
+mod counted;
 mod expr;
 mod proc;
+mod split;
 mod structure;
 
 use adjit_ir::{Global, Module, ProcId, Span, Storage};

@@ -12,8 +12,9 @@
 //! the target of a jump other than a fall-through gets a statement label
 //! (its index + 1).
 
+use crate::counted::{self, Control, Counted};
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
-use crate::structure;
+use crate::{split, structure};
 
 mod structured;
 use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
@@ -34,7 +35,23 @@ pub struct Printed {
 
 /// Prints generated procedure `id`.
 pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
-    let mut p = Printer::new(ctx, id)?;
+    let original = ctx.module().proc(id);
+    // An irreducible graph is split into a reducible one where that stays
+    // small; what remains irreducible is written with labels.
+    let split = match structure::structure(original) {
+        Some(_) => None,
+        None => split::reducible(original),
+    };
+    let proc = split.as_ref().unwrap_or(original);
+    let mut p = Printer::new(ctx, id, proc, true)?;
+    match p.body() {
+        Ok(()) if !p.counted_failed => return p.finish(),
+        Err(e) if !p.counted_failed => return Err(e),
+        _ => {}
+    }
+    // A counted loop the structure did not write as a DO: every loop in
+    // its general form.
+    let mut p = Printer::new(ctx, id, proc, false)?;
     p.body()?;
     p.finish()
 }
@@ -76,6 +93,16 @@ struct Printer<'c, 'a> {
     /// COMMON blocks of the original program the procedure names: block
     /// name -> (global index -> local name of the member viewing it).
     commons: BTreeMap<String, BTreeMap<usize, String>>,
+    /// Counted DO loops written as `do i = start, end, step`.
+    counted: Counted,
+    /// The start and end of each counted loop (by header), set when its
+    /// entry block is written.
+    bounds: HashMap<BlockId, (Expr, Expr)>,
+    /// A counted loop could not be written as one (print again without).
+    counted_failed: bool,
+    /// Named constants for the character literals the code takes
+    /// substrings of.
+    literal_names: BTreeMap<Vec<u8>, String>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -102,9 +129,13 @@ fn reaches_itself(module: &adjit_ir::Module, id: ProcId) -> bool {
 }
 
 impl<'c, 'a> Printer<'c, 'a> {
-    fn new(ctx: &'c Context<'a>, id: ProcId) -> Result<Printer<'c, 'a>, EmitError> {
+    fn new(
+        ctx: &'c Context<'a>,
+        id: ProcId,
+        proc: &'c Proc,
+        counted_loops: bool,
+    ) -> Result<Printer<'c, 'a>, EmitError> {
         let module = ctx.module();
-        let proc = module.proc(id);
         let name = ident(&proc.name);
         let mut p = Printer {
             ctx,
@@ -126,6 +157,14 @@ impl<'c, 'a> Printer<'c, 'a> {
             recursive: reaches_itself(module, id),
             indent: 0,
             commons: BTreeMap::new(),
+            counted: if counted_loops {
+                counted::analyse(proc)
+            } else {
+                Counted::default()
+            },
+            bounds: HashMap::new(),
+            counted_failed: false,
+            literal_names: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -145,6 +184,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             }
         }
         p.name_vars()?;
+        p.name_literals();
         for &c in &callees {
             p.callee_name(c)?;
         }
@@ -160,6 +200,31 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         p.uses.retain(|_, items| !items.is_empty());
         Ok(p)
+    }
+
+    /// Names the character literals that substrings are taken of.
+    fn name_literals(&mut self) {
+        let mut literals: Vec<Vec<u8>> = Vec::new();
+        for inst in &self.proc.insts {
+            let refs: Vec<&CharRef> = match &inst.kind {
+                Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+                    vec![a, b]
+                }
+                Inst::CharLen(a) => vec![a],
+                _ => continue,
+            };
+            for r in refs {
+                if let CharBase::Literal(bytes) = &r.base {
+                    if (r.start.is_some() || r.end.is_some()) && !literals.contains(bytes) {
+                        literals.push(bytes.clone());
+                    }
+                }
+            }
+        }
+        for bytes in literals {
+            let name = self.fresh("lit");
+            self.literal_names.insert(bytes, name);
+        }
     }
 
     fn err(&self, what: impl Into<String>, span: Span) -> EmitError {
@@ -343,7 +408,10 @@ impl<'c, 'a> Printer<'c, 'a> {
             CharBase::Var { var, .. } => Some(*var),
             CharBase::Literal(_) => None,
         };
-        for inst in &self.proc.insts {
+        for (i, inst) in self.proc.insts.iter().enumerate() {
+            if self.counted.dead.contains(&Value(i as u32)) {
+                continue;
+            }
             match &inst.kind {
                 Inst::Load(v) | Inst::LoadElem(v, _) | Inst::DimLower(v, _) => {
                     read.insert(*v);
@@ -396,6 +464,8 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         named.extend(read.iter().copied());
         named.extend(self.proc.params.iter().copied());
+        // DO variables are named by their DO statements.
+        named.extend(self.counted.loops.values().map(|l| l.var));
         self.read = read;
         self.named = named;
     }
@@ -433,6 +503,10 @@ impl<'c, 'a> Printer<'c, 'a> {
     fn body(&mut self) -> Result<(), EmitError> {
         if let Some(tree) = structure::structure(self.proc) {
             return self.structured(&tree);
+        }
+        if !self.counted.loops.is_empty() {
+            self.counted_failed = true;
+            return Ok(());
         }
         self.labelled()
     }
@@ -519,6 +593,12 @@ impl<'c, 'a> Printer<'c, 'a> {
         if let Some(o) = block.term.operand() {
             uses.entry(o).or_default().push(n);
         }
+        // The bounds of the counted DO loops this block enters are used
+        // at its end, by the DO statement.
+        let bound_uses = self.counted.bound_uses(b);
+        for &v in &bound_uses {
+            uses.entry(v).or_default().push(n);
+        }
         // What each statement writes (`None`: anything, a call) and what
         // each value reads: a value moves to its use past statements that
         // write nothing it reads.
@@ -577,19 +657,21 @@ impl<'c, 'a> Printer<'c, 'a> {
         };
         // Pure values only something live uses are dead code: left out.
         let mut live: HashSet<Value> = block.term.operand().into_iter().collect();
+        live.extend(bound_uses.iter().copied());
         for &v in block.insts.iter().rev() {
             let kind = &self.proc.inst(v).kind;
-            let effect = matches!(
-                kind,
-                Inst::Store(..)
-                    | Inst::StoreElem(..)
-                    | Inst::Call(..)
-                    | Inst::CharAssign(..)
-                    | Inst::Push(..)
-                    | Inst::Pop(_)
-                    | Inst::Allocate(..)
-                    | Inst::Deallocate(_)
-            );
+            let effect = !self.counted.dead.contains(&v)
+                && matches!(
+                    kind,
+                    Inst::Store(..)
+                        | Inst::StoreElem(..)
+                        | Inst::Call(..)
+                        | Inst::CharAssign(..)
+                        | Inst::Push(..)
+                        | Inst::Pop(_)
+                        | Inst::Allocate(..)
+                        | Inst::Deallocate(_)
+                );
             if effect || live.contains(&v) {
                 live.insert(v);
                 kind.for_each_operand(|o| {
@@ -819,6 +901,17 @@ impl<'c, 'a> Printer<'c, 'a> {
         if block.term.operand().is_some() {
             self.comment(block.term_span);
         }
+        for (h, l) in &self.counted.loops {
+            if let Control::Forward {
+                entry, start, end, ..
+            } = l.control
+            {
+                if entry == b {
+                    self.bounds
+                        .insert(*h, (exprs[&start].clone(), exprs[&end].clone()));
+                }
+            }
+        }
         Ok(exprs)
     }
 
@@ -904,12 +997,15 @@ impl<'c, 'a> Printer<'c, 'a> {
         let base = match &r.base {
             CharBase::Var { var, index } if index.is_empty() => self.names[var.index()].clone(),
             CharBase::Var { var, index } => self.element(*var, index, exprs),
-            CharBase::Literal(bytes) => {
-                if r.start.is_some() || r.end.is_some() {
-                    return Err(self.err("a substring of a character literal", span));
+            CharBase::Literal(bytes) if r.start.is_some() || r.end.is_some() => {
+                // A substring of a named constant (Fortran has none of a
+                // literal).
+                match self.literal_names.get(bytes) {
+                    Some(name) => name.clone(),
+                    None => return Err(self.err("a substring of a character literal", span)),
                 }
-                return Ok(expr::string_literal(bytes));
             }
+            CharBase::Literal(bytes) => return Ok(expr::string_literal(bytes)),
         };
         if r.start.is_none() && r.end.is_none() {
             return Ok(base);
@@ -1240,6 +1336,13 @@ impl<'c, 'a> Printer<'c, 'a> {
                 };
                 inits.push(format!("  {} = {zero}", self.names[v.index()]));
             }
+        }
+        for (bytes, name) in &self.literal_names {
+            decls.push(format!(
+                "  character(len={}), parameter :: {name} = {}",
+                bytes.len(),
+                expr::string_literal(bytes)
+            ));
         }
         decls.extend(self.common_declarations()?);
         for (name, ty) in &self.external_functions {

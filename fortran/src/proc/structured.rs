@@ -3,10 +3,11 @@
 //! named BLOCK constructs left by EXIT, and EXIT / CYCLE.
 
 use super::Printer;
+use crate::counted::Control;
 use crate::expr::{self, Expr};
 use crate::structure::{ConstructId, Node};
 use crate::EmitError;
-use adjit_ir::{BlockId, Span, Terminator};
+use adjit_ir::{BlockId, Const, Span, Terminator};
 use std::collections::{HashMap, HashSet};
 
 /// What the writer knows while it walks the tree.
@@ -306,7 +307,11 @@ impl Printer<'_, '_> {
                     } else {
                         c
                     };
-                    self.emit_line(format!("{label}do while ({})", stay.text));
+                    let head = match self.counted_do(*h, leaves_when != *negate) {
+                        Some(control) => format!("{label}do {control}"),
+                        None => format!("{label}do while ({})", stay.text),
+                    };
+                    self.emit_line(head);
                     self.nested(rest, st)?;
                 } else {
                     let line = format!("{}{label}do", "  ".repeat(self.indent));
@@ -319,10 +324,48 @@ impl Printer<'_, '_> {
                 return Ok(());
             }
         }
+        if let Some(Node::Code(h)) = body.first() {
+            self.counted_failed |= self.counted.loops.contains_key(h);
+        }
         self.emit_line(format!("{label}do"));
         self.nested(body, st)?;
         st.loops.pop();
         self.emit_line(end);
         Ok(())
+    }
+
+    /// The loop control `i = start, end[, step]` of the counted loop
+    /// headed by `h` (`None`: not one). `negated_stay`: the loop stays
+    /// while its header's condition is false, which a counted loop never
+    /// does.
+    fn counted_do(&mut self, h: BlockId, negated_stay: bool) -> Option<String> {
+        let l = self.counted.loops.get(&h)?;
+        if negated_stay {
+            self.counted_failed = true;
+            return None;
+        }
+        let var = &self.names[l.var.index()];
+        let ty = self.proc.var(l.var).ty;
+        match l.control {
+            Control::Forward { step, .. } => {
+                let Some((start, end)) = self.bounds.get(&h) else {
+                    self.counted_failed = true;
+                    return None;
+                };
+                let mut control = format!("{var} = {}, {}", start.text, end.text);
+                if step != 1 {
+                    control.push_str(&format!(", {}", expr::literal(Const::Int(step), ty).text));
+                }
+                Some(control)
+            }
+            Control::Reverse { trips, step } => {
+                let trips = &self.names[trips.index()];
+                let step = &self.names[step.index()];
+                let kind = expr::kind(ty).unwrap_or(4);
+                Some(format!(
+                    "{var} = {var} - {step}, int({var} - {trips} * {step}, {kind}), -{step}"
+                ))
+            }
+        }
     }
 }
