@@ -1,9 +1,10 @@
 //! Arrays sized by the extent of a rank-1 assumed-shape dummy
-//! (`y(size(x))` results, automatic locals `w(size(x))`), against analytic
-//! derivatives, tangent and adjoint both. The corpus program
-//! `array_result_extent.f90` holds the same forms to gfortran's primal
-//! results and to the dot-product and finite-difference checks of
-//! `tests/derivatives.rs`.
+//! (`y(size(x))` results, automatic locals `w(size(x))`) and array-valued
+//! functions in IF conditions, against analytic derivatives, tangent and
+//! adjoint both. The corpus programs `array_result_extent.f90` and
+//! `array_function_cond.f90` hold the same forms to gfortran's primal
+//! results (and PRINT output) and to the dot-product and finite-difference
+//! checks of `tests/derivatives.rs`.
 
 mod common;
 
@@ -162,4 +163,35 @@ end module m
     assert_eq!(e.kind, ErrorKind::Compile);
     assert!(e.message.contains("m.f90:5:"), "{}", e.message);
     assert!(e.message.contains("`y`"), "{}", e.message);
+}
+
+/// `drive` of `array_function_cond.f90`, whose branches are chosen by
+/// array-valued functions in IF conditions: the Jacobian of `s` at `x` in
+/// the branch taken, analytic (row-major, `s(1)`, `s(2)`, `s(3)`).
+fn condition_jacobian(x: &[f64], expected: &[f64]) {
+    let source = include_str!("corpus/array_function_cond.f90");
+    let engine = Engine::from_source("array_function_cond.f90", source).unwrap();
+    let f = engine.procedure(Some("drive")).unwrap();
+    let mut args: Args = f.args();
+    args.set_scalar("n", x.len() as f64).unwrap();
+    args.set_array("x", x).unwrap();
+    let bad =
+        common::check::both_modes_against(&engine, Some("drive"), &args, "s", "x", expected, 1e-13);
+    assert!(bad.is_empty(), "x = {x:?}:\n{}", bad.join("\n"));
+}
+
+/// x = (1, 2, 3): `any(sq(x) > 3)` holds, s1 = sum x^2; s2 = (x3^2 - 1)
+/// x1; the loop exits at k = 2, s3 = x1.
+#[test]
+fn array_functions_in_if_conditions_choose_the_branch_differentiated() {
+    condition_jacobian(
+        &[1.0, 2.0, 3.0],
+        &[2.0, 4.0, 6.0, 8.0, 0.0, 6.0, 1.0, 0.0, 0.0],
+    );
+    // x = (0.5, 1, 1.5): the ELSE IF arm, s1 = sum x + x3^2 - 1; s2 =
+    // (x3^2 - 1) x1; no exit, s3 = x1 + 2 x2 + 3 x3.
+    condition_jacobian(
+        &[0.5, 1.0, 1.5],
+        &[1.0, 1.0, 4.0, 1.25, 0.0, 1.5, 1.0, 2.0, 3.0],
+    );
 }

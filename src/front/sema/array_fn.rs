@@ -25,11 +25,15 @@ impl Lowerer<'_, '_> {
     /// into temporaries (see the module documentation), and the
     /// temporaries to release after it; `None` when it has none.
     pub(super) fn lift_array_functions(&mut self, s: &Stmt) -> R<Option<(Stmt, Vec<VarId>)>> {
+        if let Some(out) = self.lift_condition(s)? {
+            return Ok(Some((out, Vec::new())));
+        }
         let any = match &s.kind {
             StmtKind::Assign { target, value } => {
                 self.has_array_function(target) || self.has_array_function(value)
             }
             StmtKind::Call { args, .. } => args.iter().any(|a| self.arg_has_array_function(a)),
+            StmtKind::Write { items, .. } => items.iter().any(|x| self.has_array_function(x)),
             _ => false,
         };
         if !any {
@@ -56,9 +60,77 @@ impl Lowerer<'_, '_> {
                 }
             }
             StmtKind::Call { args, .. } => self.lift_args(args, &mut temps)?,
+            StmtKind::Write { items, .. } => {
+                for x in items {
+                    self.lift_in(x, &mut temps)?;
+                }
+            }
             _ => return Ok(None),
         }
         Ok((!temps.is_empty()).then_some((out, temps)))
+    }
+
+    /// An IF whose condition references an array-valued function
+    /// (`if (any(f(x) > 0))`): the condition is assigned to a LOGICAL
+    /// temporary first (an assignment, whose lifted temporaries are
+    /// released before the IF branches), and the IF tests the temporary.
+    /// An ELSE IF whose condition does becomes an IF nested in the ELSE of
+    /// the arms before it, so that it is evaluated only when they fail.
+    /// `None` when the statement is no such IF.
+    fn lift_condition(&mut self, s: &Stmt) -> R<Option<Stmt>> {
+        let mut out = s.clone();
+        let mut split = false;
+        let cond = match &mut out.kind {
+            StmtKind::If {
+                arms, else_body, ..
+            } if !arms.is_empty() => {
+                let later = arms
+                    .iter()
+                    .skip(1)
+                    .position(|(c, _)| self.has_array_function(c));
+                if let Some(k) = later {
+                    let rest = arms.split_off(k + 1);
+                    let span = rest[0].0.span;
+                    let else_body_rest = else_body.take();
+                    *else_body = Some(vec![Stmt {
+                        label: None,
+                        span,
+                        kind: StmtKind::If {
+                            name: None,
+                            arms: rest,
+                            else_body: else_body_rest,
+                        },
+                    }]);
+                    split = true;
+                }
+                &mut arms[0].0
+            }
+            StmtKind::LogicalIf { cond, .. } => cond,
+            _ => return Ok(None),
+        };
+        if !self.has_array_function(cond) {
+            return Ok(split.then_some(out));
+        }
+        let t = self.temp("cond", Type::Bool);
+        let text = self.proc.var(t).name.clone();
+        self.vars.insert(text.clone(), t);
+        let span = cond.span;
+        let name = Expr {
+            kind: ExprKind::Name(Name { text, span }),
+            span,
+        };
+        let value = std::mem::replace(cond, name.clone());
+        let assign = std::rc::Rc::new(Stmt {
+            label: None,
+            span: s.span,
+            kind: StmtKind::Assign {
+                target: name,
+                value,
+            },
+        });
+        self.lifted.push(assign.clone());
+        self.stmt(&assign)?;
+        Ok(Some(out))
     }
 
     /// True when an expression references an array-valued user function.
