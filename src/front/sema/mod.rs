@@ -48,6 +48,7 @@ mod closure;
 mod common;
 mod constructor;
 mod consts;
+mod dim_dispatch;
 mod dummy;
 mod elemental;
 mod expr;
