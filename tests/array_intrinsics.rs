@@ -141,8 +141,8 @@ fn unsupported_forms_are_located_errors() {
             "an array `shift=` of `cshift`",
         ),
         (
-            "subroutine g(m, s, k)\n  double precision :: m(3, 3), s(3)\n  integer :: k\n  s = sum(m, dim=k)\nend subroutine g\n",
-            "4:18",
+            "subroutine g(m, s, k)\n  double precision :: m(3, 3), s(3)\n  integer :: k\n  do while (sum(sum(m, dim=k)) > 0)\n    m = m - 1\n  end do\nend subroutine g\n",
+            "4:28",
             "`dim=` of `sum` that is not a constant",
         ),
         (
