@@ -636,7 +636,7 @@ fn mentions_size(e: &Expr) -> bool {
                     ArgValue::Range { lo, hi, stride } => [lo, hi, stride]
                         .into_iter()
                         .flatten()
-                        .any(|x| mentions_size(x)),
+                        .any(mentions_size),
                 })
         }
         ExprKind::Unary(_, a) | ExprKind::Paren(a) => mentions_size(a),

@@ -93,7 +93,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The expressions of a statement a `dim` may be dispatched in.
-    fn dispatch_exprs<'s>(s: &'s mut Stmt) -> Vec<&'s mut Expr> {
+    fn dispatch_exprs(s: &mut Stmt) -> Vec<&mut Expr> {
         match &mut s.kind {
             StmtKind::Assign { target, value } => vec![target, value],
             StmtKind::Call { args, .. } => args
