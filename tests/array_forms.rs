@@ -99,3 +99,28 @@ fn nested_where_differentiates_under_the_combined_masks() {
     compare(&engine, &args, "w", "x", &diag(&dwdx));
     compare(&engine, &args, "w", "y", &diag(&dwdy));
 }
+
+/// `a = cshift(m, k, 1)*m` with an array shift k = (1, -1, 2): columns 1
+/// and 2 swap their rows, column 3 stays: a(1, j) = m(2, j) m(1, j) for
+/// j <= 2 (and a(2, j) likewise), a(i, 3) = m(i, 3)^2.
+#[test]
+fn an_array_shift_of_cshift_differentiates() {
+    let m = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let (engine, mut args) = setup(
+        "cshift_array_shift.f90",
+        include_str!("corpus/cshift_array_shift.f90"),
+        &[("m", &m)],
+    );
+    args.set_array("k", &[1.0, -1.0, 2.0]).unwrap();
+    let mut da = vec![0.0; 36];
+    for j in 0..2 {
+        let (p, q) = (2 * j, 2 * j + 1);
+        for row in [p, q] {
+            da[row * 6 + p] = m[q];
+            da[row * 6 + q] = m[p];
+        }
+    }
+    da[4 * 6 + 4] = 2.0 * m[4];
+    da[5 * 6 + 5] = 2.0 * m[5];
+    compare(&engine, &args, "a", "m", &da);
+}

@@ -633,10 +633,9 @@ fn mentions_size(e: &Expr) -> bool {
             name.text == "size"
                 || args.iter().any(|a| match &a.value {
                     ArgValue::Expr(x) => mentions_size(x),
-                    ArgValue::Range { lo, hi, stride } => [lo, hi, stride]
-                        .into_iter()
-                        .flatten()
-                        .any(mentions_size),
+                    ArgValue::Range { lo, hi, stride } => {
+                        [lo, hi, stride].into_iter().flatten().any(mentions_size)
+                    }
                 })
         }
         ExprKind::Unary(_, a) | ExprKind::Paren(a) => mentions_size(a),
