@@ -181,7 +181,7 @@ fn condition_jacobian(x: &[f64], expected: &[f64]) {
 }
 
 /// x = (1, 2, 3): `any(sq(x) > 3)` holds, s1 = sum x^2; s2 = (x3^2 - 1)
-/// x1; the loop exits at k = 2, s3 = x1.
+/// x1; only k = 1 passes the test in the loop, s3 = x1.
 #[test]
 fn array_functions_in_if_conditions_choose_the_branch_differentiated() {
     condition_jacobian(
@@ -189,7 +189,7 @@ fn array_functions_in_if_conditions_choose_the_branch_differentiated() {
         &[2.0, 4.0, 6.0, 8.0, 0.0, 6.0, 1.0, 0.0, 0.0],
     );
     // x = (0.5, 1, 1.5): the ELSE IF arm, s1 = sum x + x3^2 - 1; s2 =
-    // (x3^2 - 1) x1; no exit, s3 = x1 + 2 x2 + 3 x3.
+    // (x3^2 - 1) x1; every k passes, s3 = x1 + 2 x2 + 3 x3.
     condition_jacobian(
         &[0.5, 1.0, 1.5],
         &[1.0, 1.0, 4.0, 1.25, 0.0, 1.5, 1.0, 2.0, 3.0],

@@ -1,5 +1,5 @@
 ! Array-valued function references in IF conditions (block IF, ELSE IF,
-! logical IF, an IF that exits a loop) and in PRINT items.
+! logical IF in a loop) and in PRINT items.
 ! adjit-test: --entry drive --set n=3 --set x=1,2,3
 ! adjit-test: --entry drive --set n=3 --set x=0.5,1,1.5
 ! adjit-test: --entry drive --set n=4 --set x=-1,0.5,0.25,0.75
@@ -34,8 +34,7 @@ contains
     end if
     if (maxval(lin(x, n)) > 3.5d0) s(2) = maxval(sq(x))*x(1)
     do k = 1, n
-      if (sum(sq(x(1:k))) > 0.5d0) exit
-      s(3) = s(3) + x(k)*k
+      if (sum(sq(x(1:k))) <= 0.5d0) s(3) = s(3) + x(k)*k
     end do
     print *, sq(x)
     print '(3f10.4)', lin(x, n), sum(sq(x))
