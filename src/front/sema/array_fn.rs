@@ -14,9 +14,10 @@
 //! dummies, and the extents of assumed-shape dummies given as hidden
 //! arguments.
 
-use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, R};
-use adjit_ir::{BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Storage, Type, Value, VarId};
+use super::scope::Sym;
+use adjit_ir::{BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Storage, Type, Value, Var, VarId};
 use std::collections::HashMap;
 
 impl Lowerer<'_, '_> {
@@ -24,11 +25,15 @@ impl Lowerer<'_, '_> {
     /// into temporaries (see the module documentation), and the
     /// temporaries to release after it; `None` when it has none.
     pub(super) fn lift_array_functions(&mut self, s: &Stmt) -> R<Option<(Stmt, Vec<VarId>)>> {
+        if let Some(out) = self.lift_condition(s)? {
+            return Ok(Some((out, Vec::new())));
+        }
         let any = match &s.kind {
             StmtKind::Assign { target, value } => {
                 self.has_array_function(target) || self.has_array_function(value)
             }
             StmtKind::Call { args, .. } => args.iter().any(|a| self.arg_has_array_function(a)),
+            StmtKind::Write { items, .. } => items.iter().any(|x| self.has_array_function(x)),
             _ => false,
         };
         if !any {
@@ -39,7 +44,12 @@ impl Lowerer<'_, '_> {
         match &mut out.kind {
             StmtKind::Assign { target, value } => {
                 self.lift_in(target, &mut temps)?;
-                let whole = self.array_function(value).is_some() && self.rank_of(target) > 0;
+                // A result sized by an actual's extent is not given the
+                // target (whose storage may be longer than the result).
+                let whole = self
+                    .array_function(value)
+                    .is_some_and(|u| !self.prog.sigs[u].result_reads_extents())
+                    && self.rank_of(target) > 0;
                 if whole {
                     // Given the target; only its arguments are lifted.
                     if let ExprKind::Apply { args, .. } = &mut value.kind {
@@ -50,9 +60,77 @@ impl Lowerer<'_, '_> {
                 }
             }
             StmtKind::Call { args, .. } => self.lift_args(args, &mut temps)?,
+            StmtKind::Write { items, .. } => {
+                for x in items {
+                    self.lift_in(x, &mut temps)?;
+                }
+            }
             _ => return Ok(None),
         }
         Ok((!temps.is_empty()).then_some((out, temps)))
+    }
+
+    /// An IF whose condition references an array-valued function
+    /// (`if (any(f(x) > 0))`): the condition is assigned to a LOGICAL
+    /// temporary first (an assignment, whose lifted temporaries are
+    /// released before the IF branches), and the IF tests the temporary.
+    /// An ELSE IF whose condition does becomes an IF nested in the ELSE of
+    /// the arms before it, so that it is evaluated only when they fail.
+    /// `None` when the statement is no such IF.
+    fn lift_condition(&mut self, s: &Stmt) -> R<Option<Stmt>> {
+        let mut out = s.clone();
+        let mut split = false;
+        let cond = match &mut out.kind {
+            StmtKind::If {
+                arms, else_body, ..
+            } if !arms.is_empty() => {
+                let later = arms
+                    .iter()
+                    .skip(1)
+                    .position(|(c, _)| self.has_array_function(c));
+                if let Some(k) = later {
+                    let rest = arms.split_off(k + 1);
+                    let span = rest[0].0.span;
+                    let else_body_rest = else_body.take();
+                    *else_body = Some(vec![Stmt {
+                        label: None,
+                        span,
+                        kind: StmtKind::If {
+                            name: None,
+                            arms: rest,
+                            else_body: else_body_rest,
+                        },
+                    }]);
+                    split = true;
+                }
+                &mut arms[0].0
+            }
+            StmtKind::LogicalIf { cond, .. } => cond,
+            _ => return Ok(None),
+        };
+        if !self.has_array_function(cond) {
+            return Ok(split.then_some(out));
+        }
+        let t = self.temp("cond", Type::Bool);
+        let text = self.proc.var(t).name.clone();
+        self.vars.insert(text.clone(), t);
+        let span = cond.span;
+        let name = Expr {
+            kind: ExprKind::Name(Name { text, span }),
+            span,
+        };
+        let value = std::mem::replace(cond, name.clone());
+        let assign = std::rc::Rc::new(Stmt {
+            label: None,
+            span: s.span,
+            kind: StmtKind::Assign {
+                target: name,
+                value,
+            },
+        });
+        self.lifted.push(assign.clone());
+        self.stmt(&assign)?;
+        Ok(Some(out))
     }
 
     /// True when an expression references an array-valued user function.
@@ -152,10 +230,25 @@ impl Lowerer<'_, '_> {
             }
         }
         for v in wanted {
-            let Some(k) = sig.param_vars.iter().position(|&p| p == v) else {
-                return Err(self.unsized_result(name));
+            let x = match sig.param_vars.iter().position(|&p| p == v) {
+                Some(k) => self.callee_param_value(&sig, k, name, args)?,
+                None => {
+                    let Some(&(_, i, d)) = sig.assumed_extents.iter().find(|m| m.0 == v) else {
+                        return Err(self.unsized_result(name));
+                    };
+                    let x = actual_of(&sig, i, args).cloned();
+                    match x.as_ref().and_then(|x| self.array_source(x)) {
+                        Some(src) => {
+                            let ext = self.extents(&src)?;
+                            match ext.get(d) {
+                                Some(&e) => self.val(Inst::Load(e), Type::I64),
+                                None => return Err(self.unsized_result(name)),
+                            }
+                        }
+                        None => return Err(self.unsized_result(name)),
+                    }
+                }
             };
-            let x = self.callee_param_value(&sig, k, name, args)?;
             known.insert(v, x);
         }
         let mut bounds = Vec::new();
@@ -190,6 +283,174 @@ impl Lowerer<'_, '_> {
         Ok(t)
     }
 
+    /// The marker variable ([`super::assumed_extent_var`]) of dimension
+    /// `d` (0-based) of the assumed-shape dummy `v`, created on first use;
+    /// `None` when `v` is not an assumed-shape dummy.
+    fn assumed_extent_marker(&mut self, v: VarId, d: usize) -> Option<VarId> {
+        let var = self.proc.var(v);
+        if !matches!(var.storage, Storage::Param(_)) {
+            return None;
+        }
+        let name = var.name.clone();
+        let decl = self.u().scope.var(&name)?;
+        if !matches!(
+            decl.dims.as_deref().and_then(|x| x.get(d)),
+            Some(DimSpec::AssumedShape { .. })
+        ) {
+            return None;
+        }
+        let marker = super::assumed_extent_var(&name, d + 1);
+        if let Some(&m) = self.vars.get(&marker) {
+            return Some(m);
+        }
+        let m = self.proc.add_var(Var {
+            name: marker.clone(),
+            ty: Type::I64,
+            dims: Vec::new(),
+            char_len: None,
+            storage: Storage::Local,
+        });
+        self.vars.insert(marker, m);
+        Some(m)
+    }
+
+    /// True when a bound reads a marker variable.
+    fn reads_marker(&self, b: &Bound) -> bool {
+        let mut vars = Vec::new();
+        bound_vars(b, &mut vars);
+        vars.iter().any(|&v| {
+            !matches!(self.proc.var(v).storage, Storage::Param(_))
+                && super::parse_assumed_extent_var(&self.proc.var(v).name).is_some()
+        })
+    }
+
+    /// Arrays declared with the extent of an assumed-shape dummy that no
+    /// parameter carries (`y(size(x))` with `x(:)`), at procedure entry:
+    /// a parameter (the function result, an explicit-shape dummy) takes
+    /// that extent as of assumed size, the storage its caller gives being
+    /// sized from the actual's extent; a local array is created now and
+    /// allocated ([`Self::allocate_if_runtime_sized`]).
+    pub(super) fn runtime_sized_declarations(&mut self) {
+        for p in self.proc.params.clone() {
+            let dims = self.proc.var(p).dims.clone();
+            let Some(last) = dims.len().checked_sub(1) else {
+                continue;
+            };
+            let inner = dims.iter().enumerate().any(|(k, d)| {
+                self.reads_marker(&d.lower)
+                    || (k < last && d.upper.as_ref().is_some_and(|u| self.reads_marker(u)))
+            });
+            let name = self.proc.var(p).name.clone();
+            if inner {
+                let span = self.name_span(&name);
+                self.err(
+                    span,
+                    format!("unsupported Fortran: `{name}` takes the extent of an assumed-shape dummy in a lower bound or in a dimension other than its last"),
+                );
+            } else if dims[last]
+                .upper
+                .as_ref()
+                .is_some_and(|u| self.reads_marker(u))
+            {
+                self.proc.vars[p.index()].dims[last].upper = None;
+            }
+        }
+        let scope = &self.prog.units[self.unit].scope;
+        let mut locals: Vec<Name> = scope
+            .syms
+            .iter()
+            .filter_map(|(n, s)| match s {
+                Sym::Var(d)
+                    if d.arg.is_none()
+                        && d.global.is_none()
+                        && d.allocatable.is_none()
+                        && d.dims.as_ref().is_some_and(|ds| {
+                            ds.iter().any(|x| match x {
+                                DimSpec::Explicit { lower, upper } => {
+                                    mentions_size(upper)
+                                        || lower.as_ref().is_some_and(mentions_size)
+                                }
+                                _ => false,
+                            })
+                        }) =>
+                {
+                    Some(Name {
+                        text: n.clone(),
+                        span: d.span,
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        locals.sort_by(|a, b| a.text.cmp(&b.text));
+        for n in locals {
+            if !self.vars.contains_key(&n.text) {
+                let _ = self.resolve(&n);
+            }
+        }
+    }
+
+    /// Makes the local array `v` just created ALLOCATABLE and allocates it
+    /// when its declared bounds read a marker variable (an automatic array
+    /// `w(size(x))` with `x(:)`): the bounds are evaluated from the
+    /// parameters' entry values and the dummy's extent. It is released at
+    /// return like any allocatable local.
+    pub(super) fn allocate_if_runtime_sized(&mut self, v: VarId) -> R<()> {
+        let var = self.proc.var(v);
+        if !matches!(var.storage, Storage::Local)
+            || !var.dims.iter().any(|d| {
+                self.reads_marker(&d.lower)
+                    || d.upper.as_ref().is_some_and(|u| self.reads_marker(u))
+            })
+        {
+            return Ok(());
+        }
+        let dims = var.dims.clone();
+        let mut wanted = Vec::new();
+        for d in &dims {
+            bound_vars(&d.lower, &mut wanted);
+            if let Some(u) = &d.upper {
+                bound_vars(u, &mut wanted);
+            }
+        }
+        let mut known = HashMap::new();
+        for w in wanted {
+            let read = self.proc.var(w);
+            let x = match super::parse_assumed_extent_var(&read.name) {
+                Some((dummy, k)) if !matches!(read.storage, Storage::Param(_)) => {
+                    let x = self.vars[dummy];
+                    self.val(Inst::DimExtent(x, k as u32 - 1), Type::I64)
+                }
+                _ => {
+                    let ty = read.ty;
+                    let x = self.val(Inst::Load(w), ty);
+                    self.convert(x, ty, Type::I64)
+                }
+            };
+            known.insert(w, x);
+        }
+        let mut bounds = Vec::new();
+        for d in &dims {
+            let lo = self.bound_value(&d.lower, &known);
+            let hi = match &d.upper {
+                Some(u) => self.bound_value(u, &known),
+                None => unreachable!("a local array has every upper bound"),
+            };
+            bounds.push((lo, hi));
+        }
+        let var = &mut self.proc.vars[v.index()];
+        var.dims = vec![
+            Dim {
+                lower: Bound::Const(1),
+                upper: Some(Bound::Const(1)),
+            };
+            dims.len()
+        ];
+        var.storage = Storage::Allocatable;
+        self.emit(Inst::Allocate(v, bounds), None);
+        Ok(())
+    }
+
     fn unsized_result(&mut self, name: &Name) -> super::lowerer::Reported {
         self.err(
             name.span,
@@ -210,21 +471,7 @@ impl Lowerer<'_, '_> {
         name: &Name,
         args: &[Arg],
     ) -> R<Value> {
-        let actual = |i: usize| -> Option<&Expr> {
-            let d = &sig.dummies[i];
-            let pos = args.iter().position(|a| match &a.keyword {
-                Some(kw) => kw.text == d.name,
-                None => false,
-            });
-            let a = match pos {
-                Some(p) => &args[p],
-                None => args.get(i).filter(|a| a.keyword.is_none())?,
-            };
-            match &a.value {
-                ArgValue::Expr(x) => Some(x),
-                ArgValue::Range { .. } => None,
-            }
-        };
+        let actual = |i: usize| actual_of(sig, i, args);
         for (i, d) in sig.dummies.iter().enumerate() {
             if d.params.first() == Some(&k) && sig.params[k].1 == 0 {
                 if let Some(x) = actual(i) {
@@ -294,7 +541,15 @@ impl Lowerer<'_, '_> {
         let mut size = Bound::Const(1);
         for d in which {
             let Some(upper) = dims[d].upper.clone() else {
-                return Err(unsupported(self));
+                // The last extent of an assumed-shape dummy: a marker
+                // variable ([`Self::runtime_sized_declarations`]).
+                match self.assumed_extent_marker(v, d) {
+                    Some(m) => {
+                        size = Bound::Mul(Box::new(size), Box::new(Bound::Var(m)));
+                        continue;
+                    }
+                    None => return Err(unsupported(self)),
+                }
             };
             let extent = Bound::Max(
                 Box::new(Bound::Add(
@@ -350,6 +605,61 @@ impl Lowerer<'_, '_> {
                 self.val(Inst::Select(pick, a, c), i64t)
             }
         }
+    }
+}
+
+/// The actual argument (an expression) a call gives the `i`-th dummy of
+/// `sig`, by keyword or position.
+fn actual_of<'e>(sig: &super::Sig, i: usize, args: &'e [Arg]) -> Option<&'e Expr> {
+    let d = &sig.dummies[i];
+    let pos = args.iter().position(|a| match &a.keyword {
+        Some(kw) => kw.text == d.name,
+        None => false,
+    });
+    let a = match pos {
+        Some(p) => &args[p],
+        None => args.get(i).filter(|a| a.keyword.is_none())?,
+    };
+    match &a.value {
+        ArgValue::Expr(x) => Some(x),
+        ArgValue::Range { .. } => None,
+    }
+}
+
+/// True when an AST expression references SIZE.
+fn mentions_size(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Apply { name, args } => {
+            name.text == "size"
+                || args.iter().any(|a| match &a.value {
+                    ArgValue::Expr(x) => mentions_size(x),
+                    ArgValue::Range { lo, hi, stride } => {
+                        [lo, hi, stride].into_iter().flatten().any(mentions_size)
+                    }
+                })
+        }
+        ExprKind::Unary(_, a) | ExprKind::Paren(a) => mentions_size(a),
+        ExprKind::Binary(_, a, b) => mentions_size(a) || mentions_size(b),
+        _ => false,
+    }
+}
+
+impl super::Sig {
+    /// True when the array result's bounds read the extent of an actual
+    /// argument that no parameter carries ([`super::Sig::assumed_extents`]).
+    pub(super) fn result_reads_extents(&self) -> bool {
+        let Some(dims) = self.dims.last().filter(|_| self.array_result.is_some()) else {
+            return false;
+        };
+        let mut vars = Vec::new();
+        for d in dims {
+            bound_vars(&d.lower, &mut vars);
+            if let Some(u) = &d.upper {
+                bound_vars(u, &mut vars);
+            }
+        }
+        vars.iter()
+            .any(|v| self.assumed_extents.iter().any(|m| m.0 == *v))
     }
 }
 

@@ -1,11 +1,12 @@
 //! Array constructors whose items are not all scalars: implied DO loops
 //! (`[(i*h, i = 1, n)]`, nested), nested constructors and array-valued
 //! items, streamed element by element into their destination. An implied
-//! DO variable is the constructor's own: its value outside is kept.
+//! DO variable is the constructor's own: its value outside is kept. As an
+//! actual argument such a constructor fills an ALLOCATABLE temporary.
 
 use super::super::ast::{Expr, ExprKind};
 use super::lowerer::{Lowerer, R};
-use adjit_ir::{BinaryOp, Inst, Type, Value, VarId};
+use adjit_ir::{BinaryOp, Bound, Dim, Inst, Storage, Type, Value, VarId};
 
 impl Lowerer<'_, '_> {
     /// True when a constructor needs streaming (some item is not a
@@ -30,6 +31,60 @@ impl Lowerer<'_, '_> {
         store: &mut dyn FnMut(&mut Self, Value, Value) -> R<()>,
     ) -> R<()> {
         self.walk_items(items, ty, counter, false, store)
+    }
+
+    /// A constructor with implied DO loops or array items (`[(i*h, i = 1,
+    /// n)]`) as an actual argument: an ALLOCATABLE rank-1 temporary of its
+    /// length counted at run time, filled before the call (and released
+    /// after it with the other argument temporaries).
+    pub(super) fn streamed_temp(&mut self, e: &Expr, items: &[Expr]) -> R<VarId> {
+        let Some(ty) = self.constructor_type(items)? else {
+            return Err(self.err(e.span, "unsupported Fortran: empty array constructor"));
+        };
+        let counter = self.temp("n", Type::I64);
+        let zero = self.int(0, Type::I64);
+        self.emit(Inst::Store(counter, zero), None);
+        self.count_items(items, ty, counter)?;
+        let t = self.temp("arg", ty);
+        let var = &mut self.proc.vars[t.index()];
+        // An ALLOCATABLE array's dims give only its rank.
+        var.dims = vec![Dim {
+            lower: Bound::Const(1),
+            upper: Some(Bound::Const(1)),
+        }];
+        var.storage = Storage::Allocatable;
+        let (one, n) = (
+            self.int(1, Type::I64),
+            self.val(Inst::Load(counter), Type::I64),
+        );
+        self.emit(Inst::Allocate(t, vec![(one, n)]), None);
+        let zero = self.int(0, Type::I64);
+        self.emit(Inst::Store(counter, zero), None);
+        self.stream_items(items, ty, counter, &mut |this, x, pos| {
+            let one = this.int(1, Type::I64);
+            let i = this.val(Inst::Binary(BinaryOp::Add, pos, one), Type::I64);
+            this.emit(Inst::StoreElem(t, vec![i], x), None);
+            Ok(())
+        })?;
+        Ok(t)
+    }
+
+    /// The element type of a constructor's items (promoted as arithmetic
+    /// does), `None` when it has none.
+    fn constructor_type(&mut self, items: &[Expr]) -> R<Option<Type>> {
+        let mut ty: Option<Type> = None;
+        for item in items {
+            let t = match &item.kind {
+                ExprKind::ArrayConstructor(inner) | ExprKind::ImpliedDo { items: inner, .. } => {
+                    self.constructor_type(inner)?
+                }
+                _ => Some(self.type_and_rank(item)?.0),
+            };
+            if let Some(t) = t {
+                ty = Some(ty.map_or(t, |u| super::consts::promote(u, t)));
+            }
+        }
+        Ok(ty)
     }
 
     /// Adds the number of elements of a constructor's items to `counter`

@@ -1281,7 +1281,11 @@ impl Lowerer<'_, '_> {
             ));
         };
         match &e.kind {
-            _ if self.elementwise_actual(e, prank) => {}
+            _ if self.elementwise_actual(e, prank) => {
+                if let Some(a) = self.element_actual(e, pty)? {
+                    return Ok(a);
+                }
+            }
             _ if prank == 0
                 && !matches!(e.kind, ExprKind::Name(_))
                 && self.array_source(e).is_some() =>

@@ -803,6 +803,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         });
         self.vars.insert(n.clone(), var);
         self.set_shape(var, &ti, d.dims.as_deref(), false)?;
+        self.allocate_if_runtime_sized(var)?;
         Ok(var)
     }
 
@@ -939,7 +940,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         Ok(())
     }
 
-    fn name_span(&self, name: &str) -> Span {
+    pub(super) fn name_span(&self, name: &str) -> Span {
         self.visible_decl(name)
             .map(|(_, d)| d.span)
             .unwrap_or(self.proc.span)
@@ -1254,6 +1255,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let prog = self.prog;
         let u = &prog.units[self.unit];
         self.collect_labels(&u.ast.body);
+        self.runtime_sized_declarations();
         self.default_initialization();
         self.data_statements();
         for (name, args, value, span) in &u.scope.leading_assignments {

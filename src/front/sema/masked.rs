@@ -110,6 +110,22 @@ impl Lowerer<'_, '_> {
         else_body: Option<&[Stmt]>,
     ) -> R<()> {
         let mut assigned: BTreeSet<String> = BTreeSet::new();
+        if self.where_arms(&[], arms, else_body, &mut assigned) {
+            return Err(super::lowerer::Reported);
+        }
+        Ok(())
+    }
+
+    /// The arms of a WHERE construct under the masks `outer` of the
+    /// constructs it is nested in (a nested WHERE adds its masks to those
+    /// of its arm); true when an assignment failed.
+    fn where_arms<'e>(
+        &mut self,
+        outer: &[(&'e Expr, bool)],
+        arms: &'e [(Expr, Vec<Stmt>)],
+        else_body: Option<&'e [Stmt]>,
+        assigned: &mut BTreeSet<String>,
+    ) -> bool {
         let all_masks: Vec<&Expr> = arms.iter().map(|(m, _)| m).collect();
         let groups = arms
             .iter()
@@ -118,23 +134,32 @@ impl Lowerer<'_, '_> {
             .chain(else_body.map(|b| (arms.len(), b)));
         let mut failed = false;
         for (k, body) in groups {
-            // The masks of this arm: the earlier ones negated, its own.
-            let mask: Vec<(&Expr, bool)> = all_masks
-                .iter()
-                .enumerate()
-                .take(k + 1)
-                .map(|(j, m)| (*m, j < k))
-                .collect();
+            // The masks of this arm: the outer ones, the earlier ones of
+            // this construct negated, its own.
+            let mut mask: Vec<(&Expr, bool)> = outer.to_vec();
+            mask.extend(
+                all_masks
+                    .iter()
+                    .enumerate()
+                    .take(k + 1)
+                    .map(|(j, m)| (*m, j < k)),
+            );
             for s in body {
                 self.span = s.span;
                 self.start_statement();
-                failed |= self.where_assignment(s, &mask, &mut assigned).is_err();
+                if let StmtKind::Where {
+                    arms: inner,
+                    else_body: inner_else,
+                    ..
+                } = &s.kind
+                {
+                    failed |= self.where_arms(&mask, inner, inner_else.as_deref(), assigned);
+                    continue;
+                }
+                failed |= self.where_assignment(s, &mask, assigned).is_err();
             }
         }
-        if failed {
-            return Err(super::lowerer::Reported);
-        }
-        Ok(())
+        failed
     }
 
     /// One assignment of a WHERE construct under its masks.

@@ -49,6 +49,7 @@ mod closure;
 mod common;
 mod constructor;
 mod consts;
+mod dim_dispatch;
 mod dummy;
 mod elemental;
 mod expr;
@@ -379,6 +380,11 @@ pub(crate) struct Sig {
     /// Declared ELEMENTAL: array actuals for scalar dummies are taken
     /// element by element.
     pub elemental: bool,
+    /// The marker variables ([`assumed_extent_var`]) the declared bounds
+    /// read: (variable, index into [`Sig::dummies`], 0-based dimension).
+    /// The callee sees a parameter sized by one as of assumed size in that
+    /// dimension; a caller evaluates its bounds from the actual's extent.
+    pub assumed_extents: Vec<(ir::VarId, usize, usize)>,
 }
 
 /// One declared dummy argument and the IR parameters it became.
@@ -410,6 +416,22 @@ pub(crate) struct Dummy {
 /// last, which comes from the argument's length).
 pub(crate) fn extent_param(dummy: &str, k: usize) -> String {
     format!("_extent_{dummy}_{k}")
+}
+
+/// The name of the marker variable that stands, in declared bounds, for
+/// extent `k` (1-based) of an assumed-shape dummy that no hidden parameter
+/// carries (the last one, `size(x)` with `x(:)`): never assigned, it is
+/// replaced by the extent of the argument where the bound is evaluated
+/// ([`Sig::assumed_extents`] for callers, `DimExtent` inside).
+pub(crate) fn assumed_extent_var(dummy: &str, k: usize) -> String {
+    format!("_size_{dummy}_{k}")
+}
+
+/// The dummy and the 1-based dimension an [`assumed_extent_var`] name
+/// stands for.
+pub(crate) fn parse_assumed_extent_var(name: &str) -> Option<(&str, usize)> {
+    let (dummy, k) = name.strip_prefix("_size_")?.rsplit_once('_')?;
+    Some((dummy, k.parse().ok()?))
 }
 
 /// The rank of an assumed-shape dummy of rank > 1 (0 otherwise).
@@ -516,6 +538,16 @@ impl Sig {
             dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
             param_vars: p.params.clone(),
             elemental: u.ast.elemental,
+            assumed_extents: p
+                .vars
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| {
+                    let (dummy, k) = parse_assumed_extent_var(&v.name)?;
+                    let at = u.ast.args.iter().position(|a| a.text == dummy)?;
+                    Some((ir::VarId(i as u32), at, k - 1))
+                })
+                .collect(),
         }
     }
 }

@@ -5,8 +5,8 @@
 //! It resolves declarations; it emits no IR.
 
 use super::super::ast::{
-    Attr, BaseType, CharLen, DataGroup, Decl, DeclKind, DimSpec, Entity, Expr, Intent,
-    InterfaceBlock, Name, ProcKind, Procedure, TypeDef, TypeSpec,
+    Attr, BaseType, BinOp, CharLen, DataGroup, Decl, DeclKind, DimSpec, Entity, Expr, ExprKind,
+    Intent, InterfaceBlock, Name, ProcKind, Procedure, TypeDef, TypeSpec,
 };
 use super::super::diag::Diagnostic;
 use super::consts::{fold, int_kind, real_kind, ConstVal};
@@ -1337,10 +1337,48 @@ impl Builder<'_, '_> {
     }
 
     fn parameter(&mut self, name: &Name, value: &Expr) {
+        /// An integer literal.
+        fn int_literal(value: i64, span: Span) -> Expr {
+            Expr {
+                kind: ExprKind::Int { value, kind: None },
+                span,
+            }
+        }
         if let Some(v) = self.scope.var(&name.text).filter(|v| v.dims.is_some()) {
             // An array PARAMETER: read-only SAVEd storage initialized like
             // an initialized variable.
-            if v.dims
+            let implied = match v.dims.as_deref() {
+                Some([DimSpec::AssumedSize { lower }]) => Some(lower.clone()),
+                _ => None,
+            };
+            if let Some(lower) = implied {
+                // `c(*)` (rank 1): as many elements as the constructor gives.
+                let values = super::consts::fold_elements(
+                    value,
+                    &|n| self.lookup_const(n),
+                    super::consts::MAX_INITIAL_VALUES,
+                );
+                let n = match values {
+                    Ok(v) => v.len() as i64,
+                    Err(nc) => {
+                        self.error(nc.span, nc.message);
+                        return;
+                    }
+                };
+                let upper = match &lower {
+                    Some(lo) => Expr {
+                        kind: ExprKind::Binary(
+                            BinOp::Add,
+                            Box::new(lo.clone()),
+                            Box::new(int_literal(n - 1, value.span)),
+                        ),
+                        span: value.span,
+                    },
+                    None => int_literal(n, value.span),
+                };
+                self.var_mut(name).dims = Some(vec![DimSpec::Explicit { lower, upper }]);
+            } else if v
+                .dims
                 .iter()
                 .flatten()
                 .any(|d| !matches!(d, DimSpec::Explicit { .. }))

@@ -571,6 +571,13 @@ impl Lowerer<'_, '_> {
 
     /// A temporary holding an array constructor of scalars.
     fn constructor_temp(&mut self, e: &Expr, items: &[Expr]) -> R<ArgTemp> {
+        if self.needs_streaming(items) {
+            return Ok(ArgTemp {
+                expr: e,
+                temp: self.streamed_temp(e, items)?,
+                back: None,
+            });
+        }
         let mut ty = None;
         for item in items {
             if matches!(

@@ -35,6 +35,9 @@ impl Lowerer<'_, '_> {
 
     pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
+        if self.dispatch_dim(s)? {
+            return Ok(());
+        }
         if let Some((lifted, temps)) = self.lift_array_functions(s)? {
             let lifted = std::rc::Rc::new(lifted);
             self.lifted.push(lifted.clone());
@@ -1030,6 +1033,9 @@ impl Lowerer<'_, '_> {
                 name.span,
                 format!("function `{}` called as a subroutine", name.text),
             ));
+        }
+        if self.elemental_call(p, name, args)? {
+            return Ok(());
         }
         self.prepare_actuals(Some(p), args)?;
         let (call_args, callee, copies) = self.call_args_copied(p, name, args)?;

@@ -644,13 +644,26 @@ impl Lowerer<'_, '_> {
                     None => 0,
                 };
                 let shift = self.required(name, &a, 1)?;
-                if self.rank_of(shift) != 0 {
-                    return Err(self.err(
-                        shift.span,
-                        format!("unsupported Fortran: an array `shift=` of `{which}`"),
-                    ));
-                }
-                let s = self.scalar64(shift)?;
+                let s = match self.rank_of(shift) {
+                    0 => self.scalar64(shift)?,
+                    r if r + 1 == rank => {
+                        // An array shift: its element at the position
+                        // without dimension `d` shifts that line.
+                        let line = pick(pos, |i| i != d);
+                        let at = self.load_all(&line);
+                        let saved = self.elem.take();
+                        let r = self.at_element(&[(shift, at)], |this, _| this.integer(shift));
+                        self.elem = saved;
+                        let (v, t) = r?;
+                        self.convert(v, t, i64t)
+                    }
+                    r => {
+                        return Err(self.err(
+                            shift.span,
+                            format!("`shift=` of `{which}` has rank {r}: a scalar or rank {} (the array's rank less one)", rank - 1),
+                        ))
+                    }
+                };
                 let n = self.shape_of(x)?;
                 let n = self.val(Inst::Load(n[d]), i64t);
                 let p = self.val(Inst::Load(pos[d]), i64t);

@@ -1,0 +1,168 @@
+//! A `dim=` argument that is not a constant (`s = sum(a, dim=k)`,
+//! `cshift(x, 1, k)`): the array intrinsics are lowered for a constant
+//! dimension (the shape of their result depends on it), so the statement
+//! is lowered once per possible dimension, behind a branch on the value of
+//! `dim` evaluated once before it; a value outside the array's dimensions
+//! is a runtime error (`index out of bounds`).
+
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Stmt, StmtKind};
+use super::lowerer::{Lowerer, R};
+use adjit_ir::{CmpOp, Inst, RuntimeErrorKind, Terminator, Type};
+
+/// The 0-based position of the `dim` argument of the array intrinsics that
+/// take one, and how many dimensions `dim` may name beyond the array's
+/// rank (SPREAD adds one).
+fn dim_position(name: &str) -> Option<(usize, usize)> {
+    Some(match name {
+        "sum" | "product" | "maxval" | "minval" | "norm2" | "any" | "all" | "count" | "maxloc"
+        | "minloc" | "iall" | "iany" | "iparity" | "parity" => (1, 0),
+        "findloc" | "cshift" => (2, 0),
+        "eoshift" => (3, 0),
+        "spread" => (1, 1),
+        _ => return None,
+    })
+}
+
+/// The argument of a call given by keyword `kw` or else at `pos`.
+fn arg_at<'e>(args: &'e mut [Arg], kw: &str, pos: usize) -> Option<&'e mut Expr> {
+    let at = match args
+        .iter()
+        .position(|a| a.keyword.as_ref().is_some_and(|k| k.text == kw))
+    {
+        Some(p) => p,
+        None => {
+            let a = args.get(pos)?;
+            if a.keyword.is_some() || args[..pos].iter().any(|a| a.keyword.is_some()) {
+                return None;
+            }
+            pos
+        }
+    };
+    match &mut args[at].value {
+        ArgValue::Expr(x) => Some(x),
+        ArgValue::Range { .. } => None,
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// The first reference (innermost first) in `e` to an array intrinsic
+    /// whose `dim` is not a constant: its `dim` expression, its array
+    /// argument, and the extra dimensions `dim` may name.
+    fn runtime_dim<'e>(&self, e: &'e mut Expr) -> Option<(&'e mut Expr, Expr, usize)> {
+        let (name, args) = match &mut e.kind {
+            ExprKind::Apply { name, args } => (name, args),
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => return self.runtime_dim(a),
+            ExprKind::Binary(_, a, b) => {
+                return match self.runtime_dim(&mut a.clone()) {
+                    Some(_) => self.runtime_dim(a),
+                    None => self.runtime_dim(b),
+                }
+            }
+            ExprKind::ArrayConstructor(items) => {
+                let i = items
+                    .iter()
+                    .position(|x| self.runtime_dim(&mut x.clone()).is_some())?;
+                return self.runtime_dim(&mut items[i]);
+            }
+            _ => return None,
+        };
+        let name = name.clone();
+        let inner = args.iter().position(|a| match &a.value {
+            ArgValue::Expr(x) => self.runtime_dim(&mut x.clone()).is_some(),
+            ArgValue::Range { .. } => false,
+        });
+        if let Some(i) = inner {
+            return match &mut args[i].value {
+                ArgValue::Expr(x) => self.runtime_dim(x),
+                ArgValue::Range { .. } => None,
+            };
+        }
+        let (pos, extra) = dim_position(&name.text)?;
+        if !self.names_intrinsic(&name) {
+            return None;
+        }
+        let array = match args.first().map(|a| &a.value) {
+            Some(ArgValue::Expr(x)) => x.clone(),
+            _ => return None,
+        };
+        let d = arg_at(args, "dim", pos)?;
+        if self.fold_quiet(d).is_ok() {
+            return None;
+        }
+        Some((d, array, extra))
+    }
+
+    /// The expressions of a statement a `dim` may be dispatched in.
+    fn dispatch_exprs(s: &mut Stmt) -> Vec<&mut Expr> {
+        match &mut s.kind {
+            StmtKind::Assign { target, value } => vec![target, value],
+            StmtKind::Call { args, .. } => args
+                .iter_mut()
+                .filter_map(|a| match &mut a.value {
+                    ArgValue::Expr(x) => Some(x),
+                    ArgValue::Range { .. } => None,
+                })
+                .collect(),
+            StmtKind::Write { items, .. } => items.iter_mut().collect(),
+            StmtKind::LogicalIf { cond, .. } => vec![cond],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Lowers a statement with an array intrinsic whose `dim` is not a
+    /// constant (see the module documentation); `Ok(false)` when it has
+    /// none.
+    pub(super) fn dispatch_dim(&mut self, s: &Stmt) -> R<bool> {
+        let mut probe = s.clone();
+        let found = Self::dispatch_exprs(&mut probe)
+            .into_iter()
+            .find_map(|e| self.runtime_dim(e).map(|(d, a, x)| (d.clone(), a, x)));
+        let Some((dim, array, extra)) = found else {
+            return Ok(false);
+        };
+        let (ty, _) = self.type_and_rank(&dim)?;
+        if !ty.is_int() {
+            return Ok(false); // a MASK in DIM's place
+        }
+        let (_, rank) = self.type_and_rank(&array)?;
+        let (k, t) = self.integer(&dim)?;
+        let k = self.convert(k, t, Type::I64);
+        // Values live in one block: the dimension is kept in a variable.
+        let kept = self.temp("dim", Type::I64);
+        self.emit(Inst::Store(kept, k), None);
+        let end = self.block();
+        for d in 1..=(rank + extra) as i64 {
+            let mut copy = s.clone();
+            copy.label = None;
+            let slot = Self::dispatch_exprs(&mut copy)
+                .into_iter()
+                .find_map(|e| self.runtime_dim(e).map(|(d, _, _)| d));
+            let Some(slot) = slot else {
+                unreachable!("the copy has the reference found")
+            };
+            slot.kind = ExprKind::Int {
+                value: d,
+                kind: None,
+            };
+            let k = self.val(Inst::Load(kept), Type::I64);
+            let c = self.int(d, Type::I64);
+            let is = self.val(Inst::Cmp(CmpOp::Eq, k, c), Type::Bool);
+            let (then_b, next) = (self.block(), self.block());
+            self.terminate(Terminator::Branch {
+                cond: is,
+                then_dest: then_b,
+                else_dest: next,
+            });
+            self.switch_to(then_b);
+            let copy = std::rc::Rc::new(copy);
+            self.lifted.push(copy.clone());
+            self.stmts(std::slice::from_ref(&*copy));
+            self.jump(end);
+            self.switch_to(next);
+        }
+        self.span = dim.span;
+        self.terminate(Terminator::Fail(RuntimeErrorKind::IndexOutOfBounds));
+        self.switch_to(end);
+        Ok(true)
+    }
+}
