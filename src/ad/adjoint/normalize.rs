@@ -119,6 +119,7 @@ pub(crate) fn map_operands(inst: &Inst, f: &mut dyn FnMut(Value) -> Value) -> In
         Inst::Push(k, v) => Inst::Push(*k, f(*v)),
         Inst::CharLen(..)
         | Inst::CharIndex(..)
+        | Inst::CharSearch(..)
         | Inst::Io(..)
         | Inst::Allocate(..)
         | Inst::Deallocate(_)

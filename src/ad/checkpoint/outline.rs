@@ -84,7 +84,10 @@ pub(crate) fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
                 }
             }
         }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+        Inst::CharAssign(a, b)
+        | Inst::CharCompare(_, a, b)
+        | Inst::CharIndex(a, b)
+        | Inst::CharSearch(_, _, a, b) => {
             char_ref(a, f);
             char_ref(b, f)
         }

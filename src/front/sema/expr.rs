@@ -504,8 +504,11 @@ impl Lowerer<'_, '_> {
             op,
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
         );
-        let lhs = self.expr(a);
-        let rhs = self.expr(b);
+        let (lhs, rhs) = if relational {
+            (self.char_unpadded(a), self.char_unpadded(b))
+        } else {
+            (self.expr(a), self.expr(b))
+        };
         let (lhs, rhs) = (lhs?, rhs?);
         let cmp = match op {
             BinOp::Eq => CmpOp::Eq,
@@ -1344,19 +1347,19 @@ impl Lowerer<'_, '_> {
             Operand::Char(r) => match (&r.base, r.start, r.end) {
                 (CharBase::Literal(text), None, None) if pty == Type::Char => {
                     // A literal goes through a temporary of its own length.
-                    self.ntemps += 1;
-                    let tmp = self.proc.add_var(adjit_ir::Var {
-                        name: format!("_c{}", self.ntemps),
-                        ty: Type::Char,
-                        dims: Vec::new(),
-                        char_len: Some(adjit_ir::Bound::Const(text.len().max(1) as i64)),
-                        storage: adjit_ir::Storage::Local,
-                    });
+                    let tmp = self.char_temp(text.len() as i64);
                     let to = CharRef { base: CharBase::Var { var: tmp, index: Vec::new() }, start: None, end: None };
                     self.emit(Inst::CharAssign(to, r), None);
                     Ok(CallArg::Var(tmp))
                 }
                 _ if pty != Type::Char => Err(mismatch(self, e.span, Type::Char)),
+                // The result of ADJUSTL, ADJUSTR or REPEAT, already in a
+                // temporary of its length.
+                (CharBase::Var { var, index }, None, None)
+                    if index.is_empty() && self.proc.var(*var).name.starts_with("_c") =>
+                {
+                    Ok(CallArg::Var(*var))
+                }
                 _ => Err(self.err(e.span, "unsupported Fortran: character expression (other than a literal or a variable) as an actual argument")),
             },
         }

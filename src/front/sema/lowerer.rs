@@ -376,6 +376,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 | Inst::CharCompare(..)
                 | Inst::CharLen(..)
                 | Inst::CharIndex(..)
+                | Inst::CharSearch(..)
                 | Inst::Io(_)
         ) {
             return None;

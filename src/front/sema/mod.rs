@@ -60,6 +60,7 @@ mod reductions;
 mod scope;
 mod section_arg;
 mod stmt;
+mod strings;
 #[cfg(test)]
 mod tests;
 mod transform;
