@@ -1,0 +1,158 @@
+//! Character data steering real computations: options chosen by name with
+//! TRIM, ADJUSTL, ADJUSTR and REPEAT (in SELECT CASE selectors,
+//! comparisons, as actual arguments) and character searches of run-time
+//! length. Derivatives through the branch taken agree in tangent and
+//! adjoint mode, with central differences and with the analytic values;
+//! what stays unsupported is a located error.
+
+mod common;
+
+use adjit::engine::{Backend, Engine, ErrorKind, Options};
+use adjit::ir::Buffer;
+use common::check::{both_modes_against, within};
+use common::scalar::{central, close, run};
+
+/// The corpus program whose entry `options` picks a formula by a method
+/// name that has leading and trailing blanks.
+fn options_engine() -> Engine {
+    let path = common::corpus::corpus_dir().join("char_intrinsics.f90");
+    let src = std::fs::read_to_string(&path).unwrap();
+    Engine::from_source("char_intrinsics.f90", &src).unwrap()
+}
+
+/// `dy/dx` of `options` for each mode, analytically: the method's formula
+/// is applied at `x` twice (by name and by its ADJUSTL) and at `2x` once
+/// (by its ADJUSTR), so `dy/dx = 2 g'(x) + 2 g'(2x)`.
+fn expected_slope(mode: i64, x: f64) -> f64 {
+    let g = |t: f64| match mode {
+        // One Newton step for the cube root of 2: 2t/3 + 2/(3 t^2).
+        1 => 2.0 / 3.0 - 4.0 / (3.0 * t.powi(3)),
+        // t sin t.
+        2 | 3 => t.sin() + t * t.cos(),
+        // exp(t/2).
+        _ => 0.5 * (0.5 * t).exp(),
+    };
+    2.0 * g(x) + 2.0 * g(2.0 * x)
+}
+
+#[test]
+fn a_method_chosen_by_name_is_differentiated_through_its_branch() {
+    let engine = options_engine();
+    for (mode, x) in [(1, 1.5), (2, -0.75), (3, 2.25), (4, 0.5), (1, 0.8)] {
+        let inputs = [("mode", mode as f64), ("x", x)];
+        let args = run(&engine, "options", &inputs);
+        let slope = expected_slope(mode, x);
+        let bad = both_modes_against(&engine, Some("options"), &args, "y", "x", &[slope], 1e-13);
+        assert!(bad.is_empty(), "mode {mode}: {bad:?}");
+        let fd = central(&engine, "options", &inputs, "x", "y");
+        assert!(close(fd, slope, 1e-7), "mode {mode}: {fd} vs {slope}");
+    }
+}
+
+/// Tangent and adjoint of the branch taken satisfy the dot-product
+/// identity `<ydot, ybar> = <xdot, xbar>` for random directions.
+#[test]
+fn tangent_and_adjoint_agree_by_the_dot_product() {
+    use adjit::engine::Selection;
+    let engine = options_engine();
+    let (of, wrt) = (
+        Selection::parse_list("y").unwrap(),
+        Selection::parse_list("x").unwrap(),
+    );
+    let tangent = engine.tangent(Some("options"), &of, &wrt, 1).unwrap();
+    let adjoint = engine
+        .adjoint(Some("options"), &of, &wrt, &Default::default())
+        .unwrap();
+    let mut rng = common::check::Rng(0x5eed_c4a2);
+    for mode in 1..=4 {
+        let args = run(
+            &engine,
+            "options",
+            &[("mode", mode as f64), ("x", 0.9 + 0.1 * mode as f64)],
+        );
+        let (xdot, ybar) = (rng.next(), rng.next());
+        let ydot = tangent.jacobian(&args).unwrap().get(0, 0) * xdot;
+        let (_, grad) = adjoint.gradient(&args).unwrap();
+        let (lhs, rhs) = (ydot * ybar, xdot * grad[0] * ybar);
+        assert!(
+            within(lhs, rhs, 1e-13 * lhs.abs().max(1.0)),
+            "mode {mode}: {lhs} vs {rhs}"
+        );
+    }
+}
+
+/// Character searches of a `character(len=*)` dummy give gfortran's
+/// positions (values printed by gfortran) for lengths decided by the
+/// caller, in the interpreter and in the JIT.
+#[test]
+fn searches_of_run_time_length() {
+    let src = "
+subroutine g(t, lt, sc, vb, ib, vf)
+  character(len=*), intent(in) :: t
+  integer, intent(out) :: lt, sc, vb, ib, vf
+  lt = len_trim(t)
+  sc = scan(t, 'b', back=.true.)
+  vb = verify(t, ' b', .true.)
+  ib = index(t, 'ab', back=.true.)
+  vf = verify(t, ' ')
+end subroutine g
+";
+    for jit in [false, true] {
+        let options = Options {
+            backend: if jit {
+                Backend::Jit
+            } else {
+                Backend::Interpreter
+            },
+            ..Options::default()
+        };
+        let sources = [("g.f90".to_string(), src.to_string())];
+        let engine = Engine::from_sources(&sources, options).unwrap();
+        let g = engine.procedure(None).unwrap();
+        for (text, expected) in [
+            ("  ab cab  ", [8, 8, 7, 7, 3]),
+            ("ab", [2, 2, 1, 1, 1]),
+            ("   ", [0, 0, 0, 0, 0]),
+        ] {
+            let mut args = g.args();
+            args.set_buffer("t", Buffer::Char(text.as_bytes().to_vec()))
+                .unwrap();
+            g.call(&mut args).unwrap();
+            let got: Vec<i64> = ["lt", "sc", "vb", "ib", "vf"]
+                .iter()
+                .map(|n| args.scalar(n).unwrap() as i64)
+                .collect();
+            assert_eq!(got, expected, "{text:?} (jit {jit})");
+        }
+    }
+}
+
+/// What stays unsupported is a located error naming the intrinsic.
+#[test]
+fn unsupported_character_results_are_located_errors() {
+    for (src, at, what) in [
+        (
+            "subroutine f(s, t)\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = 'x' // adjustl(s)\nend subroutine\n",
+            "t.f90:4:22:",
+            "`adjustl`",
+        ),
+        (
+            "subroutine f(n, t)\n  integer, intent(in) :: n\n  character(len=20), intent(out) :: t\n  t = repeat('ab', n)\nend subroutine\n",
+            "t.f90:4:20:",
+            "`repeat`",
+        ),
+        (
+            "subroutine f(x, t)\n  real, intent(in) :: x\n  character(len=20), intent(out) :: t\n  t = trim(x)\nend subroutine\n",
+            "t.f90:4:12:",
+            "`trim`",
+        ),
+    ] {
+        let e = match Engine::from_source("t.f90", src) {
+            Err(e) => e,
+            Ok(_) => panic!("must be rejected:\n{src}"),
+        };
+        assert_eq!(e.kind, ErrorKind::Compile);
+        assert!(e.message.contains(at), "{}", e.message);
+        assert!(e.message.contains(what), "{}", e.message);
+    }
+}
