@@ -156,3 +156,59 @@ fn unsupported_character_results_are_located_errors() {
         assert!(e.message.contains(what), "{}", e.message);
     }
 }
+
+/// The status names returned by a character function choose the formula
+/// (`char_functions.f90`); `dy/dx` analytically per status code.
+#[test]
+fn character_function_results_steer_the_derivative() {
+    let path = common::corpus::corpus_dir().join("char_functions.f90");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let engine = Engine::from_source("char_functions.f90", &src).unwrap();
+    let slope = |code: i64, x: f64| match code {
+        0 => x.cos() + 1.0 + 2.0 * x - 8.0 * (2.0 * x).sin() - 9.0 * x.sin(),
+        1 => 4.0 * x + 1.0 - 10.0 * (2.0 * x).sin() - 16.0 * x.sin(),
+        _ => 5.0 + 2.0 * x - 8.0 * (2.0 * x).sin() - 6.0 * x.sin(),
+    };
+    for (code, x) in [(0, 1.5), (1, -0.5), (2, 0.75), (0, 0.3)] {
+        let inputs = [("code", code as f64), ("x", x)];
+        let args = run(&engine, "report", &inputs);
+        let expected = slope(code, x);
+        let bad = both_modes_against(&engine, Some("report"), &args, "y", "x", &[expected], 1e-13);
+        assert!(bad.is_empty(), "code {code}: {bad:?}");
+        let fd = central(&engine, "report", &inputs, "x", "y");
+        assert!(close(fd, expected, 1e-7), "code {code}: {fd} vs {expected}");
+    }
+}
+
+/// A value computed from a local character variable (LEN_TRIM, INDEX, a
+/// comparison) reaches the reverse sweep as recorded in the forward sweep
+/// (character variables are not restored there).
+#[test]
+fn values_from_local_character_data_reach_the_reverse_sweep() {
+    let src = "
+subroutine f(k, x, y)
+  integer, intent(in) :: k
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  character(len=10) :: s
+  s = repeat('ab', 2)
+  if (k > 1) s = 'abc abc'
+  y = x**2 * len_trim(s) + sin(x) * index(s, 'c', back=.true.)
+  if (s(1:3) == 'abc') y = y + x * len(trim(s))
+end subroutine f
+";
+    let engine = Engine::from_source("f.f90", src).unwrap();
+    for (k, x) in [(1, 0.7), (2, -1.3)] {
+        let inputs = [("k", k as f64), ("x", x)];
+        let args = run(&engine, "f", &inputs);
+        let expected = if k > 1 {
+            14.0 * x + 7.0 * x.cos() + 7.0
+        } else {
+            8.0 * x
+        };
+        let bad = both_modes_against(&engine, Some("f"), &args, "y", "x", &[expected], 1e-13);
+        assert!(bad.is_empty(), "k {k}: {bad:?}");
+        let fd = central(&engine, "f", &inputs, "x", "y");
+        assert!(close(fd, expected, 1e-7), "k {k}: {fd} vs {expected}");
+    }
+}
