@@ -233,7 +233,7 @@ fn a_dummy_function_passed_on_is_differentiated() {
         }
         // The line searches move by whole steps: x = xb + 0.1 f(xb, p) with
         // xb = x0 + s; at p = 2, x0 = 0.25 the fixed rule stops at xb = 1
-        // (x = 1.3), so dx/dp = 0.1 (x - 2 (xb - p)) = 0.3 and
+        // (x = 1.3), so dx/dp = 0.1 (xb - 2 (xb - p)) = 0.3 and
         // dx/dx0 = 1 + 0.1 (2 (xb - p) + p) = 1.
         if p == 2.0 {
             assert!(close(args.scalar("x").unwrap(), 1.3, 1e-15));
@@ -241,5 +241,29 @@ fn a_dummy_function_passed_on_is_differentiated() {
         }
         let bad = both_modes_against(&engine, Some("fit"), &args, "x,xh", "p,x0", &fd, 1e-6);
         assert!(bad.is_empty(), "p {p}: {bad:?}");
+    }
+}
+
+/// An OPTIONAL dummy procedure (by attribute or statement) is a located
+/// error naming the construct.
+#[test]
+fn optional_dummy_procedures_are_located_errors() {
+    let iface = "  abstract interface\n    real(8) function fn(t)\n      real(8), intent(in) :: t\n    end function fn\n  end interface\n";
+    for (body, at) in [
+        ("  procedure(fn), optional :: f\n", "t.f90:10:3:"),
+        (
+            "  interface\n    real(8) function f(t)\n      real(8), intent(in) :: t\n    end function f\n  end interface\n  optional :: f\n",
+            "t.f90:15:15:",
+        ),
+    ] {
+        let src = format!(
+            "module m\n{iface}contains\n  real(8) function opt(x, f)\n  real(8), intent(in) :: x\n{body}  opt = x\n  end function opt\nend module m\n"
+        );
+        let e = match Engine::from_source("t.f90", &src) {
+            Err(e) => e,
+            Ok(_) => panic!("must be rejected:\n{src}"),
+        };
+        assert!(e.message.contains(at), "{}", e.message);
+        assert!(e.message.contains("OPTIONAL dummy procedure"), "{}", e.message);
     }
 }

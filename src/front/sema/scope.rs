@@ -555,6 +555,13 @@ impl Builder<'_, '_> {
             }
             DeclKind::Optional(names) => {
                 for n in names {
+                    if matches!(self.scope.syms.get(&n.text), Some(Sym::External(_))) {
+                        self.error(
+                            n.span,
+                            format!("unsupported Fortran: OPTIONAL dummy procedure `{}`", n.text),
+                        );
+                        continue;
+                    }
                     self.each_var(n, |v| v.optional = true);
                 }
             }
@@ -1170,6 +1177,9 @@ impl Builder<'_, '_> {
                             n.text.to_uppercase()
                         ),
                     );
+                }
+                Attr::Optional => {
+                    return self.error(span, "unsupported Fortran: OPTIONAL dummy procedure")
                 }
                 _ => return self.error(span, "unsupported attribute of a PROCEDURE declaration"),
             }
