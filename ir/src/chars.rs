@@ -7,12 +7,7 @@ use crate::CharSearch;
 /// occurrence of `needle` in `hay`, 0 when there is none, 1 when `needle`
 /// is empty.
 pub fn index(hay: &[u8], needle: &[u8]) -> i64 {
-    if needle.is_empty() {
-        return 1;
-    }
-    hay.windows(needle.len())
-        .position(|w| w == needle)
-        .map_or(0, |p| p as i64 + 1)
+    search(CharSearch::Index, false, hay, needle)
 }
 
 /// Fortran INDEX, SCAN or VERIFY of `hay` with the second argument `arg`
