@@ -65,7 +65,7 @@ impl Lowerer<'_, '_> {
                 let x = self.string_args(name, args, 1)?[0];
                 let r = self.string_operand(x, name)?;
                 if self.char_len_of(&r).is_none() {
-                    return Ok(Operand::Char(self.from_first_nonblank(&r)));
+                    return Ok(Operand::Char(self.after_leading_blanks(&r)));
                 }
             }
         }
@@ -102,7 +102,7 @@ impl Lowerer<'_, '_> {
                 let tmp = self.char_temp(len);
                 let to = whole(tmp);
                 if which == StrFn::Adjustl {
-                    let from = self.from_first_nonblank(&r);
+                    let from = self.after_leading_blanks(&r);
                     self.emit(Inst::CharAssign(to.clone(), from), None);
                 } else {
                     // Blanks, then the string up to its last non-blank at
@@ -231,7 +231,7 @@ impl Lowerer<'_, '_> {
 
     /// `r` from its first non-blank to its end (all of `r` when it is
     /// blank).
-    fn from_first_nonblank(&mut self, r: &CharRef) -> CharRef {
+    fn after_leading_blanks(&mut self, r: &CharRef) -> CharRef {
         let search = Inst::CharSearch(CharSearch::Verify, false, r.clone(), blank_ref(b" "));
         let first = self.val(search, Type::I64);
         let one = self.int(1, Type::I64);
