@@ -16,9 +16,11 @@ contains
     logical :: inword
     words_in = 0
     inword = .false.
-    do i = 1, len_trim(s)
+    i = 1
+    do while (i <= len_trim(s))
       if (s(i:i) /= ' ' .and. .not. inword) words_in = words_in + 1
       inword = s(i:i) /= ' '
+      i = i + 1
     end do
   end function words_in
 

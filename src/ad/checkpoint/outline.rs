@@ -212,6 +212,13 @@ fn outline_one(
         let why = format!("names the allocatable array `{}`", proc.var(v).name);
         return Err(unsupported(&proc, mark, &why));
     }
+    if let Some(&v) = params.iter().find(|&&v| proc.var(v).ty == Type::Char) {
+        let why = format!(
+            "names the character variable `{}` (snapshots hold no character data)",
+            proc.var(v).name
+        );
+        return Err(unsupported(&proc, mark, &why));
+    }
     let base = format!("{}_ckp{n}", proc.name);
     // The step: the host with a new entry jumping to the trip, blocks
     // outside the trip emptied, the latch returning.
