@@ -160,15 +160,14 @@ end module
     assert_eq!(b, [5.0, 12.0, 31.0]);
 }
 
-/// LEN_TRIM, SCAN, VERIFY and INDEX with BACK= unroll over a constant
-/// length: on character data of run-time length they are a located error
-/// naming the intrinsic.
+/// LEN_TRIM, SCAN, VERIFY and INDEX of a number are a located error naming
+/// the intrinsic.
 #[test]
-fn character_searches_of_run_time_length_are_located_errors() {
-    let src = "subroutine f(s, k)\n  character(len=*), intent(in) :: s\n  integer, intent(out) :: k\n  k = len_trim(s)\nend subroutine\n";
+fn character_searches_of_numbers_are_located_errors() {
+    let src = "subroutine f(s, k)\n  real, intent(in) :: s\n  integer, intent(out) :: k\n  k = len_trim(s)\nend subroutine\n";
     let e = match Engine::from_source("t.f90", src) {
         Err(e) => e,
-        Ok(_) => panic!("LEN_TRIM of a run-time length must be rejected"),
+        Ok(_) => panic!("LEN_TRIM of a real must be rejected"),
     };
     assert_eq!(e.kind, ErrorKind::Compile);
     assert!(e.message.contains("t.f90:4:16:"), "{}", e.message);

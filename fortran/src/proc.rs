@@ -786,6 +786,13 @@ impl<'c, 'a> Printer<'c, 'a> {
                     self.char_ref(a, &exprs, data.span)?,
                     self.char_ref(b, &exprs, data.span)?
                 ))),
+                Inst::CharSearch(op, back, a, b) => Some(Expr::primary(format!(
+                    "{}({}, {}{})",
+                    op.name(),
+                    self.char_ref(a, &exprs, data.span)?,
+                    self.char_ref(b, &exprs, data.span)?,
+                    if *back { ", back=.true." } else { "" }
+                ))),
                 Inst::Io(_) => {
                     return Err(self.err(
                         "PRINT, WRITE or READ statement (I/O is not emitted yet)",

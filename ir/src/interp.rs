@@ -1241,6 +1241,12 @@ impl<'m> Interpreter<'m> {
                 let b = self.char_loc(frame, proc, b, span)?;
                 enc_int(crate::chars::index(self.char_bytes(a), self.char_bytes(b)))
             }
+            Inst::CharSearch(op, back, a, b) => {
+                let a = self.char_loc(frame, proc, a, span)?;
+                let b = self.char_loc(frame, proc, b, span)?;
+                let (a, b) = (self.char_bytes(a), self.char_bytes(b));
+                enc_int(crate::chars::search(*op, *back, a, b))
+            }
             Inst::Io(op) => {
                 let io_error = |this: &Self, m: String| {
                     this.error(frame.proc, RuntimeErrorKind::Io, span, None, m)

@@ -672,6 +672,28 @@ pub struct CharRef {
     pub end: Option<Value>,
 }
 
+/// Which search [`Inst::CharSearch`] does in its first operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CharSearch {
+    /// INDEX: an occurrence of the second operand as a substring.
+    Index,
+    /// SCAN: a character that is in the second operand (a set).
+    Scan,
+    /// VERIFY: a character that is not in the second operand (a set).
+    Verify,
+}
+
+impl CharSearch {
+    /// The Fortran intrinsic's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CharSearch::Index => "index",
+            CharSearch::Scan => "scan",
+            CharSearch::Verify => "verify",
+        }
+    }
+}
+
 /// What a [`CharRef`] points into.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CharBase {
@@ -798,6 +820,11 @@ pub enum Inst {
     /// second operand in the first, 0 when there is none, 1 when the second
     /// is empty; as I64 ([`crate::chars::index`]).
     CharIndex(CharRef, CharRef),
+    /// Fortran INDEX, SCAN or VERIFY of run-time-length data, from the
+    /// front or (`true`) from the back: the 1-based position found, 0 when
+    /// there is none; as I64 ([`crate::chars::search`]). LEN_TRIM is
+    /// VERIFY of a blank from the back.
+    CharSearch(CharSearch, bool, CharRef, CharRef),
     /// One step of an I/O statement ([`IoOp`]); statements run their
     /// steps in order, begin, transfers, end. Formatting and parsing are
     /// defined by [`crate::io`]. An I/O error (a format that does not fit
@@ -852,7 +879,10 @@ impl Inst {
                     }
                 }
             }
-            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+            Inst::CharAssign(a, b)
+            | Inst::CharCompare(_, a, b)
+            | Inst::CharIndex(a, b)
+            | Inst::CharSearch(_, _, a, b) => {
                 char_ref(a);
                 char_ref(b);
             }
@@ -910,7 +940,10 @@ impl Inst {
                     }
                 }
             }
-            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+            Inst::CharAssign(a, b)
+            | Inst::CharCompare(_, a, b)
+            | Inst::CharIndex(a, b)
+            | Inst::CharSearch(_, _, a, b) => {
                 char_ref(a, &mut f);
                 char_ref(b, &mut f);
             }
@@ -973,7 +1006,10 @@ impl Inst {
                     }
                 }
             }
-            Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+            Inst::CharAssign(a, b)
+            | Inst::CharCompare(_, a, b)
+            | Inst::CharIndex(a, b)
+            | Inst::CharSearch(_, _, a, b) => {
                 char_ref(a, &mut f);
                 char_ref(b, &mut f);
             }

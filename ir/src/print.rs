@@ -396,6 +396,13 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
             char_ref_text(a, names),
             char_ref_text(b, names)
         ),
+        Inst::CharSearch(op, back, a, b) => format!(
+            "char_{}{} {}, {}",
+            op.name(),
+            if *back { "_back" } else { "" },
+            char_ref_text(a, names),
+            char_ref_text(b, names)
+        ),
         Inst::CharLen(a) => format!("char_len {}", char_ref_text(a, names)),
         Inst::Io(io) => {
             return match io {

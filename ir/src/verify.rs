@@ -553,7 +553,7 @@ impl Checker<'_> {
                 self.char_ref(block, pos, a, false);
                 self.char_ref(block, pos, b, false);
             }
-            Inst::CharIndex(a, b) => {
+            Inst::CharIndex(a, b) | Inst::CharSearch(_, _, a, b) => {
                 self.expect_result(ty, Some(Type::I64));
                 self.char_ref(block, pos, a, false);
                 self.char_ref(block, pos, b, false);

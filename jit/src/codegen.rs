@@ -38,7 +38,9 @@ use crate::ir::{
     RuntimeErrorKind, StackKind, Storage, Terminator, Type, UnaryOp, VarId, MAX_CALL_DEPTH,
 };
 use crate::libm;
-use crate::runtime::{self, code, layout, ArgSlot, ErrorSlot, Runtime, RuntimeCtx};
+use crate::runtime::{
+    self, char_search_code, code, layout, ArgSlot, ErrorSlot, Runtime, RuntimeCtx,
+};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
@@ -2468,6 +2470,22 @@ impl<'a, 'm> Lower<'a, 'm> {
                     &[ap, al, cp, cl],
                 )?
                 .expect("index returns a value")
+            }
+            Inst::CharSearch(op, back, a, c) => {
+                let (ap, al) = self.char_ref(a, site)?;
+                let (cp, cl) = self.char_ref(c, site)?;
+                let code = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, char_search_code(*op, *back));
+                let p = self.ptr;
+                self.call_external(
+                    "adjit_char_search",
+                    &[types::I64, p, types::I64, p, types::I64],
+                    Some(types::I64),
+                    &[code, ap, al, cp, cl],
+                )?
+                .expect("search returns a value")
             }
             Inst::Io(op) => return self.io(op, ty, site),
             Inst::Push(kind, a) => {

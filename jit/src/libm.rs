@@ -192,6 +192,7 @@ pub fn runtime_symbols() -> Vec<NativeFn> {
         adjit_char_assign,
         adjit_char_compare,
         adjit_char_index,
+        adjit_char_search,
         adjit_io_begin_write,
         adjit_io_put,
         adjit_io_put_char,

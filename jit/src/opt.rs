@@ -192,6 +192,7 @@ fn number_values(proc: &mut Proc) {
                 Inst::CharCompare(..)
                 | Inst::CharLen(..)
                 | Inst::CharIndex(..)
+                | Inst::CharSearch(..)
                 | Inst::Push(..)
                 | Inst::Pop(..) => None,
                 // Input stores into character data: like an assignment.
@@ -279,7 +280,9 @@ fn rename_operands(inst: &mut Inst, rename: &HashMap<Value, Value>) {
             r_char(a);
             r_char(b);
         }
-        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::Io(..) => inst.for_each_operand_mut(r),
+        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::CharSearch(..) | Inst::Io(..) => {
+            inst.for_each_operand_mut(r)
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 //! and report failure through return values.
 
 use crate::ir::io::{Channels, IoState, Item};
-use crate::ir::StackKind;
+use crate::ir::{CharSearch, StackKind};
 use crate::stack::{Arena, MapBudget, SegmentedStack, StackConfig, StackRegs, StackStats};
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -690,6 +690,38 @@ pub unsafe extern "C" fn adjit_char_index(
     // SAFETY: generated code passes pointers to at least `*_len` bytes.
     let (a, b) = unsafe { (bytes(a, a_len), bytes(b, b_len)) };
     adjit_ir::chars::index(a, b)
+}
+
+/// Fortran INDEX, SCAN or VERIFY ([`adjit_ir::chars::search`]); `code`
+/// is [`char_search_code`] of the search and its direction.
+///
+/// # Safety
+/// Each pointer must be valid for its length in bytes.
+pub unsafe extern "C" fn adjit_char_search(
+    code: i64,
+    a: *const u8,
+    a_len: i64,
+    b: *const u8,
+    b_len: i64,
+) -> i64 {
+    // SAFETY: generated code passes pointers to at least `*_len` bytes.
+    let (a, b) = unsafe { (bytes(a, a_len), bytes(b, b_len)) };
+    let op = match code >> 1 {
+        0 => CharSearch::Index,
+        1 => CharSearch::Scan,
+        _ => CharSearch::Verify,
+    };
+    adjit_ir::chars::search(op, code & 1 == 1, a, b)
+}
+
+/// The code [`adjit_char_search`] receives for a search and its direction.
+pub fn char_search_code(op: CharSearch, back: bool) -> i64 {
+    let op = match op {
+        CharSearch::Index => 0,
+        CharSearch::Scan => 1,
+        CharSearch::Verify => 2,
+    };
+    op * 2 + i64::from(back)
 }
 
 /// The bytes at `p`, `len` of them (none when `len <= 0`).

@@ -640,6 +640,7 @@ impl Generator<'_> {
                 };
                 let joint = !self.loops.contains_key(callee)
                     && !marked_split(norm, v)
+                    && !passes_characters(norm, v)
                     && self.schedule.of(&norm.name, &target.name) == Reversal::Joint;
                 let sweeps = match joint {
                     true => self.joint_sweeps(*callee, &active, &sweeps)?,
@@ -836,6 +837,20 @@ fn marked_split(proc: &Proc, v: Value) -> bool {
     proc.split_calls
         .iter()
         .any(|s| s.file == at.file && s.line == at.line)
+}
+
+/// True when the call `v` passes character data: the caller's reverse
+/// sweep does not restore character variables, so a joint reversal (which
+/// runs the callee again there) would see them changed; such calls are
+/// reversed split.
+fn passes_characters(proc: &Proc, v: Value) -> bool {
+    let Inst::Call(_, args) = &proc.inst(v).kind else {
+        return false;
+    };
+    args.iter().any(|a| match a {
+        CallArg::Var(x) | CallArg::Elem(x, _) => proc.var(*x).ty == Type::Char,
+        CallArg::Value(_) => false,
+    })
 }
 
 /// The primal parameters and globals (variables of the sweeps' `layout`)

@@ -370,6 +370,7 @@ pub fn is_elemental(inst: &Inst) -> bool {
             | Inst::CharCompare(..)
             | Inst::CharLen(..)
             | Inst::CharIndex(..)
+            | Inst::CharSearch(..)
     )
 }
 

@@ -910,6 +910,7 @@ fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
         Inst::Pop(k) => Inst::Pop(*k),
         Inst::CharLen(..)
         | Inst::CharIndex(..)
+        | Inst::CharSearch(..)
         | Inst::Io(..)
         | Inst::Allocate(..)
         | Inst::Deallocate(_)

@@ -342,7 +342,10 @@ fn inst_vars(inst: &Inst, out: &mut Vec<VarId>) {
                 }
             }
         }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+        Inst::CharAssign(a, b)
+        | Inst::CharCompare(_, a, b)
+        | Inst::CharIndex(a, b)
+        | Inst::CharSearch(_, _, a, b) => {
             char_var(a, out);
             char_var(b, out);
         }

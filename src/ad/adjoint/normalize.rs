@@ -9,6 +9,9 @@
 //!
 //! * a value used by a later statement of its block is *spilled*: stored into
 //!   a fresh local right after its definition and reloaded by each user;
+//! * so is every value computed from character data (LEN, INDEX, searches,
+//!   comparisons): character variables are not restored for the reverse
+//!   sweep, so it reloads such values instead of recomputing them;
 //! * call arguments are made restorable: an expression argument becomes a
 //!   fresh local passed by reference, and the subscripts of an array-element
 //!   argument are stored in fresh integer locals (the callee may overwrite
@@ -119,6 +122,7 @@ pub(crate) fn map_operands(inst: &Inst, f: &mut dyn FnMut(Value) -> Value) -> In
         Inst::Push(k, v) => Inst::Push(*k, f(*v)),
         Inst::CharLen(..)
         | Inst::CharIndex(..)
+        | Inst::CharSearch(..)
         | Inst::Io(..)
         | Inst::Allocate(..)
         | Inst::Deallocate(_)
@@ -223,6 +227,7 @@ fn statement_numbers(proc: &Proc, insts: &[Value]) -> Vec<usize> {
 /// Spills values read by a later statement than their own (to a fixpoint:
 /// a spill store itself ends a statement).
 fn spill_cross_statement_values(proc: &mut Proc, block: BlockId) {
+    let mut spilled_chars = std::collections::HashSet::new();
     loop {
         let insts = proc.blocks[block.index()].insts.clone();
         let numbers = statement_numbers(proc, &insts);
@@ -232,12 +237,20 @@ fn spill_cross_statement_values(proc: &mut Proc, block: BlockId) {
         for (i, &v) in insts.iter().enumerate() {
             proc.inst(v).kind.for_each_operand(|u| {
                 if let Some(&pu) = position.get(&u) {
-                    if numbers[pu] != numbers[i] && !to_spill.contains(&u) {
+                    let cross = numbers[pu] != numbers[i];
+                    let chars = reads_characters(&proc.inst(u).kind) && !spilled_chars.contains(&u);
+                    if (cross || chars) && !to_spill.contains(&u) {
                         to_spill.push(u);
                     }
                 }
             });
         }
+        spilled_chars.extend(
+            to_spill
+                .iter()
+                .copied()
+                .filter(|&u| reads_characters(&proc.inst(u).kind)),
+        );
         if to_spill.is_empty() {
             return;
         }
@@ -281,6 +294,14 @@ fn spill_cross_statement_values(proc: &mut Proc, block: BlockId) {
         }
         proc.blocks[block.index()].insts = rebuilt;
     }
+}
+
+/// True for the pure instructions that read character data.
+fn reads_characters(inst: &Inst) -> bool {
+    matches!(
+        inst,
+        Inst::CharLen(..) | Inst::CharIndex(..) | Inst::CharSearch(..) | Inst::CharCompare(..)
+    )
 }
 
 /// Splits a block into statements.

@@ -84,7 +84,10 @@ pub(crate) fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
                 }
             }
         }
-        Inst::CharAssign(a, b) | Inst::CharCompare(_, a, b) | Inst::CharIndex(a, b) => {
+        Inst::CharAssign(a, b)
+        | Inst::CharCompare(_, a, b)
+        | Inst::CharIndex(a, b)
+        | Inst::CharSearch(_, _, a, b) => {
             char_ref(a, f);
             char_ref(b, f)
         }
@@ -207,6 +210,13 @@ fn outline_one(
         .find(|&&v| proc.var(v).storage == Storage::Allocatable)
     {
         let why = format!("names the allocatable array `{}`", proc.var(v).name);
+        return Err(unsupported(&proc, mark, &why));
+    }
+    if let Some(&v) = params.iter().find(|&&v| proc.var(v).ty == Type::Char) {
+        let why = format!(
+            "names the character variable `{}` (snapshots hold no character data)",
+            proc.var(v).name
+        );
         return Err(unsupported(&proc, mark, &why));
     }
     let base = format!("{}_ckp{n}", proc.name);

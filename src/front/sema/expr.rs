@@ -305,8 +305,7 @@ impl Lowerer<'_, '_> {
 
     fn apply(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<Operand> {
         if let Some(p) = self.typed_function(name)? {
-            let (v, t) = self.call_function(p, name, args)?;
-            return Ok(Operand::Num(v, t));
+            return self.function_operand(p, name, args);
         }
         let is_array = self.is_array_name(&name.text);
         let resolved = self.resolve(name)?;
@@ -358,8 +357,7 @@ impl Lowerer<'_, '_> {
             Resolved::StmtFunc(f) => self.inline_stmt_fn(f, name, args),
             Resolved::Generic(specifics) => {
                 let p = self.specific(name, specifics, args)?;
-                let (v, t) = self.call_function(p, name, args)?;
-                Ok(Operand::Num(v, t))
+                self.function_operand(p, name, args)
             }
             Resolved::Struct(_) => Err(self.err(
                 e.span,
@@ -368,10 +366,7 @@ impl Lowerer<'_, '_> {
                     name.text
                 ),
             )),
-            Resolved::Proc(p) if !self.shadows_proc(name) => {
-                let (v, t) = self.call_function(p, name, args)?;
-                Ok(Operand::Num(v, t))
-            }
+            Resolved::Proc(p) if !self.shadows_proc(name) => self.function_operand(p, name, args),
             Resolved::Dummy(target) => self.dummy_function(e, name, args, target),
             Resolved::Value(..) | Resolved::Const(_) => Err(self.err(
                 e.span,
@@ -504,8 +499,11 @@ impl Lowerer<'_, '_> {
             op,
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
         );
-        let lhs = self.expr(a);
-        let rhs = self.expr(b);
+        let (lhs, rhs) = if relational {
+            (self.char_unpadded(a), self.char_unpadded(b))
+        } else {
+            (self.expr(a), self.expr(b))
+        };
         let (lhs, rhs) = (lhs?, rhs?);
         let cmp = match op {
             BinOp::Eq => CmpOp::Eq,
@@ -648,6 +646,36 @@ impl Lowerer<'_, '_> {
         Ok(Operand::Num(v, rt.ty))
     }
 
+    /// A function reference of any result type: a CHARACTER result is
+    /// the temporary of its length the call fills.
+    fn function_operand(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<Operand> {
+        if self.prog.sigs[unit].result != Some(Type::Char) {
+            let (v, t) = self.call_function(unit, name, args)?;
+            return Ok(Operand::Num(v, t));
+        }
+        let Some(len) = self.prog.sigs[unit].result_len else {
+            return Err(self.err(
+                name.span,
+                format!("unsupported Fortran: character function `{}` whose result length is not a constant", name.text),
+            ));
+        };
+        let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
+        let tmp = self.char_temp(len);
+        call_args.push(CallArg::Var(tmp));
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
+        self.copy_back_after(copies)?;
+        Ok(Operand::Char(CharRef {
+            base: CharBase::Var {
+                var: tmp,
+                index: Vec::new(),
+            },
+            start: None,
+            end: None,
+        }))
+    }
+
     /// A function reference: call with a fresh result temporary, then load.
     pub fn call_function(&mut self, unit: usize, name: &Name, args: &[Arg]) -> R<(Value, Type)> {
         let Some(rt) = self.prog.sigs[unit].result else {
@@ -674,6 +702,15 @@ impl Lowerer<'_, '_> {
                 format!("subroutine `{}` used as a function", name.text),
             ));
         };
+        if rt == Type::Char {
+            return Err(self.err(
+                name.span,
+                format!(
+                    "unsupported Fortran: character function `{}` passed as an actual argument",
+                    name.text
+                ),
+            ));
+        }
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
         let tmp = self.temp("r", rt);
         call_args.push(CallArg::Var(tmp));
@@ -1357,19 +1394,19 @@ impl Lowerer<'_, '_> {
             Operand::Char(r) => match (&r.base, r.start, r.end) {
                 (CharBase::Literal(text), None, None) if pty == Type::Char => {
                     // A literal goes through a temporary of its own length.
-                    self.ntemps += 1;
-                    let tmp = self.proc.add_var(adjit_ir::Var {
-                        name: format!("_c{}", self.ntemps),
-                        ty: Type::Char,
-                        dims: Vec::new(),
-                        char_len: Some(adjit_ir::Bound::Const(text.len().max(1) as i64)),
-                        storage: adjit_ir::Storage::Local,
-                    });
+                    let tmp = self.char_temp(text.len() as i64);
                     let to = CharRef { base: CharBase::Var { var: tmp, index: Vec::new() }, start: None, end: None };
                     self.emit(Inst::CharAssign(to, r), None);
                     Ok(CallArg::Var(tmp))
                 }
                 _ if pty != Type::Char => Err(mismatch(self, e.span, Type::Char)),
+                // The result of ADJUSTL, ADJUSTR or REPEAT, already in a
+                // temporary of its length.
+                (CharBase::Var { var, index }, None, None)
+                    if index.is_empty() && self.proc.var(*var).name.starts_with("_c") =>
+                {
+                    Ok(CallArg::Var(*var))
+                }
                 _ => Err(self.err(e.span, "unsupported Fortran: character expression (other than a literal or a variable) as an actual argument")),
             },
         }

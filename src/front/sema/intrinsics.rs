@@ -8,8 +8,11 @@
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
+use super::strings::StrFn;
 use adjit_ir::special::Special;
-use adjit_ir::{BinaryOp, CharBase, CharRef, CmpOp, Inst, Rounding, Type, UnaryOp, Value};
+use adjit_ir::{
+    BinaryOp, CharBase, CharRef, CharSearch, Const, Inst, Rounding, Type, UnaryOp, Value,
+};
 
 /// How an intrinsic is lowered.
 #[derive(Clone, Copy)]
@@ -39,8 +42,11 @@ enum How {
     /// INDEX (BACK= included).
     Index,
     /// LEN_TRIM, SCAN and VERIFY (BACK= included): searches of character
-    /// data of constant length.
+    /// data.
     Search(Search),
+    /// TRIM, ADJUSTL, ADJUSTR, REPEAT: character results, by the strings
+    /// module.
+    Str,
     /// An array reduction (hoisted before the statement).
     Reduction,
     /// MERGE.
@@ -66,9 +72,6 @@ enum Search {
     /// VERIFY: a character not in the set.
     Verify,
 }
-
-/// The longest string a search unrolls over (one comparison per position).
-const MAX_SEARCH_LEN: i64 = 4096;
 
 /// `(name, how, argument type forced, result type forced)`.
 type Entry = (&'static str, How, Option<Type>, Option<Type>);
@@ -170,6 +173,10 @@ fn table() -> &'static [Entry] {
         ("len_trim", Search(self::Search::LenTrim), None, None),
         ("scan", Search(self::Search::Scan), None, None),
         ("verify", Search(self::Search::Verify), None, None),
+        ("trim", Str, None, None),
+        ("adjustl", Str, None, None),
+        ("adjustr", Str, None, None),
+        ("repeat", Str, None, None),
         ("sum", Reduction, None, None),
         ("product", Reduction, None, None),
         ("dot_product", Reduction, None, None),
@@ -207,9 +214,6 @@ fn lookup(name: &str) -> Option<&'static Entry> {
 
 /// Standard intrinsics the subset does not implement (named in errors).
 const UNSUPPORTED: &[&str] = &[
-    "trim",
-    "adjustl",
-    "adjustr",
     "char",
     "ichar",
     "achar",
@@ -286,6 +290,9 @@ impl Lowerer<'_, '_> {
     /// Lowers an intrinsic function reference.
     pub fn intrinsic(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<Operand> {
         let &(_, how, arg_ty, res_ty) = lookup(&name.text).expect("checked by is_intrinsic_name");
+        if let Some(which) = StrFn::from_name(&name.text) {
+            return self.string_fn(which, name, args);
+        }
         let mut positional = Vec::new();
         let mut kind = None;
         let mut dim = None;
@@ -497,6 +504,7 @@ impl Lowerer<'_, '_> {
             | How::Len
             | How::Index
             | How::Search(_)
+            | How::Str
             | How::Merge
             | How::Hypot
             | How::Allocated
@@ -582,9 +590,8 @@ impl Lowerer<'_, '_> {
 
     /// LEN_TRIM, SCAN, VERIFY and INDEX with BACK=: the first (last, with
     /// BACK true) position of the string where the search succeeds, else 0
-    /// (LEN_TRIM: the last non-blank). The string must have a constant
-    /// length; the search is unrolled, one comparison per position, into
-    /// straight-line selections (no control flow inside an expression).
+    /// (LEN_TRIM: the last non-blank, VERIFY of a blank from the back). A
+    /// BACK= known only at run time selects between both directions.
     fn search(&mut self, name: &Name, what: Search, positional: &[&Expr]) -> R<Operand> {
         let (lo, hi) = match what {
             Search::LenTrim => (1, 1),
@@ -597,14 +604,28 @@ impl Lowerer<'_, '_> {
             ));
         }
         let a = self.char_operand(positional[0], &name.text)?;
-        let set = match what {
-            Search::LenTrim => None,
-            _ => Some(self.char_operand(positional[1], &name.text)?),
+        let (op, set) = match what {
+            Search::LenTrim => (CharSearch::Verify, blank_ref(b" ")),
+            Search::Index => (
+                CharSearch::Index,
+                self.char_operand(positional[1], &name.text)?,
+            ),
+            Search::Scan => (
+                CharSearch::Scan,
+                self.char_operand(positional[1], &name.text)?,
+            ),
+            Search::Verify => (
+                CharSearch::Verify,
+                self.char_operand(positional[1], &name.text)?,
+            ),
         };
         let back = match positional.get(lo) {
-            None => None,
+            None => Ok(what == Search::LenTrim),
             Some(x) => match self.num(x)? {
-                (v, Type::Bool) => Some(v),
+                (v, Type::Bool) => match self.const_of(v) {
+                    Some(Const::Bool(b)) => Ok(b),
+                    _ => Err(v),
+                },
                 _ => {
                     return Err(
                         self.err(x.span, format!("BACK= of `{}` must be logical", name.text))
@@ -612,83 +633,20 @@ impl Lowerer<'_, '_> {
                 }
             },
         };
-        let const_len = |this: &mut Self, r: &CharRef, x: &Expr| {
-            match this
-            .char_len_of(r)
-            .filter(|&n| n <= MAX_SEARCH_LEN)
-        {
-            Some(n) => Ok(n),
-            None => Err(this.err(
-                x.span,
-                format!(
-                    "unsupported Fortran: `{}` of character data whose length is not a constant of at most {MAX_SEARCH_LEN}",
-                    name.text
-                ),
-            )),
-        }
+        let at = |this: &mut Self, back: bool| {
+            let i = this.val(
+                Inst::CharSearch(op, back, a.clone(), set.clone()),
+                Type::I64,
+            );
+            this.val(Inst::Convert(i, Rounding::Trunc), Type::I32)
         };
-        let len = const_len(self, &a, positional[0])?;
-        let sub_len = match (&set, what) {
-            (Some(b), Search::Index) => const_len(self, b, positional[1])?,
-            _ => 1,
-        };
-        // The condition at every position where the search can succeed.
-        let mut found = Vec::new();
-        for i in 1..=(len - sub_len + 1).max(0) {
-            let here = self.sub_ref(&a, i, i + sub_len - 1);
-            let cond = match (what, &set) {
-                (Search::LenTrim, _) => {
-                    let blank = CharRef {
-                        base: CharBase::Literal(b" ".to_vec()),
-                        start: None,
-                        end: None,
-                    };
-                    self.val(Inst::CharCompare(CmpOp::Ne, here, blank), Type::Bool)
-                }
-                (Search::Index, Some(b)) => {
-                    self.val(Inst::CharCompare(CmpOp::Eq, here, b.clone()), Type::Bool)
-                }
-                (_, Some(b)) => {
-                    let at = self.val(Inst::CharIndex(b.clone(), here), Type::I64);
-                    let zero = self.int(0, Type::I64);
-                    let op = if what == Search::Scan {
-                        CmpOp::Gt
-                    } else {
-                        CmpOp::Eq
-                    };
-                    self.val(Inst::Cmp(op, at, zero), Type::Bool)
-                }
-                (_, None) => unreachable!("a set for INDEX, SCAN and VERIFY"),
-            };
-            found.push((i, cond));
-        }
-        // An empty substring is found at 1 (forward) and at LEN + 1 (back).
-        let empty = what == Search::Index && sub_len == 0;
-        let chain = |this: &mut Self, order: &mut dyn Iterator<Item = &(i64, Value)>, none: i64| {
-            let mut r = this.int(none, Type::I32);
-            for &(i, cond) in order {
-                let at = this.int(i, Type::I32);
-                r = this.val(Inst::Select(cond, at, r), Type::I32);
+        let r = match back {
+            Ok(back) => at(self, back),
+            Err(cond) => {
+                let last = at(self, true);
+                let first = at(self, false);
+                self.val(Inst::Select(cond, last, first), Type::I32)
             }
-            r
-        };
-        let first = if empty {
-            self.int(1, Type::I32)
-        } else {
-            chain(self, &mut found.iter().rev(), 0)
-        };
-        let last_needed = back.is_some() || what == Search::LenTrim;
-        let last = if !last_needed {
-            first
-        } else if empty {
-            self.int(len + 1, Type::I32)
-        } else {
-            chain(self, &mut found.iter(), 0)
-        };
-        let r = match (what, back) {
-            (Search::LenTrim, _) => last,
-            (_, Some(back)) => self.val(Inst::Select(back, last, first), Type::I32),
-            (_, None) => first,
         };
         Ok(Operand::Num(r, Type::I32))
     }
@@ -702,5 +660,14 @@ impl Lowerer<'_, '_> {
                 format!("the argument of `{intrinsic}` must be character data"),
             )),
         }
+    }
+}
+
+/// A reference to literal text (`b""`: the blank padding of assignments).
+pub(super) fn blank_ref(text: &[u8]) -> CharRef {
+    CharRef {
+        base: CharBase::Literal(text.to_vec()),
+        start: None,
+        end: None,
     }
 }

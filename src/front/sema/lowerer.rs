@@ -376,6 +376,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 | Inst::CharCompare(..)
                 | Inst::CharLen(..)
                 | Inst::CharIndex(..)
+                | Inst::CharSearch(..)
                 | Inst::Io(_)
         ) {
             return None;
@@ -1187,8 +1188,12 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     }
                     continue;
                 }
-                if ti.ty == Type::Char {
-                    self.err(name.span, "unsupported Fortran: character function result");
+                let char_len = var.char_len.as_ref().and_then(|b| b.as_const());
+                if ti.ty == Type::Char && char_len.is_none() {
+                    self.err(
+                        name.span,
+                        "unsupported Fortran: a character function result whose length is not a constant",
+                    );
                 }
                 self.proc.result = Some(v);
             }

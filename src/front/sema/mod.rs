@@ -62,6 +62,7 @@ mod reductions;
 mod scope;
 mod section_arg;
 mod stmt;
+mod strings;
 #[cfg(test)]
 mod tests;
 mod transform;
@@ -363,6 +364,8 @@ pub(crate) struct Sig {
     pub params: Vec<(Type, usize)>,
     /// Result type of a FUNCTION.
     pub result: Option<Type>,
+    /// The constant length of a CHARACTER function result.
+    pub result_len: Option<i64>,
     /// A FUNCTION returning a structure: its type and the parameters of
     /// the result's components (the last ones; `result` is then `None`).
     pub struct_result: Option<(String, Vec<usize>)>,
@@ -510,6 +513,11 @@ impl Sig {
                 .map(|&v| (p.var(v).ty, p.var(v).dims.len()))
                 .collect(),
             result: p.result.map(|r| p.var(r).ty),
+            result_len: p
+                .result
+                .map(|r| p.var(r))
+                .filter(|v| v.ty == Type::Char)
+                .and_then(|v| v.char_len.as_ref()?.as_const()),
             struct_result: match &u.ast.kind {
                 ProcKind::Function { result, .. } => {
                     let rn = result.as_ref().unwrap_or(&u.ast.name);

@@ -555,6 +555,13 @@ impl Builder<'_, '_> {
             }
             DeclKind::Optional(names) => {
                 for n in names {
+                    if matches!(self.scope.syms.get(&n.text), Some(Sym::External(_))) {
+                        self.error(
+                            n.span,
+                            format!("unsupported Fortran: OPTIONAL dummy procedure `{}`", n.text),
+                        );
+                        continue;
+                    }
                     self.each_var(n, |v| v.optional = true);
                 }
             }
@@ -1023,9 +1030,11 @@ impl Builder<'_, '_> {
     }
 
     /// An INTERFACE block: a generic name with its specifics, or the
-    /// abstract interfaces of an ABSTRACT INTERFACE block. Explicit
-    /// interfaces of external procedures need nothing (the procedures are
-    /// compiled with the program and checked at each call).
+    /// abstract interfaces of an ABSTRACT INTERFACE block. An explicit
+    /// interface of a dummy argument declares a dummy procedure (as
+    /// `procedure(iface)` does); explicit interfaces of external procedures
+    /// need nothing (the procedures are compiled with the program and
+    /// checked at each call).
     fn interface(&mut self, block: &InterfaceBlock) {
         if block.is_abstract {
             if let Some(g) = &block.generic {
@@ -1041,6 +1050,16 @@ impl Builder<'_, '_> {
             return;
         }
         let Some(g) = &block.generic else {
+            for body in &block.bodies {
+                if self
+                    .scope
+                    .var(&body.name.text)
+                    .is_some_and(|v| v.arg.is_some())
+                {
+                    let iface = self.abstract_interface(body);
+                    self.declare_dummy_procedure(&body.name, &iface);
+                }
+            }
             if let Some(n) = block.procedures.first() {
                 self.error(
                     n.span,
@@ -1159,6 +1178,9 @@ impl Builder<'_, '_> {
                         ),
                     );
                 }
+                Attr::Optional => {
+                    return self.error(span, "unsupported Fortran: OPTIONAL dummy procedure")
+                }
                 _ => return self.error(span, "unsupported attribute of a PROCEDURE declaration"),
             }
         }
@@ -1175,26 +1197,31 @@ impl Builder<'_, '_> {
             );
         };
         for n in names {
-            if self
-                .scope
-                .var(&n.text)
-                .is_some_and(|v| v.ty.is_some() || v.dims.is_some())
-            {
-                self.error(n.span, format!("`{}` is declared twice", n.text));
-                continue;
-            }
-            if let Some(ty) = iface.result {
-                self.scope
-                    .proc_types
-                    .insert(n.text.clone(), TypeInfo::plain(ty));
-            }
-            self.scope
-                .proc_interfaces
-                .insert(n.text.clone(), iface.clone());
-            self.scope
-                .syms
-                .insert(n.text.clone(), Sym::External(n.span));
+            self.declare_dummy_procedure(n, &iface);
         }
+    }
+
+    /// Declares `n` a procedure with interface `iface` (EXTERNAL: a dummy
+    /// procedure, specialized per procedure passed).
+    fn declare_dummy_procedure(&mut self, n: &Name, iface: &Interface) {
+        if self
+            .scope
+            .var(&n.text)
+            .is_some_and(|v| v.ty.is_some() || v.dims.is_some())
+        {
+            return self.error(n.span, format!("`{}` is declared twice", n.text));
+        }
+        if let Some(ty) = iface.result {
+            self.scope
+                .proc_types
+                .insert(n.text.clone(), TypeInfo::plain(ty));
+        }
+        self.scope
+            .proc_interfaces
+            .insert(n.text.clone(), iface.clone());
+        self.scope
+            .syms
+            .insert(n.text.clone(), Sym::External(n.span));
     }
 
     /// A declaration of derived-type variables: each becomes one variable

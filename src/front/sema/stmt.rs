@@ -806,7 +806,7 @@ impl Lowerer<'_, '_> {
         if matches!(value.kind, ExprKind::Binary(BinOp::Concat, ..)) {
             return self.concat_assign(to, value);
         }
-        match self.expr(value)? {
+        match self.char_unpadded(value)? {
             Operand::Char(from) => {
                 self.emit(Inst::CharAssign(to, from), None);
                 Ok(())
@@ -886,7 +886,7 @@ impl Lowerer<'_, '_> {
 
     /// The length of character data as an I64 value (a constant when
     /// known).
-    fn char_len_value(&mut self, r: &CharRef) -> Value {
+    pub(super) fn char_len_value(&mut self, r: &CharRef) -> Value {
         match self.char_len_of(r) {
             Some(n) => self.int(n, Type::I64),
             None => self.val(Inst::CharLen(r.clone()), Type::I64),
@@ -895,7 +895,7 @@ impl Lowerer<'_, '_> {
 
     /// `r(start:end)` relative to the start of `r`, for I64 positions
     /// computed at run time.
-    fn shifted_ref(&mut self, r: &CharRef, start: Value, end: Value) -> CharRef {
+    pub(super) fn shifted_ref(&mut self, r: &CharRef, start: Value, end: Value) -> CharRef {
         let i64t = Type::I64;
         let (start, end) = match r.start {
             None => (start, end),
@@ -1336,7 +1336,7 @@ impl Lowerer<'_, '_> {
     /// into a case number, and dispatched with a Switch.
     fn select_case(&mut self, selector: &Expr, cases: &[(CaseSelector, Vec<Stmt>)]) -> R<()> {
         self.hoist(selector)?;
-        let sel = self.expr(selector)?;
+        let sel = self.char_unpadded(selector)?;
         if let Operand::Num(_, t) = &sel {
             if t.is_float() {
                 return Err(self.err(selector.span, format!("SELECT CASE on {}", type_name(*t))));

@@ -1,0 +1,269 @@
+//! Character data steering real computations: options chosen by name with
+//! TRIM, ADJUSTL, ADJUSTR and REPEAT (in SELECT CASE selectors,
+//! comparisons, as actual arguments) and character searches of run-time
+//! length. Derivatives through the branch taken agree in tangent and
+//! adjoint mode, with central differences and with the analytic values;
+//! what stays unsupported is a located error.
+
+mod common;
+
+use adjit::engine::{Backend, Engine, ErrorKind, Options};
+use adjit::ir::Buffer;
+use common::check::{both_modes_against, within};
+use common::scalar::{central, close, run};
+
+/// The corpus program whose entry `options` picks a formula by a method
+/// name that has leading and trailing blanks.
+fn options_engine() -> Engine {
+    let path = common::corpus::corpus_dir().join("char_intrinsics.f90");
+    let src = std::fs::read_to_string(&path).unwrap();
+    Engine::from_source("char_intrinsics.f90", &src).unwrap()
+}
+
+/// `dy/dx` of `options` for each mode, analytically: the method's formula
+/// is applied at `x` twice (by name and by its ADJUSTL) and at `2x` once
+/// (by its ADJUSTR), so `dy/dx = 2 g'(x) + 2 g'(2x)`.
+fn expected_slope(mode: i64, x: f64) -> f64 {
+    let g = |t: f64| match mode {
+        // One Newton step for the cube root of 2: 2t/3 + 2/(3 t^2).
+        1 => 2.0 / 3.0 - 4.0 / (3.0 * t.powi(3)),
+        // t sin t.
+        2 | 3 => t.sin() + t * t.cos(),
+        // exp(t/2).
+        _ => 0.5 * (0.5 * t).exp(),
+    };
+    2.0 * g(x) + 2.0 * g(2.0 * x)
+}
+
+#[test]
+fn a_method_chosen_by_name_is_differentiated_through_its_branch() {
+    let engine = options_engine();
+    for (mode, x) in [(1, 1.5), (2, -0.75), (3, 2.25), (4, 0.5), (1, 0.8)] {
+        let inputs = [("mode", mode as f64), ("x", x)];
+        let args = run(&engine, "options", &inputs);
+        let slope = expected_slope(mode, x);
+        let bad = both_modes_against(&engine, Some("options"), &args, "y", "x", &[slope], 1e-13);
+        assert!(bad.is_empty(), "mode {mode}: {bad:?}");
+        let fd = central(&engine, "options", &inputs, "x", "y");
+        assert!(close(fd, slope, 1e-7), "mode {mode}: {fd} vs {slope}");
+    }
+}
+
+/// Tangent and adjoint of the branch taken satisfy the dot-product
+/// identity `<ydot, ybar> = <xdot, xbar>` for random directions.
+#[test]
+fn tangent_and_adjoint_agree_by_the_dot_product() {
+    use adjit::engine::Selection;
+    let engine = options_engine();
+    let (of, wrt) = (
+        Selection::parse_list("y").unwrap(),
+        Selection::parse_list("x").unwrap(),
+    );
+    let tangent = engine.tangent(Some("options"), &of, &wrt, 1).unwrap();
+    let adjoint = engine
+        .adjoint(Some("options"), &of, &wrt, &Default::default())
+        .unwrap();
+    let mut rng = common::check::Rng(0x5eed_c4a2);
+    for mode in 1..=4 {
+        let args = run(
+            &engine,
+            "options",
+            &[("mode", mode as f64), ("x", 0.9 + 0.1 * mode as f64)],
+        );
+        let (xdot, ybar) = (rng.next(), rng.next());
+        let ydot = tangent.jacobian(&args).unwrap().get(0, 0) * xdot;
+        let (_, grad) = adjoint.gradient(&args).unwrap();
+        let (lhs, rhs) = (ydot * ybar, xdot * grad[0] * ybar);
+        assert!(
+            within(lhs, rhs, 1e-13 * lhs.abs().max(1.0)),
+            "mode {mode}: {lhs} vs {rhs}"
+        );
+    }
+}
+
+/// Character searches of a `character(len=*)` dummy give gfortran's
+/// positions (values printed by gfortran) for lengths decided by the
+/// caller, in the interpreter and in the JIT.
+#[test]
+fn searches_of_run_time_length() {
+    let src = "
+subroutine g(t, lt, sc, vb, ib, vf)
+  character(len=*), intent(in) :: t
+  integer, intent(out) :: lt, sc, vb, ib, vf
+  lt = len_trim(t)
+  sc = scan(t, 'b', back=.true.)
+  vb = verify(t, ' b', .true.)
+  ib = index(t, 'ab', back=.true.)
+  vf = verify(t, ' ')
+end subroutine g
+";
+    for jit in [false, true] {
+        let options = Options {
+            backend: if jit {
+                Backend::Jit
+            } else {
+                Backend::Interpreter
+            },
+            ..Options::default()
+        };
+        let sources = [("g.f90".to_string(), src.to_string())];
+        let engine = Engine::from_sources(&sources, options).unwrap();
+        let g = engine.procedure(None).unwrap();
+        for (text, expected) in [
+            ("  ab cab  ", [8, 8, 7, 7, 3]),
+            ("ab", [2, 2, 1, 1, 1]),
+            ("   ", [0, 0, 0, 0, 0]),
+        ] {
+            let mut args = g.args();
+            args.set_buffer("t", Buffer::Char(text.as_bytes().to_vec()))
+                .unwrap();
+            g.call(&mut args).unwrap();
+            let got: Vec<i64> = ["lt", "sc", "vb", "ib", "vf"]
+                .iter()
+                .map(|n| args.scalar(n).unwrap() as i64)
+                .collect();
+            assert_eq!(got, expected, "{text:?} (jit {jit})");
+        }
+    }
+}
+
+/// What stays unsupported is a located error naming the intrinsic.
+#[test]
+fn unsupported_character_results_are_located_errors() {
+    for (src, at, what) in [
+        (
+            "subroutine f(s, t)\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = 'x' // adjustl(s)\nend subroutine\n",
+            "t.f90:4:22:",
+            "`adjustl`",
+        ),
+        (
+            "subroutine f(n, t)\n  integer, intent(in) :: n\n  character(len=20), intent(out) :: t\n  t = repeat('ab', n)\nend subroutine\n",
+            "t.f90:4:20:",
+            "`repeat`",
+        ),
+        (
+            "subroutine f(x, t)\n  real, intent(in) :: x\n  character(len=20), intent(out) :: t\n  t = trim(x)\nend subroutine\n",
+            "t.f90:4:12:",
+            "`trim`",
+        ),
+    ] {
+        let e = match Engine::from_source("t.f90", src) {
+            Err(e) => e,
+            Ok(_) => panic!("must be rejected:\n{src}"),
+        };
+        assert_eq!(e.kind, ErrorKind::Compile);
+        assert!(e.message.contains(at), "{}", e.message);
+        assert!(e.message.contains(what), "{}", e.message);
+    }
+}
+
+/// The status names returned by a character function choose the formula
+/// (`char_functions.f90`); `dy/dx` analytically per status code.
+#[test]
+fn character_function_results_steer_the_derivative() {
+    let path = common::corpus::corpus_dir().join("char_functions.f90");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let engine = Engine::from_source("char_functions.f90", &src).unwrap();
+    let slope = |code: i64, x: f64| match code {
+        0 => x.cos() + 1.0 + 2.0 * x - 8.0 * (2.0 * x).sin() - 9.0 * x.sin(),
+        1 => 4.0 * x + 1.0 - 10.0 * (2.0 * x).sin() - 16.0 * x.sin(),
+        _ => 5.0 + 2.0 * x - 8.0 * (2.0 * x).sin() - 6.0 * x.sin(),
+    };
+    for (code, x) in [(0, 1.5), (1, -0.5), (2, 0.75), (0, 0.3)] {
+        let inputs = [("code", code as f64), ("x", x)];
+        let args = run(&engine, "report", &inputs);
+        let expected = slope(code, x);
+        let bad = both_modes_against(&engine, Some("report"), &args, "y", "x", &[expected], 1e-13);
+        assert!(bad.is_empty(), "code {code}: {bad:?}");
+        let fd = central(&engine, "report", &inputs, "x", "y");
+        assert!(close(fd, expected, 1e-7), "code {code}: {fd} vs {expected}");
+    }
+}
+
+/// A value computed from a local character variable (LEN_TRIM, INDEX, a
+/// comparison) reaches the reverse sweep as recorded in the forward sweep
+/// (character variables are not restored there).
+#[test]
+fn values_from_local_character_data_reach_the_reverse_sweep() {
+    let src = "
+subroutine f(k, x, y)
+  integer, intent(in) :: k
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  character(len=10) :: s
+  s = repeat('ab', 2)
+  if (k > 1) s = 'abc abc'
+  y = x**2 * len_trim(s) + sin(x) * index(s, 'c', back=.true.)
+  if (s(1:3) == 'abc') y = y + x * len(trim(s))
+end subroutine f
+";
+    let engine = Engine::from_source("f.f90", src).unwrap();
+    for (k, x) in [(1, 0.7), (2, -1.3)] {
+        let inputs = [("k", k as f64), ("x", x)];
+        let args = run(&engine, "f", &inputs);
+        let expected = if k > 1 {
+            14.0 * x + 7.0 * x.cos() + 7.0
+        } else {
+            8.0 * x
+        };
+        let bad = both_modes_against(&engine, Some("f"), &args, "y", "x", &[expected], 1e-13);
+        assert!(bad.is_empty(), "k {k}: {bad:?}");
+        let fd = central(&engine, "f", &inputs, "x", "y");
+        assert!(close(fd, expected, 1e-7), "k {k}: {fd} vs {expected}");
+    }
+}
+
+/// A solver passes its dummy function (declared by an interface body, not
+/// EXTERNAL) on to its line search; the step rule is chosen by name. The
+/// Jacobian of both results in both parameters agrees in tangent and
+/// adjoint mode and with central differences (`interface_dummy.f90`).
+#[test]
+fn a_dummy_function_passed_on_is_differentiated() {
+    let path = common::corpus::corpus_dir().join("interface_dummy.f90");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let engine = Engine::from_source("interface_dummy.f90", &src).unwrap();
+    for (p, x0) in [(2.0, 0.25), (3.5, 1.0)] {
+        let inputs = [("p", p), ("x0", x0)];
+        let args = run(&engine, "fit", &inputs);
+        let mut fd = Vec::new();
+        for of in ["x", "xh"] {
+            for wrt in ["p", "x0"] {
+                fd.push(central(&engine, "fit", &inputs, wrt, of));
+            }
+        }
+        // The line searches move by whole steps: x = xb + 0.1 f(xb, p) with
+        // xb = x0 + s; at p = 2, x0 = 0.25 the fixed rule stops at xb = 1
+        // (x = 1.3), so dx/dp = 0.1 (xb - 2 (xb - p)) = 0.3 and
+        // dx/dx0 = 1 + 0.1 (2 (xb - p) + p) = 1.
+        if p == 2.0 {
+            assert!(close(args.scalar("x").unwrap(), 1.3, 1e-15));
+            assert!(close(fd[0], 0.3, 1e-7) && close(fd[1], 1.0, 1e-7), "{fd:?}");
+        }
+        let bad = both_modes_against(&engine, Some("fit"), &args, "x,xh", "p,x0", &fd, 1e-6);
+        assert!(bad.is_empty(), "p {p}: {bad:?}");
+    }
+}
+
+/// An OPTIONAL dummy procedure (by attribute or statement) is a located
+/// error naming the construct.
+#[test]
+fn optional_dummy_procedures_are_located_errors() {
+    let iface = "  abstract interface\n    real(8) function fn(t)\n      real(8), intent(in) :: t\n    end function fn\n  end interface\n";
+    for (body, at) in [
+        ("  procedure(fn), optional :: f\n", "t.f90:10:3:"),
+        (
+            "  interface\n    real(8) function f(t)\n      real(8), intent(in) :: t\n    end function f\n  end interface\n  optional :: f\n",
+            "t.f90:15:15:",
+        ),
+    ] {
+        let src = format!(
+            "module m\n{iface}contains\n  real(8) function opt(x, f)\n  real(8), intent(in) :: x\n{body}  opt = x\n  end function opt\nend module m\n"
+        );
+        let e = match Engine::from_source("t.f90", &src) {
+            Err(e) => e,
+            Ok(_) => panic!("must be rejected:\n{src}"),
+        };
+        assert!(e.message.contains(at), "{}", e.message);
+        assert!(e.message.contains("OPTIONAL dummy procedure"), "{}", e.message);
+    }
+}
