@@ -269,10 +269,15 @@ impl<'s> StmtParser<'s> {
         let span = name.span;
         let mut built = if self.at(TokenKind::LParen) {
             self.enter()?;
-            let (mut args, mut height) = self.arg_list(false)?;
+            let parts = |n: &Name| n.text.matches('%').count();
+            let (first, mut height) = self.arg_list(false)?;
             // `a(i)%x%v(j)`: a component of an array element is an element
             // of the component's array `a%x%v`, subscripts of the innermost
-            // part first (the component's dimensions come first).
+            // part first (the component's dimensions come first). In a
+            // component reference each part's subscripts follow a marker
+            // naming the part, since only the semantic analysis knows which
+            // parts are arrays (`a(i)%v` and `a%v(i)` differ).
+            let mut groups = vec![(parts(&name), first)];
             while self.at(TokenKind::Percent) && self.kind_at(self.pos + 1) == Some(TokenKind::Name)
             {
                 while self.at(TokenKind::Percent)
@@ -286,8 +291,16 @@ impl<'s> StmtParser<'s> {
                 if self.at(TokenKind::LParen) {
                     let (inner, h) = self.arg_list(false)?;
                     height = height.max(h);
-                    args.splice(0..0, inner);
+                    groups.push((parts(&name), inner));
                 }
+            }
+            let marked = name.text.contains('%');
+            let mut args = Vec::new();
+            for (k, g) in groups.into_iter().rev() {
+                if marked {
+                    args.push(Arg::part_marker(k, span));
+                }
+                args.extend(g);
             }
             self.leave();
             self.node(ExprKind::Apply { name, args }, span, height + 1)?

@@ -119,6 +119,9 @@ fn kind_text(k: &KindParam) -> String {
 }
 
 fn sx_arg(a: &Arg) -> String {
+    if let Some(k) = a.marked_part() {
+        return format!("|{k}");
+    }
     let value = match &a.value {
         ArgValue::Expr(e) => sx(e),
         ArgValue::Range { lo, hi, stride } => {
@@ -926,7 +929,8 @@ fn component_references_are_one_name() {
     let p = procedure(&file.units[0]);
     let (target, value) = assign_parts(&p.body[0]);
     assert_eq!(target, "p%a%b");
-    assert_eq!(value, "(+ p%v[2] f[x=p%c])");
+    // Each part's subscripts follow a marker naming the part (`|1`).
+    assert_eq!(value, "(+ p%v[|1 2] f[x=p%c])");
 }
 
 #[test]
@@ -1903,11 +1907,15 @@ fn unclosed_associate_is_an_error() {
 
 #[test]
 fn components_of_array_elements_are_elements_of_component_arrays() {
-    // The component's subscripts come first: `a(i)%w(j)` is `a%w(j, i)`.
-    assert_eq!(expr_of("a(i)%x"), "a%x[i]");
-    assert_eq!(expr_of("a(i)%w(j)"), "a%w[j i]");
-    assert_eq!(expr_of("s(k)%b%v(2, j) + 1"), expr_of("s%b%v(2, j, k) + 1"));
+    // The component's subscripts come first: `a(i)%w(j)` is `a%w(j, i)`;
+    // each part's subscripts follow a marker naming the part (`|k`), since
+    // `a(i)%v` and `a%v(i)` differ.
+    assert_eq!(expr_of("a(i)%x"), "a%x[|0 i]");
+    assert_eq!(expr_of("a(i)%w(j)"), "a%w[|1 j |0 i]");
+    assert_eq!(expr_of("a%w(j)"), "a%w[|1 j]");
+    assert_eq!(expr_of("s(k)%b%v(2, j) + 1"), "(+ s%b%v[|2 2 j |0 k] 1)");
     assert_eq!(expr_of("a%x"), "a%x");
+    assert_eq!(expr_of("v(2)"), "v[2]");
 }
 
 #[test]

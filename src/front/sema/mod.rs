@@ -60,6 +60,7 @@ mod reductions;
 mod scope;
 mod section_arg;
 mod stmt;
+mod structure;
 #[cfg(test)]
 mod tests;
 mod transform;

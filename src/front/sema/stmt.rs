@@ -35,6 +35,11 @@ impl Lowerer<'_, '_> {
 
     pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
+        if let Some(completed) = self.complete_parts(s)? {
+            let completed = std::rc::Rc::new(completed);
+            self.lifted.push(completed.clone());
+            return self.stmt(&completed);
+        }
         if let Some((lifted, temps)) = self.lift_array_functions(s)? {
             let lifted = std::rc::Rc::new(lifted);
             self.lifted.push(lifted.clone());
