@@ -1019,6 +1019,50 @@ pub enum UnOp {
     Not,
 }
 
+/// The generic name of an operator interface, `operator(+)` or
+/// `operator(.dot.)`; `op` is the operator as written (an intrinsic
+/// operator's dot form and symbol name the same interface: `.eq.` is
+/// `==`).
+pub fn operator_generic(op: &str) -> String {
+    let op = match op {
+        ".eq." => "==",
+        ".ne." => "/=",
+        ".lt." => "<",
+        ".le." => "<=",
+        ".gt." => ">",
+        ".ge." => ">=",
+        other => other,
+    };
+    format!("operator({op})")
+}
+
+/// The generic name of an assignment interface.
+pub const ASSIGNMENT_GENERIC: &str = "assignment(=)";
+
+impl BinOp {
+    /// The operator as written (the symbol form of a relational one).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Pow => "**",
+            BinOp::Concat => "//",
+            BinOp::Eq => "==",
+            BinOp::Ne => "/=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => ".and.",
+            BinOp::Or => ".or.",
+            BinOp::Eqv => ".eqv.",
+            BinOp::Neqv => ".neqv.",
+        }
+    }
+}
+
 /// Binary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {

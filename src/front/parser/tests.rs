@@ -736,8 +736,10 @@ fn unsupported_blocks_are_skipped() {
     );
     let p = procedure(&file.units[0]);
     let kinds: Vec<&DeclKind> = p.decls.iter().map(|d| &d.kind).collect();
-    assert_eq!(kinds[0], &DeclKind::Unsupported("INTERFACE".into()));
-    assert_eq!(pos(p.decls[0].span), (2, 1));
+    // An operator interface is a generic interface named `operator(+)`.
+    assert!(
+        matches!(kinds[0], DeclKind::Interface(b) if b.generic.as_ref().is_some_and(|g| g.text == "operator(+)"))
+    );
     assert!(matches!(kinds[1], DeclKind::Unsupported(k) if k.contains("EXTENDS")));
     assert!(matches!(kinds[2], DeclKind::Type { .. }));
     assert_eq!(p.body.len(), 3);
@@ -916,6 +918,46 @@ fn fortran90_module_syntax() {
     assert_eq!(t.components.len(), 2);
     assert!(
         matches!(&d[9], DeclKind::Type { ty, .. } if matches!(&ty.base, BaseType::Derived(n) if n.text == "pt"))
+    );
+}
+
+#[test]
+fn defined_operators_reference_their_generic() {
+    // Binary defined operators bind loosest, unary ones tightest.
+    assert_eq!(expr_of("a .dot. b + c"), "operator(.dot.)[a (+ b c)]");
+    assert_eq!(
+        expr_of(".neg. a ** 2 .x. b"),
+        "operator(.x.)[(** operator(.neg.)[a] 2) b]"
+    );
+    let file = parse_ok(
+        "module m
+           public :: operator(.eq.), assignment(=), operator(/)
+           interface operator(/)
+             module procedure d
+           end interface operator(/)
+         end module m
+",
+    );
+    let ProgramUnit::Module(m) = &file.units[0] else {
+        panic!("a module")
+    };
+    let names: Vec<String> = m
+        .decls
+        .iter()
+        .flat_map(|d| match &d.kind {
+            DeclKind::Access { names, .. } => names.iter().map(|n| n.text.clone()).collect(),
+            DeclKind::Interface(b) => b.generic.iter().map(|n| n.text.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "operator(==)",
+            "assignment(=)",
+            "operator(/)",
+            "operator(/)"
+        ]
     );
 }
 

@@ -56,6 +56,7 @@ mod intrinsics;
 mod io;
 mod lowerer;
 mod masked;
+mod operators;
 mod reductions;
 mod scope;
 mod section_arg;

@@ -40,6 +40,11 @@ impl Lowerer<'_, '_> {
             self.lifted.push(completed.clone());
             return self.stmt(&completed);
         }
+        if let Some(rewritten) = self.defined_operators(s)? {
+            let rewritten = std::rc::Rc::new(rewritten);
+            self.lifted.push(rewritten.clone());
+            return self.stmt(&rewritten);
+        }
         if let Some((lifted, temps)) = self.lift_array_functions(s)? {
             let lifted = std::rc::Rc::new(lifted);
             self.lifted.push(lifted.clone());
@@ -1066,7 +1071,7 @@ impl Lowerer<'_, '_> {
         }
         let st = match (self.resolve(name)?, args) {
             (Resolved::Struct(st), _) => st,
-            (Resolved::Proc(_) | Resolved::Unknown, Some(args)) => {
+            (Resolved::Proc(_) | Resolved::Unknown | Resolved::Generic(_), Some(args)) => {
                 return self.struct_function(name, args)
             }
             _ => return Ok(None),
@@ -1132,8 +1137,14 @@ impl Lowerer<'_, '_> {
     /// giving the components of a temporary structure, which is the value.
     /// `None` when `f` is not such a function.
     fn struct_function(&mut self, name: &Name, args: &[Arg]) -> R<Option<(StructDecl, Vec<Expr>)>> {
-        let Some(p) = self.prog.find_proc(self.unit, &name.text) else {
-            return Ok(None);
+        // A generic (an operator interface) by its specific, which may be
+        // PRIVATE in its module.
+        let (p, generic) = match self.proc_sym(&name.text) {
+            Some(Sym::Generic(specifics)) => (self.specific(name, specifics, args)?, true),
+            _ => match self.prog.find_proc(self.unit, &name.text) {
+                Some(p) => (p, false),
+                None => return Ok(None),
+            },
         };
         let Some((type_name, _)) = self.prog.sigs[p].struct_result.clone() else {
             return Ok(None);
@@ -1159,7 +1170,9 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         };
-        self.check_visible(p, name)?;
+        if !generic {
+            self.check_visible(p, name)?;
+        }
         let (_, st) = self.temp_struct(&def)?;
         let (mut call_args, callee) = self.call_args(p, name, args)?;
         let mut leaves = Vec::new();
