@@ -25,7 +25,8 @@ fn check(file: &str, entry: &str, (s, t): (f64, f64), of: &str, wrt: &str, expec
 
 /// tests/corpus/derived_parts.f90: `r1 = sum(a(3)%v)` with
 /// `a(3)%v = (3s, t + 3, st - 3)`, and `first = a%v(1)`, the first
-/// component of each structure's array: `(s, 2s^2 + t, 3s, 4s)`.
+/// component of each structure's array: `(s, 2s^2 + t, 3s, 4st)` (the
+/// last scaled by `t` through `call scale3(a(4)%v, t)`).
 #[test]
 fn whole_parts_of_arrays_of_structures_have_their_derivatives() {
     let (s, t) = (1.5, 0.5);
@@ -43,7 +44,7 @@ fn whole_parts_of_arrays_of_structures_have_their_derivatives() {
         (s, t),
         "first",
         "s,t",
-        &[1.0, 0.0, 4.0 * s, 1.0, 3.0, 0.0, 4.0, 0.0],
+        &[1.0, 0.0, 4.0 * s, 1.0, 3.0, 0.0, 4.0 * t, 4.0 * s],
     );
 }
 
