@@ -1619,7 +1619,7 @@ fn header_errors_keep_constructs_matched() {
 #[test]
 fn lexical_errors_are_reported_with_positions() {
     let errs = errors(
-        "subroutine s\n  x = 'abc\n  y = a .foo. b\nend\n",
+        "subroutine s\n  x = 'abc\n  y = a . b\nend\n",
         SourceForm::Free,
     );
     assert_eq!(errs.len(), 2);
