@@ -31,11 +31,34 @@ impl Lowerer<'_, '_> {
     fn complete_in(&mut self, e: &mut Expr) -> R<()> {
         if let ExprKind::Apply { name, args } = &mut e.kind {
             if args.iter().any(|a| a.marked_part().is_some()) {
+                self.refuse_result_component(name)?;
                 *args = self.part_subscripts(name, std::mem::take(args))?;
             }
         }
         for c in e.kind.children_mut() {
             self.complete_in(c)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses `f(x)%c`, a component of a function result, as gfortran
+    /// does (a function reference is not a data reference).
+    fn refuse_result_component(&mut self, name: &Name) -> R<()> {
+        let Some((base, rest)) = name.text.split_once('%') else {
+            return Ok(());
+        };
+        let f = Name {
+            text: base.to_string(),
+            span: name.span,
+        };
+        if matches!(self.resolve(&f)?, Resolved::Proc(_) | Resolved::Generic(_)) {
+            return Err(self.err(
+                name.span,
+                format!(
+                    "the leftmost part of `{base}(...)%{rest}` is a function reference, which \
+                     cannot be followed by a component (assign the result to a variable first)"
+                ),
+            ));
         }
         Ok(())
     }
