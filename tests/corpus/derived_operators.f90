@@ -1,14 +1,14 @@
 ! Operator and assignment interfaces over a derived type (a small
 ! three-vector module): `+`, `-` (binary and unary), `*` (scalar times
 ! vector, both orders, by argument types), a defined `.dot.` and `.cross.`,
-! `==`, and a defined assignment from a real scalar; private specifics.
+! `==`, and a defined assignment from a real scalar; a private specific.
 ! adjit-test: --entry vecops --set s=1.5 --set t=0.5
 ! adjit-test: --entry vecops --set s=-0.75 --set t=2.25
 module vec3
   implicit none
-  private
   public :: vec, operator(+), operator(-), operator(*), operator(.dot.)
   public :: operator(.cross.), operator(==), assignment(=), norm
+  private :: vcross
   type vec
     double precision :: x = 0, y = 0, z = 0
   end type vec
