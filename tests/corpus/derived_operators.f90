@@ -95,7 +95,7 @@ subroutine vecops(s, t, d, n, c, w)
   r = a + b * t - (-a)
   q = t * (a .cross. b) + r
   d = (a .dot. b) + (q .dot. (a - b))
-  n = norm(q + a)
+  n = sqrt((q + a) .dot. (q + a))
   c = [q%x, q%y, q%z]
   r = 2 * t
   w = [r%x, r%y, r%z]
