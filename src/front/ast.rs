@@ -592,6 +592,111 @@ pub enum StmtKind {
 /// subroutine of the enclosing procedure ([`AdfBlock::outlined`]); sema
 /// lowers the block to a call of that subroutine with the seeds and results
 /// recorded, and the engine turns the call into a call of its tangent.
+/// The body of [`StmtKind::own_exprs`] and [`StmtKind::own_exprs_mut`]:
+/// the same matching on a shared or a mutable reference.
+macro_rules! own_exprs_body {
+    ($kind:expr) => {{
+        let mut out = Vec::new();
+        match $kind {
+            StmtKind::Assign { target, value } => out.extend([target, value]),
+            StmtKind::If { arms, .. } | StmtKind::Where { arms, .. } => {
+                out.extend(arms.into_iter().map(|(c, _)| c))
+            }
+            StmtKind::LogicalIf { cond, .. } | StmtKind::DoWhile { cond, .. } => out.push(cond),
+            StmtKind::Do {
+                start, end, step, ..
+            } => {
+                out.extend([start, end]);
+                out.extend(step);
+            }
+            StmtKind::ComputedGoto { index: x, .. } | StmtKind::ArithmeticIf { value: x, .. } => {
+                out.push(x)
+            }
+            StmtKind::Stop(x) => out.extend(x),
+            StmtKind::Call { args, .. } => {
+                for a in args {
+                    match a {
+                        Arg {
+                            value: ArgValue::Expr(x),
+                            ..
+                        } => out.push(x),
+                        Arg {
+                            value: ArgValue::Range { lo, hi, stride },
+                            ..
+                        } => out.extend(lo.into_iter().chain(hi).chain(stride)),
+                    }
+                }
+            }
+            StmtKind::SelectCase {
+                selector, cases, ..
+            } => {
+                out.push(selector);
+                for (sel, _) in cases {
+                    if let CaseSelector::Items(items) = sel {
+                        for it in items {
+                            match it {
+                                CaseItem::Value(v) => out.push(v),
+                                CaseItem::Range(lo, hi) => out.extend(lo.into_iter().chain(hi)),
+                            }
+                        }
+                    }
+                }
+            }
+            StmtKind::Associate { pairs, .. } => out.extend(pairs.into_iter().map(|(_, x)| x)),
+            StmtKind::Write { items, .. } | StmtKind::Read { items, .. } => out.extend(items),
+            StmtKind::Forall { indices, mask, .. } => {
+                for ix in indices {
+                    let ForallIndex { lo, hi, stride, .. } = ix;
+                    out.extend([lo, hi]);
+                    out.extend(stride);
+                }
+                out.extend(mask);
+            }
+            StmtKind::Allocate {
+                objects,
+                stat,
+                errmsg,
+                source,
+                mold,
+            } => {
+                out.extend(objects);
+                out.extend(stat.into_iter().chain(errmsg).chain(source).chain(mold));
+            }
+            StmtKind::Deallocate {
+                objects,
+                stat,
+                errmsg,
+            } => {
+                out.extend(objects);
+                out.extend(stat.into_iter().chain(errmsg));
+            }
+            StmtKind::DoForever { .. }
+            | StmtKind::Block { .. }
+            | StmtKind::Exit(_)
+            | StmtKind::Cycle(_)
+            | StmtKind::Goto(_)
+            | StmtKind::Continue
+            | StmtKind::Return
+            | StmtKind::Unsupported(_)
+            | StmtKind::Adf(_) => {}
+        }
+        out
+    }};
+}
+
+impl StmtKind {
+    /// The expressions a statement holds itself (not those of the
+    /// statements in its bodies, nor ADF seeds and results).
+    pub fn own_exprs(&self) -> Vec<&Expr> {
+        own_exprs_body!(self)
+    }
+
+    /// [`StmtKind::own_exprs`], mutable.
+    pub fn own_exprs_mut(&mut self) -> Vec<&mut Expr> {
+        own_exprs_body!(self)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdfBlock {
     /// True for ADR (reverse mode), false for ADF (forward mode).
@@ -914,6 +1019,50 @@ pub enum UnOp {
     Not,
 }
 
+/// The generic name of an operator interface, `operator(+)` or
+/// `operator(.dot.)`; `op` is the operator as written (an intrinsic
+/// operator's dot form and symbol name the same interface: `.eq.` is
+/// `==`).
+pub fn operator_generic(op: &str) -> String {
+    let op = match op {
+        ".eq." => "==",
+        ".ne." => "/=",
+        ".lt." => "<",
+        ".le." => "<=",
+        ".gt." => ">",
+        ".ge." => ">=",
+        other => other,
+    };
+    format!("operator({op})")
+}
+
+/// The generic name of an assignment interface.
+pub const ASSIGNMENT_GENERIC: &str = "assignment(=)";
+
+impl BinOp {
+    /// The operator as written (the symbol form of a relational one).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Pow => "**",
+            BinOp::Concat => "//",
+            BinOp::Eq => "==",
+            BinOp::Ne => "/=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => ".and.",
+            BinOp::Or => ".or.",
+            BinOp::Eqv => ".eqv.",
+            BinOp::Neqv => ".neqv.",
+        }
+    }
+}
+
 /// Binary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
@@ -958,6 +1107,41 @@ pub struct Arg {
     pub keyword: Option<Name>,
     /// The value.
     pub value: ArgValue,
+}
+
+/// Keyword text of a part marker (see [`Arg::part_marker`]).
+const PART_MARK: &str = "%part";
+
+impl Arg {
+    /// A marker placed before the subscripts of part `k` of a component
+    /// reference (`a(i)%w(j)`: part 0 is `a`, part 1 is `w`) in an
+    /// `Apply` whose name holds a `%`; the semantic analysis knows each
+    /// part's rank and gives omitted subscripts as whole ranges
+    /// (`a(i)%v` is `a%v(:, i)`, `a%w(1)` is `a%w(1, :)`). The marker's
+    /// value is an empty range and its keyword `%partK`.
+    pub fn part_marker(k: usize, span: Span) -> Arg {
+        Arg {
+            keyword: Some(Name {
+                text: format!("{PART_MARK}{k}"),
+                span,
+            }),
+            value: ArgValue::Range {
+                lo: None,
+                hi: None,
+                stride: None,
+            },
+        }
+    }
+
+    /// The part a [`Arg::part_marker`] stands before, if this is one.
+    pub fn marked_part(&self) -> Option<usize> {
+        self.keyword
+            .as_ref()?
+            .text
+            .strip_prefix(PART_MARK)?
+            .parse()
+            .ok()
+    }
 }
 
 /// A subscript, section triplet or expression argument.

@@ -712,19 +712,70 @@ impl<'s> StmtParser<'s> {
         self.eat(TokenKind::DoubleColon);
         let mut names = Vec::new();
         while !self.at_end() {
-            let name = self.name("a name")?;
-            if self.at(TokenKind::LParen) {
-                return Err(Diagnostic::error(
-                    name.span,
-                    "unsupported Fortran: operator or assignment in an access statement",
-                ));
-            }
+            let name = match self.operator_spec()? {
+                Some(generic) => generic,
+                None => self.name("a name")?,
+            };
             names.push(name);
             if !self.eat(TokenKind::Comma) {
                 break;
             }
         }
         Ok(DeclKind::Access { public, names })
+    }
+
+    /// `operator(op)` or `assignment(=)` (interface statements, access
+    /// statements, USE lists): the generic name ([`operator_generic`],
+    /// [`ASSIGNMENT_GENERIC`]), or `None` when the cursor is elsewhere.
+    fn operator_spec(&mut self) -> PResult<Option<Name>> {
+        let Some(t) = self.toks.get(self.pos).copied() else {
+            return Ok(None);
+        };
+        let word = t.text(&self.stmt.text);
+        if t.kind != TokenKind::Name
+            || !matches!(word, "operator" | "assignment")
+            || self.kind_at(self.pos + 1) != Some(TokenKind::LParen)
+                && self.kind_at(self.pos + 1) != Some(TokenKind::LArray)
+        {
+            return Ok(None);
+        }
+        let assignment = word == "assignment";
+        self.pos += 1;
+        let text = if self.eat(TokenKind::LArray) {
+            // `operator(/)` lexes as `(/` `)`.
+            "/".to_string()
+        } else {
+            self.pos += 1;
+            let op = self.toks.get(self.pos).copied();
+            let text = op.map_or("", |o| o.text(&self.stmt.text)).to_string();
+            let ok = match op.map(|o| o.kind) {
+                Some(TokenKind::Assign) => assignment,
+                Some(TokenKind::Name | TokenKind::Int | TokenKind::Real | TokenKind::Str)
+                | None => false,
+                Some(_) => !assignment,
+            };
+            if !ok {
+                return Err(Diagnostic::error(
+                    t.span,
+                    if assignment {
+                        "expected `assignment(=)`"
+                    } else {
+                        "expected an operator in `operator(...)`"
+                    },
+                ));
+            }
+            self.pos += 1;
+            text
+        };
+        self.expect(TokenKind::RParen)?;
+        Ok(Some(Name {
+            text: if assignment {
+                ASSIGNMENT_GENERIC.to_string()
+            } else {
+                operator_generic(&text)
+            },
+            span: t.span,
+        }))
     }
 
     /// `interface [name]` or `abstract interface`: the start of a block
@@ -735,12 +786,10 @@ impl<'s> StmtParser<'s> {
         let is_abstract = self.eat_kw("abstract");
         let span = self.span_here();
         self.eat_kw("interface");
-        if self.at_kw("operator") || self.at_kw("assignment") {
-            self.pos = self.toks.len();
-            return Ok(LineKind::Skip(SkippedBlock::Interface));
-        }
         let generic = if self.at_end() {
             None
+        } else if let Some(generic) = self.operator_spec()? {
+            Some(generic)
         } else {
             Some(self.name("a generic name")?)
         };
@@ -861,13 +910,14 @@ impl<'s> StmtParser<'s> {
             }
             let mut names = Vec::new();
             while !self.at_end() {
-                let name = self.name("a name in the USE list")?;
-                if self.at(TokenKind::LParen) {
-                    return Err(Diagnostic::error(
-                        name.span,
-                        "operators and assignments in a USE list are not supported",
-                    ));
+                if let Some(generic) = self.operator_spec()? {
+                    names.push((generic.clone(), generic));
+                    if !self.eat(TokenKind::Comma) {
+                        break;
+                    }
+                    continue;
                 }
+                let name = self.name("a name in the USE list")?;
                 let remote = if self.eat(TokenKind::Arrow) {
                     self.name("the module's name after '=>'")?
                 } else if is_only {

@@ -12,7 +12,10 @@ const MAX_EXPR_NESTING: u32 = 64;
 /// tree's destructor, within the stack).
 const MAX_EXPR_HEIGHT: u32 = 2000;
 
-/// Operator precedences, loosest first.
+/// Operator precedences, loosest first: binary defined operators
+/// (`a .dot. b`) bind loosest.
+const PREC_DEFINED: u8 = 0;
+
 const PREC_EQV: u8 = 1;
 
 const PREC_OR: u8 = 2;
@@ -101,9 +104,28 @@ impl<'s> StmtParser<'s> {
 
     pub(super) fn expr_built(&mut self) -> PResult<Built> {
         self.enter()?;
-        let e = self.binary_expr(PREC_EQV)?;
+        let e = self.binary_expr(PREC_DEFINED)?;
         self.leave();
         Ok(e)
+    }
+
+    /// A defined operator (`.dot.`, or an intrinsic one under a user
+    /// interface) applied to its operands: a reference to the generic
+    /// `operator(.dot.)` (see [`operator_generic`]).
+    fn defined(&self, op: &str, span: Span, operands: Vec<Built>) -> PResult<Built> {
+        let height = operands.iter().map(|b| b.height).max().unwrap_or(0) + 1;
+        let args = operands
+            .into_iter()
+            .map(|b| Arg {
+                keyword: None,
+                value: ArgValue::Expr(b.expr),
+            })
+            .collect();
+        let name = Name {
+            text: operator_generic(op),
+            span,
+        };
+        self.node(ExprKind::Apply { name, args }, span, height)
     }
 
     /// The binary operator at the cursor with its precedence.
@@ -135,7 +157,21 @@ impl<'s> StmtParser<'s> {
     /// tightly as `min`. Binary operators are left-associative except `**`.
     fn binary_expr(&mut self, min: u8) -> PResult<Built> {
         let mut lhs = self.prefix_expr(min)?;
-        while let Some((op, prec)) = self.binary_operator() {
+        loop {
+            if self.peek_kind() == Some(TokenKind::DefinedOp) {
+                if min > PREC_DEFINED {
+                    break;
+                }
+                let tok = self.toks[self.pos];
+                self.pos += 1;
+                let rhs = self.binary_expr(PREC_DEFINED + 1)?;
+                let span = lhs.expr.span;
+                lhs = self.defined(tok.text(&self.stmt.text), span, vec![lhs, rhs])?;
+                continue;
+            }
+            let Some((op, prec)) = self.binary_operator() else {
+                break;
+            };
             if prec < min {
                 break;
             }
@@ -159,6 +195,15 @@ impl<'s> StmtParser<'s> {
             Some(TokenKind::Minus) => (UnOp::Neg, min.max(PREC_MUL)),
             Some(TokenKind::Plus) => (UnOp::Plus, min.max(PREC_MUL)),
             Some(TokenKind::Not) => (UnOp::Not, min.max(PREC_RELATIONAL)),
+            // A defined unary operator applies to a primary.
+            Some(TokenKind::DefinedOp) => {
+                let tok = self.toks[self.pos];
+                self.pos += 1;
+                self.enter()?;
+                let operand = self.primary()?;
+                self.leave();
+                return self.defined(tok.text(&self.stmt.text), tok.span, vec![operand]);
+            }
             _ => return self.primary(),
         };
         let span = self.span_here();
@@ -269,10 +314,15 @@ impl<'s> StmtParser<'s> {
         let span = name.span;
         let mut built = if self.at(TokenKind::LParen) {
             self.enter()?;
-            let (mut args, mut height) = self.arg_list(false)?;
+            let parts = |n: &Name| n.text.matches('%').count();
+            let (first, mut height) = self.arg_list(false)?;
             // `a(i)%x%v(j)`: a component of an array element is an element
             // of the component's array `a%x%v`, subscripts of the innermost
-            // part first (the component's dimensions come first).
+            // part first (the component's dimensions come first). In a
+            // component reference each part's subscripts follow a marker
+            // naming the part, since only the semantic analysis knows which
+            // parts are arrays (`a(i)%v` and `a%v(i)` differ).
+            let mut groups = vec![(parts(&name), first)];
             while self.at(TokenKind::Percent) && self.kind_at(self.pos + 1) == Some(TokenKind::Name)
             {
                 while self.at(TokenKind::Percent)
@@ -286,8 +336,16 @@ impl<'s> StmtParser<'s> {
                 if self.at(TokenKind::LParen) {
                     let (inner, h) = self.arg_list(false)?;
                     height = height.max(h);
-                    args.splice(0..0, inner);
+                    groups.push((parts(&name), inner));
                 }
+            }
+            let marked = name.text.contains('%');
+            let mut args = Vec::new();
+            for (k, g) in groups.into_iter().rev() {
+                if marked {
+                    args.push(Arg::part_marker(k, span));
+                }
+                args.extend(g);
             }
             self.leave();
             self.node(ExprKind::Apply { name, args }, span, height + 1)?

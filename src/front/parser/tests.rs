@@ -119,6 +119,9 @@ fn kind_text(k: &KindParam) -> String {
 }
 
 fn sx_arg(a: &Arg) -> String {
+    if let Some(k) = a.marked_part() {
+        return format!("|{k}");
+    }
     let value = match &a.value {
         ArgValue::Expr(e) => sx(e),
         ArgValue::Range { lo, hi, stride } => {
@@ -733,8 +736,10 @@ fn unsupported_blocks_are_skipped() {
     );
     let p = procedure(&file.units[0]);
     let kinds: Vec<&DeclKind> = p.decls.iter().map(|d| &d.kind).collect();
-    assert_eq!(kinds[0], &DeclKind::Unsupported("INTERFACE".into()));
-    assert_eq!(pos(p.decls[0].span), (2, 1));
+    // An operator interface is a generic interface named `operator(+)`.
+    assert!(
+        matches!(kinds[0], DeclKind::Interface(b) if b.generic.as_ref().is_some_and(|g| g.text == "operator(+)"))
+    );
     assert!(matches!(kinds[1], DeclKind::Unsupported(k) if k.contains("EXTENDS")));
     assert!(matches!(kinds[2], DeclKind::Type { .. }));
     assert_eq!(p.body.len(), 3);
@@ -917,6 +922,46 @@ fn fortran90_module_syntax() {
 }
 
 #[test]
+fn defined_operators_reference_their_generic() {
+    // Binary defined operators bind loosest, unary ones tightest.
+    assert_eq!(expr_of("a .dot. b + c"), "operator(.dot.)[a (+ b c)]");
+    assert_eq!(
+        expr_of(".neg. a ** 2 .x. b"),
+        "operator(.x.)[(** operator(.neg.)[a] 2) b]"
+    );
+    let file = parse_ok(
+        "module m
+           public :: operator(.eq.), assignment(=), operator(/)
+           interface operator(/)
+             module procedure d
+           end interface operator(/)
+         end module m
+",
+    );
+    let ProgramUnit::Module(m) = &file.units[0] else {
+        panic!("a module")
+    };
+    let names: Vec<String> = m
+        .decls
+        .iter()
+        .flat_map(|d| match &d.kind {
+            DeclKind::Access { names, .. } => names.iter().map(|n| n.text.clone()).collect(),
+            DeclKind::Interface(b) => b.generic.iter().map(|n| n.text.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "operator(==)",
+            "assignment(=)",
+            "operator(/)",
+            "operator(/)"
+        ]
+    );
+}
+
+#[test]
 fn component_references_are_one_name() {
     let file = parse_ok(
         "subroutine s(p)\n\
@@ -926,7 +971,8 @@ fn component_references_are_one_name() {
     let p = procedure(&file.units[0]);
     let (target, value) = assign_parts(&p.body[0]);
     assert_eq!(target, "p%a%b");
-    assert_eq!(value, "(+ p%v[2] f[x=p%c])");
+    // Each part's subscripts follow a marker naming the part (`|1`).
+    assert_eq!(value, "(+ p%v[|1 2] f[x=p%c])");
 }
 
 #[test]
@@ -1573,7 +1619,7 @@ fn header_errors_keep_constructs_matched() {
 #[test]
 fn lexical_errors_are_reported_with_positions() {
     let errs = errors(
-        "subroutine s\n  x = 'abc\n  y = a .foo. b\nend\n",
+        "subroutine s\n  x = 'abc\n  y = a . b\nend\n",
         SourceForm::Free,
     );
     assert_eq!(errs.len(), 2);
@@ -1903,11 +1949,15 @@ fn unclosed_associate_is_an_error() {
 
 #[test]
 fn components_of_array_elements_are_elements_of_component_arrays() {
-    // The component's subscripts come first: `a(i)%w(j)` is `a%w(j, i)`.
-    assert_eq!(expr_of("a(i)%x"), "a%x[i]");
-    assert_eq!(expr_of("a(i)%w(j)"), "a%w[j i]");
-    assert_eq!(expr_of("s(k)%b%v(2, j) + 1"), expr_of("s%b%v(2, j, k) + 1"));
+    // The component's subscripts come first: `a(i)%w(j)` is `a%w(j, i)`;
+    // each part's subscripts follow a marker naming the part (`|k`), since
+    // `a(i)%v` and `a%v(i)` differ.
+    assert_eq!(expr_of("a(i)%x"), "a%x[|0 i]");
+    assert_eq!(expr_of("a(i)%w(j)"), "a%w[|1 j |0 i]");
+    assert_eq!(expr_of("a%w(j)"), "a%w[|1 j]");
+    assert_eq!(expr_of("s(k)%b%v(2, j) + 1"), "(+ s%b%v[|2 2 j |0 k] 1)");
     assert_eq!(expr_of("a%x"), "a%x");
+    assert_eq!(expr_of("v(2)"), "v[2]");
 }
 
 #[test]

@@ -49,7 +49,6 @@ pub(super) struct Header {
 /// them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum SkippedBlock {
-    Interface,
     TypeDefinition,
     Associate,
     SelectType,
@@ -59,7 +58,6 @@ impl SkippedBlock {
     /// The keyword reported for the block.
     pub(super) fn keyword(self) -> &'static str {
         match self {
-            SkippedBlock::Interface => "INTERFACE",
             SkippedBlock::TypeDefinition => "TYPE extension or ABSTRACT type (EXTENDS, CLASS)",
             SkippedBlock::Associate => "ASSOCIATE",
             SkippedBlock::SelectType => "SELECT TYPE",
@@ -68,7 +66,6 @@ impl SkippedBlock {
     /// The compacted (blank-free) text that starts its END statement.
     fn end(self) -> &'static str {
         match self {
-            SkippedBlock::Interface => "endinterface",
             SkippedBlock::TypeDefinition => "endtype",
             SkippedBlock::Associate => "endassociate",
             SkippedBlock::SelectType => "endselect",
@@ -78,9 +75,6 @@ impl SkippedBlock {
     /// looks like this block's END.
     fn opens_nested(self, compact: &str) -> bool {
         match self {
-            SkippedBlock::Interface => {
-                compact.starts_with("interface") || compact.starts_with("abstractinterface")
-            }
             SkippedBlock::TypeDefinition => false,
             SkippedBlock::Associate => compact.starts_with("associate("),
             SkippedBlock::SelectType => {
@@ -92,7 +86,7 @@ impl SkippedBlock {
     }
     /// True for specification blocks (reported as declarations).
     fn is_specification(self) -> bool {
-        matches!(self, SkippedBlock::Interface | SkippedBlock::TypeDefinition)
+        matches!(self, SkippedBlock::TypeDefinition)
     }
 }
 

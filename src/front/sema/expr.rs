@@ -1237,13 +1237,7 @@ impl Lowerer<'_, '_> {
             let ArgValue::Expr(e) = &a.value else {
                 return Err(self.err(generic.span, "a range is not an argument"));
             };
-            let st = match &e.kind {
-                ExprKind::Name(n) => match self.resolve(n)? {
-                    Resolved::Struct(st) => Some(st.type_name.clone()),
-                    _ => None,
-                },
-                _ => None,
-            };
+            let st = self.struct_type_of(e)?;
             let shape = match st {
                 Some(_) => None,
                 None => Some(self.type_and_rank(e)?),

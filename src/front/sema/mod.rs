@@ -58,11 +58,13 @@ mod intrinsics;
 mod io;
 mod lowerer;
 mod masked;
+mod operators;
 mod reductions;
 mod scope;
 mod section_arg;
 mod stmt;
 mod strings;
+mod structure;
 #[cfg(test)]
 mod tests;
 mod transform;

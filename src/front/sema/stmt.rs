@@ -33,8 +33,22 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// Lowers a statement that a front-end rewrite produced in place of the
+    /// one being lowered, keeping it alive for as long as the lowering borrows it.
+    fn stmt_rewritten(&mut self, rewritten: Stmt) -> R<()> {
+        let rewritten = std::rc::Rc::new(rewritten);
+        self.lifted.push(rewritten.clone());
+        self.stmt(&rewritten)
+    }
+
     pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
+        if let Some(completed) = self.complete_parts(s)? {
+            return self.stmt_rewritten(completed);
+        }
+        if let Some(rewritten) = self.defined_operators(s)? {
+            return self.stmt_rewritten(rewritten);
+        }
         if self.dispatch_dim(s)? {
             return Ok(());
         }
@@ -1067,7 +1081,7 @@ impl Lowerer<'_, '_> {
         }
         let st = match (self.resolve(name)?, args) {
             (Resolved::Struct(st), _) => st,
-            (Resolved::Proc(_) | Resolved::Unknown, Some(args)) => {
+            (Resolved::Proc(_) | Resolved::Unknown | Resolved::Generic(_), Some(args)) => {
                 return self.struct_function(name, args)
             }
             _ => return Ok(None),
@@ -1133,8 +1147,14 @@ impl Lowerer<'_, '_> {
     /// giving the components of a temporary structure, which is the value.
     /// `None` when `f` is not such a function.
     fn struct_function(&mut self, name: &Name, args: &[Arg]) -> R<Option<(StructDecl, Vec<Expr>)>> {
-        let Some(p) = self.prog.find_proc(self.unit, &name.text) else {
-            return Ok(None);
+        // A generic (an operator interface) by its specific, which may be
+        // PRIVATE in its module.
+        let (p, generic) = match self.proc_sym(&name.text) {
+            Some(Sym::Generic(specifics)) => (self.specific(name, specifics, args)?, true),
+            _ => match self.prog.find_proc(self.unit, &name.text) {
+                Some(p) => (p, false),
+                None => return Ok(None),
+            },
         };
         let Some((type_name, _)) = self.prog.sigs[p].struct_result.clone() else {
             return Ok(None);
@@ -1160,7 +1180,9 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         };
-        self.check_visible(p, name)?;
+        if !generic {
+            self.check_visible(p, name)?;
+        }
         let (_, st) = self.temp_struct(&def)?;
         let (mut call_args, callee) = self.call_args(p, name, args)?;
         let mut leaves = Vec::new();
