@@ -8,11 +8,9 @@
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use super::strings::StrFn;
+use super::strings::{blank_ref, StrFn};
 use adjit_ir::special::Special;
-use adjit_ir::{
-    BinaryOp, CharBase, CharRef, CharSearch, Const, Inst, Rounding, Type, UnaryOp, Value,
-};
+use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Rounding, Type, UnaryOp, Value};
 
 /// How an intrinsic is lowered.
 #[derive(Clone, Copy)]
@@ -660,14 +658,5 @@ impl Lowerer<'_, '_> {
                 format!("the argument of `{intrinsic}` must be character data"),
             )),
         }
-    }
-}
-
-/// A reference to literal text (`b""`: the blank padding of assignments).
-pub(super) fn blank_ref(text: &[u8]) -> CharRef {
-    CharRef {
-        base: CharBase::Literal(text.to_vec()),
-        start: None,
-        end: None,
     }
 }

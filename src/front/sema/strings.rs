@@ -9,7 +9,6 @@
 //! the substring from its first non-blank, padded by the consumer.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
-use super::intrinsics::blank_ref;
 use super::lowerer::{Lowerer, Operand, Reported, R};
 use adjit_ir::{BinaryOp, CharBase, CharRef, CharSearch, Const, Inst, Type, VarId};
 
@@ -248,6 +247,15 @@ fn whole(var: VarId) -> CharRef {
             var,
             index: Vec::new(),
         },
+        start: None,
+        end: None,
+    }
+}
+
+/// A reference to literal text (`b""`: the blank padding of assignments).
+pub(super) fn blank_ref(text: &[u8]) -> CharRef {
+    CharRef {
+        base: CharBase::Literal(text.to_vec()),
         start: None,
         end: None,
     }
