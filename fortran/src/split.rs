@@ -206,7 +206,7 @@ fn copy_region(
             insts.push(new);
         }
         let mut term = block.term.clone();
-        retarget(&mut term, &|s| map.get(&s).copied().unwrap_or(s));
+        term.retarget(|s| BlockId(map.get(&s.index()).copied().unwrap_or(s.index()) as u32));
         match &mut term {
             Terminator::Branch { cond: o, .. } | Terminator::Switch { value: o, .. } => {
                 *o = values.get(o).copied().unwrap_or(*o);
@@ -225,31 +225,14 @@ fn copy_region(
                 continue;
             }
             let to = map[&e];
-            retarget(&mut p.blocks[q].term, &|s| if s == e { to } else { s });
+            p.blocks[q].term.retarget(|s| {
+                if s.index() == e {
+                    BlockId(to as u32)
+                } else {
+                    s
+                }
+            });
         }
-    }
-}
-
-/// Replaces each successor `s` of `term` by `f(s)`.
-fn retarget(term: &mut Terminator, f: &dyn Fn(usize) -> usize) {
-    let go = |b: &mut BlockId| *b = BlockId(f(b.index()) as u32);
-    match term {
-        Terminator::Jump(b) => go(b),
-        Terminator::Branch {
-            then_dest,
-            else_dest,
-            ..
-        } => {
-            go(then_dest);
-            go(else_dest);
-        }
-        Terminator::Switch { cases, default, .. } => {
-            for (_, b) in cases {
-                go(b);
-            }
-            go(default);
-        }
-        Terminator::Return | Terminator::Fail(_) => {}
     }
 }
 

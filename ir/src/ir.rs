@@ -672,6 +672,29 @@ pub struct CharRef {
     pub end: Option<Value>,
 }
 
+impl CharRef {
+    /// The whole of a scalar character variable.
+    pub fn whole(var: VarId) -> CharRef {
+        CharRef {
+            base: CharBase::Var {
+                var,
+                index: Vec::new(),
+            },
+            start: None,
+            end: None,
+        }
+    }
+
+    /// The whole of a character literal (`b""` pads with blanks).
+    pub fn literal(text: &[u8]) -> CharRef {
+        CharRef {
+            base: CharBase::Literal(text.to_vec()),
+            start: None,
+            end: None,
+        }
+    }
+}
+
 /// Which search [`Inst::CharSearch`] does in its first operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CharSearch {
@@ -1074,6 +1097,28 @@ impl Terminator {
                 v
             }
             Terminator::Return | Terminator::Fail(_) => Vec::new(),
+        }
+    }
+    /// Replaces every destination block `b` by `to(b)` (block renumbering
+    /// when blocks are copied, merged or split).
+    pub fn retarget(&mut self, mut to: impl FnMut(BlockId) -> BlockId) {
+        match self {
+            Terminator::Jump(b) => *b = to(*b),
+            Terminator::Branch {
+                then_dest,
+                else_dest,
+                ..
+            } => {
+                *then_dest = to(*then_dest);
+                *else_dest = to(*else_dest);
+            }
+            Terminator::Switch { cases, default, .. } => {
+                for (_, dest) in cases {
+                    *dest = to(*dest);
+                }
+                *default = to(*default);
+            }
+            Terminator::Return | Terminator::Fail(_) => {}
         }
     }
     /// The value the terminator reads, if any.

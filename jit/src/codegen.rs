@@ -203,15 +203,7 @@ impl CompiledModule {
         options: &JitOptions,
         globals: GlobalStore,
     ) -> Result<CompiledModule, CompileError> {
-        let same = globals.len() == module.globals.len()
-            && globals
-                .globals()
-                .iter()
-                .zip(&module.globals)
-                .all(|(a, b)| a.ty == b.ty && global_bytes(a) == global_bytes(b));
-        if !same {
-            return err("the global storage does not match the module's globals");
-        }
+        check_globals(module, &globals)?;
         compile_module(module, options, globals, None)
     }
 
@@ -227,15 +219,7 @@ impl CompiledModule {
         globals: GlobalStore,
         roots: &[ProcId],
     ) -> Result<CompiledModule, CompileError> {
-        let same = globals.len() == module.globals.len()
-            && globals
-                .globals()
-                .iter()
-                .zip(&module.globals)
-                .all(|(a, b)| a.ty == b.ty && global_bytes(a) == global_bytes(b));
-        if !same {
-            return err("the global storage does not match the module's globals");
-        }
+        check_globals(module, &globals)?;
         let wanted = reachable(module, roots);
         compile_module(module, options, globals, Some(&wanted))
     }
@@ -709,6 +693,22 @@ fn reachable(module: &ir::Module, roots: &[ProcId]) -> Vec<bool> {
         }
     }
     seen
+}
+
+/// Checks that `globals` describes exactly `module.globals` (the same
+/// types and byte sizes, in order).
+fn check_globals(module: &ir::Module, globals: &GlobalStore) -> Result<(), CompileError> {
+    let same = globals.len() == module.globals.len()
+        && globals
+            .globals()
+            .iter()
+            .zip(&module.globals)
+            .all(|(a, b)| a.ty == b.ty && global_bytes(a) == global_bytes(b));
+    if same {
+        Ok(())
+    } else {
+        err("the global storage does not match the module's globals")
+    }
 }
 
 /// Compiles the procedures of `module` (those marked in `wanted`, or all):

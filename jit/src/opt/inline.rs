@@ -488,26 +488,11 @@ fn inline_one(
             origins.insts.insert(nv.0, origin_of_inst(v));
         }
         let mut term = cblock.term.clone();
+        term.retarget(block_map);
         match &mut term {
-            Terminator::Jump(d) => *d = block_map(*d),
-            Terminator::Branch {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
-                *cond = values[cond];
-                *then_dest = block_map(*then_dest);
-                *else_dest = block_map(*else_dest);
-            }
-            Terminator::Switch {
-                value,
-                cases,
-                default,
-            } => {
-                *value = values[value];
-                cases.iter_mut().for_each(|(_, d)| *d = block_map(*d));
-                *default = block_map(*default);
-            }
+            Terminator::Jump(_) => {}
+            Terminator::Branch { cond, .. } => *cond = values[cond],
+            Terminator::Switch { value, .. } => *value = values[value],
             Terminator::Return => term = Terminator::Jump(cont),
             Terminator::Fail(_) => {
                 let o = callee_origins

@@ -64,7 +64,7 @@ pub fn merge_blocks(proc: &mut Proc) -> Vec<BlockId> {
         .enumerate()
         .filter(|(i, _)| !absorbed[*i])
         .map(|(_, mut block)| {
-            retarget(&mut block.term, |b| BlockId(new_id[b.index()]));
+            block.term.retarget(|b| BlockId(new_id[b.index()]));
             block
         })
         .collect();
@@ -72,28 +72,6 @@ pub fn merge_blocks(proc: &mut Proc) -> Vec<BlockId> {
         .filter(|&i| !absorbed[i])
         .map(|i| carried[i])
         .collect()
-}
-
-/// Applies `to` to every destination of `term`.
-fn retarget(term: &mut Terminator, to: impl Fn(BlockId) -> BlockId) {
-    match term {
-        Terminator::Jump(b) => *b = to(*b),
-        Terminator::Branch {
-            then_dest,
-            else_dest,
-            ..
-        } => {
-            *then_dest = to(*then_dest);
-            *else_dest = to(*else_dest);
-        }
-        Terminator::Switch { cases, default, .. } => {
-            for (_, dest) in cases {
-                *dest = to(*dest);
-            }
-            *default = to(*default);
-        }
-        Terminator::Return | Terminator::Fail(_) => {}
-    }
 }
 
 #[cfg(test)]

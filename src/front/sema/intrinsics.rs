@@ -8,7 +8,7 @@
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use super::strings::{blank_ref, StrFn};
+use super::strings::StrFn;
 use adjit_ir::special::Special;
 use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Rounding, Type, UnaryOp, Value};
 
@@ -603,7 +603,7 @@ impl Lowerer<'_, '_> {
         }
         let a = self.char_operand(positional[0], &name.text)?;
         let (op, set) = match what {
-            Search::LenTrim => (CharSearch::Verify, blank_ref(b" ")),
+            Search::LenTrim => (CharSearch::Verify, CharRef::literal(b" ")),
             Search::Index => (
                 CharSearch::Index,
                 self.char_operand(positional[1], &name.text)?,

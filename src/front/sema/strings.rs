@@ -10,7 +10,7 @@
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::lowerer::{Lowerer, Operand, Reported, R};
-use adjit_ir::{BinaryOp, CharBase, CharRef, CharSearch, Const, Inst, Type, VarId};
+use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Type, VarId};
 
 /// The longest result a character intrinsic copies into a temporary.
 const MAX_TEMP_LEN: i64 = 1 << 20;
@@ -96,10 +96,10 @@ impl Lowerer<'_, '_> {
                 let r = self.string_operand(xs[0], name)?;
                 let len = self.temp_len(&r, xs[0], name)?;
                 if len == 0 {
-                    return Ok(Operand::Char(blank_ref(b"")));
+                    return Ok(Operand::Char(CharRef::literal(b"")));
                 }
                 let tmp = self.char_temp(len);
-                let to = whole(tmp);
+                let to = CharRef::whole(tmp);
                 if which == StrFn::Adjustl {
                     let from = self.after_leading_blanks(&r);
                     self.emit(Inst::CharAssign(to.clone(), from), None);
@@ -112,7 +112,7 @@ impl Lowerer<'_, '_> {
                     let n = self.int(len, Type::I64);
                     let gap = self.val(Inst::Binary(BinaryOp::Sub, n, last), Type::I64);
                     let start = self.val(Inst::Binary(BinaryOp::Add, gap, one), Type::I64);
-                    self.emit(Inst::CharAssign(to.clone(), blank_ref(b"")), None);
+                    self.emit(Inst::CharAssign(to.clone(), CharRef::literal(b"")), None);
                     let dest = self.shifted_ref(&to, start, n);
                     self.emit(Inst::CharAssign(dest, head), None);
                 }
@@ -154,10 +154,10 @@ impl Lowerer<'_, '_> {
                     ));
                 };
                 if total == 0 {
-                    return Ok(Operand::Char(blank_ref(b"")));
+                    return Ok(Operand::Char(CharRef::literal(b"")));
                 }
                 let tmp = self.char_temp(total);
-                let to = whole(tmp);
+                let to = CharRef::whole(tmp);
                 for k in 0..copies {
                     let dest = self.sub_ref(&to, k * len + 1, (k + 1) * len);
                     self.emit(Inst::CharAssign(dest, r.clone()), None);
@@ -224,39 +224,18 @@ impl Lowerer<'_, '_> {
 
     /// The position of the last non-blank of `r` (0 when all blank), I64.
     fn last_nonblank(&mut self, r: &CharRef) -> adjit_ir::Value {
-        let search = Inst::CharSearch(CharSearch::Verify, true, r.clone(), blank_ref(b" "));
+        let search = Inst::CharSearch(CharSearch::Verify, true, r.clone(), CharRef::literal(b" "));
         self.val(search, Type::I64)
     }
 
     /// `r` from its first non-blank to its end (all of `r` when it is
     /// blank).
     fn after_leading_blanks(&mut self, r: &CharRef) -> CharRef {
-        let search = Inst::CharSearch(CharSearch::Verify, false, r.clone(), blank_ref(b" "));
+        let search = Inst::CharSearch(CharSearch::Verify, false, r.clone(), CharRef::literal(b" "));
         let first = self.val(search, Type::I64);
         let one = self.int(1, Type::I64);
         let start = self.val(Inst::Binary(BinaryOp::Max, first, one), Type::I64);
         let len = self.char_len_value(r);
         self.shifted_ref(r, start, len)
-    }
-}
-
-/// The whole of a scalar character variable.
-fn whole(var: VarId) -> CharRef {
-    CharRef {
-        base: CharBase::Var {
-            var,
-            index: Vec::new(),
-        },
-        start: None,
-        end: None,
-    }
-}
-
-/// A reference to literal text (`b""`: the blank padding of assignments).
-pub(super) fn blank_ref(text: &[u8]) -> CharRef {
-    CharRef {
-        base: CharBase::Literal(text.to_vec()),
-        start: None,
-        end: None,
     }
 }
