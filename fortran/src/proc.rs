@@ -1031,6 +1031,20 @@ impl<'c, 'a> Printer<'c, 'a> {
     ) -> Result<(), EmitError> {
         let name = self.callee_name(c)?;
         let callee = self.ctx.module().proc(c);
+        let same_element = |a: &[Value], b: &[Value]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(u, v)| exprs[u].text == exprs[v].text)
+        };
+        if let Some((x, d)) = aliased_and_written(args, callee, same_element) {
+            return Err(self.err(
+                format!(
+                    "`{}` passed to two dummies of `{}`, which writes `{}` (Fortran forbids the aliasing the IR allows; not emitted yet)",
+                    self.proc.var(x).name,
+                    callee.name,
+                    callee.var(d).name
+                ),
+                span,
+            ));
+        }
         let mut texts = Vec::new();
         for (i, a) in args.iter().enumerate() {
             let dummy = callee.params.get(i).map(|&p| callee.var(p));
@@ -1478,4 +1492,65 @@ fn convert(a: &Expr, from: Type, to: Type, rounding: Rounding) -> Expr {
         }
         _ => Expr::primary(format!("int({}, {k})", a.text)),
     }
+}
+
+/// A variable that `args` passes to two dummies of `callee` (whole, or
+/// the same element as `same_element` judges subscripts) where the callee
+/// may write one of them, with that dummy: Fortran forbids such aliasing
+/// (gfortran may keep either dummy in a register), while the IR passes by
+/// reference and allows it, as an adjoint of `vdot(a, a)` does when it
+/// accumulates into `a_b` through both of its dummies. Different elements
+/// of one array (`a(1, j)`, `a(1, k)`) are taken to be apart, as Fortran
+/// requires of the program.
+fn aliased_and_written(
+    args: &[CallArg],
+    callee: &Proc,
+    same_element: impl Fn(&[Value], &[Value]) -> bool,
+) -> Option<(VarId, VarId)> {
+    let overlap = |a: &CallArg, b: &CallArg| match (a, b) {
+        (CallArg::Var(x), CallArg::Var(y) | CallArg::Elem(y, _))
+        | (CallArg::Elem(x, _), CallArg::Var(y)) => x == y,
+        (CallArg::Elem(x, i), CallArg::Elem(y, j)) => x == y && same_element(i, j),
+        _ => false,
+    };
+    for (i, a) in args.iter().enumerate() {
+        for (j, b) in args.iter().enumerate().skip(i + 1) {
+            if !overlap(a, b) {
+                continue;
+            }
+            let (CallArg::Var(x) | CallArg::Elem(x, _)) = a else {
+                continue;
+            };
+            for k in [i, j] {
+                if let Some(&d) = callee.params.get(k) {
+                    if may_write(callee, d) {
+                        return Some((*x, d));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether `proc` may write its variable `v`: stores, allocation, character
+/// assignment to it, or passing it on to a call (conservatively).
+fn may_write(proc: &Proc, v: VarId) -> bool {
+    proc.insts.iter().any(|data| match &data.kind {
+        Inst::Store(x, _)
+        | Inst::StoreElem(x, _, _)
+        | Inst::Allocate(x, _)
+        | Inst::Deallocate(x) => *x == v,
+        Inst::CharAssign(
+            CharRef {
+                base: CharBase::Var { var, .. },
+                ..
+            },
+            _,
+        ) => *var == v,
+        Inst::Call(_, args) => args
+            .iter()
+            .any(|a| matches!(a, CallArg::Var(x) | CallArg::Elem(x, _) if *x == v)),
+        _ => false,
+    })
 }
