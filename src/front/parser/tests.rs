@@ -88,7 +88,9 @@ fn sx(e: &Expr) -> String {
             };
             format!("({op} {})", sx(a))
         }
-        ExprKind::Binary(op, a, b) => format!("({} {} {})", bin_text(*op), sx(a), sx(b)),
+        ExprKind::Binary(op, a, b) => {
+            format!("({} {} {})", op.symbol().trim_matches('.'), sx(a), sx(b))
+        }
         ExprKind::Paren(a) => format!("(paren {})", sx(a)),
         ExprKind::ArrayConstructor(items) => {
             format!("{{{}}}", items.iter().map(sx).collect::<Vec<_>>().join(" "))
@@ -135,27 +137,6 @@ fn sx_arg(a: &Arg) -> String {
     match &a.keyword {
         Some(k) => format!("{}={value}", k.text),
         None => value,
-    }
-}
-
-fn bin_text(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Pow => "**",
-        BinOp::Concat => "//",
-        BinOp::Eq => "==",
-        BinOp::Ne => "/=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Eqv => "eqv",
-        BinOp::Neqv => "neqv",
     }
 }
 
