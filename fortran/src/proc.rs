@@ -1205,7 +1205,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             },
             t => expr::type_name(t).to_string(),
         };
-        if var.storage == Storage::Allocatable {
+        if var.storage.is_allocatable() {
             let deferred = vec![":"; var.dims.len()].join(", ");
             return Ok(format!(
                 "{ty}, allocatable :: {}({deferred})",

@@ -39,6 +39,10 @@ struct Loc {
     slot: usize,
     offset: usize,
     units: usize,
+    /// For an argument passed by descriptor
+    /// ([`Storage::AllocatableParam`]): the index in `Interpreter::views`
+    /// of the caller's array.
+    view: Option<usize>,
 }
 
 /// A variable of one activation: its storage and evaluated shape.
@@ -55,6 +59,10 @@ struct View {
     rank: usize,
     /// False for a [`Storage::Allocatable`] array without storage.
     allocated: bool,
+    /// For a [`Storage::AllocatableParam`]: the index in
+    /// `Interpreter::views` of the caller's array, whose view (storage,
+    /// bounds and allocation) this one stands for.
+    alias: Option<usize>,
 }
 
 /// One activation of a procedure.
@@ -569,6 +577,7 @@ impl<'m> Interpreter<'m> {
                 slot: self.slots.len(),
                 offset: 0,
                 units,
+                view: None,
             });
             self.slots.push(std::mem::replace(arg, empty));
         }
@@ -681,7 +690,8 @@ impl<'m> Interpreter<'m> {
                 let inst = &proc.insts[v.index()];
                 if let Inst::Call(callee, args) = &inst.kind {
                     let (call_slots, call_args) = (self.slots.len(), self.arg_locs.len());
-                    self.pass_arguments(proc, frame, args, inst.span)?;
+                    let formals = &self.module.procs[callee.index()];
+                    self.pass_arguments(proc, frame, formals, args, inst.span)?;
                     self.push_activation(
                         acts, *callee, call_args, inst.span, call_slots, call_args,
                     )?;
@@ -762,7 +772,28 @@ impl<'m> Interpreter<'m> {
                             .slots
                             .get(g.index())
                             .map_or(0, |s| s.len().saturating_sub(offset)),
+                        view: None,
                     })
+                }
+                Storage::AllocatableParam(i) => {
+                    // The caller's array: this view stands for its view.
+                    let alias = self
+                        .arg_locs
+                        .get(args_base + i as usize)
+                        .and_then(|l| l.view);
+                    let Some(at) = alias else {
+                        return Err(self.error(
+                            frame.proc,
+                            RuntimeErrorKind::ArgumentSize,
+                            proc.span,
+                            Some(&var.name),
+                            format!("`{}` is not given an ALLOCATABLE array", var.name),
+                        ));
+                    };
+                    let mut view = self.views[at];
+                    view.alias = Some(at);
+                    self.views.push(view);
+                    continue;
                 }
                 Storage::Local | Storage::Allocatable => None,
             };
@@ -775,6 +806,7 @@ impl<'m> Interpreter<'m> {
                             slot: g.index(),
                             offset: global_units(self.module, g, at),
                             units: 1,
+                            view: None,
                         }),
                         _ => None,
                     };
@@ -785,7 +817,7 @@ impl<'m> Interpreter<'m> {
                     }
                 };
                 let available = match var.storage {
-                    Storage::Local | Storage::Allocatable => None,
+                    Storage::Local | Storage::Allocatable | Storage::AllocatableParam(_) => None,
                     _ => Some(loc.map_or(0, |l| l.units)),
                 };
                 // The host's arguments were checked in full before the call;
@@ -824,6 +856,7 @@ impl<'m> Interpreter<'m> {
                         slot: self.slots.len() - 1,
                         offset: 0,
                         units: 0,
+                        view: None,
                     }
                 }
                 None if shape.units() > MAX_LOCAL_UNITS => {
@@ -845,6 +878,7 @@ impl<'m> Interpreter<'m> {
                         slot: self.slots.len() - 1,
                         offset: 0,
                         units: shape.units(),
+                        view: None,
                     }
                 }
             };
@@ -855,6 +889,7 @@ impl<'m> Interpreter<'m> {
                 dims_start: self.dims.len(),
                 rank: shape.dims.len(),
                 allocated: !allocatable,
+                alias: None,
             });
             self.dims.extend_from_slice(&shape.dims);
         }
@@ -863,7 +898,14 @@ impl<'m> Interpreter<'m> {
     }
 
     fn view(&self, frame: Frame, var: VarId) -> View {
-        self.views[frame.views_base + var.index()]
+        self.views[self.view_index(frame, var)]
+    }
+
+    /// The index in `views` of the view of `var`: the caller's for an
+    /// array passed by descriptor.
+    fn view_index(&self, frame: Frame, var: VarId) -> usize {
+        let i = frame.views_base + var.index();
+        self.views[i].alias.unwrap_or(i)
     }
 
     fn get(&self, frame: Frame, v: Value) -> u64 {
@@ -982,7 +1024,8 @@ impl<'m> Interpreter<'m> {
             }
         };
         self.slots[view.loc.slot] = Buffer::zeros(proc.vars[var.index()].ty, units);
-        let v = &mut self.views[frame.views_base + var.index()];
+        let at = self.view_index(frame, var);
+        let v = &mut self.views[at];
         v.loc.units = units;
         v.declared = units;
         v.allocated = true;
@@ -1008,7 +1051,8 @@ impl<'m> Interpreter<'m> {
                 extent: 0,
             };
         }
-        let v = &mut self.views[frame.views_base + var.index()];
+        let at = self.view_index(frame, var);
+        let v = &mut self.views[at];
         v.loc.units = 0;
         v.declared = 0;
         v.allocated = false;
@@ -1369,11 +1413,23 @@ impl<'m> Interpreter<'m> {
         &mut self,
         proc: &'m Proc,
         frame: Frame,
+        callee: &'m Proc,
         args: &[CallArg],
         span: Span,
     ) -> Result<(), RuntimeError> {
-        for arg in args {
+        for (k, arg) in args.iter().enumerate() {
+            let by_descriptor = callee
+                .params
+                .get(k)
+                .is_some_and(|&p| matches!(callee.var(p).storage, Storage::AllocatableParam(_)));
             let loc = match arg {
+                CallArg::Var(var) if by_descriptor => {
+                    let at = self.view_index(frame, *var);
+                    Loc {
+                        view: Some(at),
+                        ..self.views[at].loc
+                    }
+                }
                 CallArg::Var(var) => {
                     let view = self.view(frame, *var);
                     if !view.allocated {
@@ -1392,6 +1448,7 @@ impl<'m> Interpreter<'m> {
                         slot: view.loc.slot,
                         offset: view.loc.offset + skip,
                         units: view.loc.units.min(view.declared).saturating_sub(skip),
+                        view: None,
                     }
                 }
                 CallArg::Value(x) => {
@@ -1401,6 +1458,7 @@ impl<'m> Interpreter<'m> {
                         slot: self.slots.len() - 1,
                         offset: 0,
                         units: 1,
+                        view: None,
                     }
                 }
             };

@@ -361,6 +361,44 @@ pub enum Storage {
     /// and its lower bounds as 1, and referencing an element or passing it
     /// to a call is [`RuntimeErrorKind::NotAllocated`].
     Allocatable,
+    /// The n-th argument (0-based), an ALLOCATABLE array passed by
+    /// descriptor: the caller's [`Storage::Allocatable`] (or
+    /// `AllocatableParam`) array of the same type and rank itself, so that
+    /// [`Inst::Allocate`], [`Inst::Deallocate`] and reallocation in the
+    /// callee change the caller's array (its storage, bounds and allocation
+    /// status) and the caller sees them after the call. It behaves as a
+    /// [`Storage::Allocatable`] array otherwise (its `dims` give only the
+    /// rank), except that it is not released at return. Only a call may
+    /// pass it (a host cannot).
+    AllocatableParam(u32),
+}
+
+impl Storage {
+    /// The argument position of a parameter ([`Storage::Param`] or
+    /// [`Storage::AllocatableParam`]).
+    pub fn param_index(self) -> Option<u32> {
+        match self {
+            Storage::Param(i) | Storage::AllocatableParam(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The storage of a parameter at position `pos` of the same kind as
+    /// this one: [`Storage::AllocatableParam`] for an ALLOCATABLE array
+    /// (local or parameter), [`Storage::Param`] otherwise.
+    pub fn as_param(self, pos: u32) -> Storage {
+        match self {
+            Storage::Allocatable | Storage::AllocatableParam(_) => Storage::AllocatableParam(pos),
+            _ => Storage::Param(pos),
+        }
+    }
+
+    /// Whether the variable is an ALLOCATABLE array (a local or one passed
+    /// by descriptor): what [`Inst::Allocate`], [`Inst::Deallocate`] and
+    /// [`Inst::Allocated`] accept.
+    pub fn is_allocatable(self) -> bool {
+        matches!(self, Storage::Allocatable | Storage::AllocatableParam(_))
+    }
 }
 
 /// A named, typed, mutable storage location.
@@ -855,7 +893,7 @@ pub enum Inst {
     /// runtime error ([`RuntimeErrorKind::Io`], the reason in its detail)
     /// at the step that finds it.
     Io(IoOp),
-    /// Gives an unallocated [`Storage::Allocatable`] array fresh storage,
+    /// Gives an unallocated ALLOCATABLE array ([`Storage::is_allocatable`]) fresh storage,
     /// zero-filled, with the `(lower, upper)` bounds given per dimension
     /// (integers of any width; an upper below its lower gives extent 0).
     /// Already allocated: [`RuntimeErrorKind::AlreadyAllocated`]; element

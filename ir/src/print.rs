@@ -125,6 +125,12 @@ fn write_proc(f: &mut dyn Write, module: &Module, proc: &Proc) -> fmt::Result {
         let id = VarId(i as u32);
         match var.storage {
             Storage::Param(_) => {}
+            Storage::AllocatableParam(_) => writeln!(
+                f,
+                "  allocatable param {}: {}",
+                names.var(id),
+                var_type_text(var, &names)
+            )?,
             Storage::Local => {
                 writeln!(f, "  var {}: {}", names.var(id), var_type_text(var, &names))?
             }

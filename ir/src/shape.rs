@@ -259,6 +259,16 @@ pub fn resolve_arguments_with(
         let Some(var) = p.vars.get(param.index()) else {
             return Err(argument_error(proc, None, format!("bad parameter {param}")));
         };
+        if let Storage::AllocatableParam(_) = var.storage {
+            return Err(argument_error(
+                proc,
+                Some(&var.name),
+                format!(
+                    "`{}` of `{}` is an ALLOCATABLE argument the procedure may allocate: only a Fortran caller can pass it",
+                    var.name, p.name
+                ),
+            ));
+        }
         if buffer.ty() != var.ty {
             return Err(argument_error(
                 proc,

@@ -54,7 +54,9 @@
 //!   an assumed (`None`) upper bound appears only in the last dimension of a
 //!   parameter, and not together with an assumed character length;
 //! * a global variable names an existing global of the same element type;
-//! * an `Allocatable` variable is a non-Char array.
+//! * an `Allocatable` or `AllocatableParam` variable is a non-Char array,
+//!   and the argument of an `AllocatableParam` is a whole allocatable array
+//!   of its rank.
 
 use crate::ir::{
     BinaryOp, BlockId, Bound, CallArg, CharBase, CharRef, Const, Inst, IoOp, Module, Proc, ProcId,
@@ -213,7 +215,7 @@ impl Checker<'_> {
         for (i, &p) in proc.params.iter().enumerate() {
             match proc.vars.get(p.index()) {
                 None => self.error(format!("parameter {i} is not a variable ({p})")),
-                Some(var) if var.storage != Storage::Param(i as u32) => self.error(format!(
+                Some(var) if var.storage.param_index() != Some(i as u32) => self.error(format!(
                     "parameter {i} `{}` has storage {:?}, expected Param({i})",
                     var.name, var.storage
                 )),
@@ -221,7 +223,7 @@ impl Checker<'_> {
             }
         }
         for (i, var) in proc.vars.iter().enumerate() {
-            if let Storage::Param(n) = var.storage {
+            if let Some(n) = var.storage.param_index() {
                 if proc.params.get(n as usize) != Some(&VarId(i as u32)) {
                     self.error(format!(
                         "variable `{}` claims parameter slot {n} but is not params[{n}]",
@@ -279,7 +281,7 @@ impl Checker<'_> {
         if let Some(len) = &var.char_len {
             self.check_bound(&var.name, len);
         }
-        if var.storage == Storage::Allocatable && (rank == 0 || var.ty == Type::Char) {
+        if var.storage.is_allocatable() && (rank == 0 || var.ty == Type::Char) {
             self.error(format!(
                 "`{}` ({id}): an allocatable variable must be a non-character array",
                 var.name
@@ -630,10 +632,30 @@ impl Checker<'_> {
         }
     }
 
+    /// An argument given to an ALLOCATABLE parameter passed by descriptor
+    /// must be a whole ALLOCATABLE variable of the parameter's rank.
+    fn descriptor_arg(&mut self, arg: &CallArg, formal: &Var, i: usize, callee: &str) {
+        let ok =
+            match arg {
+                CallArg::Var(v) => self.proc.vars.get(v.index()).is_some_and(|a| {
+                    a.storage.is_allocatable() && a.dims.len() == formal.dims.len()
+                }),
+                _ => false,
+            };
+        if !ok {
+            self.error(format!(
+                "argument {} of `{callee}` is not an ALLOCATABLE array of rank {} (parameter `{}` is passed by descriptor)",
+                i + 1,
+                formal.dims.len(),
+                formal.name
+            ));
+        }
+    }
+
     /// The rank of an allocatable variable; an error when `var` is not one.
     fn allocatable(&mut self, var: VarId) -> Option<usize> {
         let v = self.var(var)?.clone();
-        if v.storage != Storage::Allocatable {
+        if !v.storage.is_allocatable() {
             self.error(format!("`{}` is not allocatable", v.name));
             return None;
         }
@@ -674,6 +696,11 @@ impl Checker<'_> {
                 .params
                 .get(i)
                 .and_then(|p| target.vars.get(p.index()));
+            if let Some(formal) = formal {
+                if let Storage::AllocatableParam(_) = formal.storage {
+                    self.descriptor_arg(arg, formal, i, &target.name);
+                }
+            }
             if let (Some(actual), Some(formal)) = (actual, formal) {
                 if actual != formal.ty {
                     self.error(format!(

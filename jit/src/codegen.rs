@@ -1392,10 +1392,17 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// storage. Returns the arena mark when the procedure allocates.
     fn prologue(&mut self, args: Value) -> Result<Option<Value>, CompileError> {
         let proc = self.proc;
+        // What a procedure allocates for an array passed by descriptor must
+        // outlive its return: it leaves its allocations to its caller's
+        // arena release.
+        let by_descriptor = proc
+            .vars
+            .iter()
+            .any(|v| matches!(v.storage, Storage::AllocatableParam(_)));
         let needs_arena = proc.vars.iter().any(|v| {
             (v.storage == Storage::Local && (v.is_array() || v.ty == Type::Char))
                 || v.storage == Storage::Allocatable
-        });
+        }) && !by_descriptor;
         let mark = if needs_arena {
             let rt = self.rt;
             self.call_external("adjit_arena_mark", &[self.ptr], Some(types::I64), &[rt])?
@@ -1407,7 +1414,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let mut arg_slots = HashMap::new();
         for (pos, &v) in proc.params.iter().enumerate() {
             let var = self.ir_var(v)?;
-            if var.storage != Storage::Param(pos as u32) {
+            if var.storage.param_index() != Some(pos as u32) {
                 return err(format!(
                     "parameter {pos} `{}` has storage {:?}",
                     var.name, var.storage
@@ -1460,7 +1467,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                         mem: Some(p),
                     }
                 }
-                Storage::Local | Storage::Allocatable => {
+                Storage::Local | Storage::Allocatable | Storage::AllocatableParam(_) => {
                     let x = self.b.declare_var(t);
                     let zero = self.zero(var.ty)?;
                     self.b.def_var(x, zero);
@@ -1499,6 +1506,15 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             if var.storage == Storage::Allocatable {
                 self.allocatable_prologue(i, var)?;
+                continue;
+            }
+            if let Storage::AllocatableParam(_) = var.storage {
+                // The argument slot holds the caller's descriptor.
+                let (desc, _) = arg_slots.get(&i).copied().ok_or_else(|| CompileError {
+                    proc: None,
+                    message: format!("`{}` is not in the parameter list", var.name),
+                })?;
+                self.descriptor_var(i, var, desc)?;
                 continue;
             }
             let slot = arg_slots.get(&i).copied();
@@ -1614,7 +1630,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Home::Mem(p)
                 }
                 Storage::Global(g, at) => Home::Mem(self.global_addr(g.index(), at, &var.name)?),
-                Storage::Allocatable => return err("allocatable handled above"),
+                Storage::Allocatable | Storage::AllocatableParam(_) => {
+                    return err("allocatable handled above")
+                }
                 Storage::Local => {
                     let fill = if var.ty == Type::Char { b' ' } else { 0 };
                     Home::Mem(self.local_storage(bytes, fill, i)?)
@@ -1674,6 +1692,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                 .ins()
                 .store(FLAGS, zero, desc, alloc_desc::DIMS + 16 * d + 8);
         }
+        self.descriptor_var(i, var, desc)
+    }
+
+    /// Binds the ALLOCATABLE array `i` to its descriptor at `desc` (its
+    /// own, or the caller's for one passed by descriptor) and reads its
+    /// shape and storage.
+    fn descriptor_var(&mut self, i: usize, var: &ir::Var, desc: Value) -> Result<(), CompileError> {
+        let zero = self.iconst(0);
         let elem_size = self.iconst(var.ty.size() as i64);
         self.vars[i] = Some(VarInfo {
             home: Home::Mem(zero),
@@ -2067,7 +2093,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             self.sincos = sincos_operands(self.proc, block);
             self.b.switch_to_block(self.blocks[bi]);
             for (i, var) in self.proc.vars.iter().enumerate() {
-                if var.storage == Storage::Allocatable {
+                if var.storage.is_allocatable() {
                     self.refresh_allocatable(i)?;
                 }
             }
@@ -3392,9 +3418,24 @@ impl<'a, 'm> Lower<'a, 'm> {
             3,
         ));
         let arr = self.b.ins().stack_addr(self.ptr, slot, 0);
+        let mut by_descriptor = Vec::new();
         for (pos, (a, &param)) in args.iter().zip(&target.params).enumerate() {
             let want = target.var(param).ty;
+            let descriptor = matches!(target.var(param).storage, Storage::AllocatableParam(_));
             let (p, len) = match a {
+                CallArg::Var(v) if descriptor => {
+                    // The callee works on this array's descriptor.
+                    self.check_arg_type(self.ir_var(*v)?.ty, want, &target.name, pos)?;
+                    let Some(desc) = self.var_info(*v)?.desc else {
+                        return err(format!(
+                            "argument {} of `{}` is not ALLOCATABLE",
+                            pos + 1,
+                            target.name
+                        ));
+                    };
+                    by_descriptor.push(*v);
+                    (desc, self.iconst(0))
+                }
                 CallArg::Var(v) => {
                     self.check_arg_type(self.ir_var(*v)?.ty, want, &target.name, pos)?;
                     self.check_allocated(*v, site)?;
@@ -3482,6 +3523,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             &[],
         );
         self.b.switch_to_block(cont);
+        for v in by_descriptor {
+            self.refresh_allocatable(v.index())?;
+        }
         Ok(())
     }
 

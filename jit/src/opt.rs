@@ -186,7 +186,16 @@ fn number_values(proc: &mut Proc) {
                     None
                 }
                 Inst::Call(..) | Inst::CharAssign(..) => {
-                    known.retain(|k, _| !matches!(k, Key::Load(_) | Key::LoadElem(..)));
+                    // A callee may also allocate an ALLOCATABLE array
+                    // passed by descriptor: its bounds and status change.
+                    known.retain(|k, _| match k {
+                        Key::Load(_) | Key::LoadElem(..) => false,
+                        Key::Pure(
+                            Pure::DimLower(v, _) | Pure::DimExtent(v, _) | Pure::Allocated(v),
+                            _,
+                        ) => !proc.var(*v).storage.is_allocatable(),
+                        _ => true,
+                    });
                     None
                 }
                 Inst::CharCompare(..)

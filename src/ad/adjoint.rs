@@ -68,6 +68,11 @@
 //! each allocatable local hands its allocation state (elements, bounds and
 //! a flag) over to the reverse sweep, so every reverse statement sees the
 //! storage its forward statement saw, after any reallocation.
+//! An ALLOCATABLE array passed by descriptor (a dummy the callee may
+//! allocate) is the caller's: the callee's sweeps allocate, release and
+//! restore it (and its adjoint, passed by descriptor too) in place, and a
+//! call passing one is always reversed split, so the caller's sweeps see
+//! the allocation the callee's sweeps leave.
 //!
 //! # Calls
 //!
@@ -641,6 +646,10 @@ impl Generator<'_> {
                 let joint = !self.loops.contains_key(callee)
                     && !marked_split(norm, v)
                     && !passes_characters(norm, v)
+                    && !target
+                        .params
+                        .iter()
+                        .any(|&p| matches!(target.var(p).storage, Storage::AllocatableParam(_)))
                     && self.schedule.of(&norm.name, &target.name) == Reversal::Joint;
                 let sweeps = match joint {
                     true => self.joint_sweeps(*callee, &active, &sweeps)?,

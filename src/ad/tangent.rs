@@ -307,10 +307,11 @@ impl<'a> ProcGen<'a> {
         let mut tvar = vec![None; src.vars.len()];
         // Parameters: each active one followed by its tangent.
         for &p in &src.params {
-            proc.vars[p.index()].storage = Storage::Param(proc.params.len() as u32);
+            let kind = src.var(p).storage;
+            proc.vars[p.index()].storage = kind.as_param(proc.params.len() as u32);
             proc.params.push(p);
             if activity.is_active(p) && src.var(p).ty.is_float() {
-                let storage = Storage::Param(proc.params.len() as u32);
+                let storage = kind.as_param(proc.params.len() as u32);
                 let t = add_tangent_var(&mut proc, g, src.var(p), storage);
                 tvar[p.index()] = Some(t);
                 proc.params.push(t);
@@ -321,7 +322,7 @@ impl<'a> ProcGen<'a> {
             if tvar[i].is_some() || !activity.is_active(x) || !var.ty.is_float() {
                 continue;
             }
-            if !matches!(var.storage, Storage::Param(_)) {
+            if var.storage.param_index().is_none() {
                 tvar[i] = Some(add_tangent_var(&mut proc, g, var, var.storage));
             }
         }

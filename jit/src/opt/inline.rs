@@ -335,7 +335,10 @@ fn plan_call(caller: &Proc, callee: &Proc, args: &[CallArg]) -> Option<Vec<VarPl
             }
             Storage::Local if !var.is_array() => VarPlan::Local,
             Storage::Global(..) if global_view_is_constant(var) => VarPlan::Global,
-            Storage::Local | Storage::Global(..) | Storage::Allocatable => return None,
+            Storage::Local
+            | Storage::Global(..)
+            | Storage::Allocatable
+            | Storage::AllocatableParam(_) => return None,
         });
     }
     Some(plan)

@@ -31,8 +31,8 @@
 
 use super::inline::Origins;
 use crate::ir::{
-    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, ProcId, Rounding, Storage, Terminator, Type,
-    Value, Var, VarId,
+    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, ProcId, Rounding, Terminator, Type, Value, Var,
+    VarId,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -557,7 +557,7 @@ fn allowed(inst: &Inst) -> bool {
 
 /// An array whose bounds and storage are fixed at entry.
 fn fixed_array(var: &Var) -> bool {
-    var.is_array() && var.ty != Type::Char && var.storage != Storage::Allocatable
+    var.is_array() && var.ty != Type::Char && !var.storage.is_allocatable()
 }
 
 fn version(

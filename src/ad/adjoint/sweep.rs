@@ -156,7 +156,7 @@ impl Layout {
             params.extend(adj);
         }
         for (position, &p) in params.iter().enumerate() {
-            vars[p.index()].storage = Storage::Param(position as u32);
+            vars[p.index()].storage = vars[p.index()].storage.as_param(position as u32);
         }
         Layout {
             vars,

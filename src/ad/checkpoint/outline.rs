@@ -207,7 +207,7 @@ fn outline_one(
     let params = trip_vars(&proc, &inside);
     if let Some(&v) = params
         .iter()
-        .find(|&&v| proc.var(v).storage == Storage::Allocatable)
+        .find(|&&v| proc.var(v).storage.is_allocatable())
     {
         let why = format!("names the allocatable array `{}`", proc.var(v).name);
         return Err(unsupported(&proc, mark, &why));

@@ -46,7 +46,7 @@ impl Lowerer<'_, '_> {
     pub(super) fn allocatable_var(&mut self, name: &Name, what: &str) -> R<VarId> {
         self.reject_dummy_allocation(name, what)?;
         match self.resolve(name)? {
-            Resolved::Var(v) if self.proc.var(v).storage == Storage::Allocatable => Ok(v),
+            Resolved::Var(v) if self.proc.var(v).storage.is_allocatable() => Ok(v),
             Resolved::Var(_) | Resolved::Struct(_) => Err(self.err_declared(
                 name.span,
                 format!("{what} of `{}`, which is not ALLOCATABLE", name.text),

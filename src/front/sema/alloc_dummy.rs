@@ -19,7 +19,7 @@
 //! of another shape (which Fortran 2003 answers by reallocating) stops
 //! with a located runtime error instead of writing a wrong shape.
 
-use super::super::ast::{DimSpec, Expr, ExprKind, Intent, Name};
+use super::super::ast::{DimSpec, Expr, ExprKind, Name};
 use super::lowerer::{Lowerer, Resolved, R};
 use super::scope::{TypeInfo, VarDecl};
 use adjit_ir::{
@@ -37,17 +37,6 @@ impl Lowerer<'_, '_> {
         name: &Name,
     ) -> R<()> {
         let span = decl.allocatable.unwrap_or(name.span);
-        if decl.intent == Some(Intent::Out) {
-            // Reported; the dummy still gets its shape so that calls of
-            // the procedure are not reported again.
-            self.err(
-                span,
-                format!(
-                    "unsupported Fortran: ALLOCATABLE dummy argument `{}` with INTENT(OUT) (a procedure may use its ALLOCATABLE dummies but not allocate them)",
-                    name.text
-                ),
-            );
-        }
         let dims = decl.dims.as_deref().unwrap_or(&[]);
         if ti.ty == Type::Char
             || dims.is_empty()
@@ -62,6 +51,11 @@ impl Lowerer<'_, '_> {
                     name.text, name.text
                 ),
             ));
+        }
+        if super::alloc_param::allocated_by_callee(self.u(), &name.text) {
+            let pos = self.proc.var(v).storage.param_index().unwrap_or(0);
+            self.descriptor_dummy(v, pos, dims.len());
+            return Ok(());
         }
         self.set_shape(v, ti, Some(dims), true)?;
         let mut shaped = self.proc.var(v).dims.clone();
@@ -93,7 +87,7 @@ impl Lowerer<'_, '_> {
     pub(super) fn is_allocatable_dummy(&self, v: VarId) -> bool {
         let var = self.proc.var(v);
         matches!(var.storage, Storage::Param(_))
-            && super::allocatable_dummy_rank(&self.u().scope, &var.name) > 0
+            && super::allocatable_dummy_rank(self.u(), &var.name) > 0
             && self.u().ast.args.iter().any(|a| a.text == var.name)
     }
 
@@ -190,7 +184,7 @@ impl Lowerer<'_, '_> {
         let var = match &e.kind {
             ExprKind::Name(n) => match self.resolve(n)? {
                 Resolved::Var(v)
-                    if self.proc.var(v).storage == Storage::Allocatable
+                    if self.proc.var(v).storage.is_allocatable()
                         || self.is_allocatable_dummy(v) =>
                 {
                     Some(v)

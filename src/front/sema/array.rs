@@ -10,7 +10,7 @@ use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use super::masked::same_args;
-use adjit_ir::{BinaryOp, CmpOp, Inst, Span, Storage, Terminator, Type, Value, VarId};
+use adjit_ir::{BinaryOp, CmpOp, Inst, Span, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.
 pub(crate) struct ArrayRef<'e> {
@@ -432,13 +432,13 @@ impl Lowerer<'_, '_> {
                     format!("unsupported Fortran: an assignment to `{}` under a WHERE mask reading it at other elements than the one assigned", name.text),
                 ));
             }
-            if args.is_none() && self.proc.var(v).storage == Storage::Allocatable {
+            if args.is_none() && self.proc.var(v).storage.is_allocatable() {
                 return self.overlapping_realloc(v, name, value);
             }
             return self.assign_through_temp(v, name, args, value);
         }
         let source = self.array_source(value);
-        if args.is_none() && mask.is_empty() && self.proc.var(v).storage == Storage::Allocatable {
+        if args.is_none() && mask.is_empty() && self.proc.var(v).storage.is_allocatable() {
             // Fortran 2003: (re)allocated to the value's shape first.
             if let Some(src) = &source {
                 let from = self.extents(src)?;
@@ -557,7 +557,7 @@ impl Lowerer<'_, '_> {
             ));
         }
         if self.needs_streaming(items) {
-            if args.is_none() && self.proc.var(v).storage == Storage::Allocatable {
+            if args.is_none() && self.proc.var(v).storage.is_allocatable() {
                 return self.streamed_constructor_realloc(v, items, value.span);
             }
             // Stored as evaluated: the items must not read the target.
@@ -585,7 +585,7 @@ impl Lowerer<'_, '_> {
             });
         }
         // Fortran 2003: an allocatable array takes the constructor's size.
-        let allocatable = args.is_none() && self.proc.var(v).storage == Storage::Allocatable;
+        let allocatable = args.is_none() && self.proc.var(v).storage.is_allocatable();
         if args.is_none() && !allocatable {
             let d = &self.proc.var(v).dims[0];
             let extent = d

@@ -19,7 +19,7 @@ use super::super::ast::{Arg, ArgValue, ExprKind, Name};
 use super::lowerer::{Lowerer, R};
 use super::scope::Scope;
 use super::Target;
-use adjit_ir::{CallArg, Storage, Var};
+use adjit_ir::{CallArg, Var};
 
 impl<'p> Lowerer<'p, '_> {
     /// Declares the environment parameters of the instance being lowered:
@@ -84,7 +84,8 @@ impl<'p> Lowerer<'p, '_> {
             env.push(group);
         }
         for (p, &v) in self.proc.params.clone().iter().enumerate() {
-            self.proc.vars[v.index()].storage = Storage::Param(p as u32);
+            let var = &mut self.proc.vars[v.index()];
+            var.storage = var.storage.as_param(p as u32);
         }
         self.env = env;
     }

@@ -1096,6 +1096,8 @@ impl Lowerer<'_, '_> {
                     }
                 });
             }
+        } else if let (Some(&pi), true) = (d.params.first(), d.descriptor) {
+            out[pi] = Some(self.descriptor_actual(e, &d.name, sig.params[pi], callee)?);
         } else if let Some(&pi) = d.params.first() {
             let (pty, prank) = sig.params[pi];
             let c = self.actual_arg(a, (pty, prank, assumed_shape), i, callee)?;

@@ -179,7 +179,7 @@ impl Lowerer<'_, '_> {
             self.emit(Inst::Store(t, zero), None);
             return t;
         }
-        if var.storage != Storage::Allocatable {
+        if !var.storage.is_allocatable() {
             return self.proc.add_var(Var {
                 name: name.to_string(),
                 storage: Storage::Local,
@@ -188,6 +188,7 @@ impl Lowerer<'_, '_> {
         }
         let t = self.proc.add_var(Var {
             name: name.to_string(),
+            storage: Storage::Allocatable,
             ..var.clone()
         });
         let one = self.konst(Const::Int(1), Type::I64);

@@ -1081,7 +1081,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
         }
         for a in &u.ast.args {
-            for k in 1..super::assumed_shape_rank(&u.scope, &a.text) {
+            for k in 1..super::assumed_shape_rank(u, &a.text) {
                 let name = Name {
                     text: super::extent_param(&a.text, k),
                     span: a.span,
@@ -1090,7 +1090,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
         }
         for a in &u.ast.args {
-            for k in 1..=super::allocatable_dummy_rank(&u.scope, &a.text) {
+            for k in 1..=super::allocatable_dummy_rank(u, &a.text) {
                 let name = Name {
                     text: super::lbound_param(&a.text, k),
                     span: a.span,
@@ -1260,6 +1260,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let prog = self.prog;
         let u = &prog.units[self.unit];
         self.collect_labels(&u.ast.body);
+        self.release_intent_out();
         self.runtime_sized_declarations();
         self.default_initialization();
         self.data_statements();

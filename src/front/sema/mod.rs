@@ -41,6 +41,7 @@
 
 mod alloc;
 mod alloc_dummy;
+mod alloc_param;
 mod array;
 mod array_fn;
 mod associate;
@@ -414,6 +415,9 @@ pub(crate) struct Dummy {
     /// The parameters of its lower bounds less one, one per dimension
     /// (ALLOCATABLE dummies, which take the actual argument's bounds).
     pub lbounds: Vec<usize>,
+    /// An ALLOCATABLE dummy passed by descriptor (one the procedure
+    /// allocates: [`alloc_param`]).
+    pub descriptor: bool,
 }
 
 /// The name of the hidden integer (I64) parameter carrying extent `k`
@@ -439,9 +443,13 @@ pub(crate) fn parse_assumed_extent_var(name: &str) -> Option<(&str, usize)> {
     Some((dummy, k.parse().ok()?))
 }
 
-/// The rank of an assumed-shape dummy of rank > 1 (0 otherwise).
-pub(crate) fn assumed_shape_rank(scope: &scope::Scope, dummy: &str) -> usize {
-    match scope.var(dummy).and_then(|v| v.dims.as_ref()) {
+/// The rank of an assumed-shape dummy of rank > 1 (0 otherwise, and for
+/// an ALLOCATABLE dummy passed by descriptor).
+pub(crate) fn assumed_shape_rank(u: &Unit, dummy: &str) -> usize {
+    if alloc_param::allocated_by_callee(u, dummy) {
+        return 0;
+    }
+    match u.scope.var(dummy).and_then(|v| v.dims.as_ref()) {
         Some(d)
             if d.len() > 1
                 && d.iter()
@@ -460,9 +468,14 @@ pub(crate) fn lbound_param(dummy: &str, k: usize) -> String {
     format!("_lbound_{dummy}_{k}")
 }
 
-/// The rank of an ALLOCATABLE dummy argument (0 for any other name).
-pub(crate) fn allocatable_dummy_rank(scope: &scope::Scope, dummy: &str) -> usize {
-    match scope.var(dummy) {
+/// The rank of an ALLOCATABLE dummy argument passed as an array with its
+/// lower bounds (0 for any other name, and for one passed by descriptor:
+/// see [`alloc_param`]).
+pub(crate) fn allocatable_dummy_rank(u: &Unit, dummy: &str) -> usize {
+    if alloc_param::allocated_by_callee(u, dummy) {
+        return 0;
+    }
+    match u.scope.var(dummy) {
         Some(v) if v.allocatable.is_some() => v.dims.as_ref().map_or(0, |d| d.len()),
         _ => 0,
     }
@@ -499,10 +512,13 @@ impl Sig {
                     type_name: st.map(|s| s.type_name.clone()),
                     params,
                     present: param_index(&present_flag(&a.text)),
-                    extents: (1..assumed_shape_rank(&u.scope, &a.text))
+                    extents: (1..assumed_shape_rank(u, &a.text))
                         .filter_map(|k| param_index(&extent_param(&a.text, k)))
                         .collect(),
-                    lbounds: (1..=allocatable_dummy_rank(&u.scope, &a.text))
+                    descriptor: param_index(&a.text).is_some_and(|i| {
+                        matches!(p.var(p.params[i]).storage, ir::Storage::AllocatableParam(_))
+                    }),
+                    lbounds: (1..=allocatable_dummy_rank(u, &a.text))
                         .filter_map(|k| param_index(&lbound_param(&a.text, k)))
                         .collect(),
                 }

@@ -1,0 +1,158 @@
+//! ALLOCATABLE dummy arguments that the procedure allocates: `real(8),
+//! allocatable, intent(out) :: w(:)` followed by `allocate(w(n))` (the work
+//! array allocated by a helper routine), or a dummy it DEALLOCATEs, passes
+//! to MOVE_ALLOC, assigns an array constructor whole (`w = [w, x]`), or
+//! declares INTENT(OUT).
+//!
+//! Such a dummy is passed by descriptor
+//! ([`adjit_ir::Storage::AllocatableParam`]): it *is* the caller's
+//! ALLOCATABLE array, so ALLOCATE, DEALLOCATE, MOVE_ALLOC and the
+//! reallocation of a whole-array assignment in the callee change the
+//! caller's array, which the caller sees after the call. Inside, it behaves
+//! as an ALLOCATABLE local (`allocated(w)`, bounds, reallocation) that is
+//! not released at return; INTENT(OUT) releases it at entry. The actual
+//! argument must be a whole ALLOCATABLE array of the dummy's type and rank
+//! (a located error otherwise). Derivative code allocates the derivative
+//! arrays with it (see [`crate::ad`]).
+//!
+//! Dummies whose allocation the procedure keeps are passed as arrays
+//! ([`super::alloc_dummy`]), so that a host can call the procedure.
+
+use super::super::ast::{ArgValue, ExprKind, Intent, Stmt, StmtKind};
+use super::lowerer::{for_each_body, Lowerer, Resolved, R};
+use super::Unit;
+use adjit_ir::{CallArg, Inst, Storage, Terminator, Type, VarId};
+
+/// Whether the ALLOCATABLE dummy `dummy` of `u` is passed by descriptor:
+/// declared INTENT(OUT), named by an ALLOCATE, DEALLOCATE or MOVE_ALLOC
+/// of the procedure's body, or assigned an array constructor whole.
+pub(crate) fn allocated_by_callee(u: &Unit, dummy: &str) -> bool {
+    let Some(decl) = u.scope.var(dummy) else {
+        return false;
+    };
+    if decl.allocatable.is_none() || !u.ast.args.iter().any(|a| a.text == dummy) {
+        return false;
+    }
+    decl.intent == Some(Intent::Out) || names_allocation(&u.ast.body, dummy)
+}
+
+/// Whether a statement of `body` (at any depth) allocates, deallocates or
+/// moves the allocation of `name`.
+fn names_allocation(body: &[Stmt], name: &str) -> bool {
+    body.iter().any(|s| {
+        let here = match &s.kind {
+            StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => {
+                objects.iter().any(|o| match &o.kind {
+                    ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => n.text == name,
+                    _ => false,
+                })
+            }
+            // `w = [w, x]`: reallocated to the constructor's size.
+            StmtKind::Assign { target, value } => {
+                matches!(&target.kind, ExprKind::Name(n) if n.text == name)
+                    && matches!(value.kind, ExprKind::ArrayConstructor(_))
+            }
+            StmtKind::Call { name: call, args } if call.text == "move_alloc" => {
+                args.iter().any(|a| {
+                    matches!(&a.value, ArgValue::Expr(e) if matches!(&e.kind, ExprKind::Name(n) if n.text == name))
+                })
+            }
+            _ => false,
+        };
+        let mut nested = false;
+        for_each_body(s, &mut |b| nested |= names_allocation(b, name));
+        here || nested
+    })
+}
+
+impl Lowerer<'_, '_> {
+    /// Gives the parameter `v`, an ALLOCATABLE dummy passed by descriptor,
+    /// its storage (at parameter position `pos`) and rank.
+    pub(super) fn descriptor_dummy(&mut self, v: VarId, pos: u32, rank: usize) {
+        let unallocated = adjit_ir::Dim {
+            lower: adjit_ir::Bound::Const(1),
+            upper: Some(adjit_ir::Bound::Const(0)),
+        };
+        let var = &mut self.proc.vars[v.index()];
+        var.storage = Storage::AllocatableParam(pos);
+        var.dims = vec![unallocated; rank];
+    }
+
+    /// At entry: releases every INTENT(OUT) ALLOCATABLE dummy passed by
+    /// descriptor that the caller gave allocated.
+    pub(super) fn release_intent_out(&mut self) {
+        let u = self.u();
+        let out: Vec<VarId> = self
+            .proc
+            .params
+            .iter()
+            .copied()
+            .filter(|&p| {
+                let var = self.proc.var(p);
+                matches!(var.storage, Storage::AllocatableParam(_))
+                    && u.scope.var(&var.name).and_then(|d| d.intent) == Some(Intent::Out)
+            })
+            .collect();
+        for v in out {
+            let is = self.val(Inst::Allocated(v), Type::Bool);
+            let (free, done) = (self.block(), self.block());
+            self.terminate(Terminator::Branch {
+                cond: is,
+                then_dest: free,
+                else_dest: done,
+            });
+            self.switch_to(free);
+            self.emit(Inst::Deallocate(v), None);
+            self.jump(done);
+            self.switch_to(done);
+        }
+    }
+
+    /// The argument for the ALLOCATABLE dummy `dummy` of `callee` passed by
+    /// descriptor (element type `ty`, rank `rank`): the actual `e` must be
+    /// a whole ALLOCATABLE array of that type and rank.
+    pub(super) fn descriptor_actual(
+        &mut self,
+        e: &super::super::ast::Expr,
+        dummy: &str,
+        (ty, rank): (Type, usize),
+        callee: &super::super::ast::Name,
+    ) -> R<CallArg> {
+        let var = match &e.kind {
+            ExprKind::Name(n) => match self.resolve(n)? {
+                Resolved::Var(v) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(v) = var.filter(|&v| self.is_allocatable_dummy(v)) {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "unsupported Fortran: the ALLOCATABLE dummy argument `{}` passed on to `{dummy}` of `{}`, which allocates it (allocate or deallocate `{}` in this procedure too)",
+                    self.proc.var(v).name,
+                    callee.text,
+                    self.proc.var(v).name
+                ),
+            ));
+        }
+        match var {
+            Some(v)
+                if self.proc.var(v).storage.is_allocatable()
+                    && self.proc.var(v).ty == ty
+                    && self.proc.var(v).dims.len() == rank =>
+            {
+                Ok(CallArg::Var(v))
+            }
+            _ => Err(self.err(
+                e.span,
+                format!(
+                    "argument `{dummy}` of `{}` is an ALLOCATABLE {} array of rank {rank} that `{}` allocates: pass a whole ALLOCATABLE array of that type and rank",
+                    callee.text,
+                    ty.name(),
+                    callee.text
+                ),
+            )),
+        }
+    }
+}
