@@ -442,42 +442,17 @@ fn allocatable_dummies_differentiate() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// What would change an ALLOCATABLE dummy's allocation, and an actual
-/// argument that is not ALLOCATABLE, are located compile-time errors.
+/// An ALLOCATABLE dummy that is not a numeric or LOGICAL array of
+/// deferred shape, and an actual argument that is not ALLOCATABLE, are
+/// located compile-time errors.
 #[test]
 fn allocatable_dummy_misuse_is_a_located_compile_error() {
-    let cases: [(&str, &str, &str); 5] = [
-        (
-            "double precision, allocatable, intent(out) :: a(:)\n  a(1) = 0",
-            "e.f90:3:",
-            "ALLOCATABLE dummy argument `a` with INTENT(OUT)",
-        ),
-        (
-            "double precision, allocatable :: a(:)\n  allocate(a(3))",
-            "e.f90:4:",
-            "ALLOCATE of the ALLOCATABLE dummy argument `a`",
-        ),
-        (
-            "double precision, allocatable :: a(:)\n  deallocate(a)",
-            "e.f90:4:",
-            "DEALLOCATE of the ALLOCATABLE dummy argument `a`",
-        ),
-        (
-            "double precision, allocatable :: a(:)\n  a = [1d0, 2d0]",
-            "e.f90:4:",
-            "array constructor or array-valued function assigned to the whole ALLOCATABLE dummy",
-        ),
-        (
-            "character(len=3), allocatable :: a(:)\n  a(1) = 'x'",
-            "e.f90:3:",
-            "not a numeric or LOGICAL array of deferred shape",
-        ),
-    ];
-    for (decl, at, what) in cases {
-        let source = format!("subroutine g(a)\n  implicit none\n  {decl}\nend subroutine g\n");
-        let m = compile_error(&source);
-        assert!(m.contains(at) && m.contains(what), "{decl}: {m}");
-    }
+    let source = "subroutine g(a)\n  implicit none\n  character(len=3), allocatable :: a(:)\n  a(1) = 'x'\nend subroutine g\n";
+    let m = compile_error(source);
+    assert!(
+        m.contains("e.f90:3:") && m.contains("not a numeric or LOGICAL array of deferred shape"),
+        "{m}"
+    );
     let source = "module m
 contains
   subroutine g(a)
@@ -495,6 +470,119 @@ end subroutine f
     assert!(
         m.contains("e.f90:11:10") && m.contains("argument `a` of `g` is ALLOCATABLE"),
         "{m}"
+    );
+}
+
+/// A loop calling a helper that allocates the caller's work array
+/// (INTENT(OUT): released at entry when allocated, then allocated with
+/// other bounds each trip), then a helper reallocating it by assignment:
+/// the reverse sweep sees each trip's storage. y = 23 sum x^4 + sin(x_1)^2.
+const CALLEE_ALLOCATES: &str = "
+module work_m
+  implicit none
+contains
+  subroutine make_work(w, n, x, k)
+    double precision, allocatable, intent(out) :: w(:)
+    integer, intent(in) :: n, k
+    double precision, intent(in) :: x(n)
+    integer :: i
+    allocate(w(k:n + k - 1))
+    do i = 1, n
+      w(i + k - 1) = k * x(i)**2
+    end do
+  end subroutine make_work
+
+  subroutine append(w, t)
+    double precision, allocatable, intent(inout) :: w(:)
+    double precision, intent(in) :: t
+    w = [w, t]
+  end subroutine append
+end module work_m
+
+subroutine f(n, x, y)
+  use work_m
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  double precision, allocatable :: w(:)
+  integer :: k
+  y = 0
+  do k = 1, 3
+    call make_work(w, n, x, k)
+    y = y + sum(w * w)
+  end do
+  call append(w, sin(x(1)))
+  y = y + sum(w * w)
+end subroutine f
+";
+
+#[test]
+fn callee_allocated_work_arrays_differentiate() {
+    let expected = |x: &[f64]| -> Vec<f64> {
+        x.iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                let first = if i == 0 { 2.0 * t.sin() * t.cos() } else { 0.0 };
+                92.0 * t.powi(3) + first
+            })
+            .collect()
+    };
+    let bad = three_way(CALLEE_ALLOCATES, 0xca_11ee, 5, &expected);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Misuse of an ALLOCATABLE dummy the callee allocates: an actual that is
+/// not a whole ALLOCATABLE array of its type and rank, and a dummy the
+/// caller keeps passed on to it, are located compile-time errors; a host
+/// cannot call such a procedure (a usage error naming the argument).
+#[test]
+fn callee_allocation_misuse_is_located() {
+    let module = "module m
+contains
+  subroutine g(a)
+    double precision, allocatable, intent(out) :: a(:)
+    allocate(a(2))
+  end subroutine g
+end module m
+";
+    let cases = [
+        (
+            "double precision :: b(3)\n  call g(b)",
+            "e.f90:11:10",
+            "argument `a` of `g` is an ALLOCATABLE f64 array of rank 1 that `g` allocates",
+        ),
+        (
+            "double precision, allocatable :: b(:, :)\n  call g(b)",
+            "e.f90:11:10",
+            "pass a whole ALLOCATABLE array of that type and rank",
+        ),
+    ];
+    for (decl, at, what) in cases {
+        let source = format!("{module}subroutine f()\n  use m\n  {decl}\nend subroutine f\n");
+        let m = compile_error(&source);
+        assert!(m.contains(at) && m.contains(what), "{decl}: {m}");
+    }
+    let source = format!(
+        "{module}subroutine f(b)\n  use m\n  double precision, allocatable, intent(inout) :: b(:)\n  call g(b)\nend subroutine f\n"
+    );
+    let m = compile_error(&source);
+    assert!(
+        m.contains("e.f90:11:10") && m.contains("passed on to `a` of `g`, which allocates it"),
+        "{m}"
+    );
+    let e = Engine::from_sources(
+        &[("e.f90".to_string(), module.to_string())],
+        Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let g = e.procedure(Some("g")).unwrap();
+    let mut args = g.args();
+    let err = g.call(&mut args).expect_err("a host call");
+    assert!(
+        err.message
+            .contains("`a` of `g` is an ALLOCATABLE argument the procedure may allocate"),
+        "{err}"
     );
 }
 

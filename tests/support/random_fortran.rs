@@ -414,6 +414,9 @@ struct Gen<'a> {
     /// Calls to procedures with an OPTIONAL dummy so far (odd ones leave
     /// it out).
     optional_calls: usize,
+    /// The ALLOCATABLE dummies of this program are ones the subroutines
+    /// allocate (see `random_fortran/alloc.rs`).
+    callee_allocates: bool,
 }
 
 /// Generates the program of `seed`.
@@ -426,6 +429,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         counters: Vec::new(),
         global_array: "ga".into(),
         optional_calls: 0,
+        callee_allocates: options.allocatable_dummies && seed % 2 == 1,
     };
     let nglobals = g.rng.range(1, 3) as usize;
     let mut decls = Vec::new();
@@ -1108,7 +1112,7 @@ impl Gen<'_> {
                     scope.dummies_out.push(v.clone());
                     names.push(v);
                 }
-                Param::AllocInOut => self.allocatable_dummy(k, &mut scope, head, names),
+                Param::AllocInOut => self.allocatable_dummy(k, &mut scope, head, names, init),
             }
         }
         // Locals: scalars, maybe an automatic array, loop variables; their

@@ -17,7 +17,12 @@
 //! allocatable local (or dummy) of the caller, so it covers `1..n` with
 //! whatever lower bound the caller allocated; the subroutine updates its
 //! elements and the whole array (same shape) and passes it on, never
-//! reallocating it.
+//! reallocating it. In programs of odd seeds the subroutines allocate their
+//! ALLOCATABLE dummies (passed by descriptor): a statement at entry names
+//! ALLOCATE (`if (.not. allocated(c1)) allocate(c1(n))`, never run), and
+//! the dummy is reallocated like a local (by assignment, and by DEALLOCATE
+//! and ALLOCATE with other bounds), keeping the invariant of locals, so
+//! the caller sees the callee's allocation.
 
 use super::{lit, Gen, Param, PickStr, Scope, Stmt};
 
@@ -116,6 +121,7 @@ impl Gen<'_> {
         scope: &mut Scope,
         head: &mut Vec<String>,
         names: &mut Vec<String>,
+        init: &mut Vec<Stmt>,
     ) {
         let v = format!("c{k}");
         head.push(format!(
@@ -125,6 +131,12 @@ impl Gen<'_> {
         scope.writable_arrays.push(v.clone());
         scope.dummies_out.push(v.clone());
         scope.alloc_dummies.push(v.clone());
+        if self.callee_allocates {
+            init.push(Stmt::Keep(format!(
+                "if (.not. allocated({v})) allocate({v}(n))"
+            )));
+            scope.allocs.push(v.clone());
+        }
         names.push(v);
     }
 
