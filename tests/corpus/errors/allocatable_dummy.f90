@@ -1,8 +1,14 @@
-! adjit-error: 4:21: ALLOCATABLE dummy argument `w` with INTENT(OUT)
-subroutine a(w, s)
-  double precision s
-  double precision, allocatable, intent(out) :: w(:)
-  allocate(w(3))
-  w = 1
-  s = sum(w)
-end subroutine a
+! adjit-error: 12:10: argument `w` of `a` is an ALLOCATABLE f64 array of rank 1 that `a` allocates
+module alloc_out
+contains
+  subroutine a(w)
+    double precision, allocatable, intent(out) :: w(:)
+    allocate(w(3))
+  end subroutine a
+end module alloc_out
+subroutine b(s)
+  use alloc_out
+  double precision s, v(3)
+  call a(v)
+  s = sum(v)
+end subroutine b
