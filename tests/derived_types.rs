@@ -182,6 +182,15 @@ fn polymorphism_and_bad_extensions_are_located_errors() {
             "e.f90:6:13",
             "component `base` of type `c2` has the name of its parent component",
         ),
+        (
+            format!(
+                "{head}  end type\n  type, extends(base) :: child\n    real :: y\n  end type\n\
+                 contains\n  subroutine s(b, c)\n    type(base) :: b\n    type(child) :: c\n\
+                 c = child(base=b, y=1.0)\n  end subroutine\nend module\n"
+            ),
+            "e.f90:12:11",
+            "the parent component `base` as a keyword",
+        ),
     ];
     for (source, at, what) in cases {
         let m = compile_error(&source);

@@ -255,6 +255,8 @@ pub struct Scope {
     pub interfaces: HashMap<String, Interface>,
     /// The interface of each `procedure(iface)` name declared here.
     pub proc_interfaces: HashMap<String, Interface>,
+    /// The OPTIONAL dummy procedures.
+    pub optional_procs: HashSet<String>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -561,10 +563,7 @@ impl Builder<'_, '_> {
             DeclKind::Optional(names) => {
                 for n in names {
                     if matches!(self.scope.syms.get(&n.text), Some(Sym::External(_))) {
-                        self.error(
-                            n.span,
-                            format!("unsupported Fortran: OPTIONAL dummy procedure `{}`", n.text),
-                        );
+                        self.scope.optional_procs.insert(n.text.clone());
                         continue;
                     }
                     self.each_var(n, |v| v.optional = true);
@@ -1188,7 +1187,9 @@ impl Builder<'_, '_> {
                     );
                 }
                 Attr::Optional => {
-                    return self.error(span, "unsupported Fortran: OPTIONAL dummy procedure")
+                    for n in names {
+                        self.scope.optional_procs.insert(n.text.clone());
+                    }
                 }
                 _ => return self.error(span, "unsupported attribute of a PROCEDURE declaration"),
             }
