@@ -244,26 +244,31 @@ fn a_dummy_function_passed_on_is_differentiated() {
     }
 }
 
-/// An OPTIONAL dummy procedure (by attribute or statement) is a located
-/// error naming the construct.
+/// An OPTIONAL dummy procedure (by attribute or statement) may be given
+/// or not: PRESENT tells which.
 #[test]
-fn optional_dummy_procedures_are_located_errors() {
+fn optional_dummy_procedures_may_be_absent() {
     let iface = "  abstract interface\n    real(8) function fn(t)\n      real(8), intent(in) :: t\n    end function fn\n  end interface\n";
-    for (body, at) in [
-        ("  procedure(fn), optional :: f\n", "t.f90:10:3:"),
-        (
-            "  interface\n    real(8) function f(t)\n      real(8), intent(in) :: t\n    end function f\n  end interface\n  optional :: f\n",
-            "t.f90:15:15:",
-        ),
+    for body in [
+        "  procedure(fn), optional :: f\n",
+        "  interface\n    real(8) function f(t)\n      real(8), intent(in) :: t\n    end function f\n  end interface\n  optional :: f\n",
     ] {
         let src = format!(
-            "module m\n{iface}contains\n  real(8) function opt(x, f)\n  real(8), intent(in) :: x\n{body}  opt = x\n  end function opt\nend module m\n"
+            "module m\n{iface}contains\n  real(8) function opt(x, f)\n  real(8), intent(in) :: x\n{body}  opt = x\n  if (present(f)) opt = f(x)\n  end function opt\n  real(8) function twice(t)\n  real(8), intent(in) :: t\n  twice = 2*t\n  end function twice\nend module m\n"
         );
-        let e = match Engine::from_source("t.f90", &src) {
-            Err(e) => e,
-            Ok(_) => panic!("must be rejected:\n{src}"),
-        };
-        assert!(e.message.contains(at), "{}", e.message);
-        assert!(e.message.contains("OPTIONAL dummy procedure"), "{}", e.message);
+        for (bind, expected) in [(false, 1.5), (true, 3.0)] {
+            let mut options = Options::default();
+            if bind {
+                options = options.bind_procedure("opt", "f", "twice");
+            }
+            let engine = Engine::from_sources(&[("t.f90".to_string(), src.clone())], options)
+                .unwrap_or_else(|e| panic!("{}\n{src}", e.message));
+            let opt = engine.procedure(Some("opt")).unwrap();
+            let mut args = opt.args();
+            args.apply_settings(&["x=1.5"]).unwrap();
+            opt.call(&mut args).unwrap();
+            let result = opt.result_name().unwrap();
+            assert_eq!(args.scalar(&result).unwrap(), expected, "{src}");
+        }
     }
 }

@@ -12,12 +12,25 @@ use adjit::engine::Engine;
 /// program `file` at `(s, t)`, tangent and adjoint, against `expected`
 /// (row-major).
 fn check(file: &str, entry: &str, (s, t): (f64, f64), of: &str, wrt: &str, expected: &[f64]) {
+    check_at(file, entry, &[("s", s), ("t", t)], of, wrt, expected);
+}
+
+/// [`check`] at the scalar arguments `settings`.
+fn check_at(
+    file: &str,
+    entry: &str,
+    settings: &[(&str, f64)],
+    of: &str,
+    wrt: &str,
+    expected: &[f64],
+) {
     let path = common::corpus::corpus_dir().join(file);
     let engine = Engine::from_files(&[&path], Default::default()).unwrap();
     let f = engine.procedure(Some(entry)).unwrap();
     let mut args = f.args();
-    args.set_scalar("s", s).unwrap();
-    args.set_scalar("t", t).unwrap();
+    for &(name, value) in settings {
+        args.set_scalar(name, value).unwrap();
+    }
     let bad =
         common::check::both_modes_against(&engine, Some(entry), &args, of, wrt, expected, 1e-13);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
@@ -79,4 +92,108 @@ fn operator_interfaces_have_their_derivatives() {
         "s,t",
         &[0.0, 2.0, 0.0, 4.0, 0.0, 6.0],
     );
+}
+
+/// tests/corpus/derived_extends.f90 (type extension): with
+/// `a = point3(s, t, st)` lifted by `t` (`a%z = st^2 + s`, `a%y = 2t`),
+/// `r = (3s - 2t + st^2, ts^2 + t, 2s + t + 2st + st^2, 6st + t + 3s)`
+/// (inherited components, the parent component assigned and passed whole,
+/// two levels of extension, an array of an extended type and a module
+/// variable), and `q = (s, 2t, 2st + t)` at `n = 2`.
+#[test]
+fn extended_types_have_their_derivatives() {
+    let (s, t) = (1.5, 0.5);
+    let at = [("s", s), ("t", t), ("n", 2.0)];
+    check_at(
+        "derived_extends.f90",
+        "extend",
+        &at,
+        "r",
+        "s,t",
+        &[
+            3.0 + t * t,
+            -2.0 + 2.0 * s * t,
+            2.0 * s * t,
+            s * s + 1.0,
+            2.0 + 2.0 * t + t * t,
+            1.0 + 2.0 * s + 2.0 * s * t,
+            6.0 * t + 3.0,
+            6.0 * s + 1.0,
+        ],
+    );
+    check_at(
+        "derived_extends.f90",
+        "extend",
+        &at,
+        "q",
+        "s,t",
+        &[1.0, 0.0, 0.0, 2.0, 2.0 * t, 2.0 * s + 1.0],
+    );
+}
+
+/// The message of the compile-time error of `source` (a file `e.f90`).
+fn compile_error(source: &str) -> String {
+    match Engine::from_sources(
+        &[("e.f90".to_string(), source.to_string())],
+        Default::default(),
+    ) {
+        Ok(_) => panic!("compiled: {source}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// What type extension leaves out (polymorphism: CLASS, type-bound
+/// procedures, ABSTRACT types) and bad extensions are located errors
+/// naming the construct.
+#[test]
+fn polymorphism_and_bad_extensions_are_located_errors() {
+    let head = "module m\n  type :: base\n    real :: x\n";
+    let cases = [
+        (
+            format!(
+                "{head}  end type\n  type, extends(base) :: child\n    real :: y\n  end type\n\
+                 contains\n  subroutine s(b)\n    class(base) :: b\n    b%x = 1\n  end subroutine\n\
+                 end module\n"
+            ),
+            "e.f90:10:5",
+            "CLASS (polymorphic entities)",
+        ),
+        (
+            format!("{head}  contains\n    procedure :: f\n  end type\nend module\n"),
+            "e.f90:4:3",
+            "type-bound procedures",
+        ),
+        (
+            "module m\n  type, abstract :: base\n    real :: x\n  end type\nend module\n".into(),
+            "e.f90:2:3",
+            "ABSTRACT type",
+        ),
+        (
+            "module m\n  type, extends(nothing) :: child\n    real :: y\n  end type\nend module\n"
+                .into(),
+            "e.f90:2:17",
+            "unknown parent type `nothing` of type `child`",
+        ),
+        (
+            format!(
+                "{head}  end type\n  type, extends(base) :: c2\n    real :: base\n  end type\n\
+                 end module\n"
+            ),
+            "e.f90:6:13",
+            "component `base` of type `c2` has the name of its parent component",
+        ),
+        (
+            format!(
+                "{head}  end type\n  type, extends(base) :: child\n    real :: y\n  end type\n\
+                 contains\n  subroutine s(b, c)\n    type(base) :: b\n    type(child) :: c\n\
+                 c = child(base=b, y=1.0)\n  end subroutine\nend module\n"
+            ),
+            "e.f90:12:11",
+            "the parent component `base` as a keyword",
+        ),
+    ];
+    for (source, at, what) in cases {
+        let m = compile_error(&source);
+        assert!(m.contains(at) && m.contains(what), "{m}");
+    }
 }

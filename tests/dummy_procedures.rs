@@ -229,3 +229,83 @@ fn host_dummy_procedure_in_internal_procedure() {
     p.call(&mut args).unwrap();
     assert_eq!(args.scalar("y").unwrap(), 7.0);
 }
+
+/// tests/corpus/optional_procedure.f90: Newton on `x^3 = p` with the
+/// OPTIONAL Jacobian given (`r = q p^(1/3)`), and on `x^3 = p + q^2` with
+/// it absent (a difference quotient instead, `s = (p + q^2)^(1/3)`): the
+/// implicit-function derivatives, tangent and adjoint.
+#[test]
+fn optional_dummy_procedures_have_the_implicit_function_derivatives() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/optional_procedure.f90");
+    let engine = Engine::from_files(&[path], Options::default()).unwrap();
+    let solve = engine.procedure(Some("solve")).unwrap();
+    let mut args = solve.args();
+    let (p, q) = (2.0f64, 0.5f64);
+    args.apply_settings(&["p=2", "q=0.5"]).unwrap();
+    let c = p.cbrt();
+    let s = (p + q * q).cbrt();
+    let expected = [
+        q / (3.0 * c * c),
+        c,
+        1.0 / (3.0 * s * s),
+        2.0 * q / (3.0 * s * s),
+    ];
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("solve"),
+        &args,
+        "r,s",
+        "p,q",
+        &expected,
+        1e-9,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// An entry whose OPTIONAL dummy procedure is not bound runs with it
+/// absent (PRESENT is false); one whose body references it anyway stops
+/// with a runtime error naming it.
+#[test]
+fn an_unbound_optional_dummy_procedure_is_absent() {
+    let source = "module m
+  implicit none
+  abstract interface
+    double precision function g(x)
+      double precision, intent(in) :: x
+    end function g
+  end interface
+contains
+  subroutine apply(f, x, y, tries)
+    procedure(g) :: f
+    procedure(g), optional :: tries
+    double precision, intent(in) :: x
+    double precision, intent(out) :: y
+    y = f(x)
+    if (present(tries)) y = y + tries(x)
+    if (x < 0) y = tries(y)
+  end subroutine apply
+  double precision function sq(x)
+    double precision, intent(in) :: x
+    sq = x*x
+  end function sq
+end module m
+";
+    let options = Options::default().bind_procedure("apply", "f", "sq");
+    let engine =
+        Engine::from_sources(&[("o.f90".to_string(), source.to_string())], options).unwrap();
+    let apply = engine.procedure(Some("apply")).unwrap();
+    let mut args = apply.args();
+    args.apply_settings(&["x=3"]).unwrap();
+    apply.call(&mut args).unwrap();
+    assert_eq!(args.scalar("y").unwrap(), 9.0);
+    let mut args = apply.args();
+    args.apply_settings(&["x=-1"]).unwrap();
+    let e = apply.call(&mut args).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert!(
+        e.message.contains("OPTIONAL dummy procedure `tries`") && e.message.contains("not present"),
+        "{}",
+        e.message
+    );
+}

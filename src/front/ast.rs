@@ -379,6 +379,8 @@ pub struct TypeDef {
     pub name: Name,
     /// PUBLIC / PRIVATE given on the TYPE statement.
     pub access: Option<bool>,
+    /// The parent type of an extended type (`type, extends(base) :: t`).
+    pub extends: Option<Name>,
     /// The component declarations (type declaration statements).
     pub components: Vec<Decl>,
 }

@@ -802,17 +802,23 @@ impl<'s> StmtParser<'s> {
     }
 
     /// `type [, attributes ::] name`: the start of a derived type
-    /// definition. Extended and abstract types are skipped as unsupported.
+    /// definition. Abstract types are skipped as unsupported.
     fn type_statement(&mut self) -> PResult<LineKind> {
         self.what = "TYPE statement";
         self.eat_kw("type");
         let mut access = None;
+        let mut extends = None;
         if self.eat(TokenKind::Comma) {
             loop {
                 let attr = self.name("a type attribute")?;
                 match attr.text.as_str() {
                     "public" => access = Some(true),
                     "private" => access = Some(false),
+                    "extends" => {
+                        self.expect(TokenKind::LParen)?;
+                        extends = Some(self.name("the parent type name")?);
+                        self.expect(TokenKind::RParen)?;
+                    }
                     "bind" | "sequence" => {
                         if self.at(TokenKind::LParen) {
                             self.skip_group()?;
@@ -839,7 +845,11 @@ impl<'s> StmtParser<'s> {
             ));
         }
         self.expect_end()?;
-        Ok(LineKind::TypeStart { name, access })
+        Ok(LineKind::TypeStart {
+            name,
+            access,
+            extends,
+        })
     }
 
     fn implicit(&mut self) -> PResult<DeclKind> {

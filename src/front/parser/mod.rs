@@ -226,6 +226,7 @@ enum LineKind {
     TypeStart {
         name: Name,
         access: Option<bool>,
+        extends: Option<Name>,
     },
     /// A statement that failed to parse (already reported); kept for its
     /// label.
@@ -417,9 +418,11 @@ impl Parser {
                     is_abstract,
                     span,
                 }) => self.parse_interface(generic, is_abstract, span),
-                Ok(LineKind::TypeStart { name, access }) => {
-                    self.parse_type_definition(name, access, span)
-                }
+                Ok(LineKind::TypeStart {
+                    name,
+                    access,
+                    extends,
+                }) => self.parse_type_definition(name, access, extends, span),
                 Ok(kind) => kind,
                 Err(d) => {
                     self.diags.push(d);

@@ -58,7 +58,7 @@ impl SkippedBlock {
     /// The keyword reported for the block.
     pub(super) fn keyword(self) -> &'static str {
         match self {
-            SkippedBlock::TypeDefinition => "TYPE extension or ABSTRACT type (EXTENDS, CLASS)",
+            SkippedBlock::TypeDefinition => "ABSTRACT type (polymorphism: CLASS)",
             SkippedBlock::Associate => "ASSOCIATE",
             SkippedBlock::SelectType => "SELECT TYPE",
         }
@@ -190,6 +190,7 @@ impl Parser {
         &mut self,
         name: Name,
         access: Option<bool>,
+        extends: Option<Name>,
         span: Span,
     ) -> LineKind {
         let mut components = Vec::new();
@@ -234,6 +235,7 @@ impl Parser {
         LineKind::Decl(DeclKind::TypeDef(TypeDef {
             name,
             access,
+            extends,
             components,
         }))
     }

@@ -159,6 +159,7 @@ impl Program<'_> {
                         Target::Proc(i) => list[*i].name.clone(),
                         Target::Intrinsic(n) => n.clone(),
                         Target::Unbound => "?".into(),
+                        Target::Absent => "absent".into(),
                     };
                     format!("{}={target}", d.text)
                 })
@@ -230,7 +231,7 @@ impl Program<'_> {
                     )
                 })
             }
-            Target::Unbound => return None,
+            Target::Unbound | Target::Absent => return None,
         };
         let sig = &self.sigs[unit];
         let kind = |r: Option<Type>| match r {
@@ -339,12 +340,20 @@ pub(crate) fn root_instances(
                     .map(|a| &a.procedure)
             })
             .collect();
-        if unit.host.is_some() || targets.iter().any(Option::is_none) {
+        let optional = |d: &Name| unit.scope.optional_procs.contains(&d.text);
+        let missing =
+            (unit.dummy_procs.iter().zip(&targets)).any(|(d, t)| t.is_none() && !optional(d));
+        if unit.host.is_some() || missing {
             unbound.push(u);
             continue;
         }
         let mut binding = Vec::new();
-        for (d, t) in unit.dummy_procs.iter().zip(targets.into_iter().flatten()) {
+        for (d, t) in unit.dummy_procs.iter().zip(targets) {
+            // An OPTIONAL dummy procedure not given is absent.
+            let Some(t) = t else {
+                binding.push(Target::Absent);
+                continue;
+            };
             match prog.procedure_target(u, &t.trim().to_ascii_lowercase(), true) {
                 Ok(t) => binding.push(t),
                 Err(m) => out.diags.push(Diagnostic::error(
@@ -361,6 +370,7 @@ pub(crate) fn root_instances(
                 .dummy_procs
                 .iter()
                 .zip(&binding)
+                .filter(|(_, t)| **t != Target::Absent)
                 .map(|(d, t)| BoundProcedure {
                     position: unit
                         .ast
@@ -372,7 +382,7 @@ pub(crate) fn root_instances(
                     procedure: match t {
                         Target::Proc(i) => prog.instances.borrow()[*i].name.clone(),
                         Target::Intrinsic(n) => n.clone(),
-                        Target::Unbound => String::new(),
+                        Target::Unbound | Target::Absent => String::new(),
                     },
                     intrinsic: matches!(t, Target::Intrinsic(_)),
                 })

@@ -472,6 +472,9 @@ impl Lowerer<'_, '_> {
                 }),
         }] = args
         {
+            if let Some(p) = self.present_procedure(n) {
+                return Ok(p);
+            }
             let flag = super::present_flag(&n.text);
             if let Some(&v) = self.vars.get(&flag) {
                 return Ok(Operand::Num(
@@ -737,7 +740,7 @@ impl Lowerer<'_, '_> {
             .get(&name.text)
             .cloned()
             .or_else(|| self.dummy_scope(&name.text).implicit_type(&name.text));
-        let (unit, what) = match target {
+        let (unit, what) = match target.clone() {
             Target::Proc(i) => {
                 let inst = &self.prog.instances.borrow()[i];
                 (inst.unit, inst.name.clone())
@@ -749,8 +752,12 @@ impl Lowerer<'_, '_> {
                 };
                 return self.intrinsic(e, &real, args);
             }
-            Target::Unbound => {
-                // A template lowered for its diagnostics: no call to make.
+            Target::Unbound | Target::Absent => {
+                // A template lowered for its diagnostics (no call to make),
+                // or an absent OPTIONAL dummy procedure.
+                if target == Target::Absent {
+                    self.absent_procedure(name);
+                }
                 let ty = declared.map_or(Type::F64, |d| d.ty);
                 let zero = self.konst(super::lowerer::zero_const(ty), ty);
                 return Ok(Operand::Num(zero, ty));
@@ -843,6 +850,13 @@ impl Lowerer<'_, '_> {
                         }
                     }
                 }),
+                (Some(formal), None)
+                    if prog.units[unit].scope.optional_procs.contains(&formal.text) =>
+                {
+                    binding.push(Target::Absent);
+                    passed.push(None);
+                    Ok(())
+                }
                 (Some(formal), None) => Err(self.err(
                     name.span,
                     format!(

@@ -591,6 +591,12 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 None => {}
             }
         }
+        if let Some((text, _)) = self.canonical_component(n)? {
+            return self.resolve(&Name {
+                text,
+                span: name.span,
+            });
+        }
         match self.prog.find_proc(self.unit, n) {
             Some(p) => {
                 self.check_visible(p, name)?;

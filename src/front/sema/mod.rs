@@ -60,6 +60,7 @@ mod io;
 mod lowerer;
 mod masked;
 mod operators;
+mod optional_proc;
 mod reductions;
 mod scope;
 mod section_arg;
@@ -316,6 +317,9 @@ pub(crate) enum Target {
     Intrinsic(String),
     /// Nothing: a template lowered for its diagnostics only.
     Unbound,
+    /// An OPTIONAL dummy procedure not given (PRESENT is false; a
+    /// reference fails at run time).
+    Absent,
 }
 
 /// Everything known about the program while lowering one procedure.
@@ -503,7 +507,8 @@ impl Sig {
                 };
                 Dummy {
                     name: a.text.clone(),
-                    optional: u.scope.is_optional_dummy(&a.text),
+                    optional: u.scope.is_optional_dummy(&a.text)
+                        || u.scope.optional_procs.contains(&a.text),
                     intent: decl.and_then(|d| d.intent).or_else(|| {
                         st.and_then(|s| s.leaves.first())
                             .and_then(|l| u.scope.var(l))

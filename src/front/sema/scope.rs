@@ -13,6 +13,8 @@ use super::consts::{fold, int_kind, real_kind, ConstVal};
 use adjit_ir::{GlobalId, Span, Type};
 use std::collections::{HashMap, HashSet};
 
+mod extension;
+
 /// A resolved type: element type and character length.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeInfo {
@@ -138,8 +140,11 @@ pub struct Component {
 pub struct DerivedType {
     /// The type name as defined.
     pub name: String,
-    /// Components in order.
+    /// Components in order (an extended type's inherited ones first).
     pub comps: Vec<Component>,
+    /// The parent type of an extended type: its name (also the name of
+    /// the parent component) and how many of `comps` are inherited.
+    pub parent: Option<(String, usize)>,
 }
 
 /// One dummy argument of an abstract interface.
@@ -250,6 +255,8 @@ pub struct Scope {
     pub interfaces: HashMap<String, Interface>,
     /// The interface of each `procedure(iface)` name declared here.
     pub proc_interfaces: HashMap<String, Interface>,
+    /// The OPTIONAL dummy procedures.
+    pub optional_procs: HashSet<String>,
 }
 
 /// The default implicit typing: I-N integer, others real.
@@ -556,10 +563,7 @@ impl Builder<'_, '_> {
             DeclKind::Optional(names) => {
                 for n in names {
                     if matches!(self.scope.syms.get(&n.text), Some(Sym::External(_))) {
-                        self.error(
-                            n.span,
-                            format!("unsupported Fortran: OPTIONAL dummy procedure `{}`", n.text),
-                        );
+                        self.scope.optional_procs.insert(n.text.clone());
                         continue;
                     }
                     self.each_var(n, |v| v.optional = true);
@@ -942,7 +946,7 @@ impl Builder<'_, '_> {
     /// A TYPE definition: its components, resolved.
     fn type_def(&mut self, def: &TypeDef, span: Span) {
         let _ = span;
-        let mut comps = Vec::new();
+        let (mut comps, parent) = self.inherited(def);
         for d in &def.components {
             let DeclKind::Type {
                 ty,
@@ -978,6 +982,9 @@ impl Builder<'_, '_> {
                 },
             };
             for e in entities {
+                if !self.check_parent_name(def, &e.name) {
+                    continue;
+                }
                 let dims = e.dims.clone().or_else(|| dims.clone());
                 if let Some(dd) = &dims {
                     if dd.iter().any(|x| !matches!(x, DimSpec::Explicit { .. })) {
@@ -1025,6 +1032,7 @@ impl Builder<'_, '_> {
             DerivedType {
                 name: def.name.text.clone(),
                 comps,
+                parent,
             },
         );
     }
@@ -1179,7 +1187,9 @@ impl Builder<'_, '_> {
                     );
                 }
                 Attr::Optional => {
-                    return self.error(span, "unsupported Fortran: OPTIONAL dummy procedure")
+                    for n in names {
+                        self.scope.optional_procs.insert(n.text.clone());
+                    }
                 }
                 _ => return self.error(span, "unsupported attribute of a PROCEDURE declaration"),
             }
@@ -1326,6 +1336,7 @@ impl Builder<'_, '_> {
             self.error(template.span, "derived types nested too deeply");
             return;
         }
+        let start = leaves.len();
         for c in &def.comps {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
@@ -1361,6 +1372,8 @@ impl Builder<'_, '_> {
                 }
             }
         }
+        let own = leaves[start..].to_vec();
+        self.parent_views(prefix, def, &own, dims);
     }
 
     fn parameter(&mut self, name: &Name, value: &Expr) {

@@ -1014,6 +1014,10 @@ impl Lowerer<'_, '_> {
             }
             // A template lowered for its diagnostics: no call to make.
             Some(Target::Unbound) => return Ok(()),
+            Some(Target::Absent) => {
+                self.absent_procedure(name);
+                return Ok(());
+            }
             None => match self.prog.find_proc(self.unit, &name.text) {
                 Some(p) if !local_var || self.declared_external(&name.text) => {
                     self.check_visible(p, name)?;
@@ -1270,6 +1274,16 @@ impl Lowerer<'_, '_> {
                 None => i,
                 Some(k) => match def.comps.iter().position(|c| c.name == k.text) {
                     Some(j) => j,
+                    None if def.parent.as_ref().is_some_and(|(p, _)| *p == k.text) => {
+                        return Err(self.err(
+                            k.span,
+                            format!(
+                                "unsupported Fortran: the parent component `{}` as a keyword of a \
+                                 constructor of type `{}` (give the inherited components)",
+                                k.text, def.name
+                            ),
+                        ))
+                    }
                     None => {
                         return Err(self.err(
                             k.span,

@@ -9,26 +9,48 @@
 //! giving whole ranges: `a(i)%v` is the section `a%v(:, i)`, `a%w(1)` the
 //! section `a%w(1, :)`. The rest of the analysis sees ordinary elements and
 //! sections of the flattened arrays.
+//!
+//! The parent component of an extended type is dropped from references
+//! through it (`c%base%x` is `c%x`, see `scope::extension`).
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt};
 use super::lowerer::{Lowerer, Resolved, R};
-use super::scope::CompType;
+use super::scope::{CompType, DerivedType};
 
-impl Lowerer<'_, '_> {
+impl<'p> Lowerer<'p, '_> {
     /// The statement with its component references' subscripts completed,
     /// when it holds any marked ones (see the module documentation).
     pub(super) fn complete_parts(&mut self, s: &Stmt) -> R<Option<Stmt>> {
-        if !s.kind.own_exprs().into_iter().any(has_marks) {
+        if !s
+            .kind
+            .own_exprs()
+            .into_iter()
+            .any(|e| has_marks(e) || has_deep_parts(e))
+        {
             return Ok(None);
         }
         let mut out = s.clone();
         for e in out.kind.own_exprs_mut() {
             self.complete_in(e)?;
         }
-        Ok(Some(out))
+        Ok((out != *s).then_some(out))
     }
 
     fn complete_in(&mut self, e: &mut Expr) -> R<()> {
+        match &mut e.kind {
+            ExprKind::Name(name) => {
+                if let Some((text, _)) = self.canonical_component(&name.text)? {
+                    name.text = text;
+                }
+            }
+            ExprKind::Apply { name, args } => {
+                if let Some((text, dropped)) = self.canonical_component(&name.text)? {
+                    name.text = text;
+                    renumber_parts(args, &dropped);
+                }
+            }
+            _ => {}
+        }
         if let ExprKind::Apply { name, args } = &mut e.kind {
             if args.iter().any(|a| a.marked_part().is_some()) {
                 self.refuse_result_component(name)?;
@@ -139,6 +161,60 @@ impl Lowerer<'_, '_> {
         Ok(out)
     }
 
+    /// A component reference through parent components (`c%base%x`) as
+    /// the name of its leaf (`c%x`), with the indices of the parts dropped;
+    /// `None` when there is none.
+    pub(super) fn canonical_component(&mut self, text: &str) -> R<Option<(String, Vec<usize>)>> {
+        let parts: Vec<&str> = text.split('%').collect();
+        if parts.len() < 3 {
+            return Ok(None);
+        }
+        let base = Name {
+            text: parts[0].to_string(),
+            span: self.span,
+        };
+        let Resolved::Struct(st) = self.resolve(&base)? else {
+            return Ok(None);
+        };
+        let mut ty = self.find_type(&st.type_name);
+        let mut out = parts[0].to_string();
+        let mut dropped = Vec::new();
+        for (k, part) in parts.iter().enumerate().skip(1) {
+            let Some(t) = ty else {
+                out.push('%');
+                out.push_str(part);
+                continue;
+            };
+            if k + 1 < parts.len() {
+                if let Some(ancestor) = self.ancestor(t, part) {
+                    dropped.push(k);
+                    ty = Some(ancestor);
+                    continue;
+                }
+            }
+            out.push('%');
+            out.push_str(part);
+            ty = match t.comps.iter().find(|c| c.name == *part).map(|c| &c.ty) {
+                Some(CompType::Derived(n)) => self.find_type(n),
+                _ => None,
+            };
+        }
+        Ok((!dropped.is_empty()).then_some((out, dropped)))
+    }
+
+    /// The ancestor type `name` of `t` (its parent, its parent's parent...).
+    fn ancestor(&self, t: &DerivedType, name: &str) -> Option<&'p DerivedType> {
+        let mut p = t.parent.as_ref().and_then(|(p, _)| self.find_type(p));
+        for _ in 0..16 {
+            let d = p?;
+            if d.name == name {
+                return Some(d);
+            }
+            p = d.parent.as_ref().and_then(|(p, _)| self.find_type(p));
+        }
+        None
+    }
+
     /// The rank of each part of a component reference `a%b%c` (the array
     /// of structures `a`, then each component's own), or `None` when the
     /// base is not a structure variable.
@@ -164,6 +240,28 @@ impl Lowerer<'_, '_> {
             };
         }
         Ok(Some(ranks))
+    }
+}
+
+/// True when an expression names a component of a component
+/// (`c%base%x`), which may go through a parent component.
+fn has_deep_parts(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Name(n) | ExprKind::Apply { name: n, .. } if n.text.matches('%').count() > 1)
+        || e.kind.children().into_iter().any(has_deep_parts)
+}
+
+/// Renumbers the part markers of a subscript list after the parts
+/// `dropped` (in increasing order; parent components, which have no
+/// subscripts) left the reference.
+fn renumber_parts(args: &mut [Arg], dropped: &[usize]) {
+    for a in args.iter_mut() {
+        if let Some(k) = a.marked_part() {
+            let shift = dropped.iter().filter(|&&d| d < k).count();
+            *a = Arg::part_marker(
+                k - shift,
+                a.keyword.as_ref().map_or_else(Default::default, |n| n.span),
+            );
+        }
     }
 }
 
