@@ -103,6 +103,9 @@ struct Printer<'c, 'a> {
     /// Named constants for the character literals the code takes
     /// substrings of.
     literal_names: BTreeMap<Vec<u8>, String>,
+    /// The hidden element-count argument of each assumed-size dummy that
+    /// has one (see `Context::hidden_size_params`), by dummy.
+    sizes: BTreeMap<VarId, String>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -165,6 +168,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             bounds: HashMap::new(),
             counted_failed: false,
             literal_names: BTreeMap::new(),
+            sizes: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -310,6 +314,12 @@ impl<'c, 'a> Printer<'c, 'a> {
                     .insert((local.clone(), entity));
             }
             self.names[v.index()] = local;
+        }
+        for &p in &self.proc.params {
+            if self.ctx.hidden_sizes.contains(&(self.id, p)) {
+                let name = self.fresh(&format!("{}_size", self.names[p.index()]));
+                self.sizes.insert(p, name);
+            }
         }
         Ok(())
     }
@@ -752,6 +762,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                         .get(*d as usize)
                         .is_some_and(|dim| dim.upper.is_none())
                         && !self.ctx.assumed_shape.contains(&(self.id, *x))
+                        && !self.sizes.contains_key(x)
                     {
                         return Err(self.err(
                             format!(
@@ -1071,6 +1082,11 @@ impl<'c, 'a> Printer<'c, 'a> {
                 },
             });
         }
+        for (a, &dummy) in args.iter().zip(&callee.params) {
+            if self.ctx.hidden_sizes.contains(&(c, dummy)) {
+                texts.push(self.actual_size(a, exprs, span)?);
+            }
+        }
         if !self.ctx.is_generated(c) && callee.result.is_some() {
             let target = texts.pop().unwrap_or_default();
             if matches!(args.last(), Some(CallArg::Value(_)) | None) {
@@ -1087,6 +1103,50 @@ impl<'c, 'a> Printer<'c, 'a> {
             self.emit_line(format!("call {name}({})", texts.join(", ")));
         }
         Ok(())
+    }
+
+    /// The number of elements actual `a` hands to an assumed-size dummy:
+    /// its whole array, or from its element to the end of its array.
+    fn actual_size(
+        &self,
+        a: &CallArg,
+        exprs: &HashMap<Value, Expr>,
+        span: Span,
+    ) -> Result<String, EmitError> {
+        let (CallArg::Var(x) | CallArg::Elem(x, _)) = a else {
+            return Ok("1_8".to_string());
+        };
+        let name = &self.names[x.index()];
+        let whole = match self.sizes.get(x) {
+            Some(size) => size.clone(),
+            None if self.ctx.is_assumed_size(self.id, *x) => {
+                return Err(self.err(
+                    format!(
+                        "the size of `{}`, an assumed-size dummy of the entry passed on \
+                         to a procedure that asks for its extent",
+                        self.proc.var(*x).name
+                    ),
+                    span,
+                ))
+            }
+            None => format!("size({name}, kind=8)"),
+        };
+        let CallArg::Elem(_, idx) = a else {
+            return Ok(whole);
+        };
+        // Column-major offset of the element from the array's start.
+        let mut terms = Vec::new();
+        let mut stride = Vec::new();
+        for (d, i) in idx.iter().enumerate() {
+            let lower = format!("lbound({name}, {}, kind=8)", d + 1);
+            let mut term = format!("({} - {lower})", exprs[i].text);
+            if !stride.is_empty() {
+                term = format!("{term} * {}", stride.join(" * "));
+            }
+            terms.push(term);
+            stride.push(format!("size({name}, {}, kind=8)", d + 1));
+        }
+        Ok(format!("{whole} - {}", terms.join(" - ")))
     }
 
     fn terminator(
@@ -1228,8 +1288,32 @@ impl<'c, 'a> Printer<'c, 'a> {
                 dims.join(", ")
             ));
         }
+        // The explicit extents before the last dimension (for an extent
+        // from a hidden element count).
+        let mut explicit = Vec::new();
         for d in &var.dims {
             let lower = self.bound(&d.lower)?;
+            if let (None, Some(size)) = (&d.upper, self.sizes.get(&v)) {
+                let extent = if explicit.is_empty() {
+                    size.clone()
+                } else {
+                    format!("{size} / ({})", explicit.join(" * "))
+                };
+                dims.push(if lower == "1" {
+                    extent
+                } else {
+                    format!("{lower}:{lower} + {extent} - 1")
+                });
+                continue;
+            }
+            if let Some(u) = &d.upper {
+                let upper = self.bound(u)?;
+                explicit.push(if lower == "1" {
+                    upper
+                } else {
+                    format!("({upper} - ({lower}) + 1)")
+                });
+            }
             dims.push(match &d.upper {
                 None if lower == "1" => "*".to_string(),
                 None => format!("{lower}:*"),
@@ -1310,6 +1394,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             .params
             .iter()
             .map(|p| self.names[p.index()].clone())
+            .chain(self.sizes.values().cloned())
             .collect();
         let prefix = if self.recursive { "recursive " } else { "" };
         head.push(format!(
@@ -1334,7 +1419,11 @@ impl<'c, 'a> Printer<'c, 'a> {
             uses_modules.push(m.clone());
         }
         head.push("  implicit none".to_string());
-        let mut decls = Vec::new();
+        let mut decls: Vec<String> = self
+            .sizes
+            .values()
+            .map(|n| format!("  integer(8), intent(in) :: {n}"))
+            .collect();
         let mut inits = Vec::new();
         // Scalars first: array bounds may name them.
         let mut order: Vec<VarId> = (0..self.proc.vars.len()).map(|i| VarId(i as u32)).collect();
