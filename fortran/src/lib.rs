@@ -265,6 +265,10 @@ struct Context<'a> {
     /// Array dummies declared assumed-shape (`x(:)`): see
     /// [`Context::assumed_shape_params`].
     assumed_shape: HashSet<(ProcId, adjit_ir::VarId)>,
+    /// Assumed-size dummies of generated procedures that take the number
+    /// of elements of their actual as a hidden trailing argument: see
+    /// [`Context::hidden_size_params`].
+    hidden_sizes: HashSet<(ProcId, adjit_ir::VarId)>,
 }
 
 impl<'a> Context<'a> {
@@ -273,9 +277,69 @@ impl<'a> Context<'a> {
             request,
             globals_module: format!("adjit_globals{}", request.mode.suffix()),
             assumed_shape: HashSet::new(),
+            hidden_sizes: HashSet::new(),
         };
         ctx.assumed_shape = ctx.assumed_shape_params();
+        ctx.hidden_sizes = ctx.hidden_size_params();
         ctx
+    }
+
+    /// True when dummy `x` of `p` has an assumed last extent that Fortran
+    /// cannot ask for (`x(*)`, not declared assumed-shape).
+    fn is_assumed_size(&self, p: ProcId, x: adjit_ir::VarId) -> bool {
+        let var = self.module().proc(p).var(x);
+        matches!(var.storage, Storage::Param(_))
+            && var.dims.last().is_some_and(|d| d.upper.is_none())
+            && !self.assumed_shape.contains(&(p, x))
+    }
+
+    /// The assumed-size dummies of generated procedures whose last extent
+    /// the code asks for (the JIT gets it from the length of the actual's
+    /// buffer), and those passed on to such a dummy: the emitted procedure
+    /// takes the element count of the actual (from the given element to
+    /// the end of its array) as an `integer(8)` argument after the IR's
+    /// ones, named `<dummy>_size`, and declares the dummy with that
+    /// extent. The roots keep the IR's parameters (the users' contract),
+    /// so theirs are left out (a located error where needed).
+    fn hidden_size_params(&self) -> HashSet<(ProcId, adjit_ir::VarId)> {
+        let module = self.module();
+        let generated: Vec<ProcId> = (self.request.primal_procs..module.procs.len())
+            .map(|i| ProcId(i as u32))
+            .collect();
+        let mut set = HashSet::new();
+        for &p in &generated {
+            for inst in &module.proc(p).insts {
+                if let adjit_ir::Inst::DimExtent(x, d) = inst.kind {
+                    if self.is_assumed_size(p, x)
+                        && d as usize + 1 == module.proc(p).var(x).dims.len()
+                    {
+                        set.insert((p, x));
+                    }
+                }
+            }
+        }
+        loop {
+            let before = set.len();
+            for &p in &generated {
+                for inst in &module.proc(p).insts {
+                    let adjit_ir::Inst::Call(c, args) = &inst.kind else {
+                        continue;
+                    };
+                    for (a, &dummy) in args.iter().zip(&module.proc(*c).params) {
+                        if let adjit_ir::CallArg::Var(y) | adjit_ir::CallArg::Elem(y, _) = a {
+                            if set.contains(&(*c, dummy)) && self.is_assumed_size(p, *y) {
+                                set.insert((p, *y));
+                            }
+                        }
+                    }
+                }
+            }
+            if set.len() == before {
+                break;
+            }
+        }
+        set.retain(|(p, _)| !self.request.roots.contains(p));
+        set
     }
 
     /// The dummies of module procedures whose assumed last extent the code

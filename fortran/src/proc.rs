@@ -103,6 +103,12 @@ struct Printer<'c, 'a> {
     /// Named constants for the character literals the code takes
     /// substrings of.
     literal_names: BTreeMap<Vec<u8>, String>,
+    /// One-element arrays standing for scalars passed to array dummies:
+    /// array name -> (scalar name, type).
+    one_element: BTreeMap<String, (String, Type)>,
+    /// The hidden element-count argument of each assumed-size dummy that
+    /// has one (see `Context::hidden_size_params`), by dummy.
+    sizes: BTreeMap<VarId, String>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -165,6 +171,8 @@ impl<'c, 'a> Printer<'c, 'a> {
             bounds: HashMap::new(),
             counted_failed: false,
             literal_names: BTreeMap::new(),
+            sizes: BTreeMap::new(),
+            one_element: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -310,6 +318,12 @@ impl<'c, 'a> Printer<'c, 'a> {
                     .insert((local.clone(), entity));
             }
             self.names[v.index()] = local;
+        }
+        for &p in &self.proc.params {
+            if self.ctx.hidden_sizes.contains(&(self.id, p)) {
+                let name = self.fresh(&format!("{}_size", self.names[p.index()]));
+                self.sizes.insert(p, name);
+            }
         }
         Ok(())
     }
@@ -752,6 +766,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                         .get(*d as usize)
                         .is_some_and(|dim| dim.upper.is_none())
                         && !self.ctx.assumed_shape.contains(&(self.id, *x))
+                        && !self.sizes.contains_key(x)
                     {
                         return Err(self.err(
                             format!(
@@ -990,6 +1005,18 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
     }
 
+    /// The one-element array `<name>_array` that scalar `name` is copied
+    /// into to be passed to an array dummy.
+    fn one_element_array(&mut self, name: &str, ty: Type) -> String {
+        if let Some((array, _)) = self.one_element.iter().find(|(_, (n, _))| n == name) {
+            return array.clone();
+        }
+        let array = self.fresh(&format!("{name}_array"));
+        self.one_element
+            .insert(array.clone(), (name.to_string(), ty));
+        array
+    }
+
     fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
         let subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
         format!("{}({})", self.names[x.index()], subs.join(", "))
@@ -1034,31 +1061,75 @@ impl<'c, 'a> Printer<'c, 'a> {
         let same_element = |a: &[Value], b: &[Value]| {
             a.len() == b.len() && a.iter().zip(b).all(|(u, v)| exprs[u].text == exprs[v].text)
         };
-        if let Some((x, d)) = aliased_and_written(args, callee, same_element) {
-            return Err(self.err(
-                format!(
-                    "`{}` passed to two dummies of `{}`, which writes `{}` (Fortran forbids the aliasing the IR allows; not emitted yet)",
-                    self.proc.var(x).name,
-                    callee.name,
-                    callee.var(d).name
-                ),
-                span,
-            ));
+        // Lines before and after the call statement (copies in and out).
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        // Actuals replaced by a temporary, by argument index.
+        let mut replaced: HashMap<usize, String> = HashMap::new();
+        for (i, j) in aliased_and_written(args, callee, same_element) {
+            if replaced.contains_key(&j) {
+                continue;
+            }
+            let accumulates = |k: usize| {
+                let d = callee.params[k];
+                callee.var(d).dims.is_empty()
+                    && (!may_write(callee, d) || only_accumulates(callee, d))
+            };
+            let (CallArg::Var(x) | CallArg::Elem(x, _)) = &args[j] else {
+                continue;
+            };
+            let scalar = matches!(&args[j], CallArg::Elem(..)) || self.proc.var(*x).dims.is_empty();
+            if !(scalar && accumulates(i) && accumulates(j)) {
+                return Err(self.err(
+                    format!(
+                        "`{}` passed to two dummies of `{}`, which writes one of them other \
+                         than by accumulation (Fortran forbids the aliasing the IR allows)",
+                        self.proc.var(*x).name,
+                        callee.name
+                    ),
+                    span,
+                ));
+            }
+            // Both dummies only accumulate: the second gets a zeroed
+            // temporary, added to the actual after the call.
+            let actual = match &args[j] {
+                CallArg::Elem(x, idx) => self.element(*x, idx, exprs),
+                _ => self.names[x.index()].clone(),
+            };
+            let var = self.proc.var(*x);
+            let temp = self.temp(&format!("{}_part", ident(&var.name)), var.ty);
+            before.push(format!("{temp} = {}", literal(Const::Int(0), var.ty).text));
+            after.push(format!("{actual} = {actual} + {temp}"));
+            replaced.insert(j, temp);
         }
         let mut texts = Vec::new();
         for (i, a) in args.iter().enumerate() {
+            if let Some(temp) = replaced.get(&i) {
+                texts.push(temp.clone());
+                continue;
+            }
             let dummy = callee.params.get(i).map(|&p| callee.var(p));
             if let (CallArg::Var(x), Some(d)) = (a, dummy) {
-                if self.proc.var(*x).dims.is_empty() && !d.dims.is_empty() {
-                    return Err(self.err(
-                        format!(
-                            "scalar `{}` passed to the array dummy `{}` of `{}` (sequence association is not emitted yet)",
-                            self.proc.var(*x).name,
-                            d.name,
-                            callee.name
-                        ),
-                        span,
-                    ));
+                let var = self.proc.var(*x);
+                if var.dims.is_empty() && !d.dims.is_empty() {
+                    if var.ty == Type::Char {
+                        return Err(self.err(
+                            format!(
+                                "CHARACTER scalar `{}` passed to the array dummy `{}` of `{}`",
+                                var.name, d.name, callee.name
+                            ),
+                            span,
+                        ));
+                    }
+                    // Sequence association of a scalar: a one-element
+                    // array copied in, and out when the callee writes it.
+                    let name = self.names[x.index()].clone();
+                    let array = self.one_element_array(&name, var.ty);
+                    before.push(format!("{array}(1) = {name}"));
+                    if may_write(callee, callee.params[i]) {
+                        after.push(format!("{name} = {array}(1)"));
+                    }
+                    texts.push(array);
+                    continue;
                 }
             }
             texts.push(match a {
@@ -1071,6 +1142,11 @@ impl<'c, 'a> Printer<'c, 'a> {
                 },
             });
         }
+        for (a, &dummy) in args.iter().zip(&callee.params) {
+            if self.ctx.hidden_sizes.contains(&(c, dummy)) {
+                texts.push(self.actual_size(a, exprs, span)?);
+            }
+        }
         if !self.ctx.is_generated(c) && callee.result.is_some() {
             let target = texts.pop().unwrap_or_default();
             if matches!(args.last(), Some(CallArg::Value(_)) | None) {
@@ -1082,11 +1158,67 @@ impl<'c, 'a> Printer<'c, 'a> {
                     span,
                 ));
             }
+            for l in before {
+                self.emit_line(l);
+            }
             self.emit_line(format!("{target} = {name}({})", texts.join(", ")));
         } else {
+            for l in before {
+                self.emit_line(l);
+            }
             self.emit_line(format!("call {name}({})", texts.join(", ")));
         }
+        for l in after {
+            self.emit_line(l);
+        }
         Ok(())
+    }
+
+    /// The number of elements actual `a` hands to an assumed-size dummy:
+    /// its whole array, or from its element to the end of its array.
+    fn actual_size(
+        &self,
+        a: &CallArg,
+        exprs: &HashMap<Value, Expr>,
+        span: Span,
+    ) -> Result<String, EmitError> {
+        let (CallArg::Var(x) | CallArg::Elem(x, _)) = a else {
+            return Ok("1_8".to_string());
+        };
+        let name = &self.names[x.index()];
+        if self.proc.var(*x).dims.is_empty() {
+            return Ok("1_8".to_string());
+        }
+        let whole = match self.sizes.get(x) {
+            Some(size) => size.clone(),
+            None if self.ctx.is_assumed_size(self.id, *x) => {
+                return Err(self.err(
+                    format!(
+                        "the size of `{}`, an assumed-size dummy of the entry passed on \
+                         to a procedure that asks for its extent",
+                        self.proc.var(*x).name
+                    ),
+                    span,
+                ))
+            }
+            None => format!("size({name}, kind=8)"),
+        };
+        let CallArg::Elem(_, idx) = a else {
+            return Ok(whole);
+        };
+        // Column-major offset of the element from the array's start.
+        let mut terms = Vec::new();
+        let mut stride = Vec::new();
+        for (d, i) in idx.iter().enumerate() {
+            let lower = format!("lbound({name}, {}, kind=8)", d + 1);
+            let mut term = format!("({} - {lower})", exprs[i].text);
+            if !stride.is_empty() {
+                term = format!("{term} * {}", stride.join(" * "));
+            }
+            terms.push(term);
+            stride.push(format!("size({name}, {}, kind=8)", d + 1));
+        }
+        Ok(format!("{whole} - {}", terms.join(" - ")))
     }
 
     fn terminator(
@@ -1228,8 +1360,32 @@ impl<'c, 'a> Printer<'c, 'a> {
                 dims.join(", ")
             ));
         }
+        // The explicit extents before the last dimension (for an extent
+        // from a hidden element count).
+        let mut explicit = Vec::new();
         for d in &var.dims {
             let lower = self.bound(&d.lower)?;
+            if let (None, Some(size)) = (&d.upper, self.sizes.get(&v)) {
+                let extent = if explicit.is_empty() {
+                    size.clone()
+                } else {
+                    format!("{size} / ({})", explicit.join(" * "))
+                };
+                dims.push(if lower == "1" {
+                    extent
+                } else {
+                    format!("{lower}:{lower} + {extent} - 1")
+                });
+                continue;
+            }
+            if let Some(u) = &d.upper {
+                let upper = self.bound(u)?;
+                explicit.push(if lower == "1" {
+                    upper
+                } else {
+                    format!("({upper} - ({lower}) + 1)")
+                });
+            }
             dims.push(match &d.upper {
                 None if lower == "1" => "*".to_string(),
                 None => format!("{lower}:*"),
@@ -1310,6 +1466,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             .params
             .iter()
             .map(|p| self.names[p.index()].clone())
+            .chain(self.sizes.values().cloned())
             .collect();
         let prefix = if self.recursive { "recursive " } else { "" };
         head.push(format!(
@@ -1334,7 +1491,11 @@ impl<'c, 'a> Printer<'c, 'a> {
             uses_modules.push(m.clone());
         }
         head.push("  implicit none".to_string());
-        let mut decls = Vec::new();
+        let mut decls: Vec<String> = self
+            .sizes
+            .values()
+            .map(|n| format!("  integer(8), intent(in) :: {n}"))
+            .collect();
         let mut inits = Vec::new();
         // Scalars first: array bounds may name them.
         let mut order: Vec<VarId> = (0..self.proc.vars.len()).map(|i| VarId(i as u32)).collect();
@@ -1371,6 +1532,9 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         for (name, ty) in &self.temps {
             decls.push(format!("  {} :: {name}", expr::type_name(*ty)));
+        }
+        for (name, (_, ty)) in &self.one_element {
+            decls.push(format!("  {} :: {name}(1)", expr::type_name(*ty)));
         }
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
@@ -1494,9 +1658,10 @@ fn convert(a: &Expr, from: Type, to: Type, rounding: Rounding) -> Expr {
     }
 }
 
-/// A variable that `args` passes to two dummies of `callee` (whole, or
-/// the same element as `same_element` judges subscripts) where the callee
-/// may write one of them, with that dummy: Fortran forbids such aliasing
+/// The argument pairs `(i, j)`, `i < j`, that pass one variable to two
+/// dummies of `callee` (whole, or the same element as `same_element`
+/// judges subscripts) where the callee may write one of them: Fortran
+/// forbids such aliasing
 /// (gfortran may keep either dummy in a register), while the IR passes by
 /// reference and allows it, as an adjoint of `vdot(a, a)` does when it
 /// accumulates into `a_b` through both of its dummies. Different elements
@@ -1506,37 +1671,85 @@ fn aliased_and_written(
     args: &[CallArg],
     callee: &Proc,
     same_element: impl Fn(&[Value], &[Value]) -> bool,
-) -> Option<(VarId, VarId)> {
+) -> Vec<(usize, usize)> {
     let overlap = |a: &CallArg, b: &CallArg| match (a, b) {
         (CallArg::Var(x), CallArg::Var(y) | CallArg::Elem(y, _))
         | (CallArg::Elem(x, _), CallArg::Var(y)) => x == y,
         (CallArg::Elem(x, i), CallArg::Elem(y, j)) => x == y && same_element(i, j),
         _ => false,
     };
+    let mut pairs = Vec::new();
     for (i, a) in args.iter().enumerate() {
         for (j, b) in args.iter().enumerate().skip(i + 1) {
-            if !overlap(a, b) {
-                continue;
-            }
-            let (CallArg::Var(x) | CallArg::Elem(x, _)) = a else {
-                continue;
-            };
-            for k in [i, j] {
-                if let Some(&d) = callee.params.get(k) {
-                    if may_write(callee, d) {
-                        return Some((*x, d));
-                    }
-                }
+            let written = [i, j]
+                .iter()
+                .any(|&k| callee.params.get(k).is_some_and(|&d| may_write(callee, d)));
+            if overlap(a, b) && written && j < callee.params.len() {
+                pairs.push((i, j));
             }
         }
     }
-    None
+    pairs
+}
+
+/// Whether `proc` only accumulates into its scalar `v`: every write is
+/// `v = v + e`, the value of `v` is read for those sums alone, and `v` is
+/// not passed on. A caller can then hand it a zeroed temporary and add
+/// the temporary to the actual after the call.
+fn only_accumulates(proc: &Proc, v: VarId) -> bool {
+    let value = |i: usize| Value(i as u32);
+    let loads: HashSet<Value> = (0..proc.insts.len())
+        .filter(|&i| matches!(proc.insts[i].kind, Inst::Load(x) if x == v))
+        .map(value)
+        .collect();
+    let mut sums = HashSet::new();
+    for data in &proc.insts {
+        match &data.kind {
+            Inst::Store(x, s) if *x == v => match proc.inst(*s).kind {
+                Inst::Binary(adjit_ir::BinaryOp::Add, a, b)
+                    if loads.contains(&a) != loads.contains(&b) =>
+                {
+                    sums.insert(*s);
+                }
+                _ => return false,
+            },
+            Inst::Store(..) => {}
+            _ if may_write_inst(&data.kind, v) => return false,
+            _ => {}
+        }
+    }
+    // A load of `v` feeds its sum only; a sum is stored into `v` only.
+    for (i, data) in proc.insts.iter().enumerate() {
+        let mut ok = true;
+        data.kind.for_each_operand(|o| {
+            if loads.contains(&o) && !sums.contains(&value(i)) {
+                ok = false;
+            }
+            if sums.contains(&o) && !matches!(data.kind, Inst::Store(x, _) if x == v) {
+                ok = false;
+            }
+        });
+        if !ok {
+            return false;
+        }
+    }
+    proc.blocks.iter().all(|b| match &b.term {
+        Terminator::Branch { cond: c, .. } | Terminator::Switch { value: c, .. } => {
+            !loads.contains(c) && !sums.contains(c)
+        }
+        _ => true,
+    })
 }
 
 /// Whether `proc` may write its variable `v`: stores, allocation, character
 /// assignment to it, or passing it on to a call (conservatively).
 fn may_write(proc: &Proc, v: VarId) -> bool {
-    proc.insts.iter().any(|data| match &data.kind {
+    proc.insts.iter().any(|data| may_write_inst(&data.kind, v))
+}
+
+/// Whether instruction `inst` may write variable `v` (see [`may_write`]).
+fn may_write_inst(inst: &Inst, v: VarId) -> bool {
+    match inst {
         Inst::Store(x, _)
         | Inst::StoreElem(x, _, _)
         | Inst::Allocate(x, _)
@@ -1552,5 +1765,5 @@ fn may_write(proc: &Proc, v: VarId) -> bool {
             .iter()
             .any(|a| matches!(a, CallArg::Var(x) | CallArg::Elem(x, _) if *x == v)),
         _ => false,
-    })
+    }
 }
