@@ -79,6 +79,12 @@ pub struct JitOptions {
     /// loop. Off, every reference is checked where it is made. Results and
     /// error messages are the same either way.
     pub version_loops: bool,
+    /// In a counted loop whose body is a pure function of the state it
+    /// carries, skip the trips left once that state repeats bit for bit
+    /// (default true; see [`crate::opt::fixpoint`]): the skipped trips
+    /// would repeat earlier ones exactly, so results are the same either
+    /// way, the DO variable included.
+    pub fixed_point_exits: bool,
     /// How much Cranelift optimizes (default [`CompileSpeed::Optimized`]).
     pub compile_speed: CompileSpeed,
 }
@@ -90,6 +96,7 @@ impl Default for JitOptions {
             time_checks: false,
             inline: true,
             version_loops: true,
+            fixed_point_exits: true,
             compile_speed: CompileSpeed::default(),
         }
     }
@@ -731,7 +738,13 @@ fn compile_module(
         module: optimized,
         origins,
         versions,
-    } = crate::opt::optimize_for_jit(module, options.inline, options.version_loops);
+        ..
+    } = crate::opt::optimize_for_jit_with(
+        module,
+        options.inline,
+        options.version_loops,
+        options.fixed_point_exits,
+    );
     let module = &optimized;
     let isa = host_isa(options.compile_speed)?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());

@@ -1,6 +1,8 @@
 //! The IR optimisations run before lowering: inlining of small
 //! non-recursive callees ([`inline`], optional), jump-chain merging
-//! ([`merge`]), then block-local value numbering (this module).
+//! ([`merge`]), then block-local value numbering (this module); for the
+//! JIT also loop versioning ([`licm`]) and early exits of counted loops at
+//! their fixed points ([`fixpoint`]).
 //!
 //! It rewrites the IR it is given for code generation only, without knowing
 //! where that IR came from.
@@ -32,6 +34,7 @@ use crate::ir::{
 };
 use std::collections::HashMap;
 
+pub mod fixpoint;
 pub mod fold;
 pub mod inline;
 pub mod licm;
@@ -98,11 +101,27 @@ pub struct Optimized {
     pub origins: inline::Origins,
     /// The loops versioned with hoisted checks ([`licm`]).
     pub versions: licm::Versions,
+    /// How many loops of each procedure were given an exit at their fixed
+    /// point ([`fixpoint`]), by procedure index (empty when the pass is
+    /// off).
+    pub fixed_point_exits: Vec<usize>,
 }
 
 /// [`optimize_with`], then, when `version_loops` is set, loop versioning
-/// with hoisted bounds checks and invariant loads ([`licm`]).
+/// with hoisted bounds checks and invariant loads ([`licm`]), then early
+/// exits of loops at their fixed points ([`fixpoint`]).
 pub fn optimize_for_jit(module: &Module, inline: bool, version_loops: bool) -> Optimized {
+    optimize_for_jit_with(module, inline, version_loops, true)
+}
+
+/// [`optimize_for_jit`], with the fixed-point exits of [`fixpoint`] only
+/// when `fixed_point_exits` is set.
+pub fn optimize_for_jit_with(
+    module: &Module,
+    inline: bool,
+    version_loops: bool,
+    fixed_point_exits: bool,
+) -> Optimized {
     let (mut module, mut origins) = optimize_with(module, inline);
     let mut versions = licm::Versions::default();
     if version_loops {
@@ -113,10 +132,20 @@ pub fn optimize_for_jit(module: &Module, inline: bool, version_loops: bool) -> O
                 .push(licm::version_loops(proc, pid, &mut origins));
         }
     }
+    let fixed_point_exits = if fixed_point_exits {
+        module
+            .procs
+            .iter_mut()
+            .map(fixpoint::exit_at_fixed_points)
+            .collect()
+    } else {
+        Vec::new()
+    };
     Optimized {
         module,
         origins,
         versions,
+        fixed_point_exits,
     }
 }
 

@@ -78,16 +78,8 @@ impl Versions {
 /// documentation), recording copied instructions' origins.
 pub fn version_loops(proc: &mut Proc, pid: ProcId, origins: &mut Origins) -> ProcVersions {
     let mut out = ProcVersions::default();
-    let n = proc.blocks.len();
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (b, block) in proc.blocks.iter().enumerate() {
-        for s in block.term.successors() {
-            if let Some(p) = preds.get_mut(s.index()) {
-                p.push(b);
-            }
-        }
-    }
-    for h in 0..n {
+    let preds = predecessors(proc);
+    for h in 0..proc.blocks.len() {
         if let Some(shape) = loop_shape(proc, &preds, h) {
             version(proc, pid, origins, &shape, &mut out);
         }
@@ -95,17 +87,34 @@ pub fn version_loops(proc: &mut Proc, pid: ProcId, origins: &mut Origins) -> Pro
     out
 }
 
+/// The predecessors of every block of `proc`, by block index.
+pub(super) fn predecessors(proc: &Proc) -> Vec<Vec<usize>> {
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); proc.blocks.len()];
+    for (b, block) in proc.blocks.iter().enumerate() {
+        for s in block.term.successors() {
+            if let Some(p) = preds.get_mut(s.index()) {
+                p.push(b);
+            }
+        }
+    }
+    preds
+}
+
 /// The blocks of a candidate loop.
-struct Shape {
-    pre: usize,
-    header: usize,
-    body: usize,
-    exit: BlockId,
+pub(super) struct Shape {
+    /// The preheader (ends with a jump to the header).
+    pub(super) pre: usize,
+    /// The header (branches to the body or the exit).
+    pub(super) header: usize,
+    /// The single body block (ends with a jump back to the header).
+    pub(super) body: usize,
+    /// Where the loop exits to.
+    pub(super) exit: BlockId,
 }
 
 /// Recognises `pre: ...; jump header`, `header: ...; br c, body, exit`,
 /// `body: ...; jump header` with no other entry into the loop.
-fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
+pub(super) fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
     let block = &proc.blocks[h];
     let Terminator::Branch {
         then_dest,
@@ -138,7 +147,7 @@ fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
 }
 
 /// The last value stored to each scalar in a block, and where.
-fn last_stores(proc: &Proc, block: usize) -> HashMap<VarId, (usize, Value)> {
+pub(super) fn last_stores(proc: &Proc, block: usize) -> HashMap<VarId, (usize, Value)> {
     let mut m = HashMap::new();
     for (pos, &v) in proc.blocks[block].insts.iter().enumerate() {
         if let Inst::Store(var, x) = proc.inst(v).kind {
@@ -155,7 +164,7 @@ fn int_const(proc: &Proc, v: Value) -> Option<i64> {
     }
 }
 
-fn load_of(proc: &Proc, v: Value) -> Option<VarId> {
+pub(super) fn load_of(proc: &Proc, v: Value) -> Option<VarId> {
     match proc.inst(v).kind {
         Inst::Load(var) => Some(var),
         _ => None,
@@ -163,8 +172,9 @@ fn load_of(proc: &Proc, v: Value) -> Option<VarId> {
 }
 
 /// The DO variable of a recognised loop and its range.
-struct Induction {
-    var: VarId,
+pub(super) struct Induction {
+    /// The DO variable.
+    pub(super) var: VarId,
     /// Position in the body of the increment's store.
     store_pos: usize,
     /// The loop's range, emitted into the preheader.
@@ -225,7 +235,7 @@ fn steppers(proc: &Proc, body: usize, op: BinaryOp) -> Vec<(VarId, usize, Option
 /// preheader `go = first <= last`, `rest = (last - first) + MIN`,
 /// `stride = 1`, `i = first` (`step = 1`); body `i = i + step`,
 /// `go = rest >= stride + MIN`, `rest = rest - stride`.
-fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction> {
+pub(super) fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction> {
     let body = last_stores(proc, shape.body);
     let pre = last_stores(proc, shape.pre);
     let &(_, go_next) = body.get(&go)?;
