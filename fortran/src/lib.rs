@@ -366,8 +366,15 @@ impl<'a> Context<'a> {
                         if !set.contains(&(*c, dummy)) {
                             continue;
                         }
-                        let conforms = matches!(a, adjit_ir::CallArg::Var(x)
-                            if module.procs[p].var(*x).dims.len() == callee.var(dummy).dims.len());
+                        let rank = callee.var(dummy).dims.len();
+                        let conforms = match a {
+                            adjit_ir::CallArg::Var(x) => module.procs[p].var(*x).dims.len() == rank,
+                            // Printed as the section it stands for.
+                            adjit_ir::CallArg::Slice(x, _, _) => {
+                                module.procs[p].var(*x).dims.len() >= rank
+                            }
+                            _ => false,
+                        };
                         if !conforms {
                             bad.insert((*c, dummy));
                         }

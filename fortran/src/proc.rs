@@ -442,7 +442,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                 }
                 Inst::Call(_, args) => {
                     for a in args {
-                        if let CallArg::Var(v) | CallArg::Elem(v, _) = a {
+                        if let CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) = a {
                             read.insert(*v);
                         }
                     }
@@ -1022,6 +1022,40 @@ impl<'c, 'a> Printer<'c, 'a> {
         format!("{}({})", self.names[x.index()], subs.join(", "))
     }
 
+    /// A [`CallArg::Slice`] of `n` elements from element `idx` of `x`
+    /// given to an assumed-shape dummy of rank `rank` as the array section
+    /// it stands for: full leading dimensions, the last of the section's
+    /// dimensions running over its extent (`n` over the product of the
+    /// leading extents), scalar subscripts after it.
+    fn section(
+        &self,
+        x: VarId,
+        idx: &[Value],
+        n: Value,
+        rank: usize,
+        exprs: &HashMap<Value, Expr>,
+    ) -> String {
+        let name = &self.names[x.index()];
+        let rank = rank.clamp(1, idx.len().max(1));
+        let mut extent = format!("({})", exprs[&n].text);
+        for d in 1..rank {
+            extent = format!("{extent}/size({name}, {d}, kind=8)");
+        }
+        let subs: Vec<String> = idx
+            .iter()
+            .enumerate()
+            .map(|(d, i)| {
+                let at = &exprs[i].text;
+                match (d + 1).cmp(&rank) {
+                    std::cmp::Ordering::Less => ":".to_string(),
+                    std::cmp::Ordering::Equal => format!("{at}:({at})+{extent}-1"),
+                    std::cmp::Ordering::Greater => at.clone(),
+                }
+            })
+            .collect();
+        format!("{name}({})", subs.join(", "))
+    }
+
     fn char_ref(
         &self,
         r: &CharRef,
@@ -1135,6 +1169,12 @@ impl<'c, 'a> Printer<'c, 'a> {
             texts.push(match a {
                 CallArg::Var(x) => self.names[x.index()].clone(),
                 CallArg::Elem(x, idx) => self.element(*x, idx, exprs),
+                CallArg::Slice(x, idx, n) => match callee.params.get(i) {
+                    Some(&d) if self.ctx.assumed_shape.contains(&(c, d)) => {
+                        self.section(*x, idx, *n, callee.var(d).dims.len(), exprs)
+                    }
+                    _ => self.element(*x, idx, exprs),
+                },
                 // A value is passed as an expression: writes to it are lost.
                 CallArg::Value(v) => match self.proc.inst(*v).kind {
                     Inst::Const(_) => exprs[v].text.clone(),
@@ -1673,9 +1713,12 @@ fn aliased_and_written(
     same_element: impl Fn(&[Value], &[Value]) -> bool,
 ) -> Vec<(usize, usize)> {
     let overlap = |a: &CallArg, b: &CallArg| match (a, b) {
-        (CallArg::Var(x), CallArg::Var(y) | CallArg::Elem(y, _))
-        | (CallArg::Elem(x, _), CallArg::Var(y)) => x == y,
-        (CallArg::Elem(x, i), CallArg::Elem(y, j)) => x == y && same_element(i, j),
+        (CallArg::Var(x), CallArg::Var(y) | CallArg::Elem(y, _) | CallArg::Slice(y, _, _))
+        | (CallArg::Elem(x, _) | CallArg::Slice(x, _, _), CallArg::Var(y)) => x == y,
+        (
+            CallArg::Elem(x, i) | CallArg::Slice(x, i, _),
+            CallArg::Elem(y, j) | CallArg::Slice(y, j, _),
+        ) => x == y && same_element(i, j),
         _ => false,
     };
     let mut pairs = Vec::new();
@@ -1763,7 +1806,7 @@ fn may_write_inst(inst: &Inst, v: VarId) -> bool {
         ) => *var == v,
         Inst::Call(_, args) => args
             .iter()
-            .any(|a| matches!(a, CallArg::Var(x) | CallArg::Elem(x, _) if *x == v)),
+            .any(|a| matches!(a, CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _) if *x == v)),
         _ => false,
     }
 }

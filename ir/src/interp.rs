@@ -965,6 +965,51 @@ impl<'m> Interpreter<'m> {
         }
     }
 
+    /// The storage a [`CallArg::Slice`] passes: `n` elements from element
+    /// `idx` of `var` (none, unchecked, when `n` is 0 or less).
+    fn slice_loc(
+        &self,
+        frame: Frame,
+        proc: &Proc,
+        var: VarId,
+        idx: &[Value],
+        n: Value,
+        span: Span,
+    ) -> Result<Loc, RuntimeError> {
+        let view = self.view(frame, var);
+        if !view.allocated {
+            return Err(self.not_allocated(frame, proc, var, span));
+        }
+        let n = dec_int(self.get(frame, n));
+        if n <= 0 {
+            return Ok(Loc {
+                units: 0,
+                ..view.loc
+            });
+        }
+        let e = self.elem_offset(frame, proc, var, idx, span)?;
+        let per = view.char_len.max(1);
+        let storage = view.loc.units.min(view.declared) / per;
+        let end = (e as i64).saturating_add(n);
+        if end > storage as i64 {
+            return Err(self.error(
+                frame.proc,
+                RuntimeErrorKind::IndexOutOfBounds,
+                span,
+                Some(&proc.vars[var.index()].name),
+                format!(
+                    "element offset {} outside the storage of {storage} elements",
+                    end - 1
+                ),
+            ));
+        }
+        Ok(Loc {
+            slot: view.loc.slot,
+            offset: view.loc.offset + e * per,
+            units: n as usize * per,
+        })
+    }
+
     /// The error of a reference to an unallocated array.
     fn not_allocated(&self, frame: Frame, proc: &Proc, var: VarId, span: Span) -> RuntimeError {
         let name = &proc.vars[var.index()].name;
@@ -1451,6 +1496,7 @@ impl<'m> Interpreter<'m> {
                         view: None,
                     }
                 }
+                CallArg::Slice(var, idx, n) => self.slice_loc(frame, proc, *var, idx, *n, span)?,
                 CallArg::Value(x) => {
                     let buffer = temporary(Self::value_type(proc, *x), self.get(frame, *x));
                     self.slots.push(buffer);

@@ -811,6 +811,13 @@ pub enum CallArg {
     /// sequence association: the callee sees the tail of the array's
     /// declared storage).
     Elem(VarId, Vec<Value>),
+    /// `len` elements of storage starting at one array element, by
+    /// reference (an integer `len`, at least 0 and no more than the tail of
+    /// the array's declared storage from that element, else a runtime
+    /// error): a contiguous array section (`a(2:n)`, `m(:, j)`) passed
+    /// without a copy to a dummy whose last extent is assumed, which sees
+    /// exactly the section's elements.
+    Slice(VarId, Vec<Value>, Value),
     /// A value: the caller stores it into a fresh temporary and passes the
     /// temporary's address (writes by the callee are lost).
     Value(Value),
@@ -935,7 +942,9 @@ impl Inst {
             Inst::Call(_, args) => {
                 for a in args {
                     match a {
-                        CallArg::Var(v) | CallArg::Elem(v, _) => *v = f(*v),
+                        CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) => {
+                            *v = f(*v)
+                        }
                         CallArg::Value(_) => {}
                     }
                 }
@@ -997,6 +1006,10 @@ impl Inst {
                     match a {
                         CallArg::Var(_) => {}
                         CallArg::Elem(_, idx) => idx.iter_mut().for_each(&mut f),
+                        CallArg::Slice(_, idx, len) => {
+                            idx.iter_mut().for_each(&mut f);
+                            f(len)
+                        }
                         CallArg::Value(v) => f(v),
                     }
                 }
@@ -1063,6 +1076,10 @@ impl Inst {
                     match a {
                         CallArg::Var(_) => {}
                         CallArg::Elem(_, idx) => idx.iter().for_each(|&v| f(v)),
+                        CallArg::Slice(_, idx, len) => {
+                            idx.iter().for_each(|&v| f(v));
+                            f(*len)
+                        }
                         CallArg::Value(v) => f(*v),
                     }
                 }

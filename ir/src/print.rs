@@ -379,6 +379,9 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
                 .map(|a| match a {
                     CallArg::Var(var) => names.var(*var).to_string(),
                     CallArg::Elem(var, idx) => elem_text(*var, idx, names),
+                    CallArg::Slice(var, idx, len) => {
+                        format!("{}[..{len}]", elem_text(*var, idx, names))
+                    }
                     CallArg::Value(x) => x.to_string(),
                 })
                 .collect();

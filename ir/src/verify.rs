@@ -684,6 +684,22 @@ impl Checker<'_> {
                     }
                     var.ty
                 }),
+                CallArg::Slice(v, idx, len) => {
+                    if let Some(t) = self.operand(block, pos, *len) {
+                        if !t.is_int() {
+                            self.error(format!("slice length {len} has type {}", t.name()));
+                        }
+                    }
+                    self.subscripts(block, pos, *v, idx).map(|var| {
+                        if !var.is_array() || var.ty == Type::Char {
+                            self.error(format!(
+                                "slice argument of `{}`, which is not a numeric or logical array",
+                                var.name
+                            ));
+                        }
+                        var.ty
+                    })
+                }
                 CallArg::Value(v) => {
                     let t = self.operand(block, pos, *v);
                     if t == Some(Type::Char) {

@@ -1390,7 +1390,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         for inst in &self.proc.insts {
             if let Inst::Call(_, args) = &inst.kind {
                 for a in args {
-                    if let CallArg::Var(v) | CallArg::Elem(v, _) = a {
+                    if let CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) = a {
                         if let Some(t) = taken.get_mut(v.index()) {
                             *t = true;
                         }
@@ -2279,6 +2279,88 @@ impl<'a, 'm> Lower<'a, 'm> {
         let found = (self.b.ins().iadd(base, bytes), linear);
         self.addresses.insert(key, found);
         Ok(found)
+    }
+
+    /// The address and length of a [`CallArg::Slice`]: `n` elements from
+    /// element `index` of `var`. A length of 0 or less passes no storage
+    /// and checks nothing; otherwise the first element's subscripts are
+    /// checked as an element reference's (with bounds checks on), and the
+    /// slice must fit in the storage the variable passes on (always
+    /// checked: the callee trusts the length).
+    fn slice_arg(
+        &mut self,
+        var: VarId,
+        index: &[ir::Value],
+        n: ir::Value,
+        site: usize,
+    ) -> Result<(Value, Value), CompileError> {
+        self.check_allocated(var, site)?;
+        let info = self.var_info(var)?.clone();
+        if index.len() != info.lowers.len() || info.ty == Type::Char {
+            return err(format!(
+                "slice of `{}`: {} subscripts for {} dimensions",
+                self.ir_var(var)?.name,
+                index.len(),
+                info.lowers.len()
+            ));
+        }
+        let nty = self.value_type(n)?;
+        let len = self.operand(n)?;
+        let len = self.widen_to_i64(len, nty);
+        let nonempty = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, len, 0);
+        let zero = self.iconst(0);
+        let len = self.b.ins().select(nonempty, len, zero);
+        let mut checks = Vec::new();
+        let mut linear = self.iconst(0);
+        for (d, &iv) in index.iter().enumerate() {
+            let ty = self.value_type(iv)?;
+            let i = self.operand(iv)?;
+            let i = self.widen_to_i64(i, ty);
+            let off = self.b.ins().isub(i, info.lowers[d]);
+            if self.sh.options.bounds_checks {
+                let out =
+                    self.b
+                        .ins()
+                        .icmp(IntCC::UnsignedGreaterThanOrEqual, off, info.extents[d]);
+                let fail = self.b.ins().band(out, nonempty);
+                let site = ErrorSite {
+                    kind: code::INDEX_OUT_OF_BOUNDS,
+                    site: site as i64,
+                    var: var.index() as i64,
+                    dim: d as i64,
+                };
+                checks.push((fail, site, i, info.lowers[d], info.uppers[d]));
+            }
+            let scaled = if d == 0 {
+                off
+            } else {
+                self.b.ins().imul(off, info.strides[d])
+            };
+            linear = self.b.ins().iadd(linear, scaled);
+        }
+        // The last element of the slice lies in the storage passed on.
+        let storage = info.storage.unwrap_or(info.count);
+        let end = self.b.ins().iadd(linear, len);
+        let past = self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, storage);
+        let fail = self.b.ins().band(past, nonempty);
+        let last = self.b.ins().iadd_imm_s(end, -1);
+        let site = ErrorSite {
+            kind: code::INDEX_OUT_OF_BOUNDS,
+            site: site as i64,
+            var: var.index() as i64,
+            dim: STORAGE_DIM,
+        };
+        checks.push((fail, site, last, zero, storage));
+        self.check_all(&checks);
+        let base = match info.home {
+            Home::Mem(a) => a,
+            Home::Reg { .. } => {
+                return err(format!("`{}` is not an array", self.ir_var(var)?.name))
+            }
+        };
+        let start = self.b.ins().select(nonempty, linear, zero);
+        let bytes = self.b.ins().imul(start, info.elem_size);
+        Ok((self.b.ins().iadd(base, bytes), len))
     }
 
     /// The preheader test of a versioned loop: true when every element
@@ -3481,6 +3563,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                         rest
                     };
                     (p, len)
+                }
+                CallArg::Slice(v, idx, n) => {
+                    self.check_arg_type(self.ir_var(*v)?.ty, want, &target.name, pos)?;
+                    self.slice_arg(*v, idx, *n, site)?
                 }
                 CallArg::Value(v) => {
                     let ty = self.value_type(*v)?;

@@ -310,6 +310,10 @@ fn rename_operands(inst: &mut Inst, rename: &HashMap<Value, Value>) {
                 match a {
                     crate::ir::CallArg::Var(_) => {}
                     crate::ir::CallArg::Elem(_, idx) => idx.iter_mut().for_each(r),
+                    crate::ir::CallArg::Slice(_, idx, n) => {
+                        idx.iter_mut().for_each(r);
+                        r(n)
+                    }
                     crate::ir::CallArg::Value(v) => r(v),
                 }
             }

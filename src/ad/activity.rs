@@ -287,7 +287,9 @@ impl Summaries {
         for port in &cp.ports {
             let (slot, value) = match port {
                 Port::Param(k) => match args.get(*k) {
-                    Some(CallArg::Var(x) | CallArg::Elem(x, _)) => (Some(slots.of_var(*x)), None),
+                    Some(CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _)) => {
+                        (Some(slots.of_var(*x)), None)
+                    }
                     Some(CallArg::Value(v)) => (None, Some(*v)),
                     None => (None, None),
                 },
@@ -1197,7 +1199,9 @@ impl Analyzer<'_> {
                     .params
                     .get(k)
                     .is_some_and(|&p| callee_activity.is_active(p));
-                if let (true, CallArg::Var(x) | CallArg::Elem(x, _)) = (active, arg) {
+                if let (true, CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _)) =
+                    (active, arg)
+                {
                     if proc.var(*x).ty.is_float() {
                         active_vars[x.index()] = true;
                     }

@@ -620,7 +620,9 @@ impl Generator<'_> {
                             .get(i)
                             .is_some_and(|&p| target.var(p).ty.is_float());
                         let arg_var = match arg {
-                            CallArg::Var(var) | CallArg::Elem(var, _) => Some(*var),
+                            CallArg::Var(var)
+                            | CallArg::Elem(var, _)
+                            | CallArg::Slice(var, _, _) => Some(*var),
                             CallArg::Value(_) => None,
                         };
                         param_float && arg_var.is_some_and(|var| layout.adjoint.contains_key(&var))
@@ -821,7 +823,10 @@ impl Generator<'_> {
                     Inst::Call(callee, args) => {
                         work.push(*callee);
                         for arg in args {
-                            if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+                            if let CallArg::Var(var)
+                            | CallArg::Elem(var, _)
+                            | CallArg::Slice(var, _, _) = arg
+                            {
                                 note(var);
                             }
                         }
@@ -857,7 +862,9 @@ fn passes_characters(proc: &Proc, v: Value) -> bool {
         return false;
     };
     args.iter().any(|a| match a {
-        CallArg::Var(x) | CallArg::Elem(x, _) => proc.var(*x).ty == Type::Char,
+        CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _) => {
+            proc.var(*x).ty == Type::Char
+        }
         CallArg::Value(_) => false,
     })
 }
@@ -880,7 +887,10 @@ fn written_nonlocals(rev: &Proc, layout: &Layout) -> (Vec<VarId>, bool) {
                 Inst::Call(_, args) => {
                     any_call = true;
                     for arg in args {
-                        if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+                        if let CallArg::Var(var)
+                        | CallArg::Elem(var, _)
+                        | CallArg::Slice(var, _, _) = arg
+                        {
                             written.insert(*var);
                         }
                     }

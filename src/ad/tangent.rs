@@ -659,7 +659,9 @@ impl<'a> ProcGen<'a> {
     /// tangent.
     fn call_touches_active(&self, args: &[CallArg]) -> bool {
         args.iter().any(|a| match a {
-            CallArg::Var(x) | CallArg::Elem(x, _) => self.tvar[x.index()].is_some(),
+            CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _) => {
+                self.tvar[x.index()].is_some()
+            }
             CallArg::Value(u) => self.tval.contains_key(&self.map(*u)),
         })
     }
@@ -683,6 +685,22 @@ impl<'a> ProcGen<'a> {
                     }
                     sub.extend(idx.iter().copied());
                     return CallArg::Elem(t, sub);
+                }
+            }
+            CallArg::Slice(x, idx, n) => {
+                if let Some(t) = self.tvar[x.index()] {
+                    let mut b = self.builder(nb, span);
+                    if !vector {
+                        return CallArg::Slice(t, idx.clone(), *n);
+                    }
+                    // The directions of each element lie together: the
+                    // slice spans `k` times the elements from direction 1.
+                    let nty = b.value_type(*n).unwrap_or(Type::I64);
+                    let kk = b.iconst(nty, k as i64);
+                    let len = b.binary(BinaryOp::Mul, *n, kk);
+                    let mut sub = vec![b.iconst(Type::I64, 1)];
+                    sub.extend(idx.iter().copied());
+                    return CallArg::Slice(t, sub, len);
                 }
             }
             CallArg::Value(_) => {}
@@ -901,6 +919,7 @@ fn remap(inst: &Inst, m: &dyn Fn(Value) -> Value) -> Inst {
                 .map(|a| match a {
                     CallArg::Var(x) => CallArg::Var(*x),
                     CallArg::Elem(x, i) => CallArg::Elem(*x, idx(i)),
+                    CallArg::Slice(x, i, n) => CallArg::Slice(*x, idx(i), m(*n)),
                     CallArg::Value(v) => CallArg::Value(m(*v)),
                 })
                 .collect(),

@@ -176,7 +176,11 @@ fn written_array_param(module: &Module, proc: ProcId, saved: &[usize]) -> Option
     p.insts.iter().find_map(|d| match &d.kind {
         Inst::StoreElem(v, _, _) if is_array_param(*v) => Some(*v),
         Inst::Call(_, args) => args.iter().find_map(|a| match a {
-            CallArg::Var(v) | CallArg::Elem(v, _) if is_array_param(*v) => Some(*v),
+            CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _)
+                if is_array_param(*v) =>
+            {
+                Some(*v)
+            }
             _ => None,
         }),
         _ => None,

@@ -129,7 +129,10 @@ pub(crate) fn written_globals(module: &Module, roots: &[ProcId], shared: usize) 
                 Inst::Call(callee, args) => {
                     work.push(*callee);
                     for arg in args {
-                        if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+                        if let CallArg::Var(var)
+                        | CallArg::Elem(var, _)
+                        | CallArg::Slice(var, _, _) = arg
+                        {
                             mark(*var);
                         }
                     }

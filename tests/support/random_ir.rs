@@ -1185,7 +1185,8 @@ impl ProcGen<'_> {
             }
         }
         let mut by_reference: Vec<VarId> = Vec::new();
-        if let Some((_, CallArg::Var(v) | CallArg::Elem(v, _))) = &forced {
+        if let Some((_, CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _))) = &forced
+        {
             by_reference.push(*v);
         }
         let mut args = Vec::new();
@@ -1289,7 +1290,9 @@ impl ProcGen<'_> {
             CallArg::Var(self.add_var(var, Role::Array, false))
         };
         match &arg {
-            CallArg::Var(v) | CallArg::Elem(v, _) => by_reference.push(*v),
+            CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) => {
+                by_reference.push(*v)
+            }
             CallArg::Value(_) => {}
         }
         arg

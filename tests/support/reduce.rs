@@ -337,7 +337,7 @@ fn inst_vars(inst: &Inst, out: &mut Vec<VarId>) {
         | Inst::DimExtent(v, _) => out.push(*v),
         Inst::Call(_, args) => {
             for arg in args {
-                if let CallArg::Var(v) | CallArg::Elem(v, _) = arg {
+                if let CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) = arg {
                     out.push(*v);
                 }
             }

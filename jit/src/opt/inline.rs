@@ -330,7 +330,7 @@ fn plan_call(caller: &Proc, callee: &Proc, args: &[CallArg]) -> Option<Vec<VarPl
                         }
                         VarPlan::Value(*v)
                     }
-                    CallArg::Elem(..) => return None,
+                    CallArg::Elem(..) | CallArg::Slice(..) => return None,
                 }
             }
             Storage::Local if !var.is_array() => VarPlan::Local,

@@ -825,7 +825,10 @@ fn written_params(step: &Proc) -> Vec<WrittenVar> {
                 }
                 Inst::Call(_, args) => {
                     for a in args {
-                        if let CallArg::Var(var) | CallArg::Elem(var, _) = a {
+                        if let CallArg::Var(var)
+                        | CallArg::Elem(var, _)
+                        | CallArg::Slice(var, _, _) = a
+                        {
                             written.insert(*var);
                         }
                     }

@@ -107,6 +107,9 @@ pub(crate) fn map_operands(inst: &Inst, f: &mut dyn FnMut(Value) -> Value) -> In
                 .map(|a| match a {
                     CallArg::Var(v) => CallArg::Var(*v),
                     CallArg::Elem(v, idx) => CallArg::Elem(*v, idx.iter().map(|&i| f(i)).collect()),
+                    CallArg::Slice(v, idx, n) => {
+                        CallArg::Slice(*v, idx.iter().map(|&i| f(i)).collect(), f(*n))
+                    }
                     CallArg::Value(v) => CallArg::Value(f(*v)),
                 })
                 .collect(),
@@ -165,6 +168,24 @@ pub(crate) fn normalize(proc: &Proc) -> Result<Normalized, AdError> {
     Ok(Normalized { proc, shapes })
 }
 
+/// Stores an integer operand of a call argument (a subscript, a slice
+/// length) into a fresh local before the call and reloads it after it:
+/// the reload is what the rewritten argument names.
+fn stash(
+    proc: &mut Proc,
+    rebuilt: &mut Vec<Value>,
+    reloads: &mut Vec<Value>,
+    sub: Value,
+    span: Span,
+) -> Value {
+    let ty = proc.value_type(sub).unwrap_or(Type::I64);
+    let temp = fresh_local(proc, "sub", ty);
+    rebuilt.push(detached(proc, Inst::Store(temp, sub), None, span));
+    let reload = detached(proc, Inst::Load(temp), Some(ty), span);
+    reloads.push(reload);
+    reload
+}
+
 /// Rewrites call arguments of one block so that the reverse sweep can
 /// reproduce them after the callee ran (see the module documentation).
 fn materialize_call_args(proc: &mut Proc, block: BlockId) {
@@ -188,16 +209,19 @@ fn materialize_call_args(proc: &mut Proc, block: BlockId) {
                     new_args.push(CallArg::Var(temp));
                 }
                 CallArg::Elem(var, index) => {
-                    let mut new_index = Vec::with_capacity(index.len());
-                    for sub in index {
-                        let ty = proc.value_type(sub).unwrap_or(Type::I64);
-                        let temp = fresh_local(proc, "sub", ty);
-                        rebuilt.push(detached(proc, Inst::Store(temp, sub), None, span));
-                        let reload = detached(proc, Inst::Load(temp), Some(ty), span);
-                        reloads.push(reload);
-                        new_index.push(reload);
-                    }
-                    new_args.push(CallArg::Elem(var, new_index));
+                    let index = index
+                        .into_iter()
+                        .map(|sub| stash(proc, &mut rebuilt, &mut reloads, sub, span))
+                        .collect();
+                    new_args.push(CallArg::Elem(var, index));
+                }
+                CallArg::Slice(var, index, len) => {
+                    let index = index
+                        .into_iter()
+                        .map(|sub| stash(proc, &mut rebuilt, &mut reloads, sub, span))
+                        .collect();
+                    let len = stash(proc, &mut rebuilt, &mut reloads, len, span);
+                    new_args.push(CallArg::Slice(var, index, len));
                 }
             }
         }

@@ -119,8 +119,13 @@ pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> 
         Inst::StoreElem(_, idx, _) => roots.extend(idx.iter().copied()),
         Inst::Call(_, args) => {
             for arg in args {
-                if let CallArg::Elem(_, idx) = arg {
-                    roots.extend(idx.iter().copied());
+                match arg {
+                    CallArg::Elem(_, idx) => roots.extend(idx.iter().copied()),
+                    CallArg::Slice(_, idx, n) => {
+                        roots.extend(idx.iter().copied());
+                        roots.push(*n);
+                    }
+                    CallArg::Var(_) | CallArg::Value(_) => {}
                 }
             }
         }
@@ -168,7 +173,7 @@ fn used_vars(ctx: &PlanContext<'_>, stmt: &Statement) -> HashSet<VarId> {
         // The callee's reverse sweep reads its arguments and the globals in
         // their state after the call.
         for arg in args {
-            if let CallArg::Var(var) | CallArg::Elem(var, _) = arg {
+            if let CallArg::Var(var) | CallArg::Elem(var, _) | CallArg::Slice(var, _, _) = arg {
                 used.insert(*var);
             }
         }

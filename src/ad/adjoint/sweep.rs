@@ -229,18 +229,21 @@ impl SweepContext<'_> {
     ) -> Vec<CallArg> {
         let mut out = Vec::with_capacity(args.len() * 2);
         for (i, arg) in args.iter().enumerate() {
-            let (var, index) = match arg {
-                CallArg::Var(v) => (*v, None),
-                CallArg::Elem(v, idx) => (*v, Some(idx.iter().map(|x| map[x]).collect::<Vec<_>>())),
+            let m = |x: &Value| map[x];
+            let (var, index, len) = match arg {
+                CallArg::Var(v) => (*v, None, None),
+                CallArg::Elem(v, idx) => (*v, Some(idx.iter().map(m).collect::<Vec<_>>()), None),
+                CallArg::Slice(v, idx, n) => (*v, Some(idx.iter().map(m).collect()), Some(m(n))),
                 CallArg::Value(v) => {
                     // Normalisation turned expression arguments into locals.
                     out.push(CallArg::Value(map[v]));
                     continue;
                 }
             };
-            let with = |v: VarId| match &index {
-                None => CallArg::Var(v),
-                Some(idx) => CallArg::Elem(v, idx.clone()),
+            let with = |v: VarId| match (&index, len) {
+                (None, _) => CallArg::Var(v),
+                (Some(idx), None) => CallArg::Elem(v, idx.clone()),
+                (Some(idx), Some(n)) => CallArg::Slice(v, idx.clone(), n),
             };
             out.push(with(var));
             if active.get(i).copied().unwrap_or(false) {

@@ -64,7 +64,8 @@ fn scan_block(
         match inst {
             Inst::Call(_, args) => {
                 for a in args {
-                    if let CallArg::Var(var) | CallArg::Elem(var, _) = a {
+                    if let CallArg::Var(var) | CallArg::Elem(var, _) | CallArg::Slice(var, _, _) = a
+                    {
                         use_var(*var);
                     }
                 }

@@ -79,7 +79,7 @@ pub(crate) fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
         | Inst::DimExtent(v, _) => f(*v),
         Inst::Call(_, args) => {
             for a in args {
-                if let CallArg::Var(v) | CallArg::Elem(v, _) = a {
+                if let CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) = a {
                     f(*v)
                 }
             }

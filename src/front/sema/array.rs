@@ -48,11 +48,10 @@ impl Lowerer<'_, '_> {
                     self.hoisted.insert(e as *const Expr, v);
                 } else if self.array_function(e).is_some() {
                     // Called by its assignment (`array_function_assign`).
-                    let callee = self.callee_unit(name);
-                    self.prepare_actuals(callee, args)?;
+                    self.prepare_actuals(args)?;
                 } else if self.is_user_function_ref(name)
                     && !self.is_elemental_use(name, args)
-                    && self.prepare_actuals(self.callee_unit(name), args)?
+                    && self.prepare_actuals(args)?
                 {
                     // The call itself goes before the statement (after the
                     // loops filling its arguments' temporaries).

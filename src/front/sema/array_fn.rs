@@ -273,7 +273,7 @@ impl Lowerer<'_, '_> {
         ];
         var.storage = Storage::Allocatable;
         self.emit(Inst::Allocate(t, bounds), None);
-        self.prepare_actuals(Some(unit), args)?;
+        self.prepare_actuals(args)?;
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
         call_args.push(CallArg::Var(t));
         if let Some(callee) = callee {

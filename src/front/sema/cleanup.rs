@@ -160,6 +160,7 @@ fn remap_inst(inst: Inst, map: &HashMap<Value, Value>) -> Inst {
             args.into_iter()
                 .map(|a| match a {
                     CallArg::Elem(x, idx) => CallArg::Elem(x, ms(idx)),
+                    CallArg::Slice(x, idx, n) => CallArg::Slice(x, ms(idx), m(n)),
                     CallArg::Value(v) => CallArg::Value(m(v)),
                     other => other,
                 })

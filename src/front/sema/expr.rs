@@ -1219,7 +1219,7 @@ impl Lowerer<'_, '_> {
     /// dummy must be definable: a variable, and not an INTENT(IN) dummy.
     fn check_definable(&mut self, c: &CallArg, e: &Expr, d: &Dummy, callee: &Name) -> R<()> {
         let var = match c {
-            CallArg::Var(v) | CallArg::Elem(v, _) => *v,
+            CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) => *v,
             CallArg::Value(_) => {
                 return Err(self.err(
                     e.span,

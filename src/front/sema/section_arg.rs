@@ -9,11 +9,13 @@
 //! array expression (`2*x`) or an array constructor of scalars goes
 //! through a temporary filled before the call, as does an expression
 //! holding an array-valued intrinsic (`matmul(a, x)`, `cshift(x, 1) + 1`),
-//! which gives the temporary its shape. A section given to an
-//! assumed-shape dummy always goes through a temporary, contiguous or not:
-//! the callee takes its last extent from the length of the storage it is
-//! given (its other extents are hidden arguments, from the section's
-//! shape), so it must not see the rest of the array.
+//! which gives the temporary its shape. A contiguous section given to an
+//! assumed-shape dummy is passed without a copy too, as a slice (the
+//! address of its first element and its number of elements,
+//! [`CallArg::Slice`]): the callee takes its last extent from the length
+//! of the storage it is given (its other extents are hidden arguments,
+//! from the section's shape), so it sees exactly the section. The
+//! derivative transforms pass the derivative's slice the same way.
 //!
 //! The temporaries of sections and expressions are rank-1 ALLOCATABLE
 //! arrays holding exactly the argument's elements, allocated before the
@@ -37,14 +39,6 @@ pub(crate) fn is_assumed_shape_dummy(prog: &Program<'_>, unit: usize, dummy: &st
         .var(dummy)
         .and_then(|v| v.dims.as_ref())
         .is_some_and(|ds| ds.iter().any(|x| matches!(x, DimSpec::AssumedShape { .. })))
-}
-
-/// True when an actual argument is a section (a subscript list with a
-/// triplet).
-fn is_section(l: &Lowerer, e: &Expr) -> bool {
-    matches!(&e.kind, ExprKind::Apply { name, args }
-        if l.is_array_name(&name.text)
-            && args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })))
 }
 
 /// True when a subscript is a triplet with no bounds and no stride (`:`).
@@ -95,48 +89,20 @@ fn needs_temp(l: &Lowerer, e: &Expr) -> bool {
 }
 
 impl Lowerer<'_, '_> {
-    /// Prepares the temporaries of the actual arguments of a call of
-    /// `callee` (the unit called, when known) before the statement (see
-    /// the module documentation). Returns true when one was made.
-    pub(super) fn prepare_actuals(&mut self, callee: Option<usize>, args: &[Arg]) -> R<bool> {
+    /// Prepares the temporaries of the actual arguments of a call before
+    /// the statement (see the module documentation). Returns true when
+    /// one was made.
+    pub(super) fn prepare_actuals(&mut self, args: &[Arg]) -> R<bool> {
         let mut made = false;
-        let shaped = callee.map_or_else(Vec::new, |u| self.assumed_shape_actuals(u, args));
-        for (i, a) in args.iter().enumerate() {
+        for a in args {
             if let ArgValue::Expr(e) = &a.value {
-                let to_shaped = shaped.get(i).copied().unwrap_or(false);
-                if needs_temp(self, e) || (to_shaped && is_section(self, e)) {
+                if needs_temp(self, e) {
                     self.prepare_actual(e)?;
                     made = true;
                 }
             }
         }
         Ok(made)
-    }
-
-    /// For each actual argument of a call of `unit`, whether its dummy is
-    /// an assumed-shape array (positional, then by keyword).
-    fn assumed_shape_actuals(&self, unit: usize, args: &[Arg]) -> Vec<bool> {
-        let sig = &self.prog.sigs[unit];
-        args.iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let dummy = match &a.keyword {
-                    Some(k) => sig.dummies.iter().find(|d| d.name == k.text),
-                    None => sig.dummies.get(i),
-                };
-                dummy.is_some_and(|d| is_assumed_shape_dummy(self.prog, unit, &d.name))
-            })
-            .collect()
-    }
-
-    /// The unit a reference to the user procedure `name` calls, when it is
-    /// known before the statement (not through a generic name).
-    pub(super) fn callee_unit(&self, name: &Name) -> Option<usize> {
-        match self.dummy_target(&name.text) {
-            Some(super::Target::Proc(i)) => Some(self.prog.instances.borrow()[i].unit),
-            Some(_) => None,
-            None => self.prog.find_proc(self.unit, &name.text),
-        }
     }
 
     /// True when `name(args)` in an expression is a reference to a user
@@ -232,20 +198,7 @@ impl Lowerer<'_, '_> {
         }
         let result = match args {
             None => CallArg::Var(v),
-            Some(a) if is_contiguous(a) => {
-                let mut idx = Vec::new();
-                for (d, x) in a.iter().enumerate() {
-                    idx.push(match &x.value {
-                        ArgValue::Expr(x) | ArgValue::Range { lo: Some(x), .. } => {
-                            self.index_value(x)?
-                        }
-                        ArgValue::Range { lo: None, .. } => {
-                            self.val(Inst::DimLower(v, d as u32), Type::I64)
-                        }
-                    });
-                }
-                CallArg::Elem(v, idx)
-            }
+            Some(a) if is_contiguous(a) => CallArg::Elem(v, self.section_start(v, a)?),
             Some(_) => {
                 return Err(self.err(
                     name.span,
@@ -318,20 +271,41 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        if assumed_shape || !is_contiguous(args) {
+        if !is_contiguous(args) {
             return self.prepared_actual(e, pty);
         }
+        let idx = self.section_start(v, args)?;
+        if !assumed_shape {
+            return Ok(CallArg::Elem(v, idx));
+        }
+        // The dummy takes its last extent from the storage it is given:
+        // exactly the section's elements.
+        let extents = self.extents(&ArrayRef {
+            name,
+            args: Some(args),
+            call: None,
+        })?;
+        let mut len = self.int(1, Type::I64);
+        for n in extents {
+            let n = self.val(Inst::Load(n), Type::I64);
+            len = self.val(Inst::Binary(BinaryOp::Mul, len, n), Type::I64);
+        }
+        Ok(CallArg::Slice(v, idx, len))
+    }
+
+    /// The subscripts of the first element of a section of `v` (the lower
+    /// bound of each triplet, the subscript of each scalar).
+    fn section_start(&mut self, v: VarId, args: &[Arg]) -> R<Vec<Value>> {
         let mut idx = Vec::new();
         for (d, a) in args.iter().enumerate() {
             idx.push(match &a.value {
-                ArgValue::Expr(x) => self.index_value(x)?,
-                ArgValue::Range { lo: Some(x), .. } => self.index_value(x)?,
+                ArgValue::Expr(x) | ArgValue::Range { lo: Some(x), .. } => self.index_value(x)?,
                 ArgValue::Range { lo: None, .. } => {
                     self.val(Inst::DimLower(v, d as u32), Type::I64)
                 }
             });
         }
-        Ok(CallArg::Elem(v, idx))
+        Ok(idx)
     }
 
     /// The temporary prepared for an actual argument (`None` when there is

@@ -1055,7 +1055,7 @@ impl Lowerer<'_, '_> {
         if self.elemental_call(p, name, args)? {
             return Ok(());
         }
-        self.prepare_actuals(Some(p), args)?;
+        self.prepare_actuals(args)?;
         let (call_args, callee, copies) = self.call_args_copied(p, name, args)?;
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);
