@@ -298,3 +298,58 @@ fn overlapping_inputs_and_repeated_calls_match_the_allocating_api() {
         }
     }
 }
+
+/// Repeated calls through the allocating API (a primal handle's `call`, an
+/// adjoint's `vjp`), which reuse the runtime of the previous call when it
+/// kept little memory: a call that failed after pushing values leaves
+/// nothing behind, the next call gives the numbers and the error of a
+/// fresh handle, every time.
+#[test]
+fn calls_after_failed_calls_match_a_fresh_handle() {
+    let sources = [("push.f90".to_string(), PUSHING_THEN_FAILING.to_string())];
+    let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
+    let x = [1.5, -2.0, 0.75, 3.0, 1.25];
+    let n = x.len();
+    for entry in ["direct", "called"] {
+        let primal = engine.procedure(Some(entry)).unwrap();
+        let adjoint = engine
+            .adjoint(
+                Some(entry),
+                &sel("y"),
+                &sel("x"),
+                &AdjointOptions::default(),
+            )
+            .unwrap();
+        let args_for = |k: usize| {
+            let mut args = primal.args();
+            args.set_scalar("n", n as f64).unwrap();
+            args.set_scalar("k", k as f64).unwrap();
+            args.set_array("x", &x).unwrap();
+            args
+        };
+        // What fresh handles give, for each k.
+        let fresh = |k: usize| {
+            let primal = engine.procedure(Some(entry)).unwrap();
+            let adjoint = engine
+                .adjoint(
+                    Some(entry),
+                    &sel("y"),
+                    &sel("x"),
+                    &AdjointOptions::default(),
+                )
+                .unwrap();
+            let mut args = args_for(k);
+            let called = primal.call(&mut args).map_err(|e| e.to_string());
+            let vjp = adjoint.vjp(&args_for(k), &[1.0]).map_err(|e| e.to_string());
+            (called.map(|()| args.buffers().to_vec()), vjp)
+        };
+        for k in [n + 1, 2, n + 3, 4, n + 1, 1] {
+            let mut args = args_for(k);
+            let called = primal.call(&mut args).map_err(|e| e.to_string());
+            let vjp = adjoint.vjp(&args_for(k), &[1.0]).map_err(|e| e.to_string());
+            let got = (called.map(|()| args.buffers().to_vec()), vjp);
+            assert_eq!(got, fresh(k), "{entry} k={k}");
+            assert_eq!(got.0.is_err(), k > n, "{entry} k={k}: {:?}", got.0);
+        }
+    }
+}

@@ -587,7 +587,15 @@ pub(crate) struct Executor {
     io: Channels,
     /// Bytes an argument buffer or a call's local arrays may take.
     memory_limit: usize,
+    /// The runtime of the last [`Executor::call`] when it kept little
+    /// memory mapped, for the next call to reuse (a fresh runtime per call
+    /// cost a primal of a microsecond a good part of its time).
+    spare: std::sync::Mutex<Option<Runtime>>,
 }
+
+/// Memory (stack segments and local-array arena) a runtime may keep mapped
+/// to be kept as an [`Executor`]'s spare between calls.
+const SPARE_RUNTIME_BYTES: u64 = 1 << 20;
 
 /// The machinery behind an [`Executor`].
 enum Run {
@@ -668,6 +676,7 @@ impl Executor {
             shared: root.len(),
             io: options.io.clone(),
             memory_limit: options.memory_limit,
+            spare: std::sync::Mutex::new(None),
         })
     }
 
@@ -686,9 +695,26 @@ impl Executor {
     }
 
     /// Runs one procedure on the given buffers from the current state.
+    /// Reuses the runtime of an earlier call when one is spare (concurrent
+    /// calls make their own); results are the same either way.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), Error> {
         let mut held = self.hold()?;
-        Session::with_runtime(self, None).call_held(&mut held, proc, args)
+        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
+        let mut session = Session::with_runtime(self, spare);
+        let result = session.call_held(&mut held, proc, args);
+        if let Some(runtime) = session.into_runtime() {
+            let stats = runtime.stats();
+            let mapped = stats.value.mapped_bytes
+                + stats.integer.mapped_bytes
+                + stats.control.mapped_bytes
+                + runtime.arena_bytes() as u64;
+            if mapped <= SPARE_RUNTIME_BYTES {
+                if let Ok(mut s) = self.spare.lock() {
+                    *s = Some(runtime);
+                }
+            }
+        }
+        result
     }
 
     /// The globals of an evaluation (a sequence of calls): a copy of the

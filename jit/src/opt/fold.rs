@@ -44,7 +44,9 @@ pub(crate) fn simplify(proc: &Proc, v: Value) -> Option<Fold> {
     let ty = data.ty?;
     match &data.kind {
         Inst::Unary(..) | Inst::Binary(..) | Inst::Cmp(..) | Inst::Convert(..) => {
-            match eval(proc, v, &Facts::default(), &mut Budget(BUDGET)) {
+            // Operands were simplified before `v` (value numbering visits
+            // definitions first), so one level shows all there is to see.
+            match eval(proc, v, &Facts::default(), &mut Budget(1)) {
                 Sym::Val(w) if w != v => Some(Fold::Value(w)),
                 Sym::Float(bits) => Some(Fold::Const(Const::Float(f64::from_bits(bits)))),
                 Sym::Bool(b) => Some(Fold::Const(Const::Bool(b))),
@@ -55,7 +57,7 @@ pub(crate) fn simplify(proc: &Proc, v: Value) -> Option<Fold> {
             let (c, a, b) = (*c, *a, *b);
             let none = Facts::default();
             let mut budget = Budget(BUDGET);
-            let folded = match eval(proc, c, &none, &mut budget) {
+            let folded = match eval(proc, c, &none, &mut Budget(1)) {
                 Sym::Bool(true) => eval(proc, a, &none, &mut budget),
                 Sym::Bool(false) => eval(proc, b, &none, &mut budget),
                 _ if a == b => Sym::Val(a),
@@ -189,7 +191,7 @@ fn float_cmp(op: CmpOp, a: f64, b: f64) -> bool {
 /// or opaque. Visits at most `budget` instructions.
 fn eval(proc: &Proc, v: Value, facts: &Facts, budget: &mut Budget) -> Sym {
     if budget.0 == 0 {
-        return Sym::Val(v);
+        return leaf(proc, v);
     }
     budget.0 -= 1;
     if let Some((c, known)) = facts.cond {
@@ -265,6 +267,18 @@ fn eval(proc: &Proc, v: Value, facts: &Facts, budget: &mut Budget) -> Sym {
                 }
             }
         },
+        _ => Sym::Val(v),
+    }
+}
+
+/// `v` without looking through its operands: the constant it is, or itself.
+fn leaf(proc: &Proc, v: Value) -> Sym {
+    let data = &proc.insts[v.index()];
+    match data.kind {
+        Inst::Const(Const::Float(x)) if data.ty.is_some_and(Type::is_float) => {
+            Sym::Float(x.to_bits())
+        }
+        Inst::Const(Const::Bool(b)) => Sym::Bool(b),
         _ => Sym::Val(v),
     }
 }
