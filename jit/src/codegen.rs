@@ -992,7 +992,7 @@ struct Lower<'a, 'm> {
     /// variable (see [`StackVars`]).
     stack_vars: [Option<StackVars>; 3],
     /// The segment limits of each runtime stack as SSA values of the current
-    /// IR block (see [`StackCache`]).
+    /// IR block, where they are not variables (see [`StackCache`]).
     stacks: [StackCache; 3],
     /// Element addresses (and linear indices) computed, and checked, in
     /// the current IR block, by variable and subscript values.
@@ -1012,25 +1012,82 @@ struct Lower<'a, 'm> {
 /// chain of several cycles per iteration). A procedure that fails leaves
 /// the context's `top` where it was at entry or at its last call (the
 /// pushes of a failed call are not kept).
+///
+/// In a procedure that calls nothing ([`calls_nothing`]), the segment
+/// limits it compares `top` with are variables too (`end` when it pushes,
+/// `base` when it pops): loaded with `top`, and redefined where they
+/// change, at a segment switch (whose cold path reloads them). A push in a
+/// loop is then a compare with a register, a store and a pointer bump,
+/// with no load of the limit in every iteration. (Across a call a limit
+/// would live in a spill slot: there the [`StackCache`] of one block,
+/// loading the limit once per block, costs less.)
 #[derive(Clone, Copy)]
 struct StackVars {
     top: Variable,
     /// Pushes since the last write-back.
     pushes: Variable,
+    /// One past the last word of the segment, when the procedure pushes.
+    end: Option<Variable>,
+    /// First word of the segment, when the procedure pops.
+    base: Option<Variable>,
 }
 
 /// The limits of one runtime stack as SSA values, valid until the end of
-/// the IR block being lowered: the first push (pop) of a block loads `end`
-/// (`base`) from the context, later ones reuse it. A push is a compare with
-/// `end`, a store and a pointer bump. The limits change only at a segment
-/// switch (whose cold path reloads them) and in calls (after which they
-/// are forgotten).
+/// the IR block being lowered, when they are not [`StackVars`] variables:
+/// the first push (pop) of a block loads `end` (`base`) from the context,
+/// later ones reuse it. The limits change only at a segment switch (whose
+/// cold path reloads them) and in calls (after which they are forgotten).
 #[derive(Clone, Copy, Default)]
 struct StackCache {
     /// One past the last word of the segment, once a push read it.
     end: Option<Value>,
     /// First word of the segment, once a pop read it.
     base: Option<Value>,
+}
+
+/// Whether lowering `proc` emits no call: no procedure call, and only
+/// instructions lowered inline (no library function, no runtime helper
+/// but the cold segment switches of pushes and pops).
+fn calls_nothing(proc: &ir::Proc) -> bool {
+    proc.insts.iter().all(|d| match &d.kind {
+        Inst::Const(_)
+        | Inst::Load(_)
+        | Inst::Store(..)
+        | Inst::LoadElem(..)
+        | Inst::StoreElem(..)
+        | Inst::Push(..)
+        | Inst::Pop(_)
+        | Inst::Cmp(..)
+        | Inst::Select(..)
+        | Inst::Convert(..)
+        | Inst::DimLower(..)
+        | Inst::DimExtent(..) => true,
+        Inst::Unary(op, _) => matches!(
+            op,
+            UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Sqrt
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Trunc
+                | UnaryOp::Round
+                | UnaryOp::Not
+        ),
+        Inst::Binary(op, ..) => matches!(
+            op,
+            BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Min
+                | BinaryOp::Max
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Eqv
+                | BinaryOp::Neqv
+        ),
+        _ => false,
+    })
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -3211,32 +3268,57 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// Declares the `top` variables of the stacks the procedure pushes on
     /// or pops from and loads them from the context (at entry).
     fn load_stack_vars(&mut self) {
-        let mut used = [false; 3];
+        // Per stack: (pushes, pops).
+        let mut used = [(false, false); 3];
         for inst in &self.proc.insts {
-            if let Inst::Push(kind, _) | Inst::Pop(kind) = &inst.kind {
-                used[runtime::stack_index(*kind)] = true;
+            match &inst.kind {
+                Inst::Push(kind, _) => used[runtime::stack_index(*kind)].0 = true,
+                Inst::Pop(kind) => used[runtime::stack_index(*kind)].1 = true,
+                _ => {}
             }
         }
-        for (k, _) in used.iter().enumerate().filter(|(_, &u)| u) {
+        let in_vars = calls_nothing(self.proc);
+        for (k, &(pushes_on, pops_on)) in used.iter().enumerate() {
+            if !(pushes_on || pops_on) {
+                continue;
+            }
             let top = self.b.declare_var(self.ptr);
             let pushes = self.b.declare_var(types::I64);
             let zero = self.iconst(0);
             self.b.def_var(pushes, zero);
-            self.stack_vars[k] = Some(StackVars { top, pushes });
+            let end = (in_vars && pushes_on).then(|| self.b.declare_var(self.ptr));
+            let base = (in_vars && pops_on).then(|| self.b.declare_var(self.ptr));
+            self.stack_vars[k] = Some(StackVars {
+                top,
+                pushes,
+                end,
+                base,
+            });
         }
         self.reload_stack_tops();
     }
 
-    /// Loads the `top` variables from the context (at entry and after a
-    /// call) and forgets the block's limits.
+    /// Loads the `top` variables and the limit variables from the context
+    /// (at entry and after a call) and forgets the block's limits.
     fn reload_stack_tops(&mut self) {
         for k in 0..3 {
             if let Some(v) = self.stack_vars[k] {
                 let top = self.stack_field(k, layout::TOP);
                 self.b.def_var(v.top, top);
+                self.reload_limits(k, v);
             }
         }
         self.stacks = [StackCache::default(); 3];
+    }
+
+    /// Loads the limit variables of stack `k` from the context.
+    fn reload_limits(&mut self, k: usize, v: StackVars) {
+        for (var, field) in [(v.end, layout::END), (v.base, layout::BASE)] {
+            if let Some(var) = var {
+                let x = self.stack_field(k, field);
+                self.b.def_var(var, x);
+            }
+        }
     }
 
     /// The variables of stack `k` (declared at entry for every stack the
@@ -3308,6 +3390,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         let limit = self.stack_field(k, field);
         let failed = self.b.ins().icmp(IntCC::Equal, top, limit);
         self.check_simple(failed, code, site, -1, k as i64);
+        // The segment moved both limits.
+        let v = self.stack_vars(k)?;
+        self.reload_limits(k, v);
         self.b
             .ins()
             .jump(cont, &[BlockArg::Value(top), BlockArg::Value(limit)]);
@@ -3324,9 +3409,10 @@ impl<'a, 'm> Lower<'a, 'm> {
         let k = runtime::stack_index(kind);
         let v = self.stack_vars(k)?;
         let top = self.b.use_var(v.top);
-        let end = match self.stacks[k].end {
-            Some(e) => e,
-            None => self.stack_field(k, layout::END),
+        let end = match (v.end, self.stacks[k].end) {
+            (Some(var), _) => self.b.use_var(var),
+            (None, Some(e)) => e,
+            (None, None) => self.stack_field(k, layout::END),
         };
         let full = self.b.ins().icmp(IntCC::Equal, top, end);
         let grow = self.b.create_block();
@@ -3358,11 +3444,16 @@ impl<'a, 'm> Lower<'a, 'm> {
         let pushes = self.b.use_var(v.pushes);
         let pushes = self.b.ins().iadd_imm_s(pushes, 1);
         self.b.def_var(v.pushes, pushes);
-        // A segment switch moved `base` too.
-        self.stacks[k] = StackCache {
-            end: Some(e),
-            base: None,
-        };
+        match v.end {
+            Some(var) => self.b.def_var(var, e),
+            // A segment switch moved `base` too.
+            None => {
+                self.stacks[k] = StackCache {
+                    end: Some(e),
+                    base: None,
+                }
+            }
+        }
         Ok(())
     }
 
@@ -3375,9 +3466,10 @@ impl<'a, 'm> Lower<'a, 'm> {
         let k = runtime::stack_index(kind);
         let v = self.stack_vars(k)?;
         let top = self.b.use_var(v.top);
-        let base = match self.stacks[k].base {
-            Some(b) => b,
-            None => self.stack_field(k, layout::BASE),
+        let base = match (v.base, self.stacks[k].base) {
+            (Some(var), _) => self.b.use_var(var),
+            (None, Some(b)) => b,
+            (None, None) => self.stack_field(k, layout::BASE),
         };
         let empty = self.b.ins().icmp(IntCC::Equal, top, base);
         let slow = self.b.create_block();
@@ -3406,11 +3498,16 @@ impl<'a, 'm> Lower<'a, 'm> {
         let prev = self.b.ins().iadd_imm_s(t, -8);
         let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
         self.b.def_var(v.top, prev);
-        // A segment switch moved `end` too.
-        self.stacks[k] = StackCache {
-            end: None,
-            base: Some(b),
-        };
+        match v.base {
+            Some(var) => self.b.def_var(var, b),
+            // A segment switch moved `end` too.
+            None => {
+                self.stacks[k] = StackCache {
+                    end: None,
+                    base: Some(b),
+                }
+            }
+        }
         self.convert(w, word_ty, ty, Rounding::Trunc)
     }
 

@@ -100,3 +100,76 @@ fn rust_and_generated_code_see_the_same_stacks() {
     assert_eq!(args[2], Buffer::I32(vec![10, 20, 30]));
     assert_eq!(rt.pop_word(StackKind::Value), None);
 }
+
+/// `zigzag(n, h, y)`, one procedure that pushes and pops the Value stack
+/// in loops: pushes 1..n, pops h values into y(1..h), pushes 1000+1 ..
+/// 1000+h, then pops n values into y(h+1..h+n).
+fn zigzag_module() -> (adjit_ir::Module, adjit_ir::ProcId) {
+    use adjit_ir::builder::ProcBuilder;
+    use adjit_ir::{BinaryOp, Proc, Type};
+    let mut m = adjit_ir::Module::default();
+    let mut proc = Proc::new("zigzag");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let h = b.param("h", Type::I64, vec![]);
+    let y = b.param("y", Type::F64, vec![ProcBuilder::assumed_dim()]);
+    let i = b.local("i", Type::I64);
+    let k = b.local("k", Type::I64);
+    let zero = b.iconst(Type::I64, 0);
+    b.store(k, zero);
+    let pop_into_y = |b: &mut ProcBuilder| {
+        let one = b.iconst(Type::I64, 1);
+        let kv = b.load(k);
+        let next = b.binary(BinaryOp::Add, kv, one);
+        b.store(k, next);
+        let v = b.pop(StackKind::Value, Type::F64);
+        b.store_elem(y, vec![next], v);
+    };
+    counted_loop(&mut b, i, n, &mut |b, iv| {
+        let x = b.convert(iv, Type::F64, adjit_ir::Rounding::Trunc);
+        b.push(StackKind::Value, x);
+    });
+    counted_loop(&mut b, i, h, &mut |b, _| pop_into_y(b));
+    counted_loop(&mut b, i, h, &mut |b, iv| {
+        let thousand = b.iconst(Type::I64, 1000);
+        let w = b.binary(BinaryOp::Add, iv, thousand);
+        let x = b.convert(w, Type::F64, adjit_ir::Rounding::Trunc);
+        b.push(StackKind::Value, x);
+    });
+    counted_loop(&mut b, i, n, &mut |b, _| pop_into_y(b));
+    b.ret();
+    let id = m.add_proc(proc);
+    (m, id)
+}
+
+#[test]
+fn one_procedure_pushing_and_popping_across_segments_keeps_its_limits() {
+    let (m, id) = zigzag_module();
+    let c = compile(&m);
+    // Segments of 64 words: every loop crosses many segment boundaries,
+    // pops after pushes and pushes after pops in the same procedure.
+    let config = StackConfig {
+        ram_budget: 1 << 30,
+        initial_segment_bytes: 512,
+        max_segment_bytes: 512,
+        spill_dir: None,
+    };
+    for (n, h) in [(5000i64, 2500i64), (4096, 64), (130, 129), (64, 64)] {
+        let mut expected: Vec<f64> = (n - h + 1..=n).rev().map(|v| v as f64).collect();
+        expected.extend((1..=h).rev().map(|v| (1000 + v) as f64));
+        expected.extend((1..=n - h).rev().map(|v| v as f64));
+        for mut rt in [Runtime::new(), Runtime::with_config(config.clone())] {
+            // Twice on one runtime: the second run finds the segments mapped.
+            for _ in 0..2 {
+                let mut args = vec![
+                    Buffer::I64(vec![n]),
+                    Buffer::I64(vec![h]),
+                    Buffer::F64(vec![0.0; (n + h) as usize]),
+                ];
+                c.call_with(id, &mut args, &mut rt).unwrap();
+                assert_eq!(args[2], Buffer::F64(expected.clone()), "n = {n}, h = {h}");
+                assert_eq!(rt.depth(StackKind::Value), 0);
+            }
+        }
+    }
+}
