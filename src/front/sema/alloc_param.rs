@@ -1,8 +1,9 @@
 //! ALLOCATABLE dummy arguments that the procedure allocates: `real(8),
 //! allocatable, intent(out) :: w(:)` followed by `allocate(w(n))` (the work
 //! array allocated by a helper routine), or a dummy it DEALLOCATEs, passes
-//! to MOVE_ALLOC, assigns an array constructor whole (`w = [w, x]`), or
-//! declares INTENT(OUT).
+//! to MOVE_ALLOC, assigns an array constructor whole (`w = [w, x]`),
+//! declares INTENT(OUT), or passes on whole to such a dummy of a procedure
+//! it calls by name.
 //!
 //! Such a dummy is passed by descriptor
 //! ([`adjit_ir::Storage::AllocatableParam`]): it *is* the caller's
