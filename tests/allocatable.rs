@@ -533,9 +533,9 @@ fn callee_allocated_work_arrays_differentiate() {
 }
 
 /// Misuse of an ALLOCATABLE dummy the callee allocates: an actual that is
-/// not a whole ALLOCATABLE array of its type and rank, and a dummy the
-/// caller keeps passed on to it, are located compile-time errors; a host
-/// cannot call such a procedure (a usage error naming the argument).
+/// not a whole ALLOCATABLE array of its type and rank is a located
+/// compile-time error; a host cannot call such a procedure, nor one passing
+/// its dummy on to such a dummy (a usage error naming the argument).
 #[test]
 fn callee_allocation_misuse_is_located() {
     let module = "module m
@@ -566,24 +566,16 @@ end module m
     let source = format!(
         "{module}subroutine f(b)\n  use m\n  double precision, allocatable, intent(inout) :: b(:)\n  call g(b)\nend subroutine f\n"
     );
-    let m = compile_error(&source);
-    assert!(
-        m.contains("e.f90:11:10") && m.contains("passed on to `a` of `g`, which allocates it"),
-        "{m}"
-    );
-    let e = Engine::from_sources(
-        &[("e.f90".to_string(), module.to_string())],
-        Options::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let g = e.procedure(Some("g")).unwrap();
-    let mut args = g.args();
-    let err = g.call(&mut args).expect_err("a host call");
-    assert!(
-        err.message
-            .contains("`a` of `g` is an ALLOCATABLE argument the procedure may allocate"),
-        "{err}"
-    );
+    let e = Engine::from_sources(&[("e.f90".to_string(), source)], Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (name, dummy) in [("g", "a"), ("f", "b")] {
+        let p = e.procedure(Some(name)).unwrap();
+        let mut args = p.args();
+        let err = p.call(&mut args).expect_err("a host call");
+        let what =
+            format!("`{dummy}` of `{name}` is an ALLOCATABLE argument the procedure may allocate");
+        assert!(err.message.contains(&what), "{err}");
+    }
 }
 
 /// The message of the compile-time error of `source` (a file `e.f90`).
@@ -649,5 +641,63 @@ end subroutine f
         args.set_scalar("k", 3.0).unwrap();
         f.call(&mut args).unwrap();
         assert_eq!(args.scalar("s").unwrap(), 3.0);
+    }
+}
+
+/// Misuse of an ALLOCATABLE dummy the callee allocates at run time: an
+/// element of the unallocated dummy, ALLOCATE of the allocated one, and
+/// the caller's reference after the callee released it, are located
+/// runtime errors naming the array, on both executors.
+#[test]
+fn callee_allocation_runtime_errors_are_located() {
+    let source = "module m
+contains
+  subroutine g(a, k)
+    double precision, allocatable, intent(inout) :: a(:)
+    integer, intent(in) :: k
+    if (k == 1) a(1) = 1
+    if (k == 2) allocate(a(3))
+    if (k == 3) deallocate(a)
+  end subroutine g
+end module m
+subroutine f(n, k, s)
+  use m
+  integer, intent(in) :: n, k
+  double precision, intent(out) :: s
+  double precision, allocatable :: b(:)
+  if (n > 0) allocate(b(n))
+  call g(b, k)
+  s = sum(b) + b(1)
+end subroutine f
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let f = e.procedure(Some("f")).unwrap();
+        for (n, k, at, what) in [
+            (0.0, 1.0, "e.f90:6:", "`a` is not allocated"),
+            (2.0, 2.0, "e.f90:7:", "`a` is already allocated"),
+            (2.0, 3.0, "e.f90:18:", "`b` is not allocated"),
+        ] {
+            let mut args = f.args();
+            args.set_scalar("n", n).unwrap();
+            args.set_scalar("k", k).unwrap();
+            let err = f.call(&mut args).expect_err("runtime error");
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            assert!(
+                err.message.contains(at) && err.message.contains(what),
+                "{backend:?} n={n} k={k}: {err}"
+            );
+        }
+        // Allocated by the callee: the caller sees it.
+        let mut args = f.args();
+        args.set_scalar("n", 0.0).unwrap();
+        args.set_scalar("k", 2.0).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("s").unwrap(), 0.0);
     }
 }

@@ -2,8 +2,9 @@
 ! allocated by a helper routine (INTENT(OUT), deallocated at entry when
 ! the caller passes it allocated), a dummy deallocated and allocated again
 ! with other bounds, reallocation on whole-array assignment and
-! MOVE_ALLOC in the callee; the caller sees the callee's allocation,
-! bounds and values after the call, and passes the array on.
+! MOVE_ALLOC in the callee, a dummy passed on to a helper that allocates
+! it; the caller sees the callee's allocation, bounds and values after the
+! call.
 ! adjit-test: --entry alloc_callee --set n=4 --set x=1.5
 ! adjit-test: --entry alloc_callee --set n=7 --set x=-0.75
 module alloc_callee_m
@@ -19,6 +20,14 @@ contains
       w(i) = sin(x * (i + 1)) + x * x
     end do
   end subroutine make_work
+
+  subroutine prepare(w, n, x)
+    double precision, allocatable, intent(inout) :: w(:)
+    integer, intent(in) :: n
+    double precision, intent(in) :: x
+    call make_work(w, n, x)
+    w = w * x
+  end subroutine prepare
 
   subroutine grow(w, x, info)
     double precision, allocatable, intent(inout) :: w(:)
@@ -68,7 +77,7 @@ subroutine alloc_callee(n, x, s, y, info)
   info(1) = merge(1, 0, allocated(w))
   call make_work(w, n, x)
   info(2) = lbound(w, 1) * 100 + ubound(w, 1)
-  call make_work(w, n + 1, 2 * x)
+  call prepare(w, n + 1, 2 * x)
   info(3) = lbound(w, 1) * 100 + ubound(w, 1)
   call grow(w, x, info(4))
   info(5) = size(w)

@@ -52,7 +52,7 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        if super::alloc_param::allocated_by_callee(self.u(), &name.text) {
+        if super::alloc_param::allocated_by_callee(self.prog, self.u(), &name.text) {
             let pos = self.proc.var(v).storage.param_index().unwrap_or(0);
             self.descriptor_dummy(v, pos, dims.len());
             return Ok(());
@@ -87,7 +87,7 @@ impl Lowerer<'_, '_> {
     pub(super) fn is_allocatable_dummy(&self, v: VarId) -> bool {
         let var = self.proc.var(v);
         matches!(var.storage, Storage::Param(_))
-            && super::allocatable_dummy_rank(self.u(), &var.name) > 0
+            && super::declared_allocatable_rank(&self.u().scope, &var.name) > 0
             && self.u().ast.args.iter().any(|a| a.text == var.name)
     }
 

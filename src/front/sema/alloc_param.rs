@@ -1,8 +1,9 @@
 //! ALLOCATABLE dummy arguments that the procedure allocates: `real(8),
 //! allocatable, intent(out) :: w(:)` followed by `allocate(w(n))` (the work
 //! array allocated by a helper routine), or a dummy it DEALLOCATEs, passes
-//! to MOVE_ALLOC, assigns an array constructor whole (`w = [w, x]`), or
-//! declares INTENT(OUT).
+//! to MOVE_ALLOC, assigns an array constructor whole (`w = [w, x]`),
+//! declares INTENT(OUT), or passes on whole to such a dummy of a procedure
+//! it calls by name.
 //!
 //! Such a dummy is passed by descriptor
 //! ([`adjit_ir::Storage::AllocatableParam`]): it *is* the caller's
@@ -18,27 +19,61 @@
 //! Dummies whose allocation the procedure keeps are passed as arrays
 //! ([`super::alloc_dummy`]), so that a host can call the procedure.
 
-use super::super::ast::{ArgValue, ExprKind, Intent, Stmt, StmtKind};
+use super::super::ast::{ArgValue, ExprKind, Intent, Name, Stmt, StmtKind};
 use super::lowerer::{for_each_body, Lowerer, Resolved, R};
-use super::Unit;
+use super::{Program, Unit};
 use adjit_ir::{CallArg, Inst, Storage, Terminator, Type, VarId};
 
 /// Whether the ALLOCATABLE dummy `dummy` of `u` is passed by descriptor:
 /// declared INTENT(OUT), named by an ALLOCATE, DEALLOCATE or MOVE_ALLOC
-/// of the procedure's body, or assigned an array constructor whole.
-pub(crate) fn allocated_by_callee(u: &Unit, dummy: &str) -> bool {
+/// of the procedure's body, assigned an array constructor whole, or passed
+/// whole to such a dummy of a procedure it calls by name.
+pub(crate) fn allocated_by_callee(prog: &Program, u: &Unit, dummy: &str) -> bool {
+    match prog.units.iter().position(|x| std::ptr::eq(x, u)) {
+        Some(at) => allocates(prog, at, dummy, &mut Vec::new()),
+        None => false,
+    }
+}
+
+/// [`allocated_by_callee`] for unit `at`; `seen` holds the (unit, dummy)
+/// pairs being decided (a recursive call chain decides nothing more).
+fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, String)>) -> bool {
+    let u = &prog.units[at];
     let Some(decl) = u.scope.var(dummy) else {
         return false;
     };
     if decl.allocatable.is_none() || !u.ast.args.iter().any(|a| a.text == dummy) {
         return false;
     }
-    decl.intent == Some(Intent::Out) || names_allocation(&u.ast.body, dummy)
+    if seen.iter().any(|(v, d)| *v == at && d == dummy) {
+        return false;
+    }
+    seen.push((at, dummy.to_string()));
+    decl.intent == Some(Intent::Out)
+        || names_allocation(&u.ast.body, dummy, &mut |call, k, keyword| {
+            // The procedures of that name, and their dummy at that place.
+            (0..prog.units.len()).any(|c| {
+                let callee = &prog.units[c].ast;
+                callee.name.text == call.text
+                    && match keyword {
+                        Some(kw) => allocates(prog, c, &kw.text, seen),
+                        None => callee
+                            .args
+                            .get(k)
+                            .is_some_and(|d| allocates(prog, c, &d.text, seen)),
+                    }
+            })
+        })
 }
 
 /// Whether a statement of `body` (at any depth) allocates, deallocates or
-/// moves the allocation of `name`.
-fn names_allocation(body: &[Stmt], name: &str) -> bool {
+/// moves the allocation of `name`, or passes it whole as argument `k`
+/// (keyword `kw`) of a CALL of `p` for which `passed(p, k, kw)` holds.
+fn names_allocation(
+    body: &[Stmt],
+    name: &str,
+    passed: &mut dyn FnMut(&Name, usize, Option<&Name>) -> bool,
+) -> bool {
     body.iter().any(|s| {
         let here = match &s.kind {
             StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => {
@@ -52,15 +87,14 @@ fn names_allocation(body: &[Stmt], name: &str) -> bool {
                 matches!(&target.kind, ExprKind::Name(n) if n.text == name)
                     && matches!(value.kind, ExprKind::ArrayConstructor(_))
             }
-            StmtKind::Call { name: call, args } if call.text == "move_alloc" => {
-                args.iter().any(|a| {
-                    matches!(&a.value, ArgValue::Expr(e) if matches!(&e.kind, ExprKind::Name(n) if n.text == name))
-                })
-            }
+            StmtKind::Call { name: call, args } => args.iter().enumerate().any(|(k, a)| {
+                let whole = matches!(&a.value, ArgValue::Expr(e) if matches!(&e.kind, ExprKind::Name(n) if n.text == name));
+                whole && (call.text == "move_alloc" || passed(call, k, a.keyword.as_ref()))
+            }),
             _ => false,
         };
         let mut nested = false;
-        for_each_body(s, &mut |b| nested |= names_allocation(b, name));
+        for_each_body(s, &mut |b| nested = nested || names_allocation(b, name, passed));
         here || nested
     })
 }

@@ -1087,7 +1087,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
         }
         for a in &u.ast.args {
-            for k in 1..super::assumed_shape_rank(u, &a.text) {
+            for k in 1..super::assumed_shape_rank(prog, u, &a.text) {
                 let name = Name {
                     text: super::extent_param(&a.text, k),
                     span: a.span,
@@ -1096,7 +1096,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             }
         }
         for a in &u.ast.args {
-            for k in 1..=super::allocatable_dummy_rank(u, &a.text) {
+            for k in 1..=super::allocatable_dummy_rank(prog, u, &a.text) {
                 let name = Name {
                     text: super::lbound_param(&a.text, k),
                     span: a.span,

@@ -449,11 +449,16 @@ pub(crate) fn parse_assumed_extent_var(name: &str) -> Option<(&str, usize)> {
 
 /// The rank of an assumed-shape dummy of rank > 1 (0 otherwise, and for
 /// an ALLOCATABLE dummy passed by descriptor).
-pub(crate) fn assumed_shape_rank(u: &Unit, dummy: &str) -> usize {
-    if alloc_param::allocated_by_callee(u, dummy) {
+pub(crate) fn assumed_shape_rank(prog: &Program, u: &Unit, dummy: &str) -> usize {
+    if alloc_param::allocated_by_callee(prog, u, dummy) {
         return 0;
     }
-    match u.scope.var(dummy).and_then(|v| v.dims.as_ref()) {
+    declared_assumed_shape_rank(&u.scope, dummy)
+}
+
+/// The rank of a dummy declared assumed-shape of rank > 1 (0 otherwise).
+fn declared_assumed_shape_rank(scope: &scope::Scope, dummy: &str) -> usize {
+    match scope.var(dummy).and_then(|v| v.dims.as_ref()) {
         Some(d)
             if d.len() > 1
                 && d.iter()
@@ -475,11 +480,16 @@ pub(crate) fn lbound_param(dummy: &str, k: usize) -> String {
 /// The rank of an ALLOCATABLE dummy argument passed as an array with its
 /// lower bounds (0 for any other name, and for one passed by descriptor:
 /// see [`alloc_param`]).
-pub(crate) fn allocatable_dummy_rank(u: &Unit, dummy: &str) -> usize {
-    if alloc_param::allocated_by_callee(u, dummy) {
+pub(crate) fn allocatable_dummy_rank(prog: &Program, u: &Unit, dummy: &str) -> usize {
+    if alloc_param::allocated_by_callee(prog, u, dummy) {
         return 0;
     }
-    match u.scope.var(dummy) {
+    declared_allocatable_rank(&u.scope, dummy)
+}
+
+/// The rank of a dummy declared ALLOCATABLE (0 for any other name).
+pub(crate) fn declared_allocatable_rank(scope: &scope::Scope, dummy: &str) -> usize {
+    match scope.var(dummy) {
         Some(v) if v.allocatable.is_some() => v.dims.as_ref().map_or(0, |d| d.len()),
         _ => 0,
     }
@@ -517,13 +527,14 @@ impl Sig {
                     type_name: st.map(|s| s.type_name.clone()),
                     params,
                     present: param_index(&present_flag(&a.text)),
-                    extents: (1..assumed_shape_rank(u, &a.text))
+                    // (A dummy passed by descriptor has none of these.)
+                    extents: (1..declared_assumed_shape_rank(&u.scope, &a.text))
                         .filter_map(|k| param_index(&extent_param(&a.text, k)))
                         .collect(),
                     descriptor: param_index(&a.text).is_some_and(|i| {
                         matches!(p.var(p.params[i]).storage, ir::Storage::AllocatableParam(_))
                     }),
-                    lbounds: (1..=allocatable_dummy_rank(u, &a.text))
+                    lbounds: (1..=declared_allocatable_rank(&u.scope, &a.text))
                         .filter_map(|k| param_index(&lbound_param(&a.text, k)))
                         .collect(),
                 }
