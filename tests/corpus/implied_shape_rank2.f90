@@ -3,14 +3,14 @@
 ! rank-3 `t(*, *, *)`, a module constant), used in MATMUL, element
 ! references, bounds and reductions; an explicit-shape PARAMETER given by
 ! RESHAPE (with keywords).
-! adjit-test: --entry implied --set x=1,-2,0.5 --set z=0.25,-1.5
-! adjit-test: --entry implied --set x=0.3,2,-1 --set z=3,0.5
+! adjit-test: --entry drive --set x=1,-2,0.5 --set z=0.25,-1.5
+! adjit-test: --entry drive --set x=0.3,2,-1 --set z=3,0.5
 module implied_consts
   implicit none
   double precision, parameter :: w(*, *) = reshape([0.5d0, -1d0, 2d0, 0.25d0], [2, 2])
 end module implied_consts
 
-subroutine implied(x, z, y, s)
+subroutine drive(x, z, y, s)
   use implied_consts
   implicit none
   double precision, intent(in) :: x(3), z(2)
@@ -31,4 +31,4 @@ subroutine implied(x, z, y, s)
   s(3) = sum(matmul(e, z) * z) + sum(c(2, :) * x)
   s(4) = t(2, 1, 2) * x(1)**2 + w(1, 2) * z(2)
   s(5) = size(c, 1) * size(c, 2) + lbound(d, 1) + (lbound(d, 2) + 1) * x(3)
-end subroutine implied
+end subroutine drive
