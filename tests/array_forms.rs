@@ -124,6 +124,37 @@ fn a_runtime_dim_in_an_if_condition_differentiates() {
     compare(&engine, &args, "s", "m", &ds);
 }
 
+/// EOSHIFT with an array boundary: r1 = eoshift(m, 1, b) puts b(j) at
+/// r1(4, j), so dr1/db has a 1 at row (4, j), column j; s = sum of the
+/// squares of eoshift(m, 2, c + 1, dim=2), whose first column is m(:, 3)
+/// and whose other two are c + 1: ds/dc = 4 (c + 1), ds/dm(i, 3) =
+/// 2 m(i, 3).
+#[test]
+fn an_array_boundary_of_eoshift_fills_each_line() {
+    let m = [
+        0.5, -1.0, 2.0, 1.5, 0.25, -2.0, 3.0, 1.0, -0.75, 1.25, 0.5, -1.5,
+    ];
+    let b = [10.0, 20.0, 30.0];
+    let c = [-1.0, -2.0, -3.0, -4.0];
+    let (engine, args) = setup(
+        "eoshift_boundary.f90",
+        include_str!("corpus/eoshift_boundary.f90"),
+        &[("m", &m), ("b", &b), ("c", &c)],
+    );
+    let mut dr1 = vec![0.0; 36];
+    for j in 0..3 {
+        dr1[(3 + 4 * j) * 3 + j] = 1.0;
+    }
+    compare(&engine, &args, "r1", "b", &dr1);
+    let dsdc: Vec<f64> = c.iter().map(|x| 4.0 * (x + 1.0)).collect();
+    compare(&engine, &args, "s", "c", &dsdc);
+    let mut dsdm = vec![0.0; 12];
+    for i in 0..4 {
+        dsdm[8 + i] = 2.0 * m[8 + i];
+    }
+    compare(&engine, &args, "s", "m", &dsdm);
+}
+
 /// w under nested masks: sqrt(x) + y (x > 0, y > 0), -x (x > 0, y < -2),
 /// x^2 y (x > 0 otherwise), y^2 + x (x <= 0, y > 0).
 #[test]
