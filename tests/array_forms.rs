@@ -76,6 +76,85 @@ fn implied_shape_parameters_have_their_constructor_values() {
     compare(&engine, &args, "s(1)", "x", &ds1);
 }
 
+/// Implied shape of rank > 1 (`c(*, *)`, `d(0:*, *)`, `t(*, *, *)`,
+/// each from a RESHAPE): y = c x + w z, so dy/dx = c = (1 3 5; 2 4 6) and
+/// dy/dz = w = (0.5 2; -1 0.25); s1 = sum_j sum_{i=0..2} d(i, j) x(i+1)
+/// z(j) with d(i, j) = i + 1 + 3 (j - 1); s4 = t(2, 1, 2) x1^2 + w(1, 2) z2
+/// = 3 x1^2 + 2 z2.
+#[test]
+fn implied_shape_parameters_of_rank_2_take_the_reshape_extents() {
+    let x = [1.0, -2.0, 0.5];
+    let z = [0.25, -1.5];
+    let (engine, args) = setup(
+        "implied_shape_rank2.f90",
+        include_str!("corpus/implied_shape_rank2.f90"),
+        &[("x", &x), ("z", &z)],
+    );
+    compare(&engine, &args, "y", "x", &[1.0, 3.0, 5.0, 2.0, 4.0, 6.0]);
+    compare(&engine, &args, "y", "z", &[0.5, 2.0, -1.0, 0.25]);
+    let ds1: Vec<f64> = (1..=3)
+        .map(|k| k as f64 * z[0] + (k + 3) as f64 * z[1])
+        .collect();
+    compare(&engine, &args, "s(1)", "x", &ds1);
+    compare(&engine, &args, "s(4)", "x", &[6.0 * x[0], 0.0, 0.0]);
+    compare(&engine, &args, "s(4)", "z", &[0.0, 2.0]);
+}
+
+/// A `dim=` read at run time in a block IF condition: with the first arm
+/// taken, s = sum m^2 + product(maxval(m, dim=k)). For m = 1..6 and k = 1,
+/// maxval(m, dim=1) = (m(3, 1), m(3, 2)), so ds/dm = 2 m + (0, 0, m(3, 2),
+/// 0, 0, m(3, 1)); for m = (-1, -2, -3, 4, 5, 6) and k = 2, maxval(m,
+/// dim=2) = (m(1, 2), m(2, 2), m(3, 2)) = (4, 5, 6), whose product adds
+/// 30, 24 and 20 to the last column's entries.
+#[test]
+fn a_runtime_dim_in_an_if_condition_differentiates() {
+    let src = include_str!("corpus/dim_runtime_if.f90");
+    let m1 = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let (engine, args) = setup("dim_runtime_if.f90", src, &[("m", &m1), ("k", &[1.0])]);
+    let mut ds: Vec<f64> = m1.iter().map(|x| 2.0 * x).collect();
+    ds[2] += m1[5];
+    ds[5] += m1[2];
+    compare(&engine, &args, "s", "m", &ds);
+    let m2 = [-1.0, -2.0, -3.0, 4.0, 5.0, 6.0];
+    let (engine, args) = setup("dim_runtime_if.f90", src, &[("m", &m2), ("k", &[2.0])]);
+    let mut ds: Vec<f64> = m2.iter().map(|x| 2.0 * x).collect();
+    ds[3] += 30.0;
+    ds[4] += 24.0;
+    ds[5] += 20.0;
+    compare(&engine, &args, "s", "m", &ds);
+}
+
+/// EOSHIFT with an array boundary: r1 = eoshift(m, 1, b) puts b(j) at
+/// r1(4, j), so dr1/db has a 1 at row (4, j), column j; s = sum of the
+/// squares of eoshift(m, 2, c + 1, dim=2), whose first column is m(:, 3)
+/// and whose other two are c + 1: ds/dc = 4 (c + 1), ds/dm(i, 3) =
+/// 2 m(i, 3).
+#[test]
+fn an_array_boundary_of_eoshift_fills_each_line() {
+    let m = [
+        0.5, -1.0, 2.0, 1.5, 0.25, -2.0, 3.0, 1.0, -0.75, 1.25, 0.5, -1.5,
+    ];
+    let b = [10.0, 20.0, 30.0];
+    let c = [-1.0, -2.0, -3.0, -4.0];
+    let (engine, args) = setup(
+        "eoshift_boundary.f90",
+        include_str!("corpus/eoshift_boundary.f90"),
+        &[("m", &m), ("b", &b), ("c", &c)],
+    );
+    let mut dr1 = vec![0.0; 36];
+    for j in 0..3 {
+        dr1[(3 + 4 * j) * 3 + j] = 1.0;
+    }
+    compare(&engine, &args, "r1", "b", &dr1);
+    let dsdc: Vec<f64> = c.iter().map(|x| 4.0 * (x + 1.0)).collect();
+    compare(&engine, &args, "s", "c", &dsdc);
+    let mut dsdm = vec![0.0; 12];
+    for i in 0..4 {
+        dsdm[8 + i] = 2.0 * m[8 + i];
+    }
+    compare(&engine, &args, "s", "m", &dsdm);
+}
+
 /// w under nested masks: sqrt(x) + y (x > 0, y > 0), -x (x > 0, y < -2),
 /// x^2 y (x > 0 otherwise), y^2 + x (x <= 0, y > 0).
 #[test]

@@ -562,3 +562,103 @@ fn strong_zero_guards_agree_with_the_interpreter() {
         }
     }
 }
+
+/// A slice argument (`CallArg::Slice`): `fill(v(*))` writes `i + 10 *
+/// size(v)` to each of the elements it is given, from element `(s, j)` of
+/// a 3 x 2 array, `len` of them. Both engines give the callee the same
+/// storage, and report a start outside the array or a slice running past
+/// its storage alike; a length of 0 or less passes nothing and checks
+/// nothing.
+#[test]
+fn slices_pass_the_same_storage_and_report_the_same_errors() {
+    let mut m = Module::default();
+    let mut proc = Proc::new("fill");
+    let mut b = ProcBuilder::new(&mut proc);
+    let v = b.param("v", Type::F64, vec![ProcBuilder::assumed_dim()]);
+    let i = b.local("i", Type::I64);
+    let one = b.iconst(Type::I64, 1);
+    b.store(i, one);
+    let (header, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+    b.jump(header);
+    b.switch_to_block(header);
+    let iv = b.load(i);
+    let n = b.dim_extent(v, 0);
+    let c = b.cmp(CmpOp::Le, iv, n);
+    b.branch(c, body, exit);
+    b.switch_to_block(body);
+    let iv = b.load(i);
+    let n = b.dim_extent(v, 0);
+    let ten = b.iconst(Type::I64, 10);
+    let tn = b.binary(BinaryOp::Mul, ten, n);
+    let x = b.binary(BinaryOp::Add, iv, tn);
+    let x = b.convert(x, Type::F64, Rounding::Nearest);
+    b.store_elem(v, vec![iv], x);
+    let one = b.iconst(Type::I64, 1);
+    let next = b.binary(BinaryOp::Add, iv, one);
+    b.store(i, next);
+    b.jump(header);
+    b.switch_to_block(exit);
+    b.ret();
+    let fill = m.add_proc(proc);
+
+    let mut proc = Proc::new("prog");
+    let mut b = ProcBuilder::new(&mut proc);
+    b.set_span(Span {
+        file: 0,
+        line: 20,
+        col: 3,
+    });
+    let a = b.param(
+        "a",
+        Type::F64,
+        vec![ProcBuilder::const_dim(1, 3), ProcBuilder::const_dim(1, 2)],
+    );
+    let s = b.param("s", Type::I32, vec![]);
+    let j = b.param("j", Type::I64, vec![]);
+    let len = b.param("len", Type::I64, vec![]);
+    let (sv, jv, lv) = (b.load(s), b.load(j), b.load(len));
+    b.call(fill, vec![CallArg::Slice(a, vec![sv, jv], lv)]);
+    b.ret();
+    let prog = m.add_proc(proc);
+    adjit::ir::verify::verify_module(&m).unwrap_or_else(|e| panic!("{e:?}"));
+    let c = jit(&m);
+    let mut outcomes = (0, 0);
+    for s in -1..=4 {
+        for j in 0..=3 {
+            for len in -1..=7 {
+                let args = [
+                    Buffer::F64(vec![0.5; 6]),
+                    Buffer::I32(vec![s]),
+                    Buffer::I64(vec![j]),
+                    Buffer::I64(vec![len]),
+                ];
+                agree(&m, &c, prog, &args, &format!("s={s} j={j} len={len}"));
+                let mut run = args.to_vec();
+                match Interpreter::new(&m).call(prog, &mut run) {
+                    Ok(()) => {
+                        outcomes.0 += 1;
+                        if (1..=3).contains(&s) && (1..=2).contains(&j) && len > 0 {
+                            let Buffer::F64(out) = &run[0] else {
+                                unreachable!()
+                            };
+                            let first = (s - 1) as usize + 3 * (j - 1) as usize;
+                            for (k, &x) in out.iter().enumerate() {
+                                let want = if (first..first + len as usize).contains(&k) {
+                                    (k - first + 1) as f64 + 10.0 * len as f64
+                                } else {
+                                    0.5
+                                };
+                                assert_eq!(x, want, "s={s} j={j} len={len} element {k}");
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        outcomes.1 += 1;
+                        assert_eq!(e.kind, adjit::ir::RuntimeErrorKind::IndexOutOfBounds, "{e}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(outcomes.0 > 0 && outcomes.1 > 0, "{outcomes:?}");
+}

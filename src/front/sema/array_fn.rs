@@ -71,7 +71,8 @@ impl Lowerer<'_, '_> {
     }
 
     /// An IF whose condition references an array-valued function
-    /// (`if (any(f(x) > 0))`): the condition is assigned to a LOGICAL
+    /// (`if (any(f(x) > 0))`) or an array intrinsic with a `dim=` that is
+    /// not a constant (`if (maxval(sum(m, dim=k)) > 1)`): the condition is assigned to a LOGICAL
     /// temporary first (an assignment, whose lifted temporaries are
     /// released before the IF branches), and the IF tests the temporary.
     /// An ELSE IF whose condition does becomes an IF nested in the ELSE of
@@ -87,7 +88,7 @@ impl Lowerer<'_, '_> {
                 let later = arms
                     .iter()
                     .skip(1)
-                    .position(|(c, _)| self.has_array_function(c));
+                    .position(|(c, _)| self.condition_lifted(c));
                 if let Some(k) = later {
                     let rest = arms.split_off(k + 1);
                     let span = rest[0].0.span;
@@ -108,7 +109,7 @@ impl Lowerer<'_, '_> {
             StmtKind::LogicalIf { cond, .. } => cond,
             _ => return Ok(None),
         };
-        if !self.has_array_function(cond) {
+        if !self.condition_lifted(cond) {
             return Ok(split.then_some(out));
         }
         let t = self.temp("cond", Type::Bool);
@@ -134,7 +135,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when an expression references an array-valued user function.
-    fn has_array_function(&self, e: &Expr) -> bool {
+    pub(super) fn has_array_function(&self, e: &Expr) -> bool {
         if self.array_function(e).is_some() {
             return true;
         }

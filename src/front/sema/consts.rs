@@ -3,7 +3,7 @@
 //!
 //! It folds values; it emits no IR.
 
-use super::super::ast::{BinOp, Expr, ExprKind, KindParam, UnOp};
+use super::super::ast::{ArgValue, BinOp, Expr, ExprKind, KindParam, UnOp};
 use super::super::diag::literal_bytes;
 use adjit_ir::{Const, Type};
 
@@ -545,9 +545,76 @@ fn fold_items(
             }
             Ok(())
         }
+        ExprKind::Apply { .. } if reshape_args(e).is_some() => {
+            let (source, shape) = reshape_args(e).expect("a RESHAPE");
+            let n: i64 = fold_shape(shape, lookup)?.iter().product();
+            let start = out.len();
+            fold_items(source, lookup, limit, out)?;
+            if ((out.len() - start) as i64) < n {
+                return Err(not_const(
+                    e,
+                    format!(
+                        "RESHAPE in a constant: the source has {} elements, the shape asks for {n}",
+                        out.len() - start
+                    ),
+                ));
+            }
+            out.truncate(start + n as usize);
+            Ok(())
+        }
         _ => {
             out.push(fold(e, lookup)?);
             Ok(())
         }
     }
+}
+
+/// The SOURCE and SHAPE of `reshape(source, shape)` (positional or by
+/// keyword, without PAD= or ORDER=), the form of a constant of rank > 1.
+pub(crate) fn reshape_args(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let ExprKind::Apply { name, args } = &e.kind else {
+        return None;
+    };
+    if !name.text.eq_ignore_ascii_case("reshape") || args.len() != 2 {
+        return None;
+    }
+    let mut found = [None, None];
+    for (i, a) in args.iter().enumerate() {
+        let ArgValue::Expr(x) = &a.value else {
+            return None;
+        };
+        let slot = match a.keyword.as_ref().map(|k| k.text.to_ascii_lowercase()) {
+            None => i,
+            Some(k) if k == "source" => 0,
+            Some(k) if k == "shape" => 1,
+            Some(_) => return None,
+        };
+        found[slot] = Some(x);
+    }
+    Some((found[0]?, found[1]?))
+}
+
+/// The extents a constant SHAPE argument of RESHAPE gives (each at least
+/// 0, at most 7 of them).
+pub(crate) fn fold_shape(
+    shape: &Expr,
+    lookup: &dyn Fn(&str) -> Option<ConstVal>,
+) -> Result<Vec<i64>, NotConst> {
+    let mut out = Vec::new();
+    fold_items(shape, lookup, 8, &mut out)?;
+    if out.is_empty() || out.len() > 7 {
+        return Err(not_const(
+            shape,
+            "the SHAPE of a RESHAPE constant gives 1 to 7 extents",
+        ));
+    }
+    out.iter()
+        .map(|c| match c.as_int() {
+            Some(n) if n >= 0 => Ok(n),
+            _ => Err(not_const(
+                shape,
+                "the SHAPE of a RESHAPE constant holds nonnegative integers",
+            )),
+        })
+        .collect()
 }

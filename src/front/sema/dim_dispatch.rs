@@ -3,7 +3,9 @@
 //! dimension (the shape of their result depends on it), so the statement
 //! is lowered once per possible dimension, behind a branch on the value of
 //! `dim` evaluated once before it; a value outside the array's dimensions
-//! is a runtime error (`index out of bounds`).
+//! is a runtime error (`index out of bounds`). A block IF's condition
+//! holding one is first assigned to a LOGICAL temporary, and that
+//! assignment is dispatched.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Stmt, StmtKind};
 use super::lowerer::{Lowerer, R};
@@ -90,6 +92,14 @@ impl Lowerer<'_, '_> {
             return None;
         }
         Some((d, array, extra))
+    }
+
+    /// True when a block IF's condition `c` is assigned to a temporary
+    /// before the IF (`lift_condition`): it references an array-valued
+    /// function, or an array intrinsic whose `dim` is not a constant (the
+    /// assignment is then dispatched on it).
+    pub(super) fn condition_lifted(&self, c: &Expr) -> bool {
+        self.has_array_function(c) || self.runtime_dim(&mut c.clone()).is_some()
     }
 
     /// The expressions of a statement a `dim` may be dispatched in.

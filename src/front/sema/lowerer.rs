@@ -1624,7 +1624,8 @@ pub(crate) fn global_for(
         }
         match fold_elements(init, &lookup, n) {
             Ok(elems) => {
-                let is_ctor = matches!(init.kind, ExprKind::ArrayConstructor(_));
+                let is_ctor = matches!(init.kind, ExprKind::ArrayConstructor(_))
+                    || super::consts::reshape_args(init).is_some();
                 if is_ctor && elems.len() != n {
                     diags.push(Diagnostic::error(
                         init.span,

@@ -1387,36 +1387,73 @@ impl Builder<'_, '_> {
         if let Some(v) = self.scope.var(&name.text).filter(|v| v.dims.is_some()) {
             // An array PARAMETER: read-only SAVEd storage initialized like
             // an initialized variable.
-            let implied = match v.dims.as_deref() {
-                Some([DimSpec::AssumedSize { lower }]) => Some(lower.clone()),
-                _ => None,
-            };
-            if let Some(lower) = implied {
-                // `c(*)` (rank 1): as many elements as the constructor gives.
-                let values = super::consts::fold_elements(
-                    value,
-                    &|n| self.lookup_const(n),
-                    super::consts::MAX_INITIAL_VALUES,
-                );
-                let n = match values {
-                    Ok(v) => v.len() as i64,
+            let implied: Option<Vec<Option<Expr>>> = v.dims.as_deref().and_then(|ds| {
+                ds.iter()
+                    .map(|d| match d {
+                        DimSpec::AssumedSize { lower } => Some(lower.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            if let Some(lowers) = implied {
+                // `c(*)`: as many elements as the constructor gives;
+                // `c(*, *)`: the extents of the RESHAPE giving the value.
+                let lookup = |n: &str| self.lookup_const(n);
+                let extents = match super::consts::reshape_args(value) {
+                    Some((_, shape)) => super::consts::fold_shape(shape, &lookup),
+                    None if lowers.len() > 1 => Err(super::consts::NotConst {
+                        span: value.span,
+                        message: format!(
+                            "the value of `{}`, of implied shape of rank {}, must be a RESHAPE with a constant shape",
+                            name.text,
+                            lowers.len()
+                        ),
+                    }),
+                    None => super::consts::fold_elements(
+                        value,
+                        &lookup,
+                        super::consts::MAX_INITIAL_VALUES,
+                    )
+                    .map(|v| vec![v.len() as i64]),
+                };
+                let extents = match extents {
+                    Ok(e) if e.len() == lowers.len() => e,
+                    Ok(e) => {
+                        self.error(
+                            value.span,
+                            format!(
+                                "`{}` has rank {}, its value rank {}",
+                                name.text,
+                                lowers.len(),
+                                e.len()
+                            ),
+                        );
+                        return;
+                    }
                     Err(nc) => {
                         self.error(nc.span, nc.message);
                         return;
                     }
                 };
-                let upper = match &lower {
-                    Some(lo) => Expr {
-                        kind: ExprKind::Binary(
-                            BinOp::Add,
-                            Box::new(lo.clone()),
-                            Box::new(int_literal(n - 1, value.span)),
-                        ),
-                        span: value.span,
-                    },
-                    None => int_literal(n, value.span),
-                };
-                self.var_mut(name).dims = Some(vec![DimSpec::Explicit { lower, upper }]);
+                let dims = lowers
+                    .into_iter()
+                    .zip(extents)
+                    .map(|(lower, n)| {
+                        let upper = match &lower {
+                            Some(lo) => Expr {
+                                kind: ExprKind::Binary(
+                                    BinOp::Add,
+                                    Box::new(lo.clone()),
+                                    Box::new(int_literal(n - 1, value.span)),
+                                ),
+                                span: value.span,
+                            },
+                            None => int_literal(n, value.span),
+                        };
+                        DimSpec::Explicit { lower, upper }
+                    })
+                    .collect();
+                self.var_mut(name).dims = Some(dims);
             } else if v
                 .dims
                 .iter()

@@ -812,10 +812,29 @@ impl Lowerer<'_, '_> {
         let other = if name.text == "eoshift" {
             match a[2] {
                 Some(b) if self.rank_of(b) != 0 => {
-                    return Err(self.err(
-                        b.span,
-                        "unsupported Fortran: an array `boundary=` of `eoshift`",
-                    ))
+                    // An array boundary: its element at the position
+                    // without dimension `dim` fills that line.
+                    let rank = self.rank_of(x);
+                    if self.rank_of(b) + 1 != rank {
+                        return Err(self.err(
+                            b.span,
+                            format!(
+                                "`boundary=` of `eoshift` has rank {}: a scalar or rank {} (the array's rank less one)",
+                                self.rank_of(b),
+                                rank - 1
+                            ),
+                        ));
+                    }
+                    let d = match a[3] {
+                        Some(d) => self.const_dim("eoshift", d, rank)?,
+                        None => 0,
+                    };
+                    let line = pick(&m.pos, |i| i != d);
+                    let at = self.load_all(&line);
+                    let saved = self.elem.take();
+                    let r = self.at_element(&[(b, at)], |this, _| this.num_as(b, ty));
+                    self.elem = saved;
+                    r?
                 }
                 Some(b) => {
                     let saved = self.elem.take();
