@@ -143,8 +143,8 @@ fn compile_error(source: &str) -> String {
 }
 
 /// What type extension leaves out (polymorphism: CLASS, type-bound
-/// procedures, ABSTRACT types) and bad extensions are located errors
-/// naming the construct.
+/// procedures, ABSTRACT types), bad extensions and arrays of structures of
+/// assumed shape of rank > 1 are located errors naming the construct.
 #[test]
 fn polymorphism_and_bad_extensions_are_located_errors() {
     let head = "module m\n  type :: base\n    real :: x\n";
@@ -191,9 +191,72 @@ fn polymorphism_and_bad_extensions_are_located_errors() {
             "e.f90:12:11",
             "the parent component `base` as a keyword",
         ),
+        (
+            format!(
+                "{head}  end type\ncontains\n  subroutine s(c)\n    type(base) :: c(:, :)\n\
+                 c%x = 1\n  end subroutine\nend module\n"
+            ),
+            "e.f90:7:19",
+            "array of derived type of assumed shape of rank > 1",
+        ),
     ];
     for (source, at, what) in cases {
         let m = compile_error(&source);
         assert!(m.contains(at) && m.contains(what), "{m}");
     }
+}
+
+/// tests/corpus/derived_assumed.f90 (assumed-size arrays of structures):
+/// after `relax(g, 3, t)`, `g(i, j)%u = t(si + tj) + ti` and
+/// `g(i, j)%v(1) = s + ijt`, so `q = (9st + 12t^2 + 9t, s + 6t, 3t)`;
+/// `r` sums `u v(1) + id` over the first three of `line` (`s/i (t + i) + i`),
+/// the first four of `g` (column order) and two of `line` from its second.
+#[test]
+fn assumed_size_arrays_of_structures_have_their_derivatives() {
+    let (s, t) = (1.5, 0.5);
+    // (A, dA/ds, dA/dt, B, dB/ds, dB/dt) of the products u*v(1) of g.
+    let g = [
+        (s * t + t * t + t, t, s + 2.0 * t + 1.0, s + t, 1.0, 1.0),
+        (
+            2.0 * s * t + t * t + 2.0 * t,
+            2.0 * t,
+            2.0 * s + 2.0 * t + 2.0,
+            s + 2.0 * t,
+            1.0,
+            2.0,
+        ),
+        (
+            s * t + 2.0 * t * t + t,
+            t,
+            s + 4.0 * t + 1.0,
+            s + 2.0 * t,
+            1.0,
+            2.0,
+        ),
+        (
+            2.0 * s * t + 2.0 * t * t + 2.0 * t,
+            2.0 * t,
+            2.0 * s + 4.0 * t + 2.0,
+            s + 4.0 * t,
+            1.0,
+            4.0,
+        ),
+    ];
+    let (mut rs, mut rt) = (
+        11.0 * t / 6.0 + 3.0 + 5.0 * t / 6.0 + 2.0,
+        11.0 * s / 6.0 + 5.0 * s / 6.0,
+    );
+    for (a, a_s, a_t, b, b_s, b_t) in g {
+        rs += a_s * b + a * b_s;
+        rt += a_t * b + a * b_t;
+    }
+    check("derived_assumed.f90", "grid", (s, t), "r", "s,t", &[rs, rt]);
+    check(
+        "derived_assumed.f90",
+        "grid",
+        (s, t),
+        "q",
+        "s,t",
+        &[9.0 * t, 9.0 * s + 24.0 * t + 9.0, 1.0, 6.0, 0.0, 3.0],
+    );
 }

@@ -1279,13 +1279,15 @@ impl Builder<'_, '_> {
         for e in entities {
             let dims = e.dims.clone().or_else(|| all_dims.clone());
             let rank = dims.as_ref().map_or(0, Vec::len);
-            if dims.iter().flatten().any(|d| {
-                matches!(d, DimSpec::AssumedSize { .. })
-                    || (matches!(d, DimSpec::AssumedShape { .. }) && rank > 1)
-            }) {
+            if rank > 1
+                && dims
+                    .iter()
+                    .flatten()
+                    .any(|d| matches!(d, DimSpec::AssumedShape { .. }))
+            {
                 self.error(
                     e.name.span,
-                    "unsupported Fortran: array of derived type of assumed size or of assumed shape of rank > 1",
+                    "unsupported Fortran: array of derived type of assumed shape of rank > 1",
                 );
                 continue;
             }

@@ -71,7 +71,7 @@ impl Builder<'_, '_> {
                 .iter()
                 .filter(|l| {
                     def.comps[..n].iter().any(|c| {
-                        l.strip_prefix(&prefix)
+                        l.strip_prefix(prefix)
                             .and_then(|r| r.strip_prefix('%'))
                             .and_then(|r| r.strip_prefix(c.name.as_str()))
                             .is_some_and(|r| r.is_empty() || r.starts_with('%'))
