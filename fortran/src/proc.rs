@@ -93,6 +93,9 @@ struct Printer<'c, 'a> {
     /// COMMON blocks of the original program the procedure names: block
     /// name -> (global index -> local name of the member viewing it).
     commons: BTreeMap<String, BTreeMap<usize, String>>,
+    /// Variables that see a COMMON member from an element or with another
+    /// shape (EQUIVALENCE in the original program).
+    common_views: Vec<VarId>,
     /// Counted DO loops written as `do i = start, end, step`.
     counted: Counted,
     /// The start and end of each counted loop (by header), set when its
@@ -163,6 +166,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             recursive: reaches_itself(module, id),
             indent: 0,
             commons: BTreeMap::new(),
+            common_views: Vec::new(),
             counted: if counted_loops {
                 counted::analyse(proc)
             } else {
@@ -274,18 +278,54 @@ impl<'c, 'a> Printer<'c, 'a> {
             };
             let local = self.fresh(&base);
             if let Storage::Global(g, at) = var.storage {
-                self.check_global_view(v, g, at)?;
                 let global = &self.ctx.module().globals[g.index()];
-                if let Some(block) = self.ctx.common_block(g) {
-                    // A member of the original program's COMMON block: the
-                    // procedure declares the block (see `finish`).
-                    self.commons
-                        .entry(block)
+                if let (GlobalHome::Emitted(_), None, Some(view)) = (
+                    self.ctx.global_home(g),
+                    self.ctx.common_block(g),
+                    self.ctx.view(var, g, at),
+                ) {
+                    // An EQUIVALENCE view of an emitted global: declared in
+                    // the globals module (see `write_globals_module`).
+                    if var.ty == Type::Char || crate::const_dims(var).is_none() {
+                        return Err(self.err(
+                            format!(
+                                "variable `{}`, a view of global `{}` of CHARACTER type \
+                                 or of a shape that is not constant",
+                                var.name, global.name
+                            ),
+                            self.proc.span,
+                        ));
+                    }
+                    self.uses
+                        .entry(self.ctx.globals_module.clone())
                         .or_default()
-                        .insert(g.index(), local.clone());
+                        .insert((local.clone(), view));
                     self.names[v.index()] = local;
                     continue;
                 }
+                if let Some(block) = self.ctx.common_block(g) {
+                    // A member of the original program's COMMON block: the
+                    // procedure declares the block (see `finish`), and
+                    // EQUIVALENCEs a view of a member to its element.
+                    let members = self.commons.entry(block).or_default();
+                    if self.ctx.view(var, g, at).is_some() {
+                        if var.ty == Type::Char {
+                            return Err(self.err(
+                                format!(
+                                    "variable `{}`, a CHARACTER view of COMMON member `{}`",
+                                    var.name, global.name
+                                ),
+                                self.proc.span,
+                            ));
+                        }
+                        self.common_views.push(v);
+                    } else {
+                        members.insert(g.index(), local.clone());
+                    }
+                    self.names[v.index()] = local;
+                    continue;
+                }
+                self.check_global_view(v, g, at)?;
                 let (module, entity) = match self.ctx.global_home(g) {
                     GlobalHome::Original(m, n) => (m, n),
                     GlobalHome::Emitted(n) => (self.ctx.globals_module.clone(), n),
@@ -342,14 +382,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                 self.proc.span,
             ));
         }
-        let dims: Option<Vec<(i64, i64)>> = var
-            .dims
-            .iter()
-            .map(|d| Some((d.lower.as_const()?, d.upper.as_ref()?.as_const()?)))
-            .collect();
-        let len_ok = var.ty != Type::Char
-            || var.char_len.as_ref().and_then(Bound::as_const).unwrap_or(1) == global.char_len;
-        if dims.as_deref() != Some(global.dims.as_slice()) || !len_ok {
+        if !crate::same_shape(var, global) {
             return Err(self.err(
                 format!(
                     "variable `{}`, a view of global `{}` with another shape",
@@ -1420,6 +1453,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                 continue;
             }
             let mut members = Vec::new();
+            let mut views = Vec::new();
             for (g, global) in self.ctx.module().globals.iter().enumerate() {
                 if self.ctx.common_block(adjit_ir::GlobalId(g as u32)).as_ref() != Some(&block) {
                     continue;
@@ -1427,14 +1461,12 @@ impl<'c, 'a> Printer<'c, 'a> {
                 let viewed = self.commons[&block].get(&g).cloned();
                 let name = match viewed {
                     Some(local) => {
-                        let v = self
-                            .proc
-                            .vars
-                            .iter()
-                            .position(|var| {
-                                var.storage == Storage::Global(adjit_ir::GlobalId(g as u32), 0)
-                            })
-                            .map(|i| VarId(i as u32));
+                        let v = (0..self.proc.vars.len())
+                            .map(|i| VarId(i as u32))
+                            .find(|&v| {
+                                matches!(self.proc.var(v).storage, Storage::Global(vg, 0) if vg.index() == g)
+                                    && self.names[v.index()] == local
+                            });
                         match v {
                             Some(v) => decls.push(format!("  {}", self.declaration(v)?)),
                             None => decls
@@ -1452,9 +1484,26 @@ impl<'c, 'a> Printer<'c, 'a> {
                         local
                     }
                 };
+                for &v in &self.common_views {
+                    if let Storage::Global(vg, at) = self.proc.var(v).storage {
+                        if vg.index() == g {
+                            views.push((
+                                v,
+                                format!("{name}{}", crate::element_subscript(global, at)),
+                            ));
+                        }
+                    }
+                }
                 members.push(name);
             }
             decls.push(format!("  common /{block}/ {}", members.join(", ")));
+            for (v, element) in views {
+                decls.push(format!("  {}", self.declaration(v)?));
+                decls.push(format!(
+                    "  equivalence ({element}, {})",
+                    self.names[v.index()]
+                ));
+            }
         }
         Ok(decls)
     }
