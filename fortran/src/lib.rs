@@ -442,8 +442,13 @@ impl<'a> Context<'a> {
         self.request.module
     }
 
+    /// Whether procedure `p` is emitted: a generated one, or an internal
+    /// procedure of the input (`host.inner`) that generated code calls,
+    /// which is not accessible outside its host and so gets an emitted
+    /// copy (`host_inner`, a SUBROUTINE whose last argument is a
+    /// FUNCTION's result, as every emitted procedure).
     fn is_generated(&self, p: ProcId) -> bool {
-        p.index() >= self.request.primal_procs
+        p.index() >= self.request.primal_procs || self.module().proc(p).name.contains('.')
     }
 
     fn fortran_module(&self, p: ProcId) -> Option<String> {

@@ -93,6 +93,9 @@ struct Printer<'c, 'a> {
     /// COMMON blocks of the original program the procedure names: block
     /// name -> (global index -> local name of the member viewing it).
     commons: BTreeMap<String, BTreeMap<usize, String>>,
+    /// Components of module arrays of structures: variable -> (array,
+    /// its rank, component path), written `array(i)%component(j)`.
+    struct_arrays: HashMap<VarId, (String, usize, String)>,
     /// Variables that see a COMMON member from an element or with another
     /// shape (EQUIVALENCE in the original program).
     common_views: Vec<VarId>,
@@ -167,6 +170,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             indent: 0,
             commons: BTreeMap::new(),
             common_views: Vec::new(),
+            struct_arrays: HashMap::new(),
             counted: if counted_loops {
                 counted::analyse(proc)
             } else {
@@ -333,15 +337,23 @@ impl<'c, 'a> Printer<'c, 'a> {
                 // A component of a derived-type module variable (`m::p%x`):
                 // the variable is used whole and the component named.
                 let raw = global.name.split_once("::").map_or("", |(_, n)| n);
-                if raw.contains("(:)%") {
-                    return Err(self.err(
-                        format!(
-                            "variable `{}`, a component of the module array of structures `{}` (not emitted yet)",
-                            var.name,
-                            raw.split('(').next().unwrap_or_default()
-                        ),
-                        self.proc.span,
-                    ));
+                if let (true, Some((array, component))) =
+                    (module != self.ctx.globals_module, raw.split_once(")%"))
+                {
+                    // A component of a module array of structures
+                    // (`m::a(:)%x`): its elements are `a(i)%x`.
+                    let (base, colons) = array.split_once('(').unwrap_or((array, ":"));
+                    let base = ident(base);
+                    let component: Vec<String> = component.split('%').map(ident).collect();
+                    let component = component.join("%");
+                    self.uses
+                        .entry(module)
+                        .or_default()
+                        .insert((base.clone(), base.clone()));
+                    self.names[v.index()] = format!("{base}%{component}");
+                    self.struct_arrays
+                        .insert(v, (base, colons.matches(':').count(), component));
+                    continue;
                 }
                 if module != self.ctx.globals_module && raw.contains('%') {
                     let path: Vec<String> = raw.split('%').map(ident).collect();
@@ -401,15 +413,6 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         let callee = self.ctx.module().proc(c);
         let name = ident(&callee.name);
-        if !self.ctx.is_generated(c) && callee.name.contains('.') {
-            return Err(self.err(
-                format!(
-                    "a call of internal procedure `{}`, which is not accessible outside its host",
-                    callee.name
-                ),
-                callee.span,
-            ));
-        }
         let local = match self.ctx.fortran_module(c) {
             Some(m) if Some(&m) == self.home.as_ref() => name,
             Some(m) => {
@@ -787,6 +790,27 @@ impl<'c, 'a> Printer<'c, 'a> {
                     e(b).text,
                     e(c).text
                 ))),
+                Inst::DimLower(x, d) | Inst::DimExtent(x, d)
+                    if self.struct_arrays.contains_key(x) =>
+                {
+                    // Module arrays have constant bounds.
+                    let dim = &self.proc.var(*x).dims[*d as usize];
+                    let (lower, upper) = (
+                        dim.lower.as_const(),
+                        dim.upper.as_ref().and_then(Bound::as_const),
+                    );
+                    let value = match (&data.kind, lower, upper) {
+                        (Inst::DimLower(..), Some(l), _) => l,
+                        (_, Some(l), Some(u)) => (u - l + 1).max(0),
+                        _ => {
+                            return Err(self.err(
+                                "a bound of a module array of structures that is not constant",
+                                data.span,
+                            ))
+                        }
+                    };
+                    Some(literal(Const::Int(value), Type::I64))
+                }
                 Inst::DimLower(x, d) => Some(Expr::primary(format!(
                     "lbound({}, {}, kind=8)",
                     self.names[x.index()],
@@ -1052,6 +1076,15 @@ impl<'c, 'a> Printer<'c, 'a> {
 
     fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
         let subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
+        if let Some((array, rank, component)) = self.struct_arrays.get(&x) {
+            // The component's own subscripts come first in the IR.
+            let own = subs.len().saturating_sub(*rank);
+            let mut text = format!("{array}({})%{component}", subs[own..].join(", "));
+            if own > 0 {
+                text.push_str(&format!("({})", subs[..own].join(", ")));
+            }
+            return text;
+        }
         format!("{}({})", self.names[x.index()], subs.join(", "))
     }
 
@@ -1163,6 +1196,19 @@ impl<'c, 'a> Printer<'c, 'a> {
                     }
                     texts.push(array);
                     continue;
+                }
+            }
+            if let CallArg::Var(x) = a {
+                let rank = self.struct_arrays.get(x).map_or(usize::MAX, |s| s.1);
+                if self.proc.var(*x).dims.len() > rank {
+                    return Err(self.err(
+                        format!(
+                            "the whole array component `{}` of a module array of structures \
+                             passed as an argument",
+                            self.proc.var(*x).name
+                        ),
+                        span,
+                    ));
                 }
             }
             texts.push(match a {
