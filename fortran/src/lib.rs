@@ -449,8 +449,13 @@ impl<'a> Context<'a> {
         self.request.module
     }
 
+    /// Whether procedure `p` is emitted: a generated one, or an internal
+    /// procedure of the input (`host.inner`) that generated code calls,
+    /// which is not accessible outside its host and so gets an emitted
+    /// copy (`host_inner`, a SUBROUTINE whose last argument is a
+    /// FUNCTION's result, as every emitted procedure).
     fn is_generated(&self, p: ProcId) -> bool {
-        p.index() >= self.request.primal_procs
+        p.index() >= self.request.primal_procs || self.module().proc(p).name.contains('.')
     }
 
     fn fortran_module(&self, p: ProcId) -> Option<String> {
@@ -512,6 +517,18 @@ impl<'a> Context<'a> {
         GlobalHome::Emitted(ident(&global.name))
     }
 
+    /// The name of the emitted view of global `g` that `var` sees from
+    /// element `at` with its own (constant) shape or type, when that is not
+    /// the global itself (EQUIVALENCE): `<global>_as_<var>`, declared in
+    /// the emitted globals module and equivalenced there to the element.
+    fn view(&self, var: &adjit_ir::Var, g: adjit_ir::GlobalId, at: i64) -> Option<String> {
+        let global = &self.module().globals[g.index()];
+        if at == 0 && same_shape(var, global) {
+            return None;
+        }
+        Some(format!("{}_as_{}", ident(&global.name), ident(&var.name)))
+    }
+
     /// The COMMON block (its name, empty for blank COMMON) an input
     /// program's global belongs to.
     fn common_block(&self, g: adjit_ir::GlobalId) -> Option<String> {
@@ -524,15 +541,27 @@ impl<'a> Context<'a> {
         Some(block.to_string())
     }
 
-    /// Writes the module of emitted globals the procedures name, if any.
+    /// Writes the module of emitted globals the procedures name, if any,
+    /// with the views of them that EQUIVALENCE gave other shapes.
     fn write_globals_module(&self, procs: &[ProcId], out: &mut String) {
         let mut globals = Vec::new();
+        let mut views = BTreeMap::new();
         for &p in procs {
             for var in &self.module().proc(p).vars {
-                if let Storage::Global(g, _) = var.storage {
+                if let Storage::Global(g, at) = var.storage {
                     if let GlobalHome::Emitted(name) = self.global_home(g) {
                         if !globals.iter().any(|(n, _)| *n == name) {
-                            globals.push((name, g));
+                            globals.push((name.clone(), g));
+                        }
+                        if let Some(view) = self.view(var, g, at) {
+                            let global = &self.module().globals[g.index()];
+                            views.insert(
+                                view,
+                                (
+                                    var_declaration(var),
+                                    format!("{name}{}", element_subscript(global, at)),
+                                ),
+                            );
                         }
                     }
                 }
@@ -553,8 +582,71 @@ impl<'a> Context<'a> {
                 global_declaration(&name, &self.module().globals[g.index()])
             ));
         }
+        for (view, (declaration, element)) in views {
+            out.push_str(&format!(
+                "  {}\n  equivalence ({element}, {view})\n",
+                declaration.replacen("{}", &view, 1)
+            ));
+        }
         out.push_str(&format!("end module {}\n\n", self.globals_module));
     }
+}
+
+/// The constant shape of `var` as `(lower, upper)` pairs (`None` when a
+/// bound is not constant).
+fn const_dims(var: &adjit_ir::Var) -> Option<Vec<(i64, i64)>> {
+    var.dims
+        .iter()
+        .map(|d| Some((d.lower.as_const()?, d.upper.as_ref()?.as_const()?)))
+        .collect()
+}
+
+/// Whether `var` sees global `g` with the global's own type and shape.
+fn same_shape(var: &adjit_ir::Var, g: &Global) -> bool {
+    let len_ok = var.ty != adjit_ir::Type::Char
+        || var
+            .char_len
+            .as_ref()
+            .and_then(adjit_ir::Bound::as_const)
+            .unwrap_or(1)
+            == g.char_len;
+    var.ty == g.ty && const_dims(var).as_deref() == Some(g.dims.as_slice()) && len_ok
+}
+
+/// `TYPE :: {}(dims)` for a variable of constant shape (`{}` stands for
+/// the name).
+fn var_declaration(var: &adjit_ir::Var) -> String {
+    let dims: Vec<String> = const_dims(var)
+        .unwrap_or_default()
+        .iter()
+        .map(|&(l, u)| dim_text(l, u))
+        .collect();
+    let ty = expr::type_name(var.ty);
+    if dims.is_empty() {
+        format!("{ty} :: {{}}")
+    } else {
+        format!("{ty} :: {{}}({})", dims.join(", "))
+    }
+}
+
+/// `(i, j)`: the subscripts of the element `at` elements (column-major)
+/// from the start of global `g` (empty for a scalar).
+fn element_subscript(g: &Global, at: i64) -> String {
+    if g.dims.is_empty() {
+        return String::new();
+    }
+    let mut rest = at;
+    let subs: Vec<String> = g
+        .dims
+        .iter()
+        .map(|&(l, u)| {
+            let extent = (u - l + 1).max(1);
+            let sub = l + rest % extent;
+            rest /= extent;
+            sub.to_string()
+        })
+        .collect();
+    format!("({})", subs.join(", "))
 }
 
 /// The type and shape of global `g`: `TYPE :: name(dims)`.

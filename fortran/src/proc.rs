@@ -93,6 +93,12 @@ struct Printer<'c, 'a> {
     /// COMMON blocks of the original program the procedure names: block
     /// name -> (global index -> local name of the member viewing it).
     commons: BTreeMap<String, BTreeMap<usize, String>>,
+    /// Components of module arrays of structures: variable -> (array,
+    /// its rank, component path), written `array(i)%component(j)`.
+    struct_arrays: HashMap<VarId, (String, usize, String)>,
+    /// Variables that see a COMMON member from an element or with another
+    /// shape (EQUIVALENCE in the original program).
+    common_views: Vec<VarId>,
     /// Counted DO loops written as `do i = start, end, step`.
     counted: Counted,
     /// The start and end of each counted loop (by header), set when its
@@ -163,6 +169,8 @@ impl<'c, 'a> Printer<'c, 'a> {
             recursive: reaches_itself(module, id),
             indent: 0,
             commons: BTreeMap::new(),
+            common_views: Vec::new(),
+            struct_arrays: HashMap::new(),
             counted: if counted_loops {
                 counted::analyse(proc)
             } else {
@@ -274,18 +282,54 @@ impl<'c, 'a> Printer<'c, 'a> {
             };
             let local = self.fresh(&base);
             if let Storage::Global(g, at) = var.storage {
-                self.check_global_view(v, g, at)?;
                 let global = &self.ctx.module().globals[g.index()];
-                if let Some(block) = self.ctx.common_block(g) {
-                    // A member of the original program's COMMON block: the
-                    // procedure declares the block (see `finish`).
-                    self.commons
-                        .entry(block)
+                if let (GlobalHome::Emitted(_), None, Some(view)) = (
+                    self.ctx.global_home(g),
+                    self.ctx.common_block(g),
+                    self.ctx.view(var, g, at),
+                ) {
+                    // An EQUIVALENCE view of an emitted global: declared in
+                    // the globals module (see `write_globals_module`).
+                    if var.ty == Type::Char || crate::const_dims(var).is_none() {
+                        return Err(self.err(
+                            format!(
+                                "variable `{}`, a view of global `{}` of CHARACTER type \
+                                 or of a shape that is not constant",
+                                var.name, global.name
+                            ),
+                            self.proc.span,
+                        ));
+                    }
+                    self.uses
+                        .entry(self.ctx.globals_module.clone())
                         .or_default()
-                        .insert(g.index(), local.clone());
+                        .insert((local.clone(), view));
                     self.names[v.index()] = local;
                     continue;
                 }
+                if let Some(block) = self.ctx.common_block(g) {
+                    // A member of the original program's COMMON block: the
+                    // procedure declares the block (see `finish`), and
+                    // EQUIVALENCEs a view of a member to its element.
+                    let members = self.commons.entry(block).or_default();
+                    if self.ctx.view(var, g, at).is_some() {
+                        if var.ty == Type::Char {
+                            return Err(self.err(
+                                format!(
+                                    "variable `{}`, a CHARACTER view of COMMON member `{}`",
+                                    var.name, global.name
+                                ),
+                                self.proc.span,
+                            ));
+                        }
+                        self.common_views.push(v);
+                    } else {
+                        members.insert(g.index(), local.clone());
+                    }
+                    self.names[v.index()] = local;
+                    continue;
+                }
+                self.check_global_view(v, g, at)?;
                 let (module, entity) = match self.ctx.global_home(g) {
                     GlobalHome::Original(m, n) => (m, n),
                     GlobalHome::Emitted(n) => (self.ctx.globals_module.clone(), n),
@@ -293,15 +337,23 @@ impl<'c, 'a> Printer<'c, 'a> {
                 // A component of a derived-type module variable (`m::p%x`):
                 // the variable is used whole and the component named.
                 let raw = global.name.split_once("::").map_or("", |(_, n)| n);
-                if raw.contains("(:)%") {
-                    return Err(self.err(
-                        format!(
-                            "variable `{}`, a component of the module array of structures `{}` (not emitted yet)",
-                            var.name,
-                            raw.split('(').next().unwrap_or_default()
-                        ),
-                        self.proc.span,
-                    ));
+                if let (true, Some((array, component))) =
+                    (module != self.ctx.globals_module, raw.split_once(")%"))
+                {
+                    // A component of a module array of structures
+                    // (`m::a(:)%x`): its elements are `a(i)%x`.
+                    let (base, colons) = array.split_once('(').unwrap_or((array, ":"));
+                    let base = ident(base);
+                    let component: Vec<String> = component.split('%').map(ident).collect();
+                    let component = component.join("%");
+                    self.uses
+                        .entry(module)
+                        .or_default()
+                        .insert((base.clone(), base.clone()));
+                    self.names[v.index()] = format!("{base}%{component}");
+                    self.struct_arrays
+                        .insert(v, (base, colons.matches(':').count(), component));
+                    continue;
                 }
                 if module != self.ctx.globals_module && raw.contains('%') {
                     let path: Vec<String> = raw.split('%').map(ident).collect();
@@ -342,14 +394,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                 self.proc.span,
             ));
         }
-        let dims: Option<Vec<(i64, i64)>> = var
-            .dims
-            .iter()
-            .map(|d| Some((d.lower.as_const()?, d.upper.as_ref()?.as_const()?)))
-            .collect();
-        let len_ok = var.ty != Type::Char
-            || var.char_len.as_ref().and_then(Bound::as_const).unwrap_or(1) == global.char_len;
-        if dims.as_deref() != Some(global.dims.as_slice()) || !len_ok {
+        if !crate::same_shape(var, global) {
             return Err(self.err(
                 format!(
                     "variable `{}`, a view of global `{}` with another shape",
@@ -368,15 +413,6 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         let callee = self.ctx.module().proc(c);
         let name = ident(&callee.name);
-        if !self.ctx.is_generated(c) && callee.name.contains('.') {
-            return Err(self.err(
-                format!(
-                    "a call of internal procedure `{}`, which is not accessible outside its host",
-                    callee.name
-                ),
-                callee.span,
-            ));
-        }
         let local = match self.ctx.fortran_module(c) {
             Some(m) if Some(&m) == self.home.as_ref() => name,
             Some(m) => {
@@ -754,6 +790,27 @@ impl<'c, 'a> Printer<'c, 'a> {
                     e(b).text,
                     e(c).text
                 ))),
+                Inst::DimLower(x, d) | Inst::DimExtent(x, d)
+                    if self.struct_arrays.contains_key(x) =>
+                {
+                    // Module arrays have constant bounds.
+                    let dim = &self.proc.var(*x).dims[*d as usize];
+                    let (lower, upper) = (
+                        dim.lower.as_const(),
+                        dim.upper.as_ref().and_then(Bound::as_const),
+                    );
+                    let value = match (&data.kind, lower, upper) {
+                        (Inst::DimLower(..), Some(l), _) => l,
+                        (_, Some(l), Some(u)) => (u - l + 1).max(0),
+                        _ => {
+                            return Err(self.err(
+                                "a bound of a module array of structures that is not constant",
+                                data.span,
+                            ))
+                        }
+                    };
+                    Some(literal(Const::Int(value), Type::I64))
+                }
                 Inst::DimLower(x, d) => Some(Expr::primary(format!(
                     "lbound({}, {}, kind=8)",
                     self.names[x.index()],
@@ -1019,6 +1076,15 @@ impl<'c, 'a> Printer<'c, 'a> {
 
     fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
         let subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
+        if let Some((array, rank, component)) = self.struct_arrays.get(&x) {
+            // The component's own subscripts come first in the IR.
+            let own = subs.len().saturating_sub(*rank);
+            let mut text = format!("{array}({})%{component}", subs[own..].join(", "));
+            if own > 0 {
+                text.push_str(&format!("({})", subs[..own].join(", ")));
+            }
+            return text;
+        }
         format!("{}({})", self.names[x.index()], subs.join(", "))
     }
 
@@ -1164,6 +1230,19 @@ impl<'c, 'a> Printer<'c, 'a> {
                     }
                     texts.push(array);
                     continue;
+                }
+            }
+            if let CallArg::Var(x) = a {
+                let rank = self.struct_arrays.get(x).map_or(usize::MAX, |s| s.1);
+                if self.proc.var(*x).dims.len() > rank {
+                    return Err(self.err(
+                        format!(
+                            "the whole array component `{}` of a module array of structures \
+                             passed as an argument",
+                            self.proc.var(*x).name
+                        ),
+                        span,
+                    ));
                 }
             }
             texts.push(match a {
@@ -1460,6 +1539,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                 continue;
             }
             let mut members = Vec::new();
+            let mut views = Vec::new();
             for (g, global) in self.ctx.module().globals.iter().enumerate() {
                 if self.ctx.common_block(adjit_ir::GlobalId(g as u32)).as_ref() != Some(&block) {
                     continue;
@@ -1467,14 +1547,12 @@ impl<'c, 'a> Printer<'c, 'a> {
                 let viewed = self.commons[&block].get(&g).cloned();
                 let name = match viewed {
                     Some(local) => {
-                        let v = self
-                            .proc
-                            .vars
-                            .iter()
-                            .position(|var| {
-                                var.storage == Storage::Global(adjit_ir::GlobalId(g as u32), 0)
-                            })
-                            .map(|i| VarId(i as u32));
+                        let v = (0..self.proc.vars.len())
+                            .map(|i| VarId(i as u32))
+                            .find(|&v| {
+                                matches!(self.proc.var(v).storage, Storage::Global(vg, 0) if vg.index() == g)
+                                    && self.names[v.index()] == local
+                            });
                         match v {
                             Some(v) => decls.push(format!("  {}", self.declaration(v)?)),
                             None => decls
@@ -1492,9 +1570,26 @@ impl<'c, 'a> Printer<'c, 'a> {
                         local
                     }
                 };
+                for &v in &self.common_views {
+                    if let Storage::Global(vg, at) = self.proc.var(v).storage {
+                        if vg.index() == g {
+                            views.push((
+                                v,
+                                format!("{name}{}", crate::element_subscript(global, at)),
+                            ));
+                        }
+                    }
+                }
                 members.push(name);
             }
             decls.push(format!("  common /{block}/ {}", members.join(", ")));
+            for (v, element) in views {
+                decls.push(format!("  {}", self.declaration(v)?));
+                decls.push(format!(
+                    "  equivalence ({element}, {})",
+                    self.names[v.index()]
+                ));
+            }
         }
         Ok(decls)
     }

@@ -724,10 +724,18 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
         names.sort();
         for name in names {
             // A component of an array of structures is marked `a(:)%x`
-            // (its element `a(i)%x` is not `a%x(i)` in Fortran source).
-            let gname = match name.split_once('%') {
-                Some((base, rest)) if scope.struct_decl(base).is_some_and(|s| s.dims.is_some()) => {
-                    format!("{}::{base}(:)%{rest}", m.name.text)
+            // (`a(:,:)%x` for rank 2: its element `a(i)%x` is not `a%x(i)`
+            // in Fortran source).
+            let rank = scope
+                .struct_decl(name.split('%').next().unwrap_or_default())
+                .and_then(|s| s.dims.as_ref().map(Vec::len));
+            let gname = match (name.split_once('%'), rank) {
+                (Some((base, rest)), Some(rank)) => {
+                    format!(
+                        "{}::{base}({})%{rest}",
+                        m.name.text,
+                        vec![":"; rank].join(",")
+                    )
                 }
                 _ => format!("{}::{}", m.name.text, name),
             };
