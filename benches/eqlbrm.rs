@@ -7,8 +7,10 @@
 //! paper's, about N³ = 10⁹ innermost evaluations); `ADJIT_EQLBRM_N=100`
 //! for a shorter run. The work grows as N³, so the time for N = 1000 is
 //! also extrapolated from the shorter run when one is asked for. Runs with
-//! N <= 300 (or with `ADJIT_EQLBRM_COMPARE` set) are repeated with the
-//! JIT's inliner off (`Options::inline`), for comparison.
+//! N <= 300 (or with `ADJIT_EQLBRM_COMPARE` set) are repeated without
+//! skipping repeated loop trips (`Options::fixed_point_exits`) and without
+//! the JIT's inliner (`Options::inline`), for comparison; only those run
+//! every trip the program asks for, so only they are extrapolated as N³.
 
 use adjit::engine::{Engine, Options};
 use std::time::Instant;
@@ -31,10 +33,11 @@ struct Timing {
 }
 
 /// Compiles the listing with the driver and runs it for `n`, with the
-/// JIT's inliner on or off.
-fn time(sources: &[(String, String)], n: i64, inline: bool) -> Timing {
+/// JIT's inliner and the skipping of repeated trips on or off.
+fn time(sources: &[(String, String)], n: i64, inline: bool, skip: bool) -> Timing {
     let options = Options {
         inline,
+        fixed_point_exits: skip,
         ..Options::default()
     };
     let start = Instant::now();
@@ -70,13 +73,14 @@ fn main() {
     // Without inlining N = 1000 takes minutes: compare only on request or
     // for short runs.
     let compare = n <= 300 || std::env::var_os("ADJIT_EQLBRM_COMPARE").is_some();
-    let variants: &[(bool, &str)] = if compare {
-        &[(true, "inlined"), (false, "no inlining")]
-    } else {
-        &[(true, "inlined")]
-    };
-    for &(inline, label) in variants {
-        let t = time(&sources, n, inline);
+    let all: &[(bool, bool, &str)] = &[
+        (true, true, "inlined, repeated trips skipped"),
+        (true, false, "inlined, every trip"),
+        (false, false, "no inlining, every trip"),
+    ];
+    let variants = if compare { all } else { &all[..1] };
+    for &(inline, skip, label) in variants {
+        let t = time(&sources, n, inline, skip);
         println!(
             "eqlbrm N = {n} ({label}): a* = {}, b* = {} (by hand: 50, 50)",
             t.astar, t.bstar
@@ -87,7 +91,7 @@ fn main() {
             t.run,
             t.compile + t.run
         );
-        if n != 1000 {
+        if n != 1000 && !skip {
             let scale = (1000.0 / n as f64).powi(3);
             println!(
                 "  N = 1000 extrapolated (N³): {:.1} s",

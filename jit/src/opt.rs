@@ -1,8 +1,8 @@
 //! The IR optimisations run before lowering: inlining of small
 //! non-recursive callees ([`inline`], optional), jump-chain merging
 //! ([`merge`]), then block-local value numbering (this module); for the
-//! JIT also loop versioning ([`licm`]) and early exits of counted loops at
-//! their fixed points ([`fixpoint`]).
+//! JIT also loop versioning ([`licm`]) and the skipping of counted-loop
+//! trips that repeat earlier ones ([`fixpoint`]).
 //!
 //! It rewrites the IR it is given for code generation only, without knowing
 //! where that IR came from.
@@ -101,21 +101,20 @@ pub struct Optimized {
     pub origins: inline::Origins,
     /// The loops versioned with hoisted checks ([`licm`]).
     pub versions: licm::Versions,
-    /// How many loops of each procedure were given an exit at their fixed
-    /// point ([`fixpoint`]), by procedure index (empty when the pass is
-    /// off).
+    /// How many loops of each procedure skip their repeated trips
+    /// ([`fixpoint`]), by procedure index (empty when the pass is off).
     pub fixed_point_exits: Vec<usize>,
 }
 
 /// [`optimize_with`], then, when `version_loops` is set, loop versioning
-/// with hoisted bounds checks and invariant loads ([`licm`]), then early
-/// exits of loops at their fixed points ([`fixpoint`]).
+/// with hoisted bounds checks and invariant loads ([`licm`]), then the
+/// skipping of loop trips that repeat earlier ones ([`fixpoint`]).
 pub fn optimize_for_jit(module: &Module, inline: bool, version_loops: bool) -> Optimized {
     optimize_for_jit_with(module, inline, version_loops, true)
 }
 
-/// [`optimize_for_jit`], with the fixed-point exits of [`fixpoint`] only
-/// when `fixed_point_exits` is set.
+/// [`optimize_for_jit`], with the skipping of repeated trips
+/// ([`fixpoint`]) only when `fixed_point_exits` is set.
 pub fn optimize_for_jit_with(
     module: &Module,
     inline: bool,
@@ -136,7 +135,7 @@ pub fn optimize_for_jit_with(
         module
             .procs
             .iter_mut()
-            .map(fixpoint::exit_at_fixed_points)
+            .map(fixpoint::skip_repeated_trips)
             .collect()
     } else {
         Vec::new()

@@ -179,6 +179,10 @@ pub struct Options {
     /// keeps every call a native call, counted by the call-depth limit:
     /// useful to debug the JIT or to test call depth exactly.
     pub inline: bool,
+    /// Skip the trips of a counted loop that only repeat earlier ones once
+    /// the state it carries repeats bit for bit (default on; see
+    /// `adjit::jit::opt::fixpoint`). Results are the same either way.
+    pub fixed_point_exits: bool,
     /// Cranelift's compile-time against code-speed setting (default
     /// [`CompileSpeed::Optimized`]; [`CompileSpeed::Fast`] for code run
     /// once, as by a fuzzer).
@@ -215,6 +219,7 @@ impl Default for Options {
             timeout: None,
             memory_limit: default_memory_limit(),
             inline: true,
+            fixed_point_exits: true,
             compile_speed: CompileSpeed::default(),
         }
     }
@@ -638,6 +643,7 @@ impl Executor {
                     bounds_checks: options.bounds_checks,
                     time_checks: options.timeout.is_some(),
                     inline: options.inline,
+                    fixed_point_exits: options.fixed_point_exits,
                     compile_speed: options.compile_speed,
                     ..JitOptions::default()
                 };

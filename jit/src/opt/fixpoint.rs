@@ -55,11 +55,11 @@ use crate::ir::{
     BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Rounding, Terminator, Type, UnaryOp, Value, Var,
     VarId,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Gives every qualifying loop of `proc` the skip of its repeating trips
 /// (see the module documentation); returns how many loops were given one.
-pub fn exit_at_fixed_points(proc: &mut Proc) -> usize {
+pub fn skip_repeated_trips(proc: &mut Proc) -> usize {
     let mut count = 0;
     let mut h = 0;
     while h < proc.blocks.len() {
@@ -79,9 +79,10 @@ pub fn exit_at_fixed_points(proc: &mut Proc) -> usize {
 struct Plan {
     /// The DO variable.
     var: VarId,
-    /// The trip bookkeeping: whether another trip runs, and the distance
-    /// still to go (biased by `i64::MIN`).
+    /// The trip bookkeeping: whether another trip runs.
     go: VarId,
+    /// The trip bookkeeping: the distance still to go (biased by
+    /// `i64::MIN`).
     rest: VarId,
     /// The carried state: each carried variable and the value it has at
     /// the end of a trip.
@@ -160,12 +161,12 @@ fn plan(proc: &Proc, shape: &Shape) -> Option<Plan> {
         derived.insert(v);
     }
     // The carried state: loaded before stored.
-    let mut first_load: HashMap<VarId, Value> = HashMap::new();
+    let mut loaded_first: HashSet<VarId> = HashSet::new();
     let mut stored: HashSet<VarId> = HashSet::new();
     for &v in body {
         match proc.inst(v).kind {
             Inst::Load(var) if !stored.contains(&var) => {
-                first_load.entry(var).or_insert(v);
+                loaded_first.insert(var);
             }
             Inst::Store(var, _) => {
                 if super::aliases(proc, var).len() != 1 {
@@ -180,7 +181,7 @@ fn plan(proc: &Proc, shape: &Shape) -> Option<Plan> {
     let mut carried: Vec<VarId> = stored
         .iter()
         .copied()
-        .filter(|v| !counters.contains(v) && first_load.contains_key(v))
+        .filter(|v| !counters.contains(v) && loaded_first.contains(v))
         .collect();
     carried.sort();
     for var in carried {
