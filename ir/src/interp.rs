@@ -1007,6 +1007,7 @@ impl<'m> Interpreter<'m> {
             slot: view.loc.slot,
             offset: view.loc.offset + e * per,
             units: n as usize * per,
+            view: None,
         })
     }
 
