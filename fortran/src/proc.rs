@@ -1875,11 +1875,13 @@ mod tests {
     fn accumulation_is_told_from_other_writes() {
         let build = |body: &dyn Fn(&mut ProcBuilder, VarId, VarId)| {
             let mut proc = Proc::new("p");
-            let mut b = ProcBuilder::new(&mut proc);
-            let x = b.param("x_b", Type::F64, vec![]);
-            let y = b.param("y", Type::F64, vec![]);
-            body(&mut b, x, y);
-            drop(b);
+            let x = {
+                let mut b = ProcBuilder::new(&mut proc);
+                let x = b.param("x_b", Type::F64, vec![]);
+                let y = b.param("y", Type::F64, vec![]);
+                body(&mut b, x, y);
+                x
+            };
             (proc, x)
         };
         let (p, x) = build(&|b, x, y| {
