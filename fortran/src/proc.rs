@@ -1905,3 +1905,53 @@ fn may_write_inst(inst: &Inst, v: VarId) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adjit_ir::builder::ProcBuilder;
+    use adjit_ir::BinaryOp;
+
+    /// `x_b = x_b + e` only accumulates; a plain assignment, a read of the
+    /// sum elsewhere or `x_b = x_b + x_b` does not.
+    #[test]
+    fn accumulation_is_told_from_other_writes() {
+        let build = |body: &dyn Fn(&mut ProcBuilder, VarId, VarId)| {
+            let mut proc = Proc::new("p");
+            let x = {
+                let mut b = ProcBuilder::new(&mut proc);
+                let x = b.param("x_b", Type::F64, vec![]);
+                let y = b.param("y", Type::F64, vec![]);
+                body(&mut b, x, y);
+                x
+            };
+            (proc, x)
+        };
+        let (p, x) = build(&|b, x, y| {
+            let old = b.load(x);
+            let e = b.load(y);
+            let sum = b.binary(BinaryOp::Add, old, e);
+            b.store(x, sum);
+        });
+        assert!(only_accumulates(&p, x));
+        let (p, x) = build(&|b, x, y| {
+            let e = b.load(y);
+            b.store(x, e);
+        });
+        assert!(!only_accumulates(&p, x));
+        let (p, x) = build(&|b, x, y| {
+            let old = b.load(x);
+            let e = b.load(y);
+            let sum = b.binary(BinaryOp::Add, old, e);
+            b.store(x, sum);
+            b.store(y, sum);
+        });
+        assert!(!only_accumulates(&p, x));
+        let (p, x) = build(&|b, x, _| {
+            let old = b.load(x);
+            let sum = b.binary(BinaryOp::Add, old, old);
+            b.store(x, sum);
+        });
+        assert!(!only_accumulates(&p, x));
+    }
+}
