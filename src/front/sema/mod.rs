@@ -44,6 +44,7 @@ mod alloc_dummy;
 mod array;
 mod array_fn;
 mod associate;
+mod char_expr;
 mod cleanup;
 mod closure;
 mod common;

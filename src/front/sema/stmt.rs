@@ -5,7 +5,7 @@
 //! Expressions are lowered by [`super::expr`] and [`super::array`].
 
 use super::super::ast::{
-    Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
+    Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
 };
 use super::alloc::Status;
 use super::consts::{type_name, ConstVal};
@@ -817,7 +817,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn char_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
-        if matches!(value.kind, ExprKind::Binary(BinOp::Concat, ..)) {
+        if super::char_expr::is_concat(value) {
             return self.concat_assign(to, value);
         }
         match self.char_unpadded(value)? {
@@ -838,25 +838,14 @@ impl Lowerer<'_, '_> {
     /// `CHARACTER*(*)` dummy, a substring with variable bounds) they are
     /// computed at run time from the lengths.
     fn concat_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
-        fn parts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-            match &e.kind {
-                ExprKind::Binary(BinOp::Concat, a, b) => {
-                    parts(a, out);
-                    parts(b, out);
-                }
-                ExprKind::Paren(x) => parts(x, out),
-                _ => out.push(e),
-            }
-        }
-        let mut pieces = Vec::new();
-        parts(value, &mut pieces);
-        let mut froms = Vec::new();
-        for piece in pieces {
-            let Operand::Char(from) = self.expr(piece)? else {
-                return Err(self.err(piece.span, "concatenation of a non-character value"));
-            };
-            froms.push(from);
-        }
+        let froms = self.concat_operands(value)?;
+        self.assign_parts(to, froms);
+        Ok(())
+    }
+
+    /// Copies `froms` one after the other into `to` (parts past its end
+    /// are dropped, the rest of it blank-padded).
+    pub(super) fn assign_parts(&mut self, to: CharRef, froms: Vec<CharRef>) {
         let blank = CharRef {
             base: CharBase::Literal(Vec::new()),
             start: None,
@@ -877,7 +866,7 @@ impl Lowerer<'_, '_> {
                 let dest = self.sub_ref(&to, pos, target_len);
                 self.emit(Inst::CharAssign(dest, blank), None);
             }
-            return Ok(());
+            return;
         }
         let i64t = Type::I64;
         let target_len = self.char_len_value(&to);
@@ -895,7 +884,6 @@ impl Lowerer<'_, '_> {
         // The rest (empty when the parts filled the target) is blank.
         let dest = self.shifted_ref(&to, pos, target_len);
         self.emit(Inst::CharAssign(dest, blank), None);
-        Ok(())
     }
 
     /// The length of character data as an I64 value (a constant when
