@@ -132,13 +132,13 @@ end subroutine g
 fn unsupported_character_results_are_located_errors() {
     for (src, at, what) in [
         (
-            "subroutine f(s, t)\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = 'x' // adjustl(s)\nend subroutine\n",
-            "t.f90:4:14:",
+            "subroutine f(s, t)\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  print *, 'x' // adjustl(s)\nend subroutine\n",
+            "t.f90:4:19:",
             "`adjustl`",
         ),
         (
-            "subroutine f(n, t)\n  integer, intent(in) :: n\n  character(len=20), intent(out) :: t\n  t = repeat('ab', n)\nend subroutine\n",
-            "t.f90:4:7:",
+            "subroutine f(n, t)\n  integer, intent(in) :: n\n  character(len=20), intent(out) :: t\n  print *, repeat('ab', n)\nend subroutine\n",
+            "t.f90:4:12:",
             "`repeat`",
         ),
         (

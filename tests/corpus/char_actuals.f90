@@ -1,7 +1,7 @@
 ! Character expressions of run-time length as actual arguments of
 ! `character(len=*)` dummies: TRIM, `//` with parts of run-time length,
 ! ADJUSTL / ADJUSTR of a `character(len=*)` dummy, REPEAT with a computed
-! number of copies; `//` as an operand of comparisons, in SELECT CASE
+! number of copies, also assigned; `//` as an operand of comparisons, in SELECT CASE
 ! selectors, PRINT items and intrinsic arguments. The names steer which
 ! formula computes the real result.
 ! adjit-test: --entry drive --set mode=1 --set n=2 --set x=1.25
@@ -103,4 +103,8 @@ subroutine drive(mode, n, x, y, k, lens, codes, tag)
   tag = a // '-' // b // '-'
   print *, a // b, len(a // b), '|', trim(a // '|' // b)
   y = y + pick('rule:' // b, 2d0 * x)
+  tag = repeat('=', n) // adjustr(w(1:n+2)) // '|'
+  print *, '[', tag, ']'
+  tag(3:) = adjustr(w(n+1:)) // repeat('-', n)
+  print *, '[', tag, ']'
 end subroutine drive

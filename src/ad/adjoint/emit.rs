@@ -244,7 +244,8 @@ impl<'p> Cursor<'p> {
         });
     }
 
-    /// Pushes every element of the allocated array `var`, then its lower
+    /// Pushes every element of the allocated array `var` (none of a
+    /// character array), then its lower
     /// bound and extent per dimension (Integer stack): what
     /// [`Cursor::restore_allocation`] needs to allocate it again.
     pub fn save_allocation(&mut self, var: VarId) {

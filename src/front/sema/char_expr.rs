@@ -224,6 +224,93 @@ impl Lowerer<'_, '_> {
         }))
     }
 
+    /// `to = value` when the value is a concatenation, ADJUSTR or REPEAT
+    /// (returns false, doing nothing, for other values): the parts are
+    /// copied one after the other into the target, clipped to its length,
+    /// the rest blank.
+    pub(super) fn assign_char_pieces(&mut self, to: &CharRef, value: &Expr) -> R<bool> {
+        let pieces = if is_concat(value) {
+            let mut parts = Vec::new();
+            for x in concat_parts(value) {
+                parts.extend(self.part_pieces(x)?.parts);
+            }
+            parts
+        } else if self.is_string_fn_ref(value)
+            && matches!(&value.kind, ExprKind::Apply { name, .. }
+                if matches!(StrFn::from_name(&name.text), Some(StrFn::Adjustr | StrFn::Repeat)))
+        {
+            self.part_pieces(value)?.parts
+        } else {
+            return Ok(false);
+        };
+        if pieces.iter().all(|p| matches!(p, Piece::Text(_))) {
+            let texts = pieces
+                .into_iter()
+                .filter_map(|p| match p {
+                    Piece::Text(r) => Some(r),
+                    _ => None,
+                })
+                .collect();
+            self.assign_parts(to.clone(), texts);
+            return Ok(true);
+        }
+        let i64t = Type::I64;
+        let target = self.spill_ref(to);
+        let spilled: Vec<SpilledPiece> = pieces.iter().map(|p| self.spill_piece(p)).collect();
+        let pos = self.temp("pos", i64t);
+        let one = self.int(1, i64t);
+        self.emit(Inst::Store(pos, one), None);
+        for p in &spilled {
+            if let SpilledPiece::Repeat(r, c) = p {
+                self.for_positions(&[*c], &mut |this, ks| {
+                    let to = this.reload_ref(&target);
+                    let r = this.reload_ref(r);
+                    let each = this.char_len_value(&r);
+                    let skip = this.val(Inst::Binary(BinaryOp::Mul, ks[0], each), i64t);
+                    let at = this.val(Inst::Load(pos), i64t);
+                    let at = this.val(Inst::Binary(BinaryOp::Add, at, skip), i64t);
+                    this.put_clipped(&to, at, each, r);
+                    Ok(())
+                })?;
+            } else {
+                let to = self.reload_ref(&target);
+                let at = self.val(Inst::Load(pos), i64t);
+                let piece = self.reload_piece(p);
+                let n = self.piece_len(&piece);
+                let from = match piece {
+                    Piece::Text(r) => r,
+                    _ => CharRef::literal(b""),
+                };
+                self.put_clipped(&to, at, n, from);
+            }
+            let piece = self.reload_piece(p);
+            let n = self.piece_len(&piece);
+            let at = self.val(Inst::Load(pos), i64t);
+            let next = self.val(Inst::Binary(BinaryOp::Add, at, n), i64t);
+            self.emit(Inst::Store(pos, next), None);
+        }
+        // The rest (empty when the parts filled the target) is blank.
+        let to = self.reload_ref(&target);
+        let len = self.char_len_value(&to);
+        let at = self.val(Inst::Load(pos), i64t);
+        let dest = self.shifted_ref(&to, at, len);
+        self.emit(Inst::CharAssign(dest, CharRef::literal(b"")), None);
+        Ok(true)
+    }
+
+    /// Copies `from` into `to` at `at` (`n` characters, clipped to the
+    /// length of `to`).
+    fn put_clipped(&mut self, to: &CharRef, at: Value, n: Value, from: CharRef) {
+        let i64t = Type::I64;
+        let len = self.char_len_value(to);
+        let one = self.int(1, i64t);
+        let last = self.val(Inst::Binary(BinaryOp::Add, at, n), i64t);
+        let last = self.val(Inst::Binary(BinaryOp::Sub, last, one), i64t);
+        let end = self.val(Inst::Binary(BinaryOp::Min, last, len), i64t);
+        let dest = self.shifted_ref(to, at, end);
+        self.emit(Inst::CharAssign(dest, from), None);
+    }
+
     /// True when `e` references TRIM, ADJUSTL, ADJUSTR or REPEAT.
     fn is_string_fn_ref(&self, e: &Expr) -> bool {
         match &e.kind {

@@ -817,8 +817,8 @@ impl Lowerer<'_, '_> {
     }
 
     fn char_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
-        if super::char_expr::is_concat(value) {
-            return self.concat_assign(to, value);
+        if self.assign_char_pieces(&to, value)? {
+            return Ok(());
         }
         match self.char_unpadded(value)? {
             Operand::Char(from) => {
@@ -832,19 +832,11 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// `c = a // b // ...`: each part is copied into its own substring of
-    /// the target (parts past the end are dropped, the rest blank-padded).
-    /// With constant lengths the positions are constants; otherwise (a
+    /// `c = a // b // ...`: copies `froms` one after the other into `to`
+    /// (parts past its end are dropped, the rest of it blank-padded). With
+    /// constant lengths the positions are constants; otherwise (a
     /// `CHARACTER*(*)` dummy, a substring with variable bounds) they are
     /// computed at run time from the lengths.
-    fn concat_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
-        let froms = self.concat_operands(value)?;
-        self.assign_parts(to, froms);
-        Ok(())
-    }
-
-    /// Copies `froms` one after the other into `to` (parts past its end
-    /// are dropped, the rest of it blank-padded).
     pub(super) fn assign_parts(&mut self, to: CharRef, froms: Vec<CharRef>) {
         let blank = CharRef {
             base: CharBase::Literal(Vec::new()),
