@@ -862,6 +862,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                     let name = self.names[x.index()].clone();
                     let zero = match self.proc.var(*x).ty {
                         Type::Bool => ".false.".to_string(),
+                        Type::Char => "achar(0)".to_string(),
                         t => literal(Const::Int(0), t).text,
                     };
                     // The IR's fresh storage is zero-filled.

@@ -13,7 +13,9 @@
 //! of copies) is built, before the statement, character by character in a
 //! rank-1 ALLOCATABLE array of one-character elements allocated to the
 //! result's length and released after the call: a `character(len=*)`
-//! dummy takes its length from the storage it is given.
+//! dummy takes its length from the storage it is given. Assigned, such
+//! results (`t = repeat('-', n) // adjustr(s)`) are copied part by part
+//! into the target, clipped to its length.
 
 use super::super::ast::{ArgValue, BinOp, Expr, ExprKind};
 use super::lowerer::{ArgTemp, Lowerer, Operand, R};
