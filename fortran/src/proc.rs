@@ -934,6 +934,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                     let name = self.names[x.index()].clone();
                     let zero = match self.proc.var(*x).ty {
                         Type::Bool => ".false.".to_string(),
+                        Type::Char => "achar(0)".to_string(),
                         t => literal(Const::Int(0), t).text,
                     };
                     // The IR's fresh storage is zero-filled.
@@ -1245,7 +1246,18 @@ impl<'c, 'a> Printer<'c, 'a> {
                     ));
                 }
             }
+            let chars_to_scalar = |x: &VarId| {
+                dummy.is_some_and(|d| d.dims.is_empty() && d.ty == Type::Char)
+                    && !self.proc.var(*x).dims.is_empty()
+            };
             texts.push(match a {
+                // Character data of run-time length built in an array of
+                // one-character elements, passed to a scalar dummy: the
+                // scalar of that length with the same characters.
+                CallArg::Var(x) if chars_to_scalar(x) => {
+                    let n = &self.names[x.index()];
+                    format!("transfer({n}, repeat(' ', size({n})))")
+                }
                 CallArg::Var(x) => self.names[x.index()].clone(),
                 CallArg::Elem(x, idx) => self.element(*x, idx, exprs),
                 CallArg::Slice(x, idx, n) => match callee.params.get(i) {

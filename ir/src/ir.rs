@@ -359,7 +359,10 @@ pub enum Storage {
     /// [`Inst::Deallocate`] and at return. Its `dims` give only the rank
     /// (their bounds are ignored). While unallocated its extents read as 0
     /// and its lower bounds as 1, and referencing an element or passing it
-    /// to a call is [`RuntimeErrorKind::NotAllocated`].
+    /// to a call is [`RuntimeErrorKind::NotAllocated`]. A character
+    /// allocatable has one-character elements (its storage, passed whole,
+    /// is character data of run-time length for an assumed-length
+    /// parameter).
     Allocatable,
     /// The n-th argument (0-based), an ALLOCATABLE array passed by
     /// descriptor: the caller's [`Storage::Allocatable`] (or

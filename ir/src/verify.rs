@@ -281,9 +281,11 @@ impl Checker<'_> {
         if let Some(len) = &var.char_len {
             self.check_bound(&var.name, len);
         }
-        if var.storage.is_allocatable() && (rank == 0 || var.ty == Type::Char) {
+        let long_chars =
+            var.ty == Type::Char && !matches!(var.char_len, None | Some(Bound::Const(1)));
+        if var.storage.is_allocatable() && (rank == 0 || long_chars) {
             self.error(format!(
-                "`{}` ({id}): an allocatable variable must be a non-character array",
+                "`{}` ({id}): an allocatable variable must be an array (of one-character elements when character)",
                 var.name
             ));
         }
@@ -895,7 +897,7 @@ mod tests {
         let m = messages(&module);
         let has = |text: &str| m.iter().any(|s| s.contains(text));
         assert!(
-            has("`a` (%1): an allocatable variable must be a non-character array"),
+            has("`a` (%1): an allocatable variable must be an array (of one-character elements when character)"),
             "{m:?}"
         );
         assert!(has("`w` is not allocatable"), "{m:?}");

@@ -244,11 +244,16 @@ impl<'p> Cursor<'p> {
         });
     }
 
-    /// Pushes every element of the allocated array `var`, then its lower
+    /// Pushes every element of the allocated array `var` (none of a
+    /// character array), then its lower
     /// bound and extent per dimension (Integer stack): what
     /// [`Cursor::restore_allocation`] needs to allocate it again.
     pub fn save_allocation(&mut self, var: VarId) {
-        self.save_var(var);
+        // Character data is not restored in the reverse sweep (what the
+        // forward sweep computed from it is recorded): only its bounds.
+        if self.proc.var(var).ty != Type::Char {
+            self.save_var(var);
+        }
         for d in 0..self.proc.var(var).dims.len() as u32 {
             let lower = self.ins(Inst::DimLower(var, d), Some(Type::I64));
             self.push_scalar(lower);
@@ -276,7 +281,9 @@ impl<'p> Cursor<'p> {
             self.ins(Inst::Allocate(adj, bounds.clone()), None);
         }
         self.ins(Inst::Allocate(var, bounds), None);
-        self.restore_var(var);
+        if self.proc.var(var).ty != Type::Char {
+            self.restore_var(var);
+        }
     }
 
     /// Hands the allocation state of an ALLOCATABLE array over from the end

@@ -14,11 +14,51 @@
 //! dummies, and the extents of assumed-shape dummies given as hidden
 //! arguments.
 
-use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind, UnOp};
 use super::lowerer::{Lowerer, R};
 use super::scope::Sym;
 use adjit_ir::{BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Storage, Type, Value, Var, VarId};
 use std::collections::HashMap;
+
+/// `do while (c) ... end do` as `do; if (.not. (c)) exit; ... end do`,
+/// so that the condition referencing an array-valued function is a
+/// logical IF (see [`Lowerer::lift_array_functions`]) evaluated at the
+/// top of every trip (CYCLE comes back to it).
+fn do_while_as_exit(s: &Stmt, name: &Option<Name>, cond: &Expr, body: &[Stmt]) -> Stmt {
+    let span = cond.span;
+    let negated = Expr {
+        kind: ExprKind::Unary(
+            UnOp::Not,
+            Box::new(Expr {
+                kind: ExprKind::Paren(Box::new(cond.clone())),
+                span,
+            }),
+        ),
+        span,
+    };
+    let test = Stmt {
+        label: None,
+        span,
+        kind: StmtKind::LogicalIf {
+            cond: negated,
+            stmt: Box::new(Stmt {
+                label: None,
+                span,
+                kind: StmtKind::Exit(name.clone()),
+            }),
+        },
+    };
+    let mut trip = vec![test];
+    trip.extend(body.iter().cloned());
+    Stmt {
+        label: s.label,
+        span: s.span,
+        kind: StmtKind::DoForever {
+            name: name.clone(),
+            body: trip,
+        },
+    }
+}
 
 impl Lowerer<'_, '_> {
     /// The statement with its array-valued function references called
@@ -27,6 +67,11 @@ impl Lowerer<'_, '_> {
     pub(super) fn lift_array_functions(&mut self, s: &Stmt) -> R<Option<(Stmt, Vec<VarId>)>> {
         if let Some(out) = self.lift_condition(s)? {
             return Ok(Some((out, Vec::new())));
+        }
+        if let StmtKind::DoWhile { name, cond, body } = &s.kind {
+            if self.has_array_function(cond) {
+                return Ok(Some((do_while_as_exit(s, name, cond, body), Vec::new())));
+            }
         }
         let any = match &s.kind {
             StmtKind::Assign { target, value } => {

@@ -498,6 +498,9 @@ impl Lowerer<'_, '_> {
     }
 
     fn binary(&mut self, e: &Expr, op: BinOp, a: &Expr, b: &Expr) -> R<Operand> {
+        if op == BinOp::Concat {
+            return self.concat_value(e, false);
+        }
         let relational = matches!(
             op,
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge

@@ -96,6 +96,15 @@ impl Lowerer<'_, '_> {
         let mut made = false;
         for a in args {
             if let ArgValue::Expr(e) = &a.value {
+                if super::char_expr::may_need_char_temp(e)
+                    && !self.arg_temps.iter().any(|t| t.is_for(e))
+                {
+                    if let Some(record) = self.char_arg_temp(e)? {
+                        self.arg_temps.push(record);
+                        made = true;
+                        continue;
+                    }
+                }
                 if needs_temp(self, e) {
                     self.prepare_actual(e)?;
                     made = true;
@@ -428,7 +437,7 @@ impl Lowerer<'_, '_> {
     /// A fresh rank-1 ALLOCATABLE temporary of type `ty`, allocated
     /// `(1:n)` with `n` the product of `extents` (released after the call
     /// by [`Self::copy_back_after`]).
-    fn exact_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
+    pub(super) fn exact_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
         let i64t = Type::I64;
         let mut n = self.int(1, i64t);
         for &x in extents {

@@ -5,7 +5,7 @@
 //! Expressions are lowered by [`super::expr`] and [`super::array`].
 
 use super::super::ast::{
-    Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
+    Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
 };
 use super::alloc::Status;
 use super::consts::{type_name, ConstVal};
@@ -817,8 +817,8 @@ impl Lowerer<'_, '_> {
     }
 
     fn char_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
-        if matches!(value.kind, ExprKind::Binary(BinOp::Concat, ..)) {
-            return self.concat_assign(to, value);
+        if self.assign_char_pieces(&to, value)? {
+            return Ok(());
         }
         match self.char_unpadded(value)? {
             Operand::Char(from) => {
@@ -832,31 +832,12 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// `c = a // b // ...`: each part is copied into its own substring of
-    /// the target (parts past the end are dropped, the rest blank-padded).
-    /// With constant lengths the positions are constants; otherwise (a
+    /// `c = a // b // ...`: copies `froms` one after the other into `to`
+    /// (parts past its end are dropped, the rest of it blank-padded). With
+    /// constant lengths the positions are constants; otherwise (a
     /// `CHARACTER*(*)` dummy, a substring with variable bounds) they are
     /// computed at run time from the lengths.
-    fn concat_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
-        fn parts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-            match &e.kind {
-                ExprKind::Binary(BinOp::Concat, a, b) => {
-                    parts(a, out);
-                    parts(b, out);
-                }
-                ExprKind::Paren(x) => parts(x, out),
-                _ => out.push(e),
-            }
-        }
-        let mut pieces = Vec::new();
-        parts(value, &mut pieces);
-        let mut froms = Vec::new();
-        for piece in pieces {
-            let Operand::Char(from) = self.expr(piece)? else {
-                return Err(self.err(piece.span, "concatenation of a non-character value"));
-            };
-            froms.push(from);
-        }
+    pub(super) fn assign_parts(&mut self, to: CharRef, froms: Vec<CharRef>) {
         let blank = CharRef {
             base: CharBase::Literal(Vec::new()),
             start: None,
@@ -877,7 +858,7 @@ impl Lowerer<'_, '_> {
                 let dest = self.sub_ref(&to, pos, target_len);
                 self.emit(Inst::CharAssign(dest, blank), None);
             }
-            return Ok(());
+            return;
         }
         let i64t = Type::I64;
         let target_len = self.char_len_value(&to);
@@ -895,7 +876,6 @@ impl Lowerer<'_, '_> {
         // The rest (empty when the parts filled the target) is blank.
         let dest = self.shifted_ref(&to, pos, target_len);
         self.emit(Inst::CharAssign(dest, blank), None);
-        Ok(())
     }
 
     /// The length of character data as an I64 value (a constant when

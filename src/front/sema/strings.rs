@@ -9,11 +9,9 @@
 //! the substring from its first non-blank, padded by the consumer.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::char_expr::{Piece, Pieces, MAX_TEMP_LEN};
 use super::lowerer::{Lowerer, Operand, Reported, R};
 use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Type, VarId};
-
-/// The longest result a character intrinsic copies into a temporary.
-const MAX_TEMP_LEN: i64 = 1 << 20;
 
 /// A character-valued intrinsic.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -59,6 +57,9 @@ impl Lowerer<'_, '_> {
     /// argument of TRIM, the right-hand side of an assignment): ADJUSTL of
     /// run-time length is then the substring from the first non-blank.
     pub(super) fn char_unpadded(&mut self, e: &Expr) -> R<Operand> {
+        if super::char_expr::is_concat(e) {
+            return self.concat_value(e, true);
+        }
         if let ExprKind::Apply { name, args } = &e.kind {
             if StrFn::from_name(&name.text) == Some(StrFn::Adjustl) && self.names_string_fn(name) {
                 let x = self.string_args(name, args, 1)?[0];
@@ -72,7 +73,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when `name` refers to the character intrinsic of that name.
-    fn names_string_fn(&self, name: &Name) -> bool {
+    pub(super) fn names_string_fn(&self, name: &Name) -> bool {
         StrFn::from_name(&name.text).is_some()
             && self.is_intrinsic_name(&name.text)
             && !self.declared_external(&name.text)
@@ -81,60 +82,83 @@ impl Lowerer<'_, '_> {
 
     /// Lowers TRIM, ADJUSTL, ADJUSTR or REPEAT.
     pub(super) fn string_fn(&mut self, which: StrFn, name: &Name, args: &[Arg]) -> R<Operand> {
+        let pieces = self.string_pieces(which, name, args)?;
+        if which == StrFn::Trim {
+            let [Piece::Text(r)] = &pieces.parts[..] else {
+                unreachable!("TRIM is one substring")
+            };
+            return Ok(Operand::Char(r.clone()));
+        }
+        let Some(len) = pieces.len.filter(|&n| n <= MAX_TEMP_LEN) else {
+            return Err(self.err(
+                name.span,
+                format!(
+                    "unsupported Fortran: `{}` of run-time length here (supported as an actual argument{})",
+                    name.text,
+                    if which == StrFn::Adjustl {
+                        ", in comparisons, SELECT CASE, TRIM and assignments"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        };
+        Ok(Operand::Char(self.pieces_in_temp(pieces, len)))
+    }
+
+    /// TRIM, ADJUSTL, ADJUSTR or REPEAT as the parts of its result.
+    pub(super) fn string_pieces(&mut self, which: StrFn, name: &Name, args: &[Arg]) -> R<Pieces> {
         let n = if which == StrFn::Repeat { 2 } else { 1 };
         let xs = self.string_args(name, args, n)?;
-        let r = match which {
+        let i64t = Type::I64;
+        Ok(match which {
             StrFn::Trim => {
                 let Operand::Char(r) = self.char_unpadded(xs[0])? else {
                     return Err(self.not_char(xs[0], name));
                 };
                 let last = self.last_nonblank(&r);
-                let one = self.int(1, Type::I64);
-                self.shifted_ref(&r, one, last)
+                let one = self.int(1, i64t);
+                Pieces {
+                    parts: vec![Piece::Text(self.shifted_ref(&r, one, last))],
+                    len: None,
+                }
             }
             StrFn::Adjustl | StrFn::Adjustr => {
                 let r = self.string_operand(xs[0], name)?;
-                let len = self.temp_len(&r, xs[0], name)?;
-                if len == 0 {
-                    return Ok(Operand::Char(CharRef::literal(b"")));
-                }
-                let tmp = self.char_temp(len);
-                let to = CharRef::whole(tmp);
-                if which == StrFn::Adjustl {
-                    let from = self.after_leading_blanks(&r);
-                    self.emit(Inst::CharAssign(to.clone(), from), None);
+                let len = self.char_len_value(&r);
+                let (text, kept) = if which == StrFn::Adjustl {
+                    let text = self.after_leading_blanks(&r);
+                    let kept = self.char_len_value(&text);
+                    (text, kept)
                 } else {
-                    // Blanks, then the string up to its last non-blank at
-                    // the end.
                     let last = self.last_nonblank(&r);
-                    let one = self.int(1, Type::I64);
-                    let head = self.shifted_ref(&r, one, last);
-                    let n = self.int(len, Type::I64);
-                    let gap = self.val(Inst::Binary(BinaryOp::Sub, n, last), Type::I64);
-                    let start = self.val(Inst::Binary(BinaryOp::Add, gap, one), Type::I64);
-                    self.emit(Inst::CharAssign(to.clone(), CharRef::literal(b"")), None);
-                    let dest = self.shifted_ref(&to, start, n);
-                    self.emit(Inst::CharAssign(dest, head), None);
+                    let one = self.int(1, i64t);
+                    (self.shifted_ref(&r, one, last), last)
+                };
+                let gap = self.val(Inst::Binary(BinaryOp::Sub, len, kept), i64t);
+                let parts = if which == StrFn::Adjustl {
+                    vec![Piece::Text(text), Piece::Blanks(gap)]
+                } else {
+                    vec![Piece::Blanks(gap), Piece::Text(text)]
+                };
+                Pieces {
+                    parts,
+                    len: self.char_len_of(&r),
                 }
-                to
             }
             StrFn::Repeat => {
                 let r = self.string_operand(xs[0], name)?;
-                let len = self.temp_len(&r, xs[0], name)?;
                 let copies = match self.num(xs[1])? {
-                    (v, Type::I32 | Type::I64) => match self.const_of(v) {
-                        Some(Const::Int(c)) if c >= 0 => c,
-                        Some(Const::Int(_)) => {
-                            return Err(self.err(
-                                xs[1].span,
-                                "the NCOPIES argument of `repeat` is negative",
-                            ))
+                    (v, t @ (Type::I32 | Type::I64)) => match self.const_of(v) {
+                        Some(Const::Int(c)) if c < 0 => {
+                            return Err(self
+                                .err(xs[1].span, "the NCOPIES argument of `repeat` is negative"))
                         }
+                        Some(Const::Int(c)) => self.int(c, i64t),
                         _ => {
-                            return Err(self.err(
-                                xs[1].span,
-                                "unsupported Fortran: `repeat` with a number of copies that is not a constant",
-                            ))
+                            let v = self.convert(v, t, i64t);
+                            let zero = self.int(0, i64t);
+                            self.val(Inst::Binary(BinaryOp::Max, v, zero), i64t)
                         }
                     },
                     _ => {
@@ -144,28 +168,16 @@ impl Lowerer<'_, '_> {
                         ))
                     }
                 };
-                let total = len.checked_mul(copies).filter(|&t| t <= MAX_TEMP_LEN);
-                let Some(total) = total else {
-                    return Err(self.err(
-                        name.span,
-                        format!(
-                            "unsupported Fortran: `repeat` longer than {MAX_TEMP_LEN} characters"
-                        ),
-                    ));
+                let len = match (self.char_len_of(&r), self.const_of(copies)) {
+                    (Some(n), Some(Const::Int(c))) => n.checked_mul(c).or(Some(i64::MAX)),
+                    _ => None,
                 };
-                if total == 0 {
-                    return Ok(Operand::Char(CharRef::literal(b"")));
+                Pieces {
+                    parts: vec![Piece::Repeat(r, copies)],
+                    len,
                 }
-                let tmp = self.char_temp(total);
-                let to = CharRef::whole(tmp);
-                for k in 0..copies {
-                    let dest = self.sub_ref(&to, k * len + 1, (k + 1) * len);
-                    self.emit(Inst::CharAssign(dest, r.clone()), None);
-                }
-                to
             }
-        };
-        Ok(Operand::Char(r))
+        })
     }
 
     /// The positional arguments of a character intrinsic, `n` of them.
@@ -205,21 +217,6 @@ impl Lowerer<'_, '_> {
             x.span,
             format!("the argument of `{}` must be character data", name.text),
         )
-    }
-
-    /// The constant length of the argument of a character intrinsic that
-    /// copies it into a temporary.
-    fn temp_len(&mut self, r: &CharRef, x: &Expr, name: &Name) -> R<i64> {
-        match self.char_len_of(r) {
-            Some(n) if n <= MAX_TEMP_LEN => Ok(n),
-            _ => Err(self.err(
-                x.span,
-                format!(
-                    "unsupported Fortran: `{}` of character data whose length is not a constant (supported in comparisons, SELECT CASE, TRIM and assignments for ADJUSTL)",
-                    name.text
-                ),
-            )),
-        }
     }
 
     /// The position of the last non-blank of `r` (0 when all blank), I64.
