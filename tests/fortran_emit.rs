@@ -509,7 +509,8 @@ fn storage_the_ir_shares_is_written_as_fortran_allows() {
     assert!(
         sections.contains("subroutine mat_d(m, m_d, s, s_d, t_extent_m_1, m_size)")
             && sections.contains("integer(8), intent(in) :: m_size")
-            && sections.contains(", size(t_arg33, kind=8))"),
+            && sections.contains(", size(t_arg22, kind=8))")
+            && sections.contains(", t_n45, int(tmp2, 8))"),
         "{sections}"
     );
     let scalar = emit(

@@ -1306,13 +1306,17 @@ impl<'c, 'a> Printer<'c, 'a> {
     }
 
     /// The number of elements actual `a` hands to an assumed-size dummy:
-    /// its whole array, or from its element to the end of its array.
+    /// its whole array, from its element to the end of its array, or the
+    /// length of its slice.
     fn actual_size(
         &self,
         a: &CallArg,
         exprs: &HashMap<Value, Expr>,
         span: Span,
     ) -> Result<String, EmitError> {
+        if let CallArg::Slice(_, _, n) = a {
+            return Ok(format!("int({}, 8)", exprs[n].text));
+        }
         let (CallArg::Var(x) | CallArg::Elem(x, _)) = a else {
             return Ok("1_8".to_string());
         };

@@ -19,8 +19,33 @@
 
 use super::super::ast::{ArgValue, BinOp, Expr, ExprKind};
 use super::lowerer::{ArgTemp, Lowerer, Operand, R};
-use super::strings::StrFn;
 use adjit_ir::{BinaryOp, CharBase, CharRef, Inst, Type, Value, VarId};
+
+/// A character-valued intrinsic.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum StrFn {
+    /// TRIM(string).
+    Trim,
+    /// ADJUSTL(string).
+    Adjustl,
+    /// ADJUSTR(string).
+    Adjustr,
+    /// REPEAT(string, ncopies).
+    Repeat,
+}
+
+impl StrFn {
+    /// The intrinsic named `name`.
+    pub(super) fn from_name(name: &str) -> Option<StrFn> {
+        Some(match name {
+            "trim" => StrFn::Trim,
+            "adjustl" => StrFn::Adjustl,
+            "adjustr" => StrFn::Adjustr,
+            "repeat" => StrFn::Repeat,
+            _ => return None,
+        })
+    }
+}
 
 /// The longest character temporary of constant length.
 pub(super) const MAX_TEMP_LEN: i64 = 1 << 20;

@@ -6,9 +6,9 @@
 //! [`super::expr`]'s.
 
 use super::super::ast::{Arg, ArgValue, Expr, Name};
+use super::char_expr::StrFn;
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use super::strings::StrFn;
 use adjit_ir::special::Special;
 use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Rounding, Type, UnaryOp, Value};
 

@@ -9,35 +9,9 @@
 //! the substring from its first non-blank, padded by the consumer.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
-use super::char_expr::{Piece, Pieces, MAX_TEMP_LEN};
+use super::char_expr::{Piece, Pieces, StrFn, MAX_TEMP_LEN};
 use super::lowerer::{Lowerer, Operand, Reported, R};
 use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Type, VarId};
-
-/// A character-valued intrinsic.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum StrFn {
-    /// TRIM(string).
-    Trim,
-    /// ADJUSTL(string).
-    Adjustl,
-    /// ADJUSTR(string).
-    Adjustr,
-    /// REPEAT(string, ncopies).
-    Repeat,
-}
-
-impl StrFn {
-    /// The intrinsic named `name`.
-    pub(super) fn from_name(name: &str) -> Option<StrFn> {
-        Some(match name {
-            "trim" => StrFn::Trim,
-            "adjustl" => StrFn::Adjustl,
-            "adjustr" => StrFn::Adjustr,
-            "repeat" => StrFn::Repeat,
-            _ => return None,
-        })
-    }
-}
 
 impl Lowerer<'_, '_> {
     /// A fresh scalar character temporary of constant length `len`.
