@@ -614,34 +614,14 @@ subroutine f(n, k, s)
   s = sum(a)
 end subroutine f
 ";
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let f = e.procedure(Some("f")).unwrap();
-        for (n, k, at, what) in [
+    located_runtime_errors(
+        source,
+        &[
             (0.0, 1.0, "e.f90:17:", "`a` is not allocated"),
             (3.0, 4.0, "e.f90:8:", "assignment of another shape"),
-        ] {
-            let mut args = f.args();
-            args.set_scalar("n", n).unwrap();
-            args.set_scalar("k", k).unwrap();
-            let err = f.call(&mut args).expect_err("runtime error");
-            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
-            assert!(
-                err.message.contains(at) && err.message.contains(what),
-                "{err}"
-            );
-        }
-        let mut args = f.args();
-        args.set_scalar("n", 3.0).unwrap();
-        args.set_scalar("k", 3.0).unwrap();
-        f.call(&mut args).unwrap();
-        assert_eq!(args.scalar("s").unwrap(), 3.0);
-    }
+        ],
+        (3.0, 3.0, 3.0),
+    );
 }
 
 /// Misuse of an ALLOCATABLE dummy the callee allocates at run time: an
@@ -670,6 +650,22 @@ subroutine f(n, k, s)
   s = sum(b) + b(1)
 end subroutine f
 ";
+    // Allocated by the callee (n = 0, k = 2): the caller sees it.
+    located_runtime_errors(
+        source,
+        &[
+            (0.0, 1.0, "e.f90:6:", "`a` is not allocated"),
+            (2.0, 2.0, "e.f90:7:", "`a` is already allocated"),
+            (2.0, 3.0, "e.f90:18:", "`b` is not allocated"),
+        ],
+        (0.0, 2.0, 0.0),
+    );
+}
+
+/// Calls `f(n, k, s)` of `source` on both executors: each case `(n, k,
+/// place, text)` fails at run time with a message holding both; `(n, k,
+/// s)` of `ok` runs and gives `s`.
+fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f64, f64, f64)) {
     for backend in [Backend::Jit, Backend::Interpreter] {
         let options = Options {
             backend,
@@ -678,11 +674,7 @@ end subroutine f
         let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
             .unwrap_or_else(|e| panic!("{e}"));
         let f = e.procedure(Some("f")).unwrap();
-        for (n, k, at, what) in [
-            (0.0, 1.0, "e.f90:6:", "`a` is not allocated"),
-            (2.0, 2.0, "e.f90:7:", "`a` is already allocated"),
-            (2.0, 3.0, "e.f90:18:", "`b` is not allocated"),
-        ] {
+        for &(n, k, at, what) in cases {
             let mut args = f.args();
             args.set_scalar("n", n).unwrap();
             args.set_scalar("k", k).unwrap();
@@ -693,11 +685,10 @@ end subroutine f
                 "{backend:?} n={n} k={k}: {err}"
             );
         }
-        // Allocated by the callee: the caller sees it.
         let mut args = f.args();
-        args.set_scalar("n", 0.0).unwrap();
-        args.set_scalar("k", 2.0).unwrap();
+        args.set_scalar("n", ok.0).unwrap();
+        args.set_scalar("k", ok.1).unwrap();
         f.call(&mut args).unwrap();
-        assert_eq!(args.scalar("s").unwrap(), 0.0);
+        assert_eq!(args.scalar("s").unwrap(), ok.2);
     }
 }

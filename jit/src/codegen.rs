@@ -2276,35 +2276,14 @@ impl<'a, 'm> Lower<'a, 'm> {
             .is_some_and(|p| p.unchecked.contains(&ir::Value(site as u32)));
         let checking = self.sh.options.bounds_checks && !covered;
         let mut checks = Vec::new();
-        let mut linear = self.iconst(0);
-        for (d, &iv) in index.iter().enumerate() {
-            let ty = self.value_type(iv)?;
-            if !ty.is_int() {
-                return err("non-integer subscript");
-            }
-            let i = self.operand(iv)?;
-            let i = self.widen_to_i64(i, ty);
-            let off = self.b.ins().isub(i, info.lowers[d]);
-            if checking {
-                let fail =
-                    self.b
-                        .ins()
-                        .icmp(IntCC::UnsignedGreaterThanOrEqual, off, info.extents[d]);
-                let site = ErrorSite {
-                    kind: code::INDEX_OUT_OF_BOUNDS,
-                    site: site as i64,
-                    var: var.index() as i64,
-                    dim: d as i64,
-                };
-                checks.push((fail, site, i, info.lowers[d], info.uppers[d]));
-            }
-            let scaled = if d == 0 {
-                off
-            } else {
-                self.b.ins().imul(off, info.strides[d])
-            };
-            linear = self.b.ins().iadd(linear, scaled);
-        }
+        let linear = self.linear_offset(
+            var,
+            index,
+            &info,
+            site,
+            checking.then_some(None),
+            &mut checks,
+        )?;
         // Without bounds checks an element must still lie in the storage.
         let storage = if self.sh.options.bounds_checks {
             info.storage
@@ -2338,6 +2317,55 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(found)
     }
 
+    /// The column-major offset of element `index` of `var` (laid out as
+    /// `info` says). With `checking` set, each subscript gets its bounds
+    /// check on `checks`, failing only where the given condition holds
+    /// when there is one (an empty slice checks nothing).
+    fn linear_offset(
+        &mut self,
+        var: VarId,
+        index: &[ir::Value],
+        info: &VarInfo,
+        site: usize,
+        checking: Option<Option<Value>>,
+        checks: &mut Vec<(Value, ErrorSite, Value, Value, Value)>,
+    ) -> Result<Value, CompileError> {
+        let mut linear = self.iconst(0);
+        for (d, &iv) in index.iter().enumerate() {
+            let ty = self.value_type(iv)?;
+            if !ty.is_int() {
+                return err("non-integer subscript");
+            }
+            let i = self.operand(iv)?;
+            let i = self.widen_to_i64(i, ty);
+            let off = self.b.ins().isub(i, info.lowers[d]);
+            if let Some(when) = checking {
+                let out =
+                    self.b
+                        .ins()
+                        .icmp(IntCC::UnsignedGreaterThanOrEqual, off, info.extents[d]);
+                let fail = match when {
+                    Some(w) => self.b.ins().band(out, w),
+                    None => out,
+                };
+                let site = ErrorSite {
+                    kind: code::INDEX_OUT_OF_BOUNDS,
+                    site: site as i64,
+                    var: var.index() as i64,
+                    dim: d as i64,
+                };
+                checks.push((fail, site, i, info.lowers[d], info.uppers[d]));
+            }
+            let scaled = if d == 0 {
+                off
+            } else {
+                self.b.ins().imul(off, info.strides[d])
+            };
+            linear = self.b.ins().iadd(linear, scaled);
+        }
+        Ok(linear)
+    }
+
     /// The address and length of a [`CallArg::Slice`]: `n` elements from
     /// element `index` of `var`. A length of 0 or less passes no storage
     /// and checks nothing; otherwise the first element's subscripts are
@@ -2368,33 +2396,8 @@ impl<'a, 'm> Lower<'a, 'm> {
         let zero = self.iconst(0);
         let len = self.b.ins().select(nonempty, len, zero);
         let mut checks = Vec::new();
-        let mut linear = self.iconst(0);
-        for (d, &iv) in index.iter().enumerate() {
-            let ty = self.value_type(iv)?;
-            let i = self.operand(iv)?;
-            let i = self.widen_to_i64(i, ty);
-            let off = self.b.ins().isub(i, info.lowers[d]);
-            if self.sh.options.bounds_checks {
-                let out =
-                    self.b
-                        .ins()
-                        .icmp(IntCC::UnsignedGreaterThanOrEqual, off, info.extents[d]);
-                let fail = self.b.ins().band(out, nonempty);
-                let site = ErrorSite {
-                    kind: code::INDEX_OUT_OF_BOUNDS,
-                    site: site as i64,
-                    var: var.index() as i64,
-                    dim: d as i64,
-                };
-                checks.push((fail, site, i, info.lowers[d], info.uppers[d]));
-            }
-            let scaled = if d == 0 {
-                off
-            } else {
-                self.b.ins().imul(off, info.strides[d])
-            };
-            linear = self.b.ins().iadd(linear, scaled);
-        }
+        let checking = self.sh.options.bounds_checks.then_some(Some(nonempty));
+        let linear = self.linear_offset(var, index, &info, site, checking, &mut checks)?;
         // The last element of the slice lies in the storage passed on.
         let storage = info.storage.unwrap_or(info.count);
         let end = self.b.ins().iadd(linear, len);

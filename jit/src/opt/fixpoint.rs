@@ -91,21 +91,7 @@ struct Plan {
 
 /// True for the instructions a body may hold (see the module docs).
 fn allowed(inst: &Inst) -> bool {
-    matches!(
-        inst,
-        Inst::Const(_)
-            | Inst::Load(_)
-            | Inst::Store(..)
-            | Inst::LoadElem(..)
-            | Inst::Unary(..)
-            | Inst::Binary(..)
-            | Inst::Cmp(..)
-            | Inst::Convert(..)
-            | Inst::Select(..)
-            | Inst::DimLower(..)
-            | Inst::DimExtent(..)
-            | Inst::Allocated(..)
-    )
+    licm::arithmetic_or_access(inst) || matches!(inst, Inst::Allocated(..))
 }
 
 /// True for the instructions that may carry the bookkeeping's values:

@@ -546,13 +546,20 @@ impl Emitter<'_> {
 /// character assignment or allocation (which could change what the
 /// preheader test proved).
 fn allowed(inst: &Inst) -> bool {
+    arithmetic_or_access(inst)
+        || matches!(inst, Inst::StoreElem(..) | Inst::Push(..) | Inst::Pop(..))
+}
+
+/// True for constants, scalar loads and stores, element loads, arithmetic,
+/// comparisons, conversions, selects and array bounds: the instructions
+/// every loop pass lets a body hold.
+pub(super) fn arithmetic_or_access(inst: &Inst) -> bool {
     matches!(
         inst,
         Inst::Const(_)
             | Inst::Load(_)
             | Inst::Store(..)
             | Inst::LoadElem(..)
-            | Inst::StoreElem(..)
             | Inst::Unary(..)
             | Inst::Binary(..)
             | Inst::Cmp(..)
@@ -560,8 +567,6 @@ fn allowed(inst: &Inst) -> bool {
             | Inst::Select(..)
             | Inst::DimLower(..)
             | Inst::DimExtent(..)
-            | Inst::Push(..)
-            | Inst::Pop(..)
     )
 }
 
