@@ -112,9 +112,13 @@ struct Printer<'c, 'a> {
     /// One-element arrays standing for scalars passed to array dummies:
     /// array name -> (scalar name, type).
     one_element: BTreeMap<String, (String, Type)>,
-    /// The hidden element-count argument of each assumed-size dummy that
-    /// has one (see `Context::hidden_size_params`), by dummy.
+    /// The element count of each assumed-size dummy that has one (see
+    /// `Context::sized_params`), by dummy: a hidden argument, or for an
+    /// entry the local name of a sizes-module variable.
     sizes: BTreeMap<VarId, String>,
+    /// The entry's sizes-module variables: (local name, variable, dummy's
+    /// name).
+    entry_sizes: Vec<(String, String, String)>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -180,6 +184,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             counted_failed: false,
             literal_names: BTreeMap::new(),
             sizes: BTreeMap::new(),
+            entry_sizes: Vec::new(),
             one_element: BTreeMap::new(),
         };
         p.taken.insert(name);
@@ -375,6 +380,18 @@ impl<'c, 'a> Printer<'c, 'a> {
             if self.ctx.hidden_sizes.contains(&(self.id, p)) {
                 let name = self.fresh(&format!("{}_size", self.names[p.index()]));
                 self.sizes.insert(p, name);
+            } else if let Some(entity) = self.ctx.entry_sizes.get(&(self.id, p)) {
+                let local = self.fresh(entity);
+                self.uses
+                    .entry(self.ctx.sizes_module.clone())
+                    .or_default()
+                    .insert((local.clone(), entity.clone()));
+                self.entry_sizes.push((
+                    local.clone(),
+                    entity.clone(),
+                    self.names[p.index()].clone(),
+                ));
+                self.sizes.insert(p, local);
             }
         }
         Ok(())
@@ -1610,6 +1627,14 @@ impl<'c, 'a> Printer<'c, 'a> {
         Ok(decls)
     }
 
+    /// The hidden element-count arguments, in the order of the dummies.
+    fn hidden_sizes(&self) -> impl Iterator<Item = String> + '_ {
+        self.sizes
+            .iter()
+            .filter(|(p, _)| self.ctx.hidden_sizes.contains(&(self.id, **p)))
+            .map(|(_, n)| n.clone())
+    }
+
     fn finish(mut self) -> Result<Printed, EmitError> {
         let mut head = Vec::new();
         let params: Vec<String> = self
@@ -1617,7 +1642,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             .params
             .iter()
             .map(|p| self.names[p.index()].clone())
-            .chain(self.sizes.values().cloned())
+            .chain(self.hidden_sizes())
             .collect();
         let prefix = if self.recursive { "recursive " } else { "" };
         head.push(format!(
@@ -1643,8 +1668,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         head.push("  implicit none".to_string());
         let mut decls: Vec<String> = self
-            .sizes
-            .values()
+            .hidden_sizes()
             .map(|n| format!("  integer(8), intent(in) :: {n}"))
             .collect();
         let mut inits = Vec::new();
@@ -1690,6 +1714,16 @@ impl<'c, 'a> Printer<'c, 'a> {
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
             wrap_line(l, &mut text);
+        }
+        // The caller sets the entry's element counts (names kept short
+        // per line: strings are not wrapped).
+        for (local, variable, dummy) in &self.entry_sizes {
+            text.push_str(&format!(
+                "  if ({local} < 0) error stop '{}: set ' // &\n      \
+                 '{variable} (module {})' // &\n      \
+                 ' to the number of elements of {dummy} before the call'\n",
+                self.name, self.ctx.sizes_module
+            ));
         }
         if !inits.is_empty() {
             text.push_str("  ! Locals start at zero.\n");
