@@ -1219,6 +1219,26 @@ impl<'c, 'a> Printer<'c, 'a> {
             after.push(format!("{actual} = {actual} + {temp}"));
             replaced.insert(j, temp);
         }
+        if let Some((i, j)) = derivatives_may_overlap(args, callee, same_element) {
+            let (CallArg::Elem(x, _), CallArg::Elem(y, _)) = (&args[i - 1], &args[i]) else {
+                unreachable!("derivatives_may_overlap pairs elements")
+            };
+            return Err(self.err(
+                format!(
+                    "elements of `{}` passed to dummies `{}` and `{}` of `{}`, which writes \
+                     both: the call reads the same array `{}` through `{}` and `{}`, so the \
+                     elements may overlap (Fortran forbids writing through aliased dummies)",
+                    self.proc.var(*y).name,
+                    callee.var(callee.params[i]).name,
+                    callee.var(callee.params[j]).name,
+                    callee.name,
+                    self.proc.var(*x).name,
+                    callee.var(callee.params[i - 1]).name,
+                    callee.var(callee.params[j - 1]).name,
+                ),
+                span,
+            ));
+        }
         let mut texts = Vec::new();
         for (i, a) in args.iter().enumerate() {
             if let Some(temp) = replaced.get(&i) {
@@ -1878,6 +1898,55 @@ fn aliased_and_written(
         }
     }
     pairs
+}
+
+/// A pair `(i, j)` of elements of one array, at other subscripts, passed
+/// to two array dummies of `callee` that it writes, where each follows an
+/// element of one other array passed to a dummy `callee` does not write
+/// (the derivative following its primal, as in `ddot_rev(n, a(1, j),
+/// a_b(1, j), a(1, 1), a_b(1, 1), ...)`). The original call only read the
+/// primal elements, which Fortran lets overlap (`ddot(n, a(1, j), a(1, 1))`
+/// with `j = 1`), so the derivative elements may overlap too, and the
+/// callee writing both is aliasing that Fortran forbids. (Where the
+/// original wrote one of them, Fortran kept them apart.)
+fn derivatives_may_overlap(
+    args: &[CallArg],
+    callee: &Proc,
+    same_element: impl Fn(&[Value], &[Value]) -> bool,
+) -> Option<(usize, usize)> {
+    let written_array = |k: usize| {
+        callee
+            .params
+            .get(k)
+            .is_some_and(|&d| !callee.var(d).dims.is_empty() && may_write(callee, d))
+    };
+    let read_only = |k: usize| callee.params.get(k).is_some_and(|&d| !may_write(callee, d));
+    let element = |k: usize| match args.get(k) {
+        Some(CallArg::Elem(x, idx)) => Some((*x, idx.as_slice())),
+        _ => None,
+    };
+    for i in 1..args.len() {
+        for j in i + 2..args.len() {
+            let (Some((x, xi)), Some((y, yi))) = (element(i), element(j)) else {
+                continue;
+            };
+            let (Some((p, _)), Some((q, _))) = (element(i - 1), element(j - 1)) else {
+                continue;
+            };
+            if x == y
+                && p == q
+                && p != x
+                && !same_element(xi, yi)
+                && written_array(i)
+                && written_array(j)
+                && read_only(i - 1)
+                && read_only(j - 1)
+            {
+                return Some((i, j));
+            }
+        }
+    }
+    None
 }
 
 /// Whether `proc` only accumulates into its scalar `v`: every write is
