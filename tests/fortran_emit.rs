@@ -498,7 +498,8 @@ fn counted_loops_and_loop_exits_are_structured() {
 
 /// What the emitted code does where Fortran cannot say what the IR says:
 /// an assumed-size dummy whose extent the code asks for takes the element
-/// count of its actual (`m_size`); a scalar passed to an array dummy goes
+/// count of its actual (`m_size`), or for an entry from a variable of module
+/// `adjit_sizes_b` the caller sets; a scalar passed to an array dummy goes
 /// through a one-element array; one variable passed to two dummies that
 /// only accumulate gets a zeroed temporary for the second, added back;
 /// EQUIVALENCE views are equivalenced to their element; a component of a
@@ -529,6 +530,27 @@ fn storage_the_ir_shares_is_written_as_fortran_allows() {
             && sections.contains(", size(t_arg22, kind=8))")
             && sections.contains(", t_n45, int(tmp2, 8))"),
         "{sections}"
+    );
+    // The entry keeps the original's arguments: the caller sets the element
+    // count of its assumed-size `x`, and a count left unset stops it.
+    let entry = emit(
+        "assumed_size_overwritten.f",
+        &[
+            "--entry", "squares", "--of", "s", "--wrt", "x", "--mode", "adjoint",
+        ],
+    );
+    assert!(
+        entry.contains(
+            "module adjit_sizes_b\n  implicit none\n  integer(8) :: squares_b_x_size = -1\n"
+        ) && entry.contains("subroutine squares_b(n, x, x_b, s, s_b)\n")
+            && entry.contains("  use adjit_sizes_b, only: squares_b_x_size\n")
+            && entry.contains("  real(8) :: x(squares_b_x_size)\n")
+            && entry.contains(
+                "  if (squares_b_x_size < 0) error stop 'squares_b: set ' // &\n      \
+                 'squares_b_x_size (module adjit_sizes_b)' // &\n      \
+                 ' to the number of elements of x before the call'\n"
+            ),
+        "{entry}"
     );
     let scalar = emit(
         "dummy_procs.f",
