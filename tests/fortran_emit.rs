@@ -422,6 +422,80 @@ fn emitted_fortran_reproduces_the_jit_derivatives() {
     );
 }
 
+/// A user's driver of an entry with an assumed-size dummy: setting the
+/// element count gives the analytic gradient of `s = sum((x**2 + 1)**2)`,
+/// `4 x (x**2 + 1)`; leaving it unset stops with a message naming it.
+#[test]
+fn entry_element_count_is_set_by_the_caller() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = root.join("tests/corpus/assumed_size_overwritten.f");
+    let (code, text, err) = common::cli::adjit(&[
+        "emit",
+        source.to_str().unwrap(),
+        "--entry",
+        "squares",
+        "--mode",
+        "adjoint",
+        "--of",
+        "s",
+        "--wrt",
+        "x",
+        "--format",
+        "fortran",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let dir = std::env::temp_dir().join(format!("adjit-emit-sizes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("emitted.f90"), &text).unwrap();
+    let driver = |set: &str| {
+        format!(
+            "program driver\n  use adjit_sizes_b, only: squares_b_x_size\n  implicit none\n  \
+             double precision :: x(4) = [1d0, -2d0, 0.5d0, 3d0], x_b(4) = 0, s = 0, s_b = 1\n  \
+             external squares_b\n  {set}\n  call squares_b(4, x, x_b, s, s_b)\n  \
+             write(*, '(4es25.17)') x_b\nend program driver\n"
+        )
+    };
+    let build = |name: &str, set: &str| {
+        std::fs::write(dir.join(format!("{name}.f90")), driver(set)).unwrap();
+        run(
+            Command::new("gfortran").current_dir(&dir).args([
+                "-O2",
+                "-w",
+                "emitted.f90",
+                &format!("{name}.f90"),
+                source.to_str().unwrap(),
+                "-o",
+                name,
+            ]),
+            "gfortran",
+        )
+        .unwrap();
+        Command::new(dir.join(name)).output().unwrap()
+    };
+    let set = build("set", "squares_b_x_size = size(x, kind=8)");
+    assert!(set.status.success(), "{set:?}");
+    let got: Vec<f64> = String::from_utf8_lossy(&set.stdout)
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let want: Vec<f64> = [1.0f64, -2.0, 0.5, 3.0]
+        .iter()
+        .map(|x| 4.0 * x * (x * x + 1.0))
+        .collect();
+    assert_eq!(got.len(), 4, "{set:?}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-14 * w.abs(), "{got:?} vs {want:?}");
+    }
+    let unset = build("unset", "! the count is left unset");
+    let stderr = String::from_utf8_lossy(&unset.stderr).replace(['\n', '&'], " ");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!unset.status.success(), "{unset:?}");
+    assert!(
+        stderr.contains("squares_b: set squares_b_x_size (module adjit_sizes_b) to the number of elements of x before the call"),
+        "{stderr}"
+    );
+}
+
 /// `adjit emit --format fortran -o FILE` writes the file; standard output
 /// gets it without `-o`; an unknown format is a usage error.
 #[test]
