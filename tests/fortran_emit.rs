@@ -9,6 +9,9 @@
 //! A procedure the back end refuses (an [`adjit::fortran::EmitError`]: a
 //! construct Fortran cannot express as the IR has it) is listed as skipped
 //! with its reason; anything else that differs is a failure.
+//!
+//! `ADJIT_EMIT_ONLY=file.f` checks one corpus program; `ADJIT_EMIT_KEEP=1`
+//! keeps the work directory (emitted files, drivers) for inspection.
 
 mod common;
 
