@@ -9,12 +9,15 @@
 //! A procedure the back end refuses (an [`adjit::fortran::EmitError`]: a
 //! construct Fortran cannot express as the IR has it) is listed as skipped
 //! with its reason; anything else that differs is a failure.
+//!
+//! `ADJIT_EMIT_ONLY=file.f` checks one corpus program; `ADJIT_EMIT_KEEP=1`
+//! keeps the work directory (emitted files, drivers) for inspection.
 
 mod common;
 
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Engine, Options, Selection};
-use adjit::fortran::{emit, fortran_module, Mode, Request};
+use adjit::fortran::{emit, entry_sizes, fortran_module, Mode, Request};
 use adjit::ir::{Buffer, Module, ProcId};
 use adjit::jit::codegen::{CompiledModule, JitOptions};
 use common::corpus::{case_engine, case_settings, corpus_dir, programs_in};
@@ -168,7 +171,22 @@ fn check(
         .map_err(|e| format!("JIT run: {e:?}"))?;
     let mut with_home = module.clone();
     with_home.procs[root.index()].module = fortran_module(module, request.primal_procs, root, mode);
-    let driver = adjit_oracle::driver_source(&with_home, root, &buffers)
+    // The driver sets the element counts of the entry's assumed-size
+    // dummies, as the README's conventions ask of users' drivers.
+    let sizes: Vec<adjit_oracle::SizeSetting> = entry_sizes(&request)
+        .into_iter()
+        .map(|s| adjit_oracle::SizeSetting {
+            module: s.module,
+            variable: s.variable,
+            param: module
+                .proc(root)
+                .params
+                .iter()
+                .position(|&p| p == s.dummy)
+                .unwrap_or(usize::MAX),
+        })
+        .collect();
+    let driver = adjit_oracle::driver_source_setting(&with_home, root, &buffers, &[], &sizes)
         .map_err(|e| format!("driver: {e}"))?;
     std::fs::write(dir.join("driver.f90"), driver).unwrap();
     let gf = |dir: &Path, args: &[&str], what: &str| {
@@ -367,7 +385,9 @@ fn emitted_fortran_reproduces_the_jit_derivatives() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&work);
+    if std::env::var_os("ADJIT_EMIT_KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
     eprintln!("{checked} derivatives agree; {} skipped:", skips.len());
     for s in &skips {
         eprintln!("  skipped {s}");
@@ -402,6 +422,80 @@ fn emitted_fortran_reproduces_the_jit_derivatives() {
         "{} written with labels:\n{}",
         labelled.len(),
         labelled.join("\n")
+    );
+}
+
+/// A user's driver of an entry with an assumed-size dummy: setting the
+/// element count gives the analytic gradient of `s = sum((x**2 + 1)**2)`,
+/// `4 x (x**2 + 1)`; leaving it unset stops with a message naming it.
+#[test]
+fn entry_element_count_is_set_by_the_caller() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = root.join("tests/corpus/assumed_size_overwritten.f");
+    let (code, text, err) = common::cli::adjit(&[
+        "emit",
+        source.to_str().unwrap(),
+        "--entry",
+        "squares",
+        "--mode",
+        "adjoint",
+        "--of",
+        "s",
+        "--wrt",
+        "x",
+        "--format",
+        "fortran",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let dir = std::env::temp_dir().join(format!("adjit-emit-sizes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("emitted.f90"), &text).unwrap();
+    let driver = |set: &str| {
+        format!(
+            "program driver\n  use adjit_sizes_b, only: squares_b_x_size\n  implicit none\n  \
+             double precision :: x(4) = [1d0, -2d0, 0.5d0, 3d0], x_b(4) = 0, s = 0, s_b = 1\n  \
+             external squares_b\n  {set}\n  call squares_b(4, x, x_b, s, s_b)\n  \
+             write(*, '(4es25.17)') x_b\nend program driver\n"
+        )
+    };
+    let build = |name: &str, set: &str| {
+        std::fs::write(dir.join(format!("{name}.f90")), driver(set)).unwrap();
+        run(
+            Command::new("gfortran").current_dir(&dir).args([
+                "-O2",
+                "-w",
+                "emitted.f90",
+                &format!("{name}.f90"),
+                source.to_str().unwrap(),
+                "-o",
+                name,
+            ]),
+            "gfortran",
+        )
+        .unwrap();
+        Command::new(dir.join(name)).output().unwrap()
+    };
+    let set = build("set", "squares_b_x_size = size(x, kind=8)");
+    assert!(set.status.success(), "{set:?}");
+    let got: Vec<f64> = String::from_utf8_lossy(&set.stdout)
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let want: Vec<f64> = [1.0f64, -2.0, 0.5, 3.0]
+        .iter()
+        .map(|x| 4.0 * x * (x * x + 1.0))
+        .collect();
+    assert_eq!(got.len(), 4, "{set:?}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-14 * w.abs(), "{got:?} vs {want:?}");
+    }
+    let unset = build("unset", "! the count is left unset");
+    let stderr = String::from_utf8_lossy(&unset.stderr).replace(['\n', '&'], " ");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!unset.status.success(), "{unset:?}");
+    assert!(
+        stderr.contains("squares_b: set squares_b_x_size (module adjit_sizes_b) to the number of elements of x before the call"),
+        "{stderr}"
     );
 }
 
@@ -481,7 +575,8 @@ fn counted_loops_and_loop_exits_are_structured() {
 
 /// What the emitted code does where Fortran cannot say what the IR says:
 /// an assumed-size dummy whose extent the code asks for takes the element
-/// count of its actual (`m_size`); a scalar passed to an array dummy goes
+/// count of its actual (`m_size`), or for an entry from a variable of module
+/// `adjit_sizes_b` the caller sets; a scalar passed to an array dummy goes
 /// through a one-element array; one variable passed to two dummies that
 /// only accumulate gets a zeroed temporary for the second, added back;
 /// EQUIVALENCE views are equivalenced to their element; a component of a
@@ -512,6 +607,27 @@ fn storage_the_ir_shares_is_written_as_fortran_allows() {
             && sections.contains(", size(t_arg22, kind=8))")
             && sections.contains(", t_n45, int(tmp2, 8))"),
         "{sections}"
+    );
+    // The entry keeps the original's arguments: the caller sets the element
+    // count of its assumed-size `x`, and a count left unset stops it.
+    let entry = emit(
+        "assumed_size_overwritten.f",
+        &[
+            "--entry", "squares", "--of", "s", "--wrt", "x", "--mode", "adjoint",
+        ],
+    );
+    assert!(
+        entry.contains(
+            "module adjit_sizes_b\n  implicit none\n  integer(8) :: squares_b_x_size = -1\n"
+        ) && entry.contains("subroutine squares_b(n, x, x_b, s, s_b)\n")
+            && entry.contains("  use adjit_sizes_b, only: squares_b_x_size\n")
+            && entry.contains("  real(8) :: x(squares_b_x_size)\n")
+            && entry.contains(
+                "  if (squares_b_x_size < 0) error stop 'squares_b: set ' // &\n      \
+                 'squares_b_x_size (module adjit_sizes_b)' // &\n      \
+                 ' to the number of elements of x before the call'\n"
+            ),
+        "{entry}"
     );
     let scalar = emit(
         "dummy_procs.f",

@@ -17,7 +17,10 @@
 //!   the emitted copies of SAVE / DATA locals) lives in module
 //!   `adjit_globals_d` / `adjit_globals_b`, named `<unit>_<name>`;
 //! * the file starts with module `adjit_support` (growable value, integer
-//!   and control stacks; float FLOOR / CEILING), so it is self-contained.
+//!   and control stacks; float FLOOR / CEILING), so it is self-contained;
+//! * an entry's assumed-size dummy whose extent the derivative needs gets
+//!   its element count from a variable of module `adjit_sizes_d` /
+//!   `adjit_sizes_b` that the caller sets ([`EntrySize`]).
 //!
 //! Original procedures the derivatives call are not emitted: the user
 //! compiles the original source beside the emitted file.
@@ -106,6 +109,42 @@ impl std::error::Error for EmitError {}
 /// The support module that starts every emitted file.
 pub const SUPPORT_MODULE: &str = include_str!("support.f90");
 
+/// An element count the caller of an entry sets before calling it: an
+/// assumed-size dummy (`a(*)`, `a(ld, *)`) of an entry whose extent the
+/// derivative needs (the entry keeps the original's arguments, so it cannot
+/// take the count as an argument). The emitted file declares `variable` in
+/// module `module` (`adjit_sizes_d` / `adjit_sizes_b`), initialised to -1;
+/// the caller sets it to the number of elements the actual hands over (its
+/// SIZE, or the count from the element passed to the end of its array).
+/// The entry stops with an `error stop` naming the variable while it is
+/// negative.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntrySize {
+    /// The entry (one of the request's roots).
+    pub entry: ProcId,
+    /// Its assumed-size dummy.
+    pub dummy: adjit_ir::VarId,
+    /// The module that declares the variable.
+    pub module: String,
+    /// The variable, `<entry>_<dummy>_size` (`columns_b_a_size`).
+    pub variable: String,
+}
+
+/// The element counts the caller of `request`'s entries sets before the
+/// call (see [`EntrySize`]), in entry and dummy order.
+pub fn entry_sizes(request: &Request<'_>) -> Vec<EntrySize> {
+    let ctx = Context::new(request);
+    ctx.entry_sizes
+        .iter()
+        .map(|(&(entry, dummy), variable)| EntrySize {
+            entry,
+            dummy,
+            module: ctx.sizes_module.clone(),
+            variable: variable.clone(),
+        })
+        .collect()
+}
+
 /// Writes the Fortran file for `request` (see the crate documentation).
 pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
     let ctx = Context::new(request);
@@ -128,6 +167,7 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
     ));
     out.push_str(SUPPORT_MODULE);
     out.push('\n');
+    ctx.write_sizes_module(&mut out);
     ctx.write_globals_module(&procs, &mut out);
     // Modules in an order where each comes after those it uses.
     let mut done: HashSet<String> = HashSet::new();
@@ -267,8 +307,14 @@ struct Context<'a> {
     assumed_shape: HashSet<(ProcId, adjit_ir::VarId)>,
     /// Assumed-size dummies of generated procedures that take the number
     /// of elements of their actual as a hidden trailing argument: see
-    /// [`Context::hidden_size_params`].
+    /// [`Context::sized_params`].
     hidden_sizes: HashSet<(ProcId, adjit_ir::VarId)>,
+    /// The entries' assumed-size dummies whose element count the code
+    /// needs, with the variable of the sizes module that holds it: see
+    /// [`entry_sizes`].
+    entry_sizes: BTreeMap<(ProcId, adjit_ir::VarId), String>,
+    /// The sizes module's name (`adjit_sizes_d` / `adjit_sizes_b`).
+    sizes_module: String,
 }
 
 impl<'a> Context<'a> {
@@ -278,9 +324,24 @@ impl<'a> Context<'a> {
             globals_module: format!("adjit_globals{}", request.mode.suffix()),
             assumed_shape: HashSet::new(),
             hidden_sizes: HashSet::new(),
+            entry_sizes: BTreeMap::new(),
+            sizes_module: format!("adjit_sizes{}", request.mode.suffix()),
         };
         ctx.assumed_shape = ctx.assumed_shape_params();
-        ctx.hidden_sizes = ctx.hidden_size_params();
+        let (entries, hidden) = ctx
+            .sized_params()
+            .into_iter()
+            .partition(|(p, _)| request.roots.contains(p));
+        ctx.hidden_sizes = hidden;
+        let module = ctx.module();
+        ctx.entry_sizes = entries
+            .into_iter()
+            .map(|(p, x)| {
+                let proc = module.proc(p);
+                let name = format!("{}_{}_size", ident(&proc.name), ident(&proc.var(x).name));
+                ((p, x), name)
+            })
+            .collect();
         ctx
     }
 
@@ -295,13 +356,14 @@ impl<'a> Context<'a> {
 
     /// The assumed-size dummies of generated procedures whose last extent
     /// the code asks for (the JIT gets it from the length of the actual's
-    /// buffer), and those passed on to such a dummy: the emitted procedure
+    /// buffer), and those passed on to such a dummy. A non-entry procedure
     /// takes the element count of the actual (from the given element to
     /// the end of its array) as an `integer(8)` argument after the IR's
-    /// ones, named `<dummy>_size`, and declares the dummy with that
-    /// extent. The roots keep the IR's parameters (the users' contract),
-    /// so theirs are left out (a located error where needed).
-    fn hidden_size_params(&self) -> HashSet<(ProcId, adjit_ir::VarId)> {
+    /// ones, named `<dummy>_size` (`hidden_sizes`), and declares the dummy
+    /// with that extent. The roots keep the IR's parameters (the users'
+    /// contract): they read the count from the sizes module, which the
+    /// caller sets (`entry_sizes`).
+    fn sized_params(&self) -> HashSet<(ProcId, adjit_ir::VarId)> {
         let module = self.module();
         let generated: Vec<ProcId> = (self.request.primal_procs..module.procs.len())
             .map(|i| ProcId(i as u32))
@@ -338,8 +400,26 @@ impl<'a> Context<'a> {
                 break;
             }
         }
-        set.retain(|(p, _)| !self.request.roots.contains(p));
         set
+    }
+
+    /// Writes the module of the entries' element counts (see
+    /// [`entry_sizes`]), if any entry needs one.
+    fn write_sizes_module(&self, out: &mut String) {
+        if self.entry_sizes.is_empty() {
+            return;
+        }
+        out.push_str(&format!(
+            "! Element counts of the entries' assumed-size dummies whose extent the\n\
+             ! derivative needs: the caller sets each (to SIZE of the actual, or\n\
+             ! the count from the element passed to the end of its array) before\n\
+             ! the call; a negative count stops the program.\nmodule {}\n  implicit none\n",
+            self.sizes_module
+        ));
+        for name in self.entry_sizes.values() {
+            out.push_str(&format!("  integer(8) :: {name} = -1\n"));
+        }
+        out.push_str(&format!("end module {}\n\n", self.sizes_module));
     }
 
     /// The dummies of module procedures whose assumed last extent the code

@@ -112,9 +112,13 @@ struct Printer<'c, 'a> {
     /// One-element arrays standing for scalars passed to array dummies:
     /// array name -> (scalar name, type).
     one_element: BTreeMap<String, (String, Type)>,
-    /// The hidden element-count argument of each assumed-size dummy that
-    /// has one (see `Context::hidden_size_params`), by dummy.
+    /// The element count of each assumed-size dummy that has one (see
+    /// `Context::sized_params`), by dummy: a hidden argument, or for an
+    /// entry the local name of a sizes-module variable.
     sizes: BTreeMap<VarId, String>,
+    /// The entry's sizes-module variables: (local name, variable, dummy's
+    /// name).
+    entry_sizes: Vec<(String, String, String)>,
 }
 
 /// True when procedure `id` of `module` calls itself, directly or through
@@ -180,6 +184,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             counted_failed: false,
             literal_names: BTreeMap::new(),
             sizes: BTreeMap::new(),
+            entry_sizes: Vec::new(),
             one_element: BTreeMap::new(),
         };
         p.taken.insert(name);
@@ -375,6 +380,18 @@ impl<'c, 'a> Printer<'c, 'a> {
             if self.ctx.hidden_sizes.contains(&(self.id, p)) {
                 let name = self.fresh(&format!("{}_size", self.names[p.index()]));
                 self.sizes.insert(p, name);
+            } else if let Some(entity) = self.ctx.entry_sizes.get(&(self.id, p)) {
+                let local = self.fresh(entity);
+                self.uses
+                    .entry(self.ctx.sizes_module.clone())
+                    .or_default()
+                    .insert((local.clone(), entity.clone()));
+                self.entry_sizes.push((
+                    local.clone(),
+                    entity.clone(),
+                    self.names[p.index()].clone(),
+                ));
+                self.sizes.insert(p, local);
             }
         }
         Ok(())
@@ -1202,6 +1219,26 @@ impl<'c, 'a> Printer<'c, 'a> {
             after.push(format!("{actual} = {actual} + {temp}"));
             replaced.insert(j, temp);
         }
+        if let Some((i, j)) = derivatives_may_overlap(args, callee, same_element) {
+            let (CallArg::Elem(x, _), CallArg::Elem(y, _)) = (&args[i - 1], &args[i]) else {
+                unreachable!("derivatives_may_overlap pairs elements")
+            };
+            return Err(self.err(
+                format!(
+                    "elements of `{}` passed to dummies `{}` and `{}` of `{}`, which writes \
+                     both: the call reads the same array `{}` through `{}` and `{}`, so the \
+                     elements may overlap (Fortran forbids writing through aliased dummies)",
+                    self.proc.var(*y).name,
+                    callee.var(callee.params[i]).name,
+                    callee.var(callee.params[j]).name,
+                    callee.name,
+                    self.proc.var(*x).name,
+                    callee.var(callee.params[i - 1]).name,
+                    callee.var(callee.params[j - 1]).name,
+                ),
+                span,
+            ));
+        }
         let mut texts = Vec::new();
         for (i, a) in args.iter().enumerate() {
             if let Some(temp) = replaced.get(&i) {
@@ -1610,6 +1647,14 @@ impl<'c, 'a> Printer<'c, 'a> {
         Ok(decls)
     }
 
+    /// The hidden element-count arguments, in the order of the dummies.
+    fn hidden_sizes(&self) -> impl Iterator<Item = String> + '_ {
+        self.sizes
+            .iter()
+            .filter(|(p, _)| self.ctx.hidden_sizes.contains(&(self.id, **p)))
+            .map(|(_, n)| n.clone())
+    }
+
     fn finish(mut self) -> Result<Printed, EmitError> {
         let mut head = Vec::new();
         let params: Vec<String> = self
@@ -1617,7 +1662,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             .params
             .iter()
             .map(|p| self.names[p.index()].clone())
-            .chain(self.sizes.values().cloned())
+            .chain(self.hidden_sizes())
             .collect();
         let prefix = if self.recursive { "recursive " } else { "" };
         head.push(format!(
@@ -1643,8 +1688,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         head.push("  implicit none".to_string());
         let mut decls: Vec<String> = self
-            .sizes
-            .values()
+            .hidden_sizes()
             .map(|n| format!("  integer(8), intent(in) :: {n}"))
             .collect();
         let mut inits = Vec::new();
@@ -1690,6 +1734,16 @@ impl<'c, 'a> Printer<'c, 'a> {
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
             wrap_line(l, &mut text);
+        }
+        // The caller sets the entry's element counts (names kept short
+        // per line: strings are not wrapped).
+        for (local, variable, dummy) in &self.entry_sizes {
+            text.push_str(&format!(
+                "  if ({local} < 0) error stop '{}: set ' // &\n      \
+                 '{variable} (module {})' // &\n      \
+                 ' to the number of elements of {dummy} before the call'\n",
+                self.name, self.ctx.sizes_module
+            ));
         }
         if !inits.is_empty() {
             text.push_str("  ! Locals start at zero.\n");
@@ -1844,6 +1898,55 @@ fn aliased_and_written(
         }
     }
     pairs
+}
+
+/// A pair `(i, j)` of elements of one array, at other subscripts, passed
+/// to two array dummies of `callee` that it writes, where each follows an
+/// element of one other array passed to a dummy `callee` does not write
+/// (the derivative following its primal, as in `ddot_rev(n, a(1, j),
+/// a_b(1, j), a(1, 1), a_b(1, 1), ...)`). The original call only read the
+/// primal elements, which Fortran lets overlap (`ddot(n, a(1, j), a(1, 1))`
+/// with `j = 1`), so the derivative elements may overlap too, and the
+/// callee writing both is aliasing that Fortran forbids. (Where the
+/// original wrote one of them, Fortran kept them apart.)
+fn derivatives_may_overlap(
+    args: &[CallArg],
+    callee: &Proc,
+    same_element: impl Fn(&[Value], &[Value]) -> bool,
+) -> Option<(usize, usize)> {
+    let written_array = |k: usize| {
+        callee
+            .params
+            .get(k)
+            .is_some_and(|&d| !callee.var(d).dims.is_empty() && may_write(callee, d))
+    };
+    let read_only = |k: usize| callee.params.get(k).is_some_and(|&d| !may_write(callee, d));
+    let element = |k: usize| match args.get(k) {
+        Some(CallArg::Elem(x, idx)) => Some((*x, idx.as_slice())),
+        _ => None,
+    };
+    for i in 1..args.len() {
+        for j in i + 2..args.len() {
+            let (Some((x, xi)), Some((y, yi))) = (element(i), element(j)) else {
+                continue;
+            };
+            let (Some((p, _)), Some((q, _))) = (element(i - 1), element(j - 1)) else {
+                continue;
+            };
+            if x == y
+                && p == q
+                && p != x
+                && !same_element(xi, yi)
+                && written_array(i)
+                && written_array(j)
+                && read_only(i - 1)
+                && read_only(j - 1)
+            {
+                return Some((i, j));
+            }
+        }
+    }
+    None
 }
 
 /// Whether `proc` only accumulates into its scalar `v`: every write is

@@ -114,6 +114,30 @@ pub fn driver_source_with(
     args: &[Buffer],
     procedures: &[PassedProcedure],
 ) -> Result<String, OracleError> {
+    driver_source_setting(module, proc, args, procedures, &[])
+}
+
+/// A module variable the driver sets to the number of elements of an
+/// argument before the call (how a caller tells an emitted derivative the
+/// extent of an assumed-size dummy).
+#[derive(Clone, Debug)]
+pub struct SizeSetting {
+    /// The module declaring the variable.
+    pub module: String,
+    /// The `integer(8)` variable.
+    pub variable: String,
+    /// The argument whose SIZE it gets (index among the IR parameters).
+    pub param: usize,
+}
+
+/// [`driver_source_with`] that also sets `sizes` before the call.
+pub fn driver_source_setting(
+    module: &Module,
+    proc: ProcId,
+    args: &[Buffer],
+    procedures: &[PassedProcedure],
+    sizes: &[SizeSetting],
+) -> Result<String, OracleError> {
     let shapes = resolve_arguments(module, proc, args).map_err(OracleError::Arguments)?;
     let callee = module.proc(proc);
     for ((&param, shape), buffer) in callee.params.iter().zip(&shapes).zip(args) {
@@ -141,6 +165,9 @@ pub fn driver_source_with(
     );
     if let Some(m) = module_name {
         line(w, &format!("  use {m}, only: {proc_name}"));
+    }
+    for s in sizes {
+        line(w, &format!("  use {}, only: {}", s.module, s.variable));
     }
     line(w, "  implicit none");
     let mut names = Vec::with_capacity(args.len());
@@ -193,6 +220,14 @@ pub fn driver_source_with(
         call_args.insert(p.position.min(call_args.len()), p.name.as_str());
     }
     let call_args = call_args.join(", ");
+    for s in sizes {
+        let Some(local) = names.get(s.param) else {
+            return Err(OracleError::Unsupported {
+                what: format!("size of argument {} of {}", s.param + 1, names.len()),
+            });
+        };
+        line(w, &format!("  {} = size({local}, kind=8)", s.variable));
+    }
     match callee.result {
         Some(result) => {
             let index = callee.params.iter().position(|&p| p == result).unwrap_or(0);
