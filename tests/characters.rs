@@ -40,12 +40,8 @@ fn a_method_chosen_by_name_is_differentiated_through_its_branch() {
     let engine = options_engine();
     for (mode, x) in [(1, 1.5), (2, -0.75), (3, 2.25), (4, 0.5), (1, 0.8)] {
         let inputs = [("mode", mode as f64), ("x", x)];
-        let args = run(&engine, "options", &inputs);
         let slope = expected_slope(mode, x);
-        let bad = both_modes_against(&engine, Some("options"), &args, "y", "x", &[slope], 1e-13);
-        assert!(bad.is_empty(), "mode {mode}: {bad:?}");
-        let fd = central(&engine, "options", &inputs, "x", "y");
-        assert!(close(fd, slope, 1e-7), "mode {mode}: {fd} vs {slope}");
+        dy_dx_three_ways(&engine, "options", &inputs, slope, &format!("mode {mode}"));
     }
 }
 
@@ -171,12 +167,14 @@ fn character_function_results_steer_the_derivative() {
     };
     for (code, x) in [(0, 1.5), (1, -0.5), (2, 0.75), (0, 0.3)] {
         let inputs = [("code", code as f64), ("x", x)];
-        let args = run(&engine, "report", &inputs);
         let expected = slope(code, x);
-        let bad = both_modes_against(&engine, Some("report"), &args, "y", "x", &[expected], 1e-13);
-        assert!(bad.is_empty(), "code {code}: {bad:?}");
-        let fd = central(&engine, "report", &inputs, "x", "y");
-        assert!(close(fd, expected, 1e-7), "code {code}: {fd} vs {expected}");
+        dy_dx_three_ways(
+            &engine,
+            "report",
+            &inputs,
+            expected,
+            &format!("code {code}"),
+        );
     }
 }
 
@@ -200,16 +198,12 @@ end subroutine f
     let engine = Engine::from_source("f.f90", src).unwrap();
     for (k, x) in [(1, 0.7), (2, -1.3)] {
         let inputs = [("k", k as f64), ("x", x)];
-        let args = run(&engine, "f", &inputs);
         let expected = if k > 1 {
             14.0 * x + 7.0 * x.cos() + 7.0
         } else {
             8.0 * x
         };
-        let bad = both_modes_against(&engine, Some("f"), &args, "y", "x", &[expected], 1e-13);
-        assert!(bad.is_empty(), "k {k}: {bad:?}");
-        let fd = central(&engine, "f", &inputs, "x", "y");
-        assert!(close(fd, expected, 1e-7), "k {k}: {fd} vs {expected}");
+        dy_dx_three_ways(&engine, "f", &inputs, expected, &format!("k {k}"));
     }
 }
 
@@ -298,12 +292,8 @@ fn character_actuals_of_run_time_length_steer_the_derivative() {
         (1, 5, -0.3),
     ] {
         let inputs = [("mode", mode as f64), ("n", n as f64), ("x", x)];
-        let args = run(&engine, "drive", &inputs);
         let expected = slope(mode, x);
-        let bad = both_modes_against(&engine, Some("drive"), &args, "y", "x", &[expected], 1e-13);
-        assert!(bad.is_empty(), "mode {mode}: {bad:?}");
-        let fd = central(&engine, "drive", &inputs, "x", "y");
-        assert!(close(fd, expected, 1e-7), "mode {mode}: {fd} vs {expected}");
+        dy_dx_three_ways(&engine, "drive", &inputs, expected, &format!("mode {mode}"));
     }
 }
 
@@ -364,4 +354,21 @@ end subroutine g
             assert_eq!(got, expected, "{text:?} (jit {jit})");
         }
     }
+}
+
+/// The derivative of `y` with respect to `x` of `entry` at `inputs`:
+/// tangent and adjoint equal `expected` to 1e-13, central differences to
+/// 1e-7.
+fn dy_dx_three_ways(
+    engine: &Engine,
+    entry: &str,
+    inputs: &[(&str, f64)],
+    expected: f64,
+    what: &str,
+) {
+    let args = run(engine, entry, inputs);
+    let bad = both_modes_against(engine, Some(entry), &args, "y", "x", &[expected], 1e-13);
+    assert!(bad.is_empty(), "{what}: {bad:?}");
+    let fd = central(engine, entry, inputs, "x", "y");
+    assert!(close(fd, expected, 1e-7), "{what}: {fd} vs {expected}");
 }
