@@ -311,24 +311,7 @@ fn calls_after_failed_calls_match_a_fresh_handle() {
     let x = [1.5, -2.0, 0.75, 3.0, 1.25];
     let n = x.len();
     for entry in ["direct", "called"] {
-        let primal = engine.procedure(Some(entry)).unwrap();
-        let adjoint = engine
-            .adjoint(
-                Some(entry),
-                &sel("y"),
-                &sel("x"),
-                &AdjointOptions::default(),
-            )
-            .unwrap();
-        let args_for = |k: usize| {
-            let mut args = primal.args();
-            args.set_scalar("n", n as f64).unwrap();
-            args.set_scalar("k", k as f64).unwrap();
-            args.set_array("x", &x).unwrap();
-            args
-        };
-        // What fresh handles give, for each k.
-        let fresh = |k: usize| {
+        let handles = || {
             let primal = engine.procedure(Some(entry)).unwrap();
             let adjoint = engine
                 .adjoint(
@@ -338,6 +321,19 @@ fn calls_after_failed_calls_match_a_fresh_handle() {
                     &AdjointOptions::default(),
                 )
                 .unwrap();
+            (primal, adjoint)
+        };
+        let (primal, adjoint) = handles();
+        let args_for = |k: usize| {
+            let mut args = primal.args();
+            args.set_scalar("n", n as f64).unwrap();
+            args.set_scalar("k", k as f64).unwrap();
+            args.set_array("x", &x).unwrap();
+            args
+        };
+        // What fresh handles give, for each k.
+        let fresh = |k: usize| {
+            let (primal, adjoint) = handles();
             let mut args = args_for(k);
             let called = primal.call(&mut args).map_err(|e| e.to_string());
             let vjp = adjoint.vjp(&args_for(k), &[1.0]).map_err(|e| e.to_string());
