@@ -253,6 +253,39 @@ fn some_programs_call_recursive_functions() {
     );
 }
 
+/// Array sections appear in a fair share of the programs: strided and
+/// reversed section assignments, matrix columns, sections passed as actual
+/// arguments, assumed-size and assumed-shape dummies.
+#[test]
+fn some_programs_use_array_sections() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    let count = |what: &dyn Fn(&str) -> bool| sources.iter().filter(|s| what(s)).count();
+    let strided = count(&|s| s.contains(":-2)") || s.contains("n:2)"));
+    let reversed_call = count(&|s| {
+        s.lines()
+            .any(|l| l.trim_start().starts_with("call ") && l.contains("(n:1:-1)"))
+    });
+    let column = count(&|s| s.contains("m2(1:n, ") || s.contains("m2(n:1:-1, "));
+    let assumed_size = count(&|s| s.contains("(*)"));
+    let assumed_shape = count(&|s| {
+        s.contains("intent(in) :: a1(:)")
+            || s.contains("intent(inout) :: b1(:)")
+            || s.contains(":: a2(:)")
+            || s.contains(":: b2(:)")
+    });
+    for (what, k) in [
+        ("strided sections", strided),
+        ("reversed sections passed", reversed_call),
+        ("matrix columns", column),
+        ("assumed-size dummies", assumed_size),
+        ("assumed-shape dummies", assumed_shape),
+    ] {
+        assert!(k >= 8, "only {k} of 200 programs have {what}");
+    }
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

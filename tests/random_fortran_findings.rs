@@ -614,3 +614,113 @@ end subroutine top
     assert_jacobians(at("x=0.5"), &[1.0]);
     assert_jacobians(at("x=-0.5"), &[2.0]);
 }
+
+/// The program of `shift_source(decl, local)`: `shift` assigns the
+/// overlapping `c(2:n) = c(1:n - 1)*c(2:n)` to its dummy declared `decl`,
+/// given `w = [x, 2x, 3]` (declared `local` in `top`). Fortran evaluates
+/// the right-hand side first: `w = [x, 2x^2, 6x]`, so
+/// `r = w(1) + 10 w(2) + 100 w(3) = x + 20x^2 + 600x`.
+fn shift_source(decl: &str, local: &str) -> String {
+    format!(
+        "
+module m
+contains
+  subroutine shift(n, c)
+    integer, intent(in) :: n
+    double precision, {decl}
+    c(2:n) = c(1:n - 1)*c(2:n)
+  end subroutine shift
+  subroutine top(x, r)
+    double precision, intent(in) :: x
+    double precision, intent(out) :: r
+    double precision, {local}
+    w = [x, 2d0*x, 3d0]
+    call shift(3, w)
+    r = w(1) + 10d0*w(2) + 100d0*w(3)
+  end subroutine top
+end module m
+"
+    )
+}
+
+/// Array-section campaign finding (seed 20 of the generator with array
+/// sections): an assignment to a section of an ALLOCATABLE, assumed-shape
+/// or assumed-size dummy whose right-hand side reads the dummy at other
+/// elements (`c(2:n) = c(1:n - 1)*c(2:n)`) was rejected ("a temporary copy
+/// of `c`, an array of assumed size or shape, as an actual argument"):
+/// the right-hand side's temporary was sized by the dummy's declared
+/// bounds, which it does not have. Fixed by allocating the temporary to
+/// the section's extents. At `x = 0.5`: `r = 305.5`, `dr/dx = 1 + 40x +
+/// 600 = 621`.
+#[test]
+fn overlapping_section_assignment_to_a_dummy_without_fixed_bounds() {
+    for (decl, local) in [
+        ("intent(inout) :: c(:)", "dimension(3) :: w"),
+        ("intent(inout) :: c(*)", "dimension(3) :: w"),
+        ("allocatable, intent(inout) :: c(:)", "allocatable :: w(:)"),
+    ] {
+        let source = shift_source(decl, local);
+        for backend in [Backend::Jit, Backend::Interpreter] {
+            let options = Options {
+                backend,
+                ..Options::default()
+            };
+            let engine = Engine::from_sources(&[("finding.f90".into(), source.clone())], options)
+                .unwrap_or_else(|e| panic!("{decl}: {e}"));
+            let p = engine.procedure(Some("top")).unwrap();
+            let mut args = p.args();
+            args.apply_settings(&["x=0.5"]).unwrap();
+            p.call(&mut args).unwrap();
+            assert_eq!(args.scalar("r").unwrap(), 305.5, "{decl} {backend:?}");
+        }
+        assert_jacobians(jacobians(&source, "top", "r", "x", &["x=0.5"]), &[621.0]);
+    }
+}
+
+/// Array-section campaign finding (seed 35 of the generator with array
+/// sections, reduced by hand): a function call given a strided section
+/// inside an array constructor assigned to an ALLOCATABLE array,
+/// `g = [g(1:2), f(g(3:1:-2))]`, was rejected ("array expression or
+/// strided section as an actual argument here"): the items of a
+/// constructor were not searched for calls needing a temporary. With
+/// `g = [x, 2, 3]`, `f(a) = a(1)*a(2)` gets `[3, x]`: `g = [x, 2, 3x]`;
+/// `h = [x, 2, 3x]` (beside an implied DO) likewise:
+/// `r = g(1) + g(3)*g(2) + h(3) = x + 6x + 3x = 10x`.
+#[test]
+fn function_given_a_strided_section_inside_an_array_constructor() {
+    let source = "
+module m
+contains
+  double precision function f(a)
+    double precision, intent(in) :: a(2)
+    f = a(1)*a(2)
+  end function f
+  subroutine top(x, r)
+    double precision, intent(in) :: x
+    double precision, intent(out) :: r
+    double precision :: w(3)
+    double precision, allocatable :: g(:), h(:)
+    integer :: i
+    w = [x, 2d0, 3d0]
+    g = w
+    h = [(w(i), i = 1, 2), f(w(3:1:-2))]
+    g = [g(1:2), f(g(3:1:-2))]
+    r = g(1) + g(3)*g(2) + h(3)
+  end subroutine top
+end module m
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let p = engine.procedure(Some("top")).unwrap();
+        let mut args = p.args();
+        args.apply_settings(&["x=0.5"]).unwrap();
+        p.call(&mut args).unwrap();
+        assert_eq!(args.scalar("r").unwrap(), 5.0, "{backend:?}");
+    }
+    assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[10.0]);
+}

@@ -43,6 +43,7 @@ use super::random_ir::Rng;
 use std::fmt::Write as _;
 
 mod alloc;
+mod sections;
 
 /// Largest magnitude any real variable holds.
 pub const BOUND: f64 = 4.0;
@@ -102,6 +103,11 @@ pub struct GenOptions {
     /// Subroutines may take an ALLOCATABLE intent(inout) array dummy, given
     /// an allocatable array of the caller (see `random_fortran/alloc.rs`).
     pub allocatable_dummies: bool,
+    /// Array sections (strided, reversed, overlapping, matrix columns) in
+    /// assignments, reductions and as actual arguments of explicit-shape,
+    /// assumed-size and assumed-shape dummies (see
+    /// `random_fortran/sections.rs`).
+    pub array_sections: bool,
 }
 
 impl GenOptions {
@@ -121,6 +127,7 @@ impl GenOptions {
             max_depth: 2,
             allocatable_locals: true,
             allocatable_dummies: true,
+            array_sections: true,
         }
     }
 }
@@ -378,6 +385,11 @@ struct Scope {
     /// ALLOCATABLE dummy arrays (allocated, covering `1..n`, never
     /// reallocated).
     alloc_dummies: Vec<String>,
+    /// Assumed-size dummy arrays (never passed whole).
+    assumed_size: Vec<String>,
+    /// Local matrices of `n` rows and 3 columns (read and written through
+    /// sections).
+    matrices: Vec<String>,
 }
 
 /// A callable procedure already generated.
@@ -700,7 +712,8 @@ impl Gen<'_> {
                     }
                 }
                 Param::ArrayIn if !scope.arrays.is_empty() => {
-                    args.push(self.rng.pick_str(&scope.arrays))
+                    let a = self.rng.pick_str(&scope.arrays);
+                    args.push(self.array_actual(scope, &a, &[]))
                 }
                 _ => return self.leaf(scope),
             }
@@ -751,6 +764,9 @@ impl Gen<'_> {
     fn stmt(&mut self, scope: &mut Scope, depth: usize) -> Vec<Stmt> {
         if !scope.allocs.is_empty() && self.rng.chance(15) {
             return self.allocatable_stmt(scope);
+        }
+        if self.opt.array_sections && self.rng.chance(15) {
+            return self.section_stmt(scope);
         }
         let nested = depth < self.opt.max_depth;
         match self.rng.below(12) {
@@ -964,7 +980,8 @@ impl Gen<'_> {
                     if cands.is_empty() {
                         return vec![];
                     }
-                    cands[self.rng.below(cands.len())].clone()
+                    let a = cands[self.rng.below(cands.len())].clone();
+                    self.array_actual(scope, &a, &used)
                 }
                 Param::ScalarInOut | Param::ArrayInOut => {
                     let pool = if *p == Param::ScalarInOut {
@@ -984,7 +1001,12 @@ impl Gen<'_> {
                     if cands.is_empty() {
                         return vec![];
                     }
-                    cands[self.rng.below(cands.len())].clone()
+                    let a = cands[self.rng.below(cands.len())].clone();
+                    if *p == Param::ArrayInOut {
+                        self.array_actual(scope, &a, &used)
+                    } else {
+                        a
+                    }
                 }
                 Param::AllocInOut => match self.allocatable_actual(scope, &used) {
                     Some(a) => a,
@@ -995,7 +1017,7 @@ impl Gen<'_> {
                 p,
                 Param::ArrayIn | Param::ScalarInOut | Param::ArrayInOut | Param::AllocInOut
             ) {
-                used.push(arg.clone());
+                used.push(sections::base(&arg).to_string());
             }
             args.push(arg);
         }
@@ -1100,13 +1122,15 @@ impl Gen<'_> {
                 }
                 Param::ArrayIn => {
                     let v = format!("a{k}");
-                    head.push(format!("  double precision, intent(in) :: {v}(n)"));
+                    let shape = self.dummy_shape(&mut scope, &v);
+                    head.push(format!("  double precision, intent(in) :: {v}{shape}"));
                     scope.arrays.push(v.clone());
                     names.push(v);
                 }
                 Param::ArrayInOut => {
                     let v = format!("b{k}");
-                    head.push(format!("  double precision, intent(inout) :: {v}(n)"));
+                    let shape = self.dummy_shape(&mut scope, &v);
+                    head.push(format!("  double precision, intent(inout) :: {v}{shape}"));
                     scope.arrays.push(v.clone());
                     scope.writable_arrays.push(v.clone());
                     scope.dummies_out.push(v.clone());
@@ -1142,6 +1166,7 @@ impl Gen<'_> {
         if self.opt.allocatable_locals {
             self.allocatable_local(&mut scope, &dummies, head, init);
         }
+        self.section_matrix(&mut scope, &dummies, head, init);
         head.push("  integer :: i1, i2, i9, k1, k2, k3".into());
         scope.free_loop_vars = vec!["i2".into(), "i1".into()];
         scope.free_ints = vec!["k3".into(), "k2".into(), "k1".into()];
@@ -1381,6 +1406,7 @@ impl Gen<'_> {
         if self.opt.allocatable_locals {
             self.allocatable_local(&mut scope, &inputs, &mut head, &mut init);
         }
+        self.section_matrix(&mut scope, &inputs, &mut head, &mut init);
         let count = self.rng.range(2, self.opt.max_stmts as i64 + 2) as usize;
         let body = self.stmts(&mut scope, count, 0);
         // Outputs depend on everything that is left.

@@ -67,6 +67,14 @@ impl Lowerer<'_, '_> {
                 self.hoist(a)?;
                 self.hoist(b)
             }
+            // Items of an array constructor (not those of an implied DO,
+            // which may read its index): a function call given a strided
+            // section, `[h, f(m(n:1:-1, 1))]`, is made before the statement
+            // like one outside a constructor.
+            ExprKind::ArrayConstructor(items) => items
+                .iter()
+                .filter(|i| !matches!(i.kind, ExprKind::ImpliedDo { .. }))
+                .try_for_each(|i| self.hoist(i)),
             ExprKind::Substring { base, start, end } => {
                 self.hoist(base)?;
                 for x in [start, end].into_iter().flatten() {

@@ -1160,7 +1160,15 @@ impl Lowerer<'_, '_> {
             args,
             call: None,
         })?;
-        let temp = self.storage_like(v, ty, value, &name.text)?;
+        // An array whose bounds are fixed at entry gets a temporary of its
+        // size; an assumed-shape, assumed-size or ALLOCATABLE one gets one
+        // allocated to the extents assigned, released after the copy.
+        let fixed = self.proc.var(v).dims.iter().all(|d| d.upper.is_some());
+        let temp = if fixed {
+            self.storage_like(v, ty, value, &name.text)?
+        } else {
+            self.exact_temp(ty, &extents)
+        };
         self.for_positions(&extents, &mut |this, pos| {
             this.at_element(&[(value, pos.to_vec())], |this, ps| {
                 let x = this.num_as(value, ty)?;
@@ -1178,7 +1186,11 @@ impl Lowerer<'_, '_> {
             };
             this.emit(Inst::StoreElem(v, idx, x), None);
             Ok(())
-        })
+        })?;
+        if !fixed {
+            self.emit(Inst::Deallocate(temp), None);
+        }
+        Ok(())
     }
 }
 
