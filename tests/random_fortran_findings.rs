@@ -724,3 +724,40 @@ end module m
     }
     assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[10.0]);
 }
+
+/// Array-section campaign finding (seed 1007 of the generator with array
+/// sections, reduced by hand): an assignment to a section of an
+/// ALLOCATABLE local whose right-hand side reads it at other elements,
+/// `h(n:2:-1) = 2*h(1:n - 1)`, stopped with "index 1 outside 1:0" on the
+/// right-hand side's temporary, sized by the placeholder bounds of the
+/// declaration `h(:)`. With `h(0:n + 1) = x` and `n = 3`: `h(3) = 2h(1)`,
+/// `h(2) = 2h(2)`, so `r = sum(h) = 7x`.
+#[test]
+fn overlapping_section_assignment_to_an_allocatable_local() {
+    let source = "
+subroutine top(x, r)
+  double precision, intent(in) :: x
+  double precision, intent(out) :: r
+  double precision, allocatable :: h(:)
+  integer :: n
+  n = 3
+  allocate(h(0:n + 1), source=x)
+  h(n:2:-1) = 2d0*h(1:n - 1)
+  r = sum(h)
+end subroutine top
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let p = engine.procedure(Some("top")).unwrap();
+        let mut args = p.args();
+        args.apply_settings(&["x=0.5"]).unwrap();
+        p.call(&mut args).unwrap();
+        assert_eq!(args.scalar("r").unwrap(), 3.5, "{backend:?}");
+    }
+    assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[7.0]);
+}

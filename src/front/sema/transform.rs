@@ -1161,9 +1161,11 @@ impl Lowerer<'_, '_> {
             call: None,
         })?;
         // An array whose bounds are fixed at entry gets a temporary of its
-        // size; an assumed-shape, assumed-size or ALLOCATABLE one gets one
-        // allocated to the extents assigned, released after the copy.
-        let fixed = self.proc.var(v).dims.iter().all(|d| d.upper.is_some());
+        // size; an assumed-shape, assumed-size or ALLOCATABLE one (whose
+        // declared bounds are placeholders) gets one allocated to the
+        // extents assigned, released after the copy.
+        let var = self.proc.var(v);
+        let fixed = !var.storage.is_allocatable() && var.dims.iter().all(|d| d.upper.is_some());
         let temp = if fixed {
             self.storage_like(v, ty, value, &name.text)?
         } else {
