@@ -286,6 +286,27 @@ fn some_programs_use_array_sections() {
     }
 }
 
+/// WHERE constructs (with ELSEWHERE and nested) and FORALL statements
+/// appear in a fair share of the programs.
+#[test]
+fn some_programs_use_where_and_forall() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    let count = |what: &str| sources.iter().filter(|s| s.contains(what)).count();
+    for what in ["where (", "elsewhere (", "elsewhere\n", "forall ("] {
+        let k = if what == "elsewhere\n" {
+            sources
+                .iter()
+                .filter(|s| s.lines().any(|l| l.trim() == "elsewhere"))
+                .count()
+        } else {
+            count(what)
+        };
+        assert!(k >= 8, "only {k} of 200 programs have `{what}`");
+    }
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

@@ -43,6 +43,7 @@ use super::random_ir::Rng;
 use std::fmt::Write as _;
 
 mod alloc;
+mod masked;
 mod sections;
 
 /// Largest magnitude any real variable holds.
@@ -108,6 +109,9 @@ pub struct GenOptions {
     /// assumed-size and assumed-shape dummies (see
     /// `random_fortran/sections.rs`).
     pub array_sections: bool,
+    /// WHERE / ELSEWHERE constructs (nested) and FORALL statements with
+    /// masks on active values (see `random_fortran/masked.rs`).
+    pub masked_arrays: bool,
 }
 
 impl GenOptions {
@@ -128,6 +132,7 @@ impl GenOptions {
             allocatable_locals: true,
             allocatable_dummies: true,
             array_sections: true,
+            masked_arrays: true,
         }
     }
 }
@@ -767,6 +772,9 @@ impl Gen<'_> {
         }
         if self.opt.array_sections && self.rng.chance(15) {
             return self.section_stmt(scope);
+        }
+        if self.opt.masked_arrays && self.rng.chance(10) {
+            return self.masked_stmt(scope);
         }
         let nested = depth < self.opt.max_depth;
         match self.rng.below(12) {

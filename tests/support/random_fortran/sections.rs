@@ -31,7 +31,7 @@ const COLUMNS: usize = 3;
 
 /// Section subscripts of one length, by length class: `n`, `n - 1`,
 /// `(n + 1)/2`, `n/2`.
-const CLASSES: [&[&str]; 4] = [
+pub(super) const CLASSES: [&[&str]; 4] = [
     &["1:n", "n:1:-1", "1:n:1"],
     &["1:n - 1", "2:n", "n:2:-1", "n - 1:1:-1"],
     &["1:n:2", "n:1:-2"],
@@ -45,7 +45,7 @@ fn never_empty(class: usize) -> bool {
 }
 
 /// `e` squashed into `[-BOUND, BOUND]`.
-fn bounded(e: &str) -> String {
+pub(super) fn bounded(e: &str) -> String {
     format!("4d0*tanh(0.25d0*({e}))")
 }
 
@@ -73,7 +73,12 @@ impl Gen<'_> {
 
     /// A section of length class `class` of an array of `pool` or a matrix
     /// column.
-    fn section(&mut self, pool: &[String], matrices: &[String], class: usize) -> Option<String> {
+    pub(super) fn section(
+        &mut self,
+        pool: &[String],
+        matrices: &[String],
+        class: usize,
+    ) -> Option<String> {
         let pattern = self.section_base(pool, matrices)?;
         let sub = CLASSES[class][self.rng.below(CLASSES[class].len())];
         Some(pattern.replace("{}", sub))
@@ -81,7 +86,12 @@ impl Gen<'_> {
 
     /// An element-wise array expression over sections of class `class`,
     /// with its bound on magnitude.
-    fn section_expr(&mut self, scope: &Scope, class: usize, depth: usize) -> (String, f64) {
+    pub(super) fn section_expr(
+        &mut self,
+        scope: &Scope,
+        class: usize,
+        depth: usize,
+    ) -> (String, f64) {
         let leaf = |g: &mut Self| -> (String, f64) {
             if g.rng.chance(70) {
                 if let Some(s) = g.section(&scope.arrays, &scope.matrices, class) {
@@ -126,6 +136,15 @@ impl Gen<'_> {
         }
     }
 
+    /// An array expression over sections of class `class` that holds at
+    /// least one section, whatever the expression generator picks (None
+    /// when `scope` has no array).
+    pub(super) fn section_array(&mut self, scope: &Scope, class: usize) -> Option<String> {
+        let s = self.section(&scope.arrays, &scope.matrices, class)?;
+        let (a, _) = self.section_expr(scope, class, 1);
+        Some(format!("{s} + ({a})"))
+    }
+
     /// A statement on array sections (none when `scope` has no `n`): a
     /// section assignment or a reduction of sections into a scalar.
     pub(super) fn section_stmt(&mut self, scope: &Scope) -> Vec<Stmt> {
@@ -151,13 +170,10 @@ impl Gen<'_> {
             return Vec::new();
         }
         let t = self.rng.pick_str(&scope.writable);
-        // An array, whatever the expression generator picks.
-        let array = |g: &mut Self| -> Option<String> {
-            let s = g.section(&scope.arrays, &scope.matrices, class)?;
-            let (a, _) = g.section_expr(scope, class, 1);
-            Some(format!("{s} + ({a})"))
-        };
-        let (Some(a), Some(b)) = (array(self), array(self)) else {
+        let (Some(a), Some(b)) = (
+            self.section_array(scope, class),
+            self.section_array(scope, class),
+        ) else {
             return Vec::new();
         };
         let reduction = match self.rng.below(4) {
