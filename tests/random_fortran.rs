@@ -307,6 +307,26 @@ fn some_programs_use_where_and_forall() {
     }
 }
 
+/// Derived types appear in a fair share of the programs: structure
+/// locals and arrays of structures, constructors, whole assignment, calls
+/// with structure dummies, `%` references.
+#[test]
+fn some_programs_use_derived_types() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    for what in [
+        "type(pt) :: p1",
+        "call stsub(n, ",
+        "stfun(n, ",
+        "= pt(",
+        "q(2)%v(",
+    ] {
+        let k = sources.iter().filter(|s| s.contains(what)).count();
+        assert!(k >= 8, "only {k} of 200 programs have `{what}`");
+    }
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

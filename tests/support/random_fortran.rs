@@ -43,6 +43,7 @@ use super::random_ir::Rng;
 use std::fmt::Write as _;
 
 mod alloc;
+mod derived;
 mod masked;
 mod sections;
 
@@ -112,6 +113,11 @@ pub struct GenOptions {
     /// WHERE / ELSEWHERE constructs (nested) and FORALL statements with
     /// masks on active values (see `random_fortran/masked.rs`).
     pub masked_arrays: bool,
+    /// A module derived type with real, array and integer components:
+    /// structures as locals, dummies (intent in / inout), a module
+    /// variable, arrays of structures, constructors, whole assignment and
+    /// `%` in expressions (see `random_fortran/derived.rs`).
+    pub derived_types: bool,
 }
 
 impl GenOptions {
@@ -133,6 +139,7 @@ impl GenOptions {
             allocatable_dummies: true,
             array_sections: true,
             masked_arrays: true,
+            derived_types: true,
         }
     }
 }
@@ -395,6 +402,8 @@ struct Scope {
     /// Local matrices of `n` rows and 3 columns (read and written through
     /// sections).
     matrices: Vec<String>,
+    /// Whether the structures `p1`, `p2` and `q(2)` exist here.
+    structs: bool,
 }
 
 /// A callable procedure already generated.
@@ -486,8 +495,11 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
     decls.push("integer :: epoch = 0".into());
     resets.push(Stmt::Line("epoch = epoch + 1".into()));
 
-    let nprocs = g.rng.range(1, options.max_procs.max(1) as i64) as usize;
     let mut procs = Vec::new();
+    if options.derived_types {
+        procs.extend(g.derived_module(&mut decls, &mut resets));
+    }
+    let nprocs = g.rng.range(1, options.max_procs.max(1) as i64) as usize;
     if options.recursive && g.rng.chance(50) {
         procs.extend(g.recursive_functions());
     }
@@ -775,6 +787,9 @@ impl Gen<'_> {
         }
         if self.opt.masked_arrays && self.rng.chance(10) {
             return self.masked_stmt(scope);
+        }
+        if scope.structs && self.rng.chance(15) {
+            return self.derived_stmt(scope);
         }
         let nested = depth < self.opt.max_depth;
         match self.rng.below(12) {
@@ -1175,6 +1190,7 @@ impl Gen<'_> {
             self.allocatable_local(&mut scope, &dummies, head, init);
         }
         self.section_matrix(&mut scope, &dummies, head, init);
+        self.derived_locals(&mut scope, &dummies, head, init);
         head.push("  integer :: i1, i2, i9, k1, k2, k3".into());
         scope.free_loop_vars = vec!["i2".into(), "i1".into()];
         scope.free_ints = vec!["k3".into(), "k2".into(), "k1".into()];
@@ -1415,6 +1431,7 @@ impl Gen<'_> {
             self.allocatable_local(&mut scope, &inputs, &mut head, &mut init);
         }
         self.section_matrix(&mut scope, &inputs, &mut head, &mut init);
+        self.derived_locals(&mut scope, &inputs, &mut head, &mut init);
         let count = self.rng.range(2, self.opt.max_stmts as i64 + 2) as usize;
         let body = self.stmts(&mut scope, count, 0);
         // Outputs depend on everything that is left.

@@ -49,9 +49,26 @@ pub(super) fn bounded(e: &str) -> String {
     format!("4d0*tanh(0.25d0*({e}))")
 }
 
-/// The base name of an array reference (`w` of `w(1:n)`).
+/// The array an element or section reference names: without its last
+/// subscript list (`w` of `w(1:n)`, `q(2)%v` of `q(2)%v(1:n)`).
 pub(super) fn base(arg: &str) -> &str {
-    arg.split('(').next().unwrap_or(arg)
+    if !arg.ends_with(')') {
+        return arg;
+    }
+    let mut depth = 0;
+    for (k, c) in arg.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &arg[..k];
+                }
+            }
+            _ => {}
+        }
+    }
+    arg
 }
 
 impl Gen<'_> {
