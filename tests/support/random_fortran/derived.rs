@@ -2,7 +2,7 @@
 //! ([`GenOptions::derived_types`](super::GenOptions)).
 //!
 //! The module defines `type pt` (a real `a`, a real array `v(4)` and an
-//! integer `k`) and a module variable `gp` (reset by `top` with a
+//! integer `k`, with default values) and a module variable `gp` (reset by `top` with a
 //! structure constructor; `gp%a` is one more module scalar). Procedures
 //! with `n` may hold two structures `p1`, `p2` and an array of structures
 //! `q(2)`, set by constructors with active values, and then:
@@ -29,25 +29,20 @@ impl Gen<'_> {
         decls: &mut Vec<String>,
         resets: &mut Vec<Stmt>,
     ) -> Vec<ProcSrc> {
-        decls.extend(
-            [
-                "type pt",
-                "  double precision :: a",
-                "  double precision :: v(4)",
-                "  integer :: k",
-                "end type pt",
-                "type(pt) :: gp",
-            ]
-            .map(String::from),
+        // Component defaults: `gp` starts as the reset leaves it.
+        let (a, v) = (
+            lit(super::constant(&mut self.rng)),
+            lit(super::constant(&mut self.rng)),
         );
-        let c: Vec<String> = (0..5)
-            .map(|_| lit(super::constant(&mut self.rng)))
-            .collect();
-        resets.push(Stmt::Line(format!(
-            "gp = pt({}, [{}], 1)",
-            c[0],
-            c[1..].join(", ")
-        )));
+        decls.extend([
+            "type pt".into(),
+            format!("  double precision :: a = {a}"),
+            format!("  double precision :: v(4) = {v}"),
+            "  integer :: k = 1".into(),
+            "end type pt".into(),
+            "type(pt) :: gp".into(),
+        ]);
+        resets.push(Stmt::Line(format!("gp = pt({a}, [{v}, {v}, {v}, {v}], 1)")));
         self.globals.push("gp%a".into());
         let (c1, c2) = (
             lit(self.rng.range(1, 4) as f64 / 4.0),
