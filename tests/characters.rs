@@ -93,17 +93,7 @@ subroutine g(t, lt, sc, vb, ib, vf)
   vf = verify(t, ' ')
 end subroutine g
 ";
-    for jit in [false, true] {
-        let options = Options {
-            backend: if jit {
-                Backend::Jit
-            } else {
-                Backend::Interpreter
-            },
-            ..Options::default()
-        };
-        let sources = [("g.f90".to_string(), src.to_string())];
-        let engine = Engine::from_sources(&sources, options).unwrap();
+    for (jit, engine) in engines(src) {
         let g = engine.procedure(None).unwrap();
         for (text, expected) in [
             ("  ab cab  ", [8, 8, 7, 7, 3]),
@@ -327,17 +317,7 @@ contains
   end subroutine l
 end subroutine g
 ";
-    for jit in [false, true] {
-        let options = Options {
-            backend: if jit {
-                Backend::Jit
-            } else {
-                Backend::Interpreter
-            },
-            ..Options::default()
-        };
-        let sources = [("g.f90".to_string(), src.to_string())];
-        let engine = Engine::from_sources(&sources, options).unwrap();
+    for (jit, engine) in engines(src) {
         let g = engine.procedure(None).unwrap();
         for (text, n, expected) in [
             ("ab  ", 2, [3101, 202, 808, 404, 404]),
@@ -354,6 +334,25 @@ end subroutine g
             assert_eq!(got, expected, "{text:?} (jit {jit})");
         }
     }
+}
+
+/// An engine for `src` (as `g.f90`) per backend, the interpreter first:
+/// `(true, engine)` runs on the JIT.
+fn engines(src: &str) -> [(bool, Engine); 2] {
+    [false, true].map(|jit| {
+        let options = Options {
+            backend: if jit {
+                Backend::Jit
+            } else {
+                Backend::Interpreter
+            },
+            ..Options::default()
+        };
+        let sources = [("g.f90".to_string(), src.to_string())];
+        let engine = Engine::from_sources(&sources, options)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.message));
+        (jit, engine)
+    })
 }
 
 /// The derivative of `y` with respect to `x` of `entry` at `inputs`:
