@@ -283,13 +283,7 @@ impl Lowerer<'_, '_> {
         name: &Name,
         args: &[Arg],
     ) -> R<(VarId, VarId)> {
-        let len_expr = self.result_len_expr(unit, name, args)?;
-        let (v, t) = self.integer(&len_expr)?;
-        let i64t = Type::I64;
-        let v = self.convert(v, t, i64t);
-        let zero = self.int(0, i64t);
-        let v = self.val(Inst::Binary(BinaryOp::Max, v, zero), i64t);
-        let len = self.keep_value(v);
+        let len = self.runtime_result_len(unit, name, args)?;
         self.prepare_actuals(args)?;
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
         let buf = self.exact_temp(Type::Char, &[len]);
@@ -299,6 +293,24 @@ impl Lowerer<'_, '_> {
         }
         self.copy_back_after(copies)?;
         Ok((buf, len))
+    }
+
+    /// The result length of a reference to the character function
+    /// `unit` of non-constant result length (not negative; an I64
+    /// variable).
+    pub(super) fn runtime_result_len(
+        &mut self,
+        unit: usize,
+        name: &Name,
+        args: &[Arg],
+    ) -> R<VarId> {
+        let len_expr = self.result_len_expr(unit, name, args)?;
+        let (v, t) = self.integer(&len_expr)?;
+        let i64t = Type::I64;
+        let v = self.convert(v, t, i64t);
+        let zero = self.int(0, i64t);
+        let v = self.val(Inst::Binary(BinaryOp::Max, v, zero), i64t);
+        Ok(self.keep_value(v))
     }
 
     /// The declared result length of the function `unit` with each of its
