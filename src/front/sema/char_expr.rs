@@ -359,7 +359,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when `e` references TRIM, ADJUSTL, ADJUSTR or REPEAT.
-    fn is_string_fn_ref(&self, e: &Expr) -> bool {
+    pub(super) fn is_string_fn_ref(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Apply { name, .. } => self.names_string_fn(name),
             _ => false,

@@ -132,7 +132,7 @@ impl Lowerer<'_, '_> {
     /// Transfers one scalar item (an array element when `self.elem` is
     /// set).
     fn scalar_item(&mut self, item: &Expr, read: bool) -> R<()> {
-        if !read && self.is_built_char(item) {
+        if !read && (self.is_built_char(item) || self.is_string_fn_ref(item)) {
             return self.print_pieces(item);
         }
         if !read {
