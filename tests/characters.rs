@@ -49,21 +49,27 @@ fn a_method_chosen_by_name_is_differentiated_through_its_branch() {
 /// identity `<ydot, ybar> = <xdot, xbar>` for random directions.
 #[test]
 fn tangent_and_adjoint_agree_by_the_dot_product() {
+    dot_products_agree(&options_engine(), "options");
+}
+
+/// `dy/dx` of `entry` (arguments `mode`, `x`) for modes 1 to 4 satisfies
+/// the dot-product identity `<ydot, ybar> = <xdot, xbar>` (relative
+/// 1e-13) for random directions.
+fn dot_products_agree(engine: &Engine, entry: &str) {
     use adjit::engine::Selection;
-    let engine = options_engine();
     let (of, wrt) = (
         Selection::parse_list("y").unwrap(),
         Selection::parse_list("x").unwrap(),
     );
-    let tangent = engine.tangent(Some("options"), &of, &wrt, 1).unwrap();
+    let tangent = engine.tangent(Some(entry), &of, &wrt, 1).unwrap();
     let adjoint = engine
-        .adjoint(Some("options"), &of, &wrt, &Default::default())
+        .adjoint(Some(entry), &of, &wrt, &Default::default())
         .unwrap();
     let mut rng = common::check::Rng(0x5eed_c4a2);
     for mode in 1..=4 {
         let args = run(
-            &engine,
-            "options",
+            engine,
+            entry,
             &[("mode", mode as f64), ("x", 0.9 + 0.1 * mode as f64)],
         );
         let (xdot, ybar) = (rng.next(), rng.next());
@@ -72,8 +78,95 @@ fn tangent_and_adjoint_agree_by_the_dot_product() {
         let (lhs, rhs) = (ydot * ybar, xdot * grad[0] * ybar);
         assert!(
             within(lhs, rhs, 1e-13 * lhs.abs().max(1.0)),
-            "mode {mode}: {lhs} vs {rhs}"
+            "{entry} mode {mode}: {lhs} vs {rhs}"
         );
+    }
+}
+
+/// The options parser of `char_runtime_len.f90` picks the formula by
+/// `lower(trim(method)) // '_' // kind` (character functions of run-time
+/// result length, `//` of run-time-length parts in SELECT CASE and
+/// comparisons): `dy/dx` follows the branch chosen, analytically, in
+/// tangent and adjoint mode, by central differences and by the dot-product
+/// identity, on the JIT and the interpreter.
+#[test]
+fn options_of_run_time_length_steer_the_derivative() {
+    let path = common::corpus::corpus_dir().join("char_runtime_len.f90");
+    let src = std::fs::read_to_string(&path).unwrap();
+    // Newton/fast: x^3 + x + 2x + 3x; bisect/safe: x sin x; Quasi/x:
+    // x^2 + 1 (the range 'p':'r'); other/fast: exp(x/2) + 2x + 3x.
+    let slope = |mode: i64, x: f64| match mode {
+        1 => 3.0 * x * x + 6.0,
+        2 => x.sin() + x * x.cos(),
+        3 => 2.0 * x,
+        _ => 0.5 * (0.5 * x).exp() + 5.0,
+    };
+    for (jit, engine) in engines(&src) {
+        for (mode, x) in [(1, 1.5), (2, 0.5), (3, -0.75), (4, 2.0), (1, -0.4)] {
+            let inputs = [("mode", mode as f64), ("x", x)];
+            let what = format!("mode {mode} (jit {jit})");
+            dy_dx_three_ways(&engine, "drive", &inputs, slope(mode, x), &what);
+        }
+        dot_products_agree(&engine, "drive");
+    }
+}
+
+/// Comparisons and SELECT CASE (values and ranges) of `//` with parts of
+/// run-time length, ADJUSTR of a `character(len=*)` dummy and a function
+/// result of run-time length, blank-padded as Fortran compares, also
+/// when empty; LEN of a function reference of run-time length. The
+/// interpreter and the JIT give gfortran's values (printed by gfortran
+/// for this source).
+#[test]
+fn run_time_length_values_compare_as_gfortran_does() {
+    let src = "
+subroutine g(t, n, k)
+  character(len=*), intent(in) :: t
+  integer, intent(in) :: n
+  integer, intent(out) :: k
+  k = 0
+  if (t // repeat(' ', n) == t) k = k + 1
+  if (t // 'a' < t // 'b') k = k + 2
+  if (trim(t) // repeat('-', n) >= t) k = k + 4
+  if (adjustr(t) // '|' /= t // '|') k = k + 8
+  if (echo(t) // '' == t) k = k + 16
+  if (echo(trim(t)) < 'm') k = k + 32
+  select case (trim(t) // repeat('z', n))
+  case ('')
+    k = k + 100
+  case ('a':'aa')
+    k = k + 200
+  case ('ab':'abzz')
+    k = k + 300
+  case default
+    k = k + 400
+  end select
+  k = k + 1000 * len(echo(t // t))
+contains
+  function echo(s) result(r)
+    character(len=*), intent(in) :: s
+    character(len=len(s)) :: r
+    r = s
+  end function echo
+end subroutine g
+";
+    for (jit, engine) in engines(src) {
+        let g = engine.procedure(Some("g")).unwrap();
+        for (text, n, expected) in [
+            ("ab  ", 2, 8363),
+            (" ab", 0, 6455),
+            ("", 3, 455),
+            ("a", 0, 2255),
+            ("zz", 1, 4423),
+        ] {
+            let mut args = g.args();
+            args.set_buffer("t", Buffer::Char(text.as_bytes().to_vec()))
+                .unwrap();
+            args.set_scalar("n", n as f64).unwrap();
+            g.call(&mut args).unwrap();
+            let got = args.scalar("k").unwrap() as i64;
+            assert_eq!(got, expected, "{text:?} (jit {jit})");
+        }
     }
 }
 
@@ -93,17 +186,7 @@ subroutine g(t, lt, sc, vb, ib, vf)
   vf = verify(t, ' ')
 end subroutine g
 ";
-    for jit in [false, true] {
-        let options = Options {
-            backend: if jit {
-                Backend::Jit
-            } else {
-                Backend::Interpreter
-            },
-            ..Options::default()
-        };
-        let sources = [("g.f90".to_string(), src.to_string())];
-        let engine = Engine::from_sources(&sources, options).unwrap();
+    for (jit, engine) in engines(src) {
         let g = engine.procedure(None).unwrap();
         for (text, expected) in [
             ("  ab cab  ", [8, 8, 7, 7, 3]),
@@ -126,16 +209,19 @@ end subroutine g
 /// What stays unsupported is a located error naming the intrinsic.
 #[test]
 fn unsupported_character_results_are_located_errors() {
+    let echo = "module m\n  integer :: n0 = 3\ncontains\n  function echo(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=len(s)) :: r\n    r = s\n  end function echo\n  function wide(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=n0) :: r\n    r = s\n  end function wide\nend module m\n";
+    let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = trim(echo(s))\nend subroutine\n");
+    let module_len = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = wide(s)\nend subroutine\n");
     for (src, at, what) in [
         (
-            "subroutine f(s, t)\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  print *, 'x' // adjustl(s)\nend subroutine\n",
-            "t.f90:4:19:",
-            "`adjustl`",
+            trimmed.as_str(),
+            "t.f90:19:12:",
+            "character function `echo` whose result length is not a constant used here",
         ),
         (
-            "subroutine f(n, t)\n  integer, intent(in) :: n\n  character(len=20), intent(out) :: t\n  print *, repeat('ab', n)\nend subroutine\n",
-            "t.f90:4:12:",
-            "`repeat`",
+            module_len.as_str(),
+            "t.f90:19:7:",
+            "reads `n0`",
         ),
         (
             "subroutine f(x, t)\n  real, intent(in) :: x\n  character(len=20), intent(out) :: t\n  t = trim(x)\nend subroutine\n",
@@ -327,17 +413,7 @@ contains
   end subroutine l
 end subroutine g
 ";
-    for jit in [false, true] {
-        let options = Options {
-            backend: if jit {
-                Backend::Jit
-            } else {
-                Backend::Interpreter
-            },
-            ..Options::default()
-        };
-        let sources = [("g.f90".to_string(), src.to_string())];
-        let engine = Engine::from_sources(&sources, options).unwrap();
+    for (jit, engine) in engines(src) {
         let g = engine.procedure(None).unwrap();
         for (text, n, expected) in [
             ("ab  ", 2, [3101, 202, 808, 404, 404]),
@@ -354,6 +430,25 @@ end subroutine g
             assert_eq!(got, expected, "{text:?} (jit {jit})");
         }
     }
+}
+
+/// An engine for `src` (as `g.f90`) per backend, the interpreter first:
+/// `(true, engine)` runs on the JIT.
+fn engines(src: &str) -> [(bool, Engine); 2] {
+    [false, true].map(|jit| {
+        let options = Options {
+            backend: if jit {
+                Backend::Jit
+            } else {
+                Backend::Interpreter
+            },
+            ..Options::default()
+        };
+        let sources = [("g.f90".to_string(), src.to_string())];
+        let engine = Engine::from_sources(&sources, options)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.message));
+        (jit, engine)
+    })
 }
 
 /// The derivative of `y` with respect to `x` of `entry` at `inputs`:

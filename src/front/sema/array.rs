@@ -49,6 +49,9 @@ impl Lowerer<'_, '_> {
                 } else if self.array_function(e).is_some() {
                     // Called by its assignment (`array_function_assign`).
                     self.prepare_actuals(args)?;
+                } else if self.runtime_len_fn(e).is_some() {
+                    // Called where its value is used (`char_runtime`).
+                    self.prepare_actuals(args)?;
                 } else if self.is_user_function_ref(name)
                     && !self.is_elemental_use(name, args)
                     && self.prepare_actuals(args)?

@@ -59,6 +59,10 @@ pub(super) enum Piece {
     Blanks(Value),
     /// Copies of character data, as many as the (I64, not negative) value.
     Repeat(CharRef, Value),
+    /// The first characters of a buffer (a rank-1 array of one-character
+    /// elements, released once the value is used), as many as the (I64)
+    /// value: the result of a character function of non-constant length.
+    Buf(VarId, Value),
 }
 
 /// A character result as the parts it is the concatenation of.
@@ -71,7 +75,7 @@ pub(super) struct Pieces {
 
 /// A [`CharRef`] whose run-time positions are kept in variables, so that
 /// it can be used in blocks other than the one that computed them.
-struct SpilledRef {
+pub(super) struct SpilledRef {
     base: CharBase,
     index: Vec<VarId>,
     start: Option<VarId>,
@@ -79,10 +83,11 @@ struct SpilledRef {
 }
 
 /// A [`Piece`] with its values kept in variables.
-enum SpilledPiece {
+pub(super) enum SpilledPiece {
     Text(SpilledRef),
     Blanks(VarId),
     Repeat(SpilledRef, VarId),
+    Buf(VarId, VarId),
 }
 
 /// The operands of a concatenation `a // b // ...` (parentheses removed).
@@ -164,7 +169,7 @@ impl Lowerer<'_, '_> {
     fn piece_len(&mut self, p: &Piece) -> Value {
         match p {
             Piece::Text(r) => self.char_len_value(r),
-            Piece::Blanks(n) => *n,
+            Piece::Blanks(n) | Piece::Buf(_, n) => *n,
             Piece::Repeat(r, c) => {
                 let n = self.char_len_value(r);
                 self.val(Inst::Binary(BinaryOp::Mul, n, *c), Type::I64)
@@ -186,7 +191,8 @@ impl Lowerer<'_, '_> {
             let n = self.piece_len(p);
             let copies = match p {
                 Piece::Text(r) => vec![r.clone()],
-                Piece::Blanks(_) => vec![CharRef::literal(b"")],
+                // A buffer's length is never a constant: not reached.
+                Piece::Blanks(_) | Piece::Buf(..) => vec![CharRef::literal(b"")],
                 Piece::Repeat(r, c) => {
                     let c = match self.const_of(*c) {
                         Some(adjit_ir::Const::Int(c)) => c.max(0),
@@ -216,33 +222,17 @@ impl Lowerer<'_, '_> {
     /// of its own (a concatenation, TRIM, ADJUSTL, ADJUSTR or REPEAT),
     /// builds it before the statement and returns its temporary.
     pub(super) fn char_arg_temp(&mut self, e: &Expr) -> R<Option<ArgTemp>> {
-        let pieces = if is_concat(e) {
-            let mut parts = Vec::new();
-            let mut len = Some(0i64);
-            for x in concat_parts(e) {
-                let p = self.part_pieces(x)?;
-                len = len.zip(p.len).map(|(a, b)| a.saturating_add(b));
-                parts.extend(p.parts);
-            }
-            Pieces { parts, len }
+        let pieces = if is_concat(e) || self.runtime_len_fn(e).is_some() {
+            self.value_pieces(e)?
         } else if self.is_string_fn_ref(e) {
             self.part_pieces(e)?
         } else {
             return Ok(None);
         };
-        let temp = match pieces.len {
-            Some(n) if n <= MAX_TEMP_LEN => {
-                let to = self.pieces_in_temp(pieces, n);
-                match to.base {
-                    CharBase::Var { var, .. } => var,
-                    // An empty result: a zero-length buffer.
-                    CharBase::Literal(_) => self.fill_buffer(&Pieces {
-                        parts: Vec::new(),
-                        len: Some(0),
-                    })?,
-                }
-            }
-            _ => self.fill_buffer(&pieces)?,
+        let temp = match (&pieces.parts[..], pieces.len) {
+            // A function result: its buffer is the argument.
+            ([Piece::Buf(buf, _)], _) => *buf,
+            (_, len) => self.pieces_temp(pieces, len)?,
         };
         Ok(Some(ArgTemp {
             expr: e,
@@ -251,17 +241,35 @@ impl Lowerer<'_, '_> {
         }))
     }
 
+    /// The variable holding a character result for an actual argument:
+    /// a temporary of its constant length, or a buffer.
+    fn pieces_temp(&mut self, pieces: Pieces, len: Option<i64>) -> R<VarId> {
+        Ok(match len {
+            Some(n) if n <= MAX_TEMP_LEN => {
+                let to = self.pieces_in_temp(pieces, n);
+                match to.base {
+                    CharBase::Var { var, .. } => var,
+                    // An empty result: a zero-length buffer.
+                    CharBase::Literal(_) => {
+                        let none = Pieces {
+                            parts: Vec::new(),
+                            len: Some(0),
+                        };
+                        self.fill_buffer(&none, 0)?.0
+                    }
+                }
+            }
+            _ => self.fill_buffer(&pieces, 0)?.0,
+        })
+    }
+
     /// `to = value` when the value is a concatenation, ADJUSTR or REPEAT
     /// (returns false, doing nothing, for other values): the parts are
     /// copied one after the other into the target, clipped to its length,
     /// the rest blank.
     pub(super) fn assign_char_pieces(&mut self, to: &CharRef, value: &Expr) -> R<bool> {
-        let pieces = if is_concat(value) {
-            let mut parts = Vec::new();
-            for x in concat_parts(value) {
-                parts.extend(self.part_pieces(x)?.parts);
-            }
-            parts
+        let pieces = if is_concat(value) || self.runtime_len_fn(value).is_some() {
+            self.value_pieces(value)?.parts
         } else if self.is_string_fn_ref(value)
             && matches!(&value.kind, ExprKind::Apply { name, .. }
                 if matches!(StrFn::from_name(&name.text), Some(StrFn::Adjustr | StrFn::Repeat)))
@@ -299,6 +307,18 @@ impl Lowerer<'_, '_> {
                     this.put_clipped(&to, at, each, r);
                     Ok(())
                 })?;
+            } else if let SpilledPiece::Buf(buf, n) = p {
+                let buf = *buf;
+                self.for_positions(&[*n], &mut |this, ks| {
+                    let to = this.reload_ref(&target);
+                    let one = this.int(1, i64t);
+                    let k = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+                    let at = this.val(Inst::Load(pos), i64t);
+                    let at = this.val(Inst::Binary(BinaryOp::Add, at, ks[0]), i64t);
+                    this.put_clipped(&to, at, one, super::char_runtime::element(buf, k));
+                    Ok(())
+                })?;
+                self.emit(Inst::Deallocate(buf), None);
             } else {
                 let to = self.reload_ref(&target);
                 let at = self.val(Inst::Load(pos), i64t);
@@ -339,7 +359,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when `e` references TRIM, ADJUSTL, ADJUSTR or REPEAT.
-    fn is_string_fn_ref(&self, e: &Expr) -> bool {
+    pub(super) fn is_string_fn_ref(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Apply { name, .. } => self.names_string_fn(name),
             _ => false,
@@ -348,7 +368,15 @@ impl Lowerer<'_, '_> {
 
     /// One operand of a concatenation (or a whole actual argument) as
     /// pieces: the intrinsics' own parts, or the data.
-    fn part_pieces(&mut self, x: &Expr) -> R<Pieces> {
+    pub(super) fn part_pieces(&mut self, x: &Expr) -> R<Pieces> {
+        if let (Some(unit), ExprKind::Apply { name, args }) = (self.runtime_len_fn(x), &x.kind) {
+            let (buf, len) = self.runtime_len_call(unit, name, args)?;
+            let n = self.val(Inst::Load(len), Type::I64);
+            return Ok(Pieces {
+                parts: vec![Piece::Buf(buf, n)],
+                len: None,
+            });
+        }
         if let ExprKind::Apply { name, args } = &x.kind {
             if self.names_string_fn(name) {
                 let which = StrFn::from_name(&name.text).expect("a character intrinsic");
@@ -366,8 +394,10 @@ impl Lowerer<'_, '_> {
     }
 
     /// A character result of run-time length in an ALLOCATABLE array of
-    /// one-character elements, filled character by character.
-    fn fill_buffer(&mut self, pieces: &Pieces) -> R<VarId> {
+    /// one-character elements, filled character by character, with
+    /// `spare` more elements past its end: the array and the result's
+    /// length (an I64 variable). Buffers among the pieces are released.
+    pub(super) fn fill_buffer(&mut self, pieces: &Pieces, spare: i64) -> R<(VarId, VarId)> {
         let i64t = Type::I64;
         let zero = self.int(0, i64t);
         let mut total = zero;
@@ -378,7 +408,10 @@ impl Lowerer<'_, '_> {
         }
         let spilled: Vec<SpilledPiece> = pieces.parts.iter().map(|p| self.spill_piece(p)).collect();
         let total_var = self.keep_value(total);
-        let buf = self.exact_temp(Type::Char, &[total_var]);
+        let spare = self.int(spare, i64t);
+        let size = self.val(Inst::Binary(BinaryOp::Add, total, spare), i64t);
+        let size = self.keep_value(size);
+        let buf = self.exact_temp(Type::Char, &[size]);
         let pos = self.temp("pos", i64t);
         let one = self.int(1, i64t);
         self.emit(Inst::Store(pos, one), None);
@@ -416,12 +449,11 @@ impl Lowerer<'_, '_> {
                     start: None,
                     end: None,
                 };
+                let one = this.int(1, i64t);
+                let c = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
                 let from = match &piece {
-                    Piece::Text(r) | Piece::Repeat(r, _) => {
-                        let one = this.int(1, i64t);
-                        let c = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
-                        this.shifted_ref(r, c, c)
-                    }
+                    Piece::Text(r) | Piece::Repeat(r, _) => this.shifted_ref(r, c, c),
+                    Piece::Buf(from, _) => super::char_runtime::element(*from, c),
                     Piece::Blanks(_) => CharRef::literal(b""),
                 };
                 this.emit(Inst::CharAssign(dest, from), None);
@@ -431,12 +463,15 @@ impl Lowerer<'_, '_> {
             let n = self.val(Inst::Load(n_var), i64t);
             let next = self.val(Inst::Binary(BinaryOp::Add, at, n), i64t);
             self.emit(Inst::Store(pos, next), None);
+            if let SpilledPiece::Buf(from, _) = p {
+                self.emit(Inst::Deallocate(*from), None);
+            }
         }
-        Ok(buf)
+        Ok((buf, total_var))
     }
 
     /// A fresh variable holding `v`.
-    fn keep_value(&mut self, v: Value) -> VarId {
+    pub(super) fn keep_value(&mut self, v: Value) -> VarId {
         let ty = self.proc.value_type(v).unwrap_or(Type::I64);
         let t = self.temp("k", ty);
         self.emit(Inst::Store(t, v), None);
@@ -482,10 +517,12 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn spill_piece(&mut self, p: &Piece) -> SpilledPiece {
+    /// `p` with its values kept in variables.
+    pub(super) fn spill_piece(&mut self, p: &Piece) -> SpilledPiece {
         match p {
             Piece::Text(r) => SpilledPiece::Text(self.spill_ref(r)),
             Piece::Blanks(n) => SpilledPiece::Blanks(self.keep_value(*n)),
+            Piece::Buf(b, n) => SpilledPiece::Buf(*b, self.keep_value(*n)),
             Piece::Repeat(r, c) => {
                 let r = self.spill_ref(r);
                 SpilledPiece::Repeat(r, self.keep_value(*c))
@@ -493,11 +530,13 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn reload_piece(&mut self, p: &SpilledPiece) -> Piece {
+    /// A spilled piece, usable in the current block.
+    pub(super) fn reload_piece(&mut self, p: &SpilledPiece) -> Piece {
         let i64t = Type::I64;
         match p {
             SpilledPiece::Text(r) => Piece::Text(self.reload_ref(r)),
             SpilledPiece::Blanks(n) => Piece::Blanks(self.val(Inst::Load(*n), i64t)),
+            SpilledPiece::Buf(b, n) => Piece::Buf(*b, self.val(Inst::Load(*n), i64t)),
             SpilledPiece::Repeat(r, c) => {
                 let r = self.reload_ref(r);
                 Piece::Repeat(r, self.val(Inst::Load(*c), i64t))

@@ -417,7 +417,7 @@ impl Lowerer<'_, '_> {
 
     /// True when the name is the current function's own result variable
     /// (a reference `f(x)` inside `f` would be recursion).
-    fn shadows_proc(&self, name: &Name) -> bool {
+    pub(super) fn shadows_proc(&self, name: &Name) -> bool {
         self.vars
             .get(&name.text)
             .is_some_and(|&v| self.proc.result == Some(v))
@@ -505,12 +505,6 @@ impl Lowerer<'_, '_> {
             op,
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
         );
-        let (lhs, rhs) = if relational {
-            (self.char_unpadded(a), self.char_unpadded(b))
-        } else {
-            (self.expr(a), self.expr(b))
-        };
-        let (lhs, rhs) = (lhs?, rhs?);
         let cmp = match op {
             BinOp::Eq => CmpOp::Eq,
             BinOp::Ne => CmpOp::Ne,
@@ -519,6 +513,15 @@ impl Lowerer<'_, '_> {
             BinOp::Gt => CmpOp::Gt,
             _ => CmpOp::Ge,
         };
+        if relational && (self.is_built_char(a) || self.is_built_char(b)) {
+            return self.compare_built(cmp, a, b);
+        }
+        let (lhs, rhs) = if relational {
+            (self.char_unpadded(a), self.char_unpadded(b))
+        } else {
+            (self.expr(a), self.expr(b))
+        };
+        let (lhs, rhs) = (lhs?, rhs?);
         let (x, tx, y, ty) = match (lhs, rhs) {
             (Operand::Char(l), Operand::Char(r)) if relational => {
                 return Ok(Operand::Num(
@@ -662,7 +665,7 @@ impl Lowerer<'_, '_> {
         let Some(len) = self.prog.sigs[unit].result_len else {
             return Err(self.err(
                 name.span,
-                format!("unsupported Fortran: character function `{}` whose result length is not a constant", name.text),
+                format!("unsupported Fortran: character function `{}` whose result length is not a constant used here (supported in assignments, comparisons, SELECT CASE selectors, `//`, actual arguments, PRINT and LEN)", name.text),
             ));
         };
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;

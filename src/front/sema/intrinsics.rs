@@ -5,7 +5,7 @@
 //! It owns the intrinsic table; general expression lowering is
 //! [`super::expr`]'s.
 
-use super::super::ast::{Arg, ArgValue, Expr, Name};
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::char_expr::StrFn;
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
@@ -575,6 +575,22 @@ impl Lowerer<'_, '_> {
     /// LEN of a character expression: its constant length when known,
     /// else the length at run time.
     fn len_of(&mut self, x: &Expr) -> R<Operand> {
+        let mut bare = x;
+        while let ExprKind::Paren(inner) = &bare.kind {
+            bare = inner;
+        }
+        if let (Some(unit), ExprKind::Apply { name, args }) =
+            (self.runtime_len_fn(bare), &bare.kind)
+        {
+            // A function result of non-constant length: its declared
+            // length, without the call.
+            let n = self.runtime_result_len(unit, name, args)?;
+            let n = self.val(Inst::Load(n), Type::I64);
+            return Ok(Operand::Num(
+                self.convert(n, Type::I64, Type::I32),
+                Type::I32,
+            ));
+        }
         let r = self.char_operand(x, "len")?;
         let len = match self.char_len_of(&r) {
             Some(n) => self.int(n, Type::I32),

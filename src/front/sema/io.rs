@@ -132,6 +132,9 @@ impl Lowerer<'_, '_> {
     /// Transfers one scalar item (an array element when `self.elem` is
     /// set).
     fn scalar_item(&mut self, item: &Expr, read: bool) -> R<()> {
+        if !read && (self.is_built_char(item) || self.is_string_fn_ref(item)) {
+            return self.print_pieces(item);
+        }
         if !read {
             match self.expr(item)? {
                 Operand::Char(r) => self.emit(Inst::Io(IoOp::PutChar(r)), None),

@@ -1180,8 +1180,19 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 let _ = self.allocatable_dummy(v, &ti, decl.expect("declared"), &name);
                 continue;
             }
+            let is_result = result.as_ref().is_some_and(|r| r.text == name.text);
+            // A character result of non-constant length takes its length
+            // from the buffer the caller gives (see `char_runtime`).
+            let runtime_len = is_result
+                && ti.ty == Type::Char
+                && matches!(ti.char_len, CharLenInfo::Expr(_))
+                && decl.is_none_or(|d| d.dims.is_none());
+            let mut ti = ti;
+            if runtime_len {
+                ti.char_len = CharLenInfo::Assumed;
+            }
             let _ = self.set_shape(v, &ti, decl.and_then(|d| d.dims.as_deref()), true);
-            if result.as_ref().is_some_and(|r| r.text == name.text) {
+            if is_result {
                 let var = self.proc.var(v);
                 if var.is_array() {
                     // An array result stays the last parameter, given by
@@ -1195,7 +1206,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     continue;
                 }
                 let char_len = var.char_len.as_ref().and_then(|b| b.as_const());
-                if ti.ty == Type::Char && char_len.is_none() {
+                if ti.ty == Type::Char && char_len.is_none() && !runtime_len {
                     self.err(
                         name.span,
                         "unsupported Fortran: a character function result whose length is not a constant",

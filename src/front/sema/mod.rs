@@ -46,6 +46,7 @@ mod array;
 mod array_fn;
 mod associate;
 mod char_expr;
+mod char_runtime;
 mod cleanup;
 mod closure;
 mod common;

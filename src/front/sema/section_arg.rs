@@ -96,7 +96,7 @@ impl Lowerer<'_, '_> {
         let mut made = false;
         for a in args {
             if let ArgValue::Expr(e) = &a.value {
-                if super::char_expr::may_need_char_temp(e)
+                if (super::char_expr::may_need_char_temp(e) || self.runtime_len_fn(e).is_some())
                     && !self.arg_temps.iter().any(|t| t.is_for(e))
                 {
                     if let Some(record) = self.char_arg_temp(e)? {

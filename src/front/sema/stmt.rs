@@ -8,6 +8,7 @@ use super::super::ast::{
     Arg, ArgValue, CaseItem, CaseSelector, Expr, ExprKind, Intent, Name, Stmt, StmtKind,
 };
 use super::alloc::Status;
+use super::char_runtime::CharVal;
 use super::consts::{type_name, ConstVal};
 use super::lowerer::{LoopFrame, Lowerer, Operand, Reported, Resolved, R};
 use super::scope::{StructDecl, Sym};
@@ -1352,6 +1353,12 @@ impl Lowerer<'_, '_> {
     /// into a case number, and dispatched with a Switch.
     fn select_case(&mut self, selector: &Expr, cases: &[(CaseSelector, Vec<Stmt>)]) -> R<()> {
         self.hoist(selector)?;
+        if self.is_built_char(selector) {
+            let sel = self.compared_value(selector)?;
+            if let CharVal::Buf { buf, .. } = sel {
+                return self.buffer_select_case(&sel, buf, cases);
+            }
+        }
         let sel = self.char_unpadded(selector)?;
         if let Operand::Num(_, t) = &sel {
             if t.is_float() {
@@ -1377,6 +1384,57 @@ impl Lowerer<'_, '_> {
                 tests.push((i, a));
             }
         }
+        self.dispatch_cases(tests, default, cases)
+    }
+
+    /// SELECT CASE on a selector in a buffer: every case test (a loop
+    /// each) keeps its outcome in a variable; the buffer is released
+    /// before the dispatch.
+    fn buffer_select_case(
+        &mut self,
+        sel: &CharVal,
+        buf: VarId,
+        cases: &[(CaseSelector, Vec<Stmt>)],
+    ) -> R<()> {
+        let mut kept: Vec<(usize, Vec<VarId>)> = Vec::new();
+        let mut default = None;
+        for (i, (cs, _)) in cases.iter().enumerate() {
+            let CaseSelector::Items(items) = cs else {
+                default = Some(i);
+                continue;
+            };
+            let mut vars = Vec::new();
+            for it in items {
+                vars.push(self.buffer_case_test(sel, it)?);
+            }
+            kept.push((i, vars));
+        }
+        self.emit(Inst::Deallocate(buf), None);
+        let mut tests = Vec::new();
+        for (i, vars) in kept {
+            let mut any: Option<Value> = None;
+            for v in vars {
+                let t = self.val(Inst::Load(v), Type::Bool);
+                any = Some(match any {
+                    None => t,
+                    Some(a) => self.val(Inst::Binary(BinaryOp::Or, a, t), Type::Bool),
+                });
+            }
+            if let Some(a) = any {
+                tests.push((i, a));
+            }
+        }
+        self.dispatch_cases(tests, default, cases)
+    }
+
+    /// The case number chosen by the tests (the first that holds, else
+    /// the default) and a Switch to the case bodies.
+    fn dispatch_cases(
+        &mut self,
+        tests: Vec<(usize, Value)>,
+        default: Option<usize>,
+        cases: &[(CaseSelector, Vec<Stmt>)],
+    ) -> R<()> {
         let none = self.int(-1, Type::I32);
         let mut idx = match default {
             Some(d) => self.int(d as i64, Type::I32),

@@ -67,10 +67,10 @@ impl Lowerer<'_, '_> {
             return Err(self.err(
                 name.span,
                 format!(
-                    "unsupported Fortran: `{}` of run-time length here (supported as an actual argument{})",
+                    "unsupported Fortran: `{}` of run-time length here (supported in comparisons, SELECT CASE selectors, PRINT, `//`, assignments and actual arguments{})",
                     name.text,
                     if which == StrFn::Adjustl {
-                        ", in comparisons, SELECT CASE, TRIM and assignments"
+                        " and as the argument of TRIM"
                     } else {
                         ""
                     }
