@@ -97,6 +97,7 @@ mod checkpoint;
 pub use checkpoint::STATS_GLOBALS;
 mod control;
 mod emit;
+mod increment;
 mod normalize;
 pub(crate) mod reach;
 pub mod record;

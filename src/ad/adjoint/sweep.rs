@@ -36,6 +36,7 @@ use adjit_ir::{
 
 use super::control::ControlPlan;
 use super::emit::Cursor;
+use super::increment::self_increment;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{inversion, is_active_statement, recomputed, PlanContext, RecordPlan};
@@ -630,10 +631,8 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
             if active {
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
-                let seed = c.load_at(adj, &[]);
-                let zero = c.constant(source.var(*var).ty, 0.0);
-                c.store_at(adj, &[], zero);
-                propagate(c, sc, stmt, *value, seed, &map);
+                let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
+                propagate(c, sc, stmt, *value, seed, kept, &map);
             }
         }
         Inst::StoreElem(var, idx, value) => {
@@ -658,10 +657,8 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
             if active {
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
-                let seed = c.load_at(adj, &index);
-                let zero = c.constant(ty, 0.0);
-                c.store_at(adj, &index, zero);
-                propagate(c, sc, stmt, *value, seed, &map);
+                let (seed, kept) = take_seed(c, source, stmt, adj, &index);
+                propagate(c, sc, stmt, *value, seed, kept, &map);
             }
         }
         Inst::Call(_, args) => {
@@ -732,14 +729,37 @@ fn recompute(c: &mut Cursor<'_>, source: &Proc, list: &[Value], map: &mut HashMa
     }
 }
 
+/// Reads the adjoint `adj(index)` of a statement's left-hand side: the seed
+/// of the statement's reversal. It is reset to 0, except for a
+/// self-increment (see [`self_increment`]) whose adjoint stays as it is;
+/// then the load of the old value, whose increment is skipped, comes back.
+fn take_seed(
+    c: &mut Cursor<'_>,
+    source: &Proc,
+    stmt: &Statement,
+    adj: VarId,
+    index: &[Value],
+) -> (Value, Option<Value>) {
+    let seed = c.load_at(adj, index);
+    let kept = self_increment(source, stmt);
+    if kept.is_none() {
+        let zero = c.constant(c.proc.var(adj).ty, 0.0);
+        c.store_at(adj, index, zero);
+    }
+    (seed, kept)
+}
+
 /// Propagates the adjoint `seed` of the statement's stored value `root`
-/// backward through the statement's code list.
+/// backward through the statement's code list; the load `kept` (the old
+/// value of a self-increment, whose adjoint was left in place) gets no
+/// increment.
 fn propagate(
     c: &mut Cursor<'_>,
     sc: &SweepContext<'_>,
     stmt: &Statement,
     root: Value,
     seed: Value,
+    kept: Option<Value>,
     map: &HashMap<Value, Value>,
 ) {
     let source = sc.source();
@@ -747,6 +767,9 @@ fn propagate(
     adj.insert(root, seed);
     for &v in stmt.pure.iter().rev() {
         let Some(g) = adj.remove(&v) else { continue };
+        if Some(v) == kept {
+            continue;
+        }
         let data = source.inst(v);
         match &data.kind {
             Inst::Load(var) => {
