@@ -101,6 +101,7 @@ mod increment;
 mod normalize;
 pub(crate) mod reach;
 pub mod record;
+mod store;
 pub mod sweep;
 
 use super::rules::StrongZero;

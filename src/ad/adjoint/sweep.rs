@@ -27,7 +27,7 @@
 //! because the left-hand side's adjoint is reset before the increments of
 //! the right-hand side. A call is reversed by the callee's reverse sweep.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use adjit_ir::{
     BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value, Var,
@@ -40,6 +40,7 @@ use super::increment::self_increment;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{inversion, is_active_statement, recomputed, PlanContext, RecordPlan};
+use super::store::stored_results;
 use crate::ad::rules::{self, Emit, Partial, StrongZero};
 
 impl Emit for Cursor<'_> {
@@ -285,6 +286,11 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
         let block = BlockId(b as u32);
         c.switch_to(fb[b]);
         let mut map: HashMap<Value, Value> = HashMap::new();
+        let stored: HashSet<Value> = sc.norm().shapes[b]
+            .statements
+            .iter()
+            .flat_map(|stmt| stored_results(&sc.plan_ctx, stmt))
+            .collect();
         for &v in &source.block(block).insts {
             let data = source.inst(v);
             c.span = data.span;
@@ -297,6 +303,9 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
                 }
             }
             copy_inst(&mut c, source, v, &mut map);
+            if stored.contains(&v) {
+                c.push_scalar(map[&v]);
+            }
             allocate_adjoint(&mut c, sc, &data.kind, &map);
         }
         c.span = source.block(block).term_span;
@@ -629,6 +638,7 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 undo_increment(c, source, stmt);
             }
             if active {
+                pop_stored(c, sc, stmt, &mut map);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
@@ -655,6 +665,7 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 c.store_at(*var, &index, old);
             }
             if active {
+                pop_stored(c, sc, stmt, &mut map);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let (seed, kept) = take_seed(c, source, stmt, adj, &index);
@@ -718,6 +729,22 @@ fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
         .copied()
         .filter(|v| needed.contains(v))
         .collect()
+}
+
+/// Pops the library-call results of `stmt` the forward sweep stored (see
+/// [`stored_results`]), last pushed first, as the values of those
+/// instructions.
+fn pop_stored(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    stmt: &Statement,
+    map: &mut HashMap<Value, Value>,
+) {
+    for v in stored_results(&sc.plan_ctx, stmt).into_iter().rev() {
+        let ty = sc.source().value_type(v).unwrap_or(Type::F64);
+        let popped = c.pop_scalar(ty);
+        map.insert(v, popped);
+    }
 }
 
 /// Re-emits the listed instructions (skipping those already mapped).
