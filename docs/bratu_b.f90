@@ -224,7 +224,10 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: x_b(dim_v)
   real(8) :: prm_b(parmax)
   real(8) :: f_b(dim_v)
-  integer(4) :: tmp
+  real(8) :: tmp
+  real(8) :: tmp2
+  integer(4) :: tmp3
+  real(8) :: tmp4
   ! Locals start at zero.
   h = 0.0d0
   i = 0_4
@@ -235,10 +238,13 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! 18: h = 2.0/(dim+1)
   h = real(2.0e0 / real(dim_v + 1_4, 4), 8)
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  f(1_4) = -2.0d0 * x(1_4) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp(x(1_4) / (1.0d0 + &
-      prm(2_4) * x(1_4))))
+  tmp = exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
+  call adjit_push_value(tmp)
+  f(1_4) = -2.0d0 * x(1_4) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * tmp)
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
+  tmp2 = exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
+  call adjit_push_value(tmp2)
+  f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * tmp2
   ! 22: do 1 i=2,dim-1
   t_ad_spill15 = dim_v
   t_ad_spill11 = 1_4
@@ -246,26 +252,33 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   t_ad_trips2 = 0_8
   do i = 2_4, t_ad_spill15 - t_ad_spill11
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp = i - 1_4
-    f(tmp) = f(tmp) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    tmp3 = i - 1_4
+    tmp = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    call adjit_push_value(tmp)
+    f(tmp3) = f(tmp3) + x(i) + h * h * prm(1_4) / 1.2d1 * tmp
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * exp(x(i) / (1.0d0 + &
-        prm(2_4) * x(i)))
+    tmp2 = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    call adjit_push_value(tmp2)
+    f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * tmp2
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    tmp4 = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    call adjit_push_value(tmp4)
+    f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * tmp4
     ! 22: do 1 i=2,dim-1
     t_ad_trips2 = int(int(t_ad_trips2, 16) + 1_8, 8)
   end do
   call adjit_push_control(t_ad_trips2)
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  tmp = dim_v - 1_4
-  f(tmp) = f(tmp) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * exp(x(dim_v) / (1.0d0 + prm(2_4) * &
-      x(dim_v)))
+  tmp3 = dim_v - 1_4
+  tmp = exp(x(dim_v) / (1.0d0 + prm(2_4) * x(dim_v)))
+  call adjit_push_value(tmp)
+  f(tmp3) = f(tmp3) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * tmp
   ! 30: F(dim) = F(dim)-2*x(dim)
   f(dim_v) = f(dim_v) - 2.0d0 * x(dim_v)
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  f(dim_v) = f(dim_v) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp(x(dim_v) / (1.0d0 + prm(2_4) &
-      * x(dim_v))))
+  tmp2 = exp(x(dim_v) / (1.0d0 + prm(2_4) * x(dim_v)))
+  call adjit_push_value(tmp2)
+  f(dim_v) = f(dim_v) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * tmp2)
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   call adjit_push_value(h)
   call adjit_push_int(int(i, 8))
@@ -289,12 +302,14 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: f_b(dim_v)
   real(8) :: f_b_val
   real(8) :: f_b_val2
-  real(8) :: f_b_val3
+  real(8) :: popped
+  real(8) :: popped2
+  real(8) :: popped3
   real(8) :: tmp
   real(8) :: tmp10
   real(8) :: tmp11
   real(8) :: tmp12
-  integer(4) :: tmp13
+  real(8) :: tmp13
   real(8) :: tmp14
   real(8) :: tmp15
   real(8) :: tmp16
@@ -302,23 +317,16 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: tmp18
   real(8) :: tmp19
   real(8) :: tmp2
-  real(8) :: tmp20
+  integer(4) :: tmp20
   real(8) :: tmp21
   real(8) :: tmp22
   real(8) :: tmp23
   real(8) :: tmp24
-  integer(4) :: tmp25
+  real(8) :: tmp25
   real(8) :: tmp26
   real(8) :: tmp27
   real(8) :: tmp28
-  real(8) :: tmp29
   real(8) :: tmp3
-  real(8) :: tmp30
-  real(8) :: tmp31
-  real(8) :: tmp32
-  real(8) :: tmp33
-  real(8) :: tmp34
-  real(8) :: tmp35
   real(8) :: tmp4
   real(8) :: tmp5
   real(8) :: tmp6
@@ -334,153 +342,132 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
+  popped = adjit_pop_value()
   tmp = h * h
   tmp2 = tmp * prm(1_4) / 1.2d1
   tmp3 = 1.0d0 + prm(2_4) * x(dim_v)
-  tmp4 = x(dim_v) / tmp3
-  tmp5 = exp(tmp4)
-  tmp6 = 1.0d0 + 1.0d1 * tmp5
-  f_b_val = f_b(dim_v)
-  f_b(dim_v) = 0.0d0
-  tmp7 = 1.0d1 * merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp8 = merge(0.0d0, tmp5 * tmp7, tmp7 == 0.0d0 .or. tmp5 == 0.0d0)
-  tmp9 = 1.0d0 / tmp3
-  tmp10 = -tmp4 / tmp3
-  tmp11 = merge(0.0d0, tmp10 * tmp8, tmp8 == 0.0d0 .or. tmp10 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp11, tmp11 == 0.0d0 .or. x(dim_v) == 0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp9 * tmp8, tmp8 == 0.0d0 .or. tmp9 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp11, tmp11 == 0.0d0 .or. prm(2_4) == 0.0d0))
-  tmp12 = 8.333333333333333d-2 * merge(0.0d0, tmp6 * f_b_val, f_b_val == 0.0d0 .or. tmp6 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp12, tmp12 == 0.0d0 .or. tmp == 0.0d0)
-  f_b(dim_v) = f_b(dim_v) + f_b_val
-  ! 30: F(dim) = F(dim)-2*x(dim)
-  f_b_val2 = f_b(dim_v)
-  f_b(dim_v) = 0.0d0
-  x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b_val2)
-  f_b(dim_v) = f_b(dim_v) + f_b_val2
-  ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  tmp13 = dim_v - 1_4
-  tmp14 = h * h
-  tmp15 = tmp14 * prm(1_4) / 1.2d1
-  tmp16 = 1.0d0 + prm(2_4) * x(dim_v)
-  tmp17 = x(dim_v) / tmp16
-  tmp18 = exp(tmp17)
-  f_b_val3 = f_b(tmp13)
-  f_b(tmp13) = 0.0d0
-  tmp19 = merge(0.0d0, tmp15 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp15 == 0.0d0)
-  tmp20 = merge(0.0d0, tmp18 * tmp19, tmp19 == 0.0d0 .or. tmp18 == 0.0d0)
-  tmp21 = 1.0d0 / tmp16
-  tmp22 = -tmp17 / tmp16
-  tmp23 = merge(0.0d0, tmp22 * tmp20, tmp20 == 0.0d0 .or. tmp22 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp23, tmp23 == 0.0d0 .or. x(dim_v) == 0.0d0)
-  tmp24 = 8.333333333333333d-2 * merge(0.0d0, tmp18 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp18 == &
+  tmp4 = 1.0d0 + 1.0d1 * popped
+  tmp5 = 1.0d1 * merge(0.0d0, tmp2 * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. tmp2 == 0.0d0)
+  tmp6 = merge(0.0d0, popped * tmp5, tmp5 == 0.0d0 .or. popped == 0.0d0)
+  tmp7 = 1.0d0 / tmp3
+  tmp8 = -x(dim_v) / tmp3 / tmp3
+  tmp9 = merge(0.0d0, tmp8 * tmp6, tmp6 == 0.0d0 .or. tmp8 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp9, tmp9 == 0.0d0 .or. x(dim_v) == 0.0d0)
+  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp7 * tmp6, tmp6 == 0.0d0 .or. tmp7 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * tmp9, tmp9 == 0.0d0 .or. prm(2_4) == 0.0d0))
+  tmp10 = 8.333333333333333d-2 * merge(0.0d0, tmp4 * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. tmp4 == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp14 * tmp24, tmp24 == 0.0d0 .or. tmp14 == 0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp21 * tmp20, tmp20 == 0.0d0 .or. tmp21 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp23, tmp23 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
-  f_b(tmp13) = f_b(tmp13) + f_b_val3
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp10, tmp10 == 0.0d0 .or. tmp == 0.0d0)
+  ! 30: F(dim) = F(dim)-2*x(dim)
+  x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b(dim_v))
+  ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
+  popped2 = adjit_pop_value()
+  tmp11 = h * h
+  tmp12 = tmp11 * prm(1_4) / 1.2d1
+  tmp13 = 1.0d0 + prm(2_4) * x(dim_v)
+  tmp14 = merge(0.0d0, tmp12 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == 0.0d0 .or. tmp12 == 0.0d0)
+  tmp15 = merge(0.0d0, popped2 * tmp14, tmp14 == 0.0d0 .or. popped2 == 0.0d0)
+  tmp16 = 1.0d0 / tmp13
+  tmp17 = -x(dim_v) / tmp13 / tmp13
+  tmp18 = merge(0.0d0, tmp17 * tmp15, tmp15 == 0.0d0 .or. tmp17 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp18, tmp18 == 0.0d0 .or. x(dim_v) == 0.0d0)
+  tmp19 = 8.333333333333333d-2 * merge(0.0d0, popped2 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == 0.0d0 &
+      .or. popped2 == 0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp11 * tmp19, tmp19 == 0.0d0 .or. tmp11 == 0.0d0)
+  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp16 * tmp15, tmp15 == 0.0d0 .or. tmp16 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * tmp18, tmp18 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b(dim_v - 1_4))
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   t_ad_trips2 = adjit_pop_control()
   ! 22: do 1 i=2,dim-1
   do i = i - t_step1, int(i - t_ad_trips2 * t_step1, 4), -t_step1
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp13 = i + 1_4
+    tmp20 = i + 1_4
+    popped = adjit_pop_value()
     tmp = h * h
     tmp2 = tmp * prm(1_4) / 1.2d1
     tmp3 = 1.0d0 + prm(2_4) * x(i)
-    tmp4 = x(i) / tmp3
-    tmp5 = exp(tmp4)
-    f_b_val = f_b(tmp13)
-    f_b(tmp13) = 0.0d0
-    tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-    tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
-    tmp8 = 1.0d0 / tmp3
-    tmp9 = -tmp4 / tmp3
-    tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp10, tmp10 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
-    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
+    f_b_val = f_b(tmp20)
+    f_b(tmp20) = 0.0d0
+    tmp4 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
+    tmp5 = merge(0.0d0, popped * tmp4, tmp4 == 0.0d0 .or. popped == 0.0d0)
+    tmp6 = 1.0d0 / tmp3
+    tmp7 = -x(i) / tmp3 / tmp3
+    tmp8 = merge(0.0d0, tmp7 * tmp5, tmp5 == 0.0d0 .or. tmp7 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp8, tmp8 == 0.0d0 .or. x(i) == 0.0d0)
+    tmp9 = 8.333333333333333d-2 * merge(0.0d0, popped * f_b_val, f_b_val == 0.0d0 .or. popped == &
+        0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp9, tmp9 == 0.0d0 .or. tmp == 0.0d0)
+    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, tmp6 * tmp5, tmp5 == 0.0d0 .or. tmp6 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * tmp8, tmp8 == 0.0d0 .or. prm(2_4) == 0.0d0))
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp12 = h * h
-    tmp14 = tmp12 * prm(1_4) / 1.2000000476837158d0
-    tmp15 = 1.0d0 + prm(2_4) * x(i)
-    tmp16 = x(i) / tmp15
-    tmp17 = exp(tmp16)
-    f_b_val2 = f_b(i)
-    f_b(i) = 0.0d0
-    tmp18 = merge(0.0d0, tmp14 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp14 == 0.0d0)
-    tmp19 = merge(0.0d0, tmp17 * tmp18, tmp18 == 0.0d0 .or. tmp17 == 0.0d0)
-    tmp20 = 1.0d0 / tmp15
-    tmp21 = -tmp16 / tmp15
-    tmp22 = merge(0.0d0, tmp21 * tmp19, tmp19 == 0.0d0 .or. tmp21 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp22, tmp22 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp23 = 8.333333002196431d-1 * merge(0.0d0, tmp17 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp17 == &
+    popped2 = adjit_pop_value()
+    tmp10 = h * h
+    tmp11 = tmp10 * prm(1_4) / 1.2000000476837158d0
+    tmp12 = 1.0d0 + prm(2_4) * x(i)
+    tmp13 = merge(0.0d0, tmp11 * f_b(i), f_b(i) == 0.0d0 .or. tmp11 == 0.0d0)
+    tmp14 = merge(0.0d0, popped2 * tmp13, tmp13 == 0.0d0 .or. popped2 == 0.0d0)
+    tmp15 = 1.0d0 / tmp12
+    tmp16 = -x(i) / tmp12 / tmp12
+    tmp17 = merge(0.0d0, tmp16 * tmp14, tmp14 == 0.0d0 .or. tmp16 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp17, tmp17 == 0.0d0 .or. x(i) == 0.0d0)
+    tmp18 = 8.333333002196431d-1 * merge(0.0d0, popped2 * f_b(i), f_b(i) == 0.0d0 .or. popped2 == &
         0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp23, tmp23 == 0.0d0 .or. tmp12 == 0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, tmp20 * tmp19, tmp19 == 0.0d0 .or. tmp20 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp22, tmp22 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
-    f_b(i) = f_b(i) + f_b_val2
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp10 * tmp18, tmp18 == 0.0d0 .or. tmp10 == 0.0d0)
+    x_b(i) = x_b(i) + (merge(0.0d0, tmp15 * tmp14, tmp14 == 0.0d0 .or. tmp15 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * tmp17, tmp17 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b(i)))
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp25 = i - 1_4
-    tmp24 = h * h
-    tmp26 = tmp24 * prm(1_4) / 1.2d1
-    tmp27 = 1.0d0 + prm(2_4) * x(i)
-    tmp28 = x(i) / tmp27
-    tmp29 = exp(tmp28)
-    f_b_val3 = f_b(tmp25)
-    f_b(tmp25) = 0.0d0
-    tmp30 = merge(0.0d0, tmp26 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp26 == 0.0d0)
-    tmp31 = merge(0.0d0, tmp29 * tmp30, tmp30 == 0.0d0 .or. tmp29 == 0.0d0)
-    tmp32 = 1.0d0 / tmp27
-    tmp33 = -tmp28 / tmp27
-    tmp34 = merge(0.0d0, tmp33 * tmp31, tmp31 == 0.0d0 .or. tmp33 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp34, tmp34 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp35 = 8.333333333333333d-2 * merge(0.0d0, tmp29 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp29 == &
-        0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp24 * tmp35, tmp35 == 0.0d0 .or. tmp24 == 0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, tmp32 * tmp31, tmp31 == 0.0d0 .or. tmp32 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp34, tmp34 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
-    f_b(tmp25) = f_b(tmp25) + f_b_val3
+    popped3 = adjit_pop_value()
+    tmp19 = h * h
+    tmp21 = tmp19 * prm(1_4) / 1.2d1
+    tmp22 = 1.0d0 + prm(2_4) * x(i)
+    tmp23 = merge(0.0d0, tmp21 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 .or. tmp21 == 0.0d0)
+    tmp24 = merge(0.0d0, popped3 * tmp23, tmp23 == 0.0d0 .or. popped3 == 0.0d0)
+    tmp25 = 1.0d0 / tmp22
+    tmp26 = -x(i) / tmp22 / tmp22
+    tmp27 = merge(0.0d0, tmp26 * tmp24, tmp24 == 0.0d0 .or. tmp26 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp27, tmp27 == 0.0d0 .or. x(i) == 0.0d0)
+    tmp28 = 8.333333333333333d-2 * merge(0.0d0, popped3 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 .or. &
+        popped3 == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp19 * tmp28, tmp28 == 0.0d0 .or. tmp19 == 0.0d0)
+    x_b(i) = x_b(i) + (merge(0.0d0, tmp25 * tmp24, tmp24 == 0.0d0 .or. tmp25 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * tmp27, tmp27 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b(i - 1_4))
   end do
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
+  popped = adjit_pop_value()
   tmp = h * h
   tmp2 = tmp * prm(1_4) / 1.2d1
   tmp3 = 1.0d0 + prm(2_4) * x(1_4)
-  tmp4 = x(1_4) / tmp3
-  tmp5 = exp(tmp4)
   f_b_val = f_b(2_4)
   f_b(2_4) = 0.0d0
-  tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
-  tmp8 = 1.0d0 / tmp3
-  tmp9 = -tmp4 / tmp3
-  tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp10, tmp10 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
+  tmp4 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
+  tmp5 = merge(0.0d0, popped * tmp4, tmp4 == 0.0d0 .or. popped == 0.0d0)
+  tmp6 = 1.0d0 / tmp3
+  tmp7 = -x(1_4) / tmp3 / tmp3
+  tmp8 = merge(0.0d0, tmp7 * tmp5, tmp5 == 0.0d0 .or. tmp7 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp8, tmp8 == 0.0d0 .or. x(1_4) == 0.0d0)
+  tmp9 = 8.333333333333333d-2 * merge(0.0d0, popped * f_b_val, f_b_val == 0.0d0 .or. popped == &
+      0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp9, tmp9 == 0.0d0 .or. tmp == 0.0d0)
+  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, tmp6 * tmp5, tmp5 == 0.0d0 .or. tmp6 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * tmp8, tmp8 == 0.0d0 .or. prm(2_4) == 0.0d0))
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  tmp12 = h * h
-  tmp14 = tmp12 * prm(1_4) / 1.2d1
-  tmp15 = 1.0d0 + prm(2_4) * x(1_4)
-  tmp16 = x(1_4) / tmp15
-  tmp17 = exp(tmp16)
-  tmp18 = 1.0d0 + 1.0d1 * tmp17
+  popped2 = adjit_pop_value()
+  tmp10 = h * h
+  tmp11 = tmp10 * prm(1_4) / 1.2d1
+  tmp12 = 1.0d0 + prm(2_4) * x(1_4)
+  tmp13 = 1.0d0 + 1.0d1 * popped2
   f_b_val2 = f_b(1_4)
   f_b(1_4) = 0.0d0
-  tmp19 = 1.0d1 * merge(0.0d0, tmp14 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp14 == 0.0d0)
-  tmp20 = merge(0.0d0, tmp17 * tmp19, tmp19 == 0.0d0 .or. tmp17 == 0.0d0)
-  tmp21 = 1.0d0 / tmp15
-  tmp22 = -tmp16 / tmp15
-  tmp23 = merge(0.0d0, tmp22 * tmp20, tmp20 == 0.0d0 .or. tmp22 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp23, tmp23 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp24 = 8.333333333333333d-2 * merge(0.0d0, tmp18 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp18 == &
+  tmp14 = 1.0d1 * merge(0.0d0, tmp11 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp11 == 0.0d0)
+  tmp15 = merge(0.0d0, popped2 * tmp14, tmp14 == 0.0d0 .or. popped2 == 0.0d0)
+  tmp16 = 1.0d0 / tmp12
+  tmp17 = -x(1_4) / tmp12 / tmp12
+  tmp18 = merge(0.0d0, tmp17 * tmp15, tmp15 == 0.0d0 .or. tmp17 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp18, tmp18 == 0.0d0 .or. x(1_4) == 0.0d0)
+  tmp19 = 8.333333333333333d-2 * merge(0.0d0, tmp13 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp13 == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp24, tmp24 == 0.0d0 .or. tmp12 == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (merge(0.0d0, tmp21 * tmp20, tmp20 == 0.0d0 .or. tmp21 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp23, tmp23 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp10 * tmp19, tmp19 == 0.0d0 .or. tmp10 == 0.0d0)
+  x_b(1_4) = x_b(1_4) + (merge(0.0d0, tmp16 * tmp15, tmp15 == 0.0d0 .or. tmp16 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * tmp18, tmp18 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
 end subroutine bratu_rev
 

@@ -217,6 +217,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   integer(8) :: t_ad_trips1
   real(8) :: a(s)
   real(8) :: a_b(s)
+  real(8) :: tmp
   ! Locals start at zero.
   d = 0.0d0
   i = 0_4
@@ -235,8 +236,10 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
     ! 14: c = c + (a(i)**2)/400
     c = c + a(i) * a(i) / 4.0d2
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
+    tmp = cos(a(i) / sqrt(real(i, 8)))
+    call adjit_push_value(tmp)
     call adjit_push_value(d)
-    d = d * cos(a(i) / sqrt(real(i, 8)))
+    d = d * tmp
     ! 13: do i = 1, s
     t_ad_trips1 = int(int(t_ad_trips1, 16) + 1_8, 8)
   end do
@@ -261,8 +264,8 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   integer(8) :: t_ad_trips1
   real(8) :: a(s)
   real(8) :: a_b(s)
-  real(8) :: c_b_val
   real(8) :: d_b_val
+  real(8) :: popped
   real(8) :: tmp
   real(8) :: tmp2
   real(8) :: tmp3
@@ -270,8 +273,6 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   real(8) :: tmp5
   real(8) :: tmp6
   real(8) :: tmp7
-  real(8) :: tmp8
-  real(8) :: tmp9
   ! Locals start at zero.
   d = 0.0d0
   i = 0_4
@@ -281,34 +282,27 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   t_step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   ! 17: c = c - d
-  c_b_val = c_b
-  c_b = 0.0d0
-  d_b = d_b + (-c_b_val)
-  c_b = c_b + c_b_val
+  d_b = d_b + (-c_b)
   ! 4: subroutine griewank(s, a, c)
   t_ad_trips1 = adjit_pop_control()
   ! 13: do i = 1, s
   do i = i - t_step1, int(i - t_ad_trips1 * t_step1, 4), -t_step1
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
     d = adjit_pop_value()
+    popped = adjit_pop_value()
     tmp = sqrt(real(i, 8))
-    tmp2 = a(i) / tmp
-    tmp3 = cos(tmp2)
     d_b_val = d_b
     d_b = 0.0d0
-    tmp4 = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
-    tmp5 = -sin(tmp2)
-    tmp6 = merge(0.0d0, tmp5 * tmp4, tmp4 == 0.0d0 .or. tmp5 == 0.0d0)
-    tmp7 = 1.0d0 / tmp
-    a_b(i) = a_b(i) + merge(0.0d0, tmp7 * tmp6, tmp6 == 0.0d0 .or. tmp7 == 0.0d0)
-    d_b = d_b + merge(0.0d0, tmp3 * d_b_val, d_b_val == 0.0d0 .or. tmp3 == 0.0d0)
+    tmp2 = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
+    tmp3 = -sin(a(i) / tmp)
+    tmp4 = merge(0.0d0, tmp3 * tmp2, tmp2 == 0.0d0 .or. tmp3 == 0.0d0)
+    tmp5 = 1.0d0 / tmp
+    a_b(i) = a_b(i) + merge(0.0d0, tmp5 * tmp4, tmp4 == 0.0d0 .or. tmp5 == 0.0d0)
+    d_b = d_b + merge(0.0d0, popped * d_b_val, d_b_val == 0.0d0 .or. popped == 0.0d0)
     ! 14: c = c + (a(i)**2)/400
-    c_b_val = c_b
-    c_b = 0.0d0
-    tmp8 = 2.5d-3 * c_b_val
-    tmp9 = a(i) + a(i)
-    a_b(i) = a_b(i) + merge(0.0d0, tmp9 * tmp8, tmp8 == 0.0d0 .or. tmp9 == 0.0d0)
-    c_b = c_b + c_b_val
+    tmp6 = 2.5d-3 * c_b
+    tmp7 = a(i) + a(i)
+    a_b(i) = a_b(i) + merge(0.0d0, tmp7 * tmp6, tmp6 == 0.0d0 .or. tmp7 == 0.0d0)
   end do
   ! 12: d = 1.D0
   d_b = 0.0d0

@@ -97,9 +97,11 @@ mod checkpoint;
 pub use checkpoint::STATS_GLOBALS;
 mod control;
 mod emit;
+mod increment;
 mod normalize;
 pub(crate) mod reach;
 pub mod record;
+mod store;
 pub mod sweep;
 
 use super::rules::StrongZero;

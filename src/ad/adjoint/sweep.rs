@@ -27,7 +27,7 @@
 //! because the left-hand side's adjoint is reset before the increments of
 //! the right-hand side. A call is reversed by the callee's reverse sweep.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use adjit_ir::{
     BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value, Var,
@@ -36,9 +36,11 @@ use adjit_ir::{
 
 use super::control::ControlPlan;
 use super::emit::Cursor;
+use super::increment::self_increment;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{inversion, is_active_statement, recomputed, PlanContext, RecordPlan};
+use super::store::stored_results;
 use crate::ad::rules::{self, Emit, Partial, StrongZero};
 
 impl Emit for Cursor<'_> {
@@ -284,6 +286,11 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
         let block = BlockId(b as u32);
         c.switch_to(fb[b]);
         let mut map: HashMap<Value, Value> = HashMap::new();
+        let stored: HashSet<Value> = sc.norm().shapes[b]
+            .statements
+            .iter()
+            .flat_map(|stmt| stored_results(&sc.plan_ctx, stmt))
+            .collect();
         for &v in &source.block(block).insts {
             let data = source.inst(v);
             c.span = data.span;
@@ -296,6 +303,9 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
                 }
             }
             copy_inst(&mut c, source, v, &mut map);
+            if stored.contains(&v) {
+                c.push_scalar(map[&v]);
+            }
             allocate_adjoint(&mut c, sc, &data.kind, &map);
         }
         c.span = source.block(block).term_span;
@@ -628,12 +638,11 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 undo_increment(c, source, stmt);
             }
             if active {
+                pop_stored(c, sc, stmt, &mut map);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
-                let seed = c.load_at(adj, &[]);
-                let zero = c.constant(source.var(*var).ty, 0.0);
-                c.store_at(adj, &[], zero);
-                propagate(c, sc, stmt, *value, seed, &map);
+                let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
+                propagate(c, sc, stmt, *value, seed, kept, &map);
             }
         }
         Inst::StoreElem(var, idx, value) => {
@@ -656,12 +665,11 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 c.store_at(*var, &index, old);
             }
             if active {
+                pop_stored(c, sc, stmt, &mut map);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
-                let seed = c.load_at(adj, &index);
-                let zero = c.constant(ty, 0.0);
-                c.store_at(adj, &index, zero);
-                propagate(c, sc, stmt, *value, seed, &map);
+                let (seed, kept) = take_seed(c, source, stmt, adj, &index);
+                propagate(c, sc, stmt, *value, seed, kept, &map);
             }
         }
         Inst::Call(_, args) => {
@@ -723,6 +731,22 @@ fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
         .collect()
 }
 
+/// Pops the library-call results of `stmt` the forward sweep stored (see
+/// [`stored_results`]), last pushed first, as the values of those
+/// instructions.
+fn pop_stored(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    stmt: &Statement,
+    map: &mut HashMap<Value, Value>,
+) {
+    for v in stored_results(&sc.plan_ctx, stmt).into_iter().rev() {
+        let ty = sc.source().value_type(v).unwrap_or(Type::F64);
+        let popped = c.pop_scalar(ty);
+        map.insert(v, popped);
+    }
+}
+
 /// Re-emits the listed instructions (skipping those already mapped).
 fn recompute(c: &mut Cursor<'_>, source: &Proc, list: &[Value], map: &mut HashMap<Value, Value>) {
     for &v in list {
@@ -732,14 +756,37 @@ fn recompute(c: &mut Cursor<'_>, source: &Proc, list: &[Value], map: &mut HashMa
     }
 }
 
+/// Reads the adjoint `adj(index)` of a statement's left-hand side: the seed
+/// of the statement's reversal. It is reset to 0, except for a
+/// self-increment (see [`self_increment`]) whose adjoint stays as it is;
+/// then the load of the old value, whose increment is skipped, comes back.
+fn take_seed(
+    c: &mut Cursor<'_>,
+    source: &Proc,
+    stmt: &Statement,
+    adj: VarId,
+    index: &[Value],
+) -> (Value, Option<Value>) {
+    let seed = c.load_at(adj, index);
+    let kept = self_increment(source, stmt);
+    if kept.is_none() {
+        let zero = c.constant(c.proc.var(adj).ty, 0.0);
+        c.store_at(adj, index, zero);
+    }
+    (seed, kept)
+}
+
 /// Propagates the adjoint `seed` of the statement's stored value `root`
-/// backward through the statement's code list.
+/// backward through the statement's code list; the load `kept` (the old
+/// value of a self-increment, whose adjoint was left in place) gets no
+/// increment.
 fn propagate(
     c: &mut Cursor<'_>,
     sc: &SweepContext<'_>,
     stmt: &Statement,
     root: Value,
     seed: Value,
+    kept: Option<Value>,
     map: &HashMap<Value, Value>,
 ) {
     let source = sc.source();
@@ -747,6 +794,9 @@ fn propagate(
     adj.insert(root, seed);
     for &v in stmt.pure.iter().rev() {
         let Some(g) = adj.remove(&v) else { continue };
+        if Some(v) == kept {
+            continue;
+        }
         let data = source.inst(v);
         match &data.kind {
             Inst::Load(var) => {
