@@ -423,6 +423,47 @@ pub(crate) struct Dummy {
     /// An ALLOCATABLE dummy passed by descriptor (one the procedure
     /// allocates: [`alloc_param`]).
     pub descriptor: bool,
+    /// The ALLOCATABLE components of a structure dummy, each as a dummy
+    /// of its own (named `g%u`, with its hidden parameters).
+    pub leaves: Vec<Dummy>,
+}
+
+impl Dummy {
+    /// Every parameter the dummy takes, its ALLOCATABLE components' hidden
+    /// ones included.
+    pub(crate) fn all_params(&self) -> Vec<usize> {
+        let own = self
+            .params
+            .iter()
+            .chain(&self.present)
+            .chain(&self.extents)
+            .chain(&self.lbounds)
+            .copied();
+        own.chain(self.leaves.iter().flat_map(Dummy::all_params))
+            .collect()
+    }
+}
+
+/// The names a procedure's dummy arguments give their hidden parameters
+/// by: each dummy's, and each ALLOCATABLE component's of a structure
+/// dummy (`g%u`).
+pub(crate) fn hidden_param_owners(u: &Unit) -> Vec<ast::Name> {
+    let mut out = Vec::new();
+    for a in &u.ast.args {
+        out.push(a.clone());
+        if let Some(st) = u.scope.struct_decl(&a.text) {
+            out.extend(
+                st.leaves
+                    .iter()
+                    .filter(|l| declared_allocatable_rank(&u.scope, l) > 0)
+                    .map(|l| ast::Name {
+                        text: l.clone(),
+                        span: a.span,
+                    }),
+            );
+        }
+    }
+    out
 }
 
 /// The name of the hidden integer (I64) parameter carrying extent `k`
@@ -505,6 +546,22 @@ pub(crate) fn present_flag(dummy: &str) -> String {
 impl Sig {
     fn of(p: &ir::Proc, u: &Unit) -> Sig {
         let param_index = |name: &str| p.params.iter().position(|&v| p.var(v).name == name);
+        // (A dummy passed by descriptor has no extents or lower bounds.)
+        let extents = |name: &str| -> Vec<usize> {
+            (1..declared_assumed_shape_rank(&u.scope, name))
+                .filter_map(|k| param_index(&extent_param(name, k)))
+                .collect()
+        };
+        let lbounds = |name: &str| -> Vec<usize> {
+            (1..=declared_allocatable_rank(&u.scope, name))
+                .filter_map(|k| param_index(&lbound_param(name, k)))
+                .collect()
+        };
+        let descriptor = |name: &str| {
+            param_index(name).is_some_and(|i| {
+                matches!(p.var(p.params[i]).storage, ir::Storage::AllocatableParam(_))
+            })
+        };
         let dummies = u
             .ast
             .args
@@ -528,15 +585,27 @@ impl Sig {
                     type_name: st.map(|s| s.type_name.clone()),
                     params,
                     present: param_index(&present_flag(&a.text)),
-                    // (A dummy passed by descriptor has none of these.)
-                    extents: (1..declared_assumed_shape_rank(&u.scope, &a.text))
-                        .filter_map(|k| param_index(&extent_param(&a.text, k)))
-                        .collect(),
-                    descriptor: param_index(&a.text).is_some_and(|i| {
-                        matches!(p.var(p.params[i]).storage, ir::Storage::AllocatableParam(_))
-                    }),
-                    lbounds: (1..=declared_allocatable_rank(&u.scope, &a.text))
-                        .filter_map(|k| param_index(&lbound_param(&a.text, k)))
+                    extents: extents(&a.text),
+                    descriptor: descriptor(&a.text),
+                    lbounds: lbounds(&a.text),
+                    leaves: st
+                        .into_iter()
+                        .flat_map(|st| st.leaves.iter())
+                        .filter(|l| declared_allocatable_rank(&u.scope, l) > 0)
+                        .filter_map(|l| {
+                            Some(Dummy {
+                                name: l.clone(),
+                                optional: false,
+                                intent: u.scope.var(l).and_then(|d| d.intent),
+                                type_name: None,
+                                params: vec![param_index(l)?],
+                                present: None,
+                                extents: extents(l),
+                                lbounds: lbounds(l),
+                                descriptor: descriptor(l),
+                                leaves: Vec::new(),
+                            })
+                        })
                         .collect(),
                 }
             })
