@@ -1171,8 +1171,10 @@ impl Analyzer<'_> {
                         // An active ALLOCATABLE array passed by descriptor:
                         // the callee may allocate it, and must then
                         // allocate (and define) its derivative too.
-                        let follows = matches!(callee_proc.var(param).storage, Storage::AllocatableParam(_))
-                            && matches!(args.get(*k), Some(CallArg::Var(x)) if active_vars[x.index()]);
+                        let follows = matches!(
+                            callee_proc.var(param).storage,
+                            Storage::AllocatableParam(_)
+                        ) && matches!(args.get(*k), Some(CallArg::Var(x)) if active_vars[x.index()]);
                         if varied || follows {
                             ctx.independents.push(param);
                         }
