@@ -161,7 +161,8 @@ fn compile_error(source: &str) -> String {
 
 /// What type extension leaves out (polymorphism: CLASS, type-bound
 /// procedures, ABSTRACT types), bad extensions and arrays of structures of
-/// assumed shape of rank > 1 are located errors naming the construct.
+/// assumed shape of rank > 1 with array components are located errors
+/// naming the construct.
 #[test]
 fn polymorphism_and_bad_extensions_are_located_errors() {
     let head = "module m\n  type :: base\n    real :: x\n";
@@ -210,11 +211,11 @@ fn polymorphism_and_bad_extensions_are_located_errors() {
         ),
         (
             format!(
-                "{head}  end type\ncontains\n  subroutine s(c)\n    type(base) :: c(:, :)\n\
+                "{head}    real :: w(2)\n  end type\ncontains\n  subroutine s(c)\n    type(base) :: c(:, :)\n\
                  c%x = 1\n  end subroutine\nend module\n"
             ),
-            "e.f90:7:19",
-            "array of derived type of assumed shape of rank > 1",
+            "e.f90:8:19",
+            "array of derived type `base` of assumed shape of rank > 1, whose type has the array component `w`",
         ),
     ];
     for (source, at, what) in cases {
@@ -383,5 +384,42 @@ fn unsupported_allocatable_components_are_located_errors() {
     for (source, at, what) in cases {
         let m = compile_error(&source);
         assert!(m.contains(at) && m.contains(what), "{m}");
+    }
+}
+
+/// tests/corpus/derived_assumed2.f90 (rank-2 assumed-shape arrays of
+/// structures): `g(i, j) = pt(si, t + j)` relaxed by `t` gives
+/// `x = sit + (t + j)i`, `y = t + j + x/10`, and
+/// `r(1) = sum(x y) + sum_j x(2, j) + 12 + 4`, on the JIT and the
+/// interpreter.
+#[test]
+fn rank_two_assumed_shape_arrays_of_structures_have_their_derivatives() {
+    let (s, t) = (1.5, 0.5);
+    let (mut ds, mut dt) = (0.0, 0.0);
+    for j in 1..=4 {
+        for i in 1..=3 {
+            let (i, j) = (i as f64, j as f64);
+            let x = s * i * t + (t + j) * i;
+            let y = t + j + 0.1 * x;
+            let (xs, xt) = (i * t, s * i + i);
+            let (ys, yt) = (0.1 * xs, 1.0 + 0.1 * xt);
+            ds += xs * y + x * ys;
+            dt += xt * y + x * yt;
+            if i == 2.0 {
+                ds += xs;
+                dt += xt;
+            }
+        }
+    }
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(
+            backend,
+            "derived_assumed2.f90",
+            "assumed2",
+            &[("s", s), ("t", t)],
+            "r(1)",
+            "s,t",
+            &[ds, dt],
+        );
     }
 }

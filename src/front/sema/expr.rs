@@ -1100,7 +1100,8 @@ impl Lowerer<'_, '_> {
                         keyword: None,
                         value: ArgValue::Expr(leaf.clone()),
                     };
-                    self.plain_actual(sig, ld, &arg, i, callee, (explicit, false), out)?;
+                    // (Deferred or assumed shape.)
+                    self.plain_actual(sig, ld, &arg, i, callee, (explicit, true), out)?;
                     continue;
                 }
                 out[pi] = Some(match &leaf.kind {

@@ -423,8 +423,9 @@ pub(crate) struct Dummy {
     /// An ALLOCATABLE dummy passed by descriptor (one the procedure
     /// allocates: [`alloc_param`]).
     pub descriptor: bool,
-    /// The ALLOCATABLE components of a structure dummy, each as a dummy
-    /// of its own (named `g%u`, with its hidden parameters).
+    /// The components of a structure dummy that take hidden parameters
+    /// (ALLOCATABLE ones, those of an array of structures of assumed shape
+    /// of rank > 1), each as a dummy of its own (named `g%u`).
     pub leaves: Vec<Dummy>,
 }
 
@@ -444,9 +445,16 @@ impl Dummy {
     }
 }
 
+/// True when the component `leaf` of a structure dummy takes hidden
+/// parameters of its own: ALLOCATABLE, or a component of an array of
+/// structures of assumed shape of rank > 1 (`p%x` of `p(:, :)`).
+fn leaf_has_hidden_params(scope: &scope::Scope, leaf: &str) -> bool {
+    declared_allocatable_rank(scope, leaf) > 0 || declared_assumed_shape_rank(scope, leaf) > 0
+}
+
 /// The names a procedure's dummy arguments give their hidden parameters
-/// by: each dummy's, and each ALLOCATABLE component's of a structure
-/// dummy (`g%u`).
+/// by: each dummy's, and each component's of a structure dummy that takes
+/// its own ([`leaf_has_hidden_params`]).
 pub(crate) fn hidden_param_owners(u: &Unit) -> Vec<ast::Name> {
     let mut out = Vec::new();
     for a in &u.ast.args {
@@ -455,7 +463,7 @@ pub(crate) fn hidden_param_owners(u: &Unit) -> Vec<ast::Name> {
             out.extend(
                 st.leaves
                     .iter()
-                    .filter(|l| declared_allocatable_rank(&u.scope, l) > 0)
+                    .filter(|l| leaf_has_hidden_params(&u.scope, l))
                     .map(|l| ast::Name {
                         text: l.clone(),
                         span: a.span,
@@ -591,7 +599,7 @@ impl Sig {
                     leaves: st
                         .into_iter()
                         .flat_map(|st| st.leaves.iter())
-                        .filter(|l| declared_allocatable_rank(&u.scope, l) > 0)
+                        .filter(|l| leaf_has_hidden_params(&u.scope, l))
                         .filter_map(|l| {
                             Some(Dummy {
                                 name: l.clone(),

@@ -1295,11 +1295,16 @@ impl Builder<'_, '_> {
                     .flatten()
                     .any(|d| matches!(d, DimSpec::AssumedShape { .. }))
             {
-                self.error(
-                    e.name.span,
-                    "unsupported Fortran: array of derived type of assumed shape of rank > 1",
-                );
-                continue;
+                if let Some(c) = self.array_component(&def, 0) {
+                    self.error(
+                        e.name.span,
+                        format!(
+                            "unsupported Fortran: array of derived type `{}` of assumed shape of rank > 1, whose type has the array component `{c}`",
+                            def.name
+                        ),
+                    );
+                    continue;
+                }
             }
             if let Some(init) = &e.init {
                 self.error(

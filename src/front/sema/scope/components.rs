@@ -9,7 +9,7 @@
 //! with such components are rejected where they are declared.
 
 use super::super::super::ast::{DimSpec, Name};
-use super::{Builder, CompType};
+use super::{Builder, CompType, DerivedType};
 use adjit_ir::{Span, Type};
 
 impl Builder<'_, '_> {
@@ -46,5 +46,16 @@ impl Builder<'_, '_> {
         let span = if dims.is_none() { at } else { name.span };
         self.error(span, why);
         false
+    }
+
+    /// The name of an array component of `def` (at any depth), if any.
+    pub(super) fn array_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
+        def.comps.iter().find_map(|c| match &c.ty {
+            _ if c.dims.is_some() => Some(c.name.clone()),
+            CompType::Derived(t) if depth < 16 => self
+                .find_type(t)
+                .and_then(|inner| self.array_component(&inner, depth + 1)),
+            _ => None,
+        })
     }
 }
