@@ -70,16 +70,17 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
         })
 }
 
+/// Whether a procedure allocates what a call passes it: the callee's
+/// name, the argument's position, its keyword and the component part
+/// passed (`""`, or `"%u"` for a structure passed whole).
+type PassedOn<'a> = dyn FnMut(&Name, usize, Option<&Name>, &str) -> bool + 'a;
+
 /// Whether a statement of `body` (at any depth) allocates, deallocates or
 /// moves the allocation of `name`, or passes it whole as argument `k`
 /// (keyword `kw`) of a CALL of `p` for which `passed(p, k, kw, "")` holds;
 /// for a component `g%u` of a structure passed whole, for which
 /// `passed(p, k, kw, "%u")` holds.
-fn names_allocation(
-    body: &[Stmt],
-    name: &str,
-    passed: &mut dyn FnMut(&Name, usize, Option<&Name>, &str) -> bool,
-) -> bool {
+fn names_allocation(body: &[Stmt], name: &str, passed: &mut PassedOn<'_>) -> bool {
     body.iter().any(|s| {
         let here = match &s.kind {
             StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => {
