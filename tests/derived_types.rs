@@ -6,7 +6,7 @@
 
 mod common;
 
-use adjit::engine::Engine;
+use adjit::engine::{Backend, Engine, Options};
 
 /// The Jacobian of `of` with respect to `wrt` of `entry` in the corpus
 /// program `file` at `(s, t)`, tangent and adjoint, against `expected`
@@ -24,8 +24,25 @@ fn check_at(
     wrt: &str,
     expected: &[f64],
 ) {
+    check_on(Backend::Jit, file, entry, settings, of, wrt, expected);
+}
+
+/// [`check_at`] running on `backend`.
+fn check_on(
+    backend: Backend,
+    file: &str,
+    entry: &str,
+    settings: &[(&str, f64)],
+    of: &str,
+    wrt: &str,
+    expected: &[f64],
+) {
     let path = common::corpus::corpus_dir().join(file);
-    let engine = Engine::from_files(&[&path], Default::default()).unwrap();
+    let options = Options {
+        backend,
+        ..Default::default()
+    };
+    let engine = Engine::from_files(&[&path], options).unwrap();
     let f = engine.procedure(Some(entry)).unwrap();
     let mut args = f.args();
     for &(name, value) in settings {
@@ -144,7 +161,8 @@ fn compile_error(source: &str) -> String {
 
 /// What type extension leaves out (polymorphism: CLASS, type-bound
 /// procedures, ABSTRACT types), bad extensions and arrays of structures of
-/// assumed shape of rank > 1 are located errors naming the construct.
+/// assumed shape of rank > 1 with array components are located errors
+/// naming the construct.
 #[test]
 fn polymorphism_and_bad_extensions_are_located_errors() {
     let head = "module m\n  type :: base\n    real :: x\n";
@@ -193,11 +211,11 @@ fn polymorphism_and_bad_extensions_are_located_errors() {
         ),
         (
             format!(
-                "{head}  end type\ncontains\n  subroutine s(c)\n    type(base) :: c(:, :)\n\
+                "{head}    real :: w(2)\n  end type\ncontains\n  subroutine s(c)\n    type(base) :: c(:, :)\n\
                  c%x = 1\n  end subroutine\nend module\n"
             ),
-            "e.f90:7:19",
-            "array of derived type of assumed shape of rank > 1",
+            "e.f90:8:19",
+            "array of derived type `base` of assumed shape of rank > 1, whose type has the array component `w`",
         ),
     ];
     for (source, at, what) in cases {
@@ -259,4 +277,149 @@ fn assumed_size_arrays_of_structures_have_their_derivatives() {
         "s,t",
         &[9.0 * t, 9.0 * s + 24.0 * t + 9.0, 1.0, 6.0, 0.0, 3.0],
     );
+}
+
+/// tests/corpus/derived_alloc.f90 (ALLOCATABLE components): `make`
+/// allocates `f%v = (s, 2s, 3s)`, `f%w = (t, t^2)` by reallocation, the
+/// deep copy `g = f` gets `g%v(2) = t`, is scaled by `t` and grown by
+/// `st`, and `h = field([s, t], [1])`: `q = (6s + t^2, 5st + t^2,
+/// 4t + s + t)`, on the JIT and the interpreter.
+#[test]
+fn allocatable_components_have_their_derivatives() {
+    let (s, t) = (1.5, 0.5);
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(
+            backend,
+            "derived_alloc.f90",
+            "alloc_parts",
+            &[("s", s), ("t", t)],
+            "q",
+            "s,t",
+            &[6.0, 2.0 * t, 5.0 * t, 5.0 * s + 2.0 * t, 1.0, 5.0],
+        );
+    }
+}
+
+/// tests/corpus/derived_alloc.f90, `fem` at `n = 4` (`h = 2/5`,
+/// `x_i = ih`, `u_i = a x_i + a^2`, `k(:, 2) = x`): the residual of the
+/// interior point `r_2 = (2u_2 - u_1 - u_3)/h^2 + c u_2^3 x_2 - sin x_2`
+/// has `dr_2/da = 3c u_2^2 (x_2 + 2a) x_2` (the second difference of a
+/// linear field is zero) and `dr_2/dc = u_2^3 x_2`.
+#[test]
+fn residual_of_allocatable_fields_has_its_derivatives() {
+    let (a, c) = (1.5, 0.5);
+    let (h, n) = (2.0 / 5.0, 4);
+    let x = |i: f64| i * h;
+    let u = |i: f64| a * x(i) + a * a;
+    let mut expected = Vec::new();
+    for i in 1..=n {
+        let i = i as f64;
+        let (ul, ur) = (
+            if i > 1.0 { x(i - 1.0) + 2.0 * a } else { 0.0 },
+            if i < n as f64 {
+                x(i + 1.0) + 2.0 * a
+            } else {
+                0.0
+            },
+        );
+        let du = x(i) + 2.0 * a;
+        expected.push((2.0 * du - ul - ur) / (h * h) + 3.0 * c * u(i).powi(2) * du * x(i));
+        expected.push(u(i).powi(3) * x(i));
+    }
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(
+            backend,
+            "derived_alloc.f90",
+            "fem",
+            &[("n", n as f64), ("a", a), ("c", c)],
+            "r",
+            "a,c",
+            &expected,
+        );
+    }
+}
+
+/// ALLOCATABLE components that stay unsupported are located errors naming
+/// the construct: scalars, CHARACTER, explicit bounds, arrays of structures
+/// with such components and module structures.
+#[test]
+fn unsupported_allocatable_components_are_located_errors() {
+    let ty = |comp: &str| {
+        format!(
+            "subroutine s(x)\n  type :: t\n    {comp}\n  end type\n  type(t) :: a\n  real(8) :: x\n  x = 1\nend subroutine\n"
+        )
+    };
+    let cases = [
+        (
+            ty("real(8), allocatable :: v"),
+            "e.f90:3:14",
+            "ALLOCATABLE scalar component `v`",
+        ),
+        (
+            ty("character(len=3), allocatable :: c(:)"),
+            "e.f90:3:38",
+            "ALLOCATABLE character component `c`",
+        ),
+        (
+            ty("real(8), allocatable :: w(3)"),
+            "e.f90:3:29",
+            "ALLOCATABLE component `w` must have a deferred shape",
+        ),
+        (
+            "subroutine s(x)\n  type :: t\n    real(8), allocatable :: u(:)\n  end type\n\
+             type(t) :: a(4)\n  real(8) :: x\n  x = 1\nend subroutine\n"
+                .into(),
+            "e.f90:5:12",
+            "array of structures `a` of type `t`, which has the ALLOCATABLE component `u`",
+        ),
+        (
+            "module m\n  type :: t\n    real(8), allocatable :: u(:)\n  end type\n\
+             type(t) :: g\nend module\nsubroutine s(x)\n  use m\n  real(8) :: x\n\
+             allocate(g%u(2))\n  x = 1\nend subroutine\n"
+                .into(),
+            "e.f90:5:12",
+            "ALLOCATABLE `g%u` in a module",
+        ),
+    ];
+    for (source, at, what) in cases {
+        let m = compile_error(&source);
+        assert!(m.contains(at) && m.contains(what), "{m}");
+    }
+}
+
+/// tests/corpus/derived_assumed2.f90 (rank-2 assumed-shape arrays of
+/// structures): `g(i, j) = pt(si, t + j)` relaxed by `t` gives
+/// `x = sit + (t + j)i`, `y = t + j + x/10`, and
+/// `r(1) = sum(x y) + sum_j x(2, j) + 12 + 4`, on the JIT and the
+/// interpreter.
+#[test]
+fn rank_two_assumed_shape_arrays_of_structures_have_their_derivatives() {
+    let (s, t) = (1.5, 0.5);
+    let (mut ds, mut dt) = (0.0, 0.0);
+    for j in 1..=4 {
+        for i in 1..=3 {
+            let (i, j) = (i as f64, j as f64);
+            let x = s * i * t + (t + j) * i;
+            let y = t + j + 0.1 * x;
+            let (xs, xt) = (i * t, s * i + i);
+            let (ys, yt) = (0.1 * xs, 1.0 + 0.1 * xt);
+            ds += xs * y + x * ys;
+            dt += xt * y + x * yt;
+            if i == 2.0 {
+                ds += xs;
+                dt += xt;
+            }
+        }
+    }
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(
+            backend,
+            "derived_assumed2.f90",
+            "assumed2",
+            &[("s", s), ("t", t)],
+            "r(1)",
+            "s,t",
+            &[ds, dt],
+        );
+    }
 }

@@ -1168,10 +1168,17 @@ impl Analyzer<'_> {
                         let Some(&param) = callee_proc.params.get(*k) else {
                             continue;
                         };
-                        if varied {
+                        // An active ALLOCATABLE array passed by descriptor:
+                        // the callee may allocate it, and must then
+                        // allocate (and define) its derivative too.
+                        let follows = matches!(
+                            callee_proc.var(param).storage,
+                            Storage::AllocatableParam(_)
+                        ) && matches!(args.get(*k), Some(CallArg::Var(x)) if active_vars[x.index()]);
+                        if varied || follows {
                             ctx.independents.push(param);
                         }
-                        if useful {
+                        if useful || follows {
                             ctx.dependents.push(param);
                         }
                     }

@@ -42,7 +42,11 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
     let Some(decl) = u.scope.var(dummy) else {
         return false;
     };
-    if decl.allocatable.is_none() || !u.ast.args.iter().any(|a| a.text == dummy) {
+    if decl.allocatable.is_none()
+        || !super::hidden_param_owners(u)
+            .iter()
+            .any(|a| a.text == dummy)
+    {
         return false;
     }
     if seen.iter().any(|(v, d)| *v == at && d == dummy) {
@@ -50,30 +54,33 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
     }
     seen.push((at, dummy.to_string()));
     decl.intent == Some(Intent::Out)
-        || names_allocation(&u.ast.body, dummy, &mut |call, k, keyword| {
-            // The procedures of that name, and their dummy at that place.
+        || names_allocation(&u.ast.body, dummy, &mut |call, k, keyword, part| {
+            // The procedures of that name, and their dummy at that place
+            // (its component `part` for a structure passed whole).
             (0..prog.units.len()).any(|c| {
                 let callee = &prog.units[c].ast;
+                let formal = match keyword {
+                    Some(kw) => Some(kw),
+                    None => callee.args.get(k),
+                };
                 callee.name.text == call.text
-                    && match keyword {
-                        Some(kw) => allocates(prog, c, &kw.text, seen),
-                        None => callee
-                            .args
-                            .get(k)
-                            .is_some_and(|d| allocates(prog, c, &d.text, seen)),
-                    }
+                    && formal
+                        .is_some_and(|d| allocates(prog, c, &format!("{}{part}", d.text), seen))
             })
         })
 }
 
+/// Whether a procedure allocates what a call passes it: the callee's
+/// name, the argument's position, its keyword and the component part
+/// passed (`""`, or `"%u"` for a structure passed whole).
+type PassedOn<'a> = dyn FnMut(&Name, usize, Option<&Name>, &str) -> bool + 'a;
+
 /// Whether a statement of `body` (at any depth) allocates, deallocates or
 /// moves the allocation of `name`, or passes it whole as argument `k`
-/// (keyword `kw`) of a CALL of `p` for which `passed(p, k, kw)` holds.
-fn names_allocation(
-    body: &[Stmt],
-    name: &str,
-    passed: &mut dyn FnMut(&Name, usize, Option<&Name>) -> bool,
-) -> bool {
+/// (keyword `kw`) of a CALL of `p` for which `passed(p, k, kw, "")` holds;
+/// for a component `g%u` of a structure passed whole, for which
+/// `passed(p, k, kw, "%u")` holds.
+fn names_allocation(body: &[Stmt], name: &str, passed: &mut PassedOn<'_>) -> bool {
     body.iter().any(|s| {
         let here = match &s.kind {
             StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => {
@@ -88,13 +95,28 @@ fn names_allocation(
                     && matches!(value.kind, ExprKind::ArrayConstructor(_))
             }
             StmtKind::Call { name: call, args } => args.iter().enumerate().any(|(k, a)| {
-                let whole = matches!(&a.value, ArgValue::Expr(e) if matches!(&e.kind, ExprKind::Name(n) if n.text == name));
-                whole && (call.text == "move_alloc" || passed(call, k, a.keyword.as_ref()))
+                let ArgValue::Expr(e) = &a.value else {
+                    return false;
+                };
+                let ExprKind::Name(n) = &e.kind else {
+                    return false;
+                };
+                // The part of `name` below the structure passed (`%u`).
+                let Some(part) = name
+                    .strip_prefix(n.text.as_str())
+                    .filter(|p| p.is_empty() || p.starts_with('%'))
+                else {
+                    return false;
+                };
+                (part.is_empty() && call.text == "move_alloc")
+                    || passed(call, k, a.keyword.as_ref(), part)
             }),
             _ => false,
         };
         let mut nested = false;
-        for_each_body(s, &mut |b| nested = nested || names_allocation(b, name, passed));
+        for_each_body(s, &mut |b| {
+            nested = nested || names_allocation(b, name, passed)
+        });
         here || nested
     })
 }

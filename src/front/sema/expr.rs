@@ -819,14 +819,8 @@ impl Lowerer<'_, '_> {
         let width = sig
             .dummies
             .iter()
-            .flat_map(|d| {
-                d.params
-                    .iter()
-                    .chain(&d.present)
-                    .chain(&d.extents)
-                    .chain(&d.lbounds)
-            })
-            .map(|&i| i + 1)
+            .flat_map(Dummy::all_params)
+            .map(|i| i + 1)
             .max()
             .unwrap_or(0);
         let mut out: Vec<Option<CallArg>> = vec![None; width];
@@ -1104,6 +1098,15 @@ impl Lowerer<'_, '_> {
                 }
             };
             for (&pi, leaf) in d.params.iter().zip(&leaves) {
+                if let Some(ld) = d.leaves.iter().find(|l| l.params.first() == Some(&pi)) {
+                    let arg = Arg {
+                        keyword: None,
+                        value: ArgValue::Expr(leaf.clone()),
+                    };
+                    // (Deferred or assumed shape.)
+                    self.plain_actual(sig, ld, &arg, i, callee, (explicit, true), out)?;
+                    continue;
+                }
                 out[pi] = Some(match &leaf.kind {
                     ExprKind::Name(n) => CallArg::Var(self.var_of(n)?),
                     _ => {
@@ -1116,7 +1119,43 @@ impl Lowerer<'_, '_> {
                     }
                 });
             }
-        } else if let (Some(&pi), true) = (d.params.first(), d.descriptor) {
+        } else {
+            self.plain_actual(sig, d, a, i, callee, (explicit, assumed_shape), out)?;
+        }
+        if let Some(pf) = d.present {
+            // An OPTIONAL dummy of the caller passes its own presence on.
+            let caller_flag = bare
+                .filter(|n| self.u().scope.is_optional_dummy(&n.text))
+                .and_then(|n| self.vars.get(&super::present_flag(&n.text)).copied());
+            out[pf] = Some(match caller_flag {
+                Some(f) => CallArg::Var(f),
+                None => CallArg::Value(self.konst(Const::Bool(true), Type::Bool)),
+            });
+        }
+        Ok(())
+    }
+
+    /// Places the actual argument `a` (an expression) of a dummy that is
+    /// not a structure, or of an ALLOCATABLE component of one, with its
+    /// hidden extents and lower bounds.
+    #[allow(clippy::too_many_arguments)]
+    fn plain_actual(
+        &mut self,
+        sig: &Sig,
+        d: &Dummy,
+        a: &Arg,
+        i: usize,
+        callee: &Name,
+        (explicit, assumed_shape): (bool, bool),
+        out: &mut [Option<CallArg>],
+    ) -> R<()> {
+        let ArgValue::Expr(e) = &a.value else {
+            return Err(self.err(
+                callee.span,
+                format!("argument {} of `{}` is a range", i + 1, callee.text),
+            ));
+        };
+        if let (Some(&pi), true) = (d.params.first(), d.descriptor) {
             out[pi] = Some(self.descriptor_actual(e, &d.name, sig.params[pi], callee)?);
         } else if let Some(&pi) = d.params.first() {
             let (pty, prank) = sig.params[pi];
@@ -1148,16 +1187,6 @@ impl Lowerer<'_, '_> {
             if !d.lbounds.is_empty() {
                 self.allocatable_actual(e, &d.name, &d.lbounds, callee, out)?;
             }
-        }
-        if let Some(pf) = d.present {
-            // An OPTIONAL dummy of the caller passes its own presence on.
-            let caller_flag = bare
-                .filter(|n| self.u().scope.is_optional_dummy(&n.text))
-                .and_then(|n| self.vars.get(&super::present_flag(&n.text)).copied());
-            out[pf] = Some(match caller_flag {
-                Some(f) => CallArg::Var(f),
-                None => CallArg::Value(self.konst(Const::Bool(true), Type::Bool)),
-            });
         }
         Ok(())
     }

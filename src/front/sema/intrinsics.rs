@@ -521,10 +521,26 @@ impl Lowerer<'_, '_> {
                 format!("`{which}` of an expression is not supported"),
             ));
         };
-        let Resolved::Var(v) = self.resolve(n)? else {
-            return Err(self.err(array.span, format!("`{}` is not an array", n.text)));
+        // An array of structures: the last dimensions of any component.
+        let (v, skip) = match self.resolve(n)? {
+            Resolved::Var(v) => (v, 0),
+            Resolved::Struct(st) if st.dims.is_some() => {
+                let leaf = Name {
+                    text: st.leaves.first().cloned().unwrap_or_default(),
+                    span: n.span,
+                };
+                let Resolved::Var(v) = self.resolve(&leaf)? else {
+                    return Err(self.err(array.span, format!("`{}` has no components", n.text)));
+                };
+                let own = self.proc.var(v).dims.len();
+                (
+                    v,
+                    own.saturating_sub(st.dims.as_ref().map_or(0, Vec::len)) as u32,
+                )
+            }
+            _ => return Err(self.err(array.span, format!("`{}` is not an array", n.text))),
         };
-        let rank = self.proc.var(v).dims.len();
+        let rank = self.proc.var(v).dims.len() - skip as usize;
         if rank == 0 {
             return Err(self.err(array.span, format!("`{}` is not an array", n.text)));
         }
@@ -537,10 +553,10 @@ impl Lowerer<'_, '_> {
                         format!("dimension {d} out of range for `{}` of rank {rank}", n.text),
                     ));
                 }
-                Some(d as u32 - 1)
+                Some(d as u32 - 1 + skip)
             }
             None if which == "size" => None,
-            None if rank == 1 => Some(0),
+            None if rank == 1 => Some(skip),
             None => {
                 return Err(self.err(
                     array.span,
@@ -551,8 +567,8 @@ impl Lowerer<'_, '_> {
         let i64t = Type::I64;
         let v64 = match (which, d) {
             ("size", None) => {
-                let mut acc = self.val(Inst::DimExtent(v, 0), i64t);
-                for k in 1..rank as u32 {
+                let mut acc = self.val(Inst::DimExtent(v, skip), i64t);
+                for k in skip + 1..skip + rank as u32 {
                     let e = self.val(Inst::DimExtent(v, k), i64t);
                     acc = self.val(Inst::Binary(BinaryOp::Mul, acc, e), i64t);
                 }

@@ -1086,7 +1086,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::Bool))));
             }
         }
-        for a in &u.ast.args {
+        let owners = super::hidden_param_owners(u);
+        for a in &owners {
             for k in 1..super::assumed_shape_rank(prog, u, &a.text) {
                 let name = Name {
                     text: super::extent_param(&a.text, k),
@@ -1095,7 +1096,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::I64))));
             }
         }
-        for a in &u.ast.args {
+        for a in &owners {
             for k in 1..=super::allocatable_dummy_rank(prog, u, &a.text) {
                 let name = Name {
                     text: super::lbound_param(&a.text, k),
@@ -1170,7 +1171,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let shaped: Vec<(VarId, Name)> = created.iter().map(|c| (c.0, c.3.clone())).collect();
         for (v, ti, decl, name) in created {
             if let Some(span) = decl.and_then(|d| d.allocatable) {
-                if !u.ast.args.iter().any(|a| a.text == name.text) {
+                if !owners.iter().any(|a| a.text == name.text) {
                     self.err(
                         span,
                         format!("unsupported Fortran: ALLOCATABLE host variable `{}` in an internal procedure", name.text),

@@ -424,6 +424,55 @@ pub(crate) struct Dummy {
     /// An ALLOCATABLE dummy passed by descriptor (one the procedure
     /// allocates: [`alloc_param`]).
     pub descriptor: bool,
+    /// The components of a structure dummy that take hidden parameters
+    /// (ALLOCATABLE ones, those of an array of structures of assumed shape
+    /// of rank > 1), each as a dummy of its own (named `g%u`).
+    pub leaves: Vec<Dummy>,
+}
+
+impl Dummy {
+    /// Every parameter the dummy takes, its ALLOCATABLE components' hidden
+    /// ones included.
+    pub(crate) fn all_params(&self) -> Vec<usize> {
+        let own = self
+            .params
+            .iter()
+            .chain(&self.present)
+            .chain(&self.extents)
+            .chain(&self.lbounds)
+            .copied();
+        own.chain(self.leaves.iter().flat_map(Dummy::all_params))
+            .collect()
+    }
+}
+
+/// True when the component `leaf` of a structure dummy takes hidden
+/// parameters of its own: ALLOCATABLE, or a component of an array of
+/// structures of assumed shape of rank > 1 (`p%x` of `p(:, :)`).
+fn leaf_has_hidden_params(scope: &scope::Scope, leaf: &str) -> bool {
+    declared_allocatable_rank(scope, leaf) > 0 || declared_assumed_shape_rank(scope, leaf) > 0
+}
+
+/// The names a procedure's dummy arguments give their hidden parameters
+/// by: each dummy's, and each component's of a structure dummy that takes
+/// its own ([`leaf_has_hidden_params`]).
+pub(crate) fn hidden_param_owners(u: &Unit) -> Vec<ast::Name> {
+    let mut out = Vec::new();
+    for a in &u.ast.args {
+        out.push(a.clone());
+        if let Some(st) = u.scope.struct_decl(&a.text) {
+            out.extend(
+                st.leaves
+                    .iter()
+                    .filter(|l| leaf_has_hidden_params(&u.scope, l))
+                    .map(|l| ast::Name {
+                        text: l.clone(),
+                        span: a.span,
+                    }),
+            );
+        }
+    }
+    out
 }
 
 /// The name of the hidden integer (I64) parameter carrying extent `k`
@@ -506,6 +555,22 @@ pub(crate) fn present_flag(dummy: &str) -> String {
 impl Sig {
     fn of(p: &ir::Proc, u: &Unit) -> Sig {
         let param_index = |name: &str| p.params.iter().position(|&v| p.var(v).name == name);
+        // (A dummy passed by descriptor has no extents or lower bounds.)
+        let extents = |name: &str| -> Vec<usize> {
+            (1..declared_assumed_shape_rank(&u.scope, name))
+                .filter_map(|k| param_index(&extent_param(name, k)))
+                .collect()
+        };
+        let lbounds = |name: &str| -> Vec<usize> {
+            (1..=declared_allocatable_rank(&u.scope, name))
+                .filter_map(|k| param_index(&lbound_param(name, k)))
+                .collect()
+        };
+        let descriptor = |name: &str| {
+            param_index(name).is_some_and(|i| {
+                matches!(p.var(p.params[i]).storage, ir::Storage::AllocatableParam(_))
+            })
+        };
         let dummies = u
             .ast
             .args
@@ -529,15 +594,27 @@ impl Sig {
                     type_name: st.map(|s| s.type_name.clone()),
                     params,
                     present: param_index(&present_flag(&a.text)),
-                    // (A dummy passed by descriptor has none of these.)
-                    extents: (1..declared_assumed_shape_rank(&u.scope, &a.text))
-                        .filter_map(|k| param_index(&extent_param(&a.text, k)))
-                        .collect(),
-                    descriptor: param_index(&a.text).is_some_and(|i| {
-                        matches!(p.var(p.params[i]).storage, ir::Storage::AllocatableParam(_))
-                    }),
-                    lbounds: (1..=declared_allocatable_rank(&u.scope, &a.text))
-                        .filter_map(|k| param_index(&lbound_param(&a.text, k)))
+                    extents: extents(&a.text),
+                    descriptor: descriptor(&a.text),
+                    lbounds: lbounds(&a.text),
+                    leaves: st
+                        .into_iter()
+                        .flat_map(|st| st.leaves.iter())
+                        .filter(|l| leaf_has_hidden_params(&u.scope, l))
+                        .filter_map(|l| {
+                            Some(Dummy {
+                                name: l.clone(),
+                                optional: false,
+                                intent: u.scope.var(l).and_then(|d| d.intent),
+                                type_name: None,
+                                params: vec![param_index(l)?],
+                                present: None,
+                                extents: extents(l),
+                                lbounds: lbounds(l),
+                                descriptor: descriptor(l),
+                                leaves: Vec::new(),
+                            })
+                        })
                         .collect(),
                 }
             })

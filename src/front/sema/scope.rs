@@ -13,6 +13,7 @@ use super::consts::{fold, int_kind, real_kind, ConstVal};
 use adjit_ir::{GlobalId, Span, Type};
 use std::collections::{HashMap, HashSet};
 
+mod components;
 mod extension;
 
 /// A resolved type: element type and character length.
@@ -133,6 +134,8 @@ pub struct Component {
     pub dims: Option<Vec<DimSpec>>,
     /// Its default initialization.
     pub init: Option<Expr>,
+    /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type).
+    pub allocatable: bool,
 }
 
 /// A derived type definition.
@@ -957,10 +960,12 @@ impl Builder<'_, '_> {
                 continue;
             };
             let mut dims = None;
+            let mut allocatable = None;
             for a in attrs {
                 match a {
                     Attr::Dimension(dd) => dims = Some(dd.clone()),
                     Attr::Access(_) => {}
+                    Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
                     Attr::Other(n) => self.error(
                         n.span,
                         format!("unsupported Fortran: {} component", n.text.to_uppercase()),
@@ -986,7 +991,11 @@ impl Builder<'_, '_> {
                     continue;
                 }
                 let dims = e.dims.clone().or_else(|| dims.clone());
-                if let Some(dd) = &dims {
+                if let Some(at) = allocatable {
+                    if !self.allocatable_component(&cty, &dims, at, &e.name) {
+                        continue;
+                    }
+                } else if let Some(dd) = &dims {
                     if dd.iter().any(|x| !matches!(x, DimSpec::Explicit { .. })) {
                         self.error(
                             e.name.span,
@@ -1021,6 +1030,7 @@ impl Builder<'_, '_> {
                     ty: cty,
                     dims,
                     init: e.init.clone(),
+                    allocatable: allocatable.is_some(),
                 });
             }
         }
@@ -1285,11 +1295,16 @@ impl Builder<'_, '_> {
                     .flatten()
                     .any(|d| matches!(d, DimSpec::AssumedShape { .. }))
             {
-                self.error(
-                    e.name.span,
-                    "unsupported Fortran: array of derived type of assumed shape of rank > 1",
-                );
-                continue;
+                if let Some(c) = self.array_component(&def, 0) {
+                    self.error(
+                        e.name.span,
+                        format!(
+                            "unsupported Fortran: array of derived type `{}` of assumed shape of rank > 1, whose type has the array component `{c}`",
+                            def.name
+                        ),
+                    );
+                    continue;
+                }
             }
             if let Some(init) = &e.init {
                 self.error(
@@ -1343,6 +1358,16 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
+                    if c.allocatable && dims.is_some() {
+                        self.error(
+                            template.span,
+                            format!(
+                                "unsupported Fortran: array of structures `{prefix}` of type `{}`, which has the ALLOCATABLE component `{}`",
+                                def.name, c.name
+                            ),
+                        );
+                        continue;
+                    }
                     let leaf_dims = match (&c.dims, dims) {
                         (Some(c), Some(d)) => Some(c.iter().chain(d).cloned().collect()),
                         (c, d) => c.clone().or_else(|| d.clone()),
@@ -1351,6 +1376,7 @@ impl Builder<'_, '_> {
                         ty: Some(ti.clone()),
                         dims: leaf_dims,
                         default_init: c.init.clone(),
+                        allocatable: c.allocatable.then_some(template.span),
                         ..template.clone()
                     };
                     self.scope.syms.insert(name.clone(), Sym::Var(v));
