@@ -145,13 +145,14 @@ impl Gen<'_> {
             .reals
             .retain(|r| !r.contains('%') || r.starts_with("gp"));
         reads.arrays.retain(|r| !r.contains('%'));
+        let not_both_elements = !(a.starts_with('q') && b.starts_with('q'));
         match self.rng.below(5) {
             0 => vec![Stmt::Line(format!("{b} = {a}"))],
             1 => {
                 let c = self.constructor(&reads);
                 vec![Stmt::Line(format!("{b} = {c}"))]
             }
-            2 if !scope.in_function && !(a.starts_with('q') && b.starts_with('q')) => {
+            2 if !scope.in_function && not_both_elements => {
                 vec![Stmt::Line(format!("call stsub(n, {a}, {b})"))]
             }
             3 if !scope.writable.is_empty() => {
