@@ -2,7 +2,7 @@
 ! (nested FORALLs and WHERE constructs counting as their statements) runs
 ! for every index tuple before the next one, so a statement may read what
 ! an earlier one assigned at other tuples.
-! adjit-test: --entry forall_nested --set n=3 --set x=1,2,3
+! adjit-test: --entry forall_nested --set n=3 --set x=1.5,2,3
 ! adjit-test: --entry forall_nested --set n=4 --set x=0.5,-1.5,2,1.25
 subroutine forall_nested(n, x, y, s)
   implicit none
