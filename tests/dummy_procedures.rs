@@ -334,7 +334,7 @@ end function cube
 ";
     let engine = Engine::from_source("implicit_dummy.f90", src).unwrap();
     let mut args = engine.procedure(Some("drive")).unwrap().args();
-    let (a, b, c) = (0.5, 1.75, 1.25);
+    let (a, b, c): (f64, f64, f64) = (0.5, 1.75, 1.25);
     args.apply_settings(&["a=0.5", "b=1.75", "c=1.25"]).unwrap();
     let expected = [
         ("a", a - c * a * a * a),
