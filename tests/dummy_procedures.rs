@@ -312,9 +312,10 @@ end module m
 
 /// A dummy function referenced without EXTERNAL (`f` in `simpson`, a
 /// Fortran 77 dummy procedure because it is referenced as a function):
-/// Simpson's rule is exact for the cubic c x^3 - x, so s = c (b^4 - a^4) / 4
-/// - (b^2 - a^2) / 2, with ds/da = a - c a^3, ds/db = c b^3 - b and ds/dc =
-/// (b^4 - a^4) / 4, in tangent and adjoint mode.
+/// Simpson's rule is exact for the cubic c x^3 - x, so
+/// s = c (b^4 - a^4) / 4 + (a^2 - b^2) / 2, with ds/da = a - c a^3,
+/// ds/db = c b^3 - b and ds/dc = (b^4 - a^4) / 4, in tangent and adjoint
+/// mode.
 #[test]
 fn a_dummy_function_without_external_differentiates() {
     let src = "subroutine drive(a, b, c, s)
