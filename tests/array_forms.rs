@@ -264,3 +264,128 @@ fn array_functions_in_do_while_conditions_differentiate() {
         }
     }
 }
+
+/// `c = matmul(c, c)` reallocating `c` (unallocated before): y = sum(A^2)
+/// with A = reshape(x, [2, 2]), so dy/dA(p, q) = (row sum q of A) +
+/// (column sum p of A); `v = matmul(v(1:1), a(1:1, :))` reads a section of
+/// its target and grows it from 1 to 2 elements, (x1 x1, x1 x3), so z =
+/// x1^2 + x1 x3 + 2.
+#[test]
+fn matmul_reallocating_its_target_differentiates() {
+    let src = "subroutine drive(x, y, z)
+  double precision, intent(in) :: x(4)
+  double precision, intent(out) :: y, z
+  double precision :: a(2, 2)
+  double precision, allocatable :: c(:, :), v(:)
+  a = reshape(x, [2, 2])
+  c = a
+  c = matmul(c, c)
+  y = sum(c)
+  v = x(1:1)
+  v = matmul(v(1:1), a(1:1, :))
+  z = sum(v) + size(v)
+end subroutine drive
+";
+    let x = [0.5, -1.25, 2.0, 1.5];
+    let (engine, args) = setup("matmul_realloc.f90", src, &[("x", &x)]);
+    let a = |p: usize, q: usize| x[p + 2 * q];
+    let dy: Vec<f64> = (0..4)
+        .map(|k| {
+            let (p, q) = (k % 2, k / 2);
+            (a(q, 0) + a(q, 1)) + (a(0, p) + a(1, p))
+        })
+        .collect();
+    compare(&engine, &args, "y", "x", &dy);
+    let dz = [2.0 * x[0] + x[2], 0.0, x[0], 0.0];
+    compare(&engine, &args, "z", "x", &dz);
+}
+
+/// Nested FORALL: b(i, j) = a(j, i) i reads what the first inner
+/// statement assigned at other outer tuples, a(i, j) = x_i x_j j, so
+/// y_i = sum_j b(i, j) = i^2 x_i S with S = sum x: dy_i/dx_k = i^2
+/// (delta_ik S + x_i). The WHERE in the FORALL then doubles b(i, j) where
+/// x_j > 0 row by row; s = sum(b) sees it.
+#[test]
+fn nested_forall_reads_what_earlier_statements_assigned() {
+    let src = "subroutine drive(x, y, s)
+  double precision, intent(in) :: x(3)
+  double precision, intent(out) :: y(3), s
+  double precision :: a(3, 3), b(3, 3)
+  integer :: i, j
+  forall (i = 1:3)
+    forall (j = 1:3)
+      a(i, j) = x(i) * x(j) * j
+      b(i, j) = a(j, i) * i
+    end forall
+  end forall
+  y = sum(b, 2)
+  forall (i = 1:3)
+    where (x > 0)
+      b(i, :) = 2 * b(i, :)
+    elsewhere
+      b(i, :) = 0
+    end where
+  end forall
+  s = sum(b)
+end subroutine drive
+";
+    let x = [0.5, -1.25, 2.0];
+    let (engine, args) = setup("forall_in_forall.f90", src, &[("x", &x)]);
+    let total: f64 = x.iter().sum();
+    let mut dy = vec![0.0; 9];
+    for i in 0..3 {
+        let ii = ((i + 1) * (i + 1)) as f64;
+        for k in 0..3 {
+            dy[i * 3 + k] = ii * (if i == k { total } else { 0.0 } + x[i]);
+        }
+    }
+    compare(&engine, &args, "y", "x", &dy);
+    // s = sum_i sum_{j: x_j > 0} 2 i^2 x_i x_j = 2 (sum_i i^2 x_i) P,
+    // P = sum of the positive x_j.
+    let w: f64 = (0..3).map(|i| ((i + 1) * (i + 1)) as f64 * x[i]).sum();
+    let p: f64 = x.iter().filter(|v| **v > 0.0).sum();
+    let ds: Vec<f64> = (0..3)
+        .map(|k| {
+            let from_w = 2.0 * ((k + 1) * (k + 1)) as f64 * p;
+            from_w + if x[k] > 0.0 { 2.0 * w } else { 0.0 }
+        })
+        .collect();
+    compare(&engine, &args, "s", "x", &ds);
+}
+
+/// A runtime `dim=` in a SELECT CASE selector and a DO WHILE condition:
+/// for x = 1..6 and m = reshape(x, [2, 3]), k = 2 gives row sums (9, 12)
+/// whose MAXLOC 2 selects y = x2 x3; k = 1 gives column sums (3, 7, 11),
+/// the default case y = sin(x4). The loop halves m until the largest sum
+/// along `k` is at most 1 (4 trips for both), and z = sum(m) = sum(x) / 16.
+#[test]
+fn a_runtime_dim_in_select_case_and_do_while_differentiates() {
+    let src = "subroutine drive(k, x, y, z)
+  integer, intent(in) :: k
+  double precision, intent(in) :: x(6)
+  double precision, intent(out) :: y, z
+  double precision :: m(2, 3)
+  m = reshape(x, [2, 3])
+  select case (maxloc(sum(m, dim=k), 1))
+  case (1)
+    y = x(1) ** 2
+  case (2)
+    y = x(2) * x(3)
+  case default
+    y = sin(x(4))
+  end select
+  do while (maxval(sum(m, dim=k)) > 1)
+    m = 0.5d0 * m
+  end do
+  z = sum(m)
+end subroutine drive
+";
+    let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let (engine, args) = setup("dim_select.f90", src, &[("x", &x), ("k", &[2.0])]);
+    compare(&engine, &args, "y", "x", &[0.0, 3.0, 2.0, 0.0, 0.0, 0.0]);
+    compare(&engine, &args, "z", "x", &[1.0 / 16.0; 6]);
+    let (engine, args) = setup("dim_select.f90", src, &[("x", &x), ("k", &[1.0])]);
+    let dy = [0.0, 0.0, 0.0, 4.0_f64.cos(), 0.0, 0.0];
+    compare(&engine, &args, "y", "x", &dy);
+    compare(&engine, &args, "z", "x", &[1.0 / 16.0; 6]);
+}

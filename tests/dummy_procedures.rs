@@ -309,3 +309,42 @@ end module m
         e.message
     );
 }
+
+/// A dummy function referenced without EXTERNAL (`f` in `simpson`, a
+/// Fortran 77 dummy procedure because it is referenced as a function):
+/// Simpson's rule is exact for the cubic c x^3 - x, so
+/// s = c (b^4 - a^4) / 4 + (a^2 - b^2) / 2, with ds/da = a - c a^3,
+/// ds/db = c b^3 - b and ds/dc = (b^4 - a^4) / 4, in tangent and adjoint
+/// mode.
+#[test]
+fn a_dummy_function_without_external_differentiates() {
+    let src = "subroutine drive(a, b, c, s)
+  double precision a, b, c, s, cube, simpson
+  external cube
+  s = simpson(cube, a, b, c)
+end subroutine drive
+double precision function simpson(f, a, b, c)
+  double precision f, a, b, c, h
+  h = (b - a) / 2
+  simpson = (f(a, c) + 4 * f(a + h, c) + f(b, c)) * h / 3
+end function simpson
+double precision function cube(x, c)
+  double precision x, c
+  cube = c * x ** 3 - x
+end function cube
+";
+    let engine = Engine::from_source("implicit_dummy.f90", src).unwrap();
+    let mut args = engine.procedure(Some("drive")).unwrap().args();
+    let (a, b, c): (f64, f64, f64) = (0.5, 1.75, 1.25);
+    args.apply_settings(&["a=0.5", "b=1.75", "c=1.25"]).unwrap();
+    let expected = [
+        ("a", a - c * a * a * a),
+        ("b", c * b * b * b - b),
+        ("c", (b.powi(4) - a.powi(4)) / 4.0),
+    ];
+    for (wrt, d) in expected {
+        let bad =
+            common::check::both_modes_against(&engine, Some("drive"), &args, "s", wrt, &[d], 1e-13);
+        assert!(bad.is_empty(), "s wrt {wrt}:\n{}", bad.join("\n"));
+    }
+}

@@ -413,6 +413,10 @@ impl Lowerer<'_, '_> {
                     format!("unsupported Fortran: an array-valued intrinsic reading `{}` assigned to it under a WHERE mask", name.text),
                 ));
             }
+            if args.is_none() && self.proc.var(v).storage.is_allocatable() {
+                // `c = matmul(c, a)`: evaluated whole, then (re)allocated.
+                return self.overlapping_realloc(v, name, value);
+            }
             return self.assign_through_temp(v, name, args, value);
         }
         if let ExprKind::ArrayConstructor(items) = &value.kind {

@@ -14,14 +14,17 @@
 //! dummies, and the extents of assumed-shape dummies given as hidden
 //! arguments.
 
-use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind, UnOp};
+use super::super::ast::{
+    Arg, ArgValue, CaseItem, CaseSelector, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind, UnOp,
+};
 use super::lowerer::{Lowerer, R};
 use super::scope::Sym;
 use adjit_ir::{BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Storage, Type, Value, Var, VarId};
 use std::collections::HashMap;
 
 /// `do while (c) ... end do` as `do; if (.not. (c)) exit; ... end do`,
-/// so that the condition referencing an array-valued function is a
+/// so that the condition referencing an array-valued function (or an
+/// array intrinsic whose `dim=` is not a constant) is a
 /// logical IF (see [`Lowerer::lift_array_functions`]) evaluated at the
 /// top of every trip (CYCLE comes back to it).
 fn do_while_as_exit(s: &Stmt, name: &Option<Name>, cond: &Expr, body: &[Stmt]) -> Stmt {
@@ -69,7 +72,7 @@ impl Lowerer<'_, '_> {
             return Ok(Some((out, Vec::new())));
         }
         if let StmtKind::DoWhile { name, cond, body } = &s.kind {
-            if self.has_array_function(cond) {
+            if self.condition_lifted(cond) {
                 return Ok(Some((do_while_as_exit(s, name, cond, body), Vec::new())));
             }
         }
@@ -115,9 +118,10 @@ impl Lowerer<'_, '_> {
         Ok((!temps.is_empty()).then_some((out, temps)))
     }
 
-    /// An IF whose condition references an array-valued function
+    /// An IF whose condition, or a SELECT CASE whose integer or logical
+    /// selector, references an array-valued function
     /// (`if (any(f(x) > 0))`) or an array intrinsic with a `dim=` that is
-    /// not a constant (`if (maxval(sum(m, dim=k)) > 1)`): the condition is assigned to a LOGICAL
+    /// not a constant (`if (maxval(sum(m, dim=k)) > 1)`): the condition is assigned to a
     /// temporary first (an assignment, whose lifted temporaries are
     /// released before the IF branches), and the IF tests the temporary.
     /// An ELSE IF whose condition does becomes an IF nested in the ELSE of
@@ -126,6 +130,7 @@ impl Lowerer<'_, '_> {
     fn lift_condition(&mut self, s: &Stmt) -> R<Option<Stmt>> {
         let mut out = s.clone();
         let mut split = false;
+        let mut ty = Type::Bool;
         let cond = match &mut out.kind {
             StmtKind::If {
                 arms, else_body, ..
@@ -152,12 +157,35 @@ impl Lowerer<'_, '_> {
                 &mut arms[0].0
             }
             StmtKind::LogicalIf { cond, .. } => cond,
+            StmtKind::SelectCase {
+                selector, cases, ..
+            } => {
+                if !self.condition_lifted(selector) {
+                    return Ok(None);
+                }
+                // The selector's type is that of its CASE values (constants,
+                // typed without lowering the selector); any integer kind
+                // is compared exactly as INTEGER(8).
+                let value = cases.iter().find_map(|(c, _)| match c {
+                    CaseSelector::Items(items) => items.iter().find_map(|it| match it {
+                        CaseItem::Value(v) => Some(v),
+                        CaseItem::Range(lo, hi) => lo.as_ref().or(hi.as_ref()),
+                    }),
+                    CaseSelector::Default => None,
+                });
+                ty = match value.map(|v| self.type_and_rank(v)).transpose()? {
+                    Some((Type::Char, _)) => return Ok(None),
+                    Some((Type::Bool, _)) => Type::Bool,
+                    _ => Type::I64,
+                };
+                selector
+            }
             _ => return Ok(None),
         };
         if !self.condition_lifted(cond) {
             return Ok(split.then_some(out));
         }
-        let t = self.temp("cond", Type::Bool);
+        let t = self.temp("cond", ty);
         let text = self.proc.var(t).name.clone();
         self.vars.insert(text.clone(), t);
         let span = cond.span;

@@ -3,9 +3,10 @@
 //! dimension (the shape of their result depends on it), so the statement
 //! is lowered once per possible dimension, behind a branch on the value of
 //! `dim` evaluated once before it; a value outside the array's dimensions
-//! is a runtime error (`index out of bounds`). A block IF's condition
-//! holding one is first assigned to a LOGICAL temporary, and that
-//! assignment is dispatched.
+//! is a runtime error (`index out of bounds`). A block IF's condition, a
+//! DO WHILE condition (the loop becomes `do; if (.not. c) exit; ...`) and
+//! a SELECT CASE selector holding one are first assigned to a temporary,
+//! and that assignment is dispatched.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Stmt, StmtKind};
 use super::lowerer::{Lowerer, R};

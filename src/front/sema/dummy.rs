@@ -17,7 +17,7 @@
 //! It decides what is bound to what; the lowering of calls is in
 //! [`super::expr`] and [`super::stmt`].
 
-use super::super::ast::{Name, Procedure, Stmt, StmtKind};
+use super::super::ast::{ArgValue, Expr, ExprKind, Name, Procedure, Stmt, StmtKind};
 use super::super::diag::Diagnostic;
 use super::consts::type_name;
 use super::lowerer::{for_each_body, Out};
@@ -36,14 +36,43 @@ pub(crate) struct Instance {
     pub name: String,
 }
 
-/// The dummy procedures of a unit: dummy arguments declared EXTERNAL, and
-/// dummy arguments used as the subroutine of a CALL (which makes them
-/// EXTERNAL in `scope`).
+/// The names referenced as functions (`f(...)` with no substring range)
+/// in an expression, at any depth.
+fn function_refs(e: &Expr, out: &mut Vec<Name>) {
+    if let ExprKind::Apply { name, args } = &e.kind {
+        if args.iter().all(|a| matches!(a.value, ArgValue::Expr(_))) {
+            out.push(name.clone());
+        }
+    }
+    e.kind
+        .children()
+        .into_iter()
+        .for_each(|x| function_refs(x, out));
+}
+
+/// The dummy procedures of a unit: dummy arguments declared EXTERNAL,
+/// dummy arguments used as the subroutine of a CALL, and scalar dummy
+/// arguments referenced as functions (`y = f(x)`: Fortran 77's implicit
+/// dummy function, which gfortran accepts); the last two are made
+/// EXTERNAL in `scope`, a function keeping its declared type.
 pub(crate) fn dummy_procedures(p: &Procedure, scope: &mut Scope) -> Vec<Name> {
     fn called(body: &[Stmt], out: &mut Vec<Name>) {
         for s in body {
-            if let StmtKind::Call { name, .. } = &s.kind {
-                out.push(name.clone());
+            match &s.kind {
+                StmtKind::Call { name, .. } => out.push(name.clone()),
+                // The target itself is a variable (or a statement function).
+                StmtKind::Assign { target, value } => {
+                    target
+                        .kind
+                        .children()
+                        .into_iter()
+                        .for_each(|x| function_refs(x, out));
+                    function_refs(value, out);
+                }
+                k => k
+                    .own_exprs()
+                    .into_iter()
+                    .for_each(|x| function_refs(x, out)),
             }
             for_each_body(s, &mut |b| called(b, out));
         }
@@ -57,6 +86,9 @@ pub(crate) fn dummy_procedures(p: &Procedure, scope: &mut Scope) -> Vec<Name> {
         let is_var_array = scope.var(&a.text).is_some_and(|v| v.dims.is_some());
         if external || (call.is_some() && !is_var_array) {
             if !external {
+                if let Some(ty) = scope.var(&a.text).and_then(|v| v.ty.clone()) {
+                    scope.proc_types.insert(a.text.clone(), ty);
+                }
                 scope.syms.insert(
                     a.text.clone(),
                     Sym::External(call.map_or(a.span, |c| c.span)),

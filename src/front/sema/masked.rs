@@ -13,7 +13,7 @@
 //! error. Index variables keep their values outside the construct.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, ForallIndex, Name, Stmt, StmtKind};
-use super::lowerer::for_each_body;
+use super::forall_nest::{forall_units, where_leaf, ForallUnit};
 use super::lowerer::{expr_names, Lowerer, R};
 use adjit_ir::{Inst, Terminator};
 use std::collections::BTreeSet;
@@ -90,16 +90,6 @@ fn other_reference<'e>(e: &'e Expr, name: &str, args: Option<&[Arg]>) -> Option<
         .children()
         .into_iter()
         .find_map(|x| other_reference(x, name, args))
-}
-
-/// The base names of the variables a statement assigns.
-fn stmt_targets(s: &Stmt, out: &mut BTreeSet<String>) {
-    if let StmtKind::Assign { target, .. } = &s.kind {
-        if let Some((n, _)) = target_of(target) {
-            out.insert(n.text.clone());
-        }
-    }
-    for_each_body(s, &mut |b| b.iter().for_each(|s| stmt_targets(s, out)));
 }
 
 impl Lowerer<'_, '_> {
@@ -219,9 +209,16 @@ impl Lowerer<'_, '_> {
         mask: Option<&Expr>,
         body: &[Stmt],
     ) -> R<()> {
-        // The index variables are the construct's own: save and restore.
+        let units = (!concurrent).then(|| forall_units(indices, mask, body));
+        // The index variables (of nested FORALLs too) are the construct's
+        // own: save and restore.
         let mut saved = Vec::new();
-        for ix in indices {
+        let mut seen = BTreeSet::new();
+        let all = units.iter().flatten().flat_map(|u| &u.indices);
+        for ix in indices.iter().chain(all) {
+            if !seen.insert(ix.var.text.clone()) {
+                continue;
+            }
             let v = self.var_of(&ix.var)?;
             let t = self.proc.var(v).ty;
             if self.proc.var(v).is_array() || !t.is_int() {
@@ -235,10 +232,9 @@ impl Lowerer<'_, '_> {
             self.emit(Inst::Store(keep, x), None);
             saved.push((v, keep, t));
         }
-        let result = if concurrent {
-            self.index_nest(name, indices, mask, &mut |l| l.stmts(body))
-        } else {
-            self.forall_statements(indices, mask, body)
+        let result = match &units {
+            None => self.index_nest(name, indices, mask, &mut |l| l.stmts(body)),
+            Some(units) => self.forall_statements(units),
         };
         for (v, keep, t) in saved {
             let x = self.val(Inst::Load(keep), t);
@@ -247,20 +243,17 @@ impl Lowerer<'_, '_> {
         result
     }
 
-    /// The statements of a FORALL, each in a loop nest of its own.
-    fn forall_statements(
-        &mut self,
-        indices: &[ForallIndex],
-        mask: Option<&Expr>,
-        body: &[Stmt],
-    ) -> R<()> {
+    /// The statements of a FORALL (see [`forall_units`]), each in a loop
+    /// nest of its own.
+    fn forall_statements(&mut self, units: &[ForallUnit]) -> R<()> {
         let mut assigned: BTreeSet<String> = BTreeSet::new();
         let mut failed = false;
-        for s in body {
+        for u in units {
+            let (s, mask) = (&u.stmt, u.mask.as_ref());
             self.span = s.span;
             self.start_statement();
             let r = self.forall_check(s, mask, &mut assigned).and_then(|_| {
-                self.index_nest(None, indices, mask, &mut |l| {
+                self.index_nest(None, &u.indices, mask, &mut |l| {
                     l.stmts(std::slice::from_ref(s))
                 })
             });
@@ -280,14 +273,16 @@ impl Lowerer<'_, '_> {
         mask: Option<&Expr>,
         assigned: &mut BTreeSet<String>,
     ) -> R<()> {
-        if let Some(m) = mask {
+        // A WHERE is split to one assignment (see `forall_units`).
+        let (where_masks, s) = where_leaf(s);
+        for m in mask.into_iter().chain(where_masks.iter().copied()) {
             let mut names = BTreeSet::new();
             expr_names(m, &mut names);
             if let Some(x) = names.intersection(assigned).next() {
                 return Err(self.err(
                     m.span,
                     format!(
-                        "unsupported Fortran: FORALL mask reading `{x}`, assigned by an earlier statement of the construct"
+                        "unsupported Fortran: FORALL or WHERE mask reading `{x}`, assigned by an earlier statement of the construct"
                     ),
                 ));
             }
@@ -297,7 +292,8 @@ impl Lowerer<'_, '_> {
                 let Some((name, args)) = target_of(target) else {
                     return Err(self.err(target.span, "FORALL assigns a variable"));
                 };
-                for x in std::iter::once(value).chain(mask) {
+                let masks = mask.into_iter().chain(where_masks.iter().copied());
+                for x in std::iter::once(value).chain(masks) {
                     if let Some(r) = other_reference(x, &name.text, args) {
                         return Err(self.err(
                             r.span,
@@ -309,12 +305,6 @@ impl Lowerer<'_, '_> {
                     }
                 }
                 assigned.insert(name.text.clone());
-                Ok(())
-            }
-            StmtKind::Where { .. } | StmtKind::Forall { .. } => {
-                let mut names = BTreeSet::new();
-                stmt_targets(s, &mut names);
-                assigned.extend(names);
                 Ok(())
             }
             _ => Err(self.err(

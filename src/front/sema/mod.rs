@@ -57,6 +57,7 @@ mod dummy;
 mod elemental;
 mod expr;
 mod farfel;
+mod forall_nest;
 mod intrinsics;
 mod io;
 mod lowerer;
