@@ -87,6 +87,13 @@ pub struct JitOptions {
     pub fixed_point_exits: bool,
     /// How much Cranelift optimizes (default [`CompileSpeed::Optimized`]).
     pub compile_speed: CompileSpeed,
+    /// Lower a strong-zero product `select(p == 0 or d == 0, +0, p * d)`
+    /// as the product and a rarely taken branch to the exact select when
+    /// the product is zero or NaN (default false). The same bits either
+    /// way; faster where products are rarely zero (tangents along dense
+    /// directions), slower and larger where they often are (adjoints
+    /// seeded at one output, whose adjoints are mostly zero).
+    pub branch_on_zero_products: bool,
 }
 
 impl Default for JitOptions {
@@ -98,6 +105,7 @@ impl Default for JitOptions {
             version_loops: true,
             fixed_point_exits: true,
             compile_speed: CompileSpeed::default(),
+            branch_on_zero_products: false,
         }
     }
 }
@@ -2567,7 +2575,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             Inst::Select(c, a, d) => {
                 let strong = ty.and_then(|t| self.strong_zero_tests(*c, *a, t));
                 match strong {
-                    Some((tests, t)) => self.masked_zero_select(&tests, t, *d)?,
+                    Some((tests, t)) => match self.product_then_zero_test(&tests, t, *d)? {
+                        Some(x) => x,
+                        None => self.masked_zero_select(&tests, t, *d)?,
+                    },
                     None => {
                         let (c, x, y) = (self.operand(*c)?, self.operand(*a)?, self.operand(*d)?);
                         self.b.ins().select(c, x, y)
@@ -3195,6 +3206,53 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let kept = self.b.ins().band_not(lanes, mask);
         Ok(self.b.ins().extractlane(kept, 0))
+    }
+
+    /// Lowers the strong zero `select(p == 0 or d == 0 ..., +0.0, p * d)`
+    /// whose tests are factors of the product `y` as the product itself
+    /// and one rarely taken branch: a product that is neither zero nor NaN
+    /// has no zero factor, so it is the select's value; only a zero or NaN
+    /// product takes a cold block computing the select exactly
+    /// ([`Lower::masked_zero_select`]). Bit for bit the select, the sign of
+    /// zero included; the path taken costs a compare and a branch rather
+    /// than the tests of both factors. `None` when the tests are not
+    /// factors of a product.
+    fn product_then_zero_test(
+        &mut self,
+        tests: &[ir::Value],
+        ty: Type,
+        y: ir::Value,
+    ) -> Result<Option<Value>, CompileError> {
+        if !self.sh.options.branch_on_zero_products {
+            return Ok(None);
+        }
+        let Some(&Inst::Binary(BinaryOp::Mul, p, d)) =
+            self.proc.insts.get(y.index()).map(|data| &data.kind)
+        else {
+            return Ok(None);
+        };
+        if tests.is_empty() || !tests.iter().all(|&t| t == p || t == d) {
+            return Ok(None);
+        }
+        let product = self.operand(y)?;
+        let zero = match ty {
+            Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
+            _ => self.b.ins().f32const(Ieee32::with_bits(0)),
+        };
+        // Unordered or equal: NaN, +0 or -0.
+        let suspect = self.b.ins().fcmp(FloatCC::UnorderedOrEqual, product, zero);
+        let exact = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.append_block_param(cont, cl_type(ty)?);
+        self.b.set_cold_block(exact);
+        self.b
+            .ins()
+            .brif(suspect, exact, &[], cont, &[BlockArg::Value(product)]);
+        self.b.switch_to_block(exact);
+        let value = self.masked_zero_select(tests, ty, y)?;
+        self.b.ins().jump(cont, &[BlockArg::Value(value)]);
+        self.b.switch_to_block(cont);
+        Ok(Some(self.b.block_params(cont)[0]))
     }
 
     /// The IR value `v` broadcast to `vector`, made once per entry of `splats`.
