@@ -994,7 +994,13 @@ struct Lower<'a, 'm> {
     current: u32,
     /// Bytes of local arrays placed in the native frame so far.
     frame_bytes: i64,
+    /// The error block: its parameters are an index into `error_sites`
+    /// and the failing index and bounds.
     err_block: Block,
+    /// The error sites the procedure's checks jump to the error block with,
+    /// as rows `[kind, site, var, dim]` of a table the error block reads:
+    /// a failing check passes one constant, not four.
+    error_sites: Vec<[i64; 4]>,
     exit_block: Block,
     /// The `top` register of each runtime stack the procedure uses, in a
     /// variable (see [`StackVars`]).
@@ -1117,7 +1123,7 @@ fn lower_proc(
     let args = b.block_params(entry)[0];
     let rt = b.block_params(entry)[1];
     let err_block = b.create_block();
-    for _ in 0..7 {
+    for _ in 0..4 {
         b.append_block_param(err_block, types::I64);
     }
     b.set_cold_block(err_block);
@@ -1138,6 +1144,7 @@ fn lower_proc(
         current: 0,
         frame_bytes: 0,
         err_block,
+        error_sites: Vec::new(),
         exit_block,
         stack_vars: [None; 3],
         stacks: [StackCache::default(); 3],
@@ -1245,11 +1252,11 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     /// Jumps to the error block with the arguments of `site`.
     fn fail_at(&mut self, site: ErrorSite, index: Value, lower: Value, upper: Value) {
-        let kind = self.iconst(site.kind);
-        let s = self.iconst(site.site);
-        let var = self.iconst(site.var);
-        let dim = self.iconst(site.dim);
-        let args = [kind, s, var, dim, index, lower, upper].map(BlockArg::Value);
+        let row = self.error_sites.len() as i64;
+        self.error_sites
+            .push([site.kind, site.site, site.var, site.dim]);
+        let row = self.iconst(row);
+        let args = [row, index, lower, upper].map(BlockArg::Value);
         self.b.ins().jump(self.err_block, &args);
     }
 
@@ -2121,11 +2128,24 @@ impl<'a, 'm> Lower<'a, 'm> {
         let params: Vec<Value> = self.b.block_params(self.err_block).to_vec();
         let base = layout::ERROR;
         let field = |k: usize| base + 8 * k as i32;
+        // The failing check's row of the site table.
+        let table: Box<[u8]> = self
+            .error_sites
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_ne_bytes())
+            .collect();
+        let table_addr = self.b.ins().iconst(self.ptr, table.as_ptr() as i64);
+        self.sh.literals.push(table);
+        let row_bytes = self.iconst(32);
+        let offset = self.b.ins().imul(params[0], row_bytes);
+        let row = self.b.ins().iadd(table_addr, offset);
+        // The table is bytes: no alignment is assumed.
+        let [kind, site, var, dim] =
+            [0, 8, 16, 24].map(|at| self.b.ins().load(types::I64, MemFlagsData::new(), row, at));
         // ErrorSlot order: kind, proc, site, var, dim, index, lower, upper.
         let pid = self.iconst(self.pid.0 as i64);
-        let values = [
-            params[0], pid, params[1], params[2], params[3], params[4], params[5], params[6],
-        ];
+        let values = [kind, pid, site, var, dim, params[1], params[2], params[3]];
         for (k, v) in values.into_iter().enumerate() {
             self.b.ins().store(FLAGS, v, self.rt, field(k));
         }
@@ -2243,10 +2263,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.b.ins().jump(self.exit_block, &[BlockArg::Value(zero)]);
             }
             Terminator::Fail(_) => {
-                let args = [code::FAIL, -1 - bi as i64, -1, 0, 0, 0, 0]
-                    .map(|x| self.iconst(x))
-                    .map(BlockArg::Value);
-                self.b.ins().jump(self.err_block, &args);
+                let zero = self.iconst(0);
+                let site = ErrorSite {
+                    kind: code::FAIL,
+                    site: -1 - bi as i64,
+                    var: -1,
+                    dim: 0,
+                };
+                self.fail_at(site, zero, zero, zero);
             }
         }
         Ok(())
