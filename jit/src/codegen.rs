@@ -87,6 +87,13 @@ pub struct JitOptions {
     pub fixed_point_exits: bool,
     /// How much Cranelift optimizes (default [`CompileSpeed::Optimized`]).
     pub compile_speed: CompileSpeed,
+    /// Lower a strong-zero product `select(p == 0 or d == 0, +0, p * d)`
+    /// as the product and a rarely taken branch to the exact select when
+    /// the product is zero or NaN (default false). The same bits either
+    /// way; faster where products are rarely zero (tangents along dense
+    /// directions), slower and larger where they often are (adjoints
+    /// seeded at one output, whose adjoints are mostly zero).
+    pub branch_on_zero_products: bool,
 }
 
 impl Default for JitOptions {
@@ -98,6 +105,7 @@ impl Default for JitOptions {
             version_loops: true,
             fixed_point_exits: true,
             compile_speed: CompileSpeed::default(),
+            branch_on_zero_products: false,
         }
     }
 }
@@ -986,7 +994,13 @@ struct Lower<'a, 'm> {
     current: u32,
     /// Bytes of local arrays placed in the native frame so far.
     frame_bytes: i64,
+    /// The error block: its parameters are an index into `error_sites`
+    /// and the failing index and bounds.
     err_block: Block,
+    /// The error sites the procedure's checks jump to the error block with,
+    /// as rows `[kind, site, var, dim]` of a table the error block reads:
+    /// a failing check passes one constant, not four.
+    error_sites: Vec<[i64; 4]>,
     exit_block: Block,
     /// The `top` register of each runtime stack the procedure uses, in a
     /// variable (see [`StackVars`]).
@@ -1109,7 +1123,7 @@ fn lower_proc(
     let args = b.block_params(entry)[0];
     let rt = b.block_params(entry)[1];
     let err_block = b.create_block();
-    for _ in 0..7 {
+    for _ in 0..4 {
         b.append_block_param(err_block, types::I64);
     }
     b.set_cold_block(err_block);
@@ -1130,6 +1144,7 @@ fn lower_proc(
         current: 0,
         frame_bytes: 0,
         err_block,
+        error_sites: Vec::new(),
         exit_block,
         stack_vars: [None; 3],
         stacks: [StackCache::default(); 3],
@@ -1237,11 +1252,11 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     /// Jumps to the error block with the arguments of `site`.
     fn fail_at(&mut self, site: ErrorSite, index: Value, lower: Value, upper: Value) {
-        let kind = self.iconst(site.kind);
-        let s = self.iconst(site.site);
-        let var = self.iconst(site.var);
-        let dim = self.iconst(site.dim);
-        let args = [kind, s, var, dim, index, lower, upper].map(BlockArg::Value);
+        let row = self.error_sites.len() as i64;
+        self.error_sites
+            .push([site.kind, site.site, site.var, site.dim]);
+        let row = self.iconst(row);
+        let args = [row, index, lower, upper].map(BlockArg::Value);
         self.b.ins().jump(self.err_block, &args);
     }
 
@@ -2113,11 +2128,24 @@ impl<'a, 'm> Lower<'a, 'm> {
         let params: Vec<Value> = self.b.block_params(self.err_block).to_vec();
         let base = layout::ERROR;
         let field = |k: usize| base + 8 * k as i32;
+        // The failing check's row of the site table.
+        let table: Box<[u8]> = self
+            .error_sites
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_ne_bytes())
+            .collect();
+        let table_addr = self.b.ins().iconst(self.ptr, table.as_ptr() as i64);
+        self.sh.literals.push(table);
+        let row_bytes = self.iconst(32);
+        let offset = self.b.ins().imul(params[0], row_bytes);
+        let row = self.b.ins().iadd(table_addr, offset);
+        // The table is bytes: no alignment is assumed.
+        let [kind, site, var, dim] =
+            [0, 8, 16, 24].map(|at| self.b.ins().load(types::I64, MemFlagsData::new(), row, at));
         // ErrorSlot order: kind, proc, site, var, dim, index, lower, upper.
         let pid = self.iconst(self.pid.0 as i64);
-        let values = [
-            params[0], pid, params[1], params[2], params[3], params[4], params[5], params[6],
-        ];
+        let values = [kind, pid, site, var, dim, params[1], params[2], params[3]];
         for (k, v) in values.into_iter().enumerate() {
             self.b.ins().store(FLAGS, v, self.rt, field(k));
         }
@@ -2235,10 +2263,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.b.ins().jump(self.exit_block, &[BlockArg::Value(zero)]);
             }
             Terminator::Fail(_) => {
-                let args = [code::FAIL, -1 - bi as i64, -1, 0, 0, 0, 0]
-                    .map(|x| self.iconst(x))
-                    .map(BlockArg::Value);
-                self.b.ins().jump(self.err_block, &args);
+                let zero = self.iconst(0);
+                let site = ErrorSite {
+                    kind: code::FAIL,
+                    site: -1 - bi as i64,
+                    var: -1,
+                    dim: 0,
+                };
+                self.fail_at(site, zero, zero, zero);
             }
         }
         Ok(())
@@ -2567,7 +2599,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             Inst::Select(c, a, d) => {
                 let strong = ty.and_then(|t| self.strong_zero_tests(*c, *a, t));
                 match strong {
-                    Some((tests, t)) => self.masked_zero_select(&tests, t, *d)?,
+                    Some((tests, t)) => match self.product_then_zero_test(&tests, t, *d)? {
+                        Some(x) => x,
+                        None => self.masked_zero_select(&tests, t, *d)?,
+                    },
                     None => {
                         let (c, x, y) = (self.operand(*c)?, self.operand(*a)?, self.operand(*d)?);
                         self.b.ins().select(c, x, y)
@@ -3195,6 +3230,53 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let kept = self.b.ins().band_not(lanes, mask);
         Ok(self.b.ins().extractlane(kept, 0))
+    }
+
+    /// Lowers the strong zero `select(p == 0 or d == 0 ..., +0.0, p * d)`
+    /// whose tests are factors of the product `y` as the product itself
+    /// and one rarely taken branch: a product that is neither zero nor NaN
+    /// has no zero factor, so it is the select's value; only a zero or NaN
+    /// product takes a cold block computing the select exactly
+    /// ([`Lower::masked_zero_select`]). Bit for bit the select, the sign of
+    /// zero included; the path taken costs a compare and a branch rather
+    /// than the tests of both factors. `None` when the tests are not
+    /// factors of a product.
+    fn product_then_zero_test(
+        &mut self,
+        tests: &[ir::Value],
+        ty: Type,
+        y: ir::Value,
+    ) -> Result<Option<Value>, CompileError> {
+        if !self.sh.options.branch_on_zero_products {
+            return Ok(None);
+        }
+        let Some(&Inst::Binary(BinaryOp::Mul, p, d)) =
+            self.proc.insts.get(y.index()).map(|data| &data.kind)
+        else {
+            return Ok(None);
+        };
+        if tests.is_empty() || !tests.iter().all(|&t| t == p || t == d) {
+            return Ok(None);
+        }
+        let product = self.operand(y)?;
+        let zero = match ty {
+            Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
+            _ => self.b.ins().f32const(Ieee32::with_bits(0)),
+        };
+        // Unordered or equal: NaN, +0 or -0.
+        let suspect = self.b.ins().fcmp(FloatCC::UnorderedOrEqual, product, zero);
+        let exact = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.append_block_param(cont, cl_type(ty)?);
+        self.b.set_cold_block(exact);
+        self.b
+            .ins()
+            .brif(suspect, exact, &[], cont, &[BlockArg::Value(product)]);
+        self.b.switch_to_block(exact);
+        let value = self.masked_zero_select(tests, ty, y)?;
+        self.b.ins().jump(cont, &[BlockArg::Value(value)]);
+        self.b.switch_to_block(cont);
+        Ok(Some(self.b.block_params(cont)[0]))
     }
 
     /// The IR value `v` broadcast to `vector`, made once per entry of `splats`.

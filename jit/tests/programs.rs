@@ -925,3 +925,89 @@ fn compile_latency_of_a_small_procedure() {
         cfg!(debug_assertions)
     );
 }
+
+/// Strong-zero products `select(d == 0 [or p == 0], +0, p * d)` give the
+/// interpreter's bits (the sign of zero, NaN, underflow to a signed zero)
+/// whether lowered without branches or as the product and a branch to the
+/// exact select ([`JitOptions::branch_on_zero_products`]), in `f64` and
+/// `f32`.
+#[test]
+fn strong_zero_products_match_the_interpreter_bit_for_bit() {
+    let mut proc = Proc::new("guards");
+    let mut b = ProcBuilder::new(&mut proc);
+    for ty in [Type::F64, Type::F32] {
+        let p = b.param(format!("p{}", ty.name()), ty, vec![]);
+        let d = b.param(format!("d{}", ty.name()), ty, vec![]);
+        let both = b.param(format!("both{}", ty.name()), ty, vec![]);
+        let one = b.param(format!("one{}", ty.name()), ty, vec![]);
+        let (pv, dv) = (b.load(p), b.load(d));
+        let t = b.binary(BinaryOp::Mul, pv, dv);
+        let zero = b.fconst(ty, 0.0);
+        let d_zero = b.cmp(CmpOp::Eq, dv, zero);
+        let p_zero = b.cmp(CmpOp::Eq, zero, pv);
+        let either = b.binary(BinaryOp::Or, d_zero, p_zero);
+        let strong = b.select(either, zero, t);
+        b.store(both, strong);
+        let single = b.select(d_zero, zero, t);
+        b.store(one, single);
+    }
+    b.ret();
+    let mut m = Module::default();
+    let id = m.add_proc(proc);
+    let compiled = [false, true].map(|branch| {
+        let options = JitOptions {
+            branch_on_zero_products: branch,
+            ..JitOptions::default()
+        };
+        CompiledModule::compile(&m, &options).unwrap()
+    });
+    let specials = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-200,
+        -1e-200,
+        1e-30,
+        -1e-30,
+        1e300,
+        f64::from_bits(1),
+    ];
+    let args = |p: f64, d: f64| {
+        vec![
+            Buffer::F64(vec![p]),
+            Buffer::F64(vec![d]),
+            Buffer::F64(vec![7.0]),
+            Buffer::F64(vec![7.0]),
+            Buffer::F32(vec![p as f32]),
+            Buffer::F32(vec![d as f32]),
+            Buffer::F32(vec![7.0]),
+            Buffer::F32(vec![7.0]),
+        ]
+    };
+    let bits = |bufs: &[Buffer]| -> Vec<u64> {
+        bufs.iter()
+            .map(|b| match b {
+                Buffer::F64(v) => v[0].to_bits(),
+                Buffer::F32(v) => u64::from(v[0].to_bits()),
+                other => panic!("unexpected buffer {other:?}"),
+            })
+            .collect()
+    };
+    for &p in &specials {
+        for &d in &specials {
+            let mut want = args(p, d);
+            adjit_ir::interp::Interpreter::new(&m)
+                .call(id, &mut want)
+                .unwrap();
+            for c in &compiled {
+                let mut got = args(p, d);
+                c.call(id, &mut got).unwrap();
+                assert_eq!(bits(&got), bits(&want), "p = {p:e}, d = {d:e}");
+            }
+        }
+    }
+}

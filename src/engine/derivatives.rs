@@ -423,7 +423,14 @@ impl Engine {
             sources: self.sources.clone(),
             module: Arc::new(module),
         };
-        let exec = self.executor_for(program.clone(), &[tproc])?;
+        // Tangents along the caller's directions are rarely zero.
+        let exec = Executor::for_entries(
+            program.clone(),
+            &self.options,
+            &self.globals,
+            Some(&[tproc]),
+            true,
+        )?;
         Ok(Tangent {
             writes: exec.written_by(&[tproc]),
             exec,

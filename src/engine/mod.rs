@@ -449,7 +449,7 @@ impl Engine {
     /// An executor of `program` that can run only `entries` (and what they
     /// call): the rest of the module is not compiled.
     fn executor_for(&self, program: Program, entries: &[ProcId]) -> Result<Executor, Error> {
-        Executor::for_entries(program, &self.options, &self.globals, Some(entries))
+        Executor::for_entries(program, &self.options, &self.globals, Some(entries), false)
     }
 
     /// A copy of the program's state: the values of its globals (module
@@ -624,16 +624,20 @@ impl Executor {
         options: &Options,
         root: &GlobalStore,
     ) -> Result<Executor, Error> {
-        Executor::for_entries(program, options, root, None)
+        Executor::for_entries(program, options, root, None, false)
     }
 
     /// Like [`Executor::new`]; with `entries`, natively compiles only those
     /// procedures and the ones they call (calling another is an error).
+    /// `dense_products` tells the JIT that the strong-zero products of the
+    /// code are rarely zero (tangent code: see
+    /// [`JitOptions::branch_on_zero_products`]).
     pub(crate) fn for_entries(
         program: Program,
         options: &Options,
         root: &GlobalStore,
         entries: Option<&[ProcId]>,
+        dense_products: bool,
     ) -> Result<Executor, Error> {
         let module = program.module.clone();
         let globals = state::store_for(root, &module.globals)?;
@@ -645,6 +649,7 @@ impl Executor {
                     inline: options.inline,
                     fixed_point_exits: options.fixed_point_exits,
                     compile_speed: options.compile_speed,
+                    branch_on_zero_products: dense_products,
                     ..JitOptions::default()
                 };
                 let compiled = match entries {
