@@ -816,7 +816,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     /// Creates the IR variable of an ALLOCATABLE local array: deferred
     /// shape only, unallocated at entry.
-    fn create_allocatable(
+    pub(super) fn create_allocatable(
         &mut self,
         name: &Name,
         attr: Span,
@@ -824,10 +824,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         d: &VarDecl,
     ) -> R<VarId> {
         let n = &name.text;
-        if d.global.is_some() || d.save {
+        if d.global.is_some() {
             return Err(self.err(
                 attr,
-                format!("unsupported Fortran: ALLOCATABLE `{n}` in a module, COMMON or with SAVE"),
+                format!("unsupported Fortran: ALLOCATABLE `{n}` in COMMON"),
             ));
         }
         if ti.ty == Type::Char {
@@ -1558,7 +1558,7 @@ pub(crate) fn global_for(
     if let Some(span) = d.allocatable {
         diags.push(Diagnostic::error(
             span,
-            format!("unsupported Fortran: ALLOCATABLE `{name}` in a module, COMMON or with SAVE"),
+            format!("unsupported Fortran: ALLOCATABLE `{name}` in COMMON"),
         ));
         return None;
     }
