@@ -2,7 +2,8 @@
 ! mask allocated by an init routine with sizes computed from n, used by a
 ! function of another module through USE (ONLY and rename), reallocated
 ! on assignment and by MOVE_ALLOC, deallocated and allocated again with
-! other bounds; ALLOCATED, SIZE, LBOUND and UBOUND of each.
+! other bounds, used by a procedure called through a generic interface;
+! ALLOCATED, SIZE, LBOUND and UBOUND of each.
 ! adjit-test: --entry alloc_module --set n=4 --set x=1.5
 ! adjit-test: --entry alloc_module --set n=6 --set x=-0.75
 module alloc_module_data
@@ -49,6 +50,9 @@ end module alloc_module_ops
 module alloc_module_energy
   use alloc_module_data, only: work => w, a
   implicit none
+  interface measure
+    module procedure energy
+  end interface measure
 contains
   double precision function energy(x)
     double precision, intent(in) :: x
@@ -75,7 +79,7 @@ subroutine alloc_module(n, x, y, info)
   double precision, intent(out) :: y(4)
   integer, intent(out) :: info(8)
   call init(n, x)
-  y(1) = energy(x)
+  y(1) = measure(x)
   info(1) = size(w)
   info(2) = lbound(w, 1)
   info(3) = count(mask)

@@ -74,9 +74,9 @@ impl PersistentAllocs {
 }
 
 impl Program<'_> {
-    /// The persistent ALLOCATABLE array the name `name` denotes in unit `u`
-    /// (its own scope, its hosts', its module's).
-    pub(crate) fn persistent_alloc(&self, u: usize, name: &str) -> Option<usize> {
+    /// The scopes a name of unit `u` is looked up in, innermost first: its
+    /// own, its hosts', its module's.
+    fn scope_chain(&self, u: usize) -> Vec<&Scope> {
         let mut scopes: Vec<&Scope> = Vec::new();
         let mut at = Some(u);
         while let Some(x) = at {
@@ -86,14 +86,33 @@ impl Program<'_> {
         if let Some(m) = self.units[u].module {
             scopes.push(&self.modules[m].1);
         }
-        for s in scopes {
-            match s.syms.get(name) {
-                Some(Sym::Var(d)) if d.allocatable.is_some() => return self.allocs.by_span(d.span),
-                Some(_) => return None,
-                None => {}
-            }
+        scopes
+    }
+
+    /// The persistent ALLOCATABLE array the name `name` denotes in unit `u`.
+    pub(crate) fn persistent_alloc(&self, u: usize, name: &str) -> Option<usize> {
+        match self.scope_chain(u).iter().find_map(|s| s.syms.get(name)) {
+            Some(Sym::Var(d)) if d.allocatable.is_some() => self.allocs.by_span(d.span),
+            _ => None,
         }
-        None
+    }
+
+    /// The procedures the name `name` may call from unit `u`: the
+    /// procedure of that name, or the specifics of a generic interface or
+    /// the procedure a renaming USE stands for.
+    fn named_procs(&self, u: usize, name: &str) -> Vec<usize> {
+        if let Some(c) = self.find_proc(u, name) {
+            return vec![c];
+        }
+        let targets: Vec<String> = match self.scope_chain(u).iter().find_map(|s| s.syms.get(name)) {
+            Some(Sym::Generic(specifics)) => specifics.clone(),
+            Some(Sym::ProcAlias(r)) => vec![r.clone()],
+            _ => Vec::new(),
+        };
+        targets
+            .iter()
+            .filter_map(|t| self.by_name.get(t).copied())
+            .collect()
     }
 }
 
@@ -151,9 +170,30 @@ pub(crate) fn analyse(prog: &mut Program) {
         for name in referenced_names(prog.units[u].ast) {
             if let Some(k) = prog.persistent_alloc(u, &name) {
                 needs[u].insert(k);
-            } else if let Some(c) = prog.find_proc(u, &name).filter(|&c| c != u) {
-                calls[u].insert(c);
-                named[c] = true;
+            } else {
+                for c in prog.named_procs(u, &name) {
+                    if c != u {
+                        calls[u].insert(c);
+                        named[c] = true;
+                    }
+                }
+            }
+        }
+    }
+    // The specifics of every generic interface (operators too, which no
+    // name reaches) are called from somewhere: never owners.
+    let scopes = prog.modules.iter().map(|m| &m.1);
+    for scope in scopes.chain(prog.units.iter().map(|u| &u.scope)) {
+        for sym in scope.syms.values() {
+            let targets: &[String] = match sym {
+                Sym::Generic(specifics) => specifics,
+                Sym::ProcAlias(r) => std::slice::from_ref(r),
+                _ => &[],
+            };
+            for t in targets {
+                if let Some(&c) = prog.by_name.get(t) {
+                    named[c] = true;
+                }
             }
         }
     }
@@ -240,23 +280,15 @@ impl Lowerer<'_, '_> {
     /// (its own scope, its hosts', its module's), sorted.
     fn local_names(&self, k: usize) -> Vec<String> {
         let prog = self.prog;
-        let mut out: Vec<String> = Vec::new();
-        let seen = |scope: &Scope, out: &mut Vec<String>| {
-            for name in scope.syms.keys() {
-                if !out.contains(name) && prog.persistent_alloc(self.unit, name) == Some(k) {
-                    out.push(name.clone());
-                }
-            }
-        };
-        let mut at = Some(self.unit);
-        while let Some(x) = at {
-            seen(&prog.units[x].scope, &mut out);
-            at = prog.units[x].host;
-        }
-        if let Some(m) = prog.units[self.unit].module {
-            seen(&prog.modules[m].1, &mut out);
-        }
+        let mut out: Vec<String> = prog
+            .scope_chain(self.unit)
+            .iter()
+            .flat_map(|s| s.syms.keys())
+            .filter(|name| prog.persistent_alloc(self.unit, name) == Some(k))
+            .cloned()
+            .collect();
         out.sort();
+        out.dedup();
         out
     }
 
@@ -299,7 +331,7 @@ impl Lowerer<'_, '_> {
                     return Err(self.err(
                         at,
                         format!(
-                            "unsupported Fortran: `{}` uses the ALLOCATABLE `{key}`, which a procedure called through a dummy procedure cannot be given",
+                            "unsupported Fortran: `{}` uses the module or SAVE ALLOCATABLE `{key}`, which this call cannot pass (through a dummy procedure or an operator)",
                             prog.units[unit].ast.name.text
                         ),
                     ))
