@@ -759,7 +759,7 @@ end subroutine f
 #[test]
 fn module_and_save_allocatables_differentiate() {
     let gradient = |x: &[f64]| x.iter().map(|&t| 20.0 * t + 3.0 * t * t).collect();
-    let bad = three_way(MODULE_ARRAYS, 0xa110c_5eed, 5, &gradient);
+    let bad = three_way(MODULE_ARRAYS, 0x0a11_0c5e, 5, &gradient);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
