@@ -696,8 +696,9 @@ fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f
 /// ALLOCATABLE module variables loaded, reallocated on assignment,
 /// deallocated, allocated again with other bounds by another procedure and
 /// moved by MOVE_ALLOC, read through a renamed USE; and a SAVE allocatable
-/// accumulator of a function called twice. With s2 = sum x^2, s3 = sum x^3:
-/// y = (s2 + s3) + 4 s2 + (s2 + 4 s2) = 10 s2 + s3.
+/// accumulator of a function called twice, and an array-valued function
+/// reading one. With s2 = sum x^2, s3 = sum x^3:
+/// y = (s2 + s3) + 4 s2 + 2 s2 + (s2 + 4 s2) = 12 s2 + s3.
 const MODULE_ARRAYS: &str = "
 module wdata
   implicit none
@@ -728,6 +729,11 @@ contains
     w = 2 * x
     call move_alloc(w, g)
   end subroutine reload
+  function gx(v) result(r)
+    double precision, intent(in) :: v(:)
+    double precision :: r(size(v))
+    r = v * g
+  end function gx
   double precision function accum(v)
     double precision, intent(in) :: v(:)
     double precision, allocatable, save :: acc(:)
@@ -751,6 +757,7 @@ subroutine f(n, x, y)
   call reload(n, x)
   if (allocated(w) .or. lbound(g, 1) /= 0) stop 1
   y = y + sum(g * g)
+  y = y + sum(gx(x))
   y = y + accum(x)
   y = y + accum(x)
 end subroutine f
@@ -758,7 +765,7 @@ end subroutine f
 
 #[test]
 fn module_and_save_allocatables_differentiate() {
-    let gradient = |x: &[f64]| x.iter().map(|&t| 20.0 * t + 3.0 * t * t).collect();
+    let gradient = |x: &[f64]| x.iter().map(|&t| 24.0 * t + 3.0 * t * t).collect();
     let bad = three_way(MODULE_ARRAYS, 0x0a11_0c5e, 5, &gradient);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -232,7 +232,7 @@ impl Lowerer<'_, '_> {
         }
         let owner = prog.allocs.owner[self.unit];
         let trailing = self.trailing_params();
-        let mut at = self.proc.params.len() - trailing;
+        let mut at = self.proc.params.len().saturating_sub(trailing);
         for &k in needs {
             let p = &prog.allocs.list[k];
             let names = self.local_names(k);
@@ -302,7 +302,7 @@ impl Lowerer<'_, '_> {
                 let rn = result.as_ref().unwrap_or(&u.ast.name);
                 match u.scope.struct_decl(&rn.text) {
                     Some(st) => st.leaves.len(),
-                    None => usize::from(self.proc.result.is_some()),
+                    None => 1,
                 }
             }
             _ => 0,
