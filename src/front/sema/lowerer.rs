@@ -1762,6 +1762,24 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
             step.iter().for_each(&mut *e);
         }
         StmtKind::DoWhile { cond, .. } => e(cond),
+        StmtKind::Allocate {
+            objects,
+            stat,
+            errmsg,
+            source,
+            mold,
+        } => objects
+            .iter()
+            .chain([stat, errmsg, source, mold].into_iter().flatten())
+            .for_each(&mut *e),
+        StmtKind::Deallocate {
+            objects,
+            stat,
+            errmsg,
+        } => objects
+            .iter()
+            .chain([stat, errmsg].into_iter().flatten())
+            .for_each(&mut *e),
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Associate { pairs, .. } => pairs.iter().for_each(|(_, x)| e(x)),
