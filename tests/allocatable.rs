@@ -692,3 +692,125 @@ fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f
         assert_eq!(args.scalar("s").unwrap(), ok.2);
     }
 }
+
+/// ALLOCATABLE module variables loaded, reallocated on assignment,
+/// deallocated, allocated again with other bounds by another procedure and
+/// moved by MOVE_ALLOC, read through a renamed USE; and a SAVE allocatable
+/// accumulator of a function called twice, and an array-valued function
+/// reading one. With s2 = sum x^2, s3 = sum x^3:
+/// y = (s2 + s3) + 4 s2 + 2 s2 + (s2 + 4 s2) = 12 s2 + s3.
+const MODULE_ARRAYS: &str = "
+module wdata
+  implicit none
+  double precision, allocatable :: w(:), g(:)
+end module wdata
+module wops
+  use wdata
+  implicit none
+contains
+  subroutine load(n, x)
+    integer, intent(in) :: n
+    double precision, intent(in) :: x(n)
+    allocate(w(n))
+    w = x
+  end subroutine load
+  subroutine square_all()
+    g = w ** 2
+  end subroutine square_all
+  double precision function total()
+    use wdata, only: v => w
+    total = sum(g) + sum(v ** 3)
+  end function total
+  subroutine reload(n, x)
+    integer, intent(in) :: n
+    double precision, intent(in) :: x(n)
+    deallocate(w)
+    allocate(w(0:n - 1))
+    w = 2 * x
+    call move_alloc(w, g)
+  end subroutine reload
+  function gx(v) result(r)
+    double precision, intent(in) :: v(:)
+    double precision :: r(size(v))
+    r = v * g
+  end function gx
+  double precision function accum(v)
+    double precision, intent(in) :: v(:)
+    double precision, allocatable, save :: acc(:)
+    if (.not. allocated(acc)) then
+      allocate(acc(size(v)))
+      acc = 0
+    end if
+    acc = acc + v
+    accum = sum(acc * acc)
+  end function accum
+end module wops
+subroutine f(n, x, y)
+  use wops
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  call load(n, x)
+  call square_all()
+  y = total()
+  call reload(n, x)
+  if (allocated(w) .or. lbound(g, 1) /= 0) stop 1
+  y = y + sum(g * g)
+  y = y + sum(gx(x))
+  y = y + accum(x)
+  y = y + accum(x)
+end subroutine f
+";
+
+#[test]
+fn module_and_save_allocatables_differentiate() {
+    let gradient = |x: &[f64]| x.iter().map(|&t| 24.0 * t + 3.0 * t * t).collect();
+    let bad = three_way(MODULE_ARRAYS, 0x0a11_0c5e, 5, &gradient);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A module ALLOCATABLE array referenced before any procedure allocated it
+/// is a located runtime error naming it; a procedure that takes module
+/// arrays from its callers cannot be called from outside.
+#[test]
+fn module_allocatable_misuse_is_located() {
+    let source = "module m
+  double precision, allocatable :: a(:)
+contains
+  subroutine g(k)
+    integer, intent(in) :: k
+    if (k == 1) a(1) = 1
+    if (k == 2) allocate(a(3))
+    if (k == 3) deallocate(a)
+  end subroutine g
+end module m
+subroutine f(n, k, s)
+  use m
+  integer, intent(in) :: n, k
+  double precision, intent(out) :: s
+  if (n > 0) allocate(a(n))
+  call g(k)
+  s = a(1)
+end subroutine f
+";
+    located_runtime_errors(
+        source,
+        &[
+            (0.0, 1.0, "e.f90:6:", "`a` is not allocated"),
+            (2.0, 2.0, "e.f90:7:", "`a` is already allocated"),
+            (2.0, 3.0, "e.f90:17:", "`a` is not allocated"),
+        ],
+        (0.0, 2.0, 0.0),
+    );
+    let e = Engine::from_sources(
+        &[("e.f90".to_string(), source.to_string())],
+        Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let g = e.procedure(Some("g")).unwrap();
+    let mut args = g.args();
+    args.set_scalar("k", 2.0).unwrap();
+    let err = g.call(&mut args).expect_err("g takes `a` from its callers");
+    assert!(err.message.contains("only a Fortran caller"), "{err}");
+}

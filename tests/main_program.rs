@@ -81,3 +81,50 @@ fn run_executes_the_main_program_with_stdin_and_stdout() {
     assert_ne!(code, 0);
     assert!(err.contains("demo.f:"), "{err}");
 }
+
+/// A main program owning an ALLOCATABLE module array that a module
+/// procedure allocates, and a SAVE allocatable of its own, both updated by
+/// an internal procedure called twice: the output is gfortran's.
+const PERSISTENT_ALLOCATABLES: &str = "module d
+  implicit none
+  real(8), allocatable :: w(:)
+end module d
+module ops
+  use d
+  implicit none
+contains
+  subroutine init(n)
+    integer, intent(in) :: n
+    integer :: i
+    allocate(w(n))
+    w = [(dble(i), i = 1, n)]
+  end subroutine init
+end module ops
+program main
+  use ops
+  implicit none
+  real(8), allocatable, save :: h(:)
+  call init(4)
+  call inner()
+  print *, sum(w), size(h)
+  call inner()
+  print *, sum(w), size(h), h
+contains
+  subroutine inner()
+    real(8) :: t
+    w = w * 2
+    if (.not. allocated(h)) allocate(h(0))
+    t = sum(w)
+    h = [h, t]
+  end subroutine inner
+end program main
+";
+
+#[test]
+fn main_program_owns_module_and_save_allocatables() {
+    let path = source_file("persistent_alloc.f90", PERSISTENT_ALLOCATABLES);
+    let (code, stdout, stderr) = adjit_with_input(&["run", &path], "");
+    assert_eq!(code, 0, "{stderr}");
+    let expected = "   20.000000000000000                1\n   40.000000000000000                2   20.000000000000000        40.000000000000000     \n";
+    assert_eq!(stdout, expected);
+}

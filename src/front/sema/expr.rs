@@ -884,6 +884,13 @@ impl Lowerer<'_, '_> {
             let target = self.prog.instances.borrow()[i].binding.get(k).cloned();
             if let Some(Target::Proc(j)) = target {
                 if prog.units[unit].own_dummies == 0 {
+                    if !self.persistent_alloc_args(unit, name.span)?.is_empty() {
+                        let what = &prog.units[unit].ast.name.text;
+                        return Err(self.err(
+                            name.span,
+                            format!("unsupported Fortran: `{what}` uses a module or SAVE ALLOCATABLE array and is called through a dummy procedure"),
+                        ));
+                    }
                     let group = self.env.get(k).cloned().unwrap_or_default();
                     out.extend(group.into_iter().map(CallArg::Var));
                     return Ok((out, Some(adjit_ir::ProcId(j as u32))));
@@ -926,6 +933,8 @@ impl Lowerer<'_, '_> {
             let v = self.var_of(&n)?;
             out.push(CallArg::Var(v));
         }
+        let persistent = self.persistent_alloc_args(unit, name.span)?;
+        out.extend(persistent.into_iter().map(CallArg::Var));
         // The environments of the procedures passed, then of the dummy
         // procedures of hosts a nested subprogram uses.
         let unit_ref = &prog.units[unit];

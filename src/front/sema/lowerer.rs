@@ -816,7 +816,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     /// Creates the IR variable of an ALLOCATABLE local array: deferred
     /// shape only, unallocated at entry.
-    fn create_allocatable(
+    pub(super) fn create_allocatable(
         &mut self,
         name: &Name,
         attr: Span,
@@ -824,10 +824,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         d: &VarDecl,
     ) -> R<VarId> {
         let n = &name.text;
-        if d.global.is_some() || d.save {
+        if d.global.is_some() {
             return Err(self.err(
                 attr,
-                format!("unsupported Fortran: ALLOCATABLE `{n}` in a module, COMMON or with SAVE"),
+                format!("unsupported Fortran: ALLOCATABLE `{n}` in COMMON"),
             ));
         }
         if ti.ty == Type::Char {
@@ -1570,7 +1570,7 @@ pub(crate) fn global_for(
     if let Some(span) = d.allocatable {
         diags.push(Diagnostic::error(
             span,
-            format!("unsupported Fortran: ALLOCATABLE `{name}` in a module, COMMON or with SAVE"),
+            format!("unsupported Fortran: ALLOCATABLE `{name}` in COMMON"),
         ));
         return None;
     }
@@ -1774,6 +1774,24 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
             step.iter().for_each(&mut *e);
         }
         StmtKind::DoWhile { cond, .. } => e(cond),
+        StmtKind::Allocate {
+            objects,
+            stat,
+            errmsg,
+            source,
+            mold,
+        } => objects
+            .iter()
+            .chain([stat, errmsg, source, mold].into_iter().flatten())
+            .for_each(&mut *e),
+        StmtKind::Deallocate {
+            objects,
+            stat,
+            errmsg,
+        } => objects
+            .iter()
+            .chain([stat, errmsg].into_iter().flatten())
+            .for_each(&mut *e),
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
         StmtKind::Associate { pairs, .. } => pairs.iter().for_each(|(_, x)| e(x)),

@@ -62,6 +62,7 @@ mod intrinsics;
 mod io;
 mod lowerer;
 mod masked;
+mod module_alloc;
 mod operators;
 mod optional_proc;
 mod reductions;
@@ -132,6 +133,7 @@ pub fn compile_with<'a>(
         sigs: Vec::new(),
         instances: RefCell::new(Vec::new()),
         map,
+        allocs: Default::default(),
     };
     for file in files {
         for unit in &file.units {
@@ -191,6 +193,7 @@ pub fn compile_with<'a>(
     };
     common::lay_out(&mut prog, &mut out);
     dummy::infer_passed_procedures(&mut prog);
+    module_alloc::analyse(&mut prog);
     compute_host_vars(&mut prog);
     compute_captured(&mut prog);
     // Declare every procedure's parameters, so that calls can be checked.
@@ -204,6 +207,7 @@ pub fn compile_with<'a>(
         procs.push(out.maybe_with_diags(sink, |out| {
             let mut l = Lowerer::new(&prog, out, u, None);
             l.declare_params();
+            l.declare_persistent_allocs();
             l.finish_declaration()
         }));
     }
@@ -340,6 +344,8 @@ pub(crate) struct Program<'a> {
     pub instances: RefCell<Vec<Instance>>,
     /// The source text, to locate what the syntax tree does not (labels).
     pub map: &'a SourceMap,
+    /// ALLOCATABLE module variables and SAVE allocatable locals.
+    pub allocs: module_alloc::PersistentAllocs,
 }
 
 /// One procedure to lower.
@@ -798,7 +804,9 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
         let mut names: Vec<String> = scope
             .syms
             .iter()
-            .filter(|(_, s)| matches!(s, Sym::Var(v) if v.global.is_none()))
+            .filter(
+                |(_, s)| matches!(s, Sym::Var(v) if v.global.is_none() && v.allocatable.is_none()),
+            )
             .map(|(n, _)| n.clone())
             .collect();
         names.sort();
@@ -919,6 +927,8 @@ fn compute_host_vars(prog: &mut Program) {
         refs[u] = names;
         let mut seen = lowerer::host_variable_names(&prog.units[h]);
         seen.extend(visible[h].iter().cloned());
+        // Persistent ALLOCATABLE arrays are passed by descriptor instead.
+        seen.retain(|name| prog.persistent_alloc(h, name).is_none());
         visible[u] = seen;
     }
     let mut uses: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];

@@ -5,7 +5,8 @@
 //! `h(0:n+1)` or by assignment from an array of `n` elements), then
 //! updated whole, grown and shrunk by reallocation on assignment,
 //! deallocated and allocated again with other bounds, passed to callees,
-//! and released at return.
+//! and released at return. A third of them are SAVE allocatables,
+//! released at entry when a previous call left them allocated.
 //!
 //! Invariant kept by every statement (so that any subset the reducer leaves
 //! is still valid): while the procedure runs, `h` is allocated, covers the
@@ -44,7 +45,19 @@ impl Gen<'_> {
         if !scope.has_n || !self.rng.chance(50) {
             return;
         }
-        head.push(format!("  double precision, allocatable :: {NAME}(:)"));
+        // A third of them are SAVE allocatables (kept between calls,
+        // passed by descriptor from the entry): released at entry, so the
+        // procedure computes what a local would.
+        if self.rng.below(3) == 0 {
+            head.push(format!(
+                "  double precision, allocatable, save :: {NAME}(:)"
+            ));
+            init.push(Stmt::Keep(format!(
+                "if (allocated({NAME})) deallocate({NAME})"
+            )));
+        } else {
+            head.push(format!("  double precision, allocatable :: {NAME}(:)"));
+        }
         // Loop indices of earlier initialisations are past their ranges.
         let mut reads = reads.clone();
         reads.indices.retain(|i| i == "1" || i == "n");

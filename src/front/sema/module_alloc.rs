@@ -1,0 +1,343 @@
+//! ALLOCATABLE module variables and SAVE allocatable locals: arrays whose
+//! allocation outlives one activation of the procedures that use them.
+//!
+//! Such an array is not a [`adjit_ir::Global`] (globals have constant
+//! bounds): it is an ALLOCATABLE array owned by the outermost procedures
+//! that use it, and passed by descriptor
+//! ([`adjit_ir::Storage::AllocatableParam`]) to every procedure that uses it
+//! directly or through the procedures it calls. So ALLOCATE, DEALLOCATE,
+//! MOVE_ALLOC and reallocation on assignment in one procedure are seen by
+//! every other, the derivative code allocates the derivative array with
+//! the primal one, and the adjoint's reverse sweep sees the storage the
+//! forward sweep had (as for any ALLOCATABLE array passed by descriptor,
+//! see [`super::alloc_param`]).
+//!
+//! * The *owner* of an array is a procedure that uses it (directly or
+//!   through calls) and that no procedure of the program names: the main
+//!   PROGRAM, or a procedure called from outside only. The array is an
+//!   ALLOCATABLE local of the owner ([`adjit_ir::Storage::Allocatable`]):
+//!   unallocated when the owner starts, released when it returns. A main
+//!   program runs once, so there this is exactly Fortran's lifetime; a
+//!   procedure called from outside (through the API) starts each call with
+//!   the array unallocated.
+//! * Every other procedure that uses it takes it as a hidden parameter,
+//!   after its host variables and before the function result; callers
+//!   pass their own. A procedure called through a dummy procedure cannot
+//!   be given it (a located error).
+//!
+//! The procedures a procedure calls are found by name (CALL statements and
+//! function references), as for host association.
+
+use super::lowerer::{referenced_names, Lowerer};
+use super::scope::{Scope, Sym, TypeInfo, VarDecl};
+use super::Program;
+use adjit_ir::{Span, Storage, VarId};
+use std::collections::BTreeSet;
+
+/// One ALLOCATABLE array whose allocation persists: a module variable or a
+/// SAVE allocatable local.
+#[derive(Clone, Debug)]
+pub(crate) struct Persistent {
+    /// `module::var` or `proc::var`: the key callers and callees share.
+    pub name: String,
+    /// The declaration (its span identifies the array in every scope that
+    /// sees it, under any local name).
+    pub decl: VarDecl,
+    /// Its type.
+    pub ty: Option<TypeInfo>,
+}
+
+/// The persistent ALLOCATABLE arrays of a program and who uses them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PersistentAllocs {
+    /// Every array, in declaration order (modules, then procedures).
+    pub list: Vec<Persistent>,
+    /// By unit: the arrays (indices in `list`) it uses directly or through
+    /// the procedures it calls, in increasing order.
+    pub needs: Vec<Vec<usize>>,
+    /// By unit: whether it owns its arrays (nothing in the program names
+    /// it) rather than taking them as parameters.
+    pub owner: Vec<bool>,
+}
+
+/// Whether the declaration `d` of a procedure's scope is a SAVE
+/// allocatable local (explicit SAVE, or a SAVE statement without a list).
+fn saved_allocatable(scope: &Scope, d: &VarDecl) -> bool {
+    d.allocatable.is_some() && d.arg.is_none() && d.global.is_none() && (d.save || scope.save_all)
+}
+
+impl PersistentAllocs {
+    /// The index of the persistent array declared at `span`.
+    fn by_span(&self, span: Span) -> Option<usize> {
+        self.list.iter().position(|p| p.decl.span == span)
+    }
+}
+
+impl Program<'_> {
+    /// The scopes a name of unit `u` is looked up in, innermost first: its
+    /// own, its hosts', its module's.
+    fn scope_chain(&self, u: usize) -> Vec<&Scope> {
+        let mut scopes: Vec<&Scope> = Vec::new();
+        let mut at = Some(u);
+        while let Some(x) = at {
+            scopes.push(&self.units[x].scope);
+            at = self.units[x].host;
+        }
+        if let Some(m) = self.units[u].module {
+            scopes.push(&self.modules[m].1);
+        }
+        scopes
+    }
+
+    /// The persistent ALLOCATABLE array the name `name` denotes in unit `u`.
+    pub(crate) fn persistent_alloc(&self, u: usize, name: &str) -> Option<usize> {
+        match self.scope_chain(u).iter().find_map(|s| s.syms.get(name)) {
+            Some(Sym::Var(d)) if d.allocatable.is_some() => self.allocs.by_span(d.span),
+            _ => None,
+        }
+    }
+
+    /// The procedures the name `name` may call from unit `u`: the
+    /// procedure of that name, or the specifics of a generic interface or
+    /// the procedure a renaming USE stands for.
+    fn named_procs(&self, u: usize, name: &str) -> Vec<usize> {
+        if let Some(c) = self.find_proc(u, name) {
+            return vec![c];
+        }
+        let targets: Vec<String> = match self.scope_chain(u).iter().find_map(|s| s.syms.get(name)) {
+            Some(Sym::Generic(specifics)) => specifics.clone(),
+            Some(Sym::ProcAlias(r)) => vec![r.clone()],
+            _ => Vec::new(),
+        };
+        targets
+            .iter()
+            .filter_map(|t| self.by_name.get(t).copied())
+            .collect()
+    }
+}
+
+/// Finds the persistent ALLOCATABLE arrays of the program, the units that
+/// use each (directly or through calls) and the units that own them.
+pub(crate) fn analyse(prog: &mut Program) {
+    let mut list = Vec::new();
+    for (module, scope) in &prog.modules {
+        let mut names: Vec<(&String, &VarDecl)> = scope
+            .syms
+            .iter()
+            .filter_map(|(n, s)| match s {
+                Sym::Var(d) if d.allocatable.is_some() && d.global.is_none() => Some((n, d)),
+                _ => None,
+            })
+            .collect();
+        names.sort_by_key(|(_, d)| (d.span.line, d.span.col));
+        for (n, d) in names {
+            if list.iter().any(|p: &Persistent| p.decl.span == d.span) {
+                continue; // used from another module
+            }
+            list.push(Persistent {
+                name: format!("{module}::{n}"),
+                decl: d.clone(),
+                ty: d.ty.clone().or_else(|| scope.implicit_type(n)),
+            });
+        }
+    }
+    for u in &prog.units {
+        let mut names: Vec<(&String, &VarDecl)> = u
+            .scope
+            .syms
+            .iter()
+            .filter_map(|(n, s)| match s {
+                Sym::Var(d) if saved_allocatable(&u.scope, d) => Some((n, d)),
+                _ => None,
+            })
+            .filter(|(_, d)| !list.iter().any(|p: &Persistent| p.decl.span == d.span))
+            .collect();
+        names.sort_by_key(|(_, d)| (d.span.line, d.span.col));
+        for (n, d) in names {
+            list.push(Persistent {
+                name: format!("{}::{n}", u.ir_name),
+                decl: d.clone(),
+                ty: d.ty.clone().or_else(|| u.scope.implicit_type(n)),
+            });
+        }
+    }
+    prog.allocs.list = list;
+    let n = prog.units.len();
+    let mut needs: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+    let mut calls: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+    let mut named = vec![false; n];
+    for u in 0..n {
+        for name in referenced_names(prog.units[u].ast) {
+            if let Some(k) = prog.persistent_alloc(u, &name) {
+                needs[u].insert(k);
+            } else {
+                for c in prog.named_procs(u, &name) {
+                    if c != u {
+                        calls[u].insert(c);
+                        named[c] = true;
+                    }
+                }
+            }
+        }
+    }
+    // The specifics of every generic interface (operators too, which no
+    // name reaches) are called from somewhere: never owners.
+    let scopes = prog.modules.iter().map(|m| &m.1);
+    for scope in scopes.chain(prog.units.iter().map(|u| &u.scope)) {
+        for sym in scope.syms.values() {
+            let targets: &[String] = match sym {
+                Sym::Generic(specifics) => specifics,
+                Sym::ProcAlias(r) => std::slice::from_ref(r),
+                _ => &[],
+            };
+            for t in targets {
+                if let Some(&c) = prog.by_name.get(t) {
+                    named[c] = true;
+                }
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for u in 0..n {
+            let more: Vec<usize> = calls[u]
+                .iter()
+                .flat_map(|&c| needs[c].iter().copied())
+                .filter(|k| !needs[u].contains(k))
+                .collect();
+            if !more.is_empty() {
+                needs[u].extend(more);
+                changed = true;
+            }
+        }
+    }
+    prog.allocs.needs = needs.into_iter().map(|s| s.into_iter().collect()).collect();
+    prog.allocs.owner = named.into_iter().map(|x| !x).collect();
+}
+
+impl Lowerer<'_, '_> {
+    /// Declares the persistent ALLOCATABLE arrays this procedure uses: its
+    /// own locals when it owns them, else parameters passed by descriptor
+    /// (after the host variables, before the function result). Each is
+    /// known by its key (`module::var`) and by the names this procedure
+    /// sees it under.
+    pub(super) fn declare_persistent_allocs(&mut self) {
+        let prog = self.prog;
+        let Some(needs) = prog.allocs.needs.get(self.unit) else {
+            return;
+        };
+        if needs.is_empty() {
+            return;
+        }
+        let owner = prog.allocs.owner[self.unit];
+        let trailing = self.trailing_params();
+        let mut at = self.proc.params.len().saturating_sub(trailing);
+        for &k in needs {
+            let p = &prog.allocs.list[k];
+            let names = self.local_names(k);
+            let local = names
+                .first()
+                .cloned()
+                .unwrap_or_else(|| format!("_{}", p.name.replace("::", "_")));
+            let Some(ti) = p.ty.clone() else {
+                self.err(
+                    p.decl.span,
+                    format!(
+                        "variable `{}` has no type (IMPLICIT NONE is in effect)",
+                        p.name
+                    ),
+                );
+                continue;
+            };
+            let Some(span) = p.decl.allocatable else {
+                continue;
+            };
+            let name = super::super::ast::Name {
+                text: local,
+                span: p.decl.span,
+            };
+            let Ok(v) = self.create_allocatable(&name, span, &ti, &p.decl) else {
+                continue;
+            };
+            if !owner {
+                self.proc.vars[v.index()].storage = Storage::AllocatableParam(at as u32);
+                self.proc.params.insert(at, v);
+                at += 1;
+            }
+            for n in names {
+                self.vars.insert(n, v);
+            }
+            self.vars.insert(p.name.clone(), v);
+        }
+        for (pos, &v) in self.proc.params.clone().iter().enumerate() {
+            let var = &mut self.proc.vars[v.index()];
+            var.storage = var.storage.as_param(pos as u32);
+        }
+    }
+
+    /// The names under which this procedure sees the persistent array `k`
+    /// (its own scope, its hosts', its module's), sorted.
+    fn local_names(&self, k: usize) -> Vec<String> {
+        let prog = self.prog;
+        let mut out: Vec<String> = prog
+            .scope_chain(self.unit)
+            .iter()
+            .flat_map(|s| s.syms.keys())
+            .filter(|name| prog.persistent_alloc(self.unit, name) == Some(k))
+            .cloned()
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The parameters after the ones this procedure declares for its
+    /// persistent arrays: the function result, or a structure result's
+    /// components.
+    fn trailing_params(&self) -> usize {
+        let u = self.u();
+        match &u.ast.kind {
+            super::super::ast::ProcKind::Function { result, .. } => {
+                let rn = result.as_ref().unwrap_or(&u.ast.name);
+                match u.scope.struct_decl(&rn.text) {
+                    Some(st) => st.leaves.len(),
+                    None => 1,
+                }
+            }
+            _ => 0,
+        }
+    }
+
+    /// The arguments a call passes for the persistent arrays of the callee
+    /// `unit` (none for an owner): this procedure's own, by key. A located
+    /// error when this procedure does not have one (a call through a dummy
+    /// procedure).
+    pub(super) fn persistent_alloc_args(
+        &mut self,
+        unit: usize,
+        at: Span,
+    ) -> super::lowerer::R<Vec<VarId>> {
+        let prog = self.prog;
+        if prog.allocs.owner.get(unit).copied().unwrap_or(true) {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for &k in &prog.allocs.needs[unit] {
+            let key = &prog.allocs.list[k].name;
+            match self.vars.get(key) {
+                Some(&v) => out.push(v),
+                None => {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "unsupported Fortran: `{}` uses the module or SAVE ALLOCATABLE `{key}`, which this call cannot pass (through a dummy procedure or an operator)",
+                            prog.units[unit].ast.name.text
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
