@@ -114,7 +114,7 @@ fn options_of_run_time_length_steer_the_derivative() {
 /// Comparisons and SELECT CASE (values and ranges) of `//` with parts of
 /// run-time length, ADJUSTR of a `character(len=*)` dummy and a function
 /// result of run-time length, blank-padded as Fortran compares, also
-/// when empty; LEN of a function reference of run-time length. The
+/// when blank; LEN of a function reference of run-time length. The
 /// interpreter and the JIT give gfortran's values (printed by gfortran
 /// for this source).
 #[test]
@@ -155,7 +155,7 @@ end subroutine g
         for (text, n, expected) in [
             ("ab  ", 2, 8363),
             (" ab", 0, 6455),
-            ("", 3, 455),
+            (" ", 3, 2455),
             ("a", 0, 2255),
             ("zz", 1, 4423),
         ] {

@@ -607,6 +607,17 @@ impl Lowerer<'_, '_> {
                 Type::I32,
             ));
         }
+        if super::char_expr::is_concat(bare) {
+            // The sum of the parts' lengths (no need to build the value).
+            let mut total = self.int(0, Type::I32);
+            for part in super::char_expr::concat_parts(bare) {
+                let Operand::Num(n, _) = self.len_of(part)? else {
+                    return Err(self.err(part.span, "LEN of a non-character value"));
+                };
+                total = self.val(Inst::Binary(BinaryOp::Add, total, n), Type::I32);
+            }
+            return Ok(Operand::Num(total, Type::I32));
+        }
         let r = self.char_operand(x, "len")?;
         let len = match self.char_len_of(&r) {
             Some(n) => self.int(n, Type::I32),
