@@ -30,7 +30,7 @@ const TOLERANCE: f64 = 1e-13;
 
 /// Derivatives the back end refuses with a located error (each a construct
 /// README lists as not emitted): the count may shrink, never grow.
-const MAX_SKIPS: usize = 2;
+const MAX_SKIPS: usize = 0;
 
 /// The argument buffers of a derivative procedure: the primal values for
 /// the original parameters and deterministic seeds for each derivative.

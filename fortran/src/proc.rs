@@ -112,6 +112,9 @@ struct Printer<'c, 'a> {
     /// One-element arrays standing for scalars passed to array dummies:
     /// array name -> (scalar name, type).
     one_element: BTreeMap<String, (String, Type)>,
+    /// Allocatable arrays standing for derivative elements passed to
+    /// dummies that may overlap (see [`derivatives_may_overlap`]).
+    part_arrays: BTreeMap<String, Type>,
     /// The element count of each assumed-size dummy that has one (see
     /// `Context::sized_params`), by dummy: a hidden argument, or for an
     /// entry the local name of a sizes-module variable.
@@ -186,6 +189,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             sizes: BTreeMap::new(),
             entry_sizes: Vec::new(),
             one_element: BTreeMap::new(),
+            part_arrays: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -1092,6 +1096,19 @@ impl<'c, 'a> Printer<'c, 'a> {
         array
     }
 
+    /// The allocatable array `<name>_part` that stands for a derivative
+    /// element passed to a dummy that may overlap another written one.
+    /// One array serves every call (each allocates and frees it).
+    fn part_array(&mut self, name: &str, ty: Type) -> String {
+        let base = format!("{name}_part");
+        if self.part_arrays.contains_key(&base) {
+            return base;
+        }
+        let array = self.fresh(&base);
+        self.part_arrays.insert(array.clone(), ty);
+        array
+    }
+
     fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
         let subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
         if let Some((array, rank, component)) = self.struct_arrays.get(&x) {
@@ -1219,25 +1236,26 @@ impl<'c, 'a> Printer<'c, 'a> {
             after.push(format!("{actual} = {actual} + {temp}"));
             replaced.insert(j, temp);
         }
-        if let Some((i, j)) = derivatives_may_overlap(args, callee, same_element) {
-            let (CallArg::Elem(x, _), CallArg::Elem(y, _)) = (&args[i - 1], &args[i]) else {
+        if let Some((_, j)) = derivatives_may_overlap(args, callee, same_element) {
+            // The two written derivative elements may overlap: the second
+            // goes through a zeroed array covering the elements from it to
+            // the end of its array (all that the callee may touch), added
+            // back element by element after the call.
+            let CallArg::Elem(y, idx) = &args[j] else {
                 unreachable!("derivatives_may_overlap pairs elements")
             };
-            return Err(self.err(
-                format!(
-                    "elements of `{}` passed to dummies `{}` and `{}` of `{}`, which writes \
-                     both: the call reads the same array `{}` through `{}` and `{}`, so the \
-                     elements may overlap (Fortran forbids writing through aliased dummies)",
-                    self.proc.var(*y).name,
-                    callee.var(callee.params[i]).name,
-                    callee.var(callee.params[j]).name,
-                    callee.name,
-                    self.proc.var(*x).name,
-                    callee.var(callee.params[i - 1]).name,
-                    callee.var(callee.params[j - 1]).name,
-                ),
-                span,
+            let ty = self.proc.var(*y).ty;
+            let count = self.actual_size(&args[j], exprs, span)?;
+            let actual = self.element(*y, idx, exprs);
+            let part = self.part_array(&ident(&self.proc.var(*y).name), ty);
+            before.push(format!("allocate({part}(max(0_8, {count})))"));
+            before.push(format!("{part} = {}", literal(Const::Int(0), ty).text));
+            after.push(format!(
+                "call {}({actual}, {part}, size({part}, kind=8))",
+                expr::add_elements_name(ty)
             ));
+            after.push(format!("deallocate({part})"));
+            replaced.insert(j, part);
         }
         let mut texts = Vec::new();
         for (i, a) in args.iter().enumerate() {
@@ -1731,6 +1749,12 @@ impl<'c, 'a> Printer<'c, 'a> {
         for (name, (_, ty)) in &self.one_element {
             decls.push(format!("  {} :: {name}(1)", expr::type_name(*ty)));
         }
+        for (name, ty) in &self.part_arrays {
+            decls.push(format!(
+                "  {}, allocatable :: {name}(:)",
+                expr::type_name(*ty)
+            ));
+        }
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
             wrap_line(l, &mut text);
@@ -1908,8 +1932,11 @@ fn aliased_and_written(
 /// primal elements, which Fortran lets overlap (`ddot(n, a(1, j), a(1, 1))`
 /// with `j = 1`), so the derivative elements may overlap too, and the
 /// callee writing both is aliasing that Fortran forbids. (Where the
-/// original wrote one of them, Fortran kept them apart.)
-fn derivatives_may_overlap(
+/// original wrote one of them, Fortran kept them apart.) The caller passes
+/// the second through a zeroed array and adds it back after the call, so
+/// it needs the element count from that element to the end of its array
+/// (see `Context::sized_params`).
+pub(crate) fn derivatives_may_overlap(
     args: &[CallArg],
     callee: &Proc,
     same_element: impl Fn(&[Value], &[Value]) -> bool,
