@@ -232,24 +232,25 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   integer(4) :: parmax
   real(8) :: h
   integer(4) :: i
-  integer(4) :: t_step1
-  integer(4) :: t_ad_spill11
-  integer(4) :: t_ad_spill15
-  integer(8) :: t_ad_trips2
+  integer(4) :: step1
+  integer(4) :: spill11
+  integer(4) :: spill15
+  integer(8) :: trips2
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
   real(8) :: f(dim_v)
   real(8) :: x_b(dim_v)
   real(8) :: prm_b(parmax)
   real(8) :: f_b(dim_v)
-  integer(4) :: tmp
+  integer(4) :: dim_v_m_1
+  integer(4) :: i_m_1
   ! Locals start at zero.
   h = 0.0d0
   i = 0_4
-  t_step1 = 0_4
-  t_ad_spill11 = 0_4
-  t_ad_spill15 = 0_4
-  t_ad_trips2 = 0_8
+  step1 = 0_4
+  spill11 = 0_4
+  spill15 = 0_4
+  trips2 = 0_8
   ! 18: h = 2.0/(dim+1)
   h = real(2.0e0 / real(dim_v + 1_4, 4), 8)
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
@@ -258,27 +259,27 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
   f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
   ! 22: do 1 i=2,dim-1
-  t_ad_spill15 = dim_v
-  t_ad_spill11 = 1_4
-  t_step1 = t_ad_spill11
-  t_ad_trips2 = 0_8
-  do i = 2_4, t_ad_spill15 - t_ad_spill11
+  spill15 = dim_v
+  spill11 = 1_4
+  step1 = spill11
+  trips2 = 0_8
+  do i = 2_4, spill15 - spill11
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp = i - 1_4
-    f(tmp) = f(tmp) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    i_m_1 = i - 1_4
+    f(i_m_1) = f(i_m_1) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
     f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * exp(x(i) / (1.0d0 + &
         prm(2_4) * x(i)))
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
     ! 22: do 1 i=2,dim-1
-    t_ad_trips2 = int(int(t_ad_trips2, 16) + 1_8, 8)
+    trips2 = trips2 + 1_8
   end do
-  call adjit_push_control(t_ad_trips2)
+  call adjit_push_control(trips2)
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  tmp = dim_v - 1_4
-  f(tmp) = f(tmp) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * exp(x(dim_v) / (1.0d0 + prm(2_4) * &
-      x(dim_v)))
+  dim_v_m_1 = dim_v - 1_4
+  f(dim_v_m_1) = f(dim_v_m_1) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * exp(x(dim_v) / (1.0d0 + &
+      prm(2_4) * x(dim_v)))
   ! 30: F(dim) = F(dim)-2*x(dim)
   f(dim_v) = f(dim_v) - 2.0d0 * x(dim_v)
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
@@ -287,7 +288,7 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   call adjit_push_value(h)
   call adjit_push_int(int(i, 8))
-  call adjit_push_int(int(t_step1, 8))
+  call adjit_push_int(int(step1, 8))
 end subroutine bratu_fwd
 
 subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
@@ -297,79 +298,87 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   integer(4) :: parmax
   real(8) :: h
   integer(4) :: i
-  integer(4) :: t_step1
-  integer(8) :: t_ad_trips2
+  integer(4) :: step1
+  integer(8) :: trips2
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
   real(8) :: f(dim_v)
   real(8) :: x_b(dim_v)
   real(8) :: prm_b(parmax)
   real(8) :: f_b(dim_v)
+  real(8) :: denom
+  real(8) :: denom2
+  integer(4) :: dim_v_m_1
+  real(8) :: exp_arg
+  real(8) :: exp_arg2
+  real(8) :: exp_arg3
+  real(8) :: exp_val
+  real(8) :: exp_val2
+  real(8) :: exp_val3
+  real(8) :: f_b_part
+  real(8) :: f_b_part10
+  real(8) :: f_b_part11
+  real(8) :: f_b_part12
+  real(8) :: f_b_part2
+  real(8) :: f_b_part3
+  real(8) :: f_b_part4
+  real(8) :: f_b_part5
+  real(8) :: f_b_part6
+  real(8) :: f_b_part7
+  real(8) :: f_b_part8
+  real(8) :: f_b_part9
   real(8) :: f_b_val
   real(8) :: f_b_val2
   real(8) :: f_b_val3
-  real(8) :: tmp
-  real(8) :: tmp10
-  real(8) :: tmp11
-  real(8) :: tmp12
-  integer(4) :: tmp13
-  real(8) :: tmp14
-  real(8) :: tmp15
-  real(8) :: tmp16
-  real(8) :: tmp17
-  real(8) :: tmp18
-  real(8) :: tmp19
-  real(8) :: tmp2
-  real(8) :: tmp20
-  real(8) :: tmp21
-  real(8) :: tmp22
-  real(8) :: tmp23
-  real(8) :: tmp24
-  integer(4) :: tmp25
-  real(8) :: tmp26
-  real(8) :: tmp27
-  real(8) :: tmp28
-  real(8) :: tmp29
-  real(8) :: tmp3
-  real(8) :: tmp30
-  real(8) :: tmp31
-  real(8) :: tmp32
-  real(8) :: tmp33
-  real(8) :: tmp34
-  real(8) :: tmp35
-  real(8) :: tmp4
-  real(8) :: tmp5
-  real(8) :: tmp6
-  real(8) :: tmp7
-  real(8) :: tmp8
-  real(8) :: tmp9
+  real(8) :: h_x_h
+  real(8) :: h_x_h2
+  real(8) :: h_x_h3
+  integer(4) :: i_m_1
+  integer(4) :: i_p_1
+  real(8) :: neg
+  real(8) :: neg2
+  real(8) :: neg3
+  real(8) :: quot
+  real(8) :: quot2
+  real(8) :: quot3
+  real(8) :: quot4
+  real(8) :: quot5
+  real(8) :: quot6
+  real(8) :: total
+  real(8) :: v_1_p_prm_2_x_x_1
+  real(8) :: v_1_p_prm_2_x_x_12
+  real(8) :: v_1_p_prm_2_x_x_i
+  real(8) :: v_1_p_prm_2_x_x_i2
+  real(8) :: v_1_p_prm_2_x_x_i3
   ! Locals start at zero.
   h = 0.0d0
   i = 0_4
-  t_ad_trips2 = 0_8
+  trips2 = 0_8
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
-  t_step1 = int(adjit_pop_int(), 4)
+  step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  tmp = h * h
-  tmp2 = tmp * prm(1_4) / 1.2d1
-  tmp3 = 1.0d0 + prm(2_4) * x(dim_v)
-  tmp4 = x(dim_v) / tmp3
-  tmp5 = exp(tmp4)
-  tmp6 = 1.0d0 + 1.0d1 * tmp5
+  h_x_h = h * h
+  quot = h_x_h * prm(1_4) / 1.2d1
+  denom = 1.0d0 + prm(2_4) * x(dim_v)
+  exp_arg = x(dim_v) / denom
+  exp_val = exp(exp_arg)
+  total = 1.0d0 + 1.0d1 * exp_val
   f_b_val = f_b(dim_v)
   f_b(dim_v) = 0.0d0
-  tmp7 = 1.0d1 * merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp8 = merge(0.0d0, tmp5 * tmp7, tmp7 == 0.0d0 .or. tmp5 == 0.0d0)
-  tmp9 = 1.0d0 / tmp3
-  tmp10 = -tmp4 / tmp3
-  tmp11 = merge(0.0d0, tmp10 * tmp8, tmp8 == 0.0d0 .or. tmp10 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp11, tmp11 == 0.0d0 .or. x(dim_v) == 0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp9 * tmp8, tmp8 == 0.0d0 .or. tmp9 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp11, tmp11 == 0.0d0 .or. prm(2_4) == 0.0d0))
-  tmp12 = 8.333333333333333d-2 * merge(0.0d0, tmp6 * f_b_val, f_b_val == 0.0d0 .or. tmp6 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp12, tmp12 == 0.0d0 .or. tmp == 0.0d0)
+  f_b_part = 1.0d1 * merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
+  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+  quot2 = 1.0d0 / denom
+  neg = -exp_arg / denom
+  f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part3, f_b_part3 == 0.0d0 .or. x(dim_v) == &
+      0.0d0)
+  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == 0.0d0) &
+      + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
+  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, total * f_b_val, f_b_val == 0.0d0 .or. total == &
+      0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
   f_b(dim_v) = f_b(dim_v) + f_b_val
   ! 30: F(dim) = F(dim)-2*x(dim)
   f_b_val2 = f_b(dim_v)
@@ -377,128 +386,139 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b_val2)
   f_b(dim_v) = f_b(dim_v) + f_b_val2
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  tmp13 = dim_v - 1_4
-  tmp14 = h * h
-  tmp15 = tmp14 * prm(1_4) / 1.2d1
-  tmp16 = 1.0d0 + prm(2_4) * x(dim_v)
-  tmp17 = x(dim_v) / tmp16
-  tmp18 = exp(tmp17)
-  f_b_val3 = f_b(tmp13)
-  f_b(tmp13) = 0.0d0
-  tmp19 = merge(0.0d0, tmp15 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp15 == 0.0d0)
-  tmp20 = merge(0.0d0, tmp18 * tmp19, tmp19 == 0.0d0 .or. tmp18 == 0.0d0)
-  tmp21 = 1.0d0 / tmp16
-  tmp22 = -tmp17 / tmp16
-  tmp23 = merge(0.0d0, tmp22 * tmp20, tmp20 == 0.0d0 .or. tmp22 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp23, tmp23 == 0.0d0 .or. x(dim_v) == 0.0d0)
-  tmp24 = 8.333333333333333d-2 * merge(0.0d0, tmp18 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp18 == &
+  dim_v_m_1 = dim_v - 1_4
+  h_x_h2 = h * h
+  quot3 = h_x_h2 * prm(1_4) / 1.2d1
+  denom2 = 1.0d0 + prm(2_4) * x(dim_v)
+  exp_arg2 = x(dim_v) / denom2
+  exp_val2 = exp(exp_arg2)
+  f_b_val3 = f_b(dim_v_m_1)
+  f_b(dim_v_m_1) = 0.0d0
+  f_b_part5 = merge(0.0d0, quot3 * f_b_val3, f_b_val3 == 0.0d0 .or. quot3 == 0.0d0)
+  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+  quot4 = 1.0d0 / denom2
+  neg2 = -exp_arg2 / denom2
+  f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part7, f_b_part7 == 0.0d0 .or. x(dim_v) == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp14 * tmp24, tmp24 == 0.0d0 .or. tmp14 == 0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp21 * tmp20, tmp20 == 0.0d0 .or. tmp21 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp23, tmp23 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
-  f_b(tmp13) = f_b(tmp13) + f_b_val3
+  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, exp_val2 * f_b_val3, f_b_val3 == 0.0d0 .or. &
+      exp_val2 == 0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
+      0.0d0)
+  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) &
+      + merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
+  f_b(dim_v_m_1) = f_b(dim_v_m_1) + f_b_val3
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
-  t_ad_trips2 = adjit_pop_control()
+  trips2 = adjit_pop_control()
   ! 22: do 1 i=2,dim-1
-  do i = i - t_step1, int(i - t_ad_trips2 * t_step1, 4), -t_step1
+  do i = i - step1, int(i - trips2 * step1, 4), -step1
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp13 = i + 1_4
-    tmp = h * h
-    tmp2 = tmp * prm(1_4) / 1.2d1
-    tmp3 = 1.0d0 + prm(2_4) * x(i)
-    tmp4 = x(i) / tmp3
-    tmp5 = exp(tmp4)
-    f_b_val = f_b(tmp13)
-    f_b(tmp13) = 0.0d0
-    tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-    tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
-    tmp8 = 1.0d0 / tmp3
-    tmp9 = -tmp4 / tmp3
-    tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp10, tmp10 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
-    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
+    i_p_1 = i + 1_4
+    h_x_h = h * h
+    quot = h_x_h * prm(1_4) / 1.2d1
+    v_1_p_prm_2_x_x_i = 1.0d0 + prm(2_4) * x(i)
+    exp_arg = x(i) / v_1_p_prm_2_x_x_i
+    exp_val = exp(exp_arg)
+    f_b_val = f_b(i_p_1)
+    f_b(i_p_1) = 0.0d0
+    f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
+    f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+    quot2 = 1.0d0 / v_1_p_prm_2_x_x_i
+    neg = -exp_arg / v_1_p_prm_2_x_x_i
+    f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part3, f_b_part3 == 0.0d0 .or. x(i) == 0.0d0)
+    f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
+        == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == &
+        0.0d0)
+    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
+        0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp12 = h * h
-    tmp14 = tmp12 * prm(1_4) / 1.2000000476837158d0
-    tmp15 = 1.0d0 + prm(2_4) * x(i)
-    tmp16 = x(i) / tmp15
-    tmp17 = exp(tmp16)
+    h_x_h2 = h * h
+    quot3 = h_x_h2 * prm(1_4) / 1.2000000476837158d0
+    v_1_p_prm_2_x_x_i2 = 1.0d0 + prm(2_4) * x(i)
+    exp_arg2 = x(i) / v_1_p_prm_2_x_x_i2
+    exp_val2 = exp(exp_arg2)
     f_b_val2 = f_b(i)
     f_b(i) = 0.0d0
-    tmp18 = merge(0.0d0, tmp14 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp14 == 0.0d0)
-    tmp19 = merge(0.0d0, tmp17 * tmp18, tmp18 == 0.0d0 .or. tmp17 == 0.0d0)
-    tmp20 = 1.0d0 / tmp15
-    tmp21 = -tmp16 / tmp15
-    tmp22 = merge(0.0d0, tmp21 * tmp19, tmp19 == 0.0d0 .or. tmp21 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp22, tmp22 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp23 = 8.333333002196431d-1 * merge(0.0d0, tmp17 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp17 == &
+    f_b_part5 = merge(0.0d0, quot3 * f_b_val2, f_b_val2 == 0.0d0 .or. quot3 == 0.0d0)
+    f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+    quot4 = 1.0d0 / v_1_p_prm_2_x_x_i2
+    neg2 = -exp_arg2 / v_1_p_prm_2_x_x_i2
+    f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part7, f_b_part7 == 0.0d0 .or. x(i) == 0.0d0)
+    f_b_part8 = 8.333333002196431d-1 * merge(0.0d0, exp_val2 * f_b_val2, f_b_val2 == 0.0d0 .or. &
+        exp_val2 == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
         0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp23, tmp23 == 0.0d0 .or. tmp12 == 0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, tmp20 * tmp19, tmp19 == 0.0d0 .or. tmp20 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp22, tmp22 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
+    x_b(i) = x_b(i) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
     f_b(i) = f_b(i) + f_b_val2
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp25 = i - 1_4
-    tmp24 = h * h
-    tmp26 = tmp24 * prm(1_4) / 1.2d1
-    tmp27 = 1.0d0 + prm(2_4) * x(i)
-    tmp28 = x(i) / tmp27
-    tmp29 = exp(tmp28)
-    f_b_val3 = f_b(tmp25)
-    f_b(tmp25) = 0.0d0
-    tmp30 = merge(0.0d0, tmp26 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp26 == 0.0d0)
-    tmp31 = merge(0.0d0, tmp29 * tmp30, tmp30 == 0.0d0 .or. tmp29 == 0.0d0)
-    tmp32 = 1.0d0 / tmp27
-    tmp33 = -tmp28 / tmp27
-    tmp34 = merge(0.0d0, tmp33 * tmp31, tmp31 == 0.0d0 .or. tmp33 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp34, tmp34 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp35 = 8.333333333333333d-2 * merge(0.0d0, tmp29 * f_b_val3, f_b_val3 == 0.0d0 .or. tmp29 == &
+    i_m_1 = i - 1_4
+    h_x_h3 = h * h
+    quot5 = h_x_h3 * prm(1_4) / 1.2d1
+    v_1_p_prm_2_x_x_i3 = 1.0d0 + prm(2_4) * x(i)
+    exp_arg3 = x(i) / v_1_p_prm_2_x_x_i3
+    exp_val3 = exp(exp_arg3)
+    f_b_val3 = f_b(i_m_1)
+    f_b(i_m_1) = 0.0d0
+    f_b_part9 = merge(0.0d0, quot5 * f_b_val3, f_b_val3 == 0.0d0 .or. quot5 == 0.0d0)
+    f_b_part10 = merge(0.0d0, exp_val3 * f_b_part9, f_b_part9 == 0.0d0 .or. exp_val3 == 0.0d0)
+    quot6 = 1.0d0 / v_1_p_prm_2_x_x_i3
+    neg3 = -exp_arg3 / v_1_p_prm_2_x_x_i3
+    f_b_part11 = merge(0.0d0, neg3 * f_b_part10, f_b_part10 == 0.0d0 .or. neg3 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part11, f_b_part11 == 0.0d0 .or. x(i) == &
         0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp24 * tmp35, tmp35 == 0.0d0 .or. tmp24 == 0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, tmp32 * tmp31, tmp31 == 0.0d0 .or. tmp32 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp34, tmp34 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
-    f_b(tmp25) = f_b(tmp25) + f_b_val3
+    f_b_part12 = 8.333333333333333d-2 * merge(0.0d0, exp_val3 * f_b_val3, f_b_val3 == 0.0d0 .or. &
+        exp_val3 == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h3 * f_b_part12, f_b_part12 == 0.0d0 .or. h_x_h3 == &
+        0.0d0)
+    x_b(i) = x_b(i) + (merge(0.0d0, quot6 * f_b_part10, f_b_part10 == 0.0d0 .or. quot6 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * f_b_part11, f_b_part11 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
+    f_b(i_m_1) = f_b(i_m_1) + f_b_val3
   end do
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  tmp = h * h
-  tmp2 = tmp * prm(1_4) / 1.2d1
-  tmp3 = 1.0d0 + prm(2_4) * x(1_4)
-  tmp4 = x(1_4) / tmp3
-  tmp5 = exp(tmp4)
+  h_x_h = h * h
+  quot = h_x_h * prm(1_4) / 1.2d1
+  v_1_p_prm_2_x_x_1 = 1.0d0 + prm(2_4) * x(1_4)
+  exp_arg = x(1_4) / v_1_p_prm_2_x_x_1
+  exp_val = exp(exp_arg)
   f_b_val = f_b(2_4)
   f_b(2_4) = 0.0d0
-  tmp6 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp7 = merge(0.0d0, tmp5 * tmp6, tmp6 == 0.0d0 .or. tmp5 == 0.0d0)
-  tmp8 = 1.0d0 / tmp3
-  tmp9 = -tmp4 / tmp3
-  tmp10 = merge(0.0d0, tmp9 * tmp7, tmp7 == 0.0d0 .or. tmp9 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp10, tmp10 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp11 = 8.333333333333333d-2 * merge(0.0d0, tmp5 * f_b_val, f_b_val == 0.0d0 .or. tmp5 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp11, tmp11 == 0.0d0 .or. tmp == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, tmp8 * tmp7, tmp7 == 0.0d0 .or. tmp8 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp10, tmp10 == 0.0d0 .or. prm(2_4) == 0.0d0))
+  f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
+  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+  quot2 = 1.0d0 / v_1_p_prm_2_x_x_1
+  neg = -exp_arg / v_1_p_prm_2_x_x_1
+  f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part3, f_b_part3 == 0.0d0 .or. x(1_4) == &
+      0.0d0)
+  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
+      == 0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
+  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
+      0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  tmp12 = h * h
-  tmp14 = tmp12 * prm(1_4) / 1.2d1
-  tmp15 = 1.0d0 + prm(2_4) * x(1_4)
-  tmp16 = x(1_4) / tmp15
-  tmp17 = exp(tmp16)
-  tmp18 = 1.0d0 + 1.0d1 * tmp17
+  h_x_h2 = h * h
+  quot3 = h_x_h2 * prm(1_4) / 1.2d1
+  v_1_p_prm_2_x_x_12 = 1.0d0 + prm(2_4) * x(1_4)
+  exp_arg2 = x(1_4) / v_1_p_prm_2_x_x_12
+  exp_val2 = exp(exp_arg2)
+  total = 1.0d0 + 1.0d1 * exp_val2
   f_b_val2 = f_b(1_4)
   f_b(1_4) = 0.0d0
-  tmp19 = 1.0d1 * merge(0.0d0, tmp14 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp14 == 0.0d0)
-  tmp20 = merge(0.0d0, tmp17 * tmp19, tmp19 == 0.0d0 .or. tmp17 == 0.0d0)
-  tmp21 = 1.0d0 / tmp15
-  tmp22 = -tmp16 / tmp15
-  tmp23 = merge(0.0d0, tmp22 * tmp20, tmp20 == 0.0d0 .or. tmp22 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp23, tmp23 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp24 = 8.333333333333333d-2 * merge(0.0d0, tmp18 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp18 == &
+  f_b_part5 = 1.0d1 * merge(0.0d0, quot3 * f_b_val2, f_b_val2 == 0.0d0 .or. quot3 == 0.0d0)
+  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+  quot4 = 1.0d0 / v_1_p_prm_2_x_x_12
+  neg2 = -exp_arg2 / v_1_p_prm_2_x_x_12
+  f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part7, f_b_part7 == 0.0d0 .or. x(1_4) == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp12 * tmp24, tmp24 == 0.0d0 .or. tmp12 == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (merge(0.0d0, tmp21 * tmp20, tmp20 == 0.0d0 .or. tmp21 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp23, tmp23 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
+  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, total * f_b_val2, f_b_val2 == 0.0d0 .or. total == &
+      0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
+      0.0d0)
+  x_b(1_4) = x_b(1_4) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
 end subroutine bratu_rev
 

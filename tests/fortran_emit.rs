@@ -559,7 +559,7 @@ fn counted_loops_and_loop_exits_are_structured() {
     );
     assert!(adjoint.contains("\n  do i = 1_4, s\n"), "{adjoint}");
     assert!(
-        adjoint.contains("\n  do i = i - t_step1, int(i - t_ad_trips1 * t_step1, 4), -t_step1\n"),
+        adjoint.contains("\n  do i = i - step1, int(i - trips1 * step1, 4), -step1\n"),
         "{adjoint}"
     );
     // EXIT from nested named loops: the reverse sweep enters the loops at
@@ -605,7 +605,7 @@ fn storage_the_ir_shares_is_written_as_fortran_allows() {
         sections.contains("subroutine mat_d(m, m_d, s, s_d, t_extent_m_1, m_size)")
             && sections.contains("integer(8), intent(in) :: m_size")
             && sections.contains(", size(t_arg22, kind=8))")
-            && sections.contains(", t_n45, int(tmp2, 8))"),
+            && sections.contains(", n45, int(v_1_x_n43_x_n44, 8))"),
         "{sections}"
     );
     // The entry keeps the original's arguments: the caller sets the element

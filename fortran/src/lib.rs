@@ -36,6 +36,7 @@
 
 mod counted;
 mod expr;
+mod naming;
 mod proc;
 mod split;
 mod structure;

@@ -283,7 +283,14 @@ impl<'c, 'a> Printer<'c, 'a> {
         self.names = vec![String::new(); self.proc.vars.len()];
         for v in order {
             let var = self.proc.var(v);
-            let base = ident(&var.name);
+            let base = match var.name.strip_prefix('_') {
+                // A local the transforms or the front end made (`_ad_trips1`,
+                // `_sub3`): its name without the marker, `trips1`, `sub3`.
+                Some(made) if var.storage == Storage::Local => {
+                    ident(made.strip_prefix("ad_").unwrap_or(made))
+                }
+                _ => ident(&var.name),
+            };
             let base = if self.taken.contains(&base) {
                 format!("{base}_v")
             } else {
@@ -784,6 +791,9 @@ impl<'c, 'a> Printer<'c, 'a> {
                     // INTEGER(8) sums, differences and products (the trip
                     // counters of loops) wrap as in the IR: computed in
                     // INTEGER(16), narrowed modulo 2**64 by gfortran.
+                    None if ty == Type::I64 && self.counts_up(*op, *a, *b) => {
+                        binary(*op, &e(a), &e(b))
+                    }
                     None if ty == Type::I64
                         && matches!(
                             op,
@@ -1016,6 +1026,40 @@ impl<'c, 'a> Printer<'c, 'a> {
         Ok(exprs)
     }
 
+    /// Whether `a op b` is `x + 1` for a counter `x`: a local that is
+    /// only ever set to a small non-negative constant or to itself plus one,
+    /// so it stays below the number of statements run and its increment
+    /// cannot wrap (written as plain INTEGER(8) arithmetic).
+    fn counts_up(&self, op: adjit_ir::BinaryOp, a: Value, b: Value) -> bool {
+        let one = |v: Value| matches!(self.proc.inst(v).kind, Inst::Const(Const::Int(1)));
+        let counter = |v: Value| match self.proc.inst(v).kind {
+            Inst::Load(x) => self.is_counter(x),
+            _ => false,
+        };
+        op == adjit_ir::BinaryOp::Add && (counter(a) && one(b) || one(a) && counter(b))
+    }
+
+    /// Whether local `x` is a counter (see [`Printer::counts_up`]).
+    fn is_counter(&self, x: VarId) -> bool {
+        let var = self.proc.var(x);
+        if var.storage != Storage::Local || !var.dims.is_empty() {
+            return false;
+        }
+        let loads_x = |v: Value| matches!(self.proc.inst(v).kind, Inst::Load(y) if y == x);
+        let one = |v: Value| matches!(self.proc.inst(v).kind, Inst::Const(Const::Int(1)));
+        self.proc.insts.iter().all(|data| match &data.kind {
+            Inst::Store(y, s) if *y == x => match self.proc.inst(*s).kind {
+                Inst::Const(Const::Int(c)) => (0..=i64::from(i32::MAX)).contains(&c),
+                Inst::Binary(adjit_ir::BinaryOp::Add, p, q) => {
+                    loads_x(p) && one(q) || one(p) && loads_x(q)
+                }
+                _ => false,
+            },
+            Inst::Store(..) => true,
+            kind => !may_write_inst(kind, x),
+        })
+    }
+
     /// The most negative integer when `op b` adds or subtracts it.
     fn sign_flip(&self, op: adjit_ir::BinaryOp, b: Value, ty: Type) -> Option<Expr> {
         let min = match ty {
@@ -1040,8 +1084,13 @@ impl<'c, 'a> Printer<'c, 'a> {
                     _ => None,
                 })
         });
+        let namer = crate::naming::Namer {
+            proc: self.proc,
+            names: &self.names,
+        };
+        let first_use = uses.first().and_then(|&p| block.insts.get(p).copied());
         match kind {
-            Inst::Load(x) | Inst::LoadElem(x, _) => format!("{}_val", self.names[x.index()]),
+            Inst::Load(_) | Inst::LoadElem(..) => namer.hint(v, first_use),
             Inst::Pop(StackKind::Control) => "branch".into(),
             Inst::Pop(_) => match stored_to {
                 Some(x) => format!("{}_saved", self.names[x.index()]),
@@ -1050,7 +1099,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             Inst::Cmp(..) | Inst::CharCompare(..) => "cond".into(),
             _ => match stored_to {
                 Some(x) => format!("{}_new", self.names[x.index()]),
-                None => "tmp".into(),
+                None => namer.hint(v, first_use),
             },
         }
     }
