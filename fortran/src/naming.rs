@@ -162,7 +162,10 @@ impl Namer<'_> {
     /// The name for a temporary holding `v`, whose first use is
     /// `first_use` (an instruction), if any.
     pub fn hint(&self, v: Value, first_use: Option<Value>) -> String {
-        let hint = self.choose(v, first_use);
+        // Variable names may be designators (`acc%x`): identifiers only.
+        let hint = self
+            .choose(v, first_use)
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
         let mut hint: String = hint.chars().take(LONGEST).collect();
         while hint.ends_with('_') {
             hint.pop();
