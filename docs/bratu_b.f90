@@ -11,7 +11,7 @@ module adjit_support
   public :: ieee_value, ieee_quiet_nan, ieee_positive_inf, ieee_negative_inf
   public :: adjit_push_value, adjit_pop_value, adjit_push_int, adjit_pop_int
   public :: adjit_push_control, adjit_pop_control, adjit_floor, adjit_ceil
-  public :: adjit_polygamma
+  public :: adjit_polygamma, adjit_add_elements_4, adjit_add_elements_8
 
   !> One growable stack of 64-bit words.
   type :: word_stack
@@ -190,6 +190,24 @@ contains
     r = x
     if (abs(x) < 2d0**52) r = sign(real(ceiling(x, 8), 8), x)
   end function ceil_8
+
+  !> Adds the n elements of x to the n elements starting at y (an array
+  !> element passed by sequence association).
+  subroutine adjit_add_elements_4(y, x, n)
+    integer(8), intent(in) :: n
+    real(4), intent(inout) :: y(n)
+    real(4), intent(in) :: x(n)
+    y = y + x
+  end subroutine adjit_add_elements_4
+
+  !> Adds the n elements of x to the n elements starting at y (an array
+  !> element passed by sequence association).
+  subroutine adjit_add_elements_8(y, x, n)
+    integer(8), intent(in) :: n
+    real(8), intent(inout) :: y(n)
+    real(8), intent(in) :: x(n)
+    y = y + x
+  end subroutine adjit_add_elements_8
 end module adjit_support
 
 subroutine bratu_b(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
@@ -214,75 +232,63 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   integer(4) :: parmax
   real(8) :: h
   integer(4) :: i
-  integer(4) :: t_step1
-  integer(4) :: t_ad_spill11
-  integer(4) :: t_ad_spill15
-  integer(8) :: t_ad_trips2
+  integer(4) :: step1
+  integer(4) :: spill11
+  integer(4) :: spill15
+  integer(8) :: trips2
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
   real(8) :: f(dim_v)
   real(8) :: x_b(dim_v)
   real(8) :: prm_b(parmax)
   real(8) :: f_b(dim_v)
-  real(8) :: tmp
-  real(8) :: tmp2
-  integer(4) :: tmp3
-  real(8) :: tmp4
+  integer(4) :: dim_v_m_1
+  integer(4) :: i_m_1
   ! Locals start at zero.
   h = 0.0d0
   i = 0_4
-  t_step1 = 0_4
-  t_ad_spill11 = 0_4
-  t_ad_spill15 = 0_4
-  t_ad_trips2 = 0_8
+  step1 = 0_4
+  spill11 = 0_4
+  spill15 = 0_4
+  trips2 = 0_8
   ! 18: h = 2.0/(dim+1)
   h = real(2.0e0 / real(dim_v + 1_4, 4), 8)
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  tmp = exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
-  call adjit_push_value(tmp)
-  f(1_4) = -2.0d0 * x(1_4) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * tmp)
+  f(1_4) = -2.0d0 * x(1_4) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp(x(1_4) / (1.0d0 + &
+      prm(2_4) * x(1_4))))
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  tmp2 = exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
-  call adjit_push_value(tmp2)
-  f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * tmp2
+  f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
   ! 22: do 1 i=2,dim-1
-  t_ad_spill15 = dim_v
-  t_ad_spill11 = 1_4
-  t_step1 = t_ad_spill11
-  t_ad_trips2 = 0_8
-  do i = 2_4, t_ad_spill15 - t_ad_spill11
+  spill15 = dim_v
+  spill11 = 1_4
+  step1 = spill11
+  trips2 = 0_8
+  do i = 2_4, spill15 - spill11
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp3 = i - 1_4
-    tmp = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
-    call adjit_push_value(tmp)
-    f(tmp3) = f(tmp3) + x(i) + h * h * prm(1_4) / 1.2d1 * tmp
+    i_m_1 = i - 1_4
+    f(i_m_1) = f(i_m_1) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp2 = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
-    call adjit_push_value(tmp2)
-    f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * tmp2
+    f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * exp(x(i) / (1.0d0 + &
+        prm(2_4) * x(i)))
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp4 = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
-    call adjit_push_value(tmp4)
-    f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * tmp4
+    f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
     ! 22: do 1 i=2,dim-1
-    t_ad_trips2 = int(int(t_ad_trips2, 16) + 1_8, 8)
+    trips2 = trips2 + 1_8
   end do
-  call adjit_push_control(t_ad_trips2)
+  call adjit_push_control(trips2)
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  tmp3 = dim_v - 1_4
-  tmp = exp(x(dim_v) / (1.0d0 + prm(2_4) * x(dim_v)))
-  call adjit_push_value(tmp)
-  f(tmp3) = f(tmp3) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * tmp
+  dim_v_m_1 = dim_v - 1_4
+  f(dim_v_m_1) = f(dim_v_m_1) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * exp(x(dim_v) / (1.0d0 + &
+      prm(2_4) * x(dim_v)))
   ! 30: F(dim) = F(dim)-2*x(dim)
   f(dim_v) = f(dim_v) - 2.0d0 * x(dim_v)
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  tmp2 = exp(x(dim_v) / (1.0d0 + prm(2_4) * x(dim_v)))
-  call adjit_push_value(tmp2)
-  f(dim_v) = f(dim_v) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * tmp2)
+  f(dim_v) = f(dim_v) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp(x(dim_v) / (1.0d0 + prm(2_4) &
+      * x(dim_v))))
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   call adjit_push_value(h)
   call adjit_push_int(int(i, 8))
-  call adjit_push_int(int(t_step1, 8))
+  call adjit_push_int(int(step1, 8))
 end subroutine bratu_fwd
 
 subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
@@ -292,182 +298,227 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   integer(4) :: parmax
   real(8) :: h
   integer(4) :: i
-  integer(4) :: t_step1
-  integer(8) :: t_ad_trips2
+  integer(4) :: step1
+  integer(8) :: trips2
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
   real(8) :: f(dim_v)
   real(8) :: x_b(dim_v)
   real(8) :: prm_b(parmax)
   real(8) :: f_b(dim_v)
+  real(8) :: denom
+  real(8) :: denom2
+  integer(4) :: dim_v_m_1
+  real(8) :: exp_arg
+  real(8) :: exp_arg2
+  real(8) :: exp_arg3
+  real(8) :: exp_val
+  real(8) :: exp_val2
+  real(8) :: exp_val3
+  real(8) :: f_b_part
+  real(8) :: f_b_part10
+  real(8) :: f_b_part11
+  real(8) :: f_b_part12
+  real(8) :: f_b_part2
+  real(8) :: f_b_part3
+  real(8) :: f_b_part4
+  real(8) :: f_b_part5
+  real(8) :: f_b_part6
+  real(8) :: f_b_part7
+  real(8) :: f_b_part8
+  real(8) :: f_b_part9
   real(8) :: f_b_val
   real(8) :: f_b_val2
-  real(8) :: popped
-  real(8) :: popped2
-  real(8) :: popped3
-  real(8) :: tmp
-  real(8) :: tmp10
-  real(8) :: tmp11
-  real(8) :: tmp12
-  real(8) :: tmp13
-  real(8) :: tmp14
-  real(8) :: tmp15
-  real(8) :: tmp16
-  real(8) :: tmp17
-  real(8) :: tmp18
-  real(8) :: tmp19
-  real(8) :: tmp2
-  integer(4) :: tmp20
-  real(8) :: tmp21
-  real(8) :: tmp22
-  real(8) :: tmp23
-  real(8) :: tmp24
-  real(8) :: tmp25
-  real(8) :: tmp26
-  real(8) :: tmp27
-  real(8) :: tmp28
-  real(8) :: tmp3
-  real(8) :: tmp4
-  real(8) :: tmp5
-  real(8) :: tmp6
-  real(8) :: tmp7
-  real(8) :: tmp8
-  real(8) :: tmp9
+  real(8) :: f_b_val3
+  real(8) :: h_x_h
+  real(8) :: h_x_h2
+  real(8) :: h_x_h3
+  integer(4) :: i_m_1
+  integer(4) :: i_p_1
+  real(8) :: neg
+  real(8) :: neg2
+  real(8) :: neg3
+  real(8) :: quot
+  real(8) :: quot2
+  real(8) :: quot3
+  real(8) :: quot4
+  real(8) :: quot5
+  real(8) :: quot6
+  real(8) :: total
+  real(8) :: v_1_p_prm_2_x_x_1
+  real(8) :: v_1_p_prm_2_x_x_12
+  real(8) :: v_1_p_prm_2_x_x_i
+  real(8) :: v_1_p_prm_2_x_x_i2
+  real(8) :: v_1_p_prm_2_x_x_i3
   ! Locals start at zero.
   h = 0.0d0
   i = 0_4
-  t_ad_trips2 = 0_8
+  trips2 = 0_8
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
-  t_step1 = int(adjit_pop_int(), 4)
+  step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  popped = adjit_pop_value()
-  tmp = h * h
-  tmp2 = tmp * prm(1_4) / 1.2d1
-  tmp3 = 1.0d0 + prm(2_4) * x(dim_v)
-  tmp4 = 1.0d0 + 1.0d1 * popped
-  tmp5 = 1.0d1 * merge(0.0d0, tmp2 * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp6 = merge(0.0d0, popped * tmp5, tmp5 == 0.0d0 .or. popped == 0.0d0)
-  tmp7 = 1.0d0 / tmp3
-  tmp8 = -x(dim_v) / tmp3 / tmp3
-  tmp9 = merge(0.0d0, tmp8 * tmp6, tmp6 == 0.0d0 .or. tmp8 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp9, tmp9 == 0.0d0 .or. x(dim_v) == 0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp7 * tmp6, tmp6 == 0.0d0 .or. tmp7 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp9, tmp9 == 0.0d0 .or. prm(2_4) == 0.0d0))
-  tmp10 = 8.333333333333333d-2 * merge(0.0d0, tmp4 * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. tmp4 == &
+  h_x_h = h * h
+  quot = h_x_h * prm(1_4) / 1.2d1
+  denom = 1.0d0 + prm(2_4) * x(dim_v)
+  exp_arg = x(dim_v) / denom
+  exp_val = exp(exp_arg)
+  total = 1.0d0 + 1.0d1 * exp_val
+  f_b_val = f_b(dim_v)
+  f_b(dim_v) = 0.0d0
+  f_b_part = 1.0d1 * merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
+  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+  quot2 = 1.0d0 / denom
+  neg = -exp_arg / denom
+  f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part3, f_b_part3 == 0.0d0 .or. x(dim_v) == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp10, tmp10 == 0.0d0 .or. tmp == 0.0d0)
+  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == 0.0d0) &
+      + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
+  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, total * f_b_val, f_b_val == 0.0d0 .or. total == &
+      0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
+  f_b(dim_v) = f_b(dim_v) + f_b_val
   ! 30: F(dim) = F(dim)-2*x(dim)
-  x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b(dim_v))
+  f_b_val2 = f_b(dim_v)
+  f_b(dim_v) = 0.0d0
+  x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b_val2)
+  f_b(dim_v) = f_b(dim_v) + f_b_val2
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  popped2 = adjit_pop_value()
-  tmp11 = h * h
-  tmp12 = tmp11 * prm(1_4) / 1.2d1
-  tmp13 = 1.0d0 + prm(2_4) * x(dim_v)
-  tmp14 = merge(0.0d0, tmp12 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == 0.0d0 .or. tmp12 == 0.0d0)
-  tmp15 = merge(0.0d0, popped2 * tmp14, tmp14 == 0.0d0 .or. popped2 == 0.0d0)
-  tmp16 = 1.0d0 / tmp13
-  tmp17 = -x(dim_v) / tmp13 / tmp13
-  tmp18 = merge(0.0d0, tmp17 * tmp15, tmp15 == 0.0d0 .or. tmp17 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * tmp18, tmp18 == 0.0d0 .or. x(dim_v) == 0.0d0)
-  tmp19 = 8.333333333333333d-2 * merge(0.0d0, popped2 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == 0.0d0 &
-      .or. popped2 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp11 * tmp19, tmp19 == 0.0d0 .or. tmp11 == 0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, tmp16 * tmp15, tmp15 == 0.0d0 .or. tmp16 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp18, tmp18 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b(dim_v - 1_4))
+  dim_v_m_1 = dim_v - 1_4
+  h_x_h2 = h * h
+  quot3 = h_x_h2 * prm(1_4) / 1.2d1
+  denom2 = 1.0d0 + prm(2_4) * x(dim_v)
+  exp_arg2 = x(dim_v) / denom2
+  exp_val2 = exp(exp_arg2)
+  f_b_val3 = f_b(dim_v_m_1)
+  f_b(dim_v_m_1) = 0.0d0
+  f_b_part5 = merge(0.0d0, quot3 * f_b_val3, f_b_val3 == 0.0d0 .or. quot3 == 0.0d0)
+  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+  quot4 = 1.0d0 / denom2
+  neg2 = -exp_arg2 / denom2
+  f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part7, f_b_part7 == 0.0d0 .or. x(dim_v) == &
+      0.0d0)
+  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, exp_val2 * f_b_val3, f_b_val3 == 0.0d0 .or. &
+      exp_val2 == 0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
+      0.0d0)
+  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) &
+      + merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
+  f_b(dim_v_m_1) = f_b(dim_v_m_1) + f_b_val3
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
-  t_ad_trips2 = adjit_pop_control()
+  trips2 = adjit_pop_control()
   ! 22: do 1 i=2,dim-1
-  do i = i - t_step1, int(i - t_ad_trips2 * t_step1, 4), -t_step1
+  do i = i - step1, int(i - trips2 * step1, 4), -step1
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    tmp20 = i + 1_4
-    popped = adjit_pop_value()
-    tmp = h * h
-    tmp2 = tmp * prm(1_4) / 1.2d1
-    tmp3 = 1.0d0 + prm(2_4) * x(i)
-    f_b_val = f_b(tmp20)
-    f_b(tmp20) = 0.0d0
-    tmp4 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-    tmp5 = merge(0.0d0, popped * tmp4, tmp4 == 0.0d0 .or. popped == 0.0d0)
-    tmp6 = 1.0d0 / tmp3
-    tmp7 = -x(i) / tmp3 / tmp3
-    tmp8 = merge(0.0d0, tmp7 * tmp5, tmp5 == 0.0d0 .or. tmp7 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp8, tmp8 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp9 = 8.333333333333333d-2 * merge(0.0d0, popped * f_b_val, f_b_val == 0.0d0 .or. popped == &
+    i_p_1 = i + 1_4
+    h_x_h = h * h
+    quot = h_x_h * prm(1_4) / 1.2d1
+    v_1_p_prm_2_x_x_i = 1.0d0 + prm(2_4) * x(i)
+    exp_arg = x(i) / v_1_p_prm_2_x_x_i
+    exp_val = exp(exp_arg)
+    f_b_val = f_b(i_p_1)
+    f_b(i_p_1) = 0.0d0
+    f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
+    f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+    quot2 = 1.0d0 / v_1_p_prm_2_x_x_i
+    neg = -exp_arg / v_1_p_prm_2_x_x_i
+    f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part3, f_b_part3 == 0.0d0 .or. x(i) == 0.0d0)
+    f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
+        == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == &
         0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp9, tmp9 == 0.0d0 .or. tmp == 0.0d0)
-    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, tmp6 * tmp5, tmp5 == 0.0d0 .or. tmp6 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp8, tmp8 == 0.0d0 .or. prm(2_4) == 0.0d0))
+    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
+        0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    popped2 = adjit_pop_value()
-    tmp10 = h * h
-    tmp11 = tmp10 * prm(1_4) / 1.2000000476837158d0
-    tmp12 = 1.0d0 + prm(2_4) * x(i)
-    tmp13 = merge(0.0d0, tmp11 * f_b(i), f_b(i) == 0.0d0 .or. tmp11 == 0.0d0)
-    tmp14 = merge(0.0d0, popped2 * tmp13, tmp13 == 0.0d0 .or. popped2 == 0.0d0)
-    tmp15 = 1.0d0 / tmp12
-    tmp16 = -x(i) / tmp12 / tmp12
-    tmp17 = merge(0.0d0, tmp16 * tmp14, tmp14 == 0.0d0 .or. tmp16 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp17, tmp17 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp18 = 8.333333002196431d-1 * merge(0.0d0, popped2 * f_b(i), f_b(i) == 0.0d0 .or. popped2 == &
+    h_x_h2 = h * h
+    quot3 = h_x_h2 * prm(1_4) / 1.2000000476837158d0
+    v_1_p_prm_2_x_x_i2 = 1.0d0 + prm(2_4) * x(i)
+    exp_arg2 = x(i) / v_1_p_prm_2_x_x_i2
+    exp_val2 = exp(exp_arg2)
+    f_b_val2 = f_b(i)
+    f_b(i) = 0.0d0
+    f_b_part5 = merge(0.0d0, quot3 * f_b_val2, f_b_val2 == 0.0d0 .or. quot3 == 0.0d0)
+    f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+    quot4 = 1.0d0 / v_1_p_prm_2_x_x_i2
+    neg2 = -exp_arg2 / v_1_p_prm_2_x_x_i2
+    f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part7, f_b_part7 == 0.0d0 .or. x(i) == 0.0d0)
+    f_b_part8 = 8.333333002196431d-1 * merge(0.0d0, exp_val2 * f_b_val2, f_b_val2 == 0.0d0 .or. &
+        exp_val2 == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
         0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp10 * tmp18, tmp18 == 0.0d0 .or. tmp10 == 0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, tmp15 * tmp14, tmp14 == 0.0d0 .or. tmp15 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp17, tmp17 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b(i)))
+    x_b(i) = x_b(i) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
+    f_b(i) = f_b(i) + f_b_val2
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    popped3 = adjit_pop_value()
-    tmp19 = h * h
-    tmp21 = tmp19 * prm(1_4) / 1.2d1
-    tmp22 = 1.0d0 + prm(2_4) * x(i)
-    tmp23 = merge(0.0d0, tmp21 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 .or. tmp21 == 0.0d0)
-    tmp24 = merge(0.0d0, popped3 * tmp23, tmp23 == 0.0d0 .or. popped3 == 0.0d0)
-    tmp25 = 1.0d0 / tmp22
-    tmp26 = -x(i) / tmp22 / tmp22
-    tmp27 = merge(0.0d0, tmp26 * tmp24, tmp24 == 0.0d0 .or. tmp26 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * tmp27, tmp27 == 0.0d0 .or. x(i) == 0.0d0)
-    tmp28 = 8.333333333333333d-2 * merge(0.0d0, popped3 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 .or. &
-        popped3 == 0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp19 * tmp28, tmp28 == 0.0d0 .or. tmp19 == 0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, tmp25 * tmp24, tmp24 == 0.0d0 .or. tmp25 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * tmp27, tmp27 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b(i - 1_4))
+    i_m_1 = i - 1_4
+    h_x_h3 = h * h
+    quot5 = h_x_h3 * prm(1_4) / 1.2d1
+    v_1_p_prm_2_x_x_i3 = 1.0d0 + prm(2_4) * x(i)
+    exp_arg3 = x(i) / v_1_p_prm_2_x_x_i3
+    exp_val3 = exp(exp_arg3)
+    f_b_val3 = f_b(i_m_1)
+    f_b(i_m_1) = 0.0d0
+    f_b_part9 = merge(0.0d0, quot5 * f_b_val3, f_b_val3 == 0.0d0 .or. quot5 == 0.0d0)
+    f_b_part10 = merge(0.0d0, exp_val3 * f_b_part9, f_b_part9 == 0.0d0 .or. exp_val3 == 0.0d0)
+    quot6 = 1.0d0 / v_1_p_prm_2_x_x_i3
+    neg3 = -exp_arg3 / v_1_p_prm_2_x_x_i3
+    f_b_part11 = merge(0.0d0, neg3 * f_b_part10, f_b_part10 == 0.0d0 .or. neg3 == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part11, f_b_part11 == 0.0d0 .or. x(i) == &
+        0.0d0)
+    f_b_part12 = 8.333333333333333d-2 * merge(0.0d0, exp_val3 * f_b_val3, f_b_val3 == 0.0d0 .or. &
+        exp_val3 == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h3 * f_b_part12, f_b_part12 == 0.0d0 .or. h_x_h3 == &
+        0.0d0)
+    x_b(i) = x_b(i) + (merge(0.0d0, quot6 * f_b_part10, f_b_part10 == 0.0d0 .or. quot6 == 0.0d0) + &
+        merge(0.0d0, prm(2_4) * f_b_part11, f_b_part11 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b_val3)
+    f_b(i_m_1) = f_b(i_m_1) + f_b_val3
   end do
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  popped = adjit_pop_value()
-  tmp = h * h
-  tmp2 = tmp * prm(1_4) / 1.2d1
-  tmp3 = 1.0d0 + prm(2_4) * x(1_4)
+  h_x_h = h * h
+  quot = h_x_h * prm(1_4) / 1.2d1
+  v_1_p_prm_2_x_x_1 = 1.0d0 + prm(2_4) * x(1_4)
+  exp_arg = x(1_4) / v_1_p_prm_2_x_x_1
+  exp_val = exp(exp_arg)
   f_b_val = f_b(2_4)
   f_b(2_4) = 0.0d0
-  tmp4 = merge(0.0d0, tmp2 * f_b_val, f_b_val == 0.0d0 .or. tmp2 == 0.0d0)
-  tmp5 = merge(0.0d0, popped * tmp4, tmp4 == 0.0d0 .or. popped == 0.0d0)
-  tmp6 = 1.0d0 / tmp3
-  tmp7 = -x(1_4) / tmp3 / tmp3
-  tmp8 = merge(0.0d0, tmp7 * tmp5, tmp5 == 0.0d0 .or. tmp7 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp8, tmp8 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp9 = 8.333333333333333d-2 * merge(0.0d0, popped * f_b_val, f_b_val == 0.0d0 .or. popped == &
+  f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
+  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+  quot2 = 1.0d0 / v_1_p_prm_2_x_x_1
+  neg = -exp_arg / v_1_p_prm_2_x_x_1
+  f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part3, f_b_part3 == 0.0d0 .or. x(1_4) == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp * tmp9, tmp9 == 0.0d0 .or. tmp == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, tmp6 * tmp5, tmp5 == 0.0d0 .or. tmp6 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp8, tmp8 == 0.0d0 .or. prm(2_4) == 0.0d0))
+  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
+      == 0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
+  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
+      0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  popped2 = adjit_pop_value()
-  tmp10 = h * h
-  tmp11 = tmp10 * prm(1_4) / 1.2d1
-  tmp12 = 1.0d0 + prm(2_4) * x(1_4)
-  tmp13 = 1.0d0 + 1.0d1 * popped2
+  h_x_h2 = h * h
+  quot3 = h_x_h2 * prm(1_4) / 1.2d1
+  v_1_p_prm_2_x_x_12 = 1.0d0 + prm(2_4) * x(1_4)
+  exp_arg2 = x(1_4) / v_1_p_prm_2_x_x_12
+  exp_val2 = exp(exp_arg2)
+  total = 1.0d0 + 1.0d1 * exp_val2
   f_b_val2 = f_b(1_4)
   f_b(1_4) = 0.0d0
-  tmp14 = 1.0d1 * merge(0.0d0, tmp11 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp11 == 0.0d0)
-  tmp15 = merge(0.0d0, popped2 * tmp14, tmp14 == 0.0d0 .or. popped2 == 0.0d0)
-  tmp16 = 1.0d0 / tmp12
-  tmp17 = -x(1_4) / tmp12 / tmp12
-  tmp18 = merge(0.0d0, tmp17 * tmp15, tmp15 == 0.0d0 .or. tmp17 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * tmp18, tmp18 == 0.0d0 .or. x(1_4) == 0.0d0)
-  tmp19 = 8.333333333333333d-2 * merge(0.0d0, tmp13 * f_b_val2, f_b_val2 == 0.0d0 .or. tmp13 == &
+  f_b_part5 = 1.0d1 * merge(0.0d0, quot3 * f_b_val2, f_b_val2 == 0.0d0 .or. quot3 == 0.0d0)
+  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+  quot4 = 1.0d0 / v_1_p_prm_2_x_x_12
+  neg2 = -exp_arg2 / v_1_p_prm_2_x_x_12
+  f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
+  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part7, f_b_part7 == 0.0d0 .or. x(1_4) == &
       0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, tmp10 * tmp19, tmp19 == 0.0d0 .or. tmp10 == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (merge(0.0d0, tmp16 * tmp15, tmp15 == 0.0d0 .or. tmp16 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * tmp18, tmp18 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
+  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, total * f_b_val2, f_b_val2 == 0.0d0 .or. total == &
+      0.0d0)
+  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
+      0.0d0)
+  x_b(1_4) = x_b(1_4) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
+      merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b_val2))
 end subroutine bratu_rev
 

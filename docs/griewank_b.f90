@@ -11,7 +11,7 @@ module adjit_support
   public :: ieee_value, ieee_quiet_nan, ieee_positive_inf, ieee_negative_inf
   public :: adjit_push_value, adjit_pop_value, adjit_push_int, adjit_pop_int
   public :: adjit_push_control, adjit_pop_control, adjit_floor, adjit_ceil
-  public :: adjit_polygamma
+  public :: adjit_polygamma, adjit_add_elements_4, adjit_add_elements_8
 
   !> One growable stack of 64-bit words.
   type :: word_stack
@@ -190,6 +190,24 @@ contains
     r = x
     if (abs(x) < 2d0**52) r = sign(real(ceiling(x, 8), 8), x)
   end function ceil_8
+
+  !> Adds the n elements of x to the n elements starting at y (an array
+  !> element passed by sequence association).
+  subroutine adjit_add_elements_4(y, x, n)
+    integer(8), intent(in) :: n
+    real(4), intent(inout) :: y(n)
+    real(4), intent(in) :: x(n)
+    y = y + x
+  end subroutine adjit_add_elements_4
+
+  !> Adds the n elements of x to the n elements starting at y (an array
+  !> element passed by sequence association).
+  subroutine adjit_add_elements_8(y, x, n)
+    integer(8), intent(in) :: n
+    real(8), intent(inout) :: y(n)
+    real(8), intent(in) :: x(n)
+    y = y + x
+  end subroutine adjit_add_elements_8
 end module adjit_support
 
 subroutine griewank_b(s, a, a_b, c, c_b)
@@ -211,44 +229,41 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   real(8) :: c
   real(8) :: d
   integer(4) :: i
-  integer(4) :: t_step1
-  integer(4) :: t_ad_spill9
+  integer(4) :: step1
+  integer(4) :: spill9
   real(8) :: c_b
-  integer(8) :: t_ad_trips1
+  integer(8) :: trips1
   real(8) :: a(s)
   real(8) :: a_b(s)
-  real(8) :: tmp
   ! Locals start at zero.
   d = 0.0d0
   i = 0_4
-  t_step1 = 0_4
-  t_ad_spill9 = 0_4
-  t_ad_trips1 = 0_8
+  step1 = 0_4
+  spill9 = 0_4
+  trips1 = 0_8
   ! 11: c = 1
   c = 1.0d0
   ! 12: d = 1.D0
   d = 1.0d0
   ! 13: do i = 1, s
-  t_ad_spill9 = 1_4
-  t_step1 = t_ad_spill9
-  t_ad_trips1 = 0_8
+  spill9 = 1_4
+  step1 = spill9
+  trips1 = 0_8
   do i = 1_4, s
     ! 14: c = c + (a(i)**2)/400
     c = c + a(i) * a(i) / 4.0d2
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
-    tmp = cos(a(i) / sqrt(real(i, 8)))
-    call adjit_push_value(tmp)
     call adjit_push_value(d)
-    d = d * tmp
+    d = d * cos(a(i) / sqrt(real(i, 8)))
     ! 13: do i = 1, s
-    t_ad_trips1 = int(int(t_ad_trips1, 16) + 1_8, 8)
+    trips1 = trips1 + 1_8
   end do
-  call adjit_push_control(t_ad_trips1)
+  call adjit_push_control(trips1)
   ! 17: c = c - d
   c = c - d
   ! 4: subroutine griewank(s, a, c)
   call adjit_push_int(int(i, 8))
-  call adjit_push_int(int(t_step1, 8))
+  call adjit_push_int(int(step1, 8))
 end subroutine griewank_fwd
 
 subroutine griewank_rev(s, a, a_b, c, c_b)
@@ -258,51 +273,61 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   real(8) :: c
   real(8) :: d
   integer(4) :: i
-  integer(4) :: t_step1
+  integer(4) :: step1
   real(8) :: c_b
   real(8) :: d_b
-  integer(8) :: t_ad_trips1
+  integer(8) :: trips1
   real(8) :: a(s)
   real(8) :: a_b(s)
+  real(8) :: a_i_by_sqrt_i
+  real(8) :: a_i_p_a_i
+  real(8) :: c_b_part
+  real(8) :: c_b_val
+  real(8) :: cos_val
+  real(8) :: d_b_part
+  real(8) :: d_b_part2
   real(8) :: d_b_val
-  real(8) :: popped
-  real(8) :: tmp
-  real(8) :: tmp2
-  real(8) :: tmp3
-  real(8) :: tmp4
-  real(8) :: tmp5
-  real(8) :: tmp6
-  real(8) :: tmp7
+  real(8) :: inv_sqrt_i
+  real(8) :: neg_sin
+  real(8) :: sqrt_i
   ! Locals start at zero.
   d = 0.0d0
   i = 0_4
   d_b = 0.0d0
-  t_ad_trips1 = 0_8
+  trips1 = 0_8
   ! 4: subroutine griewank(s, a, c)
-  t_step1 = int(adjit_pop_int(), 4)
+  step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   ! 17: c = c - d
-  d_b = d_b + (-c_b)
+  c_b_val = c_b
+  c_b = 0.0d0
+  d_b = d_b + (-c_b_val)
+  c_b = c_b + c_b_val
   ! 4: subroutine griewank(s, a, c)
-  t_ad_trips1 = adjit_pop_control()
+  trips1 = adjit_pop_control()
   ! 13: do i = 1, s
-  do i = i - t_step1, int(i - t_ad_trips1 * t_step1, 4), -t_step1
+  do i = i - step1, int(i - trips1 * step1, 4), -step1
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
     d = adjit_pop_value()
-    popped = adjit_pop_value()
-    tmp = sqrt(real(i, 8))
+    sqrt_i = sqrt(real(i, 8))
+    a_i_by_sqrt_i = a(i) / sqrt_i
+    cos_val = cos(a_i_by_sqrt_i)
     d_b_val = d_b
     d_b = 0.0d0
-    tmp2 = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
-    tmp3 = -sin(a(i) / tmp)
-    tmp4 = merge(0.0d0, tmp3 * tmp2, tmp2 == 0.0d0 .or. tmp3 == 0.0d0)
-    tmp5 = 1.0d0 / tmp
-    a_b(i) = a_b(i) + merge(0.0d0, tmp5 * tmp4, tmp4 == 0.0d0 .or. tmp5 == 0.0d0)
-    d_b = d_b + merge(0.0d0, popped * d_b_val, d_b_val == 0.0d0 .or. popped == 0.0d0)
+    d_b_part = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
+    neg_sin = -sin(a_i_by_sqrt_i)
+    d_b_part2 = merge(0.0d0, neg_sin * d_b_part, d_b_part == 0.0d0 .or. neg_sin == 0.0d0)
+    inv_sqrt_i = 1.0d0 / sqrt_i
+    a_b(i) = a_b(i) + merge(0.0d0, inv_sqrt_i * d_b_part2, d_b_part2 == 0.0d0 .or. inv_sqrt_i == &
+        0.0d0)
+    d_b = d_b + merge(0.0d0, cos_val * d_b_val, d_b_val == 0.0d0 .or. cos_val == 0.0d0)
     ! 14: c = c + (a(i)**2)/400
-    tmp6 = 2.5d-3 * c_b
-    tmp7 = a(i) + a(i)
-    a_b(i) = a_b(i) + merge(0.0d0, tmp7 * tmp6, tmp6 == 0.0d0 .or. tmp7 == 0.0d0)
+    c_b_val = c_b
+    c_b = 0.0d0
+    c_b_part = 2.5d-3 * c_b_val
+    a_i_p_a_i = a(i) + a(i)
+    a_b(i) = a_b(i) + merge(0.0d0, a_i_p_a_i * c_b_part, c_b_part == 0.0d0 .or. a_i_p_a_i == 0.0d0)
+    c_b = c_b + c_b_val
   end do
   ! 12: d = 1.D0
   d_b = 0.0d0

@@ -71,6 +71,15 @@ pub fn type_name(ty: Type) -> &'static str {
     }
 }
 
+/// The support-module subroutine `(y, x, n)` that adds the `n` elements
+/// of array `x` to the element sequence starting at `y`, for real type `ty`.
+pub fn add_elements_name(ty: Type) -> &'static str {
+    match ty {
+        Type::F32 => "adjit_add_elements_4",
+        _ => "adjit_add_elements_8",
+    }
+}
+
 /// A literal of type `ty` that reads back as exactly `c` (non-finite floats
 /// through `ieee_value`, re-exported by the support module).
 pub fn literal(c: Const, ty: Type) -> Expr {

@@ -36,6 +36,7 @@
 
 mod counted;
 mod expr;
+mod naming;
 mod proc;
 mod split;
 mod structure;
@@ -376,6 +377,21 @@ impl<'a> Context<'a> {
                         && d as usize + 1 == module.proc(p).var(x).dims.len()
                     {
                         set.insert((p, x));
+                    }
+                }
+                // A derivative element passed through a zeroed array
+                // covering the rest of its array (see
+                // `proc::derivatives_may_overlap`; subscripts compared by
+                // value, which may ask for more counts, never fewer).
+                if let adjit_ir::Inst::Call(c, args) = &inst.kind {
+                    let same = |a: &[adjit_ir::Value], b: &[adjit_ir::Value]| a == b;
+                    let callee = module.proc(*c);
+                    if let Some((_, j)) = proc::derivatives_may_overlap(args, callee, same) {
+                        if let adjit_ir::CallArg::Elem(y, _) = &args[j] {
+                            if self.is_assumed_size(p, *y) {
+                                set.insert((p, *y));
+                            }
+                        }
                     }
                 }
             }

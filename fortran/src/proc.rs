@@ -112,6 +112,9 @@ struct Printer<'c, 'a> {
     /// One-element arrays standing for scalars passed to array dummies:
     /// array name -> (scalar name, type).
     one_element: BTreeMap<String, (String, Type)>,
+    /// Allocatable arrays standing for derivative elements passed to
+    /// dummies that may overlap (see [`derivatives_may_overlap`]).
+    part_arrays: BTreeMap<String, Type>,
     /// The element count of each assumed-size dummy that has one (see
     /// `Context::sized_params`), by dummy: a hidden argument, or for an
     /// entry the local name of a sizes-module variable.
@@ -186,6 +189,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             sizes: BTreeMap::new(),
             entry_sizes: Vec::new(),
             one_element: BTreeMap::new(),
+            part_arrays: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -279,7 +283,14 @@ impl<'c, 'a> Printer<'c, 'a> {
         self.names = vec![String::new(); self.proc.vars.len()];
         for v in order {
             let var = self.proc.var(v);
-            let base = ident(&var.name);
+            let base = match var.name.strip_prefix('_') {
+                // A local the transforms or the front end made (`_ad_trips1`,
+                // `_sub3`): its name without the marker, `trips1`, `sub3`.
+                Some(made) if var.storage == Storage::Local => {
+                    ident(made.strip_prefix("ad_").unwrap_or(made))
+                }
+                _ => ident(&var.name),
+            };
             let base = if self.taken.contains(&base) {
                 format!("{base}_v")
             } else {
@@ -780,6 +791,9 @@ impl<'c, 'a> Printer<'c, 'a> {
                     // INTEGER(8) sums, differences and products (the trip
                     // counters of loops) wrap as in the IR: computed in
                     // INTEGER(16), narrowed modulo 2**64 by gfortran.
+                    None if ty == Type::I64 && self.counts_up(*op, *a, *b) => {
+                        binary(*op, &e(a), &e(b))
+                    }
                     None if ty == Type::I64
                         && matches!(
                             op,
@@ -1012,6 +1026,40 @@ impl<'c, 'a> Printer<'c, 'a> {
         Ok(exprs)
     }
 
+    /// Whether `a op b` is `x + 1` for a counter `x`: a local that is
+    /// only ever set to a small non-negative constant or to itself plus one,
+    /// so it stays below the number of statements run and its increment
+    /// cannot wrap (written as plain INTEGER(8) arithmetic).
+    fn counts_up(&self, op: adjit_ir::BinaryOp, a: Value, b: Value) -> bool {
+        let one = |v: Value| matches!(self.proc.inst(v).kind, Inst::Const(Const::Int(1)));
+        let counter = |v: Value| match self.proc.inst(v).kind {
+            Inst::Load(x) => self.is_counter(x),
+            _ => false,
+        };
+        op == adjit_ir::BinaryOp::Add && (counter(a) && one(b) || one(a) && counter(b))
+    }
+
+    /// Whether local `x` is a counter (see [`Printer::counts_up`]).
+    fn is_counter(&self, x: VarId) -> bool {
+        let var = self.proc.var(x);
+        if var.storage != Storage::Local || !var.dims.is_empty() {
+            return false;
+        }
+        let loads_x = |v: Value| matches!(self.proc.inst(v).kind, Inst::Load(y) if y == x);
+        let one = |v: Value| matches!(self.proc.inst(v).kind, Inst::Const(Const::Int(1)));
+        self.proc.insts.iter().all(|data| match &data.kind {
+            Inst::Store(y, s) if *y == x => match self.proc.inst(*s).kind {
+                Inst::Const(Const::Int(c)) => (0..=i64::from(i32::MAX)).contains(&c),
+                Inst::Binary(adjit_ir::BinaryOp::Add, p, q) => {
+                    loads_x(p) && one(q) || one(p) && loads_x(q)
+                }
+                _ => false,
+            },
+            Inst::Store(..) => true,
+            kind => !may_write_inst(kind, x),
+        })
+    }
+
     /// The most negative integer when `op b` adds or subtracts it.
     fn sign_flip(&self, op: adjit_ir::BinaryOp, b: Value, ty: Type) -> Option<Expr> {
         let min = match ty {
@@ -1036,8 +1084,13 @@ impl<'c, 'a> Printer<'c, 'a> {
                     _ => None,
                 })
         });
+        let namer = crate::naming::Namer {
+            proc: self.proc,
+            names: &self.names,
+        };
+        let first_use = uses.first().and_then(|&p| block.insts.get(p).copied());
         match kind {
-            Inst::Load(x) | Inst::LoadElem(x, _) => format!("{}_val", self.names[x.index()]),
+            Inst::Load(_) | Inst::LoadElem(..) => namer.hint(v, first_use),
             Inst::Pop(StackKind::Control) => "branch".into(),
             Inst::Pop(_) => match stored_to {
                 Some(x) => format!("{}_saved", self.names[x.index()]),
@@ -1046,7 +1099,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             Inst::Cmp(..) | Inst::CharCompare(..) => "cond".into(),
             _ => match stored_to {
                 Some(x) => format!("{}_new", self.names[x.index()]),
-                None => "tmp".into(),
+                None => namer.hint(v, first_use),
             },
         }
     }
@@ -1089,6 +1142,19 @@ impl<'c, 'a> Printer<'c, 'a> {
         let array = self.fresh(&format!("{name}_array"));
         self.one_element
             .insert(array.clone(), (name.to_string(), ty));
+        array
+    }
+
+    /// The allocatable array `<name>_part` that stands for a derivative
+    /// element passed to a dummy that may overlap another written one.
+    /// One array serves every call (each allocates and frees it).
+    fn part_array(&mut self, name: &str, ty: Type) -> String {
+        let base = format!("{name}_part");
+        if self.part_arrays.contains_key(&base) {
+            return base;
+        }
+        let array = self.fresh(&base);
+        self.part_arrays.insert(array.clone(), ty);
         array
     }
 
@@ -1219,25 +1285,26 @@ impl<'c, 'a> Printer<'c, 'a> {
             after.push(format!("{actual} = {actual} + {temp}"));
             replaced.insert(j, temp);
         }
-        if let Some((i, j)) = derivatives_may_overlap(args, callee, same_element) {
-            let (CallArg::Elem(x, _), CallArg::Elem(y, _)) = (&args[i - 1], &args[i]) else {
+        if let Some((_, j)) = derivatives_may_overlap(args, callee, same_element) {
+            // The two written derivative elements may overlap: the second
+            // goes through a zeroed array covering the elements from it to
+            // the end of its array (all that the callee may touch), added
+            // back element by element after the call.
+            let CallArg::Elem(y, idx) = &args[j] else {
                 unreachable!("derivatives_may_overlap pairs elements")
             };
-            return Err(self.err(
-                format!(
-                    "elements of `{}` passed to dummies `{}` and `{}` of `{}`, which writes \
-                     both: the call reads the same array `{}` through `{}` and `{}`, so the \
-                     elements may overlap (Fortran forbids writing through aliased dummies)",
-                    self.proc.var(*y).name,
-                    callee.var(callee.params[i]).name,
-                    callee.var(callee.params[j]).name,
-                    callee.name,
-                    self.proc.var(*x).name,
-                    callee.var(callee.params[i - 1]).name,
-                    callee.var(callee.params[j - 1]).name,
-                ),
-                span,
+            let ty = self.proc.var(*y).ty;
+            let count = self.actual_size(&args[j], exprs, span)?;
+            let actual = self.element(*y, idx, exprs);
+            let part = self.part_array(&ident(&self.proc.var(*y).name), ty);
+            before.push(format!("allocate({part}(max(0_8, {count})))"));
+            before.push(format!("{part} = {}", literal(Const::Int(0), ty).text));
+            after.push(format!(
+                "call {}({actual}, {part}, size({part}, kind=8))",
+                expr::add_elements_name(ty)
             ));
+            after.push(format!("deallocate({part})"));
+            replaced.insert(j, part);
         }
         let mut texts = Vec::new();
         for (i, a) in args.iter().enumerate() {
@@ -1731,6 +1798,12 @@ impl<'c, 'a> Printer<'c, 'a> {
         for (name, (_, ty)) in &self.one_element {
             decls.push(format!("  {} :: {name}(1)", expr::type_name(*ty)));
         }
+        for (name, ty) in &self.part_arrays {
+            decls.push(format!(
+                "  {}, allocatable :: {name}(:)",
+                expr::type_name(*ty)
+            ));
+        }
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
             wrap_line(l, &mut text);
@@ -1908,8 +1981,11 @@ fn aliased_and_written(
 /// primal elements, which Fortran lets overlap (`ddot(n, a(1, j), a(1, 1))`
 /// with `j = 1`), so the derivative elements may overlap too, and the
 /// callee writing both is aliasing that Fortran forbids. (Where the
-/// original wrote one of them, Fortran kept them apart.)
-fn derivatives_may_overlap(
+/// original wrote one of them, Fortran kept them apart.) The caller passes
+/// the second through a zeroed array and adds it back after the call, so
+/// it needs the element count from that element to the end of its array
+/// (see `Context::sized_params`).
+pub(crate) fn derivatives_may_overlap(
     args: &[CallArg],
     callee: &Proc,
     same_element: impl Fn(&[Value], &[Value]) -> bool,

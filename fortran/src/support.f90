@@ -9,7 +9,7 @@ module adjit_support
   public :: ieee_value, ieee_quiet_nan, ieee_positive_inf, ieee_negative_inf
   public :: adjit_push_value, adjit_pop_value, adjit_push_int, adjit_pop_int
   public :: adjit_push_control, adjit_pop_control, adjit_floor, adjit_ceil
-  public :: adjit_polygamma
+  public :: adjit_polygamma, adjit_add_elements_4, adjit_add_elements_8
 
   !> One growable stack of 64-bit words.
   type :: word_stack
@@ -188,4 +188,22 @@ contains
     r = x
     if (abs(x) < 2d0**52) r = sign(real(ceiling(x, 8), 8), x)
   end function ceil_8
+
+  !> Adds the n elements of x to the n elements starting at y (an array
+  !> element passed by sequence association).
+  subroutine adjit_add_elements_4(y, x, n)
+    integer(8), intent(in) :: n
+    real(4), intent(inout) :: y(n)
+    real(4), intent(in) :: x(n)
+    y = y + x
+  end subroutine adjit_add_elements_4
+
+  !> Adds the n elements of x to the n elements starting at y (an array
+  !> element passed by sequence association).
+  subroutine adjit_add_elements_8(y, x, n)
+    integer(8), intent(in) :: n
+    real(8), intent(inout) :: y(n)
+    real(8), intent(in) :: x(n)
+    y = y + x
+  end subroutine adjit_add_elements_8
 end module adjit_support
