@@ -235,6 +235,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   integer(8) :: trips1
   real(8) :: a(s)
   real(8) :: a_b(s)
+  real(8) :: cos_val
   ! Locals start at zero.
   d = 0.0d0
   i = 0_4
@@ -253,8 +254,10 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
     ! 14: c = c + (a(i)**2)/400
     c = c + a(i) * a(i) / 4.0d2
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
+    cos_val = cos(a(i) / sqrt(real(i, 8)))
+    call adjit_push_value(cos_val)
     call adjit_push_value(d)
-    d = d * cos(a(i) / sqrt(real(i, 8)))
+    d = d * cos_val
     ! 13: do i = 1, s
     trips1 = trips1 + 1_8
   end do
@@ -279,16 +282,14 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   integer(8) :: trips1
   real(8) :: a(s)
   real(8) :: a_b(s)
-  real(8) :: a_i_by_sqrt_i
   real(8) :: a_i_p_a_i
   real(8) :: c_b_part
-  real(8) :: c_b_val
-  real(8) :: cos_val
   real(8) :: d_b_part
   real(8) :: d_b_part2
   real(8) :: d_b_val
   real(8) :: inv_sqrt_i
   real(8) :: neg_sin
+  real(8) :: popped
   real(8) :: sqrt_i
   ! Locals start at zero.
   d = 0.0d0
@@ -299,35 +300,28 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   ! 17: c = c - d
-  c_b_val = c_b
-  c_b = 0.0d0
-  d_b = d_b + (-c_b_val)
-  c_b = c_b + c_b_val
+  d_b = d_b + (-c_b)
   ! 4: subroutine griewank(s, a, c)
   trips1 = adjit_pop_control()
   ! 13: do i = 1, s
   do i = i - step1, int(i - trips1 * step1, 4), -step1
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
     d = adjit_pop_value()
+    popped = adjit_pop_value()
     sqrt_i = sqrt(real(i, 8))
-    a_i_by_sqrt_i = a(i) / sqrt_i
-    cos_val = cos(a_i_by_sqrt_i)
     d_b_val = d_b
     d_b = 0.0d0
     d_b_part = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
-    neg_sin = -sin(a_i_by_sqrt_i)
+    neg_sin = -sin(a(i) / sqrt_i)
     d_b_part2 = merge(0.0d0, neg_sin * d_b_part, d_b_part == 0.0d0 .or. neg_sin == 0.0d0)
     inv_sqrt_i = 1.0d0 / sqrt_i
     a_b(i) = a_b(i) + merge(0.0d0, inv_sqrt_i * d_b_part2, d_b_part2 == 0.0d0 .or. inv_sqrt_i == &
         0.0d0)
-    d_b = d_b + merge(0.0d0, cos_val * d_b_val, d_b_val == 0.0d0 .or. cos_val == 0.0d0)
+    d_b = d_b + merge(0.0d0, popped * d_b_val, d_b_val == 0.0d0 .or. popped == 0.0d0)
     ! 14: c = c + (a(i)**2)/400
-    c_b_val = c_b
-    c_b = 0.0d0
-    c_b_part = 2.5d-3 * c_b_val
+    c_b_part = 2.5d-3 * c_b
     a_i_p_a_i = a(i) + a(i)
     a_b(i) = a_b(i) + merge(0.0d0, a_i_p_a_i * c_b_part, c_b_part == 0.0d0 .or. a_i_p_a_i == 0.0d0)
-    c_b = c_b + c_b_val
   end do
   ! 12: d = 1.D0
   d_b = 0.0d0
