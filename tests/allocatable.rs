@@ -695,9 +695,11 @@ fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f
 
 /// ALLOCATABLE module variables loaded, reallocated on assignment,
 /// deallocated, allocated again with other bounds by another procedure and
-/// moved by MOVE_ALLOC, read through a renamed USE; and a SAVE allocatable
-/// accumulator of a function called twice, and an array-valued function
-/// reading one. With s2 = sum x^2, s3 = sum x^3:
+/// moved by MOVE_ALLOC (which leaves the source unallocated, so it can be
+/// allocated again), read through a renamed USE; and a SAVE allocatable
+/// accumulator of a function called twice (allocated by the first call,
+/// released by the second: ALLOCATED would be refused, as `f` is called
+/// through the API), and an array-valued function reading one. With s2 = sum x^2, s3 = sum x^3:
 /// y = (s2 + s3) + 4 s2 + 2 s2 + (s2 + 4 s2) = 12 s2 + s3.
 const MODULE_ARRAYS: &str = "
 module wdata
@@ -734,15 +736,17 @@ contains
     double precision :: r(size(v))
     r = v * g
   end function gx
-  double precision function accum(v)
+  double precision function accum(v, step)
     double precision, intent(in) :: v(:)
+    integer, intent(in) :: step
     double precision, allocatable, save :: acc(:)
-    if (.not. allocated(acc)) then
+    if (step == 1) then
       allocate(acc(size(v)))
       acc = 0
     end if
     acc = acc + v
     accum = sum(acc * acc)
+    if (step == 2) deallocate(acc)
   end function accum
 end module wops
 subroutine f(n, x, y)
@@ -755,11 +759,13 @@ subroutine f(n, x, y)
   call square_all()
   y = total()
   call reload(n, x)
-  if (allocated(w) .or. lbound(g, 1) /= 0) stop 1
+  if (lbound(g, 1) /= 0) stop 1
+  allocate(w(1))
+  deallocate(w)
   y = y + sum(g * g)
   y = y + sum(gx(x))
-  y = y + accum(x)
-  y = y + accum(x)
+  y = y + accum(x, 1)
+  y = y + accum(x, 2)
 end subroutine f
 ";
 
