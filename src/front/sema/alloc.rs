@@ -86,7 +86,7 @@ impl Lowerer<'_, '_> {
                 ));
             };
             if status.stat.is_some() {
-                self.refuse_kept_status(name, "STAT= of ALLOCATE")?;
+                self.refuse_kept_status(name, "STAT= of ALLOCATE of")?;
             }
             let var = self.allocatable_var(name, "ALLOCATE")?;
             let rank = self.proc.var(var).dims.len();
@@ -174,7 +174,7 @@ impl Lowerer<'_, '_> {
                 return Err(self.err(span, "DEALLOCATE takes whole array names"));
             };
             if status.stat.is_some() {
-                self.refuse_kept_status(name, "STAT= of DEALLOCATE")?;
+                self.refuse_kept_status(name, "STAT= of DEALLOCATE of")?;
             }
             let var = self.allocatable_var(name, "DEALLOCATE")?;
             let guard = self.stat_guard(var, status, false)?;

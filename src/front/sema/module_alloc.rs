@@ -294,8 +294,8 @@ impl Lowerer<'_, '_> {
 
     /// A located error at `name` when it names a persistent array and this
     /// procedure may run under an owner called through the API: there the
-    /// array starts each call unallocated, so `what` (ALLOCATED, or the
-    /// STAT= of an ALLOCATE or DEALLOCATE), which reads whether it is
+    /// array starts each call unallocated, so `what` (`ALLOCATED of`,
+    /// `STAT= of ALLOCATE of`, ...), which reads whether it is
     /// allocated, could answer differently from a Fortran program calling
     /// the owner again.
     pub(super) fn refuse_kept_status(&mut self, name: &Name, what: &str) -> super::lowerer::R<()> {
@@ -313,7 +313,7 @@ impl Lowerer<'_, '_> {
         Err(self.err(
             name.span,
             format!(
-                "{what} of `{}`: adjit does not keep ALLOCATABLE module and SAVE arrays between calls made through the API (each call starts with them unallocated), so the answer could differ from a Fortran program's; call it from a main PROGRAM or allocate and deallocate it within one call",
+                "{what} `{}`: adjit does not keep ALLOCATABLE module and SAVE arrays between calls made through the API (each call starts with them unallocated), so the answer could differ from a Fortran program's; call it from a main PROGRAM or allocate and deallocate it within one call",
                 name.text
             ),
         ))
