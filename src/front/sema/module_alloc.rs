@@ -28,6 +28,7 @@
 //! The procedures a procedure calls are found by name (CALL statements and
 //! function references), as for host association.
 
+use super::super::ast::{Name, ProcKind};
 use super::lowerer::{referenced_names, Lowerer};
 use super::scope::{Scope, Sym, TypeInfo, VarDecl};
 use super::Program;
@@ -58,6 +59,10 @@ pub(crate) struct PersistentAllocs {
     /// By unit: whether it owns its arrays (nothing in the program names
     /// it) rather than taking them as parameters.
     pub owner: Vec<bool>,
+    /// By unit: whether it runs under an owner that is not a main PROGRAM
+    /// (an owner called through the API, itself or through calls), where
+    /// the arrays start every call unallocated.
+    pub api_reached: Vec<bool>,
 }
 
 /// Whether the declaration `d` of a procedure's scope is a SAVE
@@ -213,7 +218,18 @@ pub(crate) fn analyse(prog: &mut Program) {
         }
     }
     prog.allocs.needs = needs.into_iter().map(|s| s.into_iter().collect()).collect();
-    prog.allocs.owner = named.into_iter().map(|x| !x).collect();
+    let owner: Vec<bool> = named.into_iter().map(|x| !x).collect();
+    let mut api_reached = vec![false; n];
+    let mut todo: Vec<usize> = (0..n)
+        .filter(|&u| owner[u] && prog.units[u].ast.kind != ProcKind::Program)
+        .collect();
+    while let Some(u) = todo.pop() {
+        if !std::mem::replace(&mut api_reached[u], true) {
+            todo.extend(calls[u].iter().copied());
+        }
+    }
+    prog.allocs.owner = owner;
+    prog.allocs.api_reached = api_reached;
 }
 
 impl Lowerer<'_, '_> {
@@ -253,7 +269,7 @@ impl Lowerer<'_, '_> {
             let Some(span) = p.decl.allocatable else {
                 continue;
             };
-            let name = super::super::ast::Name {
+            let name = Name {
                 text: local,
                 span: p.decl.span,
             };
@@ -274,6 +290,33 @@ impl Lowerer<'_, '_> {
             let var = &mut self.proc.vars[v.index()];
             var.storage = var.storage.as_param(pos as u32);
         }
+    }
+
+    /// A located error at `name` when it names a persistent array and this
+    /// procedure may run under an owner called through the API: there the
+    /// array starts each call unallocated, so `what` (`ALLOCATED of`,
+    /// `STAT= of ALLOCATE of`, ...), which reads whether it is
+    /// allocated, could answer differently from a Fortran program calling
+    /// the owner again.
+    pub(super) fn refuse_kept_status(&mut self, name: &Name, what: &str) -> super::lowerer::R<()> {
+        let prog = self.prog;
+        if !prog
+            .allocs
+            .api_reached
+            .get(self.unit)
+            .copied()
+            .unwrap_or(false)
+            || prog.persistent_alloc(self.unit, &name.text).is_none()
+        {
+            return Ok(());
+        }
+        Err(self.err(
+            name.span,
+            format!(
+                "{what} `{}`: adjit does not keep ALLOCATABLE module and SAVE arrays between calls made through the API (each call starts with them unallocated), so the answer could differ from a Fortran program's; call it from a main PROGRAM or allocate and deallocate it within one call",
+                name.text
+            ),
+        ))
     }
 
     /// The names under which this procedure sees the persistent array `k`

@@ -6,7 +6,9 @@
 //! updated whole, grown and shrunk by reallocation on assignment,
 //! deallocated and allocated again with other bounds, passed to callees,
 //! and released at return. A third of them are SAVE allocatables,
-//! released at entry when a previous call left them allocated.
+//! released by DEALLOCATE as the procedure's last statement, so that every
+//! call starts with them unallocated as in Fortran (asking ALLOCATED of
+//! them is refused under an entry called through the API).
 //!
 //! Invariant kept by every statement (so that any subset the reducer leaves
 //! is still valid): while the procedure runs, `h` is allocated, covers the
@@ -46,15 +48,13 @@ impl Gen<'_> {
             return;
         }
         // A third of them are SAVE allocatables (kept between calls,
-        // passed by descriptor from the entry): released at entry, so the
+        // passed by descriptor from the entry): released last, so the
         // procedure computes what a local would.
         if self.rng.below(3) == 0 {
             head.push(format!(
                 "  double precision, allocatable, save :: {NAME}(:)"
             ));
-            init.push(Stmt::Keep(format!(
-                "if (allocated({NAME})) deallocate({NAME})"
-            )));
+            self.release.push(Stmt::Keep(format!("deallocate({NAME})")));
         } else {
             head.push(format!("  double precision, allocatable :: {NAME}(:)"));
         }
