@@ -141,8 +141,8 @@ fn unsupported_forms_are_located_errors() {
             "`shift=` of `cshift` has rank 1",
         ),
         (
-            "subroutine g(m, s, k)\n  double precision :: m(3, 3), s(3)\n  integer :: k\n  do while (sum(sum(m, dim=k)) > 0)\n    m = m - 1\n  end do\nend subroutine g\n",
-            "4:28",
+            "subroutine g(m, s, k)\n  double precision :: m(3, 3), s(3)\n  integer :: k, i\n  do i = 1, int(sum(sum(m, dim=k)))\n    m = m - 1\n  end do\nend subroutine g\n",
+            "4:32",
             "`dim=` of `sum` that is not a constant",
         ),
         (

@@ -166,6 +166,12 @@ pub struct AdjointOptions {
     /// How calls are reversed, unless a link of the [`ReversalSchedule`]
     /// given to [`adjoint_scheduled`] says otherwise.
     pub reversal: Reversal,
+    /// Store the results of library calls (`exp`, `log`, `sin`, ...) that the
+    /// reverse sweep needs on the value stack instead of recomputing them
+    /// (default; see `store.rs`). Off: the reverse sweep recomputes them, so
+    /// an adjoint without loops pushes nothing (as the sweeps of an ADR
+    /// block must, to be differentiated again).
+    pub store_library_results: bool,
 }
 
 /// How a call is reversed (seed 004's schedules).
@@ -220,6 +226,7 @@ impl Default for AdjointOptions {
             snapshots: None,
             tape_budget: None,
             reversal: Reversal::Split,
+            store_library_results: true,
         }
     }
 }
@@ -477,6 +484,7 @@ impl Generator<'_> {
             has_adjoint: &has_adjoint_fn,
             nonlinear: &nonlinear,
             restore_nonlocals: matches!(how, Activation::Callee { .. }),
+            store_library_results: self.options.store_library_results,
         };
         let plan = match self.options.record {
             RecordPolicy::Conservative => conservative_plan(&plan_ctx),

@@ -92,6 +92,9 @@ fn expand_one(module: Module, c: &AdfCall, map: &SourceMap) -> Result<Module, Er
             &dependents,
             &AdjointOptions {
                 strong_zero: StrongZero::Differentiable,
+                // The block's sweeps are differentiated again by an outer
+                // derivative, which cannot differentiate stack operations.
+                store_library_results: false,
                 ..AdjointOptions::default()
             },
         )

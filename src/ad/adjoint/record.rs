@@ -79,6 +79,9 @@ pub(crate) struct PlanContext<'a> {
     /// Record every overwrite of a parameter or global (a callee's reverse
     /// sweep must give its caller back the state before the call).
     pub restore_nonlocals: bool,
+    /// Store library-call results for the reverse sweep rather than
+    /// recomputing them ([`super::store`]).
+    pub store_library_results: bool,
 }
 
 /// The variable an effect overwrites and whether it overwrites it entirely.

@@ -49,7 +49,8 @@ pub(crate) fn stored_results(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Val
     if !matches!(
         proc.inst(stmt.effect).kind,
         Inst::Store(..) | Inst::StoreElem(..)
-    ) || !is_active_statement(ctx, stmt)
+    ) || !ctx.store_library_results
+        || !is_active_statement(ctx, stmt)
     {
         return Vec::new();
     }

@@ -1304,6 +1304,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         }
         self.stmts(&u.ast.body);
         self.span = u.ast.span;
+        self.fail_if_kept_allocated();
         self.terminate(Terminator::Return);
     }
 

@@ -32,7 +32,7 @@ use super::super::ast::{Name, ProcKind};
 use super::lowerer::{referenced_names, Lowerer};
 use super::scope::{Scope, Sym, TypeInfo, VarDecl};
 use super::Program;
-use adjit_ir::{Span, Storage, VarId};
+use adjit_ir::{Inst, RuntimeErrorKind, Span, Storage, Terminator, Type, VarId};
 use std::collections::BTreeSet;
 
 /// One ALLOCATABLE array whose allocation persists: a module variable or a
@@ -289,6 +289,48 @@ impl Lowerer<'_, '_> {
         for (pos, &v) in self.proc.params.clone().iter().enumerate() {
             let var = &mut self.proc.vars[v.index()];
             var.storage = var.storage.as_param(pos as u32);
+        }
+    }
+
+    /// Before a return of a procedure that owns persistent arrays and is
+    /// called through the API: a runtime error naming each array still
+    /// allocated. adjit releases the owner's arrays when it returns, where a
+    /// Fortran program would keep them for the next call; refusing to return
+    /// them allocated keeps every later call starting from the state a
+    /// Fortran program would have (all unallocated), so no call can read
+    /// an allocation (or its data) that adjit did not keep.
+    pub(super) fn fail_if_kept_allocated(&mut self) {
+        let prog = self.prog;
+        if !prog.allocs.owner.get(self.unit).copied().unwrap_or(false)
+            || prog.units[self.unit].ast.kind == ProcKind::Program
+        {
+            return;
+        }
+        let Some(needs) = prog.allocs.needs.get(self.unit) else {
+            return;
+        };
+        for &k in needs {
+            let p = &prog.allocs.list[k];
+            let Some(&v) = self.vars.get(&p.name) else {
+                continue;
+            };
+            let allocated = self.val(Inst::Allocated(v), Type::Bool);
+            let (kept, released) = (self.block(), self.block());
+            self.terminate(Terminator::Branch {
+                cond: allocated,
+                then_dest: kept,
+                else_dest: released,
+            });
+            self.switch_to(kept);
+            let procedure = &prog.units[self.unit].ast.name.text;
+            self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(Some(format!(
+                "`{}` is still allocated when `{procedure}` returns: adjit does not keep \
+                 ALLOCATABLE module and SAVE arrays between calls made through the API \
+                 (a Fortran program would keep it for the next call); deallocate it \
+                 before returning, or call `{procedure}` from a main PROGRAM",
+                self.proc.var(v).name
+            )))));
+            self.switch_to(released);
         }
     }
 

@@ -248,6 +248,7 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             StmtKind::Return => {
+                self.fail_if_kept_allocated();
                 self.terminate(Terminator::Return);
                 Ok(())
             }
