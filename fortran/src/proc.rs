@@ -115,6 +115,10 @@ struct Printer<'c, 'a> {
     /// Allocatable arrays standing for derivative elements passed to
     /// dummies that may overlap (see [`derivatives_may_overlap`]).
     part_arrays: BTreeMap<String, Type>,
+    /// Deferred-length character scalars standing for one-character-per-
+    /// element buffers of run-time length that a callee writes:
+    /// scalar name -> buffer name.
+    char_scalars: BTreeMap<String, String>,
     /// The element count of each assumed-size dummy that has one (see
     /// `Context::sized_params`), by dummy: a hidden argument, or for an
     /// entry the local name of a sizes-module variable.
@@ -190,6 +194,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             entry_sizes: Vec::new(),
             one_element: BTreeMap::new(),
             part_arrays: BTreeMap::new(),
+            char_scalars: BTreeMap::new(),
         };
         p.taken.insert(name);
         if let Some(m) = &p.home {
@@ -1158,6 +1163,17 @@ impl<'c, 'a> Printer<'c, 'a> {
         array
     }
 
+    /// The deferred-length character scalar standing for the buffer
+    /// `name` (one character per element) when a callee writes it.
+    fn char_scalar(&mut self, name: &str) -> String {
+        if let Some((scalar, _)) = self.char_scalars.iter().find(|(_, b)| *b == name) {
+            return scalar.clone();
+        }
+        let scalar = self.fresh(&format!("{name}_str"));
+        self.char_scalars.insert(scalar.clone(), name.to_string());
+        scalar
+    }
+
     fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
         let subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
         if let Some((array, rank, component)) = self.struct_arrays.get(&x) {
@@ -1358,10 +1374,20 @@ impl<'c, 'a> Printer<'c, 'a> {
                 // Character data of run-time length built in an array of
                 // one-character elements, passed to a scalar dummy: the
                 // scalar of that length with the same characters.
-                CallArg::Var(x) if chars_to_scalar(x) => {
-                    let n = &self.names[x.index()];
-                    format!("transfer({n}, repeat(' ', size({n})))")
+                // Written by the callee (a function's result among them):
+                // a character scalar copied in and out, as an expression
+                // can neither be defined nor be assigned to.
+                CallArg::Var(x) if chars_to_scalar(x) && may_write(callee, callee.params[i]) => {
+                    let n = self.names[x.index()].clone();
+                    let scalar = self.char_scalar(&n);
+                    let result = callee.result == Some(callee.params[i]);
+                    if self.ctx.is_generated(c) || !result {
+                        before.push(format!("{scalar} = {}", chars_as_scalar(&n)));
+                    }
+                    after.push(format!("{n} = transfer({scalar}, {n})"));
+                    scalar
                 }
+                CallArg::Var(x) if chars_to_scalar(x) => chars_as_scalar(&self.names[x.index()]),
                 CallArg::Var(x) => self.names[x.index()].clone(),
                 CallArg::Elem(x, idx) => self.element(*x, idx, exprs),
                 CallArg::Slice(x, idx, n) => match callee.params.get(i) {
@@ -1804,6 +1830,9 @@ impl<'c, 'a> Printer<'c, 'a> {
                 expr::type_name(*ty)
             ));
         }
+        for name in self.char_scalars.keys() {
+            decls.push(format!("  character(len=:), allocatable :: {name}"));
+        }
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
             wrap_line(l, &mut text);
@@ -2072,6 +2101,12 @@ fn only_accumulates(proc: &Proc, v: VarId) -> bool {
         }
         _ => true,
     })
+}
+
+/// The character scalar with the characters of `buffer`, an array of
+/// one-character elements (an expression: it cannot be defined).
+fn chars_as_scalar(buffer: &str) -> String {
+    format!("transfer({buffer}, repeat(' ', size({buffer})))")
 }
 
 /// Whether `proc` may write its variable `v`: stores, allocation, character

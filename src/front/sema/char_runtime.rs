@@ -156,8 +156,8 @@ impl Lowerer<'_, '_> {
     /// in a Bool variable.
     fn compare_loop(&mut self, op: CmpOp, a: &SpilledSide, b: &SpilledSide) -> R<VarId> {
         let (i64t, bt) = (Type::I64, Type::Bool);
-        let la = self.side_len(&a);
-        let lb = self.side_len(&b);
+        let la = self.side_len(a);
+        let lb = self.side_len(b);
         let n = self.val(Inst::Binary(BinaryOp::Max, la, lb), i64t);
         let n = self.keep_value(n);
         let decided = self.temp("cd", bt);
@@ -168,8 +168,8 @@ impl Lowerer<'_, '_> {
         self.for_positions(&[n], &mut |this, ks| {
             let one = this.int(1, i64t);
             let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
-            let ca = this.char_at(&a, at);
-            let cb = this.char_at(&b, at);
+            let ca = this.char_at(a, at);
+            let cb = this.char_at(b, at);
             let ne = this.val(Inst::CharCompare(CmpOp::Ne, ca.clone(), cb.clone()), bt);
             let lt = this.val(Inst::CharCompare(CmpOp::Lt, ca, cb), bt);
             let d = this.val(Inst::Load(decided), bt);
