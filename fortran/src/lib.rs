@@ -40,6 +40,7 @@ mod naming;
 mod proc;
 mod split;
 mod structure;
+mod whole;
 
 use adjit_ir::{Global, Module, ProcId, Span, Storage};
 use std::collections::{BTreeMap, HashSet};

@@ -1749,6 +1749,9 @@ impl<'c, 'a> Printer<'c, 'a> {
     }
 
     fn finish(mut self) -> Result<Printed, EmitError> {
+        // Element loops over whole arrays as array assignments; their
+        // counters are then not declared.
+        let gone = crate::whole::collapse(&mut self.lines);
         let mut head = Vec::new();
         let params: Vec<String> = self
             .proc
@@ -1790,7 +1793,10 @@ impl<'c, 'a> Printer<'c, 'a> {
         order.sort_by_key(|v| self.proc.var(*v).is_array());
         for v in order {
             let var = self.proc.var(v);
-            if matches!(var.storage, Storage::Global(..)) || !self.named.contains(&v) {
+            if matches!(var.storage, Storage::Global(..))
+                || !self.named.contains(&v)
+                || (var.storage == Storage::Local && gone.contains(&self.names[v.index()]))
+            {
                 continue;
             }
             decls.push(format!("  {}", self.declaration(v)?));
