@@ -603,7 +603,7 @@ fn storage_the_ir_shares_is_written_as_fortran_allows() {
         sections.contains("subroutine mat_d(m, m_d, s, s_d, t_extent_m_1, m_size)")
             && sections.contains("integer(8), intent(in) :: m_size")
             && sections.contains(", size(t_arg22, kind=8))")
-            && sections.contains(", n45, int(v_1_x_n43_x_n44, 8))"),
+            && sections.contains(", n45, int(n43_x_n44, 8))"),
         "{sections}"
     );
     // The entry keeps the original's arguments: the caller sets the element

@@ -119,6 +119,9 @@ impl Namer<'_> {
             Inst::Binary(BinaryOp::Div, a, b) if self.is_one(*a) => {
                 format!("inv_{}", self.spell(*b, depth - 1)?)
             }
+            // A product with 1 is named after its other factor.
+            Inst::Binary(BinaryOp::Mul, a, b) if self.is_one(*a) => self.spell(*b, depth)?,
+            Inst::Binary(BinaryOp::Mul, a, b) if self.is_one(*b) => self.spell(*a, depth)?,
             Inst::Binary(op, a, b) => {
                 let a = self.spell(*a, depth - 1)?;
                 let b = self.spell(*b, depth - 1)?;
