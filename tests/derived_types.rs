@@ -372,14 +372,6 @@ fn unsupported_allocatable_components_are_located_errors() {
             "e.f90:5:12",
             "array of structures `a` of type `t`, which has the ALLOCATABLE component `u`",
         ),
-        (
-            "module m\n  type :: t\n    real(8), allocatable :: u(:)\n  end type\n\
-             type(t) :: g\nend module\nsubroutine s(x)\n  use m\n  real(8) :: x\n\
-             allocate(g%u(2))\n  x = 1\nend subroutine\n"
-                .into(),
-            "e.f90:5:12",
-            "ALLOCATABLE `g%u` in a module",
-        ),
     ];
     for (source, at, what) in cases {
         let m = compile_error(&source);
