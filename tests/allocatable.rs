@@ -766,6 +766,7 @@ subroutine f(n, x, y)
   y = y + sum(gx(x))
   y = y + accum(x, 1)
   y = y + accum(x, 2)
+  deallocate(g)
 end subroutine f
 ";
 
@@ -798,6 +799,7 @@ subroutine f(n, k, s)
   if (n > 0) allocate(a(n))
   call g(k)
   s = a(1)
+  if (k == 2) deallocate(a)
 end subroutine f
 ";
     located_runtime_errors(
@@ -840,6 +842,7 @@ contains
     {query}
     hist = [x]
     total = sum(hist)
+    deallocate(hist)
   end subroutine record
 end module hist_m
 subroutine entry(x, total)
@@ -950,4 +953,34 @@ end program main
    42.500000000000000                3   3.5000000000000000        3.5000000000000000     
 ";
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+}
+
+/// A procedure called through the API that owns a module ALLOCATABLE
+/// array and returns (at its end or by RETURN) with it still allocated
+/// stops with a runtime error naming it: adjit releases it there, where a
+/// Fortran program would keep it for the next call, so no later call can
+/// silently start from a state a Fortran program would not have. Released
+/// before returning, the call succeeds.
+#[test]
+fn an_api_call_returning_a_kept_array_allocated_is_located() {
+    let source = "module m
+  double precision, allocatable :: a(:)
+end module m
+subroutine f(n, k, s)
+  use m
+  integer, intent(in) :: n, k
+  double precision, intent(out) :: s
+  allocate(a(n))
+  a = 3
+  s = sum(a)
+  if (k == 1) return
+  if (k == 2) deallocate(a)
+end subroutine f
+";
+    let kept = "`a` of `m` is still allocated when `f` returns";
+    located_runtime_errors(
+        source,
+        &[(2.0, 0.0, "e.f90:4:", kept), (2.0, 1.0, "e.f90:11:", kept)],
+        (2.0, 2.0, 6.0),
+    );
 }

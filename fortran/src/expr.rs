@@ -151,12 +151,21 @@ pub fn int_literal(i: i64, ty: Type) -> Expr {
     }
 }
 
+/// The longest literal piece [`string_literal`] writes.
+const LITERAL_PIECE: usize = 60;
+
 /// A Fortran character literal (quotes doubled; bytes outside printable
-/// ASCII through `achar`).
+/// ASCII through `achar`; long text as literals of at most
+/// [`LITERAL_PIECE`] characters joined by `//`, so that a line can be
+/// continued between them).
 pub fn string_literal(bytes: &[u8]) -> String {
     let mut parts = Vec::new();
     let mut run = String::new();
     for &b in bytes {
+        if run.len() >= LITERAL_PIECE {
+            parts.push(format!("'{run}'"));
+            run.clear();
+        }
         if (0x20..0x7f).contains(&b) {
             if b == b'\'' {
                 run.push('\'');

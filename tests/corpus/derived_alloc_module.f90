@@ -1,5 +1,5 @@
 ! A module structure with an ALLOCATABLE component: the entry allocates
-! it, a callee reads it through the module, and the entry releases it
+! it, a module procedure reads it, and the entry releases it
 ! before returning (adjit does not keep module allocations between calls
 ! made through the API, so an entry returning it allocated is a runtime
 ! error).
@@ -12,6 +12,11 @@ module moddata_m
     real(8), allocatable :: u(:)
   end type
   type(series) :: g
+contains
+  subroutine total(y)
+    real(8), intent(out) :: y
+    y = sum(sin(g%u)) + g%terms * g%u(g%terms)**2
+  end subroutine total
 end module moddata_m
 
 subroutine moddata(n, x, y)
@@ -30,9 +35,3 @@ subroutine moddata(n, x, y)
   deallocate(g%u)
 end subroutine moddata
 
-subroutine total(y)
-  use moddata_m
-  implicit none
-  real(8), intent(out) :: y
-  y = sum(sin(g%u)) + g%terms * g%u(g%terms)**2
-end subroutine total

@@ -323,12 +323,12 @@ impl Lowerer<'_, '_> {
             });
             self.switch_to(kept);
             let procedure = &prog.units[self.unit].ast.name.text;
+            let (scope, var) = p.name.rsplit_once("::").unwrap_or(("", &p.name));
             self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(Some(format!(
-                "`{}` is still allocated when `{procedure}` returns: adjit does not keep \
-                 ALLOCATABLE module and SAVE arrays between calls made through the API \
-                 (a Fortran program would keep it for the next call); deallocate it \
-                 before returning, or call `{procedure}` from a main PROGRAM",
-                self.proc.var(v).name
+                "`{var}` of `{scope}` is still allocated when `{procedure}` returns: adjit \
+                 does not keep ALLOCATABLE module and SAVE arrays between calls made \
+                 through the API (a Fortran program would keep it for the next call); \
+                 deallocate it before returning, or call `{procedure}` from a main PROGRAM"
             )))));
             self.switch_to(released);
         }
