@@ -315,7 +315,7 @@ impl Lowerer<'_, '_> {
                     let k = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
                     let at = this.val(Inst::Load(pos), i64t);
                     let at = this.val(Inst::Binary(BinaryOp::Add, at, ks[0]), i64t);
-                    this.put_clipped(&to, at, one, super::char_runtime::element(buf, k));
+                    this.put_clipped(&to, at, one, element(buf, k));
                     Ok(())
                 })?;
                 self.emit(Inst::Deallocate(buf), None);
@@ -453,7 +453,7 @@ impl Lowerer<'_, '_> {
                 let c = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
                 let from = match &piece {
                     Piece::Text(r) | Piece::Repeat(r, _) => this.shifted_ref(r, c, c),
-                    Piece::Buf(from, _) => super::char_runtime::element(*from, c),
+                    Piece::Buf(from, _) => element(*from, c),
                     Piece::Blanks(_) => CharRef::literal(b""),
                 };
                 this.emit(Inst::CharAssign(dest, from), None);
@@ -555,5 +555,17 @@ pub(super) fn may_need_char_temp(e: &Expr) -> bool {
                 && args.iter().all(|a| matches!(a.value, ArgValue::Expr(_)))
         }
         _ => false,
+    }
+}
+
+/// Element `at` of a rank-1 character array.
+pub(super) fn element(buf: VarId, at: adjit_ir::Value) -> CharRef {
+    CharRef {
+        base: CharBase::Var {
+            var: buf,
+            index: vec![at],
+        },
+        start: None,
+        end: None,
     }
 }

@@ -19,7 +19,9 @@
 //! character data.
 
 use super::super::ast::{Arg, ArgValue, BinOp, CaseItem, Expr, ExprKind, Name, ProcKind};
-use super::char_expr::{concat_parts, is_concat, Piece, Pieces, SpilledPiece, StrFn, MAX_TEMP_LEN};
+use super::char_expr::{
+    concat_parts, element, is_concat, Piece, Pieces, SpilledPiece, StrFn, MAX_TEMP_LEN,
+};
 use super::lowerer::{Lowerer, Operand, R};
 use super::scope::CharLenInfo;
 use adjit_ir::{BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Type, VarId};
@@ -459,18 +461,6 @@ enum SpilledSide {
     Buf(VarId, VarId),
     /// A buffer kept after the comparison (a SELECT CASE selector).
     Kept(VarId, VarId),
-}
-
-/// Element `at` of a rank-1 character array.
-pub(super) fn element(buf: VarId, at: adjit_ir::Value) -> CharRef {
-    CharRef {
-        base: CharBase::Var {
-            var: buf,
-            index: vec![at],
-        },
-        start: None,
-        end: None,
-    }
 }
 
 /// `e` with each name in `actuals` replaced by its expression
