@@ -660,19 +660,7 @@ fn overlapping_section_assignment_to_a_dummy_without_fixed_bounds() {
         ("allocatable, intent(inout) :: c(:)", "allocatable :: w(:)"),
     ] {
         let source = shift_source(decl, local);
-        for backend in [Backend::Jit, Backend::Interpreter] {
-            let options = Options {
-                backend,
-                ..Options::default()
-            };
-            let engine = Engine::from_sources(&[("finding.f90".into(), source.clone())], options)
-                .unwrap_or_else(|e| panic!("{decl}: {e}"));
-            let p = engine.procedure(Some("top")).unwrap();
-            let mut args = p.args();
-            args.apply_settings(&["x=0.5"]).unwrap();
-            p.call(&mut args).unwrap();
-            assert_eq!(args.scalar("r").unwrap(), 305.5, "{decl} {backend:?}");
-        }
+        assert_top_r(&source, 305.5);
         assert_jacobians(jacobians(&source, "top", "r", "x", &["x=0.5"]), &[621.0]);
     }
 }
@@ -709,19 +697,7 @@ contains
   end subroutine top
 end module m
 ";
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let p = engine.procedure(Some("top")).unwrap();
-        let mut args = p.args();
-        args.apply_settings(&["x=0.5"]).unwrap();
-        p.call(&mut args).unwrap();
-        assert_eq!(args.scalar("r").unwrap(), 5.0, "{backend:?}");
-    }
+    assert_top_r(source, 5.0);
     assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[10.0]);
 }
 
@@ -746,19 +722,7 @@ subroutine top(x, r)
   r = sum(h)
 end subroutine top
 ";
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let p = engine.procedure(Some("top")).unwrap();
-        let mut args = p.args();
-        args.apply_settings(&["x=0.5"]).unwrap();
-        p.call(&mut args).unwrap();
-        assert_eq!(args.scalar("r").unwrap(), 3.5, "{backend:?}");
-    }
+    assert_top_r(source, 3.5);
     assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[7.0]);
 }
 
@@ -792,12 +756,7 @@ contains
   end subroutine top
 end module m
 ";
-    let engine = Engine::from_source("finding.f90", source).unwrap_or_else(|e| panic!("{e}"));
-    let p = engine.procedure(Some("top")).unwrap();
-    let mut args = p.args();
-    args.apply_settings(&["x=0.5"]).unwrap();
-    p.call(&mut args).unwrap();
-    assert_eq!(args.scalar("r").unwrap(), 2.5);
+    assert_top_r(source, 2.5);
     assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[5.0]);
 }
 
@@ -838,11 +797,24 @@ contains
   end subroutine top
 end module m
 ";
-    let engine = Engine::from_source("finding.f90", source).unwrap_or_else(|e| panic!("{e}"));
-    let p = engine.procedure(Some("top")).unwrap();
-    let mut args = p.args();
-    args.apply_settings(&["x=0.5"]).unwrap();
-    p.call(&mut args).unwrap();
-    assert_eq!(args.scalar("r").unwrap(), 3.5);
+    assert_top_r(source, 3.5);
     assert_jacobians(jacobians(source, "top", "r", "x", &["x=0.5"]), &[7.0]);
+}
+
+/// `top`'s result `r` at `x = 0.5` on the JIT and on the interpreter is
+/// `expected`.
+fn assert_top_r(source: &str, expected: f64) {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let p = engine.procedure(Some("top")).unwrap();
+        let mut args = p.args();
+        args.apply_settings(&["x=0.5"]).unwrap();
+        p.call(&mut args).unwrap();
+        assert_eq!(args.scalar("r").unwrap(), expected, "{backend:?}");
+    }
 }

@@ -478,7 +478,8 @@ impl Lowerer<'_, '_> {
         t
     }
 
-    fn spill_ref(&mut self, r: &CharRef) -> SpilledRef {
+    /// `r` with its values kept in variables (usable in other blocks).
+    pub(super) fn spill_ref(&mut self, r: &CharRef) -> SpilledRef {
         let base = match &r.base {
             CharBase::Var { var, .. } => CharBase::Var {
                 var: *var,
@@ -498,7 +499,8 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn reload_ref(&mut self, s: &SpilledRef) -> CharRef {
+    /// The reference [`Self::spill_ref`] kept, reloaded here.
+    pub(super) fn reload_ref(&mut self, s: &SpilledRef) -> CharRef {
         let load = |this: &mut Self, x: VarId| {
             let ty = this.proc.var(x).ty;
             this.val(Inst::Load(x), ty)

@@ -20,11 +20,11 @@
 
 use super::super::ast::{Arg, ArgValue, BinOp, CaseItem, Expr, ExprKind, Name, ProcKind};
 use super::char_expr::{
-    concat_parts, element, is_concat, Piece, Pieces, SpilledPiece, StrFn, MAX_TEMP_LEN,
+    concat_parts, element, is_concat, Piece, Pieces, SpilledPiece, SpilledRef, StrFn, MAX_TEMP_LEN,
 };
 use super::lowerer::{Lowerer, Operand, R};
 use super::scope::CharLenInfo;
-use adjit_ir::{BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Type, VarId};
+use adjit_ir::{BinaryOp, CallArg, CharRef, CmpOp, Const, Inst, IoOp, Type, VarId};
 use std::collections::HashMap;
 
 /// A value of a comparison or SELECT CASE selector: ordinary data, or
@@ -360,20 +360,9 @@ impl Lowerer<'_, '_> {
     fn spill_side(&mut self, s: &Side) -> SpilledSide {
         match s {
             Side::Ref(r) => {
-                let keep =
-                    |this: &mut Self, v: Option<adjit_ir::Value>| v.map(|v| this.keep_value(v));
-                let index = match &r.base {
-                    CharBase::Var { index, .. } => {
-                        index.iter().map(|&v| self.keep_value(v)).collect()
-                    }
-                    CharBase::Literal(_) => Vec::new(),
-                };
                 let len = self.char_len_value(r);
                 SpilledSide::Ref(SpilledChar {
-                    base: r.base.clone(),
-                    index,
-                    start: keep(self, r.start),
-                    end: keep(self, r.end),
+                    text: self.spill_ref(r),
                     len: self.keep_value(len),
                 })
             }
@@ -382,22 +371,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn reload_char_ref(&mut self, s: &SpilledChar) -> CharRef {
-        let load = |this: &mut Self, x: VarId| {
-            let ty = this.proc.var(x).ty;
-            this.val(Inst::Load(x), ty)
-        };
-        let base = match &s.base {
-            CharBase::Var { var, .. } => CharBase::Var {
-                var: *var,
-                index: s.index.iter().map(|&x| load(self, x)).collect(),
-            },
-            b => b.clone(),
-        };
-        CharRef {
-            base,
-            start: s.start.map(|x| load(self, x)),
-            end: s.end.map(|x| load(self, x)),
-        }
+        self.reload_ref(&s.text)
     }
 
     fn side_len(&mut self, s: &SpilledSide) -> adjit_ir::Value {
@@ -448,10 +422,7 @@ enum Side {
 
 /// A [`CharRef`] with its run-time positions and length in variables.
 struct SpilledChar {
-    base: CharBase,
-    index: Vec<VarId>,
-    start: Option<VarId>,
-    end: Option<VarId>,
+    text: SpilledRef,
     len: VarId,
 }
 

@@ -1045,6 +1045,18 @@ impl Lowerer<'_, '_> {
         Ok(slots)
     }
 
+    /// The expression of the actual argument `a` (the `i`-th of `callee`);
+    /// a located error for a range.
+    fn expr_actual<'e>(&mut self, a: &'e Arg, i: usize, callee: &Name) -> R<&'e Expr> {
+        match &a.value {
+            ArgValue::Expr(e) => Ok(e),
+            _ => Err(self.err(
+                callee.span,
+                format!("argument {} of `{}` is a range", i + 1, callee.text),
+            )),
+        }
+    }
+
     /// Places an actual argument (a structure's components, or one value)
     /// and the presence flag of an OPTIONAL dummy.
     #[allow(clippy::too_many_arguments)]
@@ -1058,12 +1070,7 @@ impl Lowerer<'_, '_> {
         (explicit, assumed_shape): (bool, bool),
         out: &mut [Option<CallArg>],
     ) -> R<()> {
-        let ArgValue::Expr(e) = &a.value else {
-            return Err(self.err(
-                callee.span,
-                format!("argument {} of `{}` is a range", i + 1, callee.text),
-            ));
-        };
+        let e = self.expr_actual(a, i, callee)?;
         let bare = match &e.kind {
             ExprKind::Name(n) => Some(n),
             _ => None,
@@ -1158,12 +1165,7 @@ impl Lowerer<'_, '_> {
         (explicit, assumed_shape): (bool, bool),
         out: &mut [Option<CallArg>],
     ) -> R<()> {
-        let ArgValue::Expr(e) = &a.value else {
-            return Err(self.err(
-                callee.span,
-                format!("argument {} of `{}` is a range", i + 1, callee.text),
-            ));
-        };
+        let e = self.expr_actual(a, i, callee)?;
         if let (Some(&pi), true) = (d.params.first(), d.descriptor) {
             out[pi] = Some(self.descriptor_actual(e, &d.name, sig.params[pi], callee)?);
         } else if let Some(&pi) = d.params.first() {
@@ -1365,12 +1367,7 @@ impl Lowerer<'_, '_> {
                 ),
             )
         };
-        let ArgValue::Expr(e) = &a.value else {
-            return Err(self.err(
-                callee.span,
-                format!("argument {} of `{}` is a range", i + 1, callee.text),
-            ));
-        };
+        let e = self.expr_actual(a, i, callee)?;
         match &e.kind {
             _ if self.elementwise_actual(e, prank) => {
                 if let Some(a) = self.element_actual(e, pty)? {

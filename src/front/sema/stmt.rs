@@ -1373,15 +1373,11 @@ impl Lowerer<'_, '_> {
                 default = Some(i);
                 continue;
             };
-            let mut any: Option<Value> = None;
-            for it in items {
-                let t = self.case_test(&sel, it, selector)?;
-                any = Some(match any {
-                    None => t,
-                    Some(a) => self.val(Inst::Binary(BinaryOp::Or, a, t), Type::Bool),
-                });
-            }
-            if let Some(a) = any {
+            let item_tests = items
+                .iter()
+                .map(|it| self.case_test(&sel, it, selector))
+                .collect::<R<Vec<_>>>()?;
+            if let Some(a) = self.any_of(item_tests) {
                 tests.push((i, a));
             }
         }
@@ -1413,19 +1409,22 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Deallocate(buf), None);
         let mut tests = Vec::new();
         for (i, vars) in kept {
-            let mut any: Option<Value> = None;
-            for v in vars {
-                let t = self.val(Inst::Load(v), Type::Bool);
-                any = Some(match any {
-                    None => t,
-                    Some(a) => self.val(Inst::Binary(BinaryOp::Or, a, t), Type::Bool),
-                });
-            }
-            if let Some(a) = any {
+            let item_tests: Vec<Value> = vars
+                .into_iter()
+                .map(|v| self.val(Inst::Load(v), Type::Bool))
+                .collect();
+            if let Some(a) = self.any_of(item_tests) {
                 tests.push((i, a));
             }
         }
         self.dispatch_cases(tests, default, cases)
+    }
+
+    /// The disjunction of a case's item tests (`None` for no items).
+    fn any_of(&mut self, tests: Vec<Value>) -> Option<Value> {
+        tests
+            .into_iter()
+            .reduce(|a, t| self.val(Inst::Binary(BinaryOp::Or, a, t), Type::Bool))
     }
 
     /// The case number chosen by the tests (the first that holds, else
