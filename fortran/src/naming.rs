@@ -10,6 +10,7 @@
 //! `d_b_part`. The names are deterministic; [`crate::proc`] makes them
 //! unique with a number suffix.
 
+use adjit_ir::print::unary_name;
 use adjit_ir::{BinaryOp, Const, Inst, Proc, UnaryOp, Value};
 
 /// Longest spelling of a whole expression used as a name.
@@ -24,33 +25,6 @@ const DEPTH: u32 = 4;
 /// How many values are searched for a derivative variable an expression
 /// reads.
 const SEARCHED: usize = 64;
-
-/// The name of an intrinsic unary operation (empty for those without one).
-fn unary_name(op: UnaryOp) -> &'static str {
-    match op {
-        UnaryOp::Neg => "neg",
-        UnaryOp::Abs => "abs",
-        UnaryOp::Sqrt => "sqrt",
-        UnaryOp::Exp => "exp",
-        UnaryOp::Log => "log",
-        UnaryOp::Log10 => "log10",
-        UnaryOp::Sin => "sin",
-        UnaryOp::Cos => "cos",
-        UnaryOp::Tan => "tan",
-        UnaryOp::Asin => "asin",
-        UnaryOp::Acos => "acos",
-        UnaryOp::Atan => "atan",
-        UnaryOp::Sinh => "sinh",
-        UnaryOp::Cosh => "cosh",
-        UnaryOp::Tanh => "tanh",
-        UnaryOp::Floor => "floor",
-        UnaryOp::Ceil => "ceil",
-        UnaryOp::Trunc => "trunc",
-        UnaryOp::Round => "round",
-        UnaryOp::Not => "not",
-        UnaryOp::Special(_) => "fn",
-    }
-}
 
 /// The infix word of a binary operation in a spelled name, and the role
 /// name of its result.
