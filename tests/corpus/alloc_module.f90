@@ -4,8 +4,8 @@
 ! on assignment and by MOVE_ALLOC, deallocated and allocated again with
 ! other bounds, used by a procedure called through a generic interface;
 ! SIZE, LBOUND and UBOUND of each. Everything is released before the entry
-! returns: ALLOCATED of them would be refused, as the entry is called
-! through the API, where each call starts with them unallocated.
+! returns, as the entry is called
+! through the API, where returning one allocated is an error.
 ! adjit-test: --entry alloc_module --set n=4 --set x=1.5
 ! adjit-test: --entry alloc_module --set n=6 --set x=-0.75
 module alloc_module_data

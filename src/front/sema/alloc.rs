@@ -85,9 +85,6 @@ impl Lowerer<'_, '_> {
                     "unsupported Fortran: ALLOCATE object without bounds (give `a(lower:upper)`)",
                 ));
             };
-            if status.stat.is_some() {
-                self.refuse_kept_status(name, "STAT= of ALLOCATE of")?;
-            }
             let var = self.allocatable_var(name, "ALLOCATE")?;
             let rank = self.proc.var(var).dims.len();
             if args.len() != rank {
@@ -173,9 +170,6 @@ impl Lowerer<'_, '_> {
                 let span = object.span;
                 return Err(self.err(span, "DEALLOCATE takes whole array names"));
             };
-            if status.stat.is_some() {
-                self.refuse_kept_status(name, "STAT= of DEALLOCATE of")?;
-            }
             let var = self.allocatable_var(name, "DEALLOCATE")?;
             let guard = self.stat_guard(var, status, false)?;
             self.emit(Inst::Deallocate(var), None);
@@ -201,14 +195,6 @@ impl Lowerer<'_, '_> {
         let [from_name, to_name] = names[..] else {
             return Err(self.err(call.span, "MOVE_ALLOC takes two ALLOCATABLE array names"));
         };
-        if self
-            .prog
-            .persistent_alloc(self.unit, &to_name.text)
-            .is_none()
-        {
-            // The status of a kept array would pass to one that is not.
-            self.refuse_kept_status(from_name, "MOVE_ALLOC from")?;
-        }
         let from = self.allocatable_var(from_name, "MOVE_ALLOC")?;
         let to = self.allocatable_var(to_name, "MOVE_ALLOC")?;
         let (f, t) = (self.proc.var(from), self.proc.var(to));

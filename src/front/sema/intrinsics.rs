@@ -362,7 +362,6 @@ impl Lowerer<'_, '_> {
                 if let Some(yes) = self.dummy_allocated(n)? {
                     return Ok(Operand::Num(yes, Type::Bool));
                 }
-                self.refuse_kept_status(n, "ALLOCATED of")?;
                 let v = self.allocatable_var(n, "ALLOCATED")?;
                 let is = self.val(Inst::Allocated(v), Type::Bool);
                 return Ok(Operand::Num(is, Type::Bool));

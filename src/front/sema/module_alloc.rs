@@ -19,7 +19,13 @@
 //!   unallocated when the owner starts, released when it returns. A main
 //!   program runs once, so there this is exactly Fortran's lifetime; a
 //!   procedure called from outside (through the API) starts each call with
-//!   the array unallocated.
+//!   the array unallocated, and returning with it still allocated is a
+//!   runtime error ([`Lowerer::fail_if_kept_allocated`]). So every call
+//!   that succeeds starts from the state a Fortran program's call would
+//!   (its previous call released the array), and ALLOCATED, STAT= and
+//!   MOVE_ALLOC answer as in Fortran. A recursive procedure (one naming
+//!   itself) is never an owner: its inner activations take the outer
+//!   one's arrays, so it is called from Fortran only.
 //! * Every other procedure that uses it takes it as a hidden parameter,
 //!   after its host variables and before the function result; callers
 //!   pass their own. A procedure called through a dummy procedure cannot
@@ -59,16 +65,24 @@ pub(crate) struct PersistentAllocs {
     /// By unit: whether it owns its arrays (nothing in the program names
     /// it) rather than taking them as parameters.
     pub owner: Vec<bool>,
-    /// By unit: whether it runs under an owner that is not a main PROGRAM
-    /// (an owner called through the API, itself or through calls), where
-    /// the arrays start every call unallocated.
-    pub api_reached: Vec<bool>,
 }
 
 /// Whether the declaration `d` of a procedure's scope is a SAVE
 /// allocatable local (explicit SAVE, or a SAVE statement without a list).
 fn saved_allocatable(scope: &Scope, d: &VarDecl) -> bool {
     d.allocatable.is_some() && d.arg.is_none() && d.global.is_none() && (d.save || scope.save_all)
+}
+
+/// Whether the name `name` that procedure `proc` references is its own
+/// name used as a call: always in a subroutine, in a function only when
+/// the function names a RESULT variable (else the name is the result).
+fn calls_itself(proc: &super::super::ast::Procedure, name: &str) -> bool {
+    proc.name.text == name
+        && match &proc.kind {
+            ProcKind::Subroutine => true,
+            ProcKind::Function { result, .. } => result.is_some(),
+            _ => false,
+        }
 }
 
 impl PersistentAllocs {
@@ -180,6 +194,10 @@ pub(crate) fn analyse(prog: &mut Program) {
                     if c != u {
                         calls[u].insert(c);
                         named[c] = true;
+                    } else if calls_itself(prog.units[u].ast, &name) {
+                        // A recursive procedure is no owner: its inner
+                        // activations must see the outer one's arrays.
+                        named[u] = true;
                     }
                 }
             }
@@ -219,17 +237,7 @@ pub(crate) fn analyse(prog: &mut Program) {
     }
     prog.allocs.needs = needs.into_iter().map(|s| s.into_iter().collect()).collect();
     let owner: Vec<bool> = named.into_iter().map(|x| !x).collect();
-    let mut api_reached = vec![false; n];
-    let mut todo: Vec<usize> = (0..n)
-        .filter(|&u| owner[u] && prog.units[u].ast.kind != ProcKind::Program)
-        .collect();
-    while let Some(u) = todo.pop() {
-        if !std::mem::replace(&mut api_reached[u], true) {
-            todo.extend(calls[u].iter().copied());
-        }
-    }
     prog.allocs.owner = owner;
-    prog.allocs.api_reached = api_reached;
 }
 
 impl Lowerer<'_, '_> {
@@ -332,33 +340,6 @@ impl Lowerer<'_, '_> {
             )))));
             self.switch_to(released);
         }
-    }
-
-    /// A located error at `name` when it names a persistent array and this
-    /// procedure may run under an owner called through the API: there the
-    /// array starts each call unallocated, so `what` (`ALLOCATED of`,
-    /// `STAT= of ALLOCATE of`, ...), which reads whether it is
-    /// allocated, could answer differently from a Fortran program calling
-    /// the owner again.
-    pub(super) fn refuse_kept_status(&mut self, name: &Name, what: &str) -> super::lowerer::R<()> {
-        let prog = self.prog;
-        if !prog
-            .allocs
-            .api_reached
-            .get(self.unit)
-            .copied()
-            .unwrap_or(false)
-            || prog.persistent_alloc(self.unit, &name.text).is_none()
-        {
-            return Ok(());
-        }
-        Err(self.err(
-            name.span,
-            format!(
-                "{what} `{}`: adjit does not keep ALLOCATABLE module and SAVE arrays between calls made through the API (each call starts with them unallocated), so the answer could differ from a Fortran program's; call it from a main PROGRAM or allocate and deallocate it within one call",
-                name.text
-            ),
-        ))
     }
 
     /// The names under which this procedure sees the persistent array `k`
