@@ -3,8 +3,8 @@
 ! module procedure whose module has SAVE in its specification part, kept
 ! across calls and reallocated when a call needs more room. The entry is
 ! called through the API, where each call starts with them unallocated:
-! every array is allocated and released within the call (ALLOCATED of
-! them would be refused).
+! every array is allocated and released within the call (returning one
+! allocated would be a runtime error).
 ! adjit-test: --entry alloc_save --set x=0.5
 ! adjit-test: --entry alloc_save --set x=-1.25
 module alloc_save_m

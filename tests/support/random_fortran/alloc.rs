@@ -7,8 +7,8 @@
 //! deallocated and allocated again with other bounds, passed to callees,
 //! and released at return. A third of them are SAVE allocatables,
 //! released by DEALLOCATE as the procedure's last statement, so that every
-//! call starts with them unallocated as in Fortran (asking ALLOCATED of
-//! them is refused under an entry called through the API).
+//! call starts with them unallocated as in Fortran (returning one
+//! allocated is a runtime error under an entry called through the API).
 //!
 //! Invariant kept by every statement (so that any subset the reducer leaves
 //! is still valid): while the procedure runs, `h` is allocated, covers the
