@@ -698,8 +698,8 @@ fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f
 /// moved by MOVE_ALLOC (which leaves the source unallocated, so it can be
 /// allocated again), read through a renamed USE; and a SAVE allocatable
 /// accumulator of a function called twice (allocated by the first call,
-/// released by the second: ALLOCATED would be refused, as `f` is called
-/// through the API), and an array-valued function reading one. With s2 = sum x^2, s3 = sum x^3:
+/// released by the second, as `f`, called through the API, must return
+/// with it released), and an array-valued function reading one. With s2 = sum x^2, s3 = sum x^3:
 /// y = (s2 + s3) + 4 s2 + 2 s2 + (s2 + 4 s2) = 12 s2 + s3.
 const MODULE_ARRAYS: &str = "
 module wdata
@@ -1057,4 +1057,150 @@ end subroutine f
         &[(2.0, 0.0, "e.f90:4:", kept), (2.0, 1.0, "e.f90:11:", kept)],
         (2.0, 2.0, 6.0),
     );
+}
+
+/// Whole-array use, sections, SIZE, LBOUND, UBOUND and SHAPE of
+/// unallocated ALLOCATABLE arrays (a local, a module variable, a SAVE
+/// local, a dummy the callee allocates, a structure component).
+const UNALLOCATED_USES: &str = "module m
+  implicit none
+  double precision, allocatable :: w(:)
+  type box
+    double precision, allocatable :: u(:)
+  end type box
+contains
+  subroutine g(k, c, s)
+    integer, intent(in) :: k
+    double precision, allocatable, intent(inout) :: c(:)
+    double precision, intent(inout) :: s
+    double precision, allocatable, save :: h(:)
+    if (k == 10) s = s + sum(c)
+    if (k == 11) allocate(c(2))
+    if (k == 12) s = s + size(h)
+    if (k == 13) h = 2 * h
+    if (k == 14) print *, h
+  end subroutine g
+end module m
+subroutine f(n, k, s)
+  use m
+  implicit none
+  integer, intent(in) :: n, k
+  double precision, intent(out) :: s
+  double precision, allocatable :: a(:, :), c(:)
+  double precision :: b(2)
+  type(box) :: q
+  s = 0
+  if (n > 0) allocate(w(n), a(2, n), q%u(n))
+  if (k == 1) s = sum(w)
+  if (k == 2) s = size(w)
+  if (k == 3) s = lbound(a, 2)
+  if (k == 4) s = ubound(w, 1)
+  if (k == 5) b = shape(a)
+  if (k == 6) a = 2 * a
+  if (k == 7) s = maxval(w(1:2))
+  if (k == 8) s = sum(q%u)
+  if (k == 9) s = size(q%u)
+  call g(k, c, s)
+  if (n > 0) deallocate(w)
+end subroutine f
+";
+
+/// Reading the shape or values of an unallocated ALLOCATABLE array as a
+/// whole (which Fortran forbids) is a runtime error located at the array
+/// and naming it, as an element reference is, on both executors; the same
+/// statements run when the arrays are allocated.
+#[test]
+fn whole_array_use_of_an_unallocated_array_is_located() {
+    let cases: Vec<(f64, f64, String, String)> = [
+        (1, 30, 23, "w"),
+        (2, 31, 24, "w"),
+        (3, 32, 26, "a"),
+        (4, 33, 26, "w"),
+        (5, 34, 25, "a"),
+        (6, 35, 23, "a"),
+        (7, 36, 26, "w"),
+        (8, 37, 23, "q%u"),
+        (9, 38, 24, "q%u"),
+        (10, 13, 30, "c"),
+        (12, 15, 31, "h"),
+        (13, 16, 26, "h"),
+        (14, 17, 27, "h"),
+    ]
+    .into_iter()
+    .map(|(k, line, col, name)| {
+        (
+            0.0,
+            k as f64,
+            format!("e.f90:{line}:{col}:"),
+            format!("`{name}` is not allocated"),
+        )
+    })
+    .collect();
+    let cases: Vec<(f64, f64, &str, &str)> = cases
+        .iter()
+        .map(|(n, k, at, what)| (*n, *k, at.as_str(), what.as_str()))
+        .collect();
+    located_runtime_errors(UNALLOCATED_USES, &cases, (2.0, 0.0, 0.0));
+    // Allocated, the same statements run.
+    for k in [1.0, 2.0, 3.0, 4.0, 7.0, 9.0] {
+        located_runtime_errors(
+            UNALLOCATED_USES,
+            &[],
+            (
+                3.0,
+                k,
+                [0.0, 3.0, 1.0, 3.0, 0.0, 0.0, 0.0, 0.0, 3.0][k as usize - 1],
+            ),
+        );
+    }
+}
+
+/// The tangent and the adjoint stop at the same place as the primal when
+/// a whole-array use finds the array unallocated, and differentiate it
+/// when it is allocated: y = sum x^3.
+#[test]
+fn derivatives_stop_at_an_unallocated_whole_array_use() {
+    let source = "module m
+  double precision, allocatable :: w(:)
+end module m
+subroutine f(n, x, y)
+  use m
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  if (n > 1) w = x ** 2
+  y = sum(w * x)
+  if (allocated(w)) deallocate(w)
+end subroutine f
+";
+    let bad = three_way(source, 0x0a11_0c07, 4, &|x| {
+        x.iter().map(|t| 3.0 * t * t).collect()
+    });
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let (of, wrt) = (
+        Selection::parse_list("y").unwrap(),
+        Selection::parse_list("x").unwrap(),
+    );
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let e = engine(source, backend, true);
+        let args = point(&e, &[0.5]);
+        let errors = [
+            e.tangent(Some("f"), &of, &wrt, 1)
+                .unwrap()
+                .jacobian(&args)
+                .err(),
+            e.adjoint(Some("f"), &of, &wrt, &AdjointOptions::default())
+                .unwrap()
+                .jacobian(&args)
+                .err(),
+        ];
+        for err in errors {
+            let err = err.expect("w is not allocated");
+            assert!(
+                err.message.contains("alloc.f90:10:11:")
+                    && err.message.contains("`w` is not allocated"),
+                "{backend:?}: {err}"
+            );
+        }
+    }
 }

@@ -8,7 +8,9 @@
 //! With `stat=` the statement tests [`Inst::Allocated`] first and sets the
 //! variable (0, or gfortran's codes for an array already allocated / not
 //! allocated) instead of failing; `errmsg=` then receives gfortran's
-//! message.
+//! message. A statement reading the shape of an ALLOCATABLE array (whole,
+//! a section, SIZE / LBOUND / UBOUND / SHAPE) first checks that it is
+//! allocated ([`Lowerer::fail_if_unallocated`]).
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
@@ -160,6 +162,69 @@ impl Lowerer<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Before a use of the ALLOCATABLE array `v` that reads its shape (the
+    /// whole array or a section in an expression or assignment, SIZE,
+    /// LBOUND, UBOUND, SHAPE): a runtime error located at `at` naming the
+    /// array ("`w` is not allocated") when it is not allocated, which
+    /// Fortran forbids. Nothing for other arrays, so code without
+    /// ALLOCATABLE arrays is unchanged.
+    ///
+    /// The check runs before the statement (or before the part of it that
+    /// starts a block: an ELSE IF condition, a loop body), at
+    /// [`Lowerer::check_at`]: the instructions the statement emitted there
+    /// move to a new block that the check branches to, so no value crosses
+    /// a block and the statement's own blocks (its loops) stay whole. The
+    /// failing branch references the array's first element, which fails
+    /// as an element reference of an unallocated array does, naming it.
+    pub(super) fn fail_if_unallocated(&mut self, v: VarId, at: adjit_ir::Span) {
+        let var = self.proc.var(v);
+        let (b, i) = self.check_at;
+        // Compiler temporaries are allocated where they are used.
+        let temporary = var.name.starts_with('_');
+        if !var.storage.is_allocatable() || temporary || b != self.cur || self.checked.contains(&v)
+        {
+            return;
+        }
+        let (rank, ty) = (var.dims.len(), var.ty);
+        self.checked.push(v);
+        let (present, missing) = (self.block(), self.block());
+        let blocks = &mut self.proc.blocks;
+        let tail = blocks[b.index()].insts.split_off(i);
+        blocks[present.index()].insts = tail;
+        blocks[present.index()].term = std::mem::take(&mut blocks[b.index()].term);
+        blocks[present.index()].term_span = blocks[b.index()].term_span;
+        let cond = self
+            .proc
+            .push_inst(b, Inst::Allocated(v), Some(Type::Bool), at);
+        let block = &mut self.proc.blocks[b.index()];
+        block.term = Terminator::Branch {
+            cond,
+            then_dest: present,
+            else_dest: missing,
+        };
+        block.term_span = at;
+        let one = self
+            .proc
+            .push_inst(missing, Inst::Const(Const::Int(1)), Some(Type::I64), at);
+        self.proc
+            .push_inst(missing, Inst::LoadElem(v, vec![one; rank]), Some(ty), at);
+        // Not reached: the element reference above fails.
+        let block = &mut self.proc.blocks[missing.index()];
+        block.term = Terminator::Fail(adjit_ir::RuntimeErrorKind::NotAllocated);
+        block.term_span = at;
+        self.cur = present;
+        self.stmt_start = self.stmt_start.saturating_sub(i);
+        self.check_at = (present, 0);
+    }
+
+    /// Marks where the checks of [`Lowerer::fail_if_unallocated`] go: the
+    /// end of the current block, before a statement or at the start of a
+    /// block.
+    pub(super) fn check_here(&mut self) {
+        self.check_at = (self.cur, self.proc.blocks[self.cur.index()].insts.len());
+        self.checked.clear();
     }
 
     /// Lowers `deallocate (a, b [, stat=s] [, errmsg=m])`.

@@ -173,6 +173,7 @@ impl Lowerer<'_, '_> {
             return self.call_shape(call);
         }
         let v = self.array_var(r.name)?;
+        self.fail_if_unallocated(v, r.name.span);
         let rank = self.proc.var(v).dims.len();
         let mut out = Vec::new();
         let i64t = Type::I64;
@@ -720,6 +721,7 @@ impl Lowerer<'_, '_> {
     pub fn type_and_rank(&mut self, e: &Expr) -> R<(Type, usize)> {
         let (saved_cur, saved_dead, saved_elem, saved_start) =
             (self.cur, self.dead, self.elem.clone(), self.stmt_start);
+        let saved_checks = (self.check_at, std::mem::take(&mut self.checked));
         let scratch = self.block();
         self.switch_to(scratch);
         let zero = self.int(0, Type::I64);
@@ -733,6 +735,7 @@ impl Lowerer<'_, '_> {
                         self.cur = saved_cur;
                         self.dead = saved_dead;
                         self.stmt_start = saved_start;
+                        (self.check_at, self.checked) = saved_checks;
                         return Err(rep);
                     }
                 },
@@ -749,6 +752,7 @@ impl Lowerer<'_, '_> {
         self.cur = saved_cur;
         self.dead = saved_dead;
         self.stmt_start = saved_start;
+        (self.check_at, self.checked) = saved_checks;
         // The scratch block stays unreachable; cleanup drops it.
         match r? {
             Operand::Num(_, t) => Ok((t, rank)),

@@ -564,6 +564,7 @@ impl Lowerer<'_, '_> {
                 ))
             }
         };
+        self.fail_if_unallocated(v, n.span);
         let i64t = Type::I64;
         let v64 = match (which, d) {
             ("size", None) => {

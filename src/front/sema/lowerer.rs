@@ -265,6 +265,11 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// The `!$AD BINOMIAL-CKP` directive (arguments, position) of the DO
     /// statement being lowered, taken by its loop.
     pub pending_checkpoint: Option<(Vec<Expr>, Span)>,
+    /// Where the allocation checks of the current statement go (block,
+    /// instruction index): see `fail_if_unallocated` (module `alloc`).
+    pub check_at: (BlockId, usize),
+    /// The arrays checked there already.
+    pub checked: Vec<VarId>,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -315,6 +320,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             env: Vec::new(),
             via_slot: None,
             pending_checkpoint: None,
+            check_at: (Proc::ENTRY, 0),
+            checked: Vec::new(),
         }
     }
 
@@ -361,9 +368,14 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             self.cur = self.proc.add_block();
             self.dead = false;
             self.stmt_start = 0;
+            self.check_here();
         }
         if let Some(x) = self.reusable(&inst, ty) {
             return x;
+        }
+        if let Inst::Allocate(v, _) = &inst {
+            // Allocated by this statement: no allocation check before it.
+            self.checked.push(*v);
         }
         self.proc.push_inst(self.cur, inst, ty, self.span)
     }
@@ -479,6 +491,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         self.cur = b;
         self.dead = false;
         self.start_statement();
+        self.check_here();
     }
 
     /// A new empty block.

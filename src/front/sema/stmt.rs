@@ -30,6 +30,7 @@ impl Lowerer<'_, '_> {
                     self.switch_to(b);
                 }
             }
+            self.check_here();
             let _ = self.stmt(s);
         }
     }
