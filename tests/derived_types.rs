@@ -2,7 +2,8 @@
 //! derivatives (the corpus programs are also checked against gfortran,
 //! and differentiated by tests/derivatives.rs with the dot-product and
 //! finite-difference checks): component references taking whole parts of
-//! arrays of structures, operator and assignment interfaces.
+//! arrays of structures, operator and assignment interfaces, WHERE over
+//! structure components.
 
 mod common;
 
@@ -412,6 +413,37 @@ fn rank_two_assumed_shape_arrays_of_structures_have_their_derivatives() {
             "r(1)",
             "s,t",
             &[ds, dt],
+        );
+    }
+}
+
+/// tests/corpus/derived_where.f90 at `x = 0.5`, `y = 1.25`, where every
+/// mask element is known (`u = [x, -y, xy, 2 - x]`): `p%v(1:3:2)` becomes
+/// `[2x + y, 2xy + y]`, `q(1)%v = [., -xy - y, -x^2 y - y, y^2 - x]`, and the
+/// nested WHERE leaves `q(2)%v` alone, so `s = [x + 1, -y - 1,
+/// 2(2xy + y) + 1, 2(2 - x) - 1]`, `w = [y, -xy - 2y - x^2 y + y^2 - x]`.
+#[test]
+fn where_over_structure_components_has_its_derivatives() {
+    let (x, y) = (0.5, 1.25);
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let at = [("x", x), ("y", y)];
+        check_on(
+            backend,
+            "derived_where.f90",
+            "dwhere",
+            &at,
+            "s",
+            "x,y",
+            &[1.0, 0.0, 0.0, -1.0, 4.0 * y, 4.0 * x + 2.0, -2.0, 0.0],
+        );
+        check_on(
+            backend,
+            "derived_where.f90",
+            "dwhere",
+            &at,
+            "w",
+            "x,y",
+            &[0.0, 1.0, -y - 2.0 * x * y - 1.0, -x - 2.0 - x * x + 2.0 * y],
         );
     }
 }

@@ -735,7 +735,6 @@ end subroutine top
 /// the mask `[x, -x] > 0` holds for the first element only, so
 /// `q(1)%v = [2x, -x]` and `r = q(1)%v(1) - 3 q(1)%v(2) = 5x = 2.5`.
 #[test]
-#[ignore = "front end: a WHERE mask reading another element's component of an array of structures"]
 fn where_mask_reading_another_structure_of_the_array() {
     let source = "
 module m
@@ -773,7 +772,6 @@ end module m
 /// gfortran: with `x = 0.5`, `w = [x, -x, x, 2]`, both mask elements hold,
 /// `p2%v = [2x, -x, 2x, 2]`, `r = 7x = 3.5`.
 #[test]
-#[ignore = "front end: a WHERE assignment to a section of a structure's array component"]
 fn where_assignment_to_a_section_of_a_structure_component() {
     let source = "
 module m

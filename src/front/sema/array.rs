@@ -9,7 +9,7 @@
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use super::masked::same_args;
+use super::masked::{disjoint_args, same_args};
 use adjit_ir::{BinaryOp, CmpOp, Inst, Span, Terminator, Type, Value, VarId};
 
 /// An array operand that gives an array expression its shape.
@@ -675,7 +675,7 @@ impl Lowerer<'_, '_> {
         match &value.kind {
             ExprKind::Name(n) if n.text == target => args.is_some(),
             ExprKind::Apply { name: f, args: a } if f.text == target => {
-                let in_place = args.is_some_and(|t| same_args(t, a));
+                let in_place = args.is_some_and(|t| same_args(t, a) || disjoint_args(t, a));
                 !in_place
                     || a.iter().any(|x| match &x.value {
                         ArgValue::Expr(e) => mentions(e),

@@ -74,6 +74,24 @@ pub(super) fn same_args(a: &[Arg], b: &[Arg]) -> bool {
         })
 }
 
+/// True when two subscript lists name disjoint parts of one array: in
+/// some dimension both are single integer constants that differ
+/// (`q%v(:, 1)` and `q%v(:, 2)`, the components of two elements of an
+/// array of structures).
+pub(super) fn disjoint_args(a: &[Arg], b: &[Arg]) -> bool {
+    let constant = |x: &Arg| match &x.value {
+        ArgValue::Expr(Expr {
+            kind: ExprKind::Int { value, .. },
+            ..
+        }) => Some(*value),
+        _ => None,
+    };
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .any(|(x, y)| matches!((constant(x), constant(y)), (Some(i), Some(j)) if i != j))
+}
+
 /// The first reference in `e` to `name` other than `name(args)` written
 /// exactly as the target (`args` `None`: the bare name is the target).
 fn other_reference<'e>(e: &'e Expr, name: &str, args: Option<&[Arg]>) -> Option<&'e Expr> {
@@ -92,18 +110,78 @@ fn other_reference<'e>(e: &'e Expr, name: &str, args: Option<&[Arg]>) -> Option<
         .find_map(|x| other_reference(x, name, args))
 }
 
+/// The target of an assignment earlier in a WHERE construct, which the
+/// masks evaluated after it must not read.
+struct Assigned<'e> {
+    name: &'e Name,
+    args: Option<&'e [Arg]>,
+}
+
+impl Assigned<'_> {
+    /// The name of the target when `e` may read an element it assigned:
+    /// any reference to it but a section disjoint from the one assigned
+    /// (`q%v(:, 2)` after `q%v(:, 1)`).
+    fn read_by(&self, e: &Expr) -> Option<&str> {
+        let hit = match &e.kind {
+            ExprKind::Name(n) => n.text == self.name.text,
+            ExprKind::Apply { name, args } => {
+                name.text == self.name.text && self.args.is_none_or(|t| !disjoint_args(t, args))
+            }
+            _ => false,
+        };
+        if hit {
+            return Some(&self.name.text);
+        }
+        e.kind.children().into_iter().find_map(|x| self.read_by(x))
+    }
+}
+
 impl Lowerer<'_, '_> {
-    /// A WHERE construct (or statement).
-    pub(super) fn where_construct(
-        &mut self,
-        arms: &[(Expr, Vec<Stmt>)],
-        else_body: Option<&[Stmt]>,
-    ) -> R<()> {
-        let mut assigned: BTreeSet<String> = BTreeSet::new();
-        if self.where_arms(&[], arms, else_body, &mut assigned) {
+    /// A WHERE construct (or statement) `s`.
+    pub(super) fn where_construct(&mut self, s: &Stmt) -> R<()> {
+        // The masks were completed with the construct; its statements'
+        // component references (`p%v(1:n)`, `q(i)%a`) are completed here,
+        // in a copy kept alive as long as the lowering (which may remember
+        // expressions by address).
+        let Some(completed) = self.completed_body(std::slice::from_ref(s))?.pop() else {
+            return Err(self.err(s.span, "expected a WHERE construct"));
+        };
+        let completed = std::rc::Rc::new(completed);
+        self.lifted.push(completed.clone());
+        let StmtKind::Where {
+            arms, else_body, ..
+        } = &completed.kind
+        else {
+            return Err(self.err(s.span, "expected a WHERE construct"));
+        };
+        let mut assigned = Vec::new();
+        if self.where_arms(&[], arms, else_body.as_deref(), &mut assigned) {
             return Err(super::lowerer::Reported);
         }
         Ok(())
+    }
+
+    /// The statements of a WHERE arm with their component references'
+    /// subscripts completed (see `complete_parts`), nested WHERE
+    /// constructs' arms too.
+    fn completed_body(&mut self, body: &[Stmt]) -> R<Vec<Stmt>> {
+        body.iter()
+            .map(|s| {
+                let mut c = self.complete_parts(s)?.unwrap_or_else(|| s.clone());
+                if let StmtKind::Where {
+                    arms, else_body, ..
+                } = &mut c.kind
+                {
+                    for (_, b) in arms.iter_mut() {
+                        *b = self.completed_body(b)?;
+                    }
+                    if let Some(b) = else_body {
+                        *b = self.completed_body(b)?;
+                    }
+                }
+                Ok(c)
+            })
+            .collect()
     }
 
     /// The arms of a WHERE construct under the masks `outer` of the
@@ -114,7 +192,7 @@ impl Lowerer<'_, '_> {
         outer: &[(&'e Expr, bool)],
         arms: &'e [(Expr, Vec<Stmt>)],
         else_body: Option<&'e [Stmt]>,
-        assigned: &mut BTreeSet<String>,
+        assigned: &mut Vec<Assigned<'e>>,
     ) -> bool {
         let all_masks: Vec<&Expr> = arms.iter().map(|(m, _)| m).collect();
         let groups = arms
@@ -153,11 +231,11 @@ impl Lowerer<'_, '_> {
     }
 
     /// One assignment of a WHERE construct under its masks.
-    fn where_assignment(
+    fn where_assignment<'e>(
         &mut self,
-        s: &Stmt,
+        s: &'e Stmt,
         mask: &[(&Expr, bool)],
-        assigned: &mut BTreeSet<String>,
+        assigned: &mut Vec<Assigned<'e>>,
     ) -> R<()> {
         let StmtKind::Assign { target, value } = &s.kind else {
             return Err(self.err(
@@ -178,9 +256,7 @@ impl Lowerer<'_, '_> {
             ));
         }
         for (m, _) in mask {
-            let mut names = BTreeSet::new();
-            expr_names(m, &mut names);
-            if let Some(x) = names.intersection(assigned).next() {
+            if let Some(x) = assigned.iter().find_map(|a| a.read_by(m)) {
                 return Err(self.err(
                     m.span,
                     format!(
@@ -189,7 +265,7 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        assigned.insert(name.text.clone());
+        assigned.push(Assigned { name, args });
         for (m, _) in mask {
             self.hoist(m)?;
         }

@@ -281,9 +281,7 @@ impl Lowerer<'_, '_> {
                 selector,
                 cases,
             } => self.select_case(selector, cases),
-            StmtKind::Where {
-                arms, else_body, ..
-            } => self.where_construct(arms, else_body.as_deref()),
+            StmtKind::Where { .. } => self.where_construct(s),
             StmtKind::Forall {
                 name,
                 concurrent,

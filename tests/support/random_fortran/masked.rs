@@ -40,20 +40,20 @@ impl Gen<'_> {
     }
 
     /// `scope` without the variable of array `t` (the target of a masked
-    /// assignment): the lowering takes a mask reading `q(2)%v` for one
-    /// reading the target `q(1)%v` at other elements (see
-    /// tests/random_fortran_findings.rs).
-    fn without(scope: &Scope, t: &str) -> Scope {
+    /// assignment; for a structure, all of its components), and, unless
+    /// `components` (WHERE takes them), without structure components
+    /// (FORALL is not given them).
+    fn without(scope: &Scope, t: &str, components: bool) -> Scope {
         let root = |x: &str| x.split(['(', '%']).next().unwrap_or(x).to_string();
         let t = root(t);
         let mut reads = scope.clone();
         reads
             .arrays
-            .retain(|a| root(a) != t && !is_element_component(a));
+            .retain(|a| root(a) != t && (components || !is_element_component(a)));
         reads.matrices.retain(|a| root(a) != t);
-        reads
-            .reals
-            .retain(|r| root(r) != t && !r.split('%').next().unwrap_or(r).contains('('));
+        reads.reals.retain(|r| {
+            root(r) != t && (components || !r.split('%').next().unwrap_or(r).contains('('))
+        });
         reads
     }
 
@@ -90,10 +90,10 @@ impl Gen<'_> {
     /// A WHERE construct on a section of a writable array.
     fn where_construct(&mut self, scope: &Scope) -> Vec<Stmt> {
         let class = self.rng.below(CLASSES.len());
-        let Some(target) = self.section(&element_free(scope), &scope.matrices, class) else {
+        let Some(target) = self.section(&scope.writable_arrays, &scope.matrices, class) else {
             return Vec::new();
         };
-        let reads = Self::without(scope, base(&target));
+        let reads = Self::without(scope, base(&target), true);
         let Some(m1) = self.section_mask(&reads, class) else {
             return Vec::new();
         };
@@ -148,7 +148,7 @@ impl Gen<'_> {
             }
             format!("{}({i})", self.rng.pick_str(&arrays))
         };
-        let mut reads = Self::without(scope, base(&target));
+        let mut reads = Self::without(scope, base(&target), false);
         reads.indices.push(i.clone());
         reads.reals.push(target.clone());
         let (a, _) = self.expr(&reads, 2);
@@ -190,9 +190,8 @@ fn element_free(scope: &Scope) -> Vec<String> {
         .collect()
 }
 
-/// Whether array `a` is a structure component (`p1%v`, `q(1)%v`): the
-/// lowering rejects sections of those under a WHERE mask, as targets and
-/// as operands (see tests/random_fortran_findings.rs).
+/// Whether array `a` is a structure component (`p1%v`, `q(1)%v`), which
+/// FORALL is not given.
 fn is_element_component(a: &str) -> bool {
     a.contains('%')
 }
