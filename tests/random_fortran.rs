@@ -327,6 +327,38 @@ fn some_programs_use_derived_types() {
     }
 }
 
+/// Array intrinsics on active data appear in a fair share of the
+/// programs: each intrinsic, with DIM= and MASK=.
+#[test]
+fn some_programs_use_array_intrinsics() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    for what in [
+        "sq(n, n)",
+        ", dim=",
+        "mask=",
+        "maxloc(",
+        "minloc(",
+        "count(",
+        "any(",
+        "matmul(",
+        "transpose(",
+        "spread(",
+        "cshift(",
+        "eoshift(",
+        "pack(",
+        "unpack(",
+        "merge(",
+        "reshape(",
+        "norm2(",
+        "product(",
+    ] {
+        let k = sources.iter().filter(|s| s.contains(what)).count();
+        assert!(k >= 5, "only {k} of 200 programs have `{what}`");
+    }
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

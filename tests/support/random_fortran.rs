@@ -44,6 +44,7 @@ use std::fmt::Write as _;
 
 mod alloc;
 mod derived;
+mod intrinsics;
 mod masked;
 mod sections;
 
@@ -118,6 +119,11 @@ pub struct GenOptions {
     /// variable, arrays of structures, constructors, whole assignment and
     /// `%` in expressions (see `random_fortran/derived.rs`).
     pub derived_types: bool,
+    /// Array intrinsics on active data: reductions with DIM= and MASK=,
+    /// MAXLOC / MINLOC, COUNT / ANY / ALL, MATMUL, TRANSPOSE, SPREAD,
+    /// CSHIFT / EOSHIFT, PACK / UNPACK, MERGE, RESHAPE, NORM2 (see
+    /// `random_fortran/intrinsics.rs`).
+    pub array_intrinsics: bool,
 }
 
 impl GenOptions {
@@ -140,6 +146,7 @@ impl GenOptions {
             array_sections: true,
             masked_arrays: true,
             derived_types: true,
+            array_intrinsics: true,
         }
     }
 }
@@ -404,6 +411,9 @@ struct Scope {
     matrices: Vec<String>,
     /// Whether the structures `p1`, `p2` and `q(2)` exist here.
     structs: bool,
+    /// Whether the matrix `sq(n, n)` and the scratch `il`, `im` of
+    /// `random_fortran/intrinsics.rs` exist here.
+    intrinsics: bool,
 }
 
 /// A callable procedure already generated.
@@ -794,6 +804,9 @@ impl Gen<'_> {
         }
         if scope.structs && self.rng.chance(15) {
             return self.derived_stmt(scope);
+        }
+        if scope.intrinsics && self.rng.chance(25) {
+            return self.intrinsic_stmt(scope);
         }
         let nested = depth < self.opt.max_depth;
         match self.rng.below(12) {
@@ -1195,6 +1208,7 @@ impl Gen<'_> {
         }
         self.section_matrix(&mut scope, &dummies, head, init);
         self.derived_locals(&mut scope, &dummies, head, init);
+        self.intrinsic_locals(&mut scope, &dummies, head, init);
         head.push("  integer :: i1, i2, i9, k1, k2, k3".into());
         scope.free_loop_vars = vec!["i2".into(), "i1".into()];
         scope.free_ints = vec!["k3".into(), "k2".into(), "k1".into()];
@@ -1437,6 +1451,7 @@ impl Gen<'_> {
         }
         self.section_matrix(&mut scope, &inputs, &mut head, &mut init);
         self.derived_locals(&mut scope, &inputs, &mut head, &mut init);
+        self.intrinsic_locals(&mut scope, &inputs, &mut head, &mut init);
         let count = self.rng.range(2, self.opt.max_stmts as i64 + 2) as usize;
         let body = self.stmts(&mut scope, count, 0);
         // Outputs depend on everything that is left.
