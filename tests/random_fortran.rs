@@ -359,6 +359,36 @@ fn some_programs_use_array_intrinsics() {
     }
 }
 
+/// The ALLOCATABLE module array appears in a fair share of the programs:
+/// allocated and released by `top`, reallocated and written by callees.
+#[test]
+fn some_programs_use_module_allocatables() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    let count = |what: &dyn Fn(&str) -> bool| sources.iter().filter(|s| what(s)).count();
+    let declared = count(&|s| s.contains("double precision, allocatable :: ma(:)"));
+    let reallocated_by_callee = count(&|s| {
+        s.split("subroutine top(")
+            .next()
+            .is_some_and(|callees| callees.contains("allocate(ma(") || callees.contains("ma = ["))
+    });
+    let read_by_function = count(&|s| {
+        s.split("function ").skip(1).any(|f| {
+            f.split("end function")
+                .next()
+                .is_some_and(|b| b.contains("ma("))
+        })
+    });
+    for (what, k) in [
+        ("module allocatables", declared),
+        ("reallocations by a callee", reallocated_by_callee),
+        ("functions reading it", read_by_function),
+    ] {
+        assert!(k >= 8, "only {k} of 200 programs have {what}");
+    }
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

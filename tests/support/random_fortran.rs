@@ -46,6 +46,7 @@ mod alloc;
 mod derived;
 mod intrinsics;
 mod masked;
+mod module_alloc;
 mod sections;
 
 /// Largest magnitude any real variable holds.
@@ -124,6 +125,10 @@ pub struct GenOptions {
     /// CSHIFT / EOSHIFT, PACK / UNPACK, MERGE, RESHAPE, NORM2 (see
     /// `random_fortran/intrinsics.rs`).
     pub array_intrinsics: bool,
+    /// An ALLOCATABLE module array `ma(:)`, allocated and released by
+    /// `top`, read by every procedure with `n` and written and reallocated
+    /// by the subroutines (see `random_fortran/module_alloc.rs`).
+    pub module_allocatables: bool,
 }
 
 impl GenOptions {
@@ -147,6 +152,7 @@ impl GenOptions {
             masked_arrays: true,
             derived_types: true,
             array_intrinsics: true,
+            module_allocatables: true,
         }
     }
 }
@@ -414,6 +420,9 @@ struct Scope {
     /// Whether the matrix `sq(n, n)` and the scratch `il`, `im` of
     /// `random_fortran/intrinsics.rs` exist here.
     intrinsics: bool,
+    /// Whether the ALLOCATABLE module array may be written and reallocated
+    /// here.
+    module_alloc: bool,
 }
 
 /// A callable procedure already generated.
@@ -456,6 +465,8 @@ struct Gen<'a> {
     /// Statements the procedure being generated runs last (releasing its
     /// SAVE allocatable, see `random_fortran/alloc.rs`).
     release: Vec<Stmt>,
+    /// The ALLOCATABLE module arrays (never actual arguments).
+    module_arrays: Vec<String>,
 }
 
 /// Generates the program of `seed`.
@@ -470,6 +481,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         optional_calls: 0,
         callee_allocates: options.allocatable_dummies && seed % 2 == 1,
         release: Vec::new(),
+        module_arrays: Vec::new(),
     };
     let nglobals = g.rng.range(1, 3) as usize;
     let mut decls = Vec::new();
@@ -499,6 +511,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
     let init = lit(constant(&mut g.rng));
     decls.push(format!("double precision :: ga(4) = {init}"));
     resets.push(Stmt::Line(format!("ga = {init}")));
+    g.module_alloc_decl(&mut decls);
     if options.persistent_state {
         // A counter every evaluation advances (issue 10 item 6's `acc`).
         decls.push("double precision :: cnt = 0d0".into());
@@ -805,6 +818,9 @@ impl Gen<'_> {
         if scope.structs && self.rng.chance(15) {
             return self.derived_stmt(scope);
         }
+        if scope.module_alloc && self.rng.chance(8) {
+            return self.module_alloc_stmt(scope);
+        }
         if scope.intrinsics && self.rng.chance(25) {
             return self.intrinsic_stmt(scope);
         }
@@ -1014,7 +1030,11 @@ impl Gen<'_> {
                     let cands: Vec<String> = scope
                         .arrays
                         .iter()
-                        .filter(|a| **a != self.global_array && !used.contains(a))
+                        .filter(|a| {
+                            **a != self.global_array
+                                && !self.module_arrays.contains(a)
+                                && !used.contains(a)
+                        })
                         .cloned()
                         .collect();
                     if cands.is_empty() {
@@ -1034,6 +1054,7 @@ impl Gen<'_> {
                         .filter(|a| {
                             !self.globals.contains(a)
                                 && **a != self.global_array
+                                && !self.module_arrays.contains(a)
                                 && !used.contains(a)
                         })
                         .cloned()
@@ -1223,6 +1244,7 @@ impl Gen<'_> {
                 scope.writable_arrays.push(self.global_array.clone());
             }
         }
+        self.module_alloc_scope(&mut scope);
         scope
     }
 
@@ -1446,6 +1468,8 @@ impl Gen<'_> {
             scope.writable.extend(self.globals.iter().cloned());
             scope.writable_arrays.push(self.global_array.clone());
         }
+        self.module_alloc_scope(&mut scope);
+        self.module_alloc_top(&inputs, &mut init);
         if self.opt.allocatable_locals {
             self.allocatable_local(&mut scope, &inputs, &mut head, &mut init);
         }
