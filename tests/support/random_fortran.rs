@@ -1419,6 +1419,7 @@ impl Gen<'_> {
             init.push(Stmt::Line(format!("{c} = 0.5d0*{c} + 1d0")));
         }
         init.push(Stmt::Line("trace = 0".into()));
+        self.module_alloc_top(&mut init);
         let inputs = Scope {
             has_n: true,
             reals: vec!["s".into()],
@@ -1469,7 +1470,6 @@ impl Gen<'_> {
             scope.writable_arrays.push(self.global_array.clone());
         }
         self.module_alloc_scope(&mut scope);
-        self.module_alloc_top(&inputs, &mut init);
         if self.opt.allocatable_locals {
             self.allocatable_local(&mut scope, &inputs, &mut head, &mut init);
         }

@@ -49,16 +49,23 @@ impl Gen<'_> {
         }
     }
 
-    /// `top`'s allocation of the module array (values from `reads`) and
-    /// its release, run last.
-    pub(super) fn module_alloc_top(&mut self, reads: &Scope, init: &mut Vec<Stmt>) {
+    /// `top`'s allocation of the module array, first of its statements
+    /// after the reset (values from `x` and `s`; no function call, since
+    /// functions read the array), and its release, run last.
+    pub(super) fn module_alloc_top(&mut self, init: &mut Vec<Stmt>) {
         if self.module_arrays.is_empty() {
             return;
         }
-        // Loop indices of earlier initialisations are past their ranges.
-        let mut reads = reads.clone();
-        reads.indices.retain(|i| i == "1" || i == "n");
+        let reads = Scope {
+            has_n: true,
+            reals: vec!["s".into()],
+            arrays: vec!["x".into()],
+            indices: vec!["1".into(), "n".into()],
+            ..Scope::default()
+        };
+        let callees = std::mem::take(&mut self.callees);
         let (e, _) = self.expr(&reads, 2);
+        self.callees = callees;
         let e = bounded(&e);
         init.push(Stmt::Keep(match self.rng.below(3) {
             0 => format!("allocate({NAME}(n), source={e})"),
