@@ -17,7 +17,10 @@
 //! of them components of a derived-type module variable) written
 //! in one call and read in another, SAVE locals, ALLOCATABLE local arrays
 //! (allocated with computed bounds, reallocated, passed to callees; see
-//! `random_fortran/alloc.rs`), and (optionally) intrinsics at their
+//! `random_fortran/alloc.rs`), an ALLOCATABLE module array allocated by
+//! `top` and reallocated by callees (`random_fortran/module_alloc.rs`),
+//! array intrinsics on active data with DIM= and MASK=
+//! (`random_fortran/intrinsics.rs`), and (optionally) intrinsics at their
 //! singular points.
 //!
 //! Validity by construction (gfortran accepts every program, and none has

@@ -233,7 +233,7 @@ impl Gen<'_> {
         let (m, _) = self.matrix(scope, 2);
         let ext = self.rng.pick_str(&["maxval", "minval"].map(String::from));
         let loc = if ext == "maxval" { "maxloc" } else { "minloc" };
-        let r = match self.rng.below(14) {
+        let r = match self.rng.below(16) {
             0 => format!("sum({v})"),
             1 => format!("0.25d0*sum({m})"),
             2 => {
@@ -301,14 +301,67 @@ impl Gen<'_> {
                 let (w, _) = self.vector(scope, 1);
                 format!("0.0625d0*dot_product({w}, matmul({m}, {v}))")
             }
-            _ => {
+            13 => {
                 let (w, _) = self.vector(scope, 1);
                 format!("0.0625d0*sum(matmul({v}, {m})*{w})")
             }
+            _ => match self.whole_allocatable_reduction(scope, &ext, &mut out) {
+                Some(r) => r,
+                None => format!("sum({v})"),
+            },
         };
         let (e, _) = self.expr(scope, 1);
         out.push(self.overwrite(scope, &t, &bounded(&format!("{r} + {e}"))));
         out
+    }
+
+    /// A reduction of a whole ALLOCATABLE array of `scope` (of any bounds
+    /// covering `1..n`: `h(0:n + 1)`, `ma(-1:n + 2)`), its decisions
+    /// recorded in `out` (None when there is no such array).
+    fn whole_allocatable_reduction(
+        &mut self,
+        scope: &Scope,
+        ext: &str,
+        out: &mut Vec<Stmt>,
+    ) -> Option<String> {
+        let cands: Vec<String> = scope
+            .allocs
+            .iter()
+            .chain(&scope.alloc_dummies)
+            .chain(
+                scope
+                    .arrays
+                    .iter()
+                    .filter(|a| *a == super::module_alloc::NAME),
+            )
+            .cloned()
+            .collect();
+        if cands.is_empty() {
+            return None;
+        }
+        let h = self.rng.pick_str(&cands);
+        let loc = if ext == "maxval" { "maxloc" } else { "minloc" };
+        Some(match self.rng.below(5) {
+            0 => {
+                out.push(self.trace(&format!("{loc}({h}, 1)")));
+                format!("{ext}({h})")
+            }
+            1 => {
+                // The element at the extreme: MAXLOC counts from 1 whatever
+                // the lower bound.
+                out.push(self.trace(&format!("{loc}({h}, 1)")));
+                format!("{h}(lbound({h}, 1) - 1 + {loc}({h}, 1))")
+            }
+            2 => {
+                let (c, _) = self.expr(scope, 1);
+                let l = format!("{h} > {c}");
+                out.push(self.trace(&format!("count({l})")));
+                out.push(self.trace(&format!("maxloc(merge(1, 0, {l}), 1)")));
+                format!("0.5d0*sum({h}, mask={l})")
+            }
+            3 => format!("norm2(exp(0.25d0*{h})) + product(1d0 + 0.25d0*tanh({h}))"),
+            _ => format!("0.0625d0*dot_product({h}, {h}(ubound({h}, 1):lbound({h}, 1):-1))"),
+        })
     }
 
     /// A section of `n` elements of a writable array assigned an array
