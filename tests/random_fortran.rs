@@ -338,6 +338,7 @@ fn some_programs_use_array_intrinsics() {
     for what in [
         "sq(n, n)",
         ", dim=",
+        "mod(n, 1)",
         "mask=",
         "maxloc(",
         "minloc(",

@@ -204,9 +204,26 @@ impl Gen<'_> {
 
     /// Records where the extremes of MAXVAL / MINVAL (`ext`) of the
     /// `n`-by-`n` `m` along `dim` lie.
-    fn trace_extremes(&mut self, ext: &str, m: &str, dim: usize) -> Vec<Stmt> {
+    fn trace_extremes(&mut self, ext: &str, m: &str, dim: &str) -> Vec<Stmt> {
         let loc = if ext == "maxval" { "maxloc" } else { "minloc" };
         self.trace_il(&format!("{loc}({m}, dim={dim})"))
+    }
+
+    /// A DIM= argument: 1 or 2, as a constant or (a third of the time) as
+    /// an expression adjit cannot fold (see `src/front/sema/dim_dispatch.rs`).
+    fn dim_arg(&mut self) -> String {
+        let dim = self.rng.range(1, 2) as usize;
+        self.dim_of(dim)
+    }
+
+    /// `dim` as a constant or (a third of the time) as an expression of
+    /// `n` of that value.
+    fn dim_of(&mut self, dim: usize) -> String {
+        match self.rng.below(6) {
+            0 => format!("{dim} + mod(n, 1)"),
+            1 => format!("{dim} - mod(n, 1)"),
+            _ => dim.to_string(),
+        }
     }
 
     /// A statement using array intrinsics (none when `scope` lacks `sq`).
@@ -267,8 +284,8 @@ impl Gen<'_> {
                 format!("merge({ext}({v}, mask={l}), 0d0, any({l}))")
             }
             7 => {
-                let dim = self.rng.range(1, 2) as usize;
-                out.extend(self.trace_extremes(&ext, &m, dim));
+                let dim = self.dim_arg();
+                out.extend(self.trace_extremes(&ext, &m, &dim));
                 if self.rng.chance(50) {
                     format!("{ext}({m})")
                 } else {
@@ -373,7 +390,7 @@ impl Gen<'_> {
         let mut out = Vec::new();
         let (v, _) = self.vector(scope, 2);
         let (m, _) = self.matrix(scope, 2);
-        let dim = self.rng.range(1, 2) as usize;
+        let dim = self.dim_arg();
         let shift = self
             .rng
             .pick_str(&["1", "-1", "2", "n - 1", "-2"].map(String::from));
@@ -382,7 +399,7 @@ impl Gen<'_> {
             1 => format!("product(1d0 + 0.25d0*tanh({m}), dim={dim})"),
             2 => {
                 let ext = self.rng.pick_str(&["maxval", "minval"].map(String::from));
-                out.extend(self.trace_extremes(&ext, &m, dim));
+                out.extend(self.trace_extremes(&ext, &m, &dim));
                 format!("{ext}({m}, dim={dim})")
             }
             3 => {
@@ -438,6 +455,7 @@ impl Gen<'_> {
         let mut out = Vec::new();
         let (m, _) = self.matrix(scope, 2);
         let dim = self.rng.range(1, 2) as usize;
+        let vdim = self.dim_of(dim);
         let shift = self.rng.pick_str(&["1", "-1", "n - 1"].map(String::from));
         let rhs = match self.rng.below(8) {
             0 => {
@@ -445,10 +463,10 @@ impl Gen<'_> {
                 format!("0.25d0*matmul({m}, {a})")
             }
             1 => format!("transpose({m})"),
-            2 => format!("cshift({m}, {shift}, dim={dim})"),
+            2 => format!("cshift({m}, {shift}, dim={vdim})"),
             3 => {
                 let (c, _) = self.expr(scope, 1);
-                format!("eoshift({m}, {shift}, boundary={c}, dim={dim})")
+                format!("eoshift({m}, {shift}, boundary={c}, dim={vdim})")
             }
             4 => format!("reshape({m}, [n, n], order=[2, 1])"),
             5 => {
@@ -457,7 +475,7 @@ impl Gen<'_> {
                 let (a, _) = self.matrix(scope, 1);
                 format!("merge({m}, {a}, {l})")
             }
-            6 => format!("spread(0.25d0*sum({m}, dim={dim}), {dim}, n)"),
+            6 => format!("spread(0.25d0*sum({m}, dim={vdim}), {dim}, n)"),
             _ => {
                 let (v, _) = self.vector(scope, 1);
                 format!("{m} + spread({v}, {dim}, n)")
