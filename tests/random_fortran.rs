@@ -327,6 +327,77 @@ fn some_programs_use_derived_types() {
     }
 }
 
+/// Array intrinsics on active data appear in the programs: each
+/// intrinsic, with DIM= and MASK= (the rarest, UNPACK and EOSHIFT, in
+/// about one program in thirty).
+#[test]
+fn some_programs_use_array_intrinsics() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    for what in [
+        "sq(n, n)",
+        ", dim=",
+        "mod(n, 1)",
+        "mask=",
+        "maxloc(",
+        "minloc(",
+        "count(",
+        "any(",
+        "matmul(",
+        "transpose(",
+        "spread(",
+        "cshift(",
+        "eoshift(",
+        "pack(",
+        "unpack(",
+        "merge(",
+        "reshape(",
+        "norm2(",
+        "product(",
+    ] {
+        let k = sources.iter().filter(|s| s.contains(what)).count();
+        eprintln!("{k} of 200 programs have `{what}`");
+        assert!(k >= 3, "only {k} of 200 programs have `{what}`");
+    }
+}
+
+/// The ALLOCATABLE module array appears in a fair share of the programs:
+/// allocated and released by `top`, reallocated and written by callees.
+#[test]
+fn some_programs_use_module_allocatables() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    let count = |what: &dyn Fn(&str) -> bool| sources.iter().filter(|s| what(s)).count();
+    let declared = count(&|s| s.contains("double precision, allocatable :: ma(:)"));
+    let reallocated_by_callee = count(&|s| {
+        s.split("subroutine top(")
+            .next()
+            .is_some_and(|callees| callees.contains("allocate(ma(") || callees.contains("ma = ["))
+    });
+    let read_by_function = count(&|s| {
+        let mut in_function = false;
+        s.lines().any(|l| {
+            let l = l.trim();
+            if l.starts_with("end function") {
+                in_function = false;
+            } else if l.contains("function ") && !l.starts_with("end") {
+                in_function = true;
+            }
+            in_function && l.contains("ma(")
+        })
+    });
+    for (what, k) in [
+        ("module allocatables", declared),
+        ("reallocations by a callee", reallocated_by_callee),
+        ("functions reading it", read_by_function),
+    ] {
+        eprintln!("{k} of 200 programs have {what}");
+        assert!(k >= 8, "only {k} of 200 programs have {what}");
+    }
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

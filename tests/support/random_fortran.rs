@@ -17,7 +17,10 @@
 //! of them components of a derived-type module variable) written
 //! in one call and read in another, SAVE locals, ALLOCATABLE local arrays
 //! (allocated with computed bounds, reallocated, passed to callees; see
-//! `random_fortran/alloc.rs`), and (optionally) intrinsics at their
+//! `random_fortran/alloc.rs`), an ALLOCATABLE module array allocated by
+//! `top` and reallocated by callees (`random_fortran/module_alloc.rs`),
+//! array intrinsics on active data with DIM= and MASK=
+//! (`random_fortran/intrinsics.rs`), and (optionally) intrinsics at their
 //! singular points.
 //!
 //! Validity by construction (gfortran accepts every program, and none has
@@ -44,7 +47,9 @@ use std::fmt::Write as _;
 
 mod alloc;
 mod derived;
+mod intrinsics;
 mod masked;
+mod module_alloc;
 mod sections;
 
 /// Largest magnitude any real variable holds.
@@ -118,6 +123,15 @@ pub struct GenOptions {
     /// variable, arrays of structures, constructors, whole assignment and
     /// `%` in expressions (see `random_fortran/derived.rs`).
     pub derived_types: bool,
+    /// Array intrinsics on active data: reductions with DIM= and MASK=,
+    /// MAXLOC / MINLOC, COUNT / ANY / ALL, MATMUL, TRANSPOSE, SPREAD,
+    /// CSHIFT / EOSHIFT, PACK / UNPACK, MERGE, RESHAPE, NORM2 (see
+    /// `random_fortran/intrinsics.rs`).
+    pub array_intrinsics: bool,
+    /// An ALLOCATABLE module array `ma(:)`, allocated and released by
+    /// `top`, read by every procedure with `n` and written and reallocated
+    /// by the subroutines (see `random_fortran/module_alloc.rs`).
+    pub module_allocatables: bool,
 }
 
 impl GenOptions {
@@ -140,6 +154,8 @@ impl GenOptions {
             array_sections: true,
             masked_arrays: true,
             derived_types: true,
+            array_intrinsics: true,
+            module_allocatables: true,
         }
     }
 }
@@ -404,6 +420,12 @@ struct Scope {
     matrices: Vec<String>,
     /// Whether the structures `p1`, `p2` and `q(2)` exist here.
     structs: bool,
+    /// Whether the matrix `sq(n, n)` and the scratch `il`, `im` of
+    /// `random_fortran/intrinsics.rs` exist here.
+    intrinsics: bool,
+    /// Whether the ALLOCATABLE module array may be written and reallocated
+    /// here.
+    module_alloc: bool,
 }
 
 /// A callable procedure already generated.
@@ -446,6 +468,8 @@ struct Gen<'a> {
     /// Statements the procedure being generated runs last (releasing its
     /// SAVE allocatable, see `random_fortran/alloc.rs`).
     release: Vec<Stmt>,
+    /// The ALLOCATABLE module arrays (never actual arguments).
+    module_arrays: Vec<String>,
 }
 
 /// Generates the program of `seed`.
@@ -460,6 +484,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         optional_calls: 0,
         callee_allocates: options.allocatable_dummies && seed % 2 == 1,
         release: Vec::new(),
+        module_arrays: Vec::new(),
     };
     let nglobals = g.rng.range(1, 3) as usize;
     let mut decls = Vec::new();
@@ -489,6 +514,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
     let init = lit(constant(&mut g.rng));
     decls.push(format!("double precision :: ga(4) = {init}"));
     resets.push(Stmt::Line(format!("ga = {init}")));
+    g.module_alloc_decl(&mut decls);
     if options.persistent_state {
         // A counter every evaluation advances (issue 10 item 6's `acc`).
         decls.push("double precision :: cnt = 0d0".into());
@@ -795,6 +821,12 @@ impl Gen<'_> {
         if scope.structs && self.rng.chance(15) {
             return self.derived_stmt(scope);
         }
+        if scope.module_alloc && self.rng.chance(8) {
+            return self.module_alloc_stmt(scope);
+        }
+        if scope.intrinsics && self.rng.chance(25) {
+            return self.intrinsic_stmt(scope);
+        }
         let nested = depth < self.opt.max_depth;
         match self.rng.below(12) {
             0..=2 if !scope.writable.is_empty() => {
@@ -1001,7 +1033,11 @@ impl Gen<'_> {
                     let cands: Vec<String> = scope
                         .arrays
                         .iter()
-                        .filter(|a| **a != self.global_array && !used.contains(a))
+                        .filter(|a| {
+                            **a != self.global_array
+                                && !self.module_arrays.contains(a)
+                                && !used.contains(a)
+                        })
                         .cloned()
                         .collect();
                     if cands.is_empty() {
@@ -1021,6 +1057,7 @@ impl Gen<'_> {
                         .filter(|a| {
                             !self.globals.contains(a)
                                 && **a != self.global_array
+                                && !self.module_arrays.contains(a)
                                 && !used.contains(a)
                         })
                         .cloned()
@@ -1195,6 +1232,7 @@ impl Gen<'_> {
         }
         self.section_matrix(&mut scope, &dummies, head, init);
         self.derived_locals(&mut scope, &dummies, head, init);
+        self.intrinsic_locals(&mut scope, &dummies, head, init);
         head.push("  integer :: i1, i2, i9, k1, k2, k3".into());
         scope.free_loop_vars = vec!["i2".into(), "i1".into()];
         scope.free_ints = vec!["k3".into(), "k2".into(), "k1".into()];
@@ -1209,6 +1247,7 @@ impl Gen<'_> {
                 scope.writable_arrays.push(self.global_array.clone());
             }
         }
+        self.module_alloc_scope(&mut scope);
         scope
     }
 
@@ -1383,6 +1422,7 @@ impl Gen<'_> {
             init.push(Stmt::Line(format!("{c} = 0.5d0*{c} + 1d0")));
         }
         init.push(Stmt::Line("trace = 0".into()));
+        self.module_alloc_top(&mut init);
         let inputs = Scope {
             has_n: true,
             reals: vec!["s".into()],
@@ -1432,11 +1472,13 @@ impl Gen<'_> {
             scope.writable.extend(self.globals.iter().cloned());
             scope.writable_arrays.push(self.global_array.clone());
         }
+        self.module_alloc_scope(&mut scope);
         if self.opt.allocatable_locals {
             self.allocatable_local(&mut scope, &inputs, &mut head, &mut init);
         }
         self.section_matrix(&mut scope, &inputs, &mut head, &mut init);
         self.derived_locals(&mut scope, &inputs, &mut head, &mut init);
+        self.intrinsic_locals(&mut scope, &inputs, &mut head, &mut init);
         let count = self.rng.range(2, self.opt.max_stmts as i64 + 2) as usize;
         let body = self.stmts(&mut scope, count, 0);
         // Outputs depend on everything that is left.
