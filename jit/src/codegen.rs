@@ -1019,6 +1019,8 @@ struct Lower<'a, 'm> {
     /// parameter it never stores to is not written back to its memory,
     /// which keeps its address out of the registers live across loops).
     stored: Vec<bool>,
+    /// The procedure's argument array (its first parameter).
+    args: Value,
 }
 
 /// The `top` register of one runtime stack the procedure pushes on or pops
@@ -1188,6 +1190,7 @@ fn lower_proc(
         addresses: HashMap::new(),
         sincos: HashMap::new(),
         stored: stored_vars(proc),
+        args,
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -1464,22 +1467,40 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// (but scalar parameters the procedure never stores to: their
     /// register holds what their memory holds).
     fn flush_promoted(&mut self) {
-        for (i, info) in self.vars.iter().enumerate() {
-            let Some(info) = info else { continue };
+        for i in 0..self.vars.len() {
             let unchanged =
                 matches!(self.proc.vars[i].storage, Storage::Param(_)) && !self.stored[i];
             if let (
                 false,
-                &Home::Reg {
-                    var,
-                    mem: Some(addr),
-                },
-            ) = (unchanged, &info.home)
+                Some(VarInfo {
+                    home:
+                        Home::Reg {
+                            var,
+                            mem: Some(addr),
+                        },
+                    ..
+                }),
+            ) = (unchanged, &self.vars[i])
             {
+                let (var, addr) = (*var, *addr);
                 let x = self.b.use_var(var);
+                let addr = self.param_addr(i).unwrap_or(addr);
                 self.b.ins().store(FLAGS, x, addr, 0);
             }
         }
+    }
+
+    /// The address of scalar parameter `i` loaded again from the argument
+    /// array (`None` for other variables). A write-back at a call or the
+    /// return reads it there rather than keeping the address loaded at
+    /// entry in a register across the whole procedure.
+    fn param_addr(&mut self, i: usize) -> Option<Value> {
+        let Storage::Param(pos) = self.proc.vars[i].storage else {
+            return None;
+        };
+        let off = pos as i32 * layout::ARG_SLOT;
+        let args = self.args;
+        Some(self.b.ins().load(self.ptr, FLAGS, args, off))
     }
 
     /// Reloads register-promoted variables from their memory.
