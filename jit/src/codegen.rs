@@ -1015,10 +1015,16 @@ struct Lower<'a, 'm> {
     /// takes, and the pair once computed by one call (see
     /// [`crate::libm::adjit_sincos`]).
     sincos: HashMap<ir::Value, Option<(Value, Value)>>,
+    /// Per variable: whether the procedure stores to it (a scalar
+    /// parameter it never stores to is not written back to its memory,
+    /// which keeps its address out of the registers live across loops).
+    stored: Vec<bool>,
+    /// The procedure's argument array (its first parameter).
+    args: Value,
 }
 
-/// The `top` register of one runtime stack promoted to a variable for the
-/// whole procedure: loaded from the context at entry, written back (with
+/// The `top` register of one runtime stack the procedure pushes on or pops
+/// from inside a loop, promoted to a variable for the whole procedure: loaded from the context at entry, written back (with
 /// the pushes counted since the last write-back added to `pushed`) before
 /// every call and at the return, and reloaded after every call. A loop
 /// that pushes or pops carries `top` in a register instead of storing it
@@ -1057,6 +1063,39 @@ struct StackCache {
     end: Option<Value>,
     /// First word of the segment, once a pop read it.
     base: Option<Value>,
+}
+
+/// Whether block `start` of `proc` lies on a cycle of the control-flow
+/// graph (a loop header or body): whether it reaches itself.
+fn on_cycle(proc: &ir::Proc, start: usize) -> bool {
+    let n = proc.blocks.len();
+    let mut seen = vec![false; n];
+    let mut work = proc.blocks[start].term.successors();
+    while let Some(b) = work.pop() {
+        let b = b.index();
+        if b == start {
+            return true;
+        }
+        if b < n && !seen[b] {
+            seen[b] = true;
+            work.extend(proc.blocks[b].term.successors());
+        }
+    }
+    false
+}
+
+/// Per variable of `proc`: whether an instruction stores to it as a whole
+/// (`Store`).
+fn stored_vars(proc: &ir::Proc) -> Vec<bool> {
+    let mut stored = vec![false; proc.vars.len()];
+    for inst in &proc.insts {
+        if let Inst::Store(v, _) = &inst.kind {
+            if let Some(s) = stored.get_mut(v.index()) {
+                *s = true;
+            }
+        }
+    }
+    stored
 }
 
 /// Whether lowering `proc` emits no call: no procedure call, and only
@@ -1150,6 +1189,8 @@ fn lower_proc(
         stacks: [StackCache::default(); 3],
         addresses: HashMap::new(),
         sincos: HashMap::new(),
+        stored: stored_vars(proc),
+        args,
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -1422,18 +1463,44 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(())
     }
 
-    /// Writes register-promoted variables that mirror memory back to it.
+    /// Writes register-promoted variables that mirror memory back to it
+    /// (but scalar parameters the procedure never stores to: their
+    /// register holds what their memory holds).
     fn flush_promoted(&mut self) {
-        for info in self.vars.iter().flatten() {
-            if let Home::Reg {
-                var,
-                mem: Some(addr),
-            } = info.home
+        for i in 0..self.vars.len() {
+            let unchanged =
+                matches!(self.proc.vars[i].storage, Storage::Param(_)) && !self.stored[i];
+            if let (
+                false,
+                Some(VarInfo {
+                    home:
+                        Home::Reg {
+                            var,
+                            mem: Some(addr),
+                        },
+                    ..
+                }),
+            ) = (unchanged, &self.vars[i])
             {
+                let (var, addr) = (*var, *addr);
                 let x = self.b.use_var(var);
+                let addr = self.param_addr(i).unwrap_or(addr);
                 self.b.ins().store(FLAGS, x, addr, 0);
             }
         }
+    }
+
+    /// The address of scalar parameter `i` loaded again from the argument
+    /// array (`None` for other variables). A write-back at a call or the
+    /// return reads it there rather than keeping the address loaded at
+    /// entry in a register across the whole procedure.
+    fn param_addr(&mut self, i: usize) -> Option<Value> {
+        let Storage::Param(pos) = self.proc.vars[i].storage else {
+            return None;
+        };
+        let off = pos as i32 * layout::ARG_SLOT;
+        let args = self.args;
+        Some(self.b.ins().load(self.ptr, FLAGS, args, off))
     }
 
     /// Reloads register-promoted variables from their memory.
@@ -3351,20 +3418,31 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     /// Declares the `top` variables of the stacks the procedure pushes on
-    /// or pops from and loads them from the context (at entry).
+    /// or pops from inside a loop and loads them from the context (at
+    /// entry). A stack pushed or popped only outside loops stays in the
+    /// context: each of its pushes and pops loads and stores `top` there,
+    /// so that no register carries it across the loops of the procedure.
     fn load_stack_vars(&mut self) {
-        // Per stack: (pushes, pops).
-        let mut used = [(false, false); 3];
-        for inst in &self.proc.insts {
-            match &inst.kind {
-                Inst::Push(kind, _) => used[runtime::stack_index(*kind)].0 = true,
-                Inst::Pop(kind) => used[runtime::stack_index(*kind)].1 = true,
-                _ => {}
+        // Per stack: (pushes, pops, in a loop).
+        let mut used = [(false, false, false); 3];
+        for (b, block) in self.proc.blocks.iter().enumerate() {
+            for &i in &block.insts {
+                let (k, push) = match &self.proc.insts[i.index()].kind {
+                    Inst::Push(kind, _) => (runtime::stack_index(*kind), true),
+                    Inst::Pop(kind) => (runtime::stack_index(*kind), false),
+                    _ => continue,
+                };
+                if push {
+                    used[k].0 = true;
+                } else {
+                    used[k].1 = true;
+                }
+                used[k].2 = used[k].2 || on_cycle(self.proc, b);
             }
         }
         let in_vars = calls_nothing(self.proc);
-        for (k, &(pushes_on, pops_on)) in used.iter().enumerate() {
-            if !(pushes_on || pops_on) {
+        for (k, &(pushes_on, pops_on, looped)) in used.iter().enumerate() {
+            if !looped {
                 continue;
             }
             let top = self.b.declare_var(self.ptr);
@@ -3406,10 +3484,13 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
     }
 
-    /// The variables of stack `k` (declared at entry for every stack the
-    /// procedure uses).
-    fn stack_vars(&self, k: usize) -> Result<StackVars, CompileError> {
-        self.stack_vars[k].map_or_else(|| err(format!("stack {k} used but not declared")), Ok)
+    /// The `top` of stack `k`: its variable, or loaded from the context for
+    /// a stack kept there (see [`Lower::load_stack_vars`]).
+    fn stack_top(&mut self, k: usize) -> Value {
+        match self.stack_vars[k] {
+            Some(v) => self.b.use_var(v.top),
+            None => self.stack_field(k, layout::TOP),
+        }
     }
 
     /// Loads field `field` of the registers of stack `k`.
@@ -3476,8 +3557,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         let failed = self.b.ins().icmp(IntCC::Equal, top, limit);
         self.check_simple(failed, code, site, -1, k as i64);
         // The segment moved both limits.
-        let v = self.stack_vars(k)?;
-        self.reload_limits(k, v);
+        if let Some(v) = self.stack_vars[k] {
+            self.reload_limits(k, v);
+        }
         self.b
             .ins()
             .jump(cont, &[BlockArg::Value(top), BlockArg::Value(limit)]);
@@ -3492,9 +3574,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let w = self.convert(x, ty, word_ty, Rounding::Trunc)?;
         let k = runtime::stack_index(kind);
-        let v = self.stack_vars(k)?;
-        let top = self.b.use_var(v.top);
-        let end = match (v.end, self.stacks[k].end) {
+        let v = self.stack_vars[k];
+        let top = self.stack_top(k);
+        let end = match (v.and_then(|v| v.end), self.stacks[k].end) {
             (Some(var), _) => self.b.use_var(var),
             (None, Some(e)) => e,
             (None, None) => self.stack_field(k, layout::END),
@@ -3525,11 +3607,26 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.switch_to_block(cont);
         self.b.ins().store(FLAGS, w, t, 0);
         let next = self.b.ins().iadd_imm_s(t, 8);
-        self.b.def_var(v.top, next);
-        let pushes = self.b.use_var(v.pushes);
-        let pushes = self.b.ins().iadd_imm_s(pushes, 1);
-        self.b.def_var(v.pushes, pushes);
-        match v.end {
+        let rt = self.rt;
+        let off = layout::stack(k);
+        match v {
+            Some(v) => {
+                self.b.def_var(v.top, next);
+                let pushes = self.b.use_var(v.pushes);
+                let pushes = self.b.ins().iadd_imm_s(pushes, 1);
+                self.b.def_var(v.pushes, pushes);
+            }
+            None => {
+                self.b.ins().store(FLAGS, next, rt, off + layout::TOP);
+                let n = self
+                    .b
+                    .ins()
+                    .load(types::I64, FLAGS, rt, off + layout::PUSHED);
+                let n = self.b.ins().iadd_imm_s(n, 1);
+                self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
+            }
+        }
+        match v.and_then(|v| v.end) {
             Some(var) => self.b.def_var(var, e),
             // A segment switch moved `base` too.
             None => {
@@ -3549,9 +3646,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             Type::I64
         };
         let k = runtime::stack_index(kind);
-        let v = self.stack_vars(k)?;
-        let top = self.b.use_var(v.top);
-        let base = match (v.base, self.stacks[k].base) {
+        let v = self.stack_vars[k];
+        let top = self.stack_top(k);
+        let base = match (v.and_then(|v| v.base), self.stacks[k].base) {
             (Some(var), _) => self.b.use_var(var),
             (None, Some(b)) => b,
             (None, None) => self.stack_field(k, layout::BASE),
@@ -3582,8 +3679,16 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.switch_to_block(cont);
         let prev = self.b.ins().iadd_imm_s(t, -8);
         let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
-        self.b.def_var(v.top, prev);
-        match v.base {
+        match v {
+            Some(v) => self.b.def_var(v.top, prev),
+            None => {
+                let rt = self.rt;
+                self.b
+                    .ins()
+                    .store(FLAGS, prev, rt, layout::stack(k) + layout::TOP);
+            }
+        }
+        match v.and_then(|v| v.base) {
             Some(var) => self.b.def_var(var, b),
             // A segment switch moved `end` too.
             None => {

@@ -173,3 +173,74 @@ fn one_procedure_pushing_and_popping_across_segments_keeps_its_limits() {
         }
     }
 }
+
+/// `straight(n, y)`: pushes 1..100 on the Integer stack outside any loop,
+/// then n values on the Value stack in a loop, then pops the hundred
+/// integers back outside any loop into y(1..100) and the n values in a
+/// loop into y(101..100+n). The straight-line pushes and pops keep the
+/// stack's registers in the context rather than in variables.
+fn straight_module() -> (adjit_ir::Module, adjit_ir::ProcId) {
+    use adjit_ir::builder::ProcBuilder;
+    use adjit_ir::{BinaryOp, Proc, Rounding, Type};
+    let mut m = adjit_ir::Module::default();
+    let mut proc = Proc::new("straight");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let y = b.param("y", Type::F64, vec![ProcBuilder::assumed_dim()]);
+    let i = b.local("i", Type::I64);
+    for v in 1..=100 {
+        let c = b.iconst(Type::I64, v);
+        b.push(StackKind::Integer, c);
+    }
+    counted_loop(&mut b, i, n, &mut |b, iv| {
+        let x = b.convert(iv, Type::F64, Rounding::Trunc);
+        b.push(StackKind::Value, x);
+    });
+    for at in 1..=100 {
+        let w = b.pop(StackKind::Integer, Type::I64);
+        let x = b.convert(w, Type::F64, Rounding::Trunc);
+        let idx = b.iconst(Type::I64, at);
+        b.store_elem(y, vec![idx], x);
+    }
+    counted_loop(&mut b, i, n, &mut |b, iv| {
+        let hundred = b.iconst(Type::I64, 100);
+        let idx = b.binary(BinaryOp::Add, iv, hundred);
+        let v = b.pop(StackKind::Value, Type::F64);
+        b.store_elem(y, vec![idx], v);
+    });
+    b.ret();
+    let id = m.add_proc(proc);
+    (m, id)
+}
+
+#[test]
+fn pushes_and_pops_outside_loops_cross_segments_and_count() {
+    let (m, id) = straight_module();
+    let c = compile(&m);
+    // Segments of 64 words: the hundred straight-line pushes and pops
+    // cross a segment boundary each way.
+    let config = StackConfig {
+        ram_budget: 1 << 30,
+        initial_segment_bytes: 512,
+        max_segment_bytes: 512,
+        spill_dir: None,
+    };
+    let n = 300i64;
+    let mut expected: Vec<f64> = (1..=100).rev().map(|v| v as f64).collect();
+    expected.extend((1..=n).rev().map(|v| v as f64));
+    for mut rt in [Runtime::new(), Runtime::with_config(config)] {
+        for round in 1..=2u64 {
+            let mut args = vec![
+                Buffer::I64(vec![n]),
+                Buffer::F64(vec![0.0; (n + 100) as usize]),
+            ];
+            c.call_with(id, &mut args, &mut rt).unwrap();
+            assert_eq!(args[1], Buffer::F64(expected.clone()));
+            assert_eq!(rt.depth(StackKind::Integer), 0);
+            assert_eq!(rt.depth(StackKind::Value), 0);
+            let stats = rt.stats();
+            assert_eq!(stats.integer.pushed, 100 * round);
+            assert_eq!(stats.value.pushed, n as u64 * round);
+        }
+    }
+}
