@@ -751,6 +751,8 @@ impl Lowerer<'_, '_> {
                 let inst = &self.prog.instances.borrow()[i];
                 (inst.unit, inst.name.clone())
             }
+            // Called like the procedure itself: the call binds its dummies.
+            Target::Template(u) => (u, self.prog.units[u].ir_name.clone()),
             Target::Intrinsic(n) => {
                 let real = Name {
                     text: n,
@@ -783,11 +785,13 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        self.via_slot = self
-            .u()
-            .dummy_procs
-            .iter()
-            .position(|d| d.text == name.text);
+        if matches!(target, Target::Proc(_)) {
+            self.via_slot = self
+                .u()
+                .dummy_procs
+                .iter()
+                .position(|d| d.text == name.text);
+        }
         let called = self.call_function(unit, name, args);
         self.via_slot = None;
         let (v, t) = called?;
