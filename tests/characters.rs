@@ -467,3 +467,54 @@ fn dy_dx_three_ways(
     let fd = central(engine, entry, inputs, "x", "y");
     assert!(close(fd, expected, 1e-7), "{what}: {fd} vs {expected}");
 }
+
+/// Character functions passed as actual arguments
+/// (`character_function_actual.f90`) choose the formula by the names they
+/// return: analytic derivatives in both modes, then tangent against
+/// adjoint, the dot product and central differences.
+#[test]
+fn character_functions_passed_as_actuals_steer_the_derivative() {
+    let path = common::corpus::corpus_dir().join("character_function_actual.f90");
+    let engine = Engine::from_files(&[path], Options::default()).unwrap();
+    // k = 2: `small` names low, high, high; `evenness` even, odd, even.
+    let x = 1.5f64;
+    let mut args = engine.procedure(Some("drive")).unwrap().args();
+    args.apply_settings(&["k=2", "x=1.5"]).unwrap();
+    let e = (x / 2.0).exp() / 2.0;
+    let expected = [3.0 + 4.0 * x.cos() + e, 2.0 * x + 3.0 * x.cos() + e];
+    let bad = both_modes_against(
+        &engine,
+        Some("drive"),
+        &args,
+        "y1,y2",
+        "x",
+        &expected,
+        1e-13,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let (_, bad) = common::check::three_ways(&engine, Some("drive"), &args, "y1,y2", "x", 1e-7);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // An EXTERNAL character function: positive at x - 2 = 0.5, negative at
+    // 2 - x = -0.5, so y1 = w x^3 + 8 w and y2 = (4 - x) / w + 8 w.
+    let (x, w) = (2.5f64, 0.5f64);
+    let mut args = engine.procedure(Some("tagged")).unwrap().args();
+    args.apply_settings(&["x=2.5", "w=0.5"]).unwrap();
+    let expected = [
+        3.0 * w * x * x,
+        x.powi(3) + 8.0,
+        -1.0 / w,
+        -(4.0 - x) / (w * w) + 8.0,
+    ];
+    let bad = both_modes_against(
+        &engine,
+        Some("tagged"),
+        &args,
+        "y1,y2",
+        "x,w",
+        &expected,
+        1e-13,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let (_, bad) = common::check::three_ways(&engine, Some("tagged"), &args, "y1,y2", "x,w", 1e-7);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

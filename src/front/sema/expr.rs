@@ -675,14 +675,7 @@ impl Lowerer<'_, '_> {
             self.emit(Inst::Call(callee, call_args), None);
         }
         self.copy_back_after(copies)?;
-        Ok(Operand::Char(CharRef {
-            base: CharBase::Var {
-                var: tmp,
-                index: Vec::new(),
-            },
-            start: None,
-            end: None,
-        }))
+        Ok(Operand::Char(whole_char(tmp)))
     }
 
     /// A function reference: call with a fresh result temporary, then load.
@@ -766,6 +759,13 @@ impl Lowerer<'_, '_> {
                 if target == Target::Absent {
                     self.absent_procedure(name);
                 }
+                if let Some(d) = declared.as_ref().filter(|d| d.ty == Type::Char) {
+                    let len = match d.char_len {
+                        super::scope::CharLenInfo::Const(n) => n,
+                        _ => 1,
+                    };
+                    return Ok(Operand::Char(whole_char(self.char_temp(len))));
+                }
                 let ty = declared.map_or(Type::F64, |d| d.ty);
                 let zero = self.konst(super::lowerer::zero_const(ty), ty);
                 return Ok(Operand::Num(zero, ty));
@@ -792,10 +792,9 @@ impl Lowerer<'_, '_> {
                 .iter()
                 .position(|d| d.text == name.text);
         }
-        let called = self.call_function(unit, name, args);
+        let called = self.function_operand(unit, name, args);
         self.via_slot = None;
-        let (v, t) = called?;
-        Ok(Operand::Num(v, t))
+        called
     }
 
     /// The actual arguments of a call (declared ones with structures
@@ -1477,5 +1476,17 @@ fn arg_span(a: &Arg) -> Option<adjit_ir::Span> {
             .flatten()
             .next()
             .map(|x| x.span),
+    }
+}
+
+/// The whole of the scalar character variable `var`.
+fn whole_char(var: VarId) -> CharRef {
+    CharRef {
+        base: CharBase::Var {
+            var,
+            index: Vec::new(),
+        },
+        start: None,
+        end: None,
     }
 }
