@@ -665,7 +665,7 @@ impl Lowerer<'_, '_> {
         let Some(len) = self.prog.sigs[unit].result_len else {
             return Err(self.err(
                 name.span,
-                format!("unsupported Fortran: character function `{}` whose result length is not a constant used here (supported in assignments, comparisons, SELECT CASE selectors, `//`, actual arguments, PRINT and LEN)", name.text),
+                format!("unsupported Fortran: character function `{}` whose result length is not a constant used here (supported in assignments, comparisons, SELECT CASE selectors, `//`, actual arguments, PRINT, LEN, TRIM and LEN_TRIM)", name.text),
             ));
         };
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
