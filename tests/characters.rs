@@ -210,12 +210,12 @@ end subroutine g
 #[test]
 fn unsupported_character_results_are_located_errors() {
     let echo = "module m\n  integer :: n0 = 3\ncontains\n  function echo(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=len(s)) :: r\n    r = s\n  end function echo\n  function wide(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=n0) :: r\n    r = s\n  end function wide\nend module m\n";
-    let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = trim(echo(s))\nend subroutine\n");
+    let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = s(1:index(echo(s), 'b'))\nend subroutine\n");
     let module_len = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = wide(s)\nend subroutine\n");
     for (src, at, what) in [
         (
             trimmed.as_str(),
-            "t.f90:19:12:",
+            "t.f90:19:17:",
             "character function `echo` whose result length is not a constant used here",
         ),
         (
@@ -466,4 +466,79 @@ fn dy_dx_three_ways(
     assert!(bad.is_empty(), "{what}: {bad:?}");
     let fd = central(engine, entry, inputs, "x", "y");
     assert!(close(fd, expected, 1e-7), "{what}: {fd} vs {expected}");
+}
+
+/// Character functions passed as actual arguments
+/// (`character_function_actual.f90`) choose the formula by the names they
+/// return: analytic derivatives in both modes, then tangent against
+/// adjoint, the dot product and central differences.
+#[test]
+fn character_functions_passed_as_actuals_steer_the_derivative() {
+    let path = common::corpus::corpus_dir().join("character_function_actual.f90");
+    let engine = Engine::from_files(&[path], Options::default()).unwrap();
+    // k = 2: `small` names low, high, high; `evenness` even, odd, even.
+    let x = 1.5f64;
+    let mut args = engine.procedure(Some("drive")).unwrap().args();
+    args.apply_settings(&["k=2", "x=1.5"]).unwrap();
+    let e = (x / 2.0).exp() / 2.0;
+    let expected = [3.0 + 4.0 * x.cos() + e, 2.0 * x + 3.0 * x.cos() + e];
+    let bad = both_modes_against(
+        &engine,
+        Some("drive"),
+        &args,
+        "y1,y2",
+        "x",
+        &expected,
+        1e-13,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let (_, bad) = common::check::three_ways(&engine, Some("drive"), &args, "y1,y2", "x", 1e-7);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // An EXTERNAL character function: positive at x - 2 = 0.5, negative at
+    // 2 - x = -0.5, so y1 = w x^3 + 8 w and y2 = (4 - x) / w + 8 w.
+    let (x, w) = (2.5f64, 0.5f64);
+    let mut args = engine.procedure(Some("tagged")).unwrap().args();
+    args.apply_settings(&["x=2.5", "w=0.5"]).unwrap();
+    let expected = [
+        3.0 * w * x * x,
+        x.powi(3) + 8.0,
+        -1.0 / w,
+        -(4.0 - x) / (w * w) + 8.0,
+    ];
+    let bad = both_modes_against(
+        &engine,
+        Some("tagged"),
+        &args,
+        "y1,y2",
+        "x,w",
+        &expected,
+        1e-13,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let (_, bad) = common::check::three_ways(&engine, Some("tagged"), &args, "y1,y2", "x,w", 1e-7);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// TRIM and LEN_TRIM of a character function result of run-time length
+/// (`trim_runtime_function.f90`): with s = "ab", y = (2 x + sin x + x^2) * 2,
+/// with s = "newton", y = (6 x + sin x) e^x - x^3; analytic derivatives in
+/// both modes, then the three-way check.
+#[test]
+fn trim_of_a_run_time_length_function_result_steers_the_derivative() {
+    let path = common::corpus::corpus_dir().join("trim_runtime_function.f90");
+    let engine = Engine::from_files(&[path], Options::default()).unwrap();
+    for (s, x) in [("ab", 1.5f64), ("newton", -0.5)] {
+        let mut args = engine.procedure(Some("shape")).unwrap().args();
+        args.apply_settings(&[&format!("s={s}"), &format!("x={x}")])
+            .unwrap();
+        let d = if s == "ab" {
+            (2.0 + x.cos() + 2.0 * x) * 2.0
+        } else {
+            (6.0 + x.cos()) * x.exp() + (6.0 * x + x.sin()) * x.exp() - 3.0 * x * x
+        };
+        let bad = both_modes_against(&engine, Some("shape"), &args, "y", "x", &[d], 1e-13);
+        assert!(bad.is_empty(), "{s}: {}", bad.join("\n"));
+        let (_, bad) = common::check::three_ways(&engine, Some("shape"), &args, "y", "x", 1e-7);
+        assert!(bad.is_empty(), "{s}: {}", bad.join("\n"));
+    }
 }

@@ -203,6 +203,21 @@ fn misused_dummy_procedures_are_located_errors() {
              subroutine b(f, y)\n  external f\n  double precision y\n  call f(y)\nend\n",
             "t.f90:3:10: error: `nothere` is not a procedure of the program",
         ),
+        (
+            "subroutine a(x)\n  real(8) :: x\n  call run(inner, x)\ncontains\n\
+             subroutine inner(g, x)\n    real(8), external :: g\n    real(8) :: x\n    x = g(x)\n  end subroutine\n\
+             end subroutine\n\
+             subroutine run(s, x)\n  external s\n  real(8) :: x\n  real(8), external :: sq\n  call s(sq, x)\nend\n\
+             real(8) function sq(x)\n  real(8) :: x\n  sq = x*x\nend\n",
+            "t.f90:3:12: error: unsupported Fortran: internal procedure `inner` takes dummy procedures and cannot be passed as one",
+        ),
+        (
+            "subroutine a(x)\n  real(8) :: x\n  real(8), external :: sq\n  call run(twice, sq, x)\nend\n\
+             subroutine run(s, g, x)\n  external s, g\n  real(8) :: x\n  call s(g, x)\nend\n\
+             subroutine twice(f, x)\n  real(8) :: x\n  real(4), external :: f\n  x = f(x)\nend\n\
+             real(8) function sq(x)\n  real(8) :: x\n  sq = x*x\nend\n",
+            "t.f90:14:7: error: dummy function `f` is real(4) here but `sq`, passed for it, returns real(8)",
+        ),
     ];
     for (source, expected) in cases {
         let e = Engine::from_source("t.f90", source).err().expect(expected);
@@ -347,4 +362,80 @@ end function cube
             common::check::both_modes_against(&engine, Some("drive"), &args, "s", wrt, &[d], 1e-13);
         assert!(bad.is_empty(), "s wrt {wrt}:\n{}", bad.join("\n"));
     }
+}
+
+/// The corpus program where procedures taking dummy procedures are passed
+/// as actuals (`call run(newton, cubic, dcubic, x, p)`,
+/// `call integrate(simpson, integrand, ...)`).
+fn procedure_of_procedures() -> Engine {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/procedure_of_procedures.f90");
+    Engine::from_files(&[path], Options::default()).expect("the corpus program compiles")
+}
+
+/// Solvers handed to a driver find the roots r of x^3 + p x - 3 (Newton and
+/// secant) and of exp(q x) - 2 (r = ln 2 / q), so dr/dp = -r / (3 r^2 + p)
+/// and dr/dq = -ln 2 / q^2; tangent, adjoint, dot product and finite
+/// differences agree.
+#[test]
+fn a_solver_passed_to_a_driver_differentiates_three_ways() {
+    let engine = procedure_of_procedures();
+    let mut args = engine.procedure(Some("drive")).unwrap().args();
+    let (p, q): (f64, f64) = (3.5, 1.25);
+    args.apply_settings(&["p=3.5", "q=1.25"]).unwrap();
+    let mut run = args.clone();
+    engine
+        .procedure(Some("drive"))
+        .unwrap()
+        .call(&mut run)
+        .unwrap();
+    let r = run.scalar("r1").unwrap();
+    assert!((r * r * r + p * r - 3.0).abs() < 1e-13, "{r}");
+    let ln2 = std::f64::consts::LN_2;
+    let (dr, dl) = (-r / (3.0 * r * r + p), -ln2 / (q * q));
+    let expected = [dr, 0.0, dr, 0.0, 0.0, dl, 0.0, dl];
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("drive"),
+        &args,
+        "r1,r2,r3,r4",
+        "p,q",
+        &expected,
+        1e-9,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let (_, bad) =
+        common::check::three_ways(&engine, Some("drive"), &args, "r1,r2,r3,r4", "p,q", 1e-6);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// An integrator handed a quadrature rule that takes the integrand: the
+/// derivative of each rule with respect to c is the same rule applied to
+/// d/dc exp(-c x^2) sin(c + x), to round-off, in both modes.
+#[test]
+fn a_quadrature_rule_passed_with_its_integrand_differentiates_three_ways() {
+    let engine = procedure_of_procedures();
+    let mut args = engine.procedure(Some("area")).unwrap().args();
+    let (c, n) = (1.5f64, 8usize);
+    args.apply_settings(&["c=1.5", "n=8"]).unwrap();
+    let dg = |x: f64| (-c * x * x).exp() * ((c + x).cos() - x * x * (c + x).sin());
+    let h = 2.0 / (2 * n) as f64;
+    let simpson = (1..2 * n).fold(dg(0.0) + dg(2.0), |s, i| {
+        s + if i % 2 == 1 { 4.0 } else { 2.0 } * dg(i as f64 * h)
+    }) * h
+        / 3.0;
+    let h = 2.0 / n as f64;
+    let trapezoid = (1..n).fold((dg(0.0) + dg(2.0)) / 2.0, |s, i| s + dg(i as f64 * h)) * h;
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("area"),
+        &args,
+        "s1,s2",
+        "c",
+        &[simpson, trapezoid],
+        1e-13,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let (_, bad) = common::check::three_ways(&engine, Some("area"), &args, "s1,s2", "c", 1e-7);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

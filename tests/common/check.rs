@@ -145,3 +145,52 @@ pub fn dot(a: &[f64], b: &[f64]) -> (f64, f64) {
         .zip(b)
         .fold((0.0, 0.0), |(s, m), (x, y)| (s + x * y, m + (x * y).abs()))
 }
+
+/// The three-way check of one Jacobian of `entry` at `args` (`of` and
+/// `wrt` are selection lists): tangent against adjoint entry by entry, the
+/// dot-product identity `<J xd, yb> = <xd, J^T yb>` with random directions
+/// (relative 1e-13), and the adjoint against central finite differences
+/// (relative `fd_tol`). Returns the adjoint Jacobian and the problems found.
+pub fn three_ways(
+    engine: &Engine,
+    entry: Option<&str>,
+    args: &Args,
+    of: &str,
+    wrt: &str,
+    fd_tol: f64,
+) -> (Jacobian, Vec<String>) {
+    let (of, wrt) = (
+        Selection::parse_list(of).unwrap(),
+        Selection::parse_list(wrt).unwrap(),
+    );
+    let procedure = engine.procedure(entry).unwrap();
+    let tangent = engine.tangent(entry, &of, &wrt, 4).unwrap();
+    let adjoint = engine
+        .adjoint(entry, &of, &wrt, &AdjointOptions::default())
+        .unwrap();
+    let (jt, ja) = (
+        tangent.jacobian(args).unwrap(),
+        adjoint.jacobian(args).unwrap(),
+    );
+    let mut bad = mismatches("adjoint vs tangent", args, &ja, &jt);
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let xd = rng.vec(ja.cols());
+    let yb = rng.vec(ja.rows());
+    let jxd = tangent.directional(args, &xd).unwrap();
+    let (_, jtyb) = adjoint.vjp(args, &yb).unwrap();
+    let ((lhs, lm), (rhs, rm)) = (dot(&jxd, &yb), dot(&xd, &jtyb));
+    if !within(lhs, rhs, 1e-13 * lm.max(rm).max(f64::MIN_POSITIVE)) {
+        bad.push(format!("dot product: {lhs:e} vs {rhs:e}"));
+    }
+    let fd = adjit::engine::FiniteDifferences::new(&procedure)
+        .jacobian(args, &of, &wrt)
+        .unwrap();
+    for (k, (a, f)) in ja.matrix.iter().zip(&fd.matrix).enumerate() {
+        if !within(*a, *f, fd_tol * a.abs().max(1.0)) {
+            bad.push(format!(
+                "entry {k}: adjoint {a:e} vs finite differences {f:e}"
+            ));
+        }
+    }
+    (ja, bad)
+}

@@ -52,6 +52,16 @@ impl Lowerer<'_, '_> {
                 } else if self.runtime_len_fn(e).is_some() {
                     // Called where its value is used (`char_runtime`).
                     self.prepare_actuals(args)?;
+                } else if name.text == "len_trim"
+                    && self.names_intrinsic(name)
+                    && args.len() == 1
+                    && matches!(&args[0].value, ArgValue::Expr(x) if self.runtime_len_fn(x).is_some())
+                {
+                    // A loop over the function's result: before the statement.
+                    let (x, t) = self.num(e)?;
+                    let keep = self.temp("lt", t);
+                    self.emit(Inst::Store(keep, x), None);
+                    self.hoisted.insert(e as *const Expr, keep);
                 } else if self.is_user_function_ref(name)
                     && !self.is_elemental_use(name, args)
                     && self.prepare_actuals(args)?

@@ -60,12 +60,58 @@ impl Lowerer<'_, '_> {
         (sig.result == Some(Type::Char) && sig.result_len.is_none()).then_some(p)
     }
 
+    /// The argument of `e` when `e` is TRIM of a character function whose
+    /// result length is not a constant.
+    pub(super) fn trimmed_runtime_len_fn<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        let ExprKind::Apply { name, args } = &e.kind else {
+            return None;
+        };
+        let [Arg {
+            keyword: None,
+            value: ArgValue::Expr(x),
+        }] = &args[..]
+        else {
+            return None;
+        };
+        (StrFn::from_name(&name.text) == Some(StrFn::Trim)
+            && self.names_string_fn(name)
+            && self.runtime_len_fn(x).is_some())
+        .then_some(x)
+    }
+
+    /// The position of the last non-blank of the first `n` (I64)
+    /// characters of the buffer `buf`, 0 when all are blank (I64).
+    pub(super) fn buffer_last_nonblank(
+        &mut self,
+        buf: VarId,
+        n: adjit_ir::Value,
+    ) -> R<adjit_ir::Value> {
+        let i64t = Type::I64;
+        let n = self.keep_value(n);
+        let last = self.temp("lnb", i64t);
+        let zero = self.int(0, i64t);
+        self.emit(Inst::Store(last, zero), None);
+        self.for_positions(&[n], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            let c = element(buf, at);
+            let blank = CharRef::literal(b" ");
+            let ne = this.val(Inst::CharCompare(CmpOp::Ne, c, blank), Type::Bool);
+            let old = this.val(Inst::Load(last), i64t);
+            let new = this.val(Inst::Select(ne, at, old), i64t);
+            this.emit(Inst::Store(last, new), None);
+            Ok(())
+        })?;
+        Ok(self.val(Inst::Load(last), i64t))
+    }
+
     /// True when `e` is character data of possibly run-time length that
     /// needs storage of its own: a concatenation, ADJUSTR / REPEAT, or a
     /// character function of non-constant result length.
     pub(super) fn is_built_char(&self, e: &Expr) -> bool {
         is_concat(e)
             || self.runtime_len_fn(e).is_some()
+            || self.trimmed_runtime_len_fn(e).is_some()
             || matches!(&e.kind, ExprKind::Apply { name, .. }
                 if matches!(StrFn::from_name(&name.text), Some(StrFn::Adjustr | StrFn::Repeat))
                     && self.names_string_fn(name))

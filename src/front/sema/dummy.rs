@@ -189,6 +189,7 @@ impl Program<'_> {
                 .map(|(d, t)| {
                     let target = match t {
                         Target::Proc(i) => list[*i].name.clone(),
+                        Target::Template(u) => self.units[*u].ir_name.clone(),
                         Target::Intrinsic(n) => n.clone(),
                         Target::Unbound => "?".into(),
                         Target::Absent => "absent".into(),
@@ -222,9 +223,14 @@ impl Program<'_> {
         if !declared_intrinsic && !is_var {
             if let Some(p) = self.find_proc(from, name) {
                 if !self.units[p].dummy_procs.is_empty() {
-                    return Err(format!(
-                        "unsupported Fortran: `{name}` takes dummy procedures and cannot be passed as one"
-                    ));
+                    // Bound at each call made through the dummy; a nested
+                    // subprogram would need its host's environment too.
+                    if self.units[p].host.is_some() {
+                        return Err(format!(
+                            "unsupported Fortran: internal procedure `{name}` takes dummy procedures and cannot be passed as one"
+                        ));
+                    }
+                    return Ok(Target::Template(p));
                 }
                 return Ok(Target::Proc(self.instance(p, Vec::new(), None)));
             }
@@ -254,6 +260,7 @@ impl Program<'_> {
                 let inst = &self.instances.borrow()[*i];
                 (inst.unit, inst.name.clone())
             }
+            Target::Template(u) => (*u, self.units[*u].ir_name.clone()),
             Target::Intrinsic(n) => {
                 return (iface.result.is_none() || iface.args.len() != 1).then(|| {
                     format!(
@@ -413,6 +420,7 @@ pub(crate) fn root_instances(
                     dummy: d.text.clone(),
                     procedure: match t {
                         Target::Proc(i) => prog.instances.borrow()[*i].name.clone(),
+                        Target::Template(u) => prog.units[*u].ir_name.clone(),
                         Target::Intrinsic(n) => n.clone(),
                         Target::Unbound | Target::Absent => String::new(),
                     },

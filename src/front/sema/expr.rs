@@ -665,7 +665,7 @@ impl Lowerer<'_, '_> {
         let Some(len) = self.prog.sigs[unit].result_len else {
             return Err(self.err(
                 name.span,
-                format!("unsupported Fortran: character function `{}` whose result length is not a constant used here (supported in assignments, comparisons, SELECT CASE selectors, `//`, actual arguments, PRINT and LEN)", name.text),
+                format!("unsupported Fortran: character function `{}` whose result length is not a constant used here (supported in assignments, comparisons, SELECT CASE selectors, `//`, actual arguments, PRINT, LEN, TRIM and LEN_TRIM)", name.text),
             ));
         };
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
@@ -675,14 +675,7 @@ impl Lowerer<'_, '_> {
             self.emit(Inst::Call(callee, call_args), None);
         }
         self.copy_back_after(copies)?;
-        Ok(Operand::Char(CharRef {
-            base: CharBase::Var {
-                var: tmp,
-                index: Vec::new(),
-            },
-            start: None,
-            end: None,
-        }))
+        Ok(Operand::Char(whole_char(tmp)))
     }
 
     /// A function reference: call with a fresh result temporary, then load.
@@ -751,6 +744,8 @@ impl Lowerer<'_, '_> {
                 let inst = &self.prog.instances.borrow()[i];
                 (inst.unit, inst.name.clone())
             }
+            // Called like the procedure itself: the call binds its dummies.
+            Target::Template(u) => (u, self.prog.units[u].ir_name.clone()),
             Target::Intrinsic(n) => {
                 let real = Name {
                     text: n,
@@ -763,6 +758,13 @@ impl Lowerer<'_, '_> {
                 // or an absent OPTIONAL dummy procedure.
                 if target == Target::Absent {
                     self.absent_procedure(name);
+                }
+                if let Some(d) = declared.as_ref().filter(|d| d.ty == Type::Char) {
+                    let len = match d.char_len {
+                        super::scope::CharLenInfo::Const(n) => n,
+                        _ => 1,
+                    };
+                    return Ok(Operand::Char(whole_char(self.char_temp(len))));
                 }
                 let ty = declared.map_or(Type::F64, |d| d.ty);
                 let zero = self.konst(super::lowerer::zero_const(ty), ty);
@@ -783,15 +785,16 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        self.via_slot = self
-            .u()
-            .dummy_procs
-            .iter()
-            .position(|d| d.text == name.text);
-        let called = self.call_function(unit, name, args);
+        if matches!(target, Target::Proc(_)) {
+            self.via_slot = self
+                .u()
+                .dummy_procs
+                .iter()
+                .position(|d| d.text == name.text);
+        }
+        let called = self.function_operand(unit, name, args);
         self.via_slot = None;
-        let (v, t) = called?;
-        Ok(Operand::Num(v, t))
+        called
     }
 
     /// The actual arguments of a call (declared ones with structures
@@ -1473,5 +1476,17 @@ fn arg_span(a: &Arg) -> Option<adjit_ir::Span> {
             .flatten()
             .next()
             .map(|x| x.span),
+    }
+}
+
+/// The whole of the scalar character variable `var`.
+fn whole_char(var: VarId) -> CharRef {
+    CharRef {
+        base: CharBase::Var {
+            var,
+            index: Vec::new(),
+        },
+        start: None,
+        end: None,
     }
 }

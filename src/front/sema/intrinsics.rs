@@ -645,6 +645,18 @@ impl Lowerer<'_, '_> {
                 format!("wrong number of arguments to `{}`", name.text),
             ));
         }
+        if let (Search::LenTrim, Some(f)) = (what, self.runtime_len_fn(positional[0])) {
+            // A character function result of run-time length, in a buffer.
+            let ExprKind::Apply { name: fname, args } = &positional[0].kind else {
+                unreachable!("a function reference")
+            };
+            let (buf, len) = self.runtime_len_call(f, fname, args)?;
+            let n = self.val(Inst::Load(len), Type::I64);
+            let last = self.buffer_last_nonblank(buf, n)?;
+            self.emit(Inst::Deallocate(buf), None);
+            let r = self.val(Inst::Convert(last, Rounding::Trunc), Type::I32);
+            return Ok(Operand::Num(r, Type::I32));
+        }
         let a = self.char_operand(positional[0], &name.text)?;
         let (op, set) = match what {
             Search::LenTrim => (CharSearch::Verify, CharRef::literal(b" ")),

@@ -320,6 +320,10 @@ pub fn compile_with<'a>(
 pub(crate) enum Target {
     /// A procedure of the program (its instance).
     Proc(usize),
+    /// A procedure of the program that itself takes dummy procedures (its
+    /// unit), passed unbound: each call through the dummy instantiates it
+    /// with the procedures that call passes.
+    Template(usize),
     /// An intrinsic function (its specific name).
     Intrinsic(String),
     /// Nothing: a template lowered for its diagnostics only.

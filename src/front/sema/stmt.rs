@@ -983,6 +983,8 @@ impl Lowerer<'_, '_> {
                     .position(|d| d.text == name.text);
                 self.prog.instances.borrow()[i].unit
             }
+            // Called like the procedure itself: the call binds its dummies.
+            Some(Target::Template(u)) => u,
             Some(Target::Intrinsic(n)) => {
                 return Err(self.err(
                     name.span,

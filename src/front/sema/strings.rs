@@ -59,7 +59,10 @@ impl Lowerer<'_, '_> {
         let pieces = self.string_pieces(which, name, args)?;
         if which == StrFn::Trim {
             let [Piece::Text(r)] = &pieces.parts[..] else {
-                unreachable!("TRIM is one substring")
+                return Err(self.err(
+                    name.span,
+                    "unsupported Fortran: `trim` of a character function of run-time result length here (supported in comparisons, SELECT CASE selectors, PRINT, `//`, assignments, actual arguments and LEN_TRIM)",
+                ));
             };
             return Ok(Operand::Char(r.clone()));
         }
@@ -86,6 +89,18 @@ impl Lowerer<'_, '_> {
         let xs = self.string_args(name, args, n)?;
         let i64t = Type::I64;
         Ok(match which {
+            // A character function result of run-time length: its buffer
+            // up to the last non-blank.
+            StrFn::Trim if self.runtime_len_fn(xs[0]).is_some() => {
+                let [Piece::Buf(buf, n)] = self.part_pieces(xs[0])?.parts[..] else {
+                    unreachable!("a character function result is one buffer")
+                };
+                let last = self.buffer_last_nonblank(buf, n)?;
+                Pieces {
+                    parts: vec![Piece::Buf(buf, last)],
+                    len: None,
+                }
+            }
             StrFn::Trim => {
                 let Operand::Char(r) = self.char_unpadded(xs[0])? else {
                     return Err(self.not_char(xs[0], name));
