@@ -1358,14 +1358,8 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
-                    if c.allocatable && dims.is_some() {
-                        self.error(
-                            template.span,
-                            format!(
-                                "unsupported Fortran: array of structures `{prefix}` of type `{}`, which has the ALLOCATABLE component `{}`",
-                                def.name, c.name
-                            ),
-                        );
+                    if let (true, Some(d)) = (c.allocatable, dims) {
+                        self.ragged_component(&name, ti, c, d, template, leaves);
                         continue;
                     }
                     let leaf_dims = match (&c.dims, dims) {

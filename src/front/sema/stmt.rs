@@ -47,6 +47,9 @@ impl Lowerer<'_, '_> {
         if let Some(completed) = self.complete_parts(s)? {
             return self.stmt_rewritten(completed);
         }
+        if let Some(rewritten) = self.ragged_stmt(s)? {
+            return self.stmt_rewritten(rewritten);
+        }
         if let Some(rewritten) = self.defined_operators(s)? {
             return self.stmt_rewritten(rewritten);
         }
