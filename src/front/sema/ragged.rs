@@ -41,6 +41,13 @@ pub(super) fn bounds_name(name: &str) -> String {
     format!("{name}.bounds")
 }
 
+/// True when `name` is the storage leaf of a component of an array of
+/// structures declared in `scope` (passed by descriptor when a dummy).
+pub(super) fn is_storage(scope: &super::scope::Scope, name: &str) -> bool {
+    name.strip_suffix(".data")
+        .is_some_and(|c| scope.var(&bounds_name(c)).is_some())
+}
+
 /// A component of an array of structures stored as described in the
 /// module documentation.
 struct Ragged {
@@ -715,6 +722,101 @@ impl Lowerer<'_, '_> {
             Ok(())
         })?;
         self.emit(Inst::Deallocate(tmp), None);
+        Ok(())
+    }
+
+    /// One component's part of a whole-structure assignment `t = f` (leaf
+    /// expressions of [`Lowerer::struct_ref`]). The storage of a component
+    /// of an array of structures is copied as the element's allocation:
+    /// between elements, the source element's values (the target's storage
+    /// grown to hold them); between whole arrays, the storage (none when
+    /// the source has none). Other leaves, the bounds among them, are
+    /// assigned.
+    pub(super) fn leaf_assign(&mut self, t: &Expr, f: &Expr) -> R<()> {
+        let leaf = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => Some((n.text.strip_suffix(".data")?.to_string(), Vec::new())),
+            ExprKind::Apply { name, args } => {
+                Some((name.text.strip_suffix(".data")?.to_string(), args.clone()))
+            }
+            _ => None,
+        };
+        let (Some((tn, targs)), Some((fname, fargs))) = (leaf(t), leaf(f)) else {
+            return self.assign(t, f);
+        };
+        let (Some(trg), Some(frg)) = (self.ragged(&tn), self.ragged(&fname)) else {
+            return self.assign(t, f);
+        };
+        let span = t.span;
+        let tv = self.ragged_var(data_name(&tn), span)?;
+        let fv = self.ragged_var(data_name(&fname), span)?;
+        if targs.is_empty() {
+            // Whole arrays of structures: the storage as it is.
+            let (copy, none, free, done) = (self.block(), self.block(), self.block(), self.block());
+            let is = self.val(Inst::Allocated(fv), Type::Bool);
+            self.terminate(Terminator::Branch {
+                cond: is,
+                then_dest: copy,
+                else_dest: none,
+            });
+            self.switch_to(copy);
+            self.assign(t, f)?;
+            self.jump(done);
+            self.switch_to(none);
+            let is = self.val(Inst::Allocated(tv), Type::Bool);
+            self.terminate(Terminator::Branch {
+                cond: is,
+                then_dest: free,
+                else_dest: done,
+            });
+            self.switch_to(free);
+            self.emit(Inst::Deallocate(tv), None);
+            self.jump(done);
+            self.switch_to(done);
+            return Ok(());
+        }
+        let te = self.ragged_element(&trg, &targs, span)?;
+        let fe = self.ragged_element(&frg, &fargs, span)?;
+        let tb = self.ragged_var(bounds_name(&tn), span)?;
+        let fb = self.ragged_var(bounds_name(&fname), span)?;
+        let tpos = self.ragged_position(tb, &te)?;
+        let fpos = self.ragged_position(fb, &fe)?;
+        let is = self.element_allocated(fb, &fpos);
+        let (copy, done) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: copy,
+            else_dest: done,
+        });
+        self.switch_to(copy);
+        let mut widths = Vec::new();
+        for j in 0..frg.rank {
+            let lo = self.load_bound(fb, j + 1, &fpos);
+            let hi = self.load_bound(fb, j + 1 + frg.rank, &fpos);
+            let d = self.val(Inst::Binary(BinaryOp::Sub, hi, lo), Type::I64);
+            let one = self.int(1, Type::I64);
+            let w = self.val(Inst::Binary(BinaryOp::Add, d, one), Type::I64);
+            let t = self.temp("w", Type::I64);
+            self.emit(Inst::Store(t, w), None);
+            widths.push(t);
+        }
+        self.ragged_grow(&trg, tb, &widths, span)?;
+        let ty = self.proc.var(tv).ty;
+        self.for_positions(&widths, &mut |this, p| {
+            let mut at = |v: VarId, pos: &[VarId]| {
+                let mut at = p.to_vec();
+                for &k in pos {
+                    at.push(this.val(Inst::Load(k), Type::I64));
+                }
+                this.whole_array_index(v, &at, span)
+            };
+            let i = at(fv, &fpos)?;
+            let j = at(tv, &tpos)?;
+            let x = this.val(Inst::LoadElem(fv, i), ty);
+            this.emit(Inst::StoreElem(tv, j, x), None);
+            Ok(())
+        })?;
+        self.jump(done);
+        self.switch_to(done);
         Ok(())
     }
 }

@@ -1231,9 +1231,18 @@ impl Lowerer<'_, '_> {
         let Some((_, to)) = self.struct_ref(target, false)? else {
             return Err(self.err(target.span, "not a structure"));
         };
+        if to.len() != src.len() {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "unsupported Fortran: assignment of type `{}` between a structure and an element of an array of structures with ALLOCATABLE components",
+                    st.type_name
+                ),
+            ));
+        }
         let mut failed = false;
         for (t, f) in to.iter().zip(&src) {
-            failed |= self.assign(t, f).is_err();
+            failed |= self.leaf_assign(t, f).is_err();
         }
         if failed {
             return Err(Reported);

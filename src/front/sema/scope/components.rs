@@ -57,7 +57,8 @@ impl Builder<'_, '_> {
     /// of structures whose elements' component is `name`, of dimensions
     /// `dims`: its storage (ALLOCATABLE, the component's rank and the
     /// array's) and its status and bounds (zero at entry: unallocated),
-    /// both leaves of the structure.
+    /// both leaves of the structure (the bounds first: the array's shape
+    /// is that of its first leaf, and the storage may be unallocated).
     pub(super) fn ragged_component(
         &mut self,
         name: &str,
@@ -96,7 +97,7 @@ impl Builder<'_, '_> {
             allocatable: None,
             ..template.clone()
         };
-        for (n, v) in [(data_name(name), data), (bounds_name(name), bounds)] {
+        for (n, v) in [(bounds_name(name), bounds), (data_name(name), data)] {
             self.scope.syms.insert(n.clone(), Sym::Var(v));
             leaves.push(n);
         }
