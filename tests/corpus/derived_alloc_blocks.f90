@@ -166,6 +166,8 @@ subroutine patches(s, q, info)
   call grow_patch(gp, 1, 2 * s)
   q(4) = sum(gp(1)%f) * s
   info(2) = size(gp(2)%f, 1) * 10 + size(gp(1)%f, 1)
+  if (allocated(gp(1)%id)) deallocate(gp(1)%id)
+  if (allocated(gp(2)%id)) deallocate(gp(2)%id)
   allocate(gp(1)%id(0))
   info(3) = size(gp(1)%id) + 10 * merge(1, 0, allocated(gp(2)%id))
   allocate(gp(2)%id(3))
