@@ -92,7 +92,7 @@ fn names_allocation(body: &[Stmt], name: &str, passed: &mut PassedOn<'_>) -> boo
                     // An element's component `b(k)%u` of an array of
                     // structures allocates its storage `b%u.data`.
                     ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => {
-                        n.text == name || super::ragged::data_name(&n.text) == name
+                        n.text == name || super::scope::data_name(&n.text) == name
                     }
                     _ => false,
                 })

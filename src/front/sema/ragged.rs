@@ -27,19 +27,8 @@
 
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, Resolved, R};
-use super::scope::Sym;
+use super::scope::{bounds_name, data_name, Sym};
 use adjit_ir::{BinaryOp, CmpOp, Inst, RuntimeErrorKind, Span, Terminator, Type, Value, VarId};
-
-/// The name of the storage leaf of the component `name` (`b%u`) of an
-/// array of structures.
-pub(super) fn data_name(name: &str) -> String {
-    format!("{name}.data")
-}
-
-/// The name of the status and bounds leaf of the component `name`.
-pub(super) fn bounds_name(name: &str) -> String {
-    format!("{name}.bounds")
-}
 
 /// True when `name` is the storage leaf of a component of an array of
 /// structures declared in `scope` (passed by descriptor when a dummy).

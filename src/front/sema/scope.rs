@@ -16,6 +16,8 @@ use std::collections::{HashMap, HashSet};
 mod components;
 mod extension;
 
+pub(crate) use components::{bounds_name, data_name};
+
 /// A resolved type: element type and character length.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeInfo {

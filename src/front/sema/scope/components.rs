@@ -8,14 +8,25 @@
 //! and derivatives are those of ALLOCATABLE arrays.
 //!
 //! In an array of structures each element has an allocation of its own;
-//! the component is then stored as described in [`super::super::ragged`]:
+//! the component is then stored as the lowering of these components
+//! (`sema::ragged`) describes:
 //! one ALLOCATABLE array wide enough for every element's allocation and
 //! an integer array of each element's allocation status and bounds.
 
 use super::super::super::ast::{DimSpec, Expr, ExprKind, Name};
-use super::super::ragged::{bounds_name, data_name};
 use super::{Builder, CompType, Component, DerivedType, Sym, TypeInfo, VarDecl};
 use adjit_ir::{Span, Type};
+
+/// The name of the storage leaf of the component `name` (`b%u`) of an
+/// array of structures.
+pub(crate) fn data_name(name: &str) -> String {
+    format!("{name}.data")
+}
+
+/// The name of the status and bounds leaf of the component `name`.
+pub(crate) fn bounds_name(name: &str) -> String {
+    format!("{name}.bounds")
+}
 
 impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE component `name` (the attribute at `at`):
