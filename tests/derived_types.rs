@@ -341,8 +341,7 @@ fn residual_of_allocatable_fields_has_its_derivatives() {
 }
 
 /// ALLOCATABLE components that stay unsupported are located errors naming
-/// the construct: scalars, CHARACTER, explicit bounds, arrays of structures
-/// with such components and module structures.
+/// the construct: scalars, CHARACTER, explicit bounds.
 #[test]
 fn unsupported_allocatable_components_are_located_errors() {
     let ty = |comp: &str| {
@@ -365,13 +364,6 @@ fn unsupported_allocatable_components_are_located_errors() {
             ty("real(8), allocatable :: w(3)"),
             "e.f90:3:29",
             "ALLOCATABLE component `w` must have a deferred shape",
-        ),
-        (
-            "subroutine s(x)\n  type :: t\n    real(8), allocatable :: u(:)\n  end type\n\
-             type(t) :: a(4)\n  real(8) :: x\n  x = 1\nend subroutine\n"
-                .into(),
-            "e.f90:5:12",
-            "array of structures `a` of type `t`, which has the ALLOCATABLE component `u`",
         ),
     ];
     for (source, at, what) in cases {
@@ -445,5 +437,89 @@ fn where_over_structure_components_has_its_derivatives() {
             "x,y",
             &[0.0, 1.0, -y - 2.0 * x * y - 1.0, -x - 2.0 - x * x + 2.0 * y],
         );
+    }
+}
+
+/// tests/corpus/derived_alloc_blocks.f90, `patches` (ALLOCATABLE
+/// components of a 2-D array of structures and of a module array of
+/// structures reallocated by a routine): `q = (4s + 3, s^3 + 3s^2, 23s +
+/// 26, 12s^2 + 6s)`, on the JIT and the interpreter.
+#[test]
+fn allocatable_components_of_arrays_of_structures_have_their_derivatives() {
+    for s in [1.5, -0.25] {
+        for backend in [Backend::Jit, Backend::Interpreter] {
+            check_on(
+                backend,
+                "derived_alloc_blocks.f90",
+                "patches",
+                &[("s", s)],
+                "q",
+                "s",
+                &[4.0, 3.0 * s * s + 6.0 * s, 23.0, 24.0 * s + 6.0],
+            );
+        }
+    }
+}
+
+/// tests/corpus/derived_alloc_blocks.f90, `mesh` at `nb = 3`: block `k`
+/// has `n = 2 + k` points, `h = 2/(n + 1)`, `x_i = ih` and `u_i = a x_i +
+/// a^2/k`, so the energy `e(1) = sum_k h/2 sum_i u_i^2` has `de(1)/da =
+/// sum_k h sum_i u_i (x_i + 2a/k)` and does not depend on `c`.
+#[test]
+fn energy_of_blocks_with_allocatable_fields_has_its_derivatives() {
+    let (a, c) = (1.5, 0.5);
+    let mut de = 0.0;
+    for k in 1..=3 {
+        let n = 2 + k;
+        let h = 2.0 / (n as f64 + 1.0);
+        for i in 1..=n {
+            let x = i as f64 * h;
+            let u = a * x + a * a / k as f64;
+            de += h * u * (x + 2.0 * a / k as f64);
+        }
+    }
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(
+            backend,
+            "derived_alloc_blocks.f90",
+            "mesh",
+            &[("nb", 3.0), ("a", a), ("c", c)],
+            "e(1)",
+            "a,c",
+            &[de, 0.0],
+        );
+    }
+}
+
+/// What stays refused for ALLOCATABLE components of arrays of structures
+/// is a located error naming the construct.
+#[test]
+fn unsupported_uses_of_allocatable_components_of_arrays_of_structures_are_located_errors() {
+    let program = |body: &str| {
+        format!(
+            "subroutine s(x)\n  type :: t\n    real(8), allocatable :: u(:)\n  end type\n  \
+             type(t) :: a(4), b\n  real(8) :: x\n  integer :: i\n{body}\nend subroutine\n"
+        )
+    };
+    let cases = [
+        (
+            "  x = sum(a%u)",
+            "e.f90:8:11",
+            "`a%u` is an ALLOCATABLE component of the array of structures `a`: reference it through one element",
+        ),
+        (
+            "  allocate(a(2)%u(3), stat=i)",
+            "e.f90:8:28",
+            "STAT=, ERRMSG=, SOURCE= or MOLD= in the ALLOCATE of a component of an element of an array of structures",
+        ),
+        (
+            "  b = a(1)",
+            "e.f90:8:7",
+            "assignment of type `t` between a structure and an element of an array of structures with ALLOCATABLE components",
+        ),
+    ];
+    for (body, at, what) in cases {
+        let m = compile_error(&program(body));
+        assert!(m.contains(at) && m.contains(what), "{m}");
     }
 }

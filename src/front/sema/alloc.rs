@@ -453,6 +453,19 @@ impl Lowerer<'_, '_> {
         span: adjit_ir::Span,
     ) -> R<()> {
         let ty = self.proc.var(v).ty;
+        let (tmp, count) = self.constructor_into_temp(items, ty, span)?;
+        self.realloc_from_temp(v, tmp, &[count], span)
+    }
+
+    /// The elements of a constructor streamed into a fresh ALLOCATABLE
+    /// temporary of element type `ty`, with the temporary holding their
+    /// number.
+    fn constructor_into_temp(
+        &mut self,
+        items: &[Expr],
+        ty: Type,
+        span: adjit_ir::Span,
+    ) -> R<(VarId, VarId)> {
         let count = self.temp("n", Type::I64);
         let zero = self.int(0, Type::I64);
         self.emit(Inst::Store(count, zero), None);
@@ -466,7 +479,7 @@ impl Lowerer<'_, '_> {
             this.emit(Inst::StoreElem(tmp, idx, x), None);
             Ok(())
         })?;
-        self.realloc_from_temp(v, tmp, &[count], span)
+        Ok((tmp, count))
     }
 
     /// `a = e` for a whole ALLOCATABLE array `v` and an array expression
@@ -476,18 +489,34 @@ impl Lowerer<'_, '_> {
     /// (re)allocated to its shape and takes it.
     pub(super) fn overlapping_realloc(&mut self, v: VarId, name: &Name, value: &Expr) -> R<()> {
         let ty = self.proc.var(v).ty;
+        let rank = self.proc.var(v).dims.len();
+        let (tmp, extents) = self.value_into_temp(value, ty, rank, &name.text)?;
+        self.realloc_from_temp(v, tmp, &extents, value.span)
+    }
+
+    /// The array expression `value` evaluated into a fresh ALLOCATABLE
+    /// temporary of element type `ty` (lower bounds 1), with the
+    /// temporaries holding its extents; its rank must be `rank` (it is
+    /// assigned to `target`).
+    pub(super) fn value_into_temp(
+        &mut self,
+        value: &Expr,
+        ty: Type,
+        rank: usize,
+        target: &str,
+    ) -> R<(VarId, Vec<VarId>)> {
+        if let (ExprKind::ArrayConstructor(items), 1) = (&value.kind, rank) {
+            let (tmp, count) = self.constructor_into_temp(items, ty, value.span)?;
+            return Ok((tmp, vec![count]));
+        }
         let Some(src) = self.array_source(value) else {
             return Err(self.err(value.span, "array value expected"));
         };
         let extents = self.extents(&src)?;
-        if extents.len() != self.proc.var(v).dims.len() {
+        if extents.len() != rank {
             return Err(self.err(
                 value.span,
-                format!(
-                    "array of rank {} assigned to `{}`",
-                    extents.len(),
-                    name.text
-                ),
+                format!("array of rank {} assigned to `{target}`", extents.len()),
             ));
         }
         let tmp = self.allocated_temp(ty, &extents);
@@ -499,12 +528,12 @@ impl Lowerer<'_, '_> {
             this.emit(Inst::StoreElem(tmp, idx, x), None);
             Ok(())
         })?;
-        self.realloc_from_temp(v, tmp, &extents, value.span)
+        Ok((tmp, extents))
     }
 
     /// A fresh ALLOCATABLE temporary of element type `ty`, allocated with
     /// lower bounds 1 and the extents held in the I64 temporaries `extents`.
-    fn allocated_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
+    pub(super) fn allocated_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
         self.ntemps += 1;
         let unallocated = Dim {
             lower: Bound::Const(1),

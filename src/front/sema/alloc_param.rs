@@ -25,7 +25,8 @@ use super::{Program, Unit};
 use adjit_ir::{CallArg, Inst, Storage, Terminator, Type, VarId};
 
 /// Whether the ALLOCATABLE dummy `dummy` of `u` is passed by descriptor:
-/// declared INTENT(OUT), named by an ALLOCATE, DEALLOCATE or MOVE_ALLOC
+/// the storage of a component of an array of structures (see
+/// [`super::ragged`]), declared INTENT(OUT), named by an ALLOCATE, DEALLOCATE or MOVE_ALLOC
 /// of the procedure's body, assigned an array constructor whole, or passed
 /// whole to such a dummy of a procedure it calls by name.
 pub(crate) fn allocated_by_callee(prog: &Program, u: &Unit, dummy: &str) -> bool {
@@ -48,6 +49,9 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
             .any(|a| a.text == dummy)
     {
         return false;
+    }
+    if super::ragged::is_storage(&u.scope, dummy) {
+        return true;
     }
     if seen.iter().any(|(v, d)| *v == at && d == dummy) {
         return false;
@@ -85,7 +89,11 @@ fn names_allocation(body: &[Stmt], name: &str, passed: &mut PassedOn<'_>) -> boo
         let here = match &s.kind {
             StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => {
                 objects.iter().any(|o| match &o.kind {
-                    ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => n.text == name,
+                    // An element's component `b(k)%u` of an array of
+                    // structures allocates its storage `b%u.data`.
+                    ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => {
+                        n.text == name || super::scope::data_name(&n.text) == name
+                    }
                     _ => false,
                 })
             }

@@ -65,6 +65,7 @@ mod masked;
 mod module_alloc;
 mod operators;
 mod optional_proc;
+mod ragged;
 mod reductions;
 mod scope;
 mod section_arg;

@@ -16,6 +16,8 @@ use std::collections::{HashMap, HashSet};
 mod components;
 mod extension;
 
+pub(crate) use components::{bounds_name, data_name};
+
 /// A resolved type: element type and character length.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeInfo {
@@ -1358,14 +1360,8 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
-                    if c.allocatable && dims.is_some() {
-                        self.error(
-                            template.span,
-                            format!(
-                                "unsupported Fortran: array of structures `{prefix}` of type `{}`, which has the ALLOCATABLE component `{}`",
-                                def.name, c.name
-                            ),
-                        );
+                    if let (true, Some(d)) = (c.allocatable, dims) {
+                        self.ragged_component(&name, ti, c, d, template, leaves);
                         continue;
                     }
                     let leaf_dims = match (&c.dims, dims) {

@@ -48,6 +48,9 @@ impl Lowerer<'_, '_> {
         if let Some(completed) = self.complete_parts(s)? {
             return self.stmt_rewritten(completed);
         }
+        if let Some(rewritten) = self.ragged_stmt(s)? {
+            return self.stmt_rewritten(rewritten);
+        }
         if let Some(rewritten) = self.defined_operators(s)? {
             return self.stmt_rewritten(rewritten);
         }
@@ -1229,9 +1232,18 @@ impl Lowerer<'_, '_> {
         let Some((_, to)) = self.struct_ref(target, false)? else {
             return Err(self.err(target.span, "not a structure"));
         };
+        if to.len() != src.len() {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "unsupported Fortran: assignment of type `{}` between a structure and an element of an array of structures with ALLOCATABLE components",
+                    st.type_name
+                ),
+            ));
+        }
         let mut failed = false;
         for (t, f) in to.iter().zip(&src) {
-            failed |= self.assign(t, f).is_err();
+            failed |= self.leaf_assign(t, f).is_err();
         }
         if failed {
             return Err(Reported);

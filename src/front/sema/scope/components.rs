@@ -5,12 +5,28 @@
 //! ALLOCATABLE component of a structure is an ALLOCATABLE array named
 //! `g%u`: ALLOCATE, DEALLOCATE, ALLOCATED, reallocation on assignment,
 //! whole-structure assignment (a deep copy, one assignment per component)
-//! and derivatives are those of ALLOCATABLE arrays. Arrays of structures
-//! with such components are rejected where they are declared.
+//! and derivatives are those of ALLOCATABLE arrays.
+//!
+//! In an array of structures each element has an allocation of its own;
+//! the component is then stored as the lowering of these components
+//! (`sema::ragged`) describes:
+//! one ALLOCATABLE array wide enough for every element's allocation and
+//! an integer array of each element's allocation status and bounds.
 
-use super::super::super::ast::{DimSpec, Name};
-use super::{Builder, CompType, DerivedType};
+use super::super::super::ast::{DimSpec, Expr, ExprKind, Name};
+use super::{Builder, CompType, Component, DerivedType, Sym, TypeInfo, VarDecl};
 use adjit_ir::{Span, Type};
+
+/// The name of the storage leaf of the component `name` (`b%u`) of an
+/// array of structures.
+pub(crate) fn data_name(name: &str) -> String {
+    format!("{name}.data")
+}
+
+/// The name of the status and bounds leaf of the component `name`.
+pub(crate) fn bounds_name(name: &str) -> String {
+    format!("{name}.bounds")
+}
 
 impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE component `name` (the attribute at `at`):
@@ -46,6 +62,56 @@ impl Builder<'_, '_> {
         let span = if dims.is_none() { at } else { name.span };
         self.error(span, why);
         false
+    }
+
+    /// Declares the ALLOCATABLE component `c` (of type `ti`) of the array
+    /// of structures whose elements' component is `name`, of dimensions
+    /// `dims`: its storage (ALLOCATABLE, the component's rank and the
+    /// array's) and its status and bounds (zero at entry: unallocated),
+    /// both leaves of the structure (the bounds first: the array's shape
+    /// is that of its first leaf, and the storage may be unallocated).
+    pub(super) fn ragged_component(
+        &mut self,
+        name: &str,
+        ti: &TypeInfo,
+        c: &Component,
+        dims: &[DimSpec],
+        template: &VarDecl,
+        leaves: &mut Vec<String>,
+    ) {
+        let rank = c.dims.as_ref().map_or(0, Vec::len);
+        let span = template.span;
+        let int = |value: i64| Expr {
+            kind: ExprKind::Int { value, kind: None },
+            span,
+        };
+        let deferred = DimSpec::AssumedShape { lower: None };
+        let data = VarDecl {
+            ty: Some(ti.clone()),
+            dims: Some(vec![deferred; rank + dims.len()]),
+            default_init: None,
+            allocatable: Some(span),
+            ..template.clone()
+        };
+        let status = DimSpec::Explicit {
+            lower: Some(int(0)),
+            upper: int(2 * rank as i64),
+        };
+        let bounds = VarDecl {
+            ty: Some(TypeInfo::plain(Type::I32)),
+            dims: Some(
+                std::iter::once(status)
+                    .chain(dims.iter().cloned())
+                    .collect(),
+            ),
+            default_init: Some(int(0)),
+            allocatable: None,
+            ..template.clone()
+        };
+        for (n, v) in [(bounds_name(name), bounds), (data_name(name), data)] {
+            self.scope.syms.insert(n.clone(), Sym::Var(v));
+            leaves.push(n);
+        }
     }
 
     /// The name of an array component of `def` (at any depth), if any.
