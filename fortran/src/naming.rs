@@ -9,9 +9,16 @@
 //! from a derivative variable (`d_b`, `x_d`) is a part of that derivative:
 //! `d_b_part`. The names are deterministic; [`crate::proc`] makes them
 //! unique with a number suffix.
+//!
+//! A value the reverse sweep pops is named after the value the forward
+//! sweep pushed for the same statement ([`PushedNames`]): `exp_val` for
+//! the saved `exp(...)`, `d_saved` for a saved variable `d`.
 
 use adjit_ir::print::unary_name;
-use adjit_ir::{BinaryOp, Const, Inst, Proc, UnaryOp, Value};
+use adjit_ir::{
+    BinaryOp, Const, Inst, Module, Proc, Span, StackKind, Storage, UnaryOp, Value, Var,
+};
+use std::collections::HashMap;
 
 /// Longest spelling of a whole expression used as a name.
 const SPELLED: usize = 16;
@@ -193,5 +200,74 @@ impl Namer<'_> {
             Inst::Call(..) => "result".into(),
             _ => "val".into(),
         }
+    }
+}
+
+/// A variable's Fortran name before it is made unique: a local the
+/// transforms or the front end made (`_ad_trips1`, `_sub3`) loses its
+/// marker (`trips1`, `sub3`).
+pub(crate) fn base_name(var: &Var) -> String {
+    match var.name.strip_prefix('_') {
+        Some(made) if var.storage == Storage::Local => {
+            crate::ident(made.strip_prefix("ad_").unwrap_or(made))
+        }
+        _ => crate::ident(&var.name),
+    }
+}
+
+/// The names of the values pushed on the value stack, by the statement
+/// (span) that pushes them: for each block that pushes for a statement,
+/// the names in push order.
+#[derive(Debug, Default)]
+pub(crate) struct PushedNames(HashMap<Span, Vec<Vec<String>>>);
+
+impl PushedNames {
+    /// Collects the value-stack pushes of every procedure of `module`.
+    pub fn new(module: &Module) -> PushedNames {
+        let mut map: HashMap<Span, Vec<Vec<String>>> = HashMap::new();
+        for proc in &module.procs {
+            let names: Vec<String> = proc.vars.iter().map(base_name).collect();
+            let namer = Namer {
+                proc,
+                names: &names,
+            };
+            for block in &proc.blocks {
+                let mut here: HashMap<Span, Vec<String>> = HashMap::new();
+                let mut order = Vec::new();
+                for &v in &block.insts {
+                    let data = proc.inst(v);
+                    if let Inst::Push(StackKind::Value, x) = data.kind {
+                        let name = match proc.inst(x).kind {
+                            Inst::Load(var) => format!("{}_saved", names[var.index()]),
+                            _ => namer.hint(x, None),
+                        };
+                        if !here.contains_key(&data.span) {
+                            order.push(data.span);
+                        }
+                        here.entry(data.span).or_default().push(name);
+                    }
+                }
+                for span in order {
+                    let list = here.remove(&span).unwrap_or_default();
+                    map.entry(span).or_default().push(list);
+                }
+            }
+        }
+        PushedNames(map)
+    }
+
+    /// The name of the `k`-th of `n` values popped for the statement at
+    /// `span` in one block (pops come in the reverse order of the pushes),
+    /// when every block pushing `n` values for it agrees on it.
+    pub fn popped(&self, span: Span, k: usize, n: usize) -> Option<String> {
+        let mut found: Option<&String> = None;
+        for list in self.0.get(&span)?.iter().filter(|l| l.len() == n) {
+            let name = &list[n - 1 - k];
+            if found.is_some_and(|f| f != name) {
+                return None;
+            }
+            found = Some(name);
+        }
+        found.cloned()
     }
 }
