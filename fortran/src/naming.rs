@@ -3,6 +3,7 @@
 //! A temporary's name is read off its defining expression: a short
 //! spelling of the whole expression when there is one (`sqrt_i` for
 //! `sqrt(real(i, 8))`, `i_p1` for `i + 1`, `x_i` for an element `x(i)`,
+//! `lbound_m` for `lbound(m, 1)`,
 //! `h_x_h` for `h * h`), else its role: the value of an intrinsic
 //! (`exp_val`), the argument of one (`exp_arg`), a divisor (`denom`), or
 //! the kind of operation (`prod`, `total`, `diff`, `quot`). A value computed
@@ -84,6 +85,19 @@ impl Namer<'_> {
                     text.push_str(&self.spell(i, depth - 1)?);
                 }
                 text
+            }
+            // Bounds of an array: `lbound_m`, `size_m_2`.
+            Inst::DimLower(x, d) | Inst::DimExtent(x, d) => {
+                let word = if matches!(self.proc.inst(v).kind, Inst::DimLower(..)) {
+                    "lbound"
+                } else {
+                    "size"
+                };
+                let name = &self.names[x.index()];
+                match d {
+                    0 => format!("{word}_{name}"),
+                    _ => format!("{word}_{name}_{}", d + 1),
+                }
             }
             Inst::Const(Const::Int(c)) if *c >= 0 => c.to_string(),
             Inst::Const(Const::Int(c)) => format!("m{}", c.unsigned_abs()),
@@ -198,6 +212,9 @@ impl Namer<'_> {
             Inst::Select(..) => "choice".into(),
             Inst::Convert(..) => "conv".into(),
             Inst::Call(..) => "result".into(),
+            Inst::CharLen(_) => "len_val".into(),
+            Inst::CharIndex(..) => "index_val".into(),
+            Inst::Allocated(_) => "is_allocated".into(),
             _ => "val".into(),
         }
     }
