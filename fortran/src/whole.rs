@@ -9,15 +9,15 @@
 //! in such loops: each loop sets it before reading it, so no other code
 //! sees its value.
 //!
-//! The front end writes a whole-array assignment of rank 1 (`y = alpha*x
-//! + 1`) as a loop of a counter `k` from 0 below `size(y)`, each array
-//! element taken at `lbound(a, 1) + k`; its derivative statements go in the
-//! same loop. [`collapse_counted`] writes such a loop whose body only
-//! stores elements at the counter (reading other arrays at the counter too,
-//! and loop-invariant scalars) as one array assignment per store: `y_d =
-//! x * alpha_d + alpha * x_d`, `y = alpha * x + 1.0d0`. Each store reads
-//! elements at the counter only, so running the stores one after another
-//! over the whole arrays does what the element loop did.
+//! The front end writes a whole-array assignment of rank 1 (`y = 2*x`) as
+//! a loop of a counter `k` from 0 below `size(y)`, each array element
+//! taken at `lbound(a, 1) + k`; its derivative statements go in the same
+//! loop. [`collapse_counted`] writes such a loop whose body only stores
+//! elements at the counter (reading other arrays at the counter too, and
+//! loop-invariant scalars) as one array assignment per store:
+//! `y_d = 2.0d0 * x_d`, `y = 2.0d0 * x`. Each store reads elements at the
+//! counter only, so running the stores one after another over the whole
+//! arrays does what the element loop did.
 
 use std::collections::{HashMap, HashSet};
 
@@ -220,10 +220,7 @@ fn counted_loop(
     }
     let mut stores = Vec::new();
     while let Some(line) = lines.get(i) {
-        let Some((target, value)) = line.strip_prefix(&body).and_then(|l| l.split_once(" = "))
-        else {
-            return None;
-        };
+        let (target, value) = line.strip_prefix(&body).and_then(|l| l.split_once(" = "))?;
         let Some((name, t)) = target.strip_suffix(')').and_then(|x| x.split_once('(')) else {
             break;
         };
