@@ -248,12 +248,7 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: exp_val3
   integer(4) :: i_m_1
   ! Locals start at zero.
-  h = 0.0d0
   i = 0_4
-  step1 = 0_4
-  spill11 = 0_4
-  spill15 = 0_4
-  trips2 = 0_8
   ! 18: h = 2.0/(dim+1)
   h = real(2.0e0 / real(dim_v + 1_4, 4), 8)
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
@@ -321,6 +316,9 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: f_b(dim_v)
   real(8) :: denom
   real(8) :: denom2
+  real(8) :: exp_val
+  real(8) :: exp_val2
+  real(8) :: exp_val3
   real(8) :: f_b_part
   real(8) :: f_b_part10
   real(8) :: f_b_part11
@@ -342,9 +340,6 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: neg
   real(8) :: neg2
   real(8) :: neg3
-  real(8) :: popped
-  real(8) :: popped2
-  real(8) :: popped3
   real(8) :: quot
   real(8) :: quot2
   real(8) :: quot3
@@ -357,22 +352,18 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: v_1_p_prm_2_x_x_i
   real(8) :: v_1_p_prm_2_x_x_i2
   real(8) :: v_1_p_prm_2_x_x_i3
-  ! Locals start at zero.
-  h = 0.0d0
-  i = 0_4
-  trips2 = 0_8
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  popped = adjit_pop_value()
+  exp_val = adjit_pop_value()
   h_x_h = h * h
   quot = h_x_h * prm(1_4) / 1.2d1
   denom = 1.0d0 + prm(2_4) * x(dim_v)
-  total = 1.0d0 + 1.0d1 * popped
+  total = 1.0d0 + 1.0d1 * exp_val
   f_b_part = 1.0d1 * merge(0.0d0, quot * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. quot == 0.0d0)
-  f_b_part2 = merge(0.0d0, popped * f_b_part, f_b_part == 0.0d0 .or. popped == 0.0d0)
+  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
   quot2 = 1.0d0 / denom
   neg = -x(dim_v) / denom / denom
   f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
@@ -386,19 +377,19 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! 30: F(dim) = F(dim)-2*x(dim)
   x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b(dim_v))
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  popped2 = adjit_pop_value()
+  exp_val2 = adjit_pop_value()
   h_x_h2 = h * h
   quot3 = h_x_h2 * prm(1_4) / 1.2d1
   denom2 = 1.0d0 + prm(2_4) * x(dim_v)
   f_b_part5 = merge(0.0d0, quot3 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == 0.0d0 .or. quot3 == 0.0d0)
-  f_b_part6 = merge(0.0d0, popped2 * f_b_part5, f_b_part5 == 0.0d0 .or. popped2 == 0.0d0)
+  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
   quot4 = 1.0d0 / denom2
   neg2 = -x(dim_v) / denom2 / denom2
   f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
   prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part7, f_b_part7 == 0.0d0 .or. x(dim_v) == &
       0.0d0)
-  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, popped2 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == &
-      0.0d0 .or. popped2 == 0.0d0)
+  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, exp_val2 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == &
+      0.0d0 .or. exp_val2 == 0.0d0)
   prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
       0.0d0)
   x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) &
@@ -409,89 +400,89 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   do i = i - step1, int(i - trips2 * step1, 4), -step1
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     i_p_1 = i + 1_4
-    popped = adjit_pop_value()
+    exp_val = adjit_pop_value()
     h_x_h = h * h
     quot = h_x_h * prm(1_4) / 1.2d1
     v_1_p_prm_2_x_x_i = 1.0d0 + prm(2_4) * x(i)
     f_b_val = f_b(i_p_1)
     f_b(i_p_1) = 0.0d0
     f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
-    f_b_part2 = merge(0.0d0, popped * f_b_part, f_b_part == 0.0d0 .or. popped == 0.0d0)
+    f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
     quot2 = 1.0d0 / v_1_p_prm_2_x_x_i
     neg = -x(i) / v_1_p_prm_2_x_x_i / v_1_p_prm_2_x_x_i
     f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
     prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part3, f_b_part3 == 0.0d0 .or. x(i) == 0.0d0)
-    f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, popped * f_b_val, f_b_val == 0.0d0 .or. popped &
+    f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
         == 0.0d0)
     prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == &
         0.0d0)
     x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
         0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    popped2 = adjit_pop_value()
+    exp_val2 = adjit_pop_value()
     h_x_h2 = h * h
     quot3 = h_x_h2 * prm(1_4) / 1.2000000476837158d0
     v_1_p_prm_2_x_x_i2 = 1.0d0 + prm(2_4) * x(i)
     f_b_part5 = merge(0.0d0, quot3 * f_b(i), f_b(i) == 0.0d0 .or. quot3 == 0.0d0)
-    f_b_part6 = merge(0.0d0, popped2 * f_b_part5, f_b_part5 == 0.0d0 .or. popped2 == 0.0d0)
+    f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
     quot4 = 1.0d0 / v_1_p_prm_2_x_x_i2
     neg2 = -x(i) / v_1_p_prm_2_x_x_i2 / v_1_p_prm_2_x_x_i2
     f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
     prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part7, f_b_part7 == 0.0d0 .or. x(i) == 0.0d0)
-    f_b_part8 = 8.333333002196431d-1 * merge(0.0d0, popped2 * f_b(i), f_b(i) == 0.0d0 .or. popped2 &
+    f_b_part8 = 8.333333002196431d-1 * merge(0.0d0, exp_val2 * f_b(i), f_b(i) == 0.0d0 .or. exp_val2 &
         == 0.0d0)
     prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
         0.0d0)
     x_b(i) = x_b(i) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
         merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b(i)))
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    popped3 = adjit_pop_value()
+    exp_val3 = adjit_pop_value()
     h_x_h3 = h * h
     quot5 = h_x_h3 * prm(1_4) / 1.2d1
     v_1_p_prm_2_x_x_i3 = 1.0d0 + prm(2_4) * x(i)
     f_b_part9 = merge(0.0d0, quot5 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 .or. quot5 == 0.0d0)
-    f_b_part10 = merge(0.0d0, popped3 * f_b_part9, f_b_part9 == 0.0d0 .or. popped3 == 0.0d0)
+    f_b_part10 = merge(0.0d0, exp_val3 * f_b_part9, f_b_part9 == 0.0d0 .or. exp_val3 == 0.0d0)
     quot6 = 1.0d0 / v_1_p_prm_2_x_x_i3
     neg3 = -x(i) / v_1_p_prm_2_x_x_i3 / v_1_p_prm_2_x_x_i3
     f_b_part11 = merge(0.0d0, neg3 * f_b_part10, f_b_part10 == 0.0d0 .or. neg3 == 0.0d0)
     prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part11, f_b_part11 == 0.0d0 .or. x(i) == &
         0.0d0)
-    f_b_part12 = 8.333333333333333d-2 * merge(0.0d0, popped3 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 &
-        .or. popped3 == 0.0d0)
+    f_b_part12 = 8.333333333333333d-2 * merge(0.0d0, exp_val3 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 &
+        .or. exp_val3 == 0.0d0)
     prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h3 * f_b_part12, f_b_part12 == 0.0d0 .or. h_x_h3 == &
         0.0d0)
     x_b(i) = x_b(i) + (merge(0.0d0, quot6 * f_b_part10, f_b_part10 == 0.0d0 .or. quot6 == 0.0d0) + &
         merge(0.0d0, prm(2_4) * f_b_part11, f_b_part11 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b(i - 1_4))
   end do
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  popped = adjit_pop_value()
+  exp_val = adjit_pop_value()
   h_x_h = h * h
   quot = h_x_h * prm(1_4) / 1.2d1
   v_1_p_prm_2_x_x_1 = 1.0d0 + prm(2_4) * x(1_4)
   f_b_val = f_b(2_4)
   f_b(2_4) = 0.0d0
   f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
-  f_b_part2 = merge(0.0d0, popped * f_b_part, f_b_part == 0.0d0 .or. popped == 0.0d0)
+  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
   quot2 = 1.0d0 / v_1_p_prm_2_x_x_1
   neg = -x(1_4) / v_1_p_prm_2_x_x_1 / v_1_p_prm_2_x_x_1
   f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
   prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part3, f_b_part3 == 0.0d0 .or. x(1_4) == &
       0.0d0)
-  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, popped * f_b_val, f_b_val == 0.0d0 .or. popped == &
-      0.0d0)
+  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
+      == 0.0d0)
   prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
   x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
       0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  popped2 = adjit_pop_value()
+  exp_val2 = adjit_pop_value()
   h_x_h2 = h * h
   quot3 = h_x_h2 * prm(1_4) / 1.2d1
   v_1_p_prm_2_x_x_12 = 1.0d0 + prm(2_4) * x(1_4)
-  total = 1.0d0 + 1.0d1 * popped2
+  total = 1.0d0 + 1.0d1 * exp_val2
   f_b_val2 = f_b(1_4)
   f_b(1_4) = 0.0d0
   f_b_part5 = 1.0d1 * merge(0.0d0, quot3 * f_b_val2, f_b_val2 == 0.0d0 .or. quot3 == 0.0d0)
-  f_b_part6 = merge(0.0d0, popped2 * f_b_part5, f_b_part5 == 0.0d0 .or. popped2 == 0.0d0)
+  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
   quot4 = 1.0d0 / v_1_p_prm_2_x_x_12
   neg2 = -x(1_4) / v_1_p_prm_2_x_x_12 / v_1_p_prm_2_x_x_12
   f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)

@@ -237,11 +237,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   real(8) :: a_b(s)
   real(8) :: cos_val
   ! Locals start at zero.
-  d = 0.0d0
   i = 0_4
-  step1 = 0_4
-  spill9 = 0_4
-  trips1 = 0_8
   ! 11: c = 1
   c = 1.0d0
   ! 12: d = 1.D0
@@ -284,18 +280,15 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   real(8) :: a_b(s)
   real(8) :: a_i_p_a_i
   real(8) :: c_b_part
+  real(8) :: cos_val
   real(8) :: d_b_part
   real(8) :: d_b_part2
   real(8) :: d_b_val
   real(8) :: inv_sqrt_i
   real(8) :: neg_sin
-  real(8) :: popped
   real(8) :: sqrt_i
   ! Locals start at zero.
-  d = 0.0d0
-  i = 0_4
   d_b = 0.0d0
-  trips1 = 0_8
   ! 4: subroutine griewank(s, a, c)
   step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
@@ -307,7 +300,7 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   do i = i - step1, int(i - trips1 * step1, 4), -step1
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
     d = adjit_pop_value()
-    popped = adjit_pop_value()
+    cos_val = adjit_pop_value()
     sqrt_i = sqrt(real(i, 8))
     d_b_val = d_b
     d_b = 0.0d0
@@ -317,7 +310,7 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
     inv_sqrt_i = 1.0d0 / sqrt_i
     a_b(i) = a_b(i) + merge(0.0d0, inv_sqrt_i * d_b_part2, d_b_part2 == 0.0d0 .or. inv_sqrt_i == &
         0.0d0)
-    d_b = d_b + merge(0.0d0, popped * d_b_val, d_b_val == 0.0d0 .or. popped == 0.0d0)
+    d_b = d_b + merge(0.0d0, cos_val * d_b_val, d_b_val == 0.0d0 .or. cos_val == 0.0d0)
     ! 14: c = c + (a(i)**2)/400
     c_b_part = 2.5d-3 * c_b
     a_i_p_a_i = a(i) + a(i)

@@ -36,6 +36,7 @@
 
 mod counted;
 mod expr;
+mod first_def;
 mod naming;
 mod proc;
 mod split;
@@ -317,6 +318,8 @@ struct Context<'a> {
     entry_sizes: BTreeMap<(ProcId, adjit_ir::VarId), String>,
     /// The sizes module's name (`adjit_sizes_d` / `adjit_sizes_b`).
     sizes_module: String,
+    /// The names of pushed values, which their pops take.
+    pushed: naming::PushedNames,
 }
 
 impl<'a> Context<'a> {
@@ -328,6 +331,7 @@ impl<'a> Context<'a> {
             hidden_sizes: HashSet::new(),
             entry_sizes: BTreeMap::new(),
             sizes_module: format!("adjit_sizes{}", request.mode.suffix()),
+            pushed: naming::PushedNames::new(request.module),
         };
         ctx.assumed_shape = ctx.assumed_shape_params();
         let (entries, hidden) = ctx

@@ -3,15 +3,23 @@
 //! A temporary's name is read off its defining expression: a short
 //! spelling of the whole expression when there is one (`sqrt_i` for
 //! `sqrt(real(i, 8))`, `i_p1` for `i + 1`, `x_i` for an element `x(i)`,
+//! `lbound_m` for `lbound(m, 1)`,
 //! `h_x_h` for `h * h`), else its role: the value of an intrinsic
 //! (`exp_val`), the argument of one (`exp_arg`), a divisor (`denom`), or
 //! the kind of operation (`prod`, `total`, `diff`, `quot`). A value computed
 //! from a derivative variable (`d_b`, `x_d`) is a part of that derivative:
 //! `d_b_part`. The names are deterministic; [`crate::proc`] makes them
 //! unique with a number suffix.
+//!
+//! A value the reverse sweep pops is named after the value the forward
+//! sweep pushed for the same statement ([`PushedNames`]): `exp_val` for
+//! the saved `exp(...)`, `d_saved` for a saved variable `d`.
 
 use adjit_ir::print::unary_name;
-use adjit_ir::{BinaryOp, Const, Inst, Proc, UnaryOp, Value};
+use adjit_ir::{
+    BinaryOp, Const, Inst, Module, Proc, Span, StackKind, Storage, UnaryOp, Value, Var,
+};
+use std::collections::HashMap;
 
 /// Longest spelling of a whole expression used as a name.
 const SPELLED: usize = 16;
@@ -77,6 +85,19 @@ impl Namer<'_> {
                     text.push_str(&self.spell(i, depth - 1)?);
                 }
                 text
+            }
+            // Bounds of an array: `lbound_m`, `size_m_2`.
+            Inst::DimLower(x, d) | Inst::DimExtent(x, d) => {
+                let word = if matches!(self.proc.inst(v).kind, Inst::DimLower(..)) {
+                    "lbound"
+                } else {
+                    "size"
+                };
+                let name = &self.names[x.index()];
+                match d {
+                    0 => format!("{word}_{name}"),
+                    _ => format!("{word}_{name}_{}", d + 1),
+                }
             }
             Inst::Const(Const::Int(c)) if *c >= 0 => c.to_string(),
             Inst::Const(Const::Int(c)) => format!("m{}", c.unsigned_abs()),
@@ -191,7 +212,79 @@ impl Namer<'_> {
             Inst::Select(..) => "choice".into(),
             Inst::Convert(..) => "conv".into(),
             Inst::Call(..) => "result".into(),
+            Inst::CharLen(_) => "len_val".into(),
+            Inst::CharIndex(..) => "index_val".into(),
+            Inst::Allocated(_) => "is_allocated".into(),
             _ => "val".into(),
         }
+    }
+}
+
+/// A variable's Fortran name before it is made unique: a local the
+/// transforms or the front end made (`_ad_trips1`, `_sub3`) loses its
+/// marker (`trips1`, `sub3`).
+pub(crate) fn base_name(var: &Var) -> String {
+    match var.name.strip_prefix('_') {
+        Some(made) if var.storage == Storage::Local => {
+            crate::ident(made.strip_prefix("ad_").unwrap_or(made))
+        }
+        _ => crate::ident(&var.name),
+    }
+}
+
+/// The names of the values pushed on the value stack, by the statement
+/// (span) that pushes them: for each block that pushes for a statement,
+/// the names in push order.
+#[derive(Debug, Default)]
+pub(crate) struct PushedNames(HashMap<Span, Vec<Vec<String>>>);
+
+impl PushedNames {
+    /// Collects the value-stack pushes of every procedure of `module`.
+    pub fn new(module: &Module) -> PushedNames {
+        let mut map: HashMap<Span, Vec<Vec<String>>> = HashMap::new();
+        for proc in &module.procs {
+            let names: Vec<String> = proc.vars.iter().map(base_name).collect();
+            let namer = Namer {
+                proc,
+                names: &names,
+            };
+            for block in &proc.blocks {
+                let mut here: HashMap<Span, Vec<String>> = HashMap::new();
+                let mut order = Vec::new();
+                for &v in &block.insts {
+                    let data = proc.inst(v);
+                    if let Inst::Push(StackKind::Value, x) = data.kind {
+                        let name = match proc.inst(x).kind {
+                            Inst::Load(var) => format!("{}_saved", names[var.index()]),
+                            _ => namer.hint(x, None),
+                        };
+                        if !here.contains_key(&data.span) {
+                            order.push(data.span);
+                        }
+                        here.entry(data.span).or_default().push(name);
+                    }
+                }
+                for span in order {
+                    let list = here.remove(&span).unwrap_or_default();
+                    map.entry(span).or_default().push(list);
+                }
+            }
+        }
+        PushedNames(map)
+    }
+
+    /// The name of the `k`-th of `n` values popped for the statement at
+    /// `span` in one block (pops come in the reverse order of the pushes),
+    /// when every block pushing `n` values for it agrees on it.
+    pub fn popped(&self, span: Span, k: usize, n: usize) -> Option<String> {
+        let mut found: Option<&String> = None;
+        for list in self.0.get(&span)?.iter().filter(|l| l.len() == n) {
+            let name = &list[n - 1 - k];
+            if found.is_some_and(|f| f != name) {
+                return None;
+            }
+            found = Some(name);
+        }
+        found.cloned()
     }
 }

@@ -33,6 +33,13 @@ pub struct Printed {
     pub uses_modules: Vec<String>,
 }
 
+/// How deep [`Printer::range`] follows operands.
+const RANGE_DEPTH: u32 = 6;
+
+/// The largest value [`Printer::range`] assumes of a counter (see
+/// [`Printer::counts_up`]): more than any run executes statements.
+const COUNTER_MAX: i64 = 1 << 62;
+
 /// Prints generated procedure `id`.
 pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
     let original = ctx.module().proc(id);
@@ -84,6 +91,8 @@ struct Printer<'c, 'a> {
     last_line: Option<(u32, u32)>,
     /// Variables that something reads (locals among them are zeroed).
     read: HashSet<VarId>,
+    /// Stores a later store overwrites unread: not written.
+    overwritten: HashSet<Value>,
     /// Variables that something names.
     named: HashSet<VarId>,
     /// The procedure reaches itself through calls (printed RECURSIVE).
@@ -176,6 +185,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             lines: Vec::new(),
             last_line: None,
             read: HashSet::new(),
+            overwritten: HashSet::new(),
             named: HashSet::new(),
             recursive: reaches_itself(module, id),
             indent: 0,
@@ -218,6 +228,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         for &c in &callees {
             p.callee_name(c)?;
         }
+        p.overwritten = crate::first_def::overwritten_stores(p.proc, &p.counted.dead);
         p.scan_reads();
         // Globals the code never names need no `use`.
         for (v, var) in proc.vars.iter().enumerate() {
@@ -288,14 +299,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         self.names = vec![String::new(); self.proc.vars.len()];
         for v in order {
             let var = self.proc.var(v);
-            let base = match var.name.strip_prefix('_') {
-                // A local the transforms or the front end made (`_ad_trips1`,
-                // `_sub3`): its name without the marker, `trips1`, `sub3`.
-                Some(made) if var.storage == Storage::Local => {
-                    ident(made.strip_prefix("ad_").unwrap_or(made))
-                }
-                _ => ident(&var.name),
-            };
+            let base = crate::naming::base_name(var);
             let base = if self.taken.contains(&base) {
                 format!("{base}_v")
             } else {
@@ -744,6 +748,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         for &v in block.insts.iter().rev() {
             let kind = &self.proc.inst(v).kind;
             let effect = !self.counted.dead.contains(&v)
+                && !self.overwritten.contains(&v)
                 && matches!(
                     kind,
                     Inst::Store(..)
@@ -788,6 +793,12 @@ impl<'c, 'a> Printer<'c, 'a> {
                 Inst::Load(x) => Some(Expr::primary(self.names[x.index()].clone())),
                 Inst::LoadElem(x, idx) => Some(Expr::primary(self.element(*x, idx, &exprs))),
                 Inst::Unary(op, a) => Some(unary(*op, &e(a))),
+                // `a / 1` and `a * 1` (extents of sections of step 1) are `a`.
+                Inst::Binary(adjit_ir::BinaryOp::Div | adjit_ir::BinaryOp::Mul, a, b)
+                    if matches!(self.proc.inst(*b).kind, Inst::Const(Const::Int(1))) =>
+                {
+                    Some(e(a))
+                }
                 Inst::Binary(op, a, b) => Some(match self.sign_flip(*op, *b, ty) {
                     // `x + MIN` / `x - MIN` (the unsigned comparisons of DO
                     // loop trip counts) wrap: that is flipping the sign bit,
@@ -796,7 +807,10 @@ impl<'c, 'a> Printer<'c, 'a> {
                     // INTEGER(8) sums, differences and products (the trip
                     // counters of loops) wrap as in the IR: computed in
                     // INTEGER(16), narrowed modulo 2**64 by gfortran.
-                    None if ty == Type::I64 && self.counts_up(*op, *a, *b) => {
+                    None if ty == Type::I64
+                        && (self.counts_up(*op, *a, *b)
+                            || self.range(v, RANGE_DEPTH).is_some()) =>
+                    {
                         binary(*op, &e(a), &e(b))
                     }
                     None if ty == Type::I64
@@ -1044,6 +1058,44 @@ impl<'c, 'a> Printer<'c, 'a> {
         op == adjit_ir::BinaryOp::Add && (counter(a) && one(b) || one(a) && counter(b))
     }
 
+    /// The interval an integer value lies in, when it is known to fit in
+    /// INTEGER(8) (so its arithmetic cannot wrap and is written plainly):
+    /// constants, INTEGER(4) values widened, counters, and sums,
+    /// differences and products of such (`int(n, 8) - 2_8 + 1_8`, `2_8 +
+    /// k9`), following operands at most `depth` deep.
+    fn range(&self, v: Value, depth: u32) -> Option<(i128, i128)> {
+        if depth == 0 {
+            return None;
+        }
+        let r = match self.proc.inst(v).kind {
+            Inst::Const(Const::Int(c)) => (i128::from(c), i128::from(c)),
+            // A counter stays below the number of statements run.
+            Inst::Load(x) if self.is_counter(x) => (0, i128::from(COUNTER_MAX)),
+            Inst::Convert(a, _) => match self.proc.value_type(a)? {
+                Type::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
+                Type::Bool => (0, 1),
+                Type::I64 => self.range(a, depth - 1)?,
+                _ => return None,
+            },
+            Inst::Binary(op, a, b) => {
+                let (a0, a1) = self.range(a, depth - 1)?;
+                let (b0, b1) = self.range(b, depth - 1)?;
+                match op {
+                    adjit_ir::BinaryOp::Add => (a0 + b0, a1 + b1),
+                    adjit_ir::BinaryOp::Sub => (a0 - b1, a1 - b0),
+                    adjit_ir::BinaryOp::Mul => {
+                        let p = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
+                        (*p.iter().min()?, *p.iter().max()?)
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let fits = |x: i128| i64::try_from(x).is_ok();
+        (fits(r.0) && fits(r.1)).then_some(r)
+    }
+
     /// Whether local `x` is a counter (see [`Printer::counts_up`]).
     fn is_counter(&self, x: VarId) -> bool {
         let var = self.proc.var(x);
@@ -1097,9 +1149,9 @@ impl<'c, 'a> Printer<'c, 'a> {
         match kind {
             Inst::Load(_) | Inst::LoadElem(..) => namer.hint(v, first_use),
             Inst::Pop(StackKind::Control) => "branch".into(),
-            Inst::Pop(_) => match stored_to {
+            Inst::Pop(stack) => match stored_to {
                 Some(x) => format!("{}_saved", self.names[x.index()]),
-                None => "popped".into(),
+                None => self.popped_hint(v, *stack, block),
             },
             Inst::Cmp(..) | Inst::CharCompare(..) => "cond".into(),
             _ => match stored_to {
@@ -1107,6 +1159,25 @@ impl<'c, 'a> Printer<'c, 'a> {
                 None => namer.hint(v, first_use),
             },
         }
+    }
+
+    /// A popped value's name: the name of the value the forward sweep
+    /// pushed for the same statement, else `popped`.
+    fn popped_hint(&self, v: Value, stack: StackKind, block: &adjit_ir::Block) -> String {
+        let span = self.proc.inst(v).span;
+        let pops: Vec<Value> = block
+            .insts
+            .iter()
+            .copied()
+            .filter(|&u| {
+                let data = self.proc.inst(u);
+                data.span == span && matches!(data.kind, Inst::Pop(s) if s == stack)
+            })
+            .collect();
+        let k = pops.iter().position(|&u| u == v);
+        k.filter(|_| stack == StackKind::Value)
+            .and_then(|k| self.ctx.pushed.popped(span, k, pops.len()))
+            .unwrap_or_else(|| "popped".into())
     }
 
     /// A temporary of type `ty` unused in the current block.
@@ -1751,7 +1822,16 @@ impl<'c, 'a> Printer<'c, 'a> {
     fn finish(mut self) -> Result<Printed, EmitError> {
         // Element loops over whole arrays as array assignments; their
         // counters are then not declared.
-        let gone = crate::whole::collapse(&mut self.lines);
+        let assumed_size: HashSet<String> = (0..self.proc.vars.len())
+            .filter(|&i| {
+                self.declaration(VarId(i as u32))
+                    .is_ok_and(|d| d.contains("*)") || d.contains("*,"))
+            })
+            .map(|i| self.names[i].clone())
+            .collect();
+        let gone = crate::whole::collapse(&mut self.lines, &assumed_size);
+        // A local the entry code assigns before reading needs no zero.
+        let defined_first = crate::first_def::defined_first(self.proc, &self.counted.dead);
         let mut head = Vec::new();
         let params: Vec<String> = self
             .proc
@@ -1800,7 +1880,10 @@ impl<'c, 'a> Printer<'c, 'a> {
                 continue;
             }
             decls.push(format!("  {}", self.declaration(v)?));
-            if var.storage == Storage::Local && self.read.contains(&v) {
+            if var.storage == Storage::Local
+                && self.read.contains(&v)
+                && !defined_first.contains(&v)
+            {
                 let zero = match var.ty {
                     Type::Char => "' '".to_string(),
                     t => literal(Const::Int(0), t).text,
@@ -1824,7 +1907,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         for (name, ty) in &self.external_functions {
             decls.push(format!("  {ty}, external :: {name}"));
         }
-        for (name, ty) in &self.temps {
+        for (name, ty) in self.temps.iter().filter(|(n, _)| !gone.contains(*n)) {
             decls.push(format!("  {} :: {name}", expr::type_name(*ty)));
         }
         for (name, (_, ty)) in &self.one_element {
