@@ -450,12 +450,26 @@ struct Emitter<'p> {
 }
 
 impl<'p> Emitter<'p> {
+    /// An emitter appending to `block`, reusing the pure instructions the
+    /// block already computes (a load only while no store or call of the
+    /// block follows it).
     fn new(proc: &'p mut Proc, block: BlockId) -> Self {
+        let mut emitted = HashMap::new();
+        for &v in &proc.blocks[block.index()].insts {
+            let data = proc.inst(v);
+            match Key::of(&data.kind, data.ty) {
+                Some(k) => {
+                    emitted.entry(k).or_insert(v);
+                }
+                None if matches!(data.kind, Inst::LoadElem(..)) => {}
+                None => emitted.retain(|k, _| !matches!(k, Key::Load(..))),
+            }
+        }
         Emitter {
             proc,
             block,
             copies: HashMap::new(),
-            emitted: HashMap::new(),
+            emitted,
         }
     }
 }
@@ -472,7 +486,7 @@ impl Emitter<'_> {
         if let Some(&v) = key.as_ref().and_then(|k| self.emitted.get(k)) {
             return v;
         }
-        if matches!(inst, Inst::Store(..) | Inst::StoreElem(..)) {
+        if key.is_none() && !matches!(inst, Inst::LoadElem(..)) {
             self.emitted.retain(|k, _| !matches!(k, Key::Load(..)));
         }
         let v = self.proc.push_inst(self.block, inst, ty, span);
