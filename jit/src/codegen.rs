@@ -1969,19 +1969,10 @@ impl<'a, 'm> Lower<'a, 'm> {
     fn size_mul(&mut self, a: Value, b: Value, overflow: &mut Option<Value>) -> Value {
         // Constant sizes stay constants (a local array of constant size may
         // live in the frame: see `local_storage`).
-        let (x, y) = (self.const_int(a), self.const_int(b));
-        if let (Some(x), Some(y)) = (x, y) {
+        if let (Some(x), Some(y)) = (self.const_int(a), self.const_int(b)) {
             if let Some(p) = x.checked_mul(y) {
                 return self.iconst(p);
             }
-        }
-        // A factor of one (the first stride, a size in elements of one
-        // byte) is the other factor, which cannot overflow: no product, no
-        // flag for the code generator to carry.
-        match (x, y) {
-            (Some(1), _) => return b,
-            (_, Some(1)) => return a,
-            _ => {}
         }
         let (product, of) = self.b.ins().smul_overflow(a, b);
         *overflow = Some(match *overflow {
