@@ -18,7 +18,7 @@ mod common;
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Args, Engine, Options};
 use adjit::timing::Sampler;
-use common::sel;
+use common::{sel, thread_cpu_seconds};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,17 +41,6 @@ fn median(mut f: impl FnMut()) -> f64 {
     }
     samples.sort_by(|a, b| a.total_cmp(b));
     samples[samples.len() / 2]
-}
-
-/// CPU time of the calling thread in seconds.
-fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec the call writes.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// The gfortran-compiled peers, loaded with dlopen.

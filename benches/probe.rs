@@ -9,19 +9,7 @@
 mod common;
 
 use adjit::ad::adjoint::AdjointOptions;
-use adjit::engine::{Engine, Options};
-use common::sel;
-use std::path::PathBuf;
-
-/// The example file, outputs, inputs and size parameter of a case.
-fn case(name: &str) -> (&'static str, &'static str, &'static str, &'static str) {
-    match name {
-        "griewank" => ("examples/griewank.f90", "c", "a", "s"),
-        "product" => ("examples/product.f90", "y", "x", "n"),
-        "bratu" => ("examples/bratu.f", "f(2)", "x,prm", "dim"),
-        other => panic!("unknown case {other}: griewank, product or bratu"),
-    }
-}
+use common::{case, sel};
 
 fn main() {
     let argv: Vec<String> = std::env::args()
@@ -34,16 +22,10 @@ fn main() {
     };
     let reps: usize = reps.parse().expect("REPS is a count");
     let (file, of, wrt, size) = case(name);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
     if mode == "compile" {
-        let text = std::fs::read_to_string(&path).expect("bundled example");
-        let sources = [(path.display().to_string(), text)];
+        let text = common::read(file);
         for _ in 0..reps {
-            let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
-            let adjoint = engine
-                .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())
-                .expect("adjoint");
-            drop(adjoint);
+            common::compile_adjoint(name, &text);
         }
         return;
     }

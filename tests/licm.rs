@@ -291,3 +291,114 @@ end subroutine
         assert!(err.contains("storage of 3 elements"), "{err}");
     }
 }
+
+/// What `v` computes, written out through its operands, so that two
+/// instructions computing the same thing from the same loads and
+/// constants have the same text.
+fn shape(proc: &adjit::ir::Proc, v: adjit::ir::Value) -> String {
+    let kind = &proc.inst(v).kind;
+    let mut operands = Vec::new();
+    kind.for_each_operand(|x| operands.push(shape(proc, x)));
+    let head = format!("{:?}", kind.map_operands(|_| adjit::ir::Value(0)));
+    format!("{head}[{}]", operands.join(", "))
+}
+
+#[test]
+fn a_preheader_test_computes_each_bound_and_checks_each_range_once() {
+    // `f(i-1)`, `f(i)` and `f(i+1)` are each read and written, `x(i)` is
+    // read three times: the range test lists every element range once and
+    // computes no comparison twice.
+    let source = "\
+subroutine sweep(n, x, p, f)
+  integer n
+  double precision x(n), p(2), f(n)
+  integer i
+  do i = 2, n - 1
+    f(i-1) = f(i-1) + x(i) + p(1) * exp(x(i) / (1 + p(2) * x(i)))
+    f(i) = f(i) - 2 * x(i) + p(1) * x(i)
+    f(i+1) = x(i) + p(2)
+  end do
+end subroutine
+";
+    let (module, proc) = module_of(source, "sweep");
+    let optimized = adjit::jit::opt::optimize_for_jit(&module, true, true);
+    let versions = optimized.versions.proc(proc).expect("the procedure");
+    assert_eq!(versions.guards.len(), 1, "one versioned loop");
+    let ir = &optimized.module.procs[proc.index()];
+    for (&guard, accesses) in &versions.guards {
+        for (k, a) in accesses.iter().enumerate() {
+            assert!(!accesses[..k].contains(a), "range listed twice: {a:?}");
+        }
+        // f(i-1), f(i), f(i+1), x(i), p(1), p(2).
+        assert_eq!(accesses.len(), 6, "{accesses:?}");
+        let block = ir
+            .blocks
+            .iter()
+            .find(|b| b.insts.contains(&guard))
+            .expect("the guard's block");
+        let mut seen = std::collections::HashSet::new();
+        for &v in &block.insts {
+            if matches!(ir.inst(v).kind, adjit::ir::Inst::Cmp(..)) {
+                let s = shape(ir, v);
+                assert!(seen.insert(s.clone()), "computed twice: {s}");
+            }
+        }
+    }
+    let n = 9;
+    let args = vec![
+        Buffer::I32(vec![n as i32]),
+        Buffer::F64((0..n).map(|i| 0.2 + i as f64 * 0.1).collect()),
+        Buffer::F64(vec![1.5, 0.25]),
+        Buffer::F64(vec![0.0; n]),
+    ];
+    let out = agree(&module, proc, &args, true).expect("the loop runs");
+    let Buffer::F64(f) = &out[3] else {
+        panic!("f is real")
+    };
+    // f(n) is written by the last trip only: x(n-1) + p(2).
+    assert_eq!(f[n - 1], 0.2 + (n - 2) as f64 * 0.1 + 0.25);
+}
+
+/// A reference with two subscripts the pass leaves checked (`k*k` is not
+/// affine): when one or both dimensions fail, or only the storage check
+/// (bounds checks off), the JIT names the first failing dimension, the
+/// subscript and the bounds in the interpreter's words.
+#[test]
+fn the_first_failing_dimension_of_a_checked_reference_is_named() {
+    let source = "\
+subroutine pick(a, b, u, s)
+  integer a, b
+  double precision u(2, 3), s
+  s = u(a*a, b*b)
+end subroutine
+";
+    let (module, proc) = module_of(source, "pick");
+    let args = |a: i32, b: i32| {
+        vec![
+            Buffer::I32(vec![a]),
+            Buffer::I32(vec![b]),
+            Buffer::F64((0..6).map(f64::from).collect()),
+            Buffer::F64(vec![0.0]),
+        ]
+    };
+    // In bounds: u(1, 1) and u(1, 1) from negative subscripts.
+    for (a, b) in [(1, 1), (-1, -1)] {
+        let out = agree(&module, proc, &args(a, b), true).expect("in bounds");
+        assert_eq!(out[3], Buffer::F64(vec![0.0]));
+    }
+    for (a, b, what) in [
+        (2, 1, "index 4 outside 1:2 in dimension 1"),
+        (1, 2, "index 4 outside 1:3 in dimension 2"),
+        (3, 3, "index 9 outside 1:2 in dimension 1"),
+        (0, 0, "index 0 outside 1:2 in dimension 1"),
+        (1, 0, "index 0 outside 1:3 in dimension 2"),
+    ] {
+        let err = agree(&module, proc, &args(a, b), true).expect_err("out of bounds");
+        assert!(err.contains(what), "{err} says {what}");
+    }
+    // Without bounds checks, u(4, 1) is the 4th of 6 elements (no error),
+    // u(3, 3) is past the storage.
+    let out = agree(&module, proc, &args(2, 1), false).expect("inside the storage");
+    assert_eq!(out[3], Buffer::F64(vec![3.0]));
+    agree(&module, proc, &args(3, 3), false).expect_err("past the storage");
+}

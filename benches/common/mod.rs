@@ -2,8 +2,39 @@
 //! their standard arguments.
 #![allow(dead_code)]
 
+use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Args, Engine, Options, Selection};
 use std::path::PathBuf;
+
+/// The example file, outputs, inputs and size parameter of one of the
+/// issue's three cases (`griewank`, `product`, `bratu`).
+pub fn case(name: &str) -> (&'static str, &'static str, &'static str, &'static str) {
+    match name {
+        "griewank" => ("examples/griewank.f90", "c", "a", "s"),
+        "product" => ("examples/product.f90", "y", "x", "n"),
+        "bratu" => ("examples/bratu.f", "f(2)", "x,prm", "dim"),
+        other => panic!("unknown case {other}: griewank, product or bratu"),
+    }
+}
+
+/// Source text to a callable adjoint: front end, adjoint generation and
+/// native compilation of case `name` (see [`case`]), from a file already
+/// read into memory.
+pub fn compile_adjoint(name: &str, text: &str) {
+    let (file, of, wrt, _) = case(name);
+    let sources = [(file.to_string(), text.to_string())];
+    let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
+    let adjoint = engine
+        .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())
+        .expect("adjoint");
+    drop(adjoint);
+}
+
+/// The text of a bundled file (path relative to the crate).
+pub fn read(file: &str) -> String {
+    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file))
+        .expect("bundled example")
+}
 
 /// The engine of a bundled file (path relative to the crate).
 pub fn engine(file: &str) -> Engine {
@@ -25,4 +56,17 @@ pub fn bratu_args(engine: &Engine, dim: usize) -> Args {
     args.set_array("x", &x).unwrap();
     args.set_array("prm", &[1.3, 0.245828]).unwrap();
     args
+}
+
+/// CPU time of the calling thread in seconds (on a loaded machine a call of
+/// a few milliseconds is often descheduled, and its wall time then counts
+/// other processes' time slices).
+pub fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec the call writes.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }

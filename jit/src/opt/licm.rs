@@ -404,19 +404,96 @@ impl Analysis<'_> {
     }
 }
 
+/// A pure instruction an [`Emitter`] emits at most once per block: the
+/// range tests of many element references share their subscripts, bounds
+/// and comparisons, and emitting each once keeps the preheader test (and
+/// what the code generator compiles) small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Int(i64, Type),
+    Bool(bool),
+    Load(VarId, Type),
+    Unary(crate::ir::UnaryOp, Value, Type),
+    Binary(BinaryOp, Value, Value, Type),
+    Cmp(CmpOp, Value, Value),
+    Convert(Value, Rounding, Type),
+}
+
+impl Key {
+    /// The key of `inst` of type `ty`, or `None` for an instruction that is
+    /// not a pure function of its operands (stores, element loads).
+    fn of(inst: &Inst, ty: Option<Type>) -> Option<Key> {
+        let ty = ty?;
+        Some(match *inst {
+            Inst::Const(Const::Int(c)) => Key::Int(c, ty),
+            Inst::Const(Const::Bool(b)) => Key::Bool(b),
+            Inst::Load(var) => Key::Load(var, ty),
+            Inst::Unary(op, a) => Key::Unary(op, a, ty),
+            Inst::Binary(op, a, b) => Key::Binary(op, a, b, ty),
+            Inst::Cmp(op, a, b) => Key::Cmp(op, a, b),
+            Inst::Convert(a, r) => Key::Convert(a, r, ty),
+            _ => return None,
+        })
+    }
+}
+
 /// Emits instructions at the end of a block, copying spans from the
-/// instructions they stand for.
+/// instructions they stand for. Identical pure instructions are emitted
+/// once ([`Key`]); a store forgets the loads emitted before it.
 struct Emitter<'p> {
     proc: &'p mut Proc,
     block: BlockId,
     /// Copies of invariant body values made in this block.
     copies: HashMap<Value, Value>,
+    /// The pure instructions emitted so far, by what they compute.
+    emitted: HashMap<Key, Value>,
+}
+
+impl<'p> Emitter<'p> {
+    /// An emitter appending to `block`, reusing the pure instructions the
+    /// block already computes (a load only while no store or call of the
+    /// block follows it).
+    fn new(proc: &'p mut Proc, block: BlockId) -> Self {
+        let mut emitted = HashMap::new();
+        for &v in &proc.blocks[block.index()].insts {
+            let data = proc.inst(v);
+            match Key::of(&data.kind, data.ty) {
+                Some(k) => {
+                    emitted.entry(k).or_insert(v);
+                }
+                None if matches!(data.kind, Inst::LoadElem(..)) => {}
+                None => emitted.retain(|k, _| !matches!(k, Key::Load(..))),
+            }
+        }
+        Emitter {
+            proc,
+            block,
+            copies: HashMap::new(),
+            emitted,
+        }
+    }
 }
 
 impl Emitter<'_> {
     fn push(&mut self, inst: Inst, ty: Type, like: Value) -> Value {
         let span = self.proc.inst(like).span;
-        self.proc.push_inst(self.block, inst, Some(ty), span)
+        self.emit(inst, Some(ty), span)
+    }
+
+    /// Appends `inst` unless an identical pure instruction was emitted.
+    fn emit(&mut self, inst: Inst, ty: Option<Type>, span: crate::ir::Span) -> Value {
+        let key = Key::of(&inst, ty);
+        if let Some(&v) = key.as_ref().and_then(|k| self.emitted.get(k)) {
+            return v;
+        }
+        if key.is_none() && !matches!(inst, Inst::LoadElem(..)) {
+            self.emitted.retain(|k, _| !matches!(k, Key::Load(..)));
+        }
+        let v = self.proc.push_inst(self.block, inst, ty, span);
+        if let Some(k) = key {
+            self.emitted.insert(k, v);
+        }
+        v
     }
 
     fn iconst(&mut self, x: i64, like: Value) -> Value {
@@ -431,7 +508,7 @@ impl Emitter<'_> {
         }
         let data = self.proc.inst(v).clone();
         let kind = data.kind.map_operands(|x| self.invariant(x));
-        let c = self.proc.push_inst(self.block, kind, data.ty, data.span);
+        let c = self.emit(kind, data.ty, data.span);
         self.copies.insert(v, c);
         c
     }
@@ -452,6 +529,9 @@ impl Emitter<'_> {
 
     /// `lo <= x` and `x <= hi` for constants `lo`, `hi`, and-ed into `ok`.
     fn within(&mut self, ok: &mut Vec<Value>, x: Value, lo: i64, hi: i64, like: Value) {
+        if int_const(self.proc, x).is_some_and(|c| lo <= c && c <= hi) {
+            return;
+        }
         let (l, h) = (self.iconst(lo, like), self.iconst(hi, like));
         ok.push(self.cmp(CmpOp::Le, l, x, like));
         ok.push(self.cmp(CmpOp::Le, x, h, like));
@@ -633,11 +713,7 @@ fn version(
     // The preheader test.
     let pre = BlockId(shape.pre as u32);
     let like = covered[0];
-    let mut e = Emitter {
-        proc,
-        block: pre,
-        copies: HashMap::new(),
-    };
+    let mut e = Emitter::new(proc, pre);
     let mut ok = Vec::new();
     let iv = e.iv_range(&ind, &mut ok, like);
     let mut accesses = Vec::new();
@@ -650,10 +726,19 @@ fn version(
             .iter()
             .map(|&i| e.range(&mut a, iv, i, &mut ok))
             .collect();
-        accesses.push(GuardAccess { var, dims });
+        let access = GuardAccess { var, dims };
+        if !accesses.contains(&access) {
+            accesses.push(access);
+        }
     }
-    let guard = e.push(Inst::Const(Const::Bool(true)), Type::Bool, like);
+    // The placeholder is pushed directly: it must stay a value of its own.
+    let span = e.proc.inst(like).span;
+    let guard = e
+        .proc
+        .push_inst(pre, Inst::Const(Const::Bool(true)), Some(Type::Bool), span);
     out.guards.insert(guard, accesses);
+    let mut seen = HashSet::new();
+    ok.retain(|&c| seen.insert(c));
     let all = ok.into_iter().fold(guard, |acc, c| {
         e.push(Inst::Binary(BinaryOp::And, acc, c), Type::Bool, like)
     });
@@ -677,11 +762,7 @@ fn version(
     };
     // Hoisted loads: invariant elements of variables the loop does not write.
     let mut hoisted: HashMap<Value, VarId> = HashMap::new();
-    let mut fp = Emitter {
-        proc: e.proc,
-        block: fast_pre,
-        copies: HashMap::new(),
-    };
+    let mut fp = Emitter::new(e.proc, fast_pre);
     for &v in &covered {
         let Inst::LoadElem(var, idx) = &snapshot.inst(v).kind else {
             continue;
