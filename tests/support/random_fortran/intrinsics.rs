@@ -443,9 +443,10 @@ impl Gen<'_> {
                 format!("0.5d0*sum(reshape(spread({v}, 1, 2), [n, 2], order=[2, 1]), dim=2)")
             }
             13 => {
-                // A constructor of arrays as an operand.
+                // A constructor of arrays as an operand (not one of a
+                // single array, `2*[w]`, on which gfortran 12 fails).
                 let (w, _) = self.vector(scope, 1);
-                format!("0.5d0*sum(reshape([{v}, {w}], [n, 2]), dim=2) - 0.25d0*[{w}]")
+                format!("0.5d0*sum(reshape([{v}, {w}], [n, 2]), dim=2)")
             }
             _ => format!("0.25d0*sum(spread({v}, 2, 3), dim=2) + 0.5d0*cshift({v}, {shift})"),
         };
