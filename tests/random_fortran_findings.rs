@@ -852,7 +852,6 @@ fn assert_top_r(source: &str, expected: f64) {
 /// whole (`w = [x, y]`) such constructors work. (The generator builds the
 /// RESHAPE source with SPREAD instead.) `y = 3x` and `dy/dx = 3 I`.
 #[test]
-#[ignore = "front end: an array constructor with array items inside an array expression"]
 fn array_constructor_of_arrays_inside_an_array_expression() {
     let source = "
 module m

@@ -78,7 +78,9 @@ impl Lowerer<'_, '_> {
         }
         let any = match &s.kind {
             StmtKind::Assign { target, value } => {
-                self.has_array_function(target) || self.has_array_function(value)
+                self.has_array_function(target)
+                    || self.has_array_function(value)
+                    || self.has_nested_streamed_constructor(value)
             }
             StmtKind::Call { args, .. } => args.iter().any(|a| self.arg_has_array_function(a)),
             StmtKind::Write { items, .. } => items.iter().any(|x| self.has_array_function(x)),
@@ -106,6 +108,7 @@ impl Lowerer<'_, '_> {
                 } else {
                     self.lift_in(value, &mut temps)?;
                 }
+                self.lift_nested_constructors(value, &mut temps)?;
             }
             StmtKind::Call { args, .. } => self.lift_args(args, &mut temps)?,
             StmtKind::Write { items, .. } => {

@@ -71,7 +71,7 @@ impl Lowerer<'_, '_> {
 
     /// The element type of a constructor's items (promoted as arithmetic
     /// does), `None` when it has none.
-    fn constructor_type(&mut self, items: &[Expr]) -> R<Option<Type>> {
+    pub(super) fn constructor_type(&mut self, items: &[Expr]) -> R<Option<Type>> {
         let mut ty: Option<Type> = None;
         for item in items {
             let t = match &item.kind {

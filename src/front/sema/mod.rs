@@ -52,6 +52,7 @@ mod closure;
 mod common;
 mod constructor;
 mod consts;
+mod ctor_lift;
 mod dim_dispatch;
 mod dummy;
 mod elemental;

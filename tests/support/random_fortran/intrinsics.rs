@@ -439,10 +439,14 @@ impl Gen<'_> {
                 out.extend(self.trace_il(&format!("{loc}({m}, dim={dim})")));
                 format!("0.25d0*dble(count({l}, dim={dim})) + 0.5d0*dble({loc}({m}, dim={dim}))")
             }
-            13 => {
-                // Not `reshape([v, w], ...)`: see
-                // tests/random_fortran_findings.rs.
+            13 if self.rng.below(2) == 0 => {
                 format!("0.5d0*sum(reshape(spread({v}, 1, 2), [n, 2], order=[2, 1]), dim=2)")
+            }
+            13 => {
+                // A constructor of arrays as an operand (not one of a
+                // single array, `2*[w]`, on which gfortran 12 fails).
+                let (w, _) = self.vector(scope, 1);
+                format!("0.5d0*sum(reshape([{v}, {w}], [n, 2]), dim=2)")
             }
             _ => format!("0.25d0*sum(spread({v}, 2, 3), dim=2) + 0.5d0*cshift({v}, {shift})"),
         };

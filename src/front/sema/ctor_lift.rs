@@ -1,0 +1,129 @@
+//! Array constructors with array items or implied DO loops
+//! (`[x, 2*x]`, `[(x(i), i = 1, n)]`) as operands of an array expression
+//! (`reshape([x, 2*x], [n, 2])`, `3*[x(2:n), x(1)]`).
+//!
+//! An array expression is lowered element by element, and the element of
+//! such a constructor at a given position is not known without streaming
+//! its items. Such a constructor is therefore assigned, before its
+//! statement, to an ALLOCATABLE rank-1 temporary (the assignment streams
+//! the items, [`super::constructor`]), and the statement is lowered with
+//! the constructor replaced by the temporary's name, like an array-valued
+//! function reference ([`super::array_fn`]); the temporary is released
+//! after the statement. A constructor that is the whole right-hand side
+//! of an assignment is streamed into its target directly, and one given
+//! to a user procedure gets its argument temporary
+//! ([`super::section_arg`]): neither is lifted.
+
+use super::super::ast::{ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::lowerer::{Lowerer, R};
+use adjit_ir::{Bound, Dim, Storage, VarId};
+
+impl Lowerer<'_, '_> {
+    /// True when `e` has, below its top, a constructor to lift (see the
+    /// module documentation).
+    pub(super) fn has_nested_streamed_constructor(&self, e: &Expr) -> bool {
+        self.children_of(e)
+            .into_iter()
+            .any(|x| self.is_streamed_constructor(x) || self.has_nested_streamed_constructor(x))
+    }
+
+    /// Lifts the constructors below the top of `e` into temporaries
+    /// (pushed on `temps`, to release after the statement).
+    pub(super) fn lift_nested_constructors(
+        &mut self,
+        e: &mut Expr,
+        temps: &mut Vec<VarId>,
+    ) -> R<()> {
+        let lifts_args = self.lifts_in_args(e);
+        match &mut e.kind {
+            ExprKind::Apply { args, .. } if lifts_args => {
+                for a in args {
+                    if let ArgValue::Expr(x) = &mut a.value {
+                        self.lift_constructor(x, temps)?;
+                    }
+                }
+            }
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.lift_constructor(a, temps)?,
+            ExprKind::Binary(_, a, b) => {
+                self.lift_constructor(a, temps)?;
+                self.lift_constructor(b, temps)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `e` itself lifted when it is a constructor to lift, else its
+    /// operands.
+    fn lift_constructor(&mut self, e: &mut Expr, temps: &mut Vec<VarId>) -> R<()> {
+        if !self.is_streamed_constructor(e) {
+            return self.lift_nested_constructors(e, temps);
+        }
+        let Some(ty) = (match &e.kind {
+            ExprKind::ArrayConstructor(items) => self.constructor_type(items)?,
+            _ => None,
+        }) else {
+            return Err(self.err(e.span, "unsupported Fortran: empty array constructor"));
+        };
+        let t = self.temp("ctor", ty);
+        let var = &mut self.proc.vars[t.index()];
+        // An ALLOCATABLE array's dims give only its rank.
+        var.dims = vec![Dim {
+            lower: Bound::Const(1),
+            upper: Some(Bound::Const(1)),
+        }];
+        var.storage = Storage::Allocatable;
+        let text = var.name.clone();
+        self.vars.insert(text.clone(), t);
+        let span = e.span;
+        let name = Expr {
+            kind: ExprKind::Name(Name { text, span }),
+            span,
+        };
+        let value = std::mem::replace(e, name.clone());
+        // Kept for the lowerer's lifetime (expressions are keyed by
+        // address).
+        let assign = std::rc::Rc::new(Stmt {
+            label: None,
+            span,
+            kind: StmtKind::Assign {
+                target: name,
+                value,
+            },
+        });
+        self.lifted.push(assign.clone());
+        self.stmt(&assign)?;
+        temps.push(t);
+        Ok(())
+    }
+
+    /// True for a constructor with an implied DO, a nested constructor or
+    /// an array item.
+    fn is_streamed_constructor(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::ArrayConstructor(items) if self.needs_streaming(items))
+    }
+
+    /// True when the arguments of `e` are operands of an array
+    /// expression: a reference to an intrinsic (not an array element or
+    /// section, nor a user procedure, which takes its own temporaries).
+    fn lifts_in_args(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Apply { name, .. }
+            if !self.is_array_name(&name.text) && self.names_intrinsic(name))
+    }
+
+    /// The operands of `e` searched for constructors to lift.
+    fn children_of<'e>(&self, e: &'e Expr) -> Vec<&'e Expr> {
+        match &e.kind {
+            ExprKind::Apply { args, .. } if self.lifts_in_args(e) => args
+                .iter()
+                .filter_map(|a| match &a.value {
+                    ArgValue::Expr(x) => Some(x),
+                    ArgValue::Range { .. } => None,
+                })
+                .collect(),
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => vec![a],
+            ExprKind::Binary(_, a, b) => vec![a, b],
+            _ => Vec::new(),
+        }
+    }
+}
