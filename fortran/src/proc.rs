@@ -469,14 +469,26 @@ impl<'c, 'a> Printer<'c, 'a> {
                 if !self.ctx.is_generated(c) {
                     if let Some(r) = callee.result {
                         let rv = callee.var(r);
-                        if rv.ty == Type::Char {
-                            return Err(self.err(
-                                format!("a call of CHARACTER function `{}`", callee.name),
-                                callee.span,
-                            ));
-                        }
-                        self.external_functions
-                            .insert((name.clone(), expr::type_name(rv.ty).to_string()));
+                        let ty = match rv.ty {
+                            // An external CHARACTER function is declared with
+                            // its result length, which must be a constant
+                            // here (the caller has no names for the
+                            // callee's variables).
+                            Type::Char => match rv.char_len.as_ref().and_then(|l| l.as_const()) {
+                                Some(len) => format!("character(len={})", len.max(0)),
+                                None => {
+                                    return Err(self.err(
+                                        format!(
+                                            "a call of CHARACTER function `{}` whose result length is not a constant",
+                                            callee.name
+                                        ),
+                                        callee.span,
+                                    ))
+                                }
+                            },
+                            t => expr::type_name(t).to_string(),
+                        };
+                        self.external_functions.insert((name.clone(), ty));
                     }
                 }
                 name
