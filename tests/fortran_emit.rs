@@ -672,3 +672,65 @@ fn storage_the_ir_shares_is_written_as_fortran_allows() {
     );
     assert!(structures.contains("cloud(2_4)%x = "), "{structures}");
 }
+
+/// A plain call of an external CHARACTER function is declared with the
+/// function's result length (`character(len=8), external :: sign_label`,
+/// called through a dummy procedure in `character_function_actual.f90`);
+/// one whose result length is not a constant needs an interface the
+/// emitted file does not write, and is a located error naming it.
+#[test]
+fn external_character_functions_are_declared_with_their_length() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = root.join("tests/corpus/character_function_actual.f90");
+    let (code, out, err) = common::cli::adjit(&[
+        "emit",
+        corpus.to_str().unwrap(),
+        "--entry",
+        "tagged",
+        "--of",
+        "y1,y2",
+        "--wrt",
+        "x,w",
+        "--mode",
+        "tangent",
+        "--format",
+        "fortran",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("character(len=8), external :: sign_label") && out.contains("= sign_label("),
+        "{out}"
+    );
+    let source = std::env::temp_dir().join(format!("adjit-emit-pad-{}.f90", std::process::id()));
+    std::fs::write(
+        &source,
+        "function pad(s, x)\n  character(len=*), intent(in) :: s\n  real(8), intent(in) :: x\n  \
+         character(len=len(s) + 1) :: pad\n  pad = s // '-'\n  if (x > 0) pad = s // '+'\nend function pad\n\
+         subroutine f(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n  interface\n    \
+         function pad(s, x)\n      character(len=*), intent(in) :: s\n      real(8), intent(in) :: x\n      \
+         character(len=len(s) + 1) :: pad\n    end function pad\n  end interface\n  y = -x\n  \
+         if (pad('ab', 2.0d0) == 'ab+') y = x * x\nend subroutine f\n",
+    )
+    .unwrap();
+    let (code, _, err) = common::cli::adjit(&[
+        "emit",
+        source.to_str().unwrap(),
+        "--entry",
+        "f",
+        "--of",
+        "y",
+        "--wrt",
+        "x",
+        "--mode",
+        "tangent",
+        "--format",
+        "fortran",
+    ]);
+    std::fs::remove_file(&source).ok();
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("CHARACTER function `pad` whose result length is not a constant")
+            && err.contains("line 1"),
+        "{err}"
+    );
+}

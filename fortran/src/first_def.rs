@@ -8,8 +8,8 @@
 //! it, as does every other kind of variable: zeroing stays where unsure.
 //!
 //! Likewise a store to a scalar local or dummy that a later store in the
-//! same block overwrites, with nothing between that could read it (a
-//! mention, a call), is dead ([`overwritten_stores`]): the derivative
+//! same block, or in straight-line code it falls into, overwrites with
+//! nothing between that could read it (a mention, a call), is dead ([`overwritten_stores`]): the derivative
 //! `c_d = 0.0d0` at entry before the first statement sets `c_d` again.
 
 use adjit_ir::{BlockId, CallArg, Inst, Proc, Storage, Type, Value, VarId};
@@ -82,48 +82,103 @@ pub(crate) fn defined_first(proc: &Proc, dead: &HashSet<Value>) -> HashSet<VarId
         .collect()
 }
 
-/// The stores of `proc` to a scalar local or dummy that a later store in
-/// the same block overwrites before anything could read the variable,
-/// skipping the instructions in `dead`.
+/// The stores of `proc` to a scalar local or dummy that a later store
+/// overwrites before anything could read the variable, skipping the
+/// instructions in `dead`. The later store is in the same block, or in a
+/// block that straight-line code falls into (a block's only successor
+/// whose only predecessor it is, followed as far as such a chain goes).
 pub(crate) fn overwritten_stores(proc: &Proc, dead: &HashSet<Value>) -> HashSet<Value> {
+    let blocks = proc.blocks.len();
+    let mut preds = vec![0usize; blocks];
+    for b in 0..blocks {
+        for s in proc.successors(BlockId(b as u32)) {
+            preds[s.index()] += 1;
+        }
+    }
+    // The block that block `b` falls into, if any.
+    let falls_into = |b: usize| -> Option<usize> {
+        match proc.successors(BlockId(b as u32)).as_slice() {
+            [s] if preds[s.index()] == 1 && s.index() != b => Some(s.index()),
+            _ => None,
+        }
+    };
     let mut overwritten = HashSet::new();
-    for block in &proc.blocks {
-        // Variables stored later in the block before any mention.
-        let mut pending: HashSet<VarId> = HashSet::new();
-        for &v in block.insts.iter().rev() {
-            if dead.contains(&v) {
+    // The variables each block stores before any mention of them (from
+    // its start, with what it falls into), filled in from the chains' ends.
+    let mut stored_first: Vec<Option<HashSet<VarId>>> = vec![None; blocks];
+    for start in 0..blocks {
+        // The chain from `start` as far as it is not yet known (a cycle of
+        // such blocks is unreachable; its length bounds the walk).
+        let mut chain = vec![start];
+        while let Some(next) = falls_into(*chain.last().unwrap_or(&start)) {
+            if stored_first[next].is_some() || chain.contains(&next) {
+                break;
+            }
+            chain.push(next);
+        }
+        for &b in chain.iter().rev() {
+            if stored_first[b].is_some() {
                 continue;
             }
-            match &proc.inst(v).kind {
-                Inst::Store(x, _) => {
-                    let var = proc.var(*x);
-                    let plain = var.dims.is_empty()
-                        && matches!(var.storage, Storage::Local | Storage::Param(_));
-                    if plain && !pending.insert(*x) {
-                        overwritten.insert(v);
-                    }
-                }
-                Inst::Load(x)
-                | Inst::LoadElem(x, _)
-                | Inst::StoreElem(x, _, _)
-                | Inst::DimLower(x, _)
-                | Inst::DimExtent(x, _) => {
-                    pending.remove(x);
-                }
-                Inst::Const(_)
-                | Inst::Unary(..)
-                | Inst::Binary(..)
-                | Inst::Cmp(..)
-                | Inst::Convert(..)
-                | Inst::Select(..)
-                | Inst::Push(..)
-                | Inst::Pop(_) => {}
-                // Calls and the rest may read anything.
-                _ => pending.clear(),
-            }
+            let mut pending = falls_into(b)
+                .and_then(|s| stored_first[s].clone())
+                .unwrap_or_default();
+            scan_back(
+                proc,
+                BlockId(b as u32),
+                dead,
+                &mut pending,
+                &mut overwritten,
+            );
+            stored_first[b] = Some(pending);
         }
     }
     overwritten
+}
+
+/// Runs backwards through block `b`, from the variables `pending` that
+/// later code stores before any mention, adding to `overwritten` each
+/// store to such a variable; leaves in `pending` those the block (and
+/// what follows it) stores before any mention.
+fn scan_back(
+    proc: &Proc,
+    b: BlockId,
+    dead: &HashSet<Value>,
+    pending: &mut HashSet<VarId>,
+    overwritten: &mut HashSet<Value>,
+) {
+    for &v in proc.blocks[b.index()].insts.iter().rev() {
+        if dead.contains(&v) {
+            continue;
+        }
+        match &proc.inst(v).kind {
+            Inst::Store(x, _) => {
+                let var = proc.var(*x);
+                let plain = var.dims.is_empty()
+                    && matches!(var.storage, Storage::Local | Storage::Param(_));
+                if plain && !pending.insert(*x) {
+                    overwritten.insert(v);
+                }
+            }
+            Inst::Load(x)
+            | Inst::LoadElem(x, _)
+            | Inst::StoreElem(x, _, _)
+            | Inst::DimLower(x, _)
+            | Inst::DimExtent(x, _) => {
+                pending.remove(x);
+            }
+            Inst::Const(_)
+            | Inst::Unary(..)
+            | Inst::Binary(..)
+            | Inst::Cmp(..)
+            | Inst::Convert(..)
+            | Inst::Select(..)
+            | Inst::Push(..)
+            | Inst::Pop(_) => {}
+            // Calls and the rest may read anything.
+            _ => pending.clear(),
+        }
+    }
 }
 
 /// Runs through block `b` from the definitely assigned variables `set`,
@@ -230,5 +285,42 @@ mod tests {
         assert!(dead.contains(&first));
         assert!(!dead.contains(&read_first));
         assert!(!dead.contains(&kept));
+    }
+
+    /// `x = 0` at entry, then a jump to a block that sets `x` first, is
+    /// overwritten; before a branch, or before a block that reads `x`
+    /// first, it is kept.
+    #[test]
+    fn a_store_overwritten_in_the_block_it_falls_into_is_dead() {
+        let mut proc = Proc::new("f");
+        let (first, before_branch, read_later) = {
+            let mut b = ProcBuilder::new(&mut proc);
+            let x = b.local("x", Type::F64);
+            let y = b.local("y", Type::F64);
+            let zero = b.fconst(Type::F64, 0.0);
+            let first = b.store(x, zero);
+            let second = b.create_block();
+            b.jump(second);
+            b.switch_to_block(second);
+            let one = b.fconst(Type::F64, 1.0);
+            let before_branch = b.store(x, one);
+            let read_later = b.store(y, one);
+            let cond = b.cmp(CmpOp::Gt, one, zero);
+            let then = b.create_block();
+            let done = b.create_block();
+            b.branch(cond, then, done);
+            b.switch_to_block(then);
+            b.store(x, zero);
+            b.jump(done);
+            b.switch_to_block(done);
+            let l = b.load(y);
+            b.store(y, l);
+            b.ret();
+            (first, before_branch, read_later)
+        };
+        let dead = overwritten_stores(&proc, &HashSet::new());
+        assert!(dead.contains(&first));
+        assert!(!dead.contains(&before_branch));
+        assert!(!dead.contains(&read_later));
     }
 }

@@ -37,8 +37,10 @@ pub struct Printed {
 const RANGE_DEPTH: u32 = 6;
 
 /// The largest value [`Printer::range`] assumes of a counter (see
-/// [`Printer::counts_up`]): more than any run executes statements.
-const COUNTER_MAX: i64 = 1 << 62;
+/// [`Printer::counts_up`]): more than any run executes statements, and
+/// small enough that a counter times an INTEGER(4) constant or plus an
+/// INTEGER(4) value stays well inside INTEGER(8).
+const COUNTER_MAX: i64 = 1 << 53;
 
 /// Prints generated procedure `id`.
 pub fn print(ctx: &Context<'_>, id: ProcId) -> Result<Printed, EmitError> {
@@ -469,14 +471,26 @@ impl<'c, 'a> Printer<'c, 'a> {
                 if !self.ctx.is_generated(c) {
                     if let Some(r) = callee.result {
                         let rv = callee.var(r);
-                        if rv.ty == Type::Char {
-                            return Err(self.err(
-                                format!("a call of CHARACTER function `{}`", callee.name),
-                                callee.span,
-                            ));
-                        }
-                        self.external_functions
-                            .insert((name.clone(), expr::type_name(rv.ty).to_string()));
+                        let ty = match rv.ty {
+                            // An external CHARACTER function is declared with
+                            // its result length, which must be a constant
+                            // here (the caller has no names for the
+                            // callee's variables).
+                            Type::Char => match rv.char_len.as_ref().and_then(|l| l.as_const()) {
+                                Some(len) => format!("character(len={})", len.max(0)),
+                                None => {
+                                    return Err(self.err(
+                                        format!(
+                                            "a call of CHARACTER function `{}` whose result length is not a constant",
+                                            callee.name
+                                        ),
+                                        callee.span,
+                                    ))
+                                }
+                            },
+                            t => expr::type_name(t).to_string(),
+                        };
+                        self.external_functions.insert((name.clone(), ty));
                     }
                 }
                 name
@@ -793,11 +807,17 @@ impl<'c, 'a> Printer<'c, 'a> {
                 Inst::Load(x) => Some(Expr::primary(self.names[x.index()].clone())),
                 Inst::LoadElem(x, idx) => Some(Expr::primary(self.element(*x, idx, &exprs))),
                 Inst::Unary(op, a) => Some(unary(*op, &e(a))),
-                // `a / 1` and `a * 1` (extents of sections of step 1) are `a`.
+                // `a / 1`, `a * 1` and `1 * b` (extents and element counts
+                // of sections of step 1) are `a` and `b`.
                 Inst::Binary(adjit_ir::BinaryOp::Div | adjit_ir::BinaryOp::Mul, a, b)
                     if matches!(self.proc.inst(*b).kind, Inst::Const(Const::Int(1))) =>
                 {
                     Some(e(a))
+                }
+                Inst::Binary(adjit_ir::BinaryOp::Mul, a, b)
+                    if matches!(self.proc.inst(*a).kind, Inst::Const(Const::Int(1))) =>
+                {
+                    Some(e(b))
                 }
                 Inst::Binary(op, a, b) => Some(match self.sign_flip(*op, *b, ty) {
                     // `x + MIN` / `x - MIN` (the unsigned comparisons of DO
