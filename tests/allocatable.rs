@@ -9,6 +9,7 @@ mod common;
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy};
 use adjit::engine::{Args, Backend, Engine, ErrorKind, FiniteDifferences, Options, Selection};
 use common::check::{against, dot, mismatches, Rng};
+use common::cli::run_source;
 
 /// An array deallocated and allocated again with other bounds inside a
 /// loop, whose values the reverse sweep needs after the primal released
@@ -951,25 +952,10 @@ end subroutine f
 end program p
 "
     );
-    let dir = std::env::temp_dir().join(format!("adjit-recursive-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("r.f90");
-    std::fs::write(&path, program).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjit"))
-        .arg("run")
-        .arg(&path)
-        .output()
-        .expect("adjit runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, stdout, stderr) = run_source("recursive.f90", &program);
+    assert_eq!(code, 0, "{stderr}");
     // gfortran -O0 prints this for the same source.
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "   4.5000000000000000     \n"
-    );
+    assert_eq!(stdout, "   4.5000000000000000     \n");
 }
 
 /// A main program calling a procedure three times: its SAVE history (grown
@@ -1010,23 +996,14 @@ program main
   print *, t, n, w
 end program main
 ";
-    let dir = std::env::temp_dir().join(format!("adjit-kept-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("hist.f90");
-    std::fs::write(&path, source).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjit"))
-        .arg("run")
-        .arg(&path)
-        .output()
-        .expect("adjit runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let (code, stdout, stderr) = run_source("hist.f90", source);
+    assert_eq!(code, 0, "{stderr}");
     let expected =
         "  0.25000000000000000                1   1.5000000000000000        1.5000000000000000     
    6.5000000000000000                2   2.5000000000000000        2.5000000000000000     
    42.500000000000000                3   3.5000000000000000        3.5000000000000000     
 ";
-    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    assert_eq!(stdout, expected);
 }
 
 /// A procedure called through the API that owns a module ALLOCATABLE

@@ -356,22 +356,8 @@ contains
   end subroutine top
 end module m
 ";
+    assert_top_r_at(source, "x=2", -2.0 + 8.0 + 1.25 - 2.0);
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let p = engine.procedure(Some("top")).unwrap();
-        let mut args = p.args();
-        args.apply_settings(&["x=2"]).unwrap();
-        p.call(&mut args).unwrap();
-        assert_eq!(
-            args.scalar("r").unwrap(),
-            -2.0 + 8.0 + 1.25 - 2.0,
-            "{backend:?}"
-        );
         assert_jacobians(
             jacobians_on(source, "top", "r", "x", &["x=2"], backend, 1),
             &[2.0],
@@ -829,6 +815,12 @@ end module m
 /// `top`'s result `r` at `x = 0.5` on the JIT and on the interpreter is
 /// `expected`.
 fn assert_top_r(source: &str, expected: f64) {
+    assert_top_r_at(source, "x=0.5", expected);
+}
+
+/// `top`'s result `r` with the input set by `x` (`"x=2"`) on the JIT and
+/// on the interpreter is `expected`.
+fn assert_top_r_at(source: &str, x: &str, expected: f64) {
     for backend in [Backend::Jit, Backend::Interpreter] {
         let options = Options {
             backend,
@@ -838,7 +830,7 @@ fn assert_top_r(source: &str, expected: f64) {
             .unwrap_or_else(|e| panic!("{e}"));
         let p = engine.procedure(Some("top")).unwrap();
         let mut args = p.args();
-        args.apply_settings(&["x=0.5"]).unwrap();
+        args.apply_settings(&[x]).unwrap();
         p.call(&mut args).unwrap();
         assert_eq!(args.scalar("r").unwrap(), expected, "{backend:?}");
     }

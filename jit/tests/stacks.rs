@@ -142,18 +142,24 @@ fn zigzag_module() -> (adjit_ir::Module, adjit_ir::ProcId) {
     (m, id)
 }
 
+/// Stacks in RAM whose segments hold 64 words each, so that short tests
+/// cross segment boundaries.
+fn segments_of_64_words() -> StackConfig {
+    StackConfig {
+        ram_budget: 1 << 30,
+        initial_segment_bytes: 512,
+        max_segment_bytes: 512,
+        spill_dir: None,
+    }
+}
+
 #[test]
 fn one_procedure_pushing_and_popping_across_segments_keeps_its_limits() {
     let (m, id) = zigzag_module();
     let c = compile(&m);
     // Segments of 64 words: every loop crosses many segment boundaries,
     // pops after pushes and pushes after pops in the same procedure.
-    let config = StackConfig {
-        ram_budget: 1 << 30,
-        initial_segment_bytes: 512,
-        max_segment_bytes: 512,
-        spill_dir: None,
-    };
+    let config = segments_of_64_words();
     for (n, h) in [(5000i64, 2500i64), (4096, 64), (130, 129), (64, 64)] {
         let mut expected: Vec<f64> = (n - h + 1..=n).rev().map(|v| v as f64).collect();
         expected.extend((1..=h).rev().map(|v| (1000 + v) as f64));
@@ -219,12 +225,7 @@ fn pushes_and_pops_outside_loops_cross_segments_and_count() {
     let c = compile(&m);
     // Segments of 64 words: the hundred straight-line pushes and pops
     // cross a segment boundary each way.
-    let config = StackConfig {
-        ram_budget: 1 << 30,
-        initial_segment_bytes: 512,
-        max_segment_bytes: 512,
-        spill_dir: None,
-    };
+    let config = segments_of_64_words();
     let n = 300i64;
     let mut expected: Vec<f64> = (1..=100).rev().map(|v| v as f64).collect();
     expected.extend((1..=n).rev().map(|v| v as f64));

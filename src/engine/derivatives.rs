@@ -29,7 +29,10 @@ pub struct Selection {
 
 impl Selection {
     /// Parses `name` or `name(i, j, ...)`; a component of a derived-type
-    /// argument is named `p%x`.
+    /// argument is named `p%x`, the storage of an ALLOCATABLE component of
+    /// an array of structures `b%u.data` (as [`Args::names`] lists it).
+    ///
+    /// [`Args::names`]: crate::engine::Args::names
     pub fn parse(text: &str) -> Result<Selection, Error> {
         let t = text.trim();
         let bad = || {
@@ -43,7 +46,7 @@ impl Selection {
                 if t.is_empty()
                     || !t
                         .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '%' | '.'))
                 {
                     return Err(bad());
                 }

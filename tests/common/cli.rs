@@ -16,3 +16,13 @@ pub fn adjit(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Writes `source` to a fresh file named `file` in a directory of this
+/// test process and runs `adjit run` on it: `(exit code, stdout, stderr)`.
+pub fn run_source(file: &str, source: &str) -> (i32, String, String) {
+    let dir = std::env::temp_dir().join(format!("adjit-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join(file);
+    std::fs::write(&path, source).expect("the source is written");
+    adjit(&["run", path.to_str().expect("a UTF-8 path")])
+}

@@ -395,6 +395,22 @@ impl Lowerer<'_, '_> {
         self.assign(stat, &literal)
     }
 
+    /// Deallocates `var` if it is allocated and continues in a fresh block
+    /// where it is not.
+    pub(super) fn release_if_allocated(&mut self, var: VarId) {
+        let is = self.val(Inst::Allocated(var), Type::Bool);
+        let (free, done) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: free,
+            else_dest: done,
+        });
+        self.switch_to(free);
+        self.emit(Inst::Deallocate(var), None);
+        self.jump(done);
+        self.switch_to(done);
+    }
+
     /// Fortran 2003 assignment to a whole allocatable array `var` from a
     /// value whose extents are in the I64 temporaries `extents`: when `var`
     /// is unallocated or its shape differs, it is (re)allocated with lower
@@ -410,23 +426,14 @@ impl Lowerer<'_, '_> {
             same = self.val(Inst::Binary(BinaryOp::And, same, eq), Type::Bool);
         }
         let kept = extents;
-        let (realloc, free, fresh, done) = (self.block(), self.block(), self.block(), self.block());
+        let (realloc, done) = (self.block(), self.block());
         self.terminate(Terminator::Branch {
             cond: same,
             then_dest: done,
             else_dest: realloc,
         });
         self.switch_to(realloc);
-        let is = self.val(Inst::Allocated(var), Type::Bool);
-        self.terminate(Terminator::Branch {
-            cond: is,
-            then_dest: free,
-            else_dest: fresh,
-        });
-        self.switch_to(free);
-        self.emit(Inst::Deallocate(var), None);
-        self.jump(fresh);
-        self.switch_to(fresh);
+        self.release_if_allocated(var);
         let bounds = kept
             .iter()
             .map(|&t| {

@@ -158,17 +158,7 @@ impl Lowerer<'_, '_> {
             })
             .collect();
         for v in out {
-            let is = self.val(Inst::Allocated(v), Type::Bool);
-            let (free, done) = (self.block(), self.block());
-            self.terminate(Terminator::Branch {
-                cond: is,
-                then_dest: free,
-                else_dest: done,
-            });
-            self.switch_to(free);
-            self.emit(Inst::Deallocate(v), None);
-            self.jump(done);
-            self.switch_to(done);
+            self.release_if_allocated(v);
         }
     }
 

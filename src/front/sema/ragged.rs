@@ -740,7 +740,7 @@ impl Lowerer<'_, '_> {
         let fv = self.ragged_var(data_name(&fname), span)?;
         if targs.is_empty() {
             // Whole arrays of structures: the storage as it is.
-            let (copy, none, free, done) = (self.block(), self.block(), self.block(), self.block());
+            let (copy, none, done) = (self.block(), self.block(), self.block());
             let is = self.val(Inst::Allocated(fv), Type::Bool);
             self.terminate(Terminator::Branch {
                 cond: is,
@@ -751,14 +751,7 @@ impl Lowerer<'_, '_> {
             self.assign(t, f)?;
             self.jump(done);
             self.switch_to(none);
-            let is = self.val(Inst::Allocated(tv), Type::Bool);
-            self.terminate(Terminator::Branch {
-                cond: is,
-                then_dest: free,
-                else_dest: done,
-            });
-            self.switch_to(free);
-            self.emit(Inst::Deallocate(tv), None);
+            self.release_if_allocated(tv);
             self.jump(done);
             self.switch_to(done);
             return Ok(());
