@@ -610,7 +610,7 @@ impl<'a> Context<'a> {
                         let base = p.name.split('[').next().unwrap_or(&p.name);
                         base.eq_ignore_ascii_case(unit)
                     });
-                if !is_proc && !unit.contains('.') {
+                if !is_proc && !unit.contains('.') && !is_component_storage(name) {
                     return GlobalHome::Original(ident(unit), ident(name));
                 }
             }
@@ -691,6 +691,17 @@ impl<'a> Context<'a> {
         }
         out.push_str(&format!("end module {}\n\n", self.globals_module));
     }
+}
+
+/// True when a module entity's name is the storage the front end made for
+/// an ALLOCATABLE component of an array of structures (`a(:)%u.data`,
+/// `a(:)%u.bounds`, see the front end's `ragged` module): the original
+/// module has the component itself, not this storage, so the emitted
+/// procedures keep their own copy.
+fn is_component_storage(name: &str) -> bool {
+    name.rsplit('%')
+        .next()
+        .is_some_and(|leaf| leaf.ends_with(".data") || leaf.ends_with(".bounds"))
 }
 
 /// The constant shape of `var` as `(lower, upper)` pairs (`None` when a
@@ -872,6 +883,14 @@ fn wrap_line(line: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn component_storage_is_recognised() {
+        assert!(is_component_storage("gp(:)%f.bounds"));
+        assert!(is_component_storage("gp(:, :)%s%u.data"));
+        assert!(!is_component_storage("gp(:)%f"));
+        assert!(!is_component_storage("counter"));
+    }
 
     #[test]
     fn identifiers_are_fortran_names() {
