@@ -22,7 +22,7 @@
 use super::super::ast::{ArgValue, ExprKind, Intent, Name, Stmt, StmtKind};
 use super::lowerer::{for_each_body, Lowerer, Resolved, R};
 use super::{Program, Unit};
-use adjit_ir::{CallArg, Inst, Storage, Terminator, Type, VarId};
+use adjit_ir::{CallArg, Storage, Type, VarId};
 
 /// Whether the ALLOCATABLE dummy `dummy` of `u` is passed by descriptor:
 /// the storage of a component of an array of structures (see
