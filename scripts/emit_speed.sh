@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Speed of the emitted Fortran adjoints (adjit emit --format fortran) of
 # Griewank's function and the Bratu problem, compiled by gfortran -O2,
-# against adjit's JIT adjoint (`adjit bench`) and, for Griewank, the
-# hand-written gradient of benches/peers/.
+# against adjit's JIT adjoint (`adjit bench`) and the hand-written
+# adjoints of benches/peers/ (Griewank's gradient, Bratu's
+# vector-Jacobian product).
 #
 #   scripts/emit_speed.sh            n = 1,000 and 1,000,000
 #
@@ -29,7 +30,7 @@ sed -i '/^module adjit_support/,/^end module adjit_support/d' bratu_b.f90
 
 cat > timing.f90 <<'F90'
 ! Median time per call of the emitted adjoints, the primals and the
-! hand-written Griewank gradient, over 15 runs of a batch of calls.
+! hand-written adjoints, over 15 runs of a batch of calls.
 program emit_speed
   implicit none
   integer :: n, sizes(2), k
@@ -98,11 +99,11 @@ contains
 
   subroutine time_bratu(n)
     integer, intent(in) :: n
-    real(8), allocatable :: x(:), x_b(:), f(:), f_b(:)
-    real(8) :: prm(2), prm_b(2), t0, tp(15), tb(15)
+    real(8), allocatable :: x(:), x_b(:), f(:), f_b(:), xh(:)
+    real(8) :: prm(2), prm_b(2), prmh(2), t0, tp(15), tb(15), th(15)
     integer :: r, reps, i
-    external :: bratu, bratu_b
-    allocate(x(n), x_b(n), f(n), f_b(n))
+    external :: bratu, bratu_b, bratu_vjp
+    allocate(x(n), x_b(n), f(n), f_b(n), xh(n))
     do i = 1, n
       x(i) = 1 + sin(real(i, 8))
     end do
@@ -122,16 +123,26 @@ contains
         call bratu_b(n, 2, x, x_b, prm, prm_b, f, f_b)
       end do
       tb(r) = (now() - t0) / reps
+      t0 = now()
+      do i = 1, reps
+        xh = 0
+        prmh = 0
+        f_b = 1
+        call bratu_vjp(n, 2, x, prm, f, f_b, xh, prmh)
+      end do
+      th(r) = (now() - t0) / reps
     end do
-    write (*, '(a, i8, 2(a, es10.3))') 'bratu    n =', n, '  primal', median(tp), &
-      '  emitted adjoint', median(tb)
+    if (maxval(abs(x_b - xh)) > 1d-10 * max(1d0, maxval(abs(xh)))) stop 'bratu_b /= hand-written'
+    write (*, '(a, i8, 3(a, es10.3))') 'bratu    n =', n, '  primal', median(tp), &
+      '  emitted adjoint', median(tb), '  hand-written', median(th)
   end subroutine time_bratu
 end program emit_speed
 F90
 
 "$gfortran" -O2 -c griewank_b.f90 bratu_b.f90
 "$gfortran" -O2 timing.f90 griewank_b.o bratu_b.o "$root/examples/griewank.f90" \
-  "$root/examples/bratu.f" "$root/benches/peers/griewank_grad.f90" -o timing
+  "$root/examples/bratu.f" "$root/benches/peers/griewank_grad.f90" \
+  "$root/benches/peers/bratu_vjp.f" -o timing
 echo "== gfortran -O2 (seconds per call, median of 15)"
 ./timing
 echo "== adjit JIT (adjit bench)"
