@@ -648,7 +648,10 @@ impl Lowerer<'_, '_> {
         if let (Search::LenTrim, Some(f)) = (what, self.runtime_len_fn(positional[0])) {
             // A character function result of run-time length, in a buffer.
             let ExprKind::Apply { name: fname, args } = &positional[0].kind else {
-                unreachable!("a function reference")
+                return Err(self.err(
+                    name.span,
+                    "internal error: LEN_TRIM of a run-time length result that is not a function reference",
+                ));
             };
             let (buf, len) = self.runtime_len_call(f, fname, args)?;
             let n = self.val(Inst::Load(len), Type::I64);

@@ -93,7 +93,10 @@ impl Lowerer<'_, '_> {
             // up to the last non-blank.
             StrFn::Trim if self.runtime_len_fn(xs[0]).is_some() => {
                 let [Piece::Buf(buf, n)] = self.part_pieces(xs[0])?.parts[..] else {
-                    unreachable!("a character function result is one buffer")
+                    return Err(self.err(
+                        name.span,
+                        "internal error: a character function result of run-time length is not one buffer",
+                    ));
                 };
                 let last = self.buffer_last_nonblank(buf, n)?;
                 Pieces {
