@@ -9,8 +9,9 @@
 //!
 //! Likewise a store to a scalar local or dummy that a later store in the
 //! same block, or in straight-line code it falls into, overwrites with
-//! nothing between that could read it (a mention, a call), is dead ([`overwritten_stores`]): the derivative
-//! `c_d = 0.0d0` at entry before the first statement sets `c_d` again.
+//! nothing between that could read it (a mention, a call), is dead
+//! ([`overwritten_stores`]): the derivative `c_d = 0.0d0` at entry before
+//! the first statement sets `c_d` again.
 
 use adjit_ir::{BlockId, CallArg, Inst, Proc, Storage, Type, Value, VarId};
 use std::collections::HashSet;

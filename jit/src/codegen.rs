@@ -1024,7 +1024,8 @@ struct Lower<'a, 'm> {
 }
 
 /// The `top` register of one runtime stack the procedure pushes on or pops
-/// from inside a loop, promoted to a variable for the whole procedure: loaded from the context at entry, written back (with
+/// from inside a loop, promoted to a variable for the whole procedure:
+/// loaded from the context at entry, written back (with
 /// the pushes counted since the last write-back added to `pushed`) before
 /// every call and at the return, and reloaded after every call. A loop
 /// that pushes or pops carries `top` in a register instead of storing it
@@ -3426,6 +3427,8 @@ impl<'a, 'm> Lower<'a, 'm> {
         // Per stack: (pushes, pops, in a loop).
         let mut used = [(false, false, false); 3];
         for (b, block) in self.proc.blocks.iter().enumerate() {
+            // Whether the block is on a cycle, found at its first push or pop.
+            let mut cyclic = None;
             for &i in &block.insts {
                 let (k, push) = match &self.proc.insts[i.index()].kind {
                     Inst::Push(kind, _) => (runtime::stack_index(*kind), true),
@@ -3437,7 +3440,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 } else {
                     used[k].1 = true;
                 }
-                used[k].2 = used[k].2 || on_cycle(self.proc, b);
+                used[k].2 |= *cyclic.get_or_insert_with(|| on_cycle(self.proc, b));
             }
         }
         let in_vars = calls_nothing(self.proc);
