@@ -31,15 +31,8 @@ sed -i '/^module adjit_support/,/^end module adjit_support/d' bratu_b.f90
 cat > timing.f90 <<'F90'
 ! Median time per call of the emitted adjoints, the primals and the
 ! hand-written adjoints, over 15 runs of a batch of calls.
-program emit_speed
+module emit_timing
   implicit none
-  integer :: n, sizes(2), k
-  sizes = [1000, 1000000]
-  do k = 1, 2
-    n = sizes(k)
-    call time_griewank(n)
-    call time_bratu(n)
-  end do
 contains
   real(8) function now()
     integer(8) :: c, r
@@ -64,44 +57,69 @@ contains
     median = t((size(t) + 1) / 2)
   end function median
 
+  ! Prints the medians of 15 batches of calls of the primal, the emitted
+  ! adjoint and the hand-written adjoint, each timed by per_call(1..3).
+  subroutine report(name, n, per_call)
+    character(*), intent(in) :: name
+    integer, intent(in) :: n
+    interface
+      real(8) function per_call(which)
+        integer, intent(in) :: which
+      end function per_call
+    end interface
+    real(8) :: t(15, 3)
+    integer :: r, which
+    do r = 1, 15
+      do which = 1, 3
+        t(r, which) = per_call(which)
+      end do
+    end do
+    write (*, '(a, i8, 3(a, es10.3))') name // ' n =', n, '  primal', median(t(:, 1)), &
+      '  emitted adjoint', median(t(:, 2)), '  hand-written', median(t(:, 3))
+  end subroutine report
+
   subroutine time_griewank(n)
     integer, intent(in) :: n
     real(8), allocatable :: a(:), a_b(:), g(:)
-    real(8) :: c, c_b, t0, tp(15), tb(15), th(15)
-    integer :: r, reps, i
+    real(8) :: c, c_b, ignored
+    integer :: reps
     external :: griewank, griewank_b, griewank_grad
     allocate(a(n), a_b(n), g(n))
     a = 1
     reps = max(1, 2000000 / n)
-    do r = 1, 15
-      t0 = now()
-      do i = 1, reps
-        call griewank(n, a, c)
-      end do
-      tp(r) = (now() - t0) / reps
-      t0 = now()
-      do i = 1, reps
-        a_b = 0
-        c_b = 1
-        call griewank_b(n, a, a_b, c, c_b)
-      end do
-      tb(r) = (now() - t0) / reps
-      t0 = now()
-      do i = 1, reps
-        call griewank_grad(n, a, c, g)
-      end do
-      th(r) = (now() - t0) / reps
-    end do
+    ignored = per_call(2)
+    ignored = per_call(3)
     if (maxval(abs(a_b - g)) > 1d-12 * max(1d0, maxval(abs(g)))) stop 'griewank_b /= hand-written'
-    write (*, '(a, i8, 3(a, es10.3))') 'griewank n =', n, '  primal', median(tp), &
-      '  emitted adjoint', median(tb), '  hand-written', median(th)
+    call report('griewank', n, per_call)
+  contains
+    ! Seconds per call of the primal (1), the emitted adjoint (2) or the
+    ! hand-written gradient (3), over a batch of reps calls.
+    real(8) function per_call(which)
+      integer, intent(in) :: which
+      real(8) :: t0
+      integer :: i
+      t0 = now()
+      do i = 1, reps
+        select case (which)
+        case (1)
+          call griewank(n, a, c)
+        case (2)
+          a_b = 0
+          c_b = 1
+          call griewank_b(n, a, a_b, c, c_b)
+        case default
+          call griewank_grad(n, a, c, g)
+        end select
+      end do
+      per_call = (now() - t0) / reps
+    end function per_call
   end subroutine time_griewank
 
   subroutine time_bratu(n)
     integer, intent(in) :: n
     real(8), allocatable :: x(:), x_b(:), f(:), f_b(:), xh(:)
-    real(8) :: prm(2), prm_b(2), prmh(2), t0, tp(15), tb(15), th(15)
-    integer :: r, reps, i
+    real(8) :: prm(2), prm_b(2), prmh(2), ignored
+    integer :: reps, i
     external :: bratu, bratu_b, bratu_vjp
     allocate(x(n), x_b(n), f(n), f_b(n), xh(n))
     do i = 1, n
@@ -109,33 +127,48 @@ contains
     end do
     prm = [1.3d0, 0.245828d0]
     reps = max(1, 2000000 / n)
-    do r = 1, 15
-      t0 = now()
-      do i = 1, reps
-        call bratu(n, 2, x, prm, f)
-      end do
-      tp(r) = (now() - t0) / reps
-      t0 = now()
-      do i = 1, reps
-        x_b = 0
-        prm_b = 0
-        f_b = 1
-        call bratu_b(n, 2, x, x_b, prm, prm_b, f, f_b)
-      end do
-      tb(r) = (now() - t0) / reps
-      t0 = now()
-      do i = 1, reps
-        xh = 0
-        prmh = 0
-        f_b = 1
-        call bratu_vjp(n, 2, x, prm, f, f_b, xh, prmh)
-      end do
-      th(r) = (now() - t0) / reps
-    end do
+    ignored = per_call(2)
+    ignored = per_call(3)
     if (maxval(abs(x_b - xh)) > 1d-10 * max(1d0, maxval(abs(xh)))) stop 'bratu_b /= hand-written'
-    write (*, '(a, i8, 3(a, es10.3))') 'bratu    n =', n, '  primal', median(tp), &
-      '  emitted adjoint', median(tb), '  hand-written', median(th)
+    call report('bratu   ', n, per_call)
+  contains
+    ! Seconds per call of the primal (1), the emitted vector-Jacobian
+    ! product (2) or the hand-written one (3), over a batch of reps calls.
+    real(8) function per_call(which)
+      integer, intent(in) :: which
+      real(8) :: t0
+      integer :: k
+      t0 = now()
+      do k = 1, reps
+        select case (which)
+        case (1)
+          call bratu(n, 2, x, prm, f)
+        case (2)
+          x_b = 0
+          prm_b = 0
+          f_b = 1
+          call bratu_b(n, 2, x, x_b, prm, prm_b, f, f_b)
+        case default
+          xh = 0
+          prmh = 0
+          f_b = 1
+          call bratu_vjp(n, 2, x, prm, f, f_b, xh, prmh)
+        end select
+      end do
+      per_call = (now() - t0) / reps
+    end function per_call
   end subroutine time_bratu
+end module emit_timing
+
+program emit_speed
+  use emit_timing
+  implicit none
+  integer :: sizes(2), k
+  sizes = [1000, 1000000]
+  do k = 1, 2
+    call time_griewank(sizes(k))
+    call time_bratu(sizes(k))
+  end do
 end program emit_speed
 F90
 

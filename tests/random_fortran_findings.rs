@@ -7,13 +7,34 @@
 //! random_fortran_findings -- --ignored`).
 
 use adjit::ad::adjoint::AdjointOptions;
-use adjit::engine::{Backend, Engine, FiniteDifferences, Options, Selection};
+use adjit::engine::{Args, Backend, Engine, FiniteDifferences, Options, Selection};
 
 /// The Jacobian of `of` with respect to `wrt` at `settings`, by tangent,
 /// by reverse sweeps of one tape, and by central differences (each from an
 /// engine of its own), as `[tangent, adjoint, fd]` row-major matrices.
 fn jacobians(source: &str, entry: &str, of: &str, wrt: &str, settings: &[&str]) -> [Vec<f64>; 3] {
     jacobians_on(source, entry, of, wrt, settings, Backend::Jit, 4)
+}
+
+/// The engine of a finding's single source file `finding.f90` on
+/// `backend`.
+fn engine_on(source: &str, backend: Backend) -> Engine {
+    let options = Options {
+        backend,
+        ..Options::default()
+    };
+    Engine::from_sources(&[("finding.f90".into(), source.into())], options)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The arguments of `top` after one primal call with `settings` on
+/// `backend`.
+fn top_called_on(source: &str, settings: &[&str], backend: Backend) -> Args {
+    let p = engine_on(source, backend).procedure(Some("top")).unwrap();
+    let mut args = p.args();
+    args.apply_settings(settings).unwrap();
+    p.call(&mut args).unwrap();
+    args
 }
 
 /// [`jacobians`] on a given backend, with `directions` tangent directions
@@ -31,13 +52,7 @@ fn jacobians_on(
         Selection::parse_list(of).unwrap(),
         Selection::parse_list(wrt).unwrap(),
     );
-    let engine = || {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        Engine::from_sources(&[("finding.f90".into(), source.into())], options).unwrap()
-    };
+    let engine = || engine_on(source, backend);
     let e = engine();
     let primal = e.procedure(Some(entry)).unwrap();
     let mut args = primal.args();
@@ -318,12 +333,7 @@ contains
 end module m
 ";
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine =
-            Engine::from_sources(&[("finding.f90".into(), source.into())], options).unwrap();
+        let engine = engine_on(source, backend);
         let p = engine.procedure(Some("top")).unwrap();
         let mut values = Vec::new();
         for _ in 0..2 {
@@ -822,27 +832,18 @@ fn assert_top_r(source: &str, expected: f64) {
 /// on the interpreter is `expected`.
 fn assert_top_r_at(source: &str, x: &str, expected: f64) {
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let p = engine.procedure(Some("top")).unwrap();
-        let mut args = p.args();
-        args.apply_settings(&[x]).unwrap();
-        p.call(&mut args).unwrap();
+        let args = top_called_on(source, &[x], backend);
         assert_eq!(args.scalar("r").unwrap(), expected, "{backend:?}");
     }
 }
 
 /// Random-program campaign of array intrinsics (seed 1021, reduced by
 /// hand): an array constructor with array items as an operand of an array
-/// expression (`reshape([x, 2*x], [n, 2])`, `3*[x(1:n-1), x(n)]`) is
+/// expression (`reshape([x, 2*x], [n, 2])`, `3*[x(1:n-1), x(n)]`) was
 /// rejected ("array constructor item that is not a scalar in an array
-/// expression", "array constructor"); gfortran accepts both. Assigned
-/// whole (`w = [x, y]`) such constructors work. (The generator builds the
-/// RESHAPE source with SPREAD instead.) `y = 3x` and `dy/dx = 3 I`.
+/// expression"); gfortran accepts both, and so does adjit now (the
+/// constructor is assigned to a temporary before the statement).
+/// `y = 3x` and `dy/dx = 3 I`.
 #[test]
 fn array_constructor_of_arrays_inside_an_array_expression() {
     let source = "
@@ -860,16 +861,7 @@ end module m
 ";
     let settings = ["n=2", "x=0.5,-1.25"];
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_sources(&[("finding.f90".into(), source.into())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let p = engine.procedure(Some("top")).unwrap();
-        let mut args = p.args();
-        args.apply_settings(&settings).unwrap();
-        p.call(&mut args).unwrap();
+        let args = top_called_on(source, &settings, backend);
         assert_eq!(args.f64s("y").unwrap(), [1.5, -3.75], "{backend:?}");
     }
     assert_jacobians(
