@@ -755,6 +755,7 @@ fn compile_module(
     );
     let module = &optimized;
     let isa = host_isa(options.compile_speed)?;
+    let compile_isa = isa.clone();
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for f in libm::math_symbols()
         .into_iter()
@@ -801,29 +802,33 @@ fn compile_module(
         let mut fctx = FunctionBuilderContext::new();
         let compiled = |i: usize| wanted.is_none_or(|w| w[i]);
         let dump = std::env::var_os("ADJIT_DUMP_CLIF").is_some();
-        let mut jobs = Vec::new();
-        let mut job_procs = Vec::new();
-        for (i, proc) in module.procs.iter().enumerate() {
-            if !compiled(i) {
-                continue;
-            }
-            let mut ctx = jit.make_context();
-            ctx.func.signature = sig.clone();
-            ctx.func.name = UserFuncName::user(0, i as u32);
-            lower_proc(jit, &mut shared, &mut ctx, &mut fctx, ProcId(i as u32)).map_err(|e| {
-                CompileError {
-                    proc: Some(proc.name.clone()),
-                    message: e.message,
+        // Largest first: its compilation overlaps the lowering and
+        // compilation of the others.
+        let mut order: Vec<usize> = (0..module.procs.len()).filter(|&i| compiled(i)).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(module.procs[i].insts.len()));
+        let insts = order.iter().map(|&i| module.procs[i].insts.len()).sum();
+        let threads = crate::parallel::threads_for(insts, order.len());
+        let jobs = crate::parallel::compile_pipelined(&*compile_isa, threads, |hand_over| {
+            for &i in &order {
+                let proc = &module.procs[i];
+                let mut ctx = jit.make_context();
+                ctx.func.signature = sig.clone();
+                ctx.func.name = UserFuncName::user(0, i as u32);
+                lower_proc(jit, &mut shared, &mut ctx, &mut fctx, ProcId(i as u32)).map_err(
+                    |e| CompileError {
+                        proc: Some(proc.name.clone()),
+                        message: e.message,
+                    },
+                )?;
+                if dump {
+                    ctx.set_disasm(true);
                 }
-            })?;
-            if dump {
-                ctx.set_disasm(true);
+                hand_over(crate::parallel::Job::new(i, ctx));
             }
-            jobs.push(crate::parallel::Job { ctx, error: None });
-            job_procs.push(i);
-        }
-        crate::parallel::compile_functions(jit.isa(), &mut jobs);
-        for (job, &i) in jobs.iter().zip(&job_procs) {
+            Ok(())
+        })?;
+        for job in &jobs {
+            let i = job.index;
             let name = &module.procs[i].name;
             let failed = |message: String| CompileError {
                 proc: Some(name.clone()),
