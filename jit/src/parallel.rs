@@ -141,7 +141,7 @@ mod tests {
         b.switch_to_block(entry);
         let mut x = b.ins().iconst(types::I64, 0);
         for _ in 0..k {
-            x = b.ins().iadd_imm(x, 1);
+            x = b.ins().iadd_imm_s(x, 1);
         }
         b.ins().return_(&[x]);
         b.seal_all_blocks();
