@@ -62,11 +62,22 @@ pub fn bratu_args(engine: &Engine, dim: usize) -> Args {
 /// a few milliseconds is often descheduled, and its wall time then counts
 /// other processes' time slices).
 pub fn thread_cpu_seconds() -> f64 {
+    cpu_seconds(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// CPU time of the whole process (all its threads) in seconds: the work
+/// of a compilation that runs on several threads.
+pub fn process_cpu_seconds() -> f64 {
+    cpu_seconds(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// The reading of the CPU-time clock `clock` in seconds.
+fn cpu_seconds(clock: libc::clockid_t) -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid timespec the call writes.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }

@@ -51,7 +51,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
@@ -755,6 +755,7 @@ fn compile_module(
     );
     let module = &optimized;
     let isa = host_isa(options.compile_speed)?;
+    let compile_isa = isa.clone();
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     for f in libm::math_symbols()
         .into_iter()
@@ -798,37 +799,67 @@ fn compile_module(
             literals: &mut literals,
             versions: &versions,
         };
-        let mut ctx = jit.make_context();
         let mut fctx = FunctionBuilderContext::new();
         let compiled = |i: usize| wanted.is_none_or(|w| w[i]);
-        for (i, proc) in module.procs.iter().enumerate() {
-            if !compiled(i) {
-                continue;
+        let dump = std::env::var_os("ADJIT_DUMP_CLIF").is_some();
+        // Largest first: its compilation overlaps the lowering and
+        // compilation of the others.
+        let mut order: Vec<usize> = (0..module.procs.len()).filter(|&i| compiled(i)).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(module.procs[i].insts.len()));
+        let insts = order.iter().map(|&i| module.procs[i].insts.len()).sum();
+        let threads = crate::parallel::threads_for(insts, order.len());
+        let jobs = crate::parallel::compile_pipelined(&*compile_isa, threads, |hand_over| {
+            for &i in &order {
+                let proc = &module.procs[i];
+                let mut ctx = jit.make_context();
+                ctx.func.signature = sig.clone();
+                ctx.func.name = UserFuncName::user(0, i as u32);
+                lower_proc(jit, &mut shared, &mut ctx, &mut fctx, ProcId(i as u32)).map_err(
+                    |e| CompileError {
+                        proc: Some(proc.name.clone()),
+                        message: e.message,
+                    },
+                )?;
+                if dump {
+                    ctx.set_disasm(true);
+                }
+                hand_over(crate::parallel::Job::new(i, ctx));
             }
-            ctx.func.signature = sig.clone();
-            ctx.func.name = UserFuncName::user(0, i as u32);
-            let with_proc = |e: CompileError| CompileError {
-                proc: Some(proc.name.clone()),
-                message: e.message,
+            Ok(())
+        })?;
+        for job in &jobs {
+            let i = job.index;
+            let name = &module.procs[i].name;
+            let failed = |message: String| CompileError {
+                proc: Some(name.clone()),
+                message,
             };
-            lower_proc(jit, &mut shared, &mut ctx, &mut fctx, ProcId(i as u32))
-                .map_err(with_proc)?;
-            let dump = std::env::var_os("ADJIT_DUMP_CLIF").is_some();
-            if dump {
-                ctx.set_disasm(true);
+            if let Some(e) = &job.error {
+                return Err(failed(e.clone()));
             }
-            jit.define_function(ids[i], &mut ctx)
-                .map_err(|e| CompileError {
-                    proc: Some(proc.name.clone()),
-                    message: format!("{e:?}"),
-                })?;
+            let code = job
+                .ctx
+                .compiled_code()
+                .ok_or_else(|| failed("internal: no compiled code".into()))?;
+            let relocs: Vec<ModuleReloc> = code
+                .buffer
+                .relocs()
+                .iter()
+                .map(|r| ModuleReloc::from_mach_reloc(r, &job.ctx.func, ids[i]))
+                .collect();
+            jit.define_function_bytes(
+                ids[i],
+                u64::from(code.buffer.alignment),
+                code.code_buffer(),
+                &relocs,
+            )
+            .map_err(|e| failed(format!("{e:?}")))?;
             if dump {
-                eprintln!("; proc {}\n{}", proc.name, ctx.func.display());
-                if let Some(code) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
-                    eprintln!("; disassembly of {}\n{code}", proc.name);
+                eprintln!("; proc {name}\n{}", job.ctx.func.display());
+                if let Some(vcode) = code.vcode.as_ref() {
+                    eprintln!("; disassembly of {name}\n{vcode}");
                 }
             }
-            jit.clear_context(&mut ctx);
         }
         jit.finalize_definitions().map_err(|e| CompileError {
             proc: None,

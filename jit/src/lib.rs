@@ -16,6 +16,7 @@ pub mod codegen;
 pub mod globals;
 pub mod libm;
 pub mod opt;
+pub mod parallel;
 pub mod runtime;
 pub mod runtime_timer;
 pub mod stack;
