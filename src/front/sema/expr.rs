@@ -1085,7 +1085,12 @@ impl Lowerer<'_, '_> {
                 }
                 _ => None,
             };
+            let section = match self.struct_section(e)? {
+                Some((st, leaves)) if &st.type_name == tn => Some(leaves),
+                _ => None,
+            };
             let leaves = match self.struct_ref(e, true)? {
+                _ if section.is_some() => Vec::new(),
                 Some((st, leaves)) if &st.type_name == tn => leaves,
                 _ if ctor.is_some() => {
                     // A structure constructor goes through a temporary.
@@ -1116,6 +1121,10 @@ impl Lowerer<'_, '_> {
                     ))
                 }
             };
+            if let Some(leaves) = section {
+                // (`leaves` is empty: the loop below places nothing.)
+                self.section_leaves(sig, d, &leaves, i, callee, explicit, out)?;
+            }
             for (&pi, leaf) in d.params.iter().zip(&leaves) {
                 if let Some(ld) = d.leaves.iter().find(|l| l.params.first() == Some(&pi)) {
                     let arg = Arg {
@@ -1158,7 +1167,7 @@ impl Lowerer<'_, '_> {
     /// not a structure, or of an ALLOCATABLE component of one, with its
     /// hidden extents and lower bounds.
     #[allow(clippy::too_many_arguments)]
-    fn plain_actual(
+    pub(super) fn plain_actual(
         &mut self,
         sig: &Sig,
         d: &Dummy,
@@ -1351,7 +1360,7 @@ impl Lowerer<'_, '_> {
         ))
     }
 
-    fn actual_arg(
+    pub(super) fn actual_arg(
         &mut self,
         a: &Arg,
         (pty, prank, assumed_shape): (Type, usize, bool),
