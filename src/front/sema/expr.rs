@@ -1136,7 +1136,20 @@ impl Lowerer<'_, '_> {
                     continue;
                 }
                 out[pi] = Some(match &leaf.kind {
-                    ExprKind::Name(n) => CallArg::Var(self.var_of(n)?),
+                    ExprKind::Name(n) => {
+                        let v = self.var_of(n)?;
+                        if sig.params[pi].1 == 0 && self.proc.var(v).is_array() {
+                            return Err(self.err(
+                                e.span,
+                                format!(
+                                    "rank mismatch in argument {} of `{}`: array of structures passed to a scalar (only an ELEMENTAL procedure takes arrays for scalar dummies, in an assignment to a whole array of structures)",
+                                    i + 1,
+                                    callee.text
+                                ),
+                            ));
+                        }
+                        CallArg::Var(v)
+                    }
                     _ => {
                         let (pty, prank) = sig.params[pi];
                         let arg = Arg {

@@ -72,6 +72,7 @@ mod scope;
 mod section_arg;
 mod stmt;
 mod strings;
+mod struct_elemental;
 mod struct_section;
 mod structure;
 #[cfg(test)]

@@ -54,6 +54,9 @@ impl Lowerer<'_, '_> {
         if let Some(rewritten) = self.defined_operators(s)? {
             return self.stmt_rewritten(rewritten);
         }
+        if let Some(rewritten) = self.elemental_struct_assign(s)? {
+            return self.stmt_rewritten(rewritten);
+        }
         if self.dispatch_dim(s)? {
             return Ok(());
         }
