@@ -700,7 +700,8 @@ fn elemental_operators_on_arrays_of_structures_have_their_derivatives() {
 /// a located error naming the construct: an array of structures for a
 /// scalar structure dummy of a procedure that is not ELEMENTAL, a section
 /// given to an ELEMENTAL function of structures, an ELEMENTAL reference
-/// of arrays of structures assigned to a section.
+/// of arrays of structures assigned to a section, a section of an array
+/// of structures with ALLOCATABLE components as an actual argument.
 #[test]
 fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
     let head = "module m\n  type :: v\n    real(8) :: x\n  end type\ncontains\n\
@@ -726,4 +727,14 @@ fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
         let m = compile_error(&format!("{head}{line}  y = b(1)%x\nend subroutine\n"));
         assert!(m.contains(at) && m.contains(what), "{m}");
     }
+    let m = compile_error(
+        "module m\n  type :: r\n    real(8), allocatable :: u(:)\n  end type\ncontains\n\
+         subroutine f(b)\n    type(r) :: b(:)\n  end subroutine\nend module\n\
+         subroutine s()\n  use m\n  type(r) :: b(3)\n  call f(b(1:2))\nend subroutine\n",
+    );
+    assert!(
+        m.contains("e.f90:13:10")
+            && m.contains("a section of the array of structures `b`, whose type has the ALLOCATABLE component `b%u`"),
+        "{m}"
+    );
 }

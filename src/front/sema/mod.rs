@@ -73,6 +73,7 @@ mod section_arg;
 mod stmt;
 mod strings;
 mod struct_elemental;
+mod struct_merge;
 mod struct_section;
 mod structure;
 #[cfg(test)]

@@ -1072,6 +1072,11 @@ impl Lowerer<'_, '_> {
         if args.is_some() && self.find_type(&name.text).is_some() {
             return Ok(None); // a structure constructor
         }
+        if let Some(args) = args {
+            if let Some(merged) = self.struct_merge(name, args)? {
+                return Ok(Some(merged));
+            }
+        }
         let st = match (self.resolve(name)?, args) {
             (Resolved::Struct(st), _) => st,
             (Resolved::Proc(_) | Resolved::Unknown | Resolved::Generic(_), Some(args)) => {

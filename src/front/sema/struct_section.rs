@@ -90,6 +90,17 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
+        if let Some(l) = st.leaves.iter().find(|l| l.contains('.')) {
+            // The storage of an ALLOCATABLE component (`b%u.data`).
+            let comp = l.split('.').next().unwrap_or(l);
+            return Err(self.err(
+                name.span,
+                format!(
+                    "unsupported Fortran: a section of the array of structures `{}`, whose type has the ALLOCATABLE component `{comp}`, as an actual argument",
+                    name.text
+                ),
+            ));
+        }
         let mut leaves = Vec::new();
         for l in &st.leaves {
             let leaf = Name {
