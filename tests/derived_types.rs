@@ -738,3 +738,31 @@ fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
         "{m}"
     );
 }
+
+/// tests/corpus/derived_merge.f90 at `s = 1.5 > t = 0.5`: `w = merge(p,
+/// q, s > t)` is `p = (s, [t, st])`, so `r1 = s + s t^2`; the second MERGE
+/// takes `arr(2) = q = (t^2, [s + 1, 2t])`, so `r2 = 2 t^3`; the actual
+/// `merge(p, q, t > s)` is `q`, so `r3 = t^2 (s + 1) + 2t`.
+#[test]
+fn merge_of_structures_has_its_derivatives() {
+    let (s, t) = (1.5, 0.5);
+    let expected = [
+        1.0 + t * t,
+        2.0 * s * t,
+        0.0,
+        6.0 * t * t,
+        t * t,
+        2.0 * t * (s + 1.0) + 2.0,
+    ];
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(
+            backend,
+            "derived_merge.f90",
+            "merges",
+            &[("s", s), ("t", t)],
+            "r",
+            "s,t",
+            &expected,
+        );
+    }
+}

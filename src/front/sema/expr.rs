@@ -1079,19 +1079,22 @@ impl Lowerer<'_, '_> {
             _ => None,
         };
         if let Some(tn) = &d.type_name {
+            // A MERGE of structures goes through a temporary too.
+            let merged = matches!(&e.kind, ExprKind::Apply { name: f, .. } if f.text == "merge");
             let ctor = match &e.kind {
                 ExprKind::Apply { name: f, .. } => {
                     self.find_type(&f.text).filter(|t| &t.name == tn)
                 }
                 _ => None,
-            };
+            }
+            .or_else(|| if merged { self.find_type(tn) } else { None });
             let section = match self.struct_section(e)? {
                 Some((st, leaves)) if &st.type_name == tn => Some(leaves),
                 _ => None,
             };
             let leaves = match self.struct_ref(e, true)? {
                 _ if section.is_some() => Vec::new(),
-                Some((st, leaves)) if &st.type_name == tn => leaves,
+                Some((st, leaves)) if &st.type_name == tn && !merged => leaves,
                 _ if ctor.is_some() => {
                     // A structure constructor goes through a temporary.
                     let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;
