@@ -1079,14 +1079,22 @@ impl Lowerer<'_, '_> {
             _ => None,
         };
         if let Some(tn) = &d.type_name {
+            // A MERGE of structures goes through a temporary too.
+            let merged = matches!(&e.kind, ExprKind::Apply { name: f, .. } if f.text == "merge");
             let ctor = match &e.kind {
                 ExprKind::Apply { name: f, .. } => {
                     self.find_type(&f.text).filter(|t| &t.name == tn)
                 }
                 _ => None,
+            }
+            .or_else(|| if merged { self.find_type(tn) } else { None });
+            let section = match self.struct_section(e)? {
+                Some((st, leaves)) if &st.type_name == tn => Some(leaves),
+                _ => None,
             };
             let leaves = match self.struct_ref(e, true)? {
-                Some((st, leaves)) if &st.type_name == tn => leaves,
+                _ if section.is_some() => Vec::new(),
+                Some((st, leaves)) if &st.type_name == tn && !merged => leaves,
                 _ if ctor.is_some() => {
                     // A structure constructor goes through a temporary.
                     let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;
@@ -1116,6 +1124,10 @@ impl Lowerer<'_, '_> {
                     ))
                 }
             };
+            if let Some(leaves) = section {
+                // (`leaves` is empty: the loop below places nothing.)
+                self.section_leaves(sig, d, &leaves, i, callee, explicit, out)?;
+            }
             for (&pi, leaf) in d.params.iter().zip(&leaves) {
                 if let Some(ld) = d.leaves.iter().find(|l| l.params.first() == Some(&pi)) {
                     let arg = Arg {
@@ -1127,7 +1139,20 @@ impl Lowerer<'_, '_> {
                     continue;
                 }
                 out[pi] = Some(match &leaf.kind {
-                    ExprKind::Name(n) => CallArg::Var(self.var_of(n)?),
+                    ExprKind::Name(n) => {
+                        let v = self.var_of(n)?;
+                        if sig.params[pi].1 == 0 && self.proc.var(v).is_array() {
+                            return Err(self.err(
+                                e.span,
+                                format!(
+                                    "rank mismatch in argument {} of `{}`: array of structures passed to a scalar (only an ELEMENTAL procedure takes arrays for scalar dummies, in an assignment to a whole array of structures)",
+                                    i + 1,
+                                    callee.text
+                                ),
+                            ));
+                        }
+                        CallArg::Var(v)
+                    }
                     _ => {
                         let (pty, prank) = sig.params[pi];
                         let arg = Arg {
@@ -1158,7 +1183,7 @@ impl Lowerer<'_, '_> {
     /// not a structure, or of an ALLOCATABLE component of one, with its
     /// hidden extents and lower bounds.
     #[allow(clippy::too_many_arguments)]
-    fn plain_actual(
+    pub(super) fn plain_actual(
         &mut self,
         sig: &Sig,
         d: &Dummy,
@@ -1351,7 +1376,7 @@ impl Lowerer<'_, '_> {
         ))
     }
 
-    fn actual_arg(
+    pub(super) fn actual_arg(
         &mut self,
         a: &Arg,
         (pty, prank, assumed_shape): (Type, usize, bool),

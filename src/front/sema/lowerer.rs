@@ -252,6 +252,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
+    /// Sections of arrays of structures given as actual arguments, one
+    /// section per leaf (`super::struct_section`).
+    pub struct_sections: Vec<super::struct_section::StructSection>,
     /// Statements rewritten while lowering (array-valued function
     /// references lifted out, `super::array_fn`), kept for the lowerer's
     /// lifetime: expressions are keyed by address (`hoisted`, `mapped`).
@@ -316,6 +319,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             stmt_start: 0,
             temp_structs: HashMap::new(),
             arg_temps: Vec::new(),
+            struct_sections: Vec::new(),
             lifted: Vec::new(),
             env: Vec::new(),
             via_slot: None,

@@ -72,6 +72,9 @@ mod scope;
 mod section_arg;
 mod stmt;
 mod strings;
+mod struct_elemental;
+mod struct_merge;
+mod struct_section;
 mod structure;
 #[cfg(test)]
 mod tests;
@@ -521,14 +524,23 @@ pub(crate) fn assumed_shape_rank(prog: &Program, u: &Unit, dummy: &str) -> usize
 }
 
 /// The rank of a dummy declared assumed-shape of rank > 1 (0 otherwise).
+///
+/// An array component of an array of structures of assumed shape
+/// (`g%q` of `g(:, :)` with `q(4)`) has the component's explicit
+/// dimensions first, then the structure array's assumed ones: when those
+/// are more than one it takes hidden extents like any assumed-shape
+/// dummy of its rank (the ones of its explicit dimensions go unread).
 fn declared_assumed_shape_rank(scope: &scope::Scope, dummy: &str) -> usize {
+    let assumed = |x: &ast::DimSpec| matches!(x, ast::DimSpec::AssumedShape { .. });
     match scope.var(dummy).and_then(|v| v.dims.as_ref()) {
-        Some(d)
-            if d.len() > 1
-                && d.iter()
-                    .all(|x| matches!(x, ast::DimSpec::AssumedShape { .. })) =>
-        {
-            d.len()
+        Some(d) if d.len() > 1 && d.iter().all(assumed) => d.len(),
+        Some(d) if dummy.contains('%') => {
+            let own = d.iter().take_while(|x| !assumed(x)).count();
+            if d.len() - own > 1 && d[own..].iter().all(assumed) {
+                d.len()
+            } else {
+                0
+            }
         }
         _ => 0,
     }

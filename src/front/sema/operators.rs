@@ -154,7 +154,12 @@ impl Lowerer<'_, '_> {
     /// [`Lowerer::specific`] without its error: `None` when no specific
     /// matches (errors in the arguments are reported when they are
     /// lowered).
-    fn try_specific(&mut self, name: &Name, specifics: &[String], args: &[Arg]) -> Option<usize> {
+    pub(super) fn try_specific(
+        &mut self,
+        name: &Name,
+        specifics: &[String],
+        args: &[Arg],
+    ) -> Option<usize> {
         let mark = self.out.diags.len();
         let found = self.specific(name, specifics, args).ok();
         self.out.diags.truncate(mark);

@@ -1290,24 +1290,6 @@ impl Builder<'_, '_> {
         }
         for e in entities {
             let dims = e.dims.clone().or_else(|| all_dims.clone());
-            let rank = dims.as_ref().map_or(0, Vec::len);
-            if rank > 1
-                && dims
-                    .iter()
-                    .flatten()
-                    .any(|d| matches!(d, DimSpec::AssumedShape { .. }))
-            {
-                if let Some(c) = self.array_component(&def, 0) {
-                    self.error(
-                        e.name.span,
-                        format!(
-                            "unsupported Fortran: array of derived type `{}` of assumed shape of rank > 1, whose type has the array component `{c}`",
-                            def.name
-                        ),
-                    );
-                    continue;
-                }
-            }
             if let Some(init) = &e.init {
                 self.error(
                     init.span,

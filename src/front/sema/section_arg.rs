@@ -96,6 +96,18 @@ impl Lowerer<'_, '_> {
         let mut made = false;
         for a in args {
             if let ArgValue::Expr(e) = &a.value {
+                if let Some((_, leaves)) = self.struct_section(e)? {
+                    for x in leaves.iter().filter_map(|l| match &l.value {
+                        ArgValue::Expr(x) => Some(x),
+                        ArgValue::Range { .. } => None,
+                    }) {
+                        if needs_temp(self, x) {
+                            self.prepare_actual(x)?;
+                            made = true;
+                        }
+                    }
+                    continue;
+                }
                 if (super::char_expr::may_need_char_temp(e) || self.runtime_len_fn(e).is_some())
                     && !self.arg_temps.iter().any(|t| t.is_for(e))
                 {

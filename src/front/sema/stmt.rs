@@ -54,6 +54,9 @@ impl Lowerer<'_, '_> {
         if let Some(rewritten) = self.defined_operators(s)? {
             return self.stmt_rewritten(rewritten);
         }
+        if let Some(rewritten) = self.elemental_struct_assign(s)? {
+            return self.stmt_rewritten(rewritten);
+        }
         if self.dispatch_dim(s)? {
             return Ok(());
         }
@@ -1068,6 +1071,11 @@ impl Lowerer<'_, '_> {
         };
         if args.is_some() && self.find_type(&name.text).is_some() {
             return Ok(None); // a structure constructor
+        }
+        if let Some(args) = args {
+            if let Some(merged) = self.struct_merge(name, args)? {
+                return Ok(Some(merged));
+            }
         }
         let st = match (self.resolve(name)?, args) {
             (Resolved::Struct(st), _) => st,

@@ -14,7 +14,7 @@
 //! an integer array of each element's allocation status and bounds.
 
 use super::super::super::ast::{DimSpec, Expr, ExprKind, Name};
-use super::{Builder, CompType, Component, DerivedType, Sym, TypeInfo, VarDecl};
+use super::{Builder, CompType, Component, Sym, TypeInfo, VarDecl};
 use adjit_ir::{Span, Type};
 
 /// The name of the storage leaf of the component `name` (`b%u`) of an
@@ -112,16 +112,5 @@ impl Builder<'_, '_> {
             self.scope.syms.insert(n.clone(), Sym::Var(v));
             leaves.push(n);
         }
-    }
-
-    /// The name of an array component of `def` (at any depth), if any.
-    pub(super) fn array_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
-        def.comps.iter().find_map(|c| match &c.ty {
-            _ if c.dims.is_some() => Some(c.name.clone()),
-            CompType::Derived(t) if depth < 16 => self
-                .find_type(t)
-                .and_then(|inner| self.array_component(&inner, depth + 1)),
-            _ => None,
-        })
     }
 }
