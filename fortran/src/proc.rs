@@ -20,7 +20,7 @@ mod structured;
 use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
 use adjit_ir::special::Special;
 use adjit_ir::{
-    BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Proc, ProcId, Rounding,
+    BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -773,6 +773,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                         | Inst::Pop(_)
                         | Inst::Allocate(..)
                         | Inst::Deallocate(_)
+                        | Inst::Io(_)
                 );
             if effect || live.contains(&v) {
                 live.insert(v);
@@ -935,11 +936,54 @@ impl<'c, 'a> Printer<'c, 'a> {
                     self.char_ref(b, &exprs, data.span)?,
                     if *back { ", back=.true." } else { "" }
                 ))),
-                Inst::Io(_) => {
-                    return Err(self.err(
-                        "PRINT, WRITE or READ statement (I/O is not emitted yet)",
-                        data.span,
-                    ))
+                Inst::Io(op) => {
+                    // Only the kept records of ALLOCATABLE module and SAVE
+                    // arrays (`adjit_support`); a PRINT, WRITE or READ
+                    // statement is refused at its begin step.
+                    let kept_name = |name: &[u8]| String::from_utf8_lossy(name).replace('\'', "''");
+                    let line = match op {
+                        IoOp::BeginKeep(name) => {
+                            format!("call adjit_keep_begin('{}')", kept_name(name))
+                        }
+                        IoOp::BeginRestore(name) => {
+                            format!("call adjit_restore_begin('{}')", kept_name(name))
+                        }
+                        IoOp::Put(a) => format!("call adjit_keep_put({})", e(a).text),
+                        IoOp::EndWrite => "call adjit_keep_end()".to_string(),
+                        IoOp::EndRead => "call adjit_restore_end()".to_string(),
+                        IoOp::Get => {
+                            let got = match ty {
+                                Type::Bool => Expr::primary("adjit_kept_get_l()"),
+                                Type::F32 | Type::F64 => convert(
+                                    &Expr::primary("adjit_kept_get_r8()"),
+                                    Type::F64,
+                                    ty,
+                                    Rounding::Trunc,
+                                ),
+                                _ => convert(
+                                    &Expr::primary("adjit_kept_get_i8()"),
+                                    Type::I64,
+                                    ty,
+                                    Rounding::Trunc,
+                                ),
+                            };
+                            let t = self.temp("kept", ty);
+                            self.emit_line(format!("{t} = {}", got.text));
+                            exprs.insert(v, Expr::primary(t));
+                            continue;
+                        }
+                        IoOp::BeginWrite(_)
+                        | IoOp::PutChar(_)
+                        | IoOp::BeginRead
+                        | IoOp::GetChar(_) => {
+                            return Err(self.err(
+                                "PRINT, WRITE or READ statement (I/O is not emitted yet)",
+                                data.span,
+                            ))
+                        }
+                    };
+                    self.emit_line(line);
+                    None
                 }
                 Inst::Pop(kind) => {
                     let call = match kind {
