@@ -231,3 +231,56 @@ fn the_library_under_a_main_program_prints_what_gfortran_prints() {
     let expected = std::fs::read_to_string(kept("library_main.expected")).unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
 }
+
+/// A derivative evaluation of an entry that grows a kept SAVE history on
+/// every call: every sweep and every finite-difference point starts from
+/// the history the evaluation found (d total / dx = 2 (k + 1)^2 x after
+/// `k` calls), and the evaluation leaves the history one primal call
+/// would (one element longer).
+#[test]
+fn derivative_evaluations_start_from_the_kept_arrays_and_leave_one_call() {
+    use adjit::ad::adjoint::AdjointOptions;
+    use adjit::engine::{FiniteDifferences, Selection};
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let engine = Engine::from_files(&[kept("history.f90")], options).unwrap();
+        let record = engine.procedure(Some("record")).unwrap();
+        let x = 0.75;
+        let mut args = record.args();
+        args.set_scalar("x", x).unwrap();
+        for _ in 0..5 {
+            record.call(&mut args.clone()).unwrap();
+        }
+        let (of, wrt) = (
+            Selection::parse_list("total").unwrap(),
+            Selection::parse_list("x").unwrap(),
+        );
+        let start = engine.state();
+        let expected = [2.0 * 36.0 * x];
+        let adjoint = engine
+            .adjoint(Some("record"), &of, &wrt, &AdjointOptions::default())
+            .unwrap();
+        let tangent = engine.tangent(Some("record"), &of, &wrt, 1).unwrap();
+        let fd = FiniteDifferences::new(&record);
+        let runs: [(&str, &dyn Fn() -> adjit::engine::Jacobian, f64); 3] = [
+            ("adjoint", &|| adjoint.jacobian(&args).unwrap(), EXACT),
+            ("tangent", &|| tangent.jacobian(&args).unwrap(), EXACT),
+            (
+                "finite differences",
+                &|| fd.jacobian(&args, &of, &wrt).unwrap(),
+                FD,
+            ),
+        ];
+        for (what, run, tol) in runs {
+            engine.set_state(&start).unwrap();
+            let jac = run();
+            let bad = against(what, &jac, &expected, tol);
+            assert!(bad.is_empty(), "{backend:?}: {bad:#?}");
+            // flag, bounds and 6 values: one call's growth.
+            assert_eq!(engine.kept_values(), 3 + 6, "{backend:?} {what}");
+        }
+    }
+}

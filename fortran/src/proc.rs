@@ -95,6 +95,9 @@ struct Printer<'c, 'a> {
     read: HashSet<VarId>,
     /// Stores a later store overwrites unread: not written.
     overwritten: HashSet<Value>,
+    /// The I/O steps that read or write kept records ([`kept_steps`]):
+    /// printed; other I/O is dropped, or refused where its values are used.
+    kept_io: HashSet<Value>,
     /// Variables that something names.
     named: HashSet<VarId>,
     /// The procedure reaches itself through calls (printed RECURSIVE).
@@ -188,6 +191,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             last_line: None,
             read: HashSet::new(),
             overwritten: HashSet::new(),
+            kept_io: HashSet::new(),
             named: HashSet::new(),
             recursive: reaches_itself(module, id),
             indent: 0,
@@ -231,6 +235,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             p.callee_name(c)?;
         }
         p.overwritten = crate::first_def::overwritten_stores(p.proc, &p.counted.dead);
+        p.kept_io = kept_steps(p.proc);
         p.scan_reads();
         // Globals the code never names need no `use`.
         for (v, var) in proc.vars.iter().enumerate() {
@@ -773,8 +778,8 @@ impl<'c, 'a> Printer<'c, 'a> {
                         | Inst::Pop(_)
                         | Inst::Allocate(..)
                         | Inst::Deallocate(_)
-                        | Inst::Io(_)
-                );
+                )
+                || self.kept_io.contains(&v);
             if effect || live.contains(&v) {
                 live.insert(v);
                 kind.for_each_operand(|o| {
@@ -936,10 +941,16 @@ impl<'c, 'a> Printer<'c, 'a> {
                     self.char_ref(b, &exprs, data.span)?,
                     if *back { ", back=.true." } else { "" }
                 ))),
+                Inst::Io(_) if !self.kept_io.contains(&v) => {
+                    return Err(self.err(
+                        "PRINT, WRITE or READ statement (I/O is not emitted yet)",
+                        data.span,
+                    ))
+                }
                 Inst::Io(op) => {
                     // Only the kept records of ALLOCATABLE module and SAVE
-                    // arrays (`adjit_support`); a PRINT, WRITE or READ
-                    // statement is refused at its begin step.
+                    // arrays (`adjit_support`); the values of a READ
+                    // statement are refused above (PRINT is dropped).
                     let kept_name = |name: &[u8]| String::from_utf8_lossy(name).replace('\'', "''");
                     let line = match op {
                         IoOp::BeginKeep(name) => {
@@ -2287,6 +2298,30 @@ fn may_write_inst(inst: &Inst, v: VarId) -> bool {
             .any(|a| matches!(a, CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _) if *x == v)),
         _ => false,
     }
+}
+
+/// The I/O steps of `proc` that belong to kept records: from a
+/// `BeginKeep` or `BeginRestore` to the `EndWrite` or `EndRead` that ends
+/// it, in the order the instructions were made (a record's steps are made
+/// together, with no other I/O statement between them).
+fn kept_steps(proc: &Proc) -> HashSet<Value> {
+    let mut out = HashSet::new();
+    let mut inside = false;
+    for (i, inst) in proc.insts.iter().enumerate() {
+        let Inst::Io(op) = &inst.kind else { continue };
+        match op {
+            IoOp::BeginKeep(_) | IoOp::BeginRestore(_) => inside = true,
+            IoOp::BeginWrite(_) | IoOp::BeginRead => inside = false,
+            _ => {}
+        }
+        if inside {
+            out.insert(Value(i as u32));
+        }
+        if matches!(op, IoOp::EndWrite | IoOp::EndRead) {
+            inside = false;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
