@@ -2302,23 +2302,43 @@ fn may_write_inst(inst: &Inst, v: VarId) -> bool {
 
 /// The I/O steps of `proc` that belong to kept records: from a
 /// `BeginKeep` or `BeginRestore` to the `EndWrite` or `EndRead` that ends
-/// it, in the order the instructions were made (a record's steps are made
-/// together, with no other I/O statement between them).
+/// it, following the control flow from the entry block (a record's steps
+/// may span the blocks of its loops, with no other I/O statement among
+/// them).
 fn kept_steps(proc: &Proc) -> HashSet<Value> {
+    // Whether a block starts inside a kept record, as far as found.
+    let mut inside_at = vec![false; proc.blocks.len()];
+    let mut seen = vec![false; proc.blocks.len()];
     let mut out = HashSet::new();
-    let mut inside = false;
-    for (i, inst) in proc.insts.iter().enumerate() {
-        let Inst::Io(op) = &inst.kind else { continue };
-        match op {
-            IoOp::BeginKeep(_) | IoOp::BeginRestore(_) => inside = true,
-            IoOp::BeginWrite(_) | IoOp::BeginRead => inside = false,
-            _ => {}
+    let mut work = vec![BlockId(0)];
+    if proc.blocks.is_empty() {
+        return out;
+    }
+    seen[0] = true;
+    while let Some(b) = work.pop() {
+        let mut inside = inside_at[b.index()];
+        for &v in &proc.blocks[b.index()].insts {
+            let Inst::Io(op) = &proc.inst(v).kind else {
+                continue;
+            };
+            match op {
+                IoOp::BeginKeep(_) | IoOp::BeginRestore(_) => inside = true,
+                IoOp::BeginWrite(_) | IoOp::BeginRead => inside = false,
+                _ => {}
+            }
+            if inside {
+                out.insert(v);
+            }
+            if matches!(op, IoOp::EndWrite | IoOp::EndRead) {
+                inside = false;
+            }
         }
-        if inside {
-            out.insert(Value(i as u32));
-        }
-        if matches!(op, IoOp::EndWrite | IoOp::EndRead) {
-            inside = false;
+        for s in proc.successors(b) {
+            if !seen[s.index()] || (inside && !inside_at[s.index()]) {
+                seen[s.index()] = true;
+                inside_at[s.index()] |= inside;
+                work.push(s);
+            }
         }
     }
     out

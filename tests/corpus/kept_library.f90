@@ -1,7 +1,8 @@
 ! A library keeping its data in ALLOCATABLE module arrays between calls
 ! (setup, objective, finalize), used by an entry that calls it as an
 ! optimizer would: setup, the residual at two points, the sum of squares,
-! finalize. The same library (tests/kept) is called through the API by
+! finalize. The same library (tests/kept, its entry points outside a
+! module) is called through the API by
 ! tests/kept_allocatable.rs.
 ! adjit-test: --entry kept_fit --set m=6 --set x=1.5,-0.4
 ! adjit-test: --entry kept_fit --set m=9 --set x=2.25,-0.75
@@ -32,40 +33,45 @@ contains
 end module fit_data
 ! The library's entry points: setup, the residual of the model
 ! x(1) * exp(x(2) * t) against the data, its sum of squares, and finalize.
-subroutine setup(m)
-  use fit_data, only: load_data
+! (in a module, so that their callers have their interfaces).
+module fit_api
   implicit none
-  integer, intent(in) :: m
-  call load_data(m)
-end subroutine setup
+contains
+  subroutine setup(m)
+    use fit_data, only: load_data
+    implicit none
+    integer, intent(in) :: m
+    call load_data(m)
+  end subroutine setup
 
-subroutine residual(x, m, f)
-  use fit_data
-  implicit none
-  integer, intent(in) :: m
-  real(8), intent(in) :: x(2)
-  real(8), intent(out) :: f(m)
-  if (.not. allocated(wk)) allocate(wk(size(tdata)))
-  wk = exp(x(2) * tdata)
-  f = x(1) * wk - ydata
-end subroutine residual
+  subroutine residual(x, m, f)
+    use fit_data
+    implicit none
+    integer, intent(in) :: m
+    real(8), intent(in) :: x(2)
+    real(8), intent(out) :: f(m)
+    if (.not. allocated(wk)) allocate(wk(size(tdata)))
+    wk = exp(x(2) * tdata)
+    f = x(1) * wk - ydata
+  end subroutine residual
 
-subroutine sse(x, s)
-  use fit_data
-  implicit none
-  real(8), intent(in) :: x(2)
-  real(8), intent(out) :: s
-  s = sum((x(1) * exp(x(2) * tdata) - ydata)**2)
-end subroutine sse
+  subroutine sse(x, s)
+    use fit_data
+    implicit none
+    real(8), intent(in) :: x(2)
+    real(8), intent(out) :: s
+    s = sum((x(1) * exp(x(2) * tdata) - ydata)**2)
+  end subroutine sse
 
-subroutine finalize()
-  use fit_data, only: free_data
-  implicit none
-  call free_data()
-end subroutine finalize
-
+  subroutine finalize()
+    use fit_data, only: free_data
+    implicit none
+    call free_data()
+  end subroutine finalize
+end module fit_api
 
 subroutine kept_fit(m, x, f, s)
+  use fit_api
   implicit none
   integer, intent(in) :: m
   real(8), intent(in) :: x(2)
