@@ -299,6 +299,14 @@ pub const RESERVED: &[&str] = &[
     "adjit_pop_int",
     "adjit_push_control",
     "adjit_pop_control",
+    "adjit_keep_begin",
+    "adjit_keep_put",
+    "adjit_keep_end",
+    "adjit_restore_begin",
+    "adjit_restore_end",
+    "adjit_kept_get_i8",
+    "adjit_kept_get_r8",
+    "adjit_kept_get_l",
     "adjit_support",
 ];
 

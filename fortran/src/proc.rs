@@ -20,7 +20,7 @@ mod structured;
 use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
 use adjit_ir::special::Special;
 use adjit_ir::{
-    BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Proc, ProcId, Rounding,
+    BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -95,6 +95,9 @@ struct Printer<'c, 'a> {
     read: HashSet<VarId>,
     /// Stores a later store overwrites unread: not written.
     overwritten: HashSet<Value>,
+    /// The I/O steps that read or write kept records ([`kept_steps`]):
+    /// printed; other I/O is dropped, or refused where its values are used.
+    kept_io: HashSet<Value>,
     /// Variables that something names.
     named: HashSet<VarId>,
     /// The procedure reaches itself through calls (printed RECURSIVE).
@@ -188,6 +191,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             last_line: None,
             read: HashSet::new(),
             overwritten: HashSet::new(),
+            kept_io: HashSet::new(),
             named: HashSet::new(),
             recursive: reaches_itself(module, id),
             indent: 0,
@@ -231,6 +235,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             p.callee_name(c)?;
         }
         p.overwritten = crate::first_def::overwritten_stores(p.proc, &p.counted.dead);
+        p.kept_io = kept_steps(p.proc);
         p.scan_reads();
         // Globals the code never names need no `use`.
         for (v, var) in proc.vars.iter().enumerate() {
@@ -773,7 +778,8 @@ impl<'c, 'a> Printer<'c, 'a> {
                         | Inst::Pop(_)
                         | Inst::Allocate(..)
                         | Inst::Deallocate(_)
-                );
+                )
+                || self.kept_io.contains(&v);
             if effect || live.contains(&v) {
                 live.insert(v);
                 kind.for_each_operand(|o| {
@@ -935,11 +941,60 @@ impl<'c, 'a> Printer<'c, 'a> {
                     self.char_ref(b, &exprs, data.span)?,
                     if *back { ", back=.true." } else { "" }
                 ))),
-                Inst::Io(_) => {
+                Inst::Io(_) if !self.kept_io.contains(&v) => {
                     return Err(self.err(
                         "PRINT, WRITE or READ statement (I/O is not emitted yet)",
                         data.span,
                     ))
+                }
+                Inst::Io(op) => {
+                    // Only the kept records of ALLOCATABLE module and SAVE
+                    // arrays (`adjit_support`); the values of a READ
+                    // statement are refused above (PRINT is dropped).
+                    let kept_name = |name: &[u8]| String::from_utf8_lossy(name).replace('\'', "''");
+                    let line = match op {
+                        IoOp::BeginKeep(name) => {
+                            format!("call adjit_keep_begin('{}')", kept_name(name))
+                        }
+                        IoOp::BeginRestore(name) => {
+                            format!("call adjit_restore_begin('{}')", kept_name(name))
+                        }
+                        IoOp::Put(a) => format!("call adjit_keep_put({})", e(a).text),
+                        IoOp::EndWrite => "call adjit_keep_end()".to_string(),
+                        IoOp::EndRead => "call adjit_restore_end()".to_string(),
+                        IoOp::Get => {
+                            let got = match ty {
+                                Type::Bool => Expr::primary("adjit_kept_get_l()"),
+                                Type::F32 | Type::F64 => convert(
+                                    &Expr::primary("adjit_kept_get_r8()"),
+                                    Type::F64,
+                                    ty,
+                                    Rounding::Trunc,
+                                ),
+                                _ => convert(
+                                    &Expr::primary("adjit_kept_get_i8()"),
+                                    Type::I64,
+                                    ty,
+                                    Rounding::Trunc,
+                                ),
+                            };
+                            let t = self.temp("kept", ty);
+                            self.emit_line(format!("{t} = {}", got.text));
+                            exprs.insert(v, Expr::primary(t));
+                            continue;
+                        }
+                        IoOp::BeginWrite(_)
+                        | IoOp::PutChar(_)
+                        | IoOp::BeginRead
+                        | IoOp::GetChar(_) => {
+                            return Err(self.err(
+                                "PRINT, WRITE or READ statement (I/O is not emitted yet)",
+                                data.span,
+                            ))
+                        }
+                    };
+                    self.emit_line(line);
+                    None
                 }
                 Inst::Pop(kind) => {
                     let call = match kind {
@@ -2243,6 +2298,50 @@ fn may_write_inst(inst: &Inst, v: VarId) -> bool {
             .any(|a| matches!(a, CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _) if *x == v)),
         _ => false,
     }
+}
+
+/// The I/O steps of `proc` that belong to kept records: from a
+/// `BeginKeep` or `BeginRestore` to the `EndWrite` or `EndRead` that ends
+/// it, following the control flow from the entry block (a record's steps
+/// may span the blocks of its loops, with no other I/O statement among
+/// them).
+fn kept_steps(proc: &Proc) -> HashSet<Value> {
+    // Whether a block starts inside a kept record, as far as found.
+    let mut inside_at = vec![false; proc.blocks.len()];
+    let mut seen = vec![false; proc.blocks.len()];
+    let mut out = HashSet::new();
+    let mut work = vec![BlockId(0)];
+    if proc.blocks.is_empty() {
+        return out;
+    }
+    seen[0] = true;
+    while let Some(b) = work.pop() {
+        let mut inside = inside_at[b.index()];
+        for &v in &proc.blocks[b.index()].insts {
+            let Inst::Io(op) = &proc.inst(v).kind else {
+                continue;
+            };
+            match op {
+                IoOp::BeginKeep(_) | IoOp::BeginRestore(_) => inside = true,
+                IoOp::BeginWrite(_) | IoOp::BeginRead => inside = false,
+                _ => {}
+            }
+            if inside {
+                out.insert(v);
+            }
+            if matches!(op, IoOp::EndWrite | IoOp::EndRead) {
+                inside = false;
+            }
+        }
+        for s in proc.successors(b) {
+            if !seen[s.index()] || (inside && !inside_at[s.index()]) {
+                seen[s.index()] = true;
+                inside_at[s.index()] |= inside;
+                work.push(s);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 ! Runtime support of adjit's emitted derivatives: the value, integer and
-! control stacks of the adjoint (growable, no fixed limit), and the float
-! rounding functions with IEEE signed-zero results.
+! control stacks of the adjoint (growable, no fixed limit), the float
+! rounding functions with IEEE signed-zero results, and the kept records
+! (what a procedure called from outside keeps between calls: the
+! allocation of its ALLOCATABLE module and SAVE arrays).
 module adjit_support
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan, &
     ieee_positive_inf, ieee_negative_inf
@@ -10,6 +12,9 @@ module adjit_support
   public :: adjit_push_value, adjit_pop_value, adjit_push_int, adjit_pop_int
   public :: adjit_push_control, adjit_pop_control, adjit_floor, adjit_ceil
   public :: adjit_polygamma, adjit_add_elements_4, adjit_add_elements_8
+  public :: adjit_keep_begin, adjit_keep_put, adjit_keep_end
+  public :: adjit_restore_begin, adjit_restore_end
+  public :: adjit_kept_get_i8, adjit_kept_get_r8, adjit_kept_get_l
 
   !> One growable stack of 64-bit words.
   type :: word_stack
@@ -19,6 +24,25 @@ module adjit_support
   end type word_stack
 
   type(word_stack), save :: values, integers, controls
+
+  !> One kept record: its name and its values (64-bit words).
+  type :: kept_record
+    character(len=:), allocatable :: name
+    integer(8), allocatable :: words(:)
+  end type kept_record
+
+  !> The kept records, the record being written or read, and the
+  !> position of the next value read.
+  type(kept_record), allocatable, save :: kept(:)
+  type(word_stack), save :: keeping
+  character(len=:), allocatable, save :: keeping_name
+  integer(8), allocatable, save :: restoring(:)
+  integer(8), save :: restored = 0
+
+  !> Adds a value to the record being written.
+  interface adjit_keep_put
+    module procedure keep_put_i4, keep_put_i8, keep_put_r4, keep_put_r8, keep_put_l
+  end interface adjit_keep_put
 
   !> Float FLOOR / CEILING with the result in the argument's kind.
   interface adjit_floor
@@ -206,4 +230,99 @@ contains
     real(8), intent(in) :: x(n)
     y = y + x
   end subroutine adjit_add_elements_8
+  !> Starts writing the kept record `name`.
+  subroutine adjit_keep_begin(name)
+    character(len=*), intent(in) :: name
+    keeping_name = name
+    keeping%depth = 0
+  end subroutine adjit_keep_begin
+
+  subroutine keep_put_i4(x)
+    integer(4), intent(in) :: x
+    call push_word(keeping, int(x, 8))
+  end subroutine keep_put_i4
+
+  subroutine keep_put_i8(x)
+    integer(8), intent(in) :: x
+    call push_word(keeping, x)
+  end subroutine keep_put_i8
+
+  subroutine keep_put_r4(x)
+    real(4), intent(in) :: x
+    call push_word(keeping, transfer(real(x, 8), 0_8))
+  end subroutine keep_put_r4
+
+  subroutine keep_put_r8(x)
+    real(8), intent(in) :: x
+    call push_word(keeping, transfer(x, 0_8))
+  end subroutine keep_put_r8
+
+  subroutine keep_put_l(x)
+    logical, intent(in) :: x
+    call push_word(keeping, merge(1_8, 0_8, x))
+  end subroutine keep_put_l
+
+  !> The index of the kept record `name` in `kept` (0: none).
+  integer function kept_index(name) result(k)
+    character(len=*), intent(in) :: name
+    if (allocated(kept)) then
+      do k = 1, size(kept)
+        if (kept(k)%name == name) return
+      end do
+    end if
+    k = 0
+  end function kept_index
+
+  !> Replaces the kept record by the values written since
+  !> adjit_keep_begin.
+  subroutine adjit_keep_end()
+    type(kept_record), allocatable :: grown(:)
+    integer :: k
+    k = kept_index(keeping_name)
+    if (k == 0) then
+      if (.not. allocated(kept)) allocate(kept(0))
+      allocate(grown(size(kept) + 1))
+      grown(1:size(kept)) = kept
+      call move_alloc(grown, kept)
+      k = size(kept)
+      kept(k)%name = keeping_name
+    end if
+    if (keeping%depth > 0) then
+      kept(k)%words = keeping%ints(1:keeping%depth)
+    else
+      kept(k)%words = [integer(8) ::]
+    end if
+  end subroutine adjit_keep_end
+
+  !> Starts reading the kept record `name` (never kept: one .false.).
+  subroutine adjit_restore_begin(name)
+    character(len=*), intent(in) :: name
+    integer :: k
+    k = kept_index(name)
+    if (k == 0) then
+      restoring = [0_8]
+    else
+      restoring = kept(k)%words
+    end if
+    restored = 0
+  end subroutine adjit_restore_begin
+
+  subroutine adjit_restore_end()
+    restored = 0
+  end subroutine adjit_restore_end
+
+  !> The next value of the record being read, as written.
+  integer(8) function adjit_kept_get_i8() result(w)
+    if (restored >= size(restoring, kind=8)) error stop 'adjit: a kept record ends early'
+    restored = restored + 1
+    w = restoring(restored)
+  end function adjit_kept_get_i8
+
+  real(8) function adjit_kept_get_r8() result(x)
+    x = transfer(adjit_kept_get_i8(), 0.0_8)
+  end function adjit_kept_get_r8
+
+  logical function adjit_kept_get_l() result(b)
+    b = adjit_kept_get_i8() /= 0
+  end function adjit_kept_get_l
 end module adjit_support

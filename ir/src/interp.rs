@@ -18,7 +18,7 @@
 
 use crate::buffer::Buffer;
 use crate::error::RuntimeError;
-use crate::io::{Channels, IoState, Item};
+use crate::io::{Channels, IoState, Item, Kept};
 use crate::ir::{
     BinaryOp, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Module, Proc, ProcId, Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
@@ -484,7 +484,13 @@ impl<'m> Interpreter<'m> {
     /// Sends the program's output to, and takes its input from, `channels`
     /// (standard output and input by default).
     pub fn set_io_channels(&mut self, channels: Channels) {
-        self.io = IoState::new(channels);
+        self.io.set_channels(channels);
+    }
+
+    /// Keeps the records of kept ALLOCATABLE module and SAVE arrays in
+    /// `kept` (shared with the other calls of the program).
+    pub fn set_kept(&mut self, kept: Kept) {
+        self.io.set_kept(kept);
     }
 
     /// Turns subscript checks on `LoadElem` / `StoreElem` / `Elem` arguments
@@ -1361,6 +1367,8 @@ impl<'m> Interpreter<'m> {
                     IoOp::EndWrite => self.io.end_write().map_err(|m| io_error(self, m))?,
                     IoOp::BeginRead => self.io.begin_read(),
                     IoOp::EndRead => self.io.end_read(),
+                    IoOp::BeginKeep(name) => self.io.begin_keep(name),
+                    IoOp::BeginRestore(name) => self.io.begin_restore(name),
                     IoOp::Get => {
                         let kind = match ty {
                             Type::F32 => Item::Real(0.0, false),

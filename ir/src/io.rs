@@ -11,8 +11,13 @@
 //! [`IoState::end_write`], [`IoState::begin_read`], [`IoState::get`] and
 //! [`IoState::end_read`]. Output is formatted when the statement ends, so a
 //! statement that fails writes nothing.
+//!
+//! The same steps also write and read the program's kept records
+//! ([`Kept`]: what it keeps between calls made from outside, such as the
+//! allocation of an ALLOCATABLE module array), bracketed by
+//! [`IoState::begin_keep`] and [`IoState::begin_restore`] instead.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -68,11 +73,80 @@ impl fmt::Debug for Channels {
     }
 }
 
+/// The records a program keeps between calls made from outside, by name:
+/// the values one kept record held when it was last written (for an
+/// ALLOCATABLE module or SAVE array: whether it is allocated, its bounds
+/// and its elements). Clones share the records; they are released with the
+/// last clone.
+#[derive(Clone, Debug, Default)]
+pub struct Kept(Arc<Mutex<HashMap<Vec<u8>, Vec<Item>>>>);
+
+impl Kept {
+    /// The record `name` (a copy), if one was kept.
+    fn get(&self, name: &[u8]) -> Option<Vec<Item>> {
+        self.0.lock().ok()?.get(name).cloned()
+    }
+    /// Replaces the record `name`.
+    fn put(&self, name: &[u8], items: Vec<Item>) -> Result<(), String> {
+        self.0
+            .lock()
+            .map_err(|_| "the kept records are poisoned".to_string())?
+            .insert(name.to_vec(), items);
+        Ok(())
+    }
+    /// Number of values held by all the records (what a program keeps
+    /// between calls; it does not grow with the number of calls).
+    pub fn values(&self) -> usize {
+        self.0
+            .lock()
+            .map(|m| m.values().map(Vec::len).sum())
+            .unwrap_or(0)
+    }
+    /// Whether `self` and `other` share their records.
+    pub fn shares_with(&self, other: &Kept) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+    /// A copy of the records that shares nothing with them.
+    pub fn snapshot(&self) -> Kept {
+        let records = self.0.lock().map(|m| m.clone()).unwrap_or_default();
+        Kept(Arc::new(Mutex::new(records)))
+    }
+    /// Replaces the records by copies of those of `other`.
+    pub fn assign(&self, other: &Kept) {
+        if self.shares_with(other) {
+            return;
+        }
+        let records = other.0.lock().map(|m| m.clone()).unwrap_or_default();
+        if let Ok(mut mine) = self.0.lock() {
+            *mine = records;
+        }
+    }
+}
+
+impl PartialEq for Kept {
+    /// Equal records, by value.
+    fn eq(&self, other: &Kept) -> bool {
+        self.shares_with(other)
+            || match (self.0.lock(), other.0.lock()) {
+                (Ok(a), Ok(b)) => *a == *b,
+                _ => false,
+            }
+    }
+}
+
 /// The I/O state of one running program: its channels and the statement in
 /// progress.
 #[derive(Debug, Default)]
 pub struct IoState {
     channels: Channels,
+    /// The records kept between calls.
+    kept: Kept,
+    /// The name of the kept record the output statement in progress
+    /// writes (`None`: it prints).
+    keep: Option<Vec<u8>>,
+    /// The values not yet read of the kept record the input statement in
+    /// progress reads (`None`: it reads the input channel).
+    restore: Option<VecDeque<Item>>,
     /// The format of the output statement in progress (`None`:
     /// list-directed).
     format: Option<Vec<u8>>,
@@ -89,15 +163,47 @@ impl IoState {
         // (allocations on every call of a reused runtime) only to drop them.
         IoState {
             channels,
+            kept: Kept::default(),
+            keep: None,
+            restore: None,
             format: None,
             items: Vec::new(),
             tokens: VecDeque::new(),
         }
     }
+    /// Writes and reads through `channels` from now on (the kept records
+    /// stay).
+    pub fn set_channels(&mut self, channels: Channels) {
+        let kept = std::mem::take(&mut self.kept);
+        *self = IoState::new(channels);
+        self.kept = kept;
+    }
+    /// Keeps records in `kept` (shared with other states) from now on.
+    pub fn set_kept(&mut self, kept: Kept) {
+        self.kept = kept;
+    }
     /// Starts an output statement (`None`: list-directed).
     pub fn begin_write(&mut self, format: Option<&[u8]>) {
         self.format = format.map(<[u8]>::to_vec);
+        self.keep = None;
         self.items.clear();
+    }
+    /// Starts writing the kept record `name`: the items put until
+    /// [`IoState::end_write`] replace it.
+    pub fn begin_keep(&mut self, name: &[u8]) {
+        self.format = None;
+        self.keep = Some(name.to_vec());
+        self.items.clear();
+    }
+    /// Starts reading the kept record `name` (a record never kept reads as
+    /// the logical false): [`IoState::get`] returns its values in order until
+    /// [`IoState::end_read`].
+    pub fn begin_restore(&mut self, name: &[u8]) {
+        let items = self
+            .kept
+            .get(name)
+            .unwrap_or_else(|| vec![Item::Logical(false)]);
+        self.restore = Some(items.into());
     }
     /// Adds an item to the output statement in progress.
     pub fn put(&mut self, item: Item) {
@@ -106,6 +212,9 @@ impl IoState {
     /// Formats the output statement and writes it.
     pub fn end_write(&mut self) -> Result<(), String> {
         let items = std::mem::take(&mut self.items);
+        if let Some(name) = self.keep.take() {
+            return self.kept.put(&name, items);
+        }
         let text = match self.format.take() {
             None => list_directed(&items),
             Some(f) => formatted(&parse_format(&f)?, &items)?,
@@ -121,12 +230,25 @@ impl IoState {
     }
     /// Starts a list-directed input statement.
     pub fn begin_read(&mut self) {
+        self.restore = None;
         self.tokens.clear();
     }
     /// Reads the next value of the input statement in progress, for an
     /// item of the given kind (`Item` with a placeholder value; a
     /// character item's length is the number of bytes it receives).
     pub fn get(&mut self, kind: &Item) -> Result<Item, String> {
+        if let Some(values) = &mut self.restore {
+            return match (values.pop_front(), kind) {
+                (Some(Item::Int(v, _)), Item::Int(_, size)) => Ok(Item::Int(v, *size)),
+                (Some(Item::Real(x, _)), Item::Real(_, double)) => Ok(Item::Real(x, *double)),
+                (Some(Item::Logical(b)), Item::Logical(_)) => Ok(Item::Logical(b)),
+                (found, _) => Err(format!(
+                    "a kept record holds {} where a {} is read",
+                    found.as_ref().map_or("no more values", kind_name),
+                    kind_name(kind)
+                )),
+            };
+        }
         let token = self.next_token()?;
         let bad = || format!("bad {} `{token}` in list-directed input", kind_name(kind));
         match kind {
@@ -150,6 +272,7 @@ impl IoState {
     }
     /// Ends the input statement (the rest of the record is skipped).
     pub fn end_read(&mut self) {
+        self.restore = None;
         self.tokens.clear();
     }
 

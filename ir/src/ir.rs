@@ -799,6 +799,16 @@ pub enum IoOp {
     GetChar(CharRef),
     /// Ends the input statement.
     EndRead,
+    /// Starts writing the kept record of that name (bytes): the `Put`
+    /// steps that follow give its values, and `EndWrite` replaces the
+    /// record with them instead of printing them. Kept records hold what a
+    /// program keeps between calls made from outside (the allocation of an
+    /// ALLOCATABLE module or SAVE array, see [`crate::io::Kept`]).
+    BeginKeep(Vec<u8>),
+    /// Starts reading the kept record of that name (bytes): the `Get`
+    /// steps that follow read its values in order (a record never kept
+    /// reads as one logical false), up to `EndRead`.
+    BeginRestore(Vec<u8>),
 }
 
 /// An actual argument of a [`Inst::Call`].
@@ -1032,7 +1042,9 @@ impl Inst {
                 | IoOp::EndWrite
                 | IoOp::BeginRead
                 | IoOp::Get
-                | IoOp::EndRead => {}
+                | IoOp::EndRead
+                | IoOp::BeginKeep(_)
+                | IoOp::BeginRestore(_) => {}
             },
         }
     }
@@ -1102,7 +1114,9 @@ impl Inst {
                 | IoOp::EndWrite
                 | IoOp::BeginRead
                 | IoOp::Get
-                | IoOp::EndRead => {}
+                | IoOp::EndRead
+                | IoOp::BeginKeep(_)
+                | IoOp::BeginRestore(_) => {}
             },
         }
     }

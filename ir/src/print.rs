@@ -426,6 +426,10 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
                 IoOp::Get => format!("{v} = io.get.{}", type_suffix(ty)),
                 IoOp::GetChar(r) => format!("io.get_char {}", char_ref_text(r, names)),
                 IoOp::EndRead => "io.end_read".to_string(),
+                IoOp::BeginKeep(n) => format!("io.begin_keep {:?}", String::from_utf8_lossy(n)),
+                IoOp::BeginRestore(n) => {
+                    format!("io.begin_restore {:?}", String::from_utf8_lossy(n))
+                }
             }
         }
         Inst::Push(stack, x) => return format!("push.{} {x}", stack_name(*stack)),

@@ -587,9 +587,12 @@ impl Checker<'_> {
                     self.expect_result(ty, None);
                     self.char_ref(block, pos, r, true);
                 }
-                IoOp::BeginWrite(_) | IoOp::EndWrite | IoOp::BeginRead | IoOp::EndRead => {
-                    self.expect_result(ty, None)
-                }
+                IoOp::BeginWrite(_)
+                | IoOp::EndWrite
+                | IoOp::BeginRead
+                | IoOp::EndRead
+                | IoOp::BeginKeep(_)
+                | IoOp::BeginRestore(_) => self.expect_result(ty, None),
             },
             Inst::Push(stack, x) => {
                 self.expect_result(ty, None);

@@ -2881,6 +2881,19 @@ impl<'a, 'm> Lower<'a, 'm> {
             IoOp::EndWrite => {
                 self.call_external("adjit_io_end_write", &[p], Some(types::I32), &[rt])?
             }
+            IoOp::BeginKeep(name) | IoOp::BeginRestore(name) => {
+                let data: Box<[u8]> = name.clone().into_boxed_slice();
+                let addr = data.as_ptr() as i64;
+                self.sh.literals.push(data);
+                let (a, l) = (self.b.ins().iconst(p, addr), self.iconst(name.len() as i64));
+                let restore = self.iconst(matches!(op, IoOp::BeginRestore(_)) as i64);
+                self.call_external(
+                    "adjit_io_begin_kept",
+                    &[p, p, i64t, i64t],
+                    Some(types::I32),
+                    &[rt, a, l, restore],
+                )?
+            }
             IoOp::BeginRead | IoOp::EndRead => {
                 let start = self.iconst(matches!(op, IoOp::BeginRead) as i64);
                 self.call_external(

@@ -16,6 +16,7 @@
 //! linked together would. Generated code addresses the storage directly;
 //! the host reads and writes it only through a [`GlobalsGuard`].
 
+use crate::ir::io::Kept;
 use crate::ir::{self, Buffer};
 use crate::ir::{Const, GlobalId, Type};
 use std::cell::UnsafeCell;
@@ -61,6 +62,8 @@ pub struct GlobalStore {
     /// The addresses of `words`, for generated code.
     table: Vec<usize>,
     lock: Arc<Mutex<()>>,
+    /// The program's kept records (shared by extensions).
+    kept: Kept,
 }
 
 /// A private copy of the globals of a [`GlobalStore`] (all of them, the
@@ -165,6 +168,7 @@ impl GlobalStore {
             table: words.iter().map(|w| w.ptr() as usize).collect(),
             words,
             lock: Arc::new(Mutex::new(())),
+            kept: Kept::default(),
         })
     }
 
@@ -200,12 +204,21 @@ impl GlobalStore {
             table: words.iter().map(|w| w.ptr() as usize).collect(),
             words,
             lock: self.lock.clone(),
+            kept: self.kept.clone(),
         })
     }
 
     /// Number of globals.
     pub fn len(&self) -> usize {
         self.globals.len()
+    }
+
+    /// The records the program keeps between calls (the allocations of
+    /// its ALLOCATABLE module and SAVE arrays), shared by the store's
+    /// extensions and released with the last of them. They are not part
+    /// of the frames: every evaluation reads and writes them in place.
+    pub fn kept(&self) -> &Kept {
+        &self.kept
     }
 
     /// True when the store holds no global (calls need no lock).

@@ -198,6 +198,7 @@ pub fn runtime_symbols() -> Vec<NativeFn> {
         adjit_io_put_char,
         adjit_io_end_write,
         adjit_io_read_bracket,
+        adjit_io_begin_kept,
         adjit_io_get,
         adjit_io_get_char,
         adjit_ipow_i64,

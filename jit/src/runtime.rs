@@ -9,7 +9,7 @@
 //! i32`, status 0 for success. Helpers never unwind: they contain no panics
 //! and report failure through return values.
 
-use crate::ir::io::{Channels, IoState, Item};
+use crate::ir::io::{Channels, IoState, Item, Kept};
 use crate::ir::{CharSearch, StackKind};
 use crate::stack::{Arena, MapBudget, SegmentedStack, StackConfig, StackRegs, StackStats};
 use std::mem::offset_of;
@@ -387,7 +387,13 @@ impl Runtime {
     /// Sends the output of compiled PRINT / WRITE to, and takes the input of
     /// READ from, `channels` (standard output and input by default).
     pub fn set_io_channels(&mut self, channels: Channels) {
-        self.state.io = IoState::new(channels);
+        self.state.io.set_channels(channels);
+    }
+
+    /// Keeps the records of kept ALLOCATABLE module and SAVE arrays in
+    /// `kept` (shared with the other calls of the program).
+    pub fn set_kept(&mut self, kept: Kept) {
+        self.state.io.set_kept(kept);
     }
 
     /// Records the current depths into the peaks (called after each call).
@@ -823,6 +829,33 @@ pub unsafe extern "C" fn adjit_io_put_char(rt: *mut RuntimeCtx, p: *const u8, le
 pub unsafe extern "C" fn adjit_io_end_write(rt: *mut RuntimeCtx) -> i32 {
     // SAFETY: guaranteed by the caller.
     unsafe { io_step(rt, IoState::end_write) }
+}
+
+/// Starts writing (`restore` 0) or reading (1) the kept record named by
+/// the `len` bytes at `name` ([`IoState::begin_keep`],
+/// [`IoState::begin_restore`]).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `name` valid
+/// for `len` bytes.
+pub unsafe extern "C" fn adjit_io_begin_kept(
+    rt: *mut RuntimeCtx,
+    name: *const u8,
+    len: i64,
+    restore: i64,
+) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    let name = unsafe { bytes(name, len) };
+    unsafe {
+        io_step(rt, |io| {
+            if restore != 0 {
+                io.begin_restore(name)
+            } else {
+                io.begin_keep(name)
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Starts (`start` 1) or ends (0) a list-directed input statement.

@@ -459,6 +459,16 @@ impl Engine {
     /// them as one primal call from its starting state would.
     pub fn state(&self) -> GlobalState {
         GlobalState::take_all(&self.globals.lock(), self.globals.len())
+            .with_kept(self.globals.kept())
+    }
+
+    /// Number of values the program keeps between calls in its kept
+    /// records: for each ALLOCATABLE module or SAVE array owned by a
+    /// procedure called through the API, whether it is allocated, its
+    /// bounds and its elements. It follows the arrays' current sizes, not
+    /// the number of calls; the records are released with the engine.
+    pub fn kept_values(&self) -> usize {
+        self.globals.kept().values()
     }
 
     /// Runs `f` (evaluations of handles of this engine), then puts the
@@ -478,7 +488,9 @@ impl Engine {
     /// Puts the program's globals back to a state taken by
     /// [`Engine::state`] (a usage error for a state of another program).
     pub fn set_state(&self, state: &GlobalState) -> Result<(), Error> {
-        state.put(&mut self.globals.lock())
+        state.put(&mut self.globals.lock())?;
+        state.put_kept(self.globals.kept());
+        Ok(())
     }
 
     /// Renders a runtime error with its Fortran location.
@@ -798,6 +810,11 @@ impl<'a> Session<'a> {
         };
         let mut session = Session { exec, run };
         session.set_io_channels(exec.io.clone());
+        let kept = exec.store().kept().clone();
+        match &mut session.run {
+            SessionRun::Jit { runtime, .. } => runtime.set_kept(kept),
+            SessionRun::Interp(interp) => interp.set_kept(kept),
+        }
         session
     }
 

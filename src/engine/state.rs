@@ -16,6 +16,7 @@
 //! state one primal call would (see `derivatives`).
 
 use super::{Error, ErrorKind};
+use adjit_ir::io::Kept;
 use adjit_ir::Buffer;
 use adjit_ir::{CallArg, CharBase, GlobalId, Inst, Module, ProcId, Storage, VarId};
 use adjit_jit::globals::{GlobalAccess, GlobalFrame, GlobalStore};
@@ -26,6 +27,10 @@ use adjit_jit::globals::{GlobalAccess, GlobalFrame, GlobalStore};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GlobalState {
     values: Vec<(GlobalId, String, Buffer)>,
+    /// A copy of the program's kept records (the ALLOCATABLE module and
+    /// SAVE arrays kept between calls), when the state was taken from the
+    /// program's store rather than from a copy of its globals.
+    kept: Option<Kept>,
 }
 
 impl GlobalState {
@@ -65,6 +70,7 @@ impl GlobalState {
                     Some((id, globals[id.index()].name.clone(), b))
                 })
                 .collect(),
+            kept: None,
         }
     }
 
@@ -76,8 +82,22 @@ impl GlobalState {
         GlobalState::take(guard, &ids)
     }
 
+    /// The same state with a copy of `kept`, the program's kept records.
+    pub(crate) fn with_kept(mut self, kept: &Kept) -> GlobalState {
+        self.kept = Some(kept.snapshot());
+        self
+    }
+
+    /// Puts the kept records of the state (if it holds them) back into
+    /// `kept`.
+    pub(crate) fn put_kept(&self, kept: &Kept) {
+        if let Some(mine) = &self.kept {
+            kept.assign(mine);
+        }
+    }
+
     /// Writes the values back into a locked store or a frame of the same
-    /// program.
+    /// program (the kept records: [`GlobalState::put_kept`]).
     pub(crate) fn put(&self, guard: &mut impl GlobalAccess) -> Result<(), Error> {
         let mismatch = |detail: String| {
             Error::new(
@@ -210,24 +230,41 @@ impl<'a> Held<'a> {
         }
     }
 
-    /// A copy of the globals `ids`.
+    /// A copy of the globals `ids` (and of the program's kept records,
+    /// unless this is a fork).
     pub(crate) fn state(&self, ids: &[GlobalId]) -> GlobalState {
-        self.frame
+        let state = self
+            .frame
             .as_ref()
             .map(|g| GlobalState::take(g, ids))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        self.with_kept(state)
     }
 
-    /// A copy of every global of the program.
+    /// A copy of every global of the program (and of its kept records,
+    /// unless this is a fork).
     pub(crate) fn state_all(&self) -> GlobalState {
-        self.frame
+        let state = self
+            .frame
             .as_ref()
             .map(|g| GlobalState::take_all(g, self.shared))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        self.with_kept(state)
     }
 
-    /// Puts globals back.
+    /// `state` with a copy of the kept records of the store.
+    fn with_kept(&self, state: GlobalState) -> GlobalState {
+        match self.store {
+            Some(store) => state.with_kept(store.kept()),
+            None => state,
+        }
+    }
+
+    /// Puts globals (and kept records) back.
     pub(crate) fn put(&mut self, state: &GlobalState) -> Result<(), Error> {
+        if let Some(store) = self.store {
+            state.put_kept(store.kept());
+        }
         match &mut self.frame {
             Some(g) => state.put(g),
             None if state.is_empty() => Ok(()),

@@ -1299,6 +1299,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         self.runtime_sized_declarations();
         self.default_initialization();
         self.data_statements();
+        self.restore_persistent_allocs();
         for (name, args, value, span) in &u.scope.leading_assignments {
             self.span = *span;
             let target = Expr {
@@ -1321,7 +1322,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         }
         self.stmts(&u.ast.body);
         self.span = u.ast.span;
-        self.fail_if_kept_allocated();
+        self.keep_persistent_allocs();
         self.terminate(Terminator::Return);
     }
 

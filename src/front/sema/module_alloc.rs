@@ -15,17 +15,22 @@
 //! * The *owner* of an array is a procedure that uses it (directly or
 //!   through calls) and that no procedure of the program names: the main
 //!   PROGRAM, or a procedure called from outside only. The array is an
-//!   ALLOCATABLE local of the owner ([`adjit_ir::Storage::Allocatable`]):
-//!   unallocated when the owner starts, released when it returns. A main
-//!   program runs once, so there this is exactly Fortran's lifetime; a
-//!   procedure called from outside (through the API) starts each call with
-//!   the array unallocated, and returning with it still allocated is a
-//!   runtime error ([`Lowerer::fail_if_kept_allocated`]). So every call
-//!   that succeeds starts from the state a Fortran program's call would
-//!   (its previous call released the array), and ALLOCATED, STAT= and
-//!   MOVE_ALLOC answer as in Fortran. A recursive procedure (one naming
-//!   itself) is never an owner: its inner activations take the outer
-//!   one's arrays, so it is called from Fortran only.
+//!   ALLOCATABLE local of the owner ([`adjit_ir::Storage::Allocatable`]).
+//!   A main program runs once: the array starts unallocated and is
+//!   released when it ends, Fortran's lifetime. A procedure called from
+//!   outside (through the API) keeps the array between its calls, as a
+//!   Fortran program does: before every return it writes the array's
+//!   *kept record* (whether it is allocated, its bounds, its values:
+//!   [`adjit_ir::IoOp::BeginKeep`]), and at entry it gives its local the
+//!   allocation the record holds ([`adjit_ir::IoOp::BeginRestore`]; never
+//!   kept: unallocated). The records live with the program's global state
+//!   (`adjit_ir::io::Kept`), so ALLOCATE in one call, reads in the next and
+//!   DEALLOCATE in a third behave as in Fortran. The values read back are
+//!   constants of the call: derivative code starts them with zero
+//!   derivatives, and the derivatives of what a call keeps are not kept.
+//!   A recursive procedure (one naming itself) is never an owner: its
+//!   inner activations take the outer one's arrays, so it is called from
+//!   Fortran only.
 //! * Every other procedure that uses it takes it as a hidden parameter,
 //!   after its host variables and before the function result; callers
 //!   pass their own. A procedure called through a dummy procedure cannot
@@ -38,7 +43,7 @@ use super::super::ast::{Name, ProcKind};
 use super::lowerer::{referenced_names, Lowerer};
 use super::scope::{Scope, Sym, TypeInfo, VarDecl};
 use super::Program;
-use adjit_ir::{Inst, RuntimeErrorKind, Span, Storage, Terminator, Type, VarId};
+use adjit_ir::{BinaryOp, Inst, IoOp, Span, Storage, Terminator, Type, Value, VarId};
 use std::collections::BTreeSet;
 
 /// One ALLOCATABLE array whose allocation persists: a module variable or a
@@ -300,46 +305,141 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// Before a return of a procedure that owns persistent arrays and is
-    /// called through the API: a runtime error naming each array still
-    /// allocated. adjit releases the owner's arrays when it returns, where a
-    /// Fortran program would keep them for the next call; refusing to return
-    /// them allocated keeps every later call starting from the state a
-    /// Fortran program would have (all unallocated), so no call can read
-    /// an allocation (or its data) that adjit did not keep.
-    pub(super) fn fail_if_kept_allocated(&mut self) {
+    /// The persistent arrays this procedure owns and keeps between calls
+    /// made from outside (it is no main PROGRAM), with their keys: none
+    /// for any other procedure.
+    fn kept_arrays(&self) -> Vec<(String, VarId)> {
         let prog = self.prog;
         if !prog.allocs.owner.get(self.unit).copied().unwrap_or(false)
             || prog.units[self.unit].ast.kind == ProcKind::Program
         {
-            return;
+            return Vec::new();
         }
         let Some(needs) = prog.allocs.needs.get(self.unit) else {
-            return;
+            return Vec::new();
         };
-        for &k in needs {
-            let p = &prog.allocs.list[k];
-            let Some(&v) = self.vars.get(&p.name) else {
-                continue;
-            };
-            let allocated = self.val(Inst::Allocated(v), Type::Bool);
-            let (kept, released) = (self.block(), self.block());
+        needs
+            .iter()
+            .filter_map(|&k| {
+                let key = &prog.allocs.list[k].name;
+                self.vars.get(key).map(|&v| (key.clone(), v))
+            })
+            .collect()
+    }
+
+    /// At the entry of a procedure that owns persistent arrays and is
+    /// called from outside: gives each array the allocation, bounds and
+    /// values its kept record holds (what the previous call left, see
+    /// [`Lowerer::keep_persistent_allocs`]), or leaves it unallocated when
+    /// the previous call left it so (or there was none). The values read
+    /// are constants of the call (they have no derivative).
+    pub(super) fn restore_persistent_allocs(&mut self) {
+        for (key, v) in self.kept_arrays() {
+            let rank = self.proc.vars[v.index()].dims.len();
+            let ty = self.proc.vars[v.index()].ty;
+            self.emit(Inst::Io(IoOp::BeginRestore(key.into_bytes())), None);
+            let flag = self.temp("kept", Type::Bool);
+            let got = self.emit(Inst::Io(IoOp::Get), Some(Type::Bool));
+            self.emit(Inst::Store(flag, got), None);
+            let allocated = self.val(Inst::Load(flag), Type::Bool);
+            let (fill, done) = (self.block(), self.block());
             self.terminate(Terminator::Branch {
                 cond: allocated,
-                then_dest: kept,
-                else_dest: released,
+                then_dest: fill,
+                else_dest: done,
             });
-            self.switch_to(kept);
-            let procedure = &prog.units[self.unit].ast.name.text;
-            let (scope, var) = p.name.rsplit_once("::").unwrap_or(("", &p.name));
-            self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(Some(format!(
-                "`{var}` of `{scope}` is still allocated when `{procedure}` returns: adjit \
-                 does not keep ALLOCATABLE module and SAVE arrays between calls made \
-                 through the API (a Fortran program would keep it for the next call); \
-                 deallocate it before returning, or call `{procedure}` from a main PROGRAM"
-            )))));
-            self.switch_to(released);
+            self.switch_to(fill);
+            let mut bounds = Vec::with_capacity(rank);
+            for _ in 0..rank {
+                let pair: Vec<Value> = (0..2)
+                    .map(|_| {
+                        let t = self.temp("kept", Type::I64);
+                        let got = self.emit(Inst::Io(IoOp::Get), Some(Type::I64));
+                        self.emit(Inst::Store(t, got), None);
+                        self.val(Inst::Load(t), Type::I64)
+                    })
+                    .collect();
+                bounds.push((pair[0], pair[1]));
+            }
+            self.emit(Inst::Allocate(v, bounds), None);
+            let _ = self.for_elements(v, &mut |this, idx| {
+                let x = this.emit(Inst::Io(IoOp::Get), Some(ty));
+                this.emit(Inst::StoreElem(v, idx, x), None);
+                Ok(())
+            });
+            self.jump(done);
+            self.switch_to(done);
+            self.emit(Inst::Io(IoOp::EndRead), None);
         }
+    }
+
+    /// Before a return of a procedure that owns persistent arrays and is
+    /// called from outside: writes each array's kept record (whether it is
+    /// allocated, its bounds and its values), which the next call starts
+    /// from ([`Lowerer::restore_persistent_allocs`]), as a Fortran program
+    /// keeps module and SAVE arrays between calls. The procedure's own
+    /// copy is released when it returns, as every ALLOCATABLE local.
+    pub(super) fn keep_persistent_allocs(&mut self) {
+        for (key, v) in self.kept_arrays() {
+            let rank = self.proc.vars[v.index()].dims.len();
+            let ty = self.proc.vars[v.index()].ty;
+            self.emit(Inst::Io(IoOp::BeginKeep(key.into_bytes())), None);
+            let allocated = self.val(Inst::Allocated(v), Type::Bool);
+            self.emit(Inst::Io(IoOp::Put(allocated)), None);
+            let (write, done) = (self.block(), self.block());
+            self.terminate(Terminator::Branch {
+                cond: allocated,
+                then_dest: write,
+                else_dest: done,
+            });
+            self.switch_to(write);
+            for d in 0..rank as u32 {
+                let lower = self.val(Inst::DimLower(v, d), Type::I64);
+                let extent = self.val(Inst::DimExtent(v, d), Type::I64);
+                let one = self.int(1, Type::I64);
+                let last = self.val(Inst::Binary(BinaryOp::Sub, extent, one), Type::I64);
+                let upper = self.val(Inst::Binary(BinaryOp::Add, lower, last), Type::I64);
+                self.emit(Inst::Io(IoOp::Put(lower)), None);
+                self.emit(Inst::Io(IoOp::Put(upper)), None);
+            }
+            let _ = self.for_elements(v, &mut |this, idx| {
+                let x = this.val(Inst::LoadElem(v, idx), ty);
+                this.emit(Inst::Io(IoOp::Put(x)), None);
+                Ok(())
+            });
+            self.jump(done);
+            self.switch_to(done);
+            self.emit(Inst::Io(IoOp::EndWrite), None);
+        }
+    }
+
+    /// Runs `body` for the subscripts of every element of the allocated
+    /// array `v`, in column-major order.
+    fn for_elements(
+        &mut self,
+        v: VarId,
+        body: &mut dyn FnMut(&mut Self, Vec<Value>) -> super::lowerer::R<()>,
+    ) -> super::lowerer::R<()> {
+        let rank = self.proc.vars[v.index()].dims.len() as u32;
+        let extents: Vec<VarId> = (0..rank)
+            .map(|d| {
+                let t = self.temp("n", Type::I64);
+                let e = self.val(Inst::DimExtent(v, d), Type::I64);
+                self.emit(Inst::Store(t, e), None);
+                t
+            })
+            .collect();
+        self.for_positions(&extents, &mut |this, pos| {
+            let idx = pos
+                .iter()
+                .enumerate()
+                .map(|(d, &p)| {
+                    let lower = this.val(Inst::DimLower(v, d as u32), Type::I64);
+                    this.val(Inst::Binary(BinaryOp::Add, lower, p), Type::I64)
+                })
+                .collect();
+            body(this, idx)
+        })
     }
 
     /// The names under which this procedure sees the persistent array `k`

@@ -255,7 +255,7 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             StmtKind::Return => {
-                self.fail_if_kept_allocated();
+                self.keep_persistent_allocs();
                 self.terminate(Terminator::Return);
                 Ok(())
             }
