@@ -244,21 +244,18 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: f_b(dim_v)
   integer(4) :: dim_v_m_1
   real(8) :: exp_val
-  real(8) :: exp_val2
-  real(8) :: exp_val3
   integer(4) :: i_m_1
   ! Locals start at zero.
   i = 0_4
   ! 18: h = 2.0/(dim+1)
   h = real(2.0e0 / real(dim_v + 1_4, 4), 8)
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
+  f(1_4) = -2.0d0 * x(1_4) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp(x(1_4) / (1.0d0 + &
+      prm(2_4) * x(1_4))))
+  ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
   exp_val = exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
   call adjit_push_value(exp_val)
-  f(1_4) = -2.0d0 * x(1_4) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp_val)
-  ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  exp_val2 = exp(x(1_4) / (1.0d0 + prm(2_4) * x(1_4)))
-  call adjit_push_value(exp_val2)
-  f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * exp_val2
+  f(2_4) = x(1_4) + h * h * prm(1_4) / 1.2d1 * exp_val
   ! 22: do 1 i=2,dim-1
   spill15 = dim_v
   spill11 = 1_4
@@ -267,32 +264,28 @@ subroutine bratu_fwd(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   do i = 2_4, spill15 - spill11
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     i_m_1 = i - 1_4
+    f(i_m_1) = f(i_m_1) + x(i) + h * h * prm(1_4) / 1.2d1 * exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
+    ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
+    f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * exp(x(i) / (1.0d0 + &
+        prm(2_4) * x(i)))
+    ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     exp_val = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
     call adjit_push_value(exp_val)
-    f(i_m_1) = f(i_m_1) + x(i) + h * h * prm(1_4) / 1.2d1 * exp_val
-    ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    exp_val2 = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
-    call adjit_push_value(exp_val2)
-    f(i) = f(i) - 2.0d0 * x(i) + h * h * prm(1_4) / 1.2000000476837158d0 * exp_val2
-    ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    exp_val3 = exp(x(i) / (1.0d0 + prm(2_4) * x(i)))
-    call adjit_push_value(exp_val3)
-    f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp_val3
+    f(i + 1_4) = x(i) + h * h * prm(1_4) / 1.2d1 * exp_val
     ! 22: do 1 i=2,dim-1
     trips2 = trips2 + 1_8
   end do
   call adjit_push_control(trips2)
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
   dim_v_m_1 = dim_v - 1_4
-  exp_val = exp(x(dim_v) / (1.0d0 + prm(2_4) * x(dim_v)))
-  call adjit_push_value(exp_val)
-  f(dim_v_m_1) = f(dim_v_m_1) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * exp_val
+  f(dim_v_m_1) = f(dim_v_m_1) + x(dim_v) + h * h * prm(1_4) / 1.2d1 * exp(x(dim_v) / (1.0d0 + &
+      prm(2_4) * x(dim_v)))
   ! 30: F(dim) = F(dim)-2*x(dim)
   f(dim_v) = f(dim_v) - 2.0d0 * x(dim_v)
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  exp_val2 = exp(x(dim_v) / (1.0d0 + prm(2_4) * x(dim_v)))
-  call adjit_push_value(exp_val2)
-  f(dim_v) = f(dim_v) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp_val2)
+  exp_val = exp(x(dim_v) / (1.0d0 + prm(2_4) * x(dim_v)))
+  call adjit_push_value(exp_val)
+  f(dim_v) = f(dim_v) + h * h * prm(1_4) / 1.2d1 * (1.0d0 + 1.0d1 * exp_val)
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   call adjit_push_value(h)
   call adjit_push_int(int(i, 8))
@@ -308,6 +301,9 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   integer(4) :: i
   integer(4) :: step1
   integer(8) :: trips2
+  real(8) :: kept46
+  real(8) :: kept128
+  real(8) :: kept189
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
   real(8) :: f(dim_v)
@@ -316,9 +312,6 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: f_b(dim_v)
   real(8) :: denom
   real(8) :: denom2
-  real(8) :: exp_val
-  real(8) :: exp_val2
-  real(8) :: exp_val3
   real(8) :: f_b_part
   real(8) :: f_b_part10
   real(8) :: f_b_part11
@@ -337,6 +330,9 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: h_x_h2
   real(8) :: h_x_h3
   integer(4) :: i_p_1
+  real(8) :: kept128_saved
+  real(8) :: kept189_saved
+  real(8) :: kept46_saved
   real(8) :: neg
   real(8) :: neg2
   real(8) :: neg3
@@ -347,6 +343,7 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   real(8) :: quot5
   real(8) :: quot6
   real(8) :: total
+  real(8) :: v_1_p_10_x_kept46
   real(8) :: v_1_p_prm_2_x_x_1
   real(8) :: v_1_p_prm_2_x_x_12
   real(8) :: v_1_p_prm_2_x_x_i
@@ -357,13 +354,14 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
   ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  exp_val = adjit_pop_value()
+  kept189_saved = adjit_pop_value()
+  kept189 = kept189_saved
   h_x_h = h * h
   quot = h_x_h * prm(1_4) / 1.2d1
   denom = 1.0d0 + prm(2_4) * x(dim_v)
-  total = 1.0d0 + 1.0d1 * exp_val
+  total = 1.0d0 + 1.0d1 * kept189_saved
   f_b_part = 1.0d1 * merge(0.0d0, quot * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. quot == 0.0d0)
-  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+  f_b_part2 = merge(0.0d0, kept189_saved * f_b_part, f_b_part == 0.0d0 .or. kept189_saved == 0.0d0)
   quot2 = 1.0d0 / denom
   neg = -x(dim_v) / denom / denom
   f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
@@ -377,19 +375,18 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   ! 30: F(dim) = F(dim)-2*x(dim)
   x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b(dim_v))
   ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  exp_val2 = adjit_pop_value()
   h_x_h2 = h * h
   quot3 = h_x_h2 * prm(1_4) / 1.2d1
   denom2 = 1.0d0 + prm(2_4) * x(dim_v)
   f_b_part5 = merge(0.0d0, quot3 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == 0.0d0 .or. quot3 == 0.0d0)
-  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+  f_b_part6 = merge(0.0d0, kept189 * f_b_part5, f_b_part5 == 0.0d0 .or. kept189 == 0.0d0)
   quot4 = 1.0d0 / denom2
   neg2 = -x(dim_v) / denom2 / denom2
   f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
   prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part7, f_b_part7 == 0.0d0 .or. x(dim_v) == &
       0.0d0)
-  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, exp_val2 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == &
-      0.0d0 .or. exp_val2 == 0.0d0)
+  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, kept189 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == &
+      0.0d0 .or. kept189 == 0.0d0)
   prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
       0.0d0)
   x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) &
@@ -400,96 +397,96 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   do i = i - step1, int(i - trips2 * step1, 4), -step1
     ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
     i_p_1 = i + 1_4
-    exp_val = adjit_pop_value()
+    kept128_saved = adjit_pop_value()
+    kept128 = kept128_saved
     h_x_h = h * h
     quot = h_x_h * prm(1_4) / 1.2d1
     v_1_p_prm_2_x_x_i = 1.0d0 + prm(2_4) * x(i)
     f_b_val = f_b(i_p_1)
     f_b(i_p_1) = 0.0d0
     f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
-    f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+    f_b_part2 = merge(0.0d0, kept128_saved * f_b_part, f_b_part == 0.0d0 .or. kept128_saved == &
+        0.0d0)
     quot2 = 1.0d0 / v_1_p_prm_2_x_x_i
     neg = -x(i) / v_1_p_prm_2_x_x_i / v_1_p_prm_2_x_x_i
     f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
     prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part3, f_b_part3 == 0.0d0 .or. x(i) == 0.0d0)
-    f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
-        == 0.0d0)
+    f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, kept128_saved * f_b_val, f_b_val == 0.0d0 .or. &
+        kept128_saved == 0.0d0)
     prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == &
         0.0d0)
     x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
         0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
     ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    exp_val2 = adjit_pop_value()
     h_x_h2 = h * h
     quot3 = h_x_h2 * prm(1_4) / 1.2000000476837158d0
     v_1_p_prm_2_x_x_i2 = 1.0d0 + prm(2_4) * x(i)
     f_b_part5 = merge(0.0d0, quot3 * f_b(i), f_b(i) == 0.0d0 .or. quot3 == 0.0d0)
-    f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+    f_b_part6 = merge(0.0d0, kept128 * f_b_part5, f_b_part5 == 0.0d0 .or. kept128 == 0.0d0)
     quot4 = 1.0d0 / v_1_p_prm_2_x_x_i2
     neg2 = -x(i) / v_1_p_prm_2_x_x_i2 / v_1_p_prm_2_x_x_i2
     f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
     prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part7, f_b_part7 == 0.0d0 .or. x(i) == 0.0d0)
-    f_b_part8 = 8.333333002196431d-1 * merge(0.0d0, exp_val2 * f_b(i), f_b(i) == 0.0d0 .or. exp_val2 &
+    f_b_part8 = 8.333333002196431d-1 * merge(0.0d0, kept128 * f_b(i), f_b(i) == 0.0d0 .or. kept128 &
         == 0.0d0)
     prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
         0.0d0)
     x_b(i) = x_b(i) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
         merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * (-f_b(i)))
     ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    exp_val3 = adjit_pop_value()
     h_x_h3 = h * h
     quot5 = h_x_h3 * prm(1_4) / 1.2d1
     v_1_p_prm_2_x_x_i3 = 1.0d0 + prm(2_4) * x(i)
     f_b_part9 = merge(0.0d0, quot5 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 .or. quot5 == 0.0d0)
-    f_b_part10 = merge(0.0d0, exp_val3 * f_b_part9, f_b_part9 == 0.0d0 .or. exp_val3 == 0.0d0)
+    f_b_part10 = merge(0.0d0, kept128 * f_b_part9, f_b_part9 == 0.0d0 .or. kept128 == 0.0d0)
     quot6 = 1.0d0 / v_1_p_prm_2_x_x_i3
     neg3 = -x(i) / v_1_p_prm_2_x_x_i3 / v_1_p_prm_2_x_x_i3
     f_b_part11 = merge(0.0d0, neg3 * f_b_part10, f_b_part10 == 0.0d0 .or. neg3 == 0.0d0)
     prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part11, f_b_part11 == 0.0d0 .or. x(i) == &
         0.0d0)
-    f_b_part12 = 8.333333333333333d-2 * merge(0.0d0, exp_val3 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 &
-        .or. exp_val3 == 0.0d0)
+    f_b_part12 = 8.333333333333333d-2 * merge(0.0d0, kept128 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 &
+        .or. kept128 == 0.0d0)
     prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h3 * f_b_part12, f_b_part12 == 0.0d0 .or. h_x_h3 == &
         0.0d0)
     x_b(i) = x_b(i) + (merge(0.0d0, quot6 * f_b_part10, f_b_part10 == 0.0d0 .or. quot6 == 0.0d0) + &
         merge(0.0d0, prm(2_4) * f_b_part11, f_b_part11 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b(i - 1_4))
   end do
   ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  exp_val = adjit_pop_value()
+  kept46_saved = adjit_pop_value()
+  kept46 = kept46_saved
   h_x_h = h * h
   quot = h_x_h * prm(1_4) / 1.2d1
   v_1_p_prm_2_x_x_1 = 1.0d0 + prm(2_4) * x(1_4)
   f_b_val = f_b(2_4)
   f_b(2_4) = 0.0d0
   f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
-  f_b_part2 = merge(0.0d0, exp_val * f_b_part, f_b_part == 0.0d0 .or. exp_val == 0.0d0)
+  f_b_part2 = merge(0.0d0, kept46_saved * f_b_part, f_b_part == 0.0d0 .or. kept46_saved == 0.0d0)
   quot2 = 1.0d0 / v_1_p_prm_2_x_x_1
   neg = -x(1_4) / v_1_p_prm_2_x_x_1 / v_1_p_prm_2_x_x_1
   f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
   prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part3, f_b_part3 == 0.0d0 .or. x(1_4) == &
       0.0d0)
-  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, exp_val * f_b_val, f_b_val == 0.0d0 .or. exp_val &
-      == 0.0d0)
+  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, kept46_saved * f_b_val, f_b_val == 0.0d0 .or. &
+      kept46_saved == 0.0d0)
   prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
   x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
       0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
   ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  exp_val2 = adjit_pop_value()
   h_x_h2 = h * h
   quot3 = h_x_h2 * prm(1_4) / 1.2d1
   v_1_p_prm_2_x_x_12 = 1.0d0 + prm(2_4) * x(1_4)
-  total = 1.0d0 + 1.0d1 * exp_val2
+  v_1_p_10_x_kept46 = 1.0d0 + 1.0d1 * kept46
   f_b_val2 = f_b(1_4)
   f_b(1_4) = 0.0d0
   f_b_part5 = 1.0d1 * merge(0.0d0, quot3 * f_b_val2, f_b_val2 == 0.0d0 .or. quot3 == 0.0d0)
-  f_b_part6 = merge(0.0d0, exp_val2 * f_b_part5, f_b_part5 == 0.0d0 .or. exp_val2 == 0.0d0)
+  f_b_part6 = merge(0.0d0, kept46 * f_b_part5, f_b_part5 == 0.0d0 .or. kept46 == 0.0d0)
   quot4 = 1.0d0 / v_1_p_prm_2_x_x_12
   neg2 = -x(1_4) / v_1_p_prm_2_x_x_12 / v_1_p_prm_2_x_x_12
   f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
   prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part7, f_b_part7 == 0.0d0 .or. x(1_4) == &
       0.0d0)
-  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, total * f_b_val2, f_b_val2 == 0.0d0 .or. total == &
-      0.0d0)
+  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, v_1_p_10_x_kept46 * f_b_val2, f_b_val2 == 0.0d0 &
+      .or. v_1_p_10_x_kept46 == 0.0d0)
   prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
       0.0d0)
   x_b(1_4) = x_b(1_4) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &

@@ -40,7 +40,7 @@ use super::increment::self_increment;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{inversion, is_active_statement, recomputed, PlanContext, RecordPlan};
-use super::store::stored_results;
+use super::store::{shared_results, stored_results, Shared};
 use crate::ad::rules::{self, Emit, Partial, StrongZero};
 
 impl Emit for Cursor<'_> {
@@ -291,6 +291,7 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
             .iter()
             .flat_map(|stmt| stored_results(&sc.plan_ctx, stmt))
             .collect();
+        let shared = shared_results(&sc.plan_ctx, &sc.norm().shapes[b]);
         for &v in &source.block(block).insts {
             let data = source.inst(v);
             c.span = data.span;
@@ -303,7 +304,7 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
                 }
             }
             copy_inst(&mut c, source, v, &mut map);
-            if stored.contains(&v) {
+            if stored.contains(&v) && shared.is_pushed(v) {
                 c.push_scalar(map[&v]);
             }
             allocate_adjoint(&mut c, sc, &data.kind, &map);
@@ -558,9 +559,10 @@ pub(crate) fn reverse_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
             c.terminate(Terminator::Return);
             continue;
         }
+        let mut shared = shared_results(&sc.plan_ctx, &sc.norm().shapes[b]);
         for stmt in sc.norm().shapes[b].statements.iter().rev() {
             c.span = source.inst(stmt.effect).span;
-            reverse_statement(&mut c, sc, stmt);
+            reverse_statement(&mut c, sc, stmt, &mut shared);
         }
         c.span = source.block(block).term_span;
         let targets: Vec<BlockId> = (0..edges[b].len())
@@ -620,8 +622,14 @@ fn dispatch(c: &mut Cursor<'_>, targets: &[BlockId], fallback: BlockId) -> Termi
     }
 }
 
-/// Emits the adjoint of one statement (see the module documentation).
-fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement) {
+/// Emits the adjoint of one statement (see the module documentation);
+/// `shared` tells which stored results of its block share one push.
+fn reverse_statement(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    stmt: &Statement,
+    shared: &mut Shared,
+) {
     let source = sc.source();
     let ctx = &sc.plan_ctx;
     let active = is_active_statement(ctx, stmt);
@@ -638,7 +646,7 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 undo_increment(c, source, stmt);
             }
             if active {
-                pop_stored(c, sc, stmt, &mut map);
+                pop_stored(c, sc, stmt, &mut map, shared);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
@@ -665,7 +673,7 @@ fn reverse_statement(c: &mut Cursor<'_>, sc: &SweepContext<'_>, stmt: &Statement
                 c.store_at(*var, &index, old);
             }
             if active {
-                pop_stored(c, sc, stmt, &mut map);
+                pop_stored(c, sc, stmt, &mut map, shared);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let (seed, kept) = take_seed(c, source, stmt, adj, &index);
@@ -733,17 +741,36 @@ fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
 
 /// Pops the library-call results of `stmt` the forward sweep stored (see
 /// [`stored_results`]), last pushed first, as the values of those
-/// instructions.
+/// instructions. A result served by a later equal one of its block
+/// ([`Shared`]) is read from the local that one was popped into; a result
+/// serving earlier ones is also kept in a fresh local.
 fn pop_stored(
     c: &mut Cursor<'_>,
     sc: &SweepContext<'_>,
     stmt: &Statement,
     map: &mut HashMap<Value, Value>,
+    shared: &mut Shared,
 ) {
     for v in stored_results(&sc.plan_ctx, stmt).into_iter().rev() {
         let ty = sc.source().value_type(v).unwrap_or(Type::F64);
+        if !shared.is_pushed(v) {
+            // Not pushed: the local of the result pushed for it, or (should
+            // that never have been popped) recomputation from the state.
+            if let Some(local) = shared.local_for(v) {
+                let kept = c.load_at(local, &[]);
+                map.insert(v, kept);
+            }
+            continue;
+        }
         let popped = c.pop_scalar(ty);
         map.insert(v, popped);
+        if shared.is_serving(v) {
+            let local = c
+                .proc
+                .add_var(adjit_ir::Var::scalar(format!("_ad_kept{}", v.0), ty));
+            c.store_at(local, &[], popped);
+            shared.set_local(v, local);
+        }
     }
 }
 
