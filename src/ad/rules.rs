@@ -507,12 +507,20 @@ fn binary_partials(
             push(e, out, want_b, b, |_| Partial::Value(a));
         }
         B::Div => {
-            // Both singular at b = 0.
+            // Both singular at b = 0. When both are wanted they share one
+            // division: -r/b is formed as -(r * (1/b)), a product, so a
+            // quotient of two active operands costs one division beside
+            // the primal's rather than two (the two roundings keep it
+            // within two ulps of -(r/b)).
+            let inv = (want_a && want_b).then(|| reciprocal(e, 1.0, b, ty));
             push(e, out, want_a, a, |e| {
-                Partial::Singular(reciprocal(e, 1.0, b, ty))
+                Partial::Singular(inv.unwrap_or_else(|| reciprocal(e, 1.0, b, ty)))
             });
             push(e, out, want_b, b, |e| {
-                let q = e.binary(B::Div, r, b, ty);
+                let q = match inv {
+                    Some(inv) => e.binary(B::Mul, r, inv, ty),
+                    None => e.binary(B::Div, r, b, ty),
+                };
                 Partial::Singular(e.unary(UnaryOp::Neg, q, ty))
             });
         }

@@ -23,11 +23,18 @@
 //! the first failing element, its variable and line exactly as without the
 //! pass.
 //!
-//! No result changes: the fast copy runs the same instructions in the same
-//! order, minus checks proven to pass and minus reloads of values proven
-//! unchanged. Floating-point operations are never moved or reassociated
-//! here (Cranelift may hoist pure arithmetic on the temporaries; that
-//! keeps every bit).
+//! The fast copy also computes once, before its first iteration, the
+//! floating-point and logical values of the body that depend on invariants
+//! only (constants, scalars the loop does not write, the hoisted loads):
+//! pure operations that raise no error, so the same bits whenever they are
+//! computed. This moves the strong-zero guards of invariant products out of
+//! the loop, which Cranelift's own hoisting cannot do once code generation
+//! has lowered a guard as a branch.
+//!
+//! No result changes: the fast copy runs the same instructions on the same
+//! operands, minus checks proven to pass, minus reloads of values proven
+//! unchanged and minus recomputations of invariant values. Nothing is
+//! reassociated.
 
 use super::inline::Origins;
 use crate::ir::{
@@ -650,6 +657,95 @@ pub(super) fn arithmetic_or_access(inst: &Inst) -> bool {
     )
 }
 
+/// The values of the loop body `body` that the fast copy computes once,
+/// before its first iteration (see [`liftable`]), given the invariant
+/// element loads already `hoisted`; and those of them that the loop
+/// computes as well: a logical value that a value computed in the loop
+/// uses, so that the tests of a strong-zero product stay beside the
+/// product (code generation lowers that pattern as one branch on the
+/// product).
+fn liftable_values(
+    a: &Analysis,
+    body: &[Value],
+    hoisted: &HashMap<Value, VarId>,
+) -> (HashSet<Value>, HashSet<Value>) {
+    let mut ready: HashSet<Value> = hoisted.keys().copied().collect();
+    let mut lift = HashSet::new();
+    for &v in body {
+        if !hoisted.contains_key(&v) && liftable(a, v, &ready) {
+            ready.insert(v);
+            lift.insert(v);
+        }
+    }
+    // Backwards: the values some instruction computed in the loop uses.
+    let mut used_in_loop = HashSet::new();
+    let mut kept = HashSet::new();
+    for &v in body.iter().rev() {
+        let logical = a.proc.inst(v).ty == Some(Type::Bool);
+        if lift.contains(&v) {
+            if !(logical && used_in_loop.contains(&v)) {
+                continue;
+            }
+            kept.insert(v);
+        }
+        a.proc.inst(v).kind.for_each_operand(|x| {
+            used_in_loop.insert(x);
+        });
+    }
+    (lift, kept)
+}
+
+/// Whether the body value `v` is the same in every iteration and cannot
+/// fail: a constant, a load of a scalar the loop does not write, or a
+/// floating-point or logical operation (and any comparison) of `ready`
+/// values. Such operations are pure and raise no error (only integer
+/// division can), so computing them once before the first iteration gives
+/// the same bits as computing them in each; strong-zero guards of
+/// invariant products then leave the loop with their products.
+fn liftable(a: &Analysis, v: Value, ready: &HashSet<Value>) -> bool {
+    let data = a.proc.inst(v);
+    let ready = |x: &Value| ready.contains(x);
+    let float_or_bool = data.ty.is_some_and(|t| t.is_float() || t == Type::Bool);
+    match &data.kind {
+        Inst::Const(_) => true,
+        Inst::Load(var) => {
+            let var_data = a.proc.var(*var);
+            !var_data.is_array() && var_data.ty != Type::Char && !a.written.contains(var)
+        }
+        Inst::Unary(_, x) | Inst::Convert(x, _) => float_or_bool && ready(x),
+        Inst::Binary(_, x, y) => float_or_bool && ready(x) && ready(y),
+        Inst::Cmp(_, x, y) => ready(x) && ready(y),
+        Inst::Select(c, x, y) => float_or_bool && ready(c) && ready(x) && ready(y),
+        _ => false,
+    }
+}
+
+/// Copies the [`liftable`] body instruction `data` (value `v`) into the
+/// fast preheader `pre` and returns what the fast body `to` computes in
+/// its place: the constant itself, or a read of a scalar temporary the
+/// preheader stores the value in.
+fn lift(
+    proc: &mut Proc,
+    pre: BlockId,
+    to: BlockId,
+    data: &crate::ir::InstData,
+    lifted: &mut HashMap<Value, Value>,
+    v: Value,
+) -> Value {
+    let kind = data.kind.map_operands(|x| lifted[&x]);
+    let c = proc.push_inst(pre, kind, data.ty, data.span);
+    lifted.insert(v, c);
+    let kind = match (&data.kind, data.ty) {
+        (Inst::Const(_), _) | (_, None) => data.kind.clone(),
+        (_, Some(ty)) => {
+            let temp = proc.add_var(Var::scalar(format!("_licm{}", c.0), ty));
+            proc.push_inst(pre, Inst::Store(temp, c), None, data.span);
+            Inst::Load(temp)
+        }
+    };
+    proc.push_inst(to, kind, data.ty, data.span)
+}
+
 /// An array whose bounds and storage are fixed at entry.
 fn fixed_array(var: &Var) -> bool {
     var.is_array() && var.ty != Type::Char && !var.storage.is_allocatable()
@@ -762,6 +858,8 @@ fn version(
     };
     // Hoisted loads: invariant elements of variables the loop does not write.
     let mut hoisted: HashMap<Value, VarId> = HashMap::new();
+    // Body values computed once in the fast preheader: body value to its copy there.
+    let mut lifted: HashMap<Value, Value> = HashMap::new();
     let mut fp = Emitter::new(e.proc, fast_pre);
     for &v in &covered {
         let Inst::LoadElem(var, idx) = &snapshot.inst(v).kind else {
@@ -784,14 +882,30 @@ fn version(
         let temp = fp.proc.add_var(Var::scalar(format!("_licm{}", x.0), ty));
         fp.push(Inst::Store(temp, x), ty, v);
         hoisted.insert(v, temp);
+        lifted.insert(v, x);
     }
     fp.proc.blocks[fast_pre.index()].term = Terminator::Jump(fast_header);
     // The header and the body, copied.
     let mut rename: HashMap<Value, Value> = HashMap::new();
     let covered: HashSet<Value> = covered.into_iter().collect();
+    let (to_lift, kept) = liftable_values(&a, &snapshot.blocks[shape.body].insts, &hoisted);
     for (from, to) in [(shape.header, fast_header), (shape.body, fast_body)] {
         for &v in &snapshot.blocks[from].insts {
             let data = snapshot.inst(v);
+            if from == shape.body && to_lift.contains(&v) {
+                if kept.contains(&v) {
+                    // Computed before the loop for the values lifted with
+                    // it, and in the loop beside the product it guards.
+                    let kind = data.kind.map_operands(|x| lifted[&x]);
+                    let c = proc.push_inst(fast_pre, kind, data.ty, data.span);
+                    lifted.insert(v, c);
+                } else {
+                    let c = lift(proc, fast_pre, to, data, &mut lifted, v);
+                    origins.copy_inst(pid, v.0, c.0);
+                    rename.insert(v, c);
+                    continue;
+                }
+            }
             let kind = match hoisted.get(&v) {
                 Some(&temp) => Inst::Load(temp),
                 None => data
