@@ -212,6 +212,8 @@ impl Lowerer<'_, '_> {
         Ok(lifts)
     }
 
+    /// [`Self::lift_masks`] for the WHERE construct `s` (or nothing when
+    /// `s` is another statement), `targets` being the whole construct's.
     fn lift_masks_in(
         &mut self,
         s: &mut Stmt,
