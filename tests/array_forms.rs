@@ -389,3 +389,38 @@ end subroutine drive
     compare(&engine, &args, "y", "x", &dy);
     compare(&engine, &args, "z", "x", &[1.0 / 16.0; 6]);
 }
+
+/// WHERE masks reading the variables the construct assigns
+/// (`where_mask_reread.f90`): each mask is evaluated once, so with
+/// x = (1.5, 0.2, 0.7, -1, 3, 0.4) and c = 1/2 the elements above 1 get
+/// y = x - 2 (slope 1), those below c get y = 3x + c (slopes 3 and 1)
+/// although the first arm moved elements 1 and 5 below c, and element 3
+/// gets y = x + 10.
+#[test]
+fn where_masks_are_evaluated_once_before_their_arms_assign() {
+    let x = [1.5, 0.2, 0.7, -1.0, 3.0, 0.4];
+    let engine = Engine::from_source(
+        "where_mask_reread.f90",
+        include_str!("corpus/where_mask_reread.f90"),
+    )
+    .unwrap();
+    let mut args = engine.procedure(Some("remask")).unwrap().args();
+    args.set_array("x", &x).unwrap();
+    args.set_scalar("c", 0.5).unwrap();
+    let slope = [1.0, 3.0, 1.0, 3.0, 1.0, 3.0];
+    let mut expected = vec![0.0; 6 * 7];
+    for (i, s) in slope.iter().enumerate() {
+        expected[i * 7 + i] = *s;
+        expected[i * 7 + 6] = if *s == 3.0 { 1.0 } else { 0.0 };
+    }
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("remask"),
+        &args,
+        "y",
+        "x,c",
+        &expected,
+        1e-13,
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

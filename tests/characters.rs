@@ -210,12 +210,12 @@ end subroutine g
 #[test]
 fn unsupported_character_results_are_located_errors() {
     let echo = "module m\n  integer :: n0 = 3\ncontains\n  function echo(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=len(s)) :: r\n    r = s\n  end function echo\n  function wide(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=n0) :: r\n    r = s\n  end function wide\nend module m\n";
-    let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = s(1:index(echo(s), 'b'))\nend subroutine\n");
+    let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = s(1:index('abc', echo(s)))\nend subroutine\n");
     let module_len = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = wide(s)\nend subroutine\n");
     for (src, at, what) in [
         (
             trimmed.as_str(),
-            "t.f90:19:17:",
+            "t.f90:19:24:",
             "character function `echo` whose result length is not a constant used here",
         ),
         (
@@ -539,6 +539,32 @@ fn trim_of_a_run_time_length_function_result_steers_the_derivative() {
         let bad = both_modes_against(&engine, Some("shape"), &args, "y", "x", &[d], 1e-13);
         assert!(bad.is_empty(), "{s}: {}", bad.join("\n"));
         let (_, bad) = common::check::three_ways(&engine, Some("shape"), &args, "y", "x", 1e-7);
+        assert!(bad.is_empty(), "{s}: {}", bad.join("\n"));
+    }
+}
+
+/// ADJUSTL, ADJUSTR, INDEX and SCAN of a character function result of
+/// run-time length (`adjust_runtime_function.f90`, `framed(s)` is `s`
+/// after two blanks, two blanks longer): with s = "ab",
+/// y = 2 (4 x + sin x); with s = "newton", y = 8 x^2 e^x - x^3; with
+/// s = "dw", y = 4 x^2 e^x + 1; analytic derivatives in both modes, then
+/// the three-way check.
+#[test]
+fn searches_of_a_run_time_length_function_result_steer_the_derivative() {
+    let path = common::corpus::corpus_dir().join("adjust_runtime_function.f90");
+    let engine = Engine::from_files(&[path], Options::default()).unwrap();
+    for (s, x) in [("ab", 1.5f64), ("newton", -0.5), ("dw", 0.75)] {
+        let mut args = engine.procedure(Some("locate")).unwrap().args();
+        args.apply_settings(&[&format!("s={s}"), &format!("x={x}")])
+            .unwrap();
+        let d = match s {
+            "ab" => 2.0 * (4.0 + x.cos()),
+            "newton" => (16.0 * x + 8.0 * x * x) * x.exp() - 3.0 * x * x,
+            _ => (8.0 * x + 4.0 * x * x) * x.exp(),
+        };
+        let bad = both_modes_against(&engine, Some("locate"), &args, "y", "x", &[d], 1e-13);
+        assert!(bad.is_empty(), "{s}: {}", bad.join("\n"));
+        let (_, bad) = common::check::three_ways(&engine, Some("locate"), &args, "y", "x", 1e-7);
         assert!(bad.is_empty(), "{s}: {}", bad.join("\n"));
     }
 }

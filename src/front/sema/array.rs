@@ -52,12 +52,12 @@ impl Lowerer<'_, '_> {
                 } else if self.runtime_len_fn(e).is_some() {
                     // Called where its value is used (`char_runtime`).
                     self.prepare_actuals(args)?;
-                } else if name.text == "len_trim"
+                } else if matches!(name.text.as_str(), "len_trim" | "index" | "scan" | "verify")
                     && self.names_intrinsic(name)
-                    && args.len() == 1
-                    && matches!(&args[0].value, ArgValue::Expr(x) if self.runtime_len_fn(x).is_some())
+                    && matches!(args.first().map(|a| &a.value),
+                        Some(ArgValue::Expr(x)) if self.is_runtime_len_value(x))
                 {
-                    // A loop over the function's result: before the statement.
+                    // A loop over a function's result: before the statement.
                     let (x, t) = self.num(e)?;
                     let keep = self.temp("lt", t);
                     self.emit(Inst::Store(keep, x), None);

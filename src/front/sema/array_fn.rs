@@ -257,7 +257,7 @@ impl Lowerer<'_, '_> {
 
     /// Lifts the array-valued function references of an expression,
     /// innermost first.
-    fn lift_in(&mut self, e: &mut Expr, temps: &mut Vec<VarId>) -> R<()> {
+    pub(super) fn lift_in(&mut self, e: &mut Expr, temps: &mut Vec<VarId>) -> R<()> {
         match &mut e.kind {
             ExprKind::Apply { args, .. } => self.lift_args(args, temps)?,
             ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.lift_in(a, temps)?,

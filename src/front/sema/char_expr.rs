@@ -270,7 +270,7 @@ impl Lowerer<'_, '_> {
     pub(super) fn assign_char_pieces(&mut self, to: &CharRef, value: &Expr) -> R<bool> {
         let pieces = if is_concat(value)
             || self.runtime_len_fn(value).is_some()
-            || self.trimmed_runtime_len_fn(value).is_some()
+            || self.wrapped_runtime_len_fn(value).is_some()
         {
             self.value_pieces(value)?.parts
         } else if self.is_string_fn_ref(value)

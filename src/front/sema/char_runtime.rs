@@ -1,7 +1,9 @@
 //! Character values of run-time length that have no variable of their own:
 //! concatenations with parts of run-time length, ADJUSTL / ADJUSTR /
 //! REPEAT of such data, and the results of character functions whose
-//! result length is not a constant (`character(len=len(s)) :: r`).
+//! result length is not a constant (`character(len=len(s)) :: r`), also
+//! under TRIM, ADJUSTL and ADJUSTR and searched by INDEX, SCAN, VERIFY
+//! and LEN_TRIM (loops over the buffer).
 //!
 //! Such a value is built, character by character, in a rank-1 ALLOCATABLE
 //! array of one-character elements (a *buffer*, as for actual arguments in
@@ -24,7 +26,7 @@ use super::char_expr::{
 };
 use super::lowerer::{Lowerer, Operand, R};
 use super::scope::CharLenInfo;
-use adjit_ir::{BinaryOp, CallArg, CharRef, CmpOp, Const, Inst, IoOp, Type, VarId};
+use adjit_ir::{BinaryOp, CallArg, CharRef, CharSearch, CmpOp, Const, Inst, IoOp, Type, VarId};
 use std::collections::HashMap;
 
 /// A value of a comparison or SELECT CASE selector: ordinary data, or
@@ -60,9 +62,30 @@ impl Lowerer<'_, '_> {
         (sig.result == Some(Type::Char) && sig.result_len.is_none()).then_some(p)
     }
 
-    /// The argument of `e` when `e` is TRIM of a character function whose
-    /// result length is not a constant.
-    pub(super) fn trimmed_runtime_len_fn<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+    /// The character function reference under `e` when `e` is TRIM,
+    /// ADJUSTL or ADJUSTR of a character function whose result length is
+    /// not a constant, or TRIM of ADJUSTL of one.
+    pub(super) fn wrapped_runtime_len_fn<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        let (which, x) = self.string_fn_arg(e)?;
+        if self.runtime_len_fn(x).is_some() {
+            return Some(x);
+        }
+        let (inner, y) = self.string_fn_arg(x)?;
+        (which == StrFn::Trim && inner == StrFn::Adjustl && self.runtime_len_fn(y).is_some())
+            .then_some(y)
+    }
+
+    /// True when `e` is character data of run-time length held in a
+    /// buffer: a character function result of non-constant length, or
+    /// such a result under TRIM, ADJUSTL or ADJUSTR
+    /// ([`Self::wrapped_runtime_len_fn`]).
+    pub(super) fn is_runtime_len_value(&self, e: &Expr) -> bool {
+        self.runtime_len_fn(e).is_some() || self.wrapped_runtime_len_fn(e).is_some()
+    }
+
+    /// The intrinsic and its one positional argument when `e` is TRIM,
+    /// ADJUSTL or ADJUSTR.
+    fn string_fn_arg<'e>(&self, e: &'e Expr) -> Option<(StrFn, &'e Expr)> {
         let ExprKind::Apply { name, args } = &e.kind else {
             return None;
         };
@@ -73,10 +96,192 @@ impl Lowerer<'_, '_> {
         else {
             return None;
         };
-        (StrFn::from_name(&name.text) == Some(StrFn::Trim)
-            && self.names_string_fn(name)
-            && self.runtime_len_fn(x).is_some())
-        .then_some(x)
+        let which = StrFn::from_name(&name.text)?;
+        (matches!(which, StrFn::Trim | StrFn::Adjustl | StrFn::Adjustr)
+            && self.names_string_fn(name))
+        .then_some((which, x))
+    }
+
+    /// The result of the character function reference `x` (of
+    /// non-constant result length) in its buffer: the buffer and the
+    /// number of characters (I64).
+    pub(super) fn runtime_len_buffer(&mut self, x: &Expr) -> R<(VarId, adjit_ir::Value)> {
+        match self.part_pieces(x)?.parts[..] {
+            [Piece::Buf(buf, n)] => Ok((buf, n)),
+            _ => Err(self.err(
+                x.span,
+                "internal error: a character function result of run-time length is not one buffer",
+            )),
+        }
+    }
+
+    /// ADJUSTL (`left`) or ADJUSTR of the character function reference
+    /// `x` of non-constant result length, as parts: ADJUSTL moves the
+    /// characters of its buffer left in place, over the leading blanks,
+    /// and blanks the end; ADJUSTR is as many blanks as the trailing ones,
+    /// then the buffer up to its last non-blank.
+    pub(super) fn adjusted_buffer(&mut self, left: bool, x: &Expr) -> R<Pieces> {
+        let i64t = Type::I64;
+        let (buf, n) = self.runtime_len_buffer(x)?;
+        let n = self.keep_value(n);
+        let len = self.val(Inst::Load(n), i64t);
+        let (first, last) =
+            self.buffer_search(CharSearch::Verify, buf, len, &CharRef::literal(b" "))?;
+        let len = self.val(Inst::Load(n), i64t);
+        if !left {
+            let gap = self.val(Inst::Binary(BinaryOp::Sub, len, last), i64t);
+            return Ok(Pieces {
+                parts: vec![Piece::Blanks(gap), Piece::Buf(buf, last)],
+                len: None,
+            });
+        }
+        // Characters move from `k + shift` to `k` (1-based), shift being
+        // the number of leading blanks (none when all are blank).
+        let one = self.int(1, i64t);
+        let from = self.val(Inst::Binary(BinaryOp::Max, first, one), i64t);
+        let shift = self.val(Inst::Binary(BinaryOp::Sub, from, one), i64t);
+        let shift = self.keep_value(shift);
+        self.for_positions(&[n], &mut |this, ks| {
+            let (one, zero) = (this.int(1, i64t), this.int(0, i64t));
+            let to = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            let shift = this.val(Inst::Load(shift), i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, to, shift), i64t);
+            let len = this.val(Inst::Load(n), i64t);
+            let inside = this.val(Inst::Cmp(CmpOp::Le, at, len), Type::Bool);
+            let idx = this.val(Inst::Binary(BinaryOp::Min, at, len), i64t);
+            // Past the end: an empty reference, assigned as a blank.
+            let end = this.val(Inst::Select(inside, one, zero), i64t);
+            let c = CharRef {
+                start: Some(one),
+                end: Some(end),
+                ..element(buf, idx)
+            };
+            this.emit(Inst::CharAssign(element(buf, to), c), None);
+            Ok(())
+        })?;
+        let len = self.val(Inst::Load(n), i64t);
+        Ok(Pieces {
+            parts: vec![Piece::Buf(buf, len)],
+            len: None,
+        })
+    }
+
+    /// The first and last positions (1-based, I64; 0 when there is none)
+    /// of the first `n` (I64) characters of the buffer `buf` where SCAN
+    /// (a character of `set`) or VERIFY (a character not in `set`)
+    /// succeeds.
+    pub(super) fn buffer_search(
+        &mut self,
+        op: CharSearch,
+        buf: VarId,
+        n: adjit_ir::Value,
+        set: &CharRef,
+    ) -> R<(adjit_ir::Value, adjit_ir::Value)> {
+        let i64t = Type::I64;
+        let n = self.keep_value(n);
+        let set = self.spill_ref(set);
+        let (first, last) = self.hit_positions();
+        self.for_positions(&[n], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            let set = this.reload_ref(&set);
+            // The character's position in the set (0: not in it).
+            let found = this.val(
+                Inst::CharSearch(CharSearch::Index, false, set, element(buf, at)),
+                i64t,
+            );
+            let zero = this.int(0, i64t);
+            let cmp = if op == CharSearch::Scan {
+                CmpOp::Ne
+            } else {
+                CmpOp::Eq
+            };
+            let hit = this.val(Inst::Cmp(cmp, found, zero), Type::Bool);
+            this.record_hit(hit, at, first, last);
+            Ok(())
+        })?;
+        Ok((
+            self.val(Inst::Load(first), i64t),
+            self.val(Inst::Load(last), i64t),
+        ))
+    }
+
+    /// The first and last positions (1-based, I64; 0 when there is none)
+    /// where `sub` starts in the first `n` (I64) characters of the buffer
+    /// `buf` (INDEX; an empty `sub` is found at 1 and at `n + 1`).
+    pub(super) fn buffer_index(
+        &mut self,
+        buf: VarId,
+        n: adjit_ir::Value,
+        sub: &CharRef,
+    ) -> R<(adjit_ir::Value, adjit_ir::Value)> {
+        let (i64t, bt) = (Type::I64, Type::Bool);
+        let m = self.char_len_value(sub);
+        let starts = self.val(Inst::Binary(BinaryOp::Sub, n, m), i64t);
+        let one = self.int(1, i64t);
+        let starts = self.val(Inst::Binary(BinaryOp::Add, starts, one), i64t);
+        let zero = self.int(0, i64t);
+        let starts = self.val(Inst::Binary(BinaryOp::Max, starts, zero), i64t);
+        let starts = self.keep_value(starts);
+        let m = self.keep_value(m);
+        let sub = self.spill_ref(sub);
+        let (first, last) = self.hit_positions();
+        let at_var = self.temp("ip", i64t);
+        let same = self.temp("im", bt);
+        self.for_positions(&[starts], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            this.emit(Inst::Store(at_var, at), None);
+            let t = this.konst(Const::Bool(true), bt);
+            this.emit(Inst::Store(same, t), None);
+            this.for_positions(&[m], &mut |this, js| {
+                let one = this.int(1, i64t);
+                let j = this.val(Inst::Binary(BinaryOp::Add, js[0], one), i64t);
+                let at = this.val(Inst::Load(at_var), i64t);
+                let p = this.val(Inst::Binary(BinaryOp::Add, at, js[0]), i64t);
+                let sub = this.reload_ref(&sub);
+                let s = this.shifted_ref(&sub, j, j);
+                let eq = this.val(Inst::CharCompare(CmpOp::Eq, element(buf, p), s), bt);
+                let all = this.val(Inst::Load(same), bt);
+                let all = this.val(Inst::Binary(BinaryOp::And, all, eq), bt);
+                this.emit(Inst::Store(same, all), None);
+                Ok(())
+            })?;
+            let hit = this.val(Inst::Load(same), bt);
+            let at = this.val(Inst::Load(at_var), i64t);
+            this.record_hit(hit, at, first, last);
+            Ok(())
+        })?;
+        Ok((
+            self.val(Inst::Load(first), i64t),
+            self.val(Inst::Load(last), i64t),
+        ))
+    }
+
+    /// Two I64 variables set to 0: the first and the last position where
+    /// a search succeeds.
+    fn hit_positions(&mut self) -> (VarId, VarId) {
+        let i64t = Type::I64;
+        let (first, last) = (self.temp("hf", i64t), self.temp("hl", i64t));
+        let zero = self.int(0, i64t);
+        self.emit(Inst::Store(first, zero), None);
+        self.emit(Inst::Store(last, zero), None);
+        (first, last)
+    }
+
+    /// Records a search's success (`hit`, Bool) at `at` (I64) in the
+    /// variables of [`Self::hit_positions`].
+    fn record_hit(&mut self, hit: adjit_ir::Value, at: adjit_ir::Value, first: VarId, last: VarId) {
+        let (i64t, bt) = (Type::I64, Type::Bool);
+        let f = self.val(Inst::Load(first), i64t);
+        let zero = self.int(0, i64t);
+        let none = self.val(Inst::Cmp(CmpOp::Eq, f, zero), bt);
+        let take = self.val(Inst::Binary(BinaryOp::And, hit, none), bt);
+        let f = self.val(Inst::Select(take, at, f), i64t);
+        self.emit(Inst::Store(first, f), None);
+        let l = self.val(Inst::Load(last), i64t);
+        let l = self.val(Inst::Select(hit, at, l), i64t);
+        self.emit(Inst::Store(last, l), None);
     }
 
     /// The position of the last non-blank of the first `n` (I64)
@@ -86,32 +291,18 @@ impl Lowerer<'_, '_> {
         buf: VarId,
         n: adjit_ir::Value,
     ) -> R<adjit_ir::Value> {
-        let i64t = Type::I64;
-        let n = self.keep_value(n);
-        let last = self.temp("lnb", i64t);
-        let zero = self.int(0, i64t);
-        self.emit(Inst::Store(last, zero), None);
-        self.for_positions(&[n], &mut |this, ks| {
-            let one = this.int(1, i64t);
-            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
-            let c = element(buf, at);
-            let blank = CharRef::literal(b" ");
-            let ne = this.val(Inst::CharCompare(CmpOp::Ne, c, blank), Type::Bool);
-            let old = this.val(Inst::Load(last), i64t);
-            let new = this.val(Inst::Select(ne, at, old), i64t);
-            this.emit(Inst::Store(last, new), None);
-            Ok(())
-        })?;
-        Ok(self.val(Inst::Load(last), i64t))
+        let blank = CharRef::literal(b" ");
+        Ok(self.buffer_search(CharSearch::Verify, buf, n, &blank)?.1)
     }
 
     /// True when `e` is character data of possibly run-time length that
     /// needs storage of its own: a concatenation, ADJUSTR / REPEAT, or a
-    /// character function of non-constant result length.
+    /// character function of non-constant result length (under TRIM,
+    /// ADJUSTL or ADJUSTR too).
     pub(super) fn is_built_char(&self, e: &Expr) -> bool {
         is_concat(e)
             || self.runtime_len_fn(e).is_some()
-            || self.trimmed_runtime_len_fn(e).is_some()
+            || self.wrapped_runtime_len_fn(e).is_some()
             || matches!(&e.kind, ExprKind::Apply { name, .. }
                 if matches!(StrFn::from_name(&name.text), Some(StrFn::Adjustr | StrFn::Repeat))
                     && self.names_string_fn(name))

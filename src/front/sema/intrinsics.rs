@@ -382,6 +382,9 @@ impl Lowerer<'_, '_> {
             }
             How::Index => {
                 arity(self, 2, 2)?;
+                if self.is_runtime_len_value(positional[0]) {
+                    return self.buffer_search_intrinsic(name, Search::Index, &positional);
+                }
                 let a = self.char_operand(positional[0], &name.text)?;
                 let b = self.char_operand(positional[1], &name.text)?;
                 let at = self.val(Inst::CharIndex(a, b), Type::I64);
@@ -608,6 +611,12 @@ impl Lowerer<'_, '_> {
                 Type::I32,
             ));
         }
+        if let Some(f) = self.wrapped_runtime_len_fn(bare) {
+            if !matches!(&bare.kind, ExprKind::Apply { name, .. } if name.text == "trim") {
+                // ADJUSTL and ADJUSTR keep the length.
+                return self.len_of(f);
+            }
+        }
         if super::char_expr::is_concat(bare) {
             // The sum of the parts' lengths (no need to build the value).
             let mut total = self.int(0, Type::I32);
@@ -645,20 +654,8 @@ impl Lowerer<'_, '_> {
                 format!("wrong number of arguments to `{}`", name.text),
             ));
         }
-        if let (Search::LenTrim, Some(f)) = (what, self.runtime_len_fn(positional[0])) {
-            // A character function result of run-time length, in a buffer.
-            let ExprKind::Apply { name: fname, args } = &positional[0].kind else {
-                return Err(self.err(
-                    name.span,
-                    "internal error: LEN_TRIM of a run-time length result that is not a function reference",
-                ));
-            };
-            let (buf, len) = self.runtime_len_call(f, fname, args)?;
-            let n = self.val(Inst::Load(len), Type::I64);
-            let last = self.buffer_last_nonblank(buf, n)?;
-            self.emit(Inst::Deallocate(buf), None);
-            let r = self.val(Inst::Convert(last, Rounding::Trunc), Type::I32);
-            return Ok(Operand::Num(r, Type::I32));
+        if self.is_runtime_len_value(positional[0]) {
+            return self.buffer_search_intrinsic(name, what, positional);
         }
         let a = self.char_operand(positional[0], &name.text)?;
         let (op, set) = match what {
@@ -676,20 +673,7 @@ impl Lowerer<'_, '_> {
                 self.char_operand(positional[1], &name.text)?,
             ),
         };
-        let back = match positional.get(lo) {
-            None => Ok(what == Search::LenTrim),
-            Some(x) => match self.num(x)? {
-                (v, Type::Bool) => match self.const_of(v) {
-                    Some(Const::Bool(b)) => Ok(b),
-                    _ => Err(v),
-                },
-                _ => {
-                    return Err(
-                        self.err(x.span, format!("BACK= of `{}` must be logical", name.text))
-                    )
-                }
-            },
-        };
+        let back = self.back_arg(name, what, positional.get(lo).copied())?;
         let at = |this: &mut Self, back: bool| {
             let i = this.val(
                 Inst::CharSearch(op, back, a.clone(), set.clone()),
@@ -705,6 +689,70 @@ impl Lowerer<'_, '_> {
                 self.val(Inst::Select(cond, last, first), Type::I32)
             }
         };
+        Ok(Operand::Num(r, Type::I32))
+    }
+
+    /// The BACK= argument `x` of a search: a constant, else the (Bool)
+    /// value known at run time.
+    fn back_arg(&mut self, name: &Name, what: Search, x: Option<&Expr>) -> R<Result<bool, Value>> {
+        let Some(x) = x else {
+            return Ok(Ok(what == Search::LenTrim));
+        };
+        match self.num(x)? {
+            (v, Type::Bool) => Ok(match self.const_of(v) {
+                Some(Const::Bool(b)) => Ok(b),
+                _ => Err(v),
+            }),
+            _ => Err(self.err(x.span, format!("BACK= of `{}` must be logical", name.text))),
+        }
+    }
+
+    /// LEN_TRIM, INDEX, SCAN or VERIFY of character data of run-time
+    /// length held in a buffer (a character function result of
+    /// non-constant length, under TRIM, ADJUSTL or ADJUSTR too): loops
+    /// over the buffer, which is released after them.
+    fn buffer_search_intrinsic(
+        &mut self,
+        name: &Name,
+        what: Search,
+        positional: &[&Expr],
+    ) -> R<Operand> {
+        let pieces = self.value_pieces(positional[0])?;
+        let (buf, n) = match pieces.parts[..] {
+            [super::char_expr::Piece::Buf(buf, n)] => (buf, n),
+            _ => {
+                let (buf, len) = self.fill_buffer(&pieces, 1)?;
+                (buf, self.val(Inst::Load(len), Type::I64))
+            }
+        };
+        let n = self.keep_value(n);
+        let set = match what {
+            Search::LenTrim => CharRef::literal(b" "),
+            _ => self.char_operand(positional[1], &name.text)?,
+        };
+        let n = self.val(Inst::Load(n), Type::I64);
+        let (first, last) = match what {
+            Search::Index => self.buffer_index(buf, n, &set)?,
+            Search::Scan => self.buffer_search(CharSearch::Scan, buf, n, &set)?,
+            Search::Verify | Search::LenTrim => {
+                self.buffer_search(CharSearch::Verify, buf, n, &set)?
+            }
+        };
+        let (first, last) = (self.keep_value(first), self.keep_value(last));
+        self.emit(Inst::Deallocate(buf), None);
+        let lo = if what == Search::LenTrim { 1 } else { 2 };
+        let back = self.back_arg(name, what, positional.get(lo).copied())?;
+        let i64t = Type::I64;
+        let at = match back {
+            Ok(true) => self.val(Inst::Load(last), i64t),
+            Ok(false) => self.val(Inst::Load(first), i64t),
+            Err(cond) => {
+                let l = self.val(Inst::Load(last), i64t);
+                let f = self.val(Inst::Load(first), i64t);
+                self.val(Inst::Select(cond, l, f), i64t)
+            }
+        };
+        let r = self.val(Inst::Convert(at, Rounding::Trunc), Type::I32);
         Ok(Operand::Num(r, Type::I32))
     }
 

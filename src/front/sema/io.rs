@@ -8,8 +8,10 @@
 //! [`adjit_ir::io::parse_format`], so a malformed one is a located error;
 //! its text goes into the begin step. Formatting and reading happen at run
 //! time in `adjit_ir::io`, shared by the interpreter and the JIT.
+//! Array-valued function references in implied DO output items are
+//! called into temporaries on each trip.
 
-use super::super::ast::{Expr, ExprKind, IoFormat};
+use super::super::ast::{Expr, ExprKind, IoFormat, Stmt, StmtKind};
 use super::consts::ConstVal;
 use super::lowerer::{Lowerer, Operand, Reported, R};
 use adjit_ir::{Inst, IoOp, Span, Type};
@@ -113,7 +115,7 @@ impl Lowerer<'_, '_> {
             let mut failed = false;
             self.do_loop(None, var, start, end, step.as_deref(), &mut |l| {
                 for it in items {
-                    failed |= l.io_item(it, read).is_err();
+                    failed |= l.implied_do_item(it, read).is_err();
                 }
             })?;
             return if failed { Err(Reported) } else { Ok(()) };
@@ -127,6 +129,38 @@ impl Lowerer<'_, '_> {
             });
         }
         self.scalar_item(item, read)
+    }
+
+    /// Transfers one item of an implied DO loop: the array-valued
+    /// function references in it (`(f(x, i), i = 1, n)`, whose arguments
+    /// may read the loop's variable) are called into temporaries on each
+    /// trip and released after the item.
+    fn implied_do_item(&mut self, item: &Expr, read: bool) -> R<()> {
+        if read || matches!(item.kind, ExprKind::ImpliedDo { .. }) || !self.has_array_function(item)
+        {
+            return self.io_item(item, read);
+        }
+        let mut lifted = item.clone();
+        let mut temps = Vec::new();
+        self.lift_in(&mut lifted, &mut temps)?;
+        // Kept for the lowerer's lifetime (expressions are keyed by
+        // address).
+        let keep = std::rc::Rc::new(Stmt {
+            label: None,
+            span: item.span,
+            kind: StmtKind::Write {
+                format: IoFormat::List,
+                items: vec![lifted],
+            },
+        });
+        self.lifted.push(keep.clone());
+        let StmtKind::Write { items, .. } = &keep.kind else {
+            unreachable!("built as a WRITE")
+        };
+        self.hoist(&items[0])?;
+        let result = self.io_item(&items[0], read);
+        self.release_lifted(temps);
+        result
     }
 
     /// Transfers one scalar item (an array element when `self.elem` is

@@ -9,8 +9,10 @@
 //! mask once for the whole construct and a FORALL right-hand side for all
 //! tuples before assigning; the loops give the same results unless a mask
 //! reads a variable assigned earlier in the construct or a right-hand side
-//! reads other elements of its target, which are rejected with a located
-//! error. Index variables keep their values outside the construct.
+//! reads other elements of its target. A WHERE or ELSEWHERE mask reading a
+//! variable the construct assigns is therefore evaluated into a LOGICAL
+//! temporary when its arm starts; the FORALL cases are rejected with a
+//! located error. Index variables keep their values outside the construct.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, ForallIndex, Name, Stmt, StmtKind};
 use super::forall_nest::{forall_units, where_leaf, ForallUnit};
@@ -136,6 +138,33 @@ impl Assigned<'_> {
     }
 }
 
+/// The masks of a WHERE construct evaluated into temporaries: by the
+/// temporary's name, the assignment filling it and the temporary.
+type MaskLifts = std::collections::HashMap<String, (std::rc::Rc<Stmt>, adjit_ir::VarId)>;
+
+/// The targets of the assignments of the WHERE statements `body` (and of
+/// the constructs nested in them).
+fn where_targets<'e>(body: &'e [Stmt], out: &mut Vec<Assigned<'e>>) {
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign { target, .. } => {
+                if let Some((name, args)) = target_of(target) {
+                    out.push(Assigned { name, args });
+                }
+            }
+            StmtKind::Where {
+                arms, else_body, ..
+            } => {
+                for (_, b) in arms {
+                    where_targets(b, out);
+                }
+                where_targets(else_body.as_deref().unwrap_or(&[]), out);
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Lowerer<'_, '_> {
     /// A WHERE construct (or statement) `s`.
     pub(super) fn where_construct(&mut self, s: &Stmt) -> R<()> {
@@ -143,9 +172,10 @@ impl Lowerer<'_, '_> {
         // component references (`p%v(1:n)`, `q(i)%a`) are completed here,
         // in a copy kept alive as long as the lowering (which may remember
         // expressions by address).
-        let Some(completed) = self.completed_body(std::slice::from_ref(s))?.pop() else {
+        let Some(mut completed) = self.completed_body(std::slice::from_ref(s))?.pop() else {
             return Err(self.err(s.span, "expected a WHERE construct"));
         };
+        let lifts = self.lift_masks(&mut completed)?;
         let completed = std::rc::Rc::new(completed);
         self.lifted.push(completed.clone());
         let StmtKind::Where {
@@ -155,8 +185,93 @@ impl Lowerer<'_, '_> {
             return Err(self.err(s.span, "expected a WHERE construct"));
         };
         let mut assigned = Vec::new();
-        if self.where_arms(&[], arms, else_body.as_deref(), &mut assigned) {
+        if self.where_arms(&[], arms, else_body.as_deref(), &mut assigned, &lifts) {
             return Err(super::lowerer::Reported);
+        }
+        for (_, t) in lifts.values() {
+            self.emit(Inst::Deallocate(*t), None);
+        }
+        Ok(())
+    }
+
+    /// Replaces each mask of the WHERE construct `s` (of its nested
+    /// constructs too) that reads a variable the construct assigns by an
+    /// ALLOCATABLE LOGICAL temporary: Fortran evaluates a mask once, when
+    /// its WHERE or ELSEWHERE statement is reached, so the statements
+    /// after it see its value from then, not one re-read after their
+    /// assignments. Gives, by the temporary's name, the assignment that
+    /// fills it (lowered when its arm starts) and the temporary.
+    fn lift_masks(&mut self, s: &mut Stmt) -> R<MaskLifts> {
+        let snapshot = s.clone();
+        let mut targets = Vec::new();
+        where_targets(std::slice::from_ref(&snapshot), &mut targets);
+        let mut lifts = MaskLifts::new();
+        if !targets.is_empty() {
+            self.lift_masks_in(s, &targets, &mut lifts)?;
+        }
+        Ok(lifts)
+    }
+
+    /// [`Self::lift_masks`] for the WHERE construct `s` (or nothing when
+    /// `s` is another statement), `targets` being the whole construct's.
+    fn lift_masks_in(
+        &mut self,
+        s: &mut Stmt,
+        targets: &[Assigned],
+        lifts: &mut MaskLifts,
+    ) -> R<()> {
+        let StmtKind::Where {
+            arms, else_body, ..
+        } = &mut s.kind
+        else {
+            return Ok(());
+        };
+        for (m, body) in arms.iter_mut() {
+            if targets.iter().any(|a| a.read_by(m).is_some()) {
+                let (_, rank) = self.type_and_rank(m)?;
+                if rank > 0 {
+                    let t = self.temp("wm", adjit_ir::Type::Bool);
+                    let var = &mut self.proc.vars[t.index()];
+                    // An ALLOCATABLE array's dims give only its rank.
+                    var.dims = vec![
+                        adjit_ir::Dim {
+                            lower: adjit_ir::Bound::Const(1),
+                            upper: Some(adjit_ir::Bound::Const(1)),
+                        };
+                        rank
+                    ];
+                    var.storage = adjit_ir::Storage::Allocatable;
+                    let text = var.name.clone();
+                    self.vars.insert(text.clone(), t);
+                    let span = m.span;
+                    let name = Expr {
+                        kind: ExprKind::Name(Name {
+                            text: text.clone(),
+                            span,
+                        }),
+                        span,
+                    };
+                    let value = std::mem::replace(m, name.clone());
+                    let fill = std::rc::Rc::new(Stmt {
+                        label: None,
+                        span,
+                        kind: StmtKind::Assign {
+                            target: name,
+                            value,
+                        },
+                    });
+                    // Kept for the lowerer's lifetime (expressions are
+                    // keyed by address).
+                    self.lifted.push(fill.clone());
+                    lifts.insert(text, (fill, t));
+                }
+            }
+            for x in body.iter_mut() {
+                self.lift_masks_in(x, targets, lifts)?;
+            }
+        }
+        for x in else_body.iter_mut().flatten() {
+            self.lift_masks_in(x, targets, lifts)?;
         }
         Ok(())
     }
@@ -193,6 +308,7 @@ impl Lowerer<'_, '_> {
         arms: &'e [(Expr, Vec<Stmt>)],
         else_body: Option<&'e [Stmt]>,
         assigned: &mut Vec<Assigned<'e>>,
+        lifts: &MaskLifts,
     ) -> bool {
         let all_masks: Vec<&Expr> = arms.iter().map(|(m, _)| m).collect();
         let groups = arms
@@ -212,6 +328,14 @@ impl Lowerer<'_, '_> {
                     .take(k + 1)
                     .map(|(j, m)| (*m, j < k)),
             );
+            if let Some(ExprKind::Name(n)) = arms.get(k).map(|(m, _)| &m.kind) {
+                if let Some((fill, _)) = lifts.get(&n.text) {
+                    let fill = fill.clone();
+                    self.span = fill.span;
+                    self.start_statement();
+                    failed |= self.stmt(&fill).is_err();
+                }
+            }
             for s in body {
                 self.span = s.span;
                 self.start_statement();
@@ -221,7 +345,7 @@ impl Lowerer<'_, '_> {
                     ..
                 } = &s.kind
                 {
-                    failed |= self.where_arms(&mask, inner, inner_else.as_deref(), assigned);
+                    failed |= self.where_arms(&mask, inner, inner_else.as_deref(), assigned, lifts);
                     continue;
                 }
                 failed |= self.where_assignment(s, &mask, assigned).is_err();

@@ -37,6 +37,9 @@ impl Lowerer<'_, '_> {
         if let ExprKind::Apply { name, args } = &e.kind {
             if StrFn::from_name(&name.text) == Some(StrFn::Adjustl) && self.names_string_fn(name) {
                 let x = self.string_args(name, args, 1)?[0];
+                if self.runtime_len_fn(x).is_some() {
+                    return self.expr(e);
+                }
                 let r = self.string_operand(x, name)?;
                 if self.char_len_of(&r).is_none() {
                     return Ok(Operand::Char(self.after_leading_blanks(&r)));
@@ -91,13 +94,8 @@ impl Lowerer<'_, '_> {
         Ok(match which {
             // A character function result of run-time length: its buffer
             // up to the last non-blank.
-            StrFn::Trim if self.runtime_len_fn(xs[0]).is_some() => {
-                let [Piece::Buf(buf, n)] = self.part_pieces(xs[0])?.parts[..] else {
-                    return Err(self.err(
-                        name.span,
-                        "internal error: a character function result of run-time length is not one buffer",
-                    ));
-                };
+            StrFn::Trim if self.is_runtime_len_value(xs[0]) => {
+                let (buf, n) = self.runtime_len_buffer(xs[0])?;
                 let last = self.buffer_last_nonblank(buf, n)?;
                 Pieces {
                     parts: vec![Piece::Buf(buf, last)],
@@ -114,6 +112,9 @@ impl Lowerer<'_, '_> {
                     parts: vec![Piece::Text(self.shifted_ref(&r, one, last))],
                     len: None,
                 }
+            }
+            StrFn::Adjustl | StrFn::Adjustr if self.runtime_len_fn(xs[0]).is_some() => {
+                self.adjusted_buffer(which == StrFn::Adjustl, xs[0])?
             }
             StrFn::Adjustl | StrFn::Adjustr => {
                 let r = self.string_operand(xs[0], name)?;
