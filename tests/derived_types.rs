@@ -523,3 +523,53 @@ fn unsupported_uses_of_allocatable_components_of_arrays_of_structures_are_locate
         assert!(m.contains(at) && m.contains(what), "{m}");
     }
 }
+
+/// tests/corpus/procedure_specific.f90 (`procedure(name)` naming a
+/// specific procedure): `y(i) = a i^2 + i`, `s` the trapezoidal rule
+/// with four intervals of `ab x^2 + x` on [0, 1] (`0.34375 ab + 0.5`), and
+/// `r = b a^3`.
+#[test]
+fn procedure_declarations_naming_specific_procedures_have_their_derivatives() {
+    let (a, b) = (1.25, -0.75);
+    let at = [("a", a), ("b", b)];
+    let file = "procedure_specific.f90";
+    check_at(
+        file,
+        "fit",
+        &at,
+        "y",
+        "a,b",
+        &[1.0, 0.0, 4.0, 0.0, 9.0, 0.0],
+    );
+    check_at(file, "fit", &at, "s", "a,b", &[0.34375 * b, 0.34375 * a]);
+    check_at(file, "fit", &at, "r", "a,b", &[3.0 * a * a * b, a * a * a]);
+}
+
+/// A procedure passed for a `procedure(name)` dummy is checked against
+/// `name`'s interface, and `procedure(v)` naming something that is
+/// neither an interface nor a procedure with an explicit one is refused;
+/// both with their location.
+#[test]
+fn procedure_declarations_naming_specific_procedures_check_what_they_name() {
+    let module = "module m\n  implicit none\ncontains\n  real(8) function sq(x)\n    real(8), intent(in) :: x\n    sq = x * x\n  end function sq\n  real(8) function twice(f, x)\n    procedure(sq) :: f\n    real(8), intent(in) :: x\n    twice = 2 * f(x)\n  end function twice\n  real(8) function two(x, y)\n    real(8), intent(in) :: x, y\n    two = x + y\n  end function two\n";
+    let cases = [
+        (
+            "  subroutine use(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n    y = twice(two, x)\n  end subroutine use\n",
+            "m.f90:20:",
+            "`two` takes 2 argument(s) but the interface `sq` takes 1",
+        ),
+        (
+            "  subroutine use(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n    real(8) :: v\n    procedure(v) :: g\n    y = x\n  end subroutine use\n",
+            "m.f90:21:15",
+            "`v` is neither an abstract interface nor a procedure with an explicit interface",
+        ),
+    ];
+    for (unit, place, message) in cases {
+        let src = format!("{module}{unit}end module m\n");
+        let e = Engine::from_sources(&[("m.f90".into(), src)], Options::default())
+            .err()
+            .expect("refused");
+        assert!(e.message.contains(place), "{}", e.message);
+        assert!(e.message.contains(message), "{}", e.message);
+    }
+}
