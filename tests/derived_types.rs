@@ -512,11 +512,6 @@ fn unsupported_uses_of_allocatable_components_of_arrays_of_structures_are_locate
             "e.f90:8:28",
             "STAT=, ERRMSG=, SOURCE= or MOLD= in the ALLOCATE of a component of an element of an array of structures",
         ),
-        (
-            "  b = a(1)",
-            "e.f90:8:7",
-            "assignment of type `t` between a structure and an element of an array of structures with ALLOCATABLE components",
-        ),
     ];
     for (body, at, what) in cases {
         let m = compile_error(&program(body));
@@ -572,4 +567,44 @@ fn procedure_declarations_naming_specific_procedures_check_what_they_name() {
         assert!(e.message.contains(place), "{}", e.message);
         assert!(e.message.contains(message), "{}", e.message);
     }
+}
+
+/// tests/corpus/derived_alloc_element_assign.f90 (`c = b(k)` and
+/// `b(k) = c` with ALLOCATABLE components): with `b(i)%w = is`,
+/// `b(i)%v(j) = st + ij` (`j = 0..i`) and `b(2)%m = [s, t, st, s + t]`,
+/// `r = (6s^2 t + 12s, -2s + 3st^2 + 6t, s^2 t^2 + 4st, st^2, 2s^2 t + s,
+/// st^2 + t + st)` and `q = t (s, t, st, s + t)`.
+#[test]
+fn structures_and_elements_with_allocatable_components_assign_deep() {
+    let (s, t) = (-0.25, 2.0);
+    let file = "derived_alloc_element_assign.f90";
+    check(
+        file,
+        "swap",
+        (s, t),
+        "r",
+        "s,t",
+        &[
+            12.0 * s * t + 12.0,
+            6.0 * s * s,
+            -2.0 + 3.0 * t * t,
+            6.0 * s * t + 6.0,
+            2.0 * s * t * t + 4.0 * t,
+            2.0 * s * s * t + 4.0 * s,
+            t * t,
+            2.0 * s * t,
+            4.0 * s * t + 1.0,
+            2.0 * s * s,
+            t * t + t,
+            2.0 * s * t + 1.0 + s,
+        ],
+    );
+    check(
+        file,
+        "swap",
+        (s, t),
+        "q",
+        "s,t",
+        &[t, s, 0.0, 2.0 * t, t * t, 2.0 * s * t, t, s + 2.0 * t],
+    );
 }

@@ -67,6 +67,7 @@ mod module_alloc;
 mod operators;
 mod optional_proc;
 mod ragged;
+mod ragged_assign;
 mod reductions;
 mod scope;
 mod section_arg;

@@ -122,6 +122,12 @@ impl Lowerer<'_, '_> {
         })
     }
 
+    /// The rank of the component `text` when it is one of an array of
+    /// structures with its own allocation per element.
+    pub(super) fn ragged_rank(&self, text: &str) -> Option<usize> {
+        self.ragged(text).map(|r| r.rank)
+    }
+
     /// True when `e` references such a component.
     fn mentions_ragged(&self, e: &Expr) -> bool {
         matches!(&e.kind, ExprKind::Name(n) | ExprKind::Apply { name: n, .. } if self.ragged(&n.text).is_some())
