@@ -1147,7 +1147,15 @@ impl Builder<'_, '_> {
                     let iface = self.abstract_interface(body);
                     self.declare_dummy_procedure(&body.name, &iface);
                 } else {
-                    let iface = self.abstract_interface(body);
+                    // An external procedure's interface, for `procedure(name)`:
+                    // the procedure itself is checked where it is compiled.
+                    let host = self.scope.clone();
+                    let outer = Outer {
+                        host: Some(&host),
+                        modules: self.outer.modules,
+                        module: self.outer.module,
+                    };
+                    let iface = procedure_interface(body, &outer, &mut Vec::new());
                     self.scope.specifics.insert(iface.name.clone(), iface);
                 }
             }
