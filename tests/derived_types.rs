@@ -608,3 +608,55 @@ fn structures_and_elements_with_allocatable_components_assign_deep() {
         &[t, s, 0.0, 2.0 * t, t * t, 2.0 * s * t, t, s + 2.0 * t],
     );
 }
+
+/// A subscript of `b(k)%u` outside the element's own bounds but inside the
+/// storage shared by the elements (`b(1)%u(5)` is allocated, `b(2)%u` has
+/// bounds 2:3) is a located error naming the component, in the primal on
+/// the JIT and the interpreter and in the tangent and the adjoint; inside
+/// them the program runs and its derivative is that of `y = 2x + 2x * (4
+/// - i)`.
+#[test]
+fn subscripts_of_allocatable_components_of_arrays_of_structures_are_checked_per_element() {
+    let dir = std::env::temp_dir().join(format!("adjit-ragged-oob-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("oob.f90");
+    std::fs::write(
+        &file,
+        "subroutine s(x, i, y)\n  type :: t\n    real(8), allocatable :: u(:)\n  end type\n  \
+         type(t) :: b(2)\n  real(8), intent(in) :: x\n  integer, intent(in) :: i\n  \
+         real(8), intent(out) :: y\n  allocate(b(1)%u(5))\n  allocate(b(2)%u(2:3))\n  \
+         b(1)%u = x\n  b(2)%u = 2*x\n  y = b(2)%u(i) + sum(b(2)%u(i:3))\nend subroutine\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let base = ["--entry", "s", "--set", "x=1.5"];
+    for (i, dy) in [("i=2", 6.0), ("i=3", 4.0)] {
+        let (code, out, err) = common::cli::adjit(
+            &[
+                &["grad", f, "--of", "y", "--wrt", "x", "--set", i][..],
+                &base[..],
+            ]
+            .concat(),
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("dy/dx = {dy:.16e}")), "{out}");
+    }
+    for i in ["i=1", "i=4", "i=0"] {
+        let runs: [&[&str]; 4] = [
+            &["run", f],
+            &["run", f, "--interp"],
+            &["grad", f, "--of", "y", "--wrt", "x", "--mode", "tangent"],
+            &["grad", f, "--of", "y", "--wrt", "x", "--mode", "adjoint"],
+        ];
+        for run in runs {
+            let (code, _, err) = common::cli::adjit(&[run, &base[..], &["--set", i]].concat());
+            assert_eq!(code, 1, "{run:?} {i}: {err}");
+            let first = err.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with(&format!("{f}:13:3: error: runtime error in `s`: array index out of bounds on `b(k)%u`: a subscript outside the bounds of the element's allocation")),
+                "{run:?} {i}: {first}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
