@@ -25,14 +25,34 @@ pub struct RuntimeError {
 impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.kind)?;
-        if let Some(v) = &self.var {
-            write!(f, " on `{v}`")?;
+        let storage = self.var.as_deref().and_then(component_of_storage);
+        match (&self.var, &storage) {
+            (_, Some(c)) => write!(f, " on `{c}`")?,
+            (Some(v), None) => write!(f, " on `{v}`")?,
+            (None, None) => {}
         }
-        if !self.detail.is_empty() {
+        if storage.is_some() && self.detail.starts_with("index 0 outside") {
+            // Storage position 0 is where a subscript outside the
+            // element's own bounds is sent.
+            write!(
+                f,
+                ": a subscript outside the bounds of the element's allocation (storage {})",
+                self.detail
+            )?;
+        } else if !self.detail.is_empty() {
             write!(f, ": {}", self.detail)?;
         }
         Ok(())
     }
+}
+
+/// The component `b(k)%u` an error on the storage leaf `b%u.data` of an
+/// ALLOCATABLE component of an array of structures names (the front end
+/// stores each element's allocation in a column of that leaf, at positions
+/// from 1); `None` for another variable.
+fn component_of_storage(var: &str) -> Option<String> {
+    let (array, component) = var.strip_suffix(".data")?.split_once('%')?;
+    Some(format!("{array}(k)%{component}"))
 }
 
 impl std::error::Error for RuntimeError {}

@@ -67,6 +67,7 @@ mod module_alloc;
 mod operators;
 mod optional_proc;
 mod ragged;
+mod ragged_assign;
 mod reductions;
 mod scope;
 mod section_arg;
@@ -813,6 +814,25 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
             ));
         }
         scope.procs = m.contains.iter().map(|p| p.name.text.clone()).collect();
+        // What `procedure(name)` naming a module procedure takes; the
+        // procedures' own declarations are checked (and their errors
+        // reported) when they are compiled.
+        let own: Vec<(String, scope::Interface)> = m
+            .contains
+            .iter()
+            .map(|p| {
+                let outer = Outer {
+                    host: None,
+                    modules: &modules,
+                    module: Some(&scope),
+                };
+                (
+                    p.name.text.clone(),
+                    scope::procedure_interface(p, &outer, &mut Vec::new()),
+                )
+            })
+            .collect();
+        scope.specifics.extend(own);
         if let Some(object) = scope.equivalences.first().and_then(|set| set.first()) {
             out.diags.push(Diagnostic::error(
                 object.span,

@@ -122,6 +122,12 @@ impl Lowerer<'_, '_> {
         })
     }
 
+    /// The rank of the component `text` when it is one of an array of
+    /// structures with its own allocation per element.
+    pub(super) fn ragged_rank(&self, text: &str) -> Option<usize> {
+        self.ragged(text).map(|r| r.rank)
+    }
+
     /// True when `e` references such a component.
     fn mentions_ragged(&self, e: &Expr) -> bool {
         matches!(&e.kind, ExprKind::Name(n) | ExprKind::Apply { name: n, .. } if self.ragged(&n.text).is_some())
@@ -259,6 +265,14 @@ impl Lowerer<'_, '_> {
         apply(bounds_name(&rg.name), args, span)
     }
 
+    /// The storage position `pos` of a subscript when `valid` holds, else
+    /// position 0, outside the storage (whose positions start at 1): the
+    /// reference is then an out-of-bounds error, reported on the component
+    /// (see [`adjit_ir::RuntimeError`]'s display of a storage leaf).
+    fn checked(pos: Expr, valid: Expr, span: Span) -> Expr {
+        apply("merge".to_string(), vec![pos, int(0, span), valid], span)
+    }
+
     /// Rewrites the references to components of arrays of structures in
     /// `e` (see the module documentation).
     fn ragged_expr(&mut self, e: &mut Expr) -> R<()> {
@@ -289,26 +303,51 @@ impl Lowerer<'_, '_> {
             let hi = Self::bound_ref(&rg, j + rg.rank as i64, &element, span);
             // A subscript of the element as a position in its storage.
             let shift = |x: Expr| bin(BinOp::Add, bin(BinOp::Sub, x, lo.clone()), int(1, span));
+            // Whether `x` lies within the element's own bounds.
+            let inside = |x: &Expr| {
+                bin(
+                    BinOp::And,
+                    bin(BinOp::Le, lo.clone(), x.clone()),
+                    bin(BinOp::Le, x.clone(), hi.clone()),
+                )
+            };
             out.push(match &a.value {
-                ArgValue::Expr(x) => arg(shift(x.clone())),
+                ArgValue::Expr(x) => arg(Self::checked(shift(x.clone()), inside(x), span)),
                 ArgValue::Range {
                     lo: l,
                     hi: h,
                     stride,
-                } => Arg {
-                    keyword: None,
-                    value: ArgValue::Range {
-                        lo: Some(match l {
-                            Some(l) => shift(l.clone()),
-                            None => int(1, span),
-                        }),
-                        hi: Some(shift(match h {
-                            Some(h) => h.clone(),
-                            None => hi,
-                        })),
-                        stride: stride.clone(),
-                    },
-                },
+                } => {
+                    let (l, h) = (
+                        l.clone().unwrap_or_else(|| lo.clone()),
+                        h.clone().unwrap_or_else(|| hi.clone()),
+                    );
+                    // A section without stride must lie within the
+                    // element's bounds unless it is empty (with a stride
+                    // only the storage bounds are checked).
+                    let valid = |x: &Expr| {
+                        if stride.is_some() {
+                            return None;
+                        }
+                        Some(bin(
+                            BinOp::Or,
+                            inside(x),
+                            bin(BinOp::Gt, l.clone(), h.clone()),
+                        ))
+                    };
+                    let end = |x: &Expr| match valid(x) {
+                        Some(v) => Self::checked(shift(x.clone()), v, span),
+                        None => shift(x.clone()),
+                    };
+                    Arg {
+                        keyword: None,
+                        value: ArgValue::Range {
+                            lo: Some(end(&l)),
+                            hi: Some(end(&h)),
+                            stride: stride.clone(),
+                        },
+                    }
+                }
             });
         }
         out.extend(args[rg.rank..].iter().cloned());

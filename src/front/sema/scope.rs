@@ -260,6 +260,11 @@ pub struct Scope {
     pub interfaces: HashMap<String, Interface>,
     /// The interface of each `procedure(iface)` name declared here.
     pub proc_interfaces: HashMap<String, Interface>,
+    /// Interfaces of specific procedures, which `procedure(name)` may
+    /// name as well as an abstract interface: a module's procedures
+    /// (filled by the module builder), external procedures with an
+    /// explicit interface body, and those imported by USE.
+    pub specifics: HashMap<String, Interface>,
     /// The OPTIONAL dummy procedures.
     pub optional_procs: HashSet<String>,
 }
@@ -339,6 +344,61 @@ impl Scope {
             Some(Sym::Const(c)) => Some(c.clone()),
             _ => None,
         }
+    }
+}
+
+/// The interface a procedure or interface body describes: its arguments'
+/// types and ranks and its result type, resolved with the names `outer`
+/// sees (kinds, types: what IMPORT would bring in). Errors of its
+/// declarations go to `diags`.
+pub fn procedure_interface(
+    body: &Procedure,
+    outer: &Outer,
+    diags: &mut Vec<Diagnostic>,
+) -> Interface {
+    let result = match &body.kind {
+        ProcKind::Function {
+            prefix_type,
+            result,
+        } => Some((result.as_ref().unwrap_or(&body.name), prefix_type.as_ref())),
+        _ => None,
+    };
+    let inner = build_scope(&body.args, result, &body.decls, outer, diags);
+    let ty_of = |n: &str| {
+        inner
+            .var(n)
+            .and_then(|v| v.ty.clone())
+            .or_else(|| inner.implicit_type(n))
+            .map(|t| t.ty)
+    };
+    let args = body
+        .args
+        .iter()
+        .map(|a| match inner.syms.get(&a.text) {
+            Some(Sym::Struct(st)) => InterfaceArg {
+                name: a.text.clone(),
+                ty: None,
+                rank: 0,
+                type_name: Some(st.type_name.clone()),
+            },
+            Some(Sym::Var(v)) => InterfaceArg {
+                name: a.text.clone(),
+                ty: ty_of(&a.text),
+                rank: v.dims.as_ref().map_or(0, Vec::len),
+                type_name: None,
+            },
+            _ => InterfaceArg {
+                name: a.text.clone(),
+                ty: None,
+                rank: 0,
+                type_name: None,
+            },
+        })
+        .collect();
+    Interface {
+        name: body.name.text.clone(),
+        result: result.and_then(|(r, _)| ty_of(&r.text)),
+        args,
     }
 }
 
@@ -811,6 +871,11 @@ impl Builder<'_, '_> {
                 for (local, remote) in renames {
                     self.import(scope, &module.text, local, remote);
                 }
+                for (n, i) in &scope.specifics {
+                    if scope.is_public(n) && !renames.iter().any(|(_, r)| &r.text == n) {
+                        self.scope.specifics.insert(n.clone(), i.clone());
+                    }
+                }
             }
         }
     }
@@ -843,6 +908,9 @@ impl Builder<'_, '_> {
         }
         if let Some(i) = scope.interfaces.get(r) {
             self.scope.interfaces.insert(l.to_string(), i.clone());
+        }
+        if let Some(i) = scope.specifics.get(r) {
+            self.scope.specifics.insert(l.to_string(), i.clone());
         }
         if scope.procs.iter().any(|p| p == r) && l != r {
             self.scope
@@ -1078,6 +1146,17 @@ impl Builder<'_, '_> {
                 {
                     let iface = self.abstract_interface(body);
                     self.declare_dummy_procedure(&body.name, &iface);
+                } else {
+                    // An external procedure's interface, for `procedure(name)`:
+                    // the procedure itself is checked where it is compiled.
+                    let host = self.scope.clone();
+                    let outer = Outer {
+                        host: Some(&host),
+                        modules: self.outer.modules,
+                        module: self.outer.module,
+                    };
+                    let iface = procedure_interface(body, &outer, &mut Vec::new());
+                    self.scope.specifics.insert(iface.name.clone(), iface);
                 }
             }
             if let Some(n) = block.procedures.first() {
@@ -1103,70 +1182,30 @@ impl Builder<'_, '_> {
     /// types and ranks and its result type, resolved with the names this
     /// unit sees (kinds, types: what IMPORT would bring in).
     fn abstract_interface(&mut self, body: &Procedure) -> Interface {
-        let result = match &body.kind {
-            ProcKind::Function {
-                prefix_type,
-                result,
-            } => Some((result.as_ref().unwrap_or(&body.name), prefix_type.as_ref())),
-            _ => None,
-        };
         let host = self.scope.clone();
-        let inner = build_scope(
-            &body.args,
-            result,
-            &body.decls,
+        procedure_interface(
+            body,
             &Outer {
                 host: Some(&host),
                 modules: self.outer.modules,
                 module: self.outer.module,
             },
             self.diags,
-        );
-        let ty_of = |n: &str| {
-            inner
-                .var(n)
-                .and_then(|v| v.ty.clone())
-                .or_else(|| inner.implicit_type(n))
-                .map(|t| t.ty)
-        };
-        let args = body
-            .args
-            .iter()
-            .map(|a| match inner.syms.get(&a.text) {
-                Some(Sym::Struct(st)) => InterfaceArg {
-                    name: a.text.clone(),
-                    ty: None,
-                    rank: 0,
-                    type_name: Some(st.type_name.clone()),
-                },
-                Some(Sym::Var(v)) => InterfaceArg {
-                    name: a.text.clone(),
-                    ty: ty_of(&a.text),
-                    rank: v.dims.as_ref().map_or(0, Vec::len),
-                    type_name: None,
-                },
-                _ => InterfaceArg {
-                    name: a.text.clone(),
-                    ty: None,
-                    rank: 0,
-                    type_name: None,
-                },
-            })
-            .collect();
-        Interface {
-            name: body.name.text.clone(),
-            result: result.and_then(|(r, _)| ty_of(&r.text)),
-            args,
-        }
+        )
     }
 
-    /// The abstract interface of a name (here, in the host or the module).
+    /// The abstract interface of a name, or the interface of a specific
+    /// procedure with an explicit interface (here, in the host or the
+    /// module).
     fn find_interface(&self, name: &str) -> Option<Interface> {
         self.scope
             .interfaces
             .get(name)
             .or_else(|| self.outer.host.and_then(|h| h.interfaces.get(name)))
             .or_else(|| self.outer.module.and_then(|m| m.interfaces.get(name)))
+            .or_else(|| self.scope.specifics.get(name))
+            .or_else(|| self.outer.host.and_then(|h| h.specifics.get(name)))
+            .or_else(|| self.outer.module.and_then(|m| m.specifics.get(name)))
             .cloned()
     }
 
@@ -1215,7 +1254,10 @@ impl Builder<'_, '_> {
         let Some(iface) = self.find_interface(&iface_name.text) else {
             return self.error(
                 iface_name.span,
-                format!("`{}` is not an abstract interface", iface_name.text),
+                format!(
+                    "`{}` is neither an abstract interface nor a procedure with an explicit interface",
+                    iface_name.text
+                ),
             );
         };
         for n in names {

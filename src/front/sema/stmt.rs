@@ -37,7 +37,7 @@ impl Lowerer<'_, '_> {
 
     /// Lowers a statement that a front-end rewrite produced in place of the
     /// one being lowered, keeping it alive for as long as the lowering borrows it.
-    fn stmt_rewritten(&mut self, rewritten: Stmt) -> R<()> {
+    pub(super) fn stmt_rewritten(&mut self, rewritten: Stmt) -> R<()> {
         let rewritten = std::rc::Rc::new(rewritten);
         self.lifted.push(rewritten.clone());
         self.stmt(&rewritten)
@@ -1241,13 +1241,7 @@ impl Lowerer<'_, '_> {
             return Err(self.err(target.span, "not a structure"));
         };
         if to.len() != src.len() {
-            return Err(self.err(
-                value.span,
-                format!(
-                    "unsupported Fortran: assignment of type `{}` between a structure and an element of an array of structures with ALLOCATABLE components",
-                    st.type_name
-                ),
-            ));
+            return self.mixed_struct_assign(&to, &src, target.span);
         }
         let mut failed = false;
         for (t, f) in to.iter().zip(&src) {
