@@ -15,7 +15,9 @@
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use adjit_ir::{BinaryOp, Bound, CmpOp, Const, Dim, Inst, Storage, Terminator, Type, Var, VarId};
+use adjit_ir::{
+    BinaryOp, Bound, CmpOp, Const, Dim, Inst, Storage, Terminator, Type, Value, Var, VarId,
+};
 
 /// The value `stat=` receives when ALLOCATE finds the array allocated
 /// (gfortran's `LIBERROR_ALLOCATION`).
@@ -418,32 +420,56 @@ impl Lowerer<'_, '_> {
     /// builder in a block where `var` has the value's shape.
     pub(super) fn realloc_for_assignment(&mut self, var: VarId, extents: &[VarId]) {
         let is = self.val(Inst::Allocated(var), Type::Bool);
-        let mut same = is;
-        for (d, &t) in extents.iter().enumerate() {
-            let have = self.val(Inst::DimExtent(var, d as u32), Type::I64);
+        let same = self.same_extents(is, extents, |this, d| {
+            this.val(Inst::DimExtent(var, d as u32), Type::I64)
+        });
+        self.unless(same, |this| {
+            this.release_if_allocated(var);
+            let bounds = extents
+                .iter()
+                .map(|&t| {
+                    let one = this.konst(Const::Int(1), Type::I64);
+                    (one, this.val(Inst::Load(t), Type::I64))
+                })
+                .collect();
+            this.emit(Inst::Allocate(var, bounds), None);
+        });
+    }
+
+    /// Whether `start` holds and every extent `have(this, d)` equals the
+    /// one held in `want[d]`: Fortran's test of whether an allocated array
+    /// keeps its storage on assignment.
+    pub(super) fn same_extents(
+        &mut self,
+        start: Value,
+        want: &[VarId],
+        mut have: impl FnMut(&mut Self, usize) -> Value,
+    ) -> Value {
+        let mut same = start;
+        for (d, &t) in want.iter().enumerate() {
+            let have = have(self, d);
             let want = self.val(Inst::Load(t), Type::I64);
             let eq = self.val(Inst::Cmp(CmpOp::Eq, have, want), Type::Bool);
             same = self.val(Inst::Binary(BinaryOp::And, same, eq), Type::Bool);
         }
-        let kept = extents;
-        let (realloc, done) = (self.block(), self.block());
+        same
+    }
+
+    /// Runs `body` in a block of its own when `cond` is false; both paths
+    /// meet in a fresh block that becomes current. Returns what `body`
+    /// returns.
+    pub(super) fn unless<T>(&mut self, cond: Value, body: impl FnOnce(&mut Self) -> T) -> T {
+        let (otherwise, done) = (self.block(), self.block());
         self.terminate(Terminator::Branch {
-            cond: same,
+            cond,
             then_dest: done,
-            else_dest: realloc,
+            else_dest: otherwise,
         });
-        self.switch_to(realloc);
-        self.release_if_allocated(var);
-        let bounds = kept
-            .iter()
-            .map(|&t| {
-                let one = self.konst(Const::Int(1), Type::I64);
-                (one, self.val(Inst::Load(t), Type::I64))
-            })
-            .collect();
-        self.emit(Inst::Allocate(var, bounds), None);
+        self.switch_to(otherwise);
+        let result = body(self);
         self.jump(done);
         self.switch_to(done);
+        result
     }
 }
 

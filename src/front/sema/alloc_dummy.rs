@@ -23,7 +23,7 @@ use super::super::ast::{DimSpec, Expr, ExprKind, Name};
 use super::lowerer::{Lowerer, Resolved, R};
 use super::scope::{TypeInfo, VarDecl};
 use adjit_ir::{
-    BinaryOp, Bound, CallArg, CmpOp, Inst, RuntimeErrorKind, Storage, Terminator, Type, VarId,
+    BinaryOp, Bound, CallArg, Inst, RuntimeErrorKind, Storage, Terminator, Type, VarId,
 };
 
 impl Lowerer<'_, '_> {
@@ -148,13 +148,10 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        let mut same = self.konst(adjit_ir::Const::Bool(true), Type::Bool);
-        for (d, &t) in extents.iter().enumerate() {
-            let have = self.val(Inst::DimExtent(v, d as u32), Type::I64);
-            let want = self.val(Inst::Load(t), Type::I64);
-            let eq = self.val(Inst::Cmp(CmpOp::Eq, have, want), Type::Bool);
-            same = self.val(Inst::Binary(BinaryOp::And, same, eq), Type::Bool);
-        }
+        let all = self.konst(adjit_ir::Const::Bool(true), Type::Bool);
+        let same = self.same_extents(all, &extents, |this, d| {
+            this.val(Inst::DimExtent(v, d as u32), Type::I64)
+        });
         let (ok, bad) = (self.block(), self.block());
         self.terminate(Terminator::Branch {
             cond: same,

@@ -709,35 +709,25 @@ impl Lowerer<'_, '_> {
         let (tmp, extents) = self.value_into_temp(value, ty, rg.rank, &rg.name)?;
         let bv = self.ragged_var(bounds_name(&rg.name), span)?;
         let pos = self.ragged_position(bv, &element)?;
-        let mut same = self.element_allocated(bv, &pos);
-        for (j, &n) in extents.iter().enumerate() {
-            let lo = self.load_bound(bv, j + 1, &pos);
-            let hi = self.load_bound(bv, j + 1 + rg.rank, &pos);
-            let d = self.val(Inst::Binary(BinaryOp::Sub, hi, lo), Type::I64);
-            let one = self.int(1, Type::I64);
-            let have = self.val(Inst::Binary(BinaryOp::Add, d, one), Type::I64);
-            let want = self.val(Inst::Load(n), Type::I64);
-            let eq = self.val(Inst::Cmp(CmpOp::Eq, have, want), Type::Bool);
-            same = self.val(Inst::Binary(BinaryOp::And, same, eq), Type::Bool);
-        }
-        let (realloc, done) = (self.block(), self.block());
-        self.terminate(Terminator::Branch {
-            cond: same,
-            then_dest: done,
-            else_dest: realloc,
+        let is = self.element_allocated(bv, &pos);
+        let same = self.same_extents(is, &extents, |this, j| {
+            let lo = this.load_bound(bv, j + 1, &pos);
+            let hi = this.load_bound(bv, j + 1 + rg.rank, &pos);
+            let d = this.val(Inst::Binary(BinaryOp::Sub, hi, lo), Type::I64);
+            let one = this.int(1, Type::I64);
+            this.val(Inst::Binary(BinaryOp::Add, d, one), Type::I64)
         });
-        self.switch_to(realloc);
-        let one = self.int(1, Type::I64);
-        self.store_bound(bv, 0, &pos, one);
-        for (j, &n) in extents.iter().enumerate() {
-            let one = self.int(1, Type::I64);
-            self.store_bound(bv, j + 1, &pos, one);
-            let n = self.val(Inst::Load(n), Type::I64);
-            self.store_bound(bv, j + 1 + rg.rank, &pos, n);
-        }
-        self.ragged_grow(rg, bv, &extents, span)?;
-        self.jump(done);
-        self.switch_to(done);
+        self.unless(same, |this| {
+            let one = this.int(1, Type::I64);
+            this.store_bound(bv, 0, &pos, one);
+            for (j, &n) in extents.iter().enumerate() {
+                let one = this.int(1, Type::I64);
+                this.store_bound(bv, j + 1, &pos, one);
+                let n = this.val(Inst::Load(n), Type::I64);
+                this.store_bound(bv, j + 1 + rg.rank, &pos, n);
+            }
+            this.ragged_grow(rg, bv, &extents, span)
+        })?;
         self.for_positions(&extents, &mut |this, p| {
             let i = this.whole_array_index(tmp, p, span)?;
             let x = this.val(Inst::LoadElem(tmp, i), ty);
