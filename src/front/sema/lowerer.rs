@@ -906,6 +906,15 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             for (i, d) in dims.iter().enumerate() {
                 let last = i + 1 == dims.len();
                 let (lower, upper) = match d {
+                    // Fortran 77's assumed size before `*`: a dummy's last
+                    // dimension declared `1` (`a(lda, 1)`, `ipvt(1)`, as
+                    // LINPACK and EISPACK write it) spans the actual's
+                    // storage, as gfortran and every F77 compiler read it.
+                    DimSpec::Explicit { lower, upper }
+                        if param && last && is_one_extent(lower.as_ref(), upper) =>
+                    {
+                        (lower, None)
+                    }
                     DimSpec::Explicit { lower, upper } => (lower, Some(upper)),
                     DimSpec::AssumedShape { lower } if param && !last => {
                         // Rank > 1: the extent is a hidden parameter.
@@ -1741,6 +1750,14 @@ pub(crate) fn referenced_names(p: &Procedure) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// True for a dimension declared `1` or `1:1` with literal bounds: the
+/// last dimension of a Fortran 77 dummy written that way is of assumed
+/// size.
+fn is_one_extent(lower: Option<&Expr>, upper: &Expr) -> bool {
+    let one = |e: &Expr| matches!(e.kind, ExprKind::Int { value: 1, .. });
+    one(upper) && lower.is_none_or(one)
 }
 
 fn dim_names(d: &DimSpec, out: &mut BTreeSet<String>) {
