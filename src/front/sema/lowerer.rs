@@ -711,6 +711,22 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     }
 
     /// What a dummy procedure of this unit stands for in this instance.
+    /// The scopes a procedure sees named constants of beyond its own:
+    /// its hosts' (innermost first), then its module's.
+    fn outer_scopes(&self) -> Vec<&'p Scope> {
+        let prog: &'p Program<'a> = self.prog;
+        let mut out = Vec::new();
+        let mut u = &prog.units[self.unit];
+        while let Some(h) = u.host {
+            u = &prog.units[h];
+            out.push(&u.scope);
+        }
+        if let Some(m) = prog.units[self.unit].module {
+            out.push(&prog.modules[m].1);
+        }
+        out
+    }
+
     pub fn dummy_target(&self, name: &str) -> Option<Target> {
         let k = self.u().dummy_procs.iter().position(|d| d.text == name)?;
         Some(match self.inst {
@@ -806,7 +822,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             let shared = self.out.globals.iter().position(|g| g.name == gname);
             match shared {
                 Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32), 0),
-                None => match global_for(scope, n, gname, &mut self.out.diags) {
+                None => match global_for(scope, &self.outer_scopes(), n, gname, &mut self.out.diags) {
                     Some(g) => Storage::Global(self.out.push_global(g, d.constant), 0),
                     None => return Err(Reported),
                 },
@@ -1582,9 +1598,13 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
 }
 
 /// The global holding a SAVE or module variable of a scope: constant
-/// dimensions and its initial value.
+/// dimensions and its initial value. Named constants come from the scope,
+/// then from `outer` in order (the hosts and the module of a procedure:
+/// `real(wp), parameter :: c(2) = [1.0_wp, 2.0_wp]` in a module procedure
+/// with `wp` the module's).
 pub(crate) fn global_for(
     scope: &Scope,
+    outer: &[&Scope],
     name: &str,
     gname: String,
     diags: &mut Vec<Diagnostic>,
@@ -1604,7 +1624,11 @@ pub(crate) fn global_for(
         ));
         return None;
     };
-    let lookup = |n: &str| scope.constant(n);
+    let lookup = |n: &str| {
+        scope
+            .constant(n)
+            .or_else(|| outer.iter().find_map(|o| o.constant(n)))
+    };
     let mut dims = Vec::new();
     for dim in d.dims.iter().flatten() {
         let DimSpec::Explicit { lower, upper } = dim else {

@@ -833,7 +833,7 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
                 }
                 _ => format!("{}::{}", m.name.text, name),
             };
-            let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
+            let global = lowerer::global_for(&scope, &[], &name, gname, &mut out.diags);
             if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
                 v.global = Some(out.push_global(g, v.constant));
             }
