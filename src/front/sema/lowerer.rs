@@ -822,10 +822,12 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             let shared = self.out.globals.iter().position(|g| g.name == gname);
             match shared {
                 Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32), 0),
-                None => match global_for(scope, &self.outer_scopes(), n, gname, &mut self.out.diags) {
-                    Some(g) => Storage::Global(self.out.push_global(g, d.constant), 0),
-                    None => return Err(Reported),
-                },
+                None => {
+                    match global_for(scope, &self.outer_scopes(), n, gname, &mut self.out.diags) {
+                        Some(g) => Storage::Global(self.out.push_global(g, d.constant), 0),
+                        None => return Err(Reported),
+                    }
+                }
             }
         } else {
             Storage::Local
