@@ -113,10 +113,10 @@ fn linpack_solve_derivatives_are_the_inverse() {
         let ja = jacobians(&engine, &entry, &args, "x", "a");
         for i in 0..3 {
             for k in 0..3 {
-                for l in 0..3 {
+                for (l, xl) in x.iter().enumerate() {
                     // d x / d op(A)(k, l) = -inv(op(A))(i, k) x(l).
                     let col = if transposed { l + 3 * k } else { k + 3 * l };
-                    close(ja.get(i, col), -jb.get(i, k) * x[l], "dx/dA");
+                    close(ja.get(i, col), -jb.get(i, k) * xl, "dx/dA");
                 }
             }
         }
