@@ -17,7 +17,7 @@ use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Ex
 use crate::{split, structure};
 
 mod structured;
-use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
+use crate::{dim_text, ident, Context, EmitError, GlobalHome};
 use adjit_ir::special::Special;
 use adjit_ir::{
     BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, Proc, ProcId, Rounding,
@@ -1942,12 +1942,13 @@ impl<'c, 'a> Printer<'c, 'a> {
         for name in self.char_scalars.keys() {
             decls.push(format!("  character(len=:), allocatable :: {name}"));
         }
+        // Lines are written whole: `emit` breaks the long ones.
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
-            wrap_line(l, &mut text);
+            push_line(&mut text, l);
         }
         // The caller sets the entry's element counts (names kept short
-        // per line: strings are not wrapped).
+        // per line: strings are not broken).
         for (local, variable, dummy) in &self.entry_sizes {
             text.push_str(&format!(
                 "  if ({local} < 0) error stop '{}: set ' // &\n      \
@@ -1959,7 +1960,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         if !inits.is_empty() {
             text.push_str("  ! Locals start at zero.\n");
             for l in &inits {
-                wrap_line(l, &mut text);
+                push_line(&mut text, l);
             }
         }
         for l in &self.lines {
@@ -1967,14 +1968,21 @@ impl<'c, 'a> Printer<'c, 'a> {
             if l.split_whitespace().nth(1) == Some("continue")
                 && l.starts_with(|c: char| c.is_ascii_digit())
             {
-                wrap_line(l, &mut text);
+                push_line(&mut text, l);
             } else {
-                wrap_line(&format!("  {l}"), &mut text);
+                text.push_str("  ");
+                push_line(&mut text, l);
             }
         }
         text.push_str(&format!("end subroutine {}\n", self.name));
         Ok(Printed { text, uses_modules })
     }
+}
+
+/// Appends `line` and a newline to `text`.
+fn push_line(text: &mut String, line: &str) {
+    text.push_str(line);
+    text.push('\n');
 }
 
 fn unary(op: UnaryOp, a: &Expr) -> Expr {

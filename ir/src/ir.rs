@@ -28,6 +28,7 @@
 //! [`Terminator`]; the interpreter ([`crate::interp`]) is the executable
 //! definition and the Cranelift lowering must agree with it.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// A scalar type of a value or of a variable's elements.
@@ -147,6 +148,10 @@ pub struct Module {
     pub procs: Vec<Proc>,
     /// Global storage, indexed by [`GlobalId`].
     pub globals: Vec<Global>,
+    /// The globals holding PRIVATE module variables and named constants:
+    /// code outside their module cannot name them (a Fortran back end
+    /// keeps its own copy).
+    pub private_globals: BTreeSet<GlobalId>,
 }
 
 impl Module {

@@ -59,6 +59,8 @@ pub(crate) struct Out {
     pub adf: Vec<AdfCall>,
     /// The globals holding array PARAMETERs (read-only).
     pub constants: BTreeSet<adjit_ir::GlobalId>,
+    /// The globals holding PRIVATE module entities.
+    pub private: BTreeSet<adjit_ir::GlobalId>,
 }
 
 impl Out {
