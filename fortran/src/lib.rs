@@ -391,7 +391,8 @@ impl<'a> Context<'a> {
                 if let adjit_ir::Inst::Call(c, args) = &inst.kind {
                     let same = |a: &[adjit_ir::Value], b: &[adjit_ir::Value]| a == b;
                     let callee = module.proc(*c);
-                    if let Some((_, j)) = proc::derivatives_may_overlap(args, callee, same) {
+                    if let Some((_, j)) = proc::derivatives_may_overlap(module, args, callee, same)
+                    {
                         if let adjit_ir::CallArg::Elem(y, _) = &args[j] {
                             if self.is_assumed_size(p, *y) {
                                 set.insert((p, *y));

@@ -244,6 +244,9 @@ pub struct Proc {
     /// tools that call it from Fortran (the gfortran oracle `use`s it);
     /// `None` for external procedures. Code generation ignores it.
     pub module: Option<String>,
+    /// True for a PRIVATE module procedure: code outside its module cannot
+    /// call it. Code generation ignores it.
+    pub private: bool,
     /// Counted DO loops marked for binomial checkpointing of their adjoint
     /// (the source directive `!$AD BINOMIAL-CKP`). Only the adjoint
     /// transform reads them; the interpreter and code generation ignore

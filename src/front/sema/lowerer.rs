@@ -282,6 +282,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let mut proc = Proc::new(u.ir_name.clone());
         proc.span = u.ast.span;
         proc.module = u.module.map(|m| prog.modules[m].0.clone());
+        proc.private = u
+            .module
+            .is_some_and(|m| !prog.modules[m].1.is_public(&u.ast.name.text));
         Self::resume(prog, out, unit, proc, HashMap::new(), inst)
     }
 
