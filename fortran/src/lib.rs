@@ -207,7 +207,7 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
             out.push('\n');
         }
     }
-    Ok(out)
+    Ok(wrap_text(&out))
 }
 
 fn write_module(name: &str, procs: &[(ProcId, proc::Printed)], out: &mut String) {
@@ -391,7 +391,8 @@ impl<'a> Context<'a> {
                 if let adjit_ir::Inst::Call(c, args) = &inst.kind {
                     let same = |a: &[adjit_ir::Value], b: &[adjit_ir::Value]| a == b;
                     let callee = module.proc(*c);
-                    if let Some((_, j)) = proc::derivatives_may_overlap(args, callee, same) {
+                    if let Some((_, j)) = proc::derivatives_may_overlap(module, args, callee, same)
+                    {
                         if let adjit_ir::CallArg::Elem(y, _) = &args[j] {
                             if self.is_assumed_size(p, *y) {
                                 set.insert((p, *y));
@@ -598,7 +599,9 @@ impl<'a> Context<'a> {
     /// Where a global lives for the Fortran code.
     fn global_home(&self, g: adjit_ir::GlobalId) -> GlobalHome {
         let global = &self.module().globals[g.index()];
-        if g.index() < self.request.primal_globals {
+        // A PRIVATE module entity cannot be USEd: the emitted code keeps
+        // its own copy (initialised alike).
+        if g.index() < self.request.primal_globals && !self.module().private_globals.contains(&g) {
             if let Some((unit, name)) = global.name.split_once("::") {
                 let is_proc = self
                     .module()
@@ -842,39 +845,91 @@ fn dim_text(l: i64, u: i64) -> String {
     }
 }
 
-/// Breaks a free-form line longer than gfortran's 132 columns at spaces
-/// outside character literals, with `&` continuations.
+/// Column at which emitted lines are broken (gfortran's free-form limit is
+/// 132; the margin leaves room for the enclosing module's indentation).
+const WRAP_WIDTH: usize = 100;
+
+/// Every line of `text` through [`wrap_line`]: the one place emitted
+/// statements get their free-form continuations.
+fn wrap_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 50);
+    for line in text.lines() {
+        wrap_line(line, &mut out);
+    }
+    out
+}
+
+/// Byte offsets in `line` after which a free-form line may be continued:
+/// blanks and commas outside character literals and before any trailing
+/// comment, never inside a token or a string. Each offset is the end of
+/// the part kept on the current line.
+fn break_points(line: &str) -> Vec<usize> {
+    let bytes = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut out = Vec::new();
+    for (i, &c) in bytes.iter().enumerate() {
+        match quote {
+            // A doubled quote inside a literal toggles twice: still inside.
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' => quote = Some(c),
+            None if c == b'!' => break,
+            None if c == b' ' => out.push(i),
+            None if c == b',' => out.push(i + 1),
+            None => {}
+        }
+    }
+    out
+}
+
+/// Writes `line` to `out`, broken into free-form continuation lines (`&`)
+/// of at most [`WRAP_WIDTH`] columns where it is longer, at the
+/// [`break_points`]; a comment line is cut at 130 columns instead.
 fn wrap_line(line: &str, out: &mut String) {
-    const WIDTH: usize = 100;
-    let indent: String = line.chars().take_while(|c| *c == ' ').collect();
-    if line.len() <= WIDTH || line.trim_start().starts_with('!') {
+    if line.len() <= WRAP_WIDTH || line.trim_start().starts_with('!') {
         let keep: String = line.chars().take(130).collect();
         out.push_str(&keep);
         out.push('\n');
         return;
     }
-    let bytes = line.as_bytes();
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let continuation = " ".repeat(indent + 4);
+    // Breaking leaves the rest starting at the first non-blank after the
+    // break; a rest that is blank or only the line's own `&` stays put.
+    let rest_from = |at: usize| at + line[at..].len() - line[at..].trim_start_matches(' ').len();
+    let usable = |at: usize| {
+        let rest = line[at..].trim();
+        at > indent && !rest.is_empty() && rest != "&"
+    };
+    let points: Vec<usize> = break_points(line)
+        .into_iter()
+        .filter(|&at| usable(at))
+        .collect();
     let mut start = 0;
-    let mut in_string = false;
-    let mut last_space = None;
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'\'' {
-            in_string = !in_string;
-        } else if c == b' ' && !in_string && i > start + indent.len() + 10 {
-            last_space = Some(i);
+    let mut width = 0; // Columns before `start` on the current output line.
+    let mut k = 0;
+    while start < line.len() {
+        if width + line.len() - start <= WRAP_WIDTH {
+            break;
         }
-        if i - start >= WIDTH {
-            if let Some(sp) = last_space.take() {
-                out.push_str(&line[start..sp]);
-                out.push_str(" &\n");
-                out.push_str(&indent);
-                out.push_str("    ");
-                start = sp + 1;
-            }
+        // The last break point that keeps this output line within the width,
+        // else the first one after it (an over-long token stays whole).
+        let mut chosen = None;
+        while k < points.len() && points[k] <= start {
+            k += 1;
         }
-        i += 1;
+        while k < points.len() && width + points[k] - start + 2 <= WRAP_WIDTH {
+            chosen = Some(points[k]);
+            k += 1;
+        }
+        let Some(at) = chosen.or_else(|| points.get(k).copied()) else {
+            break;
+        };
+        out.push_str(line[start..at].trim_end_matches(' '));
+        out.push_str(" &\n");
+        out.push_str(&continuation);
+        width = continuation.len();
+        start = rest_from(at);
     }
     out.push_str(&line[start..]);
     out.push('\n');
@@ -916,11 +971,77 @@ mod tests {
     #[test]
     fn long_lines_wrap_outside_strings() {
         let long = format!("  x = {}", vec!["a + 'b c'"; 30].join(" + "));
-        let mut out = String::new();
-        wrap_line(&long, &mut out);
+        let out = wrap_text(&long);
         assert!(out.lines().count() > 1);
-        assert!(out.lines().all(|l| l.len() <= 132));
+        assert!(out.lines().all(|l| l.len() <= WRAP_WIDTH));
         let joined: String = out.replace(" &\n      ", " ");
         assert_eq!(joined.trim_end(), long);
+    }
+
+    /// Joins continuation lines back into one statement.
+    fn unwrap(text: &str) -> String {
+        let mut joined = String::new();
+        for l in text.lines() {
+            match l.strip_suffix(" &") {
+                Some(head) => {
+                    joined.push_str(head);
+                    joined.push(' ');
+                }
+                None => {
+                    joined.push_str(l);
+                    joined.push('\n');
+                }
+            }
+        }
+        // The continuation's indentation follows the joining blank.
+        joined
+            .split(' ')
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn long_initialisers_wrap_between_values() {
+        let values: Vec<String> = (0..40).map(|k| format!("{k}.25d-2")).collect();
+        let long = format!("  real(8), save :: w(40) = [{}]", values.join(", "));
+        let out = wrap_text(&long);
+        assert!(out.lines().count() > 2);
+        for l in out.lines() {
+            assert!(l.len() <= WRAP_WIDTH, "{l}");
+            // Every piece ends at a whole value.
+            assert!(l.ends_with(", &") || l.ends_with(']'), "{l}");
+        }
+        assert_eq!(unwrap(&out), unwrap(&format!("{long}\n")));
+    }
+
+    #[test]
+    fn lines_without_blanks_break_after_commas() {
+        let values: Vec<String> = (0..60).map(|k| format!("{k}")).collect();
+        let long = format!("  call f({})", values.join(","));
+        let out = wrap_text(&long);
+        assert!(out.lines().count() > 1);
+        assert!(out.lines().all(|l| l.len() <= WRAP_WIDTH));
+        assert_eq!(out.replace(" &\n      ", ""), format!("{long}\n"));
+    }
+
+    #[test]
+    fn strings_comments_and_continued_lines_stay_whole() {
+        // Blanks and commas inside a literal (either quote) are no break
+        // points, nor is anything after a trailing comment.
+        let text = "  s = 'a, b ''c'' d' // \"e, f\" ! g, h";
+        let at: Vec<usize> = break_points(text);
+        assert_eq!(at, vec![0, 1, 3, 5, 20, 23, 30]);
+        // A line already ending in `&` keeps it on the last piece, never
+        // alone on a line.
+        let long = format!("  y = {} &", vec!["b"; 60].join(" + "));
+        let out = wrap_text(&long);
+        assert!(out.lines().all(|l| l.trim() != "&"));
+        assert!(out.trim_end().ends_with("b &"));
+        // A short line and a long comment are left as they are (the comment
+        // is cut to the 132-column limit).
+        assert_eq!(wrap_text("  x = 1"), "  x = 1\n");
+        let comment = format!("! {}", "c".repeat(200));
+        assert_eq!(wrap_text(&comment).trim_end().len(), 130);
     }
 }

@@ -17,10 +17,11 @@ use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Ex
 use crate::{split, structure};
 
 mod structured;
-use crate::{dim_text, ident, wrap_line, Context, EmitError, GlobalHome};
+use crate::{dim_text, ident, Context, EmitError, GlobalHome};
 use adjit_ir::special::Special;
 use adjit_ir::{
-    BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Proc, ProcId, Rounding,
+    BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Module, Proc, ProcId,
+    Rounding,
     RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -459,6 +460,12 @@ impl<'c, 'a> Printer<'c, 'a> {
         let name = ident(&callee.name);
         let local = match self.ctx.fortran_module(c) {
             Some(m) if Some(&m) == self.home.as_ref() => name,
+            Some(m) if callee.private && !self.ctx.is_generated(c) => {
+                return Err(self.err(
+                    format!("a call of `{name}`, a PRIVATE procedure of module `{m}`"),
+                    callee.span,
+                ));
+            }
             Some(m) => {
                 let local = if self.ctx.is_generated(c) || !self.taken.contains(&name) {
                     self.taken.insert(name.clone());
@@ -1411,14 +1418,15 @@ impl<'c, 'a> Printer<'c, 'a> {
         let (mut before, mut after) = (Vec::new(), Vec::new());
         // Actuals replaced by a temporary, by argument index.
         let mut replaced: HashMap<usize, String> = HashMap::new();
-        for (i, j) in aliased_and_written(args, callee, same_element) {
+        let module = self.ctx.module();
+        for (i, j) in aliased_and_written(module, args, callee, same_element) {
             if replaced.contains_key(&j) {
                 continue;
             }
             let accumulates = |k: usize| {
                 let d = callee.params[k];
                 callee.var(d).dims.is_empty()
-                    && (!may_write(callee, d) || only_accumulates(callee, d))
+                    && (!may_write(module, callee, d) || only_accumulates(callee, d))
             };
             let (CallArg::Var(x) | CallArg::Elem(x, _)) = &args[j] else {
                 continue;
@@ -1447,7 +1455,7 @@ impl<'c, 'a> Printer<'c, 'a> {
             after.push(format!("{actual} = {actual} + {temp}"));
             replaced.insert(j, temp);
         }
-        if let Some((_, j)) = derivatives_may_overlap(args, callee, same_element) {
+        if let Some((_, j)) = derivatives_may_overlap(module, args, callee, same_element) {
             // The two written derivative elements may overlap: the second
             // goes through a zeroed array covering the elements from it to
             // the end of its array (all that the callee may touch), added
@@ -1492,7 +1500,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                     let name = self.names[x.index()].clone();
                     let array = self.one_element_array(&name, var.ty);
                     before.push(format!("{array}(1) = {name}"));
-                    if may_write(callee, callee.params[i]) {
+                    if may_write(self.ctx.module(), callee, callee.params[i]) {
                         after.push(format!("{name} = {array}(1)"));
                     }
                     texts.push(array);
@@ -1523,7 +1531,10 @@ impl<'c, 'a> Printer<'c, 'a> {
                 // Written by the callee (a function's result among them):
                 // a character scalar copied in and out, as an expression
                 // can neither be defined nor be assigned to.
-                CallArg::Var(x) if chars_to_scalar(x) && may_write(callee, callee.params[i]) => {
+                CallArg::Var(x)
+                    if chars_to_scalar(x)
+                        && may_write(self.ctx.module(), callee, callee.params[i]) =>
+                {
                     let n = self.names[x.index()].clone();
                     let scalar = self.char_scalar(&n);
                     let result = callee.result == Some(callee.params[i]);
@@ -1997,12 +2008,13 @@ impl<'c, 'a> Printer<'c, 'a> {
         for name in self.char_scalars.keys() {
             decls.push(format!("  character(len=:), allocatable :: {name}"));
         }
+        // Lines are written whole: `emit` breaks the long ones.
         let mut text = String::new();
         for l in head.iter().chain(&decls) {
-            wrap_line(l, &mut text);
+            push_line(&mut text, l);
         }
         // The caller sets the entry's element counts (names kept short
-        // per line: strings are not wrapped).
+        // per line: strings are not broken).
         for (local, variable, dummy) in &self.entry_sizes {
             text.push_str(&format!(
                 "  if ({local} < 0) error stop '{}: set ' // &\n      \
@@ -2014,7 +2026,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         if !inits.is_empty() {
             text.push_str("  ! Locals start at zero.\n");
             for l in &inits {
-                wrap_line(l, &mut text);
+                push_line(&mut text, l);
             }
         }
         for l in &self.lines {
@@ -2022,14 +2034,21 @@ impl<'c, 'a> Printer<'c, 'a> {
             if l.split_whitespace().nth(1) == Some("continue")
                 && l.starts_with(|c: char| c.is_ascii_digit())
             {
-                wrap_line(l, &mut text);
+                push_line(&mut text, l);
             } else {
-                wrap_line(&format!("  {l}"), &mut text);
+                text.push_str("  ");
+                push_line(&mut text, l);
             }
         }
         text.push_str(&format!("end subroutine {}\n", self.name));
         Ok(Printed { text, uses_modules })
     }
+}
+
+/// Appends `line` and a newline to `text`.
+fn push_line(text: &mut String, line: &str) {
+    text.push_str(line);
+    text.push('\n');
 }
 
 fn unary(op: UnaryOp, a: &Expr) -> Expr {
@@ -2139,6 +2158,7 @@ fn convert(a: &Expr, from: Type, to: Type, rounding: Rounding) -> Expr {
 /// of one array (`a(1, j)`, `a(1, k)`) are taken to be apart, as Fortran
 /// requires of the program.
 fn aliased_and_written(
+    module: &Module,
     args: &[CallArg],
     callee: &Proc,
     same_element: impl Fn(&[Value], &[Value]) -> bool,
@@ -2155,9 +2175,12 @@ fn aliased_and_written(
     let mut pairs = Vec::new();
     for (i, a) in args.iter().enumerate() {
         for (j, b) in args.iter().enumerate().skip(i + 1) {
-            let written = [i, j]
-                .iter()
-                .any(|&k| callee.params.get(k).is_some_and(|&d| may_write(callee, d)));
+            let written = [i, j].iter().any(|&k| {
+                callee
+                    .params
+                    .get(k)
+                    .is_some_and(|&d| may_write(module, callee, d))
+            });
             if overlap(a, b) && written && j < callee.params.len() {
                 pairs.push((i, j));
             }
@@ -2179,6 +2202,7 @@ fn aliased_and_written(
 /// it needs the element count from that element to the end of its array
 /// (see `Context::sized_params`).
 pub(crate) fn derivatives_may_overlap(
+    module: &Module,
     args: &[CallArg],
     callee: &Proc,
     same_element: impl Fn(&[Value], &[Value]) -> bool,
@@ -2187,9 +2211,14 @@ pub(crate) fn derivatives_may_overlap(
         callee
             .params
             .get(k)
-            .is_some_and(|&d| !callee.var(d).dims.is_empty() && may_write(callee, d))
+            .is_some_and(|&d| !callee.var(d).dims.is_empty() && may_write(module, callee, d))
     };
-    let read_only = |k: usize| callee.params.get(k).is_some_and(|&d| !may_write(callee, d));
+    let read_only = |k: usize| {
+        callee
+            .params
+            .get(k)
+            .is_some_and(|&d| !may_write(module, callee, d))
+    };
     let element = |k: usize| match args.get(k) {
         Some(CallArg::Elem(x, idx)) => Some((*x, idx.as_slice())),
         _ => None,
@@ -2274,9 +2303,29 @@ fn chars_as_scalar(buffer: &str) -> String {
 }
 
 /// Whether `proc` may write its variable `v`: stores, allocation, character
-/// assignment to it, or passing it on to a call (conservatively).
-fn may_write(proc: &Proc, v: VarId) -> bool {
-    proc.insts.iter().any(|data| may_write_inst(&data.kind, v))
+/// assignment to it, or passing it on to a call whose dummy may be written
+/// (followed through [`CALL_DEPTH`] calls, then assumed).
+fn may_write(module: &Module, proc: &Proc, v: VarId) -> bool {
+    writes_within(module, proc, v, CALL_DEPTH)
+}
+
+/// How deep [`may_write`] follows calls (recursion ends there).
+const CALL_DEPTH: usize = 6;
+
+/// [`may_write`], following calls `depth` levels down.
+fn writes_within(module: &Module, proc: &Proc, v: VarId, depth: usize) -> bool {
+    proc.insts.iter().any(|data| match &data.kind {
+        Inst::Call(c, args) if depth > 0 => args.iter().enumerate().any(|(k, a)| {
+            let passed = matches!(a, CallArg::Var(x) | CallArg::Elem(x, _) | CallArg::Slice(x, _, _) if *x == v);
+            let callee = module.proc(*c);
+            passed
+                && callee
+                    .params
+                    .get(k)
+                    .is_none_or(|&d| writes_within(module, callee, d, depth - 1))
+        }),
+        kind => may_write_inst(kind, v),
+    })
 }
 
 /// Whether instruction `inst` may write variable `v` (see [`may_write`]).

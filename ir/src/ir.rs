@@ -28,6 +28,7 @@
 //! [`Terminator`]; the interpreter ([`crate::interp`]) is the executable
 //! definition and the Cranelift lowering must agree with it.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// A scalar type of a value or of a variable's elements.
@@ -147,6 +148,10 @@ pub struct Module {
     pub procs: Vec<Proc>,
     /// Global storage, indexed by [`GlobalId`].
     pub globals: Vec<Global>,
+    /// The globals holding PRIVATE module variables and named constants:
+    /// code outside their module cannot name them (a Fortran back end
+    /// keeps its own copy).
+    pub private_globals: BTreeSet<GlobalId>,
 }
 
 impl Module {
@@ -239,6 +244,9 @@ pub struct Proc {
     /// tools that call it from Fortran (the gfortran oracle `use`s it);
     /// `None` for external procedures. Code generation ignores it.
     pub module: Option<String>,
+    /// True for a PRIVATE module procedure: code outside its module cannot
+    /// call it. Code generation ignores it.
+    pub private: bool,
     /// Counted DO loops marked for binomial checkpointing of their adjoint
     /// (the source directive `!$AD BINOMIAL-CKP`). Only the adjoint
     /// transform reads them; the interpreter and code generation ignore

@@ -381,8 +381,16 @@ fn unary_partial(e: &mut dyn Emit, op: UnaryOp, a: Value, ty: Type, r: Value) ->
     match op {
         U::Neg => Partial::MinusOne,
         U::Abs => {
+            // -1 below zero, +1 from zero on, -0.0 included: the side a
+            // program's own test (`if (x < 0) ...`, `x >= 0`) puts the
+            // point on, where SIGN(1, x) would answer -1 for -0.0 (Jacobi's
+            // rotation at theta = 0.5*0/(-a) = -0.0 takes the `theta >= 0`
+            // branch, and its derivative must be that branch's).
             let one = e.float(ty, 1.0);
-            value(e.binary(BinaryOp::Sign, one, a, ty))
+            let zero = e.float(ty, 0.0);
+            let minus_one = e.float(ty, -1.0);
+            let below = e.cmp(CmpOp::Lt, a, zero);
+            value(e.select(below, minus_one, one, ty))
         }
         U::Sqrt => singular(reciprocal(e, 0.5, r, ty)),
         // exp, sinh, cosh and tan overflow at finite arguments.

@@ -1396,8 +1396,14 @@ mod tests {
             directional(&m, f, &[x], &[y], &[f64s(&[0.0]), f64s(&[0.0])]),
             [1.0]
         );
+        // -0.0 is on the side `x >= 0` puts it (Jacobi's `theta = 0.5*h/a`
+        // with h = 0 and a < 0 is -0.0 and takes the `theta >= 0` branch).
         assert_eq!(
             directional(&m, f, &[x], &[y], &[f64s(&[-0.0]), f64s(&[0.0])]),
+            [1.0]
+        );
+        assert_eq!(
+            directional(&m, f, &[x], &[y], &[f64s(&[-1e-300]), f64s(&[0.0])]),
             [-1.0]
         );
         let (m, f, [a, b, r]) = binary_proc(BinaryOp::Pow, Type::F64);

@@ -520,7 +520,14 @@ impl Args {
         }
         parsed.sort_by_key(|p| p.0);
         for (_, name, value) in parsed {
-            self.set(name, ArgValue::parse(value))?;
+            // A CHARACTER argument takes the text as written, even one
+            // that reads as a logical or a number (`trans=T`, `task=F`).
+            let value = if self.ty(self.index_of(name)?) == Type::Char {
+                ArgValue::Text(value.to_string())
+            } else {
+                ArgValue::parse(value)
+            };
+            self.set(name, value)?;
         }
         Ok(())
     }

@@ -166,7 +166,7 @@ fn member_global(
         ));
         return None;
     }
-    global_for(scope, name, format!("/{key}/::{name}"), diags)
+    global_for(scope, &[], name, format!("/{key}/::{name}"), diags)
 }
 
 /// One group of variables associated by EQUIVALENCE: each variable with the
@@ -383,7 +383,7 @@ fn place_group(
         } else {
             format!("/{key}/::{name}")
         };
-        let Some(global) = global_for(scope, &name, gname, &mut out.diags) else {
+        let Some(global) = global_for(scope, &[], &name, gname, &mut out.diags) else {
             continue;
         };
         if !global.init.is_empty() && !anchor_key_is_local(&key) {

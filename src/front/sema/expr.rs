@@ -960,6 +960,20 @@ impl Lowerer<'_, '_> {
     /// What an actual argument passed for the dummy procedure `formal` of
     /// `callee` denotes: a name of a procedure, of an intrinsic declared
     /// INTRINSIC, or of a dummy procedure of this unit (passed on).
+    /// True when an actual argument is the bare name of a procedure (a
+    /// dummy procedure, an internal or module procedure, an external
+    /// one) and not of a variable: what a generic interface matches
+    /// with a dummy procedure of a specific.
+    fn names_procedure(&self, e: &Expr) -> bool {
+        let ExprKind::Name(n) = &e.kind else {
+            return false;
+        };
+        if self.u().scope.var(&n.text).is_some() || self.vars.contains_key(&n.text) {
+            return false;
+        }
+        self.dummy_target(&n.text).is_some() || self.prog.find_proc(self.unit, &n.text).is_some()
+    }
+
     fn procedure_arg(&mut self, a: &Arg, formal: &Name, callee: &Name) -> R<Target> {
         let name = match &a.value {
             ArgValue::Expr(x) => match &x.kind {
@@ -1327,12 +1341,16 @@ impl Lowerer<'_, '_> {
             let ArgValue::Expr(e) = &a.value else {
                 return Err(self.err(generic.span, "a range is not an argument"));
             };
+            if self.names_procedure(e) {
+                actuals.push(None);
+                continue;
+            }
             let st = self.struct_type_of(e)?;
             let shape = match st {
                 Some(_) => None,
                 None => Some(self.type_and_rank(e)?),
             };
-            actuals.push((st, shape));
+            actuals.push(Some((st, shape)));
         }
         for s in specifics {
             let Some(p) = self.prog.find_proc(self.unit, s) else {
@@ -1348,15 +1366,21 @@ impl Lowerer<'_, '_> {
             let Ok(slots) = self.match_args(sig, args) else {
                 continue;
             };
+            let dummy_procs = &self.prog.units[p].dummy_procs;
             let fits = sig.dummies.iter().zip(&slots).all(|(d, slot)| {
                 let Some(a) = slot else { return true };
                 let k = args
                     .iter()
                     .position(|x| std::ptr::eq(x, *a))
                     .expect("an argument");
+                let formal = dummy_procs.iter().any(|f| f.text == d.name);
                 match (&actuals[k], &d.type_name) {
-                    ((Some(at), _), Some(dt)) => at == dt,
-                    ((None, Some((t, r))), None) => d
+                    // A procedure for a dummy procedure (its interface is
+                    // checked when the specific's call is lowered).
+                    (None, _) => formal,
+                    (Some(_), _) if formal => false,
+                    (Some((Some(at), _)), Some(dt)) => at == dt,
+                    (Some((None, Some((t, r)))), None) => d
                         .params
                         .first()
                         .is_some_and(|&pi| sig.params[pi] == (*t, *r)),

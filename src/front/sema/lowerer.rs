@@ -59,6 +59,8 @@ pub(crate) struct Out {
     pub adf: Vec<AdfCall>,
     /// The globals holding array PARAMETERs (read-only).
     pub constants: BTreeSet<adjit_ir::GlobalId>,
+    /// The globals holding PRIVATE module entities.
+    pub private: BTreeSet<adjit_ir::GlobalId>,
 }
 
 impl Out {
@@ -283,6 +285,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         let mut proc = Proc::new(u.ir_name.clone());
         proc.span = u.ast.span;
         proc.module = u.module.map(|m| prog.modules[m].0.clone());
+        proc.private = u
+            .module
+            .is_some_and(|m| !prog.modules[m].1.is_public(&u.ast.name.text));
         Self::resume(prog, out, unit, proc, HashMap::new(), inst)
     }
 
@@ -715,6 +720,22 @@ impl<'p, 'a> Lowerer<'p, 'a> {
     }
 
     /// What a dummy procedure of this unit stands for in this instance.
+    /// The scopes a procedure sees named constants of beyond its own:
+    /// its hosts' (innermost first), then its module's.
+    fn outer_scopes(&self) -> Vec<&'p Scope> {
+        let prog: &'p Program<'a> = self.prog;
+        let mut out = Vec::new();
+        let mut u = &prog.units[self.unit];
+        while let Some(h) = u.host {
+            u = &prog.units[h];
+            out.push(&u.scope);
+        }
+        if let Some(m) = prog.units[self.unit].module {
+            out.push(&prog.modules[m].1);
+        }
+        out
+    }
+
     pub fn dummy_target(&self, name: &str) -> Option<Target> {
         let k = self.u().dummy_procs.iter().position(|d| d.text == name)?;
         Some(match self.inst {
@@ -810,10 +831,12 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             let shared = self.out.globals.iter().position(|g| g.name == gname);
             match shared {
                 Some(i) => Storage::Global(adjit_ir::GlobalId(i as u32), 0),
-                None => match global_for(scope, n, gname, &mut self.out.diags) {
-                    Some(g) => Storage::Global(self.out.push_global(g, d.constant), 0),
-                    None => return Err(Reported),
-                },
+                None => {
+                    match global_for(scope, &self.outer_scopes(), n, gname, &mut self.out.diags) {
+                        Some(g) => Storage::Global(self.out.push_global(g, d.constant), 0),
+                        None => return Err(Reported),
+                    }
+                }
             }
         } else {
             Storage::Local
@@ -910,6 +933,15 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             for (i, d) in dims.iter().enumerate() {
                 let last = i + 1 == dims.len();
                 let (lower, upper) = match d {
+                    // Fortran 77's assumed size before `*`: a dummy's last
+                    // dimension declared `1` (`a(lda, 1)`, `ipvt(1)`, as
+                    // LINPACK and EISPACK write it) spans the actual's
+                    // storage, as gfortran and every F77 compiler read it.
+                    DimSpec::Explicit { lower, upper }
+                        if param && last && is_one_extent(lower.as_ref(), upper) =>
+                    {
+                        (lower, None)
+                    }
                     DimSpec::Explicit { lower, upper } => (lower, Some(upper)),
                     DimSpec::AssumedShape { lower } if param && !last => {
                         // Rank > 1: the extent is a hidden parameter.
@@ -1578,9 +1610,13 @@ pub(crate) fn for_each_body(s: &Stmt, f: &mut dyn FnMut(&[Stmt])) {
 }
 
 /// The global holding a SAVE or module variable of a scope: constant
-/// dimensions and its initial value.
+/// dimensions and its initial value. Named constants come from the scope,
+/// then from `outer` in order (the hosts and the module of a procedure:
+/// `real(wp), parameter :: c(2) = [1.0_wp, 2.0_wp]` in a module procedure
+/// with `wp` the module's).
 pub(crate) fn global_for(
     scope: &Scope,
+    outer: &[&Scope],
     name: &str,
     gname: String,
     diags: &mut Vec<Diagnostic>,
@@ -1600,7 +1636,11 @@ pub(crate) fn global_for(
         ));
         return None;
     };
-    let lookup = |n: &str| scope.constant(n);
+    let lookup = |n: &str| {
+        scope
+            .constant(n)
+            .or_else(|| outer.iter().find_map(|o| o.constant(n)))
+    };
     let mut dims = Vec::new();
     for dim in d.dims.iter().flatten() {
         let DimSpec::Explicit { lower, upper } = dim else {
@@ -1746,6 +1786,14 @@ pub(crate) fn referenced_names(p: &Procedure) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// True for a dimension declared `1` or `1:1` with literal bounds: the
+/// last dimension of a Fortran 77 dummy written that way is of assumed
+/// size.
+fn is_one_extent(lower: Option<&Expr>, upper: &Expr) -> bool {
+    let one = |e: &Expr| matches!(e.kind, ExprKind::Int { value: 1, .. });
+    one(upper) && lower.is_none_or(one)
 }
 
 fn dim_names(d: &DimSpec, out: &mut BTreeSet<String>) {

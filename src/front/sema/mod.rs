@@ -303,6 +303,7 @@ pub fn compile_with<'a>(
         out.diags.extend(program_diags);
     }
     module.globals = std::mem::take(&mut out.globals);
+    module.private_globals = std::mem::take(&mut out.private);
     let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
     if errors.is_empty() {
         Ok(Compiled {
@@ -865,9 +866,14 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
                 }
                 _ => format!("{}::{}", m.name.text, name),
             };
-            let global = lowerer::global_for(&scope, &name, gname, &mut out.diags);
+            let global = lowerer::global_for(&scope, &[], &name, gname, &mut out.diags);
+            let public = scope.is_public(&name);
             if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
-                v.global = Some(out.push_global(g, v.constant));
+                let id = out.push_global(g, v.constant);
+                v.global = Some(id);
+                if !public {
+                    out.private.insert(id);
+                }
             }
         }
         modules.push((m.name.text.clone(), scope));

@@ -649,6 +649,7 @@ impl Builder<'_, '_> {
                         }
                     }
                     self.decl(inner);
+                    self.block_bounds_from_locals(inner);
                 }
             }
             DeclKind::ModuleProcedure(names) => {
@@ -994,6 +995,51 @@ impl Builder<'_, '_> {
 
     /// Applies `f` to a variable, or to every component of a derived-type
     /// variable.
+    /// A BLOCK's array whose bounds read a local variable of its
+    /// procedure (`m = n - 2` then `block; real :: w(m)`) is sized when
+    /// the BLOCK is entered, which local arrays sized at procedure entry
+    /// cannot express: a located error rather than a wrong size.
+    fn block_bounds_from_locals(&mut self, d: &Decl) {
+        fn names(e: &Expr, out: &mut Vec<Name>) {
+            if let ExprKind::Name(n) = &e.kind {
+                out.push(n.clone());
+            }
+            e.kind.children().into_iter().for_each(|x| names(x, out));
+        }
+        let entities = match &d.kind {
+            DeclKind::Type { entities, .. } | DeclKind::Dimension(entities) => entities,
+            _ => return,
+        };
+        for ent in entities {
+            let Some(dims) = &ent.dims else { continue };
+            let mut read = Vec::new();
+            for dim in dims {
+                match dim {
+                    DimSpec::Explicit { lower, upper } => {
+                        lower.iter().for_each(|e| names(e, &mut read));
+                        names(upper, &mut read);
+                    }
+                    DimSpec::AssumedSize { lower } | DimSpec::AssumedShape { lower } => {
+                        lower.iter().for_each(|e| names(e, &mut read))
+                    }
+                }
+            }
+            let local = read.iter().find(|n| {
+                matches!(self.scope.syms.get(&n.text), Some(Sym::Var(v))
+                    if v.arg.is_none() && v.global.is_none() && !v.constant)
+            });
+            if let Some(n) = local {
+                self.error(
+                    n.span,
+                    format!(
+                        "unsupported Fortran: BLOCK array `{}` takes its bounds from `{}`, a local variable of the procedure (bounds from dummy arguments, module variables and constants are supported)",
+                        ent.name.text, n.text
+                    ),
+                );
+            }
+        }
+    }
+
     fn each_var(&mut self, n: &Name, mut f: impl FnMut(&mut VarDecl)) {
         if let Some(Sym::Struct(st)) = self.scope.syms.get(&n.text) {
             for leaf in st.leaves.clone() {
