@@ -2,13 +2,16 @@
 ! folded to lower case character by character (assignment to substrings),
 ! compared, used as a SELECT CASE selector and passed on; a checksum of
 ! its codes (IACHAR with KIND=8, ICHAR) steers a real result. ACHAR builds
-! characters from computed codes in `//` and in PRINT.
+! characters from computed codes in `//`, PRINT, actual arguments and
+! named constants.
 ! adjit-test: --entry pick --set name=Newton --set x=1.5
 ! adjit-test: --entry pick --set name=SINE --set x=-0.75
 ! adjit-test: --entry pick --set name=eXp --set x=0.5
 ! adjit-test: --entry pick --set name=other --set x=2
 module case_tools
   implicit none
+  integer, parameter :: shift = iachar('a') - iachar('A')
+  character, parameter :: bang = achar(33)
 contains
   pure function lower(s) result(r)
     character(len=*), intent(in) :: s
@@ -17,7 +20,7 @@ contains
     r = s
     do i = 1, len(s)
       c = iachar(s(i:i))
-      if (c >= iachar('A') .and. c <= iachar('Z')) r(i:i) = achar(c + 32)
+      if (c >= iachar('A') .and. c <= iachar('Z')) r(i:i) = achar(c + shift)
     end do
   end function lower
 
@@ -63,7 +66,7 @@ subroutine pick(name, x, y, code, shout)
   shout = name
   call upper_in_place(shout)
   code = int(mod(checksum(folded), 997_8))
-  tag = achar(iachar('a') + mod(code, 26)) // char(48 + mod(code, 10)) // achar(62)
+  tag = achar(iachar('a') + mod(code, 26)) // char(48 + mod(code, 10)) // bang
   print *, 'folded=', folded, ' shout=', shout, ' tag=', tag, ' code=', code
   d = tag(2:2)
   print *, 'digit? ', is_digit(d), is_digit(achar(iachar('a') + mod(code, 26))), &
