@@ -568,3 +568,242 @@ fn searches_of_a_run_time_length_function_result_steer_the_derivative() {
         assert!(bad.is_empty(), "{s}: {}", bad.join("\n"));
     }
 }
+
+/// ICHAR / IACHAR and CHAR / ACHAR (KIND= too) are inverse on all 256
+/// codes, give the ASCII codes of literals, dummies and substrings, and
+/// ACHAR assigned to a substring folds case, in the interpreter and the
+/// JIT (a code out of 0..255 at run time is a runtime error).
+#[test]
+fn character_codes_are_ascii_both_ways() {
+    let src = "
+subroutine g(s, n, t, bad, a, z, first, last, big, c)
+  character(len=*), intent(in) :: s
+  integer, intent(in) :: n
+  character(len=6), intent(out) :: t
+  integer, intent(out) :: bad, a, z, first, last, c
+  integer(8), intent(out) :: big
+  integer :: i
+  bad = 0
+  do i = 0, 255
+    if (ichar(char(i)) /= i .or. iachar(achar(i, kind=1)) /= i) bad = bad + 1
+    if (char(i) /= achar(i)) bad = bad + 1
+    if (i < 255) then
+      if (.not. before(char(i), achar(i + 1))) bad = bad + 1
+    end if
+  end do
+  a = ichar('a')
+  z = iachar('Z', 4)
+  first = iachar(s(1:1))
+  last = ichar(s(len(s):len(s)))
+  big = iachar(s(2:2), kind=8) * 2_8**40
+  t = s
+  do i = 1, len(t)
+    if (iachar(t(i:i)) >= 97 .and. iachar(t(i:i)) <= 122) t(i:i) = achar(iachar(t(i:i)) - 32)
+  end do
+  c = ichar(achar(n))
+contains
+  logical function before(p, q)
+    character, intent(in) :: p, q
+    before = ichar(p) < ichar(q)
+  end function before
+end subroutine g
+";
+    for (jit, engine) in engines(src) {
+        let g = engine.procedure(None).unwrap();
+        let mut args = g.args();
+        args.set_buffer("s", Buffer::Char(b"mIx~d!".to_vec()))
+            .unwrap();
+        args.set_scalar("n", 200.0).unwrap();
+        g.call(&mut args).unwrap();
+        let got: Vec<i64> = ["bad", "a", "z", "first", "last", "big", "c"]
+            .iter()
+            .map(|n| args.scalar(n).unwrap() as i64)
+            .collect();
+        assert_eq!(
+            got,
+            [0, 97, 90, 109, 33, 73 << 40, 200],
+            "codes (jit {jit})"
+        );
+        assert_eq!(
+            args.buffers()[args.names().iter().position(|n| n == "t").unwrap()],
+            Buffer::Char(b"MIX~D!".to_vec()),
+            "jit {jit}"
+        );
+        args.set_scalar("n", 256.0).unwrap();
+        assert!(
+            g.call(&mut args).is_err(),
+            "ACHAR(256) must fail (jit {jit})"
+        );
+    }
+}
+
+/// The analytic Jacobian of `gemv2` (`blas_lsame.f`: the reference BLAS
+/// LSAME choosing `y := alpha*op(A)*x + beta*y` with `x = (sin alpha, 2)`,
+/// `y = (1, beta)`) of `(y1, y2)` in `(alpha, beta)`, row-major.
+fn gemv2_jacobian(transposed: bool, alpha: f64, beta: f64) -> [f64; 4] {
+    let (s, c) = (alpha.sin(), alpha.cos());
+    // op(A) x = (p1 sin + q1, p2 sin + q2) for A = [1 3; -2 0.5].
+    let ((p1, q1), (p2, q2)) = if transposed {
+        ((1.0, -4.0), (3.0, 1.0))
+    } else {
+        ((1.0, 6.0), (-2.0, 1.0))
+    };
+    [
+        p1 * s + q1 + alpha * p1 * c,
+        1.0,
+        p2 * s + q2 + alpha * p2 * c,
+        2.0 * beta,
+    ]
+}
+
+/// The netlib LSAME (ICHAR of its arguments) picks the product of a
+/// GEMV-like routine by its TRANS letter in either case: the Jacobian in
+/// tangent and adjoint mode matches the analytic one, central differences
+/// and the dot-product identity, on the interpreter and the JIT.
+#[test]
+fn lsame_chooses_the_product_whatever_the_case() {
+    let path = common::corpus::corpus_dir().join("blas_lsame.f");
+    let src = std::fs::read_to_string(&path).unwrap();
+    for backend in [Backend::Interpreter, Backend::Jit] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let sources = [("blas_lsame.f".to_string(), src.clone())];
+        let engine = Engine::from_sources(&sources, options).unwrap();
+        let p = engine.procedure(Some("gemv2")).unwrap();
+        for (trans, alpha, beta) in [
+            ("N", 1.5, 0.5),
+            ("n", -2.0, 0.25),
+            ("T", 0.75, 2.0),
+            ("t", 1.25, -1.0),
+            ("C", 3.0, 1.0),
+            ("c", 0.5, -0.5),
+        ] {
+            let transposed = !trans.eq_ignore_ascii_case("n");
+            let at = |a: f64, b: f64| {
+                let mut args = p.args();
+                args.set_buffer("trans", Buffer::Char(trans.as_bytes().to_vec()))
+                    .unwrap();
+                args.set_scalar("alpha", a).unwrap();
+                args.set_scalar("beta", b).unwrap();
+                p.call(&mut args).unwrap();
+                args
+            };
+            let args = at(alpha, beta);
+            assert_eq!(args.scalar("info").unwrap(), 0.0, "{trans}");
+            let expected = gemv2_jacobian(transposed, alpha, beta);
+            let bad = both_modes_against(
+                &engine,
+                Some("gemv2"),
+                &args,
+                "y1,y2",
+                "alpha,beta",
+                &expected,
+                1e-12,
+            );
+            assert!(bad.is_empty(), "{trans} ({backend:?}): {bad:?}");
+            // Central differences, column by column.
+            let h = 1e-6;
+            for (k, (da, db)) in [(h, 0.0), (0.0, h)].into_iter().enumerate() {
+                let (up, down) = (at(alpha + da, beta + db), at(alpha - da, beta - db));
+                for (i, y) in ["y1", "y2"].into_iter().enumerate() {
+                    let fd = (up.scalar(y).unwrap() - down.scalar(y).unwrap()) / (2.0 * h);
+                    assert!(
+                        close(fd, expected[2 * i + k], 1e-6),
+                        "{trans} d{y}: {fd} vs {}",
+                        expected[2 * i + k]
+                    );
+                }
+            }
+            // Dot product <ydot, ybar> = <xdot, xbar> for random directions.
+            let (of, wrt) = (
+                adjit::engine::Selection::parse_list("y1,y2").unwrap(),
+                adjit::engine::Selection::parse_list("alpha,beta").unwrap(),
+            );
+            let jt = engine
+                .tangent(Some("gemv2"), &of, &wrt, 2)
+                .unwrap()
+                .jacobian(&args)
+                .unwrap();
+            let ja = engine
+                .adjoint(Some("gemv2"), &of, &wrt, &Default::default())
+                .unwrap()
+                .jacobian(&args)
+                .unwrap();
+            let mut rng = common::check::Rng(0x1c4a_2b1a);
+            let (xdot, ybar) = ([rng.next(), rng.next()], [rng.next(), rng.next()]);
+            let lhs: f64 = (0..2)
+                .map(|i| ybar[i] * (0..2).map(|k| jt.get(i, k) * xdot[k]).sum::<f64>())
+                .sum();
+            let rhs: f64 = (0..2)
+                .map(|k| xdot[k] * (0..2).map(|i| ja.get(i, k) * ybar[i]).sum::<f64>())
+                .sum();
+            assert!(
+                within(lhs, rhs, 1e-13 * lhs.abs().max(1.0)),
+                "{trans}: {lhs} vs {rhs}"
+            );
+        }
+        // A letter that is no option is reported, as the reference routine does.
+        let mut args = p.args();
+        args.set_buffer("trans", Buffer::Char(b"x".to_vec()))
+            .unwrap();
+        p.call(&mut args).unwrap();
+        assert_eq!(args.scalar("info").unwrap(), 1.0);
+    }
+}
+
+/// Misuse of the character-code intrinsics is a located error naming the
+/// intrinsic.
+#[test]
+fn character_code_misuse_is_a_located_error() {
+    let wrap = |body: &str| {
+        format!("subroutine f(s, i, c)\n  character(len=4), intent(in) :: s\n  integer, intent(out) :: i\n  character, intent(out) :: c\n  {body}\nend subroutine\n")
+    };
+    for (body, at, what) in [
+        (
+            "i = ichar(s)",
+            "t.f90:5:13:",
+            "the argument of `ichar` must have length 1, not 4",
+        ),
+        (
+            "i = iachar('ab')",
+            "t.f90:5:14:",
+            "`iachar` must have length 1",
+        ),
+        (
+            "c = achar(300)",
+            "t.f90:5:13:",
+            "the argument of `achar` is 300",
+        ),
+        (
+            "c = char(65, kind=4)",
+            "t.f90:5:21:",
+            "unsupported character kind 4 in `char`",
+        ),
+        (
+            "i = ichar(2.5)",
+            "t.f90:5:13:",
+            "the argument of `ichar` must be character data",
+        ),
+        (
+            "c = achar(1.5)",
+            "t.f90:5:13:",
+            "the argument of `achar` must be an integer",
+        ),
+        (
+            "i = iachar('a', kind=2)",
+            "t.f90:5:24:",
+            "unsupported integer kind in `iachar`",
+        ),
+    ] {
+        let src = wrap(body);
+        let e = match Engine::from_source("t.f90", &src) {
+            Err(e) => e,
+            Ok(_) => panic!("must be rejected:\n{src}"),
+        };
+        assert_eq!(e.kind, ErrorKind::Compile);
+        assert!(e.message.contains(at), "{}", e.message);
+        assert!(e.message.contains(what), "{}", e.message);
+    }
+}

@@ -314,6 +314,16 @@ pub fn decode(bytes: &[u8]) -> String {
     out
 }
 
+/// The character of a literal's text that stands for byte `b` (the
+/// inverse of [`literal_bytes`] for one byte).
+pub fn byte_char(b: u8) -> char {
+    if b < 0x80 {
+        char::from(b)
+    } else {
+        char::from_u32(RAW_BYTE_BASE + u32::from(b)).unwrap_or(char::REPLACEMENT_CHARACTER)
+    }
+}
+
 /// The bytes a character literal's text stands for: UTF-8, except that
 /// the characters [`decode`] made of raw source bytes are those bytes.
 pub fn literal_bytes(text: &str) -> Vec<u8> {

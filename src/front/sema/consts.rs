@@ -4,7 +4,7 @@
 //! It folds values; it emits no IR.
 
 use super::super::ast::{ArgValue, BinOp, Expr, ExprKind, KindParam, UnOp};
-use super::super::diag::literal_bytes;
+use super::super::diag::{byte_char, literal_bytes};
 use adjit_ir::{Const, Type};
 
 /// A folded constant with its Fortran type.
@@ -344,6 +344,14 @@ pub fn numeric_inquiry(name: &str, t: Type) -> Option<ConstVal> {
     })
 }
 
+/// The bytes of a character constant.
+fn literal_bytes_of(c: &ConstVal) -> Option<Vec<u8>> {
+    match c {
+        ConstVal::Str(s) => Some(literal_bytes(s)),
+        _ => None,
+    }
+}
+
 fn fold_intrinsic(
     e: &Expr,
     name: &str,
@@ -449,6 +457,20 @@ fn fold_intrinsic(
         }
         "len" => match first {
             ConstVal::Str(s) => Ok(ConstVal::Int(literal_bytes(s).len() as i64, Type::I32)),
+            _ => Err(bad()),
+        },
+        "ichar" | "iachar" => match (first, literal_bytes_of(first).as_deref()) {
+            (ConstVal::Str(_), Some(&[b])) => {
+                let t = match kind {
+                    Some(k) => int_kind(k).ok_or_else(bad)?,
+                    None => Type::I32,
+                };
+                Ok(ConstVal::Int(i64::from(b), t))
+            }
+            _ => Err(bad()),
+        },
+        "char" | "achar" => match (first.as_int().map(u8::try_from), kind) {
+            (Some(Ok(b)), None | Some(1)) => Ok(ConstVal::Str(byte_char(b).to_string())),
             _ => Err(bad()),
         },
         _ => Err(bad()),

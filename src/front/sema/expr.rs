@@ -1503,6 +1503,13 @@ impl Lowerer<'_, '_> {
                     Ok(CallArg::Var(tmp))
                 }
                 _ if pty != Type::Char => Err(mismatch(self, e.span, Type::Char)),
+                // Part of a literal (the character of a code, CHAR / ACHAR)
+                // is a value: it goes through a temporary of its length.
+                (CharBase::Literal(_), start, end) if start.is_some() && start == end => {
+                    let tmp = self.char_temp(1);
+                    self.emit(Inst::CharAssign(CharRef::whole(tmp), r), None);
+                    Ok(CallArg::Var(tmp))
+                }
                 // The result of ADJUSTL, ADJUSTR or REPEAT, already in a
                 // temporary of its length.
                 (CharBase::Var { var, index }, None, None)

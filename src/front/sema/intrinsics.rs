@@ -6,6 +6,7 @@
 //! [`super::expr`]'s.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::char_code::CodeFn;
 use super::char_expr::StrFn;
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
@@ -42,6 +43,9 @@ enum How {
     /// LEN_TRIM, SCAN and VERIFY (BACK= included): searches of character
     /// data.
     Search(Search),
+    /// ICHAR, IACHAR, CHAR, ACHAR: character codes, by the char_code
+    /// module.
+    Code,
     /// TRIM, ADJUSTL, ADJUSTR, REPEAT: character results, by the strings
     /// module.
     Str,
@@ -168,6 +172,10 @@ fn table() -> &'static [Entry] {
         ("ubound", Shape, None, None),
         ("len", Len, None, None),
         ("index", Index, None, None),
+        ("ichar", Code, None, None),
+        ("iachar", Code, None, None),
+        ("char", Code, None, None),
+        ("achar", Code, None, None),
         ("len_trim", Search(self::Search::LenTrim), None, None),
         ("scan", Search(self::Search::Scan), None, None),
         ("verify", Search(self::Search::Verify), None, None),
@@ -212,10 +220,6 @@ fn lookup(name: &str) -> Option<&'static Entry> {
 
 /// Standard intrinsics the subset does not implement (named in errors).
 const UNSUPPORTED: &[&str] = &[
-    "char",
-    "ichar",
-    "achar",
-    "iachar",
     "present",
     "associated",
     "cmplx",
@@ -290,6 +294,9 @@ impl Lowerer<'_, '_> {
         let &(_, how, arg_ty, res_ty) = lookup(&name.text).expect("checked by is_intrinsic_name");
         if let Some(which) = StrFn::from_name(&name.text) {
             return self.string_fn(which, name, args);
+        }
+        if let Some(which) = CodeFn::from_name(&name.text) {
+            return self.char_code_fn(which, name, args);
         }
         let mut positional = Vec::new();
         let mut kind = None;
@@ -506,6 +513,7 @@ impl Lowerer<'_, '_> {
             | How::Index
             | How::Search(_)
             | How::Str
+            | How::Code
             | How::Merge
             | How::Hypot
             | How::Allocated

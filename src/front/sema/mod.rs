@@ -45,6 +45,7 @@ mod alloc_param;
 mod array;
 mod array_fn;
 mod associate;
+mod char_code;
 mod char_expr;
 mod char_runtime;
 mod cleanup;
