@@ -21,8 +21,7 @@ use crate::{dim_text, ident, Context, EmitError, GlobalHome};
 use adjit_ir::special::Special;
 use adjit_ir::{
     BlockId, Bound, CallArg, CharBase, CharRef, CmpOp, Const, Inst, IoOp, Module, Proc, ProcId,
-    Rounding,
-    RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
+    Rounding, RuntimeErrorKind, Span, StackKind, Storage, Terminator, Type, UnaryOp, Value, VarId,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 

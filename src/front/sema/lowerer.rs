@@ -7,7 +7,7 @@
 //! [`super::expr`].
 
 use super::super::ast::{
-    AdfEntry, ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,
+    AdfEntry, Arg, ArgValue, DimSpec, Expr, ExprKind, Name, ProcKind, Procedure, Stmt, StmtKind,
 };
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
@@ -20,6 +20,7 @@ use adjit_ir::{
     Type, Value, Var, VarId,
 };
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 /// One lowered ADF / ADR block: calls of `callee` in procedure `host` to be
 /// replaced by calls of derivative procedures.
@@ -189,6 +190,19 @@ pub(crate) struct Mapped {
     pub pad: Vec<VarId>,
 }
 
+/// The leaf sections made for one section of an array of structures given
+/// as an actual argument (`super::struct_section`).
+pub(crate) struct StructSection {
+    /// The actual argument (its address is the key).
+    pub(super) key: *const Expr,
+    /// The actual argument as it was (a stale address is not reused).
+    pub(super) expr: Expr,
+    /// The structure it is a section of.
+    pub(super) decl: StructDecl,
+    /// One actual argument per leaf, in the order of the leaves.
+    pub(super) leaves: Rc<Vec<Arg>>,
+}
+
 /// A temporary prepared for an actual argument (by the section_arg
 /// module).
 pub(crate) struct ArgTemp {
@@ -256,7 +270,7 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub arg_temps: Vec<ArgTemp>,
     /// Sections of arrays of structures given as actual arguments, one
     /// section per leaf (`super::struct_section`).
-    pub struct_sections: Vec<super::struct_section::StructSection>,
+    pub struct_sections: Vec<StructSection>,
     /// Statements rewritten while lowering (array-valued function
     /// references lifted out, `super::array_fn`), kept for the lowerer's
     /// lifetime: expressions are keyed by address (`hoisted`, `mapped`).

@@ -18,23 +18,11 @@
 //! address of the leaf expression, when the call is lowered.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
-use super::lowerer::{Lowerer, Resolved, R};
+use super::lowerer::{Lowerer, Resolved, StructSection, R};
 use super::scope::StructDecl;
 use super::{Dummy, Sig};
 use adjit_ir::CallArg;
 use std::rc::Rc;
-
-/// The leaf sections made for one actual argument.
-pub(crate) struct StructSection {
-    /// The actual argument (its address is the key).
-    key: *const Expr,
-    /// The actual argument as it was (a stale address is not reused).
-    expr: Expr,
-    /// The structure it is a section of.
-    decl: StructDecl,
-    /// One actual argument per leaf, in the order of the leaves.
-    leaves: Rc<Vec<Arg>>,
-}
 
 /// A subscript `:`.
 fn full_range() -> Arg {
