@@ -290,6 +290,15 @@ fn check(
     }
 }
 
+/// Corpus derivatives the back end refuses by design, each with the
+/// reason it gives (README, "Fortran source output"): a derivative calling
+/// a PRIVATE procedure of the original module, which the emitted module
+/// cannot USE. Every other refusal fails the test.
+const KNOWN_REFUSALS: &[(&str, &str)] = &[(
+    "minpack_qrfac.f90",
+    "a call of `dpmpar`, a PRIVATE procedure of module `qrfac_module`",
+)];
+
 #[test]
 fn emitted_fortran_reproduces_the_jit_derivatives() {
     let work = std::env::temp_dir().join(format!("adjit-fortran-emit-{}", std::process::id()));
@@ -407,11 +416,23 @@ fn emitted_fortran_reproduces_the_jit_derivatives() {
         only.is_some() || checked >= 200,
         "only {checked} derivatives were compared"
     );
+    let unexpected: Vec<&String> = skips
+        .iter()
+        .filter(|s| {
+            !KNOWN_REFUSALS
+                .iter()
+                .any(|(file, reason)| s.starts_with(file) && s.contains(reason))
+        })
+        .collect();
     assert!(
-        only.is_some() || skips.is_empty(),
-        "{} derivatives refused (none may be):\n{}",
-        skips.len(),
-        skips.join("\n")
+        only.is_some() || unexpected.is_empty(),
+        "{} derivatives refused (none may be but the known ones):\n{}",
+        unexpected.len(),
+        unexpected
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     // No derivative of a GOTO-free source has `go to`: reverse sweeps of
     // loops left at several points are made reducible by node splitting.

@@ -1564,7 +1564,9 @@ impl<'c, 'a> Printer<'c, 'a> {
                 texts.push(self.actual_size(a, exprs, span)?);
             }
         }
-        if !self.ctx.is_generated(c) && callee.result.is_some() {
+        // A function of the original is referenced as one (an array result
+        // included), its result assigned to the last actual.
+        if !self.ctx.is_generated(c) && (callee.result.is_some() || callee.array_result.is_some()) {
             let target = texts.pop().unwrap_or_default();
             if matches!(args.last(), Some(CallArg::Value(_)) | None) {
                 return Err(self.err(

@@ -232,6 +232,9 @@ pub struct Proc {
     /// For a FUNCTION: the parameter that receives the result (always the last
     /// of `params`). Callers pass a scalar slot for it.
     pub result: Option<VarId>,
+    /// For a FUNCTION returning an array: the parameter that receives it
+    /// (the last of `params`, given by the caller; `result` is `None`).
+    pub array_result: Option<VarId>,
     /// Variable arena.
     pub vars: Vec<Var>,
     /// Instruction arena (also the value arena).

@@ -25,6 +25,28 @@ pub(crate) struct ArrayRef<'e> {
 }
 
 impl Lowerer<'_, '_> {
+    /// A located error unless `given` subscripts are given to `name`, an
+    /// array of rank `rank`.
+    pub(super) fn check_subscript_count(
+        &mut self,
+        name: &Name,
+        rank: usize,
+        given: usize,
+    ) -> R<()> {
+        if given == rank {
+            return Ok(());
+        }
+        Err(self.err(
+            name.span,
+            format!(
+                "`{}` has {rank} dimension(s) but {given} subscript(s) are given",
+                name.text
+            ),
+        ))
+    }
+}
+
+impl Lowerer<'_, '_> {
     /// Lowers every array reduction inside an expression into a scalar
     /// temporary (before the statement's own code list).
     pub fn hoist(&mut self, e: &Expr) -> R<()> {
@@ -195,16 +217,7 @@ impl Lowerer<'_, '_> {
                 }
             }
             Some(args) => {
-                if args.len() != rank {
-                    return Err(self.err(
-                        r.name.span,
-                        format!(
-                            "`{}` has {rank} dimension(s) but {} subscript(s) are given",
-                            r.name.text,
-                            args.len()
-                        ),
-                    ));
-                }
+                self.check_subscript_count(r.name, rank, args.len())?;
                 for (d, a) in args.iter().enumerate() {
                     let ArgValue::Range { lo, hi, stride } = &a.value else {
                         continue;
@@ -275,16 +288,7 @@ impl Lowerer<'_, '_> {
         name: &Name,
     ) -> R<Vec<Value>> {
         let rank = self.proc.var(v).dims.len();
-        if args.len() != rank {
-            return Err(self.err(
-                name.span,
-                format!(
-                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
-                    name.text,
-                    args.len()
-                ),
-            ));
-        }
+        self.check_subscript_count(name, rank, args.len())?;
         let triplets = args
             .iter()
             .filter(|a| matches!(a.value, ArgValue::Range { .. }))

@@ -1267,6 +1267,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                             "unsupported Fortran: an array function result of assumed or deferred shape",
                         );
                     }
+                    self.proc.array_result = Some(v);
                     continue;
                 }
                 let char_len = var.char_len.as_ref().and_then(|b| b.as_const());

@@ -282,16 +282,7 @@ impl Lowerer<'_, '_> {
             ));
         }
         let rank = self.proc.var(v).dims.len();
-        if args.len() != rank {
-            return Err(self.err(
-                name.span,
-                format!(
-                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
-                    name.text,
-                    args.len()
-                ),
-            ));
-        }
+        self.check_subscript_count(name, rank, args.len())?;
         if !is_contiguous(args) {
             return self.prepared_actual(e, pty);
         }

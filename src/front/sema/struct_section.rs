@@ -68,16 +68,7 @@ impl Lowerer<'_, '_> {
             _ => return Ok(None),
         };
         let rank = st.dims.as_ref().map_or(0, Vec::len);
-        if args.len() != rank {
-            return Err(self.err(
-                name.span,
-                format!(
-                    "`{}` has {rank} dimension(s) but {} subscript(s) are given",
-                    name.text,
-                    args.len()
-                ),
-            ));
-        }
+        self.check_subscript_count(name, rank, args.len())?;
         if let Some(l) = st.leaves.iter().find(|l| l.contains('.')) {
             // The storage of an ALLOCATABLE component (`b%u.data`).
             let comp = l.split('.').next().unwrap_or(l);
