@@ -109,8 +109,30 @@ impl fmt::Display for EmitError {
 
 impl std::error::Error for EmitError {}
 
-/// The support module that starts every emitted file.
+/// The support module that starts every emitted file. Its kept-record
+/// parts stand between `!@keep` and `!@end-keep` lines: see
+/// [`support_module`].
 pub const SUPPORT_MODULE: &str = include_str!("support.f90");
+
+/// [`SUPPORT_MODULE`] without its marker lines, and without the kept-record
+/// parts unless `with_kept_records` (the emitted procedures keep or
+/// restore records).
+pub fn support_module(with_kept_records: bool) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in SUPPORT_MODULE.lines() {
+        match line {
+            "!@keep" => inside = true,
+            "!@end-keep" => inside = false,
+            _ if inside && !with_kept_records => {}
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
 
 /// An element count the caller of an entry sets before calling it: an
 /// assumed-size dummy (`a(*)`, `a(ld, *)`) of an entry whose extent the
@@ -168,8 +190,7 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
             Mode::Adjoint => "adjoint",
         }
     ));
-    out.push_str(SUPPORT_MODULE);
-    out.push('\n');
+    let header = out.len();
     ctx.write_sizes_module(&mut out);
     ctx.write_globals_module(&procs, &mut out);
     // Modules in an order where each comes after those it uses.
@@ -207,6 +228,10 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
             out.push('\n');
         }
     }
+    let kept = ["adjit_keep_", "adjit_restore_", "adjit_kept_"]
+        .iter()
+        .any(|name| out[header..].contains(name));
+    out.insert_str(header, &(support_module(kept) + "\n"));
     Ok(wrap_text(&out))
 }
 

@@ -1,8 +1,10 @@
 ! Runtime support of adjit's emitted derivatives: the value, integer and
-! control stacks of the adjoint (growable, no fixed limit), the float
-! rounding functions with IEEE signed-zero results, and the kept records
-! (what a procedure called from outside keeps between calls: the
-! allocation of its ALLOCATABLE module and SAVE arrays).
+! control stacks of the adjoint (growable, no fixed limit) and the float
+! rounding functions with IEEE signed-zero results.
+!@keep
+! The kept records: what a procedure called from outside keeps between
+! calls (the allocation of its ALLOCATABLE module and SAVE arrays).
+!@end-keep
 module adjit_support
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan, &
     ieee_positive_inf, ieee_negative_inf
@@ -12,9 +14,11 @@ module adjit_support
   public :: adjit_push_value, adjit_pop_value, adjit_push_int, adjit_pop_int
   public :: adjit_push_control, adjit_pop_control, adjit_floor, adjit_ceil
   public :: adjit_polygamma, adjit_add_elements_4, adjit_add_elements_8
+!@keep
   public :: adjit_keep_begin, adjit_keep_put, adjit_keep_end
   public :: adjit_restore_begin, adjit_restore_end
   public :: adjit_kept_get_i8, adjit_kept_get_r8, adjit_kept_get_l
+!@end-keep
 
   !> One growable stack of 64-bit words.
   type :: word_stack
@@ -25,6 +29,7 @@ module adjit_support
 
   type(word_stack), save :: values, integers, controls
 
+!@keep
   !> One kept record: its name and its values (64-bit words).
   type :: kept_record
     character(len=:), allocatable :: name
@@ -43,6 +48,7 @@ module adjit_support
   interface adjit_keep_put
     module procedure keep_put_i4, keep_put_i8, keep_put_r4, keep_put_r8, keep_put_l
   end interface adjit_keep_put
+!@end-keep
 
   !> Float FLOOR / CEILING with the result in the argument's kind.
   interface adjit_floor
@@ -230,6 +236,7 @@ contains
     real(8), intent(in) :: x(n)
     y = y + x
   end subroutine adjit_add_elements_8
+!@keep
   !> Starts writing the kept record `name`.
   subroutine adjit_keep_begin(name)
     character(len=*), intent(in) :: name
@@ -325,4 +332,5 @@ contains
   logical function adjit_kept_get_l() result(b)
     b = adjit_kept_get_i8() /= 0
   end function adjit_kept_get_l
+!@end-keep
 end module adjit_support

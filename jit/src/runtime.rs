@@ -846,6 +846,7 @@ pub unsafe extern "C" fn adjit_io_begin_kept(
 ) -> i32 {
     // SAFETY: guaranteed by the caller.
     let name = unsafe { bytes(name, len) };
+    // SAFETY: `rt` is a live runtime's context (guaranteed by the caller).
     unsafe {
         io_step(rt, |io| {
             if restore != 0 {
