@@ -1044,7 +1044,7 @@ struct Lower<'a, 'm> {
     addresses: HashMap<(VarId, Vec<ir::Value>), (Value, Value)>,
     /// Operands whose `f64` sine and cosine the current IR block both
     /// takes, and the pair once computed by one call (see
-    /// [`crate::libm::adjit_sincos`]).
+    /// `sincos`, [`crate::libm::FUSED_SINCOS`]).
     sincos: HashMap<ir::Value, Option<(Value, Value)>>,
     /// Per variable: whether the procedure stores to it (a scalar
     /// parameter it never stores to is not written back to its memory,
@@ -2947,15 +2947,22 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(result)
     }
 
-    /// `(sin x, cos x)` of an `f64` by one call to
-    /// [`crate::libm::adjit_sincos`].
+    /// `(sin x, cos x)` of an `f64` by one call to the C library's
+    /// `sincos` (see [`crate::libm::FUSED_SINCOS`]), which writes both into
+    /// a stack slot of the frame.
     fn sincos_call(&mut self, x: Value) -> Result<(Value, Value), CompileError> {
-        let f = self.external_returning("adjit_sincos", &[types::F64], &[types::F64; 2])?;
-        let call = self.b.ins().call(f, &[x]);
-        match *self.b.inst_results(call) {
-            [s, c] => Ok((s, c)),
-            _ => err("adjit_sincos returns two values"),
-        }
+        let p = self.jit.isa().pointer_type();
+        let f = self.external_returning("sincos", &[types::F64, p, p], &[])?;
+        let slot =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+        let s = self.b.ins().stack_addr(p, slot, 0);
+        let c = self.b.ins().stack_addr(p, slot, 8);
+        self.b.ins().call(f, &[x, s, c]);
+        Ok((
+            self.b.ins().load(types::F64, FLAGS, s, 0),
+            self.b.ins().load(types::F64, FLAGS, c, 0),
+        ))
     }
 
     fn float_call(
@@ -3994,7 +4001,7 @@ fn int_cc(op: CmpOp) -> IntCC {
 }
 
 /// The operands whose `f64` sine and cosine `block` both takes, when the
-/// fused call is available: each gets one [`crate::libm::adjit_sincos`]
+/// fused call is available: each gets one `sincos` ([`crate::libm::FUSED_SINCOS`])
 /// call instead of two (tangents and adjoints of `sin` / `cos` need both).
 fn sincos_operands(
     proc: &ir::Proc,

@@ -66,51 +66,19 @@ macro_rules! natives {
 }
 
 /// Whether generated code computes the sine and cosine of one operand with
-/// one call ([`adjit_sincos`]): where the C library's `sincos` gives the
-/// bits of `sin` and `cos` (glibc) and a pair of doubles comes back in two
-/// float registers (the System V x86-64 convention Cranelift follows).
+/// one call to the C library's `sincos` (through two stack slots): where
+/// `sincos` gives the bits of `sin` and `cos` (glibc, checked by
+/// `glibc_sincos_gives_the_bits_of_sin_and_cos`) on the System V x86-64
+/// convention Cranelift follows.
 pub const FUSED_SINCOS: bool = cfg!(all(
     target_os = "linux",
     target_env = "gnu",
     target_arch = "x86_64"
 ));
 
-/// The sine and cosine of one argument, returned in `xmm0` and `xmm1`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SinCos {
-    /// `sin(x)`.
-    pub sin: f64,
-    /// `cos(x)`.
-    pub cos: f64,
-}
-
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 extern "C" {
     fn sincos(x: f64, s: *mut f64, c: *mut f64);
-}
-
-/// `sin(x)` and `cos(x)` in one call: glibc's `sincos` (the same bits as
-/// its `sin` and `cos`, checked by the tests), two calls elsewhere.
-pub extern "C" fn adjit_sincos(x: f64) -> SinCos {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        let (mut s, mut c) = (0.0, 0.0);
-        // SAFETY: glibc's sincos writes one double through each pointer,
-        // both of which point at live locals.
-        unsafe { sincos(x, &mut s, &mut c) };
-        SinCos { sin: s, cos: c }
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    {
-        // SAFETY: the C math library's sin and cos are pure functions.
-        unsafe {
-            SinCos {
-                sin: sin(x),
-                cos: cos(x),
-            }
-        }
-    }
 }
 
 macro_rules! special_fns {
@@ -174,7 +142,8 @@ pub fn math_symbols() -> Vec<NativeFn> {
         tanhf, expf, logf, log10f, powf, fmodf, floorf, ceilf, truncf, nearbyintf,
     ]
     .to_vec();
-    v.extend(natives![adjit_sincos]);
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    v.extend(natives![sincos]);
     v.extend(special_symbols());
     v
 }
@@ -220,4 +189,52 @@ pub fn runtime_symbols() -> Vec<NativeFn> {
         addr: libc::memmove as *const u8,
     });
     v
+}
+
+#[cfg(test)]
+mod tests {
+    /// Generated code takes both the sine and the cosine of one operand
+    /// from one `sincos` call: its bits must be those of `sin` and `cos`,
+    /// which the interpreter calls, at ordinary, large, tiny and special
+    /// arguments.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn glibc_sincos_gives_the_bits_of_sin_and_cos() {
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e-8,
+            f64::consts::PI,
+            1e22,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        // A deterministic spread over many binades, both signs.
+        let mut bits: u64 = 0x3ff0_0000_0000_0001;
+        for _ in 0..20_000 {
+            bits = bits
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let x = f64::from_bits(bits);
+            if x.is_finite() && x.abs() < 1e30 {
+                xs.push(x);
+            }
+        }
+        for x in xs {
+            let (mut s, mut c) = (0.0, 0.0);
+            // SAFETY: glibc's sincos writes one double through each
+            // pointer, both of which point at live locals.
+            unsafe { super::sincos(x, &mut s, &mut c) };
+            // SAFETY: the C math library's sin and cos are pure functions.
+            let (s1, c1) = unsafe { (super::sin(x), super::cos(x)) };
+            assert_eq!(s.to_bits(), s1.to_bits(), "sin({x:e})");
+            assert_eq!(c.to_bits(), c1.to_bits(), "cos({x:e})");
+        }
+    }
+
+    use std::f64;
 }
