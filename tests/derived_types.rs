@@ -54,6 +54,33 @@ fn check_on(
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// [`check_on`] on the JIT and on the interpreter.
+fn check_both(
+    file: &str,
+    entry: &str,
+    settings: &[(&str, f64)],
+    of: &str,
+    wrt: &str,
+    expected: &[f64],
+) {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(backend, file, entry, settings, of, wrt, expected);
+    }
+}
+
+/// `r` of `entry` in the corpus program `file` at `(s, t)`, worked by
+/// hand on [`Dual`] numbers (`by_hand`): its values against the gfortran
+/// golden values `golden` first, then its Jacobian with respect to `s, t`
+/// in both modes on both back ends against the hand's derivatives.
+fn check_by_hand(file: &str, entry: &str, (s, t): (f64, f64), by_hand: &[Dual], golden: &[f64]) {
+    assert_eq!(by_hand.len(), golden.len());
+    for (x, g) in by_hand.iter().zip(golden) {
+        assert!((x.0 - g).abs() < 1e-12, "{} against {g}", x.0);
+    }
+    let expected: Vec<f64> = by_hand.iter().flat_map(|x| [x.1, x.2]).collect();
+    check_both(file, entry, &[("s", s), ("t", t)], "r", "s,t", &expected);
+}
+
 /// tests/corpus/derived_parts.f90: `r1 = sum(a(3)%v)` with
 /// `a(3)%v = (3s, t + 3, st - 3)`, and `first = a%v(1)`, the first
 /// component of each structure's array: `(s, 2s^2 + t, 3s, 4st)` (the
@@ -279,17 +306,14 @@ fn assumed_size_arrays_of_structures_have_their_derivatives() {
 #[test]
 fn allocatable_components_have_their_derivatives() {
     let (s, t) = (1.5, 0.5);
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_alloc.f90",
-            "alloc_parts",
-            &[("s", s), ("t", t)],
-            "q",
-            "s,t",
-            &[6.0, 2.0 * t, 5.0 * t, 5.0 * s + 2.0 * t, 1.0, 5.0],
-        );
-    }
+    check_both(
+        "derived_alloc.f90",
+        "alloc_parts",
+        &[("s", s), ("t", t)],
+        "q",
+        "s,t",
+        &[6.0, 2.0 * t, 5.0 * t, 5.0 * s + 2.0 * t, 1.0, 5.0],
+    );
 }
 
 /// tests/corpus/derived_alloc.f90, `fem` at `n = 4` (`h = 2/5`,
@@ -318,17 +342,14 @@ fn residual_of_allocatable_fields_has_its_derivatives() {
         expected.push((2.0 * du - ul - ur) / (h * h) + 3.0 * c * u(i).powi(2) * du * x(i));
         expected.push(u(i).powi(3) * x(i));
     }
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_alloc.f90",
-            "fem",
-            &[("n", n as f64), ("a", a), ("c", c)],
-            "r",
-            "a,c",
-            &expected,
-        );
-    }
+    check_both(
+        "derived_alloc.f90",
+        "fem",
+        &[("n", n as f64), ("a", a), ("c", c)],
+        "r",
+        "a,c",
+        &expected,
+    );
 }
 
 /// ALLOCATABLE components that stay unsupported are located errors naming
@@ -387,17 +408,14 @@ fn rank_two_assumed_shape_arrays_of_structures_have_their_derivatives() {
             }
         }
     }
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_assumed2.f90",
-            "assumed2",
-            &[("s", s), ("t", t)],
-            "r(1)",
-            "s,t",
-            &[ds, dt],
-        );
-    }
+    check_both(
+        "derived_assumed2.f90",
+        "assumed2",
+        &[("s", s), ("t", t)],
+        "r(1)",
+        "s,t",
+        &[ds, dt],
+    );
 }
 
 /// tests/corpus/derived_where.f90 at `x = 0.5`, `y = 1.25`, where every
@@ -438,17 +456,14 @@ fn where_over_structure_components_has_its_derivatives() {
 #[test]
 fn allocatable_components_of_arrays_of_structures_have_their_derivatives() {
     for s in [1.5, -0.25] {
-        for backend in [Backend::Jit, Backend::Interpreter] {
-            check_on(
-                backend,
-                "derived_alloc_blocks.f90",
-                "patches",
-                &[("s", s)],
-                "q",
-                "s",
-                &[4.0, 3.0 * s * s + 6.0 * s, 23.0, 24.0 * s + 6.0],
-            );
-        }
+        check_both(
+            "derived_alloc_blocks.f90",
+            "patches",
+            &[("s", s)],
+            "q",
+            "s",
+            &[4.0, 3.0 * s * s + 6.0 * s, 23.0, 24.0 * s + 6.0],
+        );
     }
 }
 
@@ -469,17 +484,14 @@ fn energy_of_blocks_with_allocatable_fields_has_its_derivatives() {
             de += h * u * (x + 2.0 * a / k as f64);
         }
     }
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_alloc_blocks.f90",
-            "mesh",
-            &[("nb", 3.0), ("a", a), ("c", c)],
-            "e(1)",
-            "a,c",
-            &[de, 0.0],
-        );
-    }
+    check_both(
+        "derived_alloc_blocks.f90",
+        "mesh",
+        &[("nb", 3.0), ("a", a), ("c", c)],
+        "e(1)",
+        "a,c",
+        &[de, 0.0],
+    );
 }
 
 /// What stays refused for ALLOCATABLE components of arrays of structures
@@ -601,27 +613,13 @@ fn sections_by_hand(s: f64, t: f64) -> [Dual; 4] {
 #[test]
 fn sections_of_arrays_of_structures_have_their_derivatives() {
     for (s, t) in [(1.5, 0.5), (-0.25, 2.0)] {
-        let r = sections_by_hand(s, t);
         let golden = if s > 0.0 {
             [30.25, 75.125, 71.75, 33.0]
         } else {
             [9.0, 32.25, 15.0, 62.25]
         };
-        for (x, g) in r.iter().zip(golden) {
-            assert!((x.0 - g).abs() < 1e-12, "{} against {g}", x.0);
-        }
-        let expected: Vec<f64> = r.iter().flat_map(|x| [x.1, x.2]).collect();
-        for backend in [Backend::Jit, Backend::Interpreter] {
-            check_on(
-                backend,
-                "derived_sections.f90",
-                "sections",
-                &[("s", s), ("t", t)],
-                "r",
-                "s,t",
-                &expected,
-            );
-        }
+        let r = sections_by_hand(s, t);
+        check_by_hand("derived_sections.f90", "sections", (s, t), &r, &golden);
     }
 }
 
@@ -673,21 +671,13 @@ fn elemental_operators_on_arrays_of_structures_have_their_derivatives() {
         ((-0.75, 1.25), [2.35546875, 11.537841796875, 5.8125, 22.5]),
     ] {
         let r = elemental_ops_by_hand(s, t);
-        for (x, g) in r.iter().zip(golden) {
-            assert!((x.0 - g).abs() < 1e-12, "{} against {g}", x.0);
-        }
-        let expected: Vec<f64> = r.iter().flat_map(|x| [x.1, x.2]).collect();
-        for backend in [Backend::Jit, Backend::Interpreter] {
-            check_on(
-                backend,
-                "derived_elemental_ops.f90",
-                "elemental_ops",
-                &[("s", s), ("t", t)],
-                "r",
-                "s,t",
-                &expected,
-            );
-        }
+        check_by_hand(
+            "derived_elemental_ops.f90",
+            "elemental_ops",
+            (s, t),
+            &r,
+            &golden,
+        );
     }
 }
 
@@ -749,17 +739,14 @@ fn merge_of_structures_has_its_derivatives() {
         t * t,
         2.0 * t * (s + 1.0) + 2.0,
     ];
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_merge.f90",
-            "merges",
-            &[("s", s), ("t", t)],
-            "r",
-            "s,t",
-            &expected,
-        );
-    }
+    check_both(
+        "derived_merge.f90",
+        "merges",
+        &[("s", s), ("t", t)],
+        "r",
+        "s,t",
+        &expected,
+    );
 }
 
 /// tests/corpus/procedure_specific.f90 (`procedure(name)` naming a
