@@ -683,10 +683,11 @@ fn elemental_operators_on_arrays_of_structures_have_their_derivatives() {
 
 /// What stays unsupported of arrays of structures given to procedures is
 /// a located error naming the construct: an array of structures for a
-/// scalar structure dummy of a procedure that is not ELEMENTAL, a section
-/// given to an ELEMENTAL function of structures, an ELEMENTAL reference
-/// of arrays of structures assigned to a section, a section of an array
-/// of structures with ALLOCATABLE components as an actual argument.
+/// scalar structure dummy of a procedure that is not ELEMENTAL, an
+/// ELEMENTAL reference of arrays of structures whose value reads its
+/// target at other positions or whose target is a scalar, a section with
+/// the wrong number of subscripts, a section of an array of structures
+/// with ALLOCATABLE components as an actual argument.
 #[test]
 fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
     let head = "module m\n  type :: v\n    real(8) :: x\n  end type\ncontains\n\
@@ -698,14 +699,19 @@ fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
     let cases = [
         ("  b = f(a)\n", "e.f90:22:9", "rank mismatch in argument 1 of `f`: array of structures"),
         (
-            "  b = e(a(1:3))\n",
-            "e.f90:22:9",
-            "a section of the array of structures `a` given to the ELEMENTAL function `e`",
+            "  b(2:3) = e(b(1:2))\n",
+            "e.f90:22:14",
+            "`b` is read at other positions than the ELEMENTAL assignment of structures writes",
         ),
         (
-            "  b(1:3) = e(a)\n",
+            "  b(2) = e(a)\n",
             "e.f90:22:3",
-            "ELEMENTAL function of structures applied to arrays of structures, assigned to anything but a whole array",
+            "ELEMENTAL function of structures applied to arrays of structures, assigned to a scalar",
+        ),
+        (
+            "  b(1:3) = e(a(1:2, 1))\n",
+            "e.f90:22:14",
+            "`a` has 1 dimension(s) but 2 subscript(s) are given",
         ),
     ];
     for (line, at, what) in cases {
