@@ -68,17 +68,23 @@ fn check_both(
     }
 }
 
-/// `r` of `entry` in the corpus program `file` at `(s, t)`, worked by
+/// `r` of `entry` in the corpus program `file` at `settings`, worked by
 /// hand on [`Dual`] numbers (`by_hand`): its values against the gfortran
 /// golden values `golden` first, then its Jacobian with respect to `s, t`
 /// in both modes on both back ends against the hand's derivatives.
-fn check_by_hand(file: &str, entry: &str, (s, t): (f64, f64), by_hand: &[Dual], golden: &[f64]) {
+fn check_by_hand(
+    file: &str,
+    entry: &str,
+    settings: &[(&str, f64)],
+    by_hand: &[Dual],
+    golden: &[f64],
+) {
     assert_eq!(by_hand.len(), golden.len());
     for (x, g) in by_hand.iter().zip(golden) {
         assert!((x.0 - g).abs() < 1e-12, "{} against {g}", x.0);
     }
     let expected: Vec<f64> = by_hand.iter().flat_map(|x| [x.1, x.2]).collect();
-    check_both(file, entry, &[("s", s), ("t", t)], "r", "s,t", &expected);
+    check_both(file, entry, settings, "r", "s,t", &expected);
 }
 
 /// tests/corpus/derived_parts.f90: `r1 = sum(a(3)%v)` with
@@ -619,7 +625,13 @@ fn sections_of_arrays_of_structures_have_their_derivatives() {
             [9.0, 32.25, 15.0, 62.25]
         };
         let r = sections_by_hand(s, t);
-        check_by_hand("derived_sections.f90", "sections", (s, t), &r, &golden);
+        check_by_hand(
+            "derived_sections.f90",
+            "sections",
+            &[("s", s), ("t", t)],
+            &r,
+            &golden,
+        );
     }
 }
 
@@ -674,7 +686,79 @@ fn elemental_operators_on_arrays_of_structures_have_their_derivatives() {
         check_by_hand(
             "derived_elemental_ops.f90",
             "elemental_ops",
-            (s, t),
+            &[("s", s), ("t", t)],
+            &r,
+            &golden,
+        );
+    }
+}
+
+/// tests/corpus/derived_elemental_sections.f90 followed by hand on [`Dual`]
+/// numbers at `n` cells: `relax(c) = (c.u/2 + c.w, c.w c.u)`, `k * c =
+/// (k c.u, k + c.w)`, `energy(c) = c.u^2 + c.w`, applied to the elements
+/// the sections select, position by position.
+fn elemental_sections_by_hand(s: f64, t: f64, n: usize) -> [Dual; 5] {
+    type Cell = (Dual, Dual);
+    let (s, t) = (Dual(s, 1.0, 0.0), Dual(t, 0.0, 1.0));
+    let relax = |x: Cell| (c(0.5) * x.0 + x.1, x.1 * x.0);
+    let scal = |k: Dual, x: Cell| (k * x.0, k + x.1);
+    let energy = |x: Cell| x.0 * x.0 + x.1;
+    // cells(i) at [i - 1], b(i) at [i], g(i, j) at [i - 1][j - 1].
+    let mut cells: Vec<Cell> = (1..=n)
+        .map(|i| (s * c(i as f64), t + c(i as f64)))
+        .collect();
+    let mut b: Vec<Cell> = (0..8).map(|i| (t * c(i as f64), s)).collect();
+    let mut g: Vec<Vec<Cell>> = (1..=3)
+        .map(|i| {
+            (1..=4)
+                .map(|j| (s + c((i * j) as f64), t * c(j as f64)))
+                .collect()
+        })
+        .collect();
+    for cell in &mut cells[1..n - 1] {
+        *cell = relax(*cell);
+    }
+    for (k, i) in [1, 3, 5].into_iter().enumerate() {
+        b[i] = scal(t, cells[n - 1 - 2 * k]);
+    }
+    for j in 0..4 {
+        b[4 + j] = relax(g[1][j]);
+    }
+    let e: Vec<Dual> = cells[1..].iter().map(|&x| energy(x)).collect();
+    let x: Vec<Dual> = (0..3).map(|i| energy(g[i][2])).collect();
+    for row in &mut g {
+        row[1] = scal(s, row[1]);
+    }
+    let sum = |v: &mut dyn Iterator<Item = Dual>| v.fold(c(0.0), |a, x| a + x);
+    [
+        sum(&mut cells.iter().map(|x| x.0 + x.1)),
+        sum(&mut b.iter().map(|x| x.0 + x.1)),
+        sum(&mut e.into_iter()),
+        sum(&mut x.into_iter()),
+        sum(&mut g.iter().flatten().map(|x| x.0 * x.1)),
+    ]
+}
+
+/// tests/corpus/derived_elemental_sections.f90 (ELEMENTAL functions of
+/// structures, directly and through an operator interface, given sections
+/// of arrays of structures and assigned to sections and to arrays of
+/// reals): the Jacobian of `r` in both modes, on both back ends, against
+/// [`elemental_sections_by_hand`], whose values are checked against the
+/// gfortran golden values first.
+#[test]
+fn elemental_functions_of_sections_of_arrays_of_structures_have_their_derivatives() {
+    for ((s, t, n), golden) in [
+        ((1.5, 0.5, 6), [136.5, 102.25, 369.875, 191.25, 157.875]),
+        (
+            (-0.75, 1.25, 5),
+            [-16.8125, 86.03125, 20.203125, 111.9375, 159.703125],
+        ),
+    ] {
+        let r = elemental_sections_by_hand(s, t, n);
+        check_by_hand(
+            "derived_elemental_sections.f90",
+            "elemental_sections",
+            &[("s", s), ("t", t), ("n", n as f64)],
             &r,
             &golden,
         );
