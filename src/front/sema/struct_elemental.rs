@@ -29,7 +29,7 @@ use super::masked::same_args;
 use adjit_ir::{Span, Type, Var};
 
 /// An expression `name`.
-fn name_expr(text: &str, span: Span) -> Expr {
+pub(super) fn name_expr(text: &str, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Name(Name {
             text: text.to_string(),
@@ -40,7 +40,7 @@ fn name_expr(text: &str, span: Span) -> Expr {
 }
 
 /// An integer literal.
-fn int_expr(value: i64, span: Span) -> Expr {
+pub(super) fn int_expr(value: i64, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Int { value, kind: None },
         span,
@@ -68,7 +68,7 @@ fn inquiry(f: &str, x: &str, dim: usize, span: Span) -> Expr {
 }
 
 /// `a op b`.
-fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+pub(super) fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
         span,
@@ -85,25 +85,25 @@ fn positional(e: Expr) -> Arg {
 
 /// The array a reference names, before any component (`cells` of
 /// `cells%u`).
-fn base(name: &str) -> &str {
+pub(super) fn base(name: &str) -> &str {
     name.split('%').next().unwrap_or(name)
 }
 
 /// An array taken element by element: an operand of the value in
 /// elemental position, or the target.
-struct Operand {
+pub(super) struct Operand {
     /// The array (a leaf component's full name for a component array).
-    name: Name,
+    pub(super) name: Name,
     /// The subscripts of a section; `None` for the whole array.
-    subs: Option<Vec<Arg>>,
+    pub(super) subs: Option<Vec<Arg>>,
     /// Where the operand is written (it is found again by it).
-    span: Span,
+    pub(super) span: Span,
 }
 
 impl Operand {
     /// The operand `e`, a whole array or a section of one, when it is not
     /// a component of an element (`a(i)%v`).
-    fn of(e: &Expr) -> Option<Operand> {
+    pub(super) fn of(e: &Expr) -> Option<Operand> {
         let (name, subs) = match &e.kind {
             ExprKind::Name(n) => (n, None),
             ExprKind::Apply { name, args } if args.iter().all(|a| a.marked_part().is_none()) => {
@@ -144,7 +144,7 @@ impl Operand {
 
     /// The element at the positions counted by the DO variables `k` (from
     /// 1, one per dimension of the operand).
-    fn element(&self, k: &[String], span: Span) -> Expr {
+    pub(super) fn element(&self, k: &[String], span: Span) -> Expr {
         let x = &self.name.text;
         let at = |lo: Expr, st: Expr, k: &str| {
             // lo + (k - 1) * st
@@ -188,7 +188,7 @@ impl Operand {
 
     /// The extent of the operand's `r`-th dimension (from 0): the array's
     /// size, or `max(0, (hi - lo + st) / st)` of the `r`-th range.
-    fn extent(&self, r: usize, span: Span) -> Expr {
+    pub(super) fn extent(&self, r: usize, span: Span) -> Expr {
         let x = &self.name.text;
         let Some(subs) = &self.subs else {
             return inquiry("size", x, r + 1, span);
@@ -287,15 +287,7 @@ impl Lowerer<'_, '_> {
         }
         // One DO variable per dimension, counting positions from 1.
         let span = s.span;
-        let counters: Vec<String> = (0..rank)
-            .map(|_| {
-                self.ntemps += 1;
-                let n = format!("_elem{}", self.ntemps);
-                let v = self.proc.add_var(Var::scalar(n.clone(), Type::I32));
-                self.vars.insert(n.clone(), v);
-                n
-            })
-            .collect();
+        let counters: Vec<String> = (0..rank).map(|_| self.position_counter()).collect();
         let mut value = value.clone();
         substitute(&mut value, &operands, &counters, span);
         let mut body = vec![Stmt {
@@ -324,9 +316,18 @@ impl Lowerer<'_, '_> {
         Ok(body.pop())
     }
 
+    /// A new integer temporary counting positions (a DO variable).
+    pub(super) fn position_counter(&mut self) -> String {
+        self.ntemps += 1;
+        let n = format!("_elem{}", self.ntemps);
+        let v = self.proc.add_var(Var::scalar(n.clone(), Type::I32));
+        self.vars.insert(n.clone(), v);
+        n
+    }
+
     /// The rank of an operand: its array's, or its section's number of
     /// ranges; `None` when it names no array.
-    fn operand_rank(&mut self, op: &Operand) -> R<Option<usize>> {
+    pub(super) fn operand_rank(&mut self, op: &Operand) -> R<Option<usize>> {
         let rank = match self.resolve(&op.name)? {
             Resolved::Struct(st) => st.dims.as_ref().map_or(0, Vec::len),
             Resolved::Var(v) => self.proc.var(v).dims.len(),
@@ -352,7 +353,7 @@ impl Lowerer<'_, '_> {
     /// argument. The arguments of functions that are not ELEMENTAL are left
     /// alone (a located error at the call when they are arrays of
     /// structures).
-    fn elemental_operands(
+    pub(super) fn elemental_operands(
         &mut self,
         e: &Expr,
         elemental_arg: bool,
@@ -423,7 +424,7 @@ impl Lowerer<'_, '_> {
 
 /// Where `e` reads the array `array` other than by the operands written at
 /// `safe`.
-fn reads(e: &Expr, array: &str, safe: &[Span]) -> Option<Span> {
+pub(super) fn reads(e: &Expr, array: &str, safe: &[Span]) -> Option<Span> {
     if let ExprKind::Name(n) | ExprKind::Apply { name: n, .. } = &e.kind {
         if base(&n.text) == array {
             if safe.contains(&e.span) {
@@ -440,7 +441,7 @@ fn reads(e: &Expr, array: &str, safe: &[Span]) -> Option<Span> {
 
 /// Replaces every operand (found by where it is written) by its element
 /// at the positions counted by `counters`.
-fn substitute(e: &mut Expr, operands: &[Operand], counters: &[String], span: Span) {
+pub(super) fn substitute(e: &mut Expr, operands: &[Operand], counters: &[String], span: Span) {
     if let Some(op) = operands.iter().find(|op| {
         op.span == e.span
             && matches!(&e.kind, ExprKind::Name(n) | ExprKind::Apply { name: n, .. } if n.text == op.name.text)
