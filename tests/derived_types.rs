@@ -3,7 +3,9 @@
 //! and differentiated by tests/derivatives.rs with the dot-product and
 //! finite-difference checks): component references taking whole parts of
 //! arrays of structures, operator and assignment interfaces, WHERE over
-//! structure components.
+//! structure components, sections of arrays of structures given to
+//! procedures and to ELEMENTAL functions, array constructors and PACK of
+//! structures.
 
 mod common;
 
