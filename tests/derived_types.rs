@@ -3,7 +3,9 @@
 //! and differentiated by tests/derivatives.rs with the dot-product and
 //! finite-difference checks): component references taking whole parts of
 //! arrays of structures, operator and assignment interfaces, WHERE over
-//! structure components.
+//! structure components, sections of arrays of structures given to
+//! procedures and to ELEMENTAL functions, array constructors and PACK of
+//! structures.
 
 mod common;
 
@@ -52,6 +54,39 @@ fn check_on(
     let bad =
         common::check::both_modes_against(&engine, Some(entry), &args, of, wrt, expected, 1e-13);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// [`check_on`] on the JIT and on the interpreter.
+fn check_both(
+    file: &str,
+    entry: &str,
+    settings: &[(&str, f64)],
+    of: &str,
+    wrt: &str,
+    expected: &[f64],
+) {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        check_on(backend, file, entry, settings, of, wrt, expected);
+    }
+}
+
+/// `r` of `entry` in the corpus program `file` at `settings`, worked by
+/// hand on [`Dual`] numbers (`by_hand`): its values against the gfortran
+/// golden values `golden` first, then its Jacobian with respect to `s, t`
+/// in both modes on both back ends against the hand's derivatives.
+fn check_by_hand(
+    file: &str,
+    entry: &str,
+    settings: &[(&str, f64)],
+    by_hand: &[Dual],
+    golden: &[f64],
+) {
+    assert_eq!(by_hand.len(), golden.len());
+    for (x, g) in by_hand.iter().zip(golden) {
+        assert!((x.0 - g).abs() < 1e-12, "{} against {g}", x.0);
+    }
+    let expected: Vec<f64> = by_hand.iter().flat_map(|x| [x.1, x.2]).collect();
+    check_both(file, entry, settings, "r", "s,t", &expected);
 }
 
 /// tests/corpus/derived_parts.f90: `r1 = sum(a(3)%v)` with
@@ -279,17 +314,14 @@ fn assumed_size_arrays_of_structures_have_their_derivatives() {
 #[test]
 fn allocatable_components_have_their_derivatives() {
     let (s, t) = (1.5, 0.5);
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_alloc.f90",
-            "alloc_parts",
-            &[("s", s), ("t", t)],
-            "q",
-            "s,t",
-            &[6.0, 2.0 * t, 5.0 * t, 5.0 * s + 2.0 * t, 1.0, 5.0],
-        );
-    }
+    check_both(
+        "derived_alloc.f90",
+        "alloc_parts",
+        &[("s", s), ("t", t)],
+        "q",
+        "s,t",
+        &[6.0, 2.0 * t, 5.0 * t, 5.0 * s + 2.0 * t, 1.0, 5.0],
+    );
 }
 
 /// tests/corpus/derived_alloc.f90, `fem` at `n = 4` (`h = 2/5`,
@@ -318,17 +350,14 @@ fn residual_of_allocatable_fields_has_its_derivatives() {
         expected.push((2.0 * du - ul - ur) / (h * h) + 3.0 * c * u(i).powi(2) * du * x(i));
         expected.push(u(i).powi(3) * x(i));
     }
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_alloc.f90",
-            "fem",
-            &[("n", n as f64), ("a", a), ("c", c)],
-            "r",
-            "a,c",
-            &expected,
-        );
-    }
+    check_both(
+        "derived_alloc.f90",
+        "fem",
+        &[("n", n as f64), ("a", a), ("c", c)],
+        "r",
+        "a,c",
+        &expected,
+    );
 }
 
 /// ALLOCATABLE components that stay unsupported are located errors naming
@@ -387,17 +416,14 @@ fn rank_two_assumed_shape_arrays_of_structures_have_their_derivatives() {
             }
         }
     }
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_assumed2.f90",
-            "assumed2",
-            &[("s", s), ("t", t)],
-            "r(1)",
-            "s,t",
-            &[ds, dt],
-        );
-    }
+    check_both(
+        "derived_assumed2.f90",
+        "assumed2",
+        &[("s", s), ("t", t)],
+        "r(1)",
+        "s,t",
+        &[ds, dt],
+    );
 }
 
 /// tests/corpus/derived_where.f90 at `x = 0.5`, `y = 1.25`, where every
@@ -438,17 +464,14 @@ fn where_over_structure_components_has_its_derivatives() {
 #[test]
 fn allocatable_components_of_arrays_of_structures_have_their_derivatives() {
     for s in [1.5, -0.25] {
-        for backend in [Backend::Jit, Backend::Interpreter] {
-            check_on(
-                backend,
-                "derived_alloc_blocks.f90",
-                "patches",
-                &[("s", s)],
-                "q",
-                "s",
-                &[4.0, 3.0 * s * s + 6.0 * s, 23.0, 24.0 * s + 6.0],
-            );
-        }
+        check_both(
+            "derived_alloc_blocks.f90",
+            "patches",
+            &[("s", s)],
+            "q",
+            "s",
+            &[4.0, 3.0 * s * s + 6.0 * s, 23.0, 24.0 * s + 6.0],
+        );
     }
 }
 
@@ -469,17 +492,14 @@ fn energy_of_blocks_with_allocatable_fields_has_its_derivatives() {
             de += h * u * (x + 2.0 * a / k as f64);
         }
     }
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_alloc_blocks.f90",
-            "mesh",
-            &[("nb", 3.0), ("a", a), ("c", c)],
-            "e(1)",
-            "a,c",
-            &[de, 0.0],
-        );
-    }
+    check_both(
+        "derived_alloc_blocks.f90",
+        "mesh",
+        &[("nb", 3.0), ("a", a), ("c", c)],
+        "e(1)",
+        "a,c",
+        &[de, 0.0],
+    );
 }
 
 /// What stays refused for ALLOCATABLE components of arrays of structures
@@ -601,27 +621,19 @@ fn sections_by_hand(s: f64, t: f64) -> [Dual; 4] {
 #[test]
 fn sections_of_arrays_of_structures_have_their_derivatives() {
     for (s, t) in [(1.5, 0.5), (-0.25, 2.0)] {
-        let r = sections_by_hand(s, t);
         let golden = if s > 0.0 {
             [30.25, 75.125, 71.75, 33.0]
         } else {
             [9.0, 32.25, 15.0, 62.25]
         };
-        for (x, g) in r.iter().zip(golden) {
-            assert!((x.0 - g).abs() < 1e-12, "{} against {g}", x.0);
-        }
-        let expected: Vec<f64> = r.iter().flat_map(|x| [x.1, x.2]).collect();
-        for backend in [Backend::Jit, Backend::Interpreter] {
-            check_on(
-                backend,
-                "derived_sections.f90",
-                "sections",
-                &[("s", s), ("t", t)],
-                "r",
-                "s,t",
-                &expected,
-            );
-        }
+        let r = sections_by_hand(s, t);
+        check_by_hand(
+            "derived_sections.f90",
+            "sections",
+            &[("s", s), ("t", t)],
+            &r,
+            &golden,
+        );
     }
 }
 
@@ -673,30 +685,184 @@ fn elemental_operators_on_arrays_of_structures_have_their_derivatives() {
         ((-0.75, 1.25), [2.35546875, 11.537841796875, 5.8125, 22.5]),
     ] {
         let r = elemental_ops_by_hand(s, t);
-        for (x, g) in r.iter().zip(golden) {
-            assert!((x.0 - g).abs() < 1e-12, "{} against {g}", x.0);
-        }
-        let expected: Vec<f64> = r.iter().flat_map(|x| [x.1, x.2]).collect();
-        for backend in [Backend::Jit, Backend::Interpreter] {
-            check_on(
-                backend,
-                "derived_elemental_ops.f90",
-                "elemental_ops",
-                &[("s", s), ("t", t)],
-                "r",
-                "s,t",
-                &expected,
-            );
-        }
+        check_by_hand(
+            "derived_elemental_ops.f90",
+            "elemental_ops",
+            &[("s", s), ("t", t)],
+            &r,
+            &golden,
+        );
+    }
+}
+
+/// tests/corpus/derived_elemental_sections.f90 followed by hand on [`Dual`]
+/// numbers at `n` cells: `relax(c) = (c.u/2 + c.w, c.w c.u)`, `k * c =
+/// (k c.u, k + c.w)`, `energy(c) = c.u^2 + c.w`, applied to the elements
+/// the sections select, position by position.
+fn elemental_sections_by_hand(s: f64, t: f64, n: usize) -> [Dual; 5] {
+    type Cell = (Dual, Dual);
+    let (s, t) = (Dual(s, 1.0, 0.0), Dual(t, 0.0, 1.0));
+    let relax = |x: Cell| (c(0.5) * x.0 + x.1, x.1 * x.0);
+    let scal = |k: Dual, x: Cell| (k * x.0, k + x.1);
+    let energy = |x: Cell| x.0 * x.0 + x.1;
+    // cells(i) at [i - 1], b(i) at [i], g(i, j) at [i - 1][j - 1].
+    let mut cells: Vec<Cell> = (1..=n)
+        .map(|i| (s * c(i as f64), t + c(i as f64)))
+        .collect();
+    let mut b: Vec<Cell> = (0..8).map(|i| (t * c(i as f64), s)).collect();
+    let mut g: Vec<Vec<Cell>> = (1..=3)
+        .map(|i| {
+            (1..=4)
+                .map(|j| (s + c((i * j) as f64), t * c(j as f64)))
+                .collect()
+        })
+        .collect();
+    for cell in &mut cells[1..n - 1] {
+        *cell = relax(*cell);
+    }
+    for (k, i) in [1, 3, 5].into_iter().enumerate() {
+        b[i] = scal(t, cells[n - 1 - 2 * k]);
+    }
+    for j in 0..4 {
+        b[4 + j] = relax(g[1][j]);
+    }
+    let e: Vec<Dual> = cells[1..].iter().map(|&x| energy(x)).collect();
+    let x: Vec<Dual> = (0..3).map(|i| energy(g[i][2])).collect();
+    for row in &mut g {
+        row[1] = scal(s, row[1]);
+    }
+    let sum = |v: &mut dyn Iterator<Item = Dual>| v.fold(c(0.0), |a, x| a + x);
+    [
+        sum(&mut cells.iter().map(|x| x.0 + x.1)),
+        sum(&mut b.iter().map(|x| x.0 + x.1)),
+        sum(&mut e.into_iter()),
+        sum(&mut x.into_iter()),
+        sum(&mut g.iter().flatten().map(|x| x.0 * x.1)),
+    ]
+}
+
+/// tests/corpus/derived_elemental_sections.f90 (ELEMENTAL functions of
+/// structures, directly and through an operator interface, given sections
+/// of arrays of structures and assigned to sections and to arrays of
+/// reals): the Jacobian of `r` in both modes, on both back ends, against
+/// [`elemental_sections_by_hand`], whose values are checked against the
+/// gfortran golden values first.
+#[test]
+fn elemental_functions_of_sections_of_arrays_of_structures_have_their_derivatives() {
+    for ((s, t, n), golden) in [
+        ((1.5, 0.5, 6), [136.5, 102.25, 369.875, 191.25, 157.875]),
+        (
+            (-0.75, 1.25, 5),
+            [-16.8125, 86.03125, 20.203125, 111.9375, 159.703125],
+        ),
+    ] {
+        let r = elemental_sections_by_hand(s, t, n);
+        check_by_hand(
+            "derived_elemental_sections.f90",
+            "elemental_sections",
+            &[("s", s), ("t", t), ("n", n as f64)],
+            &r,
+            &golden,
+        );
+    }
+}
+
+/// tests/corpus/derived_array_values.f90 followed by hand on [`Dual`]
+/// numbers: a point is `(x, v1, v2)`; the constructors and PACKs fill their
+/// targets in array element order.
+fn array_values_by_hand(s: f64, t: f64) -> [Dual; 3] {
+    type Pt = (Dual, Dual, Dual);
+    let (s, t) = (Dual(s, 1.0, 0.0), Dual(t, 0.0, 1.0));
+    let pt_c = (s * t, s, t);
+    let b: Vec<Pt> = (0..4)
+        .map(|i| (t + c(i as f64), s * c(i as f64), c(1.0)))
+        .collect();
+    let mut a: Vec<Pt> = vec![pt_c, b[3], b[1]];
+    a.extend((1..=2).map(|i| (s * c(i as f64), t, s + c(i as f64))));
+    let wt: Vec<Dual> = (1..=5).map(|i| c(i as f64) * t).collect();
+    let zero = (c(0.0), c(0.0), c(0.0));
+    let mut sel: Vec<Pt> = vec![zero; 6];
+    let picked: Vec<Pt> = a.iter().copied().filter(|p| p.0 .0 > 2.0 * t.0).collect();
+    let m = picked.len();
+    sel[1..=m].copy_from_slice(&picked);
+    let sum = |v: &mut dyn Iterator<Item = Dual>| v.fold(c(0.0), |acc, x| acc + x);
+    let r1 = sum(&mut a.iter().map(|p| p.0 * p.2)) + sum(&mut wt.iter().copied());
+    let r2 = sum(&mut sel.iter().map(|p| p.0 + p.1 * p.2)) + c(m as f64);
+    let picked: Vec<Pt> = (1..5)
+        .filter(|&k| wt[k].0 > 3.0 * t.0)
+        .map(|k| a[k])
+        .collect();
+    sel[..2].copy_from_slice(&picked);
+    sel[4] = pt_c;
+    sel[5] = b[0];
+    let r3 = sum(&mut sel.iter().map(|p| p.0 * p.1));
+    [r1, r2, r3]
+}
+
+/// tests/corpus/derived_array_values.f90 (array constructors and PACK of
+/// structures with an array component): the Jacobian of `r` in both
+/// modes, on both back ends, against [`array_values_by_hand`], whose
+/// values are checked against the gfortran golden values first.
+#[test]
+fn constructors_and_pack_of_structures_have_their_derivatives() {
+    for ((s, t), golden) in [
+        ((1.5, 0.5), [27.125, 22.5, 6.375]),
+        ((-0.75, 1.25), [22.015625, 3.0, -2.109375]),
+    ] {
+        let r = array_values_by_hand(s, t);
+        check_by_hand(
+            "derived_array_values.f90",
+            "array_values",
+            &[("s", s), ("t", t)],
+            &r,
+            &golden,
+        );
+    }
+}
+
+/// What stays unsupported of array values of structures is a located
+/// error naming the construct: PACK's VECTOR, the other intrinsics
+/// returning arrays of structures, a constructor reading its target, a
+/// target of rank 2.
+#[test]
+fn unsupported_array_values_of_structures_are_located_errors() {
+    let head = "module m\n  type :: v\n    real(8) :: x\n  end type\nend module\n\
+                subroutine s(y)\n  use m\n  real(8) :: y\n  type(v) :: a(3), b(3), g(2, 2)\n  a%x = y\n";
+    let cases = [
+        (
+            "  b = pack(a, a%x > 0, vector=a)\n",
+            "e.f90:11:24",
+            "the VECTOR argument of a PACK of structures",
+        ),
+        (
+            "  b = cshift(a, 1)\n",
+            "e.f90:11:7",
+            "the intrinsic `cshift` of arrays of structures",
+        ),
+        (
+            "  a = [a(3), a(1:2)]\n",
+            "e.f90:11:8",
+            "an array constructor of structures reading its target `a`",
+        ),
+        (
+            "  g = [a(1), a(2), a(3), a(1)]\n",
+            "e.f90:11:3",
+            "an array constructor of structures assigned to an array of rank other than 1",
+        ),
+    ];
+    for (line, at, what) in cases {
+        let m = compile_error(&format!("{head}{line}  y = b(1)%x\nend subroutine\n"));
+        assert!(m.contains(at) && m.contains(what), "{m}");
     }
 }
 
 /// What stays unsupported of arrays of structures given to procedures is
 /// a located error naming the construct: an array of structures for a
-/// scalar structure dummy of a procedure that is not ELEMENTAL, a section
-/// given to an ELEMENTAL function of structures, an ELEMENTAL reference
-/// of arrays of structures assigned to a section, a section of an array
-/// of structures with ALLOCATABLE components as an actual argument.
+/// scalar structure dummy of a procedure that is not ELEMENTAL, an
+/// ELEMENTAL reference of arrays of structures whose value reads its
+/// target at other positions or whose target is a scalar, a section with
+/// the wrong number of subscripts, a section of an array of structures
+/// with ALLOCATABLE components as an actual argument.
 #[test]
 fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
     let head = "module m\n  type :: v\n    real(8) :: x\n  end type\ncontains\n\
@@ -708,14 +874,19 @@ fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
     let cases = [
         ("  b = f(a)\n", "e.f90:22:9", "rank mismatch in argument 1 of `f`: array of structures"),
         (
-            "  b = e(a(1:3))\n",
-            "e.f90:22:9",
-            "a section of the array of structures `a` given to the ELEMENTAL function `e`",
+            "  b(2:3) = e(b(1:2))\n",
+            "e.f90:22:14",
+            "`b` is read at other positions than the ELEMENTAL assignment of structures writes",
         ),
         (
-            "  b(1:3) = e(a)\n",
+            "  b(2) = e(a)\n",
             "e.f90:22:3",
-            "ELEMENTAL function of structures applied to arrays of structures, assigned to anything but a whole array",
+            "ELEMENTAL function of structures applied to arrays of structures, assigned to a scalar",
+        ),
+        (
+            "  b(1:3) = e(a(1:2, 1))\n",
+            "e.f90:22:14",
+            "`a` has 1 dimension(s) but 2 subscript(s) are given",
         ),
     ];
     for (line, at, what) in cases {
@@ -749,17 +920,14 @@ fn merge_of_structures_has_its_derivatives() {
         t * t,
         2.0 * t * (s + 1.0) + 2.0,
     ];
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        check_on(
-            backend,
-            "derived_merge.f90",
-            "merges",
-            &[("s", s), ("t", t)],
-            "r",
-            "s,t",
-            &expected,
-        );
-    }
+    check_both(
+        "derived_merge.f90",
+        "merges",
+        &[("s", s), ("t", t)],
+        "r",
+        "s,t",
+        &expected,
+    );
 }
 
 /// tests/corpus/procedure_specific.f90 (`procedure(name)` naming a

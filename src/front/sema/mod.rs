@@ -74,6 +74,7 @@ mod scope;
 mod section_arg;
 mod stmt;
 mod strings;
+mod struct_ctor;
 mod struct_elemental;
 mod struct_merge;
 mod struct_section;

@@ -57,6 +57,11 @@ impl Lowerer<'_, '_> {
         if let Some(rewritten) = self.elemental_struct_assign(s)? {
             return self.stmt_rewritten(rewritten);
         }
+        if let Some(rewritten) = self.struct_array_value(s)? {
+            return rewritten
+                .into_iter()
+                .try_for_each(|r| self.stmt_rewritten(r));
+        }
         if self.dispatch_dim(s)? {
             return Ok(());
         }

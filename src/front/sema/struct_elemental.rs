@@ -1,25 +1,35 @@
-//! ELEMENTAL functions of structures applied to whole arrays of
-//! structures, directly or through operator interfaces.
+//! ELEMENTAL functions of structures applied to arrays of structures and
+//! their sections, directly or through operator interfaces.
 //!
 //! `c = a + b`, with `interface operator(+)` naming an ELEMENTAL function
 //! of `type(vec)` and `a`, `b`, `c` arrays of `type(vec)`, is (after the
 //! operator became a reference to its interface, `operators`) the
 //! assignment of every element: here the statement becomes loops over the
-//! target's elements, in array element order, each assigning
-//! `c(i) = operator(+)(a(i), b(i))`, every whole array of structures of
-//! the value taken at the same position (counted from its own lower
-//! bounds). Elements of the same position only are read, so a value
-//! reading the target (`c = t * c + a`) is safe. Sections of arrays of
-//! structures given to such functions, and ELEMENTAL references of arrays
-//! of structures whose target is not a whole array of structures, are
-//! located errors.
+//! target's positions, in array element order, each assigning
+//! `c(i) = operator(+)(a(i), b(i))`. Every array operand of the value in
+//! elemental position (an argument of an ELEMENTAL function, user or
+//! intrinsic, an operand of an operator) is taken at the same position:
+//! a whole array counted from its own lower bounds, a section
+//! `cells(lo:hi:st, j)` at `cells(lo + (k - 1) st, j)`. The target is a
+//! whole array or a section, of structures or of numbers (`e(1:3) =
+//! energy(parts(1:6:2))` with `energy` returning a real); its extents
+//! give the loops' trip counts (a section's `max(0, (hi - lo + st) /
+//! st)`).
+//!
+//! Elements of the same position only are read, so a value reading its
+//! target at the same positions (`c = t * c + a`, `cells(2:5) =
+//! relax(cells(2:5))`) is safe; a value reading the target's array
+//! otherwise (`cells(2:5) = relax(cells(1:4))`) would see elements already
+//! assigned and is a located error, as is a scalar target.
 
-use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::intrinsics::is_elemental;
 use super::lowerer::{Lowerer, Resolved, R};
+use super::masked::same_args;
 use adjit_ir::{Span, Type, Var};
 
 /// An expression `name`.
-fn name_expr(text: &str, span: Span) -> Expr {
+pub(super) fn name_expr(text: &str, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Name(Name {
             text: text.to_string(),
@@ -30,7 +40,7 @@ fn name_expr(text: &str, span: Span) -> Expr {
 }
 
 /// An integer literal.
-fn int_expr(value: i64, span: Span) -> Expr {
+pub(super) fn int_expr(value: i64, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Int { value, kind: None },
         span,
@@ -57,105 +67,232 @@ fn inquiry(f: &str, x: &str, dim: usize, span: Span) -> Expr {
     }
 }
 
+/// `a op b`.
+pub(super) fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        span,
+    }
+}
+
+/// An argument given by position.
+fn positional(e: Expr) -> Arg {
+    Arg {
+        keyword: None,
+        value: ArgValue::Expr(e),
+    }
+}
+
+/// The array a reference names, before any component (`cells` of
+/// `cells%u`).
+pub(super) fn base(name: &str) -> &str {
+    name.split('%').next().unwrap_or(name)
+}
+
+/// An array taken element by element: an operand of the value in
+/// elemental position, or the target.
+pub(super) struct Operand {
+    /// The array (a leaf component's full name for a component array).
+    pub(super) name: Name,
+    /// The subscripts of a section; `None` for the whole array.
+    pub(super) subs: Option<Vec<Arg>>,
+    /// Where the operand is written (it is found again by it).
+    pub(super) span: Span,
+}
+
+impl Operand {
+    /// The operand `e`, a whole array or a section of one, when it is not
+    /// a component of an element (`a(i)%v`).
+    pub(super) fn of(e: &Expr) -> Option<Operand> {
+        let (name, subs) = match &e.kind {
+            ExprKind::Name(n) => (n, None),
+            ExprKind::Apply { name, args } if args.iter().all(|a| a.marked_part().is_none()) => {
+                (name, Some(args.clone()))
+            }
+            _ => return None,
+        };
+        Some(Operand {
+            name: name.clone(),
+            subs,
+            span: e.span,
+        })
+    }
+
+    /// True when `other` is written as this operand is (the same array,
+    /// the same subscripts).
+    fn same(&self, other: &Operand) -> bool {
+        self.name.text == other.name.text
+            && match (&self.subs, &other.subs) {
+                (None, None) => true,
+                (Some(a), Some(b)) => same_args(a, b),
+                _ => false,
+            }
+    }
+
+    /// The `d`-th subscript's (1-based) lower end and stride of a range
+    /// `range`: the written ones, else the array's lower bound and 1.
+    fn start_stride(&self, range: &ArgValue, d: usize, span: Span) -> (Expr, Expr) {
+        let x = &self.name.text;
+        match range {
+            ArgValue::Range { lo, stride, .. } => (
+                lo.clone().unwrap_or_else(|| inquiry("lbound", x, d, span)),
+                stride.clone().unwrap_or_else(|| int_expr(1, span)),
+            ),
+            ArgValue::Expr(_) => (inquiry("lbound", x, d, span), int_expr(1, span)),
+        }
+    }
+
+    /// The element at the positions counted by the DO variables `k` (from
+    /// 1, one per dimension of the operand).
+    pub(super) fn element(&self, k: &[String], span: Span) -> Expr {
+        let x = &self.name.text;
+        let at = |lo: Expr, st: Expr, k: &str| {
+            // lo + (k - 1) * st
+            let off = binary(BinOp::Sub, name_expr(k, span), int_expr(1, span), span);
+            binary(BinOp::Add, lo, binary(BinOp::Mul, off, st, span), span)
+        };
+        let args = match &self.subs {
+            None => k
+                .iter()
+                .enumerate()
+                .map(|(d, k)| {
+                    positional(at(inquiry("lbound", x, d + 1, span), int_expr(1, span), k))
+                })
+                .collect(),
+            Some(subs) => {
+                let mut ks = k.iter();
+                subs.iter()
+                    .enumerate()
+                    .map(|(d, a)| match &a.value {
+                        ArgValue::Range { .. } => {
+                            let (lo, st) = self.start_stride(&a.value, d + 1, span);
+                            let k = ks.next().map_or("", String::as_str);
+                            positional(at(lo, st, k))
+                        }
+                        ArgValue::Expr(_) => a.clone(),
+                    })
+                    .collect()
+            }
+        };
+        Expr {
+            kind: ExprKind::Apply {
+                name: Name {
+                    text: x.clone(),
+                    span: self.name.span,
+                },
+                args,
+            },
+            span,
+        }
+    }
+
+    /// The extent of the operand's `r`-th dimension (from 0): the array's
+    /// size, or `max(0, (hi - lo + st) / st)` of the `r`-th range.
+    pub(super) fn extent(&self, r: usize, span: Span) -> Expr {
+        let x = &self.name.text;
+        let Some(subs) = &self.subs else {
+            return inquiry("size", x, r + 1, span);
+        };
+        let Some((d, range)) = subs
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| matches!(a.value, ArgValue::Range { .. }))
+            .nth(r)
+        else {
+            return int_expr(0, span);
+        };
+        let (lo, st) = self.start_stride(&range.value, d + 1, span);
+        let hi = match &range.value {
+            ArgValue::Range { hi: Some(hi), .. } => hi.clone(),
+            _ => inquiry("ubound", x, d + 1, span),
+        };
+        let count = binary(
+            BinOp::Div,
+            binary(
+                BinOp::Add,
+                binary(BinOp::Sub, hi, lo, span),
+                st.clone(),
+                span,
+            ),
+            st,
+            span,
+        );
+        Expr {
+            kind: ExprKind::Apply {
+                name: Name {
+                    text: "max".to_string(),
+                    span,
+                },
+                args: vec![positional(int_expr(0, span)), positional(count)],
+            },
+            span,
+        }
+    }
+}
+
 impl Lowerer<'_, '_> {
-    /// The loops assigning element by element an assignment to a whole
-    /// array of structures whose value applies ELEMENTAL functions to
-    /// whole arrays of structures (see the module documentation); `None`
-    /// for any other statement.
+    /// The loops assigning element by element an assignment whose value
+    /// applies ELEMENTAL functions to arrays of structures or their
+    /// sections (see the module documentation); `None` for any other
+    /// statement.
     pub(super) fn elemental_struct_assign(&mut self, s: &Stmt) -> R<Option<Stmt>> {
         let StmtKind::Assign { target, value } = &s.kind else {
             return Ok(None);
         };
-        let base = match &target.kind {
-            ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => n,
-            _ => return Ok(None),
-        };
-        if matches!(value.kind, ExprKind::Name(_) | ExprKind::Paren(_))
-            || !matches!(self.resolve(base)?, Resolved::Struct(_))
-        {
+        if matches!(value.kind, ExprKind::Name(_) | ExprKind::Paren(_)) {
             return Ok(None);
         }
-        let mut arrays = Vec::new();
-        if !self.struct_array_operands(value, &mut arrays)? {
+        let mut operands = Vec::new();
+        if !self.elemental_operands(value, false, &mut operands)? {
             return Ok(None);
         }
-        let ExprKind::Name(t) = &target.kind else {
-            return Err(self.err(
-                target.span,
-                "unsupported Fortran: an ELEMENTAL function of structures applied to arrays of structures, assigned to anything but a whole array of structures",
-            ));
+        let unsupported = |what: &str| {
+            format!(
+                "unsupported Fortran: an ELEMENTAL function of structures applied to arrays of structures, assigned to {what}"
+            )
         };
-        let rank = match self.resolve(t)? {
-            Resolved::Struct(st) => st.dims.as_ref().map_or(0, Vec::len),
-            _ => 0,
+        let Some(t) = Operand::of(target) else {
+            return Err(self.err(target.span, unsupported("a component of an element")));
         };
-        for (name, r) in &arrays {
-            if *r != rank {
+        let rank = match self.operand_rank(&t)? {
+            Some(r) if r > 0 => r,
+            _ => return Err(self.err(target.span, unsupported("a scalar"))),
+        };
+        for op in &operands {
+            let r = self.operand_rank(op)?.unwrap_or(0);
+            if r != rank {
                 return Err(self.err(
-                    name.span,
+                    op.span,
                     format!(
                         "`{}` (of rank {r}) does not conform with `{}` (of rank {rank})",
-                        name.text, t.text
+                        op.name.text, t.name.text
                     ),
                 ));
             }
         }
+        // The target's array read anywhere but at the same positions.
+        let safe: Vec<Span> = operands
+            .iter()
+            .filter(|op| op.same(&t))
+            .map(|op| op.span)
+            .collect();
+        if let Some(at) = reads(value, base(&t.name.text), &safe) {
+            return Err(self.err(
+                at,
+                format!(
+                    "unsupported Fortran: `{}` is read at other positions than the ELEMENTAL assignment of structures writes (assign the value to a temporary first)",
+                    base(&t.name.text)
+                ),
+            ));
+        }
         // One DO variable per dimension, counting positions from 1.
         let span = s.span;
-        let counters: Vec<String> = (0..rank)
-            .map(|_| {
-                self.ntemps += 1;
-                let n = format!("_elem{}", self.ntemps);
-                let v = self.proc.add_var(Var::scalar(n.clone(), Type::I32));
-                self.vars.insert(n.clone(), v);
-                n
-            })
-            .collect();
-        let element = |x: &str| -> Expr {
-            let args = counters
-                .iter()
-                .enumerate()
-                .map(|(d, k)| {
-                    // lbound(x, d) + k - 1
-                    let lo = inquiry("lbound", x, d + 1, span);
-                    let at = Expr {
-                        kind: ExprKind::Binary(
-                            super::super::ast::BinOp::Add,
-                            Box::new(lo),
-                            Box::new(name_expr(k, span)),
-                        ),
-                        span,
-                    };
-                    Arg {
-                        keyword: None,
-                        value: ArgValue::Expr(Expr {
-                            kind: ExprKind::Binary(
-                                super::super::ast::BinOp::Sub,
-                                Box::new(at),
-                                Box::new(int_expr(1, span)),
-                            ),
-                            span,
-                        }),
-                    }
-                })
-                .collect();
-            Expr {
-                kind: ExprKind::Apply {
-                    name: Name {
-                        text: x.to_string(),
-                        span,
-                    },
-                    args,
-                },
-                span,
-            }
-        };
-        let names: Vec<String> = arrays.iter().map(|(n, _)| n.text.clone()).collect();
+        let counters: Vec<String> = (0..rank).map(|_| self.position_counter()).collect();
         let mut value = value.clone();
-        substitute(&mut value, &names, &element);
+        substitute(&mut value, &operands, &counters, span);
         let mut body = vec![Stmt {
             kind: StmtKind::Assign {
-                target: element(&t.text),
+                target: t.element(&counters, span),
                 value,
             },
             ..s.clone()
@@ -169,7 +306,7 @@ impl Lowerer<'_, '_> {
                         span,
                     },
                     start: int_expr(1, span),
-                    end: inquiry("size", &t.text, d + 1, span),
+                    end: t.extent(d, span),
                     step: None,
                     body,
                 },
@@ -179,70 +316,140 @@ impl Lowerer<'_, '_> {
         Ok(body.pop())
     }
 
-    /// Collects the whole arrays of structures (with their ranks) that
-    /// `e` gives as actual arguments of ELEMENTAL functions; false when it
-    /// gives none. A section of an array of structures given to a function
-    /// of structures, or an array of structures given to one that is not
-    /// ELEMENTAL, is left to the call (a located error there).
-    fn struct_array_operands(&mut self, e: &Expr, out: &mut Vec<(Name, usize)>) -> R<bool> {
-        let mut found = false;
-        if let ExprKind::Apply { name, args } = &e.kind {
-            let elemental = match self.resolve(name)? {
-                Resolved::Proc(p) => self.prog.sigs[p].elemental,
-                Resolved::Generic(specifics) => {
-                    let specifics = specifics.to_vec();
-                    self.try_specific(name, &specifics, args)
-                        .is_some_and(|p| self.prog.sigs[p].elemental)
-                }
-                _ => false,
-            };
-            if elemental {
-                for a in args {
-                    let ArgValue::Expr(x) = &a.value else {
-                        continue;
-                    };
-                    if let ExprKind::Apply { name: n, args } = &x.kind {
-                        let section = args
-                            .iter()
-                            .any(|a| matches!(a.value, ArgValue::Range { .. }));
-                        if section && matches!(self.resolve(n)?, Resolved::Struct(_)) {
-                            return Err(self.err(
-                                x.span,
-                                format!(
-                                    "unsupported Fortran: a section of the array of structures `{}` given to the ELEMENTAL function `{}` (assign the section to an array first)",
-                                    n.text, name.text
-                                ),
-                            ));
-                        }
-                    }
-                    if let ExprKind::Name(n) = &x.kind {
-                        if let Resolved::Struct(st) = self.resolve(n)? {
-                            if let Some(d) = &st.dims {
-                                out.push((n.clone(), d.len()));
-                                found = true;
-                            }
-                        }
-                    }
-                }
-            }
+    /// A new integer temporary counting positions (a DO variable).
+    pub(super) fn position_counter(&mut self) -> String {
+        self.ntemps += 1;
+        let n = format!("_elem{}", self.ntemps);
+        let v = self.proc.add_var(Var::scalar(n.clone(), Type::I32));
+        self.vars.insert(n.clone(), v);
+        n
+    }
+
+    /// The rank of an operand: its array's, or its section's number of
+    /// ranges; `None` when it names no array.
+    pub(super) fn operand_rank(&mut self, op: &Operand) -> R<Option<usize>> {
+        let rank = match self.resolve(&op.name)? {
+            Resolved::Struct(st) => st.dims.as_ref().map_or(0, Vec::len),
+            Resolved::Var(v) => self.proc.var(v).dims.len(),
+            _ => return Ok(None),
+        };
+        if rank == 0 {
+            return Ok(None);
         }
-        for c in e.kind.children() {
-            found |= self.struct_array_operands(c, out)?;
+        Ok(Some(match &op.subs {
+            None => rank,
+            Some(subs) => {
+                self.check_subscript_count(&op.name, rank, subs.len())?;
+                subs.iter()
+                    .filter(|a| matches!(a.value, ArgValue::Range { .. }))
+                    .count()
+            }
+        }))
+    }
+
+    /// Collects the arrays and sections `e` takes in elemental position
+    /// (`elemental_arg`: `e` is an argument of a user ELEMENTAL function);
+    /// true when some array of structures or section of one is such an
+    /// argument. The arguments of functions that are not ELEMENTAL are left
+    /// alone (a located error at the call when they are arrays of
+    /// structures).
+    pub(super) fn elemental_operands(
+        &mut self,
+        e: &Expr,
+        elemental_arg: bool,
+        out: &mut Vec<Operand>,
+    ) -> R<bool> {
+        let (name, args) = match &e.kind {
+            ExprKind::Name(n) => (n, None),
+            ExprKind::Apply { name, args } => (name, Some(args)),
+            ExprKind::Binary(..) | ExprKind::Unary(..) | ExprKind::Paren(_) => {
+                let mut found = false;
+                for c in e.kind.children() {
+                    found |= self.elemental_operands(c, false, out)?;
+                }
+                return Ok(found);
+            }
+            _ => return Ok(false),
+        };
+        let whole_or_section = match &args {
+            None => true,
+            Some(a) => a.iter().any(|a| matches!(a.value, ArgValue::Range { .. })),
+        };
+        let elemental = match self.resolve(name)? {
+            Resolved::Struct(st) if st.dims.is_some() => {
+                if !whole_or_section {
+                    return Ok(false);
+                }
+                return Ok(match Operand::of(e) {
+                    Some(op) => {
+                        out.push(op);
+                        elemental_arg
+                    }
+                    None => false,
+                });
+            }
+            Resolved::Var(v) => {
+                if whole_or_section && !self.proc.var(v).dims.is_empty() {
+                    out.extend(Operand::of(e));
+                }
+                return Ok(false);
+            }
+            Resolved::Proc(p) => self.prog.sigs[p].elemental,
+            Resolved::Generic(specifics) => {
+                let specifics = specifics.to_vec();
+                let args = args.map_or(&[][..], Vec::as_slice);
+                self.try_specific(name, &specifics, args)
+                    .is_some_and(|p| self.prog.sigs[p].elemental)
+            }
+            _ => {
+                if args.is_some() && self.names_intrinsic(name) && is_elemental(&name.text) {
+                    let mut found = false;
+                    for c in e.kind.children() {
+                        found |= self.elemental_operands(c, false, out)?;
+                    }
+                    return Ok(found);
+                }
+                false
+            }
+        };
+        let mut found = false;
+        if elemental {
+            for c in e.kind.children() {
+                found |= self.elemental_operands(c, true, out)?;
+            }
         }
         Ok(found)
     }
 }
 
-/// Replaces every reference to a whole array named in `names` by its
-/// element (`element`).
-fn substitute(e: &mut Expr, names: &[String], element: &dyn Fn(&str) -> Expr) {
-    if let ExprKind::Name(n) = &e.kind {
-        if names.contains(&n.text) {
-            *e = element(&n.text);
-            return;
+/// Where `e` reads the array `array` other than by the operands written at
+/// `safe`.
+pub(super) fn reads(e: &Expr, array: &str, safe: &[Span]) -> Option<Span> {
+    if let ExprKind::Name(n) | ExprKind::Apply { name: n, .. } = &e.kind {
+        if base(&n.text) == array {
+            if safe.contains(&e.span) {
+                return None;
+            }
+            return Some(e.span);
         }
     }
+    e.kind
+        .children()
+        .into_iter()
+        .find_map(|c| reads(c, array, safe))
+}
+
+/// Replaces every operand (found by where it is written) by its element
+/// at the positions counted by `counters`.
+pub(super) fn substitute(e: &mut Expr, operands: &[Operand], counters: &[String], span: Span) {
+    if let Some(op) = operands.iter().find(|op| {
+        op.span == e.span
+            && matches!(&e.kind, ExprKind::Name(n) | ExprKind::Apply { name: n, .. } if n.text == op.name.text)
+    }) {
+        *e = op.element(counters, span);
+        return;
+    }
     for c in e.kind.children_mut() {
-        substitute(c, names, element);
+        substitute(c, operands, counters, span);
     }
 }

@@ -146,6 +146,9 @@ impl Gen<'_> {
             .retain(|r| !r.contains('%') || r.starts_with("gp"));
         reads.arrays.retain(|r| !r.contains('%'));
         let not_both_elements = !(a.starts_with('q') && b.starts_with('q'));
+        if self.rng.chance(15) {
+            return self.struct_array_value_stmt(&reads);
+        }
         match self.rng.below(5) {
             0 => vec![Stmt::Line(format!("{b} = {a}"))],
             1 => {
@@ -169,5 +172,25 @@ impl Gen<'_> {
                 "{b}%v(1:n) = 0.5d0*{a}%v(n:1:-1) + 0.5d0*tanh({a}%a*{b}%v(1:n))"
             ))],
         }
+    }
+
+    /// An array constructor of structures assigned to the array of
+    /// structures `q` or to a section of it (`q = [p2, pt(...)]`,
+    /// `q(2:1:-1) = [p1, p2]`), its items the local structures and
+    /// constructors reading `reads`.
+    fn struct_array_value_stmt(&mut self, reads: &Scope) -> Vec<Stmt> {
+        let mut items = Vec::new();
+        for _ in 0..2 {
+            items.push(match self.rng.below(3) {
+                0 => self.constructor(reads),
+                _ => self.rng.pick_str(&LOCALS.map(String::from)),
+            });
+        }
+        let target = if self.rng.chance(50) {
+            "q"
+        } else {
+            "q(2:1:-1)"
+        };
+        vec![Stmt::Line(format!("{target} = [{}]", items.join(", ")))]
     }
 }
