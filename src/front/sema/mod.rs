@@ -42,6 +42,7 @@
 mod alloc;
 mod alloc_dummy;
 mod alloc_param;
+mod alloc_scalar;
 mod array;
 mod array_fn;
 mod associate;

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 mod components;
 mod extension;
 
-pub(crate) use components::{bounds_name, data_name};
+pub(crate) use components::{bounds_name, data_name, status_name};
 
 /// A resolved type: element type and character length.
 #[derive(Clone, Debug, PartialEq)]
@@ -1430,7 +1430,8 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
-                    if let (true, Some(d)) = (c.allocatable, dims) {
+                    let scalar = c.allocatable && c.dims.is_none();
+                    if let (false, true, Some(d)) = (scalar, c.allocatable, dims) {
                         self.ragged_component(&name, ti, c, d, template, leaves);
                         continue;
                     }
@@ -1442,11 +1443,14 @@ impl Builder<'_, '_> {
                         ty: Some(ti.clone()),
                         dims: leaf_dims,
                         default_init: c.init.clone(),
-                        allocatable: c.allocatable.then_some(template.span),
+                        allocatable: (c.allocatable && !scalar).then_some(template.span),
                         ..template.clone()
                     };
                     self.scope.syms.insert(name.clone(), Sym::Var(v));
-                    leaves.push(name);
+                    leaves.push(name.clone());
+                    if scalar {
+                        self.status_leaf(&name, dims, template, leaves);
+                    }
                 }
                 CompType::Derived(t) => {
                     let Some(inner) = self.find_type(t) else {
@@ -1455,6 +1459,9 @@ impl Builder<'_, '_> {
                     let mut sub = Vec::new();
                     self.flatten(&name, &inner, template, dims, &mut sub, depth + 1);
                     leaves.extend(sub.iter().cloned());
+                    if c.allocatable {
+                        self.status_leaf(&name, dims, template, leaves);
+                    }
                     self.scope.syms.insert(
                         name,
                         Sym::Struct(StructDecl {

@@ -67,6 +67,9 @@ impl Lowerer<'_, '_> {
             self.release_lifted(temps);
             return r;
         }
+        if self.alloc_scalar_stmt(s)? {
+            return Ok(());
+        }
         match &s.kind {
             StmtKind::Assign { target, value } => {
                 self.hoist(target)?;

@@ -7,6 +7,12 @@
 //! whole-structure assignment (a deep copy, one assignment per component)
 //! and derivatives are those of ALLOCATABLE arrays.
 //!
+//! An ALLOCATABLE scalar component (`real(8), allocatable :: s`, `type(t),
+//! allocatable :: c`) is stored as the component itself (a scalar leaf, or
+//! the leaves of the structure) and an integer leaf `g%s.alloc` holding
+//! its allocation status (0 at entry; see [`status_name`] and
+//! `sema::alloc_scalar`).
+//!
 //! In an array of structures each element has an allocation of its own;
 //! the component is then stored as the lowering of these components
 //! (`sema::ragged`) describes:
@@ -23,6 +29,12 @@ pub(crate) fn data_name(name: &str) -> String {
     format!("{name}.data")
 }
 
+/// The name of the allocation status leaf (0 or 1) of the ALLOCATABLE
+/// scalar component or variable `name` (`g%s`, `g%c`).
+pub(crate) fn status_name(name: &str) -> String {
+    format!("{name}.alloc")
+}
+
 /// The name of the status and bounds leaf of the component `name`.
 pub(crate) fn bounds_name(name: &str) -> String {
     format!("{name}.bounds")
@@ -30,8 +42,9 @@ pub(crate) fn bounds_name(name: &str) -> String {
 
 impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE component `name` (the attribute at `at`):
-    /// a numeric or LOGICAL array of deferred shape. Reports and returns
-    /// false otherwise.
+    /// a numeric or LOGICAL array of deferred shape, a numeric or LOGICAL
+    /// scalar, or a scalar of derived type. Reports and returns false
+    /// otherwise.
     pub(super) fn allocatable_component(
         &mut self,
         ty: &CompType,
@@ -41,13 +54,14 @@ impl Builder<'_, '_> {
     ) -> bool {
         let n = &name.text;
         let why = match (ty, dims) {
+            (CompType::Derived(_), None) => return true,
             (CompType::Derived(t), _) => {
-                format!("unsupported Fortran: ALLOCATABLE component `{n}` of derived type `{t}`")
+                format!("unsupported Fortran: ALLOCATABLE array component `{n}` of derived type `{t}`")
             }
             (CompType::Plain(ti), _) if ti.ty == Type::Char => {
                 format!("unsupported Fortran: ALLOCATABLE character component `{n}`")
             }
-            (_, None) => format!("unsupported Fortran: ALLOCATABLE scalar component `{n}`"),
+            (_, None) => return true,
             (_, Some(d)) if d.len() > 7 => "arrays have at most 7 dimensions".to_string(),
             (_, Some(d))
                 if d.iter()
@@ -112,5 +126,35 @@ impl Builder<'_, '_> {
             self.scope.syms.insert(n.clone(), Sym::Var(v));
             leaves.push(n);
         }
+    }
+}
+
+impl Builder<'_, '_> {
+    /// Declares the allocation status leaf of the ALLOCATABLE scalar
+    /// component `name` (an integer, of the dimensions `dims` of an array
+    /// of structures; 0 at entry: unallocated) and appends it to `leaves`.
+    pub(super) fn status_leaf(
+        &mut self,
+        name: &str,
+        dims: &Option<Vec<DimSpec>>,
+        template: &VarDecl,
+        leaves: &mut Vec<String>,
+    ) {
+        let status = VarDecl {
+            ty: Some(TypeInfo::plain(Type::I32)),
+            dims: dims.clone(),
+            default_init: Some(Expr {
+                kind: ExprKind::Int {
+                    value: 0,
+                    kind: None,
+                },
+                span: template.span,
+            }),
+            allocatable: None,
+            ..template.clone()
+        };
+        let n = status_name(name);
+        self.scope.syms.insert(n.clone(), Sym::Var(status));
+        leaves.push(n);
     }
 }
