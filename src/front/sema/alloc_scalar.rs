@@ -22,7 +22,7 @@
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
-use super::scope::{status_name, StructDecl};
+use super::scope::{status_name, Component, StructDecl};
 use adjit_ir::{CmpOp, Inst, RuntimeErrorKind, Span, Terminator, Type, Value};
 
 /// An expression node.
@@ -101,8 +101,9 @@ impl Lowerer<'_, '_> {
                 source,
                 mold: _,
             } => {
-                let (mine, rest): (Vec<&Expr>, Vec<&Expr>) =
-                    objects.iter().partition(|o| self.scalar_status(o).is_some());
+                let (mine, rest): (Vec<&Expr>, Vec<&Expr>) = objects
+                    .iter()
+                    .partition(|o| self.scalar_status(o).is_some());
                 if mine.is_empty() {
                     return Ok(false);
                 }
@@ -128,8 +129,9 @@ impl Lowerer<'_, '_> {
                 stat,
                 errmsg,
             } => {
-                let (mine, rest): (Vec<&Expr>, Vec<&Expr>) =
-                    objects.iter().partition(|o| self.scalar_status(o).is_some());
+                let (mine, rest): (Vec<&Expr>, Vec<&Expr>) = objects
+                    .iter()
+                    .partition(|o| self.scalar_status(o).is_some());
                 if mine.is_empty() {
                     return Ok(false);
                 }
@@ -148,10 +150,7 @@ impl Lowerer<'_, '_> {
                         stat: None,
                         errmsg: None,
                     };
-                    self.stmt_rewritten(Stmt {
-                        kind,
-                        ..s.clone()
-                    })?;
+                    self.stmt_rewritten(Stmt { kind, ..s.clone() })?;
                 }
                 Ok(true)
             }
@@ -174,6 +173,26 @@ impl Lowerer<'_, '_> {
             }
             _ => Ok(false),
         }
+    }
+
+    /// For the component `c` of a structure constructor assigned to
+    /// `target` (an element when `target_args` are given): when `c` is an
+    /// ALLOCATABLE scalar, its status and the status the constructor gives
+    /// it (allocated when `given` a value).
+    pub(super) fn constructor_status(
+        &self,
+        target: &Name,
+        target_args: Option<&Vec<Arg>>,
+        c: &Component,
+        given: bool,
+    ) -> Option<(Expr, Expr)> {
+        if !c.allocatable || c.dims.is_some() {
+            return None;
+        }
+        let status = status_name(&format!("{}%{}", target.text, c.name));
+        let args = target_args.map_or(&[][..], Vec::as_slice);
+        let span = target.span;
+        Some((named(status, args, span), int(i64::from(given), span)))
     }
 
     /// The value of the integer expression `e` kept in a temporary (read
@@ -220,7 +239,9 @@ impl Lowerer<'_, '_> {
         if let Some(st) = &st {
             // Default initialization of the new structure's components.
             for leaf in &st.leaves {
-                let init = self.visible_decl(leaf).and_then(|(_, d)| d.default_init.clone());
+                let init = self
+                    .visible_decl(leaf)
+                    .and_then(|(_, d)| d.default_init.clone());
                 if let Some(init) = init {
                     self.assign(&named(leaf.clone(), &[], o.span), &init)?;
                 }

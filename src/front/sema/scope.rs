@@ -136,7 +136,8 @@ pub struct Component {
     pub dims: Option<Vec<DimSpec>>,
     /// Its default initialization.
     pub init: Option<Expr>,
-    /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type).
+    /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type,
+    /// or a scalar: numeric, LOGICAL or of derived type).
     pub allocatable: bool,
 }
 
@@ -1351,9 +1352,10 @@ impl Builder<'_, '_> {
             return;
         };
         let (mut intent, mut save, mut access, mut optional) = (None, false, None, false);
-        let mut all_dims = None;
+        let (mut all_dims, mut allocatable) = (None, None);
         for a in attrs {
             match a {
+                Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Save => save = true,
                 Attr::Access(p) => access = Some(*p),
@@ -1397,6 +1399,21 @@ impl Builder<'_, '_> {
                 ..VarDecl::new(e.name.span)
             };
             let mut leaves = Vec::new();
+            if let Some(at) = allocatable {
+                if dims.is_some() {
+                    self.error(
+                        at,
+                        format!(
+                            "unsupported Fortran: ALLOCATABLE array of structures `{}`",
+                            e.name.text
+                        ),
+                    );
+                    continue;
+                }
+                if !self.allocatable_scalar(&e.name, at) {
+                    continue;
+                }
+            }
             self.flatten(&e.name.text, &def, &template, &dims, &mut leaves, 0);
             self.scope.syms.insert(
                 e.name.text.clone(),
@@ -1688,10 +1705,7 @@ impl Builder<'_, '_> {
                 v.save = true;
             }
             if let (Some(span), true) = (allocatable, scalar) {
-                self.error(
-                    span,
-                    format!("unsupported Fortran: ALLOCATABLE scalar `{}`", e.name.text),
-                );
+                self.allocatable_scalar(&e.name, span);
             }
         }
     }

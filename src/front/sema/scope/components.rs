@@ -56,7 +56,9 @@ impl Builder<'_, '_> {
         let why = match (ty, dims) {
             (CompType::Derived(_), None) => return true,
             (CompType::Derived(t), _) => {
-                format!("unsupported Fortran: ALLOCATABLE array component `{n}` of derived type `{t}`")
+                format!(
+                    "unsupported Fortran: ALLOCATABLE array component `{n}` of derived type `{t}`"
+                )
             }
             (CompType::Plain(ti), _) if ti.ty == Type::Char => {
                 format!("unsupported Fortran: ALLOCATABLE character component `{n}`")
@@ -156,5 +158,39 @@ impl Builder<'_, '_> {
         let n = status_name(name);
         self.scope.syms.insert(n.clone(), Sym::Var(status));
         leaves.push(n);
+    }
+}
+
+impl Builder<'_, '_> {
+    /// An ALLOCATABLE scalar variable `name` (the attribute at `at`): a
+    /// local or SAVE variable, stored as the scalar (or structure) beside
+    /// its status variable (see [`status_name`]); returns false after
+    /// reporting a dummy argument or a CHARACTER variable.
+    pub(super) fn allocatable_scalar(&mut self, name: &Name, at: Span) -> bool {
+        let n = &name.text;
+        let template = self.scope.var(n).cloned();
+        let what = match &template {
+            Some(v) if v.arg.is_some() => "dummy argument",
+            Some(v) if v.ty.as_ref().is_some_and(|t| t.ty == Type::Char) => "CHARACTER variable",
+            _ => "",
+        };
+        if !what.is_empty() {
+            self.error(
+                at,
+                format!("unsupported Fortran: ALLOCATABLE scalar {what} `{n}`"),
+            );
+            return false;
+        }
+        let template = template.unwrap_or_else(|| VarDecl::new(name.span));
+        if let Some(Sym::Var(v)) = self.scope.syms.get_mut(n) {
+            v.allocatable = None;
+        }
+        let template = VarDecl {
+            allocatable: None,
+            ..template
+        };
+        let mut leaves = Vec::new();
+        self.status_leaf(n, &None, &template, &mut leaves);
+        true
     }
 }
