@@ -667,6 +667,26 @@ end subroutine f
 /// place, text)` fails at run time with a message holding both; `(n, k,
 /// s)` of `ok` runs and gives `s`.
 fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f64, f64, f64)) {
+    each_backend_calls(source, |backend, call| {
+        for &(n, k, at, what) in cases {
+            let err = call(n, k).expect_err("runtime error");
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            assert!(
+                err.message.contains(at) && err.message.contains(what),
+                "{backend:?} n={n} k={k}: {err}"
+            );
+        }
+        assert_eq!(call(ok.0, ok.1).unwrap(), ok.2);
+    });
+}
+
+/// Compiles `source` (as `e.f90`) on each executor and hands `body` the
+/// executor and a call of its `f(n, k, s)`: the call sets `n` and `k` and
+/// gives `s`, or the error.
+fn each_backend_calls(
+    source: &str,
+    mut body: impl FnMut(Backend, &dyn Fn(f64, f64) -> Result<f64, adjit::engine::Error>),
+) {
     for backend in [Backend::Jit, Backend::Interpreter] {
         let options = Options {
             backend,
@@ -675,22 +695,13 @@ fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f
         let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
             .unwrap_or_else(|e| panic!("{e}"));
         let f = e.procedure(Some("f")).unwrap();
-        for &(n, k, at, what) in cases {
+        let call = |n: f64, k: f64| {
             let mut args = f.args();
             args.set_scalar("n", n).unwrap();
             args.set_scalar("k", k).unwrap();
-            let err = f.call(&mut args).expect_err("runtime error");
-            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
-            assert!(
-                err.message.contains(at) && err.message.contains(what),
-                "{backend:?} n={n} k={k}: {err}"
-            );
-        }
-        let mut args = f.args();
-        args.set_scalar("n", ok.0).unwrap();
-        args.set_scalar("k", ok.1).unwrap();
-        f.call(&mut args).unwrap();
-        assert_eq!(args.scalar("s").unwrap(), ok.2);
+            f.call(&mut args).map(|()| args.scalar("s").unwrap())
+        };
+        body(backend, &call);
     }
 }
 
@@ -1032,20 +1043,7 @@ subroutine f(n, k, s)
   if (k == 2) deallocate(a)
 end subroutine f
 ";
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let f = e.procedure(Some("f")).unwrap();
-        let call = |n: f64, k: f64| {
-            let mut args = f.args();
-            args.set_scalar("n", n).unwrap();
-            args.set_scalar("k", k).unwrap();
-            f.call(&mut args).map(|()| args.scalar("s").unwrap())
-        };
+    each_backend_calls(source, |backend, call| {
         for k in [0.0, 1.0] {
             assert_eq!(call(2.0, k).unwrap(), 6.0);
             let err = call(2.0, 2.0).expect_err("allocated by the previous call");
@@ -1056,7 +1054,7 @@ end subroutine f
         }
         assert_eq!(call(2.0, 2.0).unwrap(), 6.0);
         assert_eq!(call(4.0, 2.0).unwrap(), 12.0);
-    }
+    });
 }
 
 /// Whole-array use, sections, SIZE, LBOUND, UBOUND and SHAPE of
