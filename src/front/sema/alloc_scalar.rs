@@ -19,6 +19,8 @@
 //!
 //! Whole-structure assignment and passing the containing structure copy
 //! the status leaf with the others; derivatives are those of the scalar.
+//! ALLOCATE, DEALLOCATE and ALLOCATED of ALLOCATABLE arrays of structures
+//! go through here too (`sema::alloc_structs`).
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
@@ -75,6 +77,9 @@ impl Lowerer<'_, '_> {
     /// `allocated(x)` of an ALLOCATABLE scalar: its status; `None` for
     /// another argument.
     pub(super) fn scalar_allocated(&mut self, arg: &Expr) -> R<Option<Operand>> {
+        if let Some(is) = self.structures_allocated(arg) {
+            return Ok(Some(Operand::Num(is, Type::Bool)));
+        }
         let Some(status) = self.scalar_status(arg) else {
             return Ok(None);
         };
@@ -93,6 +98,10 @@ impl Lowerer<'_, '_> {
     /// ALLOCATABLE scalar (see the module documentation); false, emitting
     /// nothing, for any other statement.
     pub(super) fn alloc_scalar_stmt(&mut self, s: &Stmt) -> R<bool> {
+        if let Some(leaves) = self.structures_allocation(s) {
+            self.stmt_rewritten(leaves)?;
+            return Ok(true);
+        }
         match &s.kind {
             StmtKind::Allocate {
                 objects,

@@ -1399,20 +1399,16 @@ impl Builder<'_, '_> {
                 ..VarDecl::new(e.name.span)
             };
             let mut leaves = Vec::new();
-            if let Some(at) = allocatable {
-                if dims.is_some() {
-                    self.error(
-                        at,
-                        format!(
-                            "unsupported Fortran: ALLOCATABLE array of structures `{}`",
-                            e.name.text
-                        ),
-                    );
-                    continue;
+            let mut template = template;
+            match (allocatable, &dims) {
+                (Some(at), Some(d)) => {
+                    if !self.allocatable_structures(&e.name.text, &def, d, at, template.arg) {
+                        continue;
+                    }
+                    template.allocatable = Some(at);
                 }
-                if !self.allocatable_scalar(&e.name, at) {
-                    continue;
-                }
+                (Some(at), None) if !self.allocatable_scalar(&e.name, at) => continue,
+                _ => {}
             }
             self.flatten(&e.name.text, &def, &template, &dims, &mut leaves, 0);
             self.scope.syms.insert(
@@ -1460,7 +1456,9 @@ impl Builder<'_, '_> {
                         ty: Some(ti.clone()),
                         dims: leaf_dims,
                         default_init: c.init.clone(),
-                        allocatable: (c.allocatable && !scalar).then_some(template.span),
+                        allocatable: (c.allocatable && !scalar)
+                            .then_some(template.span)
+                            .or(template.allocatable),
                         ..template.clone()
                     };
                     self.scope.syms.insert(name.clone(), Sym::Var(v));
@@ -1474,6 +1472,36 @@ impl Builder<'_, '_> {
                         continue;
                     };
                     let mut sub = Vec::new();
+                    if let (true, Some(d)) = (c.allocatable, &c.dims) {
+                        // An ALLOCATABLE array of structures component.
+                        if dims.is_some() {
+                            self.error(
+                                template.span,
+                                format!(
+                                    "unsupported Fortran: the ALLOCATABLE array of structures component `{name}` of an array of structures"
+                                ),
+                            );
+                            continue;
+                        }
+                        if !self.allocatable_structures(&name, &inner, d, template.span, None) {
+                            continue;
+                        }
+                        let template = VarDecl {
+                            allocatable: Some(template.span),
+                            ..template.clone()
+                        };
+                        self.flatten(&name, &inner, &template, &c.dims, &mut sub, depth + 1);
+                        leaves.extend(sub.iter().cloned());
+                        self.scope.syms.insert(
+                            name,
+                            Sym::Struct(StructDecl {
+                                type_name: inner.name.clone(),
+                                leaves: sub,
+                                dims: c.dims.clone(),
+                            }),
+                        );
+                        continue;
+                    }
                     self.flatten(&name, &inner, template, dims, &mut sub, depth + 1);
                     leaves.extend(sub.iter().cloned());
                     if c.allocatable {

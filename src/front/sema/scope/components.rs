@@ -20,7 +20,7 @@
 //! an integer array of each element's allocation status and bounds.
 
 use super::super::super::ast::{DimSpec, Expr, ExprKind, Name};
-use super::{Builder, CompType, Component, Sym, TypeInfo, VarDecl};
+use super::{Builder, CompType, Component, DerivedType, Sym, TypeInfo, VarDecl};
 use adjit_ir::{Span, Type};
 
 /// The name of the storage leaf of the component `name` (`b%u`) of an
@@ -55,9 +55,16 @@ impl Builder<'_, '_> {
         let n = &name.text;
         let why = match (ty, dims) {
             (CompType::Derived(_), None) => return true,
+            (CompType::Derived(_), Some(d))
+                if d.len() <= 7
+                    && d.iter()
+                        .all(|x| matches!(x, DimSpec::AssumedShape { lower: None })) =>
+            {
+                return true
+            }
             (CompType::Derived(t), _) => {
                 format!(
-                    "unsupported Fortran: ALLOCATABLE array component `{n}` of derived type `{t}`"
+                    "unsupported Fortran: ALLOCATABLE array component `{n}` of derived type `{t}` must have a deferred shape, `{n}(:)`"
                 )
             }
             (CompType::Plain(ti), _) if ti.ty == Type::Char => {
@@ -192,5 +199,58 @@ impl Builder<'_, '_> {
         let mut leaves = Vec::new();
         self.status_leaf(n, &None, &template, &mut leaves);
         true
+    }
+}
+
+impl Builder<'_, '_> {
+    /// Checks an ALLOCATABLE array of structures `name` of type `def` and
+    /// dimensions `dims` (the attribute at `at`; `arg` when a dummy): a
+    /// deferred shape, a local or component, and a type whose components
+    /// are scalars (numeric, LOGICAL or structures of such), each leaf an
+    /// ALLOCATABLE array of the structures' shape. Reports and returns
+    /// false otherwise.
+    pub(super) fn allocatable_structures(
+        &mut self,
+        name: &str,
+        def: &DerivedType,
+        dims: &[DimSpec],
+        at: Span,
+        arg: Option<usize>,
+    ) -> bool {
+        let why = if arg.is_some() {
+            format!("unsupported Fortran: ALLOCATABLE array of structures dummy argument `{name}`")
+        } else if dims.len() > 7 {
+            "arrays have at most 7 dimensions".to_string()
+        } else if !dims
+            .iter()
+            .all(|x| matches!(x, DimSpec::AssumedShape { lower: None }))
+        {
+            format!(
+                "ALLOCATABLE array of structures `{name}` must have a deferred shape, `{name}(:)`"
+            )
+        } else if let Some(c) = self.non_scalar_component(def, 0) {
+            format!(
+                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is an array, ALLOCATABLE or CHARACTER",
+                def.name
+            )
+        } else {
+            return true;
+        };
+        self.error(at, why);
+        false
+    }
+
+    /// The first component of `def` (at any depth) that is not a numeric
+    /// or LOGICAL scalar, nor a structure of such.
+    fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
+        def.comps.iter().find_map(|c| match &c.ty {
+            _ if c.allocatable || c.dims.is_some() => Some(c.name.clone()),
+            CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
+            CompType::Plain(_) => None,
+            CompType::Derived(t) => match self.find_type(t) {
+                Some(inner) if depth < 16 => self.non_scalar_component(&inner, depth + 1),
+                _ => Some(c.name.clone()),
+            },
+        })
     }
 }
