@@ -1309,14 +1309,14 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
             "ALLOCATABLE scalar dummy argument `s`",
         ),
         (
-            "subroutine g(y)\n  type :: pt\n    double precision :: a\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
+            "subroutine g(y)\n  type :: pt\n    double precision :: a(3)\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
             "e.f90:5:13",
-            "ALLOCATABLE array of structures `p`",
+            "ALLOCATABLE array of structures `p` of type `pt`, whose component `a` is an array",
         ),
         (
-            "subroutine g(y)\n  type :: pt\n    double precision :: a\n  end type\n  type :: box\n    type(pt), allocatable :: p(:)\n  end type\n  double precision :: y\n  type(box) :: b\n  y = 1\nend subroutine g\n",
-            "e.f90:6:30",
-            "ALLOCATABLE array component `p` of derived type `pt`",
+            "subroutine g(y)\n  type :: pt\n    double precision :: a\n  end type\n  type :: box\n    type(pt), allocatable :: p(:)\n  end type\n  double precision :: y\n  type(box) :: b(2)\n  y = 1\nend subroutine g\n",
+            "e.f90:9:16",
+            "the ALLOCATABLE array of structures component `b%p` of an array of structures",
         ),
         (
             "subroutine g(y)\n  double precision, allocatable :: s\n  double precision :: y\n  integer :: st\n  allocate(s, stat=st)\n  y = 1\nend subroutine g\n",
