@@ -361,7 +361,7 @@ fn residual_of_allocatable_fields_has_its_derivatives() {
 }
 
 /// ALLOCATABLE components that stay unsupported are located errors naming
-/// the construct: scalars, CHARACTER, explicit bounds.
+/// the construct: CHARACTER scalars and arrays, explicit bounds.
 #[test]
 fn unsupported_allocatable_components_are_located_errors() {
     let ty = |comp: &str| {
@@ -371,9 +371,9 @@ fn unsupported_allocatable_components_are_located_errors() {
     };
     let cases = [
         (
-            ty("real(8), allocatable :: v"),
-            "e.f90:3:14",
-            "ALLOCATABLE scalar component `v`",
+            ty("character(len=5), allocatable :: nm"),
+            "e.f90:3:23",
+            "ALLOCATABLE character component `nm`",
         ),
         (
             ty("character(len=3), allocatable :: c(:)"),

@@ -419,6 +419,18 @@ impl Lowerer<'_, '_> {
     /// bounds 1 and those extents before the assignment. Returns with the
     /// builder in a block where `var` has the value's shape.
     pub(super) fn realloc_for_assignment(&mut self, var: VarId, extents: &[VarId]) {
+        self.realloc_with_bounds_of(var, extents, None);
+    }
+
+    /// [`Lowerer::realloc_for_assignment`] from a whole array variable
+    /// `source` (when given): a (re)allocation takes its lower bounds, as
+    /// Fortran's does (`b = a` with `a(0:2)` gives `b` the bounds 0:2).
+    pub(super) fn realloc_with_bounds_of(
+        &mut self,
+        var: VarId,
+        extents: &[VarId],
+        source: Option<VarId>,
+    ) {
         let is = self.val(Inst::Allocated(var), Type::Bool);
         let same = self.same_extents(is, extents, |this, d| {
             this.val(Inst::DimExtent(var, d as u32), Type::I64)
@@ -427,9 +439,22 @@ impl Lowerer<'_, '_> {
             this.release_if_allocated(var);
             let bounds = extents
                 .iter()
-                .map(|&t| {
-                    let one = this.konst(Const::Int(1), Type::I64);
-                    (one, this.val(Inst::Load(t), Type::I64))
+                .enumerate()
+                .map(|(d, &t)| {
+                    let extent = this.val(Inst::Load(t), Type::I64);
+                    match source {
+                        Some(s) => {
+                            let lo = this.val(Inst::DimLower(s, d as u32), Type::I64);
+                            let one = this.konst(Const::Int(1), Type::I64);
+                            let last =
+                                this.val(Inst::Binary(BinaryOp::Sub, extent, one), Type::I64);
+                            (
+                                lo,
+                                this.val(Inst::Binary(BinaryOp::Add, lo, last), Type::I64),
+                            )
+                        }
+                        None => (this.konst(Const::Int(1), Type::I64), extent),
+                    }
                 })
                 .collect();
             this.emit(Inst::Allocate(var, bounds), None);

@@ -472,7 +472,16 @@ impl Lowerer<'_, '_> {
             if let Some(src) = &source {
                 let from = self.extents(src)?;
                 if from.len() == self.proc.var(v).dims.len() {
-                    self.realloc_for_assignment(v, &from);
+                    let whole = match &value.kind {
+                        ExprKind::Name(n) => match self.resolve(n)? {
+                            Resolved::Var(s) if self.proc.var(s).dims.len() == from.len() => {
+                                Some(s)
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    self.realloc_with_bounds_of(v, &from, whole);
                 }
             }
         }

@@ -360,6 +360,9 @@ impl Lowerer<'_, '_> {
             }
             How::Allocated => {
                 arity(self, 1, 1)?;
+                if let Some(is) = self.scalar_allocated(positional[0])? {
+                    return Ok(is);
+                }
                 let super::super::ast::ExprKind::Name(n) = &positional[0].kind else {
                     return Err(self.err(
                         positional[0].span,

@@ -42,6 +42,8 @@
 mod alloc;
 mod alloc_dummy;
 mod alloc_param;
+mod alloc_scalar;
+mod alloc_structs;
 mod array;
 mod array_fn;
 mod associate;

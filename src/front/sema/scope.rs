@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 mod components;
 mod extension;
 
-pub(crate) use components::{bounds_name, data_name};
+pub(crate) use components::{bounds_name, data_name, status_name};
 
 /// A resolved type: element type and character length.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,7 +136,8 @@ pub struct Component {
     pub dims: Option<Vec<DimSpec>>,
     /// Its default initialization.
     pub init: Option<Expr>,
-    /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type).
+    /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type,
+    /// or a scalar: numeric, LOGICAL or of derived type).
     pub allocatable: bool,
 }
 
@@ -1351,9 +1352,10 @@ impl Builder<'_, '_> {
             return;
         };
         let (mut intent, mut save, mut access, mut optional) = (None, false, None, false);
-        let mut all_dims = None;
+        let (mut all_dims, mut allocatable) = (None, None);
         for a in attrs {
             match a {
+                Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Save => save = true,
                 Attr::Access(p) => access = Some(*p),
@@ -1397,6 +1399,17 @@ impl Builder<'_, '_> {
                 ..VarDecl::new(e.name.span)
             };
             let mut leaves = Vec::new();
+            let mut template = template;
+            match (allocatable, &dims) {
+                (Some(at), Some(d)) => {
+                    if !self.allocatable_structures(&e.name.text, &def, d, at, template.arg) {
+                        continue;
+                    }
+                    template.allocatable = Some(at);
+                }
+                (Some(at), None) if !self.allocatable_scalar(&e.name, at) => continue,
+                _ => {}
+            }
             self.flatten(&e.name.text, &def, &template, &dims, &mut leaves, 0);
             self.scope.syms.insert(
                 e.name.text.clone(),
@@ -1430,7 +1443,8 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
-                    if let (true, Some(d)) = (c.allocatable, dims) {
+                    let scalar = c.allocatable && c.dims.is_none();
+                    if let (false, true, Some(d)) = (scalar, c.allocatable, dims) {
                         self.ragged_component(&name, ti, c, d, template, leaves);
                         continue;
                     }
@@ -1442,19 +1456,57 @@ impl Builder<'_, '_> {
                         ty: Some(ti.clone()),
                         dims: leaf_dims,
                         default_init: c.init.clone(),
-                        allocatable: c.allocatable.then_some(template.span),
+                        allocatable: (c.allocatable && !scalar)
+                            .then_some(template.span)
+                            .or(template.allocatable),
                         ..template.clone()
                     };
                     self.scope.syms.insert(name.clone(), Sym::Var(v));
-                    leaves.push(name);
+                    leaves.push(name.clone());
+                    if scalar {
+                        self.status_leaf(&name, dims, template, leaves);
+                    }
                 }
                 CompType::Derived(t) => {
                     let Some(inner) = self.find_type(t) else {
                         continue;
                     };
                     let mut sub = Vec::new();
+                    if let (true, Some(d)) = (c.allocatable, &c.dims) {
+                        // An ALLOCATABLE array of structures component.
+                        if dims.is_some() {
+                            self.error(
+                                template.span,
+                                format!(
+                                    "unsupported Fortran: the ALLOCATABLE array of structures component `{name}` of an array of structures"
+                                ),
+                            );
+                            continue;
+                        }
+                        if !self.allocatable_structures(&name, &inner, d, template.span, None) {
+                            continue;
+                        }
+                        let template = VarDecl {
+                            allocatable: Some(template.span),
+                            ..template.clone()
+                        };
+                        self.flatten(&name, &inner, &template, &c.dims, &mut sub, depth + 1);
+                        leaves.extend(sub.iter().cloned());
+                        self.scope.syms.insert(
+                            name,
+                            Sym::Struct(StructDecl {
+                                type_name: inner.name.clone(),
+                                leaves: sub,
+                                dims: c.dims.clone(),
+                            }),
+                        );
+                        continue;
+                    }
                     self.flatten(&name, &inner, template, dims, &mut sub, depth + 1);
                     leaves.extend(sub.iter().cloned());
+                    if c.allocatable {
+                        self.status_leaf(&name, dims, template, leaves);
+                    }
                     self.scope.syms.insert(
                         name,
                         Sym::Struct(StructDecl {
@@ -1681,10 +1733,7 @@ impl Builder<'_, '_> {
                 v.save = true;
             }
             if let (Some(span), true) = (allocatable, scalar) {
-                self.error(
-                    span,
-                    format!("unsupported Fortran: ALLOCATABLE scalar `{}`", e.name.text),
-                );
+                self.allocatable_scalar(&e.name, span);
             }
         }
     }

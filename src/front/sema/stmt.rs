@@ -72,6 +72,9 @@ impl Lowerer<'_, '_> {
             self.release_lifted(temps);
             return r;
         }
+        if self.alloc_scalar_stmt(s)? {
+            return Ok(());
+        }
         match &s.kind {
             StmtKind::Assign { target, value } => {
                 self.hoist(target)?;
@@ -1307,8 +1310,15 @@ impl Lowerer<'_, '_> {
         }
         let mut failed = false;
         let mut pending = Vec::new();
+        let mut statuses = Vec::new();
         for (c, v) in def.comps.iter().zip(values) {
+            if let Some(status) = self.constructor_status(target, target_args, c, v.is_some()) {
+                statuses.push(status);
+            }
             let Some(v) = v.or(c.init.as_ref()) else {
+                if c.allocatable && c.dims.is_none() {
+                    continue; // left unallocated
+                }
                 failed = true;
                 self.err(
                     tn.span,
@@ -1361,7 +1371,7 @@ impl Lowerer<'_, '_> {
                 None => failed |= self.assign(&t, v).is_err(),
             }
         }
-        for (t, tmp) in pending {
+        for (t, tmp) in pending.into_iter().chain(statuses) {
             failed |= self.assign(&t, &tmp).is_err();
         }
         if failed {

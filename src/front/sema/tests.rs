@@ -613,7 +613,7 @@ fn rejected_constructs_are_located() {
     };
     let errs = errors(vec![subroutine(
         "t",
-        &["q"],
+        &["q", "w"],
         vec![complex, alloc, shape2],
         vec![st(5, StmtKind::Unsupported("ALLOCATE".into()))],
     )]);
@@ -971,7 +971,7 @@ end subroutine
 
 #[test]
 fn unsupported_constructs_from_source() {
-    let src = "subroutine t(x)
+    let src = "subroutine t(x, w)
   real, allocatable :: w
   real, pointer :: p
   complex z

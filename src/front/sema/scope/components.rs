@@ -7,6 +7,12 @@
 //! whole-structure assignment (a deep copy, one assignment per component)
 //! and derivatives are those of ALLOCATABLE arrays.
 //!
+//! An ALLOCATABLE scalar component (`real(8), allocatable :: s`, `type(t),
+//! allocatable :: c`) is stored as the component itself (a scalar leaf, or
+//! the leaves of the structure) and an integer leaf `g%s.alloc` holding
+//! its allocation status (0 at entry; see [`status_name`] and
+//! `sema::alloc_scalar`).
+//!
 //! In an array of structures each element has an allocation of its own;
 //! the component is then stored as the lowering of these components
 //! (`sema::ragged`) describes:
@@ -14,13 +20,19 @@
 //! an integer array of each element's allocation status and bounds.
 
 use super::super::super::ast::{DimSpec, Expr, ExprKind, Name};
-use super::{Builder, CompType, Component, Sym, TypeInfo, VarDecl};
+use super::{Builder, CompType, Component, DerivedType, Sym, TypeInfo, VarDecl};
 use adjit_ir::{Span, Type};
 
 /// The name of the storage leaf of the component `name` (`b%u`) of an
 /// array of structures.
 pub(crate) fn data_name(name: &str) -> String {
     format!("{name}.data")
+}
+
+/// The name of the allocation status leaf (0 or 1) of the ALLOCATABLE
+/// scalar component or variable `name` (`g%s`, `g%c`).
+pub(crate) fn status_name(name: &str) -> String {
+    format!("{name}.alloc")
 }
 
 /// The name of the status and bounds leaf of the component `name`.
@@ -30,8 +42,9 @@ pub(crate) fn bounds_name(name: &str) -> String {
 
 impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE component `name` (the attribute at `at`):
-    /// a numeric or LOGICAL array of deferred shape. Reports and returns
-    /// false otherwise.
+    /// a numeric or LOGICAL array of deferred shape, a numeric or LOGICAL
+    /// scalar, or a scalar of derived type. Reports and returns false
+    /// otherwise.
     pub(super) fn allocatable_component(
         &mut self,
         ty: &CompType,
@@ -41,13 +54,23 @@ impl Builder<'_, '_> {
     ) -> bool {
         let n = &name.text;
         let why = match (ty, dims) {
+            (CompType::Derived(_), None) => return true,
+            (CompType::Derived(_), Some(d))
+                if d.len() <= 7
+                    && d.iter()
+                        .all(|x| matches!(x, DimSpec::AssumedShape { lower: None })) =>
+            {
+                return true
+            }
             (CompType::Derived(t), _) => {
-                format!("unsupported Fortran: ALLOCATABLE component `{n}` of derived type `{t}`")
+                format!(
+                    "unsupported Fortran: ALLOCATABLE array component `{n}` of derived type `{t}` must have a deferred shape, `{n}(:)`"
+                )
             }
             (CompType::Plain(ti), _) if ti.ty == Type::Char => {
                 format!("unsupported Fortran: ALLOCATABLE character component `{n}`")
             }
-            (_, None) => format!("unsupported Fortran: ALLOCATABLE scalar component `{n}`"),
+            (_, None) => return true,
             (_, Some(d)) if d.len() > 7 => "arrays have at most 7 dimensions".to_string(),
             (_, Some(d))
                 if d.iter()
@@ -112,5 +135,122 @@ impl Builder<'_, '_> {
             self.scope.syms.insert(n.clone(), Sym::Var(v));
             leaves.push(n);
         }
+    }
+}
+
+impl Builder<'_, '_> {
+    /// Declares the allocation status leaf of the ALLOCATABLE scalar
+    /// component `name` (an integer, of the dimensions `dims` of an array
+    /// of structures; 0 at entry: unallocated) and appends it to `leaves`.
+    pub(super) fn status_leaf(
+        &mut self,
+        name: &str,
+        dims: &Option<Vec<DimSpec>>,
+        template: &VarDecl,
+        leaves: &mut Vec<String>,
+    ) {
+        let status = VarDecl {
+            ty: Some(TypeInfo::plain(Type::I32)),
+            dims: dims.clone(),
+            default_init: Some(Expr {
+                kind: ExprKind::Int {
+                    value: 0,
+                    kind: None,
+                },
+                span: template.span,
+            }),
+            allocatable: None,
+            ..template.clone()
+        };
+        let n = status_name(name);
+        self.scope.syms.insert(n.clone(), Sym::Var(status));
+        leaves.push(n);
+    }
+}
+
+impl Builder<'_, '_> {
+    /// An ALLOCATABLE scalar variable `name` (the attribute at `at`): a
+    /// local or SAVE variable, stored as the scalar (or structure) beside
+    /// its status variable (see [`status_name`]); returns false after
+    /// reporting a dummy argument or a CHARACTER variable.
+    pub(super) fn allocatable_scalar(&mut self, name: &Name, at: Span) -> bool {
+        let n = &name.text;
+        let template = self.scope.var(n).cloned();
+        let what = match &template {
+            Some(v) if v.arg.is_some() => "dummy argument",
+            Some(v) if v.ty.as_ref().is_some_and(|t| t.ty == Type::Char) => "CHARACTER variable",
+            _ => "",
+        };
+        if !what.is_empty() {
+            self.error(
+                at,
+                format!("unsupported Fortran: ALLOCATABLE scalar {what} `{n}`"),
+            );
+            return false;
+        }
+        let template = template.unwrap_or_else(|| VarDecl::new(name.span));
+        if let Some(Sym::Var(v)) = self.scope.syms.get_mut(n) {
+            v.allocatable = None;
+        }
+        let template = VarDecl {
+            allocatable: None,
+            ..template
+        };
+        let mut leaves = Vec::new();
+        self.status_leaf(n, &None, &template, &mut leaves);
+        true
+    }
+}
+
+impl Builder<'_, '_> {
+    /// Checks an ALLOCATABLE array of structures `name` of type `def` and
+    /// dimensions `dims` (the attribute at `at`; `arg` when a dummy): a
+    /// deferred shape, a local or component, and a type whose components
+    /// are scalars (numeric, LOGICAL or structures of such), each leaf an
+    /// ALLOCATABLE array of the structures' shape. Reports and returns
+    /// false otherwise.
+    pub(super) fn allocatable_structures(
+        &mut self,
+        name: &str,
+        def: &DerivedType,
+        dims: &[DimSpec],
+        at: Span,
+        arg: Option<usize>,
+    ) -> bool {
+        let why = if arg.is_some() {
+            format!("unsupported Fortran: ALLOCATABLE array of structures dummy argument `{name}`")
+        } else if dims.len() > 7 {
+            "arrays have at most 7 dimensions".to_string()
+        } else if !dims
+            .iter()
+            .all(|x| matches!(x, DimSpec::AssumedShape { lower: None }))
+        {
+            format!(
+                "ALLOCATABLE array of structures `{name}` must have a deferred shape, `{name}(:)`"
+            )
+        } else if let Some(c) = self.non_scalar_component(def, 0) {
+            format!(
+                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is an array, ALLOCATABLE or CHARACTER",
+                def.name
+            )
+        } else {
+            return true;
+        };
+        self.error(at, why);
+        false
+    }
+
+    /// The first component of `def` (at any depth) that is not a numeric
+    /// or LOGICAL scalar, nor a structure of such.
+    fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
+        def.comps.iter().find_map(|c| match &c.ty {
+            _ if c.allocatable || c.dims.is_some() => Some(c.name.clone()),
+            CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
+            CompType::Plain(_) => None,
+            CompType::Derived(t) => match self.find_type(t) {
+                Some(inner) if depth < 16 => self.non_scalar_component(&inner, depth + 1),
+                _ => Some(c.name.clone()),
+            },
+        })
     }
 }

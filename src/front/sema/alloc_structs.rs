@@ -1,0 +1,102 @@
+//! ALLOCATABLE arrays of structures (`type(pt), allocatable :: b(:)`, as
+//! variables or components): every leaf of the structure is an
+//! ALLOCATABLE array of the structures' shape (`scope::components` admits
+//! types whose components are scalars), so `allocate(b(lo:hi))` allocates
+//! every leaf with those bounds, `deallocate(b)` releases them and
+//! `allocated(b)` is that of the first. Elements, SIZE, LBOUND, UBOUND,
+//! whole-structure assignment and derivatives are those of the leaves.
+
+use super::super::ast::{Expr, ExprKind, Name, Stmt, StmtKind};
+use super::lowerer::{Lowerer, Resolved};
+use adjit_ir::{Inst, Type, Value, VarId};
+
+impl Lowerer<'_, '_> {
+    /// The leaves of the ALLOCATABLE array of structures `name`, when it
+    /// is one.
+    fn allocatable_structures(&mut self, name: &Name) -> Option<Vec<String>> {
+        let Ok(Resolved::Struct(st)) = self.resolve(name) else {
+            return None;
+        };
+        st.dims.as_ref()?;
+        let first = self.leaf_var(st.leaves.first()?, name)?;
+        self.proc
+            .var(first)
+            .storage
+            .is_allocatable()
+            .then_some(st.leaves)
+    }
+
+    /// The variable of the leaf `text` (named at `at`).
+    fn leaf_var(&mut self, text: &str, at: &Name) -> Option<VarId> {
+        let leaf = Name {
+            text: text.to_string(),
+            span: at.span,
+        };
+        match self.resolve(&leaf) {
+            Ok(Resolved::Var(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// ALLOCATE or DEALLOCATE naming ALLOCATABLE arrays of structures:
+    /// the statement with each replaced by its leaves; `None` otherwise.
+    pub(super) fn structures_allocation(&mut self, s: &Stmt) -> Option<Stmt> {
+        let objects = match &s.kind {
+            StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => objects,
+            _ => return None,
+        };
+        let mut out = Vec::new();
+        let mut any = false;
+        for o in objects {
+            let (name, args) = match &o.kind {
+                ExprKind::Name(n) => (n, None),
+                ExprKind::Apply { name, args } => (name, Some(args)),
+                _ => {
+                    out.push(o.clone());
+                    continue;
+                }
+            };
+            let Some(leaves) = self.allocatable_structures(name) else {
+                out.push(o.clone());
+                continue;
+            };
+            any = true;
+            for l in leaves {
+                let name = Name {
+                    text: l,
+                    span: name.span,
+                };
+                let kind = match args {
+                    None => ExprKind::Name(name),
+                    Some(args) => ExprKind::Apply {
+                        name,
+                        args: args.clone(),
+                    },
+                };
+                out.push(Expr { kind, span: o.span });
+            }
+        }
+        if !any {
+            return None;
+        }
+        let mut s = s.clone();
+        match &mut s.kind {
+            StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => {
+                *objects = out
+            }
+            _ => {}
+        }
+        Some(s)
+    }
+
+    /// `allocated(b)` of an ALLOCATABLE array of structures: that of its
+    /// first leaf; `None` for another argument.
+    pub(super) fn structures_allocated(&mut self, arg: &Expr) -> Option<Value> {
+        let ExprKind::Name(n) = &arg.kind else {
+            return None;
+        };
+        let leaves = self.allocatable_structures(n)?;
+        let v = self.leaf_var(&leaves[0], n)?;
+        Some(self.val(Inst::Allocated(v), Type::Bool))
+    }
+}
