@@ -1,6 +1,6 @@
 //! Strong-zero guards decided by one test per stretch
-//! (`adjit::jit::opt::speculate`): adjoints whose sweeps the pass splits
-//! give, bit for bit, the interpreter's results (signs of zero included)
+//! (`adjit::jit::opt::speculate`, `JitOptions::speculate_guards`): adjoints
+//! whose sweeps the pass splits give, bit for bit, the interpreter's results (signs of zero included)
 //! where partials or adjoints are zero, signed zeros, infinite, NaN or so
 //! small that their products underflow (NaNs compare as NaN, whatever
 //! their sign), so that the cold copy with the
@@ -8,6 +8,9 @@
 
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Backend, Engine, Options, Selection};
+use adjit::ir::interp::Interpreter;
+use adjit::ir::{Buffer, ProcId};
+use adjit::jit::codegen::{CompiledModule, JitOptions};
 
 /// The product of seed 000 and a Bratu-like stencil with an `exp` term:
 /// reverse sweeps with several guarded products per iteration.
@@ -61,68 +64,99 @@ const SPECIALS: [f64; 9] = [
     f64::NEG_INFINITY,
 ];
 
-/// Runs the vjp of `name` (outputs `of`, inputs `wrt`) on both backends for
-/// arguments set by `setup` and seed `seed`; asserts equal bits.
-fn vjp_agrees(
+/// Runs the adjoint `NAME_b` of `name` (outputs `of`, inputs `wrt`) with
+/// the interpreter and with the JIT with the pass on, each parameter set
+/// by `value(parameter name, element count)`; asserts that every argument
+/// ends with the same bits and returns the JIT's derivatives of `wrt`.
+fn adjoint_agrees(
     name: &str,
     of: &str,
     wrt: &str,
-    settings: &[String],
-    arrays: &[(&str, Vec<f64>)],
-    seed: &[f64],
+    n: usize,
+    value: &dyn Fn(&str, usize) -> Vec<f64>,
 ) -> Vec<f64> {
-    let run = |backend| {
-        let engine = engine(backend);
-        let adjoint = engine
-            .adjoint(Some(name), &sel(of), &sel(wrt), &AdjointOptions::default())
-            .expect("the adjoint compiles");
-        let mut args = engine.procedure(Some(name)).unwrap().args();
-        let settings: Vec<&str> = settings.iter().map(String::as_str).collect();
-        args.apply_settings(&settings).unwrap();
-        for (array, values) in arrays {
-            args.set_array(array, values).unwrap();
-        }
-        adjoint.vjp(&args, seed).expect("the sweep runs")
+    let engine = engine(Backend::Interpreter);
+    let adjoint = engine
+        .adjoint(Some(name), &sel(of), &sel(wrt), &AdjointOptions::default())
+        .expect("the adjoint compiles");
+    let (module, _) = adjoint.module();
+    let pid = ProcId(
+        module
+            .procs
+            .iter()
+            .position(|p| p.name == format!("{name}_b"))
+            .expect("the adjoint procedure") as u32,
+    );
+    let proc = &module.procs[pid.index()];
+    let args: Vec<Buffer> = proc
+        .params
+        .iter()
+        .map(|&v| {
+            let var = proc.var(v);
+            if var.name == "n" {
+                Buffer::I32(vec![n as i32])
+            } else {
+                let len = match var.name.trim_end_matches("_b") {
+                    "p" => 2,
+                    "y" if name == "product" => 1,
+                    _ => n,
+                };
+                Buffer::F64(value(&var.name, len))
+            }
+        })
+        .collect();
+    let mut interpreted = args.clone();
+    Interpreter::new(module)
+        .call(pid, &mut interpreted)
+        .expect("the interpreter runs");
+    let options = JitOptions {
+        speculate_guards: true,
+        ..JitOptions::default()
     };
-    let (jv, jg) = run(Backend::Jit);
-    let (iv, ig) = run(Backend::Interpreter);
+    let compiled = CompiledModule::compile(module, &options).expect("the module compiles");
+    let mut native = args.clone();
+    compiled.call(pid, &mut native).expect("the JIT runs");
     // Bits, every NaN as one (the two backends' NaNs may differ in sign
     // with or without the pass).
-    let bits = |v: &[f64]| {
-        v.iter()
+    let bits = |b: &Buffer| match b {
+        Buffer::F64(v) => v
+            .iter()
             .map(|d| if d.is_nan() { f64::NAN } else { *d }.to_bits())
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>(),
+        other => vec![format!("{other:?}").len() as u64],
     };
-    assert_eq!(
-        bits(&jg),
-        bits(&ig),
-        "{name}: gradient, seed {seed:?}, {arrays:?}"
-    );
-    assert_eq!(format!("{jv:?}"), format!("{iv:?}"), "{name}: values");
-    jg
+    let mut derivatives = Vec::new();
+    for (k, (a, b)) in native.iter().zip(&interpreted).enumerate() {
+        let var = proc.var(proc.params[k]);
+        assert_eq!(bits(a), bits(b), "{name}: {} from {args:?}", var.name);
+        if let (Buffer::F64(v), true) = (a, wrt.split(',').any(|w| var.name == format!("{w}_b"))) {
+            derivatives.extend(v);
+        }
+    }
+    derivatives
 }
 
 #[test]
 fn the_product_adjoint_agrees_bit_for_bit_at_special_values() {
     let n = 7;
+    let m = SPECIALS.len();
     let mut cold = 0;
-    for k in 0..SPECIALS.len() {
-        for &seed in &SPECIALS {
-            let x: Vec<f64> = (0..n)
-                .map(|i| match i {
-                    2 => SPECIALS[k],
-                    5 => SPECIALS[(k + 4) % SPECIALS.len()],
-                    i => 0.5 + 0.25 * i as f64,
-                })
-                .collect();
-            let g = vjp_agrees(
-                "product",
-                "y",
-                "x",
-                &[format!("n={n}")],
-                &[("x", x)],
-                &[seed],
-            );
+    for k in 0..m {
+        for j in 0..m {
+            let value = |var: &str, len: usize| -> Vec<f64> {
+                match var {
+                    "x" => (0..len)
+                        .map(|i| match i {
+                            2 => SPECIALS[k],
+                            5 => SPECIALS[(k + j) % m],
+                            i => 0.5 + 0.25 * i as f64,
+                        })
+                        .collect(),
+                    "y_b" => vec![SPECIALS[j]],
+                    _ => vec![SPECIALS[(k + 1) % m]; len],
+                }
+            };
+            let g = adjoint_agrees("product", "y", "x", n, &value);
             cold += g.iter().filter(|d| **d == 0.0 || d.is_nan()).count();
         }
     }
@@ -135,23 +169,20 @@ fn the_bratu_adjoint_agrees_bit_for_bit_at_special_values() {
     let m = SPECIALS.len();
     for k in 0..m {
         for j in 0..m {
-            let x: Vec<f64> = (0..n)
-                .map(|i| match i {
-                    3 => SPECIALS[k],
-                    6 => SPECIALS[(k + j) % m],
-                    i => 0.25 + 0.125 * i as f64,
-                })
-                .collect();
-            let p = vec![SPECIALS[j], SPECIALS[(j + 3) % m]];
-            let seed: Vec<f64> = (0..n).map(|i| SPECIALS[(i + j + k) % m]).collect();
-            vjp_agrees(
-                "bratu",
-                "y",
-                "x,p",
-                &[format!("n={n}")],
-                &[("x", x), ("p", p)],
-                &seed,
-            );
+            let value = |var: &str, len: usize| -> Vec<f64> {
+                (0..len)
+                    .map(|i| match (var, i) {
+                        ("x", 3) => SPECIALS[k],
+                        ("x", 6) => SPECIALS[(k + j) % m],
+                        ("x", i) => 0.25 + 0.125 * i as f64,
+                        ("p", 0) => SPECIALS[j],
+                        ("p", _) => SPECIALS[(j + 3) % m],
+                        ("y_b", i) if (i + k) % 3 == 0 => 1.0 + i as f64,
+                        (_, i) => SPECIALS[(i + j + k) % m],
+                    })
+                    .collect()
+            };
+            adjoint_agrees("bratu", "y", "x,p", n, &value);
         }
     }
 }
@@ -167,18 +198,7 @@ fn the_reverse_sweeps_get_joint_tests() {
             .expect("the adjoint compiles");
         let (module, _) = adjoint.module();
         let (mut optimized, mut origins) = adjit::jit::opt::optimize_with(module, false);
-        let stretches: usize = optimized
-            .procs
-            .iter_mut()
-            .enumerate()
-            .map(|(i, proc)| {
-                adjit::jit::opt::speculate::speculate_guards(
-                    proc,
-                    adjit::ir::ProcId(i as u32),
-                    &mut origins,
-                )
-            })
-            .sum();
+        let stretches = adjit::jit::opt::speculate::speculate_module(&mut optimized, &mut origins);
         assert!(stretches >= 1, "{name}: {stretches} stretches");
     }
 }

@@ -2,8 +2,8 @@
 //! non-recursive callees ([`inline`], optional), jump-chain merging
 //! ([`merge`]), then block-local value numbering (this module); for the
 //! JIT also loop versioning ([`licm`]), the skipping of counted-loop
-//! trips that repeat earlier ones ([`fixpoint`]) and one test for a stretch
-//! of strong-zero guards ([`speculate`]).
+//! trips that repeat earlier ones ([`fixpoint`]) and, on request, one test
+//! for a stretch of strong-zero guards ([`speculate`]).
 //!
 //! It rewrites the IR it is given for code generation only, without knowing
 //! where that IR came from.
@@ -110,8 +110,7 @@ pub struct Optimized {
 
 /// [`optimize_with`], then, when `version_loops` is set, loop versioning
 /// with hoisted bounds checks and invariant loads ([`licm`]), then the
-/// skipping of loop trips that repeat earlier ones ([`fixpoint`]), then
-/// the joint test of strong-zero guards ([`speculate`]).
+/// skipping of loop trips that repeat earlier ones ([`fixpoint`]).
 pub fn optimize_for_jit(module: &Module, inline: bool, version_loops: bool) -> Optimized {
     optimize_for_jit_with(module, inline, version_loops, true)
 }
@@ -143,9 +142,6 @@ pub fn optimize_for_jit_with(
     } else {
         Vec::new()
     };
-    for (i, proc) in module.procs.iter_mut().enumerate() {
-        speculate::speculate_guards(proc, crate::ir::ProcId(i as u32), &mut origins);
-    }
     Optimized {
         module,
         origins,

@@ -29,7 +29,10 @@
 //!
 //! Nothing is reassociated and no result changes: the fast path runs the
 //! products the guarded code computes, minus selections proven to pick
-//! them.
+//! them. Where products are often zero (an adjoint seeded at one output of
+//! many leaves most adjoints zero) the cold copy runs after the test, which
+//! costs more than the guards alone: code generation applies the pass on
+//! request ([`crate::codegen::JitOptions::speculate_guards`]).
 
 use super::inline::Origins;
 use crate::ir::{
@@ -37,6 +40,17 @@ use crate::ir::{
     Var,
 };
 use std::collections::{HashMap, HashSet};
+
+/// Applies [`speculate_guards`] to every procedure of `module`; returns the
+/// number of stretches given a joint test.
+pub fn speculate_module(module: &mut crate::ir::Module, origins: &mut Origins) -> usize {
+    module
+        .procs
+        .iter_mut()
+        .enumerate()
+        .map(|(i, proc)| speculate_guards(proc, ProcId(i as u32), origins))
+        .sum()
+}
 
 /// The fewest guards a stretch needs for a test of its own (one guard
 /// costs about what its test would).
