@@ -94,6 +94,12 @@ pub struct JitOptions {
     /// directions), slower and larger where they often are (adjoints
     /// seeded at one output, whose adjoints are mostly zero).
     pub branch_on_zero_products: bool,
+    /// Decide the strong-zero guards of a stretch of code together, by one
+    /// test that none of their products is zero or NaN, with the guarded
+    /// code as the cold path (default false; see [`crate::opt::speculate`]).
+    /// The same bits either way; faster where products are rarely zero,
+    /// slower where they often are.
+    pub speculate_guards: bool,
 }
 
 impl Default for JitOptions {
@@ -106,6 +112,7 @@ impl Default for JitOptions {
             fixed_point_exits: true,
             compile_speed: CompileSpeed::default(),
             branch_on_zero_products: false,
+            speculate_guards: false,
         }
     }
 }
@@ -743,8 +750,8 @@ fn compile_module(
             .join("; "),
     })?;
     let crate::opt::Optimized {
-        module: optimized,
-        origins,
+        module: mut optimized,
+        mut origins,
         versions,
         ..
     } = crate::opt::optimize_for_jit_with(
@@ -753,6 +760,9 @@ fn compile_module(
         options.version_loops,
         options.fixed_point_exits,
     );
+    if options.speculate_guards {
+        crate::opt::speculate::speculate_module(&mut optimized, &mut origins);
+    }
     let module = &optimized;
     let isa = host_isa(options.compile_speed)?;
     let compile_isa = isa.clone();

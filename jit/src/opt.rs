@@ -1,8 +1,9 @@
 //! The IR optimisations run before lowering: inlining of small
 //! non-recursive callees ([`inline`], optional), jump-chain merging
 //! ([`merge`]), then block-local value numbering (this module); for the
-//! JIT also loop versioning ([`licm`]) and the skipping of counted-loop
-//! trips that repeat earlier ones ([`fixpoint`]).
+//! JIT also loop versioning ([`licm`]), the skipping of counted-loop
+//! trips that repeat earlier ones ([`fixpoint`]) and, on request, one test
+//! for a stretch of strong-zero guards ([`speculate`]).
 //!
 //! It rewrites the IR it is given for code generation only, without knowing
 //! where that IR came from.
@@ -39,6 +40,7 @@ pub mod fold;
 pub mod inline;
 pub mod licm;
 pub mod merge;
+pub mod speculate;
 
 /// What identifies a replaceable computation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

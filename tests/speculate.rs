@@ -1,0 +1,204 @@
+//! Strong-zero guards decided by one test per stretch
+//! (`adjit::jit::opt::speculate`, `JitOptions::speculate_guards`): adjoints
+//! whose sweeps the pass splits give, bit for bit, the interpreter's results (signs of zero included)
+//! where partials or adjoints are zero, signed zeros, infinite, NaN or so
+//! small that their products underflow (NaNs compare as NaN, whatever
+//! their sign), so that the cold copy with the
+//! guards runs as well as the fast one.
+
+use adjit::ad::adjoint::AdjointOptions;
+use adjit::engine::{Backend, Engine, Options, Selection};
+use adjit::ir::interp::Interpreter;
+use adjit::ir::{Buffer, ProcId};
+use adjit::jit::codegen::{CompiledModule, JitOptions};
+
+/// The product of seed 000 and a Bratu-like stencil with an `exp` term:
+/// reverse sweeps with several guarded products per iteration.
+const SOURCE: &str = "\
+subroutine product(n, x, y)
+  integer n
+  double precision x(n), y
+  integer i
+  y = 1
+  do i = 1, n
+    y = y*x(i)
+  end do
+end subroutine
+subroutine bratu(n, x, p, y)
+  integer n
+  double precision x(n), p(2), y(n)
+  integer i
+  double precision h
+  h = 2.0d0 / (n + 1)
+  do i = 2, n - 1
+    y(i) = x(i-1) - 2 * x(i) * x(i+1) + h * h * p(1) / 12.0d0 * exp(x(i) / (1 + p(2) * x(i)))
+  end do
+end subroutine
+";
+
+/// The engine of [`SOURCE`] on a backend.
+fn engine(backend: Backend) -> Engine {
+    let options = Options {
+        backend,
+        ..Options::default()
+    };
+    Engine::from_sources(&[("speculate.f90".into(), SOURCE.into())], options)
+        .expect("the source compiles")
+}
+
+fn sel(s: &str) -> Vec<Selection> {
+    Selection::parse_list(s).expect("selection")
+}
+
+/// The values the inputs and seeds cycle through: ordinary numbers, signed
+/// zeros, infinities, NaN and numbers whose products underflow.
+const SPECIALS: [f64; 9] = [
+    1.5,
+    0.0,
+    -0.0,
+    f64::INFINITY,
+    f64::NAN,
+    -2.0,
+    1e-200,
+    -1e-170,
+    f64::NEG_INFINITY,
+];
+
+/// Runs the adjoint `NAME_b` of `name` (outputs `of`, inputs `wrt`) with
+/// the interpreter and with the JIT with the pass on, each parameter set
+/// by `value(parameter name, element count)`; asserts that every argument
+/// ends with the same bits and returns the JIT's derivatives of `wrt`.
+fn adjoint_agrees(
+    name: &str,
+    of: &str,
+    wrt: &str,
+    n: usize,
+    value: &dyn Fn(&str, usize) -> Vec<f64>,
+) -> Vec<f64> {
+    let engine = engine(Backend::Interpreter);
+    let adjoint = engine
+        .adjoint(Some(name), &sel(of), &sel(wrt), &AdjointOptions::default())
+        .expect("the adjoint compiles");
+    let (module, _) = adjoint.module();
+    let pid = ProcId(
+        module
+            .procs
+            .iter()
+            .position(|p| p.name == format!("{name}_b"))
+            .expect("the adjoint procedure") as u32,
+    );
+    let proc = &module.procs[pid.index()];
+    let args: Vec<Buffer> = proc
+        .params
+        .iter()
+        .map(|&v| {
+            let var = proc.var(v);
+            if var.name == "n" {
+                Buffer::I32(vec![n as i32])
+            } else {
+                let len = match var.name.trim_end_matches("_b") {
+                    "p" => 2,
+                    "y" if name == "product" => 1,
+                    _ => n,
+                };
+                Buffer::F64(value(&var.name, len))
+            }
+        })
+        .collect();
+    let mut interpreted = args.clone();
+    Interpreter::new(module)
+        .call(pid, &mut interpreted)
+        .expect("the interpreter runs");
+    let options = JitOptions {
+        speculate_guards: true,
+        ..JitOptions::default()
+    };
+    let compiled = CompiledModule::compile(module, &options).expect("the module compiles");
+    let mut native = args.clone();
+    compiled.call(pid, &mut native).expect("the JIT runs");
+    // Bits, every NaN as one (the two backends' NaNs may differ in sign
+    // with or without the pass).
+    let bits = |b: &Buffer| match b {
+        Buffer::F64(v) => v
+            .iter()
+            .map(|d| if d.is_nan() { f64::NAN } else { *d }.to_bits())
+            .collect::<Vec<_>>(),
+        other => vec![format!("{other:?}").len() as u64],
+    };
+    let mut derivatives = Vec::new();
+    for (k, (a, b)) in native.iter().zip(&interpreted).enumerate() {
+        let var = proc.var(proc.params[k]);
+        assert_eq!(bits(a), bits(b), "{name}: {} from {args:?}", var.name);
+        if let (Buffer::F64(v), true) = (a, wrt.split(',').any(|w| var.name == format!("{w}_b"))) {
+            derivatives.extend(v);
+        }
+    }
+    derivatives
+}
+
+#[test]
+fn the_product_adjoint_agrees_bit_for_bit_at_special_values() {
+    let n = 7;
+    let m = SPECIALS.len();
+    let mut cold = 0;
+    for k in 0..m {
+        for j in 0..m {
+            let value = |var: &str, len: usize| -> Vec<f64> {
+                match var {
+                    "x" => (0..len)
+                        .map(|i| match i {
+                            2 => SPECIALS[k],
+                            5 => SPECIALS[(k + j) % m],
+                            i => 0.5 + 0.25 * i as f64,
+                        })
+                        .collect(),
+                    "y_b" => vec![SPECIALS[j]],
+                    _ => vec![SPECIALS[(k + 1) % m]; len],
+                }
+            };
+            let g = adjoint_agrees("product", "y", "x", n, &value);
+            cold += g.iter().filter(|d| **d == 0.0 || d.is_nan()).count();
+        }
+    }
+    assert!(cold > 0, "some gradients take the guarded path");
+}
+
+#[test]
+fn the_bratu_adjoint_agrees_bit_for_bit_at_special_values() {
+    let n = 8;
+    let m = SPECIALS.len();
+    for k in 0..m {
+        for j in 0..m {
+            let value = |var: &str, len: usize| -> Vec<f64> {
+                (0..len)
+                    .map(|i| match (var, i) {
+                        ("x", 3) => SPECIALS[k],
+                        ("x", 6) => SPECIALS[(k + j) % m],
+                        ("x", i) => 0.25 + 0.125 * i as f64,
+                        ("p", 0) => SPECIALS[j],
+                        ("p", _) => SPECIALS[(j + 3) % m],
+                        ("y_b", i) if (i + k) % 3 == 0 => 1.0 + i as f64,
+                        (_, i) => SPECIALS[(i + j + k) % m],
+                    })
+                    .collect()
+            };
+            adjoint_agrees("bratu", "y", "x,p", n, &value);
+        }
+    }
+}
+
+/// The pass finds the stretches: both reverse sweeps have iterations with
+/// at least two guarded products and get a joint test.
+#[test]
+fn the_reverse_sweeps_get_joint_tests() {
+    for (name, of, wrt) in [("product", "y", "x"), ("bratu", "y", "x,p")] {
+        let engine = engine(Backend::Jit);
+        let adjoint = engine
+            .adjoint(Some(name), &sel(of), &sel(wrt), &AdjointOptions::default())
+            .expect("the adjoint compiles");
+        let (module, _) = adjoint.module();
+        let (mut optimized, mut origins) = adjit::jit::opt::optimize_with(module, false);
+        let stretches = adjit::jit::opt::speculate::speculate_module(&mut optimized, &mut origins);
+        assert!(stretches >= 1, "{name}: {stretches} stretches");
+    }
+}
