@@ -225,6 +225,16 @@ pub(crate) fn analyse(prog: &mut Program) {
             }
         }
     }
+    // A procedure calling a dummy procedure (its own or a host's) may call
+    // every procedure passed for one.
+    let passed = passed_procedures(prog);
+    for (u, c) in calls.iter_mut().enumerate() {
+        let mut at = Some(u);
+        while let Some(o) = at {
+            c.extend(passed[o].iter().copied().filter(|&p| p != u));
+            at = prog.units[o].host;
+        }
+    }
     let mut changed = true;
     while changed {
         changed = false;
@@ -243,6 +253,67 @@ pub(crate) fn analyse(prog: &mut Program) {
     prog.allocs.needs = needs.into_iter().map(|s| s.into_iter().collect()).collect();
     let owner: Vec<bool> = named.into_iter().map(|x| !x).collect();
     prog.allocs.owner = owner;
+}
+
+/// By unit: the procedures that may be bound to its dummy procedures,
+/// found by name at every call site: a procedure named as a bare actual
+/// argument (which binds only to a dummy procedure), and what may be bound
+/// to a caller's (or its host's) dummy procedure passed on.
+fn passed_procedures(prog: &Program) -> Vec<BTreeSet<usize>> {
+    let n = prog.units.len();
+    let sites: Vec<_> = prog
+        .units
+        .iter()
+        .map(|u| super::lowerer::call_sites(u.ast))
+        .collect();
+    let mut passed: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (u, unit_sites) in sites.iter().enumerate() {
+            // A dummy procedure of this unit or a host: what may be bound
+            // to it.
+            let dummy_of = |a: &str| {
+                let mut at = Some(u);
+                while let Some(o) = at {
+                    let unit = &prog.units[o];
+                    if unit.dummy_procs[..unit.own_dummies]
+                        .iter()
+                        .any(|d| d.text == a)
+                    {
+                        return Some(o);
+                    }
+                    at = unit.host;
+                }
+                None
+            };
+            for (callee, args) in unit_sites {
+                let callees: Vec<usize> = match dummy_of(callee) {
+                    Some(o) => passed[o].iter().copied().collect(),
+                    None => prog.named_procs(u, callee),
+                };
+                if callees.is_empty() {
+                    continue;
+                }
+                let mut bound = BTreeSet::new();
+                for a in args.iter().flatten() {
+                    if prog.scope_chain(u).iter().any(|s| s.var(a).is_some()) {
+                        continue;
+                    }
+                    match dummy_of(a) {
+                        Some(o) => bound.extend(passed[o].iter().copied()),
+                        None => bound.extend(prog.named_procs(u, a)),
+                    }
+                }
+                for c in callees {
+                    let before = passed[c].len();
+                    passed[c].extend(bound.iter().copied());
+                    changed |= passed[c].len() != before;
+                }
+            }
+        }
+    }
+    passed
 }
 
 impl Lowerer<'_, '_> {
