@@ -26,13 +26,19 @@ fn kept(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn library(backend: Backend) -> Engine {
+/// An engine on `backend` for the files of tests/kept named.
+fn engine(files: &[&str], backend: Backend) -> Engine {
     let options = Options {
         backend,
         ..Options::default()
     };
-    Engine::from_files(&[kept("fit_data.f90"), kept("fit_model.f90")], options)
-        .unwrap_or_else(|e| panic!("{e}"))
+    let paths: Vec<PathBuf> = files.iter().map(|f| kept(f)).collect();
+    Engine::from_files(&paths, options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The library: its data module and entry points.
+fn library(backend: Backend) -> Engine {
+    engine(&["fit_data.f90", "fit_model.f90"], backend)
 }
 
 /// The data `load_data(m)` computes.
@@ -180,11 +186,7 @@ fn misuse_of_the_kept_library_is_located() {
 #[test]
 fn repeated_reallocation_keeps_only_the_current_arrays() {
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_files(&[kept("history.f90")], options).unwrap();
+        let engine = engine(&["history.f90"], backend);
         let record = engine.procedure(Some("record")).unwrap();
         let resize = engine.procedure(Some("resize")).unwrap();
         let mut total = 0.0;
@@ -242,11 +244,7 @@ fn derivative_evaluations_start_from_the_kept_arrays_and_leave_one_call() {
     use adjit::ad::adjoint::AdjointOptions;
     use adjit::engine::{FiniteDifferences, Selection};
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_files(&[kept("history.f90")], options).unwrap();
+        let engine = engine(&["history.f90"], backend);
         let record = engine.procedure(Some("record")).unwrap();
         let x = 0.75;
         let mut args = record.args();
