@@ -70,6 +70,9 @@ pub(crate) struct PersistentAllocs {
     /// By unit: whether it owns its arrays (nothing in the program names
     /// it) rather than taking them as parameters.
     pub owner: Vec<bool>,
+    /// By unit: the procedures that may be bound to its dummy procedures
+    /// (see [`passed_procedures`]).
+    pub passed: Vec<BTreeSet<usize>>,
 }
 
 /// Whether the declaration `d` of a procedure's scope is a SAVE
@@ -124,7 +127,7 @@ impl Program<'_> {
     /// The procedures the name `name` may call from unit `u`: the
     /// procedure of that name, or the specifics of a generic interface or
     /// the procedure a renaming USE stands for.
-    fn named_procs(&self, u: usize, name: &str) -> Vec<usize> {
+    pub(crate) fn named_procs(&self, u: usize, name: &str) -> Vec<usize> {
         if let Some(c) = self.find_proc(u, name) {
             return vec![c];
         }
@@ -253,6 +256,7 @@ pub(crate) fn analyse(prog: &mut Program) {
     prog.allocs.needs = needs.into_iter().map(|s| s.into_iter().collect()).collect();
     let owner: Vec<bool> = named.into_iter().map(|x| !x).collect();
     prog.allocs.owner = owner;
+    prog.allocs.passed = passed;
 }
 
 /// By unit: the procedures that may be bound to its dummy procedures,
