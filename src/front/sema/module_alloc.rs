@@ -228,6 +228,22 @@ pub(crate) fn analyse(prog: &mut Program) {
             }
         }
     }
+    // A procedure that sees an operator or assignment interface may call
+    // its specifics (`a + b`, no name to find).
+    for (u, c) in calls.iter_mut().enumerate() {
+        for scope in prog.scope_chain(u) {
+            for (name, sym) in &scope.syms {
+                let Sym::Generic(specifics) = sym else {
+                    continue;
+                };
+                if !(name.starts_with("operator(") || name == "assignment(=)") {
+                    continue;
+                }
+                let targets = specifics.iter().filter_map(|t| prog.by_name.get(t));
+                c.extend(targets.copied().filter(|&t| t != u));
+            }
+        }
+    }
     // A procedure calling a dummy procedure (its own or a host's) may call
     // every procedure passed for one.
     let passed = passed_procedures(prog);
