@@ -204,12 +204,12 @@ fn misused_dummy_procedures_are_located_errors() {
             "t.f90:3:10: error: `nothere` is not a procedure of the program",
         ),
         (
-            "subroutine a(x)\n  real(8) :: x\n  call run(inner, x)\ncontains\n\
-             subroutine inner(g, x)\n    real(8), external :: g\n    real(8) :: x\n    x = g(x)\n  end subroutine\n\
+            "subroutine a(h, x)\n  real(8) :: x\n  real(8), external :: h\n  call run(inner, x)\ncontains\n\
+             subroutine inner(g, x)\n    real(8), external :: g\n    real(8) :: x\n    x = g(x) + h(x)\n  end subroutine\n\
              end subroutine\n\
              subroutine run(s, x)\n  external s\n  real(8) :: x\n  real(8), external :: sq\n  call s(sq, x)\nend\n\
              real(8) function sq(x)\n  real(8) :: x\n  sq = x*x\nend\n",
-            "t.f90:3:12: error: unsupported Fortran: internal procedure `inner` takes dummy procedures and cannot be passed as one",
+            "t.f90:4:12: error: unsupported Fortran: internal procedure `inner` takes dummy procedures, calls one of its host and cannot be passed as one",
         ),
         (
             "subroutine a(x)\n  real(8) :: x\n  real(8), external :: sq\n  call run(twice, sq, x)\nend\n\

@@ -7,7 +7,8 @@
 //! the same library under a main PROGRAM prints what gfortran prints; the
 //! records stay the size of the arrays under many reallocating calls;
 //! misuse (the objective before `setup`, `setup` twice) is a located
-//! runtime error.
+//! runtime error; a solver module fits the kept data through dummy
+//! procedures bound to procedures that read them.
 
 mod common;
 
@@ -26,13 +27,19 @@ fn kept(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn library(backend: Backend) -> Engine {
+/// An engine on `backend` for the files of tests/kept named.
+fn engine(files: &[&str], backend: Backend) -> Engine {
     let options = Options {
         backend,
         ..Options::default()
     };
-    Engine::from_files(&[kept("fit_data.f90"), kept("fit_model.f90")], options)
-        .unwrap_or_else(|e| panic!("{e}"))
+    let paths: Vec<PathBuf> = files.iter().map(|f| kept(f)).collect();
+    Engine::from_files(&paths, options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The library: its data module and entry points.
+fn library(backend: Backend) -> Engine {
+    engine(&["fit_data.f90", "fit_model.f90"], backend)
 }
 
 /// The data `load_data(m)` computes.
@@ -134,6 +141,58 @@ fn setup_objective_finalize_across_api_calls() {
     }
 }
 
+/// A solver module (tests/kept/fit_solver.f90) fits the kept data through
+/// `procedure(...)` dummies bound to procedures that read the module
+/// arrays `setup` allocated in an earlier call. The data scaled by `s`
+/// are fitted by `(s a, b)`: the fit is proportional to `s`, so
+/// `d a / d s = a / s` and `d b / d s = 0`, in both modes, with the dot
+/// product and finite differences, on both backends.
+#[test]
+fn kept_module_data_reach_the_procedures_a_solver_calls_through_dummies() {
+    let m = 7;
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = engine(
+            &["fit_data.f90", "fit_model.f90", "fit_solver.f90"],
+            backend,
+        );
+        call_setup(&engine, m).unwrap();
+        let fit = engine.procedure(Some("fit")).unwrap();
+        let mut base = fit.args();
+        base.set_scalar("m", m as f64).unwrap();
+        base.set_scalar("scale", 1.0).unwrap();
+        fit.call(&mut base).unwrap();
+        let x1 = base.f64s("x").unwrap().to_vec();
+        // The fit is a stationary point of the sum of squares.
+        let (t, y) = data(m);
+        let (mut g0, mut g1) = (0.0, 0.0);
+        for i in 0..m {
+            let e = (x1[1] * t[i]).exp();
+            let r = x1[0] * e - y[i];
+            g0 += r * e;
+            g1 += r * x1[0] * t[i] * e;
+        }
+        assert!(
+            g0.abs() < 1e-12 && g1.abs() < 1e-12,
+            "{backend:?}: {g0} {g1}"
+        );
+        let s = 2.5;
+        let mut args = fit.args();
+        args.set_scalar("m", m as f64).unwrap();
+        args.set_scalar("scale", s).unwrap();
+        let mut run = args.clone();
+        fit.call(&mut run).unwrap();
+        let x = run.f64s("x").unwrap().to_vec();
+        assert!(close(x[0], s * x1[0], 1e-12), "{backend:?}: {x:?}");
+        assert!(close(x[1], x1[1], 1e-12), "{backend:?}: {x:?}");
+        let (adj, bad) = three_ways(&engine, Some("fit"), &args, "x", "scale", FD);
+        assert!(bad.is_empty(), "{backend:?}: {bad:#?}");
+        let bad = against("adjoint", &adj, &[x[0] / s, 0.0], 1e-10);
+        assert!(bad.is_empty(), "{backend:?}: {bad:#?}");
+        // tdata and ydata stay kept, unchanged by the derivative code.
+        assert_eq!(engine.kept_values(), 2 * (3 + m), "{backend:?}");
+    }
+}
+
 /// A state taken by `Engine::state` holds the kept arrays: put back, the
 /// next call starts from them again.
 #[test]
@@ -180,11 +239,7 @@ fn misuse_of_the_kept_library_is_located() {
 #[test]
 fn repeated_reallocation_keeps_only_the_current_arrays() {
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_files(&[kept("history.f90")], options).unwrap();
+        let engine = engine(&["history.f90"], backend);
         let record = engine.procedure(Some("record")).unwrap();
         let resize = engine.procedure(Some("resize")).unwrap();
         let mut total = 0.0;
@@ -242,11 +297,7 @@ fn derivative_evaluations_start_from_the_kept_arrays_and_leave_one_call() {
     use adjit::ad::adjoint::AdjointOptions;
     use adjit::engine::{FiniteDifferences, Selection};
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_files(&[kept("history.f90")], options).unwrap();
+        let engine = engine(&["history.f90"], backend);
         let record = engine.procedure(Some("record")).unwrap();
         let x = 0.75;
         let mut args = record.args();

@@ -1,9 +1,10 @@
 //! ALLOCATABLE dummy arguments that the procedure allocates: `real(8),
 //! allocatable, intent(out) :: w(:)` followed by `allocate(w(n))` (the work
 //! array allocated by a helper routine), or a dummy it DEALLOCATEs, passes
-//! to MOVE_ALLOC, assigns an array constructor whole (`w = [w, x]`),
-//! declares INTENT(OUT), or passes on whole to such a dummy of a procedure
-//! it calls by name.
+//! to MOVE_ALLOC, assigns an array constructor or an array-valued function
+//! whole (`w = [w, x]`, `w = f(n)`), declares INTENT(OUT), or passes on
+//! whole to such a dummy of a procedure it calls by name, through a
+//! generic interface or through a dummy procedure.
 //!
 //! Such a dummy is passed by descriptor
 //! ([`adjit_ir::Storage::AllocatableParam`]): it *is* the caller's
@@ -19,7 +20,7 @@
 //! Dummies whose allocation the procedure keeps are passed as arrays
 //! ([`super::alloc_dummy`]), so that a host can call the procedure.
 
-use super::super::ast::{ArgValue, ExprKind, Intent, Name, Stmt, StmtKind};
+use super::super::ast::{ArgValue, Expr, ExprKind, Intent, Name, ProcKind, Stmt, StmtKind};
 use super::lowerer::{for_each_body, Lowerer, Resolved, R};
 use super::{Program, Unit};
 use adjit_ir::{CallArg, Storage, Type, VarId};
@@ -57,21 +58,81 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
         return false;
     }
     seen.push((at, dummy.to_string()));
+    let array_fn = |e: &Expr| array_function_ref(prog, at, e);
     decl.intent == Some(Intent::Out)
-        || names_allocation(&u.ast.body, dummy, &mut |call, k, keyword, part| {
-            // The procedures of that name, and their dummy at that place
-            // (its component `part` for a structure passed whole).
-            (0..prog.units.len()).any(|c| {
-                let callee = &prog.units[c].ast;
-                let formal = match keyword {
-                    Some(kw) => Some(kw),
-                    None => callee.args.get(k),
+        || names_allocation(
+            &u.ast.body,
+            dummy,
+            &array_fn,
+            &mut |call, k, keyword, part| {
+                // The procedures of that name (the specifics of a generic
+                // interface, the procedures that may be bound to a dummy
+                // procedure), and their dummy at that place (its component
+                // `part` for a structure passed whole).
+                let mut callees: Vec<usize> = match dummy_procedure_of(prog, at, &call.text) {
+                    Some(o) => prog
+                        .allocs
+                        .passed
+                        .get(o)
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .collect(),
+                    None => prog.named_procs(at, &call.text),
                 };
-                callee.name.text == call.text
-                    && formal
-                        .is_some_and(|d| allocates(prog, c, &format!("{}{part}", d.text), seen))
-            })
-        })
+                callees.extend(
+                    (0..prog.units.len()).filter(|&c| prog.units[c].ast.name.text == call.text),
+                );
+                callees.into_iter().any(|c| {
+                    let callee = &prog.units[c].ast;
+                    let formal = match keyword {
+                        Some(kw) => Some(kw),
+                        None => callee.args.get(k),
+                    };
+                    formal.is_some_and(|d| allocates(prog, c, &format!("{}{part}", d.text), seen))
+                })
+            },
+        )
+}
+
+/// The unit (`at` or a host) whose own dummy procedure `name` is, seen
+/// from `at`.
+fn dummy_procedure_of(prog: &Program, at: usize, name: &str) -> Option<usize> {
+    let mut u = Some(at);
+    while let Some(o) = u {
+        let unit = &prog.units[o];
+        if unit.dummy_procs[..unit.own_dummies]
+            .iter()
+            .any(|d| d.text == name)
+        {
+            return Some(o);
+        }
+        u = unit.host;
+    }
+    None
+}
+
+/// Whether `e`, in unit `at`, references a function of the program whose
+/// result is an array (directly or as a specific of a generic interface):
+/// assigned whole to an ALLOCATABLE array, it reallocates it to the
+/// result's shape.
+fn array_function_ref(prog: &Program, at: usize, e: &Expr) -> bool {
+    let ExprKind::Apply { name, .. } = &e.kind else {
+        return false;
+    };
+    if prog.units[at].scope.var(&name.text).is_some() {
+        return false;
+    }
+    prog.named_procs(at, &name.text).into_iter().any(|c| {
+        let unit = &prog.units[c];
+        match &unit.ast.kind {
+            ProcKind::Function { result, .. } => {
+                let r = result.as_ref().unwrap_or(&unit.ast.name);
+                unit.scope.var(&r.text).is_some_and(|d| d.dims.is_some())
+            }
+            _ => false,
+        }
+    })
 }
 
 /// Whether a procedure allocates what a call passes it: the callee's
@@ -84,7 +145,12 @@ type PassedOn<'a> = dyn FnMut(&Name, usize, Option<&Name>, &str) -> bool + 'a;
 /// (keyword `kw`) of a CALL of `p` for which `passed(p, k, kw, "")` holds;
 /// for a component `g%u` of a structure passed whole, for which
 /// `passed(p, k, kw, "%u")` holds.
-fn names_allocation(body: &[Stmt], name: &str, passed: &mut PassedOn<'_>) -> bool {
+fn names_allocation(
+    body: &[Stmt],
+    name: &str,
+    array_fn: &dyn Fn(&Expr) -> bool,
+    passed: &mut PassedOn<'_>,
+) -> bool {
     body.iter().any(|s| {
         let here = match &s.kind {
             StmtKind::Allocate { objects, .. } | StmtKind::Deallocate { objects, .. } => {
@@ -97,10 +163,11 @@ fn names_allocation(body: &[Stmt], name: &str, passed: &mut PassedOn<'_>) -> boo
                     _ => false,
                 })
             }
-            // `w = [w, x]`: reallocated to the constructor's size.
+            // `w = [w, x]`, `w = f(n)`: reallocated to the constructor's
+            // or the array-valued function's size.
             StmtKind::Assign { target, value } => {
                 matches!(&target.kind, ExprKind::Name(n) if n.text == name)
-                    && matches!(value.kind, ExprKind::ArrayConstructor(_))
+                    && (matches!(value.kind, ExprKind::ArrayConstructor(_)) || array_fn(value))
             }
             StmtKind::Call { name: call, args } => args.iter().enumerate().any(|(k, a)| {
                 let ArgValue::Expr(e) = &a.value else {
@@ -123,7 +190,7 @@ fn names_allocation(body: &[Stmt], name: &str, passed: &mut PassedOn<'_>) -> boo
         };
         let mut nested = false;
         for_each_body(s, &mut |b| {
-            nested = nested || names_allocation(b, name, passed)
+            nested = nested || names_allocation(b, name, array_fn, passed)
         });
         here || nested
     })

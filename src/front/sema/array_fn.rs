@@ -96,10 +96,20 @@ impl Lowerer<'_, '_> {
                 self.lift_in(target, &mut temps)?;
                 // A result sized by an actual's extent is not given the
                 // target (whose storage may be longer than the result).
+                // Nor is a whole ALLOCATABLE target, (re)allocated to the
+                // result's shape by the assignment of the temporary.
+                let reallocated = match &target.kind {
+                    ExprKind::Name(n) => self
+                        .vars
+                        .get(&n.text)
+                        .is_some_and(|&v| self.proc.var(v).storage.is_allocatable()),
+                    _ => false,
+                };
                 let whole = self
                     .array_function(value)
                     .is_some_and(|u| !self.prog.sigs[u].result_reads_extents())
-                    && self.rank_of(target) > 0;
+                    && self.rank_of(target) > 0
+                    && !reallocated;
                 if whole {
                     // Given the target; only its arguments are lifted.
                     if let ExprKind::Apply { args, .. } = &mut value.kind {

@@ -99,10 +99,16 @@ impl<'p> Lowerer<'p, '_> {
             let group = self.env.get(k).cloned().unwrap_or_default();
             return Ok(group.into_iter().map(CallArg::Var).collect());
         }
-        let Target::Proc(i) = t else {
-            return Ok(Vec::new());
+        let inst = match t {
+            Target::Proc(i) => self.prog.instances.borrow()[*i].clone(),
+            // A nested subprogram with dummy procedures: its host variables.
+            Target::Template(u) => super::dummy::Instance {
+                unit: *u,
+                binding: Vec::new(),
+                name: String::new(),
+            },
+            _ => return Ok(Vec::new()),
         };
-        let inst = self.prog.instances.borrow()[*i].clone();
         let unit = &self.prog.units[inst.unit];
         let mut out = Vec::new();
         if unit.host.is_some() {

@@ -224,10 +224,13 @@ impl Program<'_> {
             if let Some(p) = self.find_proc(from, name) {
                 if !self.units[p].dummy_procs.is_empty() {
                     // Bound at each call made through the dummy; a nested
-                    // subprogram would need its host's environment too.
-                    if self.units[p].host.is_some() {
+                    // subprogram brings its host variables as its
+                    // environment, but not the targets of dummy procedures
+                    // of its hosts it calls.
+                    let unit = &self.units[p];
+                    if unit.host.is_some() && unit.dummy_procs.len() > unit.own_dummies {
                         return Err(format!(
-                            "unsupported Fortran: internal procedure `{name}` takes dummy procedures and cannot be passed as one"
+                            "unsupported Fortran: internal procedure `{name}` takes dummy procedures, calls one of its host and cannot be passed as one"
                         ));
                     }
                     return Ok(Target::Template(p));

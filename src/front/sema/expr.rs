@@ -785,7 +785,7 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        if matches!(target, Target::Proc(_)) {
+        if matches!(target, Target::Proc(_) | Target::Template(_)) {
             self.via_slot = self
                 .u()
                 .dummy_procs
@@ -887,23 +887,32 @@ impl Lowerer<'_, '_> {
             let target = self.prog.instances.borrow()[i].binding.get(k).cloned();
             if let Some(Target::Proc(j)) = target {
                 if prog.units[unit].own_dummies == 0 {
-                    if !self.persistent_alloc_args(unit, name.span)?.is_empty() {
-                        let what = &prog.units[unit].ast.name.text;
-                        return Err(self.err(
-                            name.span,
-                            format!("unsupported Fortran: `{what}` uses a module or SAVE ALLOCATABLE array and is called through a dummy procedure"),
-                        ));
-                    }
-                    let group = self.env.get(k).cloned().unwrap_or_default();
+                    // Its host variables, its persistent arrays (this
+                    // procedure's own), the environments it captured.
+                    let mut group = self.env.get(k).cloned().unwrap_or_default();
+                    let hosts = prog.units[unit].host_vars.len().min(group.len());
+                    let persistent = self.persistent_alloc_args(unit, name.span)?;
+                    group.splice(hosts..hosts, persistent);
                     out.extend(group.into_iter().map(CallArg::Var));
                     return Ok((out, Some(adjit_ir::ProcId(j as u32))));
                 }
             }
         }
+        // A call through a dummy procedure bound to a nested subprogram
+        // with dummy procedures: its host variables came with it.
+        let mut hosts_env = None;
+        if let (Some(k), Some(i)) = (via, self.inst) {
+            let target = self.prog.instances.borrow()[i].binding.get(k).cloned();
+            if matches!(target, Some(Target::Template(_))) && prog.units[unit].host.is_some() {
+                hosts_env = Some(self.env.get(k).cloned().unwrap_or_default());
+            }
+        }
         // The host variables are the callee's host's: a caller below that
         // host whose scope, or a scope in between, declares one of their
         // names (a variable, an EXTERNAL) cannot pass them.
-        if let Some(h) = prog.units[unit].host {
+        if let Some(group) = hosts_env {
+            out.extend(group.into_iter().map(CallArg::Var));
+        } else if let Some(h) = prog.units[unit].host {
             let hides = |hv: &str| {
                 let mut u = self.unit;
                 while u != h {
@@ -927,14 +936,14 @@ impl Lowerer<'_, '_> {
                     ),
                 ));
             }
-        }
-        for hv in &prog.units[unit].host_vars {
-            let n = Name {
-                text: hv.clone(),
-                span: name.span,
-            };
-            let v = self.var_of(&n)?;
-            out.push(CallArg::Var(v));
+            for hv in &prog.units[unit].host_vars {
+                let n = Name {
+                    text: hv.clone(),
+                    span: name.span,
+                };
+                let v = self.var_of(&n)?;
+                out.push(CallArg::Var(v));
+            }
         }
         let persistent = self.persistent_alloc_args(unit, name.span)?;
         out.extend(persistent.into_iter().map(CallArg::Var));

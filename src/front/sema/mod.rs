@@ -750,8 +750,21 @@ impl Program<'_> {
     /// procedures, each with the unit that declares it. The instance it is
     /// passed to takes these as extra by-reference parameters.
     pub fn environment(&self, t: &Target) -> Vec<(String, usize)> {
-        let Target::Proc(i) = t else {
-            return Vec::new();
+        let i = match t {
+            Target::Proc(i) => i,
+            // A nested subprogram with dummy procedures: its host variables.
+            Target::Template(u) => {
+                let unit = &self.units[*u];
+                return match unit.host {
+                    Some(h) => unit
+                        .host_vars
+                        .iter()
+                        .map(|v| (v.clone(), self.declaring_unit(h, v)))
+                        .collect(),
+                    None => Vec::new(),
+                };
+            }
+            _ => return Vec::new(),
         };
         let inst = self.instances.borrow()[*i].clone();
         let unit = &self.units[inst.unit];

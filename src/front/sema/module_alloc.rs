@@ -70,6 +70,9 @@ pub(crate) struct PersistentAllocs {
     /// By unit: whether it owns its arrays (nothing in the program names
     /// it) rather than taking them as parameters.
     pub owner: Vec<bool>,
+    /// By unit: the procedures that may be bound to its dummy procedures
+    /// (see [`passed_procedures`]).
+    pub passed: Vec<BTreeSet<usize>>,
 }
 
 /// Whether the declaration `d` of a procedure's scope is a SAVE
@@ -124,7 +127,7 @@ impl Program<'_> {
     /// The procedures the name `name` may call from unit `u`: the
     /// procedure of that name, or the specifics of a generic interface or
     /// the procedure a renaming USE stands for.
-    fn named_procs(&self, u: usize, name: &str) -> Vec<usize> {
+    pub(crate) fn named_procs(&self, u: usize, name: &str) -> Vec<usize> {
         if let Some(c) = self.find_proc(u, name) {
             return vec![c];
         }
@@ -225,6 +228,32 @@ pub(crate) fn analyse(prog: &mut Program) {
             }
         }
     }
+    // A procedure that sees an operator or assignment interface may call
+    // its specifics (`a + b`, no name to find).
+    for (u, c) in calls.iter_mut().enumerate() {
+        for scope in prog.scope_chain(u) {
+            for (name, sym) in &scope.syms {
+                let Sym::Generic(specifics) = sym else {
+                    continue;
+                };
+                if !(name.starts_with("operator(") || name == "assignment(=)") {
+                    continue;
+                }
+                let targets = specifics.iter().filter_map(|t| prog.by_name.get(t));
+                c.extend(targets.copied().filter(|&t| t != u));
+            }
+        }
+    }
+    // A procedure calling a dummy procedure (its own or a host's) may call
+    // every procedure passed for one.
+    let passed = passed_procedures(prog);
+    for (u, c) in calls.iter_mut().enumerate() {
+        let mut at = Some(u);
+        while let Some(o) = at {
+            c.extend(passed[o].iter().copied().filter(|&p| p != u));
+            at = prog.units[o].host;
+        }
+    }
     let mut changed = true;
     while changed {
         changed = false;
@@ -243,6 +272,68 @@ pub(crate) fn analyse(prog: &mut Program) {
     prog.allocs.needs = needs.into_iter().map(|s| s.into_iter().collect()).collect();
     let owner: Vec<bool> = named.into_iter().map(|x| !x).collect();
     prog.allocs.owner = owner;
+    prog.allocs.passed = passed;
+}
+
+/// By unit: the procedures that may be bound to its dummy procedures,
+/// found by name at every call site: a procedure named as a bare actual
+/// argument (which binds only to a dummy procedure), and what may be bound
+/// to a caller's (or its host's) dummy procedure passed on.
+fn passed_procedures(prog: &Program) -> Vec<BTreeSet<usize>> {
+    let n = prog.units.len();
+    let sites: Vec<_> = prog
+        .units
+        .iter()
+        .map(|u| super::lowerer::call_sites(u.ast))
+        .collect();
+    let mut passed: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (u, unit_sites) in sites.iter().enumerate() {
+            // A dummy procedure of this unit or a host: what may be bound
+            // to it.
+            let dummy_of = |a: &str| {
+                let mut at = Some(u);
+                while let Some(o) = at {
+                    let unit = &prog.units[o];
+                    if unit.dummy_procs[..unit.own_dummies]
+                        .iter()
+                        .any(|d| d.text == a)
+                    {
+                        return Some(o);
+                    }
+                    at = unit.host;
+                }
+                None
+            };
+            for (callee, args) in unit_sites {
+                let callees: Vec<usize> = match dummy_of(callee) {
+                    Some(o) => passed[o].iter().copied().collect(),
+                    None => prog.named_procs(u, callee),
+                };
+                if callees.is_empty() {
+                    continue;
+                }
+                let mut bound = BTreeSet::new();
+                for a in args.iter().flatten() {
+                    if prog.scope_chain(u).iter().any(|s| s.var(a).is_some()) {
+                        continue;
+                    }
+                    match dummy_of(a) {
+                        Some(o) => bound.extend(passed[o].iter().copied()),
+                        None => bound.extend(prog.named_procs(u, a)),
+                    }
+                }
+                for c in callees {
+                    let before = passed[c].len();
+                    passed[c].extend(bound.iter().copied());
+                    changed |= passed[c].len() != before;
+                }
+            }
+        }
+    }
+    passed
 }
 
 impl Lowerer<'_, '_> {

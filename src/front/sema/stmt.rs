@@ -997,8 +997,16 @@ impl Lowerer<'_, '_> {
                     .position(|d| d.text == name.text);
                 self.prog.instances.borrow()[i].unit
             }
-            // Called like the procedure itself: the call binds its dummies.
-            Some(Target::Template(u)) => u,
+            // Called like the procedure itself: the call binds its dummies
+            // (and passes a nested subprogram's environment on).
+            Some(Target::Template(u)) => {
+                self.via_slot = self
+                    .u()
+                    .dummy_procs
+                    .iter()
+                    .position(|d| d.text == name.text);
+                u
+            }
             Some(Target::Intrinsic(n)) => {
                 return Err(self.err(
                     name.span,
