@@ -200,10 +200,7 @@ impl Lowerer<'_, '_> {
             this.record_hit(hit, at, first, last);
             Ok(())
         })?;
-        Ok((
-            self.val(Inst::Load(first), i64t),
-            self.val(Inst::Load(last), i64t),
-        ))
+        Ok(self.load_hits(first, last))
     }
 
     /// The first and last positions (1-based, I64; 0 when there is none)
@@ -252,10 +249,7 @@ impl Lowerer<'_, '_> {
             this.record_hit(hit, at, first, last);
             Ok(())
         })?;
-        Ok((
-            self.val(Inst::Load(first), i64t),
-            self.val(Inst::Load(last), i64t),
-        ))
+        Ok(self.load_hits(first, last))
     }
 
     /// Two I64 variables set to 0: the first and the last position where
@@ -267,6 +261,16 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Store(first, zero), None);
         self.emit(Inst::Store(last, zero), None);
         (first, last)
+    }
+
+    /// The first and last positions a search recorded in the variables
+    /// of [`Self::hit_positions`], loaded (I64).
+    fn load_hits(&mut self, first: VarId, last: VarId) -> (adjit_ir::Value, adjit_ir::Value) {
+        let i64t = Type::I64;
+        (
+            self.val(Inst::Load(first), i64t),
+            self.val(Inst::Load(last), i64t),
+        )
     }
 
     /// Records a search's success (`hit`, Bool) at `at` (I64) in the
