@@ -4,7 +4,8 @@
 ! and as the argument of REPEAT; ADJUSTL, ADJUSTR and REPEAT of data of
 ! run-time length (REPEAT with a computed number of copies) under LEN,
 ! LEN_TRIM, INDEX, SCAN and VERIFY; `//` with parts of run-time length as
-! their argument. The positions found steer real arithmetic.
+! their argument; TRIM and ADJUSTL of such data as actual arguments (of
+! their own length). The positions found steer real arithmetic.
 ! adjit-test: --entry probe --set s=ab --set k=2 --set x=1.5
 ! adjit-test: --entry probe --set s=newt --set k=3 --set x=-0.5
 ! adjit-test: --entry probe --set s=wd --set k=0 --set x=0.75
@@ -16,6 +17,11 @@ contains
     character(len=len(s) + 2) :: r
     r = ' ' // s
   end function framed
+
+  integer function width(t)
+    character(len=*), intent(in) :: t
+    width = len(t) + 10*len_trim(t)
+  end function width
 end module built_strings
 
 subroutine probe(s, k, x, y, t, n)
@@ -26,7 +32,7 @@ subroutine probe(s, k, x, y, t, n)
   real(8), intent(in) :: x
   real(8), intent(out) :: y
   character(len=16), intent(out) :: t
-  integer, intent(out) :: n(12)
+  integer, intent(out) :: n(14)
   n(1) = index('xx ab  newt w d ', framed(s)) + 100*index(s // framed(s), framed(s), back=.true.)
   n(2) = scan('the quick brown', framed(s)) + 100*scan('aeiou', framed(s), back=.true.)
   n(3) = verify(s // 'abc', framed(s)) + 100*verify('  abcdenw', framed(s), .true.)
@@ -39,6 +45,8 @@ subroutine probe(s, k, x, y, t, n)
   n(10) = scan(adjustr(repeat(s, 2)), 'w') + 100*len_trim(adjustl(repeat(s, k)))
   n(11) = index(adjustl(framed(s)), trim(adjustl(s)))
   n(12) = len(repeat(trim(adjustl(framed(s))), k)) + 100*index(s, framed('w'))
+  n(13) = width(trim(framed(s))) + 1000*width(adjustl(framed(s) // s))
+  n(14) = width(repeat(framed(s), k)) + 1000*width(adjustr(trim(s) // ' '))
   t = repeat(framed(s), k) // '|'
   y = x * n(1) + x**2 * n(6) + sin(x) * len_trim(repeat(s // framed(s), k))
   if (index(repeat(s, k) // 'w', 'w') > len(s)) y = y * exp(x)

@@ -230,8 +230,9 @@ impl Lowerer<'_, '_> {
             return Ok(None);
         };
         let temp = match (&pieces.parts[..], pieces.len) {
-            // A function result: its buffer is the argument.
-            ([Piece::Buf(buf, _)], _) => *buf,
+            // A function result: its buffer, exactly as long, is the
+            // argument (other buffers may hold more than the value: TRIM).
+            ([Piece::Buf(buf, _)], _) if self.runtime_len_fn(e).is_some() => *buf,
             (_, len) => self.pieces_temp(pieces, len)?,
         };
         Ok(Some(ArgTemp {

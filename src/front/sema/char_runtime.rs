@@ -34,8 +34,8 @@ use std::collections::HashMap;
 pub(super) enum CharVal {
     /// A number, truth value or character reference.
     Data(Operand),
-    /// Characters `buf(1..=len)` (the buffer has one spare element, so
-    /// that it is never empty).
+    /// Characters `buf(1..=len)` (for comparisons the buffer has one
+    /// spare element, so that it is never empty).
     Buf {
         /// The rank-1 array of one-character elements.
         buf: VarId,
@@ -279,7 +279,9 @@ impl Lowerer<'_, '_> {
     }
 
     /// The exact value of a character expression (trailing blanks kept):
-    /// its data, or a buffer when it is built of run-time length.
+    /// its data, or a buffer when it is built of run-time length (its
+    /// first `len` characters: the buffer may be longer, and has no spare
+    /// element past them).
     pub(super) fn char_value(&mut self, e: &Expr) -> R<CharVal> {
         if !self.is_built_char(e) && !self.is_string_fn_ref(e) {
             return self.expr(e).map(CharVal::Data);
@@ -291,9 +293,12 @@ impl Lowerer<'_, '_> {
         if let Some(n) = pieces.len.filter(|&n| n <= MAX_TEMP_LEN) {
             return Ok(CharVal::Data(Operand::Char(self.pieces_in_temp(pieces, n))));
         }
-        // A copy with a spare element past the end (a function result's
-        // buffer has none).
-        let (buf, len) = self.fill_buffer(&pieces, 1)?;
+        if let [Piece::Buf(buf, n)] = pieces.parts[..] {
+            // Its first `n` characters (TRIM of a buffer is shorter).
+            let len = self.keep_value(n);
+            return Ok(CharVal::Buf { buf, len });
+        }
+        let (buf, len) = self.fill_buffer(&pieces, 0)?;
         Ok(CharVal::Buf { buf, len })
     }
 
@@ -323,11 +328,7 @@ impl Lowerer<'_, '_> {
         let c = self.val(Inst::Load(copies), i64t);
         let total = self.val(Inst::Binary(BinaryOp::Mul, each, c), i64t);
         let total = self.keep_value(total);
-        let t = self.val(Inst::Load(total), i64t);
-        let one = self.int(1, i64t);
-        let size = self.val(Inst::Binary(BinaryOp::Add, t, one), i64t);
-        let size = self.keep_value(size);
-        let out = self.exact_temp(Type::Char, &[size]);
+        let out = self.exact_temp(Type::Char, &[total]);
         self.for_positions(&[n, copies], &mut |this, ks| {
             let (one, each) = (this.int(1, i64t), this.val(Inst::Load(n), i64t));
             let from = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
