@@ -276,7 +276,8 @@ pub(crate) fn is_elemental(name: &str) -> bool {
                 | How::RoundFloat(_)
                 | How::ToReal
                 | How::Merge
-                | How::Hypot,
+                | How::Hypot
+                | How::Code,
             _,
             _
         ))
