@@ -210,12 +210,12 @@ end subroutine g
 #[test]
 fn unsupported_character_results_are_located_errors() {
     let echo = "module m\n  integer :: n0 = 3\ncontains\n  function echo(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=len(s)) :: r\n    r = s\n  end function echo\n  function wide(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=n0) :: r\n    r = s\n  end function wide\nend module m\n";
-    let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = s(1:index('abc', echo(s)))\nend subroutine\n");
+    let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = s(1:ichar(echo(s)))\nend subroutine\n");
     let module_len = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = wide(s)\nend subroutine\n");
     for (src, at, what) in [
         (
             trimmed.as_str(),
-            "t.f90:19:24:",
+            "t.f90:19:17:",
             "character function `echo` whose result length is not a constant used here",
         ),
         (
@@ -805,5 +805,35 @@ fn character_code_misuse_is_a_located_error() {
         assert_eq!(e.kind, ErrorKind::Compile);
         assert!(e.message.contains(at), "{}", e.message);
         assert!(e.message.contains(what), "{}", e.message);
+    }
+}
+
+/// Positions found by INDEX / SCAN / LEN_TRIM in character data built of
+/// run-time length (a function result of non-constant length as the
+/// substring, REPEAT of run-time data, `//` with a run-time part as the
+/// argument; `search_built_strings.f90`) steer the derivative:
+/// `y = (n1 x + n6 x^2 + l sin x)`, times `exp(x)` when the `w` appended
+/// to `repeat(s, k)` is found past `len(s)`; analytic values in both
+/// modes, then tangent against adjoint, the dot product and central
+/// differences.
+#[test]
+fn positions_in_built_strings_steer_the_derivative() {
+    let path = common::corpus::corpus_dir().join("search_built_strings.f90");
+    let engine = Engine::from_files(&[path], Options::default()).unwrap();
+    // (settings, n(1), n(6), len_trim(repeat(s // framed(s), k)), exp factor)
+    for (settings, n1, n6, l, grows) in [
+        (["s=ab", "k=2", "x=1.5"], 303.0, 300.0, 11.0, true),
+        (["s=newt", "k=3", "x=-0.5"], 507.0, 503.0, 29.0, false),
+    ] {
+        let x: f64 = settings[2][2..].parse().unwrap();
+        let p = n1 * x + n6 * x * x + l * x.sin();
+        let dp = n1 + 2.0 * n6 * x + l * x.cos();
+        let slope = if grows { (dp + p) * x.exp() } else { dp };
+        let mut args = engine.procedure(Some("probe")).unwrap().args();
+        args.apply_settings(&settings).unwrap();
+        let bad = both_modes_against(&engine, Some("probe"), &args, "y", "x", &[slope], 1e-13);
+        assert!(bad.is_empty(), "{settings:?}: {}", bad.join("\n"));
+        let (_, bad) = common::check::three_ways(&engine, Some("probe"), &args, "y", "x", 1e-7);
+        assert!(bad.is_empty(), "{settings:?}: {}", bad.join("\n"));
     }
 }

@@ -458,3 +458,117 @@ adjit: unknown command `rnu`; did you mean `run`? (`:help` lists the commands; F
          {\"value\": 4.0, \"gradient\": {\"x\": 4.0}}\n"
     );
 }
+
+/// A CHARACTER argument set on the command line chooses the branch of a
+/// BLAS-style routine (`TRANS` of `tests/corpus/blas_dgemv.f`): `run`
+/// gives `y = alpha op(A) x + beta y` for `T`, `t`, `N` and `n`, `grad`
+/// the analytic gradient of `rnorm = |y|` with respect to `x`, and `check`
+/// agrees.
+#[test]
+fn a_character_argument_set_on_the_command_line_chooses_the_branch() {
+    let file = "tests/corpus/blas_dgemv.f";
+    let base = [
+        "--entry",
+        "gemvnrm",
+        "--set",
+        "m=3",
+        "--set",
+        "n=2",
+        "--set",
+        "alpha=1.5",
+        "--set",
+        "beta=0.5",
+        "--set",
+        "a=1,2,3,4,5,6",
+        "--set",
+        "x=1,-1,2",
+        "--set",
+        "y=0.5,1,2",
+    ];
+    // A(3,2) column-major; y0 = (0.5, 1, 2).
+    let a = |i: usize, j: usize| (j * 3 + i + 1) as f64;
+    let (alpha, beta, x, y0) = (1.5, 0.5, [1.0, -1.0, 2.0], [0.5, 1.0, 2.0]);
+    for trans in ["T", "t", "N", "n"] {
+        let transposed = trans.eq_ignore_ascii_case("t");
+        let len = if transposed { 2 } else { 3 };
+        let mut y = y0;
+        for (i, yi) in y.iter_mut().enumerate().take(len) {
+            let ax: f64 = if transposed {
+                (0..3).map(|k| a(k, i) * x[k]).sum()
+            } else {
+                (0..2).map(|k| a(i, k) * x[k]).sum()
+            };
+            *yi = alpha * ax + beta * y0[i];
+        }
+        let rnorm = y[..len].iter().map(|v| v * v).sum::<f64>().sqrt();
+        // d rnorm / d x(k) = alpha sum_i op(A)(i, k) y(i) / rnorm.
+        let grad: Vec<f64> = (0..3)
+            .map(|k| {
+                (0..len)
+                    .map(|i| {
+                        let op = if transposed {
+                            a(k, i)
+                        } else if k < 2 {
+                            a(i, k)
+                        } else {
+                            0.0
+                        };
+                        alpha * op * y[i] / rnorm
+                    })
+                    .sum()
+            })
+            .collect();
+        let set = format!("trans={trans}");
+        let mut args = vec!["run", file, "--set", &set, "--json"];
+        args.extend(base);
+        let (code, out, err) = adjit(&args);
+        assert_eq!(code, 0, "{trans}: {err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let outputs = &json["outputs"];
+        assert_eq!(outputs["trans"], trans, "{out}");
+        for (i, want) in y.iter().enumerate() {
+            let got = outputs["y"][i].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-14 * want.abs(),
+                "{trans}: y({i}) {got} vs {want}"
+            );
+        }
+        let got = outputs["rnorm"].as_f64().unwrap();
+        assert!(
+            (got - rnorm).abs() <= 1e-14 * rnorm,
+            "{trans}: {got} vs {rnorm}"
+        );
+        let mut args = vec![
+            "grad", file, "--set", &set, "--of", "rnorm", "--wrt", "x", "--json",
+        ];
+        args.extend(base);
+        let (code, out, err) = adjit(&args);
+        assert_eq!(code, 0, "{trans}: {err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        for (k, want) in grad.iter().enumerate() {
+            let got = json["gradient"]["x"][k].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-13 * want.abs().max(1.0),
+                "{trans}: drnorm/dx({}) = {got}, expected {want}",
+                k + 1
+            );
+        }
+        let mut args = vec![
+            "check",
+            file,
+            "--set",
+            &set,
+            "--of",
+            "rnorm,y",
+            "--wrt",
+            "alpha,x,a",
+        ];
+        args.extend(base);
+        let (code, out, err) = adjit(&args);
+        assert_eq!(code, 0, "{trans}: {out}{err}");
+        assert!(
+            out.contains("ok: adjoint, tangent and finite differences agree"),
+            "{out}"
+        );
+    }
+}

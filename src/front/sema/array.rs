@@ -74,12 +74,17 @@ impl Lowerer<'_, '_> {
                 } else if self.runtime_len_fn(e).is_some() {
                     // Called where its value is used (`char_runtime`).
                     self.prepare_actuals(args)?;
-                } else if matches!(name.text.as_str(), "len_trim" | "index" | "scan" | "verify")
-                    && self.names_intrinsic(name)
-                    && matches!(args.first().map(|a| &a.value),
-                        Some(ArgValue::Expr(x)) if self.is_runtime_len_value(x))
+                } else if matches!(
+                    name.text.as_str(),
+                    "len_trim" | "index" | "scan" | "verify" | "len"
+                ) && self.names_intrinsic(name)
+                    && args
+                        .iter()
+                        .take(2)
+                        .any(|a| matches!(&a.value, ArgValue::Expr(x) if self.is_built_char(x)))
                 {
-                    // A loop over a function's result: before the statement.
+                    // Loops over character data built of run-time length
+                    // (a function result, a concatenation): before the statement.
                     let (x, t) = self.num(e)?;
                     let keep = self.temp("lt", t);
                     self.emit(Inst::Store(keep, x), None);

@@ -230,8 +230,9 @@ impl Lowerer<'_, '_> {
             return Ok(None);
         };
         let temp = match (&pieces.parts[..], pieces.len) {
-            // A function result: its buffer is the argument.
-            ([Piece::Buf(buf, _)], _) => *buf,
+            // A function result: its buffer, exactly as long, is the
+            // argument (other buffers may hold more than the value: TRIM).
+            ([Piece::Buf(buf, _)], _) if self.runtime_len_fn(e).is_some() => *buf,
             (_, len) => self.pieces_temp(pieces, len)?,
         };
         Ok(Some(ArgTemp {
@@ -263,24 +264,16 @@ impl Lowerer<'_, '_> {
         })
     }
 
-    /// `to = value` when the value is a concatenation, ADJUSTR or REPEAT
-    /// (returns false, doing nothing, for other values): the parts are
+    /// `to = value` when the value is character data that needs storage
+    /// of its own ([`Self::is_built_char`]; returns false, doing nothing,
+    /// for other values): the parts are
     /// copied one after the other into the target, clipped to its length,
     /// the rest blank.
     pub(super) fn assign_char_pieces(&mut self, to: &CharRef, value: &Expr) -> R<bool> {
-        let pieces = if is_concat(value)
-            || self.runtime_len_fn(value).is_some()
-            || self.wrapped_runtime_len_fn(value).is_some()
-        {
-            self.value_pieces(value)?.parts
-        } else if self.is_string_fn_ref(value)
-            && matches!(&value.kind, ExprKind::Apply { name, .. }
-                if matches!(StrFn::from_name(&name.text), Some(StrFn::Adjustr | StrFn::Repeat)))
-        {
-            self.part_pieces(value)?.parts
-        } else {
+        if !self.is_built_char(value) {
             return Ok(false);
-        };
+        }
+        let pieces = self.value_pieces(value)?.parts;
         if pieces.iter().all(|p| matches!(p, Piece::Text(_))) {
             let texts = pieces
                 .into_iter()

@@ -34,8 +34,8 @@ use std::collections::HashMap;
 pub(super) enum CharVal {
     /// A number, truth value or character reference.
     Data(Operand),
-    /// Characters `buf(1..=len)` (the buffer has one spare element, so
-    /// that it is never empty).
+    /// Characters `buf(1..=len)` (for comparisons the buffer has one
+    /// spare element, so that it is never empty).
     Buf {
         /// The rank-1 array of one-character elements.
         buf: VarId,
@@ -75,14 +75,6 @@ impl Lowerer<'_, '_> {
             .then_some(y)
     }
 
-    /// True when `e` is character data of run-time length held in a
-    /// buffer: a character function result of non-constant length, or
-    /// such a result under TRIM, ADJUSTL or ADJUSTR
-    /// ([`Self::wrapped_runtime_len_fn`]).
-    pub(super) fn is_runtime_len_value(&self, e: &Expr) -> bool {
-        self.runtime_len_fn(e).is_some() || self.wrapped_runtime_len_fn(e).is_some()
-    }
-
     /// The intrinsic and its one positional argument when `e` is TRIM,
     /// ADJUSTL or ADJUSTR.
     fn string_fn_arg<'e>(&self, e: &'e Expr) -> Option<(StrFn, &'e Expr)> {
@@ -102,28 +94,14 @@ impl Lowerer<'_, '_> {
         .then_some((which, x))
     }
 
-    /// The result of the character function reference `x` (of
-    /// non-constant result length) in its buffer: the buffer and the
-    /// number of characters (I64).
-    pub(super) fn runtime_len_buffer(&mut self, x: &Expr) -> R<(VarId, adjit_ir::Value)> {
-        match self.part_pieces(x)?.parts[..] {
-            [Piece::Buf(buf, n)] => Ok((buf, n)),
-            _ => Err(self.err(
-                x.span,
-                "internal error: a character function result of run-time length is not one buffer",
-            )),
-        }
-    }
-
-    /// ADJUSTL (`left`) or ADJUSTR of the character function reference
-    /// `x` of non-constant result length, as parts: ADJUSTL moves the
-    /// characters of its buffer left in place, over the leading blanks,
-    /// and blanks the end; ADJUSTR is as many blanks as the trailing ones,
-    /// then the buffer up to its last non-blank.
-    pub(super) fn adjusted_buffer(&mut self, left: bool, x: &Expr) -> R<Pieces> {
+    /// ADJUSTL (`left`) or ADJUSTR of character data of run-time length
+    /// in the buffer `buf` (`n` characters, an I64 variable; the buffer is
+    /// consumed), as parts: ADJUSTL moves the characters of the buffer
+    /// left in place, over the leading blanks, and blanks the end;
+    /// ADJUSTR is as many blanks as the trailing ones, then the buffer up
+    /// to its last non-blank.
+    pub(super) fn adjusted_buffer(&mut self, left: bool, buf: VarId, n: VarId) -> R<Pieces> {
         let i64t = Type::I64;
-        let (buf, n) = self.runtime_len_buffer(x)?;
-        let n = self.keep_value(n);
         let len = self.val(Inst::Load(n), i64t);
         let (first, last) =
             self.buffer_search(CharSearch::Verify, buf, len, &CharRef::literal(b" "))?;
@@ -177,85 +155,194 @@ impl Lowerer<'_, '_> {
         n: adjit_ir::Value,
         set: &CharRef,
     ) -> R<(adjit_ir::Value, adjit_ir::Value)> {
-        let i64t = Type::I64;
         let n = self.keep_value(n);
-        let set = self.spill_ref(set);
-        let (first, last) = self.hit_positions();
-        self.for_positions(&[n], &mut |this, ks| {
-            let one = this.int(1, i64t);
-            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
-            let set = this.reload_ref(&set);
-            // The character's position in the set (0: not in it).
-            let found = this.val(
-                Inst::CharSearch(CharSearch::Index, false, set, element(buf, at)),
-                i64t,
-            );
-            let zero = this.int(0, i64t);
-            let cmp = if op == CharSearch::Scan {
-                CmpOp::Ne
-            } else {
-                CmpOp::Eq
-            };
-            let hit = this.val(Inst::Cmp(cmp, found, zero), Type::Bool);
-            this.record_hit(hit, at, first, last);
-            Ok(())
-        })?;
-        Ok((
-            self.val(Inst::Load(first), i64t),
-            self.val(Inst::Load(last), i64t),
-        ))
+        let set = self.spill_side(&Side::Ref(set.clone()));
+        self.side_search(op, &SpilledSide::Kept(buf, n), &set)
     }
 
     /// The first and last positions (1-based, I64; 0 when there is none)
-    /// where `sub` starts in the first `n` (I64) characters of the buffer
-    /// `buf` (INDEX; an empty `sub` is found at 1 and at `n + 1`).
-    pub(super) fn buffer_index(
+    /// of the string `s` where INDEX (`t` starts there; an empty `t` is
+    /// found at 1 and past the end), SCAN (a character of the set `t`) or
+    /// VERIFY (a character not in the set `t`) succeeds: a loop over the
+    /// positions of `s` around one over the characters of `t`.
+    fn side_search(
         &mut self,
-        buf: VarId,
-        n: adjit_ir::Value,
-        sub: &CharRef,
+        op: CharSearch,
+        s: &SpilledSide,
+        t: &SpilledSide,
     ) -> R<(adjit_ir::Value, adjit_ir::Value)> {
         let (i64t, bt) = (Type::I64, Type::Bool);
-        let m = self.char_len_value(sub);
-        let starts = self.val(Inst::Binary(BinaryOp::Sub, n, m), i64t);
-        let one = self.int(1, i64t);
-        let starts = self.val(Inst::Binary(BinaryOp::Add, starts, one), i64t);
-        let zero = self.int(0, i64t);
-        let starts = self.val(Inst::Binary(BinaryOp::Max, starts, zero), i64t);
-        let starts = self.keep_value(starts);
+        let n = self.side_len(s);
+        let m = self.side_len(t);
         let m = self.keep_value(m);
-        let sub = self.spill_ref(sub);
+        let starts = if op == CharSearch::Index {
+            let m = self.val(Inst::Load(m), i64t);
+            let rest = self.val(Inst::Binary(BinaryOp::Sub, n, m), i64t);
+            let one = self.int(1, i64t);
+            let rest = self.val(Inst::Binary(BinaryOp::Add, rest, one), i64t);
+            let zero = self.int(0, i64t);
+            self.val(Inst::Binary(BinaryOp::Max, rest, zero), i64t)
+        } else {
+            n
+        };
+        let starts = self.keep_value(starts);
         let (first, last) = self.hit_positions();
         let at_var = self.temp("ip", i64t);
-        let same = self.temp("im", bt);
+        // INDEX: every character matches; SCAN, VERIFY: some character
+        // of the set matches.
+        let every = op == CharSearch::Index;
+        let acc = self.temp("im", bt);
         self.for_positions(&[starts], &mut |this, ks| {
             let one = this.int(1, i64t);
             let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
             this.emit(Inst::Store(at_var, at), None);
-            let t = this.konst(Const::Bool(true), bt);
-            this.emit(Inst::Store(same, t), None);
+            let init = this.konst(Const::Bool(every), bt);
+            this.emit(Inst::Store(acc, init), None);
             this.for_positions(&[m], &mut |this, js| {
                 let one = this.int(1, i64t);
                 let j = this.val(Inst::Binary(BinaryOp::Add, js[0], one), i64t);
                 let at = this.val(Inst::Load(at_var), i64t);
-                let p = this.val(Inst::Binary(BinaryOp::Add, at, js[0]), i64t);
-                let sub = this.reload_ref(&sub);
-                let s = this.shifted_ref(&sub, j, j);
-                let eq = this.val(Inst::CharCompare(CmpOp::Eq, element(buf, p), s), bt);
-                let all = this.val(Inst::Load(same), bt);
-                let all = this.val(Inst::Binary(BinaryOp::And, all, eq), bt);
-                this.emit(Inst::Store(same, all), None);
+                let p = if every {
+                    this.val(Inst::Binary(BinaryOp::Add, at, js[0]), i64t)
+                } else {
+                    at
+                };
+                let c = this.char_at(s, p);
+                let d = this.char_at(t, j);
+                let eq = this.val(Inst::CharCompare(CmpOp::Eq, c, d), bt);
+                let so_far = this.val(Inst::Load(acc), bt);
+                let join = if every { BinaryOp::And } else { BinaryOp::Or };
+                let so_far = this.val(Inst::Binary(join, so_far, eq), bt);
+                this.emit(Inst::Store(acc, so_far), None);
                 Ok(())
             })?;
-            let hit = this.val(Inst::Load(same), bt);
+            let found = this.val(Inst::Load(acc), bt);
+            let hit = if op == CharSearch::Verify {
+                let (t, f) = (
+                    this.konst(Const::Bool(true), bt),
+                    this.konst(Const::Bool(false), bt),
+                );
+                this.val(Inst::Select(found, f, t), bt)
+            } else {
+                found
+            };
             let at = this.val(Inst::Load(at_var), i64t);
             this.record_hit(hit, at, first, last);
             Ok(())
         })?;
-        Ok((
-            self.val(Inst::Load(first), i64t),
-            self.val(Inst::Load(last), i64t),
-        ))
+        Ok(self.load_hits(first, last))
+    }
+
+    /// INDEX, SCAN or VERIFY (`op`) of the character expression `string`
+    /// with the substring or set `set` (LEN_TRIM: VERIFY of a blank) where
+    /// either is character data of run-time length that needs storage of
+    /// its own ([`Self::is_built_char`]): loops over both, buffers
+    /// released after them. The first and last positions where the
+    /// search succeeds (I64 variables, 0 when it never does).
+    pub(super) fn searched_values(
+        &mut self,
+        op: CharSearch,
+        string: &Expr,
+        set: Option<&Expr>,
+    ) -> R<(VarId, VarId)> {
+        let s = self.compared_side_exact(string)?;
+        let s = self.spill_side(&s);
+        let t = match set {
+            Some(e) => self.compared_side_exact(e)?,
+            None => Side::Ref(CharRef::literal(b" ")),
+        };
+        let t = self.spill_side(&t);
+        let (first, last) = self.side_search(op, &s, &t)?;
+        let kept = (self.keep_value(first), self.keep_value(last));
+        self.release_sides(&[&s, &t]);
+        Ok(kept)
+    }
+
+    /// LEN of character data that needs storage of its own
+    /// ([`Self::is_built_char`]), built to be measured (I64).
+    pub(super) fn built_len(&mut self, e: &Expr) -> R<adjit_ir::Value> {
+        let side = self.compared_side_exact(e)?;
+        let side = self.spill_side(&side);
+        let n = self.side_len(&side);
+        let n = self.keep_value(n);
+        self.release_sides(&[&side]);
+        Ok(self.val(Inst::Load(n), Type::I64))
+    }
+
+    /// Releases the buffers among the operands of a loop over characters.
+    fn release_sides(&mut self, sides: &[&SpilledSide]) {
+        for s in sides {
+            if let SpilledSide::Buf(buf, _) = s {
+                self.emit(Inst::Deallocate(*buf), None);
+            }
+        }
+    }
+
+    /// The exact value of a character expression (trailing blanks kept):
+    /// its data, or a buffer when it is built of run-time length (its
+    /// first `len` characters: the buffer may be longer, and has no spare
+    /// element past them).
+    pub(super) fn char_value(&mut self, e: &Expr) -> R<CharVal> {
+        if !self.is_built_char(e) && !self.is_string_fn_ref(e) {
+            return self.expr(e).map(CharVal::Data);
+        }
+        let pieces = self.value_pieces(e)?;
+        if let [Piece::Text(r)] = &pieces.parts[..] {
+            return Ok(CharVal::Data(Operand::Char(r.clone())));
+        }
+        if let Some(n) = pieces.len.filter(|&n| n <= MAX_TEMP_LEN) {
+            return Ok(CharVal::Data(Operand::Char(self.pieces_in_temp(pieces, n))));
+        }
+        if let [Piece::Buf(buf, n)] = pieces.parts[..] {
+            // Its first `n` characters (TRIM of a buffer is shorter).
+            let len = self.keep_value(n);
+            return Ok(CharVal::Buf { buf, len });
+        }
+        let (buf, len) = self.fill_buffer(&pieces, 0)?;
+        Ok(CharVal::Buf { buf, len })
+    }
+
+    /// An operand of a search or of LEN: [`Self::char_value`] as a side.
+    fn compared_side_exact(&mut self, e: &Expr) -> R<Side> {
+        match self.char_value(e)? {
+            CharVal::Data(Operand::Char(r)) => Ok(Side::Ref(r)),
+            CharVal::Buf { buf, len } => Ok(Side::Buf(buf, len)),
+            CharVal::Data(Operand::Num(..)) => {
+                Err(self.err(e.span, "character data expected here, not a number"))
+            }
+        }
+    }
+
+    /// REPEAT of character data of run-time length in the buffer `buf`
+    /// (`n` characters, an I64 variable; the buffer is consumed), `copies`
+    /// (I64, not negative) times, in a new buffer.
+    pub(super) fn repeat_buffer(
+        &mut self,
+        buf: VarId,
+        n: VarId,
+        copies: adjit_ir::Value,
+    ) -> R<Pieces> {
+        let i64t = Type::I64;
+        let copies = self.keep_value(copies);
+        let each = self.val(Inst::Load(n), i64t);
+        let c = self.val(Inst::Load(copies), i64t);
+        let total = self.val(Inst::Binary(BinaryOp::Mul, each, c), i64t);
+        let total = self.keep_value(total);
+        let out = self.exact_temp(Type::Char, &[total]);
+        self.for_positions(&[n, copies], &mut |this, ks| {
+            let (one, each) = (this.int(1, i64t), this.val(Inst::Load(n), i64t));
+            let from = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            let skip = this.val(Inst::Binary(BinaryOp::Mul, ks[1], each), i64t);
+            let to = this.val(Inst::Binary(BinaryOp::Add, skip, from), i64t);
+            this.emit(Inst::CharAssign(element(out, to), element(buf, from)), None);
+            Ok(())
+        })?;
+        self.emit(Inst::Deallocate(buf), None);
+        let t = self.val(Inst::Load(total), i64t);
+        Ok(Pieces {
+            parts: vec![Piece::Buf(out, t)],
+            len: None,
+        })
     }
 
     /// Two I64 variables set to 0: the first and the last position where
@@ -267,6 +354,16 @@ impl Lowerer<'_, '_> {
         self.emit(Inst::Store(first, zero), None);
         self.emit(Inst::Store(last, zero), None);
         (first, last)
+    }
+
+    /// The first and last positions a search recorded in the variables
+    /// of [`Self::hit_positions`], loaded (I64).
+    fn load_hits(&mut self, first: VarId, last: VarId) -> (adjit_ir::Value, adjit_ir::Value) {
+        let i64t = Type::I64;
+        (
+            self.val(Inst::Load(first), i64t),
+            self.val(Inst::Load(last), i64t),
+        )
     }
 
     /// Records a search's success (`hit`, Bool) at `at` (I64) in the
@@ -298,14 +395,19 @@ impl Lowerer<'_, '_> {
     /// True when `e` is character data of possibly run-time length that
     /// needs storage of its own: a concatenation, ADJUSTR / REPEAT, or a
     /// character function of non-constant result length (under TRIM,
-    /// ADJUSTL or ADJUSTR too).
+    /// ADJUSTL or ADJUSTR too), and TRIM or ADJUSTL of any of them.
     pub(super) fn is_built_char(&self, e: &Expr) -> bool {
-        is_concat(e)
+        if is_concat(e)
             || self.runtime_len_fn(e).is_some()
             || self.wrapped_runtime_len_fn(e).is_some()
             || matches!(&e.kind, ExprKind::Apply { name, .. }
                 if matches!(StrFn::from_name(&name.text), Some(StrFn::Adjustr | StrFn::Repeat))
                     && self.names_string_fn(name))
+        {
+            return true;
+        }
+        // TRIM or ADJUSTL of such data.
+        matches!(self.string_fn_arg(e), Some((StrFn::Trim | StrFn::Adjustl, x)) if self.is_built_char(x))
     }
 
     /// The parts of a value [`Self::is_built_char`] accepts.
@@ -419,11 +521,7 @@ impl Lowerer<'_, '_> {
             this.emit(Inst::Store(less, l), None);
             Ok(())
         })?;
-        for s in [a, b] {
-            if let SpilledSide::Buf(buf, _) = s {
-                self.emit(Inst::Deallocate(*buf), None);
-            }
-        }
+        self.release_sides(&[a, b]);
         let d = self.val(Inst::Load(decided), bt);
         let l = self.val(Inst::Load(less), bt);
         let (t, f) = (

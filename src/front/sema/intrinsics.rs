@@ -276,7 +276,8 @@ pub(crate) fn is_elemental(name: &str) -> bool {
                 | How::RoundFloat(_)
                 | How::ToReal
                 | How::Merge
-                | How::Hypot,
+                | How::Hypot
+                | How::Code,
             _,
             _
         ))
@@ -392,7 +393,7 @@ impl Lowerer<'_, '_> {
             }
             How::Index => {
                 arity(self, 2, 2)?;
-                if self.is_runtime_len_value(positional[0]) {
+                if self.searches_built(&positional) {
                     return self.buffer_search_intrinsic(name, Search::Index, &positional);
                 }
                 let a = self.char_operand(positional[0], &name.text)?;
@@ -639,6 +640,25 @@ impl Lowerer<'_, '_> {
             }
             return Ok(Operand::Num(total, Type::I32));
         }
+        if let ExprKind::Apply { name, args } = &bare.kind {
+            if matches!(name.text.as_str(), "adjustl" | "adjustr")
+                && self.names_string_fn(name)
+                && args.len() == 1
+            {
+                if let ArgValue::Expr(inner) = &args[0].value {
+                    // ADJUSTL and ADJUSTR keep the length.
+                    return self.len_of(inner);
+                }
+            }
+        }
+        if self.is_built_char(bare) {
+            // Built to be measured (REPEAT, TRIM of data of run-time length).
+            let n = self.built_len(bare)?;
+            return Ok(Operand::Num(
+                self.convert(n, Type::I64, Type::I32),
+                Type::I32,
+            ));
+        }
         let r = self.char_operand(x, "len")?;
         let len = match self.char_len_of(&r) {
             Some(n) => self.int(n, Type::I32),
@@ -665,7 +685,7 @@ impl Lowerer<'_, '_> {
                 format!("wrong number of arguments to `{}`", name.text),
             ));
         }
-        if self.is_runtime_len_value(positional[0]) {
+        if self.searches_built(positional) {
             return self.buffer_search_intrinsic(name, what, positional);
         }
         let a = self.char_operand(positional[0], &name.text)?;
@@ -718,39 +738,31 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// LEN_TRIM, INDEX, SCAN or VERIFY of character data of run-time
-    /// length held in a buffer (a character function result of
-    /// non-constant length, under TRIM, ADJUSTL or ADJUSTR too): loops
-    /// over the buffer, which is released after them.
+    /// True when the string or the substring / set of a search is
+    /// character data that needs storage of its own
+    /// ([`Self::is_built_char`]).
+    fn searches_built(&self, positional: &[&Expr]) -> bool {
+        positional.iter().take(2).any(|x| self.is_built_char(x))
+    }
+
+    /// LEN_TRIM, INDEX, SCAN or VERIFY where the string or the substring /
+    /// set is character data that needs storage of its own (a character
+    /// function result of non-constant length, a concatenation, ADJUSTL,
+    /// ADJUSTR or REPEAT of data of run-time length): loops over both
+    /// ([`Self::searched_values`]).
     fn buffer_search_intrinsic(
         &mut self,
         name: &Name,
         what: Search,
         positional: &[&Expr],
     ) -> R<Operand> {
-        let pieces = self.value_pieces(positional[0])?;
-        let (buf, n) = match pieces.parts[..] {
-            [super::char_expr::Piece::Buf(buf, n)] => (buf, n),
-            _ => {
-                let (buf, len) = self.fill_buffer(&pieces, 1)?;
-                (buf, self.val(Inst::Load(len), Type::I64))
-            }
+        let (op, set) = match what {
+            Search::LenTrim => (CharSearch::Verify, None),
+            Search::Index => (CharSearch::Index, Some(positional[1])),
+            Search::Scan => (CharSearch::Scan, Some(positional[1])),
+            Search::Verify => (CharSearch::Verify, Some(positional[1])),
         };
-        let n = self.keep_value(n);
-        let set = match what {
-            Search::LenTrim => CharRef::literal(b" "),
-            _ => self.char_operand(positional[1], &name.text)?,
-        };
-        let n = self.val(Inst::Load(n), Type::I64);
-        let (first, last) = match what {
-            Search::Index => self.buffer_index(buf, n, &set)?,
-            Search::Scan => self.buffer_search(CharSearch::Scan, buf, n, &set)?,
-            Search::Verify | Search::LenTrim => {
-                self.buffer_search(CharSearch::Verify, buf, n, &set)?
-            }
-        };
-        let (first, last) = (self.keep_value(first), self.keep_value(last));
-        self.emit(Inst::Deallocate(buf), None);
+        let (first, last) = self.searched_values(op, positional[0], set)?;
         let lo = if what == Search::LenTrim { 1 } else { 2 };
         let back = self.back_arg(name, what, positional.get(lo).copied())?;
         let i64t = Type::I64;

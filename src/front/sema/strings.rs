@@ -10,6 +10,7 @@
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::char_expr::{Piece, Pieces, StrFn, MAX_TEMP_LEN};
+use super::char_runtime::CharVal;
 use super::lowerer::{Lowerer, Operand, Reported, R};
 use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Type, VarId};
 
@@ -37,7 +38,7 @@ impl Lowerer<'_, '_> {
         if let ExprKind::Apply { name, args } = &e.kind {
             if StrFn::from_name(&name.text) == Some(StrFn::Adjustl) && self.names_string_fn(name) {
                 let x = self.string_args(name, args, 1)?[0];
-                if self.runtime_len_fn(x).is_some() {
+                if self.is_built_char(x) {
                     return self.expr(e);
                 }
                 let r = self.string_operand(x, name)?;
@@ -92,16 +93,27 @@ impl Lowerer<'_, '_> {
         let xs = self.string_args(name, args, n)?;
         let i64t = Type::I64;
         Ok(match which {
-            // A character function result of run-time length: its buffer
-            // up to the last non-blank.
-            StrFn::Trim if self.is_runtime_len_value(xs[0]) => {
-                let (buf, n) = self.runtime_len_buffer(xs[0])?;
-                let last = self.buffer_last_nonblank(buf, n)?;
-                Pieces {
-                    parts: vec![Piece::Buf(buf, last)],
-                    len: None,
+            // Other data of run-time length that needs storage: its
+            // value up to the last non-blank.
+            StrFn::Trim if self.is_built_char(xs[0]) => match self.char_value(xs[0])? {
+                CharVal::Buf { buf, len } => {
+                    let n = self.val(Inst::Load(len), i64t);
+                    let last = self.buffer_last_nonblank(buf, n)?;
+                    Pieces {
+                        parts: vec![Piece::Buf(buf, last)],
+                        len: None,
+                    }
                 }
-            }
+                CharVal::Data(Operand::Char(r)) => {
+                    let last = self.last_nonblank(&r);
+                    let one = self.int(1, i64t);
+                    Pieces {
+                        parts: vec![Piece::Text(self.shifted_ref(&r, one, last))],
+                        len: None,
+                    }
+                }
+                CharVal::Data(Operand::Num(..)) => return Err(self.not_char(xs[0], name)),
+            },
             StrFn::Trim => {
                 let Operand::Char(r) = self.char_unpadded(xs[0])? else {
                     return Err(self.not_char(xs[0], name));
@@ -113,11 +125,11 @@ impl Lowerer<'_, '_> {
                     len: None,
                 }
             }
-            StrFn::Adjustl | StrFn::Adjustr if self.runtime_len_fn(xs[0]).is_some() => {
-                self.adjusted_buffer(which == StrFn::Adjustl, xs[0])?
-            }
             StrFn::Adjustl | StrFn::Adjustr => {
-                let r = self.string_operand(xs[0], name)?;
+                let r = match self.string_value(xs[0], name)? {
+                    Ok(r) => r,
+                    Err((buf, n)) => return self.adjusted_buffer(which == StrFn::Adjustl, buf, n),
+                };
                 let len = self.char_len_value(&r);
                 let (text, kept) = if which == StrFn::Adjustl {
                     let text = self.after_leading_blanks(&r);
@@ -140,7 +152,7 @@ impl Lowerer<'_, '_> {
                 }
             }
             StrFn::Repeat => {
-                let r = self.string_operand(xs[0], name)?;
+                let r = self.string_value(xs[0], name)?;
                 let copies = match self.num(xs[1])? {
                     (v, t @ (Type::I32 | Type::I64)) => match self.const_of(v) {
                         Some(Const::Int(c)) if c < 0 => {
@@ -160,6 +172,10 @@ impl Lowerer<'_, '_> {
                             "the NCOPIES argument of `repeat` must be an integer",
                         ))
                     }
+                };
+                let r = match r {
+                    Ok(r) => r,
+                    Err((buf, n)) => return self.repeat_buffer(buf, n, copies),
                 };
                 let len = match (self.char_len_of(&r), self.const_of(copies)) {
                     (Some(n), Some(Const::Int(c))) => n.checked_mul(c).or(Some(i64::MAX)),
@@ -194,6 +210,17 @@ impl Lowerer<'_, '_> {
             ));
         }
         Ok(out)
+    }
+
+    /// The character argument of ADJUSTL, ADJUSTR or REPEAT: its data, or
+    /// (`Err`) a buffer and its length (an I64 variable) when it is built
+    /// of run-time length.
+    fn string_value(&mut self, x: &Expr, name: &Name) -> R<Result<CharRef, (VarId, VarId)>> {
+        match self.char_value(x)? {
+            CharVal::Data(Operand::Char(r)) => Ok(Ok(r)),
+            CharVal::Buf { buf, len } => Ok(Err((buf, len))),
+            CharVal::Data(Operand::Num(..)) => Err(self.not_char(x, name)),
+        }
     }
 
     /// The character argument of a character intrinsic.
