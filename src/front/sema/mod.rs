@@ -366,6 +366,10 @@ pub(crate) struct Unit<'a> {
     pub ast: &'a Procedure,
     /// Its IR name.
     pub ir_name: String,
+    /// The prefix of the names of its SAVE variables' storage: its IR
+    /// name, or for an ENTRY's procedure that of the procedure holding
+    /// the statement (they share it).
+    pub save_name: String,
     /// The host of an internal procedure.
     pub host: Option<usize>,
     /// The module of a module procedure (or of the host).
@@ -929,9 +933,14 @@ fn collect_unit<'a>(
             prog.by_name.insert(p.name.text.clone(), idx);
         }
     }
+    let save_name = p
+        .entry_of
+        .as_ref()
+        .map_or_else(|| ir_name.clone(), |e| e.text.clone());
     prog.units.push(Unit {
         ast: p,
         ir_name,
+        save_name,
         host,
         module,
         scope,
