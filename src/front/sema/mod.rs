@@ -45,6 +45,7 @@ mod alloc_param;
 mod array;
 mod array_fn;
 mod associate;
+mod block_sized;
 mod char_code;
 mod char_expr;
 mod char_runtime;

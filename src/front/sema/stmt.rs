@@ -251,6 +251,7 @@ impl Lowerer<'_, '_> {
             StmtKind::Read { format, items } => self.read_stmt(format, items, s.span),
             StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
             StmtKind::Block { body, .. } => {
+                self.size_block_arrays(s.span)?;
                 self.stmts(body);
                 Ok(())
             }
