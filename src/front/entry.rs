@@ -72,16 +72,12 @@ fn split_procedure(mut p: Procedure, diags: &mut Vec<Diagnostic>) -> Vec<Procedu
     for c in &mut p.contains {
         refuse_entries(c, "an internal procedure", diags);
     }
-    let entries: Vec<(usize, Name, Vec<Name>, Option<Name>, Stmt)> = p
+    let entries: Vec<(usize, Stmt)> = p
         .body
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| match &s.kind {
-            StmtKind::Entry { name, args, result } => {
-                Some((i, name.clone(), args.clone(), result.clone(), s.clone()))
-            }
-            _ => None,
-        })
+        .filter(|(_, s)| matches!(s.kind, StmtKind::Entry { .. }))
+        .map(|(i, s)| (i, s.clone()))
         .collect();
     if entries.is_empty() {
         return vec![p];
@@ -100,7 +96,10 @@ fn split_procedure(mut p: Procedure, diags: &mut Vec<Diagnostic>) -> Vec<Procedu
         result: function.clone(),
         start: 0,
     }];
-    for (i, name, args, result, s) in entries {
+    for (i, s) in entries {
+        let StmtKind::Entry { name, args, result } = s.kind else {
+            continue;
+        };
         if points.iter().any(|q| q.name.text == name.text) {
             diags.push(Diagnostic::error(
                 name.span,
