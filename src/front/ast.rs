@@ -92,6 +92,9 @@ pub struct Procedure {
     /// Declared ELEMENTAL (the PURE, IMPURE and RECURSIVE prefixes are
     /// accepted and change nothing).
     pub elemental: bool,
+    /// For the procedure of an ENTRY statement: the procedure holding the
+    /// statement, whose SAVE variables it shares (see [`crate::front::entry`]).
+    pub entry_of: Option<Name>,
 }
 
 /// A labelled FORMAT statement.
@@ -584,6 +587,18 @@ pub enum StmtKind {
     /// A statement the subset does not support (READ, OPEN, ...),
     /// kept with its keyword so sema reports it with its position.
     Unsupported(String),
+    /// `ENTRY name(args) [RESULT(r)]`: another way into the enclosing
+    /// subroutine or function. The parser splits each procedure with
+    /// ENTRY statements into one procedure per entry point
+    /// ([`crate::front::entry`]); one left in a construct is refused by sema.
+    Entry {
+        /// The entry point's name.
+        name: Name,
+        /// Its dummy arguments, in order.
+        args: Vec<Name>,
+        /// `RESULT(r)` of an entry of a function.
+        result: Option<Name>,
+    },
     /// FARFEL's forward-AD block `ADF(TANGENT(x) = e, ...) ... END ADF(d =
     /// TANGENT(y), ...)` or reverse-AD block `ADR(COTANGENT(y) = e, ...)
     /// ... END ADR(g = COTANGENT(x), ...)` (see [`AdfBlock`]).
@@ -680,6 +695,7 @@ macro_rules! own_exprs_body {
             | StmtKind::Continue
             | StmtKind::Return
             | StmtKind::Unsupported(_)
+            | StmtKind::Entry { .. }
             | StmtKind::Adf(_) => {}
         }
         out

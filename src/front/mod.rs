@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod entry;
 pub mod lexer;
 pub mod parser;
 pub mod sema;

@@ -227,6 +227,7 @@ fn outline_in(stmts: &mut [Stmt], new: &mut Vec<Procedure>) {
                     nested: false,
                     span,
                     elemental: false,
+                    entry_of: None,
                 });
                 block.outlined = Some(name);
             }

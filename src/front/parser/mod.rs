@@ -88,8 +88,9 @@ fn parse_statements(
         col: 1,
     };
     let mut parser = Parser::new(stmts, end_span);
-    let units = parser.parse_units();
+    let mut units = parser.parse_units();
     diags.append(&mut parser.diags);
+    crate::front::entry::split_entries(&mut units, &mut diags);
     (SourceFile { file, units }, diags)
 }
 

@@ -98,10 +98,9 @@ pub(super) fn recover_construct(text: &str, span: Span) -> Option<LineKind> {
 
 /// Executable statements the subset rejects, with the keyword reported
 /// (longer spellings first where one is a prefix of another).
-const UNSUPPORTED_EXECUTABLES: [(&str, &str); 13] = [
+const UNSUPPORTED_EXECUTABLES: [(&str, &str); 12] = [
     ("open", "OPEN"),
     ("close", "CLOSE"),
-    ("entry", "ENTRY"),
     ("assign", "ASSIGN"),
     ("pause", "PAUSE"),
     ("inquire", "INQUIRE"),
@@ -115,6 +114,34 @@ const UNSUPPORTED_EXECUTABLES: [(&str, &str); 13] = [
 ];
 
 impl StmtParser<'_> {
+    /// The rest of `ENTRY name[(args)] [RESULT(r)]`, after the keyword.
+    fn entry_statement(&mut self) -> PResult<StmtKind> {
+        let name = self.name("the entry point name")?;
+        let mut args = Vec::new();
+        if self.eat(TokenKind::LParen) && !self.eat(TokenKind::RParen) {
+            loop {
+                if self.at(TokenKind::Star) {
+                    return Err(Diagnostic::error(
+                        self.span_here(),
+                        "alternate return dummy arguments ('*') are not supported",
+                    ));
+                }
+                args.push(self.name("a dummy argument name")?);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::RParen)?;
+        }
+        let mut result = None;
+        if self.eat_kw("result") {
+            self.expect(TokenKind::LParen)?;
+            result = Some(self.name("the result variable name")?);
+            self.expect(TokenKind::RParen)?;
+        }
+        Ok(StmtKind::Entry { name, args, result })
+    }
+
     /// The control list of READ / WRITE: `(unit, format)` with optional
     /// `unit=` and `fmt=`; only standard input / output (unit `*`, 5 for
     /// READ, 6 for WRITE) and a format are supported.
@@ -1164,6 +1191,9 @@ impl<'s> StmtParser<'s> {
                 "DEALLOCATE statement"
             };
             self.allocation(allocate, keyword_span)?
+        } else if self.eat_kw("entry") {
+            self.what = "ENTRY statement";
+            self.entry_statement()?
         } else if let Some(&(_, keyword)) = UNSUPPORTED_EXECUTABLES
             .iter()
             .find(|(kw, _)| self.at_kw(kw))

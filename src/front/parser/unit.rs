@@ -319,6 +319,7 @@ impl Parser {
             nested: false,
             span: header.span,
             elemental: header.elemental,
+            entry_of: None,
         };
         super::farfel::outline_adf_blocks(&mut p);
         p

@@ -204,6 +204,7 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
         | StmtKind::Goto(_)
         | StmtKind::Continue
         | StmtKind::Return
+        | StmtKind::Entry { .. }
         | StmtKind::Unsupported(_) => {}
         StmtKind::Write { items, .. } | StmtKind::Read { items, .. } => {
             items.iter_mut().for_each(e)

@@ -1274,22 +1274,30 @@ impl Lowerer<'_, '_> {
         for &pi in &d.params {
             let ty = sig.params[pi].0;
             // Storage the callee's declaration accepts: its constant
-            // bounds, one element where the extent is assumed.
-            let mut dims = Vec::new();
-            for dim in &sig.dims[pi] {
-                let adjit_ir::Bound::Const(lo) = dim.lower else {
-                    return Err(self.absent_bounds(d, callee));
-                };
-                let hi = match &dim.upper {
-                    None => lo,
-                    Some(adjit_ir::Bound::Const(hi)) => *hi,
-                    Some(_) => return Err(self.absent_bounds(d, callee)),
-                };
-                dims.push(adjit_ir::Dim {
-                    lower: adjit_ir::Bound::Const(lo),
-                    upper: Some(adjit_ir::Bound::Const(hi.max(lo))),
-                });
-            }
+            // bounds, one element where the extent is assumed or read from
+            // other arguments (an absent dummy is never referenced, only
+            // passed on absent: the callee never sees its bounds).
+            let dims = sig.dims[pi]
+                .iter()
+                .map(|dim| {
+                    let lo = match dim.lower {
+                        adjit_ir::Bound::Const(lo) => lo,
+                        _ => 1,
+                    };
+                    let hi = match &dim.upper {
+                        Some(adjit_ir::Bound::Const(hi))
+                            if dim.lower == adjit_ir::Bound::Const(lo) =>
+                        {
+                            *hi
+                        }
+                        _ => lo,
+                    };
+                    adjit_ir::Dim {
+                        lower: adjit_ir::Bound::Const(lo),
+                        upper: Some(adjit_ir::Bound::Const(hi.max(lo))),
+                    }
+                })
+                .collect();
             let tmp = self.temp("absent", ty);
             let var = &mut self.proc.vars[tmp.index()];
             var.dims = dims;
@@ -1298,18 +1306,13 @@ impl Lowerer<'_, '_> {
             }
             out[pi] = Some(CallArg::Var(tmp));
         }
+        // The extents of an absent assumed-shape dummy: one element.
+        for &p in &d.extents {
+            let ty = sig.params[p].0;
+            out[p] = Some(CallArg::Value(self.konst(Const::Int(1), ty)));
+        }
         out[pf] = Some(CallArg::Value(self.konst(Const::Bool(false), Type::Bool)));
         Ok(())
-    }
-
-    fn absent_bounds(&mut self, d: &Dummy, callee: &Name) -> Reported {
-        self.err(
-            callee.span,
-            format!(
-                "unsupported Fortran: absent OPTIONAL array `{}` of `{}` with non-constant bounds (declare it assumed-shape or assumed-size)",
-                d.name, callee.text
-            ),
-        )
     }
 
     /// An actual argument associated with an INTENT(OUT) or INTENT(INOUT)

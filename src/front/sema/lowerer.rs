@@ -840,7 +840,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 format!("dummy argument `{n}` is not available here"),
             ));
         } else if d.save || scope.save_all {
-            let gname = format!("{}::{}", self.u().ir_name, n);
+            let gname = format!("{}::{}", self.u().save_name, n);
             // Instances of one unit share its SAVE variables.
             let shared = self.out.globals.iter().position(|g| g.name == gname);
             match shared {

@@ -47,6 +47,7 @@ mod alloc_structs;
 mod array;
 mod array_fn;
 mod associate;
+mod block_sized;
 mod char_code;
 mod char_expr;
 mod char_runtime;
@@ -369,6 +370,10 @@ pub(crate) struct Unit<'a> {
     pub ast: &'a Procedure,
     /// Its IR name.
     pub ir_name: String,
+    /// The prefix of the names of its SAVE variables' storage: its IR
+    /// name, or for an ENTRY's procedure that of the procedure holding
+    /// the statement (they share it).
+    pub save_name: String,
     /// The host of an internal procedure.
     pub host: Option<usize>,
     /// The module of a module procedure (or of the host).
@@ -945,9 +950,14 @@ fn collect_unit<'a>(
             prog.by_name.insert(p.name.text.clone(), idx);
         }
     }
+    let save_name = p
+        .entry_of
+        .as_ref()
+        .map_or_else(|| ir_name.clone(), |e| e.text.clone());
     prog.units.push(Unit {
         ast: p,
         ir_name,
+        save_name,
         host,
         module,
         scope,

@@ -182,7 +182,7 @@ pub(crate) fn analyse(prog: &mut Program) {
         names.sort_by_key(|(_, d)| (d.span.line, d.span.col));
         for (n, d) in names {
             list.push(Persistent {
-                name: format!("{}::{n}", u.ir_name),
+                name: format!("{}::{n}", u.save_name),
                 decl: d.clone(),
                 ty: d.ty.clone().or_else(|| u.scope.implicit_type(n)),
             });

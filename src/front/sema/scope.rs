@@ -227,6 +227,11 @@ pub enum Sym {
 pub struct Scope {
     /// Names declared in the unit (or imported by USE).
     pub syms: HashMap<String, Sym>,
+    /// Arrays of a BLOCK whose bounds read a local variable of the
+    /// procedure: the BLOCK statement's position, the array and its
+    /// declared bounds. They are ALLOCATABLE here, allocated on entry to
+    /// the BLOCK ([`super::block_sized`]).
+    pub block_sized: Vec<(Span, Name, Vec<DimSpec>)>,
     /// Implicit type per initial letter; `None` under IMPLICIT NONE.
     pub implicit: Vec<Option<TypeInfo>>,
     /// A bare SAVE statement.
@@ -650,7 +655,7 @@ impl Builder<'_, '_> {
                         }
                     }
                     self.decl(inner);
-                    self.block_bounds_from_locals(inner);
+                    self.block_bounds_from_locals(inner, d.span);
                 }
             }
             DeclKind::ModuleProcedure(names) => {
@@ -998,9 +1003,10 @@ impl Builder<'_, '_> {
     /// variable.
     /// A BLOCK's array whose bounds read a local variable of its
     /// procedure (`m = n - 2` then `block; real :: w(m)`) is sized when
-    /// the BLOCK is entered, which local arrays sized at procedure entry
-    /// cannot express: a located error rather than a wrong size.
-    fn block_bounds_from_locals(&mut self, d: &Decl) {
+    /// the BLOCK (at `block`) is entered, which local arrays sized at
+    /// procedure entry cannot express: it becomes ALLOCATABLE, recorded in
+    /// [`Scope::block_sized`] to be allocated on entry to the BLOCK.
+    fn block_bounds_from_locals(&mut self, d: &Decl, block: Span) {
         fn names(e: &Expr, out: &mut Vec<Name>) {
             if let ExprKind::Name(n) = &e.kind {
                 out.push(n.clone());
@@ -1029,14 +1035,27 @@ impl Builder<'_, '_> {
                 matches!(self.scope.syms.get(&n.text), Some(Sym::Var(v))
                     if v.arg.is_none() && v.global.is_none() && !v.constant)
             });
-            if let Some(n) = local {
-                self.error(
+            let Some(n) = local else { continue };
+            let explicit = dims.iter().all(|d| matches!(d, DimSpec::Explicit { .. }));
+            match self.scope.syms.get_mut(&ent.name.text) {
+                Some(Sym::Var(v)) if explicit && v.allocatable.is_none() && v.init.is_none() => {
+                    v.allocatable = Some(ent.name.span);
+                    v.dims = Some(
+                        dims.iter()
+                            .map(|_| DimSpec::AssumedShape { lower: None })
+                            .collect(),
+                    );
+                    self.scope
+                        .block_sized
+                        .push((block, ent.name.clone(), dims.clone()));
+                }
+                _ => self.error(
                     n.span,
                     format!(
-                        "unsupported Fortran: BLOCK array `{}` takes its bounds from `{}`, a local variable of the procedure (bounds from dummy arguments, module variables and constants are supported)",
+                        "unsupported Fortran: BLOCK array `{}` takes its bounds from `{}`, a local variable of the procedure (only explicit-shape arrays of intrinsic type without an initial value are sized on entry to the BLOCK)",
                         ent.name.text, n.text
                     ),
-                );
+                ),
             }
         }
     }

@@ -259,6 +259,7 @@ impl Lowerer<'_, '_> {
             StmtKind::Read { format, items } => self.read_stmt(format, items, s.span),
             StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
             StmtKind::Block { body, .. } => {
+                self.size_block_arrays(s.span)?;
                 self.stmts(body);
                 Ok(())
             }
@@ -323,6 +324,15 @@ impl Lowerer<'_, '_> {
             StmtKind::Unsupported(what) => {
                 Err(self.err(s.span, format!("unsupported Fortran: {what}")))
             }
+            // Entries at the top level of a body were split off by the
+            // parser; one inside a construct is not Fortran.
+            StmtKind::Entry { name, .. } => Err(self.err(
+                s.span,
+                format!(
+                    "ENTRY `{}` inside a construct (ENTRY must be a statement of the procedure's body itself)",
+                    name.text
+                ),
+            )),
         }
     }
 

@@ -151,6 +151,7 @@ fn subroutine(name: &str, args: &[&str], decls: Vec<Decl>, body: Vec<Stmt>) -> P
         nested: false,
         span: sp(1, 1),
         elemental: false,
+        entry_of: None,
     }
 }
 fn function(
