@@ -33,5 +33,5 @@ subroutine absent_bounds(x, y)
   call scale(2, 3, x, y(1))
   call scale(2, 3, x, y(2), w=x*x)
   call scale(2, 3, x, y(3), q=x + 1)
-  call scale(2, 3, x, y(4), x, sin(x))
+  call scale(2, 3, x, y(4), 2*x, sin(x))
 end subroutine

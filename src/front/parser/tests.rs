@@ -1307,7 +1307,6 @@ fn simple_statements() {
          deallocate (a)\n\
          open (unit=10, file='f')\n\
          close (10)\n\
-         entry e2(x)\n\
          assign 10 to k\n\
          go to k\n\
          10 20 30 100 continue\n"

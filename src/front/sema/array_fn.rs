@@ -17,7 +17,7 @@
 use super::super::ast::{
     Arg, ArgValue, CaseItem, CaseSelector, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind, UnOp,
 };
-use super::lowerer::{Lowerer, R};
+use super::lowerer::{Lowerer, Resolved, R};
 use super::scope::Sym;
 use adjit_ir::{BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Storage, Type, Value, Var, VarId};
 use std::collections::HashMap;
@@ -99,10 +99,12 @@ impl Lowerer<'_, '_> {
                 // Nor is a whole ALLOCATABLE target, (re)allocated to the
                 // result's shape by the assignment of the temporary.
                 let reallocated = match &target.kind {
-                    ExprKind::Name(n) => self
-                        .vars
-                        .get(&n.text)
-                        .is_some_and(|&v| self.proc.var(v).storage.is_allocatable()),
+                    // Resolved (not looked up): the variable may be created
+                    // by this first use.
+                    ExprKind::Name(n) => matches!(
+                        self.resolve(n)?,
+                        Resolved::Var(v) if self.proc.var(v).storage.is_allocatable()
+                    ),
                     _ => false,
                 };
                 let whole = self
@@ -604,7 +606,7 @@ impl Lowerer<'_, '_> {
             return Err(unsupported(self));
         };
         let v = match self.resolve(n)? {
-            super::lowerer::Resolved::Var(v) if self.proc.var(v).is_array() => v,
+            Resolved::Var(v) if self.proc.var(v).is_array() => v,
             _ => return Err(unsupported(self)),
         };
         let dims = self.proc.var(v).dims.clone();
