@@ -869,3 +869,30 @@ end module m
         &[3.0, 0.0, 0.0, 3.0],
     );
 }
+
+/// Random-program campaign with ASSOCIATE, BLOCK and CHARACTER control
+/// flow (seed 1039, reduced by deleting lines:
+/// `tests/random_fortran_findings/nondeterministic_stride.f90`): the front
+/// end gives the same source different verdicts from run to run. About
+/// two compilations in three reject the stride `-2` of `m2(n:1:-2, 2)` in a
+/// WHERE body ("expected an integer expression, found real(8)"), the others
+/// accept it (the reduced program then stops at run time on the module
+/// array it no longer allocates; the unreduced one runs and agrees with
+/// gfortran). Open: the source of the nondeterminism (a hash-ordered
+/// table of the front end, by the look of it) is not found yet.
+#[test]
+#[ignore = "open: the front end's verdict on this source changes from run to run"]
+fn the_front_end_is_deterministic_on_a_strided_where_body() {
+    let source = include_str!("random_fortran_findings/nondeterministic_stride.f90");
+    let verdicts: std::collections::BTreeSet<String> = (0..20)
+        .map(|_| {
+            match Engine::from_sources(&[("finding.f90".into(), source.into())], Options::default())
+            {
+                Ok(_) => "accepted".to_string(),
+                Err(e) => e.to_string(),
+            }
+        })
+        .collect();
+    assert_eq!(verdicts.len(), 1, "{verdicts:#?}");
+    assert_eq!(verdicts.first().map(String::as_str), Some("accepted"));
+}
