@@ -878,8 +878,10 @@ end module m
 /// WHERE body ("expected an integer expression, found real(8)"), the others
 /// accept it (the reduced program then stops at run time on the module
 /// array it no longer allocates; the unreduced one runs and agrees with
-/// gfortran). Open: the source of the nondeterminism (a hash-ordered
-/// table of the front end, by the look of it) is not found yet.
+/// gfortran). The verdict also depends on the line numbers: the same
+/// program with six comment lines above it is accepted every time. Open:
+/// the source of the nondeterminism (a hash-ordered table of the front
+/// end keyed by source positions, by the look of it) is not found yet.
 #[test]
 #[ignore = "open: the front end's verdict on this source changes from run to run"]
 fn the_front_end_is_deterministic_on_a_strided_where_body() {

@@ -1,9 +1,3 @@
-! Random-program campaign finding (seed 1039 of the generator with ASSOCIATE,
-! BLOCK and CHARACTER control flow; reduced by deleting lines): the front end
-! sometimes rejects the stride `-2` of `m2(n:1:-2, 2)` in the WHERE body
-! near the end ("expected an integer expression, found real(8)"), sometimes
-! accepts the program: the same source gives different results from run to
-! run. See tests/random_fortran_findings.rs.
 ! random program, seed 1039
 module rfmod
   type gstate
