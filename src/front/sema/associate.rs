@@ -22,11 +22,17 @@ impl Lowerer<'_, '_> {
             let target = self.selector(sel)?;
             subst.insert(n.text.clone(), target);
         }
-        let mut body = body.to_vec();
-        for s in &mut body {
-            rewrite_stmt(s, &subst);
+        for s in body {
+            let mut s = s.clone();
+            rewrite_stmt(&mut s, &subst);
+            // Kept for the lowerer's lifetime: expressions are keyed by
+            // address (`hoisted`, `mapped`), so a rewritten statement freed
+            // after lowering would let a later one reuse its addresses and
+            // read another statement's hoisted values.
+            let s = std::rc::Rc::new(s);
+            self.lifted.push(s.clone());
+            self.stmts(std::slice::from_ref(&*s));
         }
-        self.stmts(&body);
         Ok(())
     }
 
