@@ -25,10 +25,7 @@ impl Lowerer<'_, '_> {
         for s in body {
             let mut s = s.clone();
             rewrite_stmt(&mut s, &subst);
-            // Kept for the lowerer's lifetime: expressions are keyed by
-            // address (`hoisted`, `mapped`), so a rewritten statement freed
-            // after lowering would let a later one reuse its addresses and
-            // read another statement's hoisted values.
+            // Kept for the lowerer's lifetime (see `Lowerer::lifted`).
             let s = std::rc::Rc::new(s);
             self.lifted.push(s.clone());
             self.stmts(std::slice::from_ref(&*s));
