@@ -398,6 +398,78 @@ fn some_programs_use_module_allocatables() {
     }
 }
 
+/// The constructs of `support/random_fortran/constructs.rs` and
+/// `module_matrix.rs` appear in the programs: array intrinsics inside
+/// functions, ASSOCIATE and BLOCK, CHARACTER data through CHAR / ICHAR /
+/// INDEX deciding control flow, and the rank-2 ALLOCATABLE module array,
+/// read by functions and reallocated by callees.
+#[test]
+fn some_programs_use_new_constructs() {
+    let sources: Vec<String> = (seed_base()..seed_base() + 200)
+        .map(|seed| generate(seed, &GenOptions::all()).source())
+        .collect();
+    // The text of the functions of a program.
+    let functions = |s: &str| -> String {
+        let mut in_function = false;
+        let mut out = String::new();
+        for l in s.lines() {
+            let t = l.trim();
+            if t.starts_with("end function") {
+                in_function = false;
+            } else if t.contains("function ") && !t.starts_with("end") {
+                in_function = true;
+            }
+            if in_function {
+                out.push_str(t);
+                out.push('\n');
+            }
+        }
+        out
+    };
+    let count = |what: &dyn Fn(&str) -> bool| sources.iter().filter(|s| what(s)).count();
+    let in_functions = |what: &'static str| count(&move |s: &str| functions(s).contains(what));
+    let callees = |s: &str| s.split("subroutine top(").next().unwrap_or("").to_string();
+    for (what, k) in [
+        (
+            "SUM with a mask of the index in a function",
+            in_functions("mask=[(mod(i9"),
+        ),
+        ("DOT_PRODUCT in a function", in_functions("dot_product(")),
+        ("MATMUL in a function", in_functions("matmul(")),
+        ("MERGE in a function", in_functions("merge(")),
+        ("NORM2 in a function", in_functions("norm2(")),
+        ("PRODUCT in a function", in_functions("product(1d0")),
+        ("ASSOCIATE", count(&|s: &str| s.contains("associate (z"))),
+        (
+            "BLOCK",
+            count(&|s: &str| s.contains("\n    block\n") || s.contains(" block\n")),
+        ),
+        (
+            "ICHAR and INDEX",
+            count(&|s: &str| s.contains("= index(cw")),
+        ),
+        (
+            "a trip count from characters",
+            count(&|s: &str| s.contains(", mod(k")),
+        ),
+        (
+            "the module matrix",
+            count(&|s: &str| s.contains("double precision, allocatable :: mb(:, :)")),
+        ),
+        (
+            "the module matrix read by a function",
+            count(&|s: &str| functions(s).contains("mb(")),
+        ),
+        (
+            "the module matrix reallocated by a callee",
+            count(&|s: &str| callees(s).contains("allocate(mb(") || callees(s).contains("mb = ")),
+        ),
+    ] {
+        eprintln!("{k} of 200 programs have {what}");
+        assert!(k >= 5, "only {k} of 200 programs have {what}");
+    }
+}
+
 /// Generation is deterministic: a seed names one program.
 #[test]
 fn generation_is_deterministic() {

@@ -869,3 +869,59 @@ end module m
         &[3.0, 0.0, 0.0, 3.0],
     );
 }
+
+/// Random-program campaign with ASSOCIATE, BLOCK and CHARACTER control
+/// flow (seed 1039, reduced by deleting lines:
+/// `tests/random_fortran_findings/nondeterministic_stride.f90`): the front
+/// end gives the same source different verdicts from run to run. About
+/// two compilations in three reject the stride `-2` of `m2(n:1:-2, 2)` in a
+/// WHERE body ("expected an integer expression, found real(8)"), the others
+/// accept it (the reduced program then stops at run time on the module
+/// array it no longer allocates; the unreduced one runs and agrees with
+/// gfortran). The verdict also depends on the line numbers: the same
+/// program with six comment lines above it is accepted every time. Open:
+/// the source of the nondeterminism (a hash-ordered table of the front
+/// end keyed by source positions, by the look of it) is not found yet.
+#[test]
+#[ignore = "open: the front end's verdict on this source changes from run to run"]
+fn the_front_end_is_deterministic_on_a_strided_where_body() {
+    let source = include_str!("random_fortran_findings/nondeterministic_stride.f90");
+    let verdicts: std::collections::BTreeSet<String> = (0..20)
+        .map(|_| {
+            match Engine::from_sources(&[("finding.f90".into(), source.into())], Options::default())
+            {
+                Ok(_) => "accepted".to_string(),
+                Err(e) => e.to_string(),
+            }
+        })
+        .collect();
+    assert_eq!(verdicts.len(), 1, "{verdicts:#?}");
+    assert_eq!(verdicts.first().map(String::as_str), Some("accepted"));
+}
+
+/// Random-program seed 79 (reduced by hand:
+/// `tests/random_fortran_findings/associate_reused_addresses.f90`): JIT,
+/// interpreter and gfortran gave three different `r`. The front end keys
+/// the reductions it lowers before a statement by the address of their
+/// expression; the body of an ASSOCIATE was lowered from a rewritten copy
+/// freed at `end associate`, so the copy of a later ASSOCIATE body could
+/// reuse those addresses: `((t1)**3)**2` in the second construct read the
+/// `sum(...)` hoisted in the first as its exponent. Fixed by keeping the
+/// rewritten body alive as long as the lowerer. The values are
+/// gfortran's on the same source.
+#[test]
+fn a_second_associate_body_does_not_read_the_first_ones_reductions() {
+    let source = include_str!("random_fortran_findings/associate_reused_addresses.f90");
+    let settings = ["n=2", "mode=0", "x=0.5,0.7", "s=0.3"];
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let args = top_called_on(source, &settings, backend);
+        let y = args.f64s("y").unwrap();
+        let r = args.scalar("r").unwrap();
+        let expected_y = [5.1233825044289905e-01, 5.4233825044289896e-01];
+        for (got, want) in y.iter().zip(expected_y) {
+            assert!((got - want).abs() < 1e-14, "{backend:?}: y {y:?}");
+        }
+        assert!((r - 1.6836423801938365).abs() < 1e-14, "{backend:?}: r {r}");
+        assert_eq!(args.scalar("path").unwrap(), 3.0, "{backend:?}");
+    }
+}

@@ -345,6 +345,9 @@ struct Context<'a> {
     sizes_module: String,
     /// The names of pushed values, which their pops take.
     pushed: naming::PushedNames,
+    /// Procedures of the input that the emitted code calls and cannot call
+    /// as the original source declares them: see [`Context::copied_procs`].
+    copies: HashSet<ProcId>,
 }
 
 impl<'a> Context<'a> {
@@ -357,7 +360,9 @@ impl<'a> Context<'a> {
             entry_sizes: BTreeMap::new(),
             sizes_module: format!("adjit_sizes{}", request.mode.suffix()),
             pushed: naming::PushedNames::new(request.module),
+            copies: HashSet::new(),
         };
+        ctx.copies = ctx.copied_procs();
         ctx.assumed_shape = ctx.assumed_shape_params();
         let (entries, hidden) = ctx
             .sized_params()
@@ -576,13 +581,65 @@ impl<'a> Context<'a> {
         self.request.module
     }
 
-    /// Whether procedure `p` is emitted: a generated one, or an internal
-    /// procedure of the input (`host.inner`) that generated code calls,
-    /// which is not accessible outside its host and so gets an emitted
-    /// copy (`host_inner`, a SUBROUTINE whose last argument is a
-    /// FUNCTION's result, as every emitted procedure).
+    /// Whether procedure `p` is emitted: a generated one, or a procedure
+    /// of the input that emitted code calls and cannot reach in the
+    /// original (see [`Context::copied_procs`]), which gets an emitted copy
+    /// (a SUBROUTINE whose last argument is a FUNCTION's result, as every
+    /// emitted procedure).
     fn is_generated(&self, p: ProcId) -> bool {
-        p.index() >= self.request.primal_procs || self.module().proc(p).name.contains('.')
+        p.index() >= self.request.primal_procs || self.copies.contains(&p)
+    }
+
+    /// Whether input procedure `p` cannot be called as the original source
+    /// declares it: an internal procedure (`host.inner`, not accessible
+    /// outside its host), a PRIVATE module procedure (not accessible
+    /// outside its module), or one taking parameters its source does not
+    /// declare (the ALLOCATABLE module arrays its callers pass it).
+    fn needs_copy(&self, p: ProcId) -> bool {
+        let proc = self.module().proc(p);
+        proc.name.contains('.') || proc.private || proc.hidden_params
+    }
+
+    /// The input procedures the emitted code calls that [`needs_copy`]
+    /// says it cannot call in the original, found from the generated
+    /// procedures through calls (a copy's callees too).
+    ///
+    /// [`needs_copy`]: Context::needs_copy
+    fn copied_procs(&self) -> HashSet<ProcId> {
+        let module = self.module();
+        let mut copies = HashSet::new();
+        let mut work: Vec<ProcId> = (self.request.primal_procs..module.procs.len())
+            .map(|i| ProcId(i as u32))
+            .collect();
+        while let Some(p) = work.pop() {
+            for inst in &module.proc(p).insts {
+                if let adjit_ir::Inst::Call(c, _) = inst.kind {
+                    if c.index() < self.request.primal_procs
+                        && self.needs_copy(c)
+                        && copies.insert(c)
+                    {
+                        work.push(c);
+                    }
+                }
+            }
+        }
+        copies
+    }
+
+    /// The Fortran name of procedure `p` in the emitted file: its IR name;
+    /// for the copy of a procedure of the input that is not an internal
+    /// one, with `_copy` appended (the original keeps its name).
+    fn proc_name(&self, p: ProcId) -> String {
+        let proc = self.module().proc(p);
+        let name = ident(&proc.name);
+        if p.index() < self.request.primal_procs
+            && self.copies.contains(&p)
+            && !proc.name.contains('.')
+        {
+            format!("{name}_copy")
+        } else {
+            name
+        }
     }
 
     fn fortran_module(&self, p: ProcId) -> Option<String> {

@@ -173,7 +173,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         counted_loops: bool,
     ) -> Result<Printer<'c, 'a>, EmitError> {
         let module = ctx.module();
-        let name = ident(&proc.name);
+        let name = ctx.proc_name(id);
         let mut p = Printer {
             ctx,
             id,
@@ -226,7 +226,7 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         for &c in &callees {
             if ctx.is_generated(c) || ctx.fortran_module(c).is_none() {
-                p.taken.insert(ident(&module.proc(c).name));
+                p.taken.insert(ctx.proc_name(c));
             }
         }
         p.name_vars()?;
@@ -456,15 +456,9 @@ impl<'c, 'a> Printer<'c, 'a> {
             return Ok(n.clone());
         }
         let callee = self.ctx.module().proc(c);
-        let name = ident(&callee.name);
+        let name = self.ctx.proc_name(c);
         let local = match self.ctx.fortran_module(c) {
             Some(m) if Some(&m) == self.home.as_ref() => name,
-            Some(m) if callee.private && !self.ctx.is_generated(c) => {
-                return Err(self.err(
-                    format!("a call of `{name}`, a PRIVATE procedure of module `{m}`"),
-                    callee.span,
-                ));
-            }
             Some(m) => {
                 let local = if self.ctx.is_generated(c) || !self.taken.contains(&name) {
                     self.taken.insert(name.clone());

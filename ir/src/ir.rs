@@ -259,6 +259,11 @@ pub struct Proc {
     /// reverses them split, whatever the reversal schedule says. Only the
     /// adjoint transform reads them.
     pub split_calls: Vec<Span>,
+    /// True when the procedure takes parameters its Fortran source does not
+    /// declare (the ALLOCATABLE module and SAVE arrays its callers pass by
+    /// descriptor): Fortran code compiled beside the original source cannot
+    /// call it with the IR's arguments. Code generation ignores it.
+    pub hidden_params: bool,
 }
 
 /// A counted DO loop whose adjoint reverses its trips by binomial

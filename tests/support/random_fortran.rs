@@ -46,10 +46,12 @@ use super::random_ir::Rng;
 use std::fmt::Write as _;
 
 mod alloc;
+mod constructs;
 mod derived;
 mod intrinsics;
 mod masked;
 mod module_alloc;
+mod module_matrix;
 mod sections;
 
 /// Largest magnitude any real variable holds.
@@ -132,6 +134,18 @@ pub struct GenOptions {
     /// `top`, read by every procedure with `n` and written and reallocated
     /// by the subroutines (see `random_fortran/module_alloc.rs`).
     pub module_allocatables: bool,
+    /// Array intrinsics inside functions (see
+    /// `random_fortran/constructs.rs`).
+    pub function_intrinsics: bool,
+    /// ASSOCIATE and BLOCK constructs around statements (see
+    /// `random_fortran/constructs.rs`).
+    pub block_constructs: bool,
+    /// CHARACTER data built with CHAR and read with ICHAR / INDEX deciding
+    /// branches and trip counts (see `random_fortran/constructs.rs`).
+    pub character_control: bool,
+    /// A rank-2 ALLOCATABLE module array `mb(:, :)` (see
+    /// `random_fortran/module_matrix.rs`).
+    pub module_matrix: bool,
 }
 
 impl GenOptions {
@@ -156,6 +170,10 @@ impl GenOptions {
             derived_types: true,
             array_intrinsics: true,
             module_allocatables: true,
+            function_intrinsics: true,
+            block_constructs: true,
+            character_control: true,
+            module_matrix: true,
         }
     }
 }
@@ -426,6 +444,10 @@ struct Scope {
     /// Whether the ALLOCATABLE module array may be written and reallocated
     /// here.
     module_alloc: bool,
+    /// Whether the module matrix of `random_fortran/module_matrix.rs` may
+    /// be read here, and written.
+    matrix_reads: bool,
+    matrix_writes: bool,
 }
 
 /// A callable procedure already generated.
@@ -470,6 +492,12 @@ struct Gen<'a> {
     release: Vec<Stmt>,
     /// The ALLOCATABLE module arrays (never actual arguments).
     module_arrays: Vec<String>,
+    /// Whether the program has the module matrix of
+    /// `random_fortran/module_matrix.rs`.
+    module_matrix: bool,
+    /// Names given so far to associate names and BLOCK variables (each
+    /// is new: `z3`, `cw4`).
+    construct_names: usize,
 }
 
 /// Generates the program of `seed`.
@@ -485,6 +513,8 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
         callee_allocates: options.allocatable_dummies && seed % 2 == 1,
         release: Vec::new(),
         module_arrays: Vec::new(),
+        module_matrix: false,
+        construct_names: 0,
     };
     let nglobals = g.rng.range(1, 3) as usize;
     let mut decls = Vec::new();
@@ -515,6 +545,7 @@ pub fn generate(seed: u64, options: &GenOptions) -> Program {
     decls.push(format!("double precision :: ga(4) = {init}"));
     resets.push(Stmt::Line(format!("ga = {init}")));
     g.module_alloc_decl(&mut decls);
+    g.module_matrix_decl(&mut decls);
     if options.persistent_state {
         // A counter every evaluation advances (issue 10 item 6's `acc`).
         decls.push("double precision :: cnt = 0d0".into());
@@ -826,6 +857,18 @@ impl Gen<'_> {
         }
         if scope.intrinsics && self.rng.chance(25) {
             return self.intrinsic_stmt(scope);
+        }
+        if scope.in_function && self.opt.function_intrinsics && self.rng.chance(20) {
+            return self.function_intrinsic_stmt(scope);
+        }
+        if scope.matrix_reads && self.rng.chance(10) {
+            return self.module_matrix_stmt(scope);
+        }
+        if self.opt.block_constructs && self.rng.chance(6) {
+            return self.block_construct(scope, depth);
+        }
+        if self.opt.character_control && self.rng.chance(6) {
+            return self.character_control(scope, depth);
         }
         let nested = depth < self.opt.max_depth;
         match self.rng.below(12) {
@@ -1248,6 +1291,7 @@ impl Gen<'_> {
             }
         }
         self.module_alloc_scope(&mut scope);
+        self.module_matrix_scope(&mut scope);
         scope
     }
 
@@ -1423,6 +1467,7 @@ impl Gen<'_> {
         }
         init.push(Stmt::Line("trace = 0".into()));
         self.module_alloc_top(&mut init);
+        self.module_matrix_top(&mut init);
         let inputs = Scope {
             has_n: true,
             reals: vec!["s".into()],
@@ -1473,6 +1518,7 @@ impl Gen<'_> {
             scope.writable_arrays.push(self.global_array.clone());
         }
         self.module_alloc_scope(&mut scope);
+        self.module_matrix_scope(&mut scope);
         if self.opt.allocatable_locals {
             self.allocatable_local(&mut scope, &inputs, &mut head, &mut init);
         }

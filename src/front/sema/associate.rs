@@ -22,11 +22,14 @@ impl Lowerer<'_, '_> {
             let target = self.selector(sel)?;
             subst.insert(n.text.clone(), target);
         }
-        let mut body = body.to_vec();
-        for s in &mut body {
-            rewrite_stmt(s, &subst);
+        for s in body {
+            let mut s = s.clone();
+            rewrite_stmt(&mut s, &subst);
+            // Kept for the lowerer's lifetime (see `Lowerer::lifted`).
+            let s = std::rc::Rc::new(s);
+            self.lifted.push(s.clone());
+            self.stmts(std::slice::from_ref(&*s));
         }
-        self.stmts(&body);
         Ok(())
     }
 

@@ -271,10 +271,12 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Sections of arrays of structures given as actual arguments, one
     /// section per leaf (`super::struct_section`).
     pub struct_sections: Vec<StructSection>,
-    /// Statements rewritten while lowering (array-valued function
-    /// references lifted out, `super::array_fn`), kept for the lowerer's
-    /// lifetime: expressions are keyed by address (`hoisted`, `mapped`).
-    pub lifted: Vec<std::rc::Rc<Stmt>>,
+    /// Syntax rewritten while lowering (statements with array-valued
+    /// function references lifted out, `super::array_fn`; ASSOCIATE bodies;
+    /// the units of a FORALL), kept for the lowerer's lifetime: expressions
+    /// are keyed by address (`hoisted`, `mapped`), so freed syntax would let
+    /// later syntax reuse its addresses and find its entries.
+    pub lifted: Vec<std::rc::Rc<dyn std::any::Any>>,
     /// The environment parameters of the instance, one group per dummy
     /// procedure (closure conversion, [`super::closure`]).
     pub env: Vec<Vec<VarId>>,

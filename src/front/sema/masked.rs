@@ -409,12 +409,16 @@ impl Lowerer<'_, '_> {
         mask: Option<&Expr>,
         body: &[Stmt],
     ) -> R<()> {
-        let units = (!concurrent).then(|| forall_units(indices, mask, body));
+        let units = (!concurrent).then(|| {
+            let units = std::rc::Rc::new(forall_units(indices, mask, body));
+            self.lifted.push(units.clone());
+            units
+        });
         // The index variables (of nested FORALLs too) are the construct's
         // own: save and restore.
         let mut saved = Vec::new();
         let mut seen = BTreeSet::new();
-        let all = units.iter().flatten().flat_map(|u| &u.indices);
+        let all = units.iter().flat_map(|u| u.iter()).flat_map(|u| &u.indices);
         for ix in indices.iter().chain(all) {
             if !seen.insert(ix.var.text.clone()) {
                 continue;

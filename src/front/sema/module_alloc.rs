@@ -383,6 +383,7 @@ impl Lowerer<'_, '_> {
             if !owner {
                 self.proc.vars[v.index()].storage = Storage::AllocatableParam(at as u32);
                 self.proc.params.insert(at, v);
+                self.proc.hidden_params = true;
                 at += 1;
             }
             for n in names {

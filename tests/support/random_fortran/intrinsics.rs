@@ -85,7 +85,7 @@ impl Gen<'_> {
     }
 
     /// An element-wise rank-1 expression of `n` elements, with its bound.
-    fn vector(&mut self, scope: &Scope, depth: usize) -> (String, f64) {
+    pub(super) fn vector(&mut self, scope: &Scope, depth: usize) -> (String, f64) {
         if depth == 0 || self.rng.chance(30) {
             return (self.vector_leaf(scope), 4.0);
         }
