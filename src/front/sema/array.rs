@@ -67,7 +67,7 @@ impl Lowerer<'_, '_> {
                     && !self.reduction_is_array(&name.text, args)
                 {
                     let v = self.reduce(e, name, args)?;
-                    self.hoisted.insert(e as *const Expr, v);
+                    self.hoisted.insert(e, v);
                 } else if self.array_function(e).is_some() {
                     // Called by its assignment (`array_function_assign`).
                     self.prepare_actuals(args)?;
@@ -88,7 +88,7 @@ impl Lowerer<'_, '_> {
                     let (x, t) = self.num(e)?;
                     let keep = self.temp("lt", t);
                     self.emit(Inst::Store(keep, x), None);
-                    self.hoisted.insert(e as *const Expr, keep);
+                    self.hoisted.insert(e, keep);
                 } else if self.is_user_function_ref(name)
                     && !self.is_elemental_use(name, args)
                     && self.prepare_actuals(args)?
@@ -98,7 +98,7 @@ impl Lowerer<'_, '_> {
                     let (x, t) = self.num(e)?;
                     let keep = self.temp("f", t);
                     self.emit(Inst::Store(keep, x), None);
-                    self.hoisted.insert(e as *const Expr, keep);
+                    self.hoisted.insert(e, keep);
                 }
                 Ok(())
             }

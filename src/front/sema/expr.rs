@@ -20,7 +20,7 @@ use std::collections::HashMap;
 impl Lowerer<'_, '_> {
     /// Lowers an expression.
     pub fn expr(&mut self, e: &Expr) -> R<Operand> {
-        if let Some(&v) = self.hoisted.get(&(e as *const Expr)) {
+        if let Some(&v) = self.hoisted.get(e) {
             let ty = self.proc.var(v).ty;
             return Ok(Operand::Num(self.val(Inst::Load(v), ty), ty));
         }

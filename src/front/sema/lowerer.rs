@@ -12,6 +12,7 @@ use super::super::ast::{
 use super::super::diag::literal_bytes;
 use super::super::diag::Diagnostic;
 use super::consts::{fold, fold_elements, ConstVal, MAX_INITIAL_VALUES};
+use super::expr_table::ExprTable;
 use super::scope::{CharLenInfo, DerivedType, Scope, StmtFn, StructDecl, Sym, TypeInfo, VarDecl};
 use super::Target;
 use super::{Program, Unit};
@@ -247,8 +248,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub labels: HashMap<u32, BlockId>,
     /// Enclosing DO constructs, innermost last.
     pub loops: Vec<LoopFrame>,
-    /// Reductions already lowered into temporaries, by expression address.
-    pub hoisted: HashMap<*const Expr, VarId>,
+    /// Reductions (and function references) already lowered into
+    /// temporaries, by expression (released with their statement).
+    pub hoisted: ExprTable<VarId>,
     /// Statement-function dummies bound to values, innermost last.
     pub inline: Vec<HashMap<String, (Value, Type)>>,
     /// Inside an array expression: the 0-based position (I64 values) of
@@ -264,7 +266,7 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub temp_structs: HashMap<String, StructDecl>,
     /// Where the arguments of positional array intrinsics are read for
     /// the element being computed (see the transform module).
-    pub mapped: HashMap<*const Expr, Mapped>,
+    pub mapped: ExprTable<Mapped>,
     /// Temporaries prepared for actual arguments of the calls of the
     /// current statement (by the section_arg module).
     pub arg_temps: Vec<ArgTemp>,
@@ -274,8 +276,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Syntax rewritten while lowering (statements with array-valued
     /// function references lifted out, `super::array_fn`; ASSOCIATE bodies;
     /// the units of a FORALL), kept for the lowerer's lifetime: expressions
-    /// are keyed by address (`hoisted`, `mapped`), so freed syntax would let
-    /// later syntax reuse its addresses and find its entries.
+    /// are keyed by address (`hoisted`, `mapped`, `arg_temps`), so freed
+    /// syntax would let later syntax reuse its addresses and find its
+    /// entries.
     pub lifted: Vec<std::rc::Rc<dyn std::any::Any>>,
     /// The environment parameters of the instance, one group per dummy
     /// procedure (closure conversion, [`super::closure`]).
@@ -332,8 +335,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             span,
             labels: HashMap::new(),
             loops: Vec::new(),
-            hoisted: HashMap::new(),
-            mapped: HashMap::new(),
+            hoisted: ExprTable::default(),
+            mapped: ExprTable::default(),
             inline: Vec::new(),
             elem: None,
             ntemps: 0,

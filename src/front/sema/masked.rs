@@ -140,7 +140,7 @@ impl Assigned<'_> {
 
 /// The masks of a WHERE construct evaluated into temporaries: by the
 /// temporary's name, the assignment filling it and the temporary.
-type MaskLifts = std::collections::HashMap<String, (std::rc::Rc<Stmt>, adjit_ir::VarId)>;
+type MaskLifts = std::collections::BTreeMap<String, (std::rc::Rc<Stmt>, adjit_ir::VarId)>;
 
 /// The targets of the assignments of the WHERE statements `body` (and of
 /// the constructs nested in them).

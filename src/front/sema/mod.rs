@@ -61,6 +61,7 @@ mod dim_dispatch;
 mod dummy;
 mod elemental;
 mod expr;
+mod expr_table;
 mod farfel;
 mod forall_nest;
 mod intrinsics;

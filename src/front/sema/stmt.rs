@@ -43,7 +43,21 @@ impl Lowerer<'_, '_> {
         self.stmt(&rewritten)
     }
 
+    /// Lowers a statement; what it remembered of its expressions by
+    /// address is forgotten after it (see [`super::expr_table`]).
     pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
+        let marks = (self.hoisted.mark(), self.mapped.mark());
+        let temps: Vec<VarId> = self.arg_temps.iter().map(|t| t.temp).collect();
+        let r = self.stmt_body(s);
+        self.hoisted.release(marks.0);
+        self.mapped.release(marks.1);
+        // Argument temporaries are matched by address too.
+        self.arg_temps.retain(|t| temps.contains(&t.temp));
+        r
+    }
+
+    /// [`Self::stmt`] without the release.
+    fn stmt_body(&mut self, s: &Stmt) -> R<()> {
         self.span = s.span;
         if let Some(completed) = self.complete_parts(s)? {
             return self.stmt_rewritten(completed);

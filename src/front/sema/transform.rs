@@ -588,12 +588,12 @@ impl Lowerer<'_, '_> {
             Some(Transform::Positional) => return self.map_positions(e, pos),
             Some(Transform::Looped) => {
                 let v = self.looped_element(e, pos)?;
-                self.hoisted.insert(e as *const Expr, v);
+                self.hoisted.insert(e, v);
                 return Ok(());
             }
             None => {}
         }
-        if self.hoisted.contains_key(&(e as *const Expr)) {
+        if self.hoisted.contains(e) {
             return Ok(());
         }
         match &e.kind {
@@ -743,7 +743,7 @@ impl Lowerer<'_, '_> {
             self.walk_element(pad, &pad_pos)?;
         }
         self.mapped.insert(
-            e as *const Expr,
+            e,
             Mapped {
                 pos: arg_pos,
                 inside,
@@ -788,7 +788,7 @@ impl Lowerer<'_, '_> {
     /// The element of a positional intrinsic, inside an array expression
     /// (after [`Self::at_element`]'s walk).
     pub(crate) fn positional_element(&mut self, e: &Expr, name: &Name, args: &[Arg]) -> R<Operand> {
-        let Some(m) = self.mapped.get(&(e as *const Expr)).cloned() else {
+        let Some(m) = self.mapped.get(e).cloned() else {
             return Err(self.err(
                 e.span,
                 format!(
