@@ -695,12 +695,37 @@ impl<'a> Context<'a> {
                         let base = p.name.split('[').next().unwrap_or(&p.name);
                         base.eq_ignore_ascii_case(unit)
                     });
-                if !is_proc && !unit.contains('.') && !is_component_storage(name) {
+                if !is_proc
+                    && !unit.contains('.')
+                    && !is_component_storage(name)
+                    && !self.is_alloc_scalar_part(unit, name)
+                {
                     return GlobalHome::Original(ident(unit), ident(name));
                 }
             }
         }
         GlobalHome::Emitted(ident(&global.name))
+    }
+
+    /// Whether the module global `unit::name` is part of an ALLOCATABLE
+    /// scalar (`real(8), allocatable :: t` in a module, or such a component
+    /// of a module structure): its hidden allocation status `t.alloc`, or
+    /// its value or a leaf of it (a global `unit::<prefix>.alloc` exists for
+    /// `name` or a `%`-prefix of it). The original module holds the scalar
+    /// as an allocatable whose status has no name of its own, so the
+    /// emitted code keeps its own copy of the value and the status.
+    fn is_alloc_scalar_part(&self, unit: &str, name: &str) -> bool {
+        if name.ends_with(".alloc") {
+            return true;
+        }
+        let globals = &self.module().globals;
+        name.match_indices('%')
+            .map(|(i, _)| &name[..i])
+            .chain([name])
+            .any(|prefix| {
+                let status = format!("{unit}::{prefix}.alloc");
+                globals.iter().any(|g| g.name == status)
+            })
     }
 
     /// The name of the emitted view of global `g` that `var` sees from

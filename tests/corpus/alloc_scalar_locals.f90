@@ -1,7 +1,7 @@
 ! ALLOCATABLE scalar variables: a local real allocated by assignment, a
 ! local structure allocated by ALLOCATE (default initialization) and one
 ! by assignment from it, ALLOCATE with SOURCE=, DEALLOCATE, ALLOCATED; a
-! SAVE local allocated and released in the call.
+! SAVE local and a module variable allocated and released in the call.
 ! adjit-test: --entry f --set x=1.5
 ! adjit-test: --entry f --set x=-2
 module alloc_scalar_locals_m
@@ -10,12 +10,13 @@ module alloc_scalar_locals_m
     real(8) :: tol = 0.5d0
     integer :: maxit = 7
   end type
+  real(8), allocatable :: g
 contains
   subroutine f(x, y, flags)
     real(8), intent(in) :: x
     real(8), intent(out) :: y(4)
     integer, intent(out) :: flags(6)
-    real(8), allocatable :: t, g
+    real(8), allocatable :: t
     real(8), allocatable, save :: c
     type(opts_t), allocatable :: o, o2
     flags(1) = merge(1, 0, allocated(t))
