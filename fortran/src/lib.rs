@@ -642,6 +642,12 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The Fortran module procedure `p` lives in: see [`fortran_module`];
+    /// an emitted procedure that would be external but takes an
+    /// ALLOCATABLE dummy (the hidden module arrays its callers pass it),
+    /// which every caller must see through an explicit interface, lives in
+    /// the module `adjit_procs_d` / `adjit_procs_b` instead (never a root:
+    /// drivers call those as the original is called).
     fn fortran_module(&self, p: ProcId) -> Option<String> {
         if self.is_generated(p) {
             fortran_module(
@@ -650,6 +656,15 @@ impl<'a> Context<'a> {
                 p,
                 self.request.mode,
             )
+            .or_else(|| {
+                let proc = self.module().proc(p);
+                let allocatable_dummy = proc
+                    .params
+                    .iter()
+                    .any(|&x| proc.var(x).storage.is_allocatable());
+                (allocatable_dummy && !self.request.roots.contains(&p))
+                    .then(|| format!("adjit_procs{}", self.request.mode.suffix()))
+            })
         } else {
             self.module().proc(p).module.as_deref().map(ident)
         }
