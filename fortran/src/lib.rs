@@ -12,7 +12,10 @@
 //!   derivative last), as a SUBROUTINE;
 //! * a procedure derived from a procedure of Fortran module `m` lives in
 //!   module `m_d` (tangent) or `m_b` (adjoint), which `use`s `m` for the
-//!   original procedures and variables it needs; the others are external;
+//!   original procedures and variables it needs; the others are external,
+//!   except those (not entries) taking ALLOCATABLE dummies, which callers
+//!   must see through an explicit interface: they live in module
+//!   `adjit_procs_d` / `adjit_procs_b`;
 //! * storage the original program cannot provide (derivatives of globals,
 //!   the emitted copies of SAVE / DATA locals) lives in module
 //!   `adjit_globals_d` / `adjit_globals_b`, named `<unit>_<name>`;
