@@ -13,7 +13,10 @@
 //! whose derivatives call a PRIVATE procedure of the original module, and
 //! `kept_library.f90`, whose tangent calls a `setup` that takes the kept
 //! ALLOCATABLE module arrays as hidden arguments (both called through
-//! emitted copies).
+//! emitted copies); `proc_module_data.f90` and `alloc_module_operator.f90`,
+//! whose external and internal procedures take module arrays as hidden
+//! ALLOCATABLE arguments through dummy procedures and operators (emitted in
+//! module `adjit_procs_d` / `adjit_procs_b` for an explicit interface).
 //!
 //! `ADJIT_EMIT_ONLY=file.f` checks one corpus program; `ADJIT_EMIT_KEEP=1`
 //! keeps the work directory (emitted files, drivers) for inspection.

@@ -12,7 +12,10 @@
 //!   derivative last), as a SUBROUTINE;
 //! * a procedure derived from a procedure of Fortran module `m` lives in
 //!   module `m_d` (tangent) or `m_b` (adjoint), which `use`s `m` for the
-//!   original procedures and variables it needs; the others are external;
+//!   original procedures and variables it needs; the others are external,
+//!   except those (not entries) taking ALLOCATABLE dummies, which callers
+//!   must see through an explicit interface: they live in module
+//!   `adjit_procs_d` / `adjit_procs_b`;
 //! * storage the original program cannot provide (derivatives of globals,
 //!   the emitted copies of SAVE / DATA locals) lives in module
 //!   `adjit_globals_d` / `adjit_globals_b`, named `<unit>_<name>`;
@@ -642,6 +645,12 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The Fortran module procedure `p` lives in: see [`fortran_module`];
+    /// an emitted procedure that would be external but takes an
+    /// ALLOCATABLE dummy (the hidden module arrays its callers pass it),
+    /// which every caller must see through an explicit interface, lives in
+    /// the module `adjit_procs_d` / `adjit_procs_b` instead (never a root:
+    /// drivers call those as the original is called).
     fn fortran_module(&self, p: ProcId) -> Option<String> {
         if self.is_generated(p) {
             fortran_module(
@@ -650,6 +659,15 @@ impl<'a> Context<'a> {
                 p,
                 self.request.mode,
             )
+            .or_else(|| {
+                let proc = self.module().proc(p);
+                let allocatable_dummy = proc
+                    .params
+                    .iter()
+                    .any(|&x| proc.var(x).storage.is_allocatable());
+                (allocatable_dummy && !self.request.roots.contains(&p))
+                    .then(|| format!("adjit_procs{}", self.request.mode.suffix()))
+            })
         } else {
             self.module().proc(p).module.as_deref().map(ident)
         }
