@@ -116,20 +116,8 @@ fn float_const(proc: &Proc, v: Value) -> Option<f64> {
 /// True for an instruction without effects: running it or not changes
 /// nothing but its value (it may still fail, as a checked element load).
 fn effect_free(kind: &Inst) -> bool {
-    matches!(
-        kind,
-        Inst::Const(_)
-            | Inst::Load(_)
-            | Inst::LoadElem(..)
-            | Inst::Unary(..)
-            | Inst::Binary(..)
-            | Inst::Cmp(..)
-            | Inst::Convert(..)
-            | Inst::Select(..)
-            | Inst::DimLower(..)
-            | Inst::DimExtent(..)
-            | Inst::Allocated(_)
-    )
+    matches!(kind, Inst::Allocated(_))
+        || (super::licm::arithmetic_or_access(kind) && !matches!(kind, Inst::Store(..)))
 }
 
 /// True for an instruction the cold path may run again: a floating-point

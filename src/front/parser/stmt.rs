@@ -114,25 +114,38 @@ const UNSUPPORTED_EXECUTABLES: [(&str, &str); 12] = [
 ];
 
 impl StmtParser<'_> {
+    /// The dummy argument names of a procedure or ENTRY statement after
+    /// its `(`, through the closing `)`; alternate returns (`*`) are
+    /// refused.
+    pub(super) fn dummy_names(&mut self) -> PResult<Vec<Name>> {
+        let mut args = Vec::new();
+        if self.eat(TokenKind::RParen) {
+            return Ok(args);
+        }
+        loop {
+            if self.at(TokenKind::Star) {
+                return Err(Diagnostic::error(
+                    self.span_here(),
+                    "alternate return dummy arguments ('*') are not supported",
+                ));
+            }
+            args.push(self.name("a dummy argument name")?);
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::RParen)?;
+        Ok(args)
+    }
+
     /// The rest of `ENTRY name[(args)] [RESULT(r)]`, after the keyword.
     fn entry_statement(&mut self) -> PResult<StmtKind> {
         let name = self.name("the entry point name")?;
-        let mut args = Vec::new();
-        if self.eat(TokenKind::LParen) && !self.eat(TokenKind::RParen) {
-            loop {
-                if self.at(TokenKind::Star) {
-                    return Err(Diagnostic::error(
-                        self.span_here(),
-                        "alternate return dummy arguments ('*') are not supported",
-                    ));
-                }
-                args.push(self.name("a dummy argument name")?);
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
-            }
-            self.expect(TokenKind::RParen)?;
-        }
+        let args = if self.eat(TokenKind::LParen) {
+            self.dummy_names()?
+        } else {
+            Vec::new()
+        };
         let mut result = None;
         if self.eat_kw("result") {
             self.expect(TokenKind::LParen)?;

@@ -615,21 +615,7 @@ impl<'s> StmtParser<'s> {
         }));
         let mut args = Vec::new();
         if self.eat(TokenKind::LParen) {
-            if !self.eat(TokenKind::RParen) {
-                loop {
-                    if self.at(TokenKind::Star) {
-                        return Err(Diagnostic::error(
-                            self.span_here(),
-                            "alternate return dummy arguments ('*') are not supported",
-                        ));
-                    }
-                    args.push(self.name("a dummy argument name")?);
-                    if !self.eat(TokenKind::Comma) {
-                        break;
-                    }
-                }
-                self.expect(TokenKind::RParen)?;
-            }
+            args = self.dummy_names()?;
         } else if unit == UnitKind::Function {
             return Err(self.error_here("'(' after the function name"));
         }

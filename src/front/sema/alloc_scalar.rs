@@ -94,6 +94,31 @@ impl Lowerer<'_, '_> {
         Ok(self.val(Inst::Cmp(op, s, zero), Type::Bool))
     }
 
+    /// The ALLOCATABLE scalars among the objects of an ALLOCATE or
+    /// DEALLOCATE (`statement`) and the other objects; `None` when there
+    /// are none. STAT= and ERRMSG= are refused with them.
+    fn scalar_objects<'e>(
+        &mut self,
+        objects: &'e [Expr],
+        stat: &Option<Expr>,
+        errmsg: &Option<Expr>,
+        statement: &str,
+    ) -> R<Option<(Vec<&'e Expr>, Vec<&'e Expr>)>> {
+        let (mine, rest): (Vec<&Expr>, Vec<&Expr>) = objects
+            .iter()
+            .partition(|o| self.scalar_status(o).is_some());
+        if mine.is_empty() {
+            return Ok(None);
+        }
+        if let Some(x) = stat.iter().chain(errmsg.iter()).next() {
+            return Err(self.err(
+                x.span,
+                format!("unsupported Fortran: STAT= or ERRMSG= in the {statement} of an ALLOCATABLE scalar"),
+            ));
+        }
+        Ok(Some((mine, rest)))
+    }
+
     /// Lowers the statement when it allocates, deallocates or assigns an
     /// ALLOCATABLE scalar (see the module documentation); false, emitting
     /// nothing, for any other statement.
@@ -110,18 +135,10 @@ impl Lowerer<'_, '_> {
                 source,
                 mold: _,
             } => {
-                let (mine, rest): (Vec<&Expr>, Vec<&Expr>) = objects
-                    .iter()
-                    .partition(|o| self.scalar_status(o).is_some());
-                if mine.is_empty() {
+                let Some((mine, rest)) = self.scalar_objects(objects, stat, errmsg, "ALLOCATE")?
+                else {
                     return Ok(false);
-                }
-                if let Some(x) = stat.iter().chain(errmsg.iter()).next() {
-                    return Err(self.err(
-                        x.span,
-                        "unsupported Fortran: STAT= or ERRMSG= in the ALLOCATE of an ALLOCATABLE scalar",
-                    ));
-                }
+                };
                 if !rest.is_empty() {
                     return Err(self.err(
                         rest[0].span,
@@ -138,18 +155,11 @@ impl Lowerer<'_, '_> {
                 stat,
                 errmsg,
             } => {
-                let (mine, rest): (Vec<&Expr>, Vec<&Expr>) = objects
-                    .iter()
-                    .partition(|o| self.scalar_status(o).is_some());
-                if mine.is_empty() {
+                let Some((mine, rest)) =
+                    self.scalar_objects(objects, stat, errmsg, "DEALLOCATE")?
+                else {
                     return Ok(false);
-                }
-                if let Some(x) = stat.iter().chain(errmsg.iter()).next() {
-                    return Err(self.err(
-                        x.span,
-                        "unsupported Fortran: STAT= or ERRMSG= in the DEALLOCATE of an ALLOCATABLE scalar",
-                    ));
-                }
+                };
                 for o in mine {
                     self.scalar_deallocate(o)?;
                 }

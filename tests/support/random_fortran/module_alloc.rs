@@ -49,13 +49,9 @@ impl Gen<'_> {
         }
     }
 
-    /// `top`'s allocation of the module array, first of its statements
-    /// after the reset (values from `x` and `s`; no function call, since
-    /// functions read the array), and its release, run last.
-    pub(super) fn module_alloc_top(&mut self, init: &mut Vec<Stmt>) {
-        if self.module_arrays.is_empty() {
-            return;
-        }
+    /// A bounded value of `x` and `s` for `top` to fill module storage
+    /// with (no function call, since functions read that storage).
+    pub(super) fn top_source_value(&mut self) -> String {
         let reads = Scope {
             has_n: true,
             reals: vec!["s".into()],
@@ -66,7 +62,17 @@ impl Gen<'_> {
         let callees = std::mem::take(&mut self.callees);
         let (e, _) = self.expr(&reads, 2);
         self.callees = callees;
-        let e = bounded(&e);
+        bounded(&e)
+    }
+
+    /// `top`'s allocation of the module array, first of its statements
+    /// after the reset (values from `x` and `s`; no function call, since
+    /// functions read the array), and its release, run last.
+    pub(super) fn module_alloc_top(&mut self, init: &mut Vec<Stmt>) {
+        if self.module_arrays.is_empty() {
+            return;
+        }
+        let e = self.top_source_value();
         init.push(Stmt::Keep(match self.rng.below(3) {
             0 => format!("allocate({NAME}(n), source={e})"),
             1 => format!("allocate({NAME}(0:n + 1), source={e})"),

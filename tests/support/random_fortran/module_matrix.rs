@@ -46,17 +46,7 @@ impl Gen<'_> {
         if !self.module_matrix {
             return;
         }
-        let reads = Scope {
-            has_n: true,
-            reals: vec!["s".into()],
-            arrays: vec!["x".into()],
-            indices: vec!["1".into(), "n".into()],
-            ..Scope::default()
-        };
-        let callees = std::mem::take(&mut self.callees);
-        let (e, _) = self.expr(&reads, 2);
-        self.callees = callees;
-        let e = bounded(&e);
+        let e = self.top_source_value();
         init.push(Stmt::Keep(match self.rng.below(3) {
             0 => format!("allocate({NAME}(n, 2), source={e})"),
             1 => format!("allocate({NAME}(0:n, 3), source={e})"),
