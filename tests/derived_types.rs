@@ -195,6 +195,15 @@ fn compile_error(source: &str) -> String {
     }
 }
 
+/// Each case's `line`, put after `head` and before `y = b(1)%x`, is a
+/// compile-time error at `at` whose message contains `what`.
+fn assert_located_errors(head: &str, cases: &[(&str, &str, &str)]) {
+    for (line, at, what) in cases {
+        let m = compile_error(&format!("{head}{line}  y = b(1)%x\nend subroutine\n"));
+        assert!(m.contains(at) && m.contains(what), "{m}");
+    }
+}
+
 /// What type extension leaves out (polymorphism: CLASS, type-bound
 /// procedures, ABSTRACT types) and bad extensions are located errors
 /// naming the construct.
@@ -850,10 +859,7 @@ fn unsupported_array_values_of_structures_are_located_errors() {
             "an array constructor of structures assigned to an array of rank other than 1",
         ),
     ];
-    for (line, at, what) in cases {
-        let m = compile_error(&format!("{head}{line}  y = b(1)%x\nend subroutine\n"));
-        assert!(m.contains(at) && m.contains(what), "{m}");
-    }
+    assert_located_errors(head, &cases);
 }
 
 /// What stays unsupported of arrays of structures given to procedures is
@@ -889,10 +895,7 @@ fn unsupported_elemental_uses_of_arrays_of_structures_are_located_errors() {
             "`a` has 1 dimension(s) but 2 subscript(s) are given",
         ),
     ];
-    for (line, at, what) in cases {
-        let m = compile_error(&format!("{head}{line}  y = b(1)%x\nend subroutine\n"));
-        assert!(m.contains(at) && m.contains(what), "{m}");
-    }
+    assert_located_errors(head, &cases);
     let m = compile_error(
         "module m\n  type :: r\n    real(8), allocatable :: u(:)\n  end type\ncontains\n\
          subroutine f(b)\n    type(r) :: b(:)\n  end subroutine\nend module\n\
