@@ -4,7 +4,8 @@
 //! n = 1000 (or `ADJIT_PROBE_N`) and runs `MODE` (`primal`, `adjoint`, `tangent`, or `compile`:
 //! source text to a callable adjoint) `REPS` times. Instructions per call
 //! are the difference of two runs with different `REPS` divided by the
-//! difference of `REPS`, so that setup cancels. It times nothing. It
+//! difference of `REPS`, so that setup cancels. `--fma` compiles with
+//! FMA contraction (`Options::fma_contraction`). It times nothing. It
 //! prints on stderr the minor page faults of the `REPS` calls (the first
 //! call lays out the workspace and maps the tape; later calls reuse both,
 //! so the count does not grow with `REPS`).
@@ -15,6 +16,7 @@ use adjit::ad::adjoint::AdjointOptions;
 use common::{case, sel};
 
 fn main() {
+    let fma = std::env::args().any(|a| a == "--fma");
     let argv: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -32,7 +34,11 @@ fn main() {
         }
         return;
     }
-    let engine = common::engine(file);
+    let options = adjit::engine::Options {
+        fma_contraction: fma,
+        ..Default::default()
+    };
+    let engine = common::engine_with(file, options);
     let primal = engine.procedure(None).unwrap();
     let adjoint = engine
         .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())

@@ -38,8 +38,13 @@ pub fn read(file: &str) -> String {
 
 /// The engine of a bundled file (path relative to the crate).
 pub fn engine(file: &str) -> Engine {
+    engine_with(file, Options::default())
+}
+
+/// [`engine`] with `options`.
+pub fn engine_with(file: &str, options: Options) -> Engine {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
-    Engine::from_files(&[path], Options::default()).expect("bundled example compiles")
+    Engine::from_files(&[path], options).expect("bundled example compiles")
 }
 
 /// A selection list (`f`, `x,prm`).

@@ -100,6 +100,15 @@ pub struct JitOptions {
     /// The same bits either way; faster where products are rarely zero,
     /// slower where they often are.
     pub speculate_guards: bool,
+    /// Lower float sums `a + p*d` and differences `a - p*d` whose product
+    /// is used only there as one fused multiply-add (default false; see
+    /// [`crate::opt::fma`]). Opt-in because it changes results: the fused
+    /// operation rounds once where the product and the sum round twice, so
+    /// a result may differ from the unfused one (and from the interpreter's)
+    /// by a rounding of the sum. Strong-zero guards keep their meaning: a
+    /// guarded product is fused only under [`Self::branch_on_zero_products`],
+    /// whose exact cold path adds the guarded value unfused.
+    pub contract_fma: bool,
 }
 
 impl Default for JitOptions {
@@ -113,6 +122,7 @@ impl Default for JitOptions {
             compile_speed: CompileSpeed::default(),
             branch_on_zero_products: false,
             speculate_guards: false,
+            contract_fma: false,
         }
     }
 }
@@ -1062,6 +1072,8 @@ struct Lower<'a, 'm> {
     stored: Vec<bool>,
     /// The procedure's argument array (its first parameter).
     args: Value,
+    /// The sums lowered as fused multiply-adds ([`JitOptions::contract_fma`]).
+    fused: crate::opt::fma::Plan,
 }
 
 /// The `top` register of one runtime stack the procedure pushes on or pops
@@ -1211,6 +1223,11 @@ fn lower_proc(
     let exit_block = b.create_block();
     b.append_block_param(exit_block, types::I32);
     let blocks = (0..proc.blocks.len()).map(|_| b.create_block()).collect();
+    let fused = if sh.options.contract_fma {
+        crate::opt::fma::plan(proc, sh.options.branch_on_zero_products)
+    } else {
+        crate::opt::fma::Plan::default()
+    };
     let mut l = Lower {
         b,
         jit,
@@ -1233,6 +1250,7 @@ fn lower_proc(
         sincos: HashMap::new(),
         stored: stored_vars(proc),
         args,
+        fused,
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -2689,6 +2707,12 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let x = self.operand(*a)?;
                 self.unary(*op, t, x)?
             }
+            Inst::Binary(..) if self.fused.contractions.contains_key(&v) => {
+                let c = self.fused.contractions[&v];
+                self.fused_multiply_add(c, need_ty()?)?
+            }
+            // Lowered inside the fused multiply-add that uses it.
+            Inst::Select(..) if self.fused.guards.contains(&v) => return Ok(None),
             Inst::Binary(op, a, c) => {
                 let t = self.value_type(*a)?;
                 let (x, y) = (self.operand(*a)?, self.operand(*c)?);
@@ -3388,6 +3412,20 @@ impl<'a, 'm> Lower<'a, 'm> {
             return Ok(None);
         }
         let product = self.operand(y)?;
+        self.unless_zero_product(product, ty, product, |l| l.masked_zero_select(tests, ty, y))
+            .map(Some)
+    }
+
+    /// `hot` when `product` (of float type `ty`) is neither zero nor NaN,
+    /// else what `cold` computes in a cold block: one compare and one
+    /// rarely taken branch.
+    fn unless_zero_product(
+        &mut self,
+        product: Value,
+        ty: Type,
+        hot: Value,
+        cold: impl FnOnce(&mut Self) -> Result<Value, CompileError>,
+    ) -> Result<Value, CompileError> {
         let zero = match ty {
             Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
             _ => self.b.ins().f32const(Ieee32::with_bits(0)),
@@ -3400,12 +3438,55 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.set_cold_block(exact);
         self.b
             .ins()
-            .brif(suspect, exact, &[], cont, &[BlockArg::Value(product)]);
+            .brif(suspect, exact, &[], cont, &[BlockArg::Value(hot)]);
         self.b.switch_to_block(exact);
-        let value = self.masked_zero_select(tests, ty, y)?;
+        let value = cold(self)?;
         self.b.ins().jump(cont, &[BlockArg::Value(value)]);
         self.b.switch_to_block(cont);
-        Ok(Some(self.b.block_params(cont)[0]))
+        Ok(self.b.block_params(cont)[0])
+    }
+
+    /// Lowers the sum or difference of contraction `c` (of float type `ty`)
+    /// as one fused multiply-add. A guarded product takes the fused value
+    /// when the product is neither zero nor NaN (no factor is then zero, so
+    /// the guard keeps the product); otherwise a cold block adds the exact
+    /// guarded value, unfused (see [`crate::opt::fma`]).
+    fn fused_multiply_add(
+        &mut self,
+        c: crate::opt::fma::Contraction,
+        ty: Type,
+    ) -> Result<Value, CompileError> {
+        let Some(&Inst::Binary(BinaryOp::Mul, p, d)) = self
+            .proc
+            .insts
+            .get(c.product.index())
+            .map(|data| &data.kind)
+        else {
+            return err(format!("{} is not a product", c.product));
+        };
+        let (x, y, a) = (self.operand(p)?, self.operand(d)?, self.operand(c.addend)?);
+        let x = if c.subtract { self.b.ins().fneg(x) } else { x };
+        let fused = self.b.ins().fma(x, y, a);
+        let Some(guard) = c.guard else {
+            return Ok(fused);
+        };
+        let Some(&Inst::Select(cond, zero, _)) =
+            self.proc.insts.get(guard.index()).map(|data| &data.kind)
+        else {
+            return err(format!("{guard} is not a guard"));
+        };
+        let Some((tests, _)) = self.strong_zero_tests(cond, zero, ty) else {
+            return err(format!("{guard} is not a strong-zero guard"));
+        };
+        let product = self.operand(c.product)?;
+        self.unless_zero_product(product, ty, fused, |l| {
+            let value = l.masked_zero_select(&tests, ty, c.product)?;
+            Ok(if c.subtract {
+                l.b.ins().fsub(a, value)
+            } else {
+                l.b.ins().fadd(a, value)
+            })
+        })
     }
 
     /// The IR value `v` broadcast to `vector`, made once per entry of `splats`.

@@ -3,7 +3,9 @@
 //! ([`merge`]), then block-local value numbering (this module); for the
 //! JIT also loop versioning ([`licm`]), the skipping of counted-loop
 //! trips that repeat earlier ones ([`fixpoint`]) and, on request, one test
-//! for a stretch of strong-zero guards ([`speculate`]).
+//! for a stretch of strong-zero guards ([`speculate`]). On request too,
+//! code generation fuses products into the sums that use them ([`fma`],
+//! which only chooses them).
 //!
 //! It rewrites the IR it is given for code generation only, without knowing
 //! where that IR came from.
@@ -36,6 +38,7 @@ use crate::ir::{
 use std::collections::HashMap;
 
 pub mod fixpoint;
+pub mod fma;
 pub mod fold;
 pub mod inline;
 pub mod licm;

@@ -187,6 +187,13 @@ pub struct Options {
     /// [`CompileSpeed::Optimized`]; [`CompileSpeed::Fast`] for code run
     /// once, as by a fuzzer).
     pub compile_speed: CompileSpeed,
+    /// Fuse float products into the sums and differences that use them
+    /// (fused multiply-adds; default off; see `adjit::jit::opt::fma`).
+    /// Shorter dependency chains (a tangent's recurrence), but results may
+    /// differ from the unfused ones, and from the interpreter's, by a
+    /// rounding: the fused operation rounds once. Strong zeros keep their
+    /// meaning.
+    pub fma_contraction: bool,
 }
 
 impl Options {
@@ -221,6 +228,7 @@ impl Default for Options {
             inline: true,
             fixed_point_exits: true,
             compile_speed: CompileSpeed::default(),
+            fma_contraction: false,
         }
     }
 }
@@ -662,6 +670,7 @@ impl Executor {
                     fixed_point_exits: options.fixed_point_exits,
                     compile_speed: options.compile_speed,
                     branch_on_zero_products: dense_products,
+                    contract_fma: options.fma_contraction,
                     ..JitOptions::default()
                 };
                 let compiled = match entries {
