@@ -651,8 +651,8 @@ fn reverse_statement(
             if active {
                 pop_stored(c, sc, stmt, &mut map, shared);
                 let adj = sc.layout.adjoint[var];
-                let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
-                let skip = skip_zero_seed(c, sc, stmt, seed);
+                let (mut seed, kept) = take_seed(c, source, stmt, adj, &[]);
+                let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map);
                 recompute(c, source, &needed, &mut map);
                 propagate(c, sc, stmt, *value, seed, kept, &map);
                 rejoin(c, skip);
@@ -680,8 +680,8 @@ fn reverse_statement(
             if active {
                 pop_stored(c, sc, stmt, &mut map, shared);
                 let adj = sc.layout.adjoint[var];
-                let (seed, kept) = take_seed(c, source, stmt, adj, &index);
-                let skip = skip_zero_seed(c, sc, stmt, seed);
+                let (mut seed, kept) = take_seed(c, source, stmt, adj, &index);
+                let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map);
                 recompute(c, source, &needed, &mut map);
                 propagate(c, sc, stmt, *value, seed, kept, &map);
                 rejoin(c, skip);
@@ -821,20 +821,42 @@ fn take_seed(
 /// jumps over the recomputation and the propagation when it is zero: for
 /// one seeded output most statements of a reverse loop have a zero seed.
 /// Emits `if seed == 0 goto join` and continues in the fall-through block;
-/// returns `join` for [`rejoin`] (`None`: no test emitted).
+/// returns `join` for [`rejoin`] (`None`: no test emitted). Values are local
+/// to their block: `seed` and the values of `map` (subscripts, popped
+/// results) reach the new block through scalar temporaries, and are
+/// replaced by their loads there.
 fn skip_zero_seed(
     c: &mut Cursor<'_>,
     sc: &SweepContext<'_>,
     stmt: &Statement,
-    seed: Value,
+    seed: &mut Value,
+    map: &mut HashMap<Value, Value>,
 ) -> Option<BlockId> {
     let source = sc.source();
     if sc.strong_zero != StrongZero::All || !stmt.pure.iter().any(|&v| is_nonlinear(source, v)) {
         return None;
     }
-    let ty = c.proc.value_type(seed)?;
+    let ty = c.proc.value_type(*seed)?;
     let zero = c.constant(ty, 0.0);
-    let is_zero = c.ins(Inst::Cmp(adjit_ir::CmpOp::Eq, seed, zero), Some(Type::Bool));
+    let is_zero = c.ins(
+        Inst::Cmp(adjit_ir::CmpOp::Eq, *seed, zero),
+        Some(Type::Bool),
+    );
+    let mut carried: Vec<(Option<Value>, Value, VarId)> = Vec::new();
+    let mut carry = |c: &mut Cursor<'_>, key: Option<Value>, v: Value| {
+        let ty = c.proc.value_type(v).unwrap_or(Type::F64);
+        let temp = c
+            .proc
+            .add_var(Var::scalar(format!("_ad_carried{}", v.0), ty));
+        c.store_at(temp, &[], v);
+        carried.push((key, v, temp));
+    };
+    carry(c, None, *seed);
+    let mut entries: Vec<(Value, Value)> = map.iter().map(|(&k, &v)| (k, v)).collect();
+    entries.sort();
+    for (key, v) in entries {
+        carry(c, Some(key), v);
+    }
     let body = c.new_block();
     let join = c.new_block();
     c.terminate(Terminator::Branch {
@@ -843,6 +865,15 @@ fn skip_zero_seed(
         else_dest: body,
     });
     c.switch_to(body);
+    for (key, _, temp) in carried {
+        let loaded = c.load_at(temp, &[]);
+        match key {
+            None => *seed = loaded,
+            Some(key) => {
+                map.insert(key, loaded);
+            }
+        }
+    }
     Some(join)
 }
 
