@@ -25,7 +25,10 @@
 //! so they are overwritten, never incremented), incrementing the adjoints of
 //! the variables loaded. Iterative assignments (`x = x*y`) come out right
 //! because the left-hand side's adjoint is reset before the increments of
-//! the right-hand side. A call is reversed by the callee's reverse sweep.
+//! the right-hand side. With strong zeros on every product, a statement with
+//! a nonlinear partial skips its recomputation and propagation when its
+//! adjoint is zero (see [`skip_zero_seed`]). A call is reversed by the
+//! callee's reverse sweep.
 
 use std::collections::{HashMap, HashSet};
 
@@ -647,10 +650,12 @@ fn reverse_statement(
             }
             if active {
                 pop_stored(c, sc, stmt, &mut map, shared);
-                recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
-                let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
+                let (mut seed, kept) = take_seed(c, source, stmt, adj, &[]);
+                let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map);
+                recompute(c, source, &needed, &mut map);
                 propagate(c, sc, stmt, *value, seed, kept, &map);
+                rejoin(c, skip);
             }
         }
         Inst::StoreElem(var, idx, value) => {
@@ -674,10 +679,12 @@ fn reverse_statement(
             }
             if active {
                 pop_stored(c, sc, stmt, &mut map, shared);
-                recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
-                let (seed, kept) = take_seed(c, source, stmt, adj, &index);
+                let (mut seed, kept) = take_seed(c, source, stmt, adj, &index);
+                let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map);
+                recompute(c, source, &needed, &mut map);
                 propagate(c, sc, stmt, *value, seed, kept, &map);
+                rejoin(c, skip);
             }
         }
         Inst::Call(_, args) => {
@@ -801,6 +808,82 @@ fn take_seed(
         c.store_at(adj, index, zero);
     }
     (seed, kept)
+}
+
+/// With strong zeros on every product ([`StrongZero::All`]), a statement
+/// whose seed is zero (either sign) contributes only zeros: every computed
+/// partial's product is the strong zero `+0`, and the unit and constant
+/// partials pass on a signed zero. Adding `±0` leaves every adjoint as it is
+/// (an adjoint only becomes `-0` from a `-0` written into it from outside
+/// the sweeps: the drivers start every adjoint from `+0` and add the seeds
+/// to it). So when the statement has a nonlinear partial (one that costs a
+/// recomputation and guarded products), its reversal tests the seed once and
+/// jumps over the recomputation and the propagation when it is zero: for
+/// one seeded output most statements of a reverse loop have a zero seed.
+/// Emits `if seed == 0 goto join` and continues in the fall-through block;
+/// returns `join` for [`rejoin`] (`None`: no test emitted). Values are local
+/// to their block: `seed` and the values of `map` (subscripts, popped
+/// results) reach the new block through scalar temporaries, and are
+/// replaced by their loads there.
+fn skip_zero_seed(
+    c: &mut Cursor<'_>,
+    sc: &SweepContext<'_>,
+    stmt: &Statement,
+    seed: &mut Value,
+    map: &mut HashMap<Value, Value>,
+) -> Option<BlockId> {
+    let source = sc.source();
+    if sc.strong_zero != StrongZero::All || !stmt.pure.iter().any(|&v| is_nonlinear(source, v)) {
+        return None;
+    }
+    let ty = c.proc.value_type(*seed)?;
+    let zero = c.constant(ty, 0.0);
+    let is_zero = c.ins(
+        Inst::Cmp(adjit_ir::CmpOp::Eq, *seed, zero),
+        Some(Type::Bool),
+    );
+    let mut carried: Vec<(Option<Value>, Value, VarId)> = Vec::new();
+    let mut carry = |c: &mut Cursor<'_>, key: Option<Value>, v: Value| {
+        let ty = c.proc.value_type(v).unwrap_or(Type::F64);
+        let temp = c
+            .proc
+            .add_var(Var::scalar(format!("_ad_carried{}", v.0), ty));
+        c.store_at(temp, &[], v);
+        carried.push((key, v, temp));
+    };
+    carry(c, None, *seed);
+    let mut entries: Vec<(Value, Value)> = map.iter().map(|(&k, &v)| (k, v)).collect();
+    entries.sort();
+    for (key, v) in entries {
+        carry(c, Some(key), v);
+    }
+    let body = c.new_block();
+    let join = c.new_block();
+    c.terminate(Terminator::Branch {
+        cond: is_zero,
+        then_dest: join,
+        else_dest: body,
+    });
+    c.switch_to(body);
+    for (key, _, temp) in carried {
+        let loaded = c.load_at(temp, &[]);
+        match key {
+            None => *seed = loaded,
+            Some(key) => {
+                map.insert(key, loaded);
+            }
+        }
+    }
+    Some(join)
+}
+
+/// Ends the block a [`skip_zero_seed`] test guarded: jumps to its join block
+/// and continues there.
+fn rejoin(c: &mut Cursor<'_>, join: Option<BlockId>) {
+    if let Some(join) = join {
+        c.terminate(Terminator::Jump(join));
+        c.switch_to(join);
+    }
 }
 
 /// Propagates the adjoint `seed` of the statement's stored value `root`

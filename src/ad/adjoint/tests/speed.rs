@@ -123,3 +123,66 @@ end subroutine
     check_dot_product(&case, 1e-13);
     check_gradient(&case, 1e-6);
 }
+
+/// The reverse sweep tests the seed of each nonlinear statement once and
+/// skips its recomputation and guarded products when it is zero (strong
+/// zeros on): Bratu has seven such statements (the linear `F(dim) =
+/// F(dim) - 2*x(dim)` gets no test), and none without strong zeros. With
+/// one seeded output most tests skip, and the gradient is bit for bit the
+/// one of the plain products (no singular partial on this path).
+#[test]
+fn zero_seeds_skip_the_reversal_of_nonlinear_statements() {
+    use crate::ad::rules::StrongZero;
+    let case = bratu(20);
+    let zero_tests = |strong_zero: StrongZero| {
+        let options = AdjointOptions {
+            strong_zero,
+            ..AdjointOptions::default()
+        };
+        let (module, procs) = adjoint(
+            &case.module,
+            case.proc,
+            &case.independents,
+            &case.dependents,
+            &options,
+        )
+        .expect("adjoint");
+        let reverse = module.proc(procs.reverse);
+        reverse
+            .blocks
+            .iter()
+            .filter(|b| match b.term {
+                adjit_ir::Terminator::Branch { cond, .. } => matches!(
+                    reverse.inst(cond).kind,
+                    adjit_ir::Inst::Cmp(CmpOp::Eq, a, _)
+                        if reverse.value_type(a).is_some_and(Type::is_float)
+                ),
+                _ => false,
+            })
+            .count()
+    };
+    assert_eq!(zero_tests(StrongZero::All), 7);
+    assert_eq!(zero_tests(StrongZero::Off), 0);
+    for seeded in [0, 1, 10, 19] {
+        let mut f_b = vec![0.0; 20];
+        f_b[seeded] = 1.0;
+        let seeds: HashMap<usize, Buffer> = [(4, Buffer::F64(f_b))].into_iter().collect();
+        let gradient = |strong_zero| {
+            let options = AdjointOptions {
+                strong_zero,
+                ..AdjointOptions::default()
+            };
+            let adjoints = run(&case, options, &seeds).adjoints;
+            [2, 3].map(|p| match &adjoints[&p] {
+                Buffer::F64(v) => v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                other => panic!("adjoint of a double precision array: {other:?}"),
+            })
+        };
+        assert_eq!(
+            gradient(StrongZero::All),
+            gradient(StrongZero::Off),
+            "seed at f({})",
+            seeded + 1
+        );
+    }
+}
