@@ -398,6 +398,7 @@ impl Lowerer<'_, '_> {
     /// ADJUSTL or ADJUSTR too), and TRIM or ADJUSTL of any of them.
     pub(super) fn is_built_char(&self, e: &Expr) -> bool {
         if is_concat(e)
+            || self.deferred_string_ref(e).is_some()
             || self.runtime_len_fn(e).is_some()
             || self.wrapped_runtime_len_fn(e).is_some()
             || matches!(&e.kind, ExprKind::Apply { name, .. }
