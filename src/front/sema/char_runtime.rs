@@ -416,14 +416,7 @@ impl Lowerer<'_, '_> {
         if !is_concat(e) {
             return self.part_pieces(e);
         }
-        let mut parts = Vec::new();
-        let mut len = Some(0i64);
-        for x in concat_parts(e) {
-            let p = self.part_pieces(x)?;
-            len = len.zip(p.len).map(|(a, b)| a.saturating_add(b));
-            parts.extend(p.parts);
-        }
-        Ok(Pieces { parts, len })
+        self.concat_pieces(&concat_parts(e))
     }
 
     /// An operand of a comparison or a SELECT CASE selector, where

@@ -200,6 +200,39 @@ impl Lowerer<'_, '_> {
     /// The characters a deferred-length string reference reads, copied
     /// into a fresh buffer, as parts of a value.
     pub(super) fn deferred_string_pieces(&mut self, r: &StringRef, at: Span) -> R<Pieces> {
+        let (copy, n) = self.deferred_string_copy(r, at)?;
+        Ok(copied_pieces(self, copy, n))
+    }
+
+    /// The parts of the concatenation parts `xs`: the deferred-length
+    /// strings among them are copied first, since the copies end the
+    /// current block and values may only be used in the block defining
+    /// them.
+    pub(super) fn concat_pieces(&mut self, xs: &[&Expr]) -> R<Pieces> {
+        let mut copies = Vec::with_capacity(xs.len());
+        for x in xs {
+            copies.push(match self.deferred_string_ref(x) {
+                Some(r) => Some(self.deferred_string_copy(&r, x.span)?),
+                None => None,
+            });
+        }
+        let mut parts = Vec::new();
+        let mut len = Some(0i64);
+        for (x, copy) in xs.iter().zip(copies) {
+            let p = match copy {
+                Some((buf, n)) => copied_pieces(self, buf, n),
+                None => self.part_pieces(x)?,
+            };
+            len = len.zip(p.len).map(|(a, b)| a.saturating_add(b));
+            parts.extend(p.parts);
+        }
+        Ok(Pieces { parts, len })
+    }
+
+    /// The characters a deferred-length string reference reads, copied
+    /// into a fresh buffer: the buffer and the number of characters (an
+    /// I64 variable).
+    fn deferred_string_copy(&mut self, r: &StringRef, at: Span) -> R<(VarId, VarId)> {
         let i64t = Type::I64;
         let v = self.string_var(r.name)?;
         let (first, n) = self.string_extent(v, r.range, at)?;
@@ -212,11 +245,7 @@ impl Lowerer<'_, '_> {
             this.emit(Inst::CharAssign(element(copy, to), element(v, from)), None);
             Ok(())
         })?;
-        let len = self.val(Inst::Load(n), i64t);
-        Ok(Pieces {
-            parts: vec![Piece::Buf(copy, len)],
-            len: None,
-        })
+        Ok((copy, n))
     }
 
     /// `target = value` when the target is a deferred-length string or a
@@ -229,17 +258,16 @@ impl Lowerer<'_, '_> {
         let i64t = Type::I64;
         let v = self.string_var(r.name)?;
         self.check_writable(v, r.name)?;
-        let mut pieces = self.value_pieces(value)?;
-        let (first, n) = match r.range {
-            None => {
-                let (buf, len) = self.fill_buffer(&pieces, 0)?;
-                self.reallocate_string(v, len);
-                self.copy_buffer(v, buf, len)?;
-                return Ok(true);
-            }
-            Some(_) => self.string_extent(v, r.range, target.span)?,
-        };
+        if r.range.is_none() {
+            let pieces = self.value_pieces(value)?;
+            let (buf, len) = self.fill_buffer(&pieces, 0)?;
+            self.reallocate_string(v, len);
+            self.copy_buffer(v, buf, len)?;
+            return Ok(true);
+        }
         // A substring: the value blank-padded to at least its length.
+        let (first, n) = self.string_extent(v, r.range, target.span)?;
+        let mut pieces = self.value_pieces(value)?;
         let pad = self.val(Inst::Load(n), i64t);
         pieces.parts.push(Piece::Blanks(pad));
         pieces.len = None;
@@ -311,8 +339,16 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        let v = self.string_var(name)?;
-        self.require_allocated(v, e.span);
-        Ok(Some(CallArg::Var(v)))
+        // Passing an unallocated array is the runtime error naming it.
+        Ok(Some(CallArg::Var(self.string_var(name)?)))
+    }
+}
+
+/// A copied string (`n` characters, an I64 variable) as parts of a value.
+fn copied_pieces(l: &mut Lowerer, copy: VarId, n: VarId) -> Pieces {
+    let len = l.val(Inst::Load(n), Type::I64);
+    Pieces {
+        parts: vec![Piece::Buf(copy, len)],
+        len: None,
     }
 }
