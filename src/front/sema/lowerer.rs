@@ -889,7 +889,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 format!("unsupported Fortran: ALLOCATABLE `{n}` in COMMON"),
             ));
         }
-        if ti.ty == Type::Char {
+        // A deferred-length string is an array of one-character elements
+        // (`super::deferred_chars`); other character allocatables are not.
+        if ti.ty == Type::Char && ti.char_len != CharLenInfo::Deferred {
             return Err(self.err(
                 attr,
                 format!("unsupported Fortran: ALLOCATABLE character variable `{n}`"),
