@@ -58,7 +58,7 @@ fn strings_choosing_the_method_steer_the_derivative() {
         let engine = corpus_engine(backend);
         for (method, k, x) in [
             ("sin", 1, 0.75),
-            (" exp", 2, -0.5),
+            ("Exp", 2, -0.5),
             ("Poly", 3, 1.25),
             ("tanh", 0, 0.5),
         ] {

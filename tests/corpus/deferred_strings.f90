@@ -7,7 +7,7 @@
 ! substrings (read and assigned), ALLOCATED and DEALLOCATE, and a module
 ! string kept for PRINT.
 ! adjit-test: --entry blend --set method=sin --set k=1 --set x=0.75
-! adjit-test: --entry blend --set method=' exp' --set k=2 --set x=-0.5
+! adjit-test: --entry blend --set method=Exp --set k=2 --set x=-0.5
 ! adjit-test: --entry blend --set method=Poly --set k=3 --set x=1.25
 ! adjit-test: --entry blend --set method=tanh --set k=0 --set x=0.5
 module deferred_strings_m
