@@ -134,6 +134,7 @@ impl Lowerer<'_, '_> {
                 errmsg,
                 source,
                 mold: _,
+                char_len: _,
             } => {
                 let Some((mine, rest)) = self.scalar_objects(objects, stat, errmsg, "ALLOCATE")?
                 else {

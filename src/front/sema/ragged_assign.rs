@@ -182,6 +182,7 @@ impl Lowerer<'_, '_> {
                                 errmsg: None,
                                 source: None,
                                 mold: None,
+                                char_len: None,
                             },
                             span,
                         ),
