@@ -890,7 +890,7 @@ fn compile_module(
     Ok(CompiledModule {
         jit: Mutex::new(guard.0.take()),
         entries,
-        module: module.clone(),
+        module: optimized,
         origins,
         globals,
         _literals: literals,

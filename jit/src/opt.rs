@@ -33,7 +33,7 @@
 use crate::ir::{
     BinaryOp, CmpOp, Const, Inst, Module, Proc, Rounding, Storage, Type, UnaryOp, Value, VarId,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 pub mod fixpoint;
 pub mod fold;
@@ -209,9 +209,12 @@ fn aliases(proc: &Proc, var: VarId) -> Vec<VarId> {
 }
 
 fn number_values(proc: &mut Proc) {
+    // Both maps are local to one block; their storage is reused by the next.
+    let mut known: FxHashMap<Key, Value> = FxHashMap::default();
+    let mut rename: FxHashMap<Value, Value> = FxHashMap::default();
     for b in 0..proc.blocks.len() {
-        let mut known: HashMap<Key, Value> = HashMap::new();
-        let mut rename: HashMap<Value, Value> = HashMap::new();
+        known.clear();
+        rename.clear();
         let insts = std::mem::take(&mut proc.blocks[b].insts);
         let mut kept = Vec::with_capacity(insts.len());
         for v in insts {
@@ -305,7 +308,7 @@ fn number_values(proc: &mut Proc) {
 }
 
 /// Forgets the loads of `var` and of the variables aliasing it.
-fn forget(proc: &Proc, known: &mut HashMap<Key, Value>, var: VarId) {
+fn forget(proc: &Proc, known: &mut FxHashMap<Key, Value>, var: VarId) {
     let vars = aliases(proc, var);
     known.retain(|k, _| match k {
         Key::Load(v) | Key::LoadElem(v, _) => !vars.contains(v),
@@ -313,7 +316,7 @@ fn forget(proc: &Proc, known: &mut HashMap<Key, Value>, var: VarId) {
     });
 }
 
-fn rename_operands(inst: &mut Inst, rename: &HashMap<Value, Value>) {
+fn rename_operands(inst: &mut Inst, rename: &FxHashMap<Value, Value>) {
     if rename.is_empty() {
         return;
     }
