@@ -502,3 +502,47 @@ end subroutine
         "no versioned tangent loop lifted its invariant guards"
     );
 }
+
+/// A caller of `stencil` and a procedure nothing calls.
+const CALLER: &str = "\
+subroutine caller(n, x, p, y, u, v, s)
+  integer n
+  double precision x(n), p(3), y(n), u(0:n, 2), v(n, 2), s
+  call stencil(n, 2, 1, x, p, y, u, v, s)
+end subroutine
+subroutine unused(n, y)
+  integer n
+  double precision y(n)
+  integer i
+  do i = 2, n - 1
+    y(i) = y(i-1) + y(i+1)
+  end do
+end subroutine
+";
+
+/// Optimizing only the procedures compiled (a root and its callees) leaves
+/// the others as they were, and optimizes the wanted ones exactly as
+/// optimizing the whole module does.
+#[test]
+fn only_the_wanted_procedures_are_optimized() {
+    let source = format!("{SOURCE}{CALLER}");
+    let (module, caller) = module_of(&source, "caller");
+    let (_, stencil) = module_of(&source, "stencil");
+    let (_, unused) = module_of(&source, "unused");
+    let mut wanted = vec![false; module.procs.len()];
+    wanted[caller.index()] = true;
+    wanted[stencil.index()] = true;
+    let all = adjit::jit::opt::optimize_for_jit(&module, true, true);
+    let some = adjit::jit::opt::optimize_procs_for_jit(&module, true, true, true, Some(&wanted));
+    let shown = |m: &Module, p: ProcId| format!("{:?}", m.proc(p));
+    for p in [caller, stencil] {
+        assert_eq!(shown(&some.module, p), shown(&all.module, p));
+        let (a, b) = (all.versions.proc(p).unwrap(), some.versions.proc(p).unwrap());
+        assert_eq!(a.unchecked, b.unchecked);
+        assert_eq!(a.guards, b.guards);
+    }
+    assert_ne!(shown(&all.module, unused), shown(&module, unused));
+    assert_eq!(shown(&some.module, unused), shown(&module, unused));
+    let none = some.versions.proc(unused).expect("an entry per procedure");
+    assert!(none.guards.is_empty() && none.unchecked.is_empty());
+}

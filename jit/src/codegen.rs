@@ -764,11 +764,12 @@ fn compile_module(
         mut origins,
         versions,
         ..
-    } = crate::opt::optimize_for_jit_with(
+    } = crate::opt::optimize_procs_for_jit(
         module,
         options.inline,
         options.version_loops,
         options.fixed_point_exits,
+        wanted,
     );
     if options.speculate_guards {
         crate::opt::speculate::speculate_module(&mut optimized, &mut origins);
@@ -899,7 +900,7 @@ fn compile_module(
     Ok(CompiledModule {
         jit: Mutex::new(guard.0.take()),
         entries,
-        module: module.clone(),
+        module: optimized,
         origins,
         globals,
         _literals: literals,

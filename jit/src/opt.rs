@@ -35,7 +35,7 @@
 use crate::ir::{
     BinaryOp, CmpOp, Const, Inst, Module, Proc, Rounding, Storage, Type, UnaryOp, Value, VarId,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 pub mod fixpoint;
 pub mod fma;
@@ -84,18 +84,40 @@ pub fn optimize(module: &Module) -> Module {
 /// module and where its inlined code came from (the procedure a runtime
 /// error in it must name), with blocks numbered as in the result.
 pub fn optimize_with(module: &Module, inline: bool) -> (Module, inline::Origins) {
+    optimize_procs(module, inline, None)
+}
+
+/// [`optimize_with`] for the procedures marked in `wanted` (by procedure
+/// index; all when `None`): the others are copied unchanged. The callees of
+/// a wanted procedure must be wanted too (the closure
+/// [`crate::codegen::CompiledModule::compile_reachable`] compiles), since
+/// a caller is inlined with its callees' optimized code.
+fn optimize_procs(
+    module: &Module,
+    inline: bool,
+    wanted: Option<&[bool]>,
+) -> (Module, inline::Origins) {
     let mut out = module.clone();
     let mut origins = if inline {
-        inline::inline_module(&mut out)
+        inline::inline_module_procs(&mut out, wanted)
     } else {
         inline::Origins::default()
     };
     for (i, proc) in out.procs.iter_mut().enumerate() {
+        if !is_wanted(wanted, i) {
+            continue;
+        }
         let carried = merge::merge_blocks(proc);
         origins.renumber_blocks(crate::ir::ProcId(i as u32), &carried);
         number_values(proc);
     }
     (out, origins)
+}
+
+/// Whether procedure `index` is among `wanted` (every procedure when
+/// `None`).
+pub(crate) fn is_wanted(wanted: Option<&[bool]>, index: usize) -> bool {
+    wanted.is_none_or(|w| w.get(index).copied().unwrap_or(false))
 }
 
 /// The result of [`optimize_for_jit`].
@@ -126,21 +148,45 @@ pub fn optimize_for_jit_with(
     version_loops: bool,
     fixed_point_exits: bool,
 ) -> Optimized {
-    let (mut module, mut origins) = optimize_with(module, inline);
+    optimize_procs_for_jit(module, inline, version_loops, fixed_point_exits, None)
+}
+
+/// [`optimize_for_jit_with`] for the procedures marked in `wanted` (by
+/// procedure index; all when `None`), which must include the callees of
+/// every wanted procedure: the others are copied unchanged, with no
+/// versioned loops and no skipped trips. Code generation compiles only
+/// the wanted procedures, and optimizing the others would be wasted work.
+pub fn optimize_procs_for_jit(
+    module: &Module,
+    inline: bool,
+    version_loops: bool,
+    fixed_point_exits: bool,
+    wanted: Option<&[bool]>,
+) -> Optimized {
+    let (mut module, mut origins) = optimize_procs(module, inline, wanted);
     let mut versions = licm::Versions::default();
     if version_loops {
         for (i, proc) in module.procs.iter_mut().enumerate() {
             let pid = crate::ir::ProcId(i as u32);
-            versions
-                .procs
-                .push(licm::version_loops(proc, pid, &mut origins));
+            versions.procs.push(if is_wanted(wanted, i) {
+                licm::version_loops(proc, pid, &mut origins)
+            } else {
+                licm::ProcVersions::default()
+            });
         }
     }
     let fixed_point_exits = if fixed_point_exits {
         module
             .procs
             .iter_mut()
-            .map(fixpoint::skip_repeated_trips)
+            .enumerate()
+            .map(|(i, proc)| {
+                if is_wanted(wanted, i) {
+                    fixpoint::skip_repeated_trips(proc)
+                } else {
+                    0
+                }
+            })
             .collect()
     } else {
         Vec::new()
@@ -166,9 +212,12 @@ fn aliases(proc: &Proc, var: VarId) -> Vec<VarId> {
 }
 
 fn number_values(proc: &mut Proc) {
+    // Both maps are local to one block; their storage is reused by the next.
+    let mut known: FxHashMap<Key, Value> = FxHashMap::default();
+    let mut rename: FxHashMap<Value, Value> = FxHashMap::default();
     for b in 0..proc.blocks.len() {
-        let mut known: HashMap<Key, Value> = HashMap::new();
-        let mut rename: HashMap<Value, Value> = HashMap::new();
+        known.clear();
+        rename.clear();
         let insts = std::mem::take(&mut proc.blocks[b].insts);
         let mut kept = Vec::with_capacity(insts.len());
         for v in insts {
@@ -262,7 +311,7 @@ fn number_values(proc: &mut Proc) {
 }
 
 /// Forgets the loads of `var` and of the variables aliasing it.
-fn forget(proc: &Proc, known: &mut HashMap<Key, Value>, var: VarId) {
+fn forget(proc: &Proc, known: &mut FxHashMap<Key, Value>, var: VarId) {
     let vars = aliases(proc, var);
     known.retain(|k, _| match k {
         Key::Load(v) | Key::LoadElem(v, _) => !vars.contains(v),
@@ -270,7 +319,7 @@ fn forget(proc: &Proc, known: &mut HashMap<Key, Value>, var: VarId) {
     });
 }
 
-fn rename_operands(inst: &mut Inst, rename: &HashMap<Value, Value>) {
+fn rename_operands(inst: &mut Inst, rename: &FxHashMap<Value, Value>) {
     if rename.is_empty() {
         return;
     }

@@ -142,6 +142,12 @@ pub fn size(proc: &Proc) -> usize {
 /// Inlines the eligible calls of every procedure of `module` (see the
 /// module documentation) and returns where the copied code came from.
 pub fn inline_module(module: &mut Module) -> Origins {
+    inline_module_procs(module, None)
+}
+
+/// [`inline_module`] into the callers marked in `wanted` (by procedure
+/// index; all when `None`) only: the others keep their calls.
+pub fn inline_module_procs(module: &mut Module, wanted: Option<&[bool]>) -> Origins {
     let n = module.procs.len();
     let mut origins = Origins {
         procs: vec![ProcOrigins::default(); n],
@@ -149,7 +155,7 @@ pub fn inline_module(module: &mut Module) -> Origins {
     let callees: Vec<Vec<usize>> = module.procs.iter().map(callees_of).collect();
     let recursive = recursive_procs(&callees);
     for p in post_order(&callees) {
-        if !callees[p].is_empty() {
+        if super::is_wanted(wanted, p) && !callees[p].is_empty() {
             inline_calls(module, ProcId(p as u32), &recursive, &mut origins);
         }
     }

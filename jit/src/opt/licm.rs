@@ -41,7 +41,7 @@ use crate::ir::{
     BinaryOp, BlockId, CmpOp, Const, Inst, Proc, ProcId, Rounding, Terminator, Type, Value, Var,
     VarId,
 };
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The range of one element reference over all iterations of a loop: the
 /// smallest and largest subscript (`I64` values of the preheader) of each
@@ -60,11 +60,11 @@ pub struct GuardAccess {
 pub struct ProcVersions {
     /// Element references (loads and stores) whose subscript and storage
     /// checks a preheader test already passed: lowered without checks.
-    pub unchecked: HashSet<Value>,
+    pub unchecked: FxHashSet<Value>,
     /// Placeholder `Bool` constants (`true` to the interpreter) that code
     /// generation lowers as "every reference listed lies inside its
     /// variable's dimensions and storage".
-    pub guards: HashMap<Value, Vec<GuardAccess>>,
+    pub guards: FxHashMap<Value, Vec<GuardAccess>>,
 }
 
 /// The versioned loops of every procedure of a module.
@@ -154,8 +154,8 @@ pub(super) fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<
 }
 
 /// The last value stored to each scalar in a block, and where.
-pub(super) fn last_stores(proc: &Proc, block: usize) -> HashMap<VarId, (usize, Value)> {
-    let mut m = HashMap::new();
+pub(super) fn last_stores(proc: &Proc, block: usize) -> FxHashMap<VarId, (usize, Value)> {
+    let mut m = FxHashMap::default();
     for (pos, &v) in proc.blocks[block].insts.iter().enumerate() {
         if let Inst::Store(var, x) = proc.inst(v).kind {
             m.insert(var, (pos, x));
@@ -351,10 +351,10 @@ enum Form {
 struct Analysis<'p> {
     proc: &'p Proc,
     /// Variables (with their aliases) the loop writes.
-    written: HashSet<VarId>,
+    written: FxHashSet<VarId>,
     /// Body values that load the DO variable's current value.
-    iv_loads: HashSet<Value>,
-    forms: HashMap<Value, Option<Form>>,
+    iv_loads: FxHashSet<Value>,
+    forms: FxHashMap<Value, Option<Form>>,
 }
 
 impl Analysis<'_> {
@@ -451,9 +451,9 @@ struct Emitter<'p> {
     proc: &'p mut Proc,
     block: BlockId,
     /// Copies of invariant body values made in this block.
-    copies: HashMap<Value, Value>,
+    copies: FxHashMap<Value, Value>,
     /// The pure instructions emitted so far, by what they compute.
-    emitted: HashMap<Key, Value>,
+    emitted: FxHashMap<Key, Value>,
 }
 
 impl<'p> Emitter<'p> {
@@ -461,7 +461,7 @@ impl<'p> Emitter<'p> {
     /// block already computes (a load only while no store or call of the
     /// block follows it).
     fn new(proc: &'p mut Proc, block: BlockId) -> Self {
-        let mut emitted = HashMap::new();
+        let mut emitted = FxHashMap::default();
         for &v in &proc.blocks[block.index()].insts {
             let data = proc.inst(v);
             match Key::of(&data.kind, data.ty) {
@@ -475,7 +475,7 @@ impl<'p> Emitter<'p> {
         Emitter {
             proc,
             block,
-            copies: HashMap::new(),
+            copies: FxHashMap::default(),
             emitted,
         }
     }
@@ -667,10 +667,10 @@ pub(super) fn arithmetic_or_access(inst: &Inst) -> bool {
 fn liftable_values(
     a: &Analysis,
     body: &[Value],
-    hoisted: &HashMap<Value, VarId>,
-) -> (HashSet<Value>, HashSet<Value>) {
-    let mut ready: HashSet<Value> = hoisted.keys().copied().collect();
-    let mut lift = HashSet::new();
+    hoisted: &FxHashMap<Value, VarId>,
+) -> (FxHashSet<Value>, FxHashSet<Value>) {
+    let mut ready: FxHashSet<Value> = hoisted.keys().copied().collect();
+    let mut lift = FxHashSet::default();
     for &v in body {
         if !hoisted.contains_key(&v) && liftable(a, v, &ready) {
             ready.insert(v);
@@ -678,8 +678,8 @@ fn liftable_values(
         }
     }
     // Backwards: the values some instruction computed in the loop uses.
-    let mut used_in_loop = HashSet::new();
-    let mut kept = HashSet::new();
+    let mut used_in_loop = FxHashSet::default();
+    let mut kept = FxHashSet::default();
     for &v in body.iter().rev() {
         let logical = a.proc.inst(v).ty == Some(Type::Bool);
         if lift.contains(&v) {
@@ -702,7 +702,7 @@ fn liftable_values(
 /// division can), so computing them once before the first iteration gives
 /// the same bits as computing them in each; strong-zero guards of
 /// invariant products then leave the loop with their products.
-fn liftable(a: &Analysis, v: Value, ready: &HashSet<Value>) -> bool {
+fn liftable(a: &Analysis, v: Value, ready: &FxHashSet<Value>) -> bool {
     let data = a.proc.inst(v);
     let ready = |x: &Value| ready.contains(x);
     let float_or_bool = data.ty.is_some_and(|t| t.is_float() || t == Type::Bool);
@@ -729,7 +729,7 @@ fn lift(
     pre: BlockId,
     to: BlockId,
     data: &crate::ir::InstData,
-    lifted: &mut HashMap<Value, Value>,
+    lifted: &mut FxHashMap<Value, Value>,
     v: Value,
 ) -> Value {
     let kind = data.kind.map_operands(|x| lifted[&x]);
@@ -774,7 +774,7 @@ fn version(
     let Some(ind) = found else {
         return;
     };
-    let mut written = HashSet::new();
+    let mut written = FxHashSet::default();
     for &v in &body_insts {
         if let Inst::Store(var, _) | Inst::StoreElem(var, ..) = proc.inst(v).kind {
             written.extend(super::aliases(proc, var));
@@ -790,7 +790,7 @@ fn version(
         proc: &snapshot,
         written,
         iv_loads,
-        forms: HashMap::new(),
+        forms: FxHashMap::default(),
     };
     // Element references whose subscripts all have a range.
     let mut covered = Vec::new();
@@ -833,7 +833,7 @@ fn version(
         .proc
         .push_inst(pre, Inst::Const(Const::Bool(true)), Some(Type::Bool), span);
     out.guards.insert(guard, accesses);
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     ok.retain(|&c| seen.insert(c));
     let all = ok.into_iter().fold(guard, |acc, c| {
         e.push(Inst::Binary(BinaryOp::And, acc, c), Type::Bool, like)
@@ -857,9 +857,9 @@ fn version(
         else_dest: BlockId(shape.header as u32),
     };
     // Hoisted loads: invariant elements of variables the loop does not write.
-    let mut hoisted: HashMap<Value, VarId> = HashMap::new();
+    let mut hoisted: FxHashMap<Value, VarId> = FxHashMap::default();
     // Body values computed once in the fast preheader: body value to its copy there.
-    let mut lifted: HashMap<Value, Value> = HashMap::new();
+    let mut lifted: FxHashMap<Value, Value> = FxHashMap::default();
     let mut fp = Emitter::new(e.proc, fast_pre);
     for &v in &covered {
         let Inst::LoadElem(var, idx) = &snapshot.inst(v).kind else {
@@ -886,8 +886,8 @@ fn version(
     }
     fp.proc.blocks[fast_pre.index()].term = Terminator::Jump(fast_header);
     // The header and the body, copied.
-    let mut rename: HashMap<Value, Value> = HashMap::new();
-    let covered: HashSet<Value> = covered.into_iter().collect();
+    let mut rename: FxHashMap<Value, Value> = FxHashMap::default();
+    let covered: FxHashSet<Value> = covered.into_iter().collect();
     let (to_lift, kept) = liftable_values(&a, &snapshot.blocks[shape.body].insts, &hoisted);
     for (from, to) in [(shape.header, fast_header), (shape.body, fast_body)] {
         for &v in &snapshot.blocks[from].insts {

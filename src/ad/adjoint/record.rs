@@ -23,6 +23,7 @@
 //! [`RecordPolicy::Conservative`]: crate::ad::adjoint::RecordPolicy::Conservative
 //! [`RecordPolicy::Tbr`]: crate::ad::adjoint::RecordPolicy::Tbr
 
+use rustc_hash::FxHashSet;
 use std::collections::{HashMap, HashSet};
 
 use adjit_ir::{BinaryOp, CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
@@ -114,8 +115,8 @@ pub(crate) fn is_active_statement(ctx: &PlanContext<'_>, stmt: &Statement) -> bo
 /// element and of array-element call arguments, and everything those read.
 pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> {
     let proc = &ctx.norm.proc;
-    let in_stmt: HashSet<Value> = stmt.pure.iter().copied().collect();
-    let mut needed: HashSet<Value> = HashSet::new();
+    let in_stmt: FxHashSet<Value> = stmt.pure.iter().copied().collect();
+    let mut needed: FxHashSet<Value> = FxHashSet::default();
     let mut roots: Vec<Value> = Vec::new();
     let active = is_active_statement(ctx, stmt);
     match &proc.inst(stmt.effect).kind {
