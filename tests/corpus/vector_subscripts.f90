@@ -31,7 +31,7 @@ contains
     a(rows(2:3), 1) = a(rows(2:3), 1) + x(2)
     y = x(idx(n:1:-1))
     y(idx(n:1:-1)) = y * 2 + x
-    where (y([1, 2, 3, 4]) > 1.0d0) y([1, 2, 3, 4]) = y([1, 2, 3, 4]) - 1
+    where (x(n + 1 - idx) > 0.4d0) y(idx) = y(idx) - 1
     t(1) = sum(b([2, 2, 3], [1, 2]))
     t(2) = product(x([1, 3]) + 1)
     t(3) = minval(a(rows, [3, 1]))

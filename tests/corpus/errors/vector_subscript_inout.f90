@@ -1,4 +1,4 @@
-! adjit-error: 18:16: array section `w` with a vector subscript is incompatible with the intent(out) or intent(inout) dummy argument `v`
+! adjit-error: 18:15: array section `w` with a vector subscript is incompatible with the intent(out) or intent(inout) dummy argument `v`
 ! A section with a vector subscript may not be defined through the dummy
 ! it is passed for (gfortran rejects it the same way).
 module vsub_inout_m

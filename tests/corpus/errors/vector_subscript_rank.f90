@@ -1,4 +1,4 @@
-! adjit-error: 9:14: a vector subscript of `w` must have rank one, not 2
+! adjit-error: 9:17: array `m` of rank 2 in an expression of rank 1
 ! A vector subscript is a rank-one integer array.
 subroutine top(x, w, y)
   real(8), intent(in) :: x
