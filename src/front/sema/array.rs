@@ -25,6 +25,51 @@ pub(crate) struct ArrayRef<'e> {
 }
 
 impl Lowerer<'_, '_> {
+    /// True when a subscript is a vector subscript: an array-valued
+    /// integer expression (`a(idx)`, `a([2, 1])`, `x(conn(:, e))`), which
+    /// selects the elements its values name, in its order.
+    pub(crate) fn is_vector_subscript(&self, a: &Arg) -> bool {
+        matches!(&a.value, ArgValue::Expr(x) if self.rank_of(x) > 0)
+    }
+
+    /// True when a subscript gives its section a dimension: a triplet or a
+    /// vector subscript.
+    pub(crate) fn is_section_subscript(&self, a: &Arg) -> bool {
+        matches!(a.value, ArgValue::Range { .. }) || self.is_vector_subscript(a)
+    }
+
+    /// The rank of the section `name(args)`: its triplets and vector
+    /// subscripts.
+    pub(crate) fn section_rank(&self, args: &[Arg]) -> usize {
+        args.iter().filter(|a| self.is_section_subscript(a)).count()
+    }
+
+    /// The extent (an I64 temporary) of the vector subscript `x` of
+    /// `name`, a located error unless `x` has rank one.
+    fn vector_extent(&mut self, name: &Name, x: &Expr) -> R<VarId> {
+        let rank = self.rank_of(x);
+        if rank != 1 {
+            return Err(self.err(
+                x.span,
+                format!(
+                    "a vector subscript of `{}` must have rank one, not {rank}",
+                    name.text
+                ),
+            ));
+        }
+        Ok(self.shape_of(x)?[0])
+    }
+
+    /// The value (I64) of the vector subscript `x` at its 0-based
+    /// position `p`: the element of `x` evaluated on its own (its
+    /// array-valued intrinsics walked at that position).
+    fn vector_subscript_at(&mut self, x: &Expr, p: Value) -> R<Value> {
+        let saved = self.elem.take();
+        let r = self.at_element(&[(x, vec![p])], |this, _| this.int64(x));
+        self.elem = saved;
+        r
+    }
+
     /// A located error unless `given` subscripts are given to `name`, an
     /// array of rank `rank`.
     pub(super) fn check_subscript_count(
@@ -160,7 +205,7 @@ impl Lowerer<'_, '_> {
                 if self.is_array_name(&name.text) {
                     return args
                         .iter()
-                        .any(|a| matches!(a.value, ArgValue::Range { .. }))
+                        .any(|a| self.is_section_subscript(a))
                         .then_some(ArrayRef {
                             name,
                             args: Some(args),
@@ -224,8 +269,13 @@ impl Lowerer<'_, '_> {
             Some(args) => {
                 self.check_subscript_count(r.name, rank, args.len())?;
                 for (d, a) in args.iter().enumerate() {
-                    let ArgValue::Range { lo, hi, stride } = &a.value else {
-                        continue;
+                    let (lo, hi, stride) = match &a.value {
+                        ArgValue::Range { lo, hi, stride } => (lo, hi, stride),
+                        ArgValue::Expr(x) if self.is_vector_subscript(a) => {
+                            out.push(self.vector_extent(r.name, x)?);
+                            continue;
+                        }
+                        ArgValue::Expr(_) => continue,
                     };
                     let lo = match lo {
                         Some(x) => self.int64(x)?,
@@ -294,10 +344,7 @@ impl Lowerer<'_, '_> {
     ) -> R<Vec<Value>> {
         let rank = self.proc.var(v).dims.len();
         self.check_subscript_count(name, rank, args.len())?;
-        let triplets = args
-            .iter()
-            .filter(|a| matches!(a.value, ArgValue::Range { .. }))
-            .count();
+        let triplets = self.section_rank(args);
         if triplets != pos.len() {
             return Err(self.err(
                 name.span,
@@ -312,6 +359,10 @@ impl Lowerer<'_, '_> {
         let mut k = 0;
         for (d, a) in args.iter().enumerate() {
             match &a.value {
+                ArgValue::Expr(x) if self.is_vector_subscript(a) => {
+                    idx.push(self.vector_subscript_at(x, pos[k])?);
+                    k += 1;
+                }
                 ArgValue::Expr(x) => idx.push(self.index_value(x)?),
                 ArgValue::Range { lo, stride, .. } => {
                     let lo = match lo {
@@ -585,10 +636,7 @@ impl Lowerer<'_, '_> {
         let ty = self.proc.var(v).ty;
         let rank = match args {
             None => self.proc.var(v).dims.len(),
-            Some(a) => a
-                .iter()
-                .filter(|x| matches!(x.value, ArgValue::Range { .. }))
-                .count(),
+            Some(a) => self.section_rank(a),
         };
         if rank != 1 {
             return Err(self.err(
@@ -767,10 +815,7 @@ impl Lowerer<'_, '_> {
                         return Err(rep);
                     }
                 },
-                Some(a) => a
-                    .iter()
-                    .filter(|x| matches!(x.value, ArgValue::Range { .. }))
-                    .count(),
+                Some(a) => self.section_rank(a),
             },
             None => 0,
         };

@@ -104,11 +104,12 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when the arguments of `e` are operands of an array
-    /// expression: a reference to an intrinsic (not an array element or
-    /// section, nor a user procedure, which takes its own temporaries).
+    /// expression: a reference to an intrinsic or a section (whose
+    /// constructor subscripts are vector subscripts), not a user
+    /// procedure, which takes its own temporaries.
     fn lifts_in_args(&self, e: &Expr) -> bool {
         matches!(&e.kind, ExprKind::Apply { name, .. }
-            if !self.is_array_name(&name.text) && self.names_intrinsic(name))
+            if self.is_array_name(&name.text) || self.names_intrinsic(name))
     }
 
     /// The operands of `e` searched for constructors to lift.

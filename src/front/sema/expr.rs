@@ -311,10 +311,7 @@ impl Lowerer<'_, '_> {
         let resolved = self.resolve(name)?;
         match resolved {
             Resolved::Var(v) if is_array => {
-                if args
-                    .iter()
-                    .any(|a| matches!(a.value, ArgValue::Range { .. }))
-                {
+                if args.iter().any(|a| self.is_section_subscript(a)) {
                     let Some(pos) = self.elem.clone() else {
                         return Err(self.err(
                             e.span,
@@ -871,7 +868,8 @@ impl Lowerer<'_, '_> {
                     let assumed_shape =
                         super::section_arg::is_assumed_shape_dummy(prog, unit, &d.name);
                     let how = (explicit, assumed_shape);
-                    self.present_actual(&sig, d, a, i, name, how, &mut out)
+                    self.check_vector_actual(unit, &d.name, a)
+                        .and_then(|()| self.present_actual(&sig, d, a, i, name, how, &mut out))
                 }
                 (None, None) => self.absent_actual(&sig, d, name, &mut out),
             };
@@ -1483,10 +1481,7 @@ impl Lowerer<'_, '_> {
             }
             ExprKind::Apply { name, args } if self.is_array_name(&name.text) => {
                 if let Resolved::Var(v) = self.resolve(name)? {
-                    if args
-                        .iter()
-                        .any(|x| matches!(x.value, ArgValue::Range { .. }))
-                    {
+                    if args.iter().any(|x| self.is_section_subscript(x)) {
                         return self.section_actual(e, v, name, args, pty, assumed_shape);
                     }
                     let ty = self.proc.var(v).ty;

@@ -26,7 +26,7 @@
 //! one is itself evaluated before its statement, into a scalar temporary,
 //! like a reduction.
 
-use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name};
+use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Intent, Name};
 use super::array::ArrayRef;
 use super::lowerer::{ArgTemp, CopyBack, Lowerer, Sel, R};
 use super::Program;
@@ -54,8 +54,12 @@ fn is_full(a: &Arg) -> bool {
 }
 
 /// True when a section is contiguous whatever the array's bounds: full
-/// triplets, then one triplet without a stride, then scalar subscripts.
-pub(crate) fn is_contiguous(args: &[Arg]) -> bool {
+/// triplets, then one triplet without a stride, then scalar subscripts
+/// (none of them a vector subscript).
+pub(crate) fn is_contiguous(l: &Lowerer, args: &[Arg]) -> bool {
+    if args.iter().any(|a| l.is_vector_subscript(a)) {
+        return false;
+    }
     let Some(last) = args
         .iter()
         .rposition(|a| matches!(a.value, ArgValue::Range { .. }))
@@ -80,9 +84,7 @@ fn needs_temp(l: &Lowerer, e: &Expr) -> bool {
         ExprKind::ArrayConstructor(_) => true,
         ExprKind::Name(_) => false,
         ExprKind::Apply { name, args } if l.is_array_name(&name.text) => {
-            args.iter()
-                .any(|a| matches!(a.value, ArgValue::Range { .. }))
-                && !is_contiguous(args)
+            args.iter().any(|a| l.is_section_subscript(a)) && !is_contiguous(l, args)
         }
         _ => l.array_source(e).is_some(),
     }
@@ -124,6 +126,37 @@ impl Lowerer<'_, '_> {
             }
         }
         Ok(made)
+    }
+
+    /// A located error when `a`, given for the dummy `dummy` of unit
+    /// `unit`, is a section with a vector subscript and the dummy is
+    /// INTENT(OUT) or INTENT(INOUT): such a section may not be defined
+    /// (gfortran's diagnostic; the copy-in temporary is never copied
+    /// back).
+    pub(super) fn check_vector_actual(&mut self, unit: usize, dummy: &str, a: &Arg) -> R<()> {
+        let ArgValue::Expr(e) = &a.value else {
+            return Ok(());
+        };
+        let ExprKind::Apply { name, args } = &e.kind else {
+            return Ok(());
+        };
+        if !self.is_array_name(&name.text) || !args.iter().any(|x| self.is_vector_subscript(x)) {
+            return Ok(());
+        }
+        let intent = self.prog.units[unit]
+            .scope
+            .var(dummy)
+            .and_then(|d| d.intent);
+        if !matches!(intent, Some(Intent::Out | Intent::InOut)) {
+            return Ok(());
+        }
+        Err(self.err(
+            e.span,
+            format!(
+                "array section `{}` with a vector subscript is incompatible with the INTENT(OUT) or INTENT(INOUT) dummy argument `{dummy}`",
+                name.text
+            ),
+        ))
     }
 
     /// True when `name(args)` in an expression is a reference to a user
@@ -171,10 +204,7 @@ impl Lowerer<'_, '_> {
         let var = self.proc.var(v);
         let rank = match args {
             None => var.dims.len(),
-            Some(a) => a
-                .iter()
-                .filter(|x| matches!(x.value, ArgValue::Range { .. }))
-                .count(),
+            Some(a) => self.section_rank(a),
         };
         if var.ty != rty || rank != rrank {
             return Err(self.err(
@@ -219,7 +249,7 @@ impl Lowerer<'_, '_> {
         }
         let result = match args {
             None => CallArg::Var(v),
-            Some(a) if is_contiguous(a) => CallArg::Elem(v, self.section_start(v, a)?),
+            Some(a) if is_contiguous(self, a) => CallArg::Elem(v, self.section_start(v, a)?),
             Some(_) => {
                 return Err(self.err(
                     name.span,
@@ -245,11 +275,14 @@ impl Lowerer<'_, '_> {
         }
         let record = match &e.kind {
             ExprKind::ArrayConstructor(items) => self.constructor_temp(e, items)?,
+            // A section with a vector subscript is copied in only (Fortran
+            // forbids defining it through the dummy: `check_vector_actual`).
             ExprKind::Apply { name, args }
                 if self.is_array_name(&name.text)
                     && args
                         .iter()
-                        .any(|a| matches!(a.value, ArgValue::Range { .. })) =>
+                        .any(|a| matches!(a.value, ArgValue::Range { .. }))
+                    && !args.iter().any(|a| self.is_vector_subscript(a)) =>
             {
                 self.section_temp(e, name, args)?
             }
@@ -283,7 +316,7 @@ impl Lowerer<'_, '_> {
         }
         let rank = self.proc.var(v).dims.len();
         self.check_subscript_count(name, rank, args.len())?;
-        if !is_contiguous(args) {
+        if !is_contiguous(self, args) {
             return self.prepared_actual(e, pty);
         }
         let idx = self.section_start(v, args)?;

@@ -821,10 +821,7 @@ impl Lowerer<'_, '_> {
                 self.check_writable(v, name)?;
                 let ty = self.proc.var(v).ty;
                 if is_array {
-                    if args
-                        .iter()
-                        .any(|a| matches!(a.value, ArgValue::Range { .. }))
-                    {
+                    if args.iter().any(|a| self.is_section_subscript(a)) {
                         return self.array_assign(target, name, Some(args), value);
                     }
                     let idx = self.subscripts(v, args, name);

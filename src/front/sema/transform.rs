@@ -172,10 +172,7 @@ impl Lowerer<'_, '_> {
         }
         match src.args {
             None => self.name_rank(&src.name.text),
-            Some(a) => a
-                .iter()
-                .filter(|x| matches!(x.value, ArgValue::Range { .. }))
-                .count(),
+            Some(a) => self.section_rank(a),
         }
     }
 
@@ -597,10 +594,15 @@ impl Lowerer<'_, '_> {
             return Ok(());
         }
         match &e.kind {
-            ExprKind::Apply { args, .. } => {
+            ExprKind::Apply { name, args } => {
+                // A vector subscript is read at its own position (by
+                // `section_index`), which walks it then.
+                let array = self.is_array_name(&name.text);
                 for a in args {
                     if let ArgValue::Expr(x) = &a.value {
-                        self.walk_element(x, pos)?;
+                        if !(array && self.is_vector_subscript(a)) {
+                            self.walk_element(x, pos)?;
+                        }
                     }
                 }
                 Ok(())
