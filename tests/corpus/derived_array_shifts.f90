@@ -15,14 +15,15 @@ module derived_array_shifts_m
   end type
 contains
   ! The energy of a ring: each particle against its successor.
-  function ring_energy(ring) result(e)
-    type(particle), intent(in) :: ring(:)
+  function ring_energy(ring, n) result(e)
+    integer, intent(in) :: n
+    type(particle), intent(in) :: ring(n)
     real(8) :: e
-    type(particle) :: next(size(ring))
+    type(particle) :: next(n)
     integer :: i
     next = cshift(ring, 1)
     e = 0d0
-    do i = 1, size(ring)
+    do i = 1, n
       e = e + ring(i)%m * next(i)%m * sum((ring(i)%q - next(i)%q)**2)
     end do
   end function ring_energy
@@ -42,7 +43,7 @@ subroutine ring_shifts(s, t, r)
     ring(i)%m = ring(i)%m + s * i
     ring(i)%q(2) = ring(i)%q(2) + t * i * i
   end do
-  r(1) = ring_energy(ring)
+  r(1) = ring_energy(ring, 6)
   moved = cshift(ring, -2)
   r(2) = moved(1)%m * moved(3)%q(1) + moved(6)%q(2)
   ring = cshift(ring, 1)
@@ -59,7 +60,7 @@ subroutine ring_shifts(s, t, r)
   shp = shape(grid)
   r(8) = shp(1) * 10 + shp(2) + size(flip, 1) * 100 + size(rows, dim=2) * 1000
   r(9) = lbound(ring, 1) * 10 + ubound(ring, 1) + size(ring)
-  r(10) = ring_energy(moved) * t
+  r(10) = ring_energy(moved, 6) * t
   grid(1, :) = cshift(grid(2, :), 1)
   r(11) = grid(1, 1)%m + grid(1, 3)%q(2) * grid(1, 2)%q(1) + grid(2, 2)%m
   flip = transpose(grid)

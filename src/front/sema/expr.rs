@@ -1118,9 +1118,6 @@ impl Lowerer<'_, '_> {
             let leaves = match self.struct_ref(e, true)? {
                 _ if section.is_some() => Vec::new(),
                 Some((st, leaves)) if &st.type_name == tn && !merged => leaves,
-                _ if matches!(e.kind, ExprKind::ArrayConstructor(_)) => {
-                    self.struct_constructor_actual(e, tn)?
-                }
                 _ if ctor.is_some() => {
                     // A structure constructor goes through a temporary.
                     let (tmp, st) = self.temp_struct(ctor.expect("a type"))?;

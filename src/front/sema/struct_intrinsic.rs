@@ -190,38 +190,6 @@ impl Lowerer<'_, '_> {
         self.broadcast(s, target, inner).map(|b| Some(vec![b]))
     }
 
-    /// The leaves of an array constructor of structures of type `tn`
-    /// passed as an actual argument: an array constructor per leaf (each
-    /// passed as a numeric array constructor is). Types with array
-    /// components are a located error (their leaves would be flattened).
-    pub(super) fn struct_constructor_actual(&mut self, e: &Expr, tn: &str) -> R<Vec<Expr>> {
-        let Some((ty, leaves)) = self.leaf_values(e)? else {
-            return Err(self.err(
-                e.span,
-                format!("an array constructor of structures of type `{tn}` expected"),
-            ));
-        };
-        if ty != tn {
-            return Err(self.err(
-                e.span,
-                format!(
-                    "type mismatch: an array constructor of type `{ty}` for a dummy of type `{tn}`"
-                ),
-            ));
-        }
-        let def = self.find_type(tn).expect("a derived type");
-        if def.comps.iter().any(|c| c.dims.is_some()) {
-            return Err(self.err(
-                e.span,
-                format!(
-                    "unsupported Fortran: an array constructor of structures of type `{tn}`, which \
-                     has array components, as an actual argument (assign it to an array first)"
-                ),
-            ));
-        }
-        Ok(leaves)
-    }
-
     /// The statement with every `shape(x)` of an array of structures or a
     /// section of one `x` replaced by the array constructor of its
     /// extents; `None` when it has none.
