@@ -486,15 +486,17 @@ impl Lowerer<'_, '_> {
             if slots.contains(&slot) {
                 let (from, leaves_of_arg) = match self.leaf_values(arg)? {
                     Some(found) => found,
-                    None => return Err(self.err(
-                        arg.span,
-                        format!(
+                    None => {
+                        return Err(self.err(
+                            arg.span,
+                            format!(
                             "the `{}` of `{which}` assigned to an array of structures must be a \
                                  structure or an array of structures of type `{}`",
                             keywords(which)[slot],
                             st.type_name
                         ),
-                    )),
+                        ))
+                    }
                 };
                 if from != st.type_name || leaves_of_arg.len() != leaves.len() {
                     return Err(self.err(
