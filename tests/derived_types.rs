@@ -973,7 +973,7 @@ fn unsupported_array_values_of_structures_are_located_errors() {
         ),
         (
             "  a = pack(b, a%x > 0, b)\n",
-            "e.f90:15:16",
+            "e.f90:15:15",
             "the `mask` of `pack` reading its target `a`",
         ),
         (
