@@ -81,6 +81,7 @@ mod stmt;
 mod strings;
 mod struct_ctor;
 mod struct_elemental;
+mod struct_intrinsic;
 mod struct_merge;
 mod struct_section;
 mod structure;

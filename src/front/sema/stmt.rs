@@ -62,6 +62,9 @@ impl Lowerer<'_, '_> {
         if let Some(completed) = self.complete_parts(s)? {
             return self.stmt_rewritten(completed);
         }
+        if let Some(rewritten) = self.struct_shapes(s)? {
+            return self.stmt_rewritten(rewritten);
+        }
         if let Some(rewritten) = self.ragged_stmt(s)? {
             return self.stmt_rewritten(rewritten);
         }
@@ -70,6 +73,11 @@ impl Lowerer<'_, '_> {
         }
         if let Some(rewritten) = self.elemental_struct_assign(s)? {
             return self.stmt_rewritten(rewritten);
+        }
+        if let Some(rewritten) = self.struct_intrinsic_assign(s)? {
+            return rewritten
+                .into_iter()
+                .try_for_each(|r| self.stmt_rewritten(r));
         }
         if let Some(rewritten) = self.struct_array_value(s)? {
             return rewritten

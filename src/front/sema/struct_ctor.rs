@@ -16,25 +16,13 @@
 //!
 //! Every value is assigned as soon as it is made, so a value reading the
 //! target's array is a located error (`cells = [c, cells(1:3)]` would read
-//! elements already assigned); so are PACK's VECTOR argument and the other
-//! intrinsics of arrays of structures (CSHIFT, EOSHIFT, SPREAD, RESHAPE,
-//! TRANSPOSE, UNPACK).
+//! elements already assigned). PACK with VECTOR= and the other intrinsics
+//! of arrays of structures are lowered leaf by leaf (`super::struct_intrinsic`).
 
 use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, Resolved, R};
 use super::struct_elemental::{base, binary, int_expr, name_expr, reads, substitute, Operand};
 use adjit_ir::Span;
-
-/// The intrinsics returning arrays of structures that are not supported
-/// (a located error naming the intrinsic).
-const REFUSED: &[&str] = &[
-    "cshift",
-    "eoshift",
-    "spread",
-    "reshape",
-    "transpose",
-    "unpack",
-];
 
 /// The statement `kind` at `span`, unlabelled.
 fn stmt(kind: StmtKind, span: Span) -> Stmt {
@@ -46,7 +34,7 @@ fn stmt(kind: StmtKind, span: Span) -> Stmt {
 }
 
 /// `target = value`.
-fn assign(target: Expr, value: Expr, span: Span) -> Stmt {
+pub(super) fn assign(target: Expr, value: Expr, span: Span) -> Stmt {
     stmt(StmtKind::Assign { target, value }, span)
 }
 
@@ -82,7 +70,12 @@ impl Fill<'_> {
 
 /// `body` inside DO loops over the positions `counters` of `array`, the
 /// first dimension innermost.
-fn loops_over(array: &Operand, counters: &[String], mut body: Vec<Stmt>, span: Span) -> Stmt {
+pub(super) fn loops_over(
+    array: &Operand,
+    counters: &[String],
+    mut body: Vec<Stmt>,
+    span: Span,
+) -> Stmt {
     for (d, k) in counters.iter().enumerate() {
         body = vec![stmt(
             StmtKind::Do {
@@ -119,17 +112,6 @@ impl Lowerer<'_, '_> {
             ExprKind::Apply { name, args } if self.names_intrinsic(name) => {
                 if name.text == "pack" {
                     Some((name, args))
-                } else if REFUSED.contains(&name.text.as_str()) {
-                    if !self.is_struct_array(target)? {
-                        return Ok(None);
-                    }
-                    return Err(self.err(
-                        name.span,
-                        format!(
-                            "unsupported Fortran: the intrinsic `{}` of arrays of structures (assign element by element)",
-                            name.text
-                        ),
-                    ));
                 } else {
                     return Ok(None);
                 }
@@ -183,7 +165,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when `e` is a whole array of structures or a section of one.
-    fn is_struct_array(&mut self, e: &Expr) -> R<bool> {
+    pub(super) fn is_struct_array(&mut self, e: &Expr) -> R<bool> {
         let (ExprKind::Name(n) | ExprKind::Apply { name: n, .. }) = &e.kind else {
             return Ok(false);
         };

@@ -38,7 +38,7 @@ use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, Value, VarId};
 
 /// The argument keywords of each intrinsic handled here, in positional
 /// order.
-fn keywords(which: &str) -> &'static [&'static str] {
+pub(super) fn keywords(which: &str) -> &'static [&'static str] {
     match which {
         "transpose" => &["matrix"],
         "matmul" => &["matrix_a", "matrix_b"],
@@ -55,7 +55,7 @@ fn keywords(which: &str) -> &'static [&'static str] {
 
 /// The arguments of `which` by keyword (positional ones first), or a
 /// message naming what is wrong.
-fn keyed<'e>(which: &str, args: &'e [Arg]) -> Result<Vec<Option<&'e Expr>>, String> {
+pub(super) fn keyed<'e>(which: &str, args: &'e [Arg]) -> Result<Vec<Option<&'e Expr>>, String> {
     let keys = keywords(which);
     let mut out = vec![None; keys.len()];
     for (i, a) in args.iter().enumerate() {
