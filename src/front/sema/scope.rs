@@ -648,7 +648,7 @@ impl Builder<'_, '_> {
                             self.error(
                                 n.span,
                                 format!(
-                                    "unsupported Fortran: BLOCK variable `{}` shadows a name of its procedure (or of another BLOCK)",
+                                    "unsupported Fortran: BLOCK variable `{}` shadows a name of its procedure (or of a BLOCK enclosing it or nested in it)",
                                     n.text
                                 ),
                             );
@@ -1060,7 +1060,13 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Applies `f` to the declaration of the variable `n`: its leaves for a
+    /// structure, and the status variable of an ALLOCATABLE scalar (which
+    /// shares the dummy's attributes).
     fn each_var(&mut self, n: &Name, mut f: impl FnMut(&mut VarDecl)) {
+        if let Some(Sym::Var(v)) = self.scope.syms.get_mut(&status_name(&n.text)) {
+            f(v);
+        }
         if let Some(Sym::Struct(st)) = self.scope.syms.get(&n.text) {
             for leaf in st.leaves.clone() {
                 if let Some(Sym::Var(v)) = self.scope.syms.get_mut(&leaf) {
@@ -1426,7 +1432,7 @@ impl Builder<'_, '_> {
                     }
                     template.allocatable = Some(at);
                 }
-                (Some(at), None) if !self.allocatable_scalar(&e.name, at) => continue,
+                (Some(at), None) if !self.allocatable_scalar(&e.name, at, intent) => continue,
                 _ => {}
             }
             self.flatten(&e.name.text, &def, &template, &dims, &mut leaves, 0);
@@ -1752,7 +1758,7 @@ impl Builder<'_, '_> {
                 v.save = true;
             }
             if let (Some(span), true) = (allocatable, scalar) {
-                self.allocatable_scalar(&e.name, span);
+                self.allocatable_scalar(&e.name, span, None);
             }
         }
     }
