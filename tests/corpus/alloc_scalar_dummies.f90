@@ -8,8 +8,8 @@
 ! OPTIONAL ALLOCATABLE dummy absent and present, and a dummy passed on to
 ! another procedure's ALLOCATABLE dummy. Derivatives flow through the
 ! allocated values.
-! adjit-test: --entry damped_sum --set x=[0.5,-1.25,2] --set lam=0.3
-! adjit-test: --entry damped_sum --set x=[1,2,3] --set lam=-1.1
+! adjit-test: --entry damped_sum --set x=0.5,-1.25,2 --set lam=0.3
+! adjit-test: --entry damped_sum --set x=1,2,3 --set lam=-1.1
 module alloc_scalar_dummies_m
   implicit none
   integer, parameter :: dp = kind(1.0d0)

@@ -3,8 +3,8 @@
 ! shape (`w` a work array in the first BLOCK, a scalar weight in the
 ! second; `k` an integer counter, then a REAL(8) gain; `s` twice). A
 ! nested BLOCK reuses a name of an earlier sibling of its enclosing BLOCK.
-! adjit-test: --entry smooth_energy --set x=[0.5,-1.25,2,0.75,1.5] --set alpha=0.3
-! adjit-test: --entry smooth_energy --set x=[1,2,3,4,5] --set alpha=1.7
+! adjit-test: --entry smooth_energy --set x=0.5,-1.25,2,0.75,1.5 --set alpha=0.3
+! adjit-test: --entry smooth_energy --set x=1,2,3,4,5 --set alpha=1.7
 module block_reuse_m
   implicit none
   integer, parameter :: dp = kind(1.0d0)
