@@ -1334,9 +1334,9 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
             "the ALLOCATABLE array of structures component `b%p` of an array of structures",
         ),
         (
-            "subroutine g(y)\n  double precision, allocatable :: s\n  double precision :: y\n  integer :: st\n  allocate(s, stat=st)\n  y = 1\nend subroutine g\n",
-            "e.f90:5:20",
-            "STAT= or ERRMSG= in the ALLOCATE of an ALLOCATABLE scalar",
+            "subroutine g(y)\n  double precision, allocatable :: s, a(:)\n  double precision :: y\n  integer :: st\n  deallocate(s, a, stat=st)\n  y = 1\nend subroutine g\n",
+            "e.f90:5:17",
+            "STAT= in the DEALLOCATE of arrays and ALLOCATABLE scalars in one statement",
         ),
     ];
     for (source, at, what) in cases {
