@@ -10,8 +10,9 @@
 //!
 //! A name a nested BLOCK of this one declares again is left alone (and
 //! reported by sema as shadowing), as are BLOCKs holding declarations
-//! this pass does not rewrite (COMMON, EQUIVALENCE, NAMELIST-like
-//! statements: sema reports the duplicate as before).
+//! this pass does not rewrite (EQUIVALENCE, INTERFACE, statement
+//! functions, ...: sema reports the duplicate as before). Messages about
+//! a renamed variable show its new name (`w@block7`).
 
 use super::super::ast::{
     AdfEntry, CharLen, Decl, DeclKind, DimSpec, Entity, Expr, ExprKind, Name, Stmt, StmtKind,
