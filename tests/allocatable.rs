@@ -1290,9 +1290,24 @@ end subroutine f
     located_runtime_errors(
         source,
         &[
-            (1.0, 1.0, "e.f90:11:", "already allocated"),
-            (1.0, 2.0, "e.f90:12:", "not allocated"),
-            (0.0, 3.0, "e.f90:14:", "already allocated"),
+            (
+                1.0,
+                1.0,
+                "e.f90:11:",
+                "allocatable scalar `b%v` is already allocated",
+            ),
+            (
+                1.0,
+                2.0,
+                "e.f90:12:",
+                "allocatable scalar `t` is not allocated",
+            ),
+            (
+                0.0,
+                3.0,
+                "e.f90:14:",
+                "allocatable scalar `t` is already allocated",
+            ),
         ],
         (0.0, 1.0, 2.0),
     );
@@ -1304,9 +1319,9 @@ end subroutine f
 fn unsupported_allocatable_scalars_are_located_compile_errors() {
     let cases = [
         (
-            "subroutine g(s)\n  double precision, allocatable, intent(inout) :: s\n  s = 1\nend subroutine g\n",
-            "e.f90:2:21",
-            "ALLOCATABLE scalar dummy argument `s`",
+            "subroutine g(y)\n  double precision :: y\n  call h(y)\ncontains\n  subroutine h(s)\n    double precision, allocatable, intent(inout) :: s\n    s = 1\n  end subroutine h\nend subroutine g\n",
+            "e.f90:3:10",
+            "argument `s` of `h` is an ALLOCATABLE scalar: pass an ALLOCATABLE scalar variable",
         ),
         (
             "subroutine g(y)\n  type :: pt\n    double precision :: b(3)\n    character(len=4) :: a\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
@@ -1319,9 +1334,9 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
             "the ALLOCATABLE array of structures component `b%p` of an array of structures",
         ),
         (
-            "subroutine g(y)\n  double precision, allocatable :: s\n  double precision :: y\n  integer :: st\n  allocate(s, stat=st)\n  y = 1\nend subroutine g\n",
-            "e.f90:5:20",
-            "STAT= or ERRMSG= in the ALLOCATE of an ALLOCATABLE scalar",
+            "subroutine g(y)\n  double precision, allocatable :: s, a(:)\n  double precision :: y\n  integer :: st\n  deallocate(s, a, stat=st)\n  y = 1\nend subroutine g\n",
+            "e.f90:5:17",
+            "STAT= in the DEALLOCATE of arrays and ALLOCATABLE scalars in one statement",
         ),
     ];
     for (source, at, what) in cases {

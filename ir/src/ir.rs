@@ -1263,6 +1263,11 @@ pub enum RuntimeErrorKind {
     NotAllocated,
     /// ALLOCATE of an array that is already allocated.
     AlreadyAllocated,
+    /// ALLOCATE of an allocatable scalar (named) that is already
+    /// allocated.
+    ScalarAlreadyAllocated(String),
+    /// DEALLOCATE of an allocatable scalar (named) that is not allocated.
+    ScalarNotAllocated(String),
 }
 
 /// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
@@ -1286,6 +1291,12 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::TooLarge => write!(f, "array too large"),
             RuntimeErrorKind::NotAllocated => write!(f, "array not allocated"),
             RuntimeErrorKind::AlreadyAllocated => write!(f, "array already allocated"),
+            RuntimeErrorKind::ScalarAlreadyAllocated(name) => {
+                write!(f, "allocatable scalar `{name}` is already allocated")
+            }
+            RuntimeErrorKind::ScalarNotAllocated(name) => {
+                write!(f, "allocatable scalar `{name}` is not allocated")
+            }
         }
     }
 }

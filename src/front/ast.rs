@@ -722,6 +722,33 @@ impl StmtKind {
         own_exprs_body!(self)
     }
 
+    /// The statement lists nested directly in a statement (the bodies of
+    /// IF, WHERE, DO, ASSOCIATE, BLOCK, FORALL and SELECT CASE constructs;
+    /// not a logical IF's statement, nor an ADF block's body).
+    pub fn bodies_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
+        let mut out = Vec::new();
+        match self {
+            StmtKind::If {
+                arms, else_body, ..
+            }
+            | StmtKind::Where {
+                arms, else_body, ..
+            } => {
+                out.extend(arms.iter_mut().map(|(_, b)| b));
+                out.extend(else_body.iter_mut());
+            }
+            StmtKind::Do { body, .. }
+            | StmtKind::DoWhile { body, .. }
+            | StmtKind::DoForever { body, .. }
+            | StmtKind::Associate { body, .. }
+            | StmtKind::Block { body, .. }
+            | StmtKind::Forall { body, .. } => out.push(body),
+            StmtKind::SelectCase { cases, .. } => out.extend(cases.iter_mut().map(|(_, b)| b)),
+            _ => {}
+        }
+        out
+    }
+
     /// [`StmtKind::own_exprs`], mutable.
     pub fn own_exprs_mut(&mut self) -> Vec<&mut Expr> {
         own_exprs_body!(self)

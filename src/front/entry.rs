@@ -270,38 +270,13 @@ fn without_names(d: &Decl, drop: &BTreeSet<String>) -> Option<Decl> {
     (left > 0).then_some(d)
 }
 
-/// The statement lists nested directly in a statement.
-fn bodies_mut(kind: &mut StmtKind) -> Vec<&mut Vec<Stmt>> {
-    let mut out = Vec::new();
-    match kind {
-        StmtKind::If {
-            arms, else_body, ..
-        }
-        | StmtKind::Where {
-            arms, else_body, ..
-        } => {
-            out.extend(arms.iter_mut().map(|(_, b)| b));
-            out.extend(else_body.iter_mut());
-        }
-        StmtKind::Do { body, .. }
-        | StmtKind::DoWhile { body, .. }
-        | StmtKind::DoForever { body, .. }
-        | StmtKind::Associate { body, .. }
-        | StmtKind::Block { body, .. }
-        | StmtKind::Forall { body, .. } => out.push(body),
-        StmtKind::SelectCase { cases, .. } => out.extend(cases.iter_mut().map(|(_, b)| b)),
-        _ => {}
-    }
-    out
-}
-
 /// Every statement nested in `s` (itself included), depth first.
 fn each_stmt(s: &mut Stmt, f: &mut dyn FnMut(&mut Stmt)) {
     f(s);
     if let StmtKind::LogicalIf { stmt, .. } = &mut s.kind {
         each_stmt(stmt, f);
     }
-    for b in bodies_mut(&mut s.kind) {
+    for b in s.kind.bodies_mut() {
         b.iter_mut().for_each(|t| each_stmt(t, f));
     }
 }

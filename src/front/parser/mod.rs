@@ -31,6 +31,7 @@ use super::source::{logical_statements, LogicalStmt, SourceForm};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+mod block_scope;
 mod decl;
 mod expr;
 mod farfel;

@@ -4,6 +4,7 @@
 
 use super::expr::Built;
 use super::*;
+use std::collections::BTreeSet;
 
 /// Deepest allowed nesting of IF / DO / SELECT CASE constructs.
 const MAX_CONSTRUCT_NESTING: usize = 64;
@@ -481,9 +482,26 @@ impl Parser {
     fn parse_block_construct(&mut self, span: Span, name: Option<Name>) -> StmtKind {
         const WHAT: &str = "BLOCK construct";
         self.open.push(ConstructClass::Block);
-        let decls = self.parse_specification_part(false);
-        let (body, _) = self.parse_block(None);
+        let earlier = self.late_decls.len();
+        let mut decls = self.parse_specification_part(false);
+        let (mut body, _) = self.parse_block(None);
         self.open.pop();
+        let names_of = |ds: &[Decl]| -> BTreeSet<String> {
+            ds.iter()
+                .filter_map(|d| match &d.kind {
+                    DeclKind::Block(inner) => Some(block_scope::block_names(inner)),
+                    _ => None,
+                })
+                .flatten()
+                .collect()
+        };
+        block_scope::rename_reused(
+            &mut decls,
+            &mut body,
+            &names_of(&self.late_decls[..earlier]),
+            &names_of(&self.late_decls[earlier..]),
+            self.late_decls.len() + 1,
+        );
         if !decls.is_empty() {
             self.late_decls.push(Decl {
                 kind: DeclKind::Block(decls),

@@ -322,7 +322,7 @@ impl Lowerer<'_, '_> {
 
     /// `errmsg=`, when given, must name a CHARACTER variable (checked
     /// also without `stat=`, where it is never assigned).
-    fn check_errmsg(&mut self, status: Status) -> R<()> {
+    pub(super) fn check_errmsg(&mut self, status: Status) -> R<()> {
         let Some(e) = status.errmsg else {
             return Ok(());
         };
@@ -345,10 +345,24 @@ impl Lowerer<'_, '_> {
         status: Status,
         allocating: bool,
     ) -> R<Option<adjit_ir::BlockId>> {
+        if status.stat.is_none() {
+            return Ok(None);
+        }
+        let is = self.val(Inst::Allocated(var), Type::Bool);
+        self.stat_guard_on(is, status, allocating)
+    }
+
+    /// [`Self::stat_guard`] on the allocation status `is` (a Bool value:
+    /// allocated) of any object, arrays and ALLOCATABLE scalars alike.
+    pub(super) fn stat_guard_on(
+        &mut self,
+        is: Value,
+        status: Status,
+        allocating: bool,
+    ) -> R<Option<adjit_ir::BlockId>> {
         let Some(stat) = status.stat else {
             return Ok(None);
         };
-        let is = self.val(Inst::Allocated(var), Type::Bool);
         let (run, failed, end) = (self.block(), self.block(), self.block());
         let (then_dest, else_dest) = if allocating {
             (failed, run)
@@ -380,7 +394,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// Ends the statement guarded by [`Self::stat_guard`]: `stat = 0`.
-    fn stat_done(&mut self, end: Option<adjit_ir::BlockId>, status: Status) -> R<()> {
+    pub(super) fn stat_done(&mut self, end: Option<adjit_ir::BlockId>, status: Status) -> R<()> {
         if let (Some(end), Some(stat)) = (end, status.stat) {
             self.set_stat(stat, 0)?;
             self.jump(end);

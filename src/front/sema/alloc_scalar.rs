@@ -4,13 +4,19 @@
 //!
 //! Such an object is stored as the scalar itself (a variable, or the leaf
 //! variables of a structure) beside an integer status `x.alloc` (0 or 1,
-//! 0 at entry; declared by `scope::components`). Here:
+//! 0 at entry; declared by `scope::components`). An ALLOCATABLE scalar
+//! dummy argument takes its status as a parameter of its own, passed by
+//! reference with the value (`Dummy::status`), so the callee allocates,
+//! deallocates and asks ALLOCATED of the caller's object; INTENT(OUT)
+//! clears it on entry. Here:
 //!
 //! - `allocate(x)` fails at run time when `x` is allocated (as gfortran
-//!   does), else sets the status; a structure's components take their
-//!   default initialization, and `source=` / `mold=` give the value;
-//! - `deallocate(x)` fails when `x` is not allocated, else clears the
-//!   status; a structure's ALLOCATABLE components are released too;
+//!   does; with `stat=` / `errmsg=` it sets them as for arrays instead),
+//!   else sets the status; a structure's components take their default
+//!   initialization, and `source=` / `mold=` give the value;
+//! - `deallocate(x)` fails when `x` is not allocated (or sets `stat=`),
+//!   else clears the status; a structure's ALLOCATABLE components are
+//!   released too;
 //! - `allocated(x)` reads the status;
 //! - the intrinsic assignment `x = value` allocates `x` (Fortran 2003),
 //!   a structure taking the source's status when the source is an
@@ -23,9 +29,10 @@
 //! go through here too (`sema::alloc_structs`).
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::alloc::Status;
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use super::scope::{status_name, Component, StructDecl};
-use adjit_ir::{CmpOp, Inst, RuntimeErrorKind, Span, Terminator, Type, Value};
+use adjit_ir::{BlockId, CmpOp, Inst, RuntimeErrorKind, Span, Terminator, Type, Value};
 
 /// An expression node.
 fn node(kind: ExprKind, span: Span) -> Expr {
@@ -96,12 +103,12 @@ impl Lowerer<'_, '_> {
 
     /// The ALLOCATABLE scalars among the objects of an ALLOCATE or
     /// DEALLOCATE (`statement`) and the other objects; `None` when there
-    /// are none. STAT= and ERRMSG= are refused with them.
+    /// are none. With STAT= both kinds are refused in one statement (the
+    /// status would be that of the last object only).
     fn scalar_objects<'e>(
         &mut self,
         objects: &'e [Expr],
         stat: &Option<Expr>,
-        errmsg: &Option<Expr>,
         statement: &str,
     ) -> R<Option<(Vec<&'e Expr>, Vec<&'e Expr>)>> {
         let (mine, rest): (Vec<&Expr>, Vec<&Expr>) = objects
@@ -110,10 +117,10 @@ impl Lowerer<'_, '_> {
         if mine.is_empty() {
             return Ok(None);
         }
-        if let Some(x) = stat.iter().chain(errmsg.iter()).next() {
+        if let (Some(other), Some(_)) = (rest.first(), stat) {
             return Err(self.err(
-                x.span,
-                format!("unsupported Fortran: STAT= or ERRMSG= in the {statement} of an ALLOCATABLE scalar"),
+                other.span,
+                format!("unsupported Fortran: STAT= in the {statement} of arrays and ALLOCATABLE scalars in one statement (give two)"),
             ));
         }
         Ok(Some((mine, rest)))
@@ -136,8 +143,7 @@ impl Lowerer<'_, '_> {
                 mold: _,
                 char_len: _,
             } => {
-                let Some((mine, rest)) = self.scalar_objects(objects, stat, errmsg, "ALLOCATE")?
-                else {
+                let Some((mine, rest)) = self.scalar_objects(objects, stat, "ALLOCATE")? else {
                     return Ok(false);
                 };
                 if !rest.is_empty() {
@@ -146,8 +152,10 @@ impl Lowerer<'_, '_> {
                         "unsupported Fortran: ALLOCATE of arrays and ALLOCATABLE scalars in one statement (give two)",
                     ));
                 }
+                let status = Status::new(stat.as_ref(), errmsg.as_ref());
+                self.check_errmsg(status)?;
                 for o in mine {
-                    self.scalar_allocate(o, source.as_ref())?;
+                    self.scalar_allocate(o, source.as_ref(), status)?;
                 }
                 Ok(true)
             }
@@ -156,19 +164,19 @@ impl Lowerer<'_, '_> {
                 stat,
                 errmsg,
             } => {
-                let Some((mine, rest)) =
-                    self.scalar_objects(objects, stat, errmsg, "DEALLOCATE")?
-                else {
+                let Some((mine, rest)) = self.scalar_objects(objects, stat, "DEALLOCATE")? else {
                     return Ok(false);
                 };
+                let status = Status::new(stat.as_ref(), errmsg.as_ref());
+                self.check_errmsg(status)?;
                 for o in mine {
-                    self.scalar_deallocate(o)?;
+                    self.scalar_deallocate(o, status)?;
                 }
                 if !rest.is_empty() {
                     let kind = StmtKind::Deallocate {
                         objects: rest.into_iter().cloned().collect(),
                         stat: None,
-                        errmsg: None,
+                        errmsg: errmsg.clone(),
                     };
                     self.stmt_rewritten(Stmt { kind, ..s.clone() })?;
                 }
@@ -246,15 +254,41 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// Guards ALLOCATE (`allocating`) or DEALLOCATE of the ALLOCATABLE
+    /// scalar `o` (status variable `status`): fails, located at `o` and
+    /// naming it, when `o` is allocated (resp. not allocated); with
+    /// `stat=` (`guard`) sets it instead and skips the statement's work
+    /// for `o`. Returns the block ending that work ([`Self::stat_done`]).
+    fn scalar_guard(
+        &mut self,
+        o: &Expr,
+        status: &Expr,
+        guard: Status,
+        allocating: bool,
+    ) -> R<Option<BlockId>> {
+        let is = self.status_is(status, CmpOp::Ne)?;
+        if let Some(end) = self.stat_guard_on(is, guard, allocating)? {
+            return Ok(Some(end));
+        }
+        let name = object_parts(o).map_or_else(String::new, |(n, _)| n.text.clone());
+        let (fails, kind) = if allocating {
+            (is, RuntimeErrorKind::ScalarAlreadyAllocated(name))
+        } else {
+            let not = self.status_is(status, CmpOp::Eq)?;
+            (not, RuntimeErrorKind::ScalarNotAllocated(name))
+        };
+        self.fail_when(fails, kind, o.span);
+        Ok(None)
+    }
+
     /// `allocate(x)` of an ALLOCATABLE scalar (with `source=` when given).
-    fn scalar_allocate(&mut self, o: &Expr, source: Option<&Expr>) -> R<()> {
+    fn scalar_allocate(&mut self, o: &Expr, source: Option<&Expr>, guard: Status) -> R<()> {
         let status = self.scalar_status(o).expect("an ALLOCATABLE scalar");
         let st = self.scalar_struct(o, "ALLOCATE")?;
         if let Some(src) = source {
             self.hoist(src)?;
         }
-        let is = self.status_is(&status, CmpOp::Ne)?;
-        self.fail_when(is, RuntimeErrorKind::AlreadyAllocated, o.span);
+        let end = self.scalar_guard(o, &status, guard, true)?;
         self.assign(&status, &int(1, o.span))?;
         if let Some(st) = &st {
             // Default initialization of the new structure's components.
@@ -270,15 +304,14 @@ impl Lowerer<'_, '_> {
         if let Some(src) = source {
             self.assign(o, src)?;
         }
-        Ok(())
+        self.stat_done(end, guard)
     }
 
     /// `deallocate(x)` of an ALLOCATABLE scalar.
-    fn scalar_deallocate(&mut self, o: &Expr) -> R<()> {
+    fn scalar_deallocate(&mut self, o: &Expr, guard: Status) -> R<()> {
         let status = self.scalar_status(o).expect("an ALLOCATABLE scalar");
         let st = self.scalar_struct(o, "DEALLOCATE")?;
-        let not = self.status_is(&status, CmpOp::Eq)?;
-        self.fail_when(not, RuntimeErrorKind::NotAllocated, o.span);
+        let end = self.scalar_guard(o, &status, guard, false)?;
         self.assign(&status, &int(0, o.span))?;
         if let Some(st) = &st {
             // The structure's own ALLOCATABLE components go with it.
@@ -296,7 +329,7 @@ impl Lowerer<'_, '_> {
                 }
             }
         }
-        Ok(())
+        self.stat_done(end, guard)
     }
 
     /// Ends the program with the runtime error `kind` (located at `at`)

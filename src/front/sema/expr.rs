@@ -1187,6 +1187,9 @@ impl Lowerer<'_, '_> {
         } else {
             self.plain_actual(sig, d, a, i, callee, (explicit, assumed_shape), out)?;
         }
+        if let Some(ps) = d.status {
+            out[ps] = Some(self.status_actual(e, d, callee)?);
+        }
         if let Some(pf) = d.present {
             // An OPTIONAL dummy of the caller passes its own presence on.
             let caller_flag = bare
@@ -1251,6 +1254,22 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
+    /// The allocation status passed with the actual argument `e` of the
+    /// ALLOCATABLE scalar dummy `d`: the status variable of `e`, which
+    /// must be an ALLOCATABLE scalar variable or component too.
+    fn status_actual(&mut self, e: &Expr, d: &Dummy, callee: &Name) -> R<CallArg> {
+        match self.scalar_status(e).map(|s| s.kind) {
+            Some(ExprKind::Name(status)) => Ok(CallArg::Var(self.var_of(&status)?)),
+            _ => Err(self.err(
+                e.span,
+                format!(
+                    "argument `{}` of `{}` is an ALLOCATABLE scalar: pass an ALLOCATABLE scalar variable (or component) of the same type",
+                    d.name, callee.text
+                ),
+            )),
+        }
+    }
+
     /// An absent OPTIONAL dummy: scratch storage of its type and rank, and
     /// a false presence flag.
     fn absent_actual(
@@ -1303,6 +1322,9 @@ impl Lowerer<'_, '_> {
                 var.char_len = Some(adjit_ir::Bound::Const(1));
             }
             out[pi] = Some(CallArg::Var(tmp));
+        }
+        if let Some(ps) = d.status {
+            out[ps] = Some(CallArg::Var(self.temp("absent", Type::I32)));
         }
         // The extents of an absent assumed-shape dummy: one element.
         for &p in &d.extents {

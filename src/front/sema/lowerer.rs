@@ -1150,6 +1150,17 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 params.push((a.clone(), &u.scope, u.scope.var(&a.text), None));
             }
         }
+        // The allocation status of each ALLOCATABLE scalar dummy.
+        for a in &u.ast.args {
+            let status = super::scope::status_name(&a.text);
+            if let Some(d) = u.scope.var(&status) {
+                let name = Name {
+                    text: status,
+                    span: a.span,
+                };
+                params.push((name, &u.scope, Some(d), None));
+            }
+        }
         for a in &u.ast.args {
             if u.scope.is_optional_dummy(&a.text) {
                 let name = Name {

@@ -445,6 +445,9 @@ pub(crate) struct Dummy {
     pub params: Vec<usize>,
     /// The parameter of its presence flag (OPTIONAL dummies).
     pub present: Option<usize>,
+    /// The parameter of its allocation status (ALLOCATABLE scalar
+    /// dummies: an integer, 0 or 1, passed by reference like the value).
+    pub status: Option<usize>,
     /// The parameters of its extents but the last (assumed-shape dummies
     /// of rank > 1), from the actual argument's shape.
     pub extents: Vec<usize>,
@@ -468,6 +471,7 @@ impl Dummy {
             .params
             .iter()
             .chain(&self.present)
+            .chain(&self.status)
             .chain(&self.extents)
             .chain(&self.lbounds)
             .copied();
@@ -633,6 +637,7 @@ impl Sig {
                     type_name: st.map(|s| s.type_name.clone()),
                     params,
                     present: param_index(&present_flag(&a.text)),
+                    status: param_index(&scope::status_name(&a.text)),
                     extents: extents(&a.text),
                     descriptor: descriptor(&a.text),
                     lbounds: lbounds(&a.text),
@@ -648,6 +653,7 @@ impl Sig {
                                 type_name: None,
                                 params: vec![param_index(l)?],
                                 present: None,
+                                status: None,
                                 extents: extents(l),
                                 lbounds: lbounds(l),
                                 descriptor: descriptor(l),
@@ -906,6 +912,68 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
     modules
 }
 
+/// The Fortran spelling of the type of the result variable `name` of a
+/// function whose scope is `scope` (`None` when it has no type).
+fn result_type_text(scope: &scope::Scope, name: &str) -> Option<String> {
+    if let Some(st) = scope.struct_decl(name) {
+        return Some(format!("TYPE({})", st.type_name));
+    }
+    let ti = scope
+        .var(name)
+        .and_then(|v| v.ty.clone())
+        .or_else(|| scope.implicit_type(name))?;
+    let text = match ti.ty {
+        Type::F32 => "REAL".to_string(),
+        Type::F64 => "REAL(8)".to_string(),
+        Type::I32 => "INTEGER".to_string(),
+        Type::I64 => "INTEGER(8)".to_string(),
+        Type::Bool => "LOGICAL".to_string(),
+        Type::Char => match ti.char_len {
+            scope::CharLenInfo::Const(n) => format!("CHARACTER(len={n})"),
+            _ => "CHARACTER(len=*)".to_string(),
+        },
+    };
+    Some(text)
+}
+
+/// The result variable of the function `p` (`None` for a subroutine).
+fn result_name(p: &Procedure) -> Option<&ast::Name> {
+    match &p.kind {
+        ProcKind::Function { result, .. } => Some(result.as_ref().unwrap_or(&p.name)),
+        _ => None,
+    }
+}
+
+/// For an ENTRY point `p` of a function (`scope` its scope), a located
+/// error when its result's type differs from the result of the function
+/// holding the ENTRY statement: the results share one variable, so a
+/// different type would reinterpret (Fortran's storage association) what
+/// the other entries assign.
+fn entry_result_mismatch(
+    prog: &Program,
+    p: &Procedure,
+    scope: &scope::Scope,
+) -> Option<Diagnostic> {
+    let host = prog.units.iter().rev().find(|u| {
+        p.entry_of
+            .as_ref()
+            .is_some_and(|e| u.ast.name.text == e.text)
+            && u.ast.entry_of.is_none()
+    })?;
+    let (mine, theirs) = (result_name(p)?, result_name(host.ast)?);
+    let mine_ty = result_type_text(scope, &mine.text)?;
+    let theirs_ty = result_type_text(&host.scope, &theirs.text)?;
+    (mine_ty != theirs_ty).then(|| {
+        Diagnostic::error(
+            p.name.span,
+            format!(
+                "unsupported Fortran: the result `{}` of ENTRY `{}` is {mine_ty}, the result `{}` of `{}` is {theirs_ty} (results of different types would share storage)",
+                mine.text, p.name.text, theirs.text, host.ast.name.text
+            ),
+        )
+    })
+}
+
 fn collect_unit<'a>(
     prog: &mut Program<'a>,
     out: &mut Out,
@@ -952,6 +1020,9 @@ fn collect_unit<'a>(
         } else {
             prog.by_name.insert(p.name.text.clone(), idx);
         }
+    }
+    if let Some(diag) = entry_result_mismatch(prog, p, &scope) {
+        out.diags.push(diag);
     }
     let save_name = p
         .entry_of

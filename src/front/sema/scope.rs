@@ -658,7 +658,7 @@ impl Builder<'_, '_> {
                             self.error(
                                 n.span,
                                 format!(
-                                    "unsupported Fortran: BLOCK variable `{}` shadows a name of its procedure (or of another BLOCK)",
+                                    "unsupported Fortran: BLOCK variable `{}` shadows a name of its procedure (or of a BLOCK enclosing it or nested in it)",
                                     n.text
                                 ),
                             );
@@ -1070,7 +1070,13 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Applies `f` to the declaration of the variable `n`: its leaves for a
+    /// structure, and the status variable of an ALLOCATABLE scalar (which
+    /// shares the dummy's attributes).
     fn each_var(&mut self, n: &Name, mut f: impl FnMut(&mut VarDecl)) {
+        if let Some(Sym::Var(v)) = self.scope.syms.get_mut(&status_name(&n.text)) {
+            f(v);
+        }
         if let Some(Sym::Struct(st)) = self.scope.syms.get(&n.text) {
             for leaf in st.leaves.clone() {
                 if let Some(Sym::Var(v)) = self.scope.syms.get_mut(&leaf) {
@@ -1446,7 +1452,7 @@ impl Builder<'_, '_> {
                     }
                     template.allocatable = Some(at);
                 }
-                (Some(at), None) if !self.allocatable_scalar(&e.name, at) => continue,
+                (Some(at), None) if !self.allocatable_scalar(&e.name, at, intent) => continue,
                 _ => {}
             }
             self.flatten(&e.name.text, &def, &template, &dims, &mut leaves, 0);
@@ -1796,7 +1802,7 @@ impl Builder<'_, '_> {
                 );
             }
             if let (Some(span), true, false) = (allocatable, scalar, deferred) {
-                self.allocatable_scalar(&e.name, span);
+                self.allocatable_scalar(&e.name, span, None);
             }
         }
     }

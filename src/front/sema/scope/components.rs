@@ -19,7 +19,7 @@
 //! one ALLOCATABLE array wide enough for every element's allocation and
 //! an integer array of each element's allocation status and bounds.
 
-use super::super::super::ast::{DimSpec, Expr, ExprKind, Name};
+use super::super::super::ast::{DimSpec, Expr, ExprKind, Intent, Name};
 use super::{Builder, CompType, Component, DerivedType, Sym, TypeInfo, VarDecl};
 use adjit_ir::{Span, Type};
 
@@ -170,21 +170,27 @@ impl Builder<'_, '_> {
 
 impl Builder<'_, '_> {
     /// An ALLOCATABLE scalar variable `name` (the attribute at `at`): a
-    /// local or SAVE variable, stored as the scalar (or structure) beside
-    /// its status variable (see [`status_name`]); returns false after
-    /// reporting a dummy argument or a CHARACTER variable.
-    pub(super) fn allocatable_scalar(&mut self, name: &Name, at: Span) -> bool {
+    /// local, SAVE variable or dummy argument, stored as the scalar (or
+    /// structure) beside its status variable (see [`status_name`]; a
+    /// dummy's is a parameter of its own, of the dummy's INTENT, `intent`
+    /// when given here: INTENT(OUT) clears it on entry, as the default
+    /// initialization of INTENT(OUT) dummies does); returns false after
+    /// reporting a CHARACTER variable.
+    pub(super) fn allocatable_scalar(
+        &mut self,
+        name: &Name,
+        at: Span,
+        intent: Option<Intent>,
+    ) -> bool {
         let n = &name.text;
         let template = self.scope.var(n).cloned();
-        let what = match &template {
-            Some(v) if v.arg.is_some() => "dummy argument",
-            Some(v) if v.ty.as_ref().is_some_and(|t| t.ty == Type::Char) => "CHARACTER variable",
-            _ => "",
-        };
-        if !what.is_empty() {
+        if template
+            .as_ref()
+            .is_some_and(|v| v.ty.as_ref().is_some_and(|t| t.ty == Type::Char))
+        {
             self.error(
                 at,
-                format!("unsupported Fortran: ALLOCATABLE scalar {what} `{n}`"),
+                format!("unsupported Fortran: ALLOCATABLE scalar CHARACTER variable `{n}`"),
             );
             return false;
         }
@@ -194,6 +200,7 @@ impl Builder<'_, '_> {
         }
         let template = VarDecl {
             allocatable: None,
+            intent: intent.or(template.intent),
             ..template
         };
         let mut leaves = Vec::new();
