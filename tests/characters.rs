@@ -7,7 +7,7 @@
 
 mod common;
 
-use adjit::engine::{Backend, Engine, ErrorKind, Options};
+use adjit::engine::{Backend, Engine, Options};
 use adjit::ir::Buffer;
 use common::check::{both_modes_against, within};
 use common::scalar::{central, close, run};
@@ -212,7 +212,9 @@ fn unsupported_character_results_are_located_errors() {
     let echo = "module m\n  integer :: n0 = 3\ncontains\n  function echo(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=len(s)) :: r\n    r = s\n  end function echo\n  function wide(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=n0) :: r\n    r = s\n  end function wide\nend module m\n";
     let trimmed = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = s(1:ichar(echo(s)))\nend subroutine\n");
     let module_len = format!("{echo}subroutine f(s, t)\n  use m\n  character(len=*), intent(in) :: s\n  character(len=20), intent(out) :: t\n  t = wide(s)\nend subroutine\n");
-    for (src, at, what) in [
+    common::assert_compile_errors(
+        "t.f90",
+        &[
         (
             trimmed.as_str(),
             "t.f90:19:17:",
@@ -228,15 +230,8 @@ fn unsupported_character_results_are_located_errors() {
             "t.f90:4:12:",
             "`trim`",
         ),
-    ] {
-        let e = match Engine::from_source("t.f90", src) {
-            Err(e) => e,
-            Ok(_) => panic!("must be rejected:\n{src}"),
-        };
-        assert_eq!(e.kind, ErrorKind::Compile);
-        assert!(e.message.contains(at), "{}", e.message);
-        assert!(e.message.contains(what), "{}", e.message);
-    }
+    ],
+    );
 }
 
 /// The status names returned by a character function choose the formula
@@ -760,7 +755,7 @@ fn character_code_misuse_is_a_located_error() {
     let wrap = |body: &str| {
         format!("subroutine f(s, i, c)\n  character(len=4), intent(in) :: s\n  integer, intent(out) :: i\n  character, intent(out) :: c\n  {body}\nend subroutine\n")
     };
-    for (body, at, what) in [
+    let cases = [
         (
             "i = ichar(s)",
             "t.f90:5:13:",
@@ -796,16 +791,9 @@ fn character_code_misuse_is_a_located_error() {
             "t.f90:5:24:",
             "unsupported integer kind in `iachar`",
         ),
-    ] {
-        let src = wrap(body);
-        let e = match Engine::from_source("t.f90", &src) {
-            Err(e) => e,
-            Ok(_) => panic!("must be rejected:\n{src}"),
-        };
-        assert_eq!(e.kind, ErrorKind::Compile);
-        assert!(e.message.contains(at), "{}", e.message);
-        assert!(e.message.contains(what), "{}", e.message);
-    }
+    ]
+    .map(|(body, at, what)| (wrap(body), at, what));
+    common::assert_compile_errors("t.f90", &cases);
 }
 
 /// Positions found by INDEX / SCAN / LEN_TRIM in character data built of

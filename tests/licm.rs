@@ -537,7 +537,10 @@ fn only_the_wanted_procedures_are_optimized() {
     let shown = |m: &Module, p: ProcId| format!("{:?}", m.proc(p));
     for p in [caller, stencil] {
         assert_eq!(shown(&some.module, p), shown(&all.module, p));
-        let (a, b) = (all.versions.proc(p).unwrap(), some.versions.proc(p).unwrap());
+        let (a, b) = (
+            all.versions.proc(p).unwrap(),
+            some.versions.proc(p).unwrap(),
+        );
         assert_eq!(a.unchecked, b.unchecked);
         assert_eq!(a.guards, b.guards);
     }

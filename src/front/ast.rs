@@ -903,6 +903,17 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// The expression inside any number of enclosing parentheses.
+    pub fn without_parens(&self) -> &Expr {
+        let mut inner = self;
+        while let ExprKind::Paren(x) = &inner.kind {
+            inner = x;
+        }
+        inner
+    }
+}
+
 impl ExprKind {
     /// The direct subexpressions, argument values and range ends included,
     /// in source order (not the names of `Apply` and `ImpliedDo`).

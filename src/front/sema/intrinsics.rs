@@ -607,10 +607,7 @@ impl Lowerer<'_, '_> {
     /// LEN of a character expression: its constant length when known,
     /// else the length at run time.
     fn len_of(&mut self, x: &Expr) -> R<Operand> {
-        let mut bare = x;
-        while let ExprKind::Paren(inner) = &bare.kind {
-            bare = inner;
-        }
+        let bare = x.without_parens();
         if let (Some(unit), ExprKind::Apply { name, args }) =
             (self.runtime_len_fn(bare), &bare.kind)
         {

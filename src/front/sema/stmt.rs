@@ -1112,10 +1112,7 @@ impl Lowerer<'_, '_> {
     /// first elements `a%v(1, i)`, which start the same contiguous storage
     /// for an actual argument). `None` for anything else.
     pub fn struct_ref(&mut self, e: &Expr, first: bool) -> R<Option<(StructDecl, Vec<Expr>)>> {
-        let mut inner = e;
-        while let ExprKind::Paren(x) = &inner.kind {
-            inner = x;
-        }
+        let inner = e.without_parens();
         let (name, args) = match &inner.kind {
             ExprKind::Name(n) => (n, None),
             ExprKind::Apply { name, args } => (name, Some(args)),
@@ -1254,10 +1251,7 @@ impl Lowerer<'_, '_> {
     /// and from elements of arrays of structures, and between whole arrays
     /// of structures): one assignment per component.
     pub fn struct_assign(&mut self, target: &Expr, st: &StructDecl, value: &Expr) -> R<()> {
-        let mut inner = value;
-        while let ExprKind::Paren(x) = &inner.kind {
-            inner = x;
-        }
+        let inner = value.without_parens();
         let (target_name, target_args) = match &target.kind {
             ExprKind::Name(n) => (n, None),
             ExprKind::Apply { name, args } => (name, Some(args)),

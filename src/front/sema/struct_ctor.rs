@@ -103,10 +103,7 @@ impl Lowerer<'_, '_> {
         let StmtKind::Assign { target, value } = &s.kind else {
             return Ok(None);
         };
-        let mut inner = value;
-        while let ExprKind::Paren(x) = &inner.kind {
-            inner = x;
-        }
+        let inner = value.without_parens();
         let pack_args = match &inner.kind {
             ExprKind::ArrayConstructor(_) => None,
             ExprKind::Apply { name, args } if self.names_intrinsic(name) => {

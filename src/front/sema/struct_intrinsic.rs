@@ -127,10 +127,7 @@ fn constructor(items: Vec<Expr>, span: Span) -> Expr {
 
 /// The items of an array constructor of scalars (no implied DO).
 fn constructor_items(e: &Expr) -> Option<&[Expr]> {
-    let mut inner = e;
-    while let ExprKind::Paren(x) = &inner.kind {
-        inner = x;
-    }
+    let inner = e.without_parens();
     match &inner.kind {
         ExprKind::ArrayConstructor(items)
             if items
@@ -166,10 +163,7 @@ impl Lowerer<'_, '_> {
         let StmtKind::Assign { target, value } = &s.kind else {
             return Ok(None);
         };
-        let mut inner = value;
-        while let ExprKind::Paren(x) = &inner.kind {
-            inner = x;
-        }
+        let inner = value.without_parens();
         if let ExprKind::Apply { name, args } = &inner.kind {
             if self.names_intrinsic(name) && struct_slots(&name.text).is_some() {
                 let pack_without_vector = name.text == "pack"

@@ -41,10 +41,7 @@ impl Lowerer<'_, '_> {
     /// structures (`a(2:n)`, `g(:, j)`), made on first use; `None` for
     /// anything else (a whole array, an element, not a structure).
     pub(super) fn struct_section(&mut self, e: &Expr) -> R<Option<(StructDecl, Rc<Vec<Arg>>)>> {
-        let mut inner = e;
-        while let ExprKind::Paren(x) = &inner.kind {
-            inner = x;
-        }
+        let inner = e.without_parens();
         let ExprKind::Apply { name, args } = &inner.kind else {
             return Ok(None);
         };
