@@ -38,7 +38,7 @@ contains
     integer, intent(out) :: n
     character(len=:), allocatable :: m, label
     integer :: i
-    allocate(character(len=len_trim(adjustl(method))) :: m)
+    allocate(character(len=len(method)) :: m)
     m = trim(adjustl(method))
     call upcase(m)
     label = m
