@@ -284,8 +284,11 @@ impl<'s> StmtParser<'s> {
     fn char_len_value(&mut self) -> PResult<CharLen> {
         if self.eat(TokenKind::Star) {
             Ok(CharLen::Assumed)
-        } else if self.eat(TokenKind::Colon) {
-            Ok(CharLen::Deferred)
+        } else if self.at(TokenKind::Colon) {
+            Err(Diagnostic::error(
+                self.span_here(),
+                "deferred-length CHARACTER (len=:) is not supported",
+            ))
         } else {
             Ok(CharLen::Expr(self.expr()?))
         }

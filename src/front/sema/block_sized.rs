@@ -79,7 +79,6 @@ impl Lowerer<'_, '_> {
                 errmsg: None,
                 source: None,
                 mold: None,
-                char_len: None,
             }))?;
         }
         Ok(())

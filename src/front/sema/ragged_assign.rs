@@ -182,7 +182,6 @@ impl Lowerer<'_, '_> {
                                 errmsg: None,
                                 source: None,
                                 mold: None,
-                                char_len: None,
                             },
                             span,
                         ),
