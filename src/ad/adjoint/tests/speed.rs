@@ -124,17 +124,18 @@ end subroutine
     check_gradient(&case, 1e-6);
 }
 
-/// The reverse sweep tests the seed of each nonlinear statement once and
-/// skips its recomputation and guarded products when it is zero (strong
-/// zeros on): Bratu has seven such statements (the linear `F(dim) =
-/// F(dim) - 2*x(dim)` gets no test), and none without strong zeros. With
+/// The reverse sweep tests the seed of each nonlinear array-element store
+/// once and skips its recomputation and guarded products when it is zero
+/// (strong zeros on): Bratu has seven such statements (the linear `F(dim) =
+/// F(dim) - 2*x(dim)` gets no test), none without strong zeros, and
+/// Griewank's scalar accumulations none. With
 /// one seeded output most tests skip, and the gradient is bit for bit the
 /// one of the plain products (no singular partial on this path).
 #[test]
 fn zero_seeds_skip_the_reversal_of_nonlinear_statements() {
     use crate::ad::rules::StrongZero;
     let case = bratu(20);
-    let zero_tests = |strong_zero: StrongZero| {
+    let zero_tests_of = |case: &Case, strong_zero: StrongZero| {
         let options = AdjointOptions {
             strong_zero,
             ..AdjointOptions::default()
@@ -161,8 +162,10 @@ fn zero_seeds_skip_the_reversal_of_nonlinear_statements() {
             })
             .count()
     };
-    assert_eq!(zero_tests(StrongZero::All), 7);
-    assert_eq!(zero_tests(StrongZero::Off), 0);
+    assert_eq!(zero_tests_of(&case, StrongZero::All), 7);
+    assert_eq!(zero_tests_of(&case, StrongZero::Off), 0);
+    // Scalar stores (Griewank's sum and product) never get the test.
+    assert_eq!(zero_tests_of(&griewank(20), StrongZero::All), 0);
     for seeded in [0, 1, 10, 19] {
         let mut f_b = vec![0.0; 20];
         f_b[seeded] = 1.0;
