@@ -303,198 +303,253 @@ subroutine bratu_rev(dim_v, parmax, x, x_b, prm, prm_b, f, f_b)
   integer(4) :: step1
   integer(8) :: trips2
   real(8) :: kept46
+  real(8) :: carried9
+  integer(4) :: carried6
+  real(8) :: carried7
+  real(8) :: carried122
+  integer(4) :: carried120
+  real(8) :: carried121
   real(8) :: kept128
+  real(8) :: carried266
+  integer(4) :: carried261
+  integer(4) :: carried262
+  real(8) :: carried264
+  real(8) :: carried383
+  integer(4) :: carried381
+  real(8) :: carried382
+  real(8) :: carried507
+  integer(4) :: carried503
+  integer(4) :: carried504
+  real(8) :: carried506
   real(8) :: kept189
+  real(8) :: carried627
+  integer(4) :: carried624
+  real(8) :: carried625
+  real(8) :: carried748
+  integer(4) :: carried747
+  real(8) :: carried773
+  integer(4) :: carried769
+  integer(4) :: carried770
+  real(8) :: carried772
   real(8) :: x(dim_v)
   real(8) :: prm(parmax)
   real(8) :: f(dim_v)
   real(8) :: x_b(dim_v)
   real(8) :: prm_b(parmax)
   real(8) :: f_b(dim_v)
+  real(8) :: choice
+  real(8) :: choice2
+  real(8) :: choice3
   real(8) :: denom
-  real(8) :: denom2
-  real(8) :: f_b_part
-  real(8) :: f_b_part10
-  real(8) :: f_b_part11
-  real(8) :: f_b_part12
-  real(8) :: f_b_part2
-  real(8) :: f_b_part3
-  real(8) :: f_b_part4
-  real(8) :: f_b_part5
-  real(8) :: f_b_part6
-  real(8) :: f_b_part7
-  real(8) :: f_b_part8
-  real(8) :: f_b_part9
   real(8) :: f_b_val
-  real(8) :: f_b_val2
   real(8) :: h_x_h
-  real(8) :: h_x_h2
-  real(8) :: h_x_h3
   integer(4) :: i_p_1
   real(8) :: kept128_saved
   real(8) :: kept189_saved
   real(8) :: kept46_saved
   real(8) :: neg
-  real(8) :: neg2
-  real(8) :: neg3
+  real(8) :: prod
+  real(8) :: prod2
   real(8) :: quot
   real(8) :: quot2
-  real(8) :: quot3
-  real(8) :: quot4
-  real(8) :: quot5
-  real(8) :: quot6
   real(8) :: total
-  real(8) :: v_1_p_10_x_kept46
-  real(8) :: v_1_p_prm_2_x_x_1
-  real(8) :: v_1_p_prm_2_x_x_12
-  real(8) :: v_1_p_prm_2_x_x_i
-  real(8) :: v_1_p_prm_2_x_x_i2
-  real(8) :: v_1_p_prm_2_x_x_i3
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   step1 = int(adjit_pop_int(), 4)
   i = int(adjit_pop_int(), 4)
   h = adjit_pop_value()
-  ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
-  kept189_saved = adjit_pop_value()
-  kept189 = kept189_saved
-  h_x_h = h * h
-  quot = h_x_h * prm(1_4) / 1.2d1
-  denom = 1.0d0 + prm(2_4) * x(dim_v)
-  total = 1.0d0 + 1.0d1 * kept189_saved
-  f_b_part = 1.0d1 * merge(0.0d0, quot * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. quot == 0.0d0)
-  f_b_part2 = merge(0.0d0, kept189_saved * f_b_part, f_b_part == 0.0d0 .or. kept189_saved == 0.0d0)
-  quot2 = 1.0d0 / denom
-  neg = -x(dim_v) / denom * quot2
-  f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part3, f_b_part3 == 0.0d0 .or. x(dim_v) == &
-      0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
-      0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
-  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, total * f_b(dim_v), f_b(dim_v) == 0.0d0 .or. &
-      total == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
-  ! 30: F(dim) = F(dim)-2*x(dim)
-  x_b(dim_v) = x_b(dim_v) + 2.0d0 * (-f_b(dim_v))
-  ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
-  h_x_h2 = h * h
-  quot3 = h_x_h2 * prm(1_4) / 1.2d1
-  denom2 = 1.0d0 + prm(2_4) * x(dim_v)
-  f_b_part5 = merge(0.0d0, quot3 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == 0.0d0 .or. quot3 == 0.0d0)
-  f_b_part6 = merge(0.0d0, kept189 * f_b_part5, f_b_part5 == 0.0d0 .or. kept189 == 0.0d0)
-  quot4 = 1.0d0 / denom2
-  neg2 = -x(dim_v) / denom2 * quot4
-  f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(dim_v) * f_b_part7, f_b_part7 == 0.0d0 .or. x(dim_v) == &
-      0.0d0)
-  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, kept189 * f_b(dim_v - 1_4), f_b(dim_v - 1_4) == &
-      0.0d0 .or. kept189 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
-      0.0d0)
-  x_b(dim_v) = x_b(dim_v) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == &
-      0.0d0) + merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + &
-      f_b(dim_v - 1_4))
+  blk: block
+    ! 31: F(dim) = F(dim)+h*h*prm(1)/12.0*(1+10*exp(x(dim)/(1.0
+    kept189_saved = adjit_pop_value()
+    kept189 = kept189_saved
+    carried627 = f_b(dim_v)
+    carried624 = dim_v
+    carried625 = kept189_saved
+    if (f_b(dim_v) == 0.0d0) exit blk
+    h_x_h = h * h
+    quot = h_x_h * prm(1_4) / 1.2d1
+    denom = 1.0d0 + prm(2_4) * x(carried624)
+    total = 1.0d0 + 1.0d1 * carried625
+    prod = 1.0d1 * merge(0.0d0, quot * carried627, carried627 == 0.0d0 .or. quot == 0.0d0)
+    choice = merge(0.0d0, carried625 * prod, prod == 0.0d0 .or. carried625 == 0.0d0)
+    quot2 = 1.0d0 / denom
+    neg = -x(carried624) / denom * quot2
+    choice2 = merge(0.0d0, neg * choice, choice == 0.0d0 .or. neg == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(carried624) * choice2, choice2 == 0.0d0 .or. &
+        x(carried624) == 0.0d0)
+    x_b(carried624) = x_b(carried624) + (merge(0.0d0, quot2 * choice, choice == 0.0d0 .or. quot2 &
+        == 0.0d0) + merge(0.0d0, prm(2_4) * choice2, choice2 == 0.0d0 .or. prm(2_4) == 0.0d0))
+    prod2 = 8.333333333333333d-2 * merge(0.0d0, total * carried627, carried627 == 0.0d0 .or. total &
+        == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * prod2, prod2 == 0.0d0 .or. h_x_h == 0.0d0)
+  end block blk
+  blk_2: block
+    ! 30: F(dim) = F(dim)-2*x(dim)
+    carried748 = f_b(dim_v)
+    carried747 = dim_v
+    if (f_b(dim_v) == 0.0d0) exit blk_2
+    x_b(carried747) = x_b(carried747) + 2.0d0 * (-carried748)
+  end block blk_2
+  blk_3: block
+    ! 28: F(dim-1) = F(dim-1)+x(dim)+h*h*prm(1)/12.0*exp(x(dim)/(1.0
+    carried773 = f_b(dim_v - 1_4)
+    carried769 = dim_v
+    carried770 = 1_4
+    carried772 = kept189
+    if (f_b(dim_v - 1_4) == 0.0d0) exit blk_3
+    h_x_h = h * h
+    quot = h_x_h * prm(carried770) / 1.2d1
+    denom = 1.0d0 + prm(2_4) * x(carried769)
+    choice = merge(0.0d0, quot * carried773, carried773 == 0.0d0 .or. quot == 0.0d0)
+    choice2 = merge(0.0d0, carried772 * choice, choice == 0.0d0 .or. carried772 == 0.0d0)
+    quot2 = 1.0d0 / denom
+    neg = -x(carried769) / denom * quot2
+    choice3 = merge(0.0d0, neg * choice2, choice2 == 0.0d0 .or. neg == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(carried769) * choice3, choice3 == 0.0d0 .or. &
+        x(carried769) == 0.0d0)
+    prod = 8.333333333333333d-2 * merge(0.0d0, carried772 * carried773, carried773 == 0.0d0 .or. &
+        carried772 == 0.0d0)
+    prm_b(carried770) = prm_b(carried770) + merge(0.0d0, h_x_h * prod, prod == 0.0d0 .or. h_x_h == &
+        0.0d0)
+    x_b(carried769) = x_b(carried769) + (merge(0.0d0, quot2 * choice2, choice2 == 0.0d0 .or. quot2 &
+        == 0.0d0) + merge(0.0d0, prm(2_4) * choice3, choice3 == 0.0d0 .or. prm(2_4) == 0.0d0) + &
+        carried773)
+  end block blk_3
   ! 8: subroutine bratu(dim,parmax,x,prm,F)
   trips2 = adjit_pop_control()
   ! 22: do 1 i=2,dim-1
   do i = i - step1, int(i - trips2 * step1, 4), -step1
-    ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    i_p_1 = i + 1_4
-    kept128_saved = adjit_pop_value()
-    kept128 = kept128_saved
+    blk_4: block
+      ! 25: F(i+1) = x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+      i_p_1 = i + 1_4
+      kept128_saved = adjit_pop_value()
+      kept128 = kept128_saved
+      f_b_val = f_b(i_p_1)
+      f_b(i_p_1) = 0.0d0
+      carried266 = f_b_val
+      carried261 = i
+      carried262 = 1_4
+      carried264 = kept128_saved
+      if (f_b_val == 0.0d0) exit blk_4
+      h_x_h = h * h
+      quot = h_x_h * prm(carried262) / 1.2d1
+      denom = 1.0d0 + prm(2_4) * x(carried261)
+      choice = merge(0.0d0, quot * carried266, carried266 == 0.0d0 .or. quot == 0.0d0)
+      choice2 = merge(0.0d0, carried264 * choice, choice == 0.0d0 .or. carried264 == 0.0d0)
+      quot2 = 1.0d0 / denom
+      neg = -x(carried261) / denom * quot2
+      choice3 = merge(0.0d0, neg * choice2, choice2 == 0.0d0 .or. neg == 0.0d0)
+      prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(carried261) * choice3, choice3 == 0.0d0 .or. &
+          x(carried261) == 0.0d0)
+      prod = 8.333333333333333d-2 * merge(0.0d0, carried264 * carried266, carried266 == 0.0d0 .or. &
+          carried264 == 0.0d0)
+      prm_b(carried262) = prm_b(carried262) + merge(0.0d0, h_x_h * prod, prod == 0.0d0 .or. h_x_h &
+          == 0.0d0)
+      x_b(carried261) = x_b(carried261) + (carried266 + merge(0.0d0, quot2 * choice2, choice2 == &
+          0.0d0 .or. quot2 == 0.0d0) + merge(0.0d0, prm(2_4) * choice3, choice3 == 0.0d0 .or. &
+          prm(2_4) == 0.0d0))
+    end block blk_4
+    blk_5: block
+      ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
+      carried383 = f_b(i)
+      carried381 = i
+      carried382 = kept128
+      if (f_b(i) == 0.0d0) exit blk_5
+      h_x_h = h * h
+      quot = h_x_h * prm(1_4) / 1.2000000476837158d0
+      denom = 1.0d0 + prm(2_4) * x(carried381)
+      choice = merge(0.0d0, quot * carried383, carried383 == 0.0d0 .or. quot == 0.0d0)
+      choice2 = merge(0.0d0, carried382 * choice, choice == 0.0d0 .or. carried382 == 0.0d0)
+      quot2 = 1.0d0 / denom
+      neg = -x(carried381) / denom * quot2
+      choice3 = merge(0.0d0, neg * choice2, choice2 == 0.0d0 .or. neg == 0.0d0)
+      prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(carried381) * choice3, choice3 == 0.0d0 .or. &
+          x(carried381) == 0.0d0)
+      prod = 8.333333002196431d-1 * merge(0.0d0, carried382 * carried383, carried383 == 0.0d0 .or. &
+          carried382 == 0.0d0)
+      prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * prod, prod == 0.0d0 .or. h_x_h == 0.0d0)
+      x_b(carried381) = x_b(carried381) + (merge(0.0d0, quot2 * choice2, choice2 == 0.0d0 .or. &
+          quot2 == 0.0d0) + merge(0.0d0, prm(2_4) * choice3, choice3 == 0.0d0 .or. prm(2_4) == &
+          0.0d0) + 2.0d0 * (-carried383))
+    end block blk_5
+    blk_6: block
+      ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
+      carried507 = f_b(i - 1_4)
+      carried503 = i
+      carried504 = 1_4
+      carried506 = kept128
+      if (f_b(i - 1_4) == 0.0d0) exit blk_6
+      h_x_h = h * h
+      quot = h_x_h * prm(carried504) / 1.2d1
+      denom = 1.0d0 + prm(2_4) * x(carried503)
+      choice = merge(0.0d0, quot * carried507, carried507 == 0.0d0 .or. quot == 0.0d0)
+      choice2 = merge(0.0d0, carried506 * choice, choice == 0.0d0 .or. carried506 == 0.0d0)
+      quot2 = 1.0d0 / denom
+      neg = -x(carried503) / denom * quot2
+      choice3 = merge(0.0d0, neg * choice2, choice2 == 0.0d0 .or. neg == 0.0d0)
+      prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(carried503) * choice3, choice3 == 0.0d0 .or. &
+          x(carried503) == 0.0d0)
+      prod = 8.333333333333333d-2 * merge(0.0d0, carried506 * carried507, carried507 == 0.0d0 .or. &
+          carried506 == 0.0d0)
+      prm_b(carried504) = prm_b(carried504) + merge(0.0d0, h_x_h * prod, prod == 0.0d0 .or. h_x_h &
+          == 0.0d0)
+      x_b(carried503) = x_b(carried503) + (merge(0.0d0, quot2 * choice2, choice2 == 0.0d0 .or. &
+          quot2 == 0.0d0) + merge(0.0d0, prm(2_4) * choice3, choice3 == 0.0d0 .or. prm(2_4) == &
+          0.0d0) + carried507)
+    end block blk_6
+  end do
+  blk_7: block
+    ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
+    kept46_saved = adjit_pop_value()
+    kept46 = kept46_saved
+    f_b_val = f_b(2_4)
+    f_b(2_4) = 0.0d0
+    carried9 = f_b_val
+    carried6 = 2_4
+    carried7 = kept46_saved
+    if (f_b_val == 0.0d0) exit blk_7
     h_x_h = h * h
     quot = h_x_h * prm(1_4) / 1.2d1
-    v_1_p_prm_2_x_x_i = 1.0d0 + prm(2_4) * x(i)
-    f_b_val = f_b(i_p_1)
-    f_b(i_p_1) = 0.0d0
-    f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
-    f_b_part2 = merge(0.0d0, kept128_saved * f_b_part, f_b_part == 0.0d0 .or. kept128_saved == &
-        0.0d0)
-    quot2 = 1.0d0 / v_1_p_prm_2_x_x_i
-    neg = -x(i) / v_1_p_prm_2_x_x_i * quot2
-    f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part3, f_b_part3 == 0.0d0 .or. x(i) == 0.0d0)
-    f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, kept128_saved * f_b_val, f_b_val == 0.0d0 .or. &
-        kept128_saved == 0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == &
-        0.0d0)
-    x_b(i) = x_b(i) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 == &
-        0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
-    ! 24: F(i) = F(i)-2*x(i)+h*h*prm(1)/1.2*exp(x(i)/(1.0+prm(2)*x(i)))
-    h_x_h2 = h * h
-    quot3 = h_x_h2 * prm(1_4) / 1.2000000476837158d0
-    v_1_p_prm_2_x_x_i2 = 1.0d0 + prm(2_4) * x(i)
-    f_b_part5 = merge(0.0d0, quot3 * f_b(i), f_b(i) == 0.0d0 .or. quot3 == 0.0d0)
-    f_b_part6 = merge(0.0d0, kept128 * f_b_part5, f_b_part5 == 0.0d0 .or. kept128 == 0.0d0)
-    quot4 = 1.0d0 / v_1_p_prm_2_x_x_i2
-    neg2 = -x(i) / v_1_p_prm_2_x_x_i2 * quot4
-    f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part7, f_b_part7 == 0.0d0 .or. x(i) == 0.0d0)
-    f_b_part8 = 8.333333002196431d-1 * merge(0.0d0, kept128 * f_b(i), f_b(i) == 0.0d0 .or. kept128 &
+    denom = 1.0d0 + prm(carried6) * x(1_4)
+    choice = merge(0.0d0, quot * carried9, carried9 == 0.0d0 .or. quot == 0.0d0)
+    choice2 = merge(0.0d0, carried7 * choice, choice == 0.0d0 .or. carried7 == 0.0d0)
+    quot2 = 1.0d0 / denom
+    neg = -x(1_4) / denom * quot2
+    choice3 = merge(0.0d0, neg * choice2, choice2 == 0.0d0 .or. neg == 0.0d0)
+    prm_b(carried6) = prm_b(carried6) + merge(0.0d0, x(1_4) * choice3, choice3 == 0.0d0 .or. &
+        x(1_4) == 0.0d0)
+    prod = 8.333333333333333d-2 * merge(0.0d0, carried7 * carried9, carried9 == 0.0d0 .or. &
+        carried7 == 0.0d0)
+    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * prod, prod == 0.0d0 .or. h_x_h == 0.0d0)
+    x_b(1_4) = x_b(1_4) + (carried9 + merge(0.0d0, quot2 * choice2, choice2 == 0.0d0 .or. quot2 == &
+        0.0d0) + merge(0.0d0, prm(carried6) * choice3, choice3 == 0.0d0 .or. prm(carried6) == &
+        0.0d0))
+  end block blk_7
+  blk_8: block
+    ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
+    f_b_val = f_b(1_4)
+    f_b(1_4) = 0.0d0
+    carried122 = f_b_val
+    carried120 = 1_4
+    carried121 = kept46
+    if (f_b_val == 0.0d0) exit blk_8
+    h_x_h = h * h
+    quot = h_x_h * prm(carried120) / 1.2d1
+    denom = 1.0d0 + prm(2_4) * x(carried120)
+    total = 1.0d0 + 1.0d1 * carried121
+    prod = 1.0d1 * merge(0.0d0, quot * carried122, carried122 == 0.0d0 .or. quot == 0.0d0)
+    choice = merge(0.0d0, carried121 * prod, prod == 0.0d0 .or. carried121 == 0.0d0)
+    quot2 = 1.0d0 / denom
+    neg = -x(carried120) / denom * quot2
+    choice2 = merge(0.0d0, neg * choice, choice == 0.0d0 .or. neg == 0.0d0)
+    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(carried120) * choice2, choice2 == 0.0d0 .or. &
+        x(carried120) == 0.0d0)
+    prod2 = 8.333333333333333d-2 * merge(0.0d0, total * carried122, carried122 == 0.0d0 .or. total &
         == 0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
-        0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * &
-        (-f_b(i)))
-    ! 23: F(i-1) = F(i-1)+x(i)+h*h*prm(1)/12.0*exp(x(i)/(1.0+prm(2)*x(i)))
-    h_x_h3 = h * h
-    quot5 = h_x_h3 * prm(1_4) / 1.2d1
-    v_1_p_prm_2_x_x_i3 = 1.0d0 + prm(2_4) * x(i)
-    f_b_part9 = merge(0.0d0, quot5 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 .or. quot5 == 0.0d0)
-    f_b_part10 = merge(0.0d0, kept128 * f_b_part9, f_b_part9 == 0.0d0 .or. kept128 == 0.0d0)
-    quot6 = 1.0d0 / v_1_p_prm_2_x_x_i3
-    neg3 = -x(i) / v_1_p_prm_2_x_x_i3 * quot6
-    f_b_part11 = merge(0.0d0, neg3 * f_b_part10, f_b_part10 == 0.0d0 .or. neg3 == 0.0d0)
-    prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(i) * f_b_part11, f_b_part11 == 0.0d0 .or. x(i) == &
-        0.0d0)
-    f_b_part12 = 8.333333333333333d-2 * merge(0.0d0, kept128 * f_b(i - 1_4), f_b(i - 1_4) == 0.0d0 &
-        .or. kept128 == 0.0d0)
-    prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h3 * f_b_part12, f_b_part12 == 0.0d0 .or. h_x_h3 == &
-        0.0d0)
-    x_b(i) = x_b(i) + (merge(0.0d0, quot6 * f_b_part10, f_b_part10 == 0.0d0 .or. quot6 == 0.0d0) + &
-        merge(0.0d0, prm(2_4) * f_b_part11, f_b_part11 == 0.0d0 .or. prm(2_4) == 0.0d0) + f_b(i - &
-        1_4))
-  end do
-  ! 20: F(2) = x(1)+h*h*prm(1)/12.0*exp(x(1)/(1.0+prm(2)*x(1)))
-  kept46_saved = adjit_pop_value()
-  kept46 = kept46_saved
-  h_x_h = h * h
-  quot = h_x_h * prm(1_4) / 1.2d1
-  v_1_p_prm_2_x_x_1 = 1.0d0 + prm(2_4) * x(1_4)
-  f_b_val = f_b(2_4)
-  f_b(2_4) = 0.0d0
-  f_b_part = merge(0.0d0, quot * f_b_val, f_b_val == 0.0d0 .or. quot == 0.0d0)
-  f_b_part2 = merge(0.0d0, kept46_saved * f_b_part, f_b_part == 0.0d0 .or. kept46_saved == 0.0d0)
-  quot2 = 1.0d0 / v_1_p_prm_2_x_x_1
-  neg = -x(1_4) / v_1_p_prm_2_x_x_1 * quot2
-  f_b_part3 = merge(0.0d0, neg * f_b_part2, f_b_part2 == 0.0d0 .or. neg == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part3, f_b_part3 == 0.0d0 .or. x(1_4) == &
-      0.0d0)
-  f_b_part4 = 8.333333333333333d-2 * merge(0.0d0, kept46_saved * f_b_val, f_b_val == 0.0d0 .or. &
-      kept46_saved == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h * f_b_part4, f_b_part4 == 0.0d0 .or. h_x_h == 0.0d0)
-  x_b(1_4) = x_b(1_4) + (f_b_val + merge(0.0d0, quot2 * f_b_part2, f_b_part2 == 0.0d0 .or. quot2 &
-      == 0.0d0) + merge(0.0d0, prm(2_4) * f_b_part3, f_b_part3 == 0.0d0 .or. prm(2_4) == 0.0d0))
-  ! 19: F(1) = -2*x(1)+h*h*prm(1)/12.0*(1+10*exp(x(1)/(1.0+prm(2)*x(1))))
-  h_x_h2 = h * h
-  quot3 = h_x_h2 * prm(1_4) / 1.2d1
-  v_1_p_prm_2_x_x_12 = 1.0d0 + prm(2_4) * x(1_4)
-  v_1_p_10_x_kept46 = 1.0d0 + 1.0d1 * kept46
-  f_b_val2 = f_b(1_4)
-  f_b(1_4) = 0.0d0
-  f_b_part5 = 1.0d1 * merge(0.0d0, quot3 * f_b_val2, f_b_val2 == 0.0d0 .or. quot3 == 0.0d0)
-  f_b_part6 = merge(0.0d0, kept46 * f_b_part5, f_b_part5 == 0.0d0 .or. kept46 == 0.0d0)
-  quot4 = 1.0d0 / v_1_p_prm_2_x_x_12
-  neg2 = -x(1_4) / v_1_p_prm_2_x_x_12 * quot4
-  f_b_part7 = merge(0.0d0, neg2 * f_b_part6, f_b_part6 == 0.0d0 .or. neg2 == 0.0d0)
-  prm_b(2_4) = prm_b(2_4) + merge(0.0d0, x(1_4) * f_b_part7, f_b_part7 == 0.0d0 .or. x(1_4) == &
-      0.0d0)
-  f_b_part8 = 8.333333333333333d-2 * merge(0.0d0, v_1_p_10_x_kept46 * f_b_val2, f_b_val2 == 0.0d0 &
-      .or. v_1_p_10_x_kept46 == 0.0d0)
-  prm_b(1_4) = prm_b(1_4) + merge(0.0d0, h_x_h2 * f_b_part8, f_b_part8 == 0.0d0 .or. h_x_h2 == &
-      0.0d0)
-  x_b(1_4) = x_b(1_4) + (merge(0.0d0, quot4 * f_b_part6, f_b_part6 == 0.0d0 .or. quot4 == 0.0d0) + &
-      merge(0.0d0, prm(2_4) * f_b_part7, f_b_part7 == 0.0d0 .or. prm(2_4) == 0.0d0) + 2.0d0 * &
-      (-f_b_val2))
+    prm_b(carried120) = prm_b(carried120) + merge(0.0d0, h_x_h * prod2, prod2 == 0.0d0 .or. h_x_h &
+        == 0.0d0)
+    x_b(carried120) = x_b(carried120) + (merge(0.0d0, quot2 * choice, choice == 0.0d0 .or. quot2 &
+        == 0.0d0) + merge(0.0d0, prm(2_4) * choice2, choice2 == 0.0d0 .or. prm(2_4) == 0.0d0) + &
+        2.0d0 * (-carried122))
+  end block blk_8
 end subroutine bratu_rev
 

@@ -650,9 +650,9 @@ fn reverse_statement(
             }
             if active {
                 pop_stored(c, sc, stmt, &mut map, shared);
+                recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
-                recompute(c, source, &needed, &mut map);
                 propagate(c, sc, stmt, *value, seed, kept, &map);
             }
         }

@@ -126,9 +126,9 @@ end subroutine
 
 /// The reverse sweep tests the seed of each nonlinear array-element store
 /// once and skips its recomputation and guarded products when it is zero
-/// (strong zeros on): Bratu has seven such statements (the linear `F(dim) =
-/// F(dim) - 2*x(dim)` gets no test), none without strong zeros, and
-/// Griewank's scalar accumulations none. With
+/// (strong zeros on): each of Bratu's eight element stores gets one (even
+/// `F(dim) = F(dim) - 2*x(dim)`, whose constant partial is a product),
+/// none without strong zeros, and Griewank's scalar accumulations none. With
 /// one seeded output most tests skip, and the gradient is bit for bit the
 /// one of the plain products (no singular partial on this path).
 #[test]
@@ -162,7 +162,7 @@ fn zero_seeds_skip_the_reversal_of_nonlinear_statements() {
             })
             .count()
     };
-    assert_eq!(zero_tests_of(&case, StrongZero::All), 7);
+    assert_eq!(zero_tests_of(&case, StrongZero::All), 8);
     assert_eq!(zero_tests_of(&case, StrongZero::Off), 0);
     // Scalar stores (Griewank's sum and product) never get the test.
     assert_eq!(zero_tests_of(&griewank(20), StrongZero::All), 0);
