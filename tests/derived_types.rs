@@ -935,7 +935,7 @@ fn array_intrinsics_of_structures_move_their_derivatives() {
                 -15.125,
                 6323.0,
                 11.0,
-                4368.72406005859375,
+                4368.724060058594,
                 -1.375,
                 26.28125,
             ],

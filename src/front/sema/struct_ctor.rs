@@ -106,12 +106,8 @@ impl Lowerer<'_, '_> {
         let inner = value.without_parens();
         let pack_args = match &inner.kind {
             ExprKind::ArrayConstructor(_) => None,
-            ExprKind::Apply { name, args } if self.names_intrinsic(name) => {
-                if name.text == "pack" {
-                    Some((name, args))
-                } else {
-                    return Ok(None);
-                }
+            ExprKind::Apply { name, args } if self.names_intrinsic(name) && name.text == "pack" => {
+                Some((name, args))
             }
             _ => return Ok(None),
         };
