@@ -667,7 +667,7 @@ end subroutine f
 /// place, text)` fails at run time with a message holding both; `(n, k,
 /// s)` of `ok` runs and gives `s`.
 fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f64, f64, f64)) {
-    each_backend_calls(source, |backend, call| {
+    common::each_backend_calls(source, |backend, call| {
         for &(n, k, at, what) in cases {
             let err = call(n, k).expect_err("runtime error");
             assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
@@ -678,31 +678,6 @@ fn located_runtime_errors(source: &str, cases: &[(f64, f64, &str, &str)], ok: (f
         }
         assert_eq!(call(ok.0, ok.1).unwrap(), ok.2);
     });
-}
-
-/// Compiles `source` (as `e.f90`) on each executor and hands `body` the
-/// executor and a call of its `f(n, k, s)`: the call sets `n` and `k` and
-/// gives `s`, or the error.
-fn each_backend_calls(
-    source: &str,
-    mut body: impl FnMut(Backend, &dyn Fn(f64, f64) -> Result<f64, adjit::engine::Error>),
-) {
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let f = e.procedure(Some("f")).unwrap();
-        let call = |n: f64, k: f64| {
-            let mut args = f.args();
-            args.set_scalar("n", n).unwrap();
-            args.set_scalar("k", k).unwrap();
-            f.call(&mut args).map(|()| args.scalar("s").unwrap())
-        };
-        body(backend, &call);
-    }
 }
 
 /// ALLOCATABLE module variables loaded, reallocated on assignment,
@@ -1043,7 +1018,7 @@ subroutine f(n, k, s)
   if (k == 2) deallocate(a)
 end subroutine f
 ";
-    each_backend_calls(source, |backend, call| {
+    common::each_backend_calls(source, |backend, call| {
         for k in [0.0, 1.0] {
             assert_eq!(call(2.0, k).unwrap(), 6.0);
             let err = call(2.0, 2.0).expect_err("allocated by the previous call");

@@ -9,7 +9,7 @@
 
 mod common;
 
-use adjit::engine::{Args, Backend, Engine, ErrorKind, Options};
+use adjit::engine::{Args, Engine, ErrorKind};
 
 /// The engine of a corpus program and its arguments for `entry` with
 /// `sets` given (a one-value setting of a scalar sets the scalar).
@@ -142,20 +142,7 @@ subroutine f(n, k, s)
   if (k == 3) s = total(x(idx))
 end subroutine f
 ";
-    for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let f = e.procedure(Some("f")).unwrap();
-        let call = |n: f64, k: f64| {
-            let mut args = f.args();
-            args.set_scalar("n", n).unwrap();
-            args.set_scalar("k", k).unwrap();
-            f.call(&mut args).map(|()| args.scalar("s").unwrap())
-        };
+    common::each_backend_calls(source, |backend, call| {
         for (k, line, array) in [(1.0, 17, "x"), (2.0, 18, "y"), (3.0, 20, "x")] {
             for n in [0.0, 4.0] {
                 let err = call(n, k).expect_err("runtime error");
@@ -170,5 +157,5 @@ end subroutine f
             let expected = [5.0, 11.0, 5.0][k as usize - 1];
             assert_eq!(call(3.0, k).unwrap(), expected, "{backend:?} k={k}");
         }
-    }
+    });
 }

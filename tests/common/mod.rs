@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use adjit::engine::{Backend, Engine, Error, ErrorKind, Options};
+
 pub mod check;
 pub mod cli;
 pub mod corpus;
@@ -9,10 +11,10 @@ pub mod scalar;
 /// The located message of the compile-time error of `source`, compiled as
 /// the file `file`; panics (naming the source) if it compiles.
 pub fn compile_error_in(file: &str, source: &str) -> String {
-    match adjit::engine::Engine::from_source(file, source) {
+    match Engine::from_source(file, source) {
         Ok(_) => panic!("must be rejected:\n{source}"),
         Err(e) => {
-            assert_eq!(e.kind, adjit::engine::ErrorKind::Compile, "{e}");
+            assert_eq!(e.kind, ErrorKind::Compile, "{e}");
             e.message
         }
     }
@@ -26,5 +28,30 @@ pub fn assert_compile_errors<S: AsRef<str>>(file: &str, cases: &[(S, &str, &str)
         let message = compile_error_in(file, source.as_ref());
         assert!(message.contains(at), "{message}");
         assert!(message.contains(what), "{message}");
+    }
+}
+
+/// Compiles `source` (as `e.f90`) on each executor and hands `body` the
+/// executor and a call of its `f(n, k, s)`: the call sets `n` and `k` and
+/// gives `s`, or the error.
+pub fn each_backend_calls(
+    source: &str,
+    mut body: impl FnMut(Backend, &dyn Fn(f64, f64) -> Result<f64, Error>),
+) {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let f = e.procedure(Some("f")).unwrap();
+        let call = |n: f64, k: f64| {
+            let mut args = f.args();
+            args.set_scalar("n", n).unwrap();
+            args.set_scalar("k", k).unwrap();
+            f.call(&mut args).map(|()| args.scalar("s").unwrap())
+        };
+        body(backend, &call);
     }
 }
