@@ -891,6 +891,20 @@ pub struct Expr {
 }
 
 impl Expr {
+    /// The reference `f(args)` to the procedure or intrinsic `f`, at `span`.
+    pub fn apply(f: &str, args: Vec<Arg>, span: Span) -> Expr {
+        Expr {
+            kind: ExprKind::Apply {
+                name: Name {
+                    text: f.to_string(),
+                    span,
+                },
+                args,
+            },
+            span,
+        }
+    }
+
     /// The expression inside any number of enclosing parentheses.
     pub fn without_parens(&self) -> &Expr {
         let mut inner = self;

@@ -40,16 +40,7 @@ fn inquiry(f: &str, x: &Expr, dim: Option<i64>, span: Span) -> Expr {
             }),
         });
     }
-    Expr {
-        kind: ExprKind::Apply {
-            name: Name {
-                text: f.to_string(),
-                span,
-            },
-            args,
-        },
-        span,
-    }
+    Expr::apply(f, args, span)
 }
 
 /// The component a leaf of a whole-structure assignment stands for,

@@ -61,16 +61,7 @@ fn dim_slot(which: &str) -> Option<usize> {
 
 /// The intrinsic reference `f(args)`.
 fn call(f: &str, args: Vec<Arg>, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Apply {
-            name: Name {
-                text: f.to_string(),
-                span,
-            },
-            args,
-        },
-        span,
-    }
+    Expr::apply(f, args, span)
 }
 
 /// The argument `e` given by keyword `key`.
