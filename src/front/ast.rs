@@ -162,6 +162,9 @@ pub enum CharLen {
     Expr(Expr),
     /// `*`: assumed from the actual argument.
     Assumed,
+    /// `:`: deferred (an ALLOCATABLE scalar takes the length it is
+    /// allocated or assigned with).
+    Deferred,
 }
 
 /// Variable attributes in a type declaration statement.
@@ -574,6 +577,9 @@ pub enum StmtKind {
         source: Option<Expr>,
         /// `mold=` expression (parsed; only its presence matters).
         mold: Option<Expr>,
+        /// The length of a `character(len=n) ::` type specification
+        /// before the objects (deferred-length CHARACTER objects).
+        char_len: Option<Expr>,
     },
     /// DEALLOCATE (names[, STAT=var][, ERRMSG=var]).
     Deallocate {
@@ -675,9 +681,16 @@ macro_rules! own_exprs_body {
                 errmsg,
                 source,
                 mold,
+                char_len,
             } => {
                 out.extend(objects);
-                out.extend(stat.into_iter().chain(errmsg).chain(source).chain(mold));
+                out.extend(
+                    stat.into_iter()
+                        .chain(errmsg)
+                        .chain(source)
+                        .chain(mold)
+                        .chain(char_len),
+                );
             }
             StmtKind::Deallocate {
                 objects,

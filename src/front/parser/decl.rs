@@ -284,11 +284,8 @@ impl<'s> StmtParser<'s> {
     fn char_len_value(&mut self) -> PResult<CharLen> {
         if self.eat(TokenKind::Star) {
             Ok(CharLen::Assumed)
-        } else if self.at(TokenKind::Colon) {
-            Err(Diagnostic::error(
-                self.span_here(),
-                "deferred-length CHARACTER (len=:) is not supported",
-            ))
+        } else if self.eat(TokenKind::Colon) {
+            Ok(CharLen::Deferred)
         } else {
             Ok(CharLen::Expr(self.expr()?))
         }

@@ -216,6 +216,11 @@ impl StmtParser<'_> {
     /// objects, then `stat=`, `errmsg=`, `source=`, `mold=` options.
     fn allocation(&mut self, allocate: bool, keyword_span: Span) -> PResult<StmtKind> {
         self.expect(TokenKind::LParen)?;
+        let char_len = if allocate {
+            self.allocate_char_spec()?
+        } else {
+            None
+        };
         let mut objects = Vec::new();
         let (mut stat, mut errmsg, mut source, mut mold) = (None, None, None, None);
         loop {
@@ -263,6 +268,7 @@ impl StmtParser<'_> {
                 errmsg,
                 source,
                 mold,
+                char_len,
             }
         } else {
             StmtKind::Deallocate {
@@ -271,6 +277,28 @@ impl StmtParser<'_> {
                 errmsg,
             }
         })
+    }
+
+    /// The length of the type specification `character(len=n) ::` that
+    /// may open an ALLOCATE's list (deferred-length CHARACTER objects).
+    fn allocate_char_spec(&mut self) -> PResult<Option<Expr>> {
+        let typed = self.at_kw("character")
+            && self.kind_at(self.pos + 1) == Some(TokenKind::LParen)
+            && self.matching.get(self.pos + 1).is_some_and(|&close| {
+                self.kind_at(close as usize + 1) == Some(TokenKind::DoubleColon)
+            });
+        if !typed {
+            return Ok(None);
+        }
+        let spec = self.type_spec(true)?;
+        self.expect(TokenKind::DoubleColon)?;
+        match spec.len {
+            Some(CharLen::Expr(e)) => Ok(Some(e)),
+            _ => Err(Diagnostic::error(
+                spec.span,
+                "the type specification of ALLOCATE needs a length, `character(len=n) ::`",
+            )),
+        }
     }
 
     /// A format: `*`, a FORMAT label or a character expression.

@@ -490,6 +490,7 @@ fn type_declarations() {
                 ty.kind.as_ref().map(sx),
                 ty.len.as_ref().map(|l| match l {
                     CharLen::Assumed => "*".to_string(),
+                    CharLen::Deferred => ":".to_string(),
                     CharLen::Expr(e) => sx(e),
                 }),
             ),
@@ -521,6 +522,7 @@ fn type_declarations() {
         entities[0].char_len.as_ref().map(|l| match l {
             CharLen::Expr(e) => sx(e),
             CharLen::Assumed => "*".into(),
+            CharLen::Deferred => ":".into(),
         }),
         Some("5".into())
     );

@@ -218,10 +218,12 @@ fn rewrite_stmt(s: &mut Stmt, subst: &HashMap<String, Expr>) {
             errmsg,
             source,
             mold,
+            char_len,
         } => {
             objects.iter_mut().for_each(e);
             stat.iter_mut()
                 .chain(errmsg)
+                .chain(char_len)
                 .chain(source)
                 .chain(mold)
                 .for_each(e);

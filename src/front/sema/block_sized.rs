@@ -79,6 +79,7 @@ impl Lowerer<'_, '_> {
                 errmsg: None,
                 source: None,
                 mold: None,
+                char_len: None,
             }))?;
         }
         Ok(())

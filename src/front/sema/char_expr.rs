@@ -365,6 +365,9 @@ impl Lowerer<'_, '_> {
     /// One operand of a concatenation (or a whole actual argument) as
     /// pieces: the intrinsics' own parts, or the data.
     pub(super) fn part_pieces(&mut self, x: &Expr) -> R<Pieces> {
+        if let Some(r) = self.deferred_string_ref(x) {
+            return self.deferred_string_pieces(&r, x.span);
+        }
         if let (Some(unit), ExprKind::Apply { name, args }) = (self.runtime_len_fn(x), &x.kind) {
             let (buf, len) = self.runtime_len_call(unit, name, args)?;
             let n = self.val(Inst::Load(len), Type::I64);

@@ -398,6 +398,7 @@ impl Lowerer<'_, '_> {
     /// ADJUSTL or ADJUSTR too), and TRIM or ADJUSTL of any of them.
     pub(super) fn is_built_char(&self, e: &Expr) -> bool {
         if is_concat(e)
+            || self.deferred_string_ref(e).is_some()
             || self.runtime_len_fn(e).is_some()
             || self.wrapped_runtime_len_fn(e).is_some()
             || matches!(&e.kind, ExprKind::Apply { name, .. }
@@ -415,14 +416,7 @@ impl Lowerer<'_, '_> {
         if !is_concat(e) {
             return self.part_pieces(e);
         }
-        let mut parts = Vec::new();
-        let mut len = Some(0i64);
-        for x in concat_parts(e) {
-            let p = self.part_pieces(x)?;
-            len = len.zip(p.len).map(|(a, b)| a.saturating_add(b));
-            parts.extend(p.parts);
-        }
-        Ok(Pieces { parts, len })
+        self.concat_pieces(&concat_parts(e))
     }
 
     /// An operand of a comparison or a SELECT CASE selector, where

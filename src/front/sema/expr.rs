@@ -1452,6 +1452,9 @@ impl Lowerer<'_, '_> {
             )
         };
         let e = self.expr_actual(a, i, callee)?;
+        if let Some(arg) = self.deferred_string_actual(e, (pty, prank), callee)? {
+            return Ok(arg);
+        }
         match &e.kind {
             _ if self.elementwise_actual(e, prank) => {
                 if let Some(a) = self.element_actual(e, pty)? {

@@ -889,7 +889,9 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 format!("unsupported Fortran: ALLOCATABLE `{n}` in COMMON"),
             ));
         }
-        if ti.ty == Type::Char {
+        // A deferred-length string is an array of one-character elements
+        // (`super::deferred_chars`); other character allocatables are not.
+        if ti.ty == Type::Char && ti.char_len != CharLenInfo::Deferred {
             return Err(self.err(
                 attr,
                 format!("unsupported Fortran: ALLOCATABLE character variable `{n}`"),
@@ -942,6 +944,8 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             CharLenInfo::Const(c) => Some(Bound::Const(*c)),
             CharLenInfo::Assumed => None,
             CharLenInfo::Expr(e) => Some(self.bound(e)?),
+            // One character per element of the string's buffer.
+            CharLenInfo::Deferred => Some(Bound::Const(1)),
         };
         let mut out = Vec::new();
         if let Some(dims) = dims {
@@ -1249,6 +1253,16 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         }
         let shaped: Vec<(VarId, Name)> = created.iter().map(|c| (c.0, c.3.clone())).collect();
         for (v, ti, decl, name) in created {
+            if ti.char_len == CharLenInfo::Deferred {
+                self.err(
+                    name.span,
+                    format!(
+                        "unsupported Fortran: deferred-length CHARACTER result or argument `{}` (`character(len=:)`); give the result a length, `character(len=len(s))`",
+                        name.text
+                    ),
+                );
+                continue;
+            }
             if let Some(span) = decl.and_then(|d| d.allocatable) {
                 if !owners.iter().any(|a| a.text == name.text) {
                     self.err(
@@ -1878,9 +1892,10 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
             errmsg,
             source,
             mold,
+            char_len,
         } => objects
             .iter()
-            .chain([stat, errmsg, source, mold].into_iter().flatten())
+            .chain([stat, errmsg, source, mold, char_len].into_iter().flatten())
             .for_each(&mut *e),
         StmtKind::Deallocate {
             objects,

@@ -57,6 +57,7 @@ mod common;
 mod constructor;
 mod consts;
 mod ctor_lift;
+mod deferred_chars;
 mod dim_dispatch;
 mod dummy;
 mod elemental;

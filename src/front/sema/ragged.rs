@@ -158,9 +158,10 @@ impl Lowerer<'_, '_> {
                 errmsg,
                 source,
                 mold,
+                char_len,
             } => {
                 let extra = stat.iter().chain(errmsg.iter()).chain(source.iter());
-                if let Some(x) = extra.chain(mold.iter()).next() {
+                if let Some(x) = extra.chain(mold.iter()).chain(char_len.iter()).next() {
                     return Err(self.err(
                         x.span,
                         "unsupported Fortran: STAT=, ERRMSG=, SOURCE= or MOLD= in the ALLOCATE of a component of an element of an array of structures",

@@ -48,6 +48,9 @@ pub enum CharLenInfo {
     Assumed,
     /// A specification expression over dummy arguments.
     Expr(Expr),
+    /// `:`: a deferred-length ALLOCATABLE scalar, held as a rank-1
+    /// ALLOCATABLE array of one-character elements (`sema::deferred_chars`).
+    Deferred,
 }
 
 /// A variable declared (or implied) in a scoping unit.
@@ -594,6 +597,7 @@ impl Builder<'_, '_> {
     fn char_len(&mut self, l: &CharLen) -> CharLenInfo {
         match l {
             CharLen::Assumed => CharLenInfo::Assumed,
+            CharLen::Deferred => CharLenInfo::Deferred,
             CharLen::Expr(e) => match fold(e, &|n| self.lookup_const(n)) {
                 Ok(c) => match c.as_int() {
                     Some(v) => CharLenInfo::Const(v.max(0)),
@@ -1166,6 +1170,16 @@ impl Builder<'_, '_> {
                 let mut cty = cty.clone();
                 if let (CompType::Plain(ti), Some(l)) = (&mut cty, &e.char_len) {
                     ti.char_len = self.char_len(l);
+                }
+                if matches!(&cty, CompType::Plain(ti) if ti.char_len == CharLenInfo::Deferred) {
+                    self.error(
+                        e.name.span,
+                        format!(
+                            "unsupported Fortran: deferred-length CHARACTER component `{}` (`character(len=:)`)",
+                            e.name.text
+                        ),
+                    );
+                    continue;
                 }
                 comps.push(Component {
                     name: e.name.text.clone(),
@@ -1757,7 +1771,23 @@ impl Builder<'_, '_> {
                 v.init = Some(init.clone());
                 v.save = true;
             }
-            if let (Some(span), true) = (allocatable, scalar) {
+            let deferred = matches!(
+                v.ty,
+                Some(TypeInfo {
+                    char_len: CharLenInfo::Deferred,
+                    ..
+                })
+            );
+            if deferred && !scalar {
+                self.error(
+                    e.name.span,
+                    format!(
+                        "unsupported Fortran: deferred-length CHARACTER array `{}`",
+                        e.name.text
+                    ),
+                );
+            }
+            if let (Some(span), true, false) = (allocatable, scalar, deferred) {
                 self.allocatable_scalar(&e.name, span, None);
             }
         }
@@ -1790,8 +1820,11 @@ impl Builder<'_, '_> {
             }
         }
         let mut errors = Vec::new();
-        for (name, s) in &self.scope.syms {
+        for (name, s) in &mut self.scope.syms {
             if let Sym::Var(v) = s {
+                if let Some(why) = deferred_string_shape(name, v) {
+                    errors.push((v.span, why));
+                }
                 if v.arg.is_none() && v.intent.is_some() {
                     errors.push((
                         v.span,
@@ -1812,6 +1845,38 @@ impl Builder<'_, '_> {
         }
         self.scope
     }
+}
+
+/// Gives a deferred-length CHARACTER variable (`character(len=:),
+/// allocatable :: s`) its storage, a rank-1 ALLOCATABLE array of
+/// one-character elements (`sema::deferred_chars`); the reason when the
+/// declaration is not one this supports (a dummy argument, not
+/// ALLOCATABLE; arrays are refused where declared, so that dimensions
+/// here are this storage's, as a module variable's imported copy has).
+fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
+    if !matches!(
+        v.ty,
+        Some(TypeInfo {
+            char_len: CharLenInfo::Deferred,
+            ..
+        })
+    ) {
+        return None;
+    }
+    if v.arg.is_some() {
+        return Some(format!(
+            "unsupported Fortran: deferred-length CHARACTER dummy argument `{name}` (`character(len=:)`)"
+        ));
+    }
+    if v.allocatable.is_none() {
+        return Some(format!(
+            "deferred-length CHARACTER `{name}` (`character(len=:)`) must be ALLOCATABLE (POINTER is not supported)"
+        ));
+    }
+    if v.dims.is_none() {
+        v.dims = Some(vec![DimSpec::AssumedShape { lower: None }]);
+    }
+    None
 }
 
 /// The names a type or DIMENSION declaration declares.

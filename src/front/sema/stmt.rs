@@ -332,12 +332,16 @@ impl Lowerer<'_, '_> {
                 errmsg,
                 source,
                 mold,
-            } => self.allocate_stmt(
-                objects,
-                Status::new(stat.as_ref(), errmsg.as_ref()),
-                source.as_ref(),
-                mold.as_ref(),
-            ),
+                char_len,
+            } => {
+                let objects = self.deferred_string_objects(objects, char_len.as_ref())?;
+                self.allocate_stmt(
+                    &objects,
+                    Status::new(stat.as_ref(), errmsg.as_ref()),
+                    source.as_ref(),
+                    mold.as_ref(),
+                )
+            }
             StmtKind::Deallocate {
                 objects,
                 stat,
@@ -771,6 +775,9 @@ impl Lowerer<'_, '_> {
 
     /// `target = value`.
     pub fn assign(&mut self, target: &Expr, value: &Expr) -> R<()> {
+        if self.deferred_string_assign(target, value)? {
+            return Ok(());
+        }
         match &target.kind {
             ExprKind::Name(n) => {
                 let v = match self.resolve(n)? {

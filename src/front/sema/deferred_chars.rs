@@ -1,0 +1,354 @@
+//! Deferred-length CHARACTER variables: `character(len=:), allocatable ::
+//! s`, locals, SAVE and module variables.
+//!
+//! Such a string is stored as a rank-1 ALLOCATABLE array of one-character
+//! elements (`scope` gives it the dimension `(:)`), the same *buffer* form
+//! as character data of run-time length (`super::char_runtime`): its
+//! extent is its length and its allocation status is the string's. So
+//! DEALLOCATE, ALLOCATED, SAVE and module lifetime are those of
+//! ALLOCATABLE arrays. Here:
+//!
+//! - `allocate(character(len=n) :: s)` allocates the buffer `(1:n)`;
+//! - a reference `s` or `s(i:j)` in an expression is character data of
+//!   run-time length: the characters are copied into a fresh buffer (the
+//!   buffers of `char_runtime` are consumed where they are used), so every
+//!   consumer of such data (comparisons, SELECT CASE, `//`, PRINT, LEN,
+//!   INDEX, TRIM, ...) takes it; reading an unallocated string is the
+//!   runtime error of an unallocated array, naming it;
+//! - `s = value` builds the value first (it may read `s`), then gives `s`
+//!   the value's length (Fortran 2003 reallocation) and its characters;
+//!   `s(i:j) = value` assigns into the substring, blank-padded;
+//! - `s` as an actual argument passes the buffer itself, so that a
+//!   `character(len=*)` dummy reads and writes the string.
+
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::char_expr::{element, Piece, Pieces};
+use super::lowerer::{Lowerer, Resolved, R};
+use super::scope::{CharLenInfo, TypeInfo};
+use adjit_ir::{BinaryOp, CallArg, CharRef, Inst, RuntimeErrorKind, Span, Terminator, Type, VarId};
+
+/// A reference to a deferred-length string in an expression: the whole
+/// string, or a substring with its optional bounds.
+pub(super) struct StringRef<'e> {
+    /// The variable's name.
+    name: &'e Name,
+    /// `Some((lo, hi))` for a substring `s(lo:hi)`.
+    range: Option<(Option<&'e Expr>, Option<&'e Expr>)>,
+}
+
+impl Lowerer<'_, '_> {
+    /// True when `name` is a deferred-length CHARACTER variable visible
+    /// here.
+    pub(super) fn is_deferred_string(&self, name: &str) -> bool {
+        if self.inline.last().is_some_and(|f| f.contains_key(name)) {
+            return false;
+        }
+        self.visible_decl(name).is_some_and(|(_, d)| {
+            matches!(
+                d.ty,
+                Some(TypeInfo {
+                    char_len: CharLenInfo::Deferred,
+                    ..
+                })
+            )
+        })
+    }
+
+    /// `e` as a reference to a deferred-length string: `s` or `s(i:j)`.
+    pub(super) fn deferred_string_ref<'e>(&self, e: &'e Expr) -> Option<StringRef<'e>> {
+        match &e.kind {
+            ExprKind::Name(name) if self.is_deferred_string(&name.text) => {
+                Some(StringRef { name, range: None })
+            }
+            ExprKind::Apply { name, args } if self.is_deferred_string(&name.text) => {
+                let [Arg {
+                    keyword: None,
+                    value:
+                        ArgValue::Range {
+                            lo,
+                            hi,
+                            stride: None,
+                        },
+                }] = &args[..]
+                else {
+                    return None;
+                };
+                Some(StringRef {
+                    name,
+                    range: Some((lo.as_ref(), hi.as_ref())),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The buffer variable of the deferred-length string `name`.
+    fn string_var(&mut self, name: &Name) -> R<VarId> {
+        match self.resolve(name)? {
+            Resolved::Var(v) => Ok(v),
+            _ => Err(self.err(
+                name.span,
+                format!("`{}` is not a character variable", name.text),
+            )),
+        }
+    }
+
+    /// The objects of an ALLOCATE statement, with `character(len=n) ::`
+    /// (`len`) applied: a deferred-length string `s` becomes its buffer
+    /// `s(n)`. Other objects are kept; a deferred-length string without
+    /// the type specification, or the specification for anything else,
+    /// is a located error.
+    pub(super) fn deferred_string_objects(
+        &mut self,
+        objects: &[Expr],
+        len: Option<&Expr>,
+    ) -> R<Vec<Expr>> {
+        let mut out = Vec::with_capacity(objects.len());
+        for o in objects {
+            let name = match &o.kind {
+                ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => Some(n),
+                _ => None,
+            };
+            let deferred = name.filter(|n| self.is_deferred_string(&n.text));
+            match (deferred, &o.kind, len) {
+                (Some(n), ExprKind::Name(_), Some(len)) => out.push(Expr {
+                    kind: ExprKind::Apply {
+                        name: n.clone(),
+                        args: vec![Arg {
+                            keyword: None,
+                            value: ArgValue::Expr(len.clone()),
+                        }],
+                    },
+                    span: o.span,
+                }),
+                (Some(n), _, _) => {
+                    return Err(self.err(
+                        o.span,
+                        format!(
+                            "ALLOCATE of the deferred-length CHARACTER `{0}` needs its length: `allocate(character(len=n) :: {0})`",
+                            n.text
+                        ),
+                    ))
+                }
+                (None, _, Some(len)) => {
+                    return Err(self.err(
+                        len.span,
+                        "unsupported Fortran: a `character(len=n) ::` type specification in ALLOCATE of anything but a deferred-length CHARACTER scalar",
+                    ))
+                }
+                (None, _, None) => out.push(o.clone()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Fails with the runtime error of an unallocated array, naming the
+    /// string `v`, unless it is allocated.
+    fn require_allocated(&mut self, v: VarId, at: Span) {
+        let i64t = Type::I64;
+        let is = self.val(Inst::Allocated(v), Type::Bool);
+        let (missing, present) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: present,
+            else_dest: missing,
+        });
+        self.switch_to(missing);
+        let span = std::mem::replace(&mut self.span, at);
+        // Referencing the first character fails, naming the string.
+        let one = self.int(1, i64t);
+        let probe = self.char_temp(1);
+        self.emit(
+            Inst::CharAssign(CharRef::whole(probe), element(v, one)),
+            None,
+        );
+        self.terminate(Terminator::Fail(RuntimeErrorKind::NotAllocated));
+        self.span = span;
+        self.switch_to(present);
+    }
+
+    /// The first position and the length (I64 variables) of the part of
+    /// the string `v` that `range` selects (all of it for `None`), the
+    /// string checked to be allocated.
+    fn string_extent(
+        &mut self,
+        v: VarId,
+        range: Option<(Option<&Expr>, Option<&Expr>)>,
+        at: Span,
+    ) -> R<(VarId, VarId)> {
+        let i64t = Type::I64;
+        self.require_allocated(v, at);
+        let (lo, hi) = range.unwrap_or((None, None));
+        let first = match lo {
+            Some(e) => self.int64(e)?,
+            None => self.int(1, i64t),
+        };
+        let first = self.keep_value(first);
+        let last = match hi {
+            Some(e) => self.int64(e)?,
+            None => self.val(Inst::DimExtent(v, 0), i64t),
+        };
+        let start = self.val(Inst::Load(first), i64t);
+        let one = self.int(1, i64t);
+        let n = self.val(Inst::Binary(BinaryOp::Sub, last, start), i64t);
+        let n = self.val(Inst::Binary(BinaryOp::Add, n, one), i64t);
+        let zero = self.int(0, i64t);
+        let n = self.val(Inst::Binary(BinaryOp::Max, n, zero), i64t);
+        Ok((first, self.keep_value(n)))
+    }
+
+    /// The characters a deferred-length string reference reads, copied
+    /// into a fresh buffer, as parts of a value.
+    pub(super) fn deferred_string_pieces(&mut self, r: &StringRef, at: Span) -> R<Pieces> {
+        let (copy, n) = self.deferred_string_copy(r, at)?;
+        Ok(copied_pieces(self, copy, n))
+    }
+
+    /// The parts of the concatenation parts `xs`: the deferred-length
+    /// strings among them are copied first, since the copies end the
+    /// current block and values may only be used in the block defining
+    /// them.
+    pub(super) fn concat_pieces(&mut self, xs: &[&Expr]) -> R<Pieces> {
+        let mut copies = Vec::with_capacity(xs.len());
+        for x in xs {
+            copies.push(match self.deferred_string_ref(x) {
+                Some(r) => Some(self.deferred_string_copy(&r, x.span)?),
+                None => None,
+            });
+        }
+        let mut parts = Vec::new();
+        let mut len = Some(0i64);
+        for (x, copy) in xs.iter().zip(copies) {
+            let p = match copy {
+                Some((buf, n)) => copied_pieces(self, buf, n),
+                None => self.part_pieces(x)?,
+            };
+            len = len.zip(p.len).map(|(a, b)| a.saturating_add(b));
+            parts.extend(p.parts);
+        }
+        Ok(Pieces { parts, len })
+    }
+
+    /// The characters a deferred-length string reference reads, copied
+    /// into a fresh buffer: the buffer and the number of characters (an
+    /// I64 variable).
+    fn deferred_string_copy(&mut self, r: &StringRef, at: Span) -> R<(VarId, VarId)> {
+        let i64t = Type::I64;
+        let v = self.string_var(r.name)?;
+        let (first, n) = self.string_extent(v, r.range, at)?;
+        let copy = self.exact_temp(Type::Char, &[n]);
+        self.for_positions(&[n], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let to = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            let start = this.val(Inst::Load(first), i64t);
+            let from = this.val(Inst::Binary(BinaryOp::Add, start, ks[0]), i64t);
+            this.emit(Inst::CharAssign(element(copy, to), element(v, from)), None);
+            Ok(())
+        })?;
+        Ok((copy, n))
+    }
+
+    /// `target = value` when the target is a deferred-length string or a
+    /// substring of one (false, doing nothing, otherwise). The value is
+    /// built in a buffer first, since it may read the target.
+    pub(super) fn deferred_string_assign(&mut self, target: &Expr, value: &Expr) -> R<bool> {
+        let Some(r) = self.deferred_string_ref(target) else {
+            return Ok(false);
+        };
+        let i64t = Type::I64;
+        let v = self.string_var(r.name)?;
+        self.check_writable(v, r.name)?;
+        if r.range.is_none() {
+            let pieces = self.value_pieces(value)?;
+            let (buf, len) = self.fill_buffer(&pieces, 0)?;
+            self.reallocate_string(v, len);
+            self.copy_buffer(v, buf, len)?;
+            return Ok(true);
+        }
+        // A substring: the value blank-padded to at least its length.
+        let (first, n) = self.string_extent(v, r.range, target.span)?;
+        let mut pieces = self.value_pieces(value)?;
+        let pad = self.val(Inst::Load(n), i64t);
+        pieces.parts.push(Piece::Blanks(pad));
+        pieces.len = None;
+        let (buf, _) = self.fill_buffer(&pieces, 0)?;
+        self.for_positions(&[n], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let from = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            let start = this.val(Inst::Load(first), i64t);
+            let to = this.val(Inst::Binary(BinaryOp::Add, start, ks[0]), i64t);
+            this.emit(Inst::CharAssign(element(v, to), element(buf, from)), None);
+            Ok(())
+        })?;
+        self.emit(Inst::Deallocate(buf), None);
+        Ok(true)
+    }
+
+    /// Gives the string `v` storage for `len` (an I64 variable)
+    /// characters, releasing what it had.
+    fn reallocate_string(&mut self, v: VarId, len: VarId) {
+        let i64t = Type::I64;
+        let is = self.val(Inst::Allocated(v), Type::Bool);
+        let (release, join) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: release,
+            else_dest: join,
+        });
+        self.switch_to(release);
+        self.emit(Inst::Deallocate(v), None);
+        self.jump(join);
+        self.switch_to(join);
+        let one = self.int(1, i64t);
+        let n = self.val(Inst::Load(len), i64t);
+        self.emit(Inst::Allocate(v, vec![(one, n)]), None);
+    }
+
+    /// Copies the first `len` (an I64 variable) characters of the buffer
+    /// `from` to the string `to`, then releases the buffer.
+    fn copy_buffer(&mut self, to: VarId, from: VarId, len: VarId) -> R<()> {
+        let i64t = Type::I64;
+        self.for_positions(&[len], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            this.emit(Inst::CharAssign(element(to, at), element(from, at)), None);
+            Ok(())
+        })?;
+        self.emit(Inst::Deallocate(from), None);
+        Ok(())
+    }
+
+    /// The actual argument for the deferred-length string `e` (`None`
+    /// for another argument): the string's buffer itself, so that the
+    /// callee's `character(len=*)` dummy reads and writes it.
+    pub(super) fn deferred_string_actual(
+        &mut self,
+        e: &Expr,
+        (pty, prank): (Type, usize),
+        callee: &Name,
+    ) -> R<Option<CallArg>> {
+        let Some(StringRef { name, range: None }) = self.deferred_string_ref(e) else {
+            return Ok(None);
+        };
+        if pty != Type::Char || prank != 0 {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "the deferred-length CHARACTER `{}` passed to `{}`, whose dummy is not a CHARACTER scalar",
+                    name.text, callee.text
+                ),
+            ));
+        }
+        // Passing an unallocated array is the runtime error naming it.
+        Ok(Some(CallArg::Var(self.string_var(name)?)))
+    }
+}
+
+/// A copied string (`n` characters, an I64 variable) as parts of a value.
+fn copied_pieces(l: &mut Lowerer, copy: VarId, n: VarId) -> Pieces {
+    let len = l.val(Inst::Load(n), Type::I64);
+    Pieces {
+        parts: vec![Piece::Buf(copy, len)],
+        len: None,
+    }
+}

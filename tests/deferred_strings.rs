@@ -1,0 +1,209 @@
+//! Deferred-length CHARACTER variables (`character(len=:), allocatable`):
+//! a method name and a label held in such strings choose what is
+//! computed (`deferred_strings.f90`), and the derivative through the
+//! branch taken agrees in tangent and adjoint mode with the analytic value
+//! and central differences; misuse is a located runtime error, and what
+//! stays unsupported a located compile error.
+
+mod common;
+
+use adjit::engine::{Backend, Engine, ErrorKind, Options};
+use adjit::ir::Buffer;
+use common::check::both_modes_against;
+use common::scalar::close;
+
+/// The corpus program on one backend.
+fn corpus_engine(backend: Backend) -> Engine {
+    let path = common::corpus::corpus_dir().join("deferred_strings.f90");
+    let options = Options {
+        backend,
+        ..Options::default()
+    };
+    Engine::from_files(&[path], options).unwrap()
+}
+
+/// Runs `blend(method, k, x)`: the arguments after the call.
+fn blend(engine: &Engine, method: &str, k: f64, x: f64) -> adjit::engine::Args {
+    let p = engine.procedure(Some("blend")).unwrap();
+    let mut args = p.args();
+    args.set_buffer("method", Buffer::Char(method.as_bytes().to_vec()))
+        .unwrap();
+    args.set_scalar("k", k).unwrap();
+    args.set_scalar("x", x).unwrap();
+    p.call(&mut args).unwrap();
+    args
+}
+
+/// `dy/dx` of `blend`, analytically. The label is `M`, `k` marks `#`,
+/// `_v` and `M`'s first letter: `y = 1.5 (f(x) [2 for EXP] + w x^2 [k >
+/// 0] - x [len(label) > 4])` with `w = len(label) + (len(M) + 1) / 2`.
+fn expected_slope(method: &str, k: usize, x: f64) -> f64 {
+    let m = method.trim().to_uppercase();
+    let (f, scale) = match m.as_str() {
+        "SIN" => (x.cos(), 1.0),
+        "EXP" => (x.exp(), 2.0),
+        "POLY" => (1.0 + x + 0.5 * x * x, 1.0),
+        _ => (1.0, 1.0),
+    };
+    let label_len = m.len() + k + 3;
+    let w = label_len as f64 + 0.5 * (m.len() + 1) as f64;
+    let marked = if k > 0 { 2.0 * w * x } else { 0.0 };
+    let long = if label_len > 4 { 1.0 } else { 0.0 };
+    1.5 * (scale * f + marked - long)
+}
+
+#[test]
+fn strings_choosing_the_method_steer_the_derivative() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = corpus_engine(backend);
+        for (method, k, x) in [
+            ("sin", 1, 0.75),
+            ("Exp", 2, -0.5),
+            ("Poly", 3, 1.25),
+            ("tanh", 0, 0.5),
+        ] {
+            let args = blend(&engine, method, k as f64, x);
+            let m = method.trim();
+            let label_len = m.len() + k + 3;
+            let n = args.scalar("n").unwrap();
+            assert_eq!(n, (label_len + 10 * m.len()) as f64, "{method}");
+            let expected = expected_slope(method, k, x);
+            let bad =
+                both_modes_against(&engine, Some("blend"), &args, "y", "x", &[expected], 1e-13);
+            assert!(bad.is_empty(), "{method}: {bad:?}");
+            let h = 1e-6;
+            let y_at = |x: f64| blend(&engine, method, k as f64, x).scalar("y").unwrap();
+            let fd = (y_at(x + h) - y_at(x - h)) / (2.0 * h);
+            assert!(close(fd, expected, 1e-7), "{method}: {fd} vs {expected}");
+        }
+    }
+}
+
+/// Runs `body` over the strings `s` and `t` in both executors and
+/// returns their runtime error messages.
+fn runtime_errors(body: &str) -> Vec<String> {
+    let source = format!(
+        "subroutine f(x, y)
+  implicit none
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  character(len=:), allocatable :: s, t
+  y = x
+{body}
+end subroutine f
+"
+    );
+    let mut messages = Vec::new();
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_sources(&[("e.f90".to_string(), source.clone())], options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        let err = f.call(&mut args).expect_err(body);
+        assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+        messages.push(err.message);
+    }
+    messages
+}
+
+#[test]
+fn misuse_is_a_located_runtime_error() {
+    for (body, at, what) in [
+        ("  t = s // 'x'", "e.f90:7:", "`s` is not allocated"),
+        (
+            "  if (s == 'a') y = 2 * x",
+            "e.f90:7:",
+            "`s` is not allocated",
+        ),
+        ("  y = len(s)", "e.f90:7:", "`s` is not allocated"),
+        (
+            "  s = 'ab'\n  allocate(character(len=3) :: s)",
+            "e.f90:8:",
+            "`s` is already allocated",
+        ),
+        ("  deallocate(t)", "e.f90:7:", "`t` is not allocated"),
+    ] {
+        for m in runtime_errors(body) {
+            assert!(m.contains(at), "{body}: {m}");
+            assert!(m.contains(what), "{body}: {m}");
+        }
+    }
+}
+
+/// What stays unsupported is a located compile error naming the entity.
+#[test]
+fn unsupported_deferred_strings_are_located_errors() {
+    common::assert_compile_errors(
+        "t.f90",
+        &[
+        (
+            "module m\ncontains\n  function up(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=:), allocatable :: r\n    r = s\n  end function up\nend module m\n",
+            "t.f90:",
+            "deferred-length CHARACTER result or argument `r`",
+        ),
+        (
+            "subroutine f(s)\n  character(len=:), allocatable, intent(inout) :: s\n  s = 'a'\nend subroutine\n",
+            "t.f90:2:",
+            "deferred-length CHARACTER dummy argument `s`",
+        ),
+        (
+            "module m\n  type :: t\n    character(len=:), allocatable :: name\n  end type\nend module m\n",
+            "t.f90:3:",
+            "character component `name`",
+        ),
+        (
+            "subroutine f(x)\n  real(8) :: x\n  character(len=:) :: s\n  x = 1\nend subroutine\n",
+            "t.f90:3:",
+            "`s` (`character(len=:)`) must be ALLOCATABLE",
+        ),
+        (
+            "subroutine f(x)\n  real(8) :: x\n  character(len=:), allocatable :: s\n  allocate(s)\n  x = 1\nend subroutine\n",
+            "t.f90:4:",
+            "`allocate(character(len=n) :: s)`",
+        ),
+    ],
+    );
+}
+
+/// A SAVE string keeps its value between calls, growing by one letter
+/// per call; a string assigned from itself in a loop.
+#[test]
+fn saved_strings_grow_between_calls() {
+    let src = "subroutine f(x, y, n)
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  integer, intent(out) :: n
+  character(len=:), allocatable, save :: history
+  character(len=:), allocatable :: word
+  integer :: i
+  if (.not. allocated(history)) history = ''
+  history = history // 'a'
+  word = ''
+  do i = 1, len(history)
+    word = 'b' // word // 'c'
+  end do
+  n = len(word) + 100 * index(word, 'bc')
+  y = x * len(history)
+end subroutine f
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_sources(&[("s.f90".to_string(), src.to_string())], options).unwrap();
+        let f = e.procedure(Some("f")).unwrap();
+        for call in 1..=3 {
+            let mut args = f.args();
+            args.set_scalar("x", 2.0).unwrap();
+            f.call(&mut args).unwrap();
+            assert_eq!(args.scalar("y").unwrap(), 2.0 * call as f64);
+            let n = 2 * call + 100 * call;
+            assert_eq!(args.scalar("n").unwrap(), n as f64);
+        }
+    }
+}
