@@ -188,6 +188,13 @@ impl Lowerer<'_, '_> {
     /// The first array operand of an expression, if the expression is
     /// array-valued.
     pub fn array_source<'e>(&self, e: &'e Expr) -> Option<ArrayRef<'e>> {
+        // A deferred-length string (`super::deferred_chars`) is stored as
+        // an array of characters but is a scalar, as are its substrings.
+        if let ExprKind::Name(n) | ExprKind::Apply { name: n, .. } = &e.kind {
+            if self.is_deferred_string(&n.text) {
+                return None;
+            }
+        }
         match &e.kind {
             ExprKind::Name(n) if self.is_array_name(&n.text) => Some(ArrayRef {
                 name: n,

@@ -149,10 +149,7 @@ impl Lowerer<'_, '_> {
                 return Ok(self.int(i64::from(b), ty));
             }
         }
-        let one = self.int(1, Type::I64);
-        let first = self.shifted_ref(&r, one, one);
-        let at = self.val(Inst::CharIndex(code_table(), first), Type::I64);
-        let code = self.val(Inst::Binary(BinaryOp::Sub, at, one), Type::I64);
+        let code = self.code_of(&r);
         Ok(if ty == Type::I64 {
             code
         } else {
@@ -183,12 +180,26 @@ impl Lowerer<'_, '_> {
             return Ok(CharRef::literal(&[c as u8]));
         }
         let v = self.convert(v, t, Type::I64);
+        Ok(self.char_with_code(v))
+    }
+
+    /// The code (I64) of the first character of `r`.
+    pub(super) fn code_of(&mut self, r: &CharRef) -> adjit_ir::Value {
         let one = self.int(1, Type::I64);
-        let at = self.val(Inst::Binary(BinaryOp::Add, v, one), Type::I64);
-        Ok(CharRef {
+        let first = self.shifted_ref(r, one, one);
+        let at = self.val(Inst::CharIndex(code_table(), first), Type::I64);
+        self.val(Inst::Binary(BinaryOp::Sub, at, one), Type::I64)
+    }
+
+    /// The character of the code `code` (I64; outside 0..255 a substring
+    /// out of range at run time).
+    pub(super) fn char_with_code(&mut self, code: adjit_ir::Value) -> CharRef {
+        let one = self.int(1, Type::I64);
+        let at = self.val(Inst::Binary(BinaryOp::Add, code, one), Type::I64);
+        CharRef {
             start: Some(at),
             end: Some(at),
             ..code_table()
-        })
+        }
     }
 }

@@ -25,7 +25,8 @@
 //!   allocation the record holds ([`adjit_ir::IoOp::BeginRestore`]; never
 //!   kept: unallocated). The records live with the program's global state
 //!   (`adjit_ir::io::Kept`), so ALLOCATE in one call, reads in the next and
-//!   DEALLOCATE in a third behave as in Fortran. The values read back are
+//!   DEALLOCATE in a third behave as in Fortran (the characters of a
+//!   deferred-length string are kept as their codes). The values read back are
 //!   constants of the call: derivative code starts them with zero
 //!   derivatives, and the derivatives of what a call keeps are not kept.
 //!   A recursive procedure (one naming itself) is never an owner: its
@@ -43,7 +44,9 @@ use super::super::ast::{Name, ProcKind};
 use super::lowerer::{referenced_names, Lowerer};
 use super::scope::{Scope, Sym, TypeInfo, VarDecl};
 use super::Program;
-use adjit_ir::{BinaryOp, Inst, IoOp, Span, Storage, Terminator, Type, Value, VarId};
+use adjit_ir::{
+    BinaryOp, CharBase, CharRef, Inst, IoOp, Span, Storage, Terminator, Type, Value, VarId,
+};
 use std::collections::BTreeSet;
 
 /// One ALLOCATABLE array whose allocation persists: a module variable or a
@@ -455,6 +458,19 @@ impl Lowerer<'_, '_> {
             }
             self.emit(Inst::Allocate(v, bounds), None);
             let _ = self.for_elements(v, &mut |this, idx| {
+                if ty == Type::Char {
+                    // A character (of a deferred-length string) is kept
+                    // as its code.
+                    let code = this.emit(Inst::Io(IoOp::Get), Some(Type::I64));
+                    let c = this.char_with_code(code);
+                    let to = CharRef {
+                        base: CharBase::Var { var: v, index: idx },
+                        start: None,
+                        end: None,
+                    };
+                    this.emit(Inst::CharAssign(to, c), None);
+                    return Ok(());
+                }
                 let x = this.emit(Inst::Io(IoOp::Get), Some(ty));
                 this.emit(Inst::StoreElem(v, idx, x), None);
                 Ok(())
@@ -495,7 +511,16 @@ impl Lowerer<'_, '_> {
                 self.emit(Inst::Io(IoOp::Put(upper)), None);
             }
             let _ = self.for_elements(v, &mut |this, idx| {
-                let x = this.val(Inst::LoadElem(v, idx), ty);
+                let x = if ty == Type::Char {
+                    let c = CharRef {
+                        base: CharBase::Var { var: v, index: idx },
+                        start: None,
+                        end: None,
+                    };
+                    this.code_of(&c)
+                } else {
+                    this.val(Inst::LoadElem(v, idx), ty)
+                };
                 this.emit(Inst::Io(IoOp::Put(x)), None);
                 Ok(())
             });
