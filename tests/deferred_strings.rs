@@ -143,12 +143,12 @@ fn unsupported_deferred_strings_are_located_errors() {
         (
             "module m\ncontains\n  function up(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=:), allocatable :: r\n    r = s\n  end function up\nend module m\n",
             "t.f90:",
-            "deferred-length CHARACTER result or argument `r`",
+            "deferred-length CHARACTER result `r`",
         ),
         (
-            "subroutine f(s)\n  character(len=:), allocatable, intent(inout) :: s\n  s = 'a'\nend subroutine\n",
+            "subroutine f(s)\n  character(len=:), allocatable, intent(inout) :: s(:)\n  s = 'a'\nend subroutine\n",
             "t.f90:2:",
-            "deferred-length CHARACTER dummy argument `s`",
+            "deferred-length CHARACTER array `s`",
         ),
         (
             "module m\n  type :: t\n    character(len=:), allocatable :: name\n  end type\nend module m\n",

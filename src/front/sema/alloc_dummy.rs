@@ -38,7 +38,8 @@ impl Lowerer<'_, '_> {
     ) -> R<()> {
         let span = decl.allocatable.unwrap_or(name.span);
         let dims = decl.dims.as_deref().unwrap_or(&[]);
-        if ti.ty == Type::Char
+        let deferred_string = super::alloc_param::is_deferred_string_decl(decl);
+        if (ti.ty == Type::Char && !deferred_string)
             || dims.is_empty()
             || dims
                 .iter()

@@ -4,7 +4,9 @@
 //! to MOVE_ALLOC, assigns an array constructor or an array-valued function
 //! whole (`w = [w, x]`, `w = f(n)`), declares INTENT(OUT), or passes on
 //! whole to such a dummy of a procedure it calls by name, through a
-//! generic interface or through a dummy procedure.
+//! generic interface or through a dummy procedure; and every
+//! deferred-length CHARACTER dummy (`character(len=:), allocatable :: s`,
+//! reallocated by any assignment to it, see [`super::deferred_chars`]).
 //!
 //! Such a dummy is passed by descriptor
 //! ([`adjit_ir::Storage::AllocatableParam`]): it *is* the caller's
@@ -51,7 +53,8 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
     {
         return false;
     }
-    if super::ragged::is_storage(&u.scope, dummy) {
+    // A deferred-length string is reallocated by every assignment to it.
+    if super::ragged::is_storage(&u.scope, dummy) || is_deferred_string_decl(decl) {
         return true;
     }
     if seen.iter().any(|(v, d)| *v == at && d == dummy) {
@@ -93,6 +96,14 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
                 })
             },
         )
+}
+
+/// Whether `decl` declares a deferred-length CHARACTER variable
+/// (`character(len=:)`, see [`super::deferred_chars`]).
+pub(crate) fn is_deferred_string_decl(decl: &super::scope::VarDecl) -> bool {
+    decl.ty
+        .as_ref()
+        .is_some_and(|t| t.char_len == super::scope::CharLenInfo::Deferred)
 }
 
 /// The unit (`at` or a host) whose own dummy procedure `name` is, seen

@@ -117,6 +117,11 @@ impl Lowerer<'_, '_> {
 
     /// The code of the character `x` (of length 1) as a value of type `ty`.
     fn char_code(&mut self, x: &Expr, name: &Name, ty: Type) -> R<adjit_ir::Value> {
+        if let Some(s) = self.deferred_string_ref(x) {
+            let c = self.deferred_string_first_char(&s, x.span)?;
+            let code = self.code_of(&c);
+            return Ok(self.code_as(code, ty));
+        }
         let r = match self.expr(x)? {
             Operand::Char(r) => r,
             Operand::Num(..) => {
@@ -150,11 +155,16 @@ impl Lowerer<'_, '_> {
             }
         }
         let code = self.code_of(&r);
-        Ok(if ty == Type::I64 {
+        Ok(self.code_as(code, ty))
+    }
+
+    /// A code (I64) as a value of type `ty`.
+    fn code_as(&mut self, code: adjit_ir::Value, ty: Type) -> adjit_ir::Value {
+        if ty == Type::I64 {
             code
         } else {
             self.val(Inst::Convert(code, Rounding::Trunc), ty)
-        })
+        }
     }
 
     /// The character of code `x` (an integer): one character of the code

@@ -197,6 +197,16 @@ impl Lowerer<'_, '_> {
         Ok((first, self.keep_value(n)))
     }
 
+    /// The first character a deferred-length string reference reads (the
+    /// string checked to be allocated; an empty one is a subscript out of
+    /// range at run time): what ICHAR and IACHAR read.
+    pub(super) fn deferred_string_first_char(&mut self, r: &StringRef, at: Span) -> R<CharRef> {
+        let v = self.string_var(r.name)?;
+        let (first, _) = self.string_extent(v, r.range, at)?;
+        let first = self.val(Inst::Load(first), Type::I64);
+        Ok(element(v, first))
+    }
+
     /// The characters a deferred-length string reference reads, copied
     /// into a fresh buffer, as parts of a value.
     pub(super) fn deferred_string_pieces(&mut self, r: &StringRef, at: Span) -> R<Pieces> {

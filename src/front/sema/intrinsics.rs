@@ -685,7 +685,16 @@ impl Lowerer<'_, '_> {
         if self.searches_built(positional) {
             return self.buffer_search_intrinsic(name, what, positional);
         }
-        let a = self.char_operand(positional[0], &name.text)?;
+        // LEN_TRIM ignores trailing blanks: `len_trim(adjustl(s))` of
+        // run-time length reads `s` from its first non-blank.
+        let a = if what == Search::LenTrim {
+            match self.char_unpadded(positional[0])? {
+                Operand::Char(r) => r,
+                Operand::Num(..) => return Err(self.not_char_argument(positional[0], &name.text)),
+            }
+        } else {
+            self.char_operand(positional[0], &name.text)?
+        };
         let (op, set) = match what {
             Search::LenTrim => (CharSearch::Verify, CharRef::literal(b" ")),
             Search::Index => (
@@ -780,10 +789,15 @@ impl Lowerer<'_, '_> {
     fn char_operand(&mut self, x: &Expr, intrinsic: &str) -> R<CharRef> {
         match self.expr(x)? {
             Operand::Char(r) => Ok(r),
-            Operand::Num(..) => Err(self.err(
-                x.span,
-                format!("the argument of `{intrinsic}` must be character data"),
-            )),
+            Operand::Num(..) => Err(self.not_char_argument(x, intrinsic)),
         }
+    }
+
+    /// The error of a non-character argument `x` of `intrinsic`.
+    fn not_char_argument(&mut self, x: &Expr, intrinsic: &str) -> super::lowerer::Reported {
+        self.err(
+            x.span,
+            format!("the argument of `{intrinsic}` must be character data"),
+        )
     }
 }

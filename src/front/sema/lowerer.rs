@@ -1253,11 +1253,12 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         }
         let shaped: Vec<(VarId, Name)> = created.iter().map(|c| (c.0, c.3.clone())).collect();
         for (v, ti, decl, name) in created {
-            if ti.char_len == CharLenInfo::Deferred {
+            let is_result = result.as_ref().is_some_and(|r| r.text == name.text);
+            if ti.char_len == CharLenInfo::Deferred && is_result {
                 self.err(
                     name.span,
                     format!(
-                        "unsupported Fortran: deferred-length CHARACTER result or argument `{}` (`character(len=:)`); give the result a length, `character(len=len(s))`",
+                        "unsupported Fortran: deferred-length CHARACTER result `{}` (`character(len=:)`); give the result a length, `character(len=len(s))`",
                         name.text
                     ),
                 );
@@ -1274,7 +1275,6 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 let _ = self.allocatable_dummy(v, &ti, decl.expect("declared"), &name);
                 continue;
             }
-            let is_result = result.as_ref().is_some_and(|r| r.text == name.text);
             // A character result of non-constant length takes its length
             // from the buffer the caller gives (see `char_runtime`).
             let runtime_len = is_result

@@ -1849,9 +1849,9 @@ impl Builder<'_, '_> {
 
 /// Gives a deferred-length CHARACTER variable (`character(len=:),
 /// allocatable :: s`) its storage, a rank-1 ALLOCATABLE array of
-/// one-character elements (`sema::deferred_chars`); the reason when the
-/// declaration is not one this supports (a dummy argument, not
-/// ALLOCATABLE; arrays are refused where declared, so that dimensions
+/// one-character elements (`sema::deferred_chars`; a dummy argument is
+/// passed by descriptor, `sema::alloc_param`); the reason when the
+/// declaration is not one this supports (not ALLOCATABLE; arrays are refused where declared, so that dimensions
 /// here are this storage's, as a module variable's imported copy has).
 fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
     if !matches!(
@@ -1862,11 +1862,6 @@ fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
         })
     ) {
         return None;
-    }
-    if v.arg.is_some() {
-        return Some(format!(
-            "unsupported Fortran: deferred-length CHARACTER dummy argument `{name}` (`character(len=:)`)"
-        ));
     }
     if v.allocatable.is_none() {
         return Some(format!(
