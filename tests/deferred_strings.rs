@@ -12,9 +12,9 @@ use adjit::ir::Buffer;
 use common::check::both_modes_against;
 use common::scalar::close;
 
-/// The corpus program on one backend.
-fn corpus_engine(backend: Backend) -> Engine {
-    let path = common::corpus::corpus_dir().join("deferred_strings.f90");
+/// The corpus program `file` on one backend.
+fn corpus_engine(file: &str, backend: Backend) -> Engine {
+    let path = common::corpus::corpus_dir().join(file);
     let options = Options {
         backend,
         ..Options::default()
@@ -55,7 +55,7 @@ fn expected_slope(method: &str, k: usize, x: f64) -> f64 {
 #[test]
 fn strings_choosing_the_method_steer_the_derivative() {
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let engine = corpus_engine(backend);
+        let engine = corpus_engine("deferred_strings.f90", backend);
         for (method, k, x) in [
             ("sin", 1, 0.75),
             ("Exp", 2, -0.5),
@@ -205,5 +205,98 @@ end subroutine f
             let n = 2 * call + 100 * call;
             assert_eq!(args.scalar("n").unwrap(), n as f64);
         }
+    }
+}
+
+/// `model(method, level, x)` of `deferred_string_dummies.f90`: the
+/// arguments after the call.
+fn model(engine: &Engine, method: &str, level: f64, x: f64) -> adjit::engine::Args {
+    let p = engine.procedure(Some("model")).unwrap();
+    let mut args = p.args();
+    args.set_buffer("method", Buffer::Char(method.as_bytes().to_vec()))
+        .unwrap();
+    args.set_scalar("level", level).unwrap();
+    args.set_scalar("x", x).unwrap();
+    p.call(&mut args).unwrap();
+    args
+}
+
+/// Callees allocate (INTENT(OUT)) and append to (INTENT(INOUT)) a
+/// deferred-length key that selects the model: the key's length and parts
+/// come back to the caller, and `dy/dx` agrees in tangent and adjoint mode
+/// with the analytic value and central differences. The key is the method
+/// lower-cased, `-lv` per level and `-end`: `y = f(x) p + len(key) x` with
+/// `p = level + 1` parts.
+#[test]
+fn keys_built_by_callees_steer_the_derivative() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = corpus_engine("deferred_string_dummies.f90", backend);
+        for (method, level, x) in [
+            ("quad", 2, 0.5),
+            ("Cubic", 1, -0.75),
+            ("log", 3, 1.5),
+            ("flat", 0, 2.0),
+        ] {
+            let args = model(&engine, method, level as f64, x);
+            let key_len = method.len() + 3 * level + 4;
+            let parts = level + 1;
+            let n = args.scalar("n").unwrap();
+            assert_eq!(n, (100 * key_len + parts) as f64, "{method}");
+            let slope = match method.to_lowercase().as_str() {
+                "quad" => 2.0 * x,
+                "cubic" => 3.0 * x * x - 1.0,
+                "log" => 2.0 * x / (1.0 + x * x),
+                _ => 2.0,
+            };
+            let expected = slope * parts as f64 + key_len as f64;
+            let bad =
+                both_modes_against(&engine, Some("model"), &args, "y", "x", &[expected], 1e-13);
+            assert!(bad.is_empty(), "{method}: {bad:?}");
+            let h = 1e-6;
+            let y_at = |x: f64| model(&engine, method, level as f64, x).scalar("y").unwrap();
+            let fd = (y_at(x + h) - y_at(x - h)) / (2.0 * h);
+            assert!(close(fd, expected, 1e-7), "{method}: {fd} vs {expected}");
+        }
+    }
+}
+
+/// A callee reading its INTENT(OUT) deferred-length dummy before
+/// allocating it (released at entry) fails at run time, naming it.
+#[test]
+fn reading_a_released_intent_out_string_is_a_runtime_error() {
+    let src = "module m
+contains
+  subroutine fill(s, n)
+    character(len=:), allocatable, intent(out) :: s
+    integer, intent(out) :: n
+    n = len(s)
+  end subroutine fill
+  subroutine f(x, y)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    character(len=:), allocatable :: key
+    integer :: n
+    key = 'abc'
+    call fill(key, n)
+    y = x * n
+  end subroutine f
+end module m
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_sources(&[("o.f90".to_string(), src.to_string())], options).unwrap();
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        let err = f.call(&mut args).expect_err("unallocated");
+        assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+        assert!(err.message.contains("o.f90:6:"), "{}", err.message);
+        assert!(
+            err.message.contains("`s` is not allocated"),
+            "{}",
+            err.message
+        );
     }
 }
