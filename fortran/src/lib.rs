@@ -597,10 +597,17 @@ impl<'a> Context<'a> {
     /// declares it: an internal procedure (`host.inner`, not accessible
     /// outside its host), a PRIVATE module procedure (not accessible
     /// outside its module), or one taking parameters its source does not
-    /// declare (the ALLOCATABLE module arrays its callers pass it).
+    /// declare (the ALLOCATABLE module arrays its callers pass it), or one
+    /// with an ALLOCATABLE CHARACTER array dummy: the IR's form of a
+    /// deferred-length string (`character(len=:), allocatable :: s`),
+    /// which emitted code holds as an array of one-character elements.
     fn needs_copy(&self, p: ProcId) -> bool {
         let proc = self.module().proc(p);
-        proc.name.contains('.') || proc.private || proc.hidden_params
+        let string_dummy = proc.params.iter().any(|&x| {
+            let var = proc.var(x);
+            var.ty == adjit_ir::Type::Char && var.is_array() && var.storage.is_allocatable()
+        });
+        proc.name.contains('.') || proc.private || proc.hidden_params || string_dummy
     }
 
     /// The input procedures the emitted code calls that [`needs_copy`]
