@@ -60,7 +60,7 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
     seen.push((at, dummy.to_string()));
     let array_fn = |e: &Expr| array_function_ref(prog, at, e);
     decl.intent == Some(Intent::Out)
-        || structures_of(u, dummy).is_some_and(|owner| {
+        || structures_of(u, dummy).any(|owner| {
             names_allocation(&u.ast.body, owner, &array_fn, &mut |_, _, _, _| false)
         })
         || names_allocation(
@@ -98,14 +98,16 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
         )
 }
 
-/// The ALLOCATABLE array of structures whose leaf the ALLOCATABLE
-/// `dummy` is (`ps` for `ps%x`), when it is one: ALLOCATE, DEALLOCATE and
-/// the reallocating assignments of `ps` allocate every leaf.
-fn structures_of<'u>(u: &Unit, dummy: &'u str) -> Option<&'u str> {
-    let (owner, _) = dummy.split_once('%')?;
-    let st = u.scope.struct_decl(owner)?;
-    let first = u.scope.var(st.leaves.first()?)?;
-    (st.dims.is_some() && first.allocatable.is_some()).then_some(owner)
+/// The ALLOCATABLE arrays of structures whose leaf the ALLOCATABLE
+/// `dummy` is (`ps` for `ps%x`, `m%cells` for `m%cells%q`): ALLOCATE,
+/// DEALLOCATE and the reallocating assignments of one allocate every leaf.
+fn structures_of<'u>(u: &'u Unit, dummy: &'u str) -> impl Iterator<Item = &'u str> {
+    dummy.match_indices('%').filter_map(move |(at, _)| {
+        let owner = &dummy[..at];
+        let st = u.scope.struct_decl(owner)?;
+        let first = u.scope.var(st.leaves.first()?)?;
+        (st.dims.is_some() && first.allocatable.is_some()).then_some(owner)
+    })
 }
 
 /// The unit (`at` or a host) whose own dummy procedure `name` is, seen

@@ -39,7 +39,7 @@ contains
     work(1:n) = ps(1:n)
     do i = n + 1, m
       work(i)%x = ps(n)%x * s
-      work(i)%v = [s, -s] / i
+      work(i)%v = [s / i, -s / i]
       work(i)%m = ps(1)%m + i
     end do
     deallocate(ps)
