@@ -60,9 +60,8 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
     seen.push((at, dummy.to_string()));
     let array_fn = |e: &Expr| array_function_ref(prog, at, e);
     decl.intent == Some(Intent::Out)
-        || structures_of(u, dummy).any(|owner| {
-            names_allocation(&u.ast.body, owner, &array_fn, &mut |_, _, _, _| false)
-        })
+        || structures_of(u, dummy)
+            .any(|owner| names_allocation(&u.ast.body, owner, &array_fn, &mut |_, _, _, _| false))
         || names_allocation(
             &u.ast.body,
             dummy,

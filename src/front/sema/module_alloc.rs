@@ -99,9 +99,7 @@ impl PersistentAllocs {
     /// ALLOCATABLE array of structures share their declaration's span:
     /// `history%x` and `history%m` are two arrays).
     fn by_decl(&self, span: Span, name: &str) -> Option<usize> {
-        self.list
-            .iter()
-            .position(|p| same_array(p, span, name))
+        self.list.iter().position(|p| same_array(p, span, name))
     }
 }
 
