@@ -1392,6 +1392,6 @@ fn allocatable_arrays_of_structures_with_array_components_differentiate() {
             .map(|(k, &v)| 9.0 * v * v + 2.0 * v + if k == last { 9.0 * v * v } else { 0.0 })
             .collect()
     };
-    let bad = three_way(STRUCTURE_ARRAYS, 0x5_7a1c_a11, 5, &gradient);
+    let bad = three_way(STRUCTURE_ARRAYS, 0x57a1_ca11, 5, &gradient);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

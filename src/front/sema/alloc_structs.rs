@@ -106,7 +106,7 @@ impl Lowerer<'_, '_> {
             DimSpec::Explicit { lower, upper } => Some(Arg {
                 keyword: None,
                 value: ArgValue::Range {
-                    lo: Some(lower.unwrap_or_else(|| Expr {
+                    lo: Some(lower.unwrap_or(Expr {
                         kind: ExprKind::Int {
                             value: 1,
                             kind: None,
