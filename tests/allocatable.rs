@@ -1299,9 +1299,9 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
             "argument `s` of `h` is an ALLOCATABLE scalar: pass an ALLOCATABLE scalar variable",
         ),
         (
-            "subroutine g(y)\n  type :: pt\n    double precision :: a(3)\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
-            "e.f90:5:13",
-            "ALLOCATABLE array of structures `p` of type `pt`, whose component `a` is an array",
+            "subroutine g(y)\n  type :: pt\n    double precision :: b(3)\n    character(len=4) :: a\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
+            "e.f90:6:13",
+            "ALLOCATABLE array of structures `p` of type `pt`, whose component `a` is ALLOCATABLE or CHARACTER",
         ),
         (
             "subroutine g(y)\n  type :: pt\n    double precision :: a\n  end type\n  type :: box\n    type(pt), allocatable :: p(:)\n  end type\n  double precision :: y\n  type(box) :: b(2)\n  y = 1\nend subroutine g\n",
@@ -1318,4 +1318,80 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
         let m = compile_error(source);
         assert!(m.contains(at) && m.contains(what), "{m}");
     }
+}
+
+/// ALLOCATABLE arrays of structures whose type has an array component:
+/// an INTENT(OUT) dummy the callee allocates, a module array whose every
+/// leaf (`kept%x`, `kept%m`) keeps its own storage, a callee that grows
+/// its dummy through a local work array. After `make`, `ps(i)%x = (x_i,
+/// x_i^2)` and `ps(i)%m = 3 x_i`; `grow` appends one copy of `ps(n)` with
+/// `m` doubled. y = sum 3 x_i^3 + sum x_i^2 + 3 x_n^3, so dy/dx_i = 9 x_i^2
+/// + 2 x_i, plus 9 x_n^2 for i = n.
+const STRUCTURE_ARRAYS: &str = "
+module parts_m
+  implicit none
+  type :: part
+    double precision :: x(2), m
+  end type
+  type(part), allocatable :: kept(:)
+contains
+  subroutine make(ps, n, x)
+    type(part), allocatable, intent(out) :: ps(:)
+    integer, intent(in) :: n
+    double precision, intent(in) :: x(n)
+    integer :: i
+    allocate(ps(n))
+    do i = 1, n
+      ps(i)%x(1) = x(i)
+      ps(i)%x(2) = x(i)**2
+      ps(i)%m = 3 * x(i)
+    end do
+  end subroutine make
+  subroutine keep(ps)
+    type(part), intent(in) :: ps(:)
+    if (allocated(kept)) deallocate(kept)
+    allocate(kept(size(ps)))
+    kept = ps
+  end subroutine keep
+  subroutine grow(ps)
+    type(part), allocatable, intent(inout) :: ps(:)
+    type(part), allocatable :: work(:)
+    integer :: n
+    n = size(ps)
+    allocate(work(n + 1))
+    work(1:n) = ps
+    work(n + 1) = ps(n)
+    work(n + 1)%m = 2 * ps(n)%m
+    deallocate(ps)
+    allocate(ps(n + 1))
+    ps = work
+  end subroutine grow
+end module parts_m
+
+subroutine f(n, x, y)
+  use parts_m
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  type(part), allocatable :: ps(:)
+  call make(ps, n, x)
+  call keep(ps)
+  y = sum(kept%m * kept%x(2)) + sum(ps%x(1)**2)
+  call grow(ps)
+  y = y + ps(n + 1)%m * ps(n + 1)%x(2) - ps(n)%m * ps(n)%x(2)
+end subroutine f
+";
+
+#[test]
+fn allocatable_arrays_of_structures_with_array_components_differentiate() {
+    let gradient = |x: &[f64]| {
+        let last = x.len() - 1;
+        x.iter()
+            .enumerate()
+            .map(|(k, &v)| 9.0 * v * v + 2.0 * v + if k == last { 9.0 * v * v } else { 0.0 })
+            .collect()
+    };
+    let bad = three_way(STRUCTURE_ARRAYS, 0x57a1_ca11, 5, &gradient);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

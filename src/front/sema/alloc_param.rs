@@ -63,6 +63,8 @@ fn allocates(prog: &Program, at: usize, dummy: &str, seen: &mut Vec<(usize, Stri
     seen.push((at, dummy.to_string()));
     let array_fn = |e: &Expr| array_function_ref(prog, at, e);
     decl.intent == Some(Intent::Out)
+        || structures_of(u, dummy)
+            .any(|owner| names_allocation(&u.ast.body, owner, &array_fn, &mut |_, _, _, _| false))
         || names_allocation(
             &u.ast.body,
             dummy,
@@ -104,6 +106,18 @@ pub(crate) fn is_deferred_string_decl(decl: &super::scope::VarDecl) -> bool {
     decl.ty
         .as_ref()
         .is_some_and(|t| t.char_len == super::scope::CharLenInfo::Deferred)
+}
+
+/// The ALLOCATABLE arrays of structures whose leaf the ALLOCATABLE
+/// `dummy` is (`ps` for `ps%x`, `m%cells` for `m%cells%q`): ALLOCATE,
+/// DEALLOCATE and the reallocating assignments of one allocate every leaf.
+fn structures_of<'u>(u: &'u Unit, dummy: &'u str) -> impl Iterator<Item = &'u str> {
+    dummy.match_indices('%').filter_map(move |(at, _)| {
+        let owner = &dummy[..at];
+        let st = u.scope.struct_decl(owner)?;
+        let first = u.scope.var(st.leaves.first()?)?;
+        (st.dims.is_some() && first.allocatable.is_some()).then_some(owner)
+    })
 }
 
 /// The unit (`at` or a host) whose own dummy procedure `name` is, seen

@@ -1,12 +1,15 @@
 //! ALLOCATABLE arrays of structures (`type(pt), allocatable :: b(:)`, as
 //! variables or components): every leaf of the structure is an
-//! ALLOCATABLE array of the structures' shape (`scope::components` admits
-//! types whose components are scalars), so `allocate(b(lo:hi))` allocates
-//! every leaf with those bounds, `deallocate(b)` releases them and
-//! `allocated(b)` is that of the first. Elements, SIZE, LBOUND, UBOUND,
-//! whole-structure assignment and derivatives are those of the leaves.
+//! ALLOCATABLE array of the structures' shape, after the component's own
+//! dimensions for a fixed-size array component (`scope::components`
+//! admits types whose components are numeric or LOGICAL scalars and
+//! fixed-size arrays), so `allocate(b(lo:hi))` allocates every leaf with
+//! those bounds (`b%x(1:3, lo:hi)` for `x(3)`), `deallocate(b)` releases
+//! them and `allocated(b)` is that of the first. Elements, SIZE, LBOUND,
+//! UBOUND, whole-structure assignment and derivatives are those of the
+//! leaves.
 
-use super::super::ast::{Expr, ExprKind, Name, Stmt, StmtKind};
+use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, Resolved};
 use adjit_ir::{Inst, Type, Value, VarId};
 
@@ -62,15 +65,17 @@ impl Lowerer<'_, '_> {
             };
             any = true;
             for l in leaves {
-                let name = Name {
-                    text: l,
-                    span: name.span,
-                };
                 let kind = match args {
-                    None => ExprKind::Name(name),
+                    None => ExprKind::Name(Name {
+                        text: l,
+                        span: name.span,
+                    }),
                     Some(args) => ExprKind::Apply {
-                        name,
-                        args: args.clone(),
+                        args: self.component_bounds(&l).chain(args.clone()).collect(),
+                        name: Name {
+                            text: l,
+                            span: name.span,
+                        },
                     },
                 };
                 out.push(Expr { kind, span: o.span });
@@ -87,6 +92,33 @@ impl Lowerer<'_, '_> {
             _ => {}
         }
         Some(s)
+    }
+
+    /// The bounds `lower:upper` of the array component a leaf of an
+    /// ALLOCATABLE array of structures stands for (none for a scalar
+    /// component): they come before the structures' bounds in ALLOCATE.
+    fn component_bounds(&self, leaf: &str) -> impl Iterator<Item = Arg> {
+        let dims = self
+            .visible_decl(leaf)
+            .and_then(|(_, d)| d.component_dims.clone())
+            .unwrap_or_default();
+        dims.into_iter().filter_map(|d| match d {
+            DimSpec::Explicit { lower, upper } => Some(Arg {
+                keyword: None,
+                value: ArgValue::Range {
+                    lo: Some(lower.unwrap_or(Expr {
+                        kind: ExprKind::Int {
+                            value: 1,
+                            kind: None,
+                        },
+                        span: upper.span,
+                    })),
+                    hi: Some(upper),
+                    stride: None,
+                },
+            }),
+            _ => None,
+        })
     }
 
     /// `allocated(b)` of an ALLOCATABLE array of structures: that of its

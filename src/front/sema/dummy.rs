@@ -83,7 +83,10 @@ pub(crate) fn dummy_procedures(p: &Procedure, scope: &mut Scope) -> Vec<Name> {
     for a in &p.args {
         let external = matches!(scope.syms.get(&a.text), Some(Sym::External(_)));
         let call = calls.iter().find(|c| c.text == a.text);
-        let is_var_array = scope.var(&a.text).is_some_and(|v| v.dims.is_some());
+        // An array, or an array of structures (`allocate(ps(n))` is no
+        // function reference).
+        let is_var_array = scope.var(&a.text).is_some_and(|v| v.dims.is_some())
+            || scope.struct_decl(&a.text).is_some_and(|s| s.dims.is_some());
         if external || (call.is_some() && !is_var_array) {
             if !external {
                 if let Some(ty) = scope.var(&a.text).and_then(|v| v.ty.clone()) {

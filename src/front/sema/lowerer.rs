@@ -811,6 +811,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     global_at: 0,
                     constant: false,
                     allocatable: None,
+                    component_dims: None,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)

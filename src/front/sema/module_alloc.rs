@@ -97,10 +97,27 @@ fn calls_itself(proc: &super::super::ast::Procedure, name: &str) -> bool {
 }
 
 impl PersistentAllocs {
-    /// The index of the persistent array declared at `span`.
-    fn by_span(&self, span: Span) -> Option<usize> {
-        self.list.iter().position(|p| p.decl.span == span)
+    /// The index of the persistent array declared at `span` under a name
+    /// whose component path is that of `name` (the leaves of an
+    /// ALLOCATABLE array of structures share their declaration's span:
+    /// `history%x` and `history%m` are two arrays).
+    fn by_decl(&self, span: Span, name: &str) -> Option<usize> {
+        self.list.iter().position(|p| same_array(p, span, name))
     }
+}
+
+/// The component path of a leaf name (`x` for `history%x`, `m%q` for
+/// `mesh%m%q`), empty for a variable that is no component.
+fn component_path(name: &str) -> &str {
+    name.split_once('%').map_or("", |(_, c)| c)
+}
+
+/// Whether the persistent array `p` is the one declared at `span` and
+/// seen under the name `name` (any local name of the same variable or
+/// leaf).
+fn same_array(p: &Persistent, span: Span, name: &str) -> bool {
+    let own = p.name.rsplit_once("::").map_or(p.name.as_str(), |(_, n)| n);
+    p.decl.span == span && component_path(own) == component_path(name)
 }
 
 impl Program<'_> {
@@ -122,8 +139,22 @@ impl Program<'_> {
     /// The persistent ALLOCATABLE array the name `name` denotes in unit `u`.
     pub(crate) fn persistent_alloc(&self, u: usize, name: &str) -> Option<usize> {
         match self.scope_chain(u).iter().find_map(|s| s.syms.get(name)) {
-            Some(Sym::Var(d)) if d.allocatable.is_some() => self.allocs.by_span(d.span),
+            Some(Sym::Var(d)) if d.allocatable.is_some() => self.allocs.by_decl(d.span, name),
             _ => None,
+        }
+    }
+
+    /// The persistent ALLOCATABLE arrays the name `name` denotes in unit
+    /// `u`: the array it names, or every leaf of the ALLOCATABLE array of
+    /// structures it names (`allocate(history(n))` names no leaf).
+    fn persistent_allocs(&self, u: usize, name: &str) -> Vec<usize> {
+        match self.scope_chain(u).iter().find_map(|s| s.syms.get(name)) {
+            Some(Sym::Struct(st)) => st
+                .leaves
+                .iter()
+                .filter_map(|l| self.persistent_alloc(u, l))
+                .collect(),
+            _ => self.persistent_alloc(u, name).into_iter().collect(),
         }
     }
 
@@ -161,7 +192,7 @@ pub(crate) fn analyse(prog: &mut Program) {
             .collect();
         names.sort_by_key(|(_, d)| (d.span.line, d.span.col));
         for (n, d) in names {
-            if list.iter().any(|p: &Persistent| p.decl.span == d.span) {
+            if list.iter().any(|p: &Persistent| same_array(p, d.span, n)) {
                 continue; // used from another module
             }
             list.push(Persistent {
@@ -180,7 +211,7 @@ pub(crate) fn analyse(prog: &mut Program) {
                 Sym::Var(d) if saved_allocatable(&u.scope, d) => Some((n, d)),
                 _ => None,
             })
-            .filter(|(_, d)| !list.iter().any(|p: &Persistent| p.decl.span == d.span))
+            .filter(|(n, d)| !list.iter().any(|p: &Persistent| same_array(p, d.span, n)))
             .collect();
         names.sort_by_key(|(_, d)| (d.span.line, d.span.col));
         for (n, d) in names {
@@ -198,8 +229,9 @@ pub(crate) fn analyse(prog: &mut Program) {
     let mut named = vec![false; n];
     for u in 0..n {
         for name in referenced_names(prog.units[u].ast) {
-            if let Some(k) = prog.persistent_alloc(u, &name) {
-                needs[u].insert(k);
+            let arrays = prog.persistent_allocs(u, &name);
+            if !arrays.is_empty() {
+                needs[u].extend(arrays);
             } else {
                 for c in prog.named_procs(u, &name) {
                     if c != u {

@@ -84,6 +84,11 @@ pub struct VarDecl {
     pub constant: bool,
     /// ALLOCATABLE, with the position of the attribute.
     pub allocatable: Option<Span>,
+    /// The dimensions a leaf of an ALLOCATABLE array of structures takes
+    /// from its array component (`(3)` for `x(3)` of `ps(:)`, whose leaf
+    /// `ps%x` is declared `(:, :)`): ALLOCATE puts them before the bounds
+    /// it gives the structures.
+    pub component_dims: Option<Vec<DimSpec>>,
 }
 
 impl VarDecl {
@@ -102,6 +107,7 @@ impl VarDecl {
             global_at: 0,
             constant: false,
             allocatable: None,
+            component_dims: None,
         }
     }
 }
@@ -1441,7 +1447,7 @@ impl Builder<'_, '_> {
             let mut template = template;
             match (allocatable, &dims) {
                 (Some(at), Some(d)) => {
-                    if !self.allocatable_structures(&e.name.text, &def, d, at, template.arg) {
+                    if !self.allocatable_structures(&e.name.text, &def, d, at) {
                         continue;
                     }
                     template.allocatable = Some(at);
@@ -1487,13 +1493,21 @@ impl Builder<'_, '_> {
                         self.ragged_component(&name, ti, c, d, template, leaves);
                         continue;
                     }
-                    let leaf_dims = match (&c.dims, dims) {
-                        (Some(c), Some(d)) => Some(c.iter().chain(d).cloned().collect()),
-                        (c, d) => c.clone().or_else(|| d.clone()),
+                    let (leaf_dims, component_dims) = match (&c.dims, dims) {
+                        // A leaf of an ALLOCATABLE array of structures:
+                        // deferred shape, the component's bounds kept for
+                        // ALLOCATE.
+                        (Some(own), Some(d)) if template.allocatable.is_some() => {
+                            let deferred = DimSpec::AssumedShape { lower: None };
+                            (Some(vec![deferred; own.len() + d.len()]), Some(own.clone()))
+                        }
+                        (Some(c), Some(d)) => (Some(c.iter().chain(d).cloned().collect()), None),
+                        (c, d) => (c.clone().or_else(|| d.clone()), None),
                     };
                     let v = VarDecl {
                         ty: Some(ti.clone()),
                         dims: leaf_dims,
+                        component_dims,
                         default_init: c.init.clone(),
                         allocatable: (c.allocatable && !scalar)
                             .then_some(template.span)
@@ -1522,7 +1536,7 @@ impl Builder<'_, '_> {
                             );
                             continue;
                         }
-                        if !self.allocatable_structures(&name, &inner, d, template.span, None) {
+                        if !self.allocatable_structures(&name, &inner, d, template.span) {
                             continue;
                         }
                         let template = VarDecl {

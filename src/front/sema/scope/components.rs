@@ -211,22 +211,19 @@ impl Builder<'_, '_> {
 
 impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE array of structures `name` of type `def` and
-    /// dimensions `dims` (the attribute at `at`; `arg` when a dummy): a
-    /// deferred shape, a local or component, and a type whose components
-    /// are scalars (numeric, LOGICAL or structures of such), each leaf an
-    /// ALLOCATABLE array of the structures' shape. Reports and returns
-    /// false otherwise.
+    /// dimensions `dims` (the attribute at `at`): a deferred shape and a
+    /// type whose components are numeric or LOGICAL scalars or fixed-size
+    /// arrays (or structures of such), each leaf an ALLOCATABLE array of
+    /// the component's dimensions and the structures' shape. Reports and
+    /// returns false otherwise.
     pub(super) fn allocatable_structures(
         &mut self,
         name: &str,
         def: &DerivedType,
         dims: &[DimSpec],
         at: Span,
-        arg: Option<usize>,
     ) -> bool {
-        let why = if arg.is_some() {
-            format!("unsupported Fortran: ALLOCATABLE array of structures dummy argument `{name}`")
-        } else if dims.len() > 7 {
+        let why = if dims.len() > 7 {
             "arrays have at most 7 dimensions".to_string()
         } else if !dims
             .iter()
@@ -237,7 +234,7 @@ impl Builder<'_, '_> {
             )
         } else if let Some(c) = self.non_scalar_component(def, 0) {
             format!(
-                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is an array, ALLOCATABLE or CHARACTER",
+                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is ALLOCATABLE or CHARACTER",
                 def.name
             )
         } else {
@@ -248,12 +245,13 @@ impl Builder<'_, '_> {
     }
 
     /// The first component of `def` (at any depth) that is not a numeric
-    /// or LOGICAL scalar, nor a structure of such.
+    /// or LOGICAL scalar or fixed-size array, nor a structure of such.
     fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
         def.comps.iter().find_map(|c| match &c.ty {
-            _ if c.allocatable || c.dims.is_some() => Some(c.name.clone()),
+            _ if c.allocatable => Some(c.name.clone()),
             CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
             CompType::Plain(_) => None,
+            CompType::Derived(_) if c.dims.is_some() => Some(c.name.clone()),
             CompType::Derived(t) => match self.find_type(t) {
                 Some(inner) if depth < 16 => self.non_scalar_component(&inner, depth + 1),
                 _ => Some(c.name.clone()),
