@@ -45,7 +45,11 @@ pub fn source_names(text: &str) -> String {
     while let Some(at) = rest.find(BLOCK_RENAME_MARK) {
         let after = &rest[at + BLOCK_RENAME_MARK.len()..];
         let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let end = if digits > 0 { at } else { at + BLOCK_RENAME_MARK.len() };
+        let end = if digits > 0 {
+            at
+        } else {
+            at + BLOCK_RENAME_MARK.len()
+        };
         out.push_str(&rest[..end]);
         rest = &after[digits..];
     }
@@ -385,10 +389,7 @@ mod tests {
             "index out of bounds on `w@block7`, `w@block12` and `v@blockx`",
         )
         .with_note(span(2, 1), "`w@block7` declared here");
-        assert_eq!(
-            d.message,
-            "index out of bounds on `w`, `w` and `v@blockx`"
-        );
+        assert_eq!(d.message, "index out of bounds on `w`, `w` and `v@blockx`");
         assert_eq!(d.notes[0].message, "`w` declared here");
         assert_eq!(source_names("a@block"), "a@block");
     }
