@@ -627,7 +627,7 @@ impl Lowerer<'_, '_> {
         for item in items {
             let n = match &item.kind {
                 ExprKind::ArrayConstructor(inner) => self.constructor_size(inner, None)?,
-                ExprKind::Name(n) if self.is_array_name(&n.text) => {
+                ExprKind::Name(n) if self.names_array(n)? => {
                     let (v, t) = self.shape_inquiry("size", item, None)?;
                     self.convert(v, t, i64t)
                 }
@@ -648,6 +648,15 @@ impl Lowerer<'_, '_> {
             total = self.val(Inst::Binary(BinaryOp::Add, total, n), i64t);
         }
         Ok(total)
+    }
+
+    /// True when `n` names an array variable or an array of structures.
+    fn names_array(&mut self, n: &Name) -> R<bool> {
+        Ok(match self.resolve(n)? {
+            Resolved::Var(v) => self.proc.var(v).is_array(),
+            Resolved::Struct(st) => st.dims.is_some(),
+            _ => false,
+        })
     }
 
     /// LEN of a character expression: its constant length when known,
