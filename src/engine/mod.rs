@@ -555,7 +555,7 @@ impl Program {
             .unwrap_or("?");
         let diag = Diagnostic::error(e.span, format!("runtime error in `{proc}`: {e}"));
         let message = if e.span.line == 0 {
-            format!("runtime error in `{proc}`: {e}")
+            diag.message.clone()
         } else {
             self.sources.render(&diag)
         };

@@ -32,6 +32,31 @@ pub fn color() -> bool {
     COLOR.load(Ordering::Relaxed)
 }
 
+/// The mark the parser puts between a BLOCK variable's source name and
+/// the ordinal of its BLOCK when it renames it (`w@block7`, see
+/// `parser::block_scope`): no Fortran name holds `@`.
+pub const BLOCK_RENAME_MARK: &str = "@block";
+
+/// `text` with every BLOCK-renamed variable shown by its source name
+/// (`w@block7` becomes `w`), as messages show it.
+pub fn source_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(BLOCK_RENAME_MARK) {
+        let after = &rest[at + BLOCK_RENAME_MARK.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let end = if digits > 0 {
+            at
+        } else {
+            at + BLOCK_RENAME_MARK.len()
+        };
+        out.push_str(&rest[..end]);
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
@@ -67,11 +92,12 @@ pub struct Note {
 }
 
 impl Diagnostic {
-    /// An error at `span`.
+    /// An error at `span` (its message shows BLOCK-renamed variables by
+    /// their source names, [`source_names`]).
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
-            message: message.into(),
+            message: source_names(&message.into()),
             span,
             len: None,
             notes: Vec::new(),
@@ -81,7 +107,7 @@ impl Diagnostic {
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
-            message: message.into(),
+            message: source_names(&message.into()),
             span,
             len: None,
             notes: Vec::new(),
@@ -99,7 +125,7 @@ impl Diagnostic {
         if span.line > 0 {
             self.notes.push(Note {
                 span,
-                message: message.into(),
+                message: source_names(&message.into()),
             });
         }
         self
@@ -355,6 +381,18 @@ pub fn display_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_show_block_renamed_variables_by_source_name() {
+        let d = Diagnostic::error(
+            span(3, 4),
+            "index out of bounds on `w@block7`, `w@block12` and `v@blockx`",
+        )
+        .with_note(span(2, 1), "`w@block7` declared here");
+        assert_eq!(d.message, "index out of bounds on `w`, `w` and `v@blockx`");
+        assert_eq!(d.notes[0].message, "`w` declared here");
+        assert_eq!(source_names("a@block"), "a@block");
+    }
 
     fn span(line: u32, col: u32) -> Span {
         Span { file: 0, line, col }

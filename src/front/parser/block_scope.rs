@@ -12,19 +12,21 @@
 //! reported by sema as shadowing), as are BLOCKs holding declarations
 //! this pass does not rewrite (EQUIVALENCE, INTERFACE, statement
 //! functions, ...: sema reports the duplicate as before). Messages about
-//! a renamed variable show its new name (`w@block7`).
+//! a renamed variable show its source name (`w`:
+//! [`crate::front::diag::source_names`] drops the suffix).
 
 use super::super::ast::{
     AdfEntry, CharLen, Decl, DeclKind, DimSpec, Entity, Expr, ExprKind, Name, Stmt, StmtKind,
     TypeSpec,
 };
+use super::super::diag::BLOCK_RENAME_MARK;
 use std::collections::BTreeSet;
 
 /// The name the variable `name` of the `ordinal`-th BLOCK of a procedure
 /// takes when an earlier BLOCK declared `name` too (`@` keeps it apart
 /// from every Fortran name).
 pub(super) fn block_local_name(name: &str, ordinal: usize) -> String {
-    format!("{name}@block{ordinal}")
+    format!("{name}{BLOCK_RENAME_MARK}{ordinal}")
 }
 
 /// The names the declarations `decls` of a BLOCK declare.

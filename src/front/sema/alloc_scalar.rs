@@ -23,12 +23,18 @@
 //!   ALLOCATABLE structure too (an unallocated source leaves `x`
 //!   unallocated).
 //!
+//! An ALLOCATE or DEALLOCATE naming several objects with STAT=, or both
+//! arrays and ALLOCATABLE scalars, is lowered one object at a time in
+//! source order ([`split_allocation`]); with STAT= each later object is
+//! reached only while the status is 0, so the first failure sets STAT= /
+//! ERRMSG= and leaves the objects after it as they were (as gfortran does).
+//!
 //! Whole-structure assignment and passing the containing structure copy
 //! the status leaf with the others; derivatives are those of the scalar.
 //! ALLOCATE, DEALLOCATE and ALLOCATED of ALLOCATABLE arrays of structures
 //! go through here too (`sema::alloc_structs`).
 
-use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::alloc::Status;
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use super::scope::{status_name, Component, StructDecl};
@@ -62,6 +68,46 @@ fn named(text: String, args: &[Arg], span: Span) -> Expr {
         let args = args.to_vec();
         node(ExprKind::Apply { name, args }, span)
     }
+}
+
+/// The single-object statements an ALLOCATE or DEALLOCATE of the objects
+/// `objects` runs as, in order (see the module documentation): `one(o)`
+/// is the statement of the object `o` alone; with STAT= (`stat`) the
+/// statements of the objects after the first sit in `if (stat == 0)`.
+fn split_allocation(
+    objects: &[Expr],
+    stat: Option<&Expr>,
+    one: &dyn Fn(&Expr) -> StmtKind,
+) -> Vec<Stmt> {
+    let Some((first, rest)) = objects.split_first() else {
+        return Vec::new();
+    };
+    let span = first.span;
+    let mut out = vec![Stmt {
+        label: None,
+        kind: one(first),
+        span,
+    }];
+    match stat {
+        None => out.extend(split_allocation(rest, None, one)),
+        Some(_) if rest.is_empty() => {}
+        Some(stat) => {
+            let ok = Expr {
+                kind: ExprKind::Binary(BinOp::Eq, Box::new(stat.clone()), Box::new(int(0, span))),
+                span,
+            };
+            out.push(Stmt {
+                label: None,
+                kind: StmtKind::If {
+                    name: None,
+                    arms: vec![(ok, split_allocation(rest, Some(stat), one))],
+                    else_body: None,
+                },
+                span,
+            });
+        }
+    }
+    out
 }
 
 impl Lowerer<'_, '_> {
@@ -101,35 +147,68 @@ impl Lowerer<'_, '_> {
         Ok(self.val(Inst::Cmp(op, s, zero), Type::Bool))
     }
 
-    /// The ALLOCATABLE scalars among the objects of an ALLOCATE or
-    /// DEALLOCATE (`statement`) and the other objects; `None` when there
-    /// are none. With STAT= both kinds are refused in one statement (the
-    /// status would be that of the last object only).
-    fn scalar_objects<'e>(
-        &mut self,
-        objects: &'e [Expr],
-        stat: &Option<Expr>,
-        statement: &str,
-    ) -> R<Option<(Vec<&'e Expr>, Vec<&'e Expr>)>> {
-        let (mine, rest): (Vec<&Expr>, Vec<&Expr>) = objects
+    /// The single-object statements of an ALLOCATE or DEALLOCATE naming
+    /// several objects with STAT=, or arrays and ALLOCATABLE scalars
+    /// together ([`split_allocation`]); `None` for any other statement.
+    fn split_allocation_stmt(&self, s: &Stmt) -> Option<Vec<Stmt>> {
+        let (objects, stat) = match &s.kind {
+            StmtKind::Allocate { objects, stat, .. }
+            | StmtKind::Deallocate { objects, stat, .. } => (objects, stat.as_ref()),
+            _ => return None,
+        };
+        let scalars = objects
             .iter()
-            .partition(|o| self.scalar_status(o).is_some());
-        if mine.is_empty() {
-            return Ok(None);
+            .filter(|o| self.scalar_status(o).is_some())
+            .count();
+        let mixed = scalars > 0 && scalars < objects.len();
+        if objects.len() < 2 || (stat.is_none() && !mixed) {
+            return None;
         }
-        if let (Some(other), Some(_)) = (rest.first(), stat) {
-            return Err(self.err(
-                other.span,
-                format!("unsupported Fortran: STAT= in the {statement} of arrays and ALLOCATABLE scalars in one statement (give two)"),
-            ));
-        }
-        Ok(Some((mine, rest)))
+        let one = |o: &Expr| match &s.kind {
+            StmtKind::Allocate {
+                stat,
+                errmsg,
+                source,
+                mold,
+                ..
+            } => StmtKind::Allocate {
+                objects: vec![o.clone()],
+                stat: stat.clone(),
+                errmsg: errmsg.clone(),
+                source: source.clone(),
+                mold: mold.clone(),
+            },
+            StmtKind::Deallocate { stat, errmsg, .. } => StmtKind::Deallocate {
+                objects: vec![o.clone()],
+                stat: stat.clone(),
+                errmsg: errmsg.clone(),
+            },
+            other => other.clone(),
+        };
+        let mut split = split_allocation(objects, stat, &one);
+        split[0].label = s.label;
+        Some(split)
+    }
+
+    /// The ALLOCATABLE scalars among the objects of an ALLOCATE or
+    /// DEALLOCATE (all of them: [`Self::split_allocation_stmt`] gives each
+    /// kind its own statement); `None` when there are none.
+    fn scalar_objects<'e>(&self, objects: &'e [Expr]) -> Option<Vec<&'e Expr>> {
+        let mine: Vec<&Expr> = objects
+            .iter()
+            .filter(|o| self.scalar_status(o).is_some())
+            .collect();
+        (!mine.is_empty()).then_some(mine)
     }
 
     /// Lowers the statement when it allocates, deallocates or assigns an
     /// ALLOCATABLE scalar (see the module documentation); false, emitting
     /// nothing, for any other statement.
     pub(super) fn alloc_scalar_stmt(&mut self, s: &Stmt) -> R<bool> {
+        if let Some(split) = self.split_allocation_stmt(s) {
+            split.into_iter().try_for_each(|x| self.stmt_rewritten(x))?;
+            return Ok(true);
+        }
         if let Some(leaves) = self.structures_allocation(s) {
             self.stmt_rewritten(leaves)?;
             return Ok(true);
@@ -143,15 +222,9 @@ impl Lowerer<'_, '_> {
                 mold: _,
                 char_len: _,
             } => {
-                let Some((mine, rest)) = self.scalar_objects(objects, stat, "ALLOCATE")? else {
+                let Some(mine) = self.scalar_objects(objects) else {
                     return Ok(false);
                 };
-                if !rest.is_empty() {
-                    return Err(self.err(
-                        rest[0].span,
-                        "unsupported Fortran: ALLOCATE of arrays and ALLOCATABLE scalars in one statement (give two)",
-                    ));
-                }
                 let status = Status::new(stat.as_ref(), errmsg.as_ref());
                 self.check_errmsg(status)?;
                 for o in mine {
@@ -164,21 +237,13 @@ impl Lowerer<'_, '_> {
                 stat,
                 errmsg,
             } => {
-                let Some((mine, rest)) = self.scalar_objects(objects, stat, "DEALLOCATE")? else {
+                let Some(mine) = self.scalar_objects(objects) else {
                     return Ok(false);
                 };
                 let status = Status::new(stat.as_ref(), errmsg.as_ref());
                 self.check_errmsg(status)?;
                 for o in mine {
                     self.scalar_deallocate(o, status)?;
-                }
-                if !rest.is_empty() {
-                    let kind = StmtKind::Deallocate {
-                        objects: rest.into_iter().cloned().collect(),
-                        stat: None,
-                        errmsg: errmsg.clone(),
-                    };
-                    self.stmt_rewritten(Stmt { kind, ..s.clone() })?;
                 }
                 Ok(true)
             }

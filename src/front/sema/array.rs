@@ -824,7 +824,8 @@ impl Lowerer<'_, '_> {
                 },
                 Some(a) => self.section_rank(a),
             },
-            None => 0,
+            // An array constructor (rank 1), else a scalar.
+            None => self.rank_of(e),
         };
         self.elem = None;
         let r = self.at_element(&[(e, vec![zero; rank])], |this, _| this.expr(e));

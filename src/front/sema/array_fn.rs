@@ -18,7 +18,7 @@ use super::super::ast::{
     Arg, ArgValue, CaseItem, CaseSelector, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind, UnOp,
 };
 use super::lowerer::{Lowerer, Resolved, R};
-use super::scope::Sym;
+use super::scope::{StructDecl, Sym};
 use adjit_ir::{BinaryOp, Bound, CallArg, CmpOp, Dim, Inst, Storage, Type, Value, Var, VarId};
 use std::collections::HashMap;
 
@@ -605,11 +605,29 @@ impl Lowerer<'_, '_> {
         let ExprKind::Name(n) = &x.kind else {
             return Err(unsupported(self));
         };
-        let v = match self.resolve(n)? {
-            Resolved::Var(v) if self.proc.var(v).is_array() => v,
+        // An array of structures: the extents of its first leaf variable,
+        // whose last dimensions are the structures' ([`StructDecl`]).
+        let (v, first) = match self.resolve(n)? {
+            Resolved::Var(v) if self.proc.var(v).is_array() => (v, 0),
+            Resolved::Struct(StructDecl {
+                leaves,
+                dims: Some(sdims),
+                ..
+            }) => {
+                let leaf = Name {
+                    text: leaves[0].clone(),
+                    span: n.span,
+                };
+                match self.resolve(&leaf)? {
+                    Resolved::Var(v) if self.proc.var(v).dims.len() >= sdims.len() => {
+                        (v, self.proc.var(v).dims.len() - sdims.len())
+                    }
+                    _ => return Err(unsupported(self)),
+                }
+            }
             _ => return Err(unsupported(self)),
         };
-        let dims = self.proc.var(v).dims.clone();
+        let dims = self.proc.var(v).dims[first..].to_vec();
         let which: Vec<usize> = match rest {
             [] => (0..dims.len()).collect(),
             [Arg {
@@ -632,7 +650,7 @@ impl Lowerer<'_, '_> {
             let Some(upper) = dims[d].upper.clone() else {
                 // The last extent of an assumed-shape dummy: a marker
                 // variable ([`Self::runtime_sized_declarations`]).
-                match self.assumed_extent_marker(v, d) {
+                match self.assumed_extent_marker(v, first + d) {
                     Some(m) => {
                         size = Bound::Mul(Box::new(size), Box::new(Bound::Var(m)));
                         continue;

@@ -528,9 +528,14 @@ impl Lowerer<'_, '_> {
         Ok(Operand::Num(v, t))
     }
 
-    /// SIZE, LBOUND and UBOUND of a whole array variable.
+    /// SIZE, LBOUND and UBOUND of a whole array variable (SIZE of an
+    /// array constructor too, [`Self::constructor_size`]).
     fn shape_inquiry(&mut self, which: &str, array: &Expr, dim: Option<&Expr>) -> R<(Value, Type)> {
-        let super::super::ast::ExprKind::Name(n) = &array.kind else {
+        if let ("size", ExprKind::ArrayConstructor(items)) = (which, &array.kind) {
+            let n = self.constructor_size(items, dim)?;
+            return Ok((self.convert(n, Type::I64, Type::I32), Type::I32));
+        }
+        let ExprKind::Name(n) = &array.kind else {
             return Err(self.err(
                 array.span,
                 format!("`{which}` of an expression is not supported"),
@@ -602,6 +607,56 @@ impl Lowerer<'_, '_> {
             _ => unreachable!("dim resolved above"),
         };
         Ok((self.convert(v64, i64t, Type::I32), Type::I32))
+    }
+
+    /// SIZE (I64) of an array constructor, of numbers or of structures
+    /// (`size([p1, p2, ring])`): one for each scalar item, the size of each
+    /// whole-array item and of each nested constructor. DIM= may only be 1;
+    /// implied DO loops and array sections among the items are refused.
+    fn constructor_size(&mut self, items: &[Expr], dim: Option<&Expr>) -> R<Value> {
+        if let Some(x) = dim {
+            if self.fold(x)?.as_int() != Some(1) {
+                return Err(self.err(
+                    x.span,
+                    "`dim=` of `size` of an array constructor (of rank 1) must be 1",
+                ));
+            }
+        }
+        let i64t = Type::I64;
+        let mut total = self.int(0, i64t);
+        for item in items {
+            let n = match &item.kind {
+                ExprKind::ArrayConstructor(inner) => self.constructor_size(inner, None)?,
+                ExprKind::Name(n) if self.names_array(n)? => {
+                    let (v, t) = self.shape_inquiry("size", item, None)?;
+                    self.convert(v, t, i64t)
+                }
+                ExprKind::ImpliedDo { .. } => {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: `size` of an array constructor with an implied DO",
+                    ))
+                }
+                _ if self.array_source(item).is_some() => {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: `size` of an array constructor with an array expression item",
+                    ))
+                }
+                _ => self.int(1, i64t),
+            };
+            total = self.val(Inst::Binary(BinaryOp::Add, total, n), i64t);
+        }
+        Ok(total)
+    }
+
+    /// True when `n` names an array variable or an array of structures.
+    fn names_array(&mut self, n: &Name) -> R<bool> {
+        Ok(match self.resolve(n)? {
+            Resolved::Var(v) => self.proc.var(v).is_array(),
+            Resolved::Struct(st) => st.dims.is_some(),
+            _ => false,
+        })
     }
 
     /// LEN of a character expression: its constant length when known,

@@ -160,11 +160,15 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when `name(args)` in an expression is a reference to a user
-    /// function (not an array, statement function or intrinsic).
+    /// function (not an array, statement function or intrinsic): a
+    /// procedure of the program, a dummy procedure, or a generic interface
+    /// or renamed module procedure (whose array-expression actuals need
+    /// their temporaries like those of a specific's).
     pub(super) fn is_user_function_ref(&self, name: &Name) -> bool {
         !self.is_array_name(&name.text)
             && (self.prog.find_proc(self.unit, &name.text).is_some()
-                || self.dummy_target(&name.text).is_some())
+                || self.dummy_target(&name.text).is_some()
+                || self.proc_sym(&name.text).is_some())
     }
 
     /// The unit of the user function `e` references when it returns an
