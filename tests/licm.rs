@@ -325,7 +325,8 @@ end subroutine
     let versions = optimized.versions.proc(proc).expect("the procedure");
     assert_eq!(versions.guards.len(), 1, "one versioned loop");
     let ir = &optimized.module.procs[proc.index()];
-    for (&guard, accesses) in &versions.guards {
+    for (&guard, loop_guard) in &versions.guards {
+        let accesses = &loop_guard.accesses;
         for (k, a) in accesses.iter().enumerate() {
             assert!(!accesses[..k].contains(a), "range listed twice: {a:?}");
         }
@@ -548,4 +549,76 @@ fn only_the_wanted_procedures_are_optimized() {
     assert_eq!(shown(&some.module, unused), shown(&module, unused));
     let none = some.versions.proc(unused).expect("an entry per procedure");
     assert!(none.guards.is_empty() && none.unchecked.is_empty());
+}
+
+/// The product's adjoint records one value per iteration and pops it back
+/// in a count-down loop: both loops are versioned with a test that the
+/// tape's current segment has room for (holds) every word, and their fast
+/// copies push and pop without the per-word segment test. With segments
+/// of a few words the test fails and the original loops switch segments;
+/// both ways give the interpreter's result bit for bit.
+#[test]
+fn tape_pushes_and_pops_of_versioned_loops_agree_across_segment_switches() {
+    use adjit::ad::adjoint::AdjointOptions;
+    use adjit::engine::Selection;
+    use adjit::jit::opt::licm::StackRoom;
+    use adjit::jit::runtime::Runtime;
+    use adjit::jit::stack::StackConfig;
+    let source = "\
+subroutine product(n, x, y)
+  integer n
+  double precision x(n), y
+  integer i
+  y = 1
+  do i = 1, n
+    y = y*x(i)
+  end do
+end subroutine
+";
+    let engine = Engine::from_sources(&[("licm.f90".into(), source.into())], Options::default())
+        .expect("the source compiles");
+    let sel = |s: &str| Selection::parse_list(s).expect("selection");
+    let adjoint = engine
+        .adjoint(None, &sel("y"), &sel("x"), &AdjointOptions::default())
+        .expect("the adjoint compiles");
+    let (module, procs) = adjoint.module();
+    let optimized = adjit::jit::opt::optimize_for_jit(module, true, true);
+    let rooms: Vec<StackRoom> = [procs.forward, procs.reverse]
+        .iter()
+        .filter_map(|&p| optimized.versions.proc(p))
+        .flat_map(|p| p.guards.values())
+        .flat_map(|g| g.stacks.iter().cloned())
+        .collect();
+    assert!(rooms.iter().any(|r| !r.pops), "a recording loop: {rooms:?}");
+    assert!(rooms.iter().any(|r| r.pops), "a reverse loop: {rooms:?}");
+    let n = 100;
+    let args = vec![
+        Buffer::I32(vec![n as i32]),
+        Buffer::F64((0..n).map(|i| 1.0 + 1e-3 * (i % 13) as f64).collect()),
+        Buffer::F64(vec![0.0; n]),
+        Buffer::F64(vec![0.0]),
+        Buffer::F64(vec![1.0]),
+    ];
+    let mut reference = args.clone();
+    Interpreter::new(module)
+        .call(procs.combined, &mut reference)
+        .expect("the interpreter runs the adjoint");
+    let compiled =
+        CompiledModule::compile(module, &JitOptions::default()).expect("the module compiles");
+    for segment_bytes in [1 << 16, 64] {
+        let mut rt = Runtime::with_config(StackConfig {
+            initial_segment_bytes: segment_bytes,
+            max_segment_bytes: segment_bytes,
+            ..StackConfig::default()
+        });
+        let mut got = args.clone();
+        compiled
+            .call_with(procs.combined, &mut got, &mut rt)
+            .expect("the JIT runs the adjoint");
+        assert_eq!(got, reference, "segments of {segment_bytes} bytes");
+    }
+    let Buffer::F64(grad) = &reference[2] else {
+        panic!("x_b is F64");
+    };
+    assert!(grad.iter().all(|&g| g > 0.9), "{grad:?}");
 }

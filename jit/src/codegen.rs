@@ -2584,15 +2584,17 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     /// The preheader test of a versioned loop: true when every element
-    /// reference of `accesses`, over its whole range, lies inside its
+    /// reference of the guard, over its whole range, lies inside its
     /// variable's dimensions and inside the storage its checks (or, with
-    /// bounds checks off, the storage check) would test.
-    fn range_guard(
-        &mut self,
-        accesses: &[crate::opt::licm::GuardAccess],
-    ) -> Result<Value, CompileError> {
+    /// bounds checks off, the storage check) would test, and every stack
+    /// listed has the room its pushes or pops need ([`Lower::stack_room`]).
+    fn range_guard(&mut self, guard: &crate::opt::licm::LoopGuard) -> Result<Value, CompileError> {
         let mut ok = self.b.ins().iconst(types::I8, 1);
-        for access in accesses {
+        for room in &guard.stacks {
+            let fits = self.stack_room(room)?;
+            ok = self.b.ins().band(ok, fits);
+        }
+        for access in &guard.accesses {
             let info = self.var_info(access.var)?.clone();
             if info.desc.is_some() || access.dims.len() != info.lowers.len() {
                 return err("internal: loop guard on an array without fixed bounds");
@@ -2635,13 +2637,13 @@ impl<'a, 'm> Lower<'a, 'm> {
     ) -> Result<Option<Value>, CompileError> {
         let site = v.index();
         let need_ty = || ty.map_or_else(|| err(format!("{v} needs a type")), Ok);
-        if let Some(accesses) = self
+        if let Some(guard) = self
             .sh
             .versions
             .proc(self.pid)
             .and_then(|p| p.guards.get(&v))
         {
-            return self.range_guard(accesses).map(Some);
+            return self.range_guard(guard).map(Some);
         }
         Ok(Some(match inst {
             Inst::Const(c) => {
@@ -2841,10 +2843,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             Inst::Push(kind, a) => {
                 let t = self.value_type(*a)?;
                 let x = self.operand(*a)?;
-                self.push(*kind, t, x)?;
+                self.push(*kind, t, x, self.segment_checked(v))?;
                 return Ok(None);
             }
-            Inst::Pop(kind) => self.pop(*kind, need_ty()?, site)?,
+            Inst::Pop(kind) => self.pop(*kind, need_ty()?, site, self.segment_checked(v))?,
         }))
     }
 
@@ -3712,7 +3714,52 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(())
     }
 
-    fn push(&mut self, kind: StackKind, ty: Type, x: Value) -> Result<(), CompileError> {
+    /// Whether the push or pop `v` tests for the end of its segment: false
+    /// in the fast copy of a versioned loop whose preheader test proved the
+    /// segment has room for all of the loop's pushes or pops.
+    fn segment_checked(&self, v: ir::Value) -> bool {
+        !self
+            .sh
+            .versions
+            .proc(self.pid)
+            .is_some_and(|p| p.unchecked.contains(&v))
+    }
+
+    /// Whether the current segment of `room`'s stack has room for (holds)
+    /// the words all iterations of a loop push (pop): `trips * per_trip <=
+    /// words`, computed as `trips <= words / per_trip` so that nothing
+    /// wraps.
+    fn stack_room(&mut self, room: &crate::opt::licm::StackRoom) -> Result<Value, CompileError> {
+        let k = runtime::stack_index(room.kind);
+        let top = self.stack_top(k);
+        let bytes = if room.pops {
+            let base = self.stack_field(k, layout::BASE);
+            self.b.ins().isub(top, base)
+        } else {
+            let end = self.stack_field(k, layout::END);
+            self.b.ins().isub(end, top)
+        };
+        let words = self.b.ins().ushr_imm_u(bytes, 3);
+        let whole = match room.per_trip {
+            1 => words,
+            n => self.b.ins().udiv_imm_u(words, i64::from(n)),
+        };
+        let trips = self.operand(room.trips)?;
+        Ok(self
+            .b
+            .ins()
+            .icmp(IntCC::SignedLessThanOrEqual, trips, whole))
+    }
+
+    /// Pushes `x` (of type `ty`) on stack `kind`; `checked` is false where
+    /// the segment is known to have room (see [`Lower::segment_checked`]).
+    fn push(
+        &mut self,
+        kind: StackKind,
+        ty: Type,
+        x: Value,
+        checked: bool,
+    ) -> Result<(), CompileError> {
         let word_ty = if kind == StackKind::Value {
             Type::F64
         } else {
@@ -3722,6 +3769,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         let k = runtime::stack_index(kind);
         let v = self.stack_vars[k];
         let top = self.stack_top(k);
+        if !checked {
+            self.b.ins().store(FLAGS, w, top, 0);
+            let next = self.b.ins().iadd_imm_s(top, 8);
+            self.pushed(k, next);
+            return Ok(());
+        }
         let end = match (v.and_then(|v| v.end), self.stacks[k].end) {
             (Some(var), _) => self.b.use_var(var),
             (None, Some(e)) => e,
@@ -3753,9 +3806,26 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.switch_to_block(cont);
         self.b.ins().store(FLAGS, w, t, 0);
         let next = self.b.ins().iadd_imm_s(t, 8);
+        self.pushed(k, next);
+        match v.and_then(|v| v.end) {
+            Some(var) => self.b.def_var(var, e),
+            // A segment switch moved `base` too.
+            None => {
+                self.stacks[k] = StackCache {
+                    end: Some(e),
+                    base: None,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After a push on stack `k`: `next` becomes its `top` and the push is
+    /// counted (in the variables, or in the context for a stack kept there).
+    fn pushed(&mut self, k: usize, next: Value) {
         let rt = self.rt;
         let off = layout::stack(k);
-        match v {
+        match self.stack_vars[k] {
             Some(v) => {
                 self.b.def_var(v.top, next);
                 let pushes = self.b.use_var(v.pushes);
@@ -3772,20 +3842,18 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
             }
         }
-        match v.and_then(|v| v.end) {
-            Some(var) => self.b.def_var(var, e),
-            // A segment switch moved `base` too.
-            None => {
-                self.stacks[k] = StackCache {
-                    end: Some(e),
-                    base: None,
-                }
-            }
-        }
-        Ok(())
     }
 
-    fn pop(&mut self, kind: StackKind, ty: Type, site: usize) -> Result<Value, CompileError> {
+    /// Pops the top of stack `kind` as type `ty`; `checked` is false where
+    /// the segment is known to hold the word (see
+    /// [`Lower::segment_checked`]).
+    fn pop(
+        &mut self,
+        kind: StackKind,
+        ty: Type,
+        site: usize,
+        checked: bool,
+    ) -> Result<Value, CompileError> {
         let word_ty = if kind == StackKind::Value {
             Type::F64
         } else {
@@ -3794,6 +3862,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         let k = runtime::stack_index(kind);
         let v = self.stack_vars[k];
         let top = self.stack_top(k);
+        if !checked {
+            let prev = self.b.ins().iadd_imm_s(top, -8);
+            let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
+            self.popped(k, prev);
+            return self.convert(w, word_ty, ty, Rounding::Trunc);
+        }
         let base = match (v.and_then(|v| v.base), self.stacks[k].base) {
             (Some(var), _) => self.b.use_var(var),
             (None, Some(b)) => b,
@@ -3825,15 +3899,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.switch_to_block(cont);
         let prev = self.b.ins().iadd_imm_s(t, -8);
         let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
-        match v {
-            Some(v) => self.b.def_var(v.top, prev),
-            None => {
-                let rt = self.rt;
-                self.b
-                    .ins()
-                    .store(FLAGS, prev, rt, layout::stack(k) + layout::TOP);
-            }
-        }
+        self.popped(k, prev);
         match v.and_then(|v| v.base) {
             Some(var) => self.b.def_var(var, b),
             // A segment switch moved `end` too.
@@ -3845,6 +3911,19 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         }
         self.convert(w, word_ty, ty, Rounding::Trunc)
+    }
+
+    /// After a pop from stack `k`: `prev` becomes its `top`.
+    fn popped(&mut self, k: usize, prev: Value) {
+        match self.stack_vars[k] {
+            Some(v) => self.b.def_var(v.top, prev),
+            None => {
+                let rt = self.rt;
+                self.b
+                    .ins()
+                    .store(FLAGS, prev, rt, layout::stack(k) + layout::TOP);
+            }
+        }
     }
 
     /// Address and length of character data, with substring checks.

@@ -23,6 +23,13 @@
 //! the first failing element, its variable and line exactly as without the
 //! pass.
 //!
+//! The same test checks that the current segment of every runtime stack the
+//! body only pushes on (only pops from) has room for (holds) the words all
+//! iterations push (pop), so that the fast copy's pushes and pops skip the
+//! per-word segment test: one comparison per loop instead of one per word.
+//! When a tape crosses a segment boundary inside the loop, the original
+//! loop runs and switches segments as before.
+//!
 //! The fast copy also computes once, before its first iteration, the
 //! floating-point and logical values of the body that depend on invariants
 //! only (constants, scalars the loop does not write, the hoisted loads):
@@ -38,8 +45,8 @@
 
 use super::inline::Origins;
 use crate::ir::{
-    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, ProcId, Rounding, Terminator, Type, Value, Var,
-    VarId,
+    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, ProcId, Rounding, StackKind, Terminator, Type,
+    Value, Var, VarId,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -54,17 +61,45 @@ pub struct GuardAccess {
     pub dims: Vec<(Value, Value)>,
 }
 
+/// The room one runtime stack must have in its current segment for every
+/// push (or pop) of a loop to stay in that segment: `per_trip` words per
+/// iteration over `trips` iterations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StackRoom {
+    /// The stack the loop pushes on or pops from (never both).
+    pub kind: StackKind,
+    /// True when the loop pops (the words must be on the segment below
+    /// `top`), false when it pushes (free words above `top`).
+    pub pops: bool,
+    /// Words pushed or popped in one iteration.
+    pub per_trip: u32,
+    /// The number of iterations (an `I64` value of the preheader, at least 1
+    /// and at most 2^62 when the rest of the test holds).
+    pub trips: Value,
+}
+
+/// What the preheader test of one versioned loop checks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoopGuard {
+    /// Element references that must stay inside their variables.
+    pub accesses: Vec<GuardAccess>,
+    /// Stacks whose current segment must hold the loop's pushes or pops.
+    pub stacks: Vec<StackRoom>,
+}
+
 /// What code generation needs to know about the versioned loops of one
 /// procedure.
 #[derive(Clone, Debug, Default)]
 pub struct ProcVersions {
     /// Element references (loads and stores) whose subscript and storage
-    /// checks a preheader test already passed: lowered without checks.
+    /// checks, and pushes and pops whose segment checks, a preheader test
+    /// already passed: lowered without checks.
     pub unchecked: FxHashSet<Value>,
     /// Placeholder `Bool` constants (`true` to the interpreter) that code
     /// generation lowers as "every reference listed lies inside its
-    /// variable's dimensions and storage".
-    pub guards: FxHashMap<Value, Vec<GuardAccess>>,
+    /// variable's dimensions and storage, and every stack listed has the
+    /// room its pushes or pops need in its current segment".
+    pub guards: FxHashMap<Value, LoopGuard>,
 }
 
 /// The versioned loops of every procedure of a module.
@@ -627,6 +662,65 @@ impl Emitter<'_> {
             }
         }
     }
+
+    /// The loop's number of iterations as an I64 value of the preheader,
+    /// given the DO variable's range `iv` from [`Emitter::iv_range`] (whose
+    /// conditions `ok` already holds); pushes onto `ok` the conditions under
+    /// which computing it does not wrap.
+    fn trips(
+        &mut self,
+        ind: &Induction,
+        iv: (Value, Value),
+        ok: &mut Vec<Value>,
+        like: Value,
+    ) -> Value {
+        match ind.range {
+            Range::Values { .. } => {
+                let (first, last) = iv;
+                self.within(ok, first, -HALF, HALF, like);
+                self.within(ok, last, -HALF, HALF, like);
+                let one = self.iconst(1, like);
+                let d = self.push(Inst::Binary(BinaryOp::Sub, last, first), Type::I64, like);
+                self.push(Inst::Binary(BinaryOp::Add, d, one), Type::I64, like)
+            }
+            // Checked within [1, HALF] by `iv_range`.
+            Range::CountDown { trips, .. } => self.push(Inst::Load(trips), Type::I64, like),
+        }
+    }
+}
+
+/// The stacks the loop body `body` only pushes on or only pops from, with
+/// the words one iteration moves: `(stack, pops, words)`. A stack the body
+/// both pushes on and pops from keeps its per-word checks.
+fn stack_traffic(proc: &Proc, body: &[Value]) -> Vec<(StackKind, bool, u32)> {
+    let mut found: Vec<(StackKind, u32, u32)> = Vec::new();
+    for &v in body {
+        let (kind, pop) = match proc.inst(v).kind {
+            Inst::Push(kind, _) => (kind, false),
+            Inst::Pop(kind) => (kind, true),
+            _ => continue,
+        };
+        let at = match found.iter().position(|f| f.0 == kind) {
+            Some(at) => at,
+            None => {
+                found.push((kind, 0, 0));
+                found.len() - 1
+            }
+        };
+        if pop {
+            found[at].2 += 1;
+        } else {
+            found[at].1 += 1;
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|(kind, pushes, pops)| match (pushes, pops) {
+            (0, n) => Some((kind, true, n)),
+            (n, 0) => Some((kind, false, n)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// True for the instructions a versioned body may contain: no calls, I/O,
@@ -827,12 +921,26 @@ fn version(
             accesses.push(access);
         }
     }
+    let traffic = stack_traffic(&snapshot, &body_insts);
+    let mut stacks = Vec::new();
+    if !traffic.is_empty() {
+        let trips = e.trips(&ind, iv, &mut ok, like);
+        stacks = traffic
+            .iter()
+            .map(|&(kind, pops, per_trip)| StackRoom {
+                kind,
+                pops,
+                per_trip,
+                trips,
+            })
+            .collect();
+    }
     // The placeholder is pushed directly: it must stay a value of its own.
     let span = e.proc.inst(like).span;
     let guard = e
         .proc
         .push_inst(pre, Inst::Const(Const::Bool(true)), Some(Type::Bool), span);
-    out.guards.insert(guard, accesses);
+    out.guards.insert(guard, LoopGuard { accesses, stacks });
     let mut seen = FxHashSet::default();
     ok.retain(|&c| seen.insert(c));
     let all = ok.into_iter().fold(guard, |acc, c| {
@@ -889,9 +997,27 @@ fn version(
     let mut rename: FxHashMap<Value, Value> = FxHashMap::default();
     let covered: FxHashSet<Value> = covered.into_iter().collect();
     let (to_lift, kept) = liftable_values(&a, &snapshot.blocks[shape.body].insts, &hoisted);
+    // The step variable of a reversed loop, which the preheader test proved 1.
+    let unit_step = match ind.range {
+        Range::CountDown { step, .. } => step,
+        Range::Values { .. } => None,
+    };
     for (from, to) in [(shape.header, fast_header), (shape.body, fast_body)] {
         for &v in &snapshot.blocks[from].insts {
             let data = snapshot.inst(v);
+            if from == shape.body && unit_step.is_some() && load_of(&snapshot, v) == unit_step {
+                // The constant 1 in place of the step's load (the body does
+                // not write the step), in the loop and before it.
+                let one = Inst::Const(Const::Int(1));
+                if to_lift.contains(&v) {
+                    let c = proc.push_inst(fast_pre, one.clone(), data.ty, data.span);
+                    lifted.insert(v, c);
+                }
+                let c = proc.push_inst(to, one, data.ty, data.span);
+                origins.copy_inst(pid, v.0, c.0);
+                rename.insert(v, c);
+                continue;
+            }
             if from == shape.body && to_lift.contains(&v) {
                 if kept.contains(&v) {
                     // Computed before the loop for the values lifted with
@@ -913,7 +1039,11 @@ fn version(
                     .map_operands(|x| rename.get(&x).copied().unwrap_or(x)),
             };
             let c = proc.push_inst(to, kind, data.ty, data.span);
-            if covered.contains(&v) && !hoisted.contains_key(&v) {
+            let roomy = match data.kind {
+                Inst::Push(kind, _) | Inst::Pop(kind) => traffic.iter().any(|t| t.0 == kind),
+                _ => false,
+            };
+            if roomy || (covered.contains(&v) && !hoisted.contains_key(&v)) {
                 out.unchecked.insert(c);
             }
             origins.copy_inst(pid, v.0, c.0);
@@ -929,4 +1059,34 @@ fn version(
         else_dest: shape.exit,
     };
     proc.blocks[fast_body.index()].term = Terminator::Jump(fast_header);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ProcBuilder;
+
+    /// A stack a body only pops from (or only pushes on) is listed with its
+    /// words per iteration; one it both pushes on and pops from is not.
+    #[test]
+    fn stack_traffic_lists_the_one_way_stacks() {
+        let mut proc = Proc::new("tape");
+        let mut b = ProcBuilder::new(&mut proc);
+        let k = b.iconst(Type::I64, 3);
+        let block = b.create_block();
+        b.jump(block);
+        b.switch_to_block(block);
+        let first = b.pop(StackKind::Value, Type::F64);
+        b.pop(StackKind::Value, Type::F64);
+        b.push(StackKind::Integer, k);
+        b.push(StackKind::Control, k);
+        b.pop(StackKind::Control, Type::I64);
+        b.push(StackKind::Integer, k);
+        let body = proc.blocks[block.index()].insts.clone();
+        assert!(body.contains(&first));
+        assert_eq!(
+            stack_traffic(&proc, &body),
+            vec![(StackKind::Value, true, 2), (StackKind::Integer, false, 2)]
+        );
+    }
 }
