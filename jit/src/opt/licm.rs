@@ -4,8 +4,14 @@
 //!
 //! A counted DO loop, after block merging, is a preheader that sets the DO
 //! variable, its trip bookkeeping (`_go`, `_rest`, `_stride`) and jumps to
-//! a header `br go, body, exit`, and a single body block that ends with
-//! the increment and a jump back. When the body makes no call, no I/O and
+//! a header `br go, body, exit`, and a body: one block that ends with the
+//! increment and a jump back, or an acyclic region of blocks (inner IF
+//! diamonds, the adjoint's zero-seed skips) entered only at its first
+//! block and left only through one latch block that jumps back (the
+//! adjoint's reversed loops step their counters in the first block
+//! instead). An integer scalar the body stores once and reads later in the
+//! iteration (a subscript the zero-seed skip carries into the block it
+//! guards) stands for the value stored. When the body makes no call, no I/O and
 //! no allocation, and the DO variable steps by 1, the DO variable runs over
 //! `[first, last]` exactly, and every subscript of the form `i + t`,
 //! `i - t`, `t + i` (with `t` invariant, possibly widened) or an invariant
@@ -21,7 +27,10 @@
 //! once, into scalar temporaries, before the copy's first iteration. When
 //! it fails, the original loop runs with all its checks, so an error names
 //! the first failing element, its variable and line exactly as without the
-//! pass.
+//! pass. Element references of blocks that run in some iterations only
+//! join the test as if they ran in every one: a conservative test, since
+//! when it fails the original loop runs and raises exactly the errors the
+//! code without the pass raises.
 //!
 //! The fast copy also computes once, before its first iteration, the
 //! floating-point and logical values of the body that depend on invariants
@@ -172,9 +181,13 @@ pub(super) fn loop_region(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option
         stack.extend(term.successors().iter().map(|s| s.index()));
     }
     // One latch, and no entry but the header's branch.
-    let mut latches = inside
-        .iter()
-        .filter(|&&b| proc.blocks[b].term.successors().iter().any(|s| s.index() == h));
+    let mut latches = inside.iter().filter(|&&b| {
+        proc.blocks[b]
+            .term
+            .successors()
+            .iter()
+            .any(|s| s.index() == h)
+    });
     let (Some(&latch), None) = (latches.next(), latches.next()) else {
         return None;
     };
@@ -868,7 +881,11 @@ fn dominators(preds: &[Vec<usize>], blocks: &[usize]) -> Vec<FxHashSet<usize>> {
                 Some(c) => c.intersection(&doms[*p]).copied().collect(),
             });
         }
-        let mut d = if i == 0 { FxHashSet::default() } else { common.unwrap_or_default() };
+        let mut d = if i == 0 {
+            FxHashSet::default()
+        } else {
+            common.unwrap_or_default()
+        };
         d.insert(i);
         doms.push(d);
     }
@@ -879,11 +896,7 @@ fn dominators(preds: &[Vec<usize>], blocks: &[usize]) -> Vec<FxHashSet<usize>> {
 /// body stores exactly once (counting stores to its aliases), where that
 /// store comes earlier in the same block or in a block that dominates the
 /// load's: the load to the value stored ([`Analysis::forwarded`]).
-fn forwarded_loads(
-    proc: &Proc,
-    preds: &[Vec<usize>],
-    blocks: &[usize],
-) -> FxHashMap<Value, Value> {
+fn forwarded_loads(proc: &Proc, preds: &[Vec<usize>], blocks: &[usize]) -> FxHashMap<Value, Value> {
     let mut stores: FxHashMap<VarId, usize> = FxHashMap::default();
     let mut single: FxHashMap<VarId, (usize, usize, Value)> = FxHashMap::default();
     for (i, &b) in blocks.iter().enumerate() {
@@ -1144,8 +1157,14 @@ fn version(
                 else_dest,
             } => Terminator::Branch {
                 cond: rename[&cond],
-                then_dest: fast_of.get(&then_dest.index()).copied().unwrap_or(then_dest),
-                else_dest: fast_of.get(&else_dest.index()).copied().unwrap_or(else_dest),
+                then_dest: fast_of
+                    .get(&then_dest.index())
+                    .copied()
+                    .unwrap_or(then_dest),
+                else_dest: fast_of
+                    .get(&else_dest.index())
+                    .copied()
+                    .unwrap_or(else_dest),
             },
             _ => unreachable!("loop blocks end with jumps and branches"),
         };
@@ -1324,7 +1343,10 @@ mod tests {
         // its bounds unless x(6) is zero and the update is skipped.
         let ones = [1.0; 6];
         let before = run(&m, 6, &ones, 4);
-        assert!(before.as_ref().is_err_and(|e| e.contains("`y`")), "{before:?}");
+        assert!(
+            before.as_ref().is_err_and(|e| e.contains("`y`")),
+            "{before:?}"
+        );
         assert_eq!(run(&after, 6, &ones, 4), before);
         let skipped = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0];
         let before = run(&m, 6, &skipped, 4);
