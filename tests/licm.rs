@@ -622,3 +622,69 @@ end subroutine
     };
     assert!(grad.iter().all(|&g| g > 0.9), "{grad:?}");
 }
+
+/// A loop whose body branches: an IF/ELSE diamond with an IF inside its
+/// THEN part, each arm referencing other elements, and a statement after
+/// the join.
+const BRANCHES: &str = "\
+subroutine clip(n, m, x, y, lo, s)
+  integer n, m, i
+  double precision x(n), y(m), lo, s
+  do i = 2, n - 1
+    if (x(i) > lo) then
+      y(i-1) = y(i-1) + x(i)
+      if (x(i+1) > x(i)) s = s + x(i+1)
+    else
+      y(i+1) = x(i) - lo
+    end if
+    y(i) = y(i) * 0.5d0
+  end do
+end subroutine
+";
+
+fn clip_args(n: usize, y_len: usize, lo: f64) -> Vec<Buffer> {
+    vec![
+        Buffer::I32(vec![n as i32]),
+        Buffer::I32(vec![y_len as i32]),
+        Buffer::F64((0..n).map(|i| ((i * 7) % 5) as f64 * 0.3).collect()),
+        Buffer::F64((0..y_len).map(|i| 1.0 + i as f64 * 0.1).collect()),
+        Buffer::F64(vec![lo]),
+        Buffer::F64(vec![0.25]),
+    ]
+}
+
+#[test]
+fn a_loop_with_inner_ifs_is_versioned_and_agrees_bit_for_bit() {
+    let (module, proc) = module_of(BRANCHES, "clip");
+    let optimized = adjit::jit::opt::optimize_for_jit(&module, true, true);
+    let versions = optimized.versions.proc(proc).expect("the procedure");
+    assert_eq!(versions.guards.len(), 1, "the loop is versioned");
+    for n in [1, 2, 3, 8, 41] {
+        for lo in [-1.0, 0.5, 2.0] {
+            for checks in [true, false] {
+                let out = agree(&module, proc, &clip_args(n, n, lo), checks);
+                assert!(out.is_ok(), "n = {n}, lo = {lo}: {out:?}");
+            }
+        }
+    }
+}
+
+/// `y` one element short (`m = n - 1`): the ELSE arm's `y(i+1)` at the
+/// last iteration is outside its bounds (and its storage), so the call
+/// fails there, on line 9 naming `y`, when that arm runs, and succeeds
+/// when the THEN arm runs instead (the preheader test fails: the
+/// original loop runs).
+#[test]
+fn an_out_of_range_element_in_an_inner_if_fails_only_when_its_arm_runs() {
+    let (module, proc) = module_of(BRANCHES, "clip");
+    let n = 8;
+    // x(7) = 0.3 * ((6 * 7) % 5) = 0.6: below lo = 2 (ELSE), above lo = 0.5 (THEN).
+    for checks in [true, false] {
+        let err = agree(&module, proc, &clip_args(n, n - 1, 2.0), checks)
+            .expect_err("y(8) is outside y(7)");
+        assert!(err.starts_with("line 9:"), "{err}");
+        assert!(err.contains("`y`"), "{err}");
+        let out = agree(&module, proc, &clip_args(n, n - 1, 0.5), checks);
+        assert!(out.is_ok(), "{out:?}");
+    }
+}

@@ -4,8 +4,14 @@
 //!
 //! A counted DO loop, after block merging, is a preheader that sets the DO
 //! variable, its trip bookkeeping (`_go`, `_rest`, `_stride`) and jumps to
-//! a header `br go, body, exit`, and a single body block that ends with
-//! the increment and a jump back. When the body makes no call, no I/O and
+//! a header `br go, body, exit`, and a body: one block that ends with the
+//! increment and a jump back, or an acyclic region of blocks (inner IF
+//! diamonds, the adjoint's zero-seed skips) entered only at its first
+//! block and left only through one latch block that jumps back (the
+//! adjoint's reversed loops step their counters in the first block
+//! instead). An integer scalar the body stores once and reads later in the
+//! iteration (a subscript the zero-seed skip carries into the block it
+//! guards) stands for the value stored. When the body makes no call, no I/O and
 //! no allocation, and the DO variable steps by 1, the DO variable runs over
 //! `[first, last]` exactly, and every subscript of the form `i + t`,
 //! `i - t`, `t + i` (with `t` invariant, possibly widened) or an invariant
@@ -21,7 +27,10 @@
 //! once, into scalar temporaries, before the copy's first iteration. When
 //! it fails, the original loop runs with all its checks, so an error names
 //! the first failing element, its variable and line exactly as without the
-//! pass.
+//! pass. Element references of blocks that run in some iterations only
+//! join the test as if they ran in every one: a conservative test, since
+//! when it fails the original loop runs and raises exactly the errors the
+//! code without the pass raises.
 //!
 //! The same test checks that the current segment of every runtime stack the
 //! body only pushes on (only pops from) has room for (holds) the words all
@@ -120,10 +129,11 @@ impl Versions {
 /// documentation), recording copied instructions' origins.
 pub fn version_loops(proc: &mut Proc, pid: ProcId, origins: &mut Origins) -> ProcVersions {
     let mut out = ProcVersions::default();
-    let preds = predecessors(proc);
+    let mut preds = predecessors(proc);
     for h in 0..proc.blocks.len() {
-        if let Some(shape) = loop_shape(proc, &preds, h) {
-            version(proc, pid, origins, &shape, &mut out);
+        if let Some(shape) = loop_region(proc, &preds, h) {
+            version(proc, pid, origins, &preds, &shape, &mut out);
+            preds = predecessors(proc);
         }
     }
     out
@@ -148,43 +158,115 @@ pub(super) struct Shape {
     pub(super) pre: usize,
     /// The header (branches to the body or the exit).
     pub(super) header: usize,
-    /// The single body block (ends with a jump back to the header).
+    /// The body's first block (its only one for [`loop_shape`]).
     pub(super) body: usize,
-    /// Where the loop exits to.
-    pub(super) exit: BlockId,
+    /// Every block of the body in an order where each block comes after
+    /// its predecessors: `body` first, the latch (the one block jumping
+    /// back to the header) last.
+    pub(super) blocks: Vec<usize>,
 }
+
+impl Shape {
+    /// The block that jumps back to the header (the body's last block).
+    fn latch(&self) -> usize {
+        self.blocks[self.blocks.len() - 1]
+    }
+}
+
+/// The most blocks a versioned loop body may have (the fast copy
+/// duplicates them all).
+const MAX_BODY_BLOCKS: usize = 64;
 
 /// Recognises `pre: ...; jump header`, `header: ...; br c, body, exit`,
 /// `body: ...; jump header` with no other entry into the loop.
 pub(super) fn loop_shape(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
-    let block = &proc.blocks[h];
+    loop_region(proc, preds, h).filter(|shape| shape.blocks.len() == 1)
+}
+
+/// Recognises a loop `pre: ...; jump header`, `header: ...; br c, body,
+/// exit` whose body is an acyclic region entered only at `body` (inner
+/// IF diamonds and forward branches), left only through one latch block
+/// `...; jump header`, with no other exit and no other entry.
+pub(super) fn loop_region(proc: &Proc, preds: &[Vec<usize>], h: usize) -> Option<Shape> {
     let Terminator::Branch {
         then_dest,
         else_dest,
         ..
-    } = block.term
+    } = proc.blocks[h].term
     else {
         return None;
     };
-    let (body, exit) = (then_dest.index(), else_dest);
-    if body == h || exit.index() == h {
+    let body = then_dest.index();
+    if body == h || else_dest.index() == h || preds[body] != [h] {
         return None;
     }
-    if proc.blocks[body].term != Terminator::Jump(BlockId(h as u32)) || preds[body] != [h] {
+    // The blocks reachable from the body without passing the header.
+    let mut inside = FxHashSet::default();
+    let mut stack = vec![body];
+    while let Some(b) = stack.pop() {
+        if b == h || !inside.insert(b) {
+            continue;
+        }
+        let term = &proc.blocks[b].term;
+        if inside.len() > MAX_BODY_BLOCKS
+            || !matches!(term, Terminator::Jump(_) | Terminator::Branch { .. })
+        {
+            return None;
+        }
+        stack.extend(term.successors().iter().map(|s| s.index()));
+    }
+    // One latch, and no entry but the header's branch.
+    let mut latches = inside.iter().filter(|&&b| {
+        proc.blocks[b]
+            .term
+            .successors()
+            .iter()
+            .any(|s| s.index() == h)
+    });
+    let (Some(&latch), None) = (latches.next(), latches.next()) else {
         return None;
+    };
+    if proc.blocks[latch].term != Terminator::Jump(BlockId(h as u32))
+        || inside
+            .iter()
+            .any(|&b| b != body && preds[b].iter().any(|p| !inside.contains(p)))
+    {
+        return None;
+    }
+    // Predecessors first; a block left unordered lies on a cycle.
+    let mut waiting: FxHashMap<usize, usize> = inside
+        .iter()
+        .map(|&b| (b, if b == body { 0 } else { preds[b].len() }))
+        .collect();
+    let mut blocks = Vec::with_capacity(inside.len());
+    let mut ready = vec![body];
+    while let Some(b) = ready.pop() {
+        blocks.push(b);
+        for s in proc.blocks[b].term.successors() {
+            if let Some(n) = waiting.get_mut(&s.index()) {
+                *n -= 1;
+                if *n == 0 {
+                    ready.push(s.index());
+                }
+            }
+        }
     }
     let [a, b] = preds[h][..] else {
         return None;
     };
-    let pre = if a == body { b } else { a };
-    if pre == h || pre == body || proc.blocks[pre].term != Terminator::Jump(BlockId(h as u32)) {
+    let pre = if a == latch { b } else { a };
+    if blocks.len() != inside.len()
+        || pre == h
+        || inside.contains(&pre)
+        || proc.blocks[pre].term != Terminator::Jump(BlockId(h as u32))
+    {
         return None;
     }
     Some(Shape {
         pre,
         header: h,
         body,
-        exit,
+        blocks,
     })
 }
 
@@ -217,10 +299,16 @@ pub(super) fn load_of(proc: &Proc, v: Value) -> Option<VarId> {
 pub(super) struct Induction {
     /// The DO variable.
     pub(super) var: VarId,
-    /// Position in the body of the increment's store.
+    /// The body block that steps the counters: the latch, or the body's
+    /// first block (the adjoint's reversed loops step first).
+    block: usize,
+    /// Position in `block` of the increment's store.
     store_pos: usize,
     /// The loop's range, emitted into the preheader.
     range: Range,
+    /// The DO variable and the bookkeeping variables `block` steps or
+    /// reads: no other block of the body may store them.
+    counters: Vec<VarId>,
 }
 
 /// How the preheader finds the values the DO variable takes at the start
@@ -275,10 +363,11 @@ fn steppers(proc: &Proc, body: usize, op: BinaryOp) -> Vec<(VarId, usize, Option
 
 /// Matches the DO bookkeeping of the front end with a step of 1:
 /// preheader `go = first <= last`, `rest = (last - first) + MIN`,
-/// `stride = 1`, `i = first` (`step = 1`); body `i = i + step`,
+/// `stride = 1`, `i = first` (`step = 1`); latch `i = i + step`,
 /// `go = rest >= stride + MIN`, `rest = rest - stride`.
 pub(super) fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction> {
-    let body = last_stores(proc, shape.body);
+    let latch = shape.latch();
+    let body = last_stores(proc, latch);
     let pre = last_stores(proc, shape.pre);
     let &(_, go_next) = body.get(&go)?;
     let Inst::Cmp(CmpOp::Ge, r, t) = proc.inst(go_next).kind else {
@@ -295,8 +384,8 @@ pub(super) fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction
     let &(_, rest_next) = body.get(&rest)?;
     if proc.inst(rest_next).kind != Inst::Binary(BinaryOp::Sub, r, s)
         || body.contains_key(&stride)
-        || stores_to(proc, shape.body, go) != 1
-        || stores_to(proc, shape.body, rest) != 1
+        || stores_to(proc, latch, go) != 1
+        || stores_to(proc, latch, rest) != 1
         || pre.get(&stride).and_then(|&(_, x)| int_const(proc, x)) != Some(1)
     {
         return None;
@@ -316,7 +405,7 @@ pub(super) fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction
         return None;
     }
     // The DO variable: stepped by 1, starting at `first`.
-    steppers(proc, shape.body, BinaryOp::Add)
+    steppers(proc, latch, BinaryOp::Add)
         .into_iter()
         .find_map(|(var, store_pos, step)| {
             let step_one = step
@@ -328,14 +417,16 @@ pub(super) fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction
                     && int_const(proc, init) == int_const(proc, first));
             (step_one && same).then_some(Induction {
                 var,
+                block: latch,
                 store_pos,
                 range: Range::Values { first, last },
+                counters: [go, rest, stride, var].into_iter().chain(step).collect(),
             })
         })
 }
 
-/// Matches a reversed DO loop of the adjoint: header `br trips > 0`, body
-/// `trips = trips - 1`, `i = i - step`.
+/// Matches a reversed DO loop of the adjoint: header `br trips > 0`, latch
+/// or first body block `trips = trips - 1`, `i = i - step`.
 fn count_down(proc: &Proc, shape: &Shape) -> Option<Induction> {
     let header = &proc.blocks[shape.header];
     let Inst::Cmp(CmpOp::Gt, t, z) = proc.inst(header.term.operand()?).kind else {
@@ -353,23 +444,27 @@ fn count_down(proc: &Proc, shape: &Shape) -> Option<Induction> {
     {
         return None;
     }
-    let (_, trips_next) = *last_stores(proc, shape.body).get(&trips)?;
+    let (block, (_, trips_next)) = [shape.latch(), shape.body]
+        .into_iter()
+        .find_map(|b| Some((b, *last_stores(proc, b).get(&trips)?)))?;
     let Inst::Binary(BinaryOp::Sub, a, one) = proc.inst(trips_next).kind else {
         return None;
     };
     if load_of(proc, a) != Some(trips)
         || int_const(proc, one) != Some(1)
-        || stores_to(proc, shape.body, trips) != 1
+        || stores_to(proc, block, trips) != 1
     {
         return None;
     }
-    let (var, store_pos, step) = steppers(proc, shape.body, BinaryOp::Sub)
+    let (var, store_pos, step) = steppers(proc, block, BinaryOp::Sub)
         .into_iter()
         .find(|c| c.0 != trips)?;
     Some(Induction {
         var,
+        block,
         store_pos,
         range: Range::CountDown { trips, step },
+        counters: [trips, var].into_iter().chain(step).collect(),
     })
 }
 
@@ -389,6 +484,10 @@ struct Analysis<'p> {
     written: FxHashSet<VarId>,
     /// Body values that load the DO variable's current value.
     iv_loads: FxHashSet<Value>,
+    /// Loads of an integer scalar the body stores once, earlier in the
+    /// same iteration (in the same block or one that dominates the load's),
+    /// to the value stored: how a value reaches a later block of the body.
+    forwarded: FxHashMap<Value, Value>,
     forms: FxHashMap<Value, Option<Form>>,
 }
 
@@ -411,6 +510,9 @@ impl Analysis<'_> {
         }
         if self.iv_loads.contains(&v) {
             return Some(Form::Affine);
+        }
+        if let Some(&stored) = self.forwarded.get(&v) {
+            return self.form(stored);
         }
         match data.kind {
             Inst::Const(Const::Int(_)) => Some(Form::Invariant),
@@ -489,6 +591,9 @@ struct Emitter<'p> {
     copies: FxHashMap<Value, Value>,
     /// The pure instructions emitted so far, by what they compute.
     emitted: FxHashMap<Key, Value>,
+    /// Body loads that stand for a value stored earlier in the iteration
+    /// ([`Analysis::forwarded`]): copied as that value.
+    forwarded: FxHashMap<Value, Value>,
 }
 
 impl<'p> Emitter<'p> {
@@ -512,6 +617,7 @@ impl<'p> Emitter<'p> {
             block,
             copies: FxHashMap::default(),
             emitted,
+            forwarded: FxHashMap::default(),
         }
     }
 }
@@ -548,9 +654,14 @@ impl Emitter<'_> {
         if let Some(&c) = self.copies.get(&v) {
             return c;
         }
-        let data = self.proc.inst(v).clone();
-        let kind = data.kind.map_operands(|x| self.invariant(x));
-        let c = self.emit(kind, data.ty, data.span);
+        let c = match self.forwarded.get(&v) {
+            Some(&stored) => self.invariant(stored),
+            None => {
+                let data = self.proc.inst(v).clone();
+                let kind = data.kind.map_operands(|x| self.invariant(x));
+                self.emit(kind, data.ty, data.span)
+            }
+        };
         self.copies.insert(v, c);
         c
     }
@@ -591,6 +702,11 @@ impl Emitter<'_> {
     ) -> (Value, Value) {
         if a.iv_loads.contains(&v) {
             return iv;
+        }
+        if let Some(&stored) = a.forwarded.get(&v) {
+            if matches!(a.form(v), Some(Form::Affine)) {
+                return self.range(a, iv, stored, ok);
+            }
         }
         let data = a.proc.inst(v).clone();
         match (a.form(v), data.kind) {
@@ -845,14 +961,86 @@ fn fixed_array(var: &Var) -> bool {
     var.is_array() && var.ty != Type::Char && !var.storage.is_allocatable()
 }
 
+/// For each block of `blocks` (in an order where predecessors come first,
+/// the first block entered only from outside), the positions in `blocks`
+/// of the blocks that dominate it within them, itself included.
+fn dominators(preds: &[Vec<usize>], blocks: &[usize]) -> Vec<FxHashSet<usize>> {
+    let pos: FxHashMap<usize, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+    let mut doms: Vec<FxHashSet<usize>> = Vec::with_capacity(blocks.len());
+    for (i, &b) in blocks.iter().enumerate() {
+        let mut common: Option<FxHashSet<usize>> = None;
+        for p in preds[b].iter().filter_map(|p| pos.get(p)) {
+            common = Some(match common {
+                None => doms[*p].clone(),
+                Some(c) => c.intersection(&doms[*p]).copied().collect(),
+            });
+        }
+        let mut d = if i == 0 {
+            FxHashSet::default()
+        } else {
+            common.unwrap_or_default()
+        };
+        d.insert(i);
+        doms.push(d);
+    }
+    doms
+}
+
+/// The loads of the loop body `blocks` that read an integer scalar the
+/// body stores exactly once (counting stores to its aliases), where that
+/// store comes earlier in the same block or in a block that dominates the
+/// load's: the load to the value stored ([`Analysis::forwarded`]).
+fn forwarded_loads(proc: &Proc, preds: &[Vec<usize>], blocks: &[usize]) -> FxHashMap<Value, Value> {
+    let mut stores: FxHashMap<VarId, usize> = FxHashMap::default();
+    let mut single: FxHashMap<VarId, (usize, usize, Value)> = FxHashMap::default();
+    for (i, &b) in blocks.iter().enumerate() {
+        for (pos, &v) in proc.blocks[b].insts.iter().enumerate() {
+            if let Inst::Store(var, x) = proc.inst(v).kind {
+                for alias in super::aliases(proc, var) {
+                    *stores.entry(alias).or_default() += 1;
+                }
+                single.insert(var, (i, pos, x));
+            }
+        }
+    }
+    let doms = dominators(preds, blocks);
+    let mut out = FxHashMap::default();
+    for (i, &b) in blocks.iter().enumerate() {
+        for (pos, &v) in proc.blocks[b].insts.iter().enumerate() {
+            let Inst::Load(var) = proc.inst(v).kind else {
+                continue;
+            };
+            let Some(&(si, spos, x)) = single.get(&var) else {
+                continue;
+            };
+            let ty = proc.var(var).ty;
+            let earlier = (si == i && spos < pos) || (si != i && doms[i].contains(&si));
+            if earlier
+                && stores.get(&var) == Some(&1)
+                && ty.is_int()
+                && !proc.var(var).is_array()
+                && proc.value_type(x) == Some(ty)
+            {
+                out.insert(v, x);
+            }
+        }
+    }
+    out
+}
+
 fn version(
     proc: &mut Proc,
     pid: ProcId,
     origins: &mut Origins,
+    preds: &[Vec<usize>],
     shape: &Shape,
     out: &mut ProcVersions,
 ) {
-    let body_insts = proc.blocks[shape.body].insts.clone();
+    let body_insts: Vec<Value> = shape
+        .blocks
+        .iter()
+        .flat_map(|&b| proc.blocks[b].insts.iter().copied())
+        .collect();
     if !body_insts.iter().all(|&v| allowed(&proc.inst(v).kind)) {
         return;
     }
@@ -869,21 +1057,44 @@ fn version(
         return;
     };
     let mut written = FxHashSet::default();
-    for &v in &body_insts {
-        if let Inst::Store(var, _) | Inst::StoreElem(var, ..) = proc.inst(v).kind {
-            written.extend(super::aliases(proc, var));
+    let mut written_elsewhere = FxHashSet::default();
+    // Where the counters' block starts in `body_insts`.
+    let block_start: usize = shape
+        .blocks
+        .iter()
+        .take_while(|&&b| b != ind.block)
+        .map(|&b| proc.blocks[b].insts.len())
+        .sum();
+    for &b in &shape.blocks {
+        for &v in &proc.blocks[b].insts {
+            if let Inst::Store(var, _) | Inst::StoreElem(var, ..) = proc.inst(v).kind {
+                let aliases = super::aliases(proc, var);
+                if b != ind.block {
+                    written_elsewhere.extend(aliases.iter().copied());
+                }
+                written.extend(aliases);
+            }
         }
     }
-    let iv_loads = body_insts[..ind.store_pos]
+    if ind.counters.iter().any(|c| written_elsewhere.contains(c)) {
+        return;
+    }
+    // The DO variable's value at the start of the iteration: the loads
+    // before the step (the counters' block is the first or the last of the
+    // body, run in every iteration; the others store no counter). Loads
+    // after it are forwarded to the stepped value.
+    let iv_loads = body_insts[..block_start + ind.store_pos]
         .iter()
         .copied()
         .filter(|&v| proc.inst(v).kind == Inst::Load(ind.var))
         .collect();
+    let forwarded = forwarded_loads(proc, preds, &shape.blocks);
     let snapshot = proc.clone();
     let mut a = Analysis {
         proc: &snapshot,
         written,
         iv_loads,
+        forwarded,
         forms: FxHashMap::default(),
     };
     // Element references whose subscripts all have a range.
@@ -904,6 +1115,7 @@ fn version(
     let pre = BlockId(shape.pre as u32);
     let like = covered[0];
     let mut e = Emitter::new(proc, pre);
+    e.forwarded = a.forwarded.clone();
     let mut ok = Vec::new();
     let iv = e.iv_range(&ind, &mut ok, like);
     let mut accesses = Vec::new();
@@ -946,15 +1158,23 @@ fn version(
     let all = ok.into_iter().fold(guard, |acc, c| {
         e.push(Inst::Binary(BinaryOp::And, acc, c), Type::Bool, like)
     });
-    // The fast copy: preheader of hoisted loads, header, body.
+    // The fast copy: preheader of hoisted loads, header, body blocks.
     let fast_pre = e.proc.add_block();
     let fast_header = e.proc.add_block();
-    let fast_body = e.proc.add_block();
-    for (from, to) in [
-        (shape.pre, fast_pre),
-        (shape.header, fast_header),
-        (shape.body, fast_body),
-    ] {
+    let fast_blocks: Vec<(usize, BlockId)> = shape
+        .blocks
+        .iter()
+        .map(|&b| (b, e.proc.add_block()))
+        .collect();
+    let fast_of: FxHashMap<usize, BlockId> = fast_blocks
+        .iter()
+        .copied()
+        .chain([(shape.header, fast_header)])
+        .collect();
+    for (from, to) in [(shape.pre, fast_pre), (shape.header, fast_header)]
+        .into_iter()
+        .chain(fast_blocks.iter().copied())
+    {
         origins.copy_block(pid, from as u32, to.0);
         e.proc.blocks[to.index()].term_span = e.proc.blocks[from].term_span;
     }
@@ -969,6 +1189,7 @@ fn version(
     // Body values computed once in the fast preheader: body value to its copy there.
     let mut lifted: FxHashMap<Value, Value> = FxHashMap::default();
     let mut fp = Emitter::new(e.proc, fast_pre);
+    fp.forwarded = a.forwarded.clone();
     for &v in &covered {
         let Inst::LoadElem(var, idx) = &snapshot.inst(v).kind else {
             continue;
@@ -996,18 +1217,22 @@ fn version(
     // The header and the body, copied.
     let mut rename: FxHashMap<Value, Value> = FxHashMap::default();
     let covered: FxHashSet<Value> = covered.into_iter().collect();
-    let (to_lift, kept) = liftable_values(&a, &snapshot.blocks[shape.body].insts, &hoisted);
-    // The step variable of a reversed loop, which the preheader test proved 1.
+    let (to_lift, kept) = liftable_values(&a, &body_insts, &hoisted);
+    // The step variable of a reversed loop, which the preheader test proved 1
+    // (no block of the loop writes it).
     let unit_step = match ind.range {
         Range::CountDown { step, .. } => step,
         Range::Values { .. } => None,
     };
-    for (from, to) in [(shape.header, fast_header), (shape.body, fast_body)] {
+    for (from, to) in [(shape.header, fast_header)]
+        .into_iter()
+        .chain(fast_blocks.iter().copied())
+    {
         for &v in &snapshot.blocks[from].insts {
             let data = snapshot.inst(v);
-            if from == shape.body && unit_step.is_some() && load_of(&snapshot, v) == unit_step {
-                // The constant 1 in place of the step's load (the body does
-                // not write the step), in the loop and before it.
+            if from != shape.header && unit_step.is_some() && load_of(&snapshot, v) == unit_step {
+                // The constant 1 in place of the step's load, in the loop
+                // and before it.
                 let one = Inst::Const(Const::Int(1));
                 if to_lift.contains(&v) {
                     let c = proc.push_inst(fast_pre, one.clone(), data.ty, data.span);
@@ -1018,7 +1243,7 @@ fn version(
                 rename.insert(v, c);
                 continue;
             }
-            if from == shape.body && to_lift.contains(&v) {
+            if from != shape.header && to_lift.contains(&v) {
                 if kept.contains(&v) {
                     // Computed before the loop for the values lifted with
                     // it, and in the loop beside the product it guards.
@@ -1050,21 +1275,221 @@ fn version(
             rename.insert(v, c);
         }
     }
-    let Terminator::Branch { cond, .. } = snapshot.blocks[shape.header].term else {
-        return;
-    };
-    proc.blocks[fast_header.index()].term = Terminator::Branch {
-        cond: rename[&cond],
-        then_dest: fast_body,
-        else_dest: shape.exit,
-    };
-    proc.blocks[fast_body.index()].term = Terminator::Jump(fast_header);
+    // The terminators: branches within the loop go to the fast copies.
+    for (from, to) in [(shape.header, fast_header)]
+        .into_iter()
+        .chain(fast_blocks.iter().copied())
+    {
+        let term = match snapshot.blocks[from].term.clone() {
+            Terminator::Jump(d) => Terminator::Jump(fast_of.get(&d.index()).copied().unwrap_or(d)),
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => Terminator::Branch {
+                cond: rename[&cond],
+                then_dest: fast_of
+                    .get(&then_dest.index())
+                    .copied()
+                    .unwrap_or(then_dest),
+                else_dest: fast_of
+                    .get(&else_dest.index())
+                    .copied()
+                    .unwrap_or(else_dest),
+            },
+            _ => unreachable!("loop blocks end with jumps and branches"),
+        };
+        proc.blocks[to.index()].term = term;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ir::builder::ProcBuilder;
+    use crate::ir::interp::Interpreter;
+    use crate::ir::{Buffer, Module};
+
+    /// A reversed loop `i = n, 2, -1` (`trips` counting down) whose body
+    /// skips, when `x(i)` is zero, a block that updates `y(i-1)` (`y` has
+    /// `m` elements): the
+    /// subscript `i - 1` reaches the skipped block through the scalar `k`,
+    /// as the adjoint's zero-seed skip carries it. With `store_iv`, the
+    /// skipped block also stores the DO variable. With `step_first`, the
+    /// body's first block steps the counters (from `i = n + 1`) and the
+    /// latch only jumps back, as in the adjoint's reversed loops.
+    fn guarded_update(store_iv: bool, step_first: bool) -> Module {
+        let mut proc = Proc::new("guarded");
+        let mut b = ProcBuilder::new(&mut proc);
+        let n = b.param("n", Type::I64, vec![]);
+        let m = b.param("m", Type::I64, vec![]);
+        let x = b.param("x", Type::F64, vec![ProcBuilder::var_dim(n)]);
+        let y = b.param("y", Type::F64, vec![ProcBuilder::var_dim(m)]);
+        let (trips, i, k) = (
+            b.local("trips", Type::I64),
+            b.local("i", Type::I64),
+            b.local("k", Type::I64),
+        );
+        let nv = b.load(n);
+        let one = b.iconst(Type::I64, 1);
+        let i0 = if step_first {
+            b.binary(BinaryOp::Add, nv, one)
+        } else {
+            nv
+        };
+        b.store(i, i0);
+        let t = b.binary(BinaryOp::Sub, nv, one);
+        b.store(trips, t);
+        let step = |b: &mut ProcBuilder| {
+            let t = b.load(trips);
+            let one = b.iconst(Type::I64, 1);
+            let t1 = b.binary(BinaryOp::Sub, t, one);
+            b.store(trips, t1);
+            let iv = b.load(i);
+            let i1 = b.binary(BinaryOp::Sub, iv, one);
+            b.store(i, i1);
+        };
+        let [header, body, guarded, latch, exit] = [(); 5].map(|_| b.create_block());
+        b.jump(header);
+        b.switch_to_block(header);
+        let t = b.load(trips);
+        let zero = b.iconst(Type::I64, 0);
+        let go = b.cmp(CmpOp::Gt, t, zero);
+        b.terminate(Terminator::Branch {
+            cond: go,
+            then_dest: body,
+            else_dest: exit,
+        });
+        b.switch_to_block(body);
+        if step_first {
+            step(&mut b);
+        }
+        let iv = b.load(i);
+        let one = b.iconst(Type::I64, 1);
+        let km = b.binary(BinaryOp::Sub, iv, one);
+        b.store(k, km);
+        let xv = b.load_elem(x, vec![iv]);
+        let fzero = b.fconst(Type::F64, 0.0);
+        let skip = b.cmp(CmpOp::Eq, xv, fzero);
+        b.terminate(Terminator::Branch {
+            cond: skip,
+            then_dest: latch,
+            else_dest: guarded,
+        });
+        b.switch_to_block(guarded);
+        let kv = b.load(k);
+        let iv = b.load(i);
+        let xv = b.load_elem(x, vec![iv]);
+        let yv = b.load_elem(y, vec![kv]);
+        let sum = b.binary(BinaryOp::Add, yv, xv);
+        b.store_elem(y, vec![kv], sum);
+        if store_iv {
+            b.store(i, iv);
+        }
+        b.jump(latch);
+        b.switch_to_block(latch);
+        if !step_first {
+            step(&mut b);
+        }
+        b.jump(header);
+        b.switch_to_block(exit);
+        b.ret();
+        let mut m = Module::default();
+        m.add_proc(proc);
+        m
+    }
+
+    fn run(m: &Module, n: i64, x: &[f64], y_len: usize) -> Result<Vec<Buffer>, String> {
+        let mut args = vec![
+            Buffer::I64(vec![n]),
+            Buffer::I64(vec![y_len as i64]),
+            Buffer::F64(x.to_vec()),
+            Buffer::F64((0..y_len).map(|j| j as f64 * 0.5).collect()),
+        ];
+        Interpreter::new(m)
+            .call(ProcId(0), &mut args)
+            .map(|()| args)
+            .map_err(|e| format!("{}:{}: {e}", e.span.line, e.span.col))
+    }
+
+    fn versioned(m: &Module) -> (Module, ProcVersions) {
+        let mut after = m.clone();
+        let mut origins = Origins::default();
+        let out = version_loops(&mut after.procs[0], ProcId(0), &mut origins);
+        crate::ir::verify::verify_module(&after).expect("versioned code verifies");
+        (after, out)
+    }
+
+    #[test]
+    fn a_body_with_an_inner_branch_is_one_region() {
+        let m = guarded_update(false, true);
+        let proc = &m.procs[0];
+        let preds = predecessors(proc);
+        let shape = loop_region(proc, &preds, 1).expect("the loop is a region");
+        // Body, the guarded block, the latch: predecessors first.
+        assert_eq!(shape.blocks, [2, 3, 4]);
+        assert_eq!((shape.pre, shape.header, shape.latch()), (0, 1, 4));
+        assert!(loop_shape(proc, &preds, 1).is_none(), "not one block");
+    }
+
+    #[test]
+    fn a_guarded_block_is_versioned_through_its_carried_subscript() {
+        for step_first in [false, true] {
+            guarded_block_is_versioned(step_first);
+        }
+    }
+
+    fn guarded_block_is_versioned(step_first: bool) {
+        let m = guarded_update(false, step_first);
+        let (after, out) = versioned(&m);
+        assert_eq!(out.guards.len(), 1, "one versioned loop");
+        let accesses = &out.guards.values().next().expect("the guard").accesses;
+        // x(i) (both loads: one range) and y(k), k = i - 1, forwarded.
+        let vars: Vec<VarId> = accesses.iter().map(|a| a.var).collect();
+        assert_eq!(vars, [VarId(2), VarId(3)]);
+        // The guarded block's loads and store of the fast copy are
+        // unchecked: three element references of the body's four, and
+        // x(i) of the guarded block.
+        assert_eq!(out.unchecked.len(), 4);
+        // A body block, the guarded block and the latch copied, plus the
+        // fast preheader and header.
+        assert_eq!(after.procs[0].blocks.len(), m.procs[0].blocks.len() + 5);
+        let x = [1.0, 0.0, 2.5, 0.0, -1.0, 3.0];
+        assert_eq!(run(&after, 6, &x, 6), run(&m, 6, &x, 6));
+        assert!(run(&after, 6, &x, 6).is_ok());
+    }
+
+    #[test]
+    fn the_out_of_range_element_of_a_guarded_block_fails_as_before() {
+        for step_first in [false, true] {
+            out_of_range_element_fails_as_before(step_first);
+        }
+    }
+
+    fn out_of_range_element_fails_as_before(step_first: bool) {
+        let m = guarded_update(false, step_first);
+        let (after, out) = versioned(&m);
+        assert_eq!(out.guards.len(), 1);
+        // y has 4 elements for n = 6: y(5), updated when i = 6, is outside
+        // its bounds unless x(6) is zero and the update is skipped.
+        let ones = [1.0; 6];
+        let before = run(&m, 6, &ones, 4);
+        assert!(
+            before.as_ref().is_err_and(|e| e.contains("`y`")),
+            "{before:?}"
+        );
+        assert_eq!(run(&after, 6, &ones, 4), before);
+        let skipped = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0];
+        let before = run(&m, 6, &skipped, 4);
+        assert!(before.is_ok(), "{before:?}");
+        assert_eq!(run(&after, 6, &skipped, 4), before);
+    }
+
+    #[test]
+    fn a_body_block_storing_the_do_variable_is_not_versioned() {
+        let (_, out) = versioned(&guarded_update(true, false));
+        assert!(out.guards.is_empty());
+    }
 
     /// A stack a body only pops from (or only pushes on) is listed with its
     /// words per iteration; one it both pushes on and pops from is not.

@@ -170,6 +170,7 @@ impl Lowerer<'_, '_> {
                 errmsg,
                 source,
                 mold,
+                char_len,
                 ..
             } => StmtKind::Allocate {
                 objects: vec![o.clone()],
@@ -177,6 +178,7 @@ impl Lowerer<'_, '_> {
                 errmsg: errmsg.clone(),
                 source: source.clone(),
                 mold: mold.clone(),
+                char_len: char_len.clone(),
             },
             StmtKind::Deallocate { stat, errmsg, .. } => StmtKind::Deallocate {
                 objects: vec![o.clone()],
