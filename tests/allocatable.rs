@@ -1308,11 +1308,6 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
             "e.f90:9:16",
             "the ALLOCATABLE array of structures component `b%p` of an array of structures",
         ),
-        (
-            "subroutine g(y)\n  double precision, allocatable :: s, a(:)\n  double precision :: y\n  integer :: st\n  deallocate(s, a, stat=st)\n  y = 1\nend subroutine g\n",
-            "e.f90:5:17",
-            "STAT= in the DEALLOCATE of arrays and ALLOCATABLE scalars in one statement",
-        ),
     ];
     for (source, at, what) in cases {
         let m = compile_error(source);

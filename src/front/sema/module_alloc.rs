@@ -190,7 +190,9 @@ pub(crate) fn analyse(prog: &mut Program) {
                 _ => None,
             })
             .collect();
-        names.sort_by_key(|(_, d)| (d.span.line, d.span.col));
+        // By declaration, then name: the leaves of an array of structures
+        // share their declaration's span.
+        names.sort_by_key(|&(n, d)| (d.span.line, d.span.col, n));
         for (n, d) in names {
             if list.iter().any(|p: &Persistent| same_array(p, d.span, n)) {
                 continue; // used from another module
@@ -213,7 +215,9 @@ pub(crate) fn analyse(prog: &mut Program) {
             })
             .filter(|(n, d)| !list.iter().any(|p: &Persistent| same_array(p, d.span, n)))
             .collect();
-        names.sort_by_key(|(_, d)| (d.span.line, d.span.col));
+        // By declaration, then name: the leaves of an array of structures
+        // share their declaration's span.
+        names.sort_by_key(|&(n, d)| (d.span.line, d.span.col, n));
         for (n, d) in names {
             list.push(Persistent {
                 name: format!("{}::{n}", u.save_name),
