@@ -1196,6 +1196,14 @@ pub struct Arg {
 const PART_MARK: &str = "%part";
 
 impl Arg {
+    /// The argument `e` given by position.
+    pub fn positional(e: Expr) -> Arg {
+        Arg {
+            keyword: None,
+            value: ArgValue::Expr(e),
+        }
+    }
+
     /// A marker placed before the subscripts of part `k` of a component
     /// reference (`a(i)%w(j)`: part 0 is `a`, part 1 is `w`) in an
     /// `Apply` whose name holds a `%`; the semantic analysis knows each

@@ -116,10 +116,7 @@ impl<'s> StmtParser<'s> {
         let height = operands.iter().map(|b| b.height).max().unwrap_or(0) + 1;
         let args = operands
             .into_iter()
-            .map(|b| Arg {
-                keyword: None,
-                value: ArgValue::Expr(b.expr),
-            })
+            .map(|b| Arg::positional(b.expr))
             .collect();
         let name = Name {
             text: operator_generic(op),

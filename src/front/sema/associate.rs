@@ -51,10 +51,7 @@ impl Lowerer<'_, '_> {
                         unreachable!("checked")
                     };
                     let (v, t) = self.integer(x)?;
-                    fixed.push(Arg {
-                        keyword: None,
-                        value: ArgValue::Expr(self.named_temp(v, t, x)),
-                    });
+                    fixed.push(Arg::positional(self.named_temp(v, t, x)));
                 }
                 return Ok(Expr {
                     kind: ExprKind::Apply {

@@ -38,10 +38,7 @@ impl Lowerer<'_, '_> {
                     text: "allocated".to_string(),
                     span,
                 },
-                args: vec![Arg {
-                    keyword: None,
-                    value: ArgValue::Expr(whole.clone()),
-                }],
+                args: vec![Arg::positional(whole.clone())],
             });
             self.stmt_rewritten(stmt(StmtKind::LogicalIf {
                 cond: allocated,

@@ -81,11 +81,7 @@ impl Lowerer<'_, '_> {
         let ExprKind::Apply { name, args } = &e.kind else {
             return None;
         };
-        let [Arg {
-            keyword: None,
-            value: ArgValue::Expr(x),
-        }] = &args[..]
-        else {
+        let [Arg::positional(x)] = &args[..] else {
             return None;
         };
         let which = StrFn::from_name(&name.text)?;

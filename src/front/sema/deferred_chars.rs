@@ -114,10 +114,7 @@ impl Lowerer<'_, '_> {
                 (Some(n), ExprKind::Name(_), Some(len)) => out.push(Expr {
                     kind: ExprKind::Apply {
                         name: n.clone(),
-                        args: vec![Arg {
-                            keyword: None,
-                            value: ArgValue::Expr(len.clone()),
-                        }],
+                        args: vec![Arg::positional(len.clone())],
                     },
                     span: o.span,
                 }),

@@ -1151,10 +1151,7 @@ impl Lowerer<'_, '_> {
             }
             for (&pi, leaf) in d.params.iter().zip(&leaves) {
                 if let Some(ld) = d.leaves.iter().find(|l| l.params.first() == Some(&pi)) {
-                    let arg = Arg {
-                        keyword: None,
-                        value: ArgValue::Expr(leaf.clone()),
-                    };
+                    let arg = Arg::positional(leaf.clone());
                     // (Deferred or assumed shape.)
                     self.plain_actual(sig, ld, &arg, i, callee, (explicit, true), out)?;
                     continue;
@@ -1176,10 +1173,7 @@ impl Lowerer<'_, '_> {
                     }
                     _ => {
                         let (pty, prank) = sig.params[pi];
-                        let arg = Arg {
-                            keyword: None,
-                            value: ArgValue::Expr(leaf.clone()),
-                        };
+                        let arg = Arg::positional(leaf.clone());
                         self.actual_arg(&arg, (pty, prank, false), i, callee)?
                     }
                 });

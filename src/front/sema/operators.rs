@@ -40,7 +40,10 @@ impl Lowerer<'_, '_> {
                     text: ASSIGNMENT_GENERIC.to_string(),
                     span: target.span,
                 };
-                let args = vec![expr_arg(target.clone()), expr_arg(value.clone())];
+                let args = vec![
+                    Arg::positional(target.clone()),
+                    Arg::positional(value.clone()),
+                ];
                 if self.matching_specific(&name, &args)? {
                     out.kind = StmtKind::Call { name, args };
                     changed = true;
@@ -164,13 +167,5 @@ impl Lowerer<'_, '_> {
         let found = self.specific(name, specifics, args).ok();
         self.out.diags.truncate(mark);
         found
-    }
-}
-
-/// `e` as a positional argument.
-fn expr_arg(e: Expr) -> Arg {
-    Arg {
-        keyword: None,
-        value: ArgValue::Expr(e),
     }
 }

@@ -64,23 +64,9 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     node(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
 }
 
-/// A positional argument.
-fn arg(e: Expr) -> Arg {
-    Arg {
-        keyword: None,
-        value: ArgValue::Expr(e),
-    }
-}
-
-/// `name(args)`.
-fn apply(name: String, args: Vec<Expr>, span: Span) -> Expr {
-    node(
-        ExprKind::Apply {
-            name: Name { text: name, span },
-            args: args.into_iter().map(arg).collect(),
-        },
-        span,
-    )
+/// `name(args)`, every argument by position.
+fn apply(name: &str, args: Vec<Expr>, span: Span) -> Expr {
+    Expr::apply(name, args.into_iter().map(Arg::positional).collect(), span)
 }
 
 /// True for a whole-range subscript `:`.
@@ -263,7 +249,7 @@ impl Lowerer<'_, '_> {
     fn bound_ref(rg: &Ragged, j: i64, element: &[Expr], span: Span) -> Expr {
         let mut args = vec![int(j, span)];
         args.extend(element.iter().cloned());
-        apply(bounds_name(&rg.name), args, span)
+        apply(&bounds_name(&rg.name), args, span)
     }
 
     /// The storage position `pos` of a subscript when `valid` holds, else
@@ -271,7 +257,7 @@ impl Lowerer<'_, '_> {
     /// reference is then an out-of-bounds error, reported on the component
     /// (see [`adjit_ir::RuntimeError`]'s display of a storage leaf).
     fn checked(pos: Expr, valid: Expr, span: Span) -> Expr {
-        apply("merge".to_string(), vec![pos, int(0, span), valid], span)
+        apply("merge", vec![pos, int(0, span), valid], span)
     }
 
     /// Rewrites the references to components of arrays of structures in
@@ -313,7 +299,9 @@ impl Lowerer<'_, '_> {
                 )
             };
             out.push(match &a.value {
-                ArgValue::Expr(x) => arg(Self::checked(shift(x.clone()), inside(x), span)),
+                ArgValue::Expr(x) => {
+                    Arg::positional(Self::checked(shift(x.clone()), inside(x), span))
+                }
                 ArgValue::Range {
                     lo: l,
                     hi: h,
@@ -413,7 +401,7 @@ impl Lowerer<'_, '_> {
         let lower = |j: Expr| {
             let mut a = vec![j];
             a.extend(element.iter().cloned());
-            apply(bounds_name(&rg.name), a, span)
+            apply(&bounds_name(&rg.name), a, span)
         };
         let upper = |j: Expr| lower(bin(BinOp::Add, j, int(r, span)));
         let extent = |j: Expr| {

@@ -24,10 +24,7 @@ fn stmt(kind: StmtKind, span: Span) -> Stmt {
 
 /// `f(x)` or `f(x, j)` for an inquiry intrinsic `f`.
 fn inquiry(f: &str, x: &Expr, dim: Option<i64>, span: Span) -> Expr {
-    let mut args = vec![Arg {
-        keyword: None,
-        value: ArgValue::Expr(x.clone()),
-    }];
+    let mut args = vec![Arg::positional(x.clone())];
     if let Some(j) = dim {
         args.push(Arg {
             keyword: None,

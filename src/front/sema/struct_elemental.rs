@@ -57,10 +57,7 @@ fn inquiry(f: &str, x: &str, dim: usize, span: Span) -> Expr {
             },
             args: [name_expr(x, span), int_expr(dim as i64, span)]
                 .into_iter()
-                .map(|e| Arg {
-                    keyword: None,
-                    value: ArgValue::Expr(e),
-                })
+                .map(|e| Arg::positional(e))
                 .collect(),
         },
         span,
@@ -72,14 +69,6 @@ pub(super) fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
         span,
-    }
-}
-
-/// An argument given by position.
-fn positional(e: Expr) -> Arg {
-    Arg {
-        keyword: None,
-        value: ArgValue::Expr(e),
     }
 }
 
@@ -156,7 +145,7 @@ impl Operand {
                 .iter()
                 .enumerate()
                 .map(|(d, k)| {
-                    positional(at(inquiry("lbound", x, d + 1, span), int_expr(1, span), k))
+                    Arg::positional(at(inquiry("lbound", x, d + 1, span), int_expr(1, span), k))
                 })
                 .collect(),
             Some(subs) => {
@@ -167,7 +156,7 @@ impl Operand {
                         ArgValue::Range { .. } => {
                             let (lo, st) = self.start_stride(&a.value, d + 1, span);
                             let k = ks.next().map_or("", String::as_str);
-                            positional(at(lo, st, k))
+                            Arg::positional(at(lo, st, k))
                         }
                         ArgValue::Expr(_) => a.clone(),
                     })
@@ -223,7 +212,7 @@ impl Operand {
                     text: "max".to_string(),
                     span,
                 },
-                args: vec![positional(int_expr(0, span)), positional(count)],
+                args: vec![Arg::positional(int_expr(0, span)), Arg::positional(count)],
             },
             span,
         }

@@ -55,10 +55,7 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        let arg = |e: Expr| Arg {
-            keyword: None,
-            value: ArgValue::Expr(e),
-        };
+        let arg = |e: Expr| Arg::positional(e);
         let leaves = tl
             .into_iter()
             .zip(fl)

@@ -59,12 +59,6 @@ fn dbl(t: &str) -> Expr {
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     e(ExprKind::Binary(op, Box::new(a), Box::new(b)))
 }
-fn arg(x: Expr) -> Arg {
-    Arg {
-        keyword: None,
-        value: ArgValue::Expr(x),
-    }
-}
 fn range(lo: Option<Expr>, hi: Option<Expr>) -> Arg {
     Arg {
         keyword: None,
@@ -552,7 +546,7 @@ fn intent_in_and_argument_checks() {
             3,
             StmtKind::Call {
                 name: nm_at("g", 3, 12),
-                args: vec![arg(int(1))],
+                args: vec![Arg::positional(int(1))],
             },
         ),
         st(
