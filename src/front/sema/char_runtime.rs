@@ -81,7 +81,11 @@ impl Lowerer<'_, '_> {
         let ExprKind::Apply { name, args } = &e.kind else {
             return None;
         };
-        let [Arg::positional(x)] = &args[..] else {
+        let [Arg {
+            keyword: None,
+            value: ArgValue::Expr(x),
+        }] = &args[..]
+        else {
             return None;
         };
         let which = StrFn::from_name(&name.text)?;

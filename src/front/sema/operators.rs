@@ -14,7 +14,7 @@
 //! giving a temporary structure.
 
 use super::super::ast::{
-    operator_generic, Arg, ArgValue, Expr, ExprKind, Name, Stmt, StmtKind, UnOp, ASSIGNMENT_GENERIC,
+    operator_generic, Arg, Expr, ExprKind, Name, Stmt, StmtKind, UnOp, ASSIGNMENT_GENERIC,
 };
 use super::lowerer::{Lowerer, Resolved, R};
 use super::scope::Sym;
@@ -110,7 +110,7 @@ impl Lowerer<'_, '_> {
         if !structure {
             return Ok(changed);
         }
-        let args = operands.into_iter().cloned().map(expr_arg).collect();
+        let args = operands.into_iter().cloned().map(Arg::positional).collect();
         e.kind = ExprKind::Apply {
             name: Name {
                 text: generic,

@@ -194,7 +194,11 @@ impl Lowerer<'_, '_> {
     fn struct_shapes_in(&mut self, e: &mut Expr) -> R<bool> {
         if let ExprKind::Apply { name, args } = &e.kind {
             if name.text == "shape" && self.names_intrinsic(name) {
-                if let [Arg::positional(x)] = args.as_slice() {
+                if let [Arg {
+                    keyword: None,
+                    value: ArgValue::Expr(x),
+                }] = args.as_slice()
+                {
                     if self.is_struct_array(x)? {
                         let op = Operand::of(x).expect("an array of structures or a section");
                         let rank = self.operand_rank(&op)?.unwrap_or(0);
