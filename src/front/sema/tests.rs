@@ -72,7 +72,7 @@ fn range(lo: Option<Expr>, hi: Option<Expr>) -> Arg {
 fn app(name: &str, args: Vec<Expr>) -> Expr {
     e(ExprKind::Apply {
         name: nm(name),
-        args: args.into_iter().map(arg).collect(),
+        args: args.into_iter().map(Arg::positional).collect(),
     })
 }
 fn st(line: u32, kind: StmtKind) -> Stmt {
