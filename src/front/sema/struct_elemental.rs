@@ -57,7 +57,7 @@ fn inquiry(f: &str, x: &str, dim: usize, span: Span) -> Expr {
             },
             args: [name_expr(x, span), int_expr(dim as i64, span)]
                 .into_iter()
-                .map(|e| Arg::positional(e))
+                .map(Arg::positional)
                 .collect(),
         },
         span,
