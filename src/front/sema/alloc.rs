@@ -273,17 +273,7 @@ impl Lowerer<'_, '_> {
         }
         let (rank, ty) = (f.dims.len(), f.ty);
         // `to` is released when allocated.
-        let is = self.val(Inst::Allocated(to), Type::Bool);
-        let (free, moved) = (self.block(), self.block());
-        self.terminate(Terminator::Branch {
-            cond: is,
-            then_dest: free,
-            else_dest: moved,
-        });
-        self.switch_to(free);
-        self.emit(Inst::Deallocate(to), None);
-        self.jump(moved);
-        self.switch_to(moved);
+        self.release_if_allocated(to);
         let is = self.val(Inst::Allocated(from), Type::Bool);
         let (copy, done) = (self.block(), self.block());
         self.terminate(Terminator::Branch {

@@ -295,17 +295,7 @@ impl Lowerer<'_, '_> {
     /// characters, releasing what it had.
     fn reallocate_string(&mut self, v: VarId, len: VarId) {
         let i64t = Type::I64;
-        let is = self.val(Inst::Allocated(v), Type::Bool);
-        let (release, join) = (self.block(), self.block());
-        self.terminate(Terminator::Branch {
-            cond: is,
-            then_dest: release,
-            else_dest: join,
-        });
-        self.switch_to(release);
-        self.emit(Inst::Deallocate(v), None);
-        self.jump(join);
-        self.switch_to(join);
+        self.release_if_allocated(v);
         let one = self.int(1, i64t);
         let n = self.val(Inst::Load(len), i64t);
         self.emit(Inst::Allocate(v, vec![(one, n)]), None);
