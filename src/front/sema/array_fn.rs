@@ -95,9 +95,11 @@ impl Lowerer<'_, '_> {
             StmtKind::Assign { target, value } => {
                 self.lift_in(target, &mut temps)?;
                 // A result sized by an actual's extent is not given the
-                // target (whose storage may be longer than the result).
-                // Nor is a whole ALLOCATABLE target, (re)allocated to the
-                // result's shape by the assignment of the temporary.
+                // target (whose storage may be longer than the result),
+                // nor is an ALLOCATABLE result (allocated by the function:
+                // [`super::alloc_result`]). Nor is a whole ALLOCATABLE
+                // target, (re)allocated to the result's shape by the
+                // assignment of the temporary.
                 let reallocated = match &target.kind {
                     // Resolved (not looked up): the variable may be created
                     // by this first use.
@@ -109,7 +111,7 @@ impl Lowerer<'_, '_> {
                 };
                 let whole = self
                     .array_function(value)
-                    .is_some_and(|u| !self.prog.sigs[u].result_reads_extents())
+                    .is_some_and(|u| self.prog.sigs[u].result_given_target())
                     && self.rank_of(target) > 0
                     && !reallocated;
                 if whole {
@@ -307,6 +309,9 @@ impl Lowerer<'_, '_> {
         };
         let sig = self.prog.sigs[unit].clone();
         let (ty, rank) = sig.array_result.expect("an array function");
+        if sig.allocatable_result {
+            return self.call_into_allocatable_temp(unit, name, args, (ty, rank));
+        }
         let result = sig.params.len() - 1;
         // The entry values of the callee's parameters its result's bounds
         // read, from the actual arguments.
@@ -350,7 +355,16 @@ impl Lowerer<'_, '_> {
             bounds.push((lo, hi));
         }
         debug_assert_eq!(bounds.len(), rank);
-        let t = self.temp("fres", ty);
+        let t = self.allocatable_temp("fres", ty, rank);
+        self.emit(Inst::Allocate(t, bounds), None);
+        self.call_with_result(unit, name, args, t)?;
+        Ok(t)
+    }
+
+    /// A fresh ALLOCATABLE temporary (unallocated) of element type `ty`
+    /// and rank `rank`.
+    pub(super) fn allocatable_temp(&mut self, prefix: &str, ty: Type, rank: usize) -> VarId {
+        let t = self.temp(prefix, ty);
         let var = &mut self.proc.vars[t.index()];
         // An ALLOCATABLE array's dims give only its rank.
         var.dims = vec![
@@ -361,15 +375,25 @@ impl Lowerer<'_, '_> {
             rank
         ];
         var.storage = Storage::Allocatable;
-        self.emit(Inst::Allocate(t, bounds), None);
+        t
+    }
+
+    /// Calls the array-valued function `name` (unit `unit`) with the
+    /// array `result` as its result argument.
+    pub(super) fn call_with_result(
+        &mut self,
+        unit: usize,
+        name: &Name,
+        args: &[Arg],
+        result: VarId,
+    ) -> R<()> {
         self.prepare_actuals(args)?;
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
-        call_args.push(CallArg::Var(t));
+        call_args.push(CallArg::Var(result));
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);
         }
-        self.copy_back_after(copies)?;
-        Ok(t)
+        self.copy_back_after(copies)
     }
 
     /// The marker variable ([`super::assumed_extent_var`]) of dimension
@@ -752,6 +776,13 @@ fn mentions_size(e: &Expr) -> bool {
 }
 
 impl super::Sig {
+    /// True when the caller may give the target of `y = f(...)` as the
+    /// array result: the result's shape is known before the call and
+    /// is not read from an actual's extent.
+    fn result_given_target(&self) -> bool {
+        !self.allocatable_result && !self.result_reads_extents()
+    }
+
     /// True when the array result's bounds read the extent of an actual
     /// argument that no parameter carries ([`super::Sig::assumed_extents`]).
     pub(super) fn result_reads_extents(&self) -> bool {

@@ -1266,6 +1266,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 continue;
             }
             if let Some(span) = decl.and_then(|d| d.allocatable) {
+                if is_result {
+                    let _ = self.allocatable_result(v, &ti, decl.expect("declared"), &name);
+                    continue;
+                }
                 if !owners.iter().any(|a| a.text == name.text) {
                     self.err(
                         span,

@@ -42,6 +42,7 @@
 mod alloc;
 mod alloc_dummy;
 mod alloc_param;
+mod alloc_result;
 mod alloc_scalar;
 mod alloc_structs;
 mod array;
@@ -412,6 +413,9 @@ pub(crate) struct Sig {
     /// result, which is the last parameter (`result` is then `None`); see
     /// [`Lowerer::array_function_assign`](lowerer::Lowerer).
     pub array_result: Option<(Type, usize)>,
+    /// The array result is ALLOCATABLE: passed by descriptor, allocated by
+    /// the function ([`alloc_result`]).
+    pub allocatable_result: bool,
     /// The declared dummy arguments, in order, with their parameters.
     pub dummies: Vec<Dummy>,
     /// Every parameter's dimensions (scratch storage for absent OPTIONAL
@@ -700,6 +704,9 @@ impl Sig {
                 }
                 _ => None,
             },
+            allocatable_result: p.array_result.is_some_and(|r| {
+                matches!(p.var(r).storage, ir::Storage::AllocatableParam(_))
+            }),
             dummies,
             dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
             param_vars: p.params.clone(),
