@@ -3,7 +3,7 @@
 ! `r = [r, v]` to a size decided by the data), an internal function with a
 ! rank-2 result, both passed as actual arguments to explicit-shape and
 ! assumed-shape dummies and called in a loop with results of changing size.
-! adjit-test: --entry smooth_residual --set n=6 --set h=0.25 --set u=1,-0.5,2,0.75,-1.5,0.5
+! adjit-test: --entry smooth_residual --set n=6 --set h=0.6 --set u=1,-0.5,2,0.75,-1.5,0.5
 ! adjit-test: --entry smooth_residual --set n=4 --set h=-0.5 --set u=0.25,1.5,-2,1
 function above(u, floor) result(r)
   implicit none
