@@ -8,7 +8,7 @@
 
 mod common;
 
-use adjit::engine::{Args, Backend, Engine, ErrorKind, Options};
+use adjit::engine::{Args, Backend, Engine, ErrorKind};
 use common::check::{both_modes_against, three_ways, Rng};
 
 /// A module of vector utilities whose results are ALLOCATABLE (sized by
@@ -141,12 +141,7 @@ fn expected_value(x: &[f64]) -> f64 {
 }
 
 fn engine(backend: Backend) -> Engine {
-    let options = Options {
-        backend,
-        ..Options::default()
-    };
-    Engine::from_sources(&[("results.f90".to_string(), SOURCE.to_string())], options)
-        .unwrap_or_else(|e| panic!("{e}"))
+    common::engine_on(backend, "results.f90", SOURCE)
 }
 
 fn point(engine: &Engine, x: &[f64]) -> Args {

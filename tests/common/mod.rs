@@ -31,6 +31,17 @@ pub fn assert_compile_errors<S: AsRef<str>>(file: &str, cases: &[(S, &str, &str)
     }
 }
 
+/// Compiles `source` as the file `file` for the executor `backend`
+/// (other options default); panics with the error if it does not compile.
+pub fn engine_on(backend: Backend, file: &str, source: &str) -> Engine {
+    let options = Options {
+        backend,
+        ..Options::default()
+    };
+    Engine::from_sources(&[(file.to_string(), source.to_string())], options)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Compiles `source` (as `e.f90`) on each executor and hands `body` the
 /// executor and a call of its `f(n, k, s)`: the call sets `n` and `k` and
 /// gives `s`, or the error.
@@ -39,12 +50,7 @@ pub fn each_backend_calls(
     mut body: impl FnMut(Backend, &dyn Fn(f64, f64) -> Result<f64, Error>),
 ) {
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("e.f90".to_string(), source.to_string())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let e = engine_on(backend, "e.f90", source);
         let f = e.procedure(Some("f")).unwrap();
         let call = |n: f64, k: f64| {
             let mut args = f.args();

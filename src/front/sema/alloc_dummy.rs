@@ -26,6 +26,15 @@ use adjit_ir::{
     BinaryOp, Bound, CallArg, Inst, RuntimeErrorKind, Storage, Terminator, Type, VarId,
 };
 
+/// True when declared dimensions are a deferred shape (`(:)`, `(:, :)`),
+/// what an ALLOCATABLE dummy or function result must have.
+pub(super) fn is_deferred_shape(dims: &[DimSpec]) -> bool {
+    !dims.is_empty()
+        && dims
+            .iter()
+            .all(|d| matches!(d, DimSpec::AssumedShape { lower: None }))
+}
+
 impl Lowerer<'_, '_> {
     /// Gives the parameter `v` of the ALLOCATABLE dummy `name` its shape:
     /// deferred extents (`a(:)`, `a(:, :)`) with the actual's lower bounds.
@@ -39,12 +48,7 @@ impl Lowerer<'_, '_> {
         let span = decl.allocatable.unwrap_or(name.span);
         let dims = decl.dims.as_deref().unwrap_or(&[]);
         let deferred_string = super::alloc_param::is_deferred_string_decl(decl);
-        if (ti.ty == Type::Char && !deferred_string)
-            || dims.is_empty()
-            || dims
-                .iter()
-                .any(|d| !matches!(d, DimSpec::AssumedShape { lower: None }))
-        {
+        if (ti.ty == Type::Char && !deferred_string) || !is_deferred_shape(dims) {
             return Err(self.err(
                 span,
                 format!(

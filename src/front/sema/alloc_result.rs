@@ -25,7 +25,7 @@
 //! different sizes in one evaluation sees the right storage in the reverse
 //! sweep.
 
-use super::super::ast::{Arg, DimSpec, Name};
+use super::super::ast::{Arg, Name};
 use super::lowerer::{Lowerer, R};
 use super::scope::{TypeInfo, VarDecl};
 use adjit_ir::{Inst, RuntimeErrorKind, Terminator, Type, VarId};
@@ -44,10 +44,7 @@ impl Lowerer<'_, '_> {
     ) -> R<()> {
         let span = decl.allocatable.unwrap_or(name.span);
         let dims = decl.dims.as_deref().unwrap_or(&[]);
-        let deferred = dims
-            .iter()
-            .all(|d| matches!(d, DimSpec::AssumedShape { lower: None }));
-        if ti.ty == Type::Char || dims.is_empty() || !deferred {
+        if ti.ty == Type::Char || !super::alloc_dummy::is_deferred_shape(dims) {
             return Err(self.err(
                 span,
                 format!(

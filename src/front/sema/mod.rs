@@ -704,9 +704,9 @@ impl Sig {
                 }
                 _ => None,
             },
-            allocatable_result: p.array_result.is_some_and(|r| {
-                matches!(p.var(r).storage, ir::Storage::AllocatableParam(_))
-            }),
+            allocatable_result: p
+                .array_result
+                .is_some_and(|r| matches!(p.var(r).storage, ir::Storage::AllocatableParam(_))),
             dummies,
             dims: p.params.iter().map(|&v| p.var(v).dims.clone()).collect(),
             param_vars: p.params.clone(),
