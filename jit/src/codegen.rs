@@ -44,8 +44,8 @@ use crate::runtime::{
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData,
-    StackSlotKind, UserFuncName, Value,
+    types, AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlot,
+    StackSlotData, StackSlotKind, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
@@ -1071,8 +1071,9 @@ struct Lower<'a, 'm> {
     /// parameter it never stores to is not written back to its memory,
     /// which keeps its address out of the registers live across loops).
     stored: Vec<bool>,
-    /// The procedure's argument array (its first parameter).
-    args: Value,
+    /// The frame slot holding the procedure's argument array (its first
+    /// parameter), stored at entry.
+    args_slot: StackSlot,
     /// The sums lowered as fused multiply-adds ([`JitOptions::contract_fma`]).
     fused: crate::opt::fma::Plan,
 }
@@ -1216,6 +1217,14 @@ fn lower_proc(
     b.switch_to_block(entry);
     let args = b.block_params(entry)[0];
     let rt = b.block_params(entry)[1];
+    // The argument array's address, kept in the frame for the write-backs
+    // (see `Lower::param_addr`).
+    let args_slot = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        ptr.bytes(),
+        ptr.bytes().trailing_zeros() as u8,
+    ));
+    b.ins().stack_store(ptr, args, args_slot, 0);
     let err_block = b.create_block();
     for _ in 0..4 {
         b.append_block_param(err_block, types::I64);
@@ -1250,7 +1259,7 @@ fn lower_proc(
         addresses: HashMap::new(),
         sincos: HashMap::new(),
         stored: stored_vars(proc),
-        args,
+        args_slot,
         fused,
     };
     let mark = l.prologue(args)?;
@@ -1552,15 +1561,34 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     /// The address of scalar parameter `i` loaded again from the argument
-    /// array (`None` for other variables). A write-back at a call or the
-    /// return reads it there rather than keeping the address loaded at
-    /// entry in a register across the whole procedure.
+    /// array (`None` for other variables), whose own address is loaded
+    /// again from its frame slot. A write-back at a call or the return
+    /// reads them there rather than keeping the array's address, or the
+    /// parameter's address loaded at entry, in a register across the whole
+    /// procedure: live across a loop, such a value is spilled and reloaded
+    /// inside it (the product's reverse and tangent loops each did).
+    ///
+    /// The slot is read with the byte order spelled out: Cranelift's
+    /// redundant-load elimination never gives an access with an explicit
+    /// byte order the value of one without (documented at its `MemoryLoc`),
+    /// so the read is not replaced by the argument stored at entry, which
+    /// would make that value live again. The byte order is the target's, so
+    /// the bits read are the ones stored.
     fn param_addr(&mut self, i: usize) -> Option<Value> {
         let Storage::Param(pos) = self.proc.vars[i].storage else {
             return None;
         };
         let off = pos as i32 * layout::ARG_SLOT;
-        let args = self.args;
+        let slot = self.b.ins().stack_addr(self.ptr, self.args_slot, 0);
+        let order = if cfg!(target_endian = "little") {
+            cranelift_codegen::ir::Endianness::Little
+        } else {
+            cranelift_codegen::ir::Endianness::Big
+        };
+        let args = self
+            .b
+            .ins()
+            .load(self.ptr, FLAGS.with_endianness(order), slot, 0);
         Some(self.b.ins().load(self.ptr, FLAGS, args, off))
     }
 
@@ -2471,10 +2499,62 @@ impl<'a, 'm> Lower<'a, 'm> {
                 return err(format!("`{}` is not an array", self.ir_var(var)?.name))
             }
         };
-        let bytes = self.b.ins().imul(linear, info.elem_size);
-        let found = (self.b.ins().iadd(base, bytes), linear);
+        let address = if covered {
+            self.origin_relative_address(base, index, &info)?
+        } else {
+            let bytes = self.b.ins().imul(linear, info.elem_size);
+            self.b.ins().iadd(base, bytes)
+        };
+        let found = (address, linear);
         self.addresses.insert(key, found);
         Ok(found)
+    }
+
+    /// The address of element `index` of the array at `base` laid out as
+    /// `info` says, for a reference a versioned loop's preheader test
+    /// covered: `(base - lower · strides · size) + index · strides · size`
+    /// rather than `base + (index - lower) · strides · size`. The same
+    /// address in 64-bit wrapping arithmetic; the first term depends on
+    /// the array alone, so Cranelift computes it once before the loop, and
+    /// the second folds into the addressing mode, where the subtraction of
+    /// the lower bound took one instruction per element (the DO variable
+    /// itself is the subscript).
+    fn origin_relative_address(
+        &mut self,
+        base: Value,
+        index: &[ir::Value],
+        info: &VarInfo,
+    ) -> Result<Value, CompileError> {
+        let mut lower = None;
+        let mut at = None;
+        for (d, &iv) in index.iter().enumerate() {
+            let ty = self.value_type(iv)?;
+            let i = self.operand(iv)?;
+            let i = self.widen_to_i64(i, ty);
+            let (i, lb) = if d == 0 {
+                (i, info.lowers[0])
+            } else {
+                (
+                    self.b.ins().imul(i, info.strides[d]),
+                    self.b.ins().imul(info.lowers[d], info.strides[d]),
+                )
+            };
+            lower = Some(match lower {
+                Some(sum) => self.b.ins().iadd(sum, lb),
+                None => lb,
+            });
+            at = Some(match at {
+                Some(sum) => self.b.ins().iadd(sum, i),
+                None => i,
+            });
+        }
+        let (Some(lower), Some(at)) = (lower, at) else {
+            return Ok(base);
+        };
+        let lower_bytes = self.b.ins().imul(lower, info.elem_size);
+        let origin = self.b.ins().isub(base, lower_bytes);
+        let at_bytes = self.b.ins().imul(at, info.elem_size);
+        Ok(self.b.ins().iadd(origin, at_bytes))
     }
 
     /// The column-major offset of element `index` of `var` (laid out as

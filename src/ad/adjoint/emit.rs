@@ -4,9 +4,10 @@
 //! whole arrays on the runtime stacks).
 
 use adjit_ir::{
-    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, StackKind, Terminator, Type, Value, Var,
-    VarId,
+    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, StackKind, Terminator, Type, UnaryOp, Value,
+    Var, VarId,
 };
+use std::collections::HashMap;
 
 /// Appends instructions at the end of one block of a procedure.
 pub(crate) struct Cursor<'p> {
@@ -18,6 +19,11 @@ pub(crate) struct Cursor<'p> {
     pub span: Span,
     /// Loop counters reserved by [`Cursor::for_each_element`], by nesting depth.
     counters: Vec<VarId>,
+    /// Library-call results already at hand, by operation and operand: the
+    /// companions the reverse sweep popped for the statement it reverses
+    /// (`super::store::companion`). The partial rules read them instead of
+    /// emitting the call again.
+    pub known_calls: HashMap<(UnaryOp, Value), Value>,
 }
 
 impl<'p> Cursor<'p> {
@@ -28,6 +34,7 @@ impl<'p> Cursor<'p> {
             block,
             span: Span::default(),
             counters: Vec::new(),
+            known_calls: HashMap::new(),
         }
     }
 

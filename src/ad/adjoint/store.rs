@@ -21,6 +21,16 @@
 //! the earlier statements read that local instead of popping their own copy.
 //! The expressions are the same operations on the same values, so the local
 //! holds their results bit for bit.
+//!
+//! The partial of a stored `sin` or `cos` is another library call on the
+//! same operand (`cos` or `-sin`), which the reverse sweep would otherwise
+//! make ([`companion`]). The forward sweep computes it too, right after the
+//! stored result, and pushes it after that result: code generation fuses
+//! the two calls into one `sincos` where the C library has it, and the
+//! reverse sweep pops the companion and makes no call at all (Griewank's
+//! `d = d*cos(a(i)/sqrt(dble(i)))`: one more tape word per trip, one
+//! library call and the spills around it less per reversed trip). The same
+//! operation on the same operand bits, so the same result bit for bit.
 
 use std::collections::{HashMap, HashSet};
 
@@ -75,6 +85,18 @@ pub(crate) fn stored_results(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Val
             data.ty.is_some_and(|t| t.is_float()) && is_library_call(&data.kind)
         })
         .collect()
+}
+
+/// The library call that the partial of a stored result takes on the same
+/// operand, with that operand: `(Cos, a)` for `sin(a)` and `(Sin, a)` for
+/// `cos(a)` (see the module documentation); `None` for other results. The
+/// forward sweep pushes it after every pushed result that has one.
+pub(crate) fn companion(inst: &Inst) -> Option<(UnaryOp, Value)> {
+    match inst {
+        Inst::Unary(UnaryOp::Sin, a) => Some((UnaryOp::Cos, *a)),
+        Inst::Unary(UnaryOp::Cos, a) => Some((UnaryOp::Sin, *a)),
+        _ => None,
+    }
 }
 
 /// The stored library results of one block that share one push (see the

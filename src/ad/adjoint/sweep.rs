@@ -33,8 +33,8 @@
 use std::collections::{HashMap, HashSet};
 
 use adjit_ir::{
-    BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, Value, Var,
-    VarId,
+    BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, UnaryOp,
+    Value, Var, VarId,
 };
 
 use super::control::ControlPlan;
@@ -43,11 +43,16 @@ use super::increment::self_increment;
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{inversion, is_active_statement, recomputed, PlanContext, RecordPlan};
-use super::store::{shared_results, stored_results, Shared};
+use super::store::{companion, shared_results, stored_results, Shared};
 use crate::ad::rules::{self, Emit, Partial, StrongZero};
 
 impl Emit for Cursor<'_> {
     fn emit(&mut self, inst: Inst, ty: Type) -> Value {
+        if let Inst::Unary(op, a) = inst {
+            if let Some(&known) = self.known_calls.get(&(op, a)) {
+                return known;
+            }
+        }
         self.ins(inst, Some(ty))
     }
     fn type_of(&self, v: Value) -> Option<Type> {
@@ -309,6 +314,10 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
             copy_inst(&mut c, source, v, &mut map);
             if stored.contains(&v) && shared.is_pushed(v) {
                 c.push_scalar(map[&v]);
+                if let Some((op, a)) = companion(&data.kind) {
+                    let call = c.ins(Inst::Unary(op, map[&a]), data.ty);
+                    c.push_scalar(call);
+                }
             }
             allocate_adjoint(&mut c, sc, &data.kind, &map);
         }
@@ -649,11 +658,13 @@ fn reverse_statement(
                 undo_increment(c, source, stmt);
             }
             if active {
-                pop_stored(c, sc, stmt, &mut map, shared);
+                let companions = pop_stored(c, sc, stmt, &mut map, shared);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
+                know_companions(c, &companions, &map);
                 propagate(c, sc, stmt, *value, seed, kept, &map);
+                c.known_calls.clear();
             }
         }
         Inst::StoreElem(var, idx, value) => {
@@ -676,12 +687,14 @@ fn reverse_statement(
                 c.store_at(*var, &index, old);
             }
             if active {
-                pop_stored(c, sc, stmt, &mut map, shared);
+                let mut companions = pop_stored(c, sc, stmt, &mut map, shared);
                 let adj = sc.layout.adjoint[var];
                 let (mut seed, kept) = take_seed(c, source, stmt, adj, &index);
-                let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map);
+                let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map, &mut companions);
                 recompute(c, source, &needed, &mut map);
+                know_companions(c, &companions, &map);
                 propagate(c, sc, stmt, *value, seed, kept, &map);
+                c.known_calls.clear();
                 rejoin(c, skip);
             }
         }
@@ -744,9 +757,21 @@ fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
         .collect()
 }
 
+/// A library-call result the forward sweep pushed after a stored result for
+/// that result's partial ([`companion`]), as the reverse sweep popped it.
+struct Companion {
+    /// The call made.
+    op: UnaryOp,
+    /// Its operand in the normalised procedure.
+    operand: Value,
+    /// The popped result.
+    popped: Value,
+}
+
 /// Pops the library-call results of `stmt` the forward sweep stored (see
 /// [`stored_results`]), last pushed first, as the values of those
-/// instructions. A result served by a later equal one of its block
+/// instructions, and the companion pushed after each ([`companion`]),
+/// returned. A result served by a later equal one of its block
 /// ([`Shared`]) is read from the local that one was popped into; a result
 /// serving earlier ones is also kept in a fresh local.
 fn pop_stored(
@@ -755,7 +780,8 @@ fn pop_stored(
     stmt: &Statement,
     map: &mut HashMap<Value, Value>,
     shared: &mut Shared,
-) {
+) -> Vec<Companion> {
+    let mut companions = Vec::new();
     for v in stored_results(&sc.plan_ctx, stmt).into_iter().rev() {
         let ty = sc.source().value_type(v).unwrap_or(Type::F64);
         if !shared.is_pushed(v) {
@@ -767,6 +793,14 @@ fn pop_stored(
             }
             continue;
         }
+        if let Some((op, operand)) = companion(&sc.source().inst(v).kind) {
+            let popped = c.pop_scalar(ty);
+            companions.push(Companion {
+                op,
+                operand,
+                popped,
+            });
+        }
         let popped = c.pop_scalar(ty);
         map.insert(v, popped);
         if shared.is_serving(v) {
@@ -775,6 +809,17 @@ fn pop_stored(
                 .add_var(adjit_ir::Var::scalar(format!("_ad_kept{}", v.0), ty));
             c.store_at(local, &[], popped);
             shared.set_local(v, local);
+        }
+    }
+    companions
+}
+
+/// Makes the popped `companions` the results of their calls on the
+/// recomputed operands (`map`) for the partial rules ([`Cursor::known_calls`]).
+fn know_companions(c: &mut Cursor<'_>, companions: &[Companion], map: &HashMap<Value, Value>) {
+    for popped in companions {
+        if let Some(&operand) = map.get(&popped.operand) {
+            c.known_calls.insert((popped.op, operand), popped.popped);
         }
     }
 }
@@ -835,6 +880,7 @@ fn skip_zero_seed(
     stmt: &Statement,
     seed: &mut Value,
     map: &mut HashMap<Value, Value>,
+    companions: &mut [Companion],
 ) -> Option<BlockId> {
     let source = sc.source();
     if sc.strong_zero != StrongZero::All || !stmt.pure.iter().any(|&v| is_nonlinear(source, v)) {
@@ -846,8 +892,8 @@ fn skip_zero_seed(
         Inst::Cmp(adjit_ir::CmpOp::Eq, *seed, zero),
         Some(Type::Bool),
     );
-    let mut carried: Vec<(Option<Value>, Value, VarId)> = Vec::new();
-    let mut carry = |c: &mut Cursor<'_>, key: Option<Value>, v: Value| {
+    let mut carried: Vec<(Carried, Value, VarId)> = Vec::new();
+    let mut carry = |c: &mut Cursor<'_>, key: Carried, v: Value| {
         let ty = c.proc.value_type(v).unwrap_or(Type::F64);
         let temp = c
             .proc
@@ -855,11 +901,14 @@ fn skip_zero_seed(
         c.store_at(temp, &[], v);
         carried.push((key, v, temp));
     };
-    carry(c, None, *seed);
+    carry(c, Carried::Seed, *seed);
     let mut entries: Vec<(Value, Value)> = map.iter().map(|(&k, &v)| (k, v)).collect();
     entries.sort();
     for (key, v) in entries {
-        carry(c, Some(key), v);
+        carry(c, Carried::Mapped(key), v);
+    }
+    for (k, popped) in companions.iter().enumerate() {
+        carry(c, Carried::Companion(k), popped.popped);
     }
     let body = c.new_block();
     let join = c.new_block();
@@ -872,13 +921,25 @@ fn skip_zero_seed(
     for (key, _, temp) in carried {
         let loaded = c.load_at(temp, &[]);
         match key {
-            None => *seed = loaded,
-            Some(key) => {
+            Carried::Seed => *seed = loaded,
+            Carried::Mapped(key) => {
                 map.insert(key, loaded);
             }
+            Carried::Companion(k) => companions[k].popped = loaded,
         }
     }
     Some(join)
+}
+
+/// What a value carried into the block a [`skip_zero_seed`] test guards
+/// stands for.
+enum Carried {
+    /// The seed.
+    Seed,
+    /// The value of an instruction of the normalised procedure.
+    Mapped(Value),
+    /// The popped result of the companion with this index.
+    Companion(usize),
 }
 
 /// Ends the block a [`skip_zero_seed`] test guarded: jumps to its join block

@@ -481,6 +481,57 @@ fn griewank_reference_gradient() {
     check_gradient(&case, 1e-7);
 }
 
+/// The partial of Griewank's stored `cos(a(i)/sqrt(i))` is `-sin` of the
+/// same operand: the forward sweep computes that `sin` too and pushes it
+/// after the `cos` (`store::companion`), so the reverse sweep pops both and
+/// calls no library function; without stored library results it
+/// recomputes the `sin` (and the gradients are checked against the
+/// published ones by `griewank_reference_gradient`).
+#[test]
+fn the_reverse_sweep_pops_the_sine_the_forward_sweep_pushed() {
+    let case = griewank(5);
+    let calls = |options: &AdjointOptions| {
+        let (module, procs) = adjoint(
+            &case.module,
+            case.proc,
+            &case.independents,
+            &case.dependents,
+            options,
+        )
+        .expect("adjoint generated");
+        let count = |p: ProcId| {
+            let proc = module.proc(p);
+            let mut sin_cos = [0, 0];
+            for &v in proc.blocks.iter().flat_map(|b| &b.insts) {
+                match proc.inst(v).kind {
+                    adjit_ir::Inst::Unary(UnaryOp::Sin, _) => sin_cos[0] += 1,
+                    adjit_ir::Inst::Unary(UnaryOp::Cos, _) => sin_cos[1] += 1,
+                    _ => {}
+                }
+            }
+            sin_cos
+        };
+        (count(procs.forward), count(procs.reverse))
+    };
+    assert_eq!(calls(&AdjointOptions::default()), ([1, 1], [0, 0]));
+    let recomputing = AdjointOptions {
+        store_library_results: false,
+        ..AdjointOptions::default()
+    };
+    assert_eq!(calls(&recomputing), ([0, 1], [1, 1]));
+    let seeds: HashMap<usize, Buffer> = [(2, scalar(1.0))].into_iter().collect();
+    let stored = run(&case, AdjointOptions::default(), &seeds);
+    let recomputed = run(&case, recomputing, &seeds);
+    // Two more tape words per trip (the cosine and its sine), the same bits.
+    assert_eq!(stored.tape[0], recomputed.tape[0] + 5 + 5);
+    let bits = |r: &AdjointRun| -> Vec<u64> {
+        (0..5)
+            .map(|i| r.adjoints[&1].get_f64(i).to_bits())
+            .collect()
+    };
+    assert_eq!(bits(&stored), bits(&recomputed));
+}
+
 /// Iterative assignments (seed 004): `do k=1,3; x = x*y; f = 2*f + x; end do`.
 #[test]
 fn iterative_assignments() {
