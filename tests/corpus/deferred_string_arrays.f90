@@ -2,7 +2,7 @@
 ! allocatable :: names(:)`, `allocate(character(len=m) :: names(n))`): a
 ! module table of stage names and a local list of labels, elements and
 ! their substrings assigned (blank-padded to the common length) and read
-! (comparisons, SELECT CASE, `//`, INDEX, LEN_TRIM, actual arguments),
+! (comparisons, SELECT CASE, `//`, INDEX, LEN_TRIM, copied to a string),
 ! LEN and SIZE of the arrays, ALLOCATED and DEALLOCATE. The stages named
 ! pick the real-valued terms whose sum's derivative is checked.
 ! adjit-test: --entry weigh --set method=sq --set n=3 --set x=0.5
@@ -37,7 +37,7 @@ contains
     real(8), intent(in) :: x
     real(8), intent(out) :: y
     integer, intent(out) :: k
-    character(len=:), allocatable :: labels(:)
+    character(len=:), allocatable :: labels(:), label
     integer :: i
     call build_stages(n, 4)
     allocate(character(len=len(method) + 3) :: labels(n))
@@ -46,7 +46,8 @@ contains
     end do
     y = 0.0d0
     do i = 1, n
-      select case (labels(i)(1:head_length(labels(i))))
+      label = labels(i)
+      select case (labels(i)(1:head_length(label)))
       case ('sq')
         y = y + i * x * x
       case ('exp')

@@ -150,8 +150,20 @@ pub struct Component {
     /// Its default initialization.
     pub init: Option<Expr>,
     /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type,
-    /// or a scalar: numeric, LOGICAL or of derived type).
+    /// a scalar: numeric, LOGICAL or of derived type, or a deferred-length
+    /// string).
     pub allocatable: bool,
+}
+
+impl Component {
+    /// An ALLOCATABLE scalar kept beside an allocation status leaf
+    /// (`components::status_name`): not a deferred-length string, which
+    /// is an ALLOCATABLE array of characters.
+    pub fn is_allocatable_scalar(&self) -> bool {
+        self.allocatable
+            && self.dims.is_none()
+            && !matches!(&self.ty, CompType::Plain(ti) if ti.char_len == CharLenInfo::Deferred)
+    }
 }
 
 /// A derived type definition.
@@ -1497,8 +1509,7 @@ impl Builder<'_, '_> {
                     // A deferred-length string is an ALLOCATABLE array of
                     // characters (`deferred_string_shape`), without a
                     // status leaf.
-                    let string = ti.char_len == CharLenInfo::Deferred;
-                    if string && dims.is_some() {
+                    if ti.char_len == CharLenInfo::Deferred && dims.is_some() {
                         self.error(
                             template.span,
                             format!(
@@ -1507,7 +1518,7 @@ impl Builder<'_, '_> {
                         );
                         continue;
                     }
-                    let scalar = c.allocatable && c.dims.is_none() && !string;
+                    let scalar = c.is_allocatable_scalar();
                     if let (false, true, Some(d)) = (scalar, c.allocatable, dims) {
                         self.ragged_component(&name, ti, c, d, template, leaves);
                         continue;
