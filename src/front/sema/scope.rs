@@ -1822,11 +1822,11 @@ impl Builder<'_, '_> {
                     ..
                 })
             );
-            if deferred && v.dims.as_ref().is_some_and(|d| d.len() > 1) {
+            if deferred && !scalar {
                 self.error(
                     e.name.span,
                     format!(
-                        "unsupported Fortran: deferred-length CHARACTER array `{}` of rank > 1",
+                        "unsupported Fortran: deferred-length CHARACTER array `{}`",
                         e.name.text
                     ),
                 );
