@@ -412,7 +412,14 @@ fn options_structures_holding_strings_steer_the_derivative() {
                 _ => m + 1.0,
             };
             let problem = (method, &inputs[..]);
-            assert_slope(&engine, "run_solver", problem, &args, "a", (expected, 1e-12));
+            assert_slope(
+                &engine,
+                "run_solver",
+                problem,
+                &args,
+                "a",
+                (expected, 1e-12),
+            );
         }
     }
 }
@@ -466,4 +473,3 @@ end module m
         }
     }
 }
-

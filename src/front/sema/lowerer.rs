@@ -1257,7 +1257,10 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         for (v, ti, decl, name) in created {
             let is_result = result.as_ref().is_some_and(|r| r.text == name.text);
             if ti.char_len == CharLenInfo::Deferred && is_result {
-                if decl.and_then(|d| d.dims.as_ref()).is_some_and(|d| d.len() > 1) {
+                if decl
+                    .and_then(|d| d.dims.as_ref())
+                    .is_some_and(|d| d.len() > 1)
+                {
                     self.err(
                         name.span,
                         format!(

@@ -709,8 +709,8 @@ impl Sig {
                 ProcKind::Function { result, .. }
                     if !deferred_result
                         && u.scope
-                        .struct_decl(&result.as_ref().unwrap_or(&u.ast.name).text)
-                        .is_none() =>
+                            .struct_decl(&result.as_ref().unwrap_or(&u.ast.name).text)
+                            .is_none() =>
                 {
                     let rn = result.as_ref().unwrap_or(&u.ast.name);
                     param_index(&rn.text)
