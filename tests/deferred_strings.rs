@@ -9,7 +9,7 @@ mod common;
 
 use adjit::engine::{Backend, Engine, ErrorKind, Options};
 use adjit::ir::Buffer;
-use common::check::both_modes_against;
+use common::check::{both_modes_against, three_ways};
 use common::scalar::close;
 
 /// The corpus program `file` on one backend.
@@ -141,19 +141,24 @@ fn unsupported_deferred_strings_are_located_errors() {
         "t.f90",
         &[
         (
-            "module m\ncontains\n  function up(s) result(r)\n    character(len=*), intent(in) :: s\n    character(len=:), allocatable :: r\n    r = s\n  end function up\nend module m\n",
-            "t.f90:",
-            "deferred-length CHARACTER result `r`",
-        ),
-        (
             "subroutine f(s)\n  character(len=:), allocatable, intent(inout) :: s(:)\n  s = 'a'\nend subroutine\n",
             "t.f90:2:",
             "deferred-length CHARACTER array `s`",
         ),
         (
-            "module m\n  type :: t\n    character(len=:), allocatable :: name\n  end type\nend module m\n",
+            "module m\n  type :: t\n    character(len=:), allocatable :: names(:)\n  end type\nend module m\n",
             "t.f90:3:",
-            "character component `name`",
+            "deferred-length CHARACTER component `names`",
+        ),
+        (
+            "module m\n  type :: t\n    character(len=:), allocatable :: name\n  end type\ncontains\n  subroutine f(x)\n    real(8) :: x\n    type(t) :: a(3)\n    x = 1\n  end subroutine\nend module m\n",
+            "t.f90:",
+            "deferred-length CHARACTER component `a%name` of an array of structures",
+        ),
+        (
+            "module m\ncontains\n  subroutine fill(key)\n    character(len=:), allocatable, intent(out) :: key\n    key = 'k'\n  end subroutine\n  subroutine f(x)\n    real(8) :: x\n    character(len=8) :: label\n    call fill(label)\n    x = len(label)\n  end subroutine\nend module m\n",
+            "t.f90:10:15:",
+            "the actual argument `label` passed to `fill` is not a deferred-length CHARACTER variable, as its dummy `key`",
         ),
         (
             "subroutine f(x)\n  real(8) :: x\n  character(len=:) :: s\n  x = 1\nend subroutine\n",
@@ -298,5 +303,173 @@ end module m
             "{}",
             err.message
         );
+    }
+}
+
+/// Calls `entry` with the CHARACTER argument `method` and the scalar
+/// `inputs`: the arguments after the call.
+fn call_with_method(
+    engine: &Engine,
+    entry: &str,
+    method: &str,
+    inputs: &[(&str, f64)],
+) -> adjit::engine::Args {
+    let p = engine.procedure(Some(entry)).unwrap();
+    let mut args = p.args();
+    args.set_buffer("method", Buffer::Char(method.as_bytes().to_vec()))
+        .unwrap();
+    for (name, value) in inputs {
+        args.set_scalar(name, *value).unwrap();
+    }
+    p.call(&mut args).unwrap();
+    args
+}
+
+/// `dy/d(wrt)` of `entry` at `args` (the call of `method` and `inputs`)
+/// is `expected`: by tangent and adjoint (relative `tol`), by central
+/// differences (relative 1e-7), and tangent and adjoint agree by the
+/// dot-product identity.
+fn assert_slope(
+    engine: &Engine,
+    entry: &str,
+    (method, inputs): (&str, &[(&str, f64)]),
+    args: &adjit::engine::Args,
+    wrt: &str,
+    (expected, tol): (f64, f64),
+) {
+    let bad = both_modes_against(engine, Some(entry), args, "y", wrt, &[expected], tol);
+    assert!(bad.is_empty(), "{method}: {bad:?}");
+    let (_, bad) = three_ways(engine, Some(entry), args, "y", wrt, 1e-6);
+    assert!(bad.is_empty(), "{method}: {bad:?}");
+    let h = 1e-6;
+    let y_at = |delta: f64| {
+        let shifted: Vec<(&str, f64)> = inputs
+            .iter()
+            .map(|&(n, v)| (n, if n == wrt { v + delta } else { v }))
+            .collect();
+        let args = call_with_method(engine, entry, method, &shifted);
+        args.scalar("y").unwrap()
+    };
+    let fd = (y_at(h) - y_at(-h)) / (2.0 * h);
+    assert!(close(fd, expected, 1e-7), "{method}: {fd} vs {expected}");
+}
+
+/// Functions returning deferred-length strings (`to_upper`, `join`,
+/// `digits`, `make_key`) build the key `METHOD:level` that is compared,
+/// selected on, joined and measured: `y = (f(x) + W x) J + len(m) x / 2`
+/// with `W = len(key) + (len(m) + 1) / 4` and `J = len(key) + 2 +
+/// digits(level)`, and `n = len(m) + 1 + 100 (1 + digits(level))`.
+#[test]
+fn functions_returning_strings_steer_the_derivative() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = corpus_engine("deferred_string_functions.f90", backend);
+        for (method, level, x) in [
+            ("newton", 3, 0.5),
+            ("Secant", 12, -0.75),
+            ("bisect", 0, 1.25),
+            ("other", 407, 2.0),
+        ] {
+            let inputs = [("level", level as f64), ("x", x)];
+            let args = call_with_method(&engine, "evaluate", method, &inputs);
+            let m = method.len() as f64;
+            let nd = level.to_string().len() as f64;
+            assert_eq!(args.scalar("n").unwrap(), m + 1.0 + 100.0 * (1.0 + nd));
+            let key_len = m + 1.0 + nd;
+            let w = key_len + 0.25 * (m + 1.0);
+            let j = key_len + 2.0 + nd;
+            let (f, slope) = match method.to_uppercase().as_str() {
+                "NEWTON" => (x * x, 2.0 * x),
+                "SECANT" => (x.sin(), x.cos()),
+                "BISECT" => (x.exp(), x.exp()),
+                _ => (x, 1.0),
+            };
+            let y = (f + w * x) * j + 0.5 * m * x;
+            assert!(close(args.scalar("y").unwrap(), y, 1e-14), "{method}");
+            let expected = (slope + w) * j + 0.5 * m;
+            let problem = (method, &inputs[..]);
+            assert_slope(&engine, "evaluate", problem, &args, "x", (expected, 1e-13));
+        }
+    }
+}
+
+/// A solver's options structure holds its method as a deferred-length
+/// component and weights as an ALLOCATABLE array component, set by a
+/// structure constructor and copied deeply by assignment: `y = sqrt(a) +
+/// a` (Newton), `1 + a/2 + a^2/3 + a^3/4 + a` (poly) or `len(m) a + a`,
+/// and `n = len(m) + 5 + 100 len(m) + 100000`.
+#[test]
+fn options_structures_holding_strings_steer_the_derivative() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = corpus_engine("deferred_string_components.f90", backend);
+        for (method, a) in [("newton", 2.0), ("poly", 0.5), ("Scale", 1.5)] {
+            let inputs = [("a", a)];
+            let args = call_with_method(&engine, "run_solver", method, &inputs);
+            let m = method.len() as f64;
+            assert_eq!(args.scalar("n").unwrap(), 101.0 * m + 5.0 + 100000.0);
+            let expected: f64 = match method {
+                "newton" => 0.5 / f64::sqrt(a) + 1.0,
+                "poly" => 0.5 + 2.0 * a / 3.0 + 0.75 * a * a + 1.0,
+                _ => m + 1.0,
+            };
+            let problem = (method, &inputs[..]);
+            assert_slope(
+                &engine,
+                "run_solver",
+                problem,
+                &args,
+                "a",
+                (expected, 1e-12),
+            );
+        }
+    }
+}
+
+/// A function that leaves its deferred-length result unassigned fails
+/// at run time where it is referenced, naming the function's result; so
+/// does reading an unallocated deferred-length component.
+#[test]
+fn unassigned_results_and_components_are_runtime_errors() {
+    let src = "module m
+  type :: opts
+    character(len=:), allocatable :: method
+  end type
+contains
+  function pick(s) result(r)
+    character(len=*), intent(in) :: s
+    character(len=:), allocatable :: r
+    if (len(s) > 3) r = s
+  end function pick
+  subroutine f(x, y)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    type(opts) :: o
+    y = x * len(pick('long'))
+    if (x > 1) y = x * len(pick('ab'))
+    if (x < 0) y = len(o%method)
+  end subroutine f
+end module m
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let e = Engine::from_sources(&[("r.f90".to_string(), src.to_string())], options).unwrap();
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("x", 0.5).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 2.0);
+        for (x, at, what) in [
+            (2.0, "r.f90:16:", "result_of_pick"),
+            (-1.0, "r.f90:17:", "`o%method` is not allocated"),
+        ] {
+            let mut args = f.args();
+            args.set_scalar("x", x).unwrap();
+            let err = f.call(&mut args).expect_err("unallocated");
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            assert!(err.message.contains(at), "{}", err.message);
+            assert!(err.message.contains(what), "{}", err.message);
+        }
     }
 }

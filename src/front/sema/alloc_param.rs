@@ -290,6 +290,18 @@ impl Lowerer<'_, '_> {
             {
                 Ok(CallArg::Var(v))
             }
+            // (The one ALLOCATABLE CHARACTER array is a string's buffer.)
+            _ if ty == Type::Char && rank == 1 => Err(self.err(
+                e.span,
+                format!(
+                    "{} passed to `{}` is not a deferred-length CHARACTER variable, as its dummy `{dummy}` (`character(len=:), allocatable`) requires",
+                    match &e.kind {
+                        ExprKind::Name(n) => format!("the actual argument `{}`", n.text),
+                        _ => "an expression".to_string(),
+                    },
+                    callee.text
+                ),
+            )),
             _ => Err(self.err(
                 e.span,
                 format!(

@@ -281,7 +281,7 @@ impl Lowerer<'_, '_> {
         c: &Component,
         given: bool,
     ) -> Option<(Expr, Expr)> {
-        if !c.allocatable || c.dims.is_some() {
+        if !c.is_allocatable_scalar() {
             return None;
         }
         let status = status_name(&format!("{}%{}", target.text, c.name));

@@ -189,9 +189,10 @@ impl Lowerer<'_, '_> {
     /// array-valued.
     pub fn array_source<'e>(&self, e: &'e Expr) -> Option<ArrayRef<'e>> {
         // A deferred-length string (`super::deferred_chars`) is stored as
-        // an array of characters but is a scalar, as are its substrings.
+        // an array of characters but is a scalar, as are its substrings
+        // and the elements of an array of such strings.
         if let ExprKind::Name(n) | ExprKind::Apply { name: n, .. } = &e.kind {
-            if self.is_deferred_string(&n.text) {
+            if self.deferred_string_rank(&n.text).is_some() {
                 return None;
             }
         }

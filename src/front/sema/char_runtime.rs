@@ -614,6 +614,13 @@ impl Lowerer<'_, '_> {
         name: &Name,
         args: &[Arg],
     ) -> R<(VarId, VarId)> {
+        if self.prog.sigs[unit].deferred_result {
+            self.prepare_actuals(args)?;
+            let (call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
+            let result = self.deferred_result_call(callee, call_args, name, name.span);
+            self.copy_back_after(copies)?;
+            return Ok(result);
+        }
         let len = self.runtime_result_len(unit, name, args)?;
         self.prepare_actuals(args)?;
         let (mut call_args, callee, copies) = self.call_args_copied(unit, name, args)?;

@@ -25,41 +25,97 @@ use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::char_expr::{element, Piece, Pieces};
 use super::lowerer::{Lowerer, Resolved, R};
 use super::scope::{CharLenInfo, TypeInfo};
-use adjit_ir::{BinaryOp, CallArg, CharRef, Inst, RuntimeErrorKind, Span, Terminator, Type, VarId};
+use adjit_ir::{
+    BinaryOp, CallArg, CharBase, CharRef, Inst, RuntimeErrorKind, Span, Terminator, Type, VarId,
+};
 
 /// A reference to a deferred-length string in an expression: the whole
-/// string, or a substring with its optional bounds.
+/// string, or a substring with its optional bounds; of an array of such
+/// strings, an element (`names(i)`) or its substring (`names(i)(j:k)`).
 pub(super) struct StringRef<'e> {
     /// The variable's name.
     name: &'e Name,
+    /// The subscript of an element of an array of strings.
+    element: Option<&'e Expr>,
     /// `Some((lo, hi))` for a substring `s(lo:hi)`.
     range: Option<(Option<&'e Expr>, Option<&'e Expr>)>,
 }
 
+/// The part of a deferred-length string variable a reference names, its
+/// subscript evaluated: the variable (the buffer of characters) and, for
+/// an element of an array of strings, its subscript (an I64 variable).
+#[derive(Clone, Copy)]
+struct StringCell {
+    var: VarId,
+    element: Option<VarId>,
+}
+
 impl Lowerer<'_, '_> {
-    /// True when `name` is a deferred-length CHARACTER variable visible
-    /// here.
+    /// True when `name` is a deferred-length CHARACTER scalar variable
+    /// visible here.
     pub(super) fn is_deferred_string(&self, name: &str) -> bool {
-        if self.inline.last().is_some_and(|f| f.contains_key(name)) {
-            return false;
-        }
-        self.visible_decl(name).is_some_and(|(_, d)| {
-            matches!(
-                d.ty,
-                Some(TypeInfo {
-                    char_len: CharLenInfo::Deferred,
-                    ..
-                })
-            )
-        })
+        self.deferred_string_rank(name) == Some(0)
     }
 
-    /// `e` as a reference to a deferred-length string: `s` or `s(i:j)`.
+    /// True when `name` is an array of deferred-length CHARACTER strings
+    /// (`character(len=:), allocatable :: names(:)`) visible here.
+    pub(super) fn is_deferred_string_array(&self, name: &str) -> bool {
+        self.deferred_string_rank(name) == Some(1)
+    }
+
+    /// The rank of the deferred-length CHARACTER variable `name` visible
+    /// here (0 for a string, 1 for an array of strings), `None` for any
+    /// other name.
+    pub(super) fn deferred_string_rank(&self, name: &str) -> Option<usize> {
+        if self.inline.last().is_some_and(|f| f.contains_key(name)) {
+            return None;
+        }
+        let (_, d) = self.visible_decl(name)?;
+        let deferred = matches!(
+            d.ty,
+            Some(TypeInfo {
+                char_len: CharLenInfo::Deferred,
+                ..
+            })
+        );
+        // (The buffer of characters is the first dimension.)
+        deferred.then(|| d.dims.as_ref().map_or(1, Vec::len).saturating_sub(1))
+    }
+
+    /// `e` as a reference to a deferred-length string: `s` or `s(i:j)`,
+    /// or an element of an array of strings, `names(i)` or
+    /// `names(i)(j:k)`.
     pub(super) fn deferred_string_ref<'e>(&self, e: &'e Expr) -> Option<StringRef<'e>> {
+        let element = |args: &'e [Arg]| match args {
+            [Arg {
+                keyword: None,
+                value: ArgValue::Expr(i),
+            }] => Some(i),
+            _ => None,
+        };
         match &e.kind {
-            ExprKind::Name(name) if self.is_deferred_string(&name.text) => {
-                Some(StringRef { name, range: None })
+            ExprKind::Name(name) if self.is_deferred_string(&name.text) => Some(StringRef {
+                name,
+                element: None,
+                range: None,
+            }),
+            ExprKind::Apply { name, args } if self.is_deferred_string_array(&name.text) => {
+                Some(StringRef {
+                    name,
+                    element: Some(element(args)?),
+                    range: None,
+                })
             }
+            ExprKind::Substring { base, start, end } => match &base.kind {
+                ExprKind::Apply { name, args } if self.is_deferred_string_array(&name.text) => {
+                    Some(StringRef {
+                        name,
+                        element: Some(element(args)?),
+                        range: Some((start.as_deref(), end.as_deref())),
+                    })
+                }
+                _ => None,
+            },
             ExprKind::Apply { name, args } if self.is_deferred_string(&name.text) => {
                 let [Arg {
                     keyword: None,
@@ -75,6 +131,7 @@ impl Lowerer<'_, '_> {
                 };
                 Some(StringRef {
                     name,
+                    element: None,
                     range: Some((lo.as_ref(), hi.as_ref())),
                 })
             }
@@ -95,9 +152,10 @@ impl Lowerer<'_, '_> {
 
     /// The objects of an ALLOCATE statement, with `character(len=n) ::`
     /// (`len`) applied: a deferred-length string `s` becomes its buffer
-    /// `s(n)`. Other objects are kept; a deferred-length string without
-    /// the type specification, or the specification for anything else,
-    /// is a located error.
+    /// `s(n)`, an array of strings `names(m)` its buffer `names(n, m)`.
+    /// Other objects are kept; a deferred-length string without the type
+    /// specification, or the specification for anything else, is a
+    /// located error.
     pub(super) fn deferred_string_objects(
         &mut self,
         objects: &[Expr],
@@ -109,12 +167,22 @@ impl Lowerer<'_, '_> {
                 ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => Some(n),
                 _ => None,
             };
-            let deferred = name.filter(|n| self.is_deferred_string(&n.text));
+            let deferred = name.filter(|n| self.deferred_string_rank(&n.text).is_some());
+            let array = deferred.is_some_and(|n| self.is_deferred_string_array(&n.text));
             match (deferred, &o.kind, len) {
-                (Some(n), ExprKind::Name(_), Some(len)) => out.push(Expr {
+                (Some(n), ExprKind::Name(_), Some(len)) if !array => out.push(Expr {
                     kind: ExprKind::Apply {
                         name: n.clone(),
                         args: vec![Arg::positional(len.clone())],
+                    },
+                    span: o.span,
+                }),
+                (Some(n), ExprKind::Apply { args, .. }, Some(len)) if array => out.push(Expr {
+                    kind: ExprKind::Apply {
+                        name: n.clone(),
+                        args: std::iter::once(Arg::positional(len.clone()))
+                            .chain(args.iter().cloned())
+                            .collect(),
                     },
                     span: o.span,
                 }),
@@ -130,13 +198,35 @@ impl Lowerer<'_, '_> {
                 (None, _, Some(len)) => {
                     return Err(self.err(
                         len.span,
-                        "unsupported Fortran: a `character(len=n) ::` type specification in ALLOCATE of anything but a deferred-length CHARACTER scalar",
+                        "unsupported Fortran: a `character(len=n) ::` type specification in ALLOCATE of anything but a deferred-length CHARACTER variable",
                     ))
                 }
                 (None, _, None) => out.push(o.clone()),
             }
         }
         Ok(out)
+    }
+
+    /// The variable and the evaluated subscript of the string `r` names.
+    fn string_cell(&mut self, r: &StringRef) -> R<StringCell> {
+        let var = self.string_var(r.name)?;
+        let element = match r.element {
+            Some(i) => {
+                let i = self.int64(i)?;
+                Some(self.keep_value(i))
+            }
+            None => None,
+        };
+        Ok(StringCell { var, element })
+    }
+
+    /// Character `at` (1-based, I64) of the string `c`.
+    fn cell_char(&mut self, c: StringCell, at: adjit_ir::Value) -> CharRef {
+        let mut r = element(c.var, at);
+        if let (Some(i), CharBase::Var { index, .. }) = (c.element, &mut r.base) {
+            index.push(self.val(Inst::Load(i), Type::I64));
+        }
+        r
     }
 
     /// Fails with the runtime error of an unallocated array, naming the
@@ -155,10 +245,12 @@ impl Lowerer<'_, '_> {
         // Referencing the first character fails, naming the string.
         let one = self.int(1, i64t);
         let probe = self.char_temp(1);
-        self.emit(
-            Inst::CharAssign(CharRef::whole(probe), element(v, one)),
-            None,
-        );
+        let first = StringCell {
+            var: v,
+            element: (self.proc.var(v).dims.len() > 1).then(|| self.keep_value(one)),
+        };
+        let first = self.cell_char(first, one);
+        self.emit(Inst::CharAssign(CharRef::whole(probe), first), None);
         self.terminate(Terminator::Fail(RuntimeErrorKind::NotAllocated));
         self.span = span;
         self.switch_to(present);
@@ -194,14 +286,22 @@ impl Lowerer<'_, '_> {
         Ok((first, self.keep_value(n)))
     }
 
+    /// LEN of the array of deferred-length strings `name` (I64), checked
+    /// to be allocated.
+    pub(super) fn deferred_array_len(&mut self, name: &Name) -> R<adjit_ir::Value> {
+        let v = self.string_var(name)?;
+        self.require_allocated(v, name.span);
+        Ok(self.val(Inst::DimExtent(v, 0), Type::I64))
+    }
+
     /// The first character a deferred-length string reference reads (the
     /// string checked to be allocated; an empty one is a subscript out of
     /// range at run time): what ICHAR and IACHAR read.
     pub(super) fn deferred_string_first_char(&mut self, r: &StringRef, at: Span) -> R<CharRef> {
-        let v = self.string_var(r.name)?;
-        let (first, _) = self.string_extent(v, r.range, at)?;
+        let c = self.string_cell(r)?;
+        let (first, _) = self.string_extent(c.var, r.range, at)?;
         let first = self.val(Inst::Load(first), Type::I64);
-        Ok(element(v, first))
+        Ok(self.cell_char(c, first))
     }
 
     /// The characters a deferred-length string reference reads, copied
@@ -241,23 +341,26 @@ impl Lowerer<'_, '_> {
     /// I64 variable).
     fn deferred_string_copy(&mut self, r: &StringRef, at: Span) -> R<(VarId, VarId)> {
         let i64t = Type::I64;
-        let v = self.string_var(r.name)?;
-        let (first, n) = self.string_extent(v, r.range, at)?;
+        let c = self.string_cell(r)?;
+        let (first, n) = self.string_extent(c.var, r.range, at)?;
         let copy = self.exact_temp(Type::Char, &[n]);
         self.for_positions(&[n], &mut |this, ks| {
             let one = this.int(1, i64t);
             let to = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
             let start = this.val(Inst::Load(first), i64t);
             let from = this.val(Inst::Binary(BinaryOp::Add, start, ks[0]), i64t);
-            this.emit(Inst::CharAssign(element(copy, to), element(v, from)), None);
+            let from = this.cell_char(c, from);
+            this.emit(Inst::CharAssign(element(copy, to), from), None);
             Ok(())
         })?;
         Ok((copy, n))
     }
 
     /// `target = value` when the target is a deferred-length string or a
-    /// substring of one (false, doing nothing, otherwise). The value is
-    /// built in a buffer first, since it may read the target.
+    /// substring of one, or an element of an array of strings or its
+    /// substring (false, doing nothing, otherwise). The value is built in
+    /// a buffer first, since it may read the target; an element keeps
+    /// its length (the value blank-padded or cut).
     pub(super) fn deferred_string_assign(&mut self, target: &Expr, value: &Expr) -> R<bool> {
         let Some(r) = self.deferred_string_ref(target) else {
             return Ok(false);
@@ -265,14 +368,16 @@ impl Lowerer<'_, '_> {
         let i64t = Type::I64;
         let v = self.string_var(r.name)?;
         self.check_writable(v, r.name)?;
-        if r.range.is_none() {
+        if r.range.is_none() && r.element.is_none() {
             let pieces = self.value_pieces(value)?;
             let (buf, len) = self.fill_buffer(&pieces, 0)?;
             self.reallocate_string(v, len);
             self.copy_buffer(v, buf, len)?;
             return Ok(true);
         }
-        // A substring: the value blank-padded to at least its length.
+        // A substring or an element: the value blank-padded to at least
+        // its length.
+        let c = self.string_cell(&r)?;
         let (first, n) = self.string_extent(v, r.range, target.span)?;
         let mut pieces = self.value_pieces(value)?;
         let pad = self.val(Inst::Load(n), i64t);
@@ -284,7 +389,8 @@ impl Lowerer<'_, '_> {
             let from = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
             let start = this.val(Inst::Load(first), i64t);
             let to = this.val(Inst::Binary(BinaryOp::Add, start, ks[0]), i64t);
-            this.emit(Inst::CharAssign(element(v, to), element(buf, from)), None);
+            let to = this.cell_char(c, to);
+            this.emit(Inst::CharAssign(to, element(buf, from)), None);
             Ok(())
         })?;
         self.emit(Inst::Deallocate(buf), None);
@@ -315,6 +421,44 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
+    /// Gives the result parameter `v` of a function returning a
+    /// deferred-length string its storage: the caller's buffer, passed
+    /// unallocated by descriptor ([`super::Sig::deferred_result`]), which
+    /// the function's assignments to its result allocate.
+    pub(super) fn deferred_result(&mut self, v: VarId) {
+        let pos = self.proc.var(v).storage.param_index().unwrap_or(0);
+        self.descriptor_dummy(v, pos, 1);
+    }
+
+    /// Calls `callee` (`call_args`, the result's buffer appended), a
+    /// function returning a deferred-length string: the buffer, given
+    /// unallocated, and the result's length (an I64 variable). A function
+    /// that did not assign its result fails at run time, at the reference
+    /// `at`, naming the buffer of the function's result.
+    pub(super) fn deferred_result_call(
+        &mut self,
+        callee: Option<adjit_ir::ProcId>,
+        mut call_args: Vec<CallArg>,
+        name: &Name,
+        at: Span,
+    ) -> (VarId, VarId) {
+        let buf = self.temp(&format!("result_of_{}_", name.text), Type::Char);
+        let var = &mut self.proc.vars[buf.index()];
+        var.dims = vec![adjit_ir::Dim {
+            lower: adjit_ir::Bound::Const(1),
+            upper: Some(adjit_ir::Bound::Const(0)),
+        }];
+        var.char_len = Some(adjit_ir::Bound::Const(1));
+        var.storage = adjit_ir::Storage::Allocatable;
+        call_args.push(CallArg::Var(buf));
+        if let Some(callee) = callee {
+            self.emit(Inst::Call(callee, call_args), None);
+        }
+        self.require_allocated(buf, at);
+        let n = self.val(Inst::DimExtent(buf, 0), Type::I64);
+        (buf, self.keep_value(n))
+    }
+
     /// The actual argument for the deferred-length string `e` (`None`
     /// for another argument): the string's buffer itself, so that the
     /// callee's `character(len=*)` dummy reads and writes it.
@@ -324,7 +468,12 @@ impl Lowerer<'_, '_> {
         (pty, prank): (Type, usize),
         callee: &Name,
     ) -> R<Option<CallArg>> {
-        let Some(StringRef { name, range: None }) = self.deferred_string_ref(e) else {
+        let Some(StringRef {
+            name,
+            element: None,
+            range: None,
+        }) = self.deferred_string_ref(e)
+        else {
             return Ok(None);
         };
         if pty != Type::Char || prank != 0 {

@@ -543,6 +543,9 @@ impl Lowerer<'_, '_> {
         };
         // An array of structures: the last dimensions of any component.
         let (v, skip) = match self.resolve(n)? {
+            // The strings of an array of deferred-length strings follow
+            // their characters.
+            Resolved::Var(v) if self.is_deferred_string_array(&n.text) => (v, 1),
             Resolved::Var(v) => (v, 0),
             Resolved::Struct(st) if st.dims.is_some() => {
                 let leaf = Name {
@@ -663,12 +666,28 @@ impl Lowerer<'_, '_> {
     /// else the length at run time.
     fn len_of(&mut self, x: &Expr) -> R<Operand> {
         let bare = x.without_parens();
+        if let ExprKind::Name(n) = &bare.kind {
+            if self.is_deferred_string_array(&n.text) {
+                let n = self.deferred_array_len(n)?;
+                return Ok(Operand::Num(
+                    self.convert(n, Type::I64, Type::I32),
+                    Type::I32,
+                ));
+            }
+        }
         if let (Some(unit), ExprKind::Apply { name, args }) =
             (self.runtime_len_fn(bare), &bare.kind)
         {
             // A function result of non-constant length: its declared
-            // length, without the call.
-            let n = self.runtime_result_len(unit, name, args)?;
+            // length, without the call; a deferred-length one is known
+            // only by calling the function.
+            let n = if self.prog.sigs[unit].deferred_result {
+                let (buf, n) = self.runtime_len_call(unit, name, args)?;
+                self.emit(Inst::Deallocate(buf), None);
+                n
+            } else {
+                self.runtime_result_len(unit, name, args)?
+            };
             let n = self.val(Inst::Load(n), Type::I64);
             return Ok(Operand::Num(
                 self.convert(n, Type::I64, Type::I32),

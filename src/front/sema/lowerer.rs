@@ -812,6 +812,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     constant: false,
                     allocatable: None,
                     component_dims: None,
+                    string_buffer: false,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)
@@ -1256,13 +1257,23 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         for (v, ti, decl, name) in created {
             let is_result = result.as_ref().is_some_and(|r| r.text == name.text);
             if ti.char_len == CharLenInfo::Deferred && is_result {
-                self.err(
-                    name.span,
-                    format!(
-                        "unsupported Fortran: deferred-length CHARACTER result `{}` (`character(len=:)`); give the result a length, `character(len=len(s))`",
-                        name.text
-                    ),
-                );
+                if decl
+                    .and_then(|d| d.dims.as_ref())
+                    .is_some_and(|d| d.len() > 1)
+                {
+                    self.err(
+                        name.span,
+                        format!(
+                            "unsupported Fortran: the deferred-length CHARACTER array result `{}`",
+                            name.text
+                        ),
+                    );
+                } else {
+                    // The caller's unallocated buffer, passed by
+                    // descriptor: the function allocates it as it assigns
+                    // its result ([`super::deferred_chars`]).
+                    self.deferred_result(v);
+                }
                 continue;
             }
             if let Some(span) = decl.and_then(|d| d.allocatable) {

@@ -406,6 +406,11 @@ pub(crate) struct Sig {
     pub result: Option<Type>,
     /// The constant length of a CHARACTER function result.
     pub result_len: Option<i64>,
+    /// A FUNCTION returning a deferred-length string (`character(len=:),
+    /// allocatable :: r`): `result` is CHARACTER and the result is the
+    /// last parameter, an unallocated buffer the caller gives by
+    /// descriptor and the function allocates ([`deferred_chars`]).
+    pub deferred_result: bool,
     /// A FUNCTION returning a structure: its type and the parameters of
     /// the result's components (the last ones; `result` is then `None`).
     pub struct_result: Option<(String, Vec<usize>)>,
@@ -668,13 +673,27 @@ impl Sig {
                 }
             })
             .collect();
+        let deferred_result = match &u.ast.kind {
+            ProcKind::Function { result, .. } => u
+                .scope
+                .var(&result.as_ref().unwrap_or(&u.ast.name).text)
+                .is_some_and(|d| {
+                    alloc_param::is_deferred_string_decl(d)
+                        && d.dims.as_ref().is_some_and(|d| d.len() == 1)
+                }),
+            _ => false,
+        };
         Sig {
             params: p
                 .params
                 .iter()
                 .map(|&v| (p.var(v).ty, p.var(v).dims.len()))
                 .collect(),
-            result: p.result.map(|r| p.var(r).ty),
+            result: p
+                .result
+                .map(|r| p.var(r).ty)
+                .or(deferred_result.then_some(Type::Char)),
+            deferred_result,
             result_len: p
                 .result
                 .map(|r| p.var(r))
@@ -692,9 +711,10 @@ impl Sig {
             },
             array_result: match &u.ast.kind {
                 ProcKind::Function { result, .. }
-                    if u.scope
-                        .struct_decl(&result.as_ref().unwrap_or(&u.ast.name).text)
-                        .is_none() =>
+                    if !deferred_result
+                        && u.scope
+                            .struct_decl(&result.as_ref().unwrap_or(&u.ast.name).text)
+                            .is_none() =>
                 {
                     let rn = result.as_ref().unwrap_or(&u.ast.name);
                     param_index(&rn.text)

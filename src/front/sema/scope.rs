@@ -89,6 +89,9 @@ pub struct VarDecl {
     /// `ps%x` is declared `(:, :)`): ALLOCATE puts them before the bounds
     /// it gives the structures.
     pub component_dims: Option<Vec<DimSpec>>,
+    /// The dimensions start with those of a deferred-length string's
+    /// buffer of characters (`deferred_string_shape` gave them).
+    pub string_buffer: bool,
 }
 
 impl VarDecl {
@@ -108,6 +111,7 @@ impl VarDecl {
             constant: false,
             allocatable: None,
             component_dims: None,
+            string_buffer: false,
         }
     }
 }
@@ -146,8 +150,20 @@ pub struct Component {
     /// Its default initialization.
     pub init: Option<Expr>,
     /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type,
-    /// or a scalar: numeric, LOGICAL or of derived type).
+    /// a scalar: numeric, LOGICAL or of derived type, or a deferred-length
+    /// string).
     pub allocatable: bool,
+}
+
+impl Component {
+    /// An ALLOCATABLE scalar kept beside an allocation status leaf
+    /// (`components::status_name`): not a deferred-length string, which
+    /// is an ALLOCATABLE array of characters.
+    pub fn is_allocatable_scalar(&self) -> bool {
+        self.allocatable
+            && self.dims.is_none()
+            && !matches!(&self.ty, CompType::Plain(ti) if ti.char_len == CharLenInfo::Deferred)
+    }
 }
 
 /// A derived type definition.
@@ -1177,11 +1193,13 @@ impl Builder<'_, '_> {
                 if let (CompType::Plain(ti), Some(l)) = (&mut cty, &e.char_len) {
                     ti.char_len = self.char_len(l);
                 }
-                if matches!(&cty, CompType::Plain(ti) if ti.char_len == CharLenInfo::Deferred) {
+                if matches!(&cty, CompType::Plain(ti) if ti.char_len == CharLenInfo::Deferred)
+                    && (allocatable.is_none() || dims.is_some())
+                {
                     self.error(
                         e.name.span,
                         format!(
-                            "unsupported Fortran: deferred-length CHARACTER component `{}` (`character(len=:)`)",
+                            "unsupported Fortran: deferred-length CHARACTER component `{}` (`character(len=:)`) that is not an ALLOCATABLE scalar",
                             e.name.text
                         ),
                     );
@@ -1488,7 +1506,19 @@ impl Builder<'_, '_> {
             let name = format!("{prefix}%{}", c.name);
             match &c.ty {
                 CompType::Plain(ti) => {
-                    let scalar = c.allocatable && c.dims.is_none();
+                    // A deferred-length string is an ALLOCATABLE array of
+                    // characters (`deferred_string_shape`), without a
+                    // status leaf.
+                    if ti.char_len == CharLenInfo::Deferred && dims.is_some() {
+                        self.error(
+                            template.span,
+                            format!(
+                                "unsupported Fortran: the deferred-length CHARACTER component `{name}` of an array of structures"
+                            ),
+                        );
+                        continue;
+                    }
+                    let scalar = c.is_allocatable_scalar();
                     if let (false, true, Some(d)) = (scalar, c.allocatable, dims) {
                         self.ragged_component(&name, ti, c, d, template, leaves);
                         continue;
@@ -1864,9 +1894,12 @@ impl Builder<'_, '_> {
 /// Gives a deferred-length CHARACTER variable (`character(len=:),
 /// allocatable :: s`) its storage, a rank-1 ALLOCATABLE array of
 /// one-character elements (`sema::deferred_chars`; a dummy argument is
-/// passed by descriptor, `sema::alloc_param`); the reason when the
-/// declaration is not one this supports (not ALLOCATABLE; arrays are refused where declared, so that dimensions
-/// here are this storage's, as a module variable's imported copy has).
+/// passed by descriptor, `sema::alloc_param`); a rank-1 array of such
+/// strings (`names(:)`), a rank-2 one, the characters of each string
+/// along its first dimension. The reason when the declaration is not one
+/// this supports (not ALLOCATABLE, an array dummy argument; arrays of
+/// higher rank are refused where declared). A module variable's imported
+/// copy already has its storage's dimensions.
 fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
     if !matches!(
         v.ty,
@@ -1882,9 +1915,18 @@ fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
             "deferred-length CHARACTER `{name}` (`character(len=:)`) must be ALLOCATABLE (POINTER is not supported)"
         ));
     }
-    if v.dims.is_none() {
-        v.dims = Some(vec![DimSpec::AssumedShape { lower: None }]);
+    if v.string_buffer {
+        return None;
     }
+    if v.dims.is_some() && v.arg.is_some() {
+        return Some(format!(
+            "unsupported Fortran: the deferred-length CHARACTER array dummy argument `{name}`"
+        ));
+    }
+    v.dims
+        .get_or_insert_with(Vec::new)
+        .insert(0, DimSpec::AssumedShape { lower: None });
+    v.string_buffer = true;
     None
 }
 

@@ -67,6 +67,9 @@ impl Builder<'_, '_> {
                     "unsupported Fortran: ALLOCATABLE array component `{n}` of derived type `{t}` must have a deferred shape, `{n}(:)`"
                 )
             }
+            // A deferred-length string (`character(len=:), allocatable
+            // :: s`); arrays of them are refused with the declaration.
+            (CompType::Plain(ti), _) if ti.char_len == super::CharLenInfo::Deferred => return true,
             (CompType::Plain(ti), _) if ti.ty == Type::Char => {
                 format!("unsupported Fortran: ALLOCATABLE character component `{n}`")
             }
