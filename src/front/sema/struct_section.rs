@@ -12,14 +12,26 @@
 //! structure dimensions, so a leaf of an array component is contiguous
 //! exactly when the scalar leaves are.
 //!
+//! An array constructor of structures given for a structure dummy
+//! (`call show([p1, p2])`, `total_mass([p1, a(3), pt(s, v), ring])`) is
+//! one array constructor per leaf of the same items' leaves
+//! (`[p1%m, p2%m]`; a leaf of an array component `x(3)` reshaped to the
+//! component's extents then the number of structures, `reshape([p1%x,
+//! p2%x], [3, 2])`), each passed through a temporary as a numeric array
+//! constructor is. The items are scalar structures (variables, elements,
+//! function results and structure constructors, the latter assigned to a
+//! temporary structure first) and whole arrays of structures.
+//!
 //! The leaf sections of an actual are made once per statement and kept
 //! (by the address of the actual) for the lowerer's lifetime: their
 //! temporaries are prepared before the statement and found again, by the
 //! address of the leaf expression, when the call is lowered.
 
-use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name};
 use super::lowerer::{Lowerer, Resolved, StructSection, R};
 use super::scope::StructDecl;
+use super::struct_elemental::{binary, int_expr, name_expr};
+use adjit_ir::{Bound, Span};
 use super::{Dummy, Sig};
 use adjit_ir::CallArg;
 use std::rc::Rc;
@@ -42,6 +54,9 @@ impl Lowerer<'_, '_> {
     /// anything else (a whole array, an element, not a structure).
     pub(super) fn struct_section(&mut self, e: &Expr) -> R<Option<(StructDecl, Rc<Vec<Arg>>)>> {
         let inner = e.without_parens();
+        if let ExprKind::ArrayConstructor(items) = &inner.kind {
+            return self.constructor_leaves(e, items);
+        }
         let ExprKind::Apply { name, args } = &inner.kind else {
             return Ok(None);
         };
@@ -119,7 +134,172 @@ impl Lowerer<'_, '_> {
     }
 }
 
+/// `name(args)`, every argument by position.
+fn apply(name: &str, args: Vec<Expr>, span: Span) -> Expr {
+    Expr::apply(name, args.into_iter().map(Arg::positional).collect(), span)
+}
+
 impl Lowerer<'_, '_> {
+    /// The leaf values of the array constructor of structures `e` (items
+    /// `items`), made on first use (see the module documentation); `None`
+    /// when its first item is not a structure.
+    fn constructor_leaves(
+        &mut self,
+        e: &Expr,
+        items: &[Expr],
+    ) -> R<Option<(StructDecl, Rc<Vec<Arg>>)>> {
+        let key = e as *const Expr;
+        if let Some(s) = self
+            .struct_sections
+            .iter()
+            .find(|s| s.key == key && s.expr == *e)
+        {
+            return Ok(Some((s.decl.clone(), s.leaves.clone())));
+        }
+        let span = e.span;
+        // Per item: whether it is a whole array, its structure and leaves.
+        let mut values: Vec<(bool, StructDecl, Vec<Expr>)> = Vec::new();
+        for item in items {
+            let made = match &item.without_parens().kind {
+                ExprKind::Apply { name, .. } if self.find_type(&name.text).is_some() => {
+                    let def = self.find_type(&name.text).expect("a type");
+                    let (tmp, st) = self.temp_struct(def)?;
+                    self.struct_assign(&name_expr(&tmp.text, item.span), &st, item)?;
+                    let leaves = st.leaves.iter().map(|l| name_expr(l, item.span)).collect();
+                    Some((st, leaves))
+                }
+                ExprKind::Name(_) | ExprKind::Apply { .. } => self.struct_ref(item, true)?,
+                _ => None,
+            };
+            let sectioned = matches!(&item.without_parens().kind, ExprKind::Apply { args, .. }
+                if args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })));
+            let whole = matches!(&item.without_parens().kind, ExprKind::Name(_))
+                && matches!(&made, Some((st, _)) if st.dims.is_some());
+            match made {
+                Some(_) if sectioned => {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: a section of an array of structures in an array constructor of structures as an actual argument",
+                    ))
+                }
+                Some((st, leaves)) => values.push((whole, st, leaves)),
+                None if values.is_empty() => return Ok(None),
+                None => {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: an item of an array constructor of structures as an actual argument other than a structure or a whole array of structures",
+                    ))
+                }
+            }
+        }
+        let Some((_, first, _)) = values.first() else {
+            return Ok(None);
+        };
+        let type_name = first.type_name.clone();
+        if let Some(((_, st, _), item)) = values
+            .iter()
+            .zip(items)
+            .find(|((_, st, _), _)| st.type_name != type_name)
+        {
+            return Err(self.err(
+                item.span,
+                format!(
+                    "an array constructor of structures of type `{type_name}` with an item of type `{}`",
+                    st.type_name
+                ),
+            ));
+        }
+        // The number of structures: one per scalar item, the size of each
+        // whole array.
+        let scalars = values.iter().filter(|(whole, ..)| !whole).count();
+        let count = items
+            .iter()
+            .zip(&values)
+            .filter(|(_, (whole, ..))| *whole)
+            .fold(int_expr(scalars as i64, span), |n, (item, _)| {
+                binary(BinOp::Add, n, apply("size", vec![item.clone()], span), span)
+            });
+        let mut leaves = Vec::new();
+        for (k, leaf) in first.leaves.iter().enumerate() {
+            let parts: Vec<Expr> = values.iter().map(|(.., l)| l[k].clone()).collect();
+            let ctor = Expr {
+                kind: ExprKind::ArrayConstructor(parts),
+                span,
+            };
+            // The extents of the component (a scalar item's leaf).
+            let own = match values.iter().find(|(whole, ..)| !whole) {
+                Some((.., l)) => self.own_extents(&l[k])?,
+                None => {
+                    let rank = first.dims.as_ref().map_or(0, Vec::len);
+                    let leaf = name_expr(leaf, span);
+                    let all = self.own_extents(&leaf)?;
+                    all[..all.len().saturating_sub(rank)].to_vec()
+                }
+            };
+            let value = if own.is_empty() {
+                ctor
+            } else {
+                let shape = own
+                    .iter()
+                    .map(|&n| int_expr(n, span))
+                    .chain(std::iter::once(count.clone()))
+                    .collect();
+                let shape = Expr {
+                    kind: ExprKind::ArrayConstructor(shape),
+                    span,
+                };
+                apply("reshape", vec![ctor, shape], span)
+            };
+            leaves.push(Arg::positional(value));
+        }
+        let decl = StructDecl {
+            type_name,
+            leaves: first.leaves.clone(),
+            dims: Some(vec![super::super::ast::DimSpec::AssumedShape { lower: None }]),
+        };
+        let leaves = Rc::new(leaves);
+        self.struct_sections.push(StructSection {
+            key,
+            expr: e.clone(),
+            decl: decl.clone(),
+            leaves: leaves.clone(),
+        });
+        Ok(Some((decl, leaves)))
+    }
+
+    /// The constant extents of the component a leaf expression `leaf`
+    /// stands for: the dimensions of the variable it names, or those an
+    /// element's leaf (`ring%pos(:, 3)`) takes whole; a located error when
+    /// one is not constant.
+    fn own_extents(&mut self, leaf: &Expr) -> R<Vec<i64>> {
+        let (n, args) = match &leaf.kind {
+            ExprKind::Name(n) => (n, None),
+            ExprKind::Apply { name, args } => (name, Some(args)),
+            _ => return Err(self.err(leaf.span, "not a component")),
+        };
+        let Resolved::Var(v) = self.resolve(n)? else {
+            return Err(self.err(leaf.span, format!("`{}` is not a variable", n.text)));
+        };
+        let dims = self.proc.var(v).dims.clone();
+        let taken = |k: usize| {
+            args.is_none_or(|a| matches!(a.get(k), Some(Arg { value: ArgValue::Range { .. }, .. })))
+        };
+        dims.iter()
+            .enumerate()
+            .filter(|&(k, _)| taken(k))
+            .map(|(_, d)| match (&d.lower, &d.upper) {
+                (Bound::Const(l), Some(Bound::Const(u))) => Ok((u - l + 1).max(0)),
+                _ => Err(self.err(
+                    leaf.span,
+                    format!(
+                        "unsupported Fortran: the component `{}` of run-time extent in an array constructor of structures as an actual argument",
+                        n.text
+                    ),
+                )),
+            })
+            .collect()
+    }
+
     /// Places the leaf sections `leaves` of a section of an array of
     /// structures given for the structure dummy `d` (the `i`-th argument
     /// of `callee`): a leaf taking hidden extents with them, any other as
