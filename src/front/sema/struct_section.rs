@@ -18,22 +18,24 @@
 //! (`[p1%m, p2%m]`; a leaf of an array component `x(3)` reshaped to the
 //! component's extents then the number of structures, `reshape([p1%x,
 //! p2%x], [3, 2])`), each passed through a temporary as a numeric array
-//! constructor is. The items are scalar structures (variables, elements,
-//! function results and structure constructors, the latter assigned to a
-//! temporary structure first) and whole arrays of structures.
+//! constructor is. The items are scalar structures (variables, function
+//! results, elements of arrays of structures of a type without array
+//! components, and structure constructors, the latter assigned to a
+//! temporary structure first), or one whole array of structures alone
+//! (`[ring]`, the array itself).
 //!
 //! The leaf sections of an actual are made once per statement and kept
 //! (by the address of the actual) for the lowerer's lifetime: their
 //! temporaries are prepared before the statement and found again, by the
 //! address of the leaf expression, when the call is lowered.
 
-use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name};
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::lowerer::{Lowerer, Resolved, StructSection, R};
 use super::scope::StructDecl;
-use super::struct_elemental::{binary, int_expr, name_expr};
-use adjit_ir::{Bound, Span};
+use super::struct_elemental::{int_expr, name_expr};
 use super::{Dummy, Sig};
 use adjit_ir::CallArg;
+use adjit_ir::{Bound, Span};
 use std::rc::Rc;
 
 /// A subscript `:`.
@@ -134,6 +136,46 @@ impl Lowerer<'_, '_> {
     }
 }
 
+/// The positions (1-based) of an array of extents `extents`, in array
+/// element order.
+fn column_major(extents: &[i64]) -> Vec<Vec<i64>> {
+    let total: i64 = extents.iter().product();
+    (0..total)
+        .map(|mut p| {
+            extents
+                .iter()
+                .map(|&n| {
+                    let k = p % n + 1;
+                    p /= n;
+                    k
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The element at `position` of the array component a leaf expression
+/// stands for: `p%x(i, j)` of `p%x`, `a%x(i, 3)` of `a%x(:, 3)`.
+fn element_of(leaf: &Expr, position: &[i64]) -> Option<Expr> {
+    let span = leaf.span;
+    let mut at = position.iter().map(|&k| int_expr(k, span));
+    let (name, args) = match &leaf.kind {
+        ExprKind::Name(n) => (n.text.as_str(), at.by_ref().map(Arg::positional).collect()),
+        ExprKind::Apply { name, args } => {
+            let args = args
+                .iter()
+                .map(|a| match a.value {
+                    ArgValue::Range { .. } => at.next().map_or_else(|| a.clone(), Arg::positional),
+                    ArgValue::Expr(_) => a.clone(),
+                })
+                .collect();
+            (name.text.as_str(), args)
+        }
+        _ => return None,
+    };
+    Some(Expr::apply(name, args, span))
+}
+
 /// `name(args)`, every argument by position.
 fn apply(name: &str, args: Vec<Expr>, span: Span) -> Expr {
     Expr::apply(name, args.into_iter().map(Arg::positional).collect(), span)
@@ -209,53 +251,25 @@ impl Lowerer<'_, '_> {
                 ),
             ));
         }
-        // The number of structures: one per scalar item, the size of each
-        // whole array.
-        let scalars = values.iter().filter(|(whole, ..)| !whole).count();
-        let count = items
-            .iter()
-            .zip(&values)
-            .filter(|(_, (whole, ..))| *whole)
-            .fold(int_expr(scalars as i64, span), |n, (item, _)| {
-                binary(BinOp::Add, n, apply("size", vec![item.clone()], span), span)
-            });
-        let mut leaves = Vec::new();
-        for (k, leaf) in first.leaves.iter().enumerate() {
-            let parts: Vec<Expr> = values.iter().map(|(.., l)| l[k].clone()).collect();
-            let ctor = Expr {
-                kind: ExprKind::ArrayConstructor(parts),
-                span,
-            };
-            // The extents of the component (a scalar item's leaf).
-            let own = match values.iter().find(|(whole, ..)| !whole) {
-                Some((.., l)) => self.own_extents(&l[k])?,
-                None => {
-                    let rank = first.dims.as_ref().map_or(0, Vec::len);
-                    let leaf = name_expr(leaf, span);
-                    let all = self.own_extents(&leaf)?;
-                    all[..all.len().saturating_sub(rank)].to_vec()
+        let leaves = match values.as_slice() {
+            // `[ring]`: the array itself.
+            [(true, _, leaves)] => leaves.iter().cloned().map(Arg::positional).collect(),
+            _ => {
+                if let Some((_, item)) = values.iter().zip(items).find(|((whole, ..), _)| *whole) {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: an array of structures among other items of an array constructor of structures as an actual argument",
+                    ));
                 }
-            };
-            let value = if own.is_empty() {
-                ctor
-            } else {
-                let shape = own
-                    .iter()
-                    .map(|&n| int_expr(n, span))
-                    .chain(std::iter::once(count.clone()))
-                    .collect();
-                let shape = Expr {
-                    kind: ExprKind::ArrayConstructor(shape),
-                    span,
-                };
-                apply("reshape", vec![ctor, shape], span)
-            };
-            leaves.push(Arg::positional(value));
-        }
+                self.scalar_item_leaves(&values, span)?
+            }
+        };
         let decl = StructDecl {
             type_name,
             leaves: first.leaves.clone(),
-            dims: Some(vec![super::super::ast::DimSpec::AssumedShape { lower: None }]),
+            dims: Some(vec![super::super::ast::DimSpec::AssumedShape {
+                lower: None,
+            }]),
         };
         let leaves = Rc::new(leaves);
         self.struct_sections.push(StructSection {
@@ -265,6 +279,81 @@ impl Lowerer<'_, '_> {
             leaves: leaves.clone(),
         });
         Ok(Some((decl, leaves)))
+    }
+
+    /// The leaf values of an array constructor of scalar structures
+    /// whose leaves are `values`: per leaf, the array constructor of
+    /// every item's leaf, element by element for an array component, then
+    /// reshaped to the component's extents and the number of items.
+    fn scalar_item_leaves(
+        &mut self,
+        values: &[(bool, StructDecl, Vec<Expr>)],
+        span: Span,
+    ) -> R<Vec<Arg>> {
+        let count = values.len() as i64;
+        let nleaves = values.first().map_or(0, |(_, st, _)| st.leaves.len());
+        let mut leaves = Vec::new();
+        for k in 0..nleaves {
+            let first = self.completed_leaf(&values[0].2[k])?;
+            let own = self.own_extents(&first)?;
+            let mut parts = Vec::new();
+            for (.., l) in values {
+                if own.is_empty() {
+                    parts.push(l[k].clone());
+                    continue;
+                }
+                if matches!(l[k].kind, ExprKind::Apply { .. }) {
+                    return Err(self.err(
+                        l[k].span,
+                        "unsupported Fortran: an element of an array of structures with array components in an array constructor of structures as an actual argument",
+                    ));
+                }
+                let leaf = self.completed_leaf(&l[k])?;
+                for position in column_major(&own) {
+                    match element_of(&leaf, &position) {
+                        Some(x) => parts.push(x),
+                        None => return Err(self.err(leaf.span, "not a component")),
+                    }
+                }
+            }
+            let ctor = Expr {
+                kind: ExprKind::ArrayConstructor(parts),
+                span,
+            };
+            leaves.push(Arg::positional(if own.is_empty() {
+                ctor
+            } else {
+                let shape = own
+                    .iter()
+                    .chain(std::iter::once(&count))
+                    .map(|&n| int_expr(n, span))
+                    .collect();
+                let shape = Expr {
+                    kind: ExprKind::ArrayConstructor(shape),
+                    span,
+                };
+                apply("reshape", vec![ctor, shape], span)
+            }));
+        }
+        Ok(leaves)
+    }
+
+    /// The leaf expression `leaf` of an element (`ring%pos(1)` for
+    /// `ring(1)`) with the component's own dimensions written out as
+    /// whole ranges before the element's subscripts (`ring%pos(:, 1)`).
+    fn completed_leaf(&mut self, leaf: &Expr) -> R<Expr> {
+        let ExprKind::Apply { name, args } = &leaf.kind else {
+            return Ok(leaf.clone());
+        };
+        let Resolved::Var(v) = self.resolve(name)? else {
+            return Err(self.err(leaf.span, format!("`{}` is not a variable", name.text)));
+        };
+        let missing = self.proc.var(v).dims.len().saturating_sub(args.len());
+        let args = (0..missing)
+            .map(|_| full_range())
+            .chain(args.iter().cloned())
+            .collect();
+        Ok(Expr::apply(&name.text, args, leaf.span))
     }
 
     /// The constant extents of the component a leaf expression `leaf`
@@ -282,7 +371,15 @@ impl Lowerer<'_, '_> {
         };
         let dims = self.proc.var(v).dims.clone();
         let taken = |k: usize| {
-            args.is_none_or(|a| matches!(a.get(k), Some(Arg { value: ArgValue::Range { .. }, .. })))
+            args.is_none_or(|a| {
+                matches!(
+                    a.get(k),
+                    Some(Arg {
+                        value: ArgValue::Range { .. },
+                        ..
+                    })
+                )
+            })
         };
         dims.iter()
             .enumerate()

@@ -262,9 +262,7 @@ impl Builder<'_, '_> {
     fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
         def.comps.iter().find_map(|c| match &c.ty {
             // An ALLOCATABLE array component: `sema::ragged` storage.
-            CompType::Plain(ti) if c.allocatable && c.dims.is_some() && ti.ty != Type::Char => {
-                None
-            }
+            CompType::Plain(ti) if c.allocatable && c.dims.is_some() && ti.ty != Type::Char => None,
             _ if c.allocatable => Some(c.name.clone()),
             CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
             CompType::Plain(_) => None,
