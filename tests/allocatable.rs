@@ -1390,3 +1390,59 @@ fn allocatable_arrays_of_structures_with_array_components_differentiate() {
     let bad = three_way(STRUCTURE_ARRAYS, 0x57a1_ca11, 5, &gradient);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// An ALLOCATABLE array of structures whose type has an ALLOCATABLE
+/// component: an INTENT(OUT) routine allocates the array, then each
+/// element's component to its own size (`c(i)%u` has `i` entries of
+/// `x(i)**2`); the array is copied whole (a deep copy), released, and the
+/// copy read: y = sum_i i^2 x_i^3.
+const RAGGED_STRUCTURES: &str = "
+module cells_m
+  implicit none
+  type :: cell
+    double precision :: h
+    double precision, allocatable :: u(:)
+  end type
+contains
+  subroutine fill(c, x)
+    type(cell), allocatable, intent(out) :: c(:)
+    double precision, intent(in) :: x(:)
+    integer :: i
+    allocate(c(size(x)))
+    do i = 1, size(x)
+      c(i)%h = i
+      allocate(c(i)%u(i))
+      c(i)%u = x(i)**2
+    end do
+  end subroutine
+end module
+
+subroutine f(n, x, y)
+  use cells_m
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  type(cell), allocatable :: c(:), d(:)
+  integer :: i
+  call fill(c, x)
+  d = c
+  deallocate(c)
+  y = 0
+  do i = 1, n
+    y = y + d(i)%h * sum(d(i)%u * x(i))
+  end do
+end subroutine f
+";
+
+#[test]
+fn allocatable_structures_with_allocatable_components_differentiate() {
+    let expected = |x: &[f64]| -> Vec<f64> {
+        x.iter()
+            .enumerate()
+            .map(|(i, &t)| 3.0 * ((i + 1) * (i + 1)) as f64 * t * t)
+            .collect()
+    };
+    let bad = three_way(RAGGED_STRUCTURES, 0x5eed_ce11, 5, &expected);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -904,6 +904,11 @@ pub struct Expr {
 }
 
 impl Expr {
+    /// The reference `f(args)` with every argument by position.
+    pub fn apply_positional(f: &str, args: Vec<Expr>, span: Span) -> Expr {
+        Expr::apply(f, args.into_iter().map(Arg::positional).collect(), span)
+    }
+
     /// The reference `f(args)` to the procedure or intrinsic `f`, at `span`.
     pub fn apply(f: &str, args: Vec<Arg>, span: Span) -> Expr {
         Expr {

@@ -8,6 +8,14 @@
 //! them and `allocated(b)` is that of the first. Elements, SIZE, LBOUND,
 //! UBOUND, whole-structure assignment and derivatives are those of the
 //! leaves.
+//!
+//! An ALLOCATABLE array component of the type (`real(8), allocatable ::
+//! u(:)`) is stored as for other arrays of structures (`sema::ragged`):
+//! its status and bounds leaf `b%u.bounds(0:2r, lo:hi)` is allocated
+//! (zero-filled: every element's component unallocated) and deallocated
+//! with the structures, while its storage leaf `b%u.data`, grown by the
+//! elements' own ALLOCATE, is left alone by `allocate(b(n))` and released
+//! (when allocated) by `deallocate(b)`.
 
 use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, Resolved};
@@ -65,6 +73,14 @@ impl Lowerer<'_, '_> {
             };
             any = true;
             for l in leaves {
+                if self.is_component_storage(&l) {
+                    if matches!(s.kind, StmtKind::Deallocate { .. }) {
+                        if let Some(v) = self.leaf_var(&l, name) {
+                            self.release_if_allocated(v);
+                        }
+                    }
+                    continue;
+                }
                 let kind = match args {
                     None => ExprKind::Name(Name {
                         text: l,
@@ -92,6 +108,13 @@ impl Lowerer<'_, '_> {
             _ => {}
         }
         Some(s)
+    }
+
+    /// True when the leaf `leaf` is the storage of an ALLOCATABLE component
+    /// of the elements (`b%u.data`), allocated by the elements' ALLOCATE.
+    fn is_component_storage(&self, leaf: &str) -> bool {
+        leaf.strip_suffix(".data")
+            .is_some_and(|c| self.ragged_rank(c).is_some())
     }
 
     /// The bounds `lower:upper` of the array component a leaf of an

@@ -64,11 +64,6 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     node(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
 }
 
-/// `name(args)`, every argument by position.
-fn apply(name: &str, args: Vec<Expr>, span: Span) -> Expr {
-    Expr::apply(name, args.into_iter().map(Arg::positional).collect(), span)
-}
-
 /// True for a whole-range subscript `:`.
 fn is_colon(a: &Arg) -> bool {
     matches!(
@@ -249,7 +244,7 @@ impl Lowerer<'_, '_> {
     fn bound_ref(rg: &Ragged, j: i64, element: &[Expr], span: Span) -> Expr {
         let mut args = vec![int(j, span)];
         args.extend(element.iter().cloned());
-        apply(&bounds_name(&rg.name), args, span)
+        Expr::apply_positional(&bounds_name(&rg.name), args, span)
     }
 
     /// The storage position `pos` of a subscript when `valid` holds, else
@@ -257,7 +252,7 @@ impl Lowerer<'_, '_> {
     /// reference is then an out-of-bounds error, reported on the component
     /// (see [`adjit_ir::RuntimeError`]'s display of a storage leaf).
     fn checked(pos: Expr, valid: Expr, span: Span) -> Expr {
-        apply("merge", vec![pos, int(0, span), valid], span)
+        Expr::apply_positional("merge", vec![pos, int(0, span), valid], span)
     }
 
     /// Rewrites the references to components of arrays of structures in
@@ -401,7 +396,7 @@ impl Lowerer<'_, '_> {
         let lower = |j: Expr| {
             let mut a = vec![j];
             a.extend(element.iter().cloned());
-            apply(&bounds_name(&rg.name), a, span)
+            Expr::apply_positional(&bounds_name(&rg.name), a, span)
         };
         let upper = |j: Expr| lower(bin(BinOp::Add, j, int(r, span)));
         let extent = |j: Expr| {

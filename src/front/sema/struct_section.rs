@@ -12,6 +12,18 @@
 //! structure dimensions, so a leaf of an array component is contiguous
 //! exactly when the scalar leaves are.
 //!
+//! An array constructor of structures given for a structure dummy
+//! (`call show([p1, p2])`, `total_mass([p1, a(3), pt(s, v), ring])`) is
+//! one array constructor per leaf of the same items' leaves
+//! (`[p1%m, p2%m]`; a leaf of an array component `x(3)` reshaped to the
+//! component's extents then the number of structures, `reshape([p1%x,
+//! p2%x], [3, 2])`), each passed through a temporary as a numeric array
+//! constructor is. The items are scalar structures (variables, function
+//! results, elements of arrays of structures of a type without array
+//! components, and structure constructors, the latter assigned to a
+//! temporary structure first), or one whole array of structures alone
+//! (`[ring]`, the array itself).
+//!
 //! The leaf sections of an actual are made once per statement and kept
 //! (by the address of the actual) for the lowerer's lifetime: their
 //! temporaries are prepared before the statement and found again, by the
@@ -20,8 +32,10 @@
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::lowerer::{Lowerer, Resolved, StructSection, R};
 use super::scope::StructDecl;
+use super::struct_elemental::{int_expr, name_expr};
 use super::{Dummy, Sig};
 use adjit_ir::CallArg;
+use adjit_ir::{Bound, Span};
 use std::rc::Rc;
 
 /// A subscript `:`.
@@ -42,6 +56,9 @@ impl Lowerer<'_, '_> {
     /// anything else (a whole array, an element, not a structure).
     pub(super) fn struct_section(&mut self, e: &Expr) -> R<Option<(StructDecl, Rc<Vec<Arg>>)>> {
         let inner = e.without_parens();
+        if let ExprKind::ArrayConstructor(items) = &inner.kind {
+            return self.constructor_leaves(e, items);
+        }
         let ExprKind::Apply { name, args } = &inner.kind else {
             return Ok(None);
         };
@@ -119,7 +136,262 @@ impl Lowerer<'_, '_> {
     }
 }
 
+/// The positions (1-based) of an array of extents `extents`, in array
+/// element order.
+fn column_major(extents: &[i64]) -> Vec<Vec<i64>> {
+    let total: i64 = extents.iter().product();
+    (0..total)
+        .map(|mut p| {
+            extents
+                .iter()
+                .map(|&n| {
+                    let k = p % n + 1;
+                    p /= n;
+                    k
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The element at `position` of the array component a leaf expression
+/// stands for: `p%x(i, j)` of `p%x`, `a%x(i, 3)` of `a%x(:, 3)`.
+fn element_of(leaf: &Expr, position: &[i64]) -> Option<Expr> {
+    let span = leaf.span;
+    let mut at = position.iter().map(|&k| int_expr(k, span));
+    let (name, args) = match &leaf.kind {
+        ExprKind::Name(n) => (n.text.as_str(), at.by_ref().map(Arg::positional).collect()),
+        ExprKind::Apply { name, args } => {
+            let args = args
+                .iter()
+                .map(|a| match a.value {
+                    ArgValue::Range { .. } => at.next().map_or_else(|| a.clone(), Arg::positional),
+                    ArgValue::Expr(_) => a.clone(),
+                })
+                .collect();
+            (name.text.as_str(), args)
+        }
+        _ => return None,
+    };
+    Some(Expr::apply(name, args, span))
+}
+
 impl Lowerer<'_, '_> {
+    /// The leaf values of the array constructor of structures `e` (items
+    /// `items`), made on first use (see the module documentation); `None`
+    /// when its first item is not a structure.
+    fn constructor_leaves(
+        &mut self,
+        e: &Expr,
+        items: &[Expr],
+    ) -> R<Option<(StructDecl, Rc<Vec<Arg>>)>> {
+        let key = e as *const Expr;
+        if let Some(s) = self
+            .struct_sections
+            .iter()
+            .find(|s| s.key == key && s.expr == *e)
+        {
+            return Ok(Some((s.decl.clone(), s.leaves.clone())));
+        }
+        let span = e.span;
+        // Per item: whether it is a whole array, its structure and leaves.
+        let mut values: Vec<(bool, StructDecl, Vec<Expr>)> = Vec::new();
+        for item in items {
+            let made = match &item.without_parens().kind {
+                ExprKind::Apply { name, .. } if self.find_type(&name.text).is_some() => {
+                    let def = self.find_type(&name.text).expect("a type");
+                    let (tmp, st) = self.temp_struct(def)?;
+                    self.struct_assign(&name_expr(&tmp.text, item.span), &st, item)?;
+                    let leaves = st.leaves.iter().map(|l| name_expr(l, item.span)).collect();
+                    Some((st, leaves))
+                }
+                ExprKind::Name(_) | ExprKind::Apply { .. } => self.struct_ref(item, true)?,
+                _ => None,
+            };
+            let sectioned = matches!(&item.without_parens().kind, ExprKind::Apply { args, .. }
+                if args.iter().any(|a| matches!(a.value, ArgValue::Range { .. })));
+            let whole = matches!(&item.without_parens().kind, ExprKind::Name(_))
+                && matches!(&made, Some((st, _)) if st.dims.is_some());
+            match made {
+                Some(_) if sectioned => {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: a section of an array of structures in an array constructor of structures as an actual argument",
+                    ))
+                }
+                Some((st, leaves)) => values.push((whole, st, leaves)),
+                None if values.is_empty() => return Ok(None),
+                None => {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: an item of an array constructor of structures as an actual argument other than a structure or a whole array of structures",
+                    ))
+                }
+            }
+        }
+        let Some((_, first, _)) = values.first() else {
+            return Ok(None);
+        };
+        let type_name = first.type_name.clone();
+        if let Some(((_, st, _), item)) = values
+            .iter()
+            .zip(items)
+            .find(|((_, st, _), _)| st.type_name != type_name)
+        {
+            return Err(self.err(
+                item.span,
+                format!(
+                    "an array constructor of structures of type `{type_name}` with an item of type `{}`",
+                    st.type_name
+                ),
+            ));
+        }
+        let leaves = match values.as_slice() {
+            // `[ring]`: the array itself.
+            [(true, _, leaves)] => leaves.iter().cloned().map(Arg::positional).collect(),
+            _ => {
+                if let Some((_, item)) = values.iter().zip(items).find(|((whole, ..), _)| *whole) {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: an array of structures among other items of an array constructor of structures as an actual argument",
+                    ));
+                }
+                self.scalar_item_leaves(&values, span)?
+            }
+        };
+        let decl = StructDecl {
+            type_name,
+            leaves: first.leaves.clone(),
+            dims: Some(vec![super::super::ast::DimSpec::AssumedShape {
+                lower: None,
+            }]),
+        };
+        let leaves = Rc::new(leaves);
+        self.struct_sections.push(StructSection {
+            key,
+            expr: e.clone(),
+            decl: decl.clone(),
+            leaves: leaves.clone(),
+        });
+        Ok(Some((decl, leaves)))
+    }
+
+    /// The leaf values of an array constructor of scalar structures
+    /// whose leaves are `values`: per leaf, the array constructor of
+    /// every item's leaf, element by element for an array component, then
+    /// reshaped to the component's extents and the number of items.
+    fn scalar_item_leaves(
+        &mut self,
+        values: &[(bool, StructDecl, Vec<Expr>)],
+        span: Span,
+    ) -> R<Vec<Arg>> {
+        let count = values.len() as i64;
+        let nleaves = values.first().map_or(0, |(_, st, _)| st.leaves.len());
+        let mut leaves = Vec::new();
+        for k in 0..nleaves {
+            let first = self.completed_leaf(&values[0].2[k])?;
+            let own = self.own_extents(&first)?;
+            let mut parts = Vec::new();
+            for (.., l) in values {
+                if own.is_empty() {
+                    parts.push(l[k].clone());
+                    continue;
+                }
+                if matches!(l[k].kind, ExprKind::Apply { .. }) {
+                    return Err(self.err(
+                        l[k].span,
+                        "unsupported Fortran: an element of an array of structures with array components in an array constructor of structures as an actual argument",
+                    ));
+                }
+                let leaf = self.completed_leaf(&l[k])?;
+                for position in column_major(&own) {
+                    match element_of(&leaf, &position) {
+                        Some(x) => parts.push(x),
+                        None => return Err(self.err(leaf.span, "not a component")),
+                    }
+                }
+            }
+            let ctor = Expr {
+                kind: ExprKind::ArrayConstructor(parts),
+                span,
+            };
+            leaves.push(Arg::positional(if own.is_empty() {
+                ctor
+            } else {
+                let shape = own
+                    .iter()
+                    .chain(std::iter::once(&count))
+                    .map(|&n| int_expr(n, span))
+                    .collect();
+                let shape = Expr {
+                    kind: ExprKind::ArrayConstructor(shape),
+                    span,
+                };
+                Expr::apply_positional("reshape", vec![ctor, shape], span)
+            }));
+        }
+        Ok(leaves)
+    }
+
+    /// The leaf expression `leaf` of an element (`ring%pos(1)` for
+    /// `ring(1)`) with the component's own dimensions written out as
+    /// whole ranges before the element's subscripts (`ring%pos(:, 1)`).
+    fn completed_leaf(&mut self, leaf: &Expr) -> R<Expr> {
+        let ExprKind::Apply { name, args } = &leaf.kind else {
+            return Ok(leaf.clone());
+        };
+        let Resolved::Var(v) = self.resolve(name)? else {
+            return Err(self.err(leaf.span, format!("`{}` is not a variable", name.text)));
+        };
+        let missing = self.proc.var(v).dims.len().saturating_sub(args.len());
+        let args = (0..missing)
+            .map(|_| full_range())
+            .chain(args.iter().cloned())
+            .collect();
+        Ok(Expr::apply(&name.text, args, leaf.span))
+    }
+
+    /// The constant extents of the component a leaf expression `leaf`
+    /// stands for: the dimensions of the variable it names, or those an
+    /// element's leaf (`ring%pos(:, 3)`) takes whole; a located error when
+    /// one is not constant.
+    fn own_extents(&mut self, leaf: &Expr) -> R<Vec<i64>> {
+        let (n, args) = match &leaf.kind {
+            ExprKind::Name(n) => (n, None),
+            ExprKind::Apply { name, args } => (name, Some(args)),
+            _ => return Err(self.err(leaf.span, "not a component")),
+        };
+        let Resolved::Var(v) = self.resolve(n)? else {
+            return Err(self.err(leaf.span, format!("`{}` is not a variable", n.text)));
+        };
+        let dims = self.proc.var(v).dims.clone();
+        let taken = |k: usize| {
+            args.is_none_or(|a| {
+                matches!(
+                    a.get(k),
+                    Some(Arg {
+                        value: ArgValue::Range { .. },
+                        ..
+                    })
+                )
+            })
+        };
+        dims.iter()
+            .enumerate()
+            .filter(|&(k, _)| taken(k))
+            .map(|(_, d)| match (&d.lower, &d.upper) {
+                (Bound::Const(l), Some(Bound::Const(u))) => Ok((u - l + 1).max(0)),
+                _ => Err(self.err(
+                    leaf.span,
+                    format!(
+                        "unsupported Fortran: the component `{}` of run-time extent in an array constructor of structures as an actual argument",
+                        n.text
+                    ),
+                )),
+            })
+            .collect()
+    }
+
     /// Places the leaf sections `leaves` of a section of an array of
     /// structures given for the structure dummy `d` (the `i`-th argument
     /// of `callee`): a leaf taking hidden extents with them, any other as

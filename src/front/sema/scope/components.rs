@@ -114,7 +114,7 @@ impl Builder<'_, '_> {
         let deferred = DimSpec::AssumedShape { lower: None };
         let data = VarDecl {
             ty: Some(ti.clone()),
-            dims: Some(vec![deferred; rank + dims.len()]),
+            dims: Some(vec![deferred.clone(); rank + dims.len()]),
             default_init: None,
             allocatable: Some(span),
             ..template.clone()
@@ -123,16 +123,29 @@ impl Builder<'_, '_> {
             lower: Some(int(0)),
             upper: int(2 * rank as i64),
         };
-        let bounds = VarDecl {
-            ty: Some(TypeInfo::plain(Type::I32)),
-            dims: Some(
-                std::iter::once(status)
-                    .chain(dims.iter().cloned())
-                    .collect(),
-            ),
-            default_init: Some(int(0)),
-            allocatable: None,
-            ..template.clone()
+        // Of an ALLOCATABLE array of structures, the bounds leaf is
+        // ALLOCATABLE too, its status and bounds dimension given to
+        // ALLOCATE before the structures' bounds (zero-filled: unallocated).
+        let bounds = match template.allocatable {
+            Some(at) => VarDecl {
+                ty: Some(TypeInfo::plain(Type::I32)),
+                dims: Some(vec![deferred.clone(); 1 + dims.len()]),
+                component_dims: Some(vec![status]),
+                default_init: None,
+                allocatable: Some(at),
+                ..template.clone()
+            },
+            None => VarDecl {
+                ty: Some(TypeInfo::plain(Type::I32)),
+                dims: Some(
+                    std::iter::once(status)
+                        .chain(dims.iter().cloned())
+                        .collect(),
+                ),
+                default_init: Some(int(0)),
+                allocatable: None,
+                ..template.clone()
+            },
         };
         for (n, v) in [(bounds_name(name), bounds), (data_name(name), data)] {
             self.scope.syms.insert(n.clone(), Sym::Var(v));
@@ -251,6 +264,8 @@ impl Builder<'_, '_> {
     /// or LOGICAL scalar or fixed-size array, nor a structure of such.
     fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
         def.comps.iter().find_map(|c| match &c.ty {
+            // An ALLOCATABLE array component: `sema::ragged` storage.
+            CompType::Plain(ti) if c.allocatable && c.dims.is_some() && ti.ty != Type::Char => None,
             _ if c.allocatable => Some(c.name.clone()),
             CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
             CompType::Plain(_) => None,
