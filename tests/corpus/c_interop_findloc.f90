@@ -2,8 +2,8 @@
 ! c_int, c_int64_t, c_bool), BIND(C) procedures with and without NAME=,
 ! VALUE dummies, FINDLOC with DIM=, MASK= and BACK= picking the coefficients of a
 ! piecewise model whose value is differentiated.
-! adjit-test: --entry blend --set x=[0.5,1.25,-0.75,2.0] --set w=0.3
-! adjit-test: --entry blend --set x=[1.0,-2.0,3.0,-4.0] --set w=-1.1
+! adjit-test: --entry blend --set x=0.5,1.25,-0.75,2.0 --set w=0.3
+! adjit-test: --entry blend --set x=1.0,-2.0,3.0,-4.0 --set w=-1.1
 module c_kernels
   use, intrinsic :: iso_c_binding, only: c_double, c_int, c_int64_t, c_bool
   implicit none

@@ -3,8 +3,8 @@
 ! columns `g(:, 1) = [c, -s] / r`, a stencil row `y(2:3) = [x(1), x(2)] * c`,
 ! a constructor mixing elements and a section operand, and one reading its
 ! own target on the right.
-! adjit-test: --entry rotate --set x=[3.0,4.0,1.5] --set c=0.75
-! adjit-test: --entry rotate --set x=[-1.0,2.5,0.25] --set c=-1.25
+! adjit-test: --entry rotate --set x=3.0,4.0,1.5 --set c=0.75
+! adjit-test: --entry rotate --set x=-1.0,2.5,0.25 --set c=-1.25
 module ctor_kernels
   implicit none
   integer, parameter :: dp = kind(1.0d0)

@@ -4,8 +4,8 @@
 ! matrix held in ALLOCATABLE work arrays, Dirichlet conditions, a Thomas
 ! solve; the discrete energy is differentiated with respect to the
 ! conductivity, the reaction coefficient and the boundary values.
-! adjit-test: --entry fem_energy --set kcond=1.5 --set react=0.4 --set ub=[0.0,1.0]
-! adjit-test: --entry fem_energy --set kcond=0.7 --set react=2.0 --set ub=[0.5,-0.25]
+! adjit-test: --entry fem_energy --set kcond=1.5 --set react=0.4 --set ub=0.0,1.0
+! adjit-test: --entry fem_energy --set kcond=0.7 --set react=2.0 --set ub=0.5,-0.25
 module fem1d
   implicit none
   private

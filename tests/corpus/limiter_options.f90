@@ -4,8 +4,8 @@
 ! MUSCL-type reconstruction over a periodic grid using the chosen limiter,
 ! and one explicit upwind step; the update is differentiated with
 ! respect to the cell values and the CFL number.
-! adjit-test: --entry advect --set u=[0.0,0.2,0.9,1.0,0.7,0.1,0.0,0.3] --set cfl=0.4 --set which=1
-! adjit-test: --entry advect --set u=[1.0,0.8,0.5,0.45,0.6,0.2,0.1,0.9] --set cfl=0.6 --set which=3
+! adjit-test: --entry advect --set u=0.0,0.2,0.9,1.0,0.7,0.1,0.0,0.3 --set cfl=0.4 --set which=1
+! adjit-test: --entry advect --set u=1.0,0.8,0.5,0.45,0.6,0.2,0.1,0.9 --set cfl=0.6 --set which=3
 module limiters
   implicit none
   private

@@ -3,8 +3,8 @@
 ! degree, normal equations assembled in ALLOCATABLE work arrays, solved by
 ! Cholesky factorization; the residual norm and the coefficients are
 ! differentiated with respect to the data.
-! adjit-test: --entry fit_quadratic --set y=[1.0,1.8,3.1,4.9,7.2,9.8] --set scale=1.0
-! adjit-test: --entry fit_weighted --set y=[0.5,0.9,1.6,2.2,2.4,3.3,3.9] --set w0=2.0
+! adjit-test: --entry fit_quadratic --set y=1.0,1.8,3.1,4.9,7.2,9.8 --set scale=1.0
+! adjit-test: --entry fit_weighted --set y=0.5,0.9,1.6,2.2,2.4,3.3,3.9 --set w0=2.0
 module lsq_fit
   implicit none
   private

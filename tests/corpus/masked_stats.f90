@@ -3,8 +3,8 @@
 ! masked SUM / MAXVAL, a robust (clipped) mean and variance, and an array
 ! constructor assigned to sections; the statistics are differentiated with
 ! respect to the samples.
-! adjit-test: --entry robust_stats --set x=[1.0,1.2,0.9,5.0,1.1,-3.0,0.95,1.05,1.3,0.8] --set clip=2.0
-! adjit-test: --entry robust_stats --set x=[0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,9.0] --set clip=1.0
+! adjit-test: --entry robust_stats --set x=1.0,1.2,0.9,5.0,1.1,-3.0,0.95,1.05,1.3,0.8 --set clip=2.0
+! adjit-test: --entry robust_stats --set x=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,9.0 --set clip=1.0
 module masked_stats
   implicit none
   private

@@ -3,8 +3,8 @@
 ! dummy, and a model module (damped pendulum and Lotka-Volterra) whose
 ! parameters live in a derived type; the final state is differentiated
 ! with respect to the initial state and a parameter.
-! adjit-test: --entry solve_pendulum --set y0=[0.8,0.0] --set damping=0.15 --set t_end=2.0
-! adjit-test: --entry solve_predator --set y0=[1.2,0.7] --set alpha=0.9 --set t_end=1.5
+! adjit-test: --entry solve_pendulum --set y0=0.8,0.0 --set damping=0.15 --set t_end=2.0
+! adjit-test: --entry solve_predator --set y0=1.2,0.7 --set alpha=0.9 --set t_end=1.5
 module ode_kinds
   implicit none
   private
