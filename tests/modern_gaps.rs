@@ -65,14 +65,25 @@ fn value_dummies_are_copies() {
     let (s, v) = (1.5, [0.5, -2.0, 3.0]);
     let (engine, args) = setup(VALUE_DUMMIES, "drive", &[("s", &[s]), ("v", &v)]);
     let mut run = args.clone();
-    engine.procedure(Some("drive")).unwrap().call(&mut run).unwrap();
+    engine
+        .procedure(Some("drive"))
+        .unwrap()
+        .call(&mut run)
+        .unwrap();
     assert_eq!(run.scalar("n_after").unwrap(), 3.0);
     assert_eq!(run.scalar("s_after").unwrap(), s);
     let t = s * (v[2] + v[1] / 2.0 + v[0] / 4.0);
     assert!((run.scalar("t").unwrap() - t).abs() < 1e-14);
     let expected = [v[2] + v[1] / 2.0 + v[0] / 4.0, s / 4.0, s / 2.0, s];
-    let bad =
-        common::check::both_modes_against(&engine, Some("drive"), &args, "t", "s,v", &expected, 1e-13);
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("drive"),
+        &args,
+        "t",
+        "s,v",
+        &expected,
+        1e-13,
+    );
     assert!(bad.is_empty(), "{bad:?}");
 }
 
@@ -103,7 +114,11 @@ fn findloc_positions() {
     let m = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
     let (engine, args) = setup(FINDLOC, "locate", &[("a", &a), ("m", &m)]);
     let mut run = args.clone();
-    engine.procedure(Some("locate")).unwrap().call(&mut run).unwrap();
+    engine
+        .procedure(Some("locate"))
+        .unwrap()
+        .call(&mut run)
+        .unwrap();
     let got: Vec<f64> = ["i1", "i2", "i3", "i4", "i5"]
         .iter()
         .map(|n| run.scalar(n).unwrap())
@@ -113,8 +128,15 @@ fn findloc_positions() {
     assert_eq!(run.f64s("p2").unwrap(), [2.0, 1.0]);
     // y = a(2) a(6) + a(3).
     let expected = [0.0, a[5], 1.0, 0.0, 0.0, a[1]];
-    let bad =
-        common::check::both_modes_against(&engine, Some("locate"), &args, "y", "a", &expected, 1e-14);
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("locate"),
+        &args,
+        "y",
+        "a",
+        &expected,
+        1e-14,
+    );
     assert!(bad.is_empty(), "{bad:?}");
 }
 
@@ -136,7 +158,11 @@ fn constructors_shape_section_assignments() {
     let (x, c) = ([0.75, -1.25], 2.0);
     let (engine, args) = setup(CONSTRUCTORS, "rot", &[("x", &x), ("c", &[c])]);
     let mut run = args.clone();
-    engine.procedure(Some("rot")).unwrap().call(&mut run).unwrap();
+    engine
+        .procedure(Some("rot"))
+        .unwrap()
+        .call(&mut run)
+        .unwrap();
     let y = [-c * c + 1.25, x[0] * c, x[1] * c, -x[0] * x[0] + 2.0];
     assert_eq!(run.f64s("y").unwrap(), y);
     #[rustfmt::skip]
@@ -146,7 +172,14 @@ fn constructors_shape_section_assignments() {
         0.0, c, x[1],
         -2.0 * x[0], 0.0, 0.0,
     ];
-    let bad =
-        common::check::both_modes_against(&engine, Some("rot"), &args, "y", "x,c", &expected, 1e-14);
+    let bad = common::check::both_modes_against(
+        &engine,
+        Some("rot"),
+        &args,
+        "y",
+        "x,c",
+        &expected,
+        1e-14,
+    );
     assert!(bad.is_empty(), "{bad:?}");
 }

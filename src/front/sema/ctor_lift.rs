@@ -44,7 +44,9 @@ impl Lowerer<'_, '_> {
                 matches!(x.kind, ExprKind::ArrayConstructor(_)) || has_constructor(this, x)
             })
         }
-        self.rank_of(target) > 0 && self.array_source(value).is_none() && has_constructor(self, value)
+        self.rank_of(target) > 0
+            && self.array_source(value).is_none()
+            && has_constructor(self, value)
     }
 
     /// True for a constructor lifted: one to stream, or any under `all`.

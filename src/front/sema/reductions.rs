@@ -103,9 +103,11 @@ impl Lowerer<'_, '_> {
                 Some(k) => k.text.clone(),
                 None if which == "findloc" => {
                     positional += 1;
-                    findloc_keyword(positional).map(str::to_string).ok_or_else(|| {
-                        self.err(x.span, format!("too many arguments to `{which}`"))
-                    })?
+                    findloc_keyword(positional)
+                        .map(str::to_string)
+                        .ok_or_else(|| {
+                            self.err(x.span, format!("too many arguments to `{which}`"))
+                        })?
                 }
                 None => {
                     positional += 1;
@@ -190,7 +192,11 @@ impl Lowerer<'_, '_> {
         let loc = self.loc_temps(which, 1);
         let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
         let arrays = r.arrays.clone();
-        let found = Found { loc: &loc, dims: &[0], back };
+        let found = Found {
+            loc: &loc,
+            dims: &[0],
+            back,
+        };
         self.for_positions(&extents, &mut |this, pos| {
             this.reduction_step(which, &arrays, &mask, pos, (ty, acc), &found)
         })?;
@@ -234,7 +240,11 @@ impl Lowerer<'_, '_> {
             // extreme element, the one at `pos` returned.
             let loc = self.loc_temps(which, rank);
             let dims: Vec<usize> = (0..rank).collect();
-            let found = Found { loc: &loc, dims: &dims, back };
+            let found = Found {
+                loc: &loc,
+                dims: &dims,
+                back,
+            };
             self.for_positions(&extents, &mut |this, q| {
                 this.reduction_step(which, &arrays, &mask, q, (ty, acc), &found)
             })?;
@@ -252,7 +262,11 @@ impl Lowerer<'_, '_> {
         };
         let d = self.const_dim(which, d, rank)?;
         let loc = self.loc_temps(which, 1);
-        let found = Found { loc: &loc, dims: &[d], back };
+        let found = Found {
+            loc: &loc,
+            dims: &[d],
+            back,
+        };
         self.for_positions(&[extents[d]], &mut |this, k| {
             let mut full = this.load_all(pos);
             full.insert(d, k[0]);
