@@ -76,11 +76,15 @@ impl Lowerer<'_, '_> {
                 return Ok(Some((do_while_as_exit(s, name, cond, body), Vec::new())));
             }
         }
+        let shaped_by_constructors = match &s.kind {
+            StmtKind::Assign { target, value } => self.shaped_by_constructors(target, value),
+            _ => false,
+        };
         let any = match &s.kind {
             StmtKind::Assign { target, value } => {
                 self.has_array_function(target)
                     || self.has_array_function(value)
-                    || self.has_nested_streamed_constructor(value)
+                    || self.has_nested_streamed_constructor(value, shaped_by_constructors)
             }
             StmtKind::Call { args, .. } => args.iter().any(|a| self.arg_has_array_function(a)),
             StmtKind::Write { items, .. } => items.iter().any(|x| self.has_array_function(x)),
@@ -122,7 +126,7 @@ impl Lowerer<'_, '_> {
                 } else {
                     self.lift_in(value, &mut temps)?;
                 }
-                self.lift_nested_constructors(value, &mut temps)?;
+                self.lift_nested_constructors(value, &mut temps, shaped_by_constructors)?;
             }
             StmtKind::Call { args, .. } => self.lift_args(args, &mut temps)?,
             StmtKind::Write { items, .. } => {

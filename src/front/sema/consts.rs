@@ -186,16 +186,7 @@ pub fn fold(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> Result<Const
             lookup(&n.text).ok_or_else(|| not_const(e, format!("`{}` is not a constant", n.text)))
         }
         ExprKind::Paren(inner) => fold(inner, lookup),
-        ExprKind::Unary(op, a) => {
-            let a = fold(a, lookup)?;
-            match (op, a) {
-                (UnOp::Plus, v @ (ConstVal::Int(..) | ConstVal::Real(..))) => Ok(v),
-                (UnOp::Neg, ConstVal::Int(v, t)) => Ok(ConstVal::Int(v.wrapping_neg(), t)),
-                (UnOp::Neg, ConstVal::Real(v, t)) => Ok(ConstVal::Real(-v, t)),
-                (UnOp::Not, ConstVal::Bool(b)) => Ok(ConstVal::Bool(!b)),
-                _ => Err(not_const(e, "invalid operand of a unary operator")),
-            }
-        }
+        ExprKind::Unary(op, a) => fold_unary(e, *op, fold(a, lookup)?),
         ExprKind::Binary(op, a, b) => {
             let (x, y) = (fold(a, lookup)?, fold(b, lookup)?);
             fold_binary(e, *op, x, y)
@@ -217,6 +208,30 @@ pub fn fold(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> Result<Const
             fold_intrinsic(e, &name.text, &vals, kind_arg)
         }
         _ => Err(not_const(e, "not a constant expression")),
+    }
+}
+
+/// A unary operator applied to a constant.
+fn fold_unary(e: &Expr, op: UnOp, a: ConstVal) -> Result<ConstVal, NotConst> {
+    match (op, a) {
+        (UnOp::Plus, v @ (ConstVal::Int(..) | ConstVal::Real(..))) => Ok(v),
+        (UnOp::Neg, ConstVal::Int(v, t)) => Ok(ConstVal::Int(v.wrapping_neg(), t)),
+        (UnOp::Neg, ConstVal::Real(v, t)) => Ok(ConstVal::Real(-v, t)),
+        (UnOp::Not, ConstVal::Bool(b)) => Ok(ConstVal::Bool(!b)),
+        _ => Err(not_const(e, "invalid operand of a unary operator")),
+    }
+}
+
+/// True when a constant expression is array-valued by its form: a
+/// constructor, a RESHAPE, or an operation on one
+/// (`[5.0_dp, 8.0_dp, 5.0_dp] / 9.0_dp`).
+pub(crate) fn constructs_array(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::ArrayConstructor(_) | ExprKind::ImpliedDo { .. } => true,
+        ExprKind::Paren(a) | ExprKind::Unary(_, a) => constructs_array(a),
+        ExprKind::Binary(_, a, b) => constructs_array(a) || constructs_array(b),
+        ExprKind::Apply { .. } => reshape_args(e).is_some(),
+        _ => false,
     }
 }
 
@@ -564,6 +579,44 @@ fn fold_items(
                     Some(next) => i = next,
                     None => break,
                 }
+            }
+            Ok(())
+        }
+        ExprKind::Paren(a) => fold_items(a, lookup, limit, out),
+        ExprKind::Unary(op, a) if constructs_array(a) => {
+            let start = out.len();
+            fold_items(a, lookup, limit, out)?;
+            for v in &mut out[start..] {
+                *v = fold_unary(e, *op, v.clone())?;
+            }
+            Ok(())
+        }
+        ExprKind::Binary(op, a, b) if constructs_array(e) => {
+            // Element by element, a scalar operand applied to every element.
+            let operand = |x: &Expr| -> Result<Vec<ConstVal>, NotConst> {
+                let mut vals = Vec::new();
+                if constructs_array(x) {
+                    fold_items(x, lookup, limit, &mut vals)?;
+                } else {
+                    vals.push(fold(x, lookup)?);
+                }
+                Ok(vals)
+            };
+            let (xs, ys) = (operand(a)?, operand(b)?);
+            let n = match (constructs_array(a), constructs_array(b)) {
+                (true, true) if xs.len() != ys.len() => {
+                    return Err(not_const(
+                        e,
+                        format!("operands of {} and {} elements", xs.len(), ys.len()),
+                    ))
+                }
+                (true, _) => xs.len(),
+                _ => ys.len(),
+            };
+            for i in 0..n {
+                let x = xs[if xs.len() == 1 { 0 } else { i }].clone();
+                let y = ys[if ys.len() == 1 { 0 } else { i }].clone();
+                out.push(fold_binary(e, *op, x, y)?);
             }
             Ok(())
         }

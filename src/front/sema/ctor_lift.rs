@@ -13,6 +13,12 @@
 //! of an assignment is streamed into its target directly, and one given
 //! to a user procedure gets its argument temporary
 //! ([`super::section_arg`]): neither is lifted.
+//!
+//! An array assigned a value whose shape only constructors give
+//! (`a(:, 1) = [s, -s] / 2`: no other operand is an array) has its
+//! constructors lifted too, even those of scalars, which an array
+//! expression otherwise reads element by element: the temporary gives the
+//! assignment its shape.
 
 use super::super::ast::{ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, R};
@@ -21,32 +27,55 @@ use adjit_ir::{Bound, Dim, Storage, VarId};
 impl Lowerer<'_, '_> {
     /// True when `e` has, below its top, a constructor to lift (see the
     /// module documentation).
-    pub(super) fn has_nested_streamed_constructor(&self, e: &Expr) -> bool {
+    /// `all` (see [`Self::shaped_by_constructors`]): every constructor
+    /// counts.
+    pub(super) fn has_nested_streamed_constructor(&self, e: &Expr, all: bool) -> bool {
         self.children_of(e)
             .into_iter()
-            .any(|x| self.is_streamed_constructor(x) || self.has_nested_streamed_constructor(x))
+            .any(|x| self.lifts(x, all) || self.has_nested_streamed_constructor(x, all))
+    }
+
+    /// True when `value`, assigned to the array `target`, has constructors
+    /// below its top and no other array operand: only they give its shape,
+    /// so all of them are lifted (see the module documentation).
+    pub(super) fn shaped_by_constructors(&self, target: &Expr, value: &Expr) -> bool {
+        fn has_constructor(this: &Lowerer, e: &Expr) -> bool {
+            this.children_of(e).into_iter().any(|x| {
+                matches!(x.kind, ExprKind::ArrayConstructor(_)) || has_constructor(this, x)
+            })
+        }
+        self.rank_of(target) > 0
+            && self.array_source(value).is_none()
+            && has_constructor(self, value)
+    }
+
+    /// True for a constructor lifted: one to stream, or any under `all`.
+    fn lifts(&self, e: &Expr, all: bool) -> bool {
+        self.is_streamed_constructor(e) || (all && matches!(e.kind, ExprKind::ArrayConstructor(_)))
     }
 
     /// Lifts the constructors below the top of `e` into temporaries
-    /// (pushed on `temps`, to release after the statement).
+    /// (pushed on `temps`, to release after the statement); under `all`
+    /// constructors of scalars too.
     pub(super) fn lift_nested_constructors(
         &mut self,
         e: &mut Expr,
         temps: &mut Vec<VarId>,
+        all: bool,
     ) -> R<()> {
         let lifts_args = self.lifts_in_args(e);
         match &mut e.kind {
             ExprKind::Apply { args, .. } if lifts_args => {
                 for a in args {
                     if let ArgValue::Expr(x) = &mut a.value {
-                        self.lift_constructor(x, temps)?;
+                        self.lift_constructor(x, temps, all)?;
                     }
                 }
             }
-            ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.lift_constructor(a, temps)?,
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.lift_constructor(a, temps, all)?,
             ExprKind::Binary(_, a, b) => {
-                self.lift_constructor(a, temps)?;
-                self.lift_constructor(b, temps)?;
+                self.lift_constructor(a, temps, all)?;
+                self.lift_constructor(b, temps, all)?;
             }
             _ => {}
         }
@@ -55,9 +84,9 @@ impl Lowerer<'_, '_> {
 
     /// `e` itself lifted when it is a constructor to lift, else its
     /// operands.
-    fn lift_constructor(&mut self, e: &mut Expr, temps: &mut Vec<VarId>) -> R<()> {
-        if !self.is_streamed_constructor(e) {
-            return self.lift_nested_constructors(e, temps);
+    fn lift_constructor(&mut self, e: &mut Expr, temps: &mut Vec<VarId>, all: bool) -> R<()> {
+        if !self.lifts(e, all) {
+            return self.lift_nested_constructors(e, temps, all);
         }
         let Some(ty) = (match &e.kind {
             ExprKind::ArrayConstructor(items) => self.constructor_type(items)?,

@@ -194,6 +194,7 @@ fn table() -> &'static [Entry] {
         ("count", Reduction, None, None),
         ("maxloc", Reduction, None, None),
         ("minloc", Reduction, None, None),
+        ("findloc", Reduction, None, None),
         ("merge", Merge, None, None),
         ("matmul", Transform, None, None),
         ("transpose", Transform, None, None),

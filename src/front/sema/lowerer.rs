@@ -811,6 +811,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     global_at: 0,
                     constant: false,
                     allocatable: None,
+                    value: None,
                     component_dims: None,
                     string_buffer: false,
                 };
@@ -1383,11 +1384,54 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         }
     }
 
+    /// Gives each VALUE dummy argument a local copy made at entry, which
+    /// the body reads and writes in its place: the caller's actual is
+    /// never changed. Only scalars of intrinsic non-character type.
+    fn value_copies(&mut self) {
+        let scope = &self.prog.units[self.unit].scope;
+        let mut values: Vec<(&String, &VarDecl)> = scope
+            .syms
+            .iter()
+            .filter_map(|(n, s)| match s {
+                Sym::Var(v) if v.value.is_some() => Some((n, v)),
+                _ => None,
+            })
+            .collect();
+        values.sort_by_key(|(n, _)| n.as_str());
+        for (name, decl) in values {
+            let span = decl.value.expect("VALUE");
+            let why = if decl.arg.is_none() {
+                Some("is not a dummy argument")
+            } else if decl.dims.is_some() {
+                Some("is an array (only scalar VALUE dummies are supported)")
+            } else if decl.optional {
+                Some("is OPTIONAL (not supported with VALUE)")
+            } else if decl.ty.as_ref().is_some_and(|t| t.ty == Type::Char) {
+                Some("is CHARACTER (not supported with VALUE)")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.err(span, format!("VALUE `{name}` {why}"));
+                continue;
+            }
+            let Some(&param) = self.vars.get(name.as_str()) else {
+                continue;
+            };
+            let ty = self.proc.var(param).ty;
+            let copy = self.temp(name, ty);
+            let v = self.val(Inst::Load(param), ty);
+            self.emit(Inst::Store(copy, v), None);
+            self.vars.insert(name.clone(), copy);
+        }
+    }
+
     /// Lowers the executable part of the procedure.
     pub fn lower_body(&mut self) {
         let prog = self.prog;
         let u = &prog.units[self.unit];
         self.collect_labels(&u.ast.body);
+        self.value_copies();
         self.release_intent_out();
         self.runtime_sized_declarations();
         self.default_initialization();
@@ -1756,8 +1800,7 @@ pub(crate) fn global_for(
         }
         match fold_elements(init, &lookup, n) {
             Ok(elems) => {
-                let is_ctor = matches!(init.kind, ExprKind::ArrayConstructor(_))
-                    || super::consts::reshape_args(init).is_some();
+                let is_ctor = super::consts::constructs_array(init);
                 if is_ctor && elems.len() != n {
                     diags.push(Diagnostic::error(
                         init.span,

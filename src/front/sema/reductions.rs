@@ -2,8 +2,9 @@
 //! scalar temporary before the statement that uses it: SUM, PRODUCT,
 //! MAXVAL, MINVAL (with DIM= and MASK=), DOT_PRODUCT, NORM2, ANY, ALL,
 //! COUNT, MAXLOC and MINLOC (the first position, 1-based within the
-//! argument, 0 when the mask selects nothing); and the elemental MERGE and
-//! HYPOT. Everything is ordinary IR (arithmetic, comparisons, SELECT), so
+//! argument, 0 when the mask selects nothing), FINDLOC (the first or with
+//! BACK= the last position of an element equal to VALUE=, 0 when there is
+//! none); and the elemental MERGE and HYPOT. Everything is ordinary IR (arithmetic, comparisons, SELECT), so
 //! tangents and adjoints follow.
 //!
 //! DIM= of a rank-1 argument gives a scalar, lowered here; DIM= of a
@@ -25,13 +26,43 @@ pub(super) struct ReductionArgs<'e> {
     pub mask: Option<&'e Expr>,
     /// DIM=.
     pub dim: Option<&'e Expr>,
-    /// KIND= of COUNT.
+    /// KIND= of COUNT, MAXLOC, MINLOC and FINDLOC.
     pub kind: Option<&'e Expr>,
+    /// VALUE= of FINDLOC.
+    pub value: Option<&'e Expr>,
+    /// BACK= of FINDLOC.
+    pub back: Option<&'e Expr>,
+}
+
+/// True for the reductions that give positions (MAXLOC, MINLOC, FINDLOC).
+pub(super) fn is_location(which: &str) -> bool {
+    matches!(which, "maxloc" | "minloc" | "findloc")
+}
+
+/// The keyword a positional argument of FINDLOC stands for, by position
+/// (1-based): `findloc(array, value, dim, mask, kind, back)`.
+fn findloc_keyword(position: usize) -> Option<&'static str> {
+    ["array", "value", "dim", "mask", "kind", "back"]
+        .get(position.wrapping_sub(1))
+        .copied()
 }
 
 /// True for the reductions whose array argument is logical.
 fn logical_reduction(which: &str) -> bool {
     matches!(which, "any" | "all" | "count")
+}
+
+/// Where a location reduction (MAXLOC, MINLOC, FINDLOC) keeps its result
+/// while it runs.
+#[derive(Clone, Copy)]
+struct Found<'a> {
+    /// The 1-based subscripts of the element taken so far (0: none yet);
+    /// empty for the other reductions.
+    loc: &'a [VarId],
+    /// The dimension of the argument each of `loc` reports.
+    dims: &'a [usize],
+    /// FINDLOC's BACK= flag (a logical temporary).
+    back: Option<VarId>,
 }
 
 /// The one of a type.
@@ -56,6 +87,8 @@ impl Lowerer<'_, '_> {
             mask: None,
             dim: None,
             kind: None,
+            value: None,
+            back: None,
         };
         let arrays = if which == "dot_product" { 2 } else { 1 };
         let mut positional = 0;
@@ -68,6 +101,14 @@ impl Lowerer<'_, '_> {
             };
             let key = match &a.keyword {
                 Some(k) => k.text.clone(),
+                None if which == "findloc" => {
+                    positional += 1;
+                    findloc_keyword(positional)
+                        .map(str::to_string)
+                        .ok_or_else(|| {
+                            self.err(x.span, format!("too many arguments to `{which}`"))
+                        })?
+                }
                 None => {
                     positional += 1;
                     match positional {
@@ -93,7 +134,9 @@ impl Lowerer<'_, '_> {
                 "mask" if logical_reduction(which) => out.arrays.push(x),
                 "mask" if which != "dot_product" && which != "norm2" => out.mask = Some(x),
                 "dim" if which != "dot_product" => out.dim = Some(x),
-                "kind" if which == "count" => out.kind = Some(x),
+                "kind" if which == "count" || is_location(which) => out.kind = Some(x),
+                "value" if which == "findloc" => out.value = Some(x),
+                "back" if which == "findloc" => out.back = Some(x),
                 k => {
                     let span = a.keyword.as_ref().map_or(x.span, |k| k.span);
                     return Err(self.err(
@@ -108,6 +151,9 @@ impl Lowerer<'_, '_> {
                 name.span,
                 format!("`{which}` takes {arrays} array argument(s)"),
             ));
+        }
+        if which == "findloc" && out.value.is_none() {
+            return Err(self.err(name.span, "`findloc` needs a `value=` argument"));
         }
         Ok(out)
     }
@@ -135,28 +181,24 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        if matches!(which, "maxloc" | "minloc") && rank != 1 {
+        if is_location(which) && rank != 1 {
             return Err(self.err(
                 first.span,
                 format!("unsupported Fortran: `{which}` of a rank-{rank} array (an array result)"),
             ));
         }
-        if logical_reduction(which) != (elem_ty == Type::Bool) {
-            return Err(self.err(
-                first.span,
-                format!("`{which}` of a {} array", type_name(elem_ty)),
-            ));
-        }
         let extents = self.extents(&src)?;
-        let (ty, init) = self.reduction_type(e, which, &r, elem_ty)?;
-        let acc = self.temp("acc", ty);
-        let c = self.konst(init, ty);
-        self.emit(Inst::Store(acc, c), None);
+        let (ty, acc, back) = self.start_reduction(e, which, &r, elem_ty)?;
         let loc = self.loc_temps(which, 1);
         let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
         let arrays = r.arrays.clone();
+        let found = Found {
+            loc: &loc,
+            dims: &[0],
+            back,
+        };
         self.for_positions(&extents, &mut |this, pos| {
-            this.reduction_step(which, &arrays, &mask, pos, (ty, acc), &loc, &[0])
+            this.reduction_step(which, &arrays, &mask, pos, (ty, acc), &found)
         })?;
         self.finish_reduction(which, acc, ty);
         Ok(loc.first().copied().unwrap_or(acc))
@@ -177,21 +219,12 @@ impl Lowerer<'_, '_> {
         let r = self.reduction_args(name, args)?;
         let first = r.arrays[0];
         let (elem_ty, rank) = self.type_and_rank(first)?;
-        if logical_reduction(which) != (elem_ty == Type::Bool) {
-            return Err(self.err(
-                first.span,
-                format!("`{which}` of a {} array", type_name(elem_ty)),
-            ));
-        }
-        let (ty, init) = self.reduction_type(e, which, &r, elem_ty)?;
-        let acc = self.temp("acc", ty);
-        let c = self.konst(init, ty);
-        self.emit(Inst::Store(acc, c), None);
+        let (ty, acc, back) = self.start_reduction(e, which, &r, elem_ty)?;
         let extents = self.shape_of(first)?;
         let mask: Vec<(&Expr, bool)> = r.mask.iter().map(|m| (*m, false)).collect();
         let arrays = r.arrays.clone();
         let i64t = Type::I64;
-        if r.dim.is_none() && (!matches!(which, "maxloc" | "minloc") || pos.is_empty()) {
+        if r.dim.is_none() && (!is_location(which) || pos.is_empty()) {
             // Taken as array-valued for a second positional argument that
             // turned out to be a MASK (a logical scalar expression).
             return Err(self.err(
@@ -207,8 +240,13 @@ impl Lowerer<'_, '_> {
             // extreme element, the one at `pos` returned.
             let loc = self.loc_temps(which, rank);
             let dims: Vec<usize> = (0..rank).collect();
+            let found = Found {
+                loc: &loc,
+                dims: &dims,
+                back,
+            };
             self.for_positions(&extents, &mut |this, q| {
-                this.reduction_step(which, &arrays, &mask, q, (ty, acc), &loc, &dims)
+                this.reduction_step(which, &arrays, &mask, q, (ty, acc), &found)
             })?;
             let p = self.val(Inst::Load(pos[0]), i64t);
             let mut v = self.val(Inst::Load(loc[0]), Type::I32);
@@ -224,13 +262,54 @@ impl Lowerer<'_, '_> {
         };
         let d = self.const_dim(which, d, rank)?;
         let loc = self.loc_temps(which, 1);
+        let found = Found {
+            loc: &loc,
+            dims: &[d],
+            back,
+        };
         self.for_positions(&[extents[d]], &mut |this, k| {
             let mut full = this.load_all(pos);
             full.insert(d, k[0]);
-            this.reduction_step(which, &arrays, &mask, &full, (ty, acc), &loc, &[d])
+            this.reduction_step(which, &arrays, &mask, &full, (ty, acc), &found)
         })?;
         self.finish_reduction(which, acc, ty);
         Ok(loc.first().copied().unwrap_or(acc))
+    }
+
+    /// The accumulator of a reduction, set to its initial value (for
+    /// FINDLOC, to the VALUE= sought, in the array's type), with its type,
+    /// and FINDLOC's BACK= evaluated once into a temporary.
+    fn start_reduction(
+        &mut self,
+        e: &Expr,
+        which: &str,
+        r: &ReductionArgs,
+        elem_ty: Type,
+    ) -> R<(Type, VarId, Option<VarId>)> {
+        if which != "findloc" && logical_reduction(which) != (elem_ty == Type::Bool) {
+            return Err(self.err(
+                r.arrays[0].span,
+                format!("`{which}` of a {} array", type_name(elem_ty)),
+            ));
+        }
+        let (ty, init) = self.reduction_type(e, which, r, elem_ty)?;
+        let acc = self.temp("acc", ty);
+        let c = match r.value {
+            Some(v) if ty == Type::Bool => self.logical(v)?,
+            Some(v) => self.num_as(v, ty)?,
+            None => self.konst(init, ty),
+        };
+        self.emit(Inst::Store(acc, c), None);
+        let back = match r.back {
+            Some(b) => {
+                let flag = self.logical(b)?;
+                let t = self.temp("back", Type::Bool);
+                self.emit(Inst::Store(t, flag), None);
+                Some(t)
+            }
+            None => None,
+        };
+        Ok((ty, acc, back))
     }
 
     /// The result type and initial value of a reduction.
@@ -255,10 +334,19 @@ impl Lowerer<'_, '_> {
             "norm2" if !elem_ty.is_float() => {
                 return Err(self.err(first.span, "the argument of `norm2` must be real"))
             }
+            "findloc" if elem_ty == Type::Char => {
+                return Err(self.err(
+                    first.span,
+                    "unsupported Fortran: `findloc` of a CHARACTER array",
+                ))
+            }
             _ => elem_ty,
         };
         let init = match which {
             "sum" | "dot_product" | "norm2" | "count" => zero_of(ty),
+            // Replaced by VALUE= (`start_reduction`).
+            "findloc" if ty == Type::Bool => Const::Bool(false),
+            "findloc" => zero_of(ty),
             "product" => one_of(ty),
             "any" => Const::Bool(false),
             "all" => Const::Bool(true),
@@ -276,10 +364,10 @@ impl Lowerer<'_, '_> {
         Ok((ty, init))
     }
 
-    /// The location temporaries of MAXLOC / MINLOC (I32, 0 until an
-    /// element is taken), `n` of them; none for other reductions.
+    /// The location temporaries of MAXLOC / MINLOC / FINDLOC (I32, 0 until
+    /// an element is taken), `n` of them; none for other reductions.
     fn loc_temps(&mut self, which: &str, n: usize) -> Vec<VarId> {
-        if !matches!(which, "maxloc" | "minloc") {
+        if !is_location(which) {
             return Vec::new();
         }
         (0..n)
@@ -304,8 +392,9 @@ impl Lowerer<'_, '_> {
     /// One element's contribution to a reduction at the argument position
     /// `pos`, under its mask: accumulated into `acc`, or for MAXLOC /
     /// MINLOC, the extreme value kept in `acc` and the 1-based subscripts
-    /// `pos[dims[i]] + 1` of the first extreme element in `loc[i]`.
-    #[allow(clippy::too_many_arguments)]
+    /// `pos[dims[i]] + 1` of the first extreme element in `loc[i]` (of
+    /// `found`), or for FINDLOC those of the first element equal to the
+    /// value in `acc` (the last one under BACK=).
     fn reduction_step(
         &mut self,
         which: &str,
@@ -313,9 +402,9 @@ impl Lowerer<'_, '_> {
         mask: &[(&Expr, bool)],
         pos: &[Value],
         (ty, acc): (Type, VarId),
-        loc: &[VarId],
-        dims: &[usize],
+        found: &Found,
     ) -> R<()> {
+        let Found { loc, dims, back } = *found;
         let (skip, pos) = self.element_mask(mask, pos)?;
         let items: Vec<(&Expr, Vec<Value>)> = arrays.iter().map(|&a| (a, pos.clone())).collect();
         self.at_element(&items, |this, ps| {
@@ -332,15 +421,30 @@ impl Lowerer<'_, '_> {
             let cur = this.val(Inst::Load(loc[0]), Type::I32);
             let zero = this.int(0, Type::I32);
             let none = this.val(Inst::Cmp(CmpOp::Eq, cur, zero), Type::Bool);
-            let op = if which == "maxloc" {
-                CmpOp::Gt
+            let take = if which == "findloc" {
+                // Equal to the value sought, and the first such element
+                // (or, under BACK=, any: the last one stays).
+                let equal = this.val(Inst::Cmp(CmpOp::Eq, x, a), Type::Bool);
+                let fresh = match back {
+                    Some(b) => {
+                        let b = this.val(Inst::Load(b), Type::Bool);
+                        this.val(Inst::Binary(BinaryOp::Or, none, b), Type::Bool)
+                    }
+                    None => none,
+                };
+                this.val(Inst::Binary(BinaryOp::And, equal, fresh), Type::Bool)
             } else {
-                CmpOp::Lt
+                let op = if which == "maxloc" {
+                    CmpOp::Gt
+                } else {
+                    CmpOp::Lt
+                };
+                let better = this.val(Inst::Cmp(op, x, a), Type::Bool);
+                let take = this.val(Inst::Binary(BinaryOp::Or, none, better), Type::Bool);
+                let best = this.val(Inst::Select(take, x, a), ty);
+                this.emit(Inst::Store(acc, best), None);
+                take
             };
-            let better = this.val(Inst::Cmp(op, x, a), Type::Bool);
-            let take = this.val(Inst::Binary(BinaryOp::Or, none, better), Type::Bool);
-            let best = this.val(Inst::Select(take, x, a), ty);
-            this.emit(Inst::Store(acc, best), None);
             for (&l, &d) in loc.iter().zip(dims) {
                 let one = this.int(1, Type::I64);
                 let p1 = this.val(Inst::Binary(BinaryOp::Add, pos[d], one), Type::I64);
@@ -362,6 +466,7 @@ impl Lowerer<'_, '_> {
     fn reduction_operand(&mut self, which: &str, arrays: &[&Expr], ty: Type) -> R<Value> {
         match which {
             "any" | "all" | "count" => self.logical(arrays[0]),
+            "findloc" if ty == Type::Bool => self.logical(arrays[0]),
             "dot_product" => {
                 let x = self.num_as(arrays[0], ty)?;
                 let y = self.num_as(arrays[1], ty)?;

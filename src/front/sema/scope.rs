@@ -84,6 +84,9 @@ pub struct VarDecl {
     pub constant: bool,
     /// ALLOCATABLE, with the position of the attribute.
     pub allocatable: Option<Span>,
+    /// VALUE (a dummy argument the procedure works on a copy of), with
+    /// the position of the attribute.
+    pub value: Option<Span>,
     /// The dimensions a leaf of an ALLOCATABLE array of structures takes
     /// from its array component (`(3)` for `x(3)` of `ps(:)`, whose leaf
     /// `ps%x` is declared `(:, :)`): ALLOCATE puts them before the bounds
@@ -110,6 +113,7 @@ impl VarDecl {
             global_at: 0,
             constant: false,
             allocatable: None,
+            value: None,
             component_dims: None,
             string_buffer: false,
         }
@@ -211,6 +215,37 @@ const ISO_FORTRAN_ENV: [(&str, i64); 6] = [
     ("int16", 2),
     ("int32", 4),
     ("int64", 8),
+];
+
+/// Kind constants of the intrinsic module ISO_C_BINDING and their values
+/// (those of gfortran on a 64-bit Unix: `c_long` and `c_size_t` are 8).
+const ISO_C_BINDING: [(&str, i64); 20] = [
+    ("c_int", 4),
+    ("c_short", 2),
+    ("c_long", 8),
+    ("c_long_long", 8),
+    ("c_signed_char", 1),
+    ("c_size_t", 8),
+    ("c_int8_t", 1),
+    ("c_int16_t", 2),
+    ("c_int32_t", 4),
+    ("c_int64_t", 8),
+    ("c_int_least32_t", 4),
+    ("c_int_least64_t", 8),
+    ("c_int_fast32_t", 8),
+    ("c_int_fast64_t", 8),
+    ("c_intmax_t", 8),
+    ("c_intptr_t", 8),
+    ("c_float", 4),
+    ("c_double", 8),
+    ("c_bool", 1),
+    ("c_char", 1),
+];
+
+/// The intrinsic modules whose kind constants USE imports, by name.
+const INTRINSIC_MODULES: [(&str, &[(&str, i64)]); 2] = [
+    ("iso_fortran_env", &ISO_FORTRAN_ENV),
+    ("iso_c_binding", &ISO_C_BINDING),
 ];
 
 /// A statement function `f(x, y) = expr`, inlined at each reference.
@@ -867,8 +902,8 @@ impl Builder<'_, '_> {
         renames: &[(Name, Name)],
     ) {
         let Some(idx) = self.outer.modules.iter().position(|m| m.0 == module.text) else {
-            if module.text == "iso_fortran_env" {
-                return self.use_iso_fortran_env(only, renames);
+            if let Some((_, kinds)) = INTRINSIC_MODULES.iter().find(|m| m.0 == module.text) {
+                return self.use_intrinsic_module(&module.text, kinds, only, renames);
             }
             self.error(module.span, format!("unknown module `{}`", module.text));
             return;
@@ -979,14 +1014,21 @@ impl Builder<'_, '_> {
         self.used.insert(l.to_string(), module.to_string());
     }
 
-    /// USE ISO_FORTRAN_ENV: its kind constants.
-    fn use_iso_fortran_env(&mut self, only: Option<&[(Name, Name)]>, renames: &[(Name, Name)]) {
-        let kind = |n: &str| ISO_FORTRAN_ENV.iter().find(|(k, _)| *k == n).map(|x| x.1);
+    /// USE of an intrinsic module (ISO_FORTRAN_ENV, ISO_C_BINDING): its
+    /// kind constants `kinds`, all of them or those of the ONLY list.
+    fn use_intrinsic_module(
+        &mut self,
+        module: &str,
+        kinds: &[(&str, i64)],
+        only: Option<&[(Name, Name)]>,
+        renames: &[(Name, Name)],
+    ) {
+        let kind = |n: &str| kinds.iter().find(|(k, _)| *k == n).map(|x| x.1);
         let mut list: Vec<(String, i64)> = Vec::new();
         let wanted: Vec<(Name, Name)> = match only {
             Some(l) => l.to_vec(),
             None => {
-                for (n, k) in ISO_FORTRAN_ENV {
+                for &(n, k) in kinds {
                     if !renames.iter().any(|(_, r)| r.text == n) {
                         list.push((n.to_string(), k));
                     }
@@ -1000,9 +1042,10 @@ impl Builder<'_, '_> {
                 None => self.error(
                     remote.span,
                     format!(
-                        "unsupported Fortran: `{}` of ISO_FORTRAN_ENV (only the kind constants {})",
+                        "unsupported Fortran: `{}` of {} (only the kind constants {})",
                         remote.text,
-                        ISO_FORTRAN_ENV.map(|x| x.0).join(", ")
+                        module.to_uppercase(),
+                        kinds.iter().map(|x| x.0).collect::<Vec<_>>().join(", ")
                     ),
                 ),
             }
@@ -1737,10 +1780,11 @@ impl Builder<'_, '_> {
         let Some(ti) = self.type_info(ty) else { return };
         let mut dims = None;
         let (mut is_param, mut save, mut external, mut intent) = (false, false, false, None);
-        let (mut optional, mut access, mut allocatable) = (false, None, None);
+        let (mut optional, mut access, mut allocatable, mut value) = (false, None, None, None);
         for a in attrs {
             match a {
                 Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
+                Attr::Other(n) if n.text == "value" => value = Some(n.span),
                 Attr::Dimension(d) => dims = Some(d.clone()),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Parameter => is_param = true,
@@ -1803,6 +1847,9 @@ impl Builder<'_, '_> {
             }
             if optional {
                 v.optional = true;
+            }
+            if value.is_some() {
+                v.value = value;
             }
             if save {
                 v.save = true;

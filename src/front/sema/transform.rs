@@ -34,6 +34,7 @@ use super::array::ArrayRef;
 use super::consts::promote;
 use super::intrinsics::is_reduction;
 use super::lowerer::{Lowerer, Mapped, Operand, Transform, R};
+use super::reductions::is_location;
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, Value, VarId};
 
 /// The argument keywords of each intrinsic handled here, in positional
@@ -110,7 +111,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when a reduction reference gives an array: DIM= of a rank >= 2
-    /// argument, or MAXLOC / MINLOC of a rank >= 2 argument.
+    /// argument, or MAXLOC / MINLOC / FINDLOC of a rank >= 2 argument.
     pub(crate) fn reduction_is_array(&self, which: &str, args: &[Arg]) -> bool {
         if which == "dot_product" {
             return false;
@@ -122,14 +123,14 @@ impl Lowerer<'_, '_> {
         if rank < 2 {
             return false;
         }
-        if matches!(which, "maxloc" | "minloc") {
+        if is_location(which) {
             return true;
         }
         self.reduction_dim(which, args).is_some()
     }
 
     /// The DIM= argument of a reduction (keyword, or the second positional
-    /// argument when it is a scalar and not the mask).
+    /// argument when it is a scalar and not the mask; FINDLOC's third).
     fn reduction_dim<'e>(&self, which: &str, args: &'e [Arg]) -> Option<&'e Expr> {
         let mut positional = 0;
         for a in args {
@@ -139,6 +140,12 @@ impl Lowerer<'_, '_> {
             match &a.keyword {
                 Some(k) if k.text == "dim" => return Some(x),
                 Some(_) => {}
+                None if which == "findloc" => {
+                    positional += 1;
+                    if positional == 3 {
+                        return Some(x);
+                    }
+                }
                 None => {
                     positional += 1;
                     let logical = matches!(which, "any" | "all" | "count");
@@ -199,7 +206,7 @@ impl Lowerer<'_, '_> {
                 _ => 0,
             };
             return match which {
-                "maxloc" | "minloc" if self.reduction_dim(which, args).is_none() => 1,
+                _ if is_location(which) && self.reduction_dim(which, args).is_none() => 1,
                 _ => first.saturating_sub(1),
             };
         };
