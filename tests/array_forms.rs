@@ -10,23 +10,15 @@ mod common;
 
 use adjit::engine::{Args, Engine};
 
-fn setup(name: &str, source: &str, sets: &[(&str, &[f64])]) -> (Engine, Args) {
-    let engine = Engine::from_source(name, source).unwrap();
-    let mut args = engine.procedure(Some("drive")).unwrap().args();
-    for (n, v) in sets {
-        if v.len() == 1 && args.rank(n).unwrap() == 0 {
-            args.set_scalar(n, v[0]).unwrap();
-        } else {
-            args.set_array(n, v).unwrap();
-        }
-    }
-    (engine, args)
-}
-
 fn compare(engine: &Engine, args: &Args, of: &str, wrt: &str, expected: &[f64]) {
     let bad =
         common::check::both_modes_against(engine, Some("drive"), args, of, wrt, expected, 1e-13);
     assert!(bad.is_empty(), "{of} wrt {wrt}:\n{}", bad.join("\n"));
+}
+
+/// The program's procedure `drive` with the arguments `sets`.
+fn setup(name: &str, source: &str, sets: &[(&str, &[f64])]) -> (Engine, Args) {
+    common::engine_with_args(name, source, "drive", sets)
 }
 
 /// s1 = sum_i i (i x_i)^2 + n, s3 = x1^4 + x1^2 x2^2 + x2^4 + 3 (a

@@ -12,21 +12,6 @@ mod common;
 
 use adjit::engine::{Args, Engine};
 
-/// The engine of `source` and the arguments of `entry` with `sets` given
-/// (a one-value setting of a scalar sets the scalar).
-fn setup(source: &str, entry: &str, sets: &[(&str, &[f64])]) -> (Engine, Args) {
-    let engine = Engine::from_source("gaps.f90", source).unwrap();
-    let mut args = engine.procedure(Some(entry)).unwrap().args();
-    for (n, v) in sets {
-        if v.len() == 1 && args.rank(n).unwrap() == 0 {
-            args.set_scalar(n, v[0]).unwrap();
-        } else {
-            args.set_array(n, v).unwrap();
-        }
-    }
-    (engine, args)
-}
-
 const VALUE_DUMMIES: &str = "
 module vm
   use, intrinsic :: iso_c_binding, only: c_double, c_int
@@ -63,7 +48,12 @@ end module vm
 #[test]
 fn value_dummies_are_copies() {
     let (s, v) = (1.5, [0.5, -2.0, 3.0]);
-    let (engine, args) = setup(VALUE_DUMMIES, "drive", &[("s", &[s]), ("v", &v)]);
+    let (engine, args) = common::engine_with_args(
+        "gaps.f90",
+        VALUE_DUMMIES,
+        "drive",
+        &[("s", &[s]), ("v", &v)],
+    );
     let mut run = args.clone();
     engine
         .procedure(Some("drive"))
@@ -112,7 +102,8 @@ end subroutine locate
 fn findloc_positions() {
     let a = [1.0, 2.0, 3.0, 2.0, -2.0, 2.0];
     let m = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
-    let (engine, args) = setup(FINDLOC, "locate", &[("a", &a), ("m", &m)]);
+    let (engine, args) =
+        common::engine_with_args("gaps.f90", FINDLOC, "locate", &[("a", &a), ("m", &m)]);
     let mut run = args.clone();
     engine
         .procedure(Some("locate"))
@@ -156,7 +147,8 @@ end subroutine rot
 #[test]
 fn constructors_shape_section_assignments() {
     let (x, c) = ([0.75, -1.25], 2.0);
-    let (engine, args) = setup(CONSTRUCTORS, "rot", &[("x", &x), ("c", &[c])]);
+    let (engine, args) =
+        common::engine_with_args("gaps.f90", CONSTRUCTORS, "rot", &[("x", &x), ("c", &[c])]);
     let mut run = args.clone();
     engine
         .procedure(Some("rot"))

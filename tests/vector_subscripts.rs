@@ -11,26 +11,11 @@ mod common;
 
 use adjit::engine::{Args, Engine, ErrorKind};
 
-/// The engine of a corpus program and its arguments for `entry` with
-/// `sets` given (a one-value setting of a scalar sets the scalar).
-fn setup(name: &str, source: &str, entry: &str, sets: &[(&str, &[f64])]) -> (Engine, Args) {
-    let engine = Engine::from_source(name, source).unwrap();
-    let mut args = engine.procedure(Some(entry)).unwrap().args();
-    for (n, v) in sets {
-        if v.len() == 1 && args.rank(n).unwrap() == 0 {
-            args.set_scalar(n, v[0]).unwrap();
-        } else {
-            args.set_array(n, v).unwrap();
-        }
-    }
-    (engine, args)
-}
-
 const U: [f64; 6] = [0.1, 0.3, -0.2, 0.5, 0.7, -0.4];
 const K: f64 = 1.5;
 
 fn fe_engine() -> (Engine, Args) {
-    setup(
+    common::engine_with_args(
         "fe_gather_scatter.f90",
         include_str!("corpus/fe_gather_scatter.f90"),
         "assemble",
@@ -104,7 +89,7 @@ fn gathers_and_scatters_agree_three_ways() {
     );
     assert!(bad.is_empty(), "assemble:\n{}", bad.join("\n"));
     for x in [[0.5, -1.0, 2.0, 0.25], [1.5, 2.0, -0.75, 3.0]] {
-        let (engine, args) = setup(
+        let (engine, args) = common::engine_with_args(
             "vector_subscripts.f90",
             include_str!("corpus/vector_subscripts.f90"),
             "mix",

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use adjit::engine::{Backend, Engine, Error, ErrorKind, Options};
+use adjit::engine::{Args, Backend, Engine, Error, ErrorKind, Options};
 
 pub mod check;
 pub mod cli;
@@ -60,4 +60,25 @@ pub fn each_backend_calls(
         };
         body(backend, &call);
     }
+}
+
+/// `source` compiled as the file `name` (JIT) and the arguments of its
+/// procedure `entry` set from `sets`: a one-value entry of a scalar
+/// argument sets the scalar, any other the array (column-major).
+pub fn engine_with_args(
+    name: &str,
+    source: &str,
+    entry: &str,
+    sets: &[(&str, &[f64])],
+) -> (Engine, Args) {
+    let engine = Engine::from_source(name, source).unwrap();
+    let mut args = engine.procedure(Some(entry)).unwrap().args();
+    for (n, v) in sets {
+        if v.len() == 1 && args.rank(n).unwrap() == 0 {
+            args.set_scalar(n, v[0]).unwrap();
+        } else {
+            args.set_array(n, v).unwrap();
+        }
+    }
+    (engine, args)
 }

@@ -20,6 +20,12 @@
 //!   `s(i:j) = value` assigns into the substring, blank-padded;
 //! - `s` as an actual argument passes the buffer itself, so that a
 //!   `character(len=*)` dummy reads and writes the string.
+//!
+//! Arrays of such strings (`names(:)`) would be rank-2 buffers, the
+//! characters first: the element paths here (`StringRef::element`,
+//! `StringCell`) are their lowering, but it does not yet reach a module
+//! the JIT accepts, so `scope` refuses the declaration and those paths are
+//! not taken yet.
 
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::char_expr::{element, Piece, Pieces};
