@@ -10,8 +10,6 @@
 
 mod common;
 
-use adjit::engine::{Args, Engine};
-
 const VALUE_DUMMIES: &str = "
 module vm
   use, intrinsic :: iso_c_binding, only: c_double, c_int
