@@ -236,6 +236,7 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
   integer(8) :: trips1
   real(8) :: a(s)
   real(8) :: a_b(s)
+  real(8) :: a_i_by_sqrt_i
   real(8) :: cos_val
   ! Locals start at zero.
   i = 0_4
@@ -251,8 +252,10 @@ subroutine griewank_fwd(s, a, a_b, c, c_b)
     ! 14: c = c + (a(i)**2)/400
     c = c + a(i) * a(i) / 4.0d2
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
-    cos_val = cos(a(i) / sqrt(real(i, 8)))
+    a_i_by_sqrt_i = a(i) / sqrt(real(i, 8))
+    cos_val = cos(a_i_by_sqrt_i)
     call adjit_push_value(cos_val)
+    call adjit_push_value(sin(a_i_by_sqrt_i))
     call adjit_push_value(d)
     d = d * cos_val
     ! 13: do i = 1, s
@@ -286,8 +289,8 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   real(8) :: d_b_part2
   real(8) :: d_b_val
   real(8) :: inv_sqrt_i
-  real(8) :: neg_sin
-  real(8) :: sqrt_i
+  real(8) :: neg
+  real(8) :: sin_val
   ! Locals start at zero.
   d_b = 0.0d0
   ! 4: subroutine griewank(s, a, c)
@@ -301,14 +304,14 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   do i = i - step1, int(i - trips1 * step1, 4), -step1
     ! 15: d = d*cos(a(i)/sqrt(dble(i)))
     d = adjit_pop_value()
+    sin_val = adjit_pop_value()
     cos_val = adjit_pop_value()
-    sqrt_i = sqrt(real(i, 8))
     d_b_val = d_b
     d_b = 0.0d0
     d_b_part = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
-    neg_sin = -sin(a(i) / sqrt_i)
-    d_b_part2 = merge(0.0d0, neg_sin * d_b_part, d_b_part == 0.0d0 .or. neg_sin == 0.0d0)
-    inv_sqrt_i = 1.0d0 / sqrt_i
+    neg = -sin_val
+    d_b_part2 = merge(0.0d0, neg * d_b_part, d_b_part == 0.0d0 .or. neg == 0.0d0)
+    inv_sqrt_i = 1.0d0 / sqrt(real(i, 8))
     a_b(i) = a_b(i) + merge(0.0d0, inv_sqrt_i * d_b_part2, d_b_part2 == 0.0d0 .or. inv_sqrt_i == &
         0.0d0)
     d_b = d_b + merge(0.0d0, cos_val * d_b_val, d_b_val == 0.0d0 .or. cos_val == 0.0d0)
