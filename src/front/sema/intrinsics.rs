@@ -263,6 +263,11 @@ pub(crate) fn is_reduction(name: &str) -> bool {
     matches!(lookup(name), Some((_, How::Reduction, _, _)))
 }
 
+/// True for the reductions that give positions (MAXLOC, MINLOC, FINDLOC).
+pub(super) fn is_location(which: &str) -> bool {
+    matches!(which, "maxloc" | "minloc" | "findloc")
+}
+
 /// True for intrinsics that act element by element on arrays.
 pub(crate) fn is_elemental(name: &str) -> bool {
     matches!(

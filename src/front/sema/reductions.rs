@@ -14,6 +14,7 @@
 
 use super::super::ast::{Arg, ArgValue, Expr, Name};
 use super::consts::{numeric_inquiry, promote, type_name};
+use super::intrinsics::is_location;
 use super::lowerer::{Lowerer, R};
 use super::transform::zero_of;
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, UnaryOp, Value, VarId};
@@ -32,11 +33,6 @@ pub(super) struct ReductionArgs<'e> {
     pub value: Option<&'e Expr>,
     /// BACK= of FINDLOC.
     pub back: Option<&'e Expr>,
-}
-
-/// True for the reductions that give positions (MAXLOC, MINLOC, FINDLOC).
-pub(super) fn is_location(which: &str) -> bool {
-    matches!(which, "maxloc" | "minloc" | "findloc")
 }
 
 /// The keyword a positional argument of FINDLOC stands for, by position

@@ -32,9 +32,8 @@
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
 use super::consts::promote;
-use super::intrinsics::is_reduction;
+use super::intrinsics::{is_location, is_reduction};
 use super::lowerer::{Lowerer, Mapped, Operand, Transform, R};
-use super::reductions::is_location;
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, Value, VarId};
 
 /// The argument keywords of each intrinsic handled here, in positional
