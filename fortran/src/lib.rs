@@ -196,6 +196,7 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
     let header = out.len();
     ctx.write_sizes_module(&mut out);
     ctx.write_globals_module(&procs, &mut out);
+    let aliases = merge_module_circles(&mut bodies);
     // Modules in an order where each comes after those it uses.
     let mut done: HashSet<String> = HashSet::new();
     let names: Vec<String> = bodies.keys().flatten().cloned().collect();
@@ -212,6 +213,7 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
             });
             if ready || done.len() == before && names.iter().all(|n| done.contains(n) || n == m) {
                 write_module(m, &bodies[&Some(m.clone())], &mut out);
+                write_aliases(m, &aliases, &mut out);
                 done.insert(m.clone());
             }
         }
@@ -221,6 +223,7 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
             for m in &names {
                 if done.insert(m.clone()) {
                     write_module(m, &bodies[&Some(m.clone())], &mut out);
+                    write_aliases(m, &aliases, &mut out);
                 }
             }
         }
@@ -236,6 +239,112 @@ pub fn emit(request: &Request<'_>) -> Result<String, EmitError> {
         .any(|name| out[header..].contains(name));
     out.insert_str(header, &(support_module(kept) + "\n"));
     Ok(wrap_text(&out))
+}
+
+/// Emitted modules that use each other in a circle (a procedure with a
+/// dummy procedure, specialised for an actual of the module that calls it,
+/// lives in its own module and calls back into the caller's) become one:
+/// the procedures move into the first module of the circle by name, their
+/// `use` lines naming the circle's modules go, and each other module of
+/// the circle is written as an alias that re-exports it (so drivers and
+/// later modules `use` any of the names). A `use` line that renames
+/// (`a => b`) keeps its circle, reported by the compiler. Returns the
+/// aliases: (alias, the module it re-exports).
+fn merge_module_circles(
+    bodies: &mut BTreeMap<Option<String>, Vec<(ProcId, proc::Printed)>>,
+) -> Vec<(String, String)> {
+    let names: Vec<String> = bodies.keys().flatten().cloned().collect();
+    let uses = |m: &String| -> Vec<String> {
+        let mut u: Vec<String> = bodies[&Some(m.clone())]
+            .iter()
+            .flat_map(|(_, p)| p.uses_modules.iter().cloned())
+            .filter(|u| u != m && names.contains(u))
+            .collect();
+        u.sort();
+        u.dedup();
+        u
+    };
+    let edges: BTreeMap<&String, Vec<String>> = names.iter().map(|m| (m, uses(m))).collect();
+    let reaches = |from: &String| -> HashSet<String> {
+        let mut seen = HashSet::new();
+        let mut work = vec![from.clone()];
+        while let Some(m) = work.pop() {
+            for u in &edges[&m] {
+                if seen.insert(u.clone()) {
+                    work.push(u.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reach: BTreeMap<&String, HashSet<String>> = names.iter().map(|m| (m, reaches(m))).collect();
+    let mut aliases = Vec::new();
+    let mut merged: HashSet<String> = HashSet::new();
+    for m in &names {
+        if merged.contains(m) {
+            continue;
+        }
+        let circle: Vec<&String> = names
+            .iter()
+            .filter(|n| *n != m && reach[m].contains(*n) && reach[*n].contains(m))
+            .collect();
+        let renames = |n: &String| {
+            bodies[&Some(n.clone())].iter().any(|(_, p)| {
+                p.text.lines().any(|l| {
+                    let l = l.trim_start();
+                    l.contains("=>")
+                        && (l.starts_with(&format!("use {m},"))
+                            || circle.iter().any(|c| l.starts_with(&format!("use {c},"))))
+                })
+            })
+        };
+        if circle.is_empty() || renames(m) || circle.iter().any(|n| renames(n)) {
+            continue;
+        }
+        let mut moved = Vec::new();
+        for n in &circle {
+            moved.extend(bodies.remove(&Some((*n).clone())).unwrap_or_default());
+            merged.insert((*n).clone());
+            aliases.push(((*n).clone(), m.clone()));
+        }
+        let target = bodies.entry(Some(m.clone())).or_default();
+        target.extend(moved);
+        let inside: Vec<String> = std::iter::once(m.clone())
+            .chain(circle.iter().map(|n| (*n).clone()))
+            .collect();
+        for (_, p) in target.iter_mut() {
+            p.text = p
+                .text
+                .lines()
+                .filter(|l| {
+                    let l = l.trim_start();
+                    !inside.iter().any(|n| l.starts_with(&format!("use {n},")))
+                })
+                .map(|l| format!("{l}\n"))
+                .collect();
+            p.uses_modules.retain(|u| !inside.contains(u));
+        }
+    }
+    // Later modules wait for the module an alias re-exports.
+    for procs in bodies.values_mut() {
+        for (_, p) in procs.iter_mut() {
+            for u in p.uses_modules.iter_mut() {
+                if let Some((_, to)) = aliases.iter().find(|(a, _)| a == u) {
+                    *u = to.clone();
+                }
+            }
+        }
+    }
+    aliases
+}
+
+/// The alias modules of `module` (see [`merge_module_circles`]).
+fn write_aliases(module: &str, aliases: &[(String, String)], out: &mut String) {
+    for (alias, _) in aliases.iter().filter(|(_, to)| to == module) {
+        out.push_str(&format!(
+            "module {alias}\n  use {module}\n  implicit none\nend module {alias}\n\n"
+        ));
+    }
 }
 
 fn write_module(name: &str, procs: &[(ProcId, proc::Printed)], out: &mut String) {
@@ -502,12 +611,18 @@ impl<'a> Context<'a> {
                             continue;
                         }
                         let rank = callee.var(dummy).dims.len();
+                        let caller = &module.procs[p];
                         let conforms = match a {
-                            adjit_ir::CallArg::Var(x) => module.procs[p].var(*x).dims.len() == rank,
-                            // Printed as the section it stands for.
-                            adjit_ir::CallArg::Slice(x, _, _) => {
-                                module.procs[p].var(*x).dims.len() >= rank
+                            // An assumed-size dummy of the caller left out
+                            // of the set is printed `x(*)`, which an
+                            // assumed-shape dummy cannot take.
+                            adjit_ir::CallArg::Var(x) => {
+                                caller.var(*x).dims.len() == rank
+                                    && (!assumed_last(caller, *x)
+                                        || set.contains(&(ProcId(p as u32), *x)))
                             }
+                            // Printed as the section it stands for.
+                            adjit_ir::CallArg::Slice(x, _, _) => caller.var(*x).dims.len() >= rank,
                             _ => false,
                         };
                         if !conforms {
@@ -530,11 +645,6 @@ impl<'a> Context<'a> {
         excluded: &HashSet<(ProcId, adjit_ir::VarId)>,
     ) -> HashSet<(ProcId, adjit_ir::VarId)> {
         let module = self.module();
-        let assumed_last = |proc: &adjit_ir::Proc, x: adjit_ir::VarId| {
-            let var = proc.var(x);
-            matches!(var.storage, Storage::Param(_))
-                && var.dims.last().is_some_and(|d| d.upper.is_none())
-        };
         let mut set = HashSet::new();
         let homed: Vec<ProcId> = (0..module.procs.len())
             .map(|i| ProcId(i as u32))
@@ -849,6 +959,13 @@ fn const_dims(var: &adjit_ir::Var) -> Option<Vec<(i64, i64)>> {
 }
 
 /// Whether `var` sees global `g` with the global's own type and shape.
+/// True for a dummy array of assumed last extent (`x(*)`, or assumed shape
+/// as the IR has it).
+fn assumed_last(proc: &adjit_ir::Proc, x: adjit_ir::VarId) -> bool {
+    let var = proc.var(x);
+    matches!(var.storage, Storage::Param(_)) && var.dims.last().is_some_and(|d| d.upper.is_none())
+}
+
 fn same_shape(var: &adjit_ir::Var, g: &Global) -> bool {
     let len_ok = var.ty != adjit_ir::Type::Char
         || var
