@@ -95,12 +95,7 @@ end subroutine f
     );
     let mut messages = Vec::new();
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("e.f90".to_string(), source.clone())], options)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let e = common::engine_on(backend, "e.f90", &source);
         let f = e.procedure(Some("f")).unwrap();
         let mut args = f.args();
         let err = f.call(&mut args).expect_err(body);
@@ -196,11 +191,7 @@ fn saved_strings_grow_between_calls() {
 end subroutine f
 ";
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("s.f90".to_string(), src.to_string())], options).unwrap();
+        let e = common::engine_on(backend, "s.f90", src);
         let f = e.procedure(Some("f")).unwrap();
         for call in 1..=3 {
             let mut args = f.args();
@@ -288,11 +279,7 @@ contains
 end module m
 ";
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("o.f90".to_string(), src.to_string())], options).unwrap();
+        let e = common::engine_on(backend, "o.f90", src);
         let f = e.procedure(Some("f")).unwrap();
         let mut args = f.args();
         let err = f.call(&mut args).expect_err("unallocated");
@@ -450,11 +437,7 @@ contains
 end module m
 ";
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let e = Engine::from_sources(&[("r.f90".to_string(), src.to_string())], options).unwrap();
+        let e = common::engine_on(backend, "r.f90", src);
         let f = e.procedure(Some("f")).unwrap();
         let mut args = f.args();
         args.set_scalar("x", 0.5).unwrap();

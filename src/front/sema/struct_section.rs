@@ -125,14 +125,26 @@ impl Lowerer<'_, '_> {
                 }),
             });
         }
+        Ok(Some(self.remember_section(key, e, st, leaves)))
+    }
+
+    /// Records the leaves made for the actual argument `e` (address `key`)
+    /// so that later uses of the same argument find them; returns them.
+    fn remember_section(
+        &mut self,
+        key: *const Expr,
+        e: &Expr,
+        decl: StructDecl,
+        leaves: Vec<Arg>,
+    ) -> (StructDecl, Rc<Vec<Arg>>) {
         let leaves = Rc::new(leaves);
         self.struct_sections.push(StructSection {
             key,
             expr: e.clone(),
-            decl: st.clone(),
+            decl: decl.clone(),
             leaves: leaves.clone(),
         });
-        Ok(Some((st, leaves)))
+        (decl, leaves)
     }
 }
 
@@ -266,14 +278,7 @@ impl Lowerer<'_, '_> {
                 lower: None,
             }]),
         };
-        let leaves = Rc::new(leaves);
-        self.struct_sections.push(StructSection {
-            key,
-            expr: e.clone(),
-            decl: decl.clone(),
-            leaves: leaves.clone(),
-        });
-        Ok(Some((decl, leaves)))
+        Ok(Some(self.remember_section(key, e, decl, leaves)))
     }
 
     /// The leaf values of an array constructor of scalar structures
