@@ -3,7 +3,9 @@
 //! ([`merge`]), then block-local value numbering (this module); for the
 //! JIT also loop versioning ([`licm`]), the skipping of counted-loop
 //! trips that repeat earlier ones ([`fixpoint`]) and, on request, one test
-//! for a stretch of strong-zero guards ([`speculate`]). On request too,
+//! for a stretch of strong-zero guards ([`speculate`]), and last the
+//! rotation of loops whose back edge jumps to a header that only tests
+//! ([`rotate`]). On request too,
 //! code generation fuses products into the sums that use them ([`fma`],
 //! which only chooses them).
 //!
@@ -43,7 +45,9 @@ pub mod fold;
 pub mod inline;
 pub mod licm;
 pub mod merge;
+pub mod rotate;
 pub mod speculate;
+mod widen;
 
 /// What identifies a replaceable computation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -135,7 +139,8 @@ pub struct Optimized {
 
 /// [`optimize_with`], then, when `version_loops` is set, loop versioning
 /// with hoisted bounds checks and invariant loads ([`licm`]), then the
-/// skipping of loop trips that repeat earlier ones ([`fixpoint`]).
+/// skipping of loop trips that repeat earlier ones ([`fixpoint`]), then
+/// loop rotation ([`rotate`]).
 pub fn optimize_for_jit(module: &Module, inline: bool, version_loops: bool) -> Optimized {
     optimize_for_jit_with(module, inline, version_loops, true)
 }
@@ -191,6 +196,15 @@ pub fn optimize_procs_for_jit(
     } else {
         Vec::new()
     };
+    // Last: the passes above recognise loops by the jump back to their
+    // header, which rotation replaces.
+    for (i, proc) in module.procs.iter_mut().enumerate() {
+        if is_wanted(wanted, i) {
+            let guards = versions.procs.get(i).map(|p| &p.guards);
+            let keep = |v| guards.is_some_and(|g| g.contains_key(&v));
+            rotate::rotate_loops(proc, crate::ir::ProcId(i as u32), &mut origins, keep);
+        }
+    }
     Optimized {
         module,
         origins,

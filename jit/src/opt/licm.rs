@@ -314,8 +314,14 @@ pub(super) struct Induction {
 /// How the preheader finds the values the DO variable takes at the start
 /// of an iteration.
 enum Range {
-    /// `[first, last]`: I64 values of the preheader (a forward DO loop).
-    Values { first: Value, last: Value },
+    /// `[first, last]`: I64 values of the preheader (a forward DO loop
+    /// counted by the bookkeeping variables `go` and `rest`).
+    Values {
+        first: Value,
+        last: Value,
+        go: VarId,
+        rest: VarId,
+    },
     /// A reversed loop counting `trips` down to 0 while the DO variable
     /// steps down by `step`: the variable's first value and the trips are
     /// loaded at the end of the preheader; the loop is versioned only when
@@ -419,7 +425,12 @@ pub(super) fn forward(proc: &Proc, shape: &Shape, go: VarId) -> Option<Induction
                 var,
                 block: latch,
                 store_pos,
-                range: Range::Values { first, last },
+                range: Range::Values {
+                    first,
+                    last,
+                    go,
+                    rest,
+                },
                 counters: [go, rest, stride, var].into_iter().chain(step).collect(),
             })
         })
@@ -750,8 +761,19 @@ impl Emitter<'_> {
     /// `ok` the conditions under which they are right (and the loop runs).
     fn iv_range(&mut self, ind: &Induction, ok: &mut Vec<Value>, like: Value) -> (Value, Value) {
         match ind.range {
-            Range::Values { first, last } => {
+            Range::Values { first, last, .. } => {
                 ok.push(self.cmp(CmpOp::Le, first, last, like));
+                // Every value the DO variable takes lies in its kind (the
+                // fast copy counts in 64 bits: see `widen`).
+                if self.proc.var(ind.var).ty == Type::I32 {
+                    let (lo, hi) = (i32::MIN.into(), i32::MAX.into());
+                    for bound in [first, last] {
+                        let narrow = |x| self.proc.value_type(x) == Some(Type::I32);
+                        if !matches!(self.proc.inst(bound).kind, Inst::Convert(x, _) if narrow(x)) {
+                            self.within(ok, bound, lo, hi, like);
+                        }
+                    }
+                }
                 (first, last)
             }
             Range::CountDown { trips, step } => {
@@ -1300,6 +1322,31 @@ fn version(
             _ => unreachable!("loop blocks end with jumps and branches"),
         };
         proc.blocks[to.index()].term = term;
+    }
+    if let Range::Values {
+        first,
+        last,
+        go,
+        rest,
+    } = ind.range
+    {
+        let fast = super::widen::FastLoop {
+            pre,
+            header: fast_header,
+            blocks: fast_blocks.iter().map(|&(_, b)| b).collect(),
+            var: ind.var,
+            go,
+            rest,
+            first,
+            last,
+            iv_loads: a
+                .iv_loads
+                .iter()
+                .filter_map(|v| rename.get(v).copied())
+                .collect(),
+            unchecked: &out.unchecked,
+        };
+        super::widen::widen(proc, &fast);
     }
 }
 
