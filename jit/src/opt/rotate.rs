@@ -132,94 +132,45 @@ fn copy_test(proc: &mut Proc, pid: ProcId, origins: &mut Origins, h: usize, latc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::builder::ProcBuilder;
-    use crate::ir::interp::Interpreter;
-    use crate::ir::{Buffer, CmpOp, Module};
-
-    /// `s = sum(a(1:n) / d)` counted as the front end counts a DO loop:
-    /// the header loads `go` and branches, the latch steps `i`, computes
-    /// the next `go` from the distance `rest` still to go and jumps back.
-    /// With `divide_in_test`, the header also divides by `d` (an integer
-    /// division that may fail) before branching.
-    fn counted_sum(divide_in_test: bool) -> Module {
-        let mut proc = Proc::new("sum");
-        let mut b = ProcBuilder::new(&mut proc);
-        let n = b.param("n", Type::I64, vec![]);
-        let d = b.param("d", Type::I64, vec![]);
-        let a = b.param("a", Type::F64, vec![ProcBuilder::var_dim(n)]);
-        let s = b.param("s", Type::F64, vec![]);
-        let (i, go, rest) = (
-            b.local("i", Type::I64),
-            b.local("go", Type::Bool),
-            b.local("rest", Type::I64),
-        );
-        let one = b.iconst(Type::I64, 1);
-        b.store(i, one);
-        let nv = b.load(n);
-        let first = b.cmp(CmpOp::Le, one, nv);
-        b.store(go, first);
-        let left = b.binary(BinaryOp::Sub, nv, one);
-        b.store(rest, left);
-        let zero = b.fconst(Type::F64, 0.0);
-        b.store(s, zero);
-        let [header, body, exit] = [(); 3].map(|_| b.create_block());
-        b.jump(header);
-        b.switch_to_block(header);
-        let mut cond = b.load(go);
-        if divide_in_test {
-            let dv = b.load(d);
-            let one = b.iconst(Type::I64, 1);
-            let q = b.binary(BinaryOp::Div, one, dv);
-            let pos = b.cmp(CmpOp::Ge, q, q);
-            cond = b.binary(BinaryOp::And, cond, pos);
-        }
-        b.terminate(Terminator::Branch {
-            cond,
-            then_dest: body,
-            else_dest: exit,
-        });
-        b.switch_to_block(body);
-        let one = b.iconst(Type::I64, 1);
-        let iv = b.load(i);
-        let x = b.load_elem(a, vec![iv]);
-        let sv = b.load(s);
-        let sum = b.binary(BinaryOp::Add, sv, x);
-        b.store(s, sum);
-        let next = b.binary(BinaryOp::Add, iv, one);
-        b.store(i, next);
-        let r = b.load(rest);
-        let z = b.iconst(Type::I64, 0);
-        let more = b.cmp(CmpOp::Gt, r, z);
-        b.store(go, more);
-        let r1 = b.binary(BinaryOp::Sub, r, one);
-        b.store(rest, r1);
-        b.jump(header);
-        b.switch_to_block(exit);
-        b.ret();
-        let mut m = Module::default();
-        m.add_proc(proc);
-        m
-    }
-
-    fn run(m: &Module, n: i64, d: i64) -> Result<Vec<Buffer>, crate::ir::RuntimeError> {
-        let mut args = vec![
-            Buffer::I64(vec![n]),
-            Buffer::I64(vec![d]),
-            Buffer::F64((1..=4).map(|k| k as f64 * 0.25).collect()),
-            Buffer::F64(vec![0.0]),
-        ];
-        Interpreter::new(m)
-            .call(crate::ir::ProcId(0), &mut args)
-            .map(|()| args)
-    }
+    use crate::ir::{CmpOp, Const, Module, Span};
+    use crate::opt::widen::tests::{product, run};
 
     fn rotate(m: &mut Module, keep: impl Fn(Value) -> bool) -> usize {
         rotate_loops(&mut m.procs[0], ProcId(0), &mut Origins::default(), keep)
     }
 
+    /// Makes the header of [`product`]'s loop also divide 1 by `n` (an
+    /// integer division that fails when `n` is 0) before branching.
+    fn divide_in_test(m: &mut Module) {
+        let proc = &mut m.procs[0];
+        let (header, at) = (BlockId(1), Span::default());
+        let n = proc.find_var("n").unwrap();
+        let Terminator::Branch { cond: go, .. } = proc.blocks[1].term else {
+            panic!("the header branches");
+        };
+        let nv = proc.push_inst(header, Inst::Load(n), Some(Type::I32), at);
+        let one = proc.push_inst(header, Inst::Const(Const::Int(1)), Some(Type::I32), at);
+        let q = proc.push_inst(
+            header,
+            Inst::Binary(BinaryOp::Div, one, nv),
+            Some(Type::I32),
+            at,
+        );
+        let pos = proc.push_inst(header, Inst::Cmp(CmpOp::Ge, q, q), Some(Type::Bool), at);
+        let both = proc.push_inst(
+            header,
+            Inst::Binary(BinaryOp::And, go, pos),
+            Some(Type::Bool),
+            at,
+        );
+        if let Terminator::Branch { cond, .. } = &mut proc.blocks[1].term {
+            *cond = both;
+        }
+    }
+
     #[test]
     fn the_latch_branches_on_the_test_it_computed() {
-        let before = counted_sum(false);
+        let before = product();
         let mut after = before.clone();
         assert_eq!(rotate(&mut after, |_| false), 1);
         crate::ir::verify::verify_module(&after).expect("rotated code verifies");
@@ -241,8 +192,8 @@ mod tests {
             Inst::Load(proc.find_var("go").unwrap())
         );
         assert_eq!(proc.blocks[0].term, Terminator::Jump(BlockId(1)));
-        for n in [0, 1, 2, 4] {
-            assert_eq!(run(&before, n, 1).unwrap(), run(&after, n, 1).unwrap());
+        for n in [0, 1, 2, 5, 6] {
+            assert_eq!(run(&before, n), run(&after, n), "n = {n}");
         }
         // A rotated loop has no jump to a test left to rotate.
         assert_eq!(rotate(&mut after, |_| false), 0);
@@ -250,13 +201,15 @@ mod tests {
 
     #[test]
     fn a_test_that_may_fail_or_is_kept_stays_in_the_header() {
-        let mut m = counted_sum(true);
+        let mut m = product();
+        divide_in_test(&mut m);
+        crate::ir::verify::verify_module(&m).expect("the test verifies");
         assert_eq!(rotate(&mut m, |_| false), 0, "an integer division may fail");
         assert_eq!(m.procs[0].blocks[2].term, Terminator::Jump(BlockId(1)));
         // The error is still raised where it was.
-        let err = run(&m, 3, 0).unwrap_err();
-        assert!(err.to_string().contains("division by zero"), "{err}");
-        let mut m = counted_sum(false);
+        let err = run(&m, 0).unwrap_err();
+        assert!(err.contains("division by zero"), "{err}");
+        let mut m = product();
         let go_load = m.procs[0].blocks[1].insts[0];
         assert_eq!(rotate(&mut m, |v| v == go_load), 0);
     }
@@ -266,7 +219,7 @@ mod tests {
         // The entry jumps straight into the body: the header's only
         // predecessor is the latch, after it; rotating would leave it
         // unreachable.
-        let mut m = counted_sum(false);
+        let mut m = product();
         m.procs[0].blocks[0].term = Terminator::Jump(BlockId(2));
         assert_eq!(rotate(&mut m, |_| false), 0);
     }

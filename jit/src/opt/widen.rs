@@ -275,7 +275,7 @@ fn rename_all(values: &mut [Value], maps: &[&FxHashMap<Value, Value>]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::ir::builder::ProcBuilder;
     use crate::ir::interp::Interpreter;
@@ -287,7 +287,7 @@ mod tests {
     /// as the front end counts it (`go`, `rest`, `stride`). The DO
     /// variable and `rest` are parameters, so that their final values are
     /// results.
-    fn product() -> Module {
+    pub(in crate::opt) fn product() -> Module {
         let mut proc = Proc::new("product");
         let mut b = ProcBuilder::new(&mut proc);
         let n = b.param("n", Type::I32, vec![]);
@@ -349,7 +349,9 @@ mod tests {
         m
     }
 
-    fn run(m: &Module, n: i32) -> Result<Vec<Buffer>, String> {
+    /// Runs [`product`] with `n` and five elements of `x`: the arguments
+    /// after the call, or the located error.
+    pub(in crate::opt) fn run(m: &Module, n: i32) -> Result<Vec<Buffer>, String> {
         let mut args = vec![
             Buffer::I32(vec![n]),
             Buffer::F64((1..=5).map(|k| 1.0 + k as f64 / 8.0).collect()),
