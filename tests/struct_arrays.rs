@@ -188,3 +188,68 @@ fn mixed_array_constructors_of_structures_differentiate() {
     let bad = gradient_problems(MIXED, 0xc0_ffee, 3, &expected);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// What stays out is a located compile-time error naming the construct:
+/// a section of an array of structures whose type has an ALLOCATABLE
+/// array component as an actual argument, a whole array of structures of
+/// run-time shape with an array component among other items of an array
+/// constructor given as an actual argument, and an ALLOCATABLE array of
+/// structures as a component of an array of structures.
+#[test]
+fn what_stays_out_is_located() {
+    let module = "module m
+  type :: pt
+    double precision :: pos(2)
+    double precision, allocatable :: u(:)
+  end type
+  type :: q
+    double precision :: pos(2)
+  end type
+contains
+  subroutine show(ps)
+    type(pt), intent(in) :: ps(:)
+  end subroutine
+  subroutine see(ps)
+    type(q), intent(in) :: ps(:)
+  end subroutine
+end module
+";
+    let section = format!(
+        "{module}subroutine f(n)\n  use m\n  integer :: n\n  type(pt) :: b(4)\n  call show(b(2:3))\nend subroutine\n"
+    );
+    let runtime_shape = format!(
+        "{module}subroutine f(r)\n  use m\n  type(q) :: r(:), p\n  call see([p, r])\nend subroutine\n"
+    );
+    let depth_two = "subroutine f(y)
+  type :: node
+    double precision :: x
+  end type
+  type :: cell
+    type(node), allocatable :: nodes(:)
+  end type
+  type(cell), allocatable :: cells(:)
+  double precision :: y
+  y = 1
+end subroutine
+";
+    common::assert_compile_errors(
+        "e.f90",
+        &[
+            (
+                section.as_str(),
+                "e.f90:21:13",
+                "a section of the array of structures `b`, whose type has the ALLOCATABLE component `b%u`",
+            ),
+            (
+                runtime_shape.as_str(),
+                "e.f90:20:17",
+                "the component `r%pos` of run-time extent in an array constructor of structures",
+            ),
+            (
+                depth_two,
+                "e.f90:8:15",
+                "ALLOCATABLE array of structures `cells` of type `cell`, whose component `nodes` is CHARACTER, an array of structures or an ALLOCATABLE structure",
+            ),
+        ],
+    );
+}

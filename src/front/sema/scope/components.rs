@@ -231,8 +231,9 @@ impl Builder<'_, '_> {
 impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE array of structures `name` of type `def` and
     /// dimensions `dims` (the attribute at `at`): a deferred shape and a
-    /// type whose components are numeric or LOGICAL scalars or fixed-size
-    /// arrays (or structures of such), each leaf an ALLOCATABLE array of
+    /// type whose components are numeric or LOGICAL scalars (ALLOCATABLE
+    /// or not), fixed-size or ALLOCATABLE arrays (or structures of such),
+    /// each leaf an ALLOCATABLE array of
     /// the component's dimensions and the structures' shape. Reports and
     /// returns false otherwise.
     pub(super) fn allocatable_structures(
@@ -253,7 +254,7 @@ impl Builder<'_, '_> {
             )
         } else if let Some(c) = self.non_scalar_component(def, 0) {
             format!(
-                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is ALLOCATABLE or CHARACTER",
+                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is CHARACTER, an array of structures or an ALLOCATABLE structure",
                 def.name
             )
         } else {
