@@ -108,7 +108,11 @@ fn reallocation(target: &Name, value: &Expr, span: Span) -> [Stmt; 2] {
     );
     let allocate = stmt(
         StmtKind::Allocate {
-            objects: vec![Expr::apply_positional(&target.text, vec![size(value.clone())], span)],
+            objects: vec![Expr::apply_positional(
+                &target.text,
+                vec![size(value.clone())],
+                span,
+            )],
             stat: None,
             errmsg: None,
             source: None,
