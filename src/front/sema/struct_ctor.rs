@@ -106,21 +106,8 @@ fn reallocation(target: &Name, value: &Expr, span: Span) -> [Stmt; 2] {
         },
         span,
     );
-    let allocate = stmt(
-        StmtKind::Allocate {
-            objects: vec![Expr::apply_positional(
-                &target.text,
-                vec![size(value.clone())],
-                span,
-            )],
-            stat: None,
-            errmsg: None,
-            source: None,
-            mold: None,
-            char_len: None,
-        },
-        span,
-    );
+    let object = Expr::apply_positional(&target.text, vec![size(value.clone())], span);
+    let allocate = stmt(StmtKind::allocate(vec![object]), span);
     [
         stmt(
             StmtKind::If {
