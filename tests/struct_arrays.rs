@@ -242,7 +242,7 @@ end subroutine
             ),
             (
                 runtime_shape.as_str(),
-                "e.f90:20:17",
+                "e.f90:20:16",
                 "the component `r%pos` of run-time extent in an array constructor of structures",
             ),
             (
