@@ -99,6 +99,6 @@ subroutine run(n, x, y, flags)
   y(4) = heat(fixed)
   flags(3) = conducting(fixed)
   cells(1:3) = fixed(4:6)
-  y(5) = heat(cells(1:3))
   flags(4) = conducting(cells)
+  y(5) = heat(cells(1:3))
 end subroutine
