@@ -1301,7 +1301,7 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
         (
             "subroutine g(y)\n  type :: pt\n    double precision :: b(3)\n    character(len=4) :: a\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
             "e.f90:6:13",
-            "ALLOCATABLE array of structures `p` of type `pt`, whose component `a` is ALLOCATABLE or CHARACTER",
+            "ALLOCATABLE array of structures `p` of type `pt`, whose component `a` is CHARACTER, an array of structures or an ALLOCATABLE structure",
         ),
         (
             "subroutine g(y)\n  type :: pt\n    double precision :: a\n  end type\n  type :: box\n    type(pt), allocatable :: p(:)\n  end type\n  double precision :: y\n  type(box) :: b(2)\n  y = 1\nend subroutine g\n",

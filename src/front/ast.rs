@@ -716,6 +716,19 @@ macro_rules! own_exprs_body {
 }
 
 impl StmtKind {
+    /// `allocate(objects)` without STAT=, ERRMSG=, SOURCE=, MOLD= or a
+    /// type specification.
+    pub fn allocate(objects: Vec<Expr>) -> StmtKind {
+        StmtKind::Allocate {
+            objects,
+            stat: None,
+            errmsg: None,
+            source: None,
+            mold: None,
+            char_len: None,
+        }
+    }
+
     /// The expressions a statement holds itself (not those of the
     /// statements in its bodies, nor ADF seeds and results).
     pub fn own_exprs(&self) -> Vec<&Expr> {

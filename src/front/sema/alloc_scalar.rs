@@ -113,11 +113,15 @@ fn split_allocation(
 impl Lowerer<'_, '_> {
     /// The status of the object `e` when it is an ALLOCATABLE scalar
     /// (`x.alloc`, with the subscripts of an element of an array of
-    /// structures).
+    /// structures; the component of a whole array of structures, `b%s`,
+    /// a leaf its ALLOCATE and DEALLOCATE allocate and release, is none).
     pub(super) fn scalar_status(&self, e: &Expr) -> Option<Expr> {
         let (name, args) = object_parts(e)?;
         let status = status_name(&name.text);
-        self.visible_decl(&status)?;
+        let (_, decl) = self.visible_decl(&status)?;
+        if args.is_empty() && decl.dims.is_some() {
+            return None;
+        }
         if args
             .iter()
             .any(|a| a.keyword.is_some() || !matches!(a.value, ArgValue::Expr(_)))

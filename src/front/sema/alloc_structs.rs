@@ -3,9 +3,12 @@
 //! ALLOCATABLE array of the structures' shape, after the component's own
 //! dimensions for a fixed-size array component (`scope::components`
 //! admits types whose components are numeric or LOGICAL scalars and
-//! fixed-size arrays), so `allocate(b(lo:hi))` allocates every leaf with
+//! fixed-size arrays, ALLOCATABLE or not), so `allocate(b(lo:hi))` allocates every leaf with
 //! those bounds (`b%x(1:3, lo:hi)` for `x(3)`), `deallocate(b)` releases
-//! them and `allocated(b)` is that of the first. Elements, SIZE, LBOUND,
+//! them and `allocated(b)` is that of the first. An ALLOCATABLE scalar
+//! component `s` is the leaf `b%s` beside its status leaf `b%s.alloc`
+//! (zero-filled by the ALLOCATE: every element's unallocated; see
+//! `sema::alloc_scalar` for the elements' own ALLOCATE). Elements, SIZE, LBOUND,
 //! UBOUND, whole-structure assignment and derivatives are those of the
 //! leaves.
 //!
@@ -21,10 +24,31 @@ use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, Stmt
 use super::lowerer::{Lowerer, Resolved};
 use adjit_ir::{Inst, Type, Value, VarId};
 
+/// An ALLOCATE bound `upper` written `1:upper` (a range as given).
+fn as_range(a: &Arg) -> Arg {
+    match &a.value {
+        ArgValue::Expr(upper) => Arg {
+            keyword: a.keyword.clone(),
+            value: ArgValue::Range {
+                lo: Some(Expr {
+                    kind: ExprKind::Int {
+                        value: 1,
+                        kind: None,
+                    },
+                    span: upper.span,
+                }),
+                hi: Some(upper.clone()),
+                stride: None,
+            },
+        },
+        ArgValue::Range { .. } => a.clone(),
+    }
+}
+
 impl Lowerer<'_, '_> {
     /// The leaves of the ALLOCATABLE array of structures `name`, when it
     /// is one.
-    fn allocatable_structures(&mut self, name: &Name) -> Option<Vec<String>> {
+    pub(super) fn allocatable_structures(&mut self, name: &Name) -> Option<Vec<String>> {
         let Ok(Resolved::Struct(st)) = self.resolve(name) else {
             return None;
         };
@@ -86,8 +110,13 @@ impl Lowerer<'_, '_> {
                         text: l,
                         span: name.span,
                     }),
+                    // Each bound as `lower:upper` (`b%s(1:n)`, not taken for
+                    // the element `b(n)%s` of an ALLOCATABLE scalar component).
                     Some(args) => ExprKind::Apply {
-                        args: self.component_bounds(&l).chain(args.clone()).collect(),
+                        args: self
+                            .component_bounds(&l)
+                            .chain(args.iter().map(as_range))
+                            .collect(),
                         name: Name {
                             text: l,
                             span: name.span,
@@ -112,7 +141,7 @@ impl Lowerer<'_, '_> {
 
     /// True when the leaf `leaf` is the storage of an ALLOCATABLE component
     /// of the elements (`b%u.data`), allocated by the elements' ALLOCATE.
-    fn is_component_storage(&self, leaf: &str) -> bool {
+    pub(super) fn is_component_storage(&self, leaf: &str) -> bool {
         leaf.strip_suffix(".data")
             .is_some_and(|c| self.ragged_rank(c).is_some())
     }

@@ -67,17 +67,10 @@ impl Lowerer<'_, '_> {
                     value,
                 })
                 .collect();
-            self.stmt_rewritten(stmt(StmtKind::Allocate {
-                objects: vec![expr(ExprKind::Apply {
-                    name: name.clone(),
-                    args: bounds,
-                })],
-                stat: None,
-                errmsg: None,
-                source: None,
-                mold: None,
-                char_len: None,
-            }))?;
+            self.stmt_rewritten(stmt(StmtKind::allocate(vec![expr(ExprKind::Apply {
+                name: name.clone(),
+                args: bounds,
+            })])))?;
         }
         Ok(())
     }

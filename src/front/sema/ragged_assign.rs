@@ -163,17 +163,7 @@ impl Lowerer<'_, '_> {
                 arms: vec![(
                     inquiry("allocated", source, None, span),
                     vec![
-                        stmt(
-                            StmtKind::Allocate {
-                                objects: vec![Expr { kind: object, span }],
-                                stat: None,
-                                errmsg: None,
-                                source: None,
-                                mold: None,
-                                char_len: None,
-                            },
-                            span,
-                        ),
+                        stmt(StmtKind::allocate(vec![Expr { kind: object, span }]), span),
                         stmt(
                             StmtKind::Assign {
                                 target: target.clone(),

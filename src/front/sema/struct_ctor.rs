@@ -4,7 +4,8 @@
 //! and PACK (`live(1:m) = pack(cells, cells%u > 0)`).
 //!
 //! The target (a whole rank-1 array of structures or a rank-1 section of
-//! one) is filled in array element order through a position counter `k`:
+//! one; a whole ALLOCATABLE one is first given the constructor's size,
+//! reallocated when its size differs, when SIZE counts the items) is filled in array element order through a position counter `k`:
 //! `k = 0`, then for every value `k = k + 1` and the structure assignment
 //! `target(k-th position) = value`. A scalar item of a constructor is one
 //! value, an array of structures or a section of one gives its elements in
@@ -19,7 +20,7 @@
 //! elements already assigned). PACK with VECTOR= and the other intrinsics
 //! of arrays of structures are lowered leaf by leaf (`super::struct_intrinsic`).
 
-use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name, Stmt, StmtKind};
+use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name, Stmt, StmtKind, UnOp};
 use super::lowerer::{Lowerer, Resolved, R};
 use super::struct_elemental::{base, binary, int_expr, name_expr, reads, substitute, Operand};
 use adjit_ir::Span;
@@ -66,6 +67,73 @@ impl Fill<'_> {
             ),
         ]
     }
+}
+
+/// True when SIZE counts the items of an array constructor without
+/// running it: no implied DO loops, no sections or array expressions.
+fn counted(items: &[Expr]) -> bool {
+    items.iter().all(|i| match &i.without_parens().kind {
+        ExprKind::ArrayConstructor(inner) => counted(inner),
+        ExprKind::ImpliedDo { .. } => false,
+        ExprKind::Apply { args, .. } => !args
+            .iter()
+            .any(|a| matches!(a.value, ArgValue::Range { .. })),
+        _ => true,
+    })
+}
+
+/// The statements giving the ALLOCATABLE array of structures `target` the
+/// size of the array constructor `value` before it is filled (Fortran 2003
+/// reallocation on assignment): released when allocated with another
+/// size, then allocated when not allocated.
+fn reallocation(target: &Name, value: &Expr, span: Span) -> [Stmt; 2] {
+    let whole = || Expr {
+        kind: ExprKind::Name(target.clone()),
+        span,
+    };
+    let size = |x: Expr| Expr::apply_positional("size", vec![x], span);
+    let allocated = Expr::apply_positional("allocated", vec![whole()], span);
+    let unallocated = Expr {
+        kind: ExprKind::Unary(UnOp::Not, Box::new(allocated.clone())),
+        span,
+    };
+    let other_size = binary(BinOp::Ne, size(whole()), size(value.clone()), span);
+    let release = stmt(
+        StmtKind::Deallocate {
+            objects: vec![whole()],
+            stat: None,
+            errmsg: None,
+        },
+        span,
+    );
+    let object = Expr::apply_positional(&target.text, vec![size(value.clone())], span);
+    let allocate = stmt(StmtKind::allocate(vec![object]), span);
+    [
+        stmt(
+            StmtKind::If {
+                name: None,
+                arms: vec![(
+                    allocated,
+                    vec![stmt(
+                        StmtKind::LogicalIf {
+                            cond: other_size,
+                            stmt: Box::new(release),
+                        },
+                        span,
+                    )],
+                )],
+                else_body: None,
+            },
+            span,
+        ),
+        stmt(
+            StmtKind::LogicalIf {
+                cond: unallocated,
+                stmt: Box::new(allocate),
+            },
+            span,
+        ),
+    ]
 }
 
 /// `body` inside DO loops over the positions `counters` of `array`, the
@@ -145,6 +213,12 @@ impl Lowerer<'_, '_> {
             label: s.label,
             ..assign(name_expr(&fill.k, span), int_expr(0, span), span)
         }];
+        if let (ExprKind::ArrayConstructor(items), ExprKind::Name(n)) = (&inner.kind, &target.kind)
+        {
+            if self.allocatable_structures(n).is_some() && counted(items) {
+                out.extend(reallocation(n, inner, span));
+            }
+        }
         match (&inner.kind, pack_args) {
             (_, Some((name, args))) => out.push(self.struct_pack(name, args, &fill)?),
             (ExprKind::ArrayConstructor(items), None) => {

@@ -376,8 +376,10 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// The leaves of an array of structures with their own ranks; a
-    /// located error for the leaves of ALLOCATABLE components.
+    /// The leaves of an array of structures with their own ranks (the
+    /// status of an ALLOCATABLE scalar component, `b%s.alloc`, is one
+    /// like the others); a located error for the leaves of ALLOCATABLE
+    /// array components.
     fn leaves(&mut self, st: &StructDecl) -> R<Vec<Leaf>> {
         let rank = st.dims.as_ref().map_or(0, Vec::len);
         let mut out = Vec::new();
@@ -387,7 +389,7 @@ impl Lowerer<'_, '_> {
                 span: self.span,
             };
             let own = match self.resolve(&leaf)? {
-                Resolved::Var(v) if !l.contains('.') => {
+                Resolved::Var(v) if !l.contains('.') || l.ends_with(".alloc") => {
                     self.proc.var(v).dims.len().saturating_sub(rank)
                 }
                 _ => {
@@ -395,7 +397,7 @@ impl Lowerer<'_, '_> {
                         self.span,
                         format!(
                             "unsupported Fortran: an array intrinsic or broadcast of arrays of \
-                             structures of type `{}`, which has ALLOCATABLE components",
+                             structures of type `{}`, which has ALLOCATABLE array components",
                             st.type_name
                         ),
                     ))

@@ -19,10 +19,11 @@
 //! component's extents then the number of structures, `reshape([p1%x,
 //! p2%x], [3, 2])`), each passed through a temporary as a numeric array
 //! constructor is. The items are scalar structures (variables, function
-//! results, elements of arrays of structures of a type without array
-//! components, and structure constructors, the latter assigned to a
-//! temporary structure first), or one whole array of structures alone
-//! (`[ring]`, the array itself).
+//! results, elements of arrays of structures, and structure constructors, the latter assigned to a
+//! temporary structure first) and whole arrays of structures of
+//! constant shape (`[p1, ring]`, `[ring, grid]`: each leaf of a whole array
+//! in array element order; a whole array alone, `[ring]`, is the array
+//! itself).
 //!
 //! The leaf sections of an actual are made once per statement and kept
 //! (by the address of the actual) for the lowerer's lifetime: their
@@ -83,8 +84,10 @@ impl Lowerer<'_, '_> {
         };
         let rank = st.dims.as_ref().map_or(0, Vec::len);
         self.check_subscript_count(name, rank, args.len())?;
-        if let Some(l) = st.leaves.iter().find(|l| l.contains('.')) {
-            // The storage of an ALLOCATABLE component (`b%u.data`).
+        // The storage of an ALLOCATABLE array component (`b%u.data`); the
+        // status of an ALLOCATABLE scalar one (`b%s.alloc`) is an array of
+        // the structures' shape like the others.
+        if let Some(l) = st.leaves.iter().find(|l| self.is_component_storage(l)) {
             let comp = l.split('.').next().unwrap_or(l);
             return Err(self.err(
                 name.span,
@@ -217,7 +220,9 @@ impl Lowerer<'_, '_> {
                     let leaves = st.leaves.iter().map(|l| name_expr(l, item.span)).collect();
                     Some((st, leaves))
                 }
-                ExprKind::Name(_) | ExprKind::Apply { .. } => self.struct_ref(item, true)?,
+                // An element's leaves with an array component's own
+                // dimensions whole (`ring%pos(:, 1)`).
+                ExprKind::Name(_) | ExprKind::Apply { .. } => self.struct_ref(item, false)?,
                 _ => None,
             };
             let sectioned = matches!(&item.without_parens().kind, ExprKind::Apply { args, .. }
@@ -261,15 +266,7 @@ impl Lowerer<'_, '_> {
         let leaves = match values.as_slice() {
             // `[ring]`: the array itself.
             [(true, _, leaves)] => leaves.iter().cloned().map(Arg::positional).collect(),
-            _ => {
-                if let Some((_, item)) = values.iter().zip(items).find(|((whole, ..), _)| *whole) {
-                    return Err(self.err(
-                        item.span,
-                        "unsupported Fortran: an array of structures among other items of an array constructor of structures as an actual argument",
-                    ));
-                }
-                self.scalar_item_leaves(&values, span)?
-            }
+            _ => self.item_leaves(&values, span)?,
         };
         let decl = StructDecl {
             type_name,
@@ -281,35 +278,33 @@ impl Lowerer<'_, '_> {
         Ok(Some(self.remember_section(key, e, decl, leaves)))
     }
 
-    /// The leaf values of an array constructor of scalar structures
-    /// whose leaves are `values`: per leaf, the array constructor of
-    /// every item's leaf, element by element for an array component, then
-    /// reshaped to the component's extents and the number of items.
-    fn scalar_item_leaves(
-        &mut self,
-        values: &[(bool, StructDecl, Vec<Expr>)],
-        span: Span,
-    ) -> R<Vec<Arg>> {
-        let count = values.len() as i64;
+    /// The leaf values of an array constructor of structures whose items
+    /// (scalar structures and whole arrays of structures) have the leaves
+    /// `values`: per leaf, the array constructor of every item's leaf (a
+    /// whole array's leaf of a scalar component as it is, in array element
+    /// order), an array component's element by element then reshaped to
+    /// the component's extents and the number of structures.
+    fn item_leaves(&mut self, values: &[(bool, StructDecl, Vec<Expr>)], span: Span) -> R<Vec<Arg>> {
         let nleaves = values.first().map_or(0, |(_, st, _)| st.leaves.len());
         let mut leaves = Vec::new();
         for k in 0..nleaves {
-            let first = self.completed_leaf(&values[0].2[k])?;
-            let own = self.own_extents(&first)?;
+            let own = self.item_own_extents(&values[0], k)?;
             let mut parts = Vec::new();
-            for (.., l) in values {
+            for (whole, _, l) in values {
                 if own.is_empty() {
                     parts.push(l[k].clone());
                     continue;
                 }
-                if matches!(l[k].kind, ExprKind::Apply { .. }) {
-                    return Err(self.err(
-                        l[k].span,
-                        "unsupported Fortran: an element of an array of structures with array components in an array constructor of structures as an actual argument",
-                    ));
-                }
+                // Element by element (RESHAPE takes scalar items): a whole
+                // array's in array element order, the component's own
+                // dimensions first.
                 let leaf = self.completed_leaf(&l[k])?;
-                for position in column_major(&own) {
+                let positions = if *whole {
+                    column_major(&self.own_extents(&leaf)?)
+                } else {
+                    column_major(&own)
+                };
+                for position in positions {
                     match element_of(&leaf, &position) {
                         Some(x) => parts.push(x),
                         None => return Err(self.err(leaf.span, "not a component")),
@@ -323,6 +318,7 @@ impl Lowerer<'_, '_> {
             leaves.push(Arg::positional(if own.is_empty() {
                 ctor
             } else {
+                let count = self.structure_count(values)?;
                 let shape = own
                     .iter()
                     .chain(std::iter::once(&count))
@@ -336,6 +332,39 @@ impl Lowerer<'_, '_> {
             }));
         }
         Ok(leaves)
+    }
+
+    /// The number of structures of the items of an array constructor of
+    /// structures (`(whole, structure, leaves)`): one per scalar item, the
+    /// constant size of each whole array.
+    fn structure_count(&mut self, values: &[(bool, StructDecl, Vec<Expr>)]) -> R<i64> {
+        let mut count = 0;
+        for (whole, st, l) in values {
+            count += match (whole, l.first()) {
+                (true, Some(leaf)) => {
+                    let all = self.own_extents(leaf)?;
+                    let rank = st.dims.as_ref().map_or(0, Vec::len);
+                    all[all.len().saturating_sub(rank)..].iter().product()
+                }
+                _ => 1,
+            };
+        }
+        Ok(count)
+    }
+
+    /// The constant extents of the component the `k`-th leaf of an item
+    /// of an array constructor of structures (`(whole, structure,
+    /// leaves)`) stands for: a whole array's leaf without the structures'
+    /// dimensions.
+    fn item_own_extents(&mut self, item: &(bool, StructDecl, Vec<Expr>), k: usize) -> R<Vec<i64>> {
+        let (whole, st, l) = item;
+        let leaf = self.completed_leaf(&l[k])?;
+        let mut own = self.own_extents(&leaf)?;
+        if *whole {
+            let rank = st.dims.as_ref().map_or(0, Vec::len);
+            own.truncate(own.len().saturating_sub(rank));
+        }
+        Ok(own)
     }
 
     /// The leaf expression `leaf` of an element (`ring%pos(1)` for

@@ -165,17 +165,20 @@ impl Builder<'_, '_> {
         template: &VarDecl,
         leaves: &mut Vec<String>,
     ) {
+        // Of an ALLOCATABLE array of structures the status is an
+        // ALLOCATABLE array too, allocated (zero-filled: unallocated) and
+        // released with the structures.
         let status = VarDecl {
             ty: Some(TypeInfo::plain(Type::I32)),
             dims: dims.clone(),
-            default_init: Some(Expr {
+            default_init: template.allocatable.is_none().then_some(Expr {
                 kind: ExprKind::Int {
                     value: 0,
                     kind: None,
                 },
                 span: template.span,
             }),
-            allocatable: None,
+            allocatable: template.allocatable,
             ..template.clone()
         };
         let n = status_name(name);
@@ -228,8 +231,9 @@ impl Builder<'_, '_> {
 impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE array of structures `name` of type `def` and
     /// dimensions `dims` (the attribute at `at`): a deferred shape and a
-    /// type whose components are numeric or LOGICAL scalars or fixed-size
-    /// arrays (or structures of such), each leaf an ALLOCATABLE array of
+    /// type whose components are numeric or LOGICAL scalars (ALLOCATABLE
+    /// or not), fixed-size or ALLOCATABLE arrays (or structures of such),
+    /// each leaf an ALLOCATABLE array of
     /// the component's dimensions and the structures' shape. Reports and
     /// returns false otherwise.
     pub(super) fn allocatable_structures(
@@ -250,7 +254,7 @@ impl Builder<'_, '_> {
             )
         } else if let Some(c) = self.non_scalar_component(def, 0) {
             format!(
-                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is ALLOCATABLE or CHARACTER",
+                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is CHARACTER, an array of structures or an ALLOCATABLE structure",
                 def.name
             )
         } else {
@@ -264,8 +268,9 @@ impl Builder<'_, '_> {
     /// or LOGICAL scalar or fixed-size array, nor a structure of such.
     fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
         def.comps.iter().find_map(|c| match &c.ty {
-            // An ALLOCATABLE array component: `sema::ragged` storage.
-            CompType::Plain(ti) if c.allocatable && c.dims.is_some() && ti.ty != Type::Char => None,
+            // An ALLOCATABLE array component: `sema::ragged` storage; an
+            // ALLOCATABLE numeric or LOGICAL scalar: beside its status leaf.
+            CompType::Plain(ti) if c.allocatable && ti.ty != Type::Char => None,
             _ if c.allocatable => Some(c.name.clone()),
             CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
             CompType::Plain(_) => None,
