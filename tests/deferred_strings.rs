@@ -444,7 +444,7 @@ end module m
         f.call(&mut args).unwrap();
         assert_eq!(args.scalar("y").unwrap(), 2.0);
         for (x, at, what) in [
-            (2.0, "r.f90:16:", "result_of_pick"),
+            (2.0, "r.f90:16:", "function `pick` returned without assigning its deferred-length result `r`"),
             (-1.0, "r.f90:17:", "`o%method` is not allocated"),
         ] {
             let mut args = f.args();
