@@ -11,7 +11,7 @@
 ! checks run through the lookups.
 ! adjit-test: --entry relax --set which=1 --set x=0.5
 ! adjit-test: --entry relax --set which=2 --set x=1.25
-! adjit-test: --entry relax --set which=3 --set x=-0.75
+! adjit-test: --entry relax --set which=3 --set x=0.3
 ! adjit-test: --entry score --set method=gain --set x=0.5
 ! adjit-test: --entry score --set method=other --set x=2.0
 module param_table
