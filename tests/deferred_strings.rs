@@ -138,7 +138,7 @@ fn unsupported_deferred_strings_are_located_errors() {
         (
             "subroutine f(s)\n  character(len=:), allocatable, intent(inout) :: s(:)\n  s = 'a'\nend subroutine\n",
             "t.f90:2:",
-            "deferred-length CHARACTER array `s`",
+            "deferred-length CHARACTER array dummy argument `s`",
         ),
         (
             "module m\n  type :: t\n    character(len=:), allocatable :: names(:)\n  end type\nend module m\n",
@@ -453,6 +453,83 @@ end module m
             assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
             assert!(err.message.contains(at), "{}", err.message);
             assert!(err.message.contains(what), "{}", err.message);
+        }
+    }
+}
+
+/// `score(method, x)` of `deferred_string_tables.f90`: the parameter
+/// named `method`, looked up in a module table of deferred-length names
+/// defined at `x` (`rate` 0.5 x, `decay` 0.25, `gain` 1.5 + x, `shift`
+/// -0.125; 1 for another name), times `x`. Its slope, analytically.
+fn table_slope(method: &str, x: f64) -> f64 {
+    match method {
+        "rate" => x,
+        "decay" => 0.25,
+        "gain" => 1.5 + 2.0 * x,
+        "shift" => -0.125,
+        _ => 1.0,
+    }
+}
+
+#[test]
+fn names_looked_up_in_arrays_of_strings_steer_the_derivative() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = corpus_engine("deferred_string_tables.f90", backend);
+        for (method, x) in [("rate", 0.75), ("decay", -1.5), ("gain", 0.5), ("none", 2.0)] {
+            let inputs = [("x", x)];
+            let args = call_with_method(&engine, "score", method, &inputs);
+            assert_slope(
+                &engine,
+                "score",
+                (method, &inputs),
+                &args,
+                "x",
+                (table_slope(method, x), 1e-13),
+            );
+        }
+    }
+}
+
+/// Misuse of arrays of deferred-length strings is a located runtime
+/// error naming the array: an element of an unallocated array read or
+/// written, a substring past an element's length.
+#[test]
+fn misused_arrays_of_strings_are_located_runtime_errors() {
+    let source = "subroutine f(k, x, y)
+  implicit none
+  integer, intent(in) :: k
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  character(len=:), allocatable :: names(:)
+  y = x
+  if (k == 1) y = len_trim(names(2)) * x
+  if (k == 2) names(1) = 'abc'
+  allocate(character(len=4) :: names(2))
+  names(1) = 'abcd'
+  if (k == 3) y = index(names(1)(2:7), 'c') * x
+  if (k == 4) y = size(names) * x
+end subroutine f
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let e = common::engine_on(backend, "n.f90", source);
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("k", 4.0).unwrap();
+        args.set_scalar("x", 0.5).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 1.0);
+        for (k, at, what) in [
+            (1.0, "n.f90:8:", "`names` is not allocated"),
+            (2.0, "n.f90:9:", "`names` is not allocated"),
+            (3.0, "n.f90:12:", "`names`"),
+        ] {
+            let mut args = f.args();
+            args.set_scalar("k", k).unwrap();
+            args.set_scalar("x", 0.5).unwrap();
+            let err = f.call(&mut args).expect_err("misuse");
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            assert!(err.message.contains(at), "{k}: {}", err.message);
+            assert!(err.message.contains(what), "{k}: {}", err.message);
         }
     }
 }
