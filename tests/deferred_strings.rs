@@ -444,7 +444,11 @@ end module m
         f.call(&mut args).unwrap();
         assert_eq!(args.scalar("y").unwrap(), 2.0);
         for (x, at, what) in [
-            (2.0, "r.f90:16:", "function `pick` returned without assigning its deferred-length result `r`"),
+            (
+                2.0,
+                "r.f90:16:",
+                "function `pick` returned without assigning its deferred-length result `r`",
+            ),
             (-1.0, "r.f90:17:", "`o%method` is not allocated"),
         ] {
             let mut args = f.args();
@@ -475,7 +479,12 @@ fn table_slope(method: &str, x: f64) -> f64 {
 fn names_looked_up_in_arrays_of_strings_steer_the_derivative() {
     for backend in [Backend::Jit, Backend::Interpreter] {
         let engine = corpus_engine("deferred_string_tables.f90", backend);
-        for (method, x) in [("rate", 0.75), ("decay", -1.5), ("gain", 0.5), ("none", 2.0)] {
+        for (method, x) in [
+            ("rate", 0.75),
+            ("decay", -1.5),
+            ("gain", 0.5),
+            ("none", 2.0),
+        ] {
             let inputs = [("x", x)];
             let args = call_with_method(&engine, "score", method, &inputs);
             assert_slope(
@@ -531,5 +540,35 @@ end subroutine f
             assert!(err.message.contains(at), "{k}: {}", err.message);
             assert!(err.message.contains(what), "{k}: {}", err.message);
         }
+    }
+}
+
+/// Comparisons of deferred-length data combined by `.or.` (each copies
+/// its operand in loops) are made before the statement: the left one's
+/// value was used in another block and the JIT refused the module.
+#[test]
+fn comparisons_of_strings_combine_in_one_condition() {
+    let source = "subroutine f(x, y)
+  implicit none
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  character(len=:), allocatable :: s, keys(:)
+  s = 'abc'
+  keys = [character(len=3) :: 'xy', 'abc']
+  y = x
+  if (s(1:1) == 'J' .or. s(1:1) == 'a') y = 2 * x
+  if (keys(1) == s .or. keys(2) == s .and. len(keys) == 3) y = y + 3 * x
+  y = y + 2 + len(s) * x
+end subroutine f
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let e = common::engine_on(backend, "c.f90", source);
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("x", 0.5).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 2.0 * 0.5 + 3.0 * 0.5 + 2.0 + 1.5);
+        let bad = both_modes_against(&e, Some("f"), &args, "y", "x", &[8.0], 1e-13);
+        assert!(bad.is_empty(), "{bad:?}");
     }
 }

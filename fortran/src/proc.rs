@@ -1328,7 +1328,13 @@ impl<'c, 'a> Printer<'c, 'a> {
 
     /// The `n` one-character elements from element `idx` of `x` along
     /// its first dimension, as an array section.
-    fn char_slice(&self, x: VarId, idx: &[Value], n: Value, exprs: &HashMap<Value, Expr>) -> String {
+    fn char_slice(
+        &self,
+        x: VarId,
+        idx: &[Value],
+        n: Value,
+        exprs: &HashMap<Value, Expr>,
+    ) -> String {
         let mut subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
         if let Some(first) = subs.first_mut() {
             *first = format!("{first}:{first}+{}-1", exprs[&n].text);
@@ -1560,10 +1566,8 @@ impl<'c, 'a> Printer<'c, 'a> {
                 // out through a scalar of the callee's writes.
                 CallArg::Slice(x, idx, n) if chars_to_scalar(x) => {
                     let part = self.char_slice(*x, idx, *n, exprs);
-                    let as_scalar = format!(
-                        "transfer({part}, repeat(' ', int({}, 8)))",
-                        exprs[n].text
-                    );
+                    let as_scalar =
+                        format!("transfer({part}, repeat(' ', int({}, 8)))", exprs[n].text);
                     if may_write(self.ctx.module(), callee, callee.params[i]) {
                         let name = self.names[x.index()].clone();
                         let scalar = self.char_scalar_of(&part, &name);

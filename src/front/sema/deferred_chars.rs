@@ -472,7 +472,10 @@ impl Lowerer<'_, '_> {
                 ))
             }
         };
-        if let Some(bad) = items.iter().find(|x| matches!(x.kind, ExprKind::ImpliedDo { .. })) {
+        if let Some(bad) = items
+            .iter()
+            .find(|x| matches!(x.kind, ExprKind::ImpliedDo { .. }))
+        {
             return Err(self.err(
                 bad.span,
                 "unsupported Fortran: an implied DO in a constructor assigned to an array of deferred-length strings",
@@ -567,10 +570,7 @@ impl Lowerer<'_, '_> {
                 end: None,
             };
             let dst = CharRef {
-                base: CharBase::Var {
-                    var: to,
-                    index: at,
-                },
+                base: CharBase::Var { var: to, index: at },
                 start: None,
                 end: None,
             };
