@@ -156,6 +156,16 @@ fn unsupported_deferred_strings_are_located_errors() {
             "the actual argument `label` passed to `fill` is not a deferred-length CHARACTER variable, as its dummy `key`",
         ),
         (
+            "subroutine f(x)\n  real(8) :: x\n  character(len=:), allocatable :: t(:, :)\n  x = 1\nend subroutine\n",
+            "t.f90:3:",
+            "deferred-length CHARACTER array `t` of rank 2",
+        ),
+        (
+            "subroutine f(x)\n  real(8) :: x\n  x = sum([real(8) :: 1, 2])\nend subroutine\n",
+            "t.f90:3:12:",
+            "type specification in an array constructor other than `character(len=n) ::`",
+        ),
+        (
             "subroutine f(x)\n  real(8) :: x\n  character(len=:) :: s\n  x = 1\nend subroutine\n",
             "t.f90:3:",
             "`s` (`character(len=:)`) must be ALLOCATABLE",
