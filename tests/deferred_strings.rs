@@ -138,7 +138,7 @@ fn unsupported_deferred_strings_are_located_errors() {
         (
             "subroutine f(s)\n  character(len=:), allocatable, intent(inout) :: s(:)\n  s = 'a'\nend subroutine\n",
             "t.f90:2:",
-            "deferred-length CHARACTER array `s`",
+            "deferred-length CHARACTER array dummy argument `s`",
         ),
         (
             "module m\n  type :: t\n    character(len=:), allocatable :: names(:)\n  end type\nend module m\n",
@@ -154,6 +154,16 @@ fn unsupported_deferred_strings_are_located_errors() {
             "module m\ncontains\n  subroutine fill(key)\n    character(len=:), allocatable, intent(out) :: key\n    key = 'k'\n  end subroutine\n  subroutine f(x)\n    real(8) :: x\n    character(len=8) :: label\n    call fill(label)\n    x = len(label)\n  end subroutine\nend module m\n",
             "t.f90:10:15:",
             "the actual argument `label` passed to `fill` is not a deferred-length CHARACTER variable, as its dummy `key`",
+        ),
+        (
+            "subroutine f(x)\n  real(8) :: x\n  character(len=:), allocatable :: t(:, :)\n  x = 1\nend subroutine\n",
+            "t.f90:3:",
+            "deferred-length CHARACTER array `t` of rank 2",
+        ),
+        (
+            "subroutine f(x)\n  real(8) :: x\n  x = sum([real(8) :: 1, 2])\nend subroutine\n",
+            "t.f90:3:12:",
+            "type specification in an array constructor other than `character(len=n) ::`",
         ),
         (
             "subroutine f(x)\n  real(8) :: x\n  character(len=:) :: s\n  x = 1\nend subroutine\n",
@@ -444,7 +454,11 @@ end module m
         f.call(&mut args).unwrap();
         assert_eq!(args.scalar("y").unwrap(), 2.0);
         for (x, at, what) in [
-            (2.0, "r.f90:16:", "result_of_pick"),
+            (
+                2.0,
+                "r.f90:16:",
+                "function `pick` returned without assigning its deferred-length result `r`",
+            ),
             (-1.0, "r.f90:17:", "`o%method` is not allocated"),
         ] {
             let mut args = f.args();
@@ -454,5 +468,117 @@ end module m
             assert!(err.message.contains(at), "{}", err.message);
             assert!(err.message.contains(what), "{}", err.message);
         }
+    }
+}
+
+/// `score(method, x)` of `deferred_string_tables.f90`: the parameter
+/// named `method`, looked up in a module table of deferred-length names
+/// defined at `x` (`rate` 0.5 x, `decay` 0.25, `gain` 1.5 + x, `shift`
+/// -0.125; 1 for another name), times `x`. Its slope, analytically.
+fn table_slope(method: &str, x: f64) -> f64 {
+    match method {
+        "rate" => x,
+        "decay" => 0.25,
+        "gain" => 1.5 + 2.0 * x,
+        "shift" => -0.125,
+        _ => 1.0,
+    }
+}
+
+#[test]
+fn names_looked_up_in_arrays_of_strings_steer_the_derivative() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = corpus_engine("deferred_string_tables.f90", backend);
+        for (method, x) in [
+            ("rate", 0.75),
+            ("decay", -1.5),
+            ("gain", 0.5),
+            ("none", 2.0),
+        ] {
+            let inputs = [("x", x)];
+            let args = call_with_method(&engine, "score", method, &inputs);
+            assert_slope(
+                &engine,
+                "score",
+                (method, &inputs),
+                &args,
+                "x",
+                (table_slope(method, x), 1e-13),
+            );
+        }
+    }
+}
+
+/// Misuse of arrays of deferred-length strings is a located runtime
+/// error naming the array: an element of an unallocated array read or
+/// written, a substring past an element's length.
+#[test]
+fn misused_arrays_of_strings_are_located_runtime_errors() {
+    let source = "subroutine f(k, x, y)
+  implicit none
+  integer, intent(in) :: k
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  character(len=:), allocatable :: names(:)
+  y = x
+  if (k == 1) y = len_trim(names(2)) * x
+  if (k == 2) names(1) = 'abc'
+  allocate(character(len=4) :: names(2))
+  names(1) = 'abcd'
+  if (k == 3) y = index(names(1)(2:7), 'c') * x
+  if (k == 4) y = size(names) * x
+end subroutine f
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let e = common::engine_on(backend, "n.f90", source);
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("k", 4.0).unwrap();
+        args.set_scalar("x", 0.5).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 1.0);
+        for (k, at, what) in [
+            (1.0, "n.f90:8:", "`names` is not allocated"),
+            (2.0, "n.f90:9:", "`names` is not allocated"),
+            (3.0, "n.f90:12:", "`names`"),
+        ] {
+            let mut args = f.args();
+            args.set_scalar("k", k).unwrap();
+            args.set_scalar("x", 0.5).unwrap();
+            let err = f.call(&mut args).expect_err("misuse");
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            assert!(err.message.contains(at), "{k}: {}", err.message);
+            assert!(err.message.contains(what), "{k}: {}", err.message);
+        }
+    }
+}
+
+/// Comparisons of deferred-length data combined by `.or.` (each copies
+/// its operand in loops) are made before the statement: the left one's
+/// value was used in another block and the JIT refused the module.
+#[test]
+fn comparisons_of_strings_combine_in_one_condition() {
+    let source = "subroutine f(x, y)
+  implicit none
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  character(len=:), allocatable :: s, keys(:)
+  s = 'abc'
+  keys = [character(len=3) :: 'xy', 'abc']
+  y = x
+  if (s(1:1) == 'J' .or. s(1:1) == 'a') y = 2 * x
+  if (keys(1) == s .or. keys(2) == s .and. len(keys) == 3) y = y + 3 * x
+  y = y + 2 + len(s) * x
+end subroutine f
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let e = common::engine_on(backend, "c.f90", source);
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("x", 0.5).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 2.0 * 0.5 + 3.0 * 0.5 + 2.0 + 1.5);
+        let bad = both_modes_against(&e, Some("f"), &args, "y", "x", &[8.0], 1e-13);
+        assert!(bad.is_empty(), "{bad:?}");
     }
 }

@@ -239,9 +239,12 @@ fn check(
         original_dir.join("original.o"),
         emitted_dir.join("emitted.o"),
     );
+    // The emitted modules first: the original's directory may hold the
+    // derivative modules of another entry of the same program (emitted
+    // there first), of the same names.
     let includes = [
-        format!("-I{}", original_dir.display()),
         format!("-I{}", emitted_dir.display()),
+        format!("-I{}", original_dir.display()),
     ];
     gf(
         dir,

@@ -1312,12 +1312,34 @@ impl<'c, 'a> Printer<'c, 'a> {
     /// The deferred-length character scalar standing for the buffer
     /// `name` (one character per element) when a callee writes it.
     fn char_scalar(&mut self, name: &str) -> String {
-        if let Some((scalar, _)) = self.char_scalars.iter().find(|(_, b)| *b == name) {
+        self.char_scalar_of(name, name)
+    }
+
+    /// The deferred-length character scalar standing for the characters
+    /// `part` (a buffer or a section of one) of the buffer `name`.
+    fn char_scalar_of(&mut self, part: &str, name: &str) -> String {
+        if let Some((scalar, _)) = self.char_scalars.iter().find(|(_, b)| *b == part) {
             return scalar.clone();
         }
         let scalar = self.fresh(&format!("{name}_str"));
-        self.char_scalars.insert(scalar.clone(), name.to_string());
+        self.char_scalars.insert(scalar.clone(), part.to_string());
         scalar
+    }
+
+    /// The `n` one-character elements from element `idx` of `x` along
+    /// its first dimension, as an array section.
+    fn char_slice(
+        &self,
+        x: VarId,
+        idx: &[Value],
+        n: Value,
+        exprs: &HashMap<Value, Expr>,
+    ) -> String {
+        let mut subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
+        if let Some(first) = subs.first_mut() {
+            *first = format!("{first}:{first}+{}-1", exprs[&n].text);
+        }
+        format!("{}({})", self.names[x.index()], subs.join(", "))
     }
 
     fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
@@ -1538,6 +1560,24 @@ impl<'c, 'a> Printer<'c, 'a> {
                     scalar
                 }
                 CallArg::Var(x) if chars_to_scalar(x) => chars_as_scalar(&self.names[x.index()]),
+                // Characters stored one per element, passed in place to a
+                // scalar dummy (an element of an array of deferred-length
+                // strings): the scalar of those characters, copied in and
+                // out through a scalar of the callee's writes.
+                CallArg::Slice(x, idx, n) if chars_to_scalar(x) => {
+                    let part = self.char_slice(*x, idx, *n, exprs);
+                    let as_scalar =
+                        format!("transfer({part}, repeat(' ', int({}, 8)))", exprs[n].text);
+                    if may_write(self.ctx.module(), callee, callee.params[i]) {
+                        let name = self.names[x.index()].clone();
+                        let scalar = self.char_scalar_of(&part, &name);
+                        before.push(format!("{scalar} = {as_scalar}"));
+                        after.push(format!("{part} = transfer({scalar}, {part})"));
+                        scalar
+                    } else {
+                        as_scalar
+                    }
+                }
                 CallArg::Var(x) => self.names[x.index()].clone(),
                 CallArg::Elem(x, idx) => self.element(*x, idx, exprs),
                 CallArg::Slice(x, idx, n) => match callee.params.get(i) {

@@ -845,7 +845,10 @@ pub enum CallArg {
     /// the array's declared storage from that element, else a runtime
     /// error): a contiguous array section (`a(2:n)`, `m(:, j)`) passed
     /// without a copy to a dummy whose last extent is assumed, which sees
-    /// exactly the section's elements.
+    /// exactly the section's elements; of a character array, its `len`
+    /// elements' characters given to a dummy of assumed length (an
+    /// element of an array of deferred-length strings, stored one
+    /// character per element, to a `character(len=*)` dummy).
     Slice(VarId, Vec<Value>, Value),
     /// A value: the caller stores it into a fresh temporary and passes the
     /// temporary's address (writes by the callee are lost).
@@ -1268,6 +1271,14 @@ pub enum RuntimeErrorKind {
     ScalarAlreadyAllocated(String),
     /// DEALLOCATE of an allocatable scalar (named) that is not allocated.
     ScalarNotAllocated(String),
+    /// A function returning a deferred-length CHARACTER result (its
+    /// result variable `result`) returned without assigning it.
+    ResultNotAssigned {
+        /// The function's name.
+        function: String,
+        /// The name of its result variable.
+        result: String,
+    },
 }
 
 /// The deepest nesting of [`Inst::Call`]s allowed (the outermost call made
@@ -1297,6 +1308,10 @@ impl fmt::Display for RuntimeErrorKind {
             RuntimeErrorKind::ScalarNotAllocated(name) => {
                 write!(f, "allocatable scalar `{name}` is not allocated")
             }
+            RuntimeErrorKind::ResultNotAssigned { function, result } => write!(
+                f,
+                "function `{function}` returned without assigning its deferred-length result `{result}`"
+            ),
         }
     }
 }

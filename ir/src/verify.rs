@@ -696,9 +696,9 @@ impl Checker<'_> {
                         }
                     }
                     self.subscripts(block, pos, *v, idx).map(|var| {
-                        if !var.is_array() || var.ty == Type::Char {
+                        if !var.is_array() {
                             self.error(format!(
-                                "slice argument of `{}`, which is not a numeric or logical array",
+                                "slice argument of `{}`, which is not an array",
                                 var.name
                             ));
                         }

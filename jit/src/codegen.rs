@@ -2621,7 +2621,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     ) -> Result<(Value, Value), CompileError> {
         self.check_allocated(var, site)?;
         let info = self.var_info(var)?.clone();
-        if index.len() != info.lowers.len() || info.ty == Type::Char {
+        if index.len() != info.lowers.len() {
             return err(format!(
                 "slice of `{}`: {} subscripts for {} dimensions",
                 self.ir_var(var)?.name,
@@ -2660,6 +2660,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let start = self.b.ins().select(nonempty, linear, zero);
         let bytes = self.b.ins().imul(start, info.elem_size);
+        // A character argument's length is its byte count.
+        let len = if info.ty == Type::Char {
+            self.b.ins().imul(len, info.elem_size)
+        } else {
+            len
+        };
         Ok((self.b.ins().iadd(base, bytes), len))
     }
 

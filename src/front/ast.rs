@@ -969,6 +969,10 @@ impl ExprKind {
             ExprKind::Unary(_, a) | ExprKind::Paren(a) => out.push(&**a),
             ExprKind::Binary(_, a, b) => out.extend([&**a, &**b]),
             ExprKind::ArrayConstructor(items) => out.extend(items),
+            ExprKind::CharArrayConstructor { len, items } => {
+                out.push(&**len);
+                out.extend(items);
+            }
             ExprKind::ImpliedDo {
                 items,
                 start,
@@ -1010,6 +1014,10 @@ impl ExprKind {
             ExprKind::Unary(_, a) | ExprKind::Paren(a) => out.push(&mut **a),
             ExprKind::Binary(_, a, b) => out.extend([&mut **a, &mut **b]),
             ExprKind::ArrayConstructor(items) => out.extend(items),
+            ExprKind::CharArrayConstructor { len, items } => {
+                out.push(&mut **len);
+                out.extend(items);
+            }
             ExprKind::ImpliedDo {
                 items,
                 start,
@@ -1093,6 +1101,14 @@ pub enum ExprKind {
     Paren(Box<Expr>),
     /// `(/ a, b /)` or `[a, b]`.
     ArrayConstructor(Vec<Expr>),
+    /// `[character(len=n) :: a, b]`: the items blank-padded or cut to the
+    /// length `n`.
+    CharArrayConstructor {
+        /// The length of every element.
+        len: Box<Expr>,
+        /// The items.
+        items: Vec<Expr>,
+    },
     /// `(objects, var = start, end [, step])` inside DATA or an array
     /// constructor.
     ImpliedDo {

@@ -476,17 +476,26 @@ impl<'s> StmtParser<'s> {
         Ok((ArgValue::Range { lo, hi, stride }, height + 1))
     }
 
-    /// `(/ item, ... /)` or `[ item, ... ]`.
+    /// `(/ item, ... /)` or `[ item, ... ]`, or with a CHARACTER type
+    /// specification, `[character(len=n) :: item, ...]`.
     fn array_constructor(&mut self, close: TokenKind) -> PResult<Built> {
         let span = self.span_here();
         self.pos += 1;
         self.enter()?;
         let mut items = Vec::new();
         let mut height = 0;
+        let mut len = None;
         if !self.at(close) {
             loop {
                 let item = self.constructor_item()?;
                 height = height.max(item.height);
+                if items.is_empty() && len.is_none() && self.eat(TokenKind::DoubleColon) {
+                    len = Some(constructor_char_len(item.expr)?);
+                    if self.at(close) {
+                        break;
+                    }
+                    continue;
+                }
                 items.push(item.expr);
                 if !self.eat(TokenKind::Comma) {
                     break;
@@ -495,7 +504,14 @@ impl<'s> StmtParser<'s> {
         }
         self.expect(close)?;
         self.leave();
-        self.node(ExprKind::ArrayConstructor(items), span, height + 1)
+        let kind = match len {
+            Some(len) => ExprKind::CharArrayConstructor {
+                len: Box::new(len),
+                items,
+            },
+            None => ExprKind::ArrayConstructor(items),
+        };
+        self.node(kind, span, height + 1)
     }
 
     fn constructor_item(&mut self) -> PResult<Built> {
@@ -593,4 +609,22 @@ impl<'s> StmtParser<'s> {
             height,
         )
     }
+}
+
+/// The length `n` of the type specification `character(len=n)` (or
+/// `character(n)`) parsed as the expression `spec` before `::` in an array
+/// constructor; any other type specification is a located error.
+fn constructor_char_len(spec: Expr) -> PResult<Expr> {
+    if let ExprKind::Apply { name, mut args } = spec.kind {
+        let is_len = |a: &Arg| a.keyword.as_ref().is_none_or(|k| k.text == "len");
+        if name.text == "character" && args.len() == 1 && is_len(&args[0]) {
+            if let ArgValue::Expr(len) = args.remove(0).value {
+                return Ok(len);
+            }
+        }
+    }
+    Err(Diagnostic::error(
+        spec.span,
+        "unsupported Fortran: a type specification in an array constructor other than `character(len=n) ::`",
+    ))
 }

@@ -95,6 +95,11 @@ fn sx(e: &Expr) -> String {
         ExprKind::ArrayConstructor(items) => {
             format!("{{{}}}", items.iter().map(sx).collect::<Vec<_>>().join(" "))
         }
+        ExprKind::CharArrayConstructor { len, items } => format!(
+            "{{char*{} :: {}}}",
+            sx(len),
+            items.iter().map(sx).collect::<Vec<_>>().join(" ")
+        ),
         ExprKind::ImpliedDo {
             items,
             var,
@@ -2024,4 +2029,22 @@ fn an_entry_jumping_back_keeps_the_body_behind_a_jump() {
     assert_eq!(kinds[1].0, Some(20));
     assert_eq!(kinds[3], (Some(21), StmtKind::Continue));
     assert_eq!(kinds[4].1, StmtKind::Goto(20));
+}
+
+/// An array constructor with a CHARACTER type specification keeps its
+/// length; another type specification is a located error.
+#[test]
+fn typed_character_constructors() {
+    assert_eq!(
+        expr_of("[character(len=5) :: 'ab', s // 't']"),
+        "{char*5 :: \"ab\" (// s \"t\")}"
+    );
+    assert_eq!(expr_of("[character(n + 1) :: a]"), "{char*(+ n 1) :: a}");
+    let e = errors("x = [integer :: 1, 2]\nend\n", SourceForm::Free);
+    assert!(
+        e.iter().any(|d| d
+            .message
+            .contains("type specification in an array constructor")),
+        "{e:?}"
+    );
 }

@@ -180,16 +180,22 @@ impl Lowerer<'_, '_> {
     /// a block and the statement's own blocks (its loops) stay whole. The
     /// failing branch references the array's first element, which fails
     /// as an element reference of an unallocated array does, naming it.
-    pub(super) fn fail_if_unallocated(&mut self, v: VarId, at: adjit_ir::Span) {
+    /// True when `v` is checked so (now or before, in this statement).
+    pub(super) fn fail_if_unallocated(&mut self, v: VarId, at: adjit_ir::Span) -> bool {
         let var = self.proc.var(v);
         let (b, i) = self.check_at;
         // Compiler temporaries are allocated where they are used.
         let temporary = var.name.starts_with('_');
-        if !var.storage.is_allocatable() || temporary || b != self.cur || self.checked.contains(&v)
-        {
-            return;
+        if self.checked.contains(&v) {
+            return true;
+        }
+        if !var.storage.is_allocatable() || temporary || b != self.cur {
+            return false;
         }
         let (rank, ty) = (var.dims.len(), var.ty);
+        // A character array (a deferred-length string's buffer) is
+        // referenced by copying its first character.
+        let probe = (ty == Type::Char).then(|| self.char_temp(1));
         self.checked.push(v);
         let (present, missing) = (self.block(), self.block());
         let blocks = &mut self.proc.blocks;
@@ -210,8 +216,24 @@ impl Lowerer<'_, '_> {
         let one = self
             .proc
             .push_inst(missing, Inst::Const(Const::Int(1)), Some(Type::I64), at);
-        self.proc
-            .push_inst(missing, Inst::LoadElem(v, vec![one; rank]), Some(ty), at);
+        match probe {
+            Some(probe) => {
+                let first = adjit_ir::CharRef {
+                    base: adjit_ir::CharBase::Var {
+                        var: v,
+                        index: vec![one; rank],
+                    },
+                    start: None,
+                    end: None,
+                };
+                let copy = Inst::CharAssign(adjit_ir::CharRef::whole(probe), first);
+                self.proc.push_inst(missing, copy, None, at);
+            }
+            None => {
+                self.proc
+                    .push_inst(missing, Inst::LoadElem(v, vec![one; rank]), Some(ty), at);
+            }
+        }
         // Not reached: the element reference above fails.
         let block = &mut self.proc.blocks[missing.index()];
         block.term = Terminator::Fail(adjit_ir::RuntimeErrorKind::NotAllocated);
@@ -219,6 +241,7 @@ impl Lowerer<'_, '_> {
         self.cur = present;
         self.stmt_start = self.stmt_start.saturating_sub(i);
         self.check_at = (present, 0);
+        true
     }
 
     /// Marks where the checks of [`Lowerer::fail_if_unallocated`] go: the

@@ -405,7 +405,7 @@ impl Lowerer<'_, '_> {
 
     /// Ends the program with the runtime error `kind` (located at `at`)
     /// when `cond` holds.
-    fn fail_when(&mut self, cond: Value, kind: RuntimeErrorKind, at: Span) {
+    pub(super) fn fail_when(&mut self, cond: Value, kind: RuntimeErrorKind, at: Span) {
         let (bad, ok) = (self.block(), self.block());
         self.terminate(Terminator::Branch {
             cond,

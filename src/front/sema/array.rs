@@ -6,7 +6,7 @@
 //! Scalar expressions are [`super::expr`]'s; this module only builds the
 //! loops around them.
 
-use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::super::ast::{Arg, ArgValue, BinOp, Expr, ExprKind, Name};
 use super::intrinsics::{is_elemental, is_reduction};
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use super::masked::{disjoint_args, same_args};
@@ -126,7 +126,7 @@ impl Lowerer<'_, '_> {
                     && args
                         .iter()
                         .take(2)
-                        .any(|a| matches!(&a.value, ArgValue::Expr(x) if self.is_built_char(x)))
+                        .any(|a| matches!(&a.value, ArgValue::Expr(x) if self.is_built_char(x) || self.is_deferred_string_name(x)))
                 {
                     // Loops over character data built of run-time length
                     // (a function result, a concatenation): before the statement.
@@ -148,6 +148,23 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             ExprKind::Unary(_, a) | ExprKind::Paren(a) => self.hoist(a),
+            // A comparison of character data built of run-time length
+            // loops over it: before the statement, so that no operand of
+            // the expression around it (`.or.`) is left in another block.
+            ExprKind::Binary(op, a, b)
+                if matches!(
+                    op,
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                ) && (self.is_built_char(a) || self.is_built_char(b)) =>
+            {
+                self.hoist(a)?;
+                self.hoist(b)?;
+                let (x, t) = self.num(e)?;
+                let keep = self.temp("cmp", t);
+                self.emit(Inst::Store(keep, x), None);
+                self.hoisted.insert(e, keep);
+                Ok(())
+            }
             ExprKind::Binary(_, a, b) => {
                 self.hoist(a)?;
                 self.hoist(b)

@@ -617,7 +617,7 @@ impl Lowerer<'_, '_> {
         if self.prog.sigs[unit].deferred_result {
             self.prepare_actuals(args)?;
             let (call_args, callee, copies) = self.call_args_copied(unit, name, args)?;
-            let result = self.deferred_result_call(callee, call_args, name, name.span);
+            let result = self.deferred_result_call((unit, callee), call_args, name);
             self.copy_back_after(copies)?;
             return Ok(result);
         }

@@ -21,13 +21,22 @@
 //! - `s` as an actual argument passes the buffer itself, so that a
 //!   `character(len=*)` dummy reads and writes the string.
 //!
-//! Arrays of such strings (`names(:)`) would be rank-2 buffers, the
-//! characters first: the element paths here (`StringRef::element`,
-//! `StringCell`) are their lowering, but it does not yet reach a module
-//! the JIT accepts, so `scope` refuses the declaration and those paths are
-//! not taken yet.
+//! An array of such strings (`character(len=:), allocatable ::
+//! names(:)`) is a rank-2 ALLOCATABLE buffer, the characters of each
+//! string along its first dimension (all of the array's strings have one
+//! length, its first extent):
+//!
+//! - `allocate(character(len=n) :: names(m))` allocates `(1:n, 1:m)`;
+//! - an element `names(i)` (or its substring) reads like a string, and
+//!   `names(i) = value` assigns into it, blank-padded or cut;
+//! - `names = [a, b, ...]` builds the items, then reallocates `names`
+//!   to their number, of the first item's length; `names = other` copies;
+//! - `names(i)` as an actual argument passes its characters in place
+//!   (`CallArg::Slice`), so a `character(len=*)` dummy reads and writes
+//!   exactly them; so does a substring of a string;
+//! - LEN and SIZE read the buffer's extents (`intrinsics`).
 
-use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
+use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name, ProcKind};
 use super::char_expr::{element, Piece, Pieces};
 use super::lowerer::{Lowerer, Resolved, R};
 use super::scope::{CharLenInfo, TypeInfo};
@@ -67,6 +76,12 @@ impl Lowerer<'_, '_> {
     /// (`character(len=:), allocatable :: names(:)`) visible here.
     pub(super) fn is_deferred_string_array(&self, name: &str) -> bool {
         self.deferred_string_rank(name) == Some(1)
+    }
+
+    /// True when `e` names a deferred-length CHARACTER variable, a string
+    /// or an array of strings (whose LEN is read from its storage).
+    pub(super) fn is_deferred_string_name(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Name(n) if self.deferred_string_rank(&n.text).is_some())
     }
 
     /// The rank of the deferred-length CHARACTER variable `name` visible
@@ -238,6 +253,11 @@ impl Lowerer<'_, '_> {
     /// Fails with the runtime error of an unallocated array, naming the
     /// string `v`, unless it is allocated.
     fn require_allocated(&mut self, v: VarId, at: Span) {
+        // Checked before the statement when it can be, so that no value
+        // of the expression around the reference crosses a block.
+        if self.fail_if_unallocated(v, at) {
+            return;
+        }
         let i64t = Type::I64;
         let is = self.val(Inst::Allocated(v), Type::Bool);
         let (missing, present) = (self.block(), self.block());
@@ -371,7 +391,6 @@ impl Lowerer<'_, '_> {
         let Some(r) = self.deferred_string_ref(target) else {
             return Ok(false);
         };
-        let i64t = Type::I64;
         let v = self.string_var(r.name)?;
         self.check_writable(v, r.name)?;
         if r.range.is_none() && r.element.is_none() {
@@ -385,7 +404,22 @@ impl Lowerer<'_, '_> {
         // its length.
         let c = self.string_cell(&r)?;
         let (first, n) = self.string_extent(v, r.range, target.span)?;
-        let mut pieces = self.value_pieces(value)?;
+        let pieces = self.value_pieces(value)?;
+        self.assign_padded(c, first, n, pieces)?;
+        Ok(true)
+    }
+
+    /// Writes the value `pieces`, blank-padded or cut to `n` (an I64
+    /// variable) characters, into the string `c` from position `first`
+    /// (an I64 variable) on.
+    fn assign_padded(
+        &mut self,
+        c: StringCell,
+        first: VarId,
+        n: VarId,
+        mut pieces: Pieces,
+    ) -> R<()> {
+        let i64t = Type::I64;
         let pad = self.val(Inst::Load(n), i64t);
         pieces.parts.push(Piece::Blanks(pad));
         pieces.len = None;
@@ -400,7 +434,149 @@ impl Lowerer<'_, '_> {
             Ok(())
         })?;
         self.emit(Inst::Deallocate(buf), None);
+        Ok(())
+    }
+
+    /// `names = [item, ...]` for an array of deferred-length strings
+    /// `names` (false, doing nothing, for another target): every item is
+    /// built first (they may read `names`), then `names` is given as many
+    /// strings as there are items, of the first item's length (the
+    /// length `len` of a `[character(len=len) :: ...]` constructor), each
+    /// item blank-padded or cut to it. `names = other` copies the array
+    /// of strings `other`.
+    pub(super) fn deferred_array_assign(&mut self, target: &Expr, value: &Expr) -> R<bool> {
+        let ExprKind::Name(name) = &target.kind else {
+            return Ok(false);
+        };
+        if !self.is_deferred_string_array(&name.text) {
+            return Ok(false);
+        }
+        let v = self.string_var(name)?;
+        self.check_writable(v, name)?;
+        let i64t = Type::I64;
+        let (items, len): (Vec<&Expr>, Option<&Expr>) = match &value.without_parens().kind {
+            ExprKind::ArrayConstructor(items) => (items.iter().collect(), None),
+            ExprKind::CharArrayConstructor { len, items } => {
+                (items.iter().collect(), Some(len.as_ref()))
+            }
+            ExprKind::Name(other) if self.is_deferred_string_array(&other.text) => {
+                return self.copy_string_array(v, other).map(|()| true);
+            }
+            _ => {
+                return Err(self.err(
+                    value.span,
+                    format!(
+                        "unsupported Fortran: assigning to the array of deferred-length strings `{}` anything but an array constructor or another such array",
+                        name.text
+                    ),
+                ))
+            }
+        };
+        if let Some(bad) = items
+            .iter()
+            .find(|x| matches!(x.kind, ExprKind::ImpliedDo { .. }))
+        {
+            return Err(self.err(
+                bad.span,
+                "unsupported Fortran: an implied DO in a constructor assigned to an array of deferred-length strings",
+            ));
+        }
+        // The common length: given, or the first item's.
+        let mut width = match len {
+            Some(e) => {
+                let n = self.int64(e)?;
+                let zero = self.int(0, i64t);
+                let n = self.val(Inst::Binary(BinaryOp::Max, n, zero), i64t);
+                Some(self.keep_value(n))
+            }
+            None => None,
+        };
+        let mut built = Vec::with_capacity(items.len());
+        for item in &items {
+            let mut pieces = self.value_pieces(item)?;
+            if let Some(w) = width {
+                let pad = self.val(Inst::Load(w), i64t);
+                pieces.parts.push(Piece::Blanks(pad));
+                pieces.len = None;
+            }
+            let (buf, n) = self.fill_buffer(&pieces, 0)?;
+            width.get_or_insert(n);
+            built.push(buf);
+        }
+        let width = match width {
+            Some(w) => w,
+            None => {
+                let zero = self.int(0, i64t);
+                self.keep_value(zero)
+            }
+        };
+        self.release_if_allocated(v);
+        let one = self.int(1, i64t);
+        let w = self.val(Inst::Load(width), i64t);
+        let count = self.int(built.len() as i64, i64t);
+        self.emit(Inst::Allocate(v, vec![(one, w), (one, count)]), None);
+        for (k, buf) in built.into_iter().enumerate() {
+            let column = self.int(k as i64 + 1, i64t);
+            let cell = StringCell {
+                var: v,
+                element: Some(self.keep_value(column)),
+            };
+            self.for_positions(&[width], &mut |this, ks| {
+                let one = this.int(1, i64t);
+                let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+                let to = this.cell_char(cell, at);
+                this.emit(Inst::CharAssign(to, element(buf, at)), None);
+                Ok(())
+            })?;
+            self.emit(Inst::Deallocate(buf), None);
+        }
         Ok(true)
+    }
+
+    /// `to = from` for arrays of deferred-length strings: `to` takes the
+    /// shape and the characters of `from` (checked to be allocated).
+    fn copy_string_array(&mut self, to: VarId, from: &Name) -> R<()> {
+        let i64t = Type::I64;
+        let from = self.string_var(from)?;
+        if from == to {
+            return Ok(());
+        }
+        self.require_allocated(from, self.span);
+        let width = self.val(Inst::DimExtent(from, 0), i64t);
+        let width = self.keep_value(width);
+        let count = self.val(Inst::DimExtent(from, 1), i64t);
+        let count = self.keep_value(count);
+        self.release_if_allocated(to);
+        let one = self.int(1, i64t);
+        let (w, c) = (
+            self.val(Inst::Load(width), i64t),
+            self.val(Inst::Load(count), i64t),
+        );
+        self.emit(Inst::Allocate(to, vec![(one, w), (one, c)]), None);
+        self.for_positions(&[width, count], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let at: Vec<_> = ks
+                .iter()
+                .map(|&k| this.val(Inst::Binary(BinaryOp::Add, k, one), i64t))
+                .collect();
+            let from_lb = this.val(Inst::DimLower(from, 1), i64t);
+            let from_j = this.val(Inst::Binary(BinaryOp::Add, ks[1], from_lb), i64t);
+            let src = CharRef {
+                base: CharBase::Var {
+                    var: from,
+                    index: vec![at[0], from_j],
+                },
+                start: None,
+                end: None,
+            };
+            let dst = CharRef {
+                base: CharBase::Var { var: to, index: at },
+                start: None,
+                end: None,
+            };
+            this.emit(Inst::CharAssign(dst, src), None);
+            Ok(())
+        })
     }
 
     /// Gives the string `v` storage for `len` (an I64 variable)
@@ -440,13 +616,12 @@ impl Lowerer<'_, '_> {
     /// function returning a deferred-length string: the buffer, given
     /// unallocated, and the result's length (an I64 variable). A function
     /// that did not assign its result fails at run time, at the reference
-    /// `at`, naming the buffer of the function's result.
+    /// `name`, naming the function (`unit`) and its result variable.
     pub(super) fn deferred_result_call(
         &mut self,
-        callee: Option<adjit_ir::ProcId>,
+        (unit, callee): (usize, Option<adjit_ir::ProcId>),
         mut call_args: Vec<CallArg>,
         name: &Name,
-        at: Span,
     ) -> (VarId, VarId) {
         let buf = self.temp(&format!("result_of_{}_", name.text), Type::Char);
         let var = &mut self.proc.vars[buf.index()];
@@ -460,39 +635,62 @@ impl Lowerer<'_, '_> {
         if let Some(callee) = callee {
             self.emit(Inst::Call(callee, call_args), None);
         }
-        self.require_allocated(buf, at);
+        let ast = &self.prog.units[unit].ast;
+        let result = match &ast.kind {
+            ProcKind::Function {
+                result: Some(r), ..
+            } => r,
+            _ => &ast.name,
+        };
+        let unassigned = RuntimeErrorKind::ResultNotAssigned {
+            function: ast.name.text.clone(),
+            result: result.text.clone(),
+        };
+        let assigned = self.val(Inst::Allocated(buf), Type::Bool);
+        let unassigned_flag = self.val(Inst::Unary(adjit_ir::UnaryOp::Not, assigned), Type::Bool);
+        self.fail_when(unassigned_flag, unassigned, name.span);
         let n = self.val(Inst::DimExtent(buf, 0), Type::I64);
         (buf, self.keep_value(n))
     }
 
     /// The actual argument for the deferred-length string `e` (`None`
     /// for another argument): the string's buffer itself, so that the
-    /// callee's `character(len=*)` dummy reads and writes it.
+    /// callee's `character(len=*)` dummy (or deferred-length dummy) reads
+    /// and writes it; for an element of an array of strings or a
+    /// substring, its characters in place, so that a `character(len=*)`
+    /// dummy sees exactly them.
     pub(super) fn deferred_string_actual(
         &mut self,
         e: &Expr,
         (pty, prank): (Type, usize),
         callee: &Name,
     ) -> R<Option<CallArg>> {
-        let Some(StringRef {
-            name,
-            element: None,
-            range: None,
-        }) = self.deferred_string_ref(e)
-        else {
+        let Some(r) = self.deferred_string_ref(e) else {
             return Ok(None);
         };
+        let whole = r.element.is_none() && r.range.is_none();
         if pty != Type::Char || prank != 0 {
             return Err(self.err(
                 e.span,
                 format!(
                     "the deferred-length CHARACTER `{}` passed to `{}`, whose dummy is not a CHARACTER scalar",
-                    name.text, callee.text
+                    r.name.text, callee.text
                 ),
             ));
         }
-        // Passing an unallocated array is the runtime error naming it.
-        Ok(Some(CallArg::Var(self.string_var(name)?)))
+        if whole {
+            // Passing an unallocated array is the runtime error naming it.
+            return Ok(Some(CallArg::Var(self.string_var(r.name)?)));
+        }
+        let c = self.string_cell(&r)?;
+        let (first, n) = self.string_extent(c.var, r.range, e.span)?;
+        let first = self.val(Inst::Load(first), Type::I64);
+        let mut at = vec![first];
+        if let Some(i) = c.element {
+            at.push(self.val(Inst::Load(i), Type::I64));
+        }
+        let n = self.val(Inst::Load(n), Type::I64);
+        Ok(Some(CallArg::Slice(c.var, at, n)))
     }
 }
 

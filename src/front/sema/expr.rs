@@ -109,6 +109,10 @@ impl Lowerer<'_, '_> {
             ExprKind::ImpliedDo { .. } => {
                 Err(self.err(e.span, "unsupported Fortran: implied DO outside DATA"))
             }
+            ExprKind::CharArrayConstructor { .. } => Err(self.err(
+                e.span,
+                "unsupported Fortran: a `[character(len=n) :: ...]` constructor anywhere but assigned to an array of deferred-length strings",
+            )),
         }
     }
 

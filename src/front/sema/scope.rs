@@ -1869,11 +1869,12 @@ impl Builder<'_, '_> {
                     ..
                 })
             );
-            if deferred && !scalar {
+            let rank = v.dims.as_ref().map_or(0, Vec::len);
+            if deferred && rank > 1 && !v.string_buffer {
                 self.error(
                     e.name.span,
                     format!(
-                        "unsupported Fortran: deferred-length CHARACTER array `{}`",
+                        "unsupported Fortran: deferred-length CHARACTER array `{}` of rank {rank}",
                         e.name.text
                     ),
                 );
