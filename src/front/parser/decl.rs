@@ -93,14 +93,12 @@ fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKin
 
 /// Attribute and statement keywords the subset rejects as specification
 /// statements, with the keyword reported.
-const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 12] = [
+const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 10] = [
     ("namelist", "NAMELIST"),
     ("pointer", "POINTER"),
-    ("target", "TARGET"),
     ("sequence", "SEQUENCE"),
     ("include", "INCLUDE"),
     ("volatile", "VOLATILE"),
-    ("value", "VALUE"),
     ("protected", "PROTECTED"),
     (
         "procedure",
@@ -639,6 +637,24 @@ impl<'s> StmtParser<'s> {
             self.what = "OPTIONAL statement";
             self.eat(TokenKind::DoubleColon);
             DeclKind::Optional(self.name_list("a dummy argument name")?)
+        } else if self.eat_kw("value") {
+            self.what = "VALUE statement";
+            self.eat(TokenKind::DoubleColon);
+            DeclKind::Value(self.name_list("a dummy argument name")?)
+        } else if self.eat_kw("target") {
+            // Without POINTER (rejected) TARGET changes nothing: what the
+            // statement declares is the shapes it gives, as DIMENSION.
+            self.what = "TARGET statement";
+            self.eat(TokenKind::DoubleColon);
+            let mut entities = Vec::new();
+            loop {
+                entities.push(self.entity(false)?);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            entities.retain(|e| e.dims.is_some());
+            DeclKind::Dimension(entities)
         } else if self.eat_kw("import") {
             self.what = "IMPORT statement";
             self.eat(TokenKind::DoubleColon);

@@ -14,6 +14,10 @@
 //! to a user procedure gets its argument temporary
 //! ([`super::section_arg`]): neither is lifted.
 //!
+//! The array a reduction runs over whose shape only constructors give
+//! (`maxloc([a, b, c], dim=1)`, `findloc([2, 3, 5], k)`) has them lifted
+//! the same way, even those of scalars.
+//!
 //! An array assigned a value whose shape only constructors give
 //! (`a(:, 1) = [s, -s] / 2`: no other operand is an array) has its
 //! constructors lifted too, even those of scalars, which an array
@@ -30,9 +34,21 @@ impl Lowerer<'_, '_> {
     /// `all` (see [`Self::shaped_by_constructors`]): every constructor
     /// counts.
     pub(super) fn has_nested_streamed_constructor(&self, e: &Expr, all: bool) -> bool {
-        self.children_of(e)
-            .into_iter()
-            .any(|x| self.lifts(x, all) || self.has_nested_streamed_constructor(x, all))
+        self.children_of(e).into_iter().any(|x| {
+            let all = all || self.reduced_constructors(e, x);
+            self.lifts(x, all) || self.has_nested_streamed_constructor(x, all)
+        })
+    }
+
+    /// True when `x`, an operand of `e`, is the array a reduction of `e`
+    /// reduces (`maxloc([a, b, c], dim=1)`, `sum([a, b] * [1, 2])`) and
+    /// only constructors give its shape: they are all lifted, which gives
+    /// the reduction an array to run over.
+    fn reduced_constructors(&self, e: &Expr, x: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Apply { name, .. }
+            if super::intrinsics::is_reduction(&name.text) && self.names_intrinsic(name))
+            && self.rank_of(x) > 0
+            && self.array_source(x).is_none()
     }
 
     /// True when `value`, assigned to the array `target`, has constructors
@@ -64,9 +80,21 @@ impl Lowerer<'_, '_> {
         all: bool,
     ) -> R<()> {
         let lifts_args = self.lifts_in_args(e);
+        // Per argument: lift every constructor in it (see
+        // `reduced_constructors`).
+        let reduced: Vec<bool> = match &e.kind {
+            ExprKind::Apply { args, .. } => args
+                .iter()
+                .map(|a| match &a.value {
+                    ArgValue::Expr(x) => all || self.reduced_constructors(e, x),
+                    ArgValue::Range { .. } => all,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         match &mut e.kind {
             ExprKind::Apply { args, .. } if lifts_args => {
-                for a in args {
+                for (a, all) in args.iter_mut().zip(reduced) {
                     if let ArgValue::Expr(x) = &mut a.value {
                         self.lift_constructor(x, temps, all)?;
                     }
