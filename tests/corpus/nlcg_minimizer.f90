@@ -5,7 +5,7 @@
 ! driver fits a regularised Rosenbrock valley whose shape parameters come
 ! in as inputs, so the minimiser's result is differentiated through a fixed
 ! number of iterations.
-! adjit-test: --entry fit_valley --set shape=1.0,4.0 --set x0=-0.6,0.9,0.3
+! adjit-test: --entry fit_valley --set shape=0.9,5.0 --set x0=0.2,0.5,0.4
 ! adjit-test: --entry fit_valley --set shape=0.7,2.5 --set x0=0.4,-0.2,1.1
 module nlcg_kinds
   implicit none
