@@ -47,22 +47,24 @@ impl Lowerer<'_, '_> {
     fn reduced_constructors(&self, e: &Expr, x: &Expr) -> bool {
         matches!(&e.kind, ExprKind::Apply { name, .. }
             if super::intrinsics::is_reduction(&name.text) && self.names_intrinsic(name))
-            && self.rank_of(x) > 0
             && self.array_source(x).is_none()
+            && (matches!(x.kind, ExprKind::ArrayConstructor(_)) || self.has_constructor(x))
     }
 
     /// True when `value`, assigned to the array `target`, has constructors
     /// below its top and no other array operand: only they give its shape,
     /// so all of them are lifted (see the module documentation).
     pub(super) fn shaped_by_constructors(&self, target: &Expr, value: &Expr) -> bool {
-        fn has_constructor(this: &Lowerer, e: &Expr) -> bool {
-            this.children_of(e).into_iter().any(|x| {
-                matches!(x.kind, ExprKind::ArrayConstructor(_)) || has_constructor(this, x)
-            })
-        }
         self.rank_of(target) > 0
             && self.array_source(value).is_none()
-            && has_constructor(self, value)
+            && self.has_constructor(value)
+    }
+
+    /// True when an operand of `e`, at any depth, is a constructor.
+    fn has_constructor(&self, e: &Expr) -> bool {
+        self.children_of(e)
+            .into_iter()
+            .any(|x| matches!(x.kind, ExprKind::ArrayConstructor(_)) || self.has_constructor(x))
     }
 
     /// True for a constructor lifted: one to stream, or any under `all`.
@@ -161,12 +163,21 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when the arguments of `e` are operands of an array
-    /// expression: a reference to an intrinsic or a section (whose
-    /// constructor subscripts are vector subscripts), not a user
-    /// procedure, which takes its own temporaries.
+    /// expression: a reference to an intrinsic, a section (whose
+    /// constructor subscripts are vector subscripts) or an ELEMENTAL
+    /// function (`convert(p, [(k, k = 1, 4)])` is elemental in its
+    /// constructor), not another user procedure, which takes its own
+    /// temporaries.
     fn lifts_in_args(&self, e: &Expr) -> bool {
-        matches!(&e.kind, ExprKind::Apply { name, .. }
-            if self.is_array_name(&name.text) || self.names_intrinsic(name))
+        let ExprKind::Apply { name, .. } = &e.kind else {
+            return false;
+        };
+        let elemental = || {
+            self.prog
+                .find_proc(self.unit, &name.text)
+                .is_some_and(|u| self.prog.sigs[u].elemental && self.prog.sigs[u].result.is_some())
+        };
+        self.is_array_name(&name.text) || self.names_intrinsic(name) || elemental()
     }
 
     /// The operands of `e` searched for constructors to lift.
