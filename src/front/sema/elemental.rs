@@ -42,7 +42,10 @@ impl Lowerer<'_, '_> {
             .map(|s| self.prog.find_proc(self.unit, s))
             .collect::<Option<Vec<usize>>>()?;
         let sigs = &self.prog.sigs;
-        if !units.iter().all(|&u| sigs[u].elemental && sigs[u].result.is_some()) {
+        if !units
+            .iter()
+            .all(|&u| sigs[u].elemental && sigs[u].result.is_some())
+        {
             return None;
         }
         units

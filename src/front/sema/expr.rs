@@ -17,6 +17,10 @@ use adjit_ir::{
 };
 use std::collections::HashMap;
 
+/// What a generic interface matches an actual argument by: `None` for a
+/// procedure, else its derived type or its type and rank.
+type ActualKind = Option<(Option<String>, Option<(Type, usize)>)>;
+
 impl Lowerer<'_, '_> {
     /// Lowers an expression.
     pub fn expr(&mut self, e: &Expr) -> R<Operand> {
@@ -1397,7 +1401,9 @@ impl Lowerer<'_, '_> {
         // An ELEMENTAL specific takes arrays for its scalar dummies, when
         // no specific matches the ranks (Fortran's rule).
         for elementally in [false, true] {
-            if let Some(p) = self.specific_matching(generic, specifics, args, &actuals, elementally)? {
+            if let Some(p) =
+                self.specific_matching(generic, specifics, args, &actuals, elementally)?
+            {
                 return Ok(p);
             }
         }
@@ -1419,7 +1425,7 @@ impl Lowerer<'_, '_> {
         generic: &Name,
         specifics: &[String],
         args: &[Arg],
-        actuals: &[Option<(Option<String>, Option<(Type, usize)>)>],
+        actuals: &[ActualKind],
         elementally: bool,
     ) -> R<Option<usize>> {
         for s in specifics {
