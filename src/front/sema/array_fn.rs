@@ -168,7 +168,16 @@ impl Lowerer<'_, '_> {
             let Some(Sym::Generic(specifics)) = self.proc_sym(&name.text) else {
                 continue;
             };
-            if self.generic_array_fns.contains_key(&name.span) {
+            // Generics without array-valued specifics are resolved where
+            // they are lowered (their actuals may need temporaries first).
+            let returns_array = |s: &String| {
+                self.prog
+                    .find_proc(self.unit, s)
+                    .is_some_and(|u| self.prog.sigs[u].array_result.is_some())
+            };
+            if self.generic_array_fns.contains_key(&name.span)
+                || !specifics.iter().any(returns_array)
+            {
                 continue;
             }
             let unit = self.specific(name, specifics, args)?;
