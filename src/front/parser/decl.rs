@@ -557,13 +557,7 @@ impl<'s> StmtParser<'s> {
         } else if self.eat_kw("allocatable") {
             self.what = "ALLOCATABLE statement";
             self.eat(TokenKind::DoubleColon);
-            let mut entities = Vec::new();
-            loop {
-                entities.push(self.entity(false)?);
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
-            }
+            let entities = self.entity_list()?;
             DeclKind::Allocatable(entities)
         } else if self.eat_kw("parameter") {
             self.what = "PARAMETER statement";
@@ -646,13 +640,7 @@ impl<'s> StmtParser<'s> {
             // statement declares is the shapes it gives, as DIMENSION.
             self.what = "TARGET statement";
             self.eat(TokenKind::DoubleColon);
-            let mut entities = Vec::new();
-            loop {
-                entities.push(self.entity(false)?);
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
-            }
+            let mut entities = self.entity_list()?;
             entities.retain(|e| e.dims.is_some());
             DeclKind::Dimension(entities)
         } else if self.eat_kw("import") {
@@ -696,6 +684,18 @@ impl<'s> StmtParser<'s> {
         };
         self.expect_end()?;
         Ok(Some(LineKind::Decl(decl)))
+    }
+
+    /// `a(:), b, c(2, 3)`: names with optional bounds, without initial
+    /// values (ALLOCATABLE and TARGET statements).
+    fn entity_list(&mut self) -> PResult<Vec<Entity>> {
+        let mut entities = Vec::new();
+        loop {
+            entities.push(self.entity(false)?);
+            if !self.eat(TokenKind::Comma) {
+                return Ok(entities);
+            }
+        }
     }
 
     /// `procedure(iface) [, attrs] :: names` after the keyword.
