@@ -287,6 +287,8 @@ pub enum DeclKind {
     },
     /// OPTIONAL names.
     Optional(Vec<Name>),
+    /// VALUE names (dummy arguments passed by value).
+    Value(Vec<Name>),
     /// IMPORT [names] in an interface body (host names are visible in
     /// interface bodies anyway).
     Import(Vec<Name>),

@@ -260,6 +260,7 @@ fn without_names(d: &Decl, drop: &BTreeSet<String>) -> Option<Decl> {
         }
         DeclKind::Intent(_, names)
         | DeclKind::Optional(names)
+        | DeclKind::Value(names)
         | DeclKind::External(names)
         | DeclKind::Procedure { names, .. } => {
             names.retain(keep_name);

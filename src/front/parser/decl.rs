@@ -93,14 +93,12 @@ fn as_statement_function(kind: &StmtKind, arrays: &ArrayNames) -> Option<DeclKin
 
 /// Attribute and statement keywords the subset rejects as specification
 /// statements, with the keyword reported.
-const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 12] = [
+const UNSUPPORTED_SPECIFICATIONS: [(&str, &str); 10] = [
     ("namelist", "NAMELIST"),
     ("pointer", "POINTER"),
-    ("target", "TARGET"),
     ("sequence", "SEQUENCE"),
     ("include", "INCLUDE"),
     ("volatile", "VOLATILE"),
-    ("value", "VALUE"),
     ("protected", "PROTECTED"),
     (
         "procedure",
@@ -559,13 +557,7 @@ impl<'s> StmtParser<'s> {
         } else if self.eat_kw("allocatable") {
             self.what = "ALLOCATABLE statement";
             self.eat(TokenKind::DoubleColon);
-            let mut entities = Vec::new();
-            loop {
-                entities.push(self.entity(false)?);
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
-            }
+            let entities = self.entity_list()?;
             DeclKind::Allocatable(entities)
         } else if self.eat_kw("parameter") {
             self.what = "PARAMETER statement";
@@ -639,6 +631,18 @@ impl<'s> StmtParser<'s> {
             self.what = "OPTIONAL statement";
             self.eat(TokenKind::DoubleColon);
             DeclKind::Optional(self.name_list("a dummy argument name")?)
+        } else if self.eat_kw("value") {
+            self.what = "VALUE statement";
+            self.eat(TokenKind::DoubleColon);
+            DeclKind::Value(self.name_list("a dummy argument name")?)
+        } else if self.eat_kw("target") {
+            // Without POINTER (rejected) TARGET changes nothing: what the
+            // statement declares is the shapes it gives, as DIMENSION.
+            self.what = "TARGET statement";
+            self.eat(TokenKind::DoubleColon);
+            let mut entities = self.entity_list()?;
+            entities.retain(|e| e.dims.is_some());
+            DeclKind::Dimension(entities)
         } else if self.eat_kw("import") {
             self.what = "IMPORT statement";
             self.eat(TokenKind::DoubleColon);
@@ -680,6 +684,18 @@ impl<'s> StmtParser<'s> {
         };
         self.expect_end()?;
         Ok(Some(LineKind::Decl(decl)))
+    }
+
+    /// `a(:), b, c(2, 3)`: names with optional bounds, without initial
+    /// values (ALLOCATABLE and TARGET statements).
+    fn entity_list(&mut self) -> PResult<Vec<Entity>> {
+        let mut entities = Vec::new();
+        loop {
+            entities.push(self.entity(false)?);
+            if !self.eat(TokenKind::Comma) {
+                return Ok(entities);
+            }
+        }
     }
 
     /// `procedure(iface) [, attrs] :: names` after the keyword.

@@ -16,7 +16,7 @@ use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use adjit_ir::{
-    BinaryOp, Bound, CmpOp, Const, Dim, Inst, Storage, Terminator, Type, Value, Var, VarId,
+    BinaryOp, BlockId, Bound, CmpOp, Const, Dim, Inst, Storage, Terminator, Type, Value, Var, VarId,
 };
 
 /// The value `stat=` receives when ALLOCATE finds the array allocated
@@ -192,10 +192,6 @@ impl Lowerer<'_, '_> {
         if !var.storage.is_allocatable() || temporary || b != self.cur {
             return false;
         }
-        let (rank, ty) = (var.dims.len(), var.ty);
-        // A character array (a deferred-length string's buffer) is
-        // referenced by copying its first character.
-        let probe = (ty == Type::Char).then(|| self.char_temp(1));
         self.checked.push(v);
         let (present, missing) = (self.block(), self.block());
         let blocks = &mut self.proc.blocks;
@@ -213,35 +209,44 @@ impl Lowerer<'_, '_> {
             else_dest: missing,
         };
         block.term_span = at;
-        let one = self
-            .proc
-            .push_inst(missing, Inst::Const(Const::Int(1)), Some(Type::I64), at);
-        match probe {
-            Some(probe) => {
-                let first = adjit_ir::CharRef {
-                    base: adjit_ir::CharBase::Var {
-                        var: v,
-                        index: vec![one; rank],
-                    },
-                    start: None,
-                    end: None,
-                };
-                let copy = Inst::CharAssign(adjit_ir::CharRef::whole(probe), first);
-                self.proc.push_inst(missing, copy, None, at);
-            }
-            None => {
-                self.proc
-                    .push_inst(missing, Inst::LoadElem(v, vec![one; rank]), Some(ty), at);
-            }
-        }
-        // Not reached: the element reference above fails.
-        let block = &mut self.proc.blocks[missing.index()];
-        block.term = Terminator::Fail(adjit_ir::RuntimeErrorKind::NotAllocated);
-        block.term_span = at;
+        self.fail_unallocated(missing, v, at);
         self.cur = present;
         self.stmt_start = self.stmt_start.saturating_sub(i);
         self.check_at = (present, 0);
         true
+    }
+
+    /// Ends `block`, reached when the ALLOCATABLE array `v` is not
+    /// allocated, with the runtime error of a reference to it (which names
+    /// it), located at `at`.
+    pub(super) fn fail_unallocated(&mut self, block: BlockId, v: VarId, at: adjit_ir::Span) {
+        let var = self.proc.var(v);
+        let (rank, ty) = (var.dims.len(), var.ty);
+        let one = self
+            .proc
+            .push_inst(block, Inst::Const(Const::Int(1)), Some(Type::I64), at);
+        if ty == Type::Char {
+            // A character array (a deferred-length string's buffer) is
+            // referenced by copying its first character.
+            let probe = self.char_temp(1);
+            let first = adjit_ir::CharRef {
+                base: adjit_ir::CharBase::Var {
+                    var: v,
+                    index: vec![one; rank],
+                },
+                start: None,
+                end: None,
+            };
+            let copy = Inst::CharAssign(adjit_ir::CharRef::whole(probe), first);
+            self.proc.push_inst(block, copy, None, at);
+        } else {
+            self.proc
+                .push_inst(block, Inst::LoadElem(v, vec![one; rank]), Some(ty), at);
+        }
+        // Not reached: the element reference above fails.
+        let block = &mut self.proc.blocks[block.index()];
+        block.term = Terminator::Fail(adjit_ir::RuntimeErrorKind::NotAllocated);
+        block.term_span = at;
     }
 
     /// Marks where the checks of [`Lowerer::fail_if_unallocated`] go: the

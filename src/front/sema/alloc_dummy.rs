@@ -185,9 +185,14 @@ impl Lowerer<'_, '_> {
     ) -> R<()> {
         let var = match &e.kind {
             ExprKind::Name(n) => match self.resolve(n)? {
+                // Or the ALLOCATABLE component of a structure dummy passed
+                // on (`a%values` of `a`, allocated by the caller): a
+                // parameter here.
                 Resolved::Var(v)
                     if self.proc.var(v).storage.is_allocatable()
-                        || self.is_allocatable_dummy(v) =>
+                        || self.is_allocatable_dummy(v)
+                        || (n.text.contains('%')
+                            && self.proc.var(v).storage.param_index().is_some()) =>
                 {
                     Some(v)
                 }

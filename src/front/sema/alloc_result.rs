@@ -15,8 +15,9 @@
 //! ALLOCATABLE target to the result's shape and checks an explicit-shape
 //! one. The temporary is released after its statement.
 //!
-//! A function that returns without allocating its result stops with a
-//! runtime error located at the reference and naming the function; a
+//! A function that returns without allocating its result fails with the
+//! runtime error of an unallocated array ([`adjit_ir::RuntimeErrorKind::NotAllocated`])
+//! located at the reference and naming it (`f()`); a
 //! reference to the result inside the function before it is allocated is
 //! the runtime error of any unallocated ALLOCATABLE array. Derivatives come
 //! from the tangent and adjoint of descriptor arguments: the derivative
@@ -28,7 +29,7 @@
 use super::super::ast::{Arg, Name};
 use super::lowerer::{Lowerer, R};
 use super::scope::{TypeInfo, VarDecl};
-use adjit_ir::{Inst, RuntimeErrorKind, Terminator, Type, VarId};
+use adjit_ir::{Inst, Terminator, Type, VarId};
 
 impl Lowerer<'_, '_> {
     /// Declares the result `v` of the function lowered, declared
@@ -62,8 +63,8 @@ impl Lowerer<'_, '_> {
     /// Calls the function `name` (unit `unit`), whose result is
     /// ALLOCATABLE, into a fresh unallocated ALLOCATABLE temporary of the
     /// result's type and rank, which the function allocates; a function
-    /// that returns it unallocated stops with a runtime error located at
-    /// the reference.
+    /// that returns it unallocated fails with the runtime error of an
+    /// unallocated array named `name()`, located at the reference.
     pub(super) fn call_into_allocatable_temp(
         &mut self,
         unit: usize,
@@ -80,14 +81,12 @@ impl Lowerer<'_, '_> {
             then_dest: ok,
             else_dest: missing,
         });
-        self.switch_to(missing);
-        let at = self.span;
-        self.span = name.span;
-        self.terminate(Terminator::Fail(RuntimeErrorKind::Stop(Some(format!(
-            "the ALLOCATABLE result of `{}` is not allocated when it returns",
-            name.text
-        )))));
-        self.span = at;
+        // The error names the reference (`f()`): an array of that name,
+        // never allocated, read where the result is missing (the
+        // temporary's name is how the statement refers to it).
+        let reference = self.allocatable_temp("fres", ty, rank);
+        self.proc.vars[reference.index()].name = format!("{}()", name.text);
+        self.fail_unallocated(missing, reference, name.span);
         self.switch_to(ok);
         Ok(t)
     }

@@ -68,6 +68,7 @@ impl Lowerer<'_, '_> {
     /// into temporaries (see the module documentation), and the
     /// temporaries to release after it; `None` when it has none.
     pub(super) fn lift_array_functions(&mut self, s: &Stmt) -> R<Option<(Stmt, Vec<VarId>)>> {
+        self.resolve_array_generics(s)?;
         if let Some(out) = self.lift_condition(s)? {
             return Ok(Some((out, Vec::new())));
         }
@@ -137,6 +138,54 @@ impl Lowerer<'_, '_> {
             _ => return Ok(None),
         }
         Ok((!temps.is_empty()).then_some((out, temps)))
+    }
+
+    /// Resolves the references of `s` to generic functions whose specific
+    /// returns an array (`scaled(x, s)` for `scaled_1d`), so that they are
+    /// lifted as references to the specific are
+    /// ([`Self::array_function`]).
+    fn resolve_array_generics(&mut self, s: &Stmt) -> R<()> {
+        fn generic_refs<'e>(this: &Lowerer, e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            if let ExprKind::Apply { name, .. } = &e.kind {
+                let generic = matches!(this.proc_sym(&name.text), Some(Sym::Generic(_)));
+                if generic && !this.is_array_name(&name.text) {
+                    out.push(e);
+                }
+            }
+            e.kind
+                .children()
+                .into_iter()
+                .for_each(|x| generic_refs(this, x, out));
+        }
+        let mut refs = Vec::new();
+        for e in s.kind.own_exprs() {
+            generic_refs(self, e, &mut refs);
+        }
+        for e in refs {
+            let ExprKind::Apply { name, args } = &e.kind else {
+                continue;
+            };
+            let Some(Sym::Generic(specifics)) = self.proc_sym(&name.text) else {
+                continue;
+            };
+            // Generics without array-valued specifics are resolved where
+            // they are lowered (their actuals may need temporaries first).
+            let returns_array = |s: &String| {
+                self.prog
+                    .find_proc(self.unit, s)
+                    .is_some_and(|u| self.prog.sigs[u].array_result.is_some())
+            };
+            if self.generic_array_fns.contains_key(&name.span)
+                || !specifics.iter().any(returns_array)
+            {
+                continue;
+            }
+            let unit = self.specific(name, specifics, args)?;
+            if self.prog.sigs[unit].array_result.is_some() {
+                self.generic_array_fns.insert(name.span, unit);
+            }
+        }
+        Ok(())
     }
 
     /// An IF whose condition, or a SELECT CASE whose integer or logical

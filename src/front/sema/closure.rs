@@ -99,17 +99,23 @@ impl<'p> Lowerer<'p, '_> {
             let group = self.env.get(k).cloned().unwrap_or_default();
             return Ok(group.into_iter().map(CallArg::Var).collect());
         }
-        let inst = match t {
-            Target::Proc(i) => self.prog.instances.borrow()[*i].clone(),
-            // A nested subprogram with dummy procedures: its host variables.
-            Target::Template(u) => super::dummy::Instance {
-                unit: *u,
-                binding: Vec::new(),
-                name: String::new(),
-            },
+        // The unit, and its dummy procedures with what is bound to them.
+        let (u, dummies, binding) = match t {
+            Target::Proc(i) => {
+                let inst = self.prog.instances.borrow()[*i].clone();
+                let dummies = &self.prog.units[inst.unit].dummy_procs[..];
+                (inst.unit, dummies, inst.binding)
+            }
+            // A nested subprogram with dummy procedures: its host
+            // variables, and the environments of its hosts' dummy
+            // procedures it calls (its own are bound at each call).
+            Target::Template(u, captured) => {
+                let unit = &self.prog.units[*u];
+                (*u, &unit.dummy_procs[unit.own_dummies..], captured.clone())
+            }
             _ => return Ok(Vec::new()),
         };
-        let unit = &self.prog.units[inst.unit];
+        let unit = &self.prog.units[u];
         let mut out = Vec::new();
         if unit.host.is_some() {
             for hv in &unit.host_vars {
@@ -120,7 +126,7 @@ impl<'p> Lowerer<'p, '_> {
                 out.push(CallArg::Var(self.var_of(&n)?));
             }
         }
-        for (d, b) in unit.dummy_procs.iter().zip(&inst.binding) {
+        for (d, b) in dummies.iter().zip(&binding) {
             out.extend(self.env_args(&d.text, b)?);
         }
         Ok(out)
@@ -154,20 +160,25 @@ impl<'p> Lowerer<'p, '_> {
             .collect()
     }
 
-    /// A nested subprogram named `name` here, passed as an actual argument:
-    /// its instance with the dummy procedures it captures bound (`None`
-    /// when `name` is not such a subprogram).
+    /// A nested subprogram named `name` here, passed as an actual argument,
+    /// that calls dummy procedures of its hosts: its instance with them
+    /// bound, or when it takes dummy procedures of its own, the template
+    /// carrying them (`None` when `name` is not such a subprogram).
     pub(super) fn nested_target(&mut self, name: &Name) -> Option<Target> {
         if self.dummy_target(&name.text).is_some() || self.u().scope.var(&name.text).is_some() {
             return None;
         }
         let p = self.prog.find_proc(self.unit, &name.text)?;
         let unit = &self.prog.units[p];
-        if unit.host.is_none() || unit.own_dummies > 0 || unit.dummy_procs.is_empty() {
+        if unit.host.is_none() || unit.dummy_procs.len() == unit.own_dummies {
             return None;
         }
         let binding = self.captured_binding(p);
-        Some(Target::Proc(self.prog.instance(p, binding, None)))
+        Some(if unit.own_dummies > 0 {
+            Target::Template(p, binding)
+        } else {
+            Target::Proc(self.prog.instance(p, binding, None))
+        })
     }
 }
 

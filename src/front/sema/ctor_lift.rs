@@ -14,6 +14,10 @@
 //! to a user procedure gets its argument temporary
 //! ([`super::section_arg`]): neither is lifted.
 //!
+//! The array a reduction runs over whose shape only constructors give
+//! (`maxloc([a, b, c], dim=1)`, `findloc([2, 3, 5], k)`) has them lifted
+//! the same way, even those of scalars.
+//!
 //! An array assigned a value whose shape only constructors give
 //! (`a(:, 1) = [s, -s] / 2`: no other operand is an array) has its
 //! constructors lifted too, even those of scalars, which an array
@@ -30,23 +34,37 @@ impl Lowerer<'_, '_> {
     /// `all` (see [`Self::shaped_by_constructors`]): every constructor
     /// counts.
     pub(super) fn has_nested_streamed_constructor(&self, e: &Expr, all: bool) -> bool {
-        self.children_of(e)
-            .into_iter()
-            .any(|x| self.lifts(x, all) || self.has_nested_streamed_constructor(x, all))
+        self.children_of(e).into_iter().any(|x| {
+            let all = all || self.reduced_constructors(e, x);
+            self.lifts(x, all) || self.has_nested_streamed_constructor(x, all)
+        })
+    }
+
+    /// True when `x`, an operand of `e`, is the array a reduction of `e`
+    /// reduces (`maxloc([a, b, c], dim=1)`, `sum([a, b] * [1, 2])`) and
+    /// only constructors give its shape: they are all lifted, which gives
+    /// the reduction an array to run over.
+    fn reduced_constructors(&self, e: &Expr, x: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Apply { name, .. }
+            if super::intrinsics::is_reduction(&name.text) && self.names_intrinsic(name))
+            && self.array_source(x).is_none()
+            && (matches!(x.kind, ExprKind::ArrayConstructor(_)) || self.has_constructor(x))
     }
 
     /// True when `value`, assigned to the array `target`, has constructors
     /// below its top and no other array operand: only they give its shape,
     /// so all of them are lifted (see the module documentation).
     pub(super) fn shaped_by_constructors(&self, target: &Expr, value: &Expr) -> bool {
-        fn has_constructor(this: &Lowerer, e: &Expr) -> bool {
-            this.children_of(e).into_iter().any(|x| {
-                matches!(x.kind, ExprKind::ArrayConstructor(_)) || has_constructor(this, x)
-            })
-        }
         self.rank_of(target) > 0
             && self.array_source(value).is_none()
-            && has_constructor(self, value)
+            && self.has_constructor(value)
+    }
+
+    /// True when an operand of `e`, at any depth, is a constructor.
+    fn has_constructor(&self, e: &Expr) -> bool {
+        self.children_of(e)
+            .into_iter()
+            .any(|x| matches!(x.kind, ExprKind::ArrayConstructor(_)) || self.has_constructor(x))
     }
 
     /// True for a constructor lifted: one to stream, or any under `all`.
@@ -64,9 +82,21 @@ impl Lowerer<'_, '_> {
         all: bool,
     ) -> R<()> {
         let lifts_args = self.lifts_in_args(e);
+        // Per argument: lift every constructor in it (see
+        // `reduced_constructors`).
+        let reduced: Vec<bool> = match &e.kind {
+            ExprKind::Apply { args, .. } => args
+                .iter()
+                .map(|a| match &a.value {
+                    ArgValue::Expr(x) => all || self.reduced_constructors(e, x),
+                    ArgValue::Range { .. } => all,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         match &mut e.kind {
             ExprKind::Apply { args, .. } if lifts_args => {
-                for a in args {
+                for (a, all) in args.iter_mut().zip(reduced) {
                     if let ArgValue::Expr(x) = &mut a.value {
                         self.lift_constructor(x, temps, all)?;
                     }
@@ -133,12 +163,21 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when the arguments of `e` are operands of an array
-    /// expression: a reference to an intrinsic or a section (whose
-    /// constructor subscripts are vector subscripts), not a user
-    /// procedure, which takes its own temporaries.
+    /// expression: a reference to an intrinsic, a section (whose
+    /// constructor subscripts are vector subscripts) or an ELEMENTAL
+    /// function (`convert(p, [(k, k = 1, 4)])` is elemental in its
+    /// constructor), not another user procedure, which takes its own
+    /// temporaries.
     fn lifts_in_args(&self, e: &Expr) -> bool {
-        matches!(&e.kind, ExprKind::Apply { name, .. }
-            if self.is_array_name(&name.text) || self.names_intrinsic(name))
+        let ExprKind::Apply { name, .. } = &e.kind else {
+            return false;
+        };
+        let elemental = || {
+            self.prog
+                .find_proc(self.unit, &name.text)
+                .is_some_and(|u| self.prog.sigs[u].elemental && self.prog.sigs[u].result.is_some())
+        };
+        self.is_array_name(&name.text) || self.names_intrinsic(name) || elemental()
     }
 
     /// The operands of `e` searched for constructors to lift.

@@ -185,22 +185,7 @@ impl Program<'_> {
             if binding.is_empty() {
                 return base.clone();
             }
-            let pairs: Vec<String> = self.units[unit]
-                .dummy_procs
-                .iter()
-                .zip(&binding)
-                .map(|(d, t)| {
-                    let target = match t {
-                        Target::Proc(i) => list[*i].name.clone(),
-                        Target::Template(u) => self.units[*u].ir_name.clone(),
-                        Target::Intrinsic(n) => n.clone(),
-                        Target::Unbound => "?".into(),
-                        Target::Absent => "absent".into(),
-                    };
-                    format!("{}={target}", d.text)
-                })
-                .collect();
-            format!("{base}[{}]", pairs.join(","))
+            self.bound_name(&list, base, &self.units[unit].dummy_procs, &binding)
         });
         list.push(Instance {
             unit,
@@ -227,16 +212,10 @@ impl Program<'_> {
             if let Some(p) = self.find_proc(from, name) {
                 if !self.units[p].dummy_procs.is_empty() {
                     // Bound at each call made through the dummy; a nested
-                    // subprogram brings its host variables as its
-                    // environment, but not the targets of dummy procedures
-                    // of its hosts it calls.
-                    let unit = &self.units[p];
-                    if unit.host.is_some() && unit.dummy_procs.len() > unit.own_dummies {
-                        return Err(format!(
-                            "unsupported Fortran: internal procedure `{name}` takes dummy procedures, calls one of its host and cannot be passed as one"
-                        ));
-                    }
-                    return Ok(Target::Template(p));
+                    // subprogram that calls dummy procedures of its hosts
+                    // is named inside them, where the lowerer binds those
+                    // (`Lowerer::nested_target`).
+                    return Ok(Target::Template(p, Vec::new()));
                 }
                 return Ok(Target::Proc(self.instance(p, Vec::new(), None)));
             }
@@ -257,6 +236,41 @@ impl Program<'_> {
 }
 
 impl Program<'_> {
+    /// `base[dummy=target,...]`: the name of what binds `targets` to
+    /// `dummies` (an instance, or a template with the dummy procedures of
+    /// its hosts it captured), `list` naming the instances.
+    fn bound_name(
+        &self,
+        list: &[Instance],
+        base: &str,
+        dummies: &[Name],
+        targets: &[Target],
+    ) -> String {
+        let pairs: Vec<String> = dummies
+            .iter()
+            .zip(targets)
+            .map(|(d, t)| format!("{}={}", d.text, self.target_name(list, t, "?")))
+            .collect();
+        format!("{base}[{}]", pairs.join(","))
+    }
+
+    /// The name of what `t` denotes (`unbound` for [`Target::Unbound`]),
+    /// `list` naming the instances.
+    fn target_name(&self, list: &[Instance], t: &Target, unbound: &str) -> String {
+        match t {
+            Target::Proc(i) => list[*i].name.clone(),
+            Target::Template(u, captured) if captured.is_empty() => self.units[*u].ir_name.clone(),
+            Target::Template(u, captured) => {
+                let unit = &self.units[*u];
+                let dummies = &unit.dummy_procs[unit.own_dummies..];
+                self.bound_name(list, &unit.ir_name, dummies, captured)
+            }
+            Target::Intrinsic(n) => n.clone(),
+            Target::Unbound => unbound.into(),
+            Target::Absent => "absent".into(),
+        }
+    }
+
     /// Why `target` does not fit the abstract interface `iface` (function
     /// or subroutine, result type, number of arguments, each argument's
     /// type and rank or derived type), if it does not.
@@ -266,7 +280,7 @@ impl Program<'_> {
                 let inst = &self.instances.borrow()[*i];
                 (inst.unit, inst.name.clone())
             }
-            Target::Template(u) => (*u, self.units[*u].ir_name.clone()),
+            Target::Template(u, _) => (*u, self.units[*u].ir_name.clone()),
             Target::Intrinsic(n) => {
                 return (iface.result.is_none() || iface.args.len() != 1).then(|| {
                     format!(
@@ -425,10 +439,8 @@ pub(crate) fn root_instances(
                         .unwrap_or(0),
                     dummy: d.text.clone(),
                     procedure: match t {
-                        Target::Proc(i) => prog.instances.borrow()[*i].name.clone(),
-                        Target::Template(u) => prog.units[*u].ir_name.clone(),
-                        Target::Intrinsic(n) => n.clone(),
-                        Target::Unbound | Target::Absent => String::new(),
+                        Target::Absent => String::new(),
+                        t => prog.target_name(&prog.instances.borrow(), t, ""),
                     },
                     intrinsic: matches!(t, Target::Intrinsic(_)),
                 })

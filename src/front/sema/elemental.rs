@@ -7,6 +7,7 @@
 use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::array::ArrayRef;
 use super::lowerer::{Lowerer, Resolved, R};
+use super::scope::Sym;
 use adjit_ir::{CallArg, Inst, Type};
 
 impl Lowerer<'_, '_> {
@@ -22,9 +23,34 @@ impl Lowerer<'_, '_> {
         if self.is_array_name(&name.text) || self.vars.contains_key(&name.text) {
             return None;
         }
-        let unit = self.prog.find_proc(self.unit, &name.text)?;
+        let Some(unit) = self.prog.find_proc(self.unit, &name.text) else {
+            return self.elemental_generic_source(name, args);
+        };
         self.prog.sigs[unit].result?;
         self.elemental_array_actual(unit, args)
+    }
+
+    /// [`Self::elemental_source`] of a generic name whose specifics are
+    /// all ELEMENTAL functions (`huber_weight(x - mu, c)` over real32 and
+    /// real64 specifics): the specific is chosen per element.
+    fn elemental_generic_source<'e>(&self, name: &Name, args: &'e [Arg]) -> Option<ArrayRef<'e>> {
+        let Some(Sym::Generic(specifics)) = self.proc_sym(&name.text) else {
+            return None;
+        };
+        let units = specifics
+            .iter()
+            .map(|s| self.prog.find_proc(self.unit, s))
+            .collect::<Option<Vec<usize>>>()?;
+        let sigs = &self.prog.sigs;
+        if !units
+            .iter()
+            .all(|&u| sigs[u].elemental && sigs[u].result.is_some())
+        {
+            return None;
+        }
+        units
+            .into_iter()
+            .find_map(|u| self.elemental_array_actual(u, args))
     }
 
     /// The first array actual given for a scalar dummy of the ELEMENTAL

@@ -17,6 +17,10 @@ use adjit_ir::{
 };
 use std::collections::HashMap;
 
+/// What a generic interface matches an actual argument by: `None` for a
+/// procedure, else its derived type or its type and rank.
+type ActualKind = Option<(Option<String>, Option<(Type, usize)>)>;
+
 impl Lowerer<'_, '_> {
     /// Lowers an expression.
     pub fn expr(&mut self, e: &Expr) -> R<Operand> {
@@ -746,7 +750,7 @@ impl Lowerer<'_, '_> {
                 (inst.unit, inst.name.clone())
             }
             // Called like the procedure itself: the call binds its dummies.
-            Target::Template(u) => (u, self.prog.units[u].ir_name.clone()),
+            Target::Template(u, _) => (u, self.prog.units[u].ir_name.clone()),
             Target::Intrinsic(n) => {
                 let real = Name {
                     text: n,
@@ -786,7 +790,7 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        if matches!(target, Target::Proc(_) | Target::Template(_)) {
+        if matches!(target, Target::Proc(_) | Target::Template(..)) {
             self.via_slot = self
                 .u()
                 .dummy_procs
@@ -901,12 +905,20 @@ impl Lowerer<'_, '_> {
             }
         }
         // A call through a dummy procedure bound to a nested subprogram
-        // with dummy procedures: its host variables came with it.
+        // with dummy procedures: its host variables came with it, then the
+        // environments of its hosts' dummy procedures it calls, bound
+        // where it was named (`captured`).
         let mut hosts_env = None;
+        let mut captured = None;
         if let (Some(k), Some(i)) = (via, self.inst) {
             let target = self.prog.instances.borrow()[i].binding.get(k).cloned();
-            if matches!(target, Some(Target::Template(_))) && prog.units[unit].host.is_some() {
-                hosts_env = Some(self.env.get(k).cloned().unwrap_or_default());
+            if let Some(Target::Template(_, bound)) = target {
+                if prog.units[unit].host.is_some() {
+                    let mut group = self.env.get(k).cloned().unwrap_or_default();
+                    let hosts = prog.units[unit].host_vars.len().min(group.len());
+                    captured = Some((group.split_off(hosts), bound));
+                    hosts_env = Some(group);
+                }
             }
         }
         // The host variables are the callee's host's: a caller below that
@@ -952,17 +964,25 @@ impl Lowerer<'_, '_> {
         // The environments of the procedures passed, then of the dummy
         // procedures of hosts a nested subprogram uses.
         let unit_ref = &prog.units[unit];
-        passed.extend(
-            unit_ref.dummy_procs[unit_ref.own_dummies..]
-                .iter()
-                .map(|d| Some(d.text.clone())),
-        );
-        binding.extend(self.captured_binding(unit));
+        let captured_names = unit_ref.dummy_procs[unit_ref.own_dummies..].iter();
+        let captured_env = match captured {
+            Some((env, bound)) => {
+                passed.extend(captured_names.map(|_| None));
+                binding.extend(bound);
+                env
+            }
+            None => {
+                passed.extend(captured_names.map(|d| Some(d.text.clone())));
+                binding.extend(self.captured_binding(unit));
+                Vec::new()
+            }
+        };
         for (n, t) in passed.iter().zip(&binding) {
             if let Some(n) = n {
                 out.extend(self.env_args(n, t)?);
             }
         }
+        out.extend(captured_env.into_iter().map(CallArg::Var));
         let callee = (!binding.contains(&Target::Unbound))
             .then(|| adjit_ir::ProcId(self.prog.instance(unit, binding, None) as u32));
         Ok((out, callee))
@@ -1382,6 +1402,36 @@ impl Lowerer<'_, '_> {
             };
             actuals.push(Some((st, shape)));
         }
+        // An ELEMENTAL specific takes arrays for its scalar dummies, when
+        // no specific matches the ranks (Fortran's rule).
+        for elementally in [false, true] {
+            if let Some(p) =
+                self.specific_matching(generic, specifics, args, &actuals, elementally)?
+            {
+                return Ok(p);
+            }
+        }
+        Err(self.err(
+            generic.span,
+            format!(
+                "no specific procedure of the generic interface `{}` matches these arguments",
+                generic.text
+            ),
+        ))
+    }
+
+    /// The first of `specifics` whose dummies fit `args` (described by
+    /// `actuals`: `None` for a procedure, else the derived type or the
+    /// type and rank); `elementally`: an array for a scalar dummy of an
+    /// ELEMENTAL specific fits.
+    fn specific_matching(
+        &mut self,
+        generic: &Name,
+        specifics: &[String],
+        args: &[Arg],
+        actuals: &[ActualKind],
+        elementally: bool,
+    ) -> R<Option<usize>> {
         for s in specifics {
             let Some(p) = self.prog.find_proc(self.unit, s) else {
                 return Err(self.err(
@@ -1410,24 +1460,18 @@ impl Lowerer<'_, '_> {
                     (None, _) => formal,
                     (Some(_), _) if formal => false,
                     (Some((Some(at), _)), Some(dt)) => at == dt,
-                    (Some((None, Some((t, r)))), None) => d
-                        .params
-                        .first()
-                        .is_some_and(|&pi| sig.params[pi] == (*t, *r)),
+                    (Some((None, Some((t, r)))), None) => d.params.first().is_some_and(|&pi| {
+                        let (pt, pr) = sig.params[pi];
+                        pt == *t && (pr == *r || (elementally && sig.elemental && pr == 0))
+                    }),
                     _ => false,
                 }
             });
             if fits {
-                return Ok(p);
+                return Ok(Some(p));
             }
         }
-        Err(self.err(
-            generic.span,
-            format!(
-                "no specific procedure of the generic interface `{}` matches these arguments",
-                generic.text
-            ),
-        ))
+        Ok(None)
     }
 
     pub(super) fn actual_arg(

@@ -280,6 +280,11 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// syntax would let later syntax reuse its addresses and find its
     /// entries.
     pub lifted: Vec<std::rc::Rc<dyn std::any::Any>>,
+    /// The specifics of generic function references that return arrays,
+    /// by the position of the reference's name (resolved before a
+    /// statement's array-valued function references are lifted,
+    /// `super::array_fn`).
+    pub generic_array_fns: HashMap<Span, usize>,
     /// The environment parameters of the instance, one group per dummy
     /// procedure (closure conversion, [`super::closure`]).
     pub env: Vec<Vec<VarId>>,
@@ -345,6 +350,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             arg_temps: Vec::new(),
             struct_sections: Vec::new(),
             lifted: Vec::new(),
+            generic_array_fns: HashMap::new(),
             env: Vec::new(),
             via_slot: None,
             pending_checkpoint: None,

@@ -390,6 +390,16 @@ impl Lowerer<'_, '_> {
             }
         }
         assigned.push(Assigned { name, args });
+        // Array-valued function references are called into temporaries
+        // first (on every element: Fortran evaluates them whole), and the
+        // assignment reads the temporaries under the masks.
+        if let Some((lifted, temps)) = self.lift_array_functions(s)? {
+            let lifted = std::rc::Rc::new(lifted);
+            self.lifted.push(lifted.clone());
+            let r = self.where_assignment(&lifted, mask, &mut Vec::new());
+            self.release_lifted(temps);
+            return r;
+        }
         for (m, _) in mask {
             self.hoist(m)?;
         }

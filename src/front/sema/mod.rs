@@ -338,8 +338,10 @@ pub(crate) enum Target {
     Proc(usize),
     /// A procedure of the program that itself takes dummy procedures (its
     /// unit), passed unbound: each call through the dummy instantiates it
-    /// with the procedures that call passes.
-    Template(usize),
+    /// with the procedures that call passes, and for a nested subprogram
+    /// with the targets of the dummy procedures of its hosts it calls
+    /// (bound where it was named, in the order of its captured dummies).
+    Template(usize, Vec<Target>),
     /// An intrinsic function (its specific name).
     Intrinsic(String),
     /// Nothing: a template lowered for its diagnostics only.
@@ -793,17 +795,20 @@ impl Program<'_> {
     pub fn environment(&self, t: &Target) -> Vec<(String, usize)> {
         let i = match t {
             Target::Proc(i) => i,
-            // A nested subprogram with dummy procedures: its host variables.
-            Target::Template(u) => {
+            // A nested subprogram with dummy procedures: its host
+            // variables, then the environments of the procedures bound to
+            // the dummy procedures of its hosts it calls.
+            Target::Template(u, captured) => {
                 let unit = &self.units[*u];
-                return match unit.host {
-                    Some(h) => unit
-                        .host_vars
-                        .iter()
-                        .map(|v| (v.clone(), self.declaring_unit(h, v)))
-                        .collect(),
-                    None => Vec::new(),
+                let Some(h) = unit.host else {
+                    return Vec::new();
                 };
+                let hosts = unit
+                    .host_vars
+                    .iter()
+                    .map(|v| (v.clone(), self.declaring_unit(h, v)));
+                let captured = captured.iter().flat_map(|t| self.environment(t));
+                return hosts.chain(captured).collect();
             }
             _ => return Vec::new(),
         };

@@ -701,6 +701,16 @@ impl Builder<'_, '_> {
                     self.each_var(n, |v| v.optional = true);
                 }
             }
+            DeclKind::Value(names) => {
+                for n in names {
+                    if self.scope.struct_decl(&n.text).is_some() {
+                        // As the attribute on a structure declaration.
+                        self.error(n.span, "unsupported Fortran: VALUE attribute");
+                        continue;
+                    }
+                    self.var_mut(n).value = Some(n.span);
+                }
+            }
             DeclKind::Import(_) => {}
             DeclKind::Block(decls) => {
                 for inner in decls {
@@ -1467,6 +1477,8 @@ impl Builder<'_, '_> {
                 Attr::Access(p) => access = Some(*p),
                 Attr::Dimension(d) => all_dims = Some(d.clone()),
                 Attr::Optional => optional = true,
+                // No POINTER is supported: TARGET changes nothing.
+                Attr::Other(n) if n.text == "target" => {}
                 Attr::Parameter => {
                     self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
                     return;
@@ -1785,6 +1797,8 @@ impl Builder<'_, '_> {
             match a {
                 Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
                 Attr::Other(n) if n.text == "value" => value = Some(n.span),
+                // No POINTER is supported: TARGET changes nothing.
+                Attr::Other(n) if n.text == "target" => {}
                 Attr::Dimension(d) => dims = Some(d.clone()),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Parameter => is_param = true,

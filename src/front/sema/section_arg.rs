@@ -172,13 +172,17 @@ impl Lowerer<'_, '_> {
     }
 
     /// The unit of the user function `e` references when it returns an
-    /// array.
+    /// array (through a generic name: the specific resolved for it,
+    /// `Lowerer::resolve_array_generics`).
     pub(crate) fn array_function(&self, e: &Expr) -> Option<usize> {
         let ExprKind::Apply { name, .. } = &e.kind else {
             return None;
         };
         if !self.is_user_function_ref(name) {
             return None;
+        }
+        if let Some(&unit) = self.generic_array_fns.get(&name.span) {
+            return Some(unit);
         }
         let unit = self.prog.find_proc(self.unit, &name.text)?;
         self.prog.sigs[unit].array_result.map(|_| unit)

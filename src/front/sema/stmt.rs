@@ -1037,7 +1037,7 @@ impl Lowerer<'_, '_> {
             }
             // Called like the procedure itself: the call binds its dummies
             // (and passes a nested subprogram's environment on).
-            Some(Target::Template(u)) => {
+            Some(Target::Template(u, _)) => {
                 self.via_slot = self
                     .u()
                     .dummy_procs
