@@ -11,6 +11,7 @@ use adjit::engine::{Backend, Engine, Options, Selection};
 use adjit::ir::interp::Interpreter;
 use adjit::ir::{Buffer, ProcId};
 use adjit::jit::codegen::{CompiledModule, JitOptions};
+use adjit::jit::opt::speculate::{speculate_module_in, Scope};
 
 /// The product of seed 000 and a Bratu-like stencil with an `exp` term:
 /// reverse sweeps with several guarded products per iteration.
@@ -109,13 +110,20 @@ fn adjoint_agrees(
     Interpreter::new(module)
         .call(pid, &mut interpreted)
         .expect("the interpreter runs");
-    let options = JitOptions {
+    // Every stretch split, and the default: the stretches of loop-carried
+    // scalars only.
+    let every = JitOptions {
         speculate_guards: true,
         ..JitOptions::default()
     };
-    let compiled = CompiledModule::compile(module, &options).expect("the module compiles");
-    let mut native = args.clone();
-    compiled.call(pid, &mut native).expect("the JIT runs");
+    let mut results = Vec::new();
+    for options in [every, JitOptions::default()] {
+        let compiled = CompiledModule::compile(module, &options).expect("the module compiles");
+        let mut native = args.clone();
+        compiled.call(pid, &mut native).expect("the JIT runs");
+        results.push(native);
+    }
+    let native = results.swap_remove(0);
     // Bits, every NaN as one (the two backends' NaNs may differ in sign
     // with or without the pass).
     let bits = |b: &Buffer| match b {
@@ -126,6 +134,15 @@ fn adjoint_agrees(
         other => vec![format!("{other:?}").len() as u64],
     };
     let mut derivatives = Vec::new();
+    for (k, (default, b)) in results[0].iter().zip(&interpreted).enumerate() {
+        let var = proc.var(proc.params[k]);
+        assert_eq!(
+            bits(default),
+            bits(b),
+            "{name} (default): {} from {args:?}",
+            var.name
+        );
+    }
     for (k, (a, b)) in native.iter().zip(&interpreted).enumerate() {
         let var = proc.var(proc.params[k]);
         assert_eq!(bits(a), bits(b), "{name}: {} from {args:?}", var.name);
@@ -188,17 +205,25 @@ fn the_bratu_adjoint_agrees_bit_for_bit_at_special_values() {
 }
 
 /// The pass finds the stretches: both reverse sweeps have iterations with
-/// at least two guarded products and get a joint test.
+/// at least two guarded products and get a joint test; by default
+/// ([`Scope::Carried`]) only the product's, whose guards multiply the
+/// running adjoint `y_b` the loop carries, not the stencil's, whose guards
+/// multiply elements of `y_b` (mostly zero when one output is seeded).
 #[test]
 fn the_reverse_sweeps_get_joint_tests() {
-    for (name, of, wrt) in [("product", "y", "x"), ("bratu", "y", "x,p")] {
+    for (name, of, wrt, carried) in [("product", "y", "x", 1), ("bratu", "y", "x,p", 0)] {
         let engine = engine(Backend::Jit);
         let adjoint = engine
             .adjoint(Some(name), &sel(of), &sel(wrt), &AdjointOptions::default())
             .expect("the adjoint compiles");
         let (module, _) = adjoint.module();
-        let (mut optimized, mut origins) = adjit::jit::opt::optimize_with(module, false);
-        let stretches = adjit::jit::opt::speculate::speculate_module(&mut optimized, &mut origins);
+        let (optimized, origins) = adjit::jit::opt::optimize_with(module, false);
+        let (mut default, mut default_origins) = (optimized.clone(), origins.clone());
+        let stretches =
+            speculate_module_in(&mut default, &mut default_origins, Scope::Carried, None);
+        assert_eq!(stretches, carried, "{name}: {stretches} carried stretches");
+        let (mut every, mut every_origins) = (optimized, origins);
+        let stretches = speculate_module_in(&mut every, &mut every_origins, Scope::All, None);
         assert!(stretches >= 1, "{name}: {stretches} stretches");
     }
 }

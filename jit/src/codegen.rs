@@ -94,12 +94,17 @@ pub struct JitOptions {
     /// directions), slower and larger where they often are (adjoints
     /// seeded at one output, whose adjoints are mostly zero).
     pub branch_on_zero_products: bool,
-    /// Decide the strong-zero guards of a stretch of code together, by one
-    /// test that none of their products is zero or NaN, with the guarded
-    /// code as the cold path (default false; see [`crate::opt::speculate`]).
-    /// The same bits either way; faster where products are rarely zero,
-    /// slower where they often are.
+    /// Decide the strong-zero guards of every stretch of code together, by
+    /// one test that none of their products is zero or NaN, with the
+    /// guarded code as the cold path (default false; see
+    /// [`crate::opt::speculate`]). The same bits either way; faster where
+    /// products are rarely zero, slower where they often are.
     pub speculate_guards: bool,
+    /// Like [`Self::speculate_guards`] for the stretches whose guards each
+    /// multiply a scalar carried from one loop trip to the next
+    /// ([`crate::opt::speculate::Scope::Carried`]: a product chain's running
+    /// adjoint) only (default true). The same bits either way.
+    pub speculate_carried_guards: bool,
     /// Lower float sums `a + p*d` and differences `a - p*d` whose product
     /// is used only there as one fused multiply-add (default false; see
     /// [`crate::opt::fma`]). Opt-in because it changes results: the fused
@@ -122,6 +127,7 @@ impl Default for JitOptions {
             compile_speed: CompileSpeed::default(),
             branch_on_zero_products: false,
             speculate_guards: false,
+            speculate_carried_guards: true,
             contract_fma: false,
         }
     }
@@ -771,8 +777,15 @@ fn compile_module(
         options.fixed_point_exits,
         wanted,
     );
-    if options.speculate_guards {
-        crate::opt::speculate::speculate_module(&mut optimized, &mut origins);
+    let scope = if options.speculate_guards {
+        Some(crate::opt::speculate::Scope::All)
+    } else if options.speculate_carried_guards {
+        Some(crate::opt::speculate::Scope::Carried)
+    } else {
+        None
+    };
+    if let Some(scope) = scope {
+        crate::opt::speculate::speculate_module_in(&mut optimized, &mut origins, scope, wanted);
     }
     let module = &optimized;
     let isa = host_isa(options.compile_speed)?;
@@ -2808,11 +2821,21 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let ty_b = self.value_type(*c)?;
                 self.binary(*op, t, ty_b, x, y, site, *c)?
             }
-            Inst::Cmp(op, a, c) => {
-                let t = self.value_type(*a)?;
-                let (x, y) = (self.operand(*a)?, self.operand(*c)?);
-                self.compare(*op, t, x, y)
-            }
+            Inst::Cmp(op, a, c) => match self.nonzero_test(*op, *a, *c) {
+                Some(magnitude) => {
+                    let x = self.operand(magnitude)?;
+                    let zero = match self.value_type(magnitude)? {
+                        Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
+                        _ => self.b.ins().f32const(Ieee32::with_bits(0)),
+                    };
+                    self.b.ins().fcmp(FloatCC::OrderedNotEqual, x, zero)
+                }
+                None => {
+                    let t = self.value_type(*a)?;
+                    let (x, y) = (self.operand(*a)?, self.operand(*c)?);
+                    self.compare(*op, t, x, y)
+                }
+            },
             Inst::Convert(a, rounding) => {
                 let from = self.value_type(*a)?;
                 let x = self.operand(*a)?;
@@ -3380,6 +3403,22 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(self
             .call_external(name, &[t, types::I64], Some(t), &[x, n])?
             .expect("powi returns"))
+    }
+
+    /// Recognises `abs(x) > 0.0` (the joint test of [`crate::opt::speculate`]):
+    /// returns `x`, whose ordered comparison `x != 0` is the same test (false
+    /// for zeros and NaN) without the absolute value.
+    fn nonzero_test(&self, op: CmpOp, a: ir::Value, c: ir::Value) -> Option<ir::Value> {
+        if op != CmpOp::Gt || !is_float_zero(self.proc, c, false) {
+            return None;
+        }
+        match self.proc.insts.get(a.index())?.kind {
+            Inst::Unary(UnaryOp::Abs, x) => {
+                let ty = self.value_type(x).ok()?;
+                (ty.is_float() && self.value_type(a).ok()? == ty).then_some(x)
+            }
+            _ => None,
+        }
     }
 
     /// Recognises a strong zero `select(a == 0 or b == 0 ..., +0.0, y)` of

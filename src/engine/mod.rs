@@ -670,6 +670,8 @@ impl Executor {
                     fixed_point_exits: options.fixed_point_exits,
                     compile_speed: options.compile_speed,
                     branch_on_zero_products: dense_products,
+                    // Tangent code branches on each product already.
+                    speculate_carried_guards: !dense_products,
                     contract_fma: options.fma_contraction,
                     ..JitOptions::default()
                 };

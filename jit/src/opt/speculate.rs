@@ -31,8 +31,14 @@
 //! products the guarded code computes, minus selections proven to pick
 //! them. Where products are often zero (an adjoint seeded at one output of
 //! many leaves most adjoints zero) the cold copy runs after the test, which
-//! costs more than the guards alone: code generation applies the pass on
-//! request ([`crate::codegen::JitOptions::speculate_guards`]).
+//! costs more than the guards alone. So by default code generation splits
+//! only the stretches of [`Scope::Carried`]: each guard multiplies a scalar
+//! the block reads before it writes it, the state a loop carries from one
+//! trip to the next (the running adjoint of a product chain, whose guards
+//! test the same nonzero adjoint on every trip); guards of array elements
+//! (adjoints of outputs that were not seeded, mostly zero) keep their
+//! selections. Every stretch ([`Scope::All`]) on request
+//! ([`crate::codegen::JitOptions::speculate_guards`]).
 
 use super::inline::Origins;
 use crate::ir::{
@@ -41,14 +47,38 @@ use crate::ir::{
 };
 use std::collections::{HashMap, HashSet};
 
+/// Which stretches of guards get a joint test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every stretch of at least [`MIN_GUARDS`] guards.
+    All,
+    /// The stretches of [`Scope::All`] each of whose guards has a factor
+    /// loaded from a scalar variable that the same block stores to after
+    /// the load: a value carried from one loop trip to the next (see the
+    /// module documentation).
+    Carried,
+}
+
 /// Applies [`speculate_guards`] to every procedure of `module`; returns the
 /// number of stretches given a joint test.
 pub fn speculate_module(module: &mut crate::ir::Module, origins: &mut Origins) -> usize {
+    speculate_module_in(module, origins, Scope::All, None)
+}
+
+/// [`speculate_module`] for the stretches of `scope`, in the procedures
+/// marked in `wanted` (by procedure index; all when `None`).
+pub fn speculate_module_in(
+    module: &mut crate::ir::Module,
+    origins: &mut Origins,
+    scope: Scope,
+    wanted: Option<&[bool]>,
+) -> usize {
     module
         .procs
         .iter_mut()
         .enumerate()
-        .map(|(i, proc)| speculate_guards(proc, ProcId(i as u32), origins))
+        .filter(|(i, _)| super::is_wanted(wanted, *i))
+        .map(|(i, proc)| speculate_guards_in(proc, ProcId(i as u32), origins, scope))
         .sum()
 }
 
@@ -60,10 +90,20 @@ pub const MIN_GUARDS: usize = 2;
 /// the module documentation), recording the copied instructions' origins.
 /// Returns how many stretches of guards got a joint test.
 pub fn speculate_guards(proc: &mut Proc, pid: ProcId, origins: &mut Origins) -> usize {
+    speculate_guards_in(proc, pid, origins, Scope::All)
+}
+
+/// [`speculate_guards`] for the stretches of `scope`.
+pub fn speculate_guards_in(
+    proc: &mut Proc,
+    pid: ProcId,
+    origins: &mut Origins,
+    scope: Scope,
+) -> usize {
     let mut work: Vec<usize> = (0..proc.blocks.len()).collect();
     let mut stretches = 0;
     while let Some(b) = work.pop() {
-        if let Some(rest) = split(proc, pid, origins, b) {
+        if let Some(rest) = split(proc, pid, origins, b, scope) {
             work.push(rest.index());
             stretches += 1;
         }
@@ -148,9 +188,31 @@ struct Stretch {
     tainted: Vec<Value>,
 }
 
+/// True when every guard of `s` multiplies a value carried by the block
+/// `insts` ([`Scope::Carried`]): a load of a scalar variable that a later
+/// instruction of the block stores to.
+fn carried(proc: &Proc, insts: &[Value], s: &Stretch) -> bool {
+    let carried_load = |x: Value| {
+        let Inst::Load(var) = proc.inst(x).kind else {
+            return false;
+        };
+        let Some(at) = insts.iter().position(|&v| v == x) else {
+            return false;
+        };
+        proc.var(var).dims.is_empty()
+            && insts[at..]
+                .iter()
+                .any(|&v| matches!(proc.inst(v).kind, Inst::Store(w, _) if w == var))
+    };
+    s.guards.iter().all(|&(_, t)| match proc.inst(t).kind {
+        Inst::Binary(BinaryOp::Mul, p, d) => carried_load(p) || carried_load(d),
+        _ => false,
+    })
+}
+
 /// The first stretch of `insts` from `start` with at least [`MIN_GUARDS`]
-/// guards.
-fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize) -> Option<Stretch> {
+/// guards, of `scope`.
+fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize, scope: Scope) -> Option<Stretch> {
     while start < insts.len() {
         let first = start
             + insts[start..]
@@ -181,7 +243,7 @@ fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize) -> Option<Stretc
                 tainted.insert(v);
             }
         }
-        if s.guards.len() >= MIN_GUARDS {
+        if s.guards.len() >= MIN_GUARDS && (scope == Scope::All || carried(proc, insts, &s)) {
             return Some(s);
         }
         start = s.end + 1;
@@ -191,9 +253,15 @@ fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize) -> Option<Stretc
 
 /// Splits block `b` at its first stretch of guards (see the module
 /// documentation); returns the block holding the rest, to split in turn.
-fn split(proc: &mut Proc, pid: ProcId, origins: &mut Origins, b: usize) -> Option<BlockId> {
+fn split(
+    proc: &mut Proc,
+    pid: ProcId,
+    origins: &mut Origins,
+    b: usize,
+    scope: Scope,
+) -> Option<BlockId> {
     let insts = proc.blocks[b].insts.clone();
-    let s = find_stretch(proc, &insts, 0)?;
+    let s = find_stretch(proc, &insts, 0, scope)?;
     let (head, tail) = insts.split_at(s.end);
     let defined: HashSet<Value> = head.iter().copied().collect();
     let tainted: HashSet<Value> = s.tainted.iter().copied().collect();
