@@ -710,14 +710,22 @@ impl<'a> Context<'a> {
     /// declare (the ALLOCATABLE module arrays its callers pass it), or one
     /// with an ALLOCATABLE CHARACTER array dummy: the IR's form of a
     /// deferred-length string (`character(len=:), allocatable :: s`),
-    /// which emitted code holds as an array of one-character elements.
+    /// which emitted code holds as an array of one-character elements, or
+    /// one taking or returning structures, which the IR passes as their
+    /// components (`g%n`, `g%dx`: a structure-valued function is a
+    /// subroutine with its result's components as the last parameters).
     fn needs_copy(&self, p: ProcId) -> bool {
         let proc = self.module().proc(p);
         let string_dummy = proc.params.iter().any(|&x| {
             let var = proc.var(x);
             var.ty == adjit_ir::Type::Char && var.is_array() && var.storage.is_allocatable()
         });
-        proc.name.contains('.') || proc.private || proc.hidden_params || string_dummy
+        let structure_dummy = proc.params.iter().any(|&x| proc.var(x).name.contains('%'));
+        proc.name.contains('.')
+            || proc.private
+            || proc.hidden_params
+            || string_dummy
+            || structure_dummy
     }
 
     /// The input procedures the emitted code calls that [`needs_copy`]
