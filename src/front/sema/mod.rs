@@ -78,6 +78,7 @@ mod ragged_assign;
 mod reductions;
 mod scope;
 mod section_arg;
+mod short_circuit;
 mod stmt;
 mod strings;
 mod struct_ctor;

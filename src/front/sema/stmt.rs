@@ -111,14 +111,8 @@ impl Lowerer<'_, '_> {
                 let end = self.block();
                 for (cond, body) in arms {
                     self.span = cond.span;
-                    self.hoist(cond)?;
-                    let c = self.logical(cond)?;
                     let (then_b, next) = (self.block(), self.block());
-                    self.terminate(Terminator::Branch {
-                        cond: c,
-                        then_dest: then_b,
-                        else_dest: next,
-                    });
+                    self.branch_on(cond, then_b, next)?;
                     self.switch_to(then_b);
                     self.stmts(body);
                     self.jump(end);
@@ -132,14 +126,8 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             StmtKind::LogicalIf { cond, stmt } => {
-                self.hoist(cond)?;
-                let c = self.logical(cond)?;
                 let (then_b, end) = (self.block(), self.block());
-                self.terminate(Terminator::Branch {
-                    cond: c,
-                    then_dest: then_b,
-                    else_dest: end,
-                });
+                self.branch_on(cond, then_b, end)?;
                 self.switch_to(then_b);
                 self.stmts(std::slice::from_ref(stmt));
                 self.jump(end);
@@ -164,14 +152,8 @@ impl Lowerer<'_, '_> {
                 self.jump(header);
                 self.switch_to(header);
                 self.span = s.span;
-                let c = self.hoist(cond).and_then(|_| self.logical(cond));
-                match c {
-                    Ok(c) => self.terminate(Terminator::Branch {
-                        cond: c,
-                        then_dest: inner,
-                        else_dest: exit,
-                    }),
-                    Err(Reported) => self.jump(exit),
+                if let Err(Reported) = self.branch_on(cond, inner, exit) {
+                    self.jump(exit);
                 }
                 self.loop_body(name.as_ref(), header, exit, inner, &mut |l| l.stmts(body));
                 Ok(())
