@@ -140,12 +140,13 @@ impl Lowerer<'_, '_> {
             ExprKind::Unary(_, x) | ExprKind::Paren(x) => self.effects(x),
             ExprKind::Binary(_, a, b) => self.effects(a).and(self.effects(b)),
             ExprKind::Apply { name, args } => {
-                let intrinsic = !self.is_array_name(&name.text) && self.names_intrinsic(name);
+                let array = self.is_array_name(&name.text);
+                let intrinsic = !array && self.names_intrinsic(name);
                 if intrinsic && matches!(name.text.as_str(), "present" | "allocated") {
                     // Their argument is not read.
                     return Effects::default();
                 }
-                let own = if self.is_array_name(&name.text)
+                let own = if array
                     || (intrinsic && !SAFE_INTRINSICS.contains(&name.text.as_str()))
                 {
                     fails
