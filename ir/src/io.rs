@@ -174,9 +174,23 @@ impl IoState {
     /// Writes and reads through `channels` from now on (the kept records
     /// stay).
     pub fn set_channels(&mut self, channels: Channels) {
-        let kept = std::mem::take(&mut self.kept);
-        *self = IoState::new(channels);
-        self.kept = kept;
+        // Field by field, not `IoState::new`: a reused runtime sets its
+        // channels on every call, and a new state would allocate.
+        let IoState {
+            channels: mine,
+            kept: _,
+            keep,
+            restore,
+            format,
+            items,
+            tokens,
+        } = self;
+        *mine = channels;
+        *keep = None;
+        *restore = None;
+        *format = None;
+        items.clear();
+        tokens.clear();
     }
     /// Keeps records in `kept` (shared with other states) from now on.
     pub fn set_kept(&mut self, kept: Kept) {

@@ -239,6 +239,32 @@ pub fn resolve_arguments_with(
     args: &[Buffer],
     global: &mut dyn FnMut(GlobalId, i64) -> i64,
 ) -> Result<Vec<ArgShape>, RuntimeError> {
+    let mut shapes = Vec::with_capacity(args.len());
+    visit_argument_shapes(module, proc, args, global, &mut |shape| shapes.push(shape))?;
+    Ok(shapes)
+}
+
+/// [`resolve_arguments_with`] for callers that only need the check: the
+/// shapes are evaluated and dropped, nothing is collected (a call of
+/// compiled code validates its arguments this way on every call).
+pub fn check_arguments_with(
+    module: &Module,
+    proc: ProcId,
+    args: &[Buffer],
+    global: &mut dyn FnMut(GlobalId, i64) -> i64,
+) -> Result<(), RuntimeError> {
+    visit_argument_shapes(module, proc, args, global, &mut |_| {})
+}
+
+/// Checks `args` against the parameters of `proc` and hands each
+/// parameter's evaluated shape to `shape`, in parameter order.
+fn visit_argument_shapes(
+    module: &Module,
+    proc: ProcId,
+    args: &[Buffer],
+    global: &mut dyn FnMut(GlobalId, i64) -> i64,
+    shape: &mut dyn FnMut(ArgShape),
+) -> Result<(), RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
     };
@@ -254,7 +280,6 @@ pub fn resolve_arguments_with(
             ),
         ));
     }
-    let mut shapes = Vec::with_capacity(args.len());
     for (&param, buffer) in p.params.iter().zip(args) {
         let Some(var) = p.vars.get(param.index()) else {
             return Err(argument_error(proc, None, format!("bad parameter {param}")));
@@ -286,11 +311,12 @@ pub fn resolve_arguments_with(
             Some(Storage::Global(g, at)) => global(g, at),
             _ => 0,
         };
-        let shape = eval_var_shape(var, &mut read, Some(buffer.len()))
-            .map_err(|detail| argument_error(proc, Some(&var.name), detail))?;
-        shapes.push(shape);
+        shape(
+            eval_var_shape(var, &mut read, Some(buffer.len()))
+                .map_err(|detail| argument_error(proc, Some(&var.name), detail))?,
+        );
     }
-    Ok(shapes)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -341,8 +341,8 @@ impl CompiledModule {
         global_first: &mut dyn FnMut(ir::GlobalId, i64) -> i64,
     ) -> Result<(), RuntimeError> {
         rt.set_globals(globals);
-        shape::resolve_arguments_with(&self.module, proc, args, global_first)?;
-        let slots: Vec<ArgSlot> = args
+        shape::check_arguments_with(&self.module, proc, args, global_first)?;
+        let slots: smallvec::SmallVec<[ArgSlot; 16]> = args
             .iter_mut()
             .map(|b| ArgSlot {
                 len: b.len() as i64,

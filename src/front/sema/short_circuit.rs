@@ -146,8 +146,7 @@ impl Lowerer<'_, '_> {
                     // Their argument is not read.
                     return Effects::default();
                 }
-                let own = if array
-                    || (intrinsic && !SAFE_INTRINSICS.contains(&name.text.as_str()))
+                let own = if array || (intrinsic && !SAFE_INTRINSICS.contains(&name.text.as_str()))
                 {
                     fails
                 } else if intrinsic {
