@@ -1520,6 +1520,41 @@ mod tests {
         assert!(run(&after, 6, &x, 6).is_ok());
     }
 
+    /// The fast copy of a reversed loop counts with a 64-bit `w` (see
+    /// `widen`): a header tests `w` against its bound, `trips` is stepped
+    /// only by the original loop and stored at the copy's exit.
+    #[test]
+    fn the_fast_copy_of_a_reversed_loop_counts_with_a_wide_variable() {
+        for step_first in [false, true] {
+            let m = guarded_update(false, step_first);
+            let (after, _) = versioned(&m);
+            let proc = &after.procs[0];
+            let (i, trips) = (proc.find_var("i").unwrap(), proc.find_var("trips").unwrap());
+            let wide = proc.find_var(&format!("_wide{}", i.0)).unwrap();
+            let stores_trips = |b: &crate::ir::Block| {
+                b.insts
+                    .iter()
+                    .any(|&v| matches!(proc.inst(v).kind, Inst::Store(w, _) if w == trips))
+            };
+            // The entry, the original stepping block and the copy's exit.
+            assert_eq!(proc.blocks.iter().filter(|b| stores_trips(b)).count(), 3);
+            let tests_wide = |b: &crate::ir::Block| match b.term {
+                Terminator::Branch { cond, .. } => matches!(
+                    proc.inst(cond).kind,
+                    Inst::Cmp(CmpOp::Gt, a, _) if proc.inst(a).kind == Inst::Load(wide)
+                ),
+                _ => false,
+            };
+            assert_eq!(proc.blocks.iter().filter(|b| tests_wide(b)).count(), 1);
+            let x = [1.0, 0.0, 2.5, 0.0, -1.0, 3.0];
+            for n in [1, 2, 6] {
+                let (before, widened) = (run(&m, n, &x, 6), run(&after, n, &x, 6));
+                assert!(before.is_ok(), "{before:?}");
+                assert_eq!(widened, before, "n = {n}");
+            }
+        }
+    }
+
     #[test]
     fn the_out_of_range_element_of_a_guarded_block_fails_as_before() {
         for step_first in [false, true] {

@@ -336,7 +336,7 @@ fn rewrite_block(
                 let sum = emit(proc, &mut out, Inst::Binary(op, a, b), Some(Type::I64));
                 affine.insert(v, sum);
             }
-            Inst::Store(var, _) if stepper && var == l.var => {
+            Inst::Store(var, stored) if stepper && var == l.var => {
                 let w = emit(proc, &mut out, Inst::Load(c.wide), Some(Type::I64));
                 let one = emit(proc, &mut out, Inst::Const(Const::Int(1)), Some(Type::I64));
                 let next = emit(proc, &mut out, Inst::Binary(step, w, one), Some(Type::I64));
@@ -354,6 +354,13 @@ fn rewrite_block(
                 proc.insts[v.index()].kind = Inst::Store(l.var, value);
                 out.push(v);
                 stepped = true;
+                // A reversed loop's stepped value lies in the kind (see
+                // `FastLoop::iv_loads`): its later uses read `w` too.
+                if let Count::Down { .. } = c.count {
+                    rename.insert(stored, value);
+                    wide_of.insert(stored, next);
+                    wide_of.insert(value, next);
+                }
             }
             Inst::Store(var, _)
                 if stepper && matches!(c.count, Count::Up { go, .. } if go == var) =>
