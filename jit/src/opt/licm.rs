@@ -795,6 +795,12 @@ impl Emitter<'_> {
                 self.within(ok, i, -HALF, HALF, like);
                 let one = self.iconst(1, like);
                 let d = self.push(Inst::Binary(BinaryOp::Sub, i, t), Type::I64, like);
+                // The value the last step leaves lies in the DO variable's
+                // kind, as every value before it (the fast copy counts in
+                // 64 bits: see `widen`).
+                if ty == Type::I32 {
+                    self.within(ok, d, i32::MIN.into(), i32::MAX.into(), like);
+                }
                 let first = self.push(Inst::Binary(BinaryOp::Add, d, one), Type::I64, like);
                 (first, i)
             }
@@ -1323,31 +1329,39 @@ fn version(
         };
         proc.blocks[to.index()].term = term;
     }
-    if let Range::Values {
-        first,
-        last,
-        go,
-        rest,
-    } = ind.range
-    {
-        let fast = super::widen::FastLoop {
-            pre,
-            header: fast_header,
-            blocks: fast_blocks.iter().map(|&(_, b)| b).collect(),
-            var: ind.var,
-            go,
-            rest,
-            first,
-            last,
-            iv_loads: a
-                .iv_loads
+    // The fast copy counts in 64 bits (see `widen`).
+    let (count, wide_loads) = match ind.range {
+        Range::Values { go, rest, .. } => (
+            super::widen::Count::Up { go, rest },
+            a.iv_loads
                 .iter()
                 .filter_map(|v| rename.get(v).copied())
                 .collect(),
-            unchecked: &out.unchecked,
-        };
-        super::widen::widen(proc, &fast);
-    }
+        ),
+        // Every value of the DO variable, before and after its step, lies
+        // in its kind (see `Emitter::iv_range`): all its loads read `w`.
+        Range::CountDown { trips, .. } => (
+            super::widen::Count::Down { trips },
+            fast_blocks
+                .iter()
+                .flat_map(|&(_, b)| proc.blocks[b.index()].insts.iter().copied())
+                .filter(|&v| proc.inst(v).kind == Inst::Load(ind.var))
+                .collect(),
+        ),
+    };
+    let fast = super::widen::FastLoop {
+        pre,
+        header: fast_header,
+        blocks: fast_blocks.iter().map(|&(_, b)| b).collect(),
+        stepper: fast_of[&ind.block],
+        var: ind.var,
+        count,
+        first: iv.0,
+        last: iv.1,
+        iv_loads: wide_loads,
+        unchecked: &out.unchecked,
+    };
+    super::widen::widen(proc, &fast);
 }
 
 #[cfg(test)]
@@ -1499,11 +1513,46 @@ mod tests {
         // x(i) of the guarded block.
         assert_eq!(out.unchecked.len(), 4);
         // A body block, the guarded block and the latch copied, plus the
-        // fast preheader and header.
-        assert_eq!(after.procs[0].blocks.len(), m.procs[0].blocks.len() + 5);
+        // fast preheader and header and the copy's exit (see `widen`).
+        assert_eq!(after.procs[0].blocks.len(), m.procs[0].blocks.len() + 6);
         let x = [1.0, 0.0, 2.5, 0.0, -1.0, 3.0];
         assert_eq!(run(&after, 6, &x, 6), run(&m, 6, &x, 6));
         assert!(run(&after, 6, &x, 6).is_ok());
+    }
+
+    /// The fast copy of a reversed loop counts with a 64-bit `w` (see
+    /// `widen`): a header tests `w` against its bound, `trips` is stepped
+    /// only by the original loop and stored at the copy's exit.
+    #[test]
+    fn the_fast_copy_of_a_reversed_loop_counts_with_a_wide_variable() {
+        for step_first in [false, true] {
+            let m = guarded_update(false, step_first);
+            let (after, _) = versioned(&m);
+            let proc = &after.procs[0];
+            let (i, trips) = (proc.find_var("i").unwrap(), proc.find_var("trips").unwrap());
+            let wide = proc.find_var(&format!("_wide{}", i.0)).unwrap();
+            let stores_trips = |b: &crate::ir::Block| {
+                b.insts
+                    .iter()
+                    .any(|&v| matches!(proc.inst(v).kind, Inst::Store(w, _) if w == trips))
+            };
+            // The entry, the original stepping block and the copy's exit.
+            assert_eq!(proc.blocks.iter().filter(|b| stores_trips(b)).count(), 3);
+            let tests_wide = |b: &crate::ir::Block| match b.term {
+                Terminator::Branch { cond, .. } => matches!(
+                    proc.inst(cond).kind,
+                    Inst::Cmp(CmpOp::Gt, a, _) if proc.inst(a).kind == Inst::Load(wide)
+                ),
+                _ => false,
+            };
+            assert_eq!(proc.blocks.iter().filter(|b| tests_wide(b)).count(), 1);
+            let x = [1.0, 0.0, 2.5, 0.0, -1.0, 3.0];
+            for n in [1, 2, 6] {
+                let (before, widened) = (run(&m, n, &x, 6), run(&after, n, &x, 6));
+                assert!(before.is_ok(), "{before:?}");
+                assert_eq!(widened, before, "n = {n}");
+            }
+        }
     }
 
     #[test]

@@ -1,30 +1,40 @@
-//! A 64-bit induction variable for the fast copy of a versioned forward
-//! DO loop ([`super::licm`]).
+//! A 64-bit induction variable for the fast copy of a versioned DO loop
+//! ([`super::licm`]): a forward DO loop, or a reversed one of the adjoint.
 //!
 //! The front end counts a DO loop with its DO variable (often a default
 //! INTEGER, 32 bits) and a trip bookkeeping that cannot overflow: `go`
 //! (another trip runs) and `rest` (the distance still to go, biased by
-//! `i64::MIN`). Lowered as written, every trip sign-extends the DO
-//! variable for each address, steps it, steps `rest` and compares `rest`
-//! with a 64-bit constant loaded from memory. In the fast copy of a
-//! versioned loop the preheader test has proved that the DO variable runs
-//! over `[first, last]` exactly, with `first <= last` and both within the
-//! DO variable's kind, so the copy can count with one 64-bit variable
-//! `w` instead:
+//! `i64::MIN`); the adjoint's reversed loops count their `trips` down to 0
+//! while the DO variable steps down. Lowered as written, every trip
+//! sign-extends the DO variable for each address, steps it, steps the
+//! bookkeeping and tests it. In the fast copy of a versioned loop the
+//! preheader test has proved that the DO variable runs over `[first,
+//! last]` exactly, with `first <= last` and (in a reversed loop, where the
+//! last step leaves it at `first - 1`, read after the step) every value it
+//! takes within the DO variable's kind, so the copy can count with one
+//! 64-bit variable `w` instead:
 //!
-//! * the preheader stores `w = first` and `last` in I64 scalars;
-//! * the loads of the DO variable before its step read `w`: a subscript
-//!   (and a widening of the DO variable to I64) uses `w` itself, any other
-//!   use its truncation to the DO variable's kind, which is the DO
-//!   variable's value (`w` lies in the kind's range); a subscript `i + t`,
-//!   `i - t` or `t + i` of a reference the preheader test covered (which
-//!   proved that it does not wrap) is computed from `w` in 64 bits;
-//! * the step `i = i + 1` becomes `w = w + 1; i = trunc(w)`, so that `i`
+//! * the preheader stores `w` (`first`, or `last` for a reversed loop) and
+//!   the bound the test compares `w` with (`last`, or `first - 1`) in I64
+//!   scalars;
+//! * the loads of the DO variable read `w` (a forward loop's only before
+//!   its step, since its last step may leave the kind): a subscript (and a
+//!   widening of the DO variable to I64) uses `w` itself, any other use its
+//!   truncation to the DO variable's kind, which is the DO variable's value
+//!   (`w` lies in the kind's range), and a conversion to a floating-point
+//!   type converts `w` (the same integer); a subscript `i + t`, `i - t` or `t + i`
+//!   of a reference the preheader test covered (which proved that it does
+//!   not wrap) is computed from `w` in 64 bits;
+//! * the step `i = i ± 1` becomes `w = w ± 1; i = trunc(w)`, so that `i`
 //!   holds what it held before at every point;
-//! * `go` becomes `w <= last` (`w < last` before the step), and `rest`
-//!   is no longer stepped in the loop: a new exit block of the copy
-//!   stores the value the loop left in it (`i64::MAX`: the distance after
-//!   the last of at least one trip) before going on to the loop's exit.
+//! * the loop's test compares `w` with its bound: a forward loop's `go`
+//!   becomes `w <= last` (`w < last` before the step), a reversed loop's
+//!   header tests `w > first - 1` in place of `trips > 0` (the two agree
+//!   on every trip: `trips = w - (first - 1)`);
+//! * the bookkeeping (`rest`, `trips`) is no longer stepped in the loop: a
+//!   new exit block of the copy stores the value the loop left in it
+//!   (`i64::MAX`, the distance after the last of at least one trip, or 0
+//!   trips) before going on to the loop's exit.
 //!
 //! No result changes: every variable holds the same value as without the
 //! rewrite wherever the code after the loop can read it, and the copied
@@ -35,31 +45,66 @@ use crate::ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Rounding, Terminato
 use crate::ir::{Var, VarId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// The fast copy of a versioned forward DO loop, as [`super::licm`] built
-/// it.
+/// The fast copy of a versioned DO loop, as [`super::licm`] built it.
 pub(super) struct FastLoop<'a> {
     /// The original preheader: it computes `first` and `last` and branches
     /// to the fast copy when the preheader test passes.
     pub(super) pre: BlockId,
-    /// The copy's header (`br go, body, exit`).
+    /// The copy's header (`br go, body, exit` or `br trips > 0, body,
+    /// exit`).
     pub(super) header: BlockId,
-    /// The copy's body blocks, the latch (which steps the counters) last.
+    /// The copy's body blocks, the latch (which jumps back) last.
     pub(super) blocks: Vec<BlockId>,
+    /// The block of `blocks` that steps the counters (the latch of a
+    /// forward loop; the first or the last block of a reversed one).
+    pub(super) stepper: BlockId,
     /// The DO variable (an integer scalar).
     pub(super) var: VarId,
-    /// The bookkeeping: whether another trip runs.
-    pub(super) go: VarId,
-    /// The bookkeeping: the distance still to go.
-    pub(super) rest: VarId,
-    /// The DO variable's first and last values (I64 values of `pre`).
+    /// How the loop counts its trips.
+    pub(super) count: Count,
+    /// The DO variable's first and last values at the start of a trip
+    /// (I64 values of `pre`).
     pub(super) first: Value,
     /// See `first`.
     pub(super) last: Value,
-    /// The copy's loads of the DO variable before its step.
+    /// The copy's loads of the DO variable that read `w`: a forward loop's
+    /// before its step, all of a reversed loop's.
     pub(super) iv_loads: FxHashSet<Value>,
     /// The element references whose subscripts the preheader test covered
     /// (none of their subscripts wraps).
     pub(super) unchecked: &'a FxHashSet<Value>,
+}
+
+/// How the fast copy of a loop counts its trips.
+#[derive(Clone, Copy)]
+pub(super) enum Count {
+    /// A forward DO loop: the DO variable steps up by 1, the front end's
+    /// bookkeeping `go` (whether another trip runs) and `rest` (the
+    /// distance still to go) stepped in the latch.
+    Up {
+        /// Whether another trip runs.
+        go: VarId,
+        /// The distance still to go.
+        rest: VarId,
+    },
+    /// A reversed loop of the adjoint: the header tests `trips > 0`, the
+    /// stepping block counts `trips` down by 1 and steps the DO variable
+    /// down by 1.
+    Down {
+        /// The trips still to run.
+        trips: VarId,
+    },
+}
+
+impl Count {
+    /// The bookkeeping variable the copy stops stepping and its value when
+    /// the loop is left.
+    fn parked(self) -> (VarId, i64) {
+        match self {
+            Count::Up { rest, .. } => (rest, i64::MAX),
+            Count::Down { trips } => (trips, 0),
+        }
+    }
 }
 
 /// Rewrites the fast copy `l` to count with a 64-bit induction variable
@@ -71,38 +116,58 @@ pub(super) fn widen(proc: &mut Proc, l: &FastLoop) {
     else {
         return;
     };
-    let Some(&latch) = l.blocks.last() else {
-        return;
-    };
+    if let Count::Down { trips } = l.count {
+        if !trips_only_stepped(proc, l, trips) {
+            return;
+        }
+    }
     let span = proc.inst(l.first).span;
     let named = |what: &str| Var::scalar(format!("_{what}{}", l.var.0), Type::I64);
     let counter = Counter {
         wide: proc.add_var(named("wide")),
-        last: proc.add_var(named("wide_last")),
+        bound: proc.add_var(named("wide_last")),
         ty: proc.var(l.var).ty,
+        count: l.count,
     };
-    proc.push_inst(l.pre, Inst::Store(counter.wide, l.first), None, span);
-    proc.push_inst(l.pre, Inst::Store(counter.last, l.last), None, span);
-    let mut rest_store = None;
-    for &b in &l.blocks {
-        rest_store = rest_store.or(rewrite_block(proc, b, b == latch, l, &counter));
+    let (start, bound) = match l.count {
+        Count::Up { .. } => (l.first, l.last),
+        Count::Down { .. } => {
+            let one = proc.push_inst(l.pre, Inst::Const(Const::Int(1)), Some(Type::I64), span);
+            let before_first = proc.push_inst(
+                l.pre,
+                Inst::Binary(BinaryOp::Sub, l.first, one),
+                Some(Type::I64),
+                span,
+            );
+            (l.last, before_first)
+        }
+    };
+    proc.push_inst(l.pre, Inst::Store(counter.wide, start), None, span);
+    proc.push_inst(l.pre, Inst::Store(counter.bound, bound), None, span);
+    if let Count::Down { .. } = l.count {
+        test_wide_in_header(proc, l.header, &counter);
     }
-    // The copy's own exit: `rest` as the loop leaves it.
+    let mut parked_store = None;
+    for &b in &l.blocks {
+        parked_store = parked_store.or(rewrite_block(proc, b, b == l.stepper, l, &counter));
+    }
+    // The copy's own exit: the bookkeeping as the loop leaves it.
+    let (parked, left) = l.count.parked();
     let fast_exit = proc.add_block();
-    let max = proc.push_inst(
+    let value = proc.push_inst(
         fast_exit,
-        Inst::Const(Const::Int(i64::MAX)),
+        Inst::Const(Const::Int(left)),
         Some(Type::I64),
         span,
     );
-    // The latch's store of `rest`, moved.
-    match rest_store {
+    // The stepping block's store of the bookkeeping, moved.
+    match parked_store {
         Some(store) => {
-            proc.insts[store.index()].kind = Inst::Store(l.rest, max);
+            proc.insts[store.index()].kind = Inst::Store(parked, value);
             proc.blocks[fast_exit.index()].insts.push(store);
         }
         None => {
-            proc.push_inst(fast_exit, Inst::Store(l.rest, max), None, span);
+            proc.push_inst(fast_exit, Inst::Store(parked, value), None, span);
         }
     }
     proc.blocks[fast_exit.index()].term = Terminator::Jump(exit);
@@ -111,23 +176,59 @@ pub(super) fn widen(proc: &mut Proc, l: &FastLoop) {
     }
 }
 
+/// True when the only load of `trips` in the copy's body is the operand of
+/// its step (`trips = trips - 1`), so that no instruction reads the trips
+/// the copy no longer steps.
+fn trips_only_stepped(proc: &Proc, l: &FastLoop, trips: VarId) -> bool {
+    let body = l.blocks.iter().flat_map(|b| &proc.blocks[b.index()].insts);
+    let mut step_operand = None;
+    for &v in body.clone() {
+        if let Inst::Store(var, x) = proc.inst(v).kind {
+            if var == trips {
+                if let Inst::Binary(BinaryOp::Sub, a, _) = proc.inst(x).kind {
+                    step_operand = Some(a);
+                }
+            }
+        }
+    }
+    body.into_iter()
+        .all(|&v| proc.inst(v).kind != Inst::Load(trips) || Some(v) == step_operand)
+}
+
+/// Replaces the reversed loop's test `trips > 0` in the copy's header by
+/// `w > first - 1`: the load of `trips` reads `w`, the constant 0 becomes
+/// a load of the bound ([`super::licm`] matched the header's test as
+/// `load trips > const 0`).
+fn test_wide_in_header(proc: &mut Proc, header: BlockId, c: &Counter) {
+    let Terminator::Branch { cond, .. } = proc.blocks[header.index()].term else {
+        return;
+    };
+    if let Inst::Cmp(CmpOp::Gt, trips, zero) = proc.inst(cond).kind {
+        proc.insts[trips.index()].kind = Inst::Load(c.wide);
+        proc.insts[zero.index()].kind = Inst::Load(c.bound);
+    }
+}
+
 /// The variables of the 64-bit counter.
 struct Counter {
     /// `w`: the DO variable's value, as I64.
     wide: VarId,
-    /// The DO variable's last value, as I64.
-    last: VarId,
+    /// What the loop's test compares `w` with: the DO variable's last
+    /// value (forward), or one before its first (reversed), as I64.
+    bound: VarId,
     /// The DO variable's type.
     ty: Type,
+    /// How the loop counts.
+    count: Count,
 }
 
-/// Rewrites the instructions of one body block of the copy; `latch` says
-/// whether it steps the counters. Returns the store of `rest` it took
-/// out of the block.
+/// Rewrites the instructions of one body block of the copy; `stepper`
+/// says whether it steps the counters. Returns the store of the
+/// bookkeeping ([`Count::parked`]) it took out of the block.
 fn rewrite_block(
     proc: &mut Proc,
     b: BlockId,
-    latch: bool,
+    stepper: bool,
     l: &FastLoop,
     c: &Counter,
 ) -> Option<Value> {
@@ -144,7 +245,12 @@ fn rewrite_block(
     let mut affine: FxHashMap<Value, Value> = FxHashMap::default();
     let unproven = FxHashMap::default();
     let mut stepped = false;
-    let mut rest_store = None;
+    let mut parked_store = None;
+    let (parked, _) = c.count.parked();
+    let step = match c.count {
+        Count::Up { .. } => BinaryOp::Add,
+        Count::Down { .. } => BinaryOp::Sub,
+    };
     for v in insts {
         let span = proc.inst(v).span;
         let emit = |proc: &mut Proc, out: &mut Vec<Value>, kind: Inst, ty: Option<Type>| {
@@ -201,6 +307,15 @@ fn rewrite_block(
                 rename.insert(v, w);
                 wide_of.insert(v, w);
             }
+            // A floating-point value of the DO variable's: the same
+            // integer converted from `w`, so the same value.
+            Inst::Convert(x, r)
+                if proc.insts[v.index()].ty.is_some_and(Type::is_float)
+                    && wide_of.contains_key(&x) =>
+            {
+                proc.insts[v.index()].kind = Inst::Convert(wide_of[&x], r);
+                out.push(v);
+            }
             // `i + t`, `i - t`, `t + i` in the DO variable's kind.
             Inst::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), x, y)
                 if proc.insts[v.index()].ty == Some(c.ty) && c.ty != Type::I64 =>
@@ -221,15 +336,10 @@ fn rewrite_block(
                 let sum = emit(proc, &mut out, Inst::Binary(op, a, b), Some(Type::I64));
                 affine.insert(v, sum);
             }
-            Inst::Store(var, _) if latch && var == l.var => {
+            Inst::Store(var, stored) if stepper && var == l.var => {
                 let w = emit(proc, &mut out, Inst::Load(c.wide), Some(Type::I64));
                 let one = emit(proc, &mut out, Inst::Const(Const::Int(1)), Some(Type::I64));
-                let next = emit(
-                    proc,
-                    &mut out,
-                    Inst::Binary(BinaryOp::Add, w, one),
-                    Some(Type::I64),
-                );
+                let next = emit(proc, &mut out, Inst::Binary(step, w, one), Some(Type::I64));
                 emit(proc, &mut out, Inst::Store(c.wide, next), None);
                 let value = if c.ty == Type::I64 {
                     next
@@ -244,16 +354,25 @@ fn rewrite_block(
                 proc.insts[v.index()].kind = Inst::Store(l.var, value);
                 out.push(v);
                 stepped = true;
+                // A reversed loop's stepped value lies in the kind (see
+                // `FastLoop::iv_loads`): its later uses read `w` too.
+                if let Count::Down { .. } = c.count {
+                    rename.insert(stored, value);
+                    wide_of.insert(stored, next);
+                    wide_of.insert(value, next);
+                }
             }
-            Inst::Store(var, _) if latch && var == l.go => {
+            Inst::Store(var, _)
+                if stepper && matches!(c.count, Count::Up { go, .. } if go == var) =>
+            {
                 let w = emit(proc, &mut out, Inst::Load(c.wide), Some(Type::I64));
-                let last = emit(proc, &mut out, Inst::Load(c.last), Some(Type::I64));
+                let last = emit(proc, &mut out, Inst::Load(c.bound), Some(Type::I64));
                 let op = if stepped { CmpOp::Le } else { CmpOp::Lt };
                 let more = emit(proc, &mut out, Inst::Cmp(op, w, last), Some(Type::Bool));
-                proc.insts[v.index()].kind = Inst::Store(l.go, more);
+                proc.insts[v.index()].kind = Inst::Store(var, more);
                 out.push(v);
             }
-            Inst::Store(var, _) if latch && var == l.rest => rest_store = Some(v),
+            Inst::Store(var, _) if stepper && var == parked => parked_store = Some(v),
             _ => out.push(v),
         }
     }
@@ -262,7 +381,7 @@ fn rewrite_block(
     if let Some(to) = term.operand().and_then(|x| rename.get(&x).copied()) {
         super::rename_terminator(term, to);
     }
-    rest_store
+    parked_store
 }
 
 /// Renames each value of `values` by the first of `maps` that maps it.
