@@ -702,6 +702,24 @@ fn make_isa(speed: CompileSpeed) -> Result<cranelift_codegen::isa::OwnedTargetIs
         })
 }
 
+/// The shape of an array (or character) variable computed at procedure
+/// entry: per dimension its lower bound, extent, upper bound and stride (in
+/// elements), its element count, the units of an argument's length per
+/// element (1, or the bytes of a character element), its length in those
+/// units, its size in bytes and its element size.
+#[derive(Clone)]
+struct EntryShape {
+    lowers: Vec<Value>,
+    extents: Vec<Value>,
+    uppers: Vec<Value>,
+    strides: Vec<Value>,
+    count: Value,
+    unit: Value,
+    units: Value,
+    bytes: Value,
+    elem_size: Value,
+}
+
 /// Frees a JIT module that did not make it into a CompiledModule.
 struct JitGuard(Option<JITModule>);
 
@@ -1754,6 +1772,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             });
         }
         // Arrays and character variables.
+        let mut shapes: Vec<(&[ir::Dim], usize, EntryShape)> = Vec::new();
         for (i, var) in proc.vars.iter().enumerate() {
             if !(var.is_array() || var.ty == Type::Char) {
                 continue;
@@ -1772,83 +1791,33 @@ impl<'a, 'm> Lower<'a, 'm> {
                 continue;
             }
             let slot = arg_slots.get(&i).copied();
-            let mut lowers = Vec::new();
-            let mut extents = Vec::new();
-            for (d, dim) in var.dims.iter().enumerate() {
-                let lo = self.bound(&dim.lower)?;
-                let ext = match &dim.upper {
-                    Some(u) => {
-                        let up = self.bound(u)?;
-                        let e = self.b.ins().isub(up, lo);
-                        let e = self.b.ins().iadd_imm_s(e, 1);
-                        let zero = self.iconst(0);
-                        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, e, 0);
-                        self.b.ins().select(neg, zero, e)
-                    }
-                    None if d + 1 == var.dims.len() && slot.is_some() => self.iconst(-1), // fixed below
-                    None => {
-                        return err(format!(
-                            "`{}` has an assumed bound outside the last dimension of a parameter",
-                            var.name
-                        ))
-                    }
-                };
-                lowers.push(lo);
-                extents.push(ext);
-            }
-            // Product of the explicit extents (the assumed one excluded).
-            let assumed_last = var.dims.last().is_some_and(|d| d.upper.is_none());
-            let explicit = if assumed_last {
-                &extents[..extents.len() - 1]
-            } else {
-                &extents[..]
-            };
-            // Element and byte counts are products checked for overflow.
-            let mut overflow = None;
-            let mut known = one;
-            for &e in explicit {
-                known = self.size_mul(known, e, &mut overflow);
-            }
-            let elem_size = match (&var.char_len, var.ty, slot) {
-                (_, t, _) if t != Type::Char => self.iconst(var.ty.size() as i64),
-                (Some(bnd), _, _) => {
-                    let c = self.bound(bnd)?;
-                    let zero = self.iconst(0);
-                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
-                    self.b.ins().select(neg, zero, c)
-                }
-                // Assumed length: the bytes available per explicit element.
-                (None, _, Some((_, len))) => self.div_or_zero(len, known),
-                (None, _, None) => self.iconst(1),
-            };
-            // Units of `len` (elements, or bytes for characters) per element.
-            let unit = if var.ty == Type::Char { elem_size } else { one };
-            if let (true, Some((_, len))) = (assumed_last, slot) {
-                let per = self.b.ins().imul(known, unit);
-                let q = self.div_or_zero(len, per);
-                if let Some(last) = extents.last_mut() {
-                    *last = q;
-                }
-            }
-            let mut strides = Vec::new();
-            let mut count = one;
-            for &e in &extents {
-                strides.push(count);
-                count = self.size_mul(count, e, &mut overflow);
-            }
-            let uppers = lowers
+            // Arrays declared with the same explicit bounds and element size
+            // have one shape: computed, and checked for overflow, once (the
+            // first one's check is the one that would fail).
+            let fixed = var.ty != Type::Char && var.dims.iter().all(|d| d.upper.is_some());
+            let same = shapes
                 .iter()
-                .zip(&extents)
-                .map(|(&l, &e)| {
-                    let u = self.b.ins().iadd(l, e);
-                    self.b.ins().iadd_imm_s(u, -1)
-                })
-                .collect();
-            let units = self.size_mul(count, unit, &mut overflow);
-            let bytes = self.size_mul(count, elem_size, &mut overflow);
-            if let Some(flag) = overflow {
-                self.check_simple(flag, code::SIZE_OVERFLOW, -1, i as i64, 0);
-            }
+                .find(|(dims, size, _)| fixed && *dims == &var.dims[..] && *size == var.ty.size());
+            let EntryShape {
+                lowers,
+                extents,
+                uppers,
+                strides,
+                count,
+                unit,
+                units,
+                bytes,
+                elem_size,
+            } = match same {
+                Some((_, _, shape)) => shape.clone(),
+                None => {
+                    let shape = self.entry_shape(i, var, slot, one)?;
+                    if fixed {
+                        shapes.push((&var.dims[..], var.ty.size(), shape.clone()));
+                    }
+                    shape
+                }
+            };
             let mut storage = None;
             let home = match var.storage {
                 Storage::Param(_) if ir::shape::may_be_short(var) => {
@@ -1917,6 +1886,107 @@ impl<'a, 'm> Lower<'a, 'm> {
         })?;
         self.b.ins().jump(first, &[]);
         Ok(mark)
+    }
+
+    /// The bounds, strides and sizes of explicit-shape (or assumed-size)
+    /// array or character variable `i` at entry, its element and byte
+    /// counts checked for overflow; `slot` is its argument (address,
+    /// length) when it is a parameter.
+    fn entry_shape(
+        &mut self,
+        i: usize,
+        var: &ir::Var,
+        slot: Option<(Value, Value)>,
+        one: Value,
+    ) -> Result<EntryShape, CompileError> {
+        let mut lowers = Vec::new();
+        let mut extents = Vec::new();
+        for (d, dim) in var.dims.iter().enumerate() {
+            let lo = self.bound(&dim.lower)?;
+            let ext = match &dim.upper {
+                Some(u) => {
+                    let up = self.bound(u)?;
+                    let e = self.b.ins().isub(up, lo);
+                    let e = self.b.ins().iadd_imm_s(e, 1);
+                    let zero = self.iconst(0);
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, e, 0);
+                    self.b.ins().select(neg, zero, e)
+                }
+                None if d + 1 == var.dims.len() && slot.is_some() => self.iconst(-1), // fixed below
+                None => {
+                    return err(format!(
+                        "`{}` has an assumed bound outside the last dimension of a parameter",
+                        var.name
+                    ))
+                }
+            };
+            lowers.push(lo);
+            extents.push(ext);
+        }
+        // Product of the explicit extents (the assumed one excluded).
+        let assumed_last = var.dims.last().is_some_and(|d| d.upper.is_none());
+        let explicit = if assumed_last {
+            &extents[..extents.len() - 1]
+        } else {
+            &extents[..]
+        };
+        // Element and byte counts are products checked for overflow.
+        let mut overflow = None;
+        let mut known = one;
+        for &e in explicit {
+            known = self.size_mul(known, e, &mut overflow);
+        }
+        let elem_size = match (&var.char_len, var.ty, slot) {
+            (_, t, _) if t != Type::Char => self.iconst(var.ty.size() as i64),
+            (Some(bnd), _, _) => {
+                let c = self.bound(bnd)?;
+                let zero = self.iconst(0);
+                let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
+                self.b.ins().select(neg, zero, c)
+            }
+            // Assumed length: the bytes available per explicit element.
+            (None, _, Some((_, len))) => self.div_or_zero(len, known),
+            (None, _, None) => self.iconst(1),
+        };
+        // Units of `len` (elements, or bytes for characters) per element.
+        let unit = if var.ty == Type::Char { elem_size } else { one };
+        if let (true, Some((_, len))) = (assumed_last, slot) {
+            let per = self.b.ins().imul(known, unit);
+            let q = self.div_or_zero(len, per);
+            if let Some(last) = extents.last_mut() {
+                *last = q;
+            }
+        }
+        let mut strides = Vec::new();
+        let mut count = one;
+        for &e in &extents {
+            strides.push(count);
+            count = self.size_mul(count, e, &mut overflow);
+        }
+        let uppers = lowers
+            .iter()
+            .zip(&extents)
+            .map(|(&l, &e)| {
+                let u = self.b.ins().iadd(l, e);
+                self.b.ins().iadd_imm_s(u, -1)
+            })
+            .collect();
+        let units = self.size_mul(count, unit, &mut overflow);
+        let bytes = self.size_mul(count, elem_size, &mut overflow);
+        if let Some(flag) = overflow {
+            self.check_simple(flag, code::SIZE_OVERFLOW, -1, i as i64, 0);
+        }
+        Ok(EntryShape {
+            lowers,
+            extents,
+            uppers,
+            strides,
+            count,
+            unit,
+            units,
+            bytes,
+            elem_size,
+        })
     }
 
     /// An ALLOCATABLE array at entry: a descriptor in the frame, unallocated

@@ -1011,3 +1011,59 @@ fn strong_zero_products_match_the_interpreter_bit_for_bit() {
         }
     }
 }
+
+/// `subroutine pair(n, a, b, c, s)` with `a(n, n)`, `b(n, n)`, `c(n, n)`
+/// declared alike: `s = a(2, 1) + 10 * b(1, 2) + 100 * c(2, 2)`.
+fn same_shape_proc() -> Proc {
+    let mut proc = Proc::new("pair");
+    let mut b = ProcBuilder::new(&mut proc);
+    let n = b.param("n", Type::I64, vec![]);
+    let square = || vec![ProcBuilder::var_dim(n), ProcBuilder::var_dim(n)];
+    let a = b.param("a", Type::F64, square());
+    let bb = b.param("b", Type::F64, square());
+    let c = b.param("c", Type::F64, square());
+    let s = b.param("s", Type::F64, vec![]);
+    let (one, two) = (b.iconst(Type::I64, 1), b.iconst(Type::I64, 2));
+    let x = b.load_elem(a, vec![two, one]);
+    let y = b.load_elem(bb, vec![one, two]);
+    let z = b.load_elem(c, vec![two, two]);
+    let ten = b.fconst(Type::F64, 10.0);
+    let hundred = b.fconst(Type::F64, 100.0);
+    let y = b.binary(BinaryOp::Mul, ten, y);
+    let z = b.binary(BinaryOp::Mul, hundred, z);
+    let t = b.binary(BinaryOp::Add, x, y);
+    let t = b.binary(BinaryOp::Add, t, z);
+    b.store(s, t);
+    b.ret();
+    proc
+}
+
+/// Arrays declared with the same bounds share one computed shape (one
+/// overflow check): each still has its own strides, argument size check
+/// and overflow error named after the first of them.
+#[test]
+fn arrays_declared_alike_share_their_shape_and_keep_their_checks() {
+    let (m, id) = single(same_shape_proc());
+    let c = compile(&m);
+    let square = |k: f64| Buffer::F64((0..4).map(|e| k * (e + 1) as f64).collect());
+    let mut args = vec![
+        Buffer::I64(vec![2]),
+        square(1.0),
+        square(2.0),
+        square(3.0),
+        Buffer::F64(vec![0.0]),
+    ];
+    c.call(id, &mut args).unwrap();
+    // a(2, 1) = 2, b(1, 2) = 2 * 3, c(2, 2) = 3 * 4.
+    assert_eq!(args[4], Buffer::F64(vec![2.0 + 10.0 * 6.0 + 100.0 * 12.0]));
+    // The third array is short: its own check names it.
+    args[3] = Buffer::F64(vec![0.0; 3]);
+    let e = c.call(id, &mut args).unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+    assert_eq!(e.var.as_deref(), Some("c"));
+    // n * n overflows: the first array's check fails and names it.
+    args[0] = Buffer::I64(vec![1 << 40]);
+    let e = c.call(id, &mut args).unwrap_err();
+    assert_eq!(e.kind, RuntimeErrorKind::TooLarge);
+    assert_eq!(e.var.as_deref(), Some("a"));
+}
