@@ -820,6 +820,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     value: None,
                     component_dims: None,
                     string_buffer: false,
+                    fixed_len: None,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)
