@@ -138,7 +138,7 @@ fn unsupported_deferred_strings_are_located_errors() {
         (
             "module m\ncontains\n  integer function n(a)\n    character(len=*), intent(in) :: a(:)\n    n = size(a)\n  end function\n  subroutine f(x)\n    real(8) :: x\n    character(len=:), allocatable :: s(:)\n    s = ['ab', 'cd']\n    x = n(s(1:1))\n  end subroutine\nend module m\n",
             "t.f90:11:11:",
-            "argument `a` of `n` is an array of strings of assumed length",
+            "array section of `s` does not match the type of the dummy",
         ),
         (
             "module m\n  type :: t\n    character(len=:), allocatable :: names(:, :)\n  end type\nend module m\n",
