@@ -778,7 +778,14 @@ end module named
                 "sine" => x.cos(),
                 _ => 1.0,
             };
-            assert_slope(&engine, "run", (method, &inputs), &args, "x", (f + 12.0, 1e-13));
+            assert_slope(
+                &engine,
+                "run",
+                (method, &inputs),
+                &args,
+                "x",
+                (f + 12.0, 1e-13),
+            );
         }
     }
 }

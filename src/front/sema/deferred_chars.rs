@@ -110,7 +110,11 @@ impl Lowerer<'_, '_> {
     pub(super) fn fixed_string_len(&self, e: &Expr) -> Option<i64> {
         let name = match &e.kind {
             ExprKind::Name(n) => n,
-            _ => self.deferred_string_ref(e).filter(|r| r.range.is_none())?.name,
+            _ => {
+                self.deferred_string_ref(e)
+                    .filter(|r| r.range.is_none())?
+                    .name
+            }
         };
         self.deferred_string_rank(&name.text)?;
         self.visible_decl(&name.text)?.1.fixed_len
@@ -207,7 +211,10 @@ impl Lowerer<'_, '_> {
             let fixed = deferred
                 .and_then(|n| self.visible_decl(&n.text)?.1.fixed_len)
                 .map(|n| Expr {
-                    kind: ExprKind::Int { value: n, kind: None },
+                    kind: ExprKind::Int {
+                        value: n,
+                        kind: None,
+                    },
                     span: o.span,
                 });
             match (deferred, &o.kind, len.or(fixed.as_ref())) {
@@ -561,9 +568,7 @@ impl Lowerer<'_, '_> {
     pub(super) fn is_string_constructor(&mut self, e: &Expr) -> R<bool> {
         Ok(match &e.kind {
             ExprKind::CharArrayConstructor { .. } => true,
-            ExprKind::ArrayConstructor(items) => {
-                self.constructor_type(items)? == Some(Type::Char)
-            }
+            ExprKind::ArrayConstructor(items) => self.constructor_type(items)? == Some(Type::Char),
             _ => false,
         })
     }
