@@ -117,7 +117,7 @@ impl Lowerer<'_, '_> {
             }
         };
         self.deferred_string_rank(&name.text)?;
-        self.visible_decl(&name.text)?.1.fixed_len
+        self.visible_decl(&name.text)?.1.fixed_len.map(i64::from)
     }
 
     /// `e` as a reference to a deferred-length string: `s` or `s(i:j)`,
@@ -210,6 +210,7 @@ impl Lowerer<'_, '_> {
             // An ALLOCATABLE CHARACTER of constant length: that length.
             let fixed = deferred
                 .and_then(|n| self.visible_decl(&n.text)?.1.fixed_len)
+                .map(i64::from)
                 .map(|n| Expr {
                     kind: ExprKind::Int {
                         value: n,

@@ -98,8 +98,9 @@ pub struct VarDecl {
     /// The constant length of an ALLOCATABLE CHARACTER variable declared
     /// `character(len=n), allocatable`: it is held as a deferred-length
     /// string (its type's length is `Deferred`) whose allocations and
-    /// assignments keep that length.
-    pub fixed_len: Option<i64>,
+    /// assignments keep that length (a length above 65535 is not kept:
+    /// such a variable behaves as a deferred-length one).
+    pub fixed_len: Option<u16>,
 }
 
 impl VarDecl {
@@ -166,7 +167,7 @@ pub struct Component {
     /// The constant length of an ALLOCATABLE CHARACTER component
     /// (`character(len=8), allocatable :: tags(:)`), whose type is then
     /// a deferred-length string's (see [`VarDecl::fixed_len`]).
-    pub fixed_len: Option<i64>,
+    pub fixed_len: Option<u16>,
 }
 
 impl Component {
@@ -1261,7 +1262,7 @@ impl Builder<'_, '_> {
                 let mut fixed_len = None;
                 if let (CompType::Plain(ti), Some(_)) = (&mut cty, allocatable) {
                     if let (Type::Char, CharLenInfo::Const(n)) = (ti.ty, &ti.char_len) {
-                        fixed_len = Some(*n);
+                        fixed_len = u16::try_from(*n).ok();
                         ti.char_len = CharLenInfo::Deferred;
                     }
                 }
@@ -2000,7 +2001,7 @@ impl Builder<'_, '_> {
 fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
     if let (Some(_), Some(t), false) = (v.allocatable, v.ty.as_mut(), v.string_buffer) {
         if let (Type::Char, CharLenInfo::Const(n)) = (t.ty, &t.char_len) {
-            v.fixed_len = Some(*n);
+            v.fixed_len = u16::try_from(*n).ok();
             t.char_len = CharLenInfo::Deferred;
             if v.dims.as_ref().is_some_and(|d| d.len() > 1) {
                 return Some(format!(
