@@ -136,14 +136,19 @@ fn unsupported_deferred_strings_are_located_errors() {
         "t.f90",
         &[
         (
-            "subroutine f(s)\n  character(len=:), allocatable, intent(inout) :: s(:)\n  s = 'a'\nend subroutine\n",
-            "t.f90:2:",
-            "deferred-length CHARACTER array dummy argument `s`",
+            "module m\ncontains\n  integer function n(a)\n    character(len=*), intent(in) :: a(:)\n    n = size(a)\n  end function\n  subroutine f(x)\n    real(8) :: x\n    character(len=:), allocatable :: s(:)\n    s = ['ab', 'cd']\n    x = n(s(1:1))\n  end subroutine\nend module m\n",
+            "t.f90:11:11:",
+            "array section of `s` does not match the type of the dummy",
         ),
         (
-            "module m\n  type :: t\n    character(len=:), allocatable :: names(:)\n  end type\nend module m\n",
+            "module m\n  type :: t\n    character(len=:), allocatable :: names(:, :)\n  end type\nend module m\n",
             "t.f90:3:",
             "deferred-length CHARACTER component `names`",
+        ),
+        (
+            "subroutine f(x)\n  real(8) :: x\n  character(len=4), allocatable :: t(:, :)\n  x = 1\nend subroutine\n",
+            "t.f90:3:",
+            "ALLOCATABLE CHARACTER array `t` of rank above 1",
         ),
         (
             "module m\n  type :: t\n    character(len=:), allocatable :: name\n  end type\ncontains\n  subroutine f(x)\n    real(8) :: x\n    type(t) :: a(3)\n    x = 1\n  end subroutine\nend module m\n",
@@ -580,5 +585,264 @@ end subroutine f
         assert_eq!(args.scalar("y").unwrap(), 2.0 * 0.5 + 3.0 * 0.5 + 2.0 + 1.5);
         let bad = both_modes_against(&e, Some("f"), &args, "y", "x", &[8.0], 1e-13);
         assert!(bad.is_empty(), "{bad:?}");
+    }
+}
+
+/// `fit(method, n, x)` of `deferred_string_array_dummies.f90`: a callee
+/// lists the first `n` of `lin quad cubic exp log` (at least one) in an
+/// array of deferred-length strings, another appends `sqrt`; the method
+/// found among them (or among `tanh sin`, else `none`) picks `f`, and
+/// `y = f(x) + q x + c x^2` with `q` the position of `QUAD` among the
+/// upper-cased names (0 when `n` < 2) and `c` that of the method in `[lin,
+/// quad]`; `k = 100 p + w + 6000`, `p` the method's position among the
+/// names, `w` the longest name's length. The slope and `k`, analytically.
+fn registry_fit(method: &str, n: usize, x: f64) -> (f64, f64) {
+    let listed = ["lin", "quad", "cubic", "exp", "log"];
+    let mut names: Vec<&str> = listed[..n.clamp(1, 5)].to_vec();
+    names.push("sqrt");
+    let chosen = if names.contains(&method) || ["tanh", "sin"].contains(&method) {
+        method
+    } else {
+        "none"
+    };
+    let slope = match chosen {
+        "lin" => 2.0,
+        "quad" => 2.0 * x,
+        "cubic" => 3.0 * x * x - 1.0,
+        "sqrt" => x / (1.0 + x * x).sqrt(),
+        "tanh" => 1.0 / (x.cosh() * x.cosh()),
+        "sin" => 2.0 * (2.0 * x).cos(),
+        _ => 0.5 * (0.5 * x).exp(),
+    };
+    let at = |table: &[&str], key: &str| table.iter().position(|&t| t == key).map_or(0, |p| p + 1);
+    let q = at(&names, "quad") as f64;
+    let c = at(&["lin", "quad"], method) as f64;
+    let position = at(&names, method);
+    let widest = names.iter().map(|s| s.len()).max().unwrap_or(0);
+    let k = 100 * position + widest + 1000 * 6;
+    (slope + q + 2.0 * c * x, k as f64)
+}
+
+/// Arrays of deferred-length strings built, grown and measured by callees
+/// through `character(len=:), allocatable :: names(:)` dummies, searched
+/// through `character(len=*) :: table(:)` dummies (given the array, a
+/// CHARACTER array of constant length, an array constructor): the
+/// method found steers `dy/dx`, agreeing in tangent and adjoint mode with
+/// the analytic value and central differences.
+#[test]
+fn arrays_of_strings_passed_to_procedures_steer_the_derivative() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = corpus_engine("deferred_string_array_dummies.f90", backend);
+        for (method, n, x) in [
+            ("quad", 3, 0.5),
+            ("cubic", 5, -0.75),
+            ("sqrt", 2, 1.5),
+            ("sin", 4, 0.25),
+            ("lin", 1, 0.5),
+            ("none", 1, 2.0),
+        ] {
+            let inputs = [("n", n as f64), ("x", x)];
+            let args = call_with_method(&engine, "fit", method, &inputs);
+            let (slope, k) = registry_fit(method, n, x);
+            assert_eq!(args.scalar("k").unwrap(), k, "{method} {n}");
+            assert_slope(
+                &engine,
+                "fit",
+                (method, &inputs),
+                &args,
+                "x",
+                (slope, 1e-13),
+            );
+        }
+    }
+}
+
+/// A constructor of strings with an implied DO and no type specification
+/// (`[(labels(i), i = n, 1, -1)]`, of the first item's length), assigned
+/// to an array of deferred-length strings and given to a `character(len=*)
+/// :: a(:)` dummy: `y = sum_i len_trim(picked(i)) x^i = sum_i (n + 1 - i)
+/// x^i`, `k = 100 n + 5 + 1000 count`.
+#[test]
+fn implied_do_constructors_of_strings_steer_the_derivative() {
+    let source = "module picking
+  implicit none
+contains
+  integer function count_long(a, at_least)
+    character(len=*), intent(in) :: a(:)
+    integer, intent(in) :: at_least
+    integer :: i
+    count_long = 0
+    do i = 1, size(a)
+      if (len_trim(a(i)) >= at_least) count_long = count_long + 1
+    end do
+  end function count_long
+
+  subroutine pick(n, x, y, k)
+    integer, intent(in) :: n
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    integer, intent(out) :: k
+    character(len=5) :: labels(4)
+    character(len=:), allocatable :: picked(:)
+    integer :: i
+    labels(1) = 'a'
+    labels(2) = 'bb'
+    labels(3) = 'ccc'
+    labels(4) = 'dddd'
+    picked = [(labels(i), i = n, 1, -1)]
+    k = 100 * size(picked) + len(picked) &
+        + 1000 * count_long([character(len=3) :: (picked(i), i = 1, size(picked))], 2)
+    y = 0.0d0
+    do i = 1, size(picked)
+      y = y + len_trim(picked(i)) * x ** i
+    end do
+  end subroutine pick
+end module picking
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = common::engine_on(backend, "p.f90", source);
+        for (n, x) in [(1usize, 0.5), (3, -0.75), (4, 1.25)] {
+            let p = engine.procedure(Some("pick")).unwrap();
+            let mut args = p.args();
+            args.set_scalar("n", n as f64).unwrap();
+            args.set_scalar("x", x).unwrap();
+            p.call(&mut args).unwrap();
+            let long = n.saturating_sub(1);
+            let k = 100 * n + 5 + 1000 * long;
+            assert_eq!(args.scalar("k").unwrap(), k as f64, "{n}");
+            let y: f64 = (1..=n).map(|i| (n + 1 - i) as f64 * x.powi(i as i32)).sum();
+            assert!(close(args.scalar("y").unwrap(), y, 1e-14), "{n}");
+            let slope: f64 = (1..=n)
+                .map(|i| (n + 1 - i) as f64 * i as f64 * x.powi(i as i32 - 1))
+                .sum();
+            let bad = both_modes_against(&engine, Some("pick"), &args, "y", "x", &[slope], 1e-13);
+            assert!(bad.is_empty(), "{n}: {bad:?}");
+        }
+    }
+}
+
+/// An ALLOCATABLE CHARACTER component of constant length
+/// (`character(len=12), allocatable :: name`) keeps its length: ALLOCATE
+/// without a type specification gives it, an assignment pads or cuts to
+/// it, LEN reads it; the name chosen steers `dy/dx`: `y = f(x) + len(name)
+/// x` with `f` = `x^2` for `quadratic...`, `sin x` for `sine`, else `x`.
+#[test]
+fn constant_length_allocatable_components_keep_their_length() {
+    let source = "module named
+  implicit none
+  type :: item
+    character(len=12), allocatable :: name
+    character(len=4), allocatable :: codes(:)
+  end type item
+contains
+  subroutine run(method, x, y, k)
+    character(len=*), intent(in) :: method
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    integer, intent(out) :: k
+    type(item) :: a, b
+    k = 0
+    if (.not. allocated(a%name)) k = 1
+    allocate(a%name)
+    a%name = method
+    allocate(a%codes(3))
+    a%codes(1) = method
+    b = a
+    b%name = 'other'
+    select case (a%name)
+    case ('quadratic-model')
+      y = x * x
+    case ('quadratic-mo')
+      y = x * x
+    case ('sine')
+      y = sin(x)
+    case default
+      y = x
+    end select
+    y = y + len(a%name) * x
+    k = k + 10 * len_trim(a%name) + 1000 * len(b%codes) + 100 * len_trim(b%codes(1))
+  end subroutine run
+end module named
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = common::engine_on(backend, "c.f90", source);
+        for (method, x) in [("quadratic-model", 0.5), ("sine", -0.75), ("flat", 1.5)] {
+            let inputs = [("x", x)];
+            let args = call_with_method(&engine, "run", method, &inputs);
+            let name = &method[..method.len().min(12)];
+            let code = &method[..method.len().min(4)];
+            let k = 1 + 10 * name.len() + 4000 + 100 * code.len();
+            assert_eq!(args.scalar("k").unwrap(), k as f64, "{method}");
+            let f = match name {
+                "quadratic-mo" => 2.0 * x,
+                "sine" => x.cos(),
+                _ => 1.0,
+            };
+            assert_slope(
+                &engine,
+                "run",
+                (method, &inputs),
+                &args,
+                "x",
+                (f + 12.0, 1e-13),
+            );
+        }
+    }
+}
+
+/// Misuse of arrays of strings passed to procedures is a located runtime
+/// error naming the array: an unallocated array given to a `character(len=*)
+/// :: a(:)` dummy, a substring past the end of an element read through
+/// it, an unallocated element of a constant-length component.
+#[test]
+fn misused_string_array_arguments_are_located_runtime_errors() {
+    let source = "module m
+  implicit none
+  type :: rec
+    character(len=8), allocatable :: tags(:)
+  end type rec
+contains
+  integer function tail(a, j)
+    character(len=*), intent(in) :: a(:)
+    integer, intent(in) :: j
+    tail = index(a(1)(2:j), 'c')
+  end function tail
+
+  subroutine f(k, x, y)
+    integer, intent(in) :: k
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    character(len=:), allocatable :: names(:)
+    type(rec) :: r
+    y = x
+    if (k == 1) y = tail(names, 2) * x
+    names = [character(len=4) :: 'abcd', 'ef']
+    if (k == 2) y = tail(names, 7) * x
+    if (k == 3) y = len_trim(r%tags(1)) * x
+    if (k == 4) y = tail(names, 4) * x
+  end subroutine f
+end module m
+";
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let e = common::engine_on(backend, "a.f90", source);
+        let f = e.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        args.set_scalar("k", 4.0).unwrap();
+        args.set_scalar("x", 0.5).unwrap();
+        f.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 1.0);
+        for (k, at, what) in [
+            (1.0, "a.f90:20:", "`names` is not allocated"),
+            (2.0, "a.f90:10:", "`a`"),
+            (3.0, "a.f90:23:", "`r%tags` is not allocated"),
+        ] {
+            let mut args = f.args();
+            args.set_scalar("k", k).unwrap();
+            args.set_scalar("x", 0.5).unwrap();
+            let err = f.call(&mut args).expect_err("misuse");
+            assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+            assert!(err.message.contains(at), "{k}: {}", err.message);
+            assert!(err.message.contains(what), "{k}: {}", err.message);
+        }
     }
 }

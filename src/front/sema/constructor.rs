@@ -109,27 +109,10 @@ impl Lowerer<'_, '_> {
                 ExprKind::ArrayConstructor(inner) => {
                     self.walk_items(inner, ty, counter, count_only, store)?
                 }
-                ExprKind::ImpliedDo {
-                    items: inner,
-                    var,
-                    start,
-                    end,
-                    step,
-                } => {
-                    let v = self.var_of(var)?;
-                    let vt = self.proc.var(v).ty;
-                    let keep = self.temp("ido", vt);
-                    let old = self.val(Inst::Load(v), vt);
-                    self.emit(Inst::Store(keep, old), None);
-                    let mut result = Ok(());
-                    self.do_loop(None, var, start, end, step.as_deref(), &mut |l| {
-                        if let Err(e) = l.walk_items(inner, ty, counter, count_only, store) {
-                            result = Err(e);
-                        }
+                ExprKind::ImpliedDo { items: inner, .. } => {
+                    self.implied_do(item, &mut |l| {
+                        l.walk_items(inner, ty, counter, count_only, store)
                     })?;
-                    result?;
-                    let old = self.val(Inst::Load(keep), vt);
-                    self.emit(Inst::Store(v, old), None);
                 }
                 _ => match (self.array_source(item), count_only) {
                     (Some(src), false) => {
@@ -160,6 +143,42 @@ impl Lowerer<'_, '_> {
                 },
             }
         }
+        Ok(())
+    }
+
+    /// Runs `body` once per iteration of the implied DO `item` (an
+    /// [`ExprKind::ImpliedDo`]; nothing for another expression). Its
+    /// variable is the constructor's own: its value before is restored
+    /// after the loop.
+    pub(super) fn implied_do(
+        &mut self,
+        item: &Expr,
+        body: &mut dyn FnMut(&mut Self) -> R<()>,
+    ) -> R<()> {
+        let ExprKind::ImpliedDo {
+            var,
+            start,
+            end,
+            step,
+            ..
+        } = &item.kind
+        else {
+            return Ok(());
+        };
+        let v = self.var_of(var)?;
+        let vt = self.proc.var(v).ty;
+        let keep = self.temp("ido", vt);
+        let old = self.val(Inst::Load(v), vt);
+        self.emit(Inst::Store(keep, old), None);
+        let mut result = Ok(());
+        self.do_loop(None, var, start, end, step.as_deref(), &mut |l| {
+            if let Err(e) = body(l) {
+                result = Err(e);
+            }
+        })?;
+        result?;
+        let old = self.val(Inst::Load(keep), vt);
+        self.emit(Inst::Store(v, old), None);
         Ok(())
     }
 

@@ -41,7 +41,8 @@ use super::char_expr::{element, Piece, Pieces};
 use super::lowerer::{Lowerer, Resolved, R};
 use super::scope::{CharLenInfo, TypeInfo};
 use adjit_ir::{
-    BinaryOp, CallArg, CharBase, CharRef, Inst, RuntimeErrorKind, Span, Terminator, Type, VarId,
+    BinaryOp, Bound, CallArg, CharBase, CharRef, Inst, RuntimeErrorKind, Span, Terminator, Type,
+    VarId,
 };
 
 /// A reference to a deferred-length string in an expression: the whole
@@ -101,6 +102,22 @@ impl Lowerer<'_, '_> {
         );
         // (The buffer of characters is the first dimension.)
         deferred.then(|| d.dims.as_ref().map_or(1, Vec::len).saturating_sub(1))
+    }
+
+    /// The constant length of `e` when it names an ALLOCATABLE CHARACTER
+    /// variable of constant length (`character(len=8), allocatable ::
+    /// tags(:)`), held as a deferred-length string, whole or an element.
+    pub(super) fn fixed_string_len(&self, e: &Expr) -> Option<i64> {
+        let name = match &e.kind {
+            ExprKind::Name(n) => n,
+            _ => {
+                self.deferred_string_ref(e)
+                    .filter(|r| r.range.is_none())?
+                    .name
+            }
+        };
+        self.deferred_string_rank(&name.text)?;
+        self.visible_decl(&name.text)?.1.fixed_len.map(i64::from)
     }
 
     /// `e` as a reference to a deferred-length string: `s` or `s(i:j)`,
@@ -190,7 +207,18 @@ impl Lowerer<'_, '_> {
             };
             let deferred = name.filter(|n| self.deferred_string_rank(&n.text).is_some());
             let array = deferred.is_some_and(|n| self.is_deferred_string_array(&n.text));
-            match (deferred, &o.kind, len) {
+            // An ALLOCATABLE CHARACTER of constant length: that length.
+            let fixed = deferred
+                .and_then(|n| self.visible_decl(&n.text)?.1.fixed_len)
+                .map(i64::from)
+                .map(|n| Expr {
+                    kind: ExprKind::Int {
+                        value: n,
+                        kind: None,
+                    },
+                    span: o.span,
+                });
+            match (deferred, &o.kind, len.or(fixed.as_ref())) {
                 (Some(n), ExprKind::Name(_), Some(len)) if !array => out.push(Expr {
                     kind: ExprKind::Apply {
                         name: n.clone(),
@@ -253,6 +281,11 @@ impl Lowerer<'_, '_> {
     /// Fails with the runtime error of an unallocated array, naming the
     /// string `v`, unless it is allocated.
     fn require_allocated(&mut self, v: VarId, at: Span) {
+        // (An assumed-length array of strings, `character(len=*) ::
+        // a(:)`, is always there.)
+        if !self.proc.var(v).storage.is_allocatable() {
+            return;
+        }
         // Checked before the statement when it can be, so that no value
         // of the expression around the reference crosses a block.
         if self.fail_if_unallocated(v, at) {
@@ -318,6 +351,48 @@ impl Lowerer<'_, '_> {
         let v = self.string_var(name)?;
         self.require_allocated(v, name.span);
         Ok(self.val(Inst::DimExtent(v, 0), Type::I64))
+    }
+
+    /// The length of the strings of `e`, the actual argument for the
+    /// array of strings `dummy` of `callee` (`character(len=*) ::
+    /// a(:)`), which the dummy takes as the hidden extent of its buffer's
+    /// first dimension (an I64 variable): a whole array of deferred-length
+    /// strings (checked to be allocated) or a whole rank-1 CHARACTER array
+    /// of constant length, or a constructor of strings; anything else is a
+    /// located error.
+    pub(super) fn string_array_actual_len(
+        &mut self,
+        e: &Expr,
+        dummy: &str,
+        callee: &Name,
+    ) -> R<VarId> {
+        if let Some(t) = self.arg_temps.iter().find(|t| t.is_for(e)) {
+            // A constructor of strings, built before the call.
+            let len = self.val(Inst::DimExtent(t.temp, 0), Type::I64);
+            return Ok(self.keep_value(len));
+        }
+        if let ExprKind::Name(n) = &e.kind {
+            if self.is_deferred_string_array(&n.text) {
+                let len = self.deferred_array_len(n)?;
+                return Ok(self.keep_value(len));
+            }
+            if let Resolved::Var(v) = self.resolve(n)? {
+                let var = self.proc.var(v);
+                if let (Type::Char, 1, Some(Bound::Const(len))) =
+                    (var.ty, var.dims.len(), &var.char_len)
+                {
+                    let len = self.int(*len, Type::I64);
+                    return Ok(self.keep_value(len));
+                }
+            }
+        }
+        Err(self.err(
+            e.span,
+            format!(
+                "argument `{dummy}` of `{}` is an array of strings of assumed length (`character(len=*) :: {dummy}(:)`): pass a whole array of deferred-length strings or a whole rank-1 CHARACTER array of constant length",
+                callee.text
+            ),
+        ))
     }
 
     /// The first character a deferred-length string reference reads (the
@@ -394,8 +469,19 @@ impl Lowerer<'_, '_> {
         let v = self.string_var(r.name)?;
         self.check_writable(v, r.name)?;
         if r.range.is_none() && r.element.is_none() {
-            let pieces = self.value_pieces(value)?;
-            let (buf, len) = self.fill_buffer(&pieces, 0)?;
+            let mut pieces = self.value_pieces(value)?;
+            let fixed = self.fixed_string_len(target);
+            if let Some(n) = fixed {
+                // Blank-padded, then cut to the variable's length.
+                let pad = self.int(n, Type::I64);
+                pieces.parts.push(Piece::Blanks(pad));
+                pieces.len = None;
+            }
+            let (buf, mut len) = self.fill_buffer(&pieces, 0)?;
+            if let Some(n) = fixed {
+                let n = self.int(n, Type::I64);
+                len = self.keep_value(n);
+            }
             self.reallocate_string(v, len);
             self.copy_buffer(v, buf, len)?;
             return Ok(true);
@@ -438,12 +524,10 @@ impl Lowerer<'_, '_> {
     }
 
     /// `names = [item, ...]` for an array of deferred-length strings
-    /// `names` (false, doing nothing, for another target): every item is
-    /// built first (they may read `names`), then `names` is given as many
-    /// strings as there are items, of the first item's length (the
-    /// length `len` of a `[character(len=len) :: ...]` constructor), each
-    /// item blank-padded or cut to it. `names = other` copies the array
-    /// of strings `other`.
+    /// `names` (false, doing nothing, for another target): the strings
+    /// are built first ([`Self::string_array_temp`]; they may read
+    /// `names`), then `names` takes their shape and characters. `names =
+    /// other` copies the array of strings `other`.
     pub(super) fn deferred_array_assign(&mut self, target: &Expr, value: &Expr) -> R<bool> {
         let ExprKind::Name(name) = &target.kind else {
             return Ok(false);
@@ -453,14 +537,16 @@ impl Lowerer<'_, '_> {
         }
         let v = self.string_var(name)?;
         self.check_writable(v, name)?;
-        let i64t = Type::I64;
-        let (items, len): (Vec<&Expr>, Option<&Expr>) = match &value.without_parens().kind {
-            ExprKind::ArrayConstructor(items) => (items.iter().collect(), None),
+        // An ALLOCATABLE CHARACTER array of constant length keeps it.
+        let fixed = self.fixed_string_len(target);
+        let built = match &value.without_parens().kind {
+            ExprKind::ArrayConstructor(items) => self.string_array_temp(items, None)?,
             ExprKind::CharArrayConstructor { len, items } => {
-                (items.iter().collect(), Some(len.as_ref()))
+                self.string_array_temp(items, Some(len))?
             }
             ExprKind::Name(other) if self.is_deferred_string_array(&other.text) => {
-                return self.copy_string_array(v, other).map(|()| true);
+                let from = self.string_var(other)?;
+                return self.copy_string_array(v, from, fixed).map(|()| true);
             }
             _ => {
                 return Err(self.err(
@@ -472,77 +558,189 @@ impl Lowerer<'_, '_> {
                 ))
             }
         };
-        if let Some(bad) = items
-            .iter()
-            .find(|x| matches!(x.kind, ExprKind::ImpliedDo { .. }))
-        {
-            return Err(self.err(
-                bad.span,
-                "unsupported Fortran: an implied DO in a constructor assigned to an array of deferred-length strings",
-            ));
-        }
-        // The common length: given, or the first item's.
-        let mut width = match len {
-            Some(e) => {
-                let n = self.int64(e)?;
-                let zero = self.int(0, i64t);
-                let n = self.val(Inst::Binary(BinaryOp::Max, n, zero), i64t);
-                Some(self.keep_value(n))
-            }
-            None => None,
-        };
-        let mut built = Vec::with_capacity(items.len());
-        for item in &items {
-            let mut pieces = self.value_pieces(item)?;
-            if let Some(w) = width {
-                let pad = self.val(Inst::Load(w), i64t);
-                pieces.parts.push(Piece::Blanks(pad));
-                pieces.len = None;
-            }
-            let (buf, n) = self.fill_buffer(&pieces, 0)?;
-            width.get_or_insert(n);
-            built.push(buf);
-        }
-        let width = match width {
-            Some(w) => w,
-            None => {
-                let zero = self.int(0, i64t);
-                self.keep_value(zero)
-            }
-        };
-        self.release_if_allocated(v);
-        let one = self.int(1, i64t);
-        let w = self.val(Inst::Load(width), i64t);
-        let count = self.int(built.len() as i64, i64t);
-        self.emit(Inst::Allocate(v, vec![(one, w), (one, count)]), None);
-        for (k, buf) in built.into_iter().enumerate() {
-            let column = self.int(k as i64 + 1, i64t);
-            let cell = StringCell {
-                var: v,
-                element: Some(self.keep_value(column)),
-            };
-            self.for_positions(&[width], &mut |this, ks| {
-                let one = this.int(1, i64t);
-                let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
-                let to = this.cell_char(cell, at);
-                this.emit(Inst::CharAssign(to, element(buf, at)), None);
-                Ok(())
-            })?;
-            self.emit(Inst::Deallocate(buf), None);
-        }
+        self.copy_string_array(v, built, fixed)?;
+        self.emit(Inst::Deallocate(built), None);
         Ok(true)
     }
 
-    /// `to = from` for arrays of deferred-length strings: `to` takes the
-    /// shape and the characters of `from` (checked to be allocated).
-    fn copy_string_array(&mut self, to: VarId, from: &Name) -> R<()> {
+    /// True when `e` is an array constructor of strings: one with a
+    /// `character(len=n) ::` type specification, or whose items are
+    /// CHARACTER.
+    pub(super) fn is_string_constructor(&mut self, e: &Expr) -> R<bool> {
+        Ok(match &e.kind {
+            ExprKind::CharArrayConstructor { .. } => true,
+            ExprKind::ArrayConstructor(items) => self.constructor_type(items)? == Some(Type::Char),
+            _ => false,
+        })
+    }
+
+    /// The strings of the array constructor `e` ([`Self::is_string_constructor`])
+    /// in a fresh ALLOCATABLE buffer, as an array of deferred-length
+    /// strings holds them.
+    pub(super) fn string_constructor_temp(&mut self, e: &Expr) -> R<VarId> {
+        match &e.kind {
+            ExprKind::CharArrayConstructor { len, items } => {
+                self.string_array_temp(items, Some(len))
+            }
+            ExprKind::ArrayConstructor(items) => self.string_array_temp(items, None),
+            _ => Err(self.err(e.span, "not an array constructor of strings")),
+        }
+    }
+
+    /// Builds the strings of a constructor's `items` (nested constructors
+    /// and implied DO loops walked in order) into a fresh rank-2
+    /// ALLOCATABLE buffer, one string per column: of the length `len` of
+    /// a `[character(len=len) :: ...]` constructor, else of the first
+    /// item's; each item is blank-padded or cut to it. Items that are
+    /// arrays are a located error.
+    fn string_array_temp(&mut self, items: &[Expr], len: Option<&Expr>) -> R<VarId> {
         let i64t = Type::I64;
-        let from = self.string_var(from)?;
+        // The number of strings (only implied DO bounds are evaluated).
+        let count = self.temp("n", i64t);
+        let zero = self.int(0, i64t);
+        self.emit(Inst::Store(count, zero), None);
+        self.walk_strings(items, &mut |this, _| {
+            let n = this.val(Inst::Load(count), i64t);
+            let one = this.int(1, i64t);
+            let n = this.val(Inst::Binary(BinaryOp::Add, n, one), i64t);
+            this.emit(Inst::Store(count, n), None);
+            Ok(())
+        })?;
+        // The common length: given, or -1 until the first item is built.
+        let width = self.temp("w", i64t);
+        let w = match len {
+            Some(e) => {
+                let n = self.int64(e)?;
+                let zero = self.int(0, i64t);
+                self.val(Inst::Binary(BinaryOp::Max, n, zero), i64t)
+            }
+            None => self.int(-1, i64t),
+        };
+        self.emit(Inst::Store(width, w), None);
+        let strings = self.temp("strings", Type::Char);
+        let unallocated = adjit_ir::Dim {
+            lower: Bound::Const(1),
+            upper: Some(Bound::Const(0)),
+        };
+        let var = &mut self.proc.vars[strings.index()];
+        var.dims = vec![unallocated; 2];
+        var.char_len = Some(Bound::Const(1));
+        var.storage = adjit_ir::Storage::Allocatable;
+        let column = self.temp("column", i64t);
+        let one = self.int(1, i64t);
+        self.emit(Inst::Store(column, one), None);
+        self.walk_strings(items, &mut |this, item| {
+            let mut pieces = this.value_pieces(item)?;
+            let w = this.val(Inst::Load(width), i64t);
+            let zero = this.int(0, i64t);
+            let pad = this.val(Inst::Binary(BinaryOp::Max, w, zero), i64t);
+            pieces.parts.push(Piece::Blanks(pad));
+            pieces.len = None;
+            let (chars, n) = this.fill_buffer(&pieces, 0)?;
+            // The first item's length, when none is given.
+            let w = this.val(Inst::Load(width), i64t);
+            let n = this.val(Inst::Load(n), i64t);
+            let zero = this.int(0, i64t);
+            let unknown = this.val(Inst::Cmp(adjit_ir::CmpOp::Lt, w, zero), Type::Bool);
+            let w = this.val(Inst::Select(unknown, n, w), i64t);
+            this.emit(Inst::Store(width, w), None);
+            this.allocate_strings(strings, width, count);
+            let cell = StringCell {
+                var: strings,
+                element: Some(column),
+            };
+            this.for_positions(&[width], &mut |this, ks| {
+                let one = this.int(1, i64t);
+                let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+                let to = this.cell_char(cell, at);
+                this.emit(Inst::CharAssign(to, element(chars, at)), None);
+                Ok(())
+            })?;
+            this.emit(Inst::Deallocate(chars), None);
+            let k = this.val(Inst::Load(column), i64t);
+            let one = this.int(1, i64t);
+            let k = this.val(Inst::Binary(BinaryOp::Add, k, one), i64t);
+            this.emit(Inst::Store(column, k), None);
+            Ok(())
+        })?;
+        // No items: no strings, of the given length or none.
+        let w = self.val(Inst::Load(width), i64t);
+        let zero = self.int(0, i64t);
+        let w = self.val(Inst::Binary(BinaryOp::Max, w, zero), i64t);
+        self.emit(Inst::Store(width, w), None);
+        self.allocate_strings(strings, width, count);
+        Ok(strings)
+    }
+
+    /// Allocates the buffer `strings` for `count` strings of `width`
+    /// characters (I64 variables) unless it is allocated.
+    fn allocate_strings(&mut self, strings: VarId, width: VarId, count: VarId) {
+        let i64t = Type::I64;
+        let is = self.val(Inst::Allocated(strings), Type::Bool);
+        let (missing, done) = (self.block(), self.block());
+        self.terminate(Terminator::Branch {
+            cond: is,
+            then_dest: done,
+            else_dest: missing,
+        });
+        self.switch_to(missing);
+        let one = self.int(1, i64t);
+        let (w, c) = (
+            self.val(Inst::Load(width), i64t),
+            self.val(Inst::Load(count), i64t),
+        );
+        self.emit(Inst::Allocate(strings, vec![(one, w), (one, c)]), None);
+        self.jump(done);
+        self.switch_to(done);
+    }
+
+    /// Calls `visit` with every string item of a constructor's `items`, in
+    /// order: nested constructors and implied DO loops are walked (an
+    /// item that is an array is a located error).
+    fn walk_strings(
+        &mut self,
+        items: &[Expr],
+        visit: &mut dyn FnMut(&mut Self, &Expr) -> R<()>,
+    ) -> R<()> {
+        for item in items {
+            match &item.kind {
+                ExprKind::ArrayConstructor(inner) => self.walk_strings(inner, visit)?,
+                ExprKind::ImpliedDo { items: inner, .. } => {
+                    self.implied_do(item, &mut |this| this.walk_strings(inner, visit))?
+                }
+                _ if self.deferred_string_ref(item).is_none()
+                    && (self.array_source(item).is_some()
+                        || self.is_deferred_string_name(item)) =>
+                {
+                    return Err(self.err(
+                        item.span,
+                        "unsupported Fortran: an array as an item of a constructor of strings",
+                    ))
+                }
+                _ => visit(self, item)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `to = from` for arrays of deferred-length strings: `to` takes the
+    /// shape and the characters of `from` (checked to be allocated); with
+    /// a constant length `fixed` (an ALLOCATABLE CHARACTER array of
+    /// constant length), `to`'s strings have that length, `from`'s
+    /// blank-padded or cut to it.
+    fn copy_string_array(&mut self, to: VarId, from: VarId, fixed: Option<i64>) -> R<()> {
+        let i64t = Type::I64;
         if from == to {
             return Ok(());
         }
         self.require_allocated(from, self.span);
-        let width = self.val(Inst::DimExtent(from, 0), i64t);
+        let from_width = self.val(Inst::DimExtent(from, 0), i64t);
+        let width = match fixed {
+            Some(n) => self.int(n, i64t),
+            None => from_width,
+        };
+        let copied = self.val(Inst::Binary(BinaryOp::Min, width, from_width), i64t);
+        let copied = self.keep_value(copied);
         let width = self.keep_value(width);
         let count = self.val(Inst::DimExtent(from, 1), i64t);
         let count = self.keep_value(count);
@@ -553,24 +751,37 @@ impl Lowerer<'_, '_> {
             self.val(Inst::Load(count), i64t),
         );
         self.emit(Inst::Allocate(to, vec![(one, w), (one, c)]), None);
-        self.for_positions(&[width, count], &mut |this, ks| {
+        let target_char = |this: &mut Self, ks: &[adjit_ir::Value]| {
             let one = this.int(1, i64t);
             let at: Vec<_> = ks
                 .iter()
                 .map(|&k| this.val(Inst::Binary(BinaryOp::Add, k, one), i64t))
                 .collect();
+            CharRef {
+                base: CharBase::Var { var: to, index: at },
+                start: None,
+                end: None,
+            }
+        };
+        if fixed.is_some() {
+            // Blanks first, where `from`'s strings are shorter.
+            self.for_positions(&[width, count], &mut |this, ks| {
+                let dst = target_char(this, ks);
+                this.emit(Inst::CharAssign(dst, CharRef::literal(b"")), None);
+                Ok(())
+            })?;
+        }
+        self.for_positions(&[copied, count], &mut |this, ks| {
+            let dst = target_char(this, ks);
+            let one = this.int(1, i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
             let from_lb = this.val(Inst::DimLower(from, 1), i64t);
             let from_j = this.val(Inst::Binary(BinaryOp::Add, ks[1], from_lb), i64t);
             let src = CharRef {
                 base: CharBase::Var {
                     var: from,
-                    index: vec![at[0], from_j],
+                    index: vec![at, from_j],
                 },
-                start: None,
-                end: None,
-            };
-            let dst = CharRef {
-                base: CharBase::Var { var: to, index: at },
                 start: None,
                 end: None,
             };

@@ -115,7 +115,7 @@ impl Lowerer<'_, '_> {
             }
             ExprKind::CharArrayConstructor { .. } => Err(self.err(
                 e.span,
-                "unsupported Fortran: a `[character(len=n) :: ...]` constructor anywhere but assigned to an array of deferred-length strings",
+                "unsupported Fortran: a `[character(len=n) :: ...]` constructor anywhere but assigned to an array of deferred-length strings or given as an actual argument",
             )),
         }
     }
@@ -1247,6 +1247,8 @@ impl Lowerer<'_, '_> {
             out[pi] = Some(c);
             if !d.extents.is_empty() {
                 let shape = match self.array_source(e) {
+                    // (The strings' length, then their number.)
+                    _ if d.strings => vec![self.string_array_actual_len(e, &d.name, callee)?; 2],
                     Some(r) => self.extents(&r)?,
                     None => Vec::new(),
                 };

@@ -672,6 +672,9 @@ impl Lowerer<'_, '_> {
     /// else the length at run time.
     fn len_of(&mut self, x: &Expr) -> R<Operand> {
         let bare = x.without_parens();
+        if let Some(n) = self.fixed_string_len(bare) {
+            return Ok(Operand::Num(self.int(n, Type::I32), Type::I32));
+        }
         if let ExprKind::Name(n) = &bare.kind {
             if self.is_deferred_string_array(&n.text) {
                 let n = self.deferred_array_len(n)?;

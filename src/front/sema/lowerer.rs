@@ -820,6 +820,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                     value: None,
                     component_dims: None,
                     string_buffer: false,
+                    fixed_len: None,
                 };
                 let scope = &self.prog.units[self.unit].scope;
                 self.create_var(name, scope, &decl)
@@ -1264,7 +1265,12 @@ impl<'p, 'a> Lowerer<'p, 'a> {
         for (v, ti, decl, name) in created {
             let is_result = result.as_ref().is_some_and(|r| r.text == name.text);
             if ti.char_len == CharLenInfo::Deferred && is_result {
-                if decl
+                let fixed = decl.filter(|d| d.fixed_len.is_some());
+                if let (Some(d), Some(true)) = (fixed, decl.map(|d| d.dims.is_some())) {
+                    // (An array of constant length: the error of
+                    // ALLOCATABLE CHARACTER array results.)
+                    let _ = self.allocatable_result(v, &ti, d, &name);
+                } else if decl
                     .and_then(|d| d.dims.as_ref())
                     .is_some_and(|d| d.len() > 1)
                 {

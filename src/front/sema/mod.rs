@@ -469,6 +469,11 @@ pub(crate) struct Dummy {
     /// An ALLOCATABLE dummy passed by descriptor (one the procedure
     /// allocates: [`alloc_param`]).
     pub descriptor: bool,
+    /// An array of strings held as a rank-2 buffer of characters
+    /// ([`deferred_chars`]): `character(len=*) :: a(:)` (its hidden
+    /// extent is the strings' length) or `character(len=:), allocatable
+    /// :: a(:)`.
+    pub strings: bool,
     /// The components of a structure dummy that take hidden parameters
     /// (ALLOCATABLE ones, those of an array of structures of assumed shape
     /// of rank > 1), each as a dummy of its own (named `g%u`).
@@ -652,6 +657,7 @@ impl Sig {
                     status: param_index(&scope::status_name(&a.text)),
                     extents: extents(&a.text),
                     descriptor: descriptor(&a.text),
+                    strings: decl.is_some_and(|d| d.string_buffer && d.dims.is_some()),
                     lbounds: lbounds(&a.text),
                     leaves: st
                         .into_iter()
@@ -669,6 +675,7 @@ impl Sig {
                                 extents: extents(l),
                                 lbounds: lbounds(l),
                                 descriptor: descriptor(l),
+                                strings: false,
                                 leaves: Vec::new(),
                             })
                         })

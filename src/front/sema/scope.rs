@@ -95,6 +95,12 @@ pub struct VarDecl {
     /// The dimensions start with those of a deferred-length string's
     /// buffer of characters (`deferred_string_shape` gave them).
     pub string_buffer: bool,
+    /// The constant length of an ALLOCATABLE CHARACTER variable declared
+    /// `character(len=n), allocatable`: it is held as a deferred-length
+    /// string (its type's length is `Deferred`) whose allocations and
+    /// assignments keep that length (a length above 65535 is not kept:
+    /// such a variable behaves as a deferred-length one).
+    pub fixed_len: Option<u16>,
 }
 
 impl VarDecl {
@@ -116,6 +122,7 @@ impl VarDecl {
             value: None,
             component_dims: None,
             string_buffer: false,
+            fixed_len: None,
         }
     }
 }
@@ -155,8 +162,12 @@ pub struct Component {
     pub init: Option<Expr>,
     /// ALLOCATABLE (a deferred-shape array of a numeric or LOGICAL type,
     /// a scalar: numeric, LOGICAL or of derived type, or a deferred-length
-    /// string).
+    /// string or a rank-1 array of them).
     pub allocatable: bool,
+    /// The constant length of an ALLOCATABLE CHARACTER component
+    /// (`character(len=8), allocatable :: tags(:)`), whose type is then
+    /// a deferred-length string's (see [`VarDecl::fixed_len`]).
+    pub fixed_len: Option<u16>,
 }
 
 impl Component {
@@ -1246,13 +1257,23 @@ impl Builder<'_, '_> {
                 if let (CompType::Plain(ti), Some(l)) = (&mut cty, &e.char_len) {
                     ti.char_len = self.char_len(l);
                 }
+                // An ALLOCATABLE CHARACTER component of constant length is
+                // held as a deferred-length string keeping that length.
+                let mut fixed_len = None;
+                if let (CompType::Plain(ti), Some(_)) = (&mut cty, allocatable) {
+                    if let (Type::Char, CharLenInfo::Const(n)) = (ti.ty, &ti.char_len) {
+                        fixed_len = u16::try_from(*n).ok();
+                        ti.char_len = CharLenInfo::Deferred;
+                    }
+                }
+                let string_rank = dims.as_ref().map_or(0, Vec::len);
                 if matches!(&cty, CompType::Plain(ti) if ti.char_len == CharLenInfo::Deferred)
-                    && (allocatable.is_none() || dims.is_some())
+                    && (allocatable.is_none() || string_rank > 1)
                 {
                     self.error(
                         e.name.span,
                         format!(
-                            "unsupported Fortran: deferred-length CHARACTER component `{}` (`character(len=:)`) that is not an ALLOCATABLE scalar",
+                            "unsupported Fortran: deferred-length CHARACTER component `{}` (`character(len=:)`) that is not ALLOCATABLE, or of rank above 1",
                             e.name.text
                         ),
                     );
@@ -1264,6 +1285,7 @@ impl Builder<'_, '_> {
                     dims,
                     init: e.init.clone(),
                     allocatable: allocatable.is_some(),
+                    fixed_len,
                 });
             }
         }
@@ -1597,6 +1619,7 @@ impl Builder<'_, '_> {
                         allocatable: (c.allocatable && !scalar)
                             .then_some(template.span)
                             .or(template.allocatable),
+                        fixed_len: c.fixed_len,
                         ..template.clone()
                     };
                     self.scope.syms.insert(name.clone(), Sym::Var(v));
@@ -1883,6 +1906,16 @@ impl Builder<'_, '_> {
                     ..
                 })
             );
+            // (A CHARACTER ALLOCATABLE of constant length is held as a
+            // deferred-length string: `deferred_string_shape`.)
+            let string = deferred
+                || matches!(
+                    v.ty,
+                    Some(TypeInfo {
+                        ty: Type::Char,
+                        char_len: CharLenInfo::Const(_),
+                    })
+                );
             let rank = v.dims.as_ref().map_or(0, Vec::len);
             if deferred && rank > 1 && !v.string_buffer {
                 self.error(
@@ -1893,7 +1926,7 @@ impl Builder<'_, '_> {
                     ),
                 );
             }
-            if let (Some(span), true, false) = (allocatable, scalar, deferred) {
+            if let (Some(span), true, false) = (allocatable, scalar, string) {
                 self.allocatable_scalar(&e.name, span, None);
             }
         }
@@ -1957,12 +1990,36 @@ impl Builder<'_, '_> {
 /// allocatable :: s`) its storage, a rank-1 ALLOCATABLE array of
 /// one-character elements (`sema::deferred_chars`; a dummy argument is
 /// passed by descriptor, `sema::alloc_param`); a rank-1 array of such
-/// strings (`names(:)`), a rank-2 one, the characters of each string
-/// along its first dimension. The reason when the declaration is not one
-/// this supports (not ALLOCATABLE, an array dummy argument; arrays of
+/// strings (`names(:)`, a dummy argument too), a rank-2 one, the
+/// characters of each string along its first dimension. An assumed-length
+/// assumed-shape dummy `character(len=*) :: a(:)` takes the same form,
+/// not ALLOCATABLE: a rank-2 assumed-shape array of characters, its
+/// length the hidden extent of its first dimension. The reason when the
+/// declaration is not one this supports (not ALLOCATABLE; arrays of
 /// higher rank are refused where declared). A module variable's imported
 /// copy already has its storage's dimensions.
 fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
+    if let (Some(_), Some(t), false) = (v.allocatable, v.ty.as_mut(), v.string_buffer) {
+        if let (Type::Char, CharLenInfo::Const(n)) = (t.ty, &t.char_len) {
+            v.fixed_len = u16::try_from(*n).ok();
+            t.char_len = CharLenInfo::Deferred;
+            if v.dims.as_ref().is_some_and(|d| d.len() > 1) {
+                return Some(format!(
+                    "unsupported Fortran: the ALLOCATABLE CHARACTER array `{name}` of rank above 1"
+                ));
+            }
+        }
+    }
+    if is_assumed_string_array_dummy(v) {
+        if let Some(t) = v.ty.as_mut() {
+            t.char_len = CharLenInfo::Deferred;
+        }
+        v.dims
+            .get_or_insert_with(Vec::new)
+            .insert(0, DimSpec::AssumedShape { lower: None });
+        v.string_buffer = true;
+        return None;
+    }
     if !matches!(
         v.ty,
         Some(TypeInfo {
@@ -1980,16 +2037,29 @@ fn deferred_string_shape(name: &str, v: &mut VarDecl) -> Option<String> {
     if v.string_buffer {
         return None;
     }
-    if v.dims.is_some() && v.arg.is_some() {
-        return Some(format!(
-            "unsupported Fortran: the deferred-length CHARACTER array dummy argument `{name}`"
-        ));
-    }
     v.dims
         .get_or_insert_with(Vec::new)
         .insert(0, DimSpec::AssumedShape { lower: None });
     v.string_buffer = true;
     None
+}
+
+/// Whether `v` declares an assumed-length CHARACTER dummy argument of
+/// assumed shape and rank 1, `character(len=*) :: a(:)`, not yet given
+/// its buffer form.
+fn is_assumed_string_array_dummy(v: &VarDecl) -> bool {
+    v.arg.is_some()
+        && !v.string_buffer
+        && v.allocatable.is_none()
+        && matches!(
+            v.ty,
+            Some(TypeInfo {
+                ty: Type::Char,
+                char_len: CharLenInfo::Assumed,
+                ..
+            })
+        )
+        && matches!(v.dims.as_deref(), Some([DimSpec::AssumedShape { .. }]))
 }
 
 /// The names a type or DIMENSION declaration declares.

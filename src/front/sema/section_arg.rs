@@ -110,6 +110,18 @@ impl Lowerer<'_, '_> {
                     }
                     continue;
                 }
+                // A constructor of strings: a buffer of characters, as
+                // an array of deferred-length strings holds them.
+                if !self.arg_temps.iter().any(|t| t.is_for(e)) && self.is_string_constructor(e)? {
+                    let temp = self.string_constructor_temp(e)?;
+                    self.arg_temps.push(ArgTemp {
+                        expr: e,
+                        temp,
+                        back: None,
+                    });
+                    made = true;
+                    continue;
+                }
                 if (super::char_expr::may_need_char_temp(e) || self.runtime_len_fn(e).is_some())
                     && !self.arg_temps.iter().any(|t| t.is_for(e))
                 {

@@ -1338,6 +1338,18 @@ impl Lowerer<'_, '_> {
                 statuses.push(status);
             }
             let Some(v) = v.or(c.init.as_ref()) else {
+                let string = matches!(&c.ty, super::scope::CompType::Plain(ti) if ti.char_len == super::scope::CharLenInfo::Deferred);
+                if let (true, true, None) = (c.allocatable, string, target_args) {
+                    // A string (or an array of them) left unallocated.
+                    let leaf = Name {
+                        text: format!("{}%{}", target.text, c.name),
+                        span: target.span,
+                    };
+                    if let Resolved::Var(leaf) = self.resolve(&leaf)? {
+                        self.release_if_allocated(leaf);
+                    }
+                    continue;
+                }
                 if c.allocatable && c.dims.is_none() {
                     continue; // left unallocated
                 }

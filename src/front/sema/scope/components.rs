@@ -70,6 +70,12 @@ impl Builder<'_, '_> {
             // A deferred-length string (`character(len=:), allocatable
             // :: s`); arrays of them are refused with the declaration.
             (CompType::Plain(ti), _) if ti.char_len == super::CharLenInfo::Deferred => return true,
+            // Of constant length: held as a deferred-length string.
+            (CompType::Plain(ti), _)
+                if ti.ty == Type::Char && matches!(ti.char_len, super::CharLenInfo::Const(_)) =>
+            {
+                return true
+            }
             (CompType::Plain(ti), _) if ti.ty == Type::Char => {
                 format!("unsupported Fortran: ALLOCATABLE character component `{n}`")
             }
