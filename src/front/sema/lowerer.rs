@@ -213,6 +213,11 @@ pub(crate) struct ArgTemp {
     pub temp: VarId,
     /// The section to copy back after the call.
     pub back: Option<CopyBack>,
+    /// The section of the storage of an ALLOCATABLE component of an array
+    /// of structures to copy back after the call (`sema::ragged_arg`): the
+    /// temporary has the component's dimensions first and may have been
+    /// left unallocated, or grown, by the call.
+    pub storage: Option<CopyBack>,
 }
 
 impl ArgTemp {
