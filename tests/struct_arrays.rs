@@ -259,7 +259,7 @@ end subroutine f
 #[test]
 fn sections_with_allocatable_array_components_differentiate() {
     let expected = |x: &[f64]| vec![2.0 * x[0], 8.0, 6.0 * x[2], 16.0];
-    let bad = gradient_problems(RAGGED, 0x7a99_ed, 4, &expected);
+    let bad = gradient_problems(RAGGED, 0x007a_99ed, 4, &expected);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
