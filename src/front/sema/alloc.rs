@@ -624,18 +624,31 @@ impl Lowerer<'_, '_> {
     /// A fresh ALLOCATABLE temporary of element type `ty`, allocated with
     /// lower bounds 1 and the extents held in the I64 temporaries `extents`.
     pub(super) fn allocated_temp(&mut self, ty: Type, extents: &[VarId]) -> VarId {
+        let tmp = self.unallocated_temp(ty, extents.len());
+        self.allocate_from_one(tmp, extents);
+        tmp
+    }
+
+    /// A fresh ALLOCATABLE temporary of element type `ty` and rank `rank`,
+    /// not allocated.
+    pub(super) fn unallocated_temp(&mut self, ty: Type, rank: usize) -> VarId {
         self.ntemps += 1;
         let unallocated = Dim {
             lower: Bound::Const(1),
             upper: Some(Bound::Const(0)),
         };
-        let tmp = self.proc.add_var(Var {
+        self.proc.add_var(Var {
             name: format!("_at{}", self.ntemps),
             ty,
-            dims: vec![unallocated; extents.len()],
+            dims: vec![unallocated; rank],
             char_len: None,
             storage: Storage::Allocatable,
-        });
+        })
+    }
+
+    /// Allocates `tmp` with lower bounds 1 and the extents held in the I64
+    /// temporaries `extents`.
+    pub(super) fn allocate_from_one(&mut self, tmp: VarId, extents: &[VarId]) {
         let bounds = extents
             .iter()
             .map(|&e| {
@@ -644,7 +657,6 @@ impl Lowerer<'_, '_> {
             })
             .collect();
         self.emit(Inst::Allocate(tmp, bounds), None);
-        tmp
     }
 
     /// Ends an assignment through the temporary `tmp` of extents `extents`:

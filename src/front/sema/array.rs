@@ -189,16 +189,18 @@ impl Lowerer<'_, '_> {
     }
 
     /// True when a name applied to arguments denotes the intrinsic (no
-    /// variable, statement function or user procedure shadows it).
+    /// array, structure, statement function, EXTERNAL name or user
+    /// procedure of this scope or an enclosing one shadows it: a local
+    /// `type(pt) :: all(3)` makes `all(2)` its element).
     pub(crate) fn names_intrinsic(&self, name: &Name) -> bool {
-        !self.vars.contains_key(&name.text)
-            && self
-                .visible_decl(&name.text)
-                .is_none_or(|(_, d)| d.dims.is_none())
-            && !matches!(
-                self.u().scope.syms.get(&name.text),
-                Some(super::scope::Sym::StmtFunc(_) | super::scope::Sym::External(_))
-            )
+        use super::scope::Sym;
+        let shadowed = match self.visible_sym(&name.text) {
+            Some((_, Sym::Var(d))) => d.dims.is_some(),
+            Some((_, Sym::Struct(_) | Sym::StmtFunc(_) | Sym::External(_))) => true,
+            _ => false,
+        };
+        !shadowed
+            && !self.vars.contains_key(&name.text)
             && self.prog.find_proc(self.unit, &name.text).is_none()
     }
 

@@ -239,6 +239,7 @@ impl Lowerer<'_, '_> {
             expr: e,
             temp,
             back: None,
+            storage: None,
         }))
     }
 

@@ -213,6 +213,11 @@ pub(crate) struct ArgTemp {
     pub temp: VarId,
     /// The section to copy back after the call.
     pub back: Option<CopyBack>,
+    /// The section of the storage of an ALLOCATABLE component of an array
+    /// of structures to copy back after the call (`sema::ragged_arg`): the
+    /// temporary has the component's dimensions first and may have been
+    /// left unallocated, or grown, by the call.
+    pub storage: Option<CopyBack>,
 }
 
 impl ArgTemp {
@@ -550,25 +555,23 @@ impl<'p, 'a> Lowerer<'p, 'a> {
 
     /// The declaration of a variable visible by name (own, host, module).
     pub fn visible_decl(&self, name: &str) -> Option<(&'p Scope, &'p VarDecl)> {
-        let own = &self.u().scope;
-        if let Some(s) = own.syms.get(name) {
-            return match s {
-                Sym::Var(v) => Some((own, v)),
-                _ => None,
-            };
+        match self.visible_sym(name)? {
+            (s, Sym::Var(v)) => Some((s, v)),
+            _ => None,
         }
-        for s in [self.host_scope(), self.module_scope()]
-            .into_iter()
-            .flatten()
-        {
-            if let Some(sym) = s.syms.get(name) {
-                return match sym {
-                    Sym::Var(v) => Some((s, v)),
-                    _ => None,
-                };
-            }
-        }
-        None
+    }
+
+    /// The symbol a name has in the nearest scope declaring it (own, host,
+    /// module), with that scope.
+    pub fn visible_sym(&self, name: &str) -> Option<(&'p Scope, &'p Sym)> {
+        [
+            Some(&self.u().scope),
+            self.host_scope(),
+            self.module_scope(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|s| s.syms.get(name).map(|sym| (s, sym)))
     }
 
     /// True when a name denotes an array variable.

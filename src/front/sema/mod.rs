@@ -74,6 +74,7 @@ mod module_alloc;
 mod operators;
 mod optional_proc;
 mod ragged;
+mod ragged_arg;
 mod ragged_assign;
 mod reductions;
 mod scope;

@@ -39,13 +39,13 @@ pub(super) fn is_storage(scope: &super::scope::Scope, name: &str) -> bool {
 
 /// A component of an array of structures stored as described in the
 /// module documentation.
-struct Ragged {
+pub(super) struct Ragged {
     /// The component as written after completion (`b%u`).
-    name: String,
+    pub(super) name: String,
     /// The rank of the component.
-    rank: usize,
+    pub(super) rank: usize,
     /// The rank of the array of structures.
-    elems: usize,
+    pub(super) elems: usize,
 }
 
 /// An expression node.
@@ -79,7 +79,7 @@ fn is_colon(a: &Arg) -> bool {
 impl Lowerer<'_, '_> {
     /// The component `text` names, when it is one of an array of
     /// structures with its own allocation per element.
-    fn ragged(&self, text: &str) -> Option<Ragged> {
+    pub(super) fn ragged(&self, text: &str) -> Option<Ragged> {
         if !text.contains('%') {
             return None;
         }
@@ -427,7 +427,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The variable of a leaf of the component `rg`.
-    fn ragged_var(&mut self, text: String, span: Span) -> R<VarId> {
+    pub(super) fn ragged_var(&mut self, text: String, span: Span) -> R<VarId> {
         match self.resolve(&Name { text, span })? {
             Resolved::Var(v) => Ok(v),
             _ => Err(self.err(span, "component storage not found")),
@@ -566,7 +566,13 @@ impl Lowerer<'_, '_> {
     /// Makes the storage of `rg` at least `widths` (I64 temporaries) wide
     /// in the component's dimensions, allocating it or reallocating it
     /// with every element's values kept.
-    fn ragged_grow(&mut self, rg: &Ragged, bv: VarId, widths: &[VarId], span: Span) -> R<()> {
+    pub(super) fn ragged_grow(
+        &mut self,
+        rg: &Ragged,
+        bv: VarId,
+        widths: &[VarId],
+        span: Span,
+    ) -> R<()> {
         let data = self.ragged_var(data_name(&rg.name), span)?;
         let ty = self.proc.var(data).ty;
         let is = self.val(Inst::Allocated(data), Type::Bool);

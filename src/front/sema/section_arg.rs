@@ -103,7 +103,9 @@ impl Lowerer<'_, '_> {
                         ArgValue::Expr(x) => Some(x),
                         ArgValue::Range { .. } => None,
                     }) {
-                        if needs_temp(self, x) {
+                        if self.prepare_storage_section(x)? {
+                            made = true;
+                        } else if needs_temp(self, x) {
                             self.prepare_actual(x)?;
                             made = true;
                         }
@@ -409,6 +411,27 @@ impl Lowerer<'_, '_> {
             args: Some(args),
             call: None,
         })?;
+        let sel = self.section_sel(v, args)?;
+        let ty = self.proc.var(v).ty;
+        let temp = self.exact_temp(ty, &extents);
+        let copy = CopyBack {
+            temp,
+            var: v,
+            sel,
+            extents,
+        };
+        self.copy_section(&copy, true)?;
+        Ok(ArgTemp {
+            expr: e,
+            temp,
+            back: Some(copy),
+            storage: None,
+        })
+    }
+
+    /// The subscripts `args` of a section of `v`, evaluated once (into I64
+    /// temporaries, readable from later blocks).
+    pub(super) fn section_sel(&mut self, v: VarId, args: &[Arg]) -> R<Vec<Sel>> {
         let mut sel = Vec::new();
         for (d, a) in args.iter().enumerate() {
             sel.push(match &a.value {
@@ -432,20 +455,7 @@ impl Lowerer<'_, '_> {
                 }
             });
         }
-        let ty = self.proc.var(v).ty;
-        let temp = self.exact_temp(ty, &extents);
-        let copy = CopyBack {
-            temp,
-            var: v,
-            sel,
-            extents,
-        };
-        self.copy_section(&copy, true)?;
-        Ok(ArgTemp {
-            expr: e,
-            temp,
-            back: Some(copy),
-        })
+        Ok(sel)
     }
 
     /// An integer expression as an I64 value.
@@ -528,21 +538,7 @@ impl Lowerer<'_, '_> {
         let sel = c.sel.clone();
         let (temp, var) = (c.temp, c.var);
         self.for_positions(&c.extents.clone(), &mut |this, pos| {
-            let i64t = Type::I64;
-            let mut idx = Vec::new();
-            let mut k = 0;
-            for s in &sel {
-                idx.push(match *s {
-                    Sel::At(x) => this.val(Inst::Load(x), i64t),
-                    Sel::Range { lo, stride } => {
-                        let lo = this.val(Inst::Load(lo), i64t);
-                        let st = this.val(Inst::Load(stride), i64t);
-                        let off = this.val(Inst::Binary(BinaryOp::Mul, pos[k], st), i64t);
-                        k += 1;
-                        this.val(Inst::Binary(BinaryOp::Add, lo, off), i64t)
-                    }
-                });
-            }
+            let idx = this.selected_index(&sel, pos);
             let lin = this.linear(&c.extents, pos);
             if into_temp {
                 let x = this.val(Inst::LoadElem(var, idx), ty);
@@ -553,6 +549,25 @@ impl Lowerer<'_, '_> {
             }
             Ok(())
         })
+    }
+
+    /// The subscripts of the element at the 0-based positions `pos` (one
+    /// per triplet) of the section `sel`.
+    pub(super) fn selected_index(&mut self, sel: &[Sel], pos: &[Value]) -> Vec<Value> {
+        let i64t = Type::I64;
+        let mut ranges = pos.iter();
+        sel.iter()
+            .map(|s| match *s {
+                Sel::At(x) => self.val(Inst::Load(x), i64t),
+                Sel::Range { lo, stride } => {
+                    let lo = self.val(Inst::Load(lo), i64t);
+                    let st = self.val(Inst::Load(stride), i64t);
+                    let p = *ranges.next().expect("a position per triplet");
+                    let off = self.val(Inst::Binary(BinaryOp::Mul, p, st), i64t);
+                    self.val(Inst::Binary(BinaryOp::Add, lo, off), i64t)
+                }
+            })
+            .collect()
     }
 
     /// The 1-based column-major position of 0-based positions in a shape.
@@ -600,7 +615,12 @@ impl Lowerer<'_, '_> {
         for c in temps.iter().filter_map(|t| t.back.as_ref()) {
             self.copy_section(c, false)?;
         }
-        for t in &temps {
+        // (A storage temporary is released by its copy back, when the
+        // call left it allocated.)
+        for c in temps.iter().filter_map(|t| t.storage.as_ref()) {
+            self.storage_copy_back(c)?;
+        }
+        for t in temps.iter().filter(|t| t.storage.is_none()) {
             if self.proc.var(t.temp).storage == Storage::Allocatable {
                 self.emit(Inst::Deallocate(t.temp), None);
             }
@@ -615,6 +635,7 @@ impl Lowerer<'_, '_> {
                 expr: e,
                 temp: self.streamed_temp(e, items)?,
                 back: None,
+                storage: None,
             });
         }
         let mut ty = None;
@@ -648,6 +669,7 @@ impl Lowerer<'_, '_> {
             expr: e,
             temp,
             back: None,
+            storage: None,
         })
     }
 
@@ -677,6 +699,7 @@ impl Lowerer<'_, '_> {
             expr: e,
             temp,
             back: None,
+            storage: None,
         })
     }
 }

@@ -4,7 +4,9 @@
 //! component's own dimensions first (see `structure`), so a section of it
 //! (`cells(2:n-1)`, `cells(1:n:2)`, `grid(:, j)`, `grid(i, :)`) given for a
 //! structure dummy is one section per leaf: `cells%w(2:n-1)` and, for an
-//! array component `q(4)`, `cells%q(:, 2:n-1)`. Each leaf section is then
+//! array component `q(4)`, `cells%q(:, 2:n-1)` (the storage of an
+//! ALLOCATABLE array component, `cells%u.data(:, 2:n-1)`, goes through a
+//! temporary of its own: `sema::ragged_arg`). Each leaf section is then
 //! passed as any numeric section is (`section_arg`): by the address of its
 //! first element, or as a slice for an assumed-shape dummy, when it is
 //! contiguous; through a temporary copied in before the call and back
@@ -40,7 +42,7 @@ use adjit_ir::{Bound, Span};
 use std::rc::Rc;
 
 /// A subscript `:`.
-fn full_range() -> Arg {
+pub(super) fn full_range() -> Arg {
     Arg {
         keyword: None,
         value: ArgValue::Range {
@@ -84,19 +86,6 @@ impl Lowerer<'_, '_> {
         };
         let rank = st.dims.as_ref().map_or(0, Vec::len);
         self.check_subscript_count(name, rank, args.len())?;
-        // The storage of an ALLOCATABLE array component (`b%u.data`); the
-        // status of an ALLOCATABLE scalar one (`b%s.alloc`) is an array of
-        // the structures' shape like the others.
-        if let Some(l) = st.leaves.iter().find(|l| self.is_component_storage(l)) {
-            let comp = l.split('.').next().unwrap_or(l);
-            return Err(self.err(
-                name.span,
-                format!(
-                    "unsupported Fortran: a section of the array of structures `{}`, whose type has the ALLOCATABLE component `{comp}`, as an actual argument",
-                    name.text
-                ),
-            ));
-        }
         let mut leaves = Vec::new();
         for l in &st.leaves {
             let leaf = Name {
@@ -443,6 +432,19 @@ impl Lowerer<'_, '_> {
         out: &mut [Option<CallArg>],
     ) -> R<()> {
         for (&pi, leaf) in d.params.iter().zip(leaves) {
+            // The storage of an ALLOCATABLE array component goes through
+            // its temporary (`sema::ragged_arg`).
+            let storage = match &leaf.value {
+                ArgValue::Expr(x) => self
+                    .arg_temps
+                    .iter()
+                    .find(|t| t.is_for(x) && t.storage.is_some()),
+                ArgValue::Range { .. } => None,
+            };
+            if let Some(t) = storage {
+                out[pi] = Some(CallArg::Var(t.temp));
+                continue;
+            }
             if let Some(ld) = d.leaves.iter().find(|l| l.params.first() == Some(&pi)) {
                 self.plain_actual(sig, ld, leaf, i, callee, (explicit, true), out)?;
                 continue;
