@@ -1506,7 +1506,8 @@ impl Builder<'_, '_> {
                 // (a strided section goes through a temporary), so
                 // CONTIGUOUS changes nothing either; PROTECTED only forbids
                 // what a valid program does not do.
-                Attr::Other(n) if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
+                Attr::Other(n)
+                    if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
                 Attr::Parameter => {
                     self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
                     return;
@@ -1830,7 +1831,8 @@ impl Builder<'_, '_> {
                 // (a strided section goes through a temporary), so
                 // CONTIGUOUS changes nothing either; PROTECTED only forbids
                 // what a valid program does not do.
-                Attr::Other(n) if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
+                Attr::Other(n)
+                    if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
                 Attr::Dimension(d) => dims = Some(d.clone()),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Parameter => is_param = true,

@@ -653,7 +653,9 @@ impl Lowerer<'_, '_> {
         // Numeric or logical (`mask=x > 0`); character values are not
         // built element by element.
         let ty = match self.type_and_rank(e)?.0 {
-            Type::Char => return Err(self.err(e.span, "expected a numeric or logical array expression")),
+            Type::Char => {
+                return Err(self.err(e.span, "expected a numeric or logical array expression"))
+            }
             t => t,
         };
         let extents = self.extents(&src)?;
