@@ -33,14 +33,14 @@ contains
   end function total
 end module fv_state
 
-subroutine fv_update(n, x, dt, s, mass, edge, grid)
+subroutine fv_update(n, x, dt, u, mass, edge, grid)
   use fv_state
   implicit none
   integer, intent(in) :: n
   real(dp), intent(inout) :: x(n)
   real(dp), intent(in) :: dt
-  type(state), intent(out) :: s
-  real(dp), intent(out) :: mass, edge, grid(3, 4)
+  real(dp), intent(out) :: u(n), mass, edge, grid(3, 4)
+  type(state) :: s
   integer :: i, k
   s%u = 0
   s%flux = 0
@@ -65,6 +65,7 @@ subroutine fv_update(n, x, dt, s, mass, edge, grid)
     col = col - sum(evens)
     edge = edge + size(evens) + row(3)
   end associate
+  u = s%u(1:n)
 end subroutine fv_update
 
 subroutine residual_norms(n, a, x, b, r, rnorm, rmax)

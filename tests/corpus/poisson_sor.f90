@@ -4,7 +4,7 @@
 ! residual norm falls under the tolerance, an optimal relaxation factor
 ! computed from the grid size unless one is given, and a grid type
 ! carrying the spacing and the interior size.
-! adjit-test: --entry poisson_solve --set m=8 --set amp=2.5 --set edge=0.3 --set tol=1e-10
+! adjit-test: --entry poisson_solve --set m=8 --set amp=2.5 --set edge=0.3 --set tol=1e-10 --set omega=0
 ! adjit-test: --entry poisson_solve --set m=6 --set amp=-1.0 --set edge=1.2 --set tol=1e-8 --set omega=1.5
 module poisson2d
   implicit none
@@ -76,7 +76,7 @@ subroutine poisson_solve(m, amp, edge, tol, omega, centre, mean, iterations)
   implicit none
   integer, intent(in) :: m
   real(dp), intent(in) :: amp, edge, tol
-  real(dp), intent(in), optional :: omega
+  real(dp), intent(in) :: omega
   real(dp), intent(out) :: centre, mean
   integer, intent(out) :: iterations
   type(grid2d) :: g
@@ -93,7 +93,12 @@ subroutine poisson_solve(m, amp, edge, tol, omega, centre, mean, iterations)
   u = 0
   u(0, :) = edge
   u(m+1, :) = edge*[(real(j, dp)*g%h, j = 0, m + 1)]
-  call sor_solve(g, u, f, tol, iterations, omega)
+  ! omega <= 0: the solver's optimal factor.
+  if (omega > 0) then
+    call sor_solve(g, u, f, tol, iterations, omega)
+  else
+    call sor_solve(g, u, f, tol, iterations)
+  end if
   centre = u((m + 1)/2, (m + 1)/2)
   mean = sum(u(1:m, 1:m))/m**2
 end subroutine poisson_solve
