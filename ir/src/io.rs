@@ -422,9 +422,11 @@ pub fn list_directed(items: &[Item]) -> String {
 }
 
 /// Appends `s` right-justified in `w` columns (asterisks when it does not
-/// fit).
+/// fit); a width of 0 (`I0`, `F0.3`) is the minimal width, `s` itself.
 fn right(out: &mut String, s: &str, w: usize) {
-    if s.len() > w {
+    if w == 0 {
+        out.push_str(s);
+    } else if s.len() > w {
         out.extend(std::iter::repeat_n('*', w));
     } else {
         out.extend(std::iter::repeat_n(' ', w - s.len()));
@@ -467,8 +469,9 @@ fn fixed(x: f64, w: usize, d: usize, p: i32) -> String {
         s.push('.');
     }
     let sign = sign_of(x);
-    // The leading zero goes when there is no room for it.
-    if s.starts_with("0.") && sign.len() + s.len() > w && w > 0 {
+    // The leading zero goes when there is no room for it, and in the
+    // minimal width (`F0.3`), as gfortran writes it.
+    if s.starts_with("0.") && (w == 0 || sign.len() + s.len() > w) {
         s.remove(0);
     }
     let s = format!("{sign}{s}");
@@ -1034,6 +1037,19 @@ mod tests {
             formatted(&f, &items).unwrap(),
             "   0.50   1.00   1.50\n   2.00\n"
         );
+        // Width 0: the minimal width (gfortran: `n=8 t=2.750 m=-12`).
+        let f = parse_format(b"(a,i0,a,f0.3,a,i0)").unwrap();
+        let items = [
+            Item::Char(b"n=".to_vec()),
+            Item::Int(8, 4),
+            Item::Char(b" t=".to_vec()),
+            Item::Real(2.75, true),
+            Item::Char(b" m=".to_vec()),
+            Item::Int(-12, 4),
+        ];
+        assert_eq!(formatted(&f, &items).unwrap(), "n=8 t=2.750 m=-12\n");
+        let f = parse_format(b"(f0.3)").unwrap();
+        assert_eq!(formatted(&f, &[Item::Real(0.5, true)]).unwrap(), ".500\n");
         assert!(formatted(&parse_format(b"(i5)").unwrap(), &[Item::Real(1.0, true)]).is_err());
         assert!(parse_format(b"(5hhello)").is_err());
     }

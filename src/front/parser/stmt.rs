@@ -170,11 +170,20 @@ impl StmtParser<'_> {
             let is_standard =
                 matches!(&unit.kind, ExprKind::Int { value, .. } if *value == standard);
             if !is_standard {
+                // A named unit is an integer unit number or a character
+                // variable (an internal file); the parser cannot tell.
+                let what = match &unit.kind {
+                    ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => format!(
+                        "`{}`, a unit other than `*` or {standard} (file I/O) or a character \
+                         variable (internal file I/O)",
+                        n.text
+                    ),
+                    _ => format!("a unit other than `*` or {standard} (file I/O)"),
+                };
                 return Err(Diagnostic::error(
                     unit_span,
                     format!(
-                        "unsupported Fortran: {statement} {} a unit other than `*` or {standard} \
-                         (file I/O)",
+                        "unsupported Fortran: {statement} {} {what}",
                         if read { "from" } else { "to" }
                     ),
                 ));

@@ -82,6 +82,16 @@ impl Lowerer<'_, '_> {
             ));
         }
         for object in objects {
+            let bounded;
+            let object = match (&object.kind, source.or(mold)) {
+                (ExprKind::Name(name), Some(from)) => {
+                    // Kept for the lowerer's lifetime (see `Lowerer::lifted`).
+                    bounded = std::rc::Rc::new(self.bounds_of_source(name, from)?);
+                    self.lifted.push(bounded.clone());
+                    &*bounded
+                }
+                _ => object,
+            };
             let ExprKind::Apply { name, args } = &object.kind else {
                 let span = object.span;
                 return Err(self.err(
@@ -152,7 +162,7 @@ impl Lowerer<'_, '_> {
             // Every element takes the source's value (a scalar is
             // broadcast; an array must conform).
             if let Some(target) = objects.first().and_then(|o| match &o.kind {
-                ExprKind::Apply { name, .. } => Some(name.clone()),
+                ExprKind::Apply { name, .. } | ExprKind::Name(name) => Some(name.clone()),
                 _ => None,
             }) {
                 let whole = Expr {
@@ -164,6 +174,58 @@ impl Lowerer<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// `allocate (a, source=e)` (or `mold=e`) without bounds: `a` takes the
+    /// bounds of `e`, `a(lbound(e, 1):ubound(e, 1), ...)` for an array
+    /// variable, `a(size(e, 1), ...)` for an array expression (lower
+    /// bounds 1).
+    fn bounds_of_source(&mut self, name: &Name, from: &Expr) -> R<Expr> {
+        let rank = self.type_and_rank(from)?.1;
+        if rank == 0 {
+            return Err(self.err(
+                name.span,
+                format!("ALLOCATE of `{}` without bounds takes them from SOURCE= or MOLD=, which is not an array", name.text),
+            ));
+        }
+        let variable = matches!(&from.kind, ExprKind::Name(n) if self.is_array_name(&n.text));
+        let at = |kind| Expr {
+            kind,
+            span: name.span,
+        };
+        let inquiry = |f: &str, d: usize| {
+            at(ExprKind::Apply {
+                name: Name {
+                    text: f.to_string(),
+                    span: name.span,
+                },
+                args: vec![
+                    Arg::positional(from.clone()),
+                    Arg::positional(at(ExprKind::Int {
+                        value: d as i64,
+                        kind: None,
+                    })),
+                ],
+            })
+        };
+        let args = (1..=rank)
+            .map(|d| Arg {
+                keyword: None,
+                value: if variable {
+                    ArgValue::Range {
+                        lo: Some(inquiry("lbound", d)),
+                        hi: Some(inquiry("ubound", d)),
+                        stride: None,
+                    }
+                } else {
+                    ArgValue::Expr(inquiry("size", d))
+                },
+            })
+            .collect();
+        Ok(at(ExprKind::Apply {
+            name: name.clone(),
+            args,
+        }))
     }
 
     /// Before a use of the ALLOCATABLE array `v` that reads its shape (the

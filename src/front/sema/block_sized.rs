@@ -25,6 +25,18 @@ impl Lowerer<'_, '_> {
             .map(|(_, n, d)| (n.clone(), d.clone()))
             .collect();
         for (name, dims) in arrays {
+            // Bounds may read the associate names of enclosing ASSOCIATE
+            // constructs (`associate (m => n - 1); block; real :: w(m)`).
+            let dims: Vec<DimSpec> = dims
+                .into_iter()
+                .map(|d| match d {
+                    DimSpec::Explicit { lower, upper } => DimSpec::Explicit {
+                        lower: lower.map(|e| self.with_associate_names(&e)),
+                        upper: self.with_associate_names(&upper),
+                    },
+                    other => other,
+                })
+                .collect();
             let span = name.span;
             let expr = |kind| Expr { kind, span };
             let stmt = |kind| Stmt {

@@ -534,6 +534,63 @@ impl Lowerer<'_, '_> {
         Ok(Operand::Num(v, t))
     }
 
+    /// SIZE, LBOUND and UBOUND of an array expression other than a whole
+    /// variable (a section `x(2:n-1)`, `b - matmul(a, x)`): its extents,
+    /// its lower bounds 1. DIM= must be a constant.
+    fn expression_shape(
+        &mut self,
+        which: &str,
+        array: &Expr,
+        dim: Option<&Expr>,
+    ) -> R<(Value, Type)> {
+        let Some(src) = self.array_source(array) else {
+            return Err(self.err(
+                array.span,
+                format!("`{which}` of an expression is not supported"),
+            ));
+        };
+        let extents = self.extents(&src)?;
+        let i64t = Type::I64;
+        let v = match dim {
+            None if which == "size" => {
+                let mut n = self.int(1, i64t);
+                for &x in &extents {
+                    let x = self.val(Inst::Load(x), i64t);
+                    n = self.val(Inst::Binary(BinaryOp::Mul, n, x), i64t);
+                }
+                n
+            }
+            None => {
+                return Err(self.err(
+                    array.span,
+                    format!("unsupported Fortran: `{which}` of an expression without DIM="),
+                ))
+            }
+            Some(d) => {
+                let k = match self.fold(d)? {
+                    super::consts::ConstVal::Int(k, _) if k >= 1 && k as usize <= extents.len() => {
+                        k as usize
+                    }
+                    _ => {
+                        return Err(self.err(
+                            d.span,
+                            format!(
+                                "DIM= of `{which}` must be a constant from 1 to {}",
+                                extents.len()
+                            ),
+                        ))
+                    }
+                };
+                if which == "lbound" {
+                    self.int(1, i64t)
+                } else {
+                    self.val(Inst::Load(extents[k - 1]), i64t)
+                }
+            }
+        };
+        Ok((self.convert(v, i64t, Type::I32), Type::I32))
+    }
+
     /// SIZE, LBOUND and UBOUND of a whole array variable (SIZE of an
     /// array constructor too, [`Self::constructor_size`]).
     fn shape_inquiry(&mut self, which: &str, array: &Expr, dim: Option<&Expr>) -> R<(Value, Type)> {
@@ -542,10 +599,7 @@ impl Lowerer<'_, '_> {
             return Ok((self.convert(n, Type::I64, Type::I32), Type::I32));
         }
         let ExprKind::Name(n) = &array.kind else {
-            return Err(self.err(
-                array.span,
-                format!("`{which}` of an expression is not supported"),
-            ));
+            return self.expression_shape(which, array, dim);
         };
         // An array of structures: the last dimensions of any component.
         let (v, skip) = match self.resolve(n)? {

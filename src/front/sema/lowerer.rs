@@ -145,6 +145,10 @@ pub(crate) struct LoopFrame {
     pub cycle: BlockId,
     /// Where EXIT goes.
     pub exit: BlockId,
+    /// True for a DO construct; false for a named BLOCK construct, which
+    /// only an EXIT naming it leaves (CYCLE and an EXIT without a name
+    /// belong to DO constructs).
+    pub is_do: bool,
 }
 
 /// One dimension of a section whose subscripts were evaluated once.
@@ -304,6 +308,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub check_at: (BlockId, usize),
     /// The arrays checked there already.
     pub checked: Vec<VarId>,
+    /// The associate names of the ASSOCIATE constructs being lowered
+    /// (`super::associate`).
+    pub associated: super::associate::Substitution,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -361,6 +368,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             pending_checkpoint: None,
             check_at: (Proc::ENTRY, 0),
             checked: Vec::new(),
+            associated: HashMap::new(),
         }
     }
 

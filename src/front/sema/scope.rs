@@ -926,6 +926,19 @@ impl Builder<'_, '_> {
             if let Some((_, kinds)) = INTRINSIC_MODULES.iter().find(|m| m.0 == module.text) {
                 return self.use_intrinsic_module(&module.text, kinds, only, renames);
             }
+            if matches!(
+                module.text.as_str(),
+                "ieee_arithmetic" | "ieee_exceptions" | "ieee_features"
+            ) {
+                self.error(
+                    module.span,
+                    format!(
+                        "unsupported Fortran: the intrinsic module {}",
+                        module.text.to_uppercase()
+                    ),
+                );
+                return;
+            }
             self.error(module.span, format!("unknown module `{}`", module.text));
             return;
         };
@@ -1092,7 +1105,8 @@ impl Builder<'_, '_> {
     /// Applies `f` to a variable, or to every component of a derived-type
     /// variable.
     /// A BLOCK's array whose bounds read a local variable of its
-    /// procedure (`m = n - 2` then `block; real :: w(m)`) is sized when
+    /// procedure (`m = n - 2` then `block; real :: w(m)`) or an associate
+    /// name (`associate (m => n - 2)` around the BLOCK) is sized when
     /// the BLOCK (at `block`) is entered, which local arrays sized at
     /// procedure entry cannot express: it becomes ALLOCATABLE, recorded in
     /// [`Scope::block_sized`] to be allocated on entry to the BLOCK.
@@ -1121,9 +1135,19 @@ impl Builder<'_, '_> {
                     }
                 }
             }
-            let local = read.iter().find(|n| {
-                matches!(self.scope.syms.get(&n.text), Some(Sym::Var(v))
-                    if v.arg.is_none() && v.global.is_none() && !v.constant)
+            // A local variable, or a name declared nowhere: an associate
+            // name of an ASSOCIATE construct enclosing the BLOCK (or an
+            // implicitly typed local), which sema resolves on entry.
+            let declared_outside = |n: &Name| {
+                [self.outer.host, self.outer.module]
+                    .into_iter()
+                    .flatten()
+                    .any(|s| s.syms.contains_key(&n.text))
+            };
+            let local = read.iter().find(|n| match self.scope.syms.get(&n.text) {
+                Some(Sym::Var(v)) => v.arg.is_none() && v.global.is_none() && !v.constant,
+                Some(_) => false,
+                None => !declared_outside(n),
             });
             let Some(n) = local else { continue };
             let explicit = dims.iter().all(|d| matches!(d, DimSpec::Explicit { .. }));
@@ -1499,8 +1523,13 @@ impl Builder<'_, '_> {
                 Attr::Access(p) => access = Some(*p),
                 Attr::Dimension(d) => all_dims = Some(d.clone()),
                 Attr::Optional => optional = true,
-                // No POINTER is supported: TARGET changes nothing.
-                Attr::Other(n) if n.text == "target" => {}
+                // No POINTER is supported: TARGET changes nothing; an
+                // assumed-shape dummy is always given contiguous storage
+                // (a strided section goes through a temporary), so
+                // CONTIGUOUS changes nothing either; PROTECTED only forbids
+                // what a valid program does not do.
+                Attr::Other(n)
+                    if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
                 Attr::Parameter => {
                     self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
                     return;
@@ -1820,8 +1849,13 @@ impl Builder<'_, '_> {
             match a {
                 Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
                 Attr::Other(n) if n.text == "value" => value = Some(n.span),
-                // No POINTER is supported: TARGET changes nothing.
-                Attr::Other(n) if n.text == "target" => {}
+                // No POINTER is supported: TARGET changes nothing; an
+                // assumed-shape dummy is always given contiguous storage
+                // (a strided section goes through a temporary), so
+                // CONTIGUOUS changes nothing either; PROTECTED only forbids
+                // what a valid program does not do.
+                Attr::Other(n)
+                    if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
                 Attr::Dimension(d) => dims = Some(d.clone()),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Parameter => is_param = true,

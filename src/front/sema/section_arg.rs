@@ -684,7 +684,14 @@ impl Lowerer<'_, '_> {
         {
             return Err(self.err(src.name.span, "expected an array"));
         }
-        let ty = self.static_type(e)?;
+        // Numeric or logical (`mask=x > 0`); character values are not
+        // built element by element.
+        let ty = match self.type_and_rank(e)?.0 {
+            Type::Char => {
+                return Err(self.err(e.span, "expected a numeric or logical array expression"))
+            }
+            t => t,
+        };
         let extents = self.extents(&src)?;
         let temp = self.exact_temp(ty, &extents);
         self.for_positions(&extents, &mut |this, pos| {

@@ -167,13 +167,21 @@ impl Lowerer<'_, '_> {
             }
             StmtKind::Exit(name) | StmtKind::Cycle(name) => {
                 let frame = match name {
-                    None => self.loops.last(),
+                    None => self.loops.iter().rev().find(|f| f.is_do),
                     Some(n) => self
                         .loops
                         .iter()
                         .rev()
                         .find(|f| f.name.as_deref() == Some(n.text.as_str())),
                 };
+                if let (Some(f), Some(n), StmtKind::Cycle(_)) = (frame, name, &s.kind) {
+                    if !f.is_do {
+                        return Err(self.err(
+                            n.span,
+                            format!("CYCLE names `{}`, a BLOCK construct, not a DO construct", n.text),
+                        ));
+                    }
+                }
                 let Some(frame) = frame else {
                     let what = if matches!(s.kind, StmtKind::Exit(_)) {
                         "EXIT"
@@ -262,9 +270,24 @@ impl Lowerer<'_, '_> {
             StmtKind::Write { format, items } => self.write_stmt(format, items, s.span),
             StmtKind::Read { format, items } => self.read_stmt(format, items, s.span),
             StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
-            StmtKind::Block { body, .. } => {
+            StmtKind::Block { body, name } => {
                 self.size_block_arrays(s.span)?;
+                let Some(name) = name else {
+                    self.stmts(body);
+                    return Ok(());
+                };
+                // A named BLOCK: `exit name` inside jumps past its end.
+                let exit = self.block();
+                self.loops.push(LoopFrame {
+                    name: Some(name.text.clone()),
+                    cycle: exit,
+                    exit,
+                    is_do: false,
+                });
                 self.stmts(body);
+                self.loops.pop();
+                self.jump(exit);
+                self.switch_to(exit);
                 Ok(())
             }
             StmtKind::Return => {
@@ -393,6 +416,7 @@ impl Lowerer<'_, '_> {
             name: name.map(|n| n.text.clone()),
             cycle,
             exit,
+            is_do: true,
         });
         body(self);
         self.loops.pop();
