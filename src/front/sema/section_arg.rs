@@ -120,6 +120,7 @@ impl Lowerer<'_, '_> {
                         expr: e,
                         temp,
                         back: None,
+                        storage: None,
                     });
                     made = true;
                     continue;
