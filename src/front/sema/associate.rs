@@ -19,40 +19,9 @@
 use super::super::ast::{
     AdfEntry, Arg, ArgValue, BinOp, CaseItem, CaseSelector, Expr, ExprKind, Name, Stmt, StmtKind,
 };
-use super::lowerer::{Lowerer, Resolved, R};
+use super::lowerer::{Associated, Lowerer, Resolved, Section, Substitution, R};
 use adjit_ir::{Dim, Inst, Span, Storage, Type, Var};
 use std::collections::HashMap;
-
-/// What an associate name stands for in the body of its construct.
-#[derive(Clone, Debug)]
-pub(crate) enum Associated {
-    /// An expression replacing the name as it is: the selector variable or
-    /// structure, an element with subscripts fixed at entry, or a
-    /// temporary holding the selector's value.
-    Expr(Expr),
-    /// A section of an array variable with its subscripts, bounds and
-    /// strides fixed at entry (temporaries).
-    Section(Section),
-}
-
-/// An array section selector, its subscripts held in temporaries: the
-/// associate name's dimensions are the section's triplets, in order.
-#[derive(Clone, Debug)]
-pub(crate) struct Section {
-    /// The array (a variable, or a component `s%y`).
-    array: Name,
-    /// The subscripts: part markers and fixed subscripts as they are, each
-    /// triplet as `lo:last[:stride]` where `last` is the last element the
-    /// triplet selects.
-    args: Vec<Arg>,
-    /// For each triplet, in order: the temporary holding `lo - stride`
-    /// (element `i` of the name is element `offset + i*stride` of the
-    /// array) and the stride's temporary (`None`: stride 1).
-    triplets: Vec<(Expr, Option<Expr>)>,
-}
-
-/// The associate names in force, by name.
-pub(crate) type Substitution = HashMap<String, Associated>;
 
 impl Lowerer<'_, '_> {
     /// Lowers `associate (a => selector, ...) body end associate`.

@@ -310,7 +310,7 @@ pub(crate) struct Lowerer<'p, 'a> {
     pub checked: Vec<VarId>,
     /// The associate names of the ASSOCIATE constructs being lowered
     /// (`super::associate`).
-    pub associated: super::associate::Substitution,
+    pub associated: Substitution,
 }
 
 impl<'p, 'a> Lowerer<'p, 'a> {
@@ -2245,3 +2245,35 @@ pub(crate) fn bound_names(scope: &Scope, name: &str) -> Vec<String> {
     }
     out.into_iter().collect()
 }
+
+/// What an associate name stands for in the body of its construct (see
+/// [`super::associate`]).
+#[derive(Clone, Debug)]
+pub(crate) enum Associated {
+    /// An expression replacing the name as it is: the selector variable or
+    /// structure, an element with subscripts fixed at entry, or a
+    /// temporary holding the selector's value.
+    Expr(Expr),
+    /// A section of an array variable with its subscripts, bounds and
+    /// strides fixed at entry (temporaries).
+    Section(Section),
+}
+
+/// An array section selector, its subscripts held in temporaries: the
+/// associate name's dimensions are the section's triplets, in order.
+#[derive(Clone, Debug)]
+pub(crate) struct Section {
+    /// The array (a variable, or a component `s%y`).
+    pub(super) array: Name,
+    /// The subscripts: part markers and fixed subscripts as they are, each
+    /// triplet as `lo:last[:stride]` where `last` is the last element the
+    /// triplet selects.
+    pub(super) args: Vec<Arg>,
+    /// For each triplet, in order: the temporary holding `lo - stride`
+    /// (element `i` of the name is element `offset + i*stride` of the
+    /// array) and the stride's temporary (`None`: stride 1).
+    pub(super) triplets: Vec<(Expr, Option<Expr>)>,
+}
+
+/// The associate names in force, by name.
+pub(crate) type Substitution = HashMap<String, Associated>;
