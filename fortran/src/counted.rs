@@ -729,6 +729,13 @@ fn reversed_at(
         .copied()
         .filter(|&p| reaches(proc, then_dest, p, h))
         .collect();
+    // A block of that shape no trip comes back to is not a loop header:
+    // the copy of a reversed loop's test that node splitting made for an
+    // entry into the middle of the loop (see `crate::split`), which runs
+    // the partial trip's decrements once.
+    if latches.is_empty() {
+        return None;
+    }
     for b in loop_blocks(preds, h, &latches) {
         for &w in &proc.block(b).insts {
             if w == *e1 || w == *e2 || header.insts.contains(&w) {

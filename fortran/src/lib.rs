@@ -707,7 +707,9 @@ impl<'a> Context<'a> {
     /// declares it: an internal procedure (`host.inner`, not accessible
     /// outside its host), a PRIVATE module procedure (not accessible
     /// outside its module), or one taking parameters its source does not
-    /// declare (the ALLOCATABLE module arrays its callers pass it), or one
+    /// declare (the ALLOCATABLE module arrays its callers pass it, the
+    /// extents of its assumed-shape dummies of rank 2 or more, the presence
+    /// flags of its OPTIONAL dummies: [`adjit_ir::Proc::hidden_params`]), or one
     /// with an ALLOCATABLE CHARACTER array dummy: the IR's form of a
     /// deferred-length string (`character(len=:), allocatable :: s`),
     /// which emitted code holds as an array of one-character elements, or

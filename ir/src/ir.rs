@@ -152,6 +152,10 @@ pub struct Module {
     /// code outside their module cannot name them (a Fortran back end
     /// keeps its own copy).
     pub private_globals: BTreeSet<GlobalId>,
+    /// The globals holding PROTECTED module variables: code outside their
+    /// module may read but not define them (a Fortran back end cannot emit
+    /// a definition of one).
+    pub protected_globals: BTreeSet<GlobalId>,
 }
 
 impl Module {
@@ -261,8 +265,10 @@ pub struct Proc {
     pub split_calls: Vec<Span>,
     /// True when the procedure takes parameters its Fortran source does not
     /// declare (the ALLOCATABLE module and SAVE arrays its callers pass by
-    /// descriptor): Fortran code compiled beside the original source cannot
-    /// call it with the IR's arguments. Code generation ignores it.
+    /// descriptor; the allocation statuses, presence flags, extents and
+    /// lower bounds of its dummies): Fortran code compiled beside the
+    /// original source cannot call it with the IR's arguments. Code
+    /// generation ignores it.
     pub hidden_params: bool,
 }
 

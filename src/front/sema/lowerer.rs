@@ -63,6 +63,8 @@ pub(crate) struct Out {
     pub constants: BTreeSet<adjit_ir::GlobalId>,
     /// The globals holding PRIVATE module entities.
     pub private: BTreeSet<adjit_ir::GlobalId>,
+    /// The globals holding PROTECTED module variables.
+    pub protected: BTreeSet<adjit_ir::GlobalId>,
 }
 
 impl Out {
@@ -1170,6 +1172,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 params.push((a.clone(), &u.scope, u.scope.var(&a.text), None));
             }
         }
+        let declared = params.len();
         // The allocation status of each ALLOCATABLE scalar dummy.
         for a in &u.ast.args {
             let status = super::scope::status_name(&a.text);
@@ -1208,6 +1211,11 @@ impl<'p, 'a> Lowerer<'p, 'a> {
                 };
                 params.push((name, &u.scope, None, Some(TypeInfo::plain(Type::I64))));
             }
+        }
+        // Allocation statuses, presence flags, extents and lower bounds
+        // are parameters the source does not declare.
+        if params.len() > declared {
+            self.proc.hidden_params = true;
         }
         if let Some(h) = u.host {
             for name in &u.host_vars {

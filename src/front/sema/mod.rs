@@ -315,6 +315,7 @@ pub fn compile_with<'a>(
     }
     module.globals = std::mem::take(&mut out.globals);
     module.private_globals = std::mem::take(&mut out.private);
+    module.protected_globals = std::mem::take(&mut out.protected);
     let (errors, warnings): (Vec<_>, Vec<_>) = out.diags.into_iter().partition(|d| d.is_error());
     if errors.is_empty() {
         Ok(Compiled {
@@ -945,6 +946,12 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
                 v.global = Some(id);
                 if !public {
                     out.private.insert(id);
+                }
+                if scope
+                    .protected
+                    .contains(name.split('%').next().unwrap_or_default())
+                {
+                    out.protected.insert(id);
                 }
             }
         }

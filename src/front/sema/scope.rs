@@ -325,6 +325,9 @@ pub struct Scope {
     pub private: HashSet<String>,
     /// A bare PRIVATE statement: names are private unless declared PUBLIC.
     pub default_private: bool,
+    /// Names declared PROTECTED (module variables code outside the module
+    /// may read but not define).
+    pub protected: HashSet<String>,
     /// The module procedures of a module (filled by the module builder).
     pub procs: Vec<String>,
     /// Types declared for names declared EXTERNAL (`double precision f`
@@ -1514,6 +1517,7 @@ impl Builder<'_, '_> {
             return;
         };
         let (mut intent, mut save, mut access, mut optional) = (None, false, None, false);
+        let mut protected = false;
         let (mut all_dims, mut allocatable) = (None, None);
         for a in attrs {
             match a {
@@ -1527,9 +1531,10 @@ impl Builder<'_, '_> {
                 // assumed-shape dummy is always given contiguous storage
                 // (a strided section goes through a temporary), so
                 // CONTIGUOUS changes nothing either; PROTECTED only forbids
-                // what a valid program does not do.
-                Attr::Other(n)
-                    if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
+                // what a valid program does not do (the Fortran back end
+                // needs to know it: it may not define such a variable).
+                Attr::Other(n) if n.text == "protected" => protected = true,
+                Attr::Other(n) if matches!(n.text.as_str(), "target" | "contiguous") => {}
                 Attr::Parameter => {
                     self.error(ty.span, "unsupported Fortran: derived-type PARAMETER");
                     return;
@@ -1558,6 +1563,9 @@ impl Builder<'_, '_> {
             }
             if let Some(p) = access {
                 self.set_access(&e.name, p);
+            }
+            if protected {
+                self.scope.protected.insert(e.name.text.clone());
             }
             let arg = self.scope.var(&e.name.text).and_then(|v| v.arg);
             let template = VarDecl {
@@ -1845,6 +1853,7 @@ impl Builder<'_, '_> {
         let mut dims = None;
         let (mut is_param, mut save, mut external, mut intent) = (false, false, false, None);
         let (mut optional, mut access, mut allocatable, mut value) = (false, None, None, None);
+        let mut protected = false;
         for a in attrs {
             match a {
                 Attr::Other(n) if n.text == "allocatable" => allocatable = Some(n.span),
@@ -1853,9 +1862,10 @@ impl Builder<'_, '_> {
                 // assumed-shape dummy is always given contiguous storage
                 // (a strided section goes through a temporary), so
                 // CONTIGUOUS changes nothing either; PROTECTED only forbids
-                // what a valid program does not do.
-                Attr::Other(n)
-                    if matches!(n.text.as_str(), "target" | "contiguous" | "protected") => {}
+                // what a valid program does not do (the Fortran back end
+                // needs to know it: it may not define such a variable).
+                Attr::Other(n) if n.text == "protected" => protected = true,
+                Attr::Other(n) if matches!(n.text.as_str(), "target" | "contiguous") => {}
                 Attr::Dimension(d) => dims = Some(d.clone()),
                 Attr::Intent(i) => intent = Some(*i),
                 Attr::Parameter => is_param = true,
@@ -1875,6 +1885,9 @@ impl Builder<'_, '_> {
         for e in entities {
             if let Some(p) = access {
                 self.set_access(&e.name, p);
+            }
+            if protected {
+                self.scope.protected.insert(e.name.text.clone());
             }
             let mut eti = ti.clone();
             if let Some(l) = &e.char_len {
