@@ -513,8 +513,11 @@ impl<'a> Context<'a> {
     /// caller sets (`entry_sizes`).
     fn sized_params(&self) -> HashSet<(ProcId, adjit_ir::VarId)> {
         let module = self.module();
-        let generated: Vec<ProcId> = (self.request.primal_procs..module.procs.len())
+        // Derivatives and the copies of input procedures (see
+        // [`Context::copied_procs`]) alike.
+        let generated: Vec<ProcId> = (0..module.procs.len())
             .map(|i| ProcId(i as u32))
+            .filter(|&p| self.is_generated(p))
             .collect();
         let mut set = HashSet::new();
         for &p in &generated {

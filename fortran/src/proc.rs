@@ -1625,7 +1625,11 @@ impl<'c, 'a> Printer<'c, 'a> {
         }
         for (a, &dummy) in args.iter().zip(&callee.params) {
             if self.ctx.hidden_sizes.contains(&(c, dummy)) {
-                texts.push(self.actual_size(a, exprs, span)?);
+                let size = self.actual_size(a, exprs, span)?;
+                texts.push(match self.chars_per_element(a, callee.var(dummy)) {
+                    Some(ratio) => format!("{size} * {ratio}_8"),
+                    None => size,
+                });
             }
         }
         // A function of the original is referenced as one (an array result
@@ -1655,6 +1659,27 @@ impl<'c, 'a> Printer<'c, 'a> {
             self.emit_line(l);
         }
         Ok(())
+    }
+
+    /// How many of the elements of `dummy` one element of actual `a`
+    /// holds, when that is not one: a CHARACTER array of constant length
+    /// `L` handed by sequence association to a dummy of shorter constant
+    /// length (the IR's one character per element of a `character(len=*)
+    /// :: a(:)` dummy takes `L` of them per string).
+    fn chars_per_element(&self, a: &CallArg, dummy: &adjit_ir::Var) -> Option<i64> {
+        let (CallArg::Var(x) | CallArg::Elem(x, _)) = a else {
+            return None;
+        };
+        let actual = self.proc.var(*x);
+        if actual.ty != Type::Char || dummy.ty != Type::Char {
+            return None;
+        }
+        let (Some(adjit_ir::Bound::Const(have)), Some(adjit_ir::Bound::Const(take))) =
+            (&actual.char_len, &dummy.char_len)
+        else {
+            return None;
+        };
+        (*take > 0 && have != take && have % take == 0).then_some(have / take)
     }
 
     /// The number of elements actual `a` hands to an assumed-size dummy:
