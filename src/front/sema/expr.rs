@@ -1555,6 +1555,14 @@ impl Lowerer<'_, '_> {
                         return Err(mismatch(self, e.span, ty));
                     }
                     let idx = self.subscripts(v, args, name)?;
+                    if ty == Type::Char && prank == 0 {
+                        // An element of a CHARACTER array given to a
+                        // scalar: exactly its characters (an assumed-length
+                        // dummy takes the element's length, not the rest
+                        // of the array's).
+                        let one = self.int(1, Type::I64);
+                        return Ok(CallArg::Slice(v, idx, one));
+                    }
                     return Ok(CallArg::Elem(v, idx));
                 }
             }
