@@ -35,7 +35,7 @@ impl Lowerer<'_, '_> {
             return Err(self.err(
                 name.span,
                 format!(
-                    "unsupported Fortran: assigning to a section of `{}`, an array of deferred-length or ALLOCATABLE strings",
+                    "unsupported Fortran: assigning to a section of `{}`, an array of strings of run-time length (ALLOCATABLE, deferred-length or an assumed-shape `character(len=*)` dummy): assign its elements in a DO loop",
                     name.text
                 ),
             ));
