@@ -191,6 +191,18 @@ impl Lowerer<'_, '_> {
         len: Option<&Expr>,
         value: &Expr,
     ) -> R<()> {
+        for item in items {
+            if matches!(
+                item.kind,
+                ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
+            ) || self.rank_of(item) != 0
+            {
+                return Err(self.err(
+                    item.span,
+                    format!("unsupported Fortran: an array constructor item that is not a scalar, assigned to the CHARACTER array `{}`", name.text),
+                ));
+            }
+        }
         let rank = match args {
             None => self.proc.var(v).dims.len(),
             Some(a) => self.section_rank(a),
@@ -246,16 +258,6 @@ impl Lowerer<'_, '_> {
         let mut froms = Vec::new();
         let mut first_len: Option<(i64, &Expr)> = None;
         for item in items {
-            if matches!(
-                item.kind,
-                ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
-            ) || self.rank_of(item) != 0
-            {
-                return Err(self.err(
-                    item.span,
-                    format!("unsupported Fortran: an array constructor item that is not a scalar, assigned to the CHARACTER array `{}`", name.text),
-                ));
-            }
             let Operand::Char(from) = self.expr(item)? else {
                 return Err(self.err(
                     item.span,
