@@ -165,12 +165,8 @@ impl Lowerer<'_, '_> {
                 ExprKind::Apply { name, .. } | ExprKind::Name(name) => Some(name.clone()),
                 _ => None,
             }) {
-                let whole = Expr {
-                    span: target.span,
-                    kind: ExprKind::Name(target.clone()),
-                };
                 self.hoist(src)?;
-                self.array_assign(&whole, &target, None, src)?;
+                self.array_assign(&target, None, src)?;
             }
         }
         Ok(())

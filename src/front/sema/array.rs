@@ -463,14 +463,8 @@ impl Lowerer<'_, '_> {
     }
 
     /// `target = value` where the target is a whole array or a section.
-    pub fn array_assign(
-        &mut self,
-        target: &Expr,
-        name: &Name,
-        args: Option<&[Arg]>,
-        value: &Expr,
-    ) -> R<()> {
-        self.masked_assign(target, name, args, value, &[])
+    pub fn array_assign(&mut self, name: &Name, args: Option<&[Arg]>, value: &Expr) -> R<()> {
+        self.masked_assign(name, args, value, &[])
     }
 
     /// `target = value` for the elements where every mask (negated when
@@ -478,7 +472,6 @@ impl Lowerer<'_, '_> {
     /// the target's shape (WHERE).
     pub fn masked_assign(
         &mut self,
-        target: &Expr,
         name: &Name,
         args: Option<&[Arg]>,
         value: &Expr,
@@ -487,10 +480,7 @@ impl Lowerer<'_, '_> {
         let v = self.array_var(name)?;
         let ty = self.proc.var(v).ty;
         if ty == Type::Char {
-            return Err(self.err(
-                target.span,
-                "unsupported Fortran: character array assignment",
-            ));
+            return self.char_array_assign(v, name, args, value, mask);
         }
         if args.is_none() && self.is_allocatable_dummy(v) {
             self.check_dummy_assignment(v, name, value)?;
@@ -768,7 +758,12 @@ impl Lowerer<'_, '_> {
     /// function that is not applied element by element (which may read
     /// any element). Whole-array reductions are evaluated before the
     /// assignment's loop and never count.
-    fn reads_out_of_place(&self, value: &Expr, name: &Name, args: Option<&[Arg]>) -> bool {
+    pub(super) fn reads_out_of_place(
+        &self,
+        value: &Expr,
+        name: &Name,
+        args: Option<&[Arg]>,
+    ) -> bool {
         let target = name.text.as_str();
         let mentions = |e: &Expr| {
             let mut names = std::collections::BTreeSet::new();

@@ -407,7 +407,7 @@ impl Lowerer<'_, '_> {
         self.hoist(value)?;
         let v = self.var_of(name)?;
         self.check_writable(v, name)?;
-        self.masked_assign(target, name, args, value, mask)
+        self.masked_assign(name, args, value, mask)
     }
 
     /// A FORALL construct (or statement) or a DO CONCURRENT loop.

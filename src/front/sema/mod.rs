@@ -49,6 +49,7 @@ mod array;
 mod array_fn;
 mod associate;
 mod block_sized;
+mod char_array;
 mod char_code;
 mod char_expr;
 mod char_runtime;

@@ -797,7 +797,7 @@ impl Lowerer<'_, '_> {
                 self.check_writable(v, n)?;
                 let var = self.proc.var(v).clone();
                 if var.is_array() {
-                    return self.array_assign(target, n, None, value);
+                    return self.array_assign(n, None, value);
                 }
                 if var.ty == Type::Char {
                     let to = CharRef {
@@ -838,7 +838,7 @@ impl Lowerer<'_, '_> {
                 let ty = self.proc.var(v).ty;
                 if is_array {
                     if args.iter().any(|a| self.is_section_subscript(a)) {
-                        return self.array_assign(target, name, Some(args), value);
+                        return self.array_assign(name, Some(args), value);
                     }
                     let idx = self.subscripts(v, args, name);
                     if ty == Type::Char {
@@ -875,7 +875,7 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn char_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
+    pub(super) fn char_assign(&mut self, to: CharRef, value: &Expr) -> R<()> {
         if self.assign_char_pieces(&to, value)? {
             return Ok(());
         }
