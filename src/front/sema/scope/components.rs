@@ -278,6 +278,15 @@ impl Builder<'_, '_> {
             // ALLOCATABLE numeric or LOGICAL scalar: beside its status leaf.
             CompType::Plain(ti) if c.allocatable && ti.ty != Type::Char => None,
             _ if c.allocatable => Some(c.name.clone()),
+            // A scalar string of constant length: an ALLOCATABLE rank-1
+            // CHARACTER array of that length (one string per element).
+            CompType::Plain(ti)
+                if ti.ty == Type::Char
+                    && c.dims.is_none()
+                    && matches!(ti.char_len, super::CharLenInfo::Const(_)) =>
+            {
+                None
+            }
             CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
             CompType::Plain(_) => None,
             CompType::Derived(_) if c.dims.is_some() => Some(c.name.clone()),
