@@ -238,7 +238,8 @@ impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE array of structures `name` of type `def` and
     /// dimensions `dims` (the attribute at `at`): a deferred shape and a
     /// type whose components are numeric or LOGICAL scalars (ALLOCATABLE
-    /// or not), fixed-size or ALLOCATABLE arrays (or structures of such),
+    /// or not), fixed-size or ALLOCATABLE arrays, CHARACTER scalars of
+    /// constant length (or structures of such),
     /// each leaf an ALLOCATABLE array of
     /// the component's dimensions and the structures' shape. Reports and
     /// returns false otherwise.
@@ -260,7 +261,7 @@ impl Builder<'_, '_> {
             )
         } else if let Some(c) = self.non_scalar_component(def, 0) {
             format!(
-                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is CHARACTER, an array of structures or an ALLOCATABLE structure",
+                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is a CHARACTER array, a deferred-length string, an array of structures or an ALLOCATABLE structure",
                 def.name
             )
         } else {
@@ -271,7 +272,8 @@ impl Builder<'_, '_> {
     }
 
     /// The first component of `def` (at any depth) that is not a numeric
-    /// or LOGICAL scalar or fixed-size array, nor a structure of such.
+    /// or LOGICAL scalar or fixed-size array, a CHARACTER scalar of
+    /// constant length, nor a structure of such.
     fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
         def.comps.iter().find_map(|c| match &c.ty {
             // An ALLOCATABLE array component: `sema::ragged` storage; an
