@@ -105,11 +105,7 @@ impl<'p> Lowerer<'p, '_> {
     /// have none). A part without subscripts gives whole ranges. When a
     /// part's rank is unknown or its subscripts do not match it (an error
     /// reported later), the lists are kept as written.
-    fn part_subscripts(
-        &mut self,
-        name: &Name,
-        args: Vec<Arg>,
-    ) -> R<(Vec<Arg>, Option<ArgValue>)> {
+    fn part_subscripts(&mut self, name: &Name, args: Vec<Arg>) -> R<(Vec<Arg>, Option<ArgValue>)> {
         let mut given: Vec<Option<Vec<Arg>>> = vec![None; name.text.matches('%').count() + 1];
         let mut current = None;
         for a in &args {
@@ -150,14 +146,10 @@ impl<'p> Lowerer<'p, '_> {
                     out.extend(list.iter().cloned());
                 }
                 // A substring of a character component.
-                Some(list) if k == last && rank == 0 && list.len() == 1 => {
-                    match &list[0].value {
-                        range @ ArgValue::Range { stride: None, .. } => {
-                            substring = Some(range.clone())
-                        }
-                        _ => out.extend(list.iter().cloned()),
-                    }
-                }
+                Some(list) if k == last && rank == 0 && list.len() == 1 => match &list[0].value {
+                    range @ ArgValue::Range { stride: None, .. } => substring = Some(range.clone()),
+                    _ => out.extend(list.iter().cloned()),
+                },
                 Some(_) => return Ok((as_written(), None)),
                 None => {
                     if rank > 0 {
