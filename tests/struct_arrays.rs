@@ -5,9 +5,10 @@
 //! components, sections of such arrays as actual arguments (changed by
 //! the callee and written back), sections of arrays of structures whose
 //! type has ALLOCATABLE array components (allocated or grown by the
-//! callee), and array constructors of structures
+//! callee), array constructors of structures
 //! mixing whole arrays, elements and scalars as actual arguments and
-//! assigned. The corpus programs `alloc_struct_scalar_comps.f90`,
+//! assigned, and structures nested two deep (arrays of structures as
+//! components) beside ALLOCATABLE arrays of named structures. The corpus programs `alloc_struct_scalar_comps.f90`,
 //! `struct_section_alloc_comps.f90`, `struct_section_ragged_comps.f90` and
 //! `struct_ctor_mixed.f90` check the
 //! same constructs against gfortran.
@@ -271,8 +272,9 @@ fn sections_with_allocatable_array_components_differentiate() {
 /// `m%s%h` = x1 + 2 x2 + 3 x3; beside it an ALLOCATABLE array of named
 /// items (`character(len=8) :: name = 'none'`, `wt = 2`: the defaults
 /// given at ALLOCATE), one renamed, copied whole and the copy's renamed
-/// again, selected by name and by a substring of the name:
-/// y = (x1 + 2 x2 + 3 x3) x1 x2 + 5 x3 + 2 x1^2 + 2 x3^2 + 10 x2^2.
+/// again, selected by name and by a substring of the name; a substring
+/// of a fixed array's element's component assigned and compared adds x1:
+/// y = (x1 + 2 x2 + 3 x3) x1 x2 + 5 x3 + 2 x1^2 + 2 x3^2 + 10 x2^2 + x1.
 const NESTED: &str = "
 module nest_m
   implicit none
@@ -292,6 +294,9 @@ module nest_m
     character(len=8) :: name = 'none'
     double precision :: v
     double precision :: wt = 2d0
+  end type
+  type :: tag
+    character(len=4) :: t
   end type
 contains
   subroutine build(m, x)
@@ -315,6 +320,7 @@ subroutine f(n, x, y)
   double precision, intent(out) :: y
   type(model) :: m, c
   type(item), allocatable :: items(:), copy(:)
+  type(tag) :: tags(2)
   integer :: i
   call build(m, x)
   c = m
@@ -335,6 +341,9 @@ subroutine f(n, x, y)
     if (copy(i)%name == 'none') y = y + copy(i)%wt * copy(i)%v
     if (items(i)%name(1:3) == 'squ') y = y + 10 * items(i)%v
   end do
+  tags(2)%t = 'wxyz'
+  tags(2)%t(4:4) = 'Z'
+  if (tags(2)%t(2:4) == 'xyZ') y = y + x(1)
 end subroutine f
 ";
 
@@ -343,7 +352,7 @@ fn nested_structures_and_named_items_differentiate() {
     let expected = |x: &[f64]| {
         let (a, b, c) = (x[0], x[1], x[2]);
         vec![
-            2.0 * a * b + 2.0 * b * b + 3.0 * b * c + 4.0 * a,
+            2.0 * a * b + 2.0 * b * b + 3.0 * b * c + 4.0 * a + 1.0,
             a * a + 4.0 * a * b + 3.0 * a * c + 20.0 * b,
             3.0 * a * b + 5.0 + 4.0 * c,
         ]

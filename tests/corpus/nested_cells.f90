@@ -1,8 +1,7 @@
 ! Structures nested as a finite-element library keeps its mesh: a mesh
 ! holds an ALLOCATABLE array of blocks whose weights are ALLOCATABLE
 ! arrays of their own size (`mesh%blocks(i)%w(j)`), a fixed array of
-! cells each holding a state structure (`mesh%cells(k)%s%h(2)`), and a
-! module copy of the last mesh. The cells are passed whole and as a
+! cells each holding a state structure (`mesh%cells(k)%s%h(2)`). The cells are passed whole and as a
 ! section to assumed-shape and explicit-shape dummies, the whole
 ! component array summed (`sum(mesh%cells%q)`), the mesh copied whole
 ! (a deep copy: the blocks' weights go with it). Derivatives in the
@@ -30,7 +29,6 @@ module fe_mesh
     type(cell) :: cells(3)
     integer :: nb
   end type mesh_t
-  type(mesh_t), save :: last
 contains
   ! Gives `mesh` `n` blocks, block i with i weights.
   subroutine assemble(mesh, n, load, stiff)
@@ -87,9 +85,8 @@ contains
     copy = mesh
     copy%blocks(n)%w(n) = 0.0_dp
     copy%cells(1)%s%h(2) = 3.0_dp
-    last = copy
-    e = e + mesh%blocks(n)%w(n) - copy%blocks(n)%w(n) + last%cells(1)%s%h(2) * load
-    k = 100 * mesh%cells(3)%s%visits + 10 * mesh%cells(1)%s%visits + size(last%blocks(n)%w)
+    e = e + mesh%blocks(n)%w(n) - copy%blocks(n)%w(n) + copy%cells(1)%s%h(2) * load
+    k = 100 * mesh%cells(3)%s%visits + 10 * mesh%cells(1)%s%visits + size(copy%blocks(n)%w)
     print *, mesh%cells%s%visits, size(copy%blocks), ubound(copy%blocks(n)%w, 1)
   end subroutine energy
 end module fe_mesh
