@@ -1334,9 +1334,9 @@ fn unsupported_allocatable_scalars_are_located_compile_errors() {
             "argument `s` of `h` is an ALLOCATABLE scalar: pass an ALLOCATABLE scalar variable",
         ),
         (
-            "subroutine g(y)\n  type :: pt\n    double precision :: b(3)\n    character(len=4) :: a\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
+            "subroutine g(y)\n  type :: pt\n    double precision :: b(3)\n    character(len=4) :: a(2)\n  end type\n  type(pt), allocatable :: p(:)\n  double precision :: y\n  y = 1\nend subroutine g\n",
             "e.f90:6:13",
-            "ALLOCATABLE array of structures `p` of type `pt`, whose component `a` is CHARACTER, an array of structures or an ALLOCATABLE structure",
+            "ALLOCATABLE array of structures `p` of type `pt`, whose component `a` is a CHARACTER array, a deferred-length string, an array of structures or an ALLOCATABLE structure",
         ),
         (
             "subroutine g(y)\n  type :: pt\n    double precision :: a\n  end type\n  type :: box\n    type(pt), allocatable :: p(:)\n  end type\n  double precision :: y\n  type(box) :: b(2)\n  y = 1\nend subroutine g\n",

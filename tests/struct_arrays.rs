@@ -5,9 +5,10 @@
 //! components, sections of such arrays as actual arguments (changed by
 //! the callee and written back), sections of arrays of structures whose
 //! type has ALLOCATABLE array components (allocated or grown by the
-//! callee), and array constructors of structures
+//! callee), array constructors of structures
 //! mixing whole arrays, elements and scalars as actual arguments and
-//! assigned. The corpus programs `alloc_struct_scalar_comps.f90`,
+//! assigned, and structures nested two deep (arrays of structures as
+//! components) beside ALLOCATABLE arrays of named structures. The corpus programs `alloc_struct_scalar_comps.f90`,
 //! `struct_section_alloc_comps.f90`, `struct_section_ragged_comps.f90` and
 //! `struct_ctor_mixed.f90` check the
 //! same constructs against gfortran.
@@ -263,11 +264,110 @@ fn sections_with_allocatable_array_components_differentiate() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Structures nested two deep: a model holding a state structure, a
+/// fixed-size array of layers (`type(layer) :: layers(3)`, weights
+/// `[x_i, i]`, bias by default 0) and an ALLOCATABLE array of layers
+/// (`m%extra(1)%w(1) = x_1 x_2`, `m%extra(2)%w(1) = x_3`), copied whole
+/// (`c%layers(2)%w(1) = 5` changes the copy only), so
+/// `m%s%h` = x1 + 2 x2 + 3 x3; beside it an ALLOCATABLE array of named
+/// items (`character(len=8) :: name = 'none'`, `wt = 2`: the defaults
+/// given at ALLOCATE), one renamed, copied whole and the copy's renamed
+/// again, selected by name and by a substring of the name; a substring
+/// of a fixed array's element's component assigned and compared adds x1:
+/// y = (x1 + 2 x2 + 3 x3) x1 x2 + 5 x3 + 2 x1^2 + 2 x3^2 + 10 x2^2 + x1.
+const NESTED: &str = "
+module nest_m
+  implicit none
+  type :: layer
+    double precision :: w(2)
+    double precision :: b = 0d0
+  end type
+  type :: state
+    double precision :: h
+  end type
+  type :: model
+    type(state) :: s
+    type(layer) :: layers(3)
+    type(layer), allocatable :: extra(:)
+  end type
+  type :: item
+    character(len=8) :: name = 'none'
+    double precision :: v
+    double precision :: wt = 2d0
+  end type
+  type :: tag
+    character(len=4) :: t
+  end type
+contains
+  subroutine build(m, x)
+    type(model), intent(out) :: m
+    double precision, intent(in) :: x(:)
+    integer :: i
+    do i = 1, 3
+      m%layers(i)%w = [x(i), dble(i)]
+    end do
+    allocate(m%extra(2))
+    m%extra(1)%w(1) = x(1) * x(2)
+    m%extra(2)%w(1) = x(3)
+  end subroutine
+end module
+
+subroutine f(n, x, y)
+  use nest_m
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n)
+  double precision, intent(out) :: y
+  type(model) :: m, c
+  type(item), allocatable :: items(:), copy(:)
+  type(tag) :: tags(2)
+  integer :: i
+  call build(m, x)
+  c = m
+  c%layers(2)%w(1) = 5d0
+  m%s%h = 0d0
+  do i = 1, size(m%layers)
+    m%s%h = m%s%h + m%layers(i)%w(1) * m%layers(i)%w(2) + m%layers(i)%b
+  end do
+  allocate(items(n))
+  do i = 1, n
+    items(i)%v = x(i) ** 2
+  end do
+  items(2)%name = 'square'
+  copy = items
+  copy(2)%name = 'other'
+  y = m%s%h * m%extra(1)%w(1) + c%layers(2)%w(1) * c%extra(2)%w(1)
+  do i = 1, n
+    if (copy(i)%name == 'none') y = y + copy(i)%wt * copy(i)%v
+    if (items(i)%name(1:3) == 'squ') y = y + 10 * items(i)%v
+  end do
+  tags(2)%t = 'wxyz'
+  tags(2)%t(4:4) = 'Z'
+  if (tags(2)%t(2:4) == 'xyZ') y = y + x(1)
+end subroutine f
+";
+
+#[test]
+fn nested_structures_and_named_items_differentiate() {
+    let expected = |x: &[f64]| {
+        let (a, b, c) = (x[0], x[1], x[2]);
+        vec![
+            2.0 * a * b + 2.0 * b * b + 3.0 * b * c + 4.0 * a + 1.0,
+            a * a + 4.0 * a * b + 3.0 * a * c + 20.0 * b,
+            3.0 * a * b + 5.0 + 4.0 * c,
+        ]
+    };
+    let bad = gradient_problems(NESTED, 0x0de9_7e57, 3, &expected);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 /// What stays out is a located compile-time error naming the construct:
 /// a whole array of structures of
 /// run-time shape with an array component among other items of an array
-/// constructor given as an actual argument, and an ALLOCATABLE array of
-/// structures as a component of an array of structures.
+/// constructor given as an actual argument, a fixed-size array of
+/// structures as a component of an array of structures, and an
+/// ALLOCATABLE array of structures as a component of an array of
+/// structures.
 #[test]
 fn what_stays_out_is_located() {
     let module = "module m
@@ -302,9 +402,26 @@ end module
   y = 1
 end subroutine
 ";
+    let layers_of_array = "subroutine f(y)
+  type :: layer
+    double precision :: w(2)
+  end type
+  type :: model
+    type(layer) :: layers(3)
+  end type
+  type(model) :: ms(2)
+  double precision :: y
+  y = 1
+end subroutine
+";
     common::assert_compile_errors(
         "e.f90",
         &[
+            (
+                layers_of_array,
+                "e.f90:8:18",
+                "the array of structures component `ms%layers` of an array of structures",
+            ),
             (
                 runtime_shape.as_str(),
                 "e.f90:20:16",
@@ -313,7 +430,7 @@ end subroutine
             (
                 depth_two,
                 "e.f90:8:15",
-                "ALLOCATABLE array of structures `cells` of type `cell`, whose component `nodes` is CHARACTER, an array of structures or an ALLOCATABLE structure",
+                "ALLOCATABLE array of structures `cells` of type `cell`, whose component `nodes` is a CHARACTER array, a deferred-length string, an array of structures or an ALLOCATABLE structure",
             ),
         ],
     );

@@ -217,6 +217,7 @@ impl Lowerer<'_, '_> {
         }
         if let Some(leaves) = self.structures_allocation(s) {
             self.stmt_rewritten(leaves)?;
+            self.structures_default_init(s)?;
             return Ok(true);
         }
         match &s.kind {

@@ -21,7 +21,7 @@
 //! (when allocated) by `deallocate(b)`.
 
 use super::super::ast::{Arg, ArgValue, DimSpec, Expr, ExprKind, Name, Stmt, StmtKind};
-use super::lowerer::{Lowerer, Resolved};
+use super::lowerer::{Lowerer, Resolved, R};
 use adjit_ir::{Inst, Type, Value, VarId};
 
 /// An ALLOCATE bound `upper` written `1:upper` (a range as given).
@@ -137,6 +137,50 @@ impl Lowerer<'_, '_> {
             _ => {}
         }
         Some(s)
+    }
+
+    /// The default initialization of the components of the arrays of
+    /// structures a lowered `allocate(...)` statement `s` (without
+    /// SOURCE= or MOLD=) allocated: each leaf with a default value is set
+    /// to it, a CHARACTER one string by string.
+    pub(super) fn structures_default_init(&mut self, s: &Stmt) -> R<()> {
+        let StmtKind::Allocate {
+            objects,
+            source: None,
+            mold: None,
+            ..
+        } = &s.kind
+        else {
+            return Ok(());
+        };
+        for o in objects {
+            let name = match &o.kind {
+                ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => n,
+                _ => continue,
+            };
+            for leaf in self.allocatable_structures(name).unwrap_or_default() {
+                let init = self
+                    .visible_decl(&leaf)
+                    .and_then(|(_, d)| d.default_init.clone());
+                let Some(init) = init else {
+                    continue;
+                };
+                let leaf = Name {
+                    text: leaf,
+                    span: name.span,
+                };
+                if self.is_deferred_string_array(&leaf.text) {
+                    self.fill_string_array(&leaf, &init)?;
+                } else {
+                    let target = Expr {
+                        kind: ExprKind::Name(leaf),
+                        span: o.span,
+                    };
+                    self.assign(&target, &init)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// True when the leaf `leaf` is the storage of an ALLOCATABLE component

@@ -523,6 +523,29 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
+    /// Sets every string of the allocated array of strings `name` to the
+    /// scalar character value `value`, blank-padded or cut to the
+    /// strings' length (the default initialization of a CHARACTER
+    /// component of a newly allocated array of structures).
+    pub(super) fn fill_string_array(&mut self, name: &Name, value: &Expr) -> R<()> {
+        let i64t = Type::I64;
+        let v = self.string_var(name)?;
+        self.require_allocated(v, name.span);
+        let width = self.val(Inst::DimExtent(v, 0), i64t);
+        let width = self.keep_value(width);
+        let count = self.val(Inst::DimExtent(v, 1), i64t);
+        let count = self.keep_value(count);
+        let first = self.int(1, i64t);
+        let first = self.keep_value(first);
+        self.for_positions(&[count], &mut |this, ks| {
+            let lower = this.val(Inst::DimLower(v, 1), i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, lower, ks[0]), i64t);
+            let element = Some(this.keep_value(at));
+            let pieces = this.value_pieces(value)?;
+            this.assign_padded(StringCell { var: v, element }, first, width, pieces)
+        })
+    }
+
     /// `names = [item, ...]` for an array of deferred-length strings
     /// `names` (false, doing nothing, for another target): the strings
     /// are built first ([`Self::string_array_temp`]; they may read

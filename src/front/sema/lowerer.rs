@@ -1392,7 +1392,14 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             .syms
             .iter()
             .filter_map(|(n, s)| match s {
-                Sym::Var(v) if v.global.is_none() && !v.save && !scope.save_all => {
+                // (An ALLOCATABLE array of structures takes its
+                // components' defaults when allocated.)
+                Sym::Var(v)
+                    if v.global.is_none()
+                        && !v.save
+                        && !scope.save_all
+                        && v.allocatable.is_none() =>
+                {
                     let wanted =
                         v.arg.is_none() || v.intent == Some(super::super::ast::Intent::Out);
                     v.default_init.as_ref().filter(|_| wanted).map(|e| (n, e))

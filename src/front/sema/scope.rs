@@ -1262,13 +1262,6 @@ impl Builder<'_, '_> {
                         );
                         continue;
                     }
-                    if matches!(cty, CompType::Derived(_)) {
-                        self.error(
-                            e.name.span,
-                            "unsupported Fortran: array component of derived type",
-                        );
-                        continue;
-                    }
                 }
                 if comps.iter().any(|c: &Component| c.name == e.name.text) {
                     self.error(
@@ -1700,6 +1693,22 @@ impl Builder<'_, '_> {
                         );
                         continue;
                     }
+                    // A fixed-size array of structures component
+                    // (`type(layer) :: layers(4)`): an array of structures
+                    // of the component's dimensions.
+                    let dims = match (&c.dims, dims) {
+                        (Some(_), Some(_)) => {
+                            self.error(
+                                template.span,
+                                format!(
+                                    "unsupported Fortran: the array of structures component `{name}` of an array of structures"
+                                ),
+                            );
+                            continue;
+                        }
+                        (Some(_), None) => &c.dims,
+                        (None, _) => dims,
+                    };
                     self.flatten(&name, &inner, template, dims, &mut sub, depth + 1);
                     leaves.extend(sub.iter().cloned());
                     if c.allocatable {

@@ -54,7 +54,20 @@ impl<'p> Lowerer<'p, '_> {
         if let ExprKind::Apply { name, args } = &mut e.kind {
             if args.iter().any(|a| a.marked_part().is_some()) {
                 self.refuse_result_component(name)?;
-                *args = self.part_subscripts(name, std::mem::take(args))?;
+                let (subscripts, substring) = self.part_subscripts(name, std::mem::take(args))?;
+                *args = subscripts;
+                // `a(i)%name(1:6)`: a substring of the element `a%name(i)`.
+                if let Some(ArgValue::Range { lo, hi, .. }) = substring {
+                    let base = Expr {
+                        kind: e.kind.clone(),
+                        span: e.span,
+                    };
+                    e.kind = ExprKind::Substring {
+                        base: Box::new(base),
+                        start: lo.map(Box::new),
+                        end: hi.map(Box::new),
+                    };
+                }
             }
         }
         for c in e.kind.children_mut() {
@@ -86,11 +99,13 @@ impl<'p> Lowerer<'p, '_> {
     }
 
     /// The subscripts of the flattened component `name` (innermost part
-    /// first) from marked per-part lists. A part without subscripts gives
-    /// whole ranges. When a part's rank is unknown or its subscripts do not
-    /// match it (a substring of a character component, an error reported
-    /// later), the lists are kept as written.
-    fn part_subscripts(&mut self, name: &Name, args: Vec<Arg>) -> R<Vec<Arg>> {
+    /// first) from marked per-part lists, and the range of a substring
+    /// of a scalar character component when the last part gives one
+    /// (`a(i)%name(1:6)`; kept among the subscripts when the other parts
+    /// have none). A part without subscripts gives whole ranges. When a
+    /// part's rank is unknown or its subscripts do not match it (an error
+    /// reported later), the lists are kept as written.
+    fn part_subscripts(&mut self, name: &Name, args: Vec<Arg>) -> R<(Vec<Arg>, Option<ArgValue>)> {
         let mut given: Vec<Option<Vec<Arg>>> = vec![None; name.text.matches('%').count() + 1];
         let mut current = None;
         for a in &args {
@@ -113,11 +128,12 @@ impl<'p> Lowerer<'p, '_> {
                 .collect()
         };
         let Some(ranks) = self.part_ranks(name)? else {
-            return Ok(as_written());
+            return Ok((as_written(), None));
         };
         let last = ranks.len() - 1;
         let mut out = Vec::new();
         let mut array_parts = 0;
+        let mut substring = None;
         for (k, rank) in ranks.iter().copied().enumerate().rev() {
             match &given[k] {
                 Some(list) if list.len() == rank => {
@@ -130,10 +146,11 @@ impl<'p> Lowerer<'p, '_> {
                     out.extend(list.iter().cloned());
                 }
                 // A substring of a character component.
-                Some(list) if k == last && rank == 0 && list.len() == 1 => {
-                    out.extend(list.iter().cloned())
-                }
-                Some(_) => return Ok(as_written()),
+                Some(list) if k == last && rank == 0 && list.len() == 1 => match &list[0].value {
+                    range @ ArgValue::Range { stride: None, .. } => substring = Some(range.clone()),
+                    _ => out.extend(list.iter().cloned()),
+                },
+                Some(_) => return Ok((as_written(), None)),
                 None => {
                     if rank > 0 {
                         array_parts += 1;
@@ -158,7 +175,11 @@ impl<'p> Lowerer<'p, '_> {
                 ),
             ));
         }
-        Ok(out)
+        if out.is_empty() && substring.is_some() {
+            // A substring of a scalar structure's component: `p%s(2:3)`.
+            return Ok((as_written(), None));
+        }
+        Ok((out, substring))
     }
 
     /// A component reference through parent components (`c%base%x`) as

@@ -238,7 +238,8 @@ impl Builder<'_, '_> {
     /// Checks an ALLOCATABLE array of structures `name` of type `def` and
     /// dimensions `dims` (the attribute at `at`): a deferred shape and a
     /// type whose components are numeric or LOGICAL scalars (ALLOCATABLE
-    /// or not), fixed-size or ALLOCATABLE arrays (or structures of such),
+    /// or not), fixed-size or ALLOCATABLE arrays, CHARACTER scalars of
+    /// constant length (or structures of such),
     /// each leaf an ALLOCATABLE array of
     /// the component's dimensions and the structures' shape. Reports and
     /// returns false otherwise.
@@ -260,7 +261,7 @@ impl Builder<'_, '_> {
             )
         } else if let Some(c) = self.non_scalar_component(def, 0) {
             format!(
-                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is CHARACTER, an array of structures or an ALLOCATABLE structure",
+                "unsupported Fortran: ALLOCATABLE array of structures `{name}` of type `{}`, whose component `{c}` is a CHARACTER array, a deferred-length string, an array of structures or an ALLOCATABLE structure",
                 def.name
             )
         } else {
@@ -271,13 +272,23 @@ impl Builder<'_, '_> {
     }
 
     /// The first component of `def` (at any depth) that is not a numeric
-    /// or LOGICAL scalar or fixed-size array, nor a structure of such.
+    /// or LOGICAL scalar or fixed-size array, a CHARACTER scalar of
+    /// constant length, nor a structure of such.
     fn non_scalar_component(&self, def: &DerivedType, depth: usize) -> Option<String> {
         def.comps.iter().find_map(|c| match &c.ty {
             // An ALLOCATABLE array component: `sema::ragged` storage; an
             // ALLOCATABLE numeric or LOGICAL scalar: beside its status leaf.
             CompType::Plain(ti) if c.allocatable && ti.ty != Type::Char => None,
             _ if c.allocatable => Some(c.name.clone()),
+            // A scalar string of constant length: an ALLOCATABLE rank-1
+            // CHARACTER array of that length (one string per element).
+            CompType::Plain(ti)
+                if ti.ty == Type::Char
+                    && c.dims.is_none()
+                    && matches!(ti.char_len, super::CharLenInfo::Const(_)) =>
+            {
+                None
+            }
             CompType::Plain(ti) if ti.ty == Type::Char => Some(c.name.clone()),
             CompType::Plain(_) => None,
             CompType::Derived(_) if c.dims.is_some() => Some(c.name.clone()),
