@@ -34,7 +34,7 @@ impl Lowerer<'_, '_> {
     ) -> R<()> {
         let format = self.io_format(format, span)?;
         let file = match &control.unit {
-            Some(unit) => Some(self.internal_file(unit, false)?),
+            Some(unit) => self.internal_file(unit, false)?,
             None => None,
         };
         for item in items {
@@ -64,10 +64,14 @@ impl Lowerer<'_, '_> {
         control: &IoControl,
         span: Span,
     ) -> R<()> {
-        let begin = match &control.unit {
-            Some(unit) => {
+        let file = match &control.unit {
+            Some(unit) => self.internal_file(unit, true)?,
+            None => None,
+        };
+        let begin = match file {
+            Some(file) => {
                 let format = self.io_format(format, span)?;
-                IoOp::BeginReadFrom(self.internal_file(unit, true)?, format)
+                IoOp::BeginReadFrom(file, format)
             }
             None if !matches!(format, IoFormat::List) => {
                 return Err(self.err(
@@ -95,14 +99,29 @@ impl Lowerer<'_, '_> {
 
     /// The character data of an internal file: a CHARACTER scalar
     /// variable, array element or substring (`read`: the statement reads
-    /// it, else it writes it, which needs a definable variable). An integer
-    /// unit is file I/O, refused.
-    fn internal_file(&mut self, unit: &Expr, read: bool) -> R<CharRef> {
+    /// it, else it writes it, which needs a definable variable); `None`
+    /// for a named constant naming standard input or output (5 for READ,
+    /// 6 for WRITE, ISO_FORTRAN_ENV's `input_unit` and `output_unit`).
+    /// Another integer unit is file I/O, refused.
+    fn internal_file(&mut self, unit: &Expr, read: bool) -> R<Option<CharRef>> {
         let (statement, preposition) = if read {
             ("READ", "from")
         } else {
             ("WRITE", "to")
         };
+        if let Ok(ConstVal::Int(k, _)) = self.fold_quiet(unit) {
+            let standard = if read { 5 } else { 6 };
+            if k == standard {
+                return Ok(None);
+            }
+            return Err(self.err(
+                unit.span,
+                format!(
+                    "unsupported Fortran: {statement} {preposition} unit {k}, a unit other \
+                     than `*` or {standard} (file I/O)"
+                ),
+            ));
+        }
         let name = match &unit.kind {
             ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => Some(n),
             _ => None,
@@ -154,7 +173,7 @@ impl Lowerer<'_, '_> {
             ));
         }
         match self.expr(unit)? {
-            Operand::Char(r) => Ok(r),
+            Operand::Char(r) => Ok(Some(r)),
             Operand::Num(..) => Err(self.err(
                 unit.span,
                 format!("the unit of {statement} must be a CHARACTER variable here"),
