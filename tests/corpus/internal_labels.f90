@@ -13,7 +13,7 @@
 module labels
   implicit none
   private
-  public :: step_label, write_label, parse_real, parse_count
+  public :: step_label, write_label, parse_real, parse_count, parse_fixed
 contains
   ! 'name_007' for ('name', 7).
   function step_label(name, k) result(label)
@@ -49,6 +49,15 @@ contains
     integer, intent(out) :: ios
     read(text, *, iostat=ios) n
   end subroutine parse_count
+  ! The real in text under F10.3 (an implied decimal point), -1 when
+  ! text does not hold one.
+  subroutine parse_fixed(text, fixed, ios)
+    character(len=*), intent(in) :: text
+    real(8), intent(out) :: fixed
+    integer, intent(out) :: ios
+    read(text, '(f10.3)', iostat=ios) fixed
+    if (ios /= 0) fixed = -1
+  end subroutine parse_fixed
 end module labels
 
 subroutine report(n, x, opt, e, stat, width, fixed)
@@ -69,8 +78,7 @@ subroutine report(n, x, opt, e, stat, width, fixed)
   w = parse_real(opt, 1d0)
   k = 5
   call parse_count(opt, k, stat(1))
-  read(opt, '(f10.3)', iostat=stat(2)) fixed
-  if (stat(2) /= 0) fixed = -1
+  call parse_fixed(opt, fixed, stat(2))
   call parse_count('', k, stat(3))
   e = 0
   do i = 1, n

@@ -54,10 +54,9 @@ pub(crate) struct Normalized {
 }
 
 /// True for instructions with an effect on storage (they end a statement).
-/// I/O steps are effects, except the read of a value (`IoOp::Get`) and of
-/// a statement's status (`IoOp::Status`), which belong to the statement
-/// storing them: they have no partial, so the reverse sweep never
-/// recomputes them, and the forward sweep reads once.
+/// I/O steps are effects, except the read of a value (`IoOp::Get`), which
+/// belongs to the statement storing it: it has no partial, so the reverse
+/// sweep never recomputes it, and the forward sweep reads once.
 pub(crate) fn is_effect(inst: &Inst) -> bool {
     matches!(
         inst,
@@ -69,7 +68,7 @@ pub(crate) fn is_effect(inst: &Inst) -> bool {
             | Inst::Pop(..)
             | Inst::Allocate(..)
             | Inst::Deallocate(_)
-    ) || matches!(inst, Inst::Io(op) if !matches!(op, IoOp::Get | IoOp::Status))
+    ) || matches!(inst, Inst::Io(op) if *op != IoOp::Get)
 }
 
 /// A copy of `inst` with every value operand replaced by `f(operand)`.
