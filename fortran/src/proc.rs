@@ -1016,7 +1016,11 @@ impl<'c, 'a> Printer<'c, 'a> {
                         IoOp::BeginWrite(_)
                         | IoOp::PutChar(_)
                         | IoOp::BeginRead
-                        | IoOp::GetChar(_) => {
+                        | IoOp::GetChar(_)
+                        | IoOp::EndWriteTo(_)
+                        | IoOp::BeginReadFrom(..)
+                        | IoOp::CatchErrors
+                        | IoOp::Status => {
                             return Err(self.err(
                                 "PRINT, WRITE or READ statement (I/O is not emitted yet)",
                                 data.span,
@@ -2462,7 +2466,7 @@ fn kept_steps(proc: &Proc) -> HashSet<Value> {
             };
             match op {
                 IoOp::BeginKeep(_) | IoOp::BeginRestore(_) => inside = true,
-                IoOp::BeginWrite(_) | IoOp::BeginRead => inside = false,
+                IoOp::BeginWrite(_) | IoOp::BeginRead | IoOp::BeginReadFrom(..) => inside = false,
                 _ => {}
             }
             if inside {

@@ -1112,6 +1112,28 @@ impl<'m> Interpreter<'m> {
     }
 
     /// Resolves a character reference, including its substring.
+    /// Stores `text` into the character data `r` refers to, blank-padded
+    /// or truncated to its length.
+    fn fill_chars(
+        &mut self,
+        frame: Frame,
+        proc: &'m Proc,
+        r: &'m CharRef,
+        span: Span,
+        text: &[u8],
+    ) -> Result<(), RuntimeError> {
+        if let CharLoc::Slot { slot, start, len } = self.char_loc(frame, proc, r, span)? {
+            if let Buffer::Char(bytes) = &mut self.slots[slot] {
+                if let Some(target) = bytes.get_mut(start..start + len) {
+                    for (i, t) in target.iter_mut().enumerate() {
+                        *t = text.get(i).copied().unwrap_or(b' ');
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn char_loc(
         &self,
         frame: Frame,
@@ -1399,17 +1421,31 @@ impl<'m> Interpreter<'m> {
                             .io
                             .get(&Item::Char(Vec::new()))
                             .map_err(|m| io_error(self, m))?;
-                        if let (Item::Char(text), CharLoc::Slot { slot, start, len }) =
-                            (got, self.char_loc(frame, proc, r, span)?)
-                        {
-                            if let Buffer::Char(bytes) = &mut self.slots[slot] {
-                                if let Some(target) = bytes.get_mut(start..start + len) {
-                                    for (i, t) in target.iter_mut().enumerate() {
-                                        *t = text.get(i).copied().unwrap_or(b' ');
-                                    }
-                                }
-                            }
+                        if let (Item::Char(text), false) = (got, self.io.failed()) {
+                            self.fill_chars(frame, proc, r, span, &text)?;
                         }
+                    }
+                    IoOp::EndWriteTo(r) => {
+                        let len = match self.char_loc(frame, proc, r, span)? {
+                            CharLoc::Slot { len, .. } => len,
+                            CharLoc::Literal(bytes) => bytes.len(),
+                        };
+                        let record = self.io.end_write_to(len).map_err(|m| io_error(self, m))?;
+                        if let Some(record) = record {
+                            self.fill_chars(frame, proc, r, span, &record)?;
+                        }
+                    }
+                    IoOp::BeginReadFrom(r, format) => {
+                        let loc = self.char_loc(frame, proc, r, span)?;
+                        let text = self.char_bytes(loc).to_vec();
+                        self.io
+                            .begin_read_from(&text, format.as_deref())
+                            .map_err(|m| io_error(self, m))?;
+                    }
+                    IoOp::CatchErrors => self.io.catch_errors(),
+                    IoOp::Status => {
+                        let status = self.io.status();
+                        self.set(frame, v, enc_int_as(ty, status as i64));
                     }
                 }
                 return Ok(());

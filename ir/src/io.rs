@@ -2,7 +2,9 @@
 //! runtime helpers: list-directed output (`PRINT *`, `WRITE(*,*)`),
 //! formatted output under a format specification (I, F, E, ES, D, G, A, L,
 //! X, P, `/`, `:`, literals, repeat counts, groups and format reversion),
-//! and list-directed input (`READ *`).
+//! and list-directed input (`READ *`); internal files (WRITE into and READ
+//! from a CHARACTER variable, list-directed or formatted) and IOSTAT=
+//! (errors become the statement's status instead of failures).
 //!
 //! An [`IoState`] carries one program's channels ([`Channels`]: where output
 //! goes and where input comes from, standard output and input unless the
@@ -154,7 +156,28 @@ pub struct IoState {
     items: Vec<Item>,
     /// Values of the input record(s) not yet read.
     tokens: VecDeque<String>,
+    /// The input statement in progress reads an internal file: when its
+    /// values run out, the file ends (no more records).
+    internal: bool,
+    /// The fields of the formatted internal input statement in progress.
+    fields: Option<FieldReader>,
+    /// Errors of the statement in progress become its status (IOSTAT=).
+    catch: bool,
+    /// The status of the statement in progress or last ended.
+    status: i32,
 }
+
+/// IOSTAT value of an end of file (gfortran's, and ISO_FORTRAN_ENV's
+/// `iostat_end`).
+pub const IOSTAT_END: i32 = -1;
+/// IOSTAT value of an end of record (ISO_FORTRAN_ENV's `iostat_eor`).
+pub const IOSTAT_EOR: i32 = -2;
+/// IOSTAT value of a value that does not read as its item's type
+/// (gfortran's `LIBERROR_READ_VALUE`).
+pub const IOSTAT_BAD_VALUE: i32 = 5010;
+
+/// An I/O error: its IOSTAT value and its message.
+type Failure = (i32, String);
 
 impl IoState {
     /// A state writing and reading through `channels`.
@@ -169,6 +192,10 @@ impl IoState {
             format: None,
             items: Vec::new(),
             tokens: VecDeque::new(),
+            internal: false,
+            fields: None,
+            catch: false,
+            status: 0,
         }
     }
     /// Writes and reads through `channels` from now on (the kept records
@@ -184,6 +211,10 @@ impl IoState {
             format,
             items,
             tokens,
+            internal,
+            fields,
+            catch,
+            status,
         } = self;
         *mine = channels;
         *keep = None;
@@ -191,6 +222,10 @@ impl IoState {
         *format = None;
         items.clear();
         tokens.clear();
+        *internal = false;
+        *fields = None;
+        *catch = false;
+        *status = 0;
     }
     /// Keeps records in `kept` (shared with other states) from now on.
     pub fn set_kept(&mut self, kept: Kept) {
@@ -201,6 +236,72 @@ impl IoState {
         self.format = format.map(<[u8]>::to_vec);
         self.keep = None;
         self.items.clear();
+        self.catch = false;
+        self.status = 0;
+    }
+    /// Makes the errors of the statement in progress its status instead of
+    /// failures (IOSTAT=): see [`crate::IoOp::CatchErrors`].
+    pub fn catch_errors(&mut self) {
+        self.catch = true;
+    }
+    /// The status of the statement in progress or last ended (0, or an
+    /// IOSTAT value such as [`IOSTAT_END`]).
+    pub fn status(&self) -> i32 {
+        self.status
+    }
+    /// Whether the statement in progress caught an error (its items are
+    /// no longer transferred).
+    pub fn failed(&self) -> bool {
+        self.status != 0
+    }
+    /// An error of the statement in progress: its status when errors are
+    /// caught (`Ok`), else the failure's message.
+    fn fail(&mut self, (code, message): Failure) -> Result<(), String> {
+        if self.catch {
+            self.status = code;
+            Ok(())
+        } else {
+            Err(message)
+        }
+    }
+    /// Ends the output statement into an internal file of `len`
+    /// characters: the record, blank-padded to `len` (`None`: an error was
+    /// caught, nothing is stored).
+    pub fn end_write_to(&mut self, len: usize) -> Result<Option<Vec<u8>>, String> {
+        let items = std::mem::take(&mut self.items);
+        let text = match self.format.take() {
+            None => list_directed(&items),
+            Some(f) => formatted(&parse_format(&f)?, &items)?,
+        };
+        let record = text.strip_suffix('\n').unwrap_or(&text);
+        if record.contains('\n') || record.len() > len {
+            let what = if record.contains('\n') {
+                "more than one record".to_string()
+            } else {
+                format!("{} characters", record.len())
+            };
+            self.fail((
+                IOSTAT_EOR,
+                format!("end of record: {what} written to a CHARACTER variable of length {len}"),
+            ))?;
+            return Ok(None);
+        }
+        let mut bytes = record.as_bytes().to_vec();
+        bytes.resize(len, b' ');
+        Ok(Some(bytes))
+    }
+    /// Starts an input statement reading the internal file `text`
+    /// (list-directed without a format).
+    pub fn begin_read_from(&mut self, text: &[u8], format: Option<&[u8]>) -> Result<(), String> {
+        self.begin_read();
+        self.internal = true;
+        match format {
+            None => self.tokens = split_values(&String::from_utf8_lossy(text))?,
+            Some(f) => {
+                self.fields = Some(FieldReader::new(&parse_format(f)?, text));
+            }
+        }
+        Ok(())
     }
     /// Starts writing the kept record `name`: the items put until
     /// [`IoState::end_write`] replace it.
@@ -246,25 +347,51 @@ impl IoState {
     pub fn begin_read(&mut self) {
         self.restore = None;
         self.tokens.clear();
+        self.internal = false;
+        self.fields = None;
+        self.catch = false;
+        self.status = 0;
     }
     /// Reads the next value of the input statement in progress, for an
     /// item of the given kind (`Item` with a placeholder value; a
     /// character item's length is the number of bytes it receives).
     pub fn get(&mut self, kind: &Item) -> Result<Item, String> {
+        if self.failed() {
+            return Ok(zero(kind));
+        }
+        match self.read_value(kind) {
+            Ok(item) => Ok(item),
+            Err(failure) => self.fail(failure).map(|()| zero(kind)),
+        }
+    }
+
+    /// The next value for an item of the kind of `kind`.
+    fn read_value(&mut self, kind: &Item) -> Result<Item, Failure> {
+        if let Some(fields) = &mut self.fields {
+            return fields.read(kind);
+        }
         if let Some(values) = &mut self.restore {
             return match (values.pop_front(), kind) {
                 (Some(Item::Int(v, _)), Item::Int(_, size)) => Ok(Item::Int(v, *size)),
                 (Some(Item::Real(x, _)), Item::Real(_, double)) => Ok(Item::Real(x, *double)),
                 (Some(Item::Logical(b)), Item::Logical(_)) => Ok(Item::Logical(b)),
-                (found, _) => Err(format!(
-                    "a kept record holds {} where a {} is read",
-                    found.as_ref().map_or("no more values", kind_name),
-                    kind_name(kind)
+                (found, _) => Err((
+                    IOSTAT_BAD_VALUE,
+                    format!(
+                        "a kept record holds {} where a {} is read",
+                        found.as_ref().map_or("no more values", kind_name),
+                        kind_name(kind)
+                    ),
                 )),
             };
         }
         let token = self.next_token()?;
-        let bad = || format!("bad {} `{token}` in list-directed input", kind_name(kind));
+        let bad = || {
+            (
+                IOSTAT_BAD_VALUE,
+                format!("bad {} `{token}` in list-directed input", kind_name(kind)),
+            )
+        };
         match kind {
             Item::Int(_, size) => token
                 .parse::<i64>()
@@ -288,27 +415,220 @@ impl IoState {
     pub fn end_read(&mut self) {
         self.restore = None;
         self.tokens.clear();
+        self.internal = false;
+        self.fields = None;
     }
 
-    fn next_token(&mut self) -> Result<String, String> {
+    fn next_token(&mut self) -> Result<String, Failure> {
+        let end = || (IOSTAT_END, "end of file in list-directed input".to_string());
         loop {
             if let Some(t) = self.tokens.pop_front() {
                 return Ok(t);
+            }
+            if self.internal {
+                return Err(end());
             }
             let mut line = String::new();
             let n = self
                 .channels
                 .input
                 .lock()
-                .map_err(|_| "the input channel is poisoned".to_string())?
+                .map_err(|_| {
+                    (
+                        IOSTAT_BAD_VALUE,
+                        "the input channel is poisoned".to_string(),
+                    )
+                })?
                 .read_line(&mut line)
-                .map_err(|e| format!("cannot read the input: {e}"))?;
+                .map_err(|e| (IOSTAT_BAD_VALUE, format!("cannot read the input: {e}")))?;
             if n == 0 {
-                return Err("end of file in list-directed input".into());
+                return Err(end());
             }
-            self.tokens = split_values(&line)?;
+            self.tokens = split_values(&line).map_err(|m| (IOSTAT_BAD_VALUE, m))?;
         }
     }
+}
+
+/// A value of the kind of `kind` that stands for nothing read (zero,
+/// false, no characters).
+fn zero(kind: &Item) -> Item {
+    match kind {
+        Item::Int(_, size) => Item::Int(0, *size),
+        Item::Real(_, double) => Item::Real(0.0, *double),
+        Item::Logical(_) => Item::Logical(false),
+        Item::Char(_) => Item::Char(Vec::new()),
+    }
+}
+
+/// The fields of a formatted internal input statement: the record and the
+/// edit descriptors of its format, in order (groups and repeat counts
+/// expanded), read one data field per item.
+#[derive(Debug)]
+struct FieldReader {
+    /// The edit descriptors, expanded.
+    edits: Vec<Edit>,
+    /// The next edit descriptor.
+    next: usize,
+    /// The characters of the internal file.
+    record: Vec<u8>,
+    /// The position of the next field in the record.
+    pos: usize,
+}
+
+impl FieldReader {
+    fn new(format: &Format, record: &[u8]) -> FieldReader {
+        let mut edits = Vec::new();
+        // Fields past the end of the record read blanks; a few more than
+        // the record has characters is enough for any statement that does
+        // not end the file.
+        let mut budget = record.len() + 2;
+        expand(format, &mut edits, &mut budget);
+        FieldReader {
+            edits,
+            next: 0,
+            record: record.to_vec(),
+            pos: 0,
+        }
+    }
+
+    /// The next data field, read as the kind of `kind`.
+    fn read(&mut self, kind: &Item) -> Result<Item, Failure> {
+        let (edit, text) = loop {
+            let Some(edit) = self.edits.get(self.next).cloned() else {
+                return Err((
+                    IOSTAT_END,
+                    "end of file: the format ends the internal file's only record".into(),
+                ));
+            };
+            self.next += 1;
+            let width = match edit {
+                Edit::X(n) => {
+                    self.pos += n;
+                    continue;
+                }
+                Edit::Slash => {
+                    return Err((
+                        IOSTAT_END,
+                        "end of file: `/` in the format ends the internal file's only record"
+                            .into(),
+                    ))
+                }
+                Edit::P(_) | Edit::Colon | Edit::Lit(_) | Edit::Group(_) => continue,
+                Edit::I(w, _)
+                | Edit::F(w, _)
+                | Edit::E(w, _, _, _)
+                | Edit::G(w, _, _)
+                | Edit::L(w) => w,
+                Edit::A(w) => w.unwrap_or(0),
+            };
+            let start = self.pos.min(self.record.len());
+            let end = if width == 0 {
+                self.record.len()
+            } else {
+                (self.pos + width).min(self.record.len())
+            };
+            self.pos += if width == 0 { end - start } else { width };
+            break (
+                edit,
+                String::from_utf8_lossy(&self.record[start..end]).into_owned(),
+            );
+        };
+        let bad = || {
+            (
+                IOSTAT_BAD_VALUE,
+                format!(
+                    "bad {} `{}` in formatted input",
+                    kind_name(kind),
+                    text.trim()
+                ),
+            )
+        };
+        // Blanks are ignored (BLANK='NULL'); an empty field reads as zero.
+        let packed: String = text.chars().filter(|c| *c != ' ').collect();
+        match kind {
+            Item::Int(_, size) if packed.is_empty() => Ok(Item::Int(0, *size)),
+            Item::Int(_, size) => packed
+                .parse::<i64>()
+                .map(|v| Item::Int(v, *size))
+                .map_err(|_| bad()),
+            Item::Real(_, double) => {
+                let decimals = match edit {
+                    Edit::F(_, d) | Edit::E(_, d, _, _) | Edit::G(_, d, _) => d,
+                    _ => 0,
+                };
+                read_real_field(&packed, decimals)
+                    .map(|x| Item::Real(x, *double))
+                    .ok_or_else(bad)
+            }
+            Item::Logical(_) => match packed.trim_start_matches('.').chars().next() {
+                Some('t' | 'T') => Ok(Item::Logical(true)),
+                Some('f' | 'F') => Ok(Item::Logical(false)),
+                _ => Err(bad()),
+            },
+            Item::Char(_) => Ok(Item::Char(text.into_bytes())),
+        }
+    }
+}
+
+/// Appends the edit descriptors of `format` to `out`, groups and repeat
+/// counts expanded, until `budget` data and X descriptors are out.
+fn expand(format: &[(usize, Edit)], out: &mut Vec<Edit>, budget: &mut usize) {
+    for (repeat, edit) in format {
+        for _ in 0..*repeat {
+            if *budget == 0 {
+                return;
+            }
+            match edit {
+                Edit::Group(inner) => expand(inner, out, budget),
+                Edit::P(_) | Edit::Colon | Edit::Lit(_) | Edit::Slash => out.push(edit.clone()),
+                _ => {
+                    *budget -= 1;
+                    out.push(edit.clone());
+                }
+            }
+        }
+    }
+}
+
+/// A real read under an F, E, D or G edit descriptor with `decimals`
+/// digits after the point (blanks removed): without a decimal point, the
+/// last `decimals` digits of the mantissa are the fraction (`12345` under
+/// F7.3 is 12.345); the exponent is `e`, `d` or a sign after the mantissa.
+fn read_real_field(field: &str, decimals: usize) -> Option<f64> {
+    if field.is_empty() {
+        return Some(0.0);
+    }
+    let split = field
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| matches!(c, 'e' | 'E' | 'd' | 'D' | 'q' | 'Q' | '+' | '-'))
+        .map(|(i, _)| i);
+    let (mantissa, exponent) = match split {
+        Some(i) => (
+            &field[..i],
+            field[i..].trim_start_matches(['e', 'E', 'd', 'D', 'q', 'Q']),
+        ),
+        None => (field, ""),
+    };
+    let exponent: i32 = if exponent.is_empty() {
+        0
+    } else {
+        exponent.parse().ok()?
+    };
+    let value = if mantissa.contains('.') {
+        format!("{mantissa}e{exponent}")
+    } else {
+        if !mantissa
+            .trim_start_matches(['+', '-'])
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            return parse_real(field);
+        }
+        let shift = exponent - i32::try_from(decimals).ok()?;
+        format!("{mantissa}e{shift}")
+    };
+    value.parse::<f64>().ok()
 }
 
 fn kind_name(item: &Item) -> &'static str {

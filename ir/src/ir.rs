@@ -831,6 +831,25 @@ pub enum IoOp {
     /// steps that follow read its values in order (a record never kept
     /// reads as one logical false), up to `EndRead`.
     BeginRestore(Vec<u8>),
+    /// Ends an output statement into character data (an internal file:
+    /// WRITE to a CHARACTER variable) instead of the program's output: the
+    /// items are formatted into one record, stored blank-padded; a record
+    /// longer than the data, or a second record, is an error (IOSTAT
+    /// -2, end of record).
+    EndWriteTo(CharRef),
+    /// Starts an input statement reading the characters of the data (an
+    /// internal file: READ from a CHARACTER variable): list-directed
+    /// without a format, else under the format specification (as for
+    /// [`IoOp::BeginWrite`]). Reading past its end is an end of file.
+    BeginReadFrom(CharRef, Option<Vec<u8>>),
+    /// Makes the errors of the statement in progress (begun by an earlier
+    /// step) its status instead of failures (IOSTAT=): after an error, a
+    /// `Get` returns zero and `GetChar` and `EndWriteTo` store nothing.
+    CatchErrors,
+    /// The status of the statement in progress or last ended (`I32`): 0,
+    /// -1 at an end of file, -2 at an end of record, 5010 for a value that
+    /// does not read as its item's type (gfortran's IOSTAT values).
+    Status,
 }
 
 /// An actual argument of a [`Inst::Call`].
@@ -995,7 +1014,12 @@ impl Inst {
                 char_ref(b);
             }
             Inst::CharLen(a) => char_ref(a),
-            Inst::Io(IoOp::PutChar(r) | IoOp::GetChar(r)) => char_ref(r),
+            Inst::Io(
+                IoOp::PutChar(r)
+                | IoOp::GetChar(r)
+                | IoOp::EndWriteTo(r)
+                | IoOp::BeginReadFrom(r, _),
+            ) => char_ref(r),
             Inst::Io(_)
             | Inst::Const(_)
             | Inst::Unary(..)
@@ -1062,8 +1086,13 @@ impl Inst {
             Inst::CharLen(a) => char_ref(a, &mut f),
             Inst::Io(op) => match op {
                 IoOp::Put(v) => f(v),
-                IoOp::PutChar(r) | IoOp::GetChar(r) => char_ref(r, &mut f),
+                IoOp::PutChar(r)
+                | IoOp::GetChar(r)
+                | IoOp::EndWriteTo(r)
+                | IoOp::BeginReadFrom(r, _) => char_ref(r, &mut f),
                 IoOp::BeginWrite(_)
+                | IoOp::CatchErrors
+                | IoOp::Status
                 | IoOp::EndWrite
                 | IoOp::BeginRead
                 | IoOp::Get
@@ -1134,8 +1163,13 @@ impl Inst {
             Inst::CharLen(a) => char_ref(a, &mut f),
             Inst::Io(op) => match op {
                 IoOp::Put(v) => f(*v),
-                IoOp::PutChar(r) | IoOp::GetChar(r) => char_ref(r, &mut f),
+                IoOp::PutChar(r)
+                | IoOp::GetChar(r)
+                | IoOp::EndWriteTo(r)
+                | IoOp::BeginReadFrom(r, _) => char_ref(r, &mut f),
                 IoOp::BeginWrite(_)
+                | IoOp::CatchErrors
+                | IoOp::Status
                 | IoOp::EndWrite
                 | IoOp::BeginRead
                 | IoOp::Get

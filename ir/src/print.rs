@@ -426,6 +426,16 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
                 IoOp::Get => format!("{v} = io.get.{}", type_suffix(ty)),
                 IoOp::GetChar(r) => format!("io.get_char {}", char_ref_text(r, names)),
                 IoOp::EndRead => "io.end_read".to_string(),
+                IoOp::EndWriteTo(r) => format!("io.end_write_to {}", char_ref_text(r, names)),
+                IoOp::BeginReadFrom(r, f) => format!(
+                    "io.begin_read_from {}{}",
+                    char_ref_text(r, names),
+                    f.as_ref()
+                        .map(|f| format!(" {:?}", String::from_utf8_lossy(f)))
+                        .unwrap_or_else(|| " *".to_string())
+                ),
+                IoOp::CatchErrors => "io.catch_errors".to_string(),
+                IoOp::Status => format!("{v} = io.status"),
                 IoOp::BeginKeep(n) => format!("io.begin_keep {:?}", String::from_utf8_lossy(n)),
                 IoOp::BeginRestore(n) => {
                     format!("io.begin_restore {:?}", String::from_utf8_lossy(n))

@@ -583,11 +583,17 @@ impl Checker<'_> {
                     self.expect_result(ty, None);
                     self.char_ref(block, pos, r, false);
                 }
-                IoOp::GetChar(r) => {
+                IoOp::GetChar(r) | IoOp::EndWriteTo(r) => {
                     self.expect_result(ty, None);
                     self.char_ref(block, pos, r, true);
                 }
+                IoOp::BeginReadFrom(r, _) => {
+                    self.expect_result(ty, None);
+                    self.char_ref(block, pos, r, false);
+                }
+                IoOp::Status => self.expect_result(ty, Some(Type::I32)),
                 IoOp::BeginWrite(_)
+                | IoOp::CatchErrors
                 | IoOp::EndWrite
                 | IoOp::BeginRead
                 | IoOp::EndRead

@@ -3048,16 +3048,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let mut result = None;
         let status = match op {
             IoOp::BeginWrite(format) => {
-                let (addr, len) = match format {
-                    Some(f) => {
-                        let data: Box<[u8]> = f.clone().into_boxed_slice();
-                        let addr = data.as_ptr() as i64;
-                        self.sh.literals.push(data);
-                        (addr, f.len() as i64)
-                    }
-                    None => (0, -1),
-                };
-                let (a, l) = (self.b.ins().iconst(p, addr), self.iconst(len));
+                let (a, l) = self.format_literal(format.as_deref());
                 self.call_external(
                     "adjit_io_begin_write",
                     &[p, p, i64t],
@@ -3148,19 +3139,61 @@ impl<'a, 'm> Lower<'a, 'm> {
                 });
                 st
             }
-            IoOp::GetChar(r) => {
+            IoOp::GetChar(r) | IoOp::EndWriteTo(r) => {
                 let (a, l) = self.char_ref(r, site)?;
+                let helper = if matches!(op, IoOp::GetChar(_)) {
+                    "adjit_io_get_char"
+                } else {
+                    "adjit_io_end_write_to"
+                };
+                self.call_external(helper, &[p, p, i64t], Some(types::I32), &[rt, a, l])?
+            }
+            IoOp::BeginReadFrom(r, format) => {
+                let (a, l) = self.char_ref(r, site)?;
+                let (fa, fl) = self.format_literal(format.as_deref());
                 self.call_external(
-                    "adjit_io_get_char",
-                    &[p, p, i64t],
+                    "adjit_io_begin_read_from",
+                    &[p, p, i64t, p, i64t],
                     Some(types::I32),
-                    &[rt, a, l],
+                    &[rt, a, l, fa, fl],
                 )?
+            }
+            IoOp::CatchErrors => {
+                self.call_external("adjit_io_catch_errors", &[p], Some(types::I32), &[rt])?
+            }
+            IoOp::Status => {
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8,
+                    3,
+                ));
+                let out = self.b.ins().stack_addr(p, slot, 0);
+                let st =
+                    self.call_external("adjit_io_status", &[p, p], Some(types::I32), &[rt, out])?;
+                let status = self.b.ins().load(i64t, FLAGS, out, 0);
+                result = Some(self.convert(status, Type::I64, Type::I32, Rounding::Trunc)?);
+                st
             }
         }
         .expect("I/O helpers return a status");
         self.check_simple(status, code::IO, site as i64, -1, 0);
         Ok(result)
+    }
+
+    /// The address and length of a format's text, kept with the compiled
+    /// code's literals (`(0, -1)`: list-directed).
+    fn format_literal(&mut self, format: Option<&[u8]>) -> (Value, Value) {
+        let p = self.jit.isa().pointer_type();
+        let (addr, len) = match format {
+            Some(f) => {
+                let data: Box<[u8]> = f.to_vec().into_boxed_slice();
+                let addr = data.as_ptr() as i64;
+                self.sh.literals.push(data);
+                (addr, f.len() as i64)
+            }
+            None => (0, -1),
+        };
+        (self.b.ins().iconst(p, addr), self.iconst(len))
     }
 
     /// `(sin x, cos x)` of an `f64` by one call to the C library's

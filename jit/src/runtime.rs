@@ -917,11 +917,98 @@ pub unsafe extern "C" fn adjit_io_get_char(rt: *mut RuntimeCtx, p: *mut u8, len:
     unsafe {
         io_step(rt, |io| {
             if let Item::Char(text) = io.get(&Item::Char(Vec::new()))? {
-                for i in 0..len.max(0) as usize {
+                if !io.failed() {
                     // SAFETY: `p` is valid for `len` bytes (caller).
-                    p.add(i).write(text.get(i).copied().unwrap_or(b' '));
+                    fill_chars(p, len, &text);
                 }
             }
+            Ok(())
+        })
+    }
+}
+
+/// Writes `text` into the `len` bytes at `p`, blank-padded or truncated.
+///
+/// # Safety
+/// `p` must be valid for writing `len` bytes.
+unsafe fn fill_chars(p: *mut u8, len: i64, text: &[u8]) {
+    for i in 0..len.max(0) as usize {
+        // SAFETY: `p` is valid for `len` bytes (caller).
+        unsafe { p.add(i).write(text.get(i).copied().unwrap_or(b' ')) };
+    }
+}
+
+/// Ends the output statement into the internal file of `len` bytes at `p`
+/// ([`IoState::end_write_to`]).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `p` valid for
+/// `len` bytes.
+pub unsafe extern "C" fn adjit_io_end_write_to(rt: *mut RuntimeCtx, p: *mut u8, len: i64) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            if let Some(record) = io.end_write_to(len.max(0) as usize)? {
+                // SAFETY: `p` is valid for `len` bytes (caller).
+                fill_chars(p, len, &record);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Starts an input statement reading the internal file of `len` bytes at
+/// `p`; `format_len < 0`: list-directed, else the format text at `format`
+/// ([`IoState::begin_read_from`]).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `p` valid for
+/// `len` bytes, `format` for `format_len` bytes.
+pub unsafe extern "C" fn adjit_io_begin_read_from(
+    rt: *mut RuntimeCtx,
+    p: *const u8,
+    len: i64,
+    format: *const u8,
+    format_len: i64,
+) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    let (text, f) = unsafe {
+        (
+            bytes(p, len),
+            (format_len >= 0).then(|| bytes(format, format_len)),
+        )
+    };
+    // SAFETY: guaranteed by the caller.
+    unsafe { io_step(rt, |io| io.begin_read_from(text, f)) }
+}
+
+/// Makes the errors of the statement in progress its status
+/// ([`IoState::catch_errors`]).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_io_catch_errors(rt: *mut RuntimeCtx) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            io.catch_errors();
+            Ok(())
+        })
+    }
+}
+
+/// Writes the status of the statement in progress or last ended into
+/// `*out` ([`IoState::status`]).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`]; `out` valid for
+/// one i64.
+pub unsafe extern "C" fn adjit_io_status(rt: *mut RuntimeCtx, out: *mut i64) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            // SAFETY: `out` is valid for one i64 (caller).
+            out.write(io.status() as i64);
             Ok(())
         })
     }

@@ -525,20 +525,26 @@ pub enum StmtKind {
         /// The body.
         body: Vec<Stmt>,
     },
-    /// PRINT, or WRITE to standard output (unit `*` or 6).
+    /// PRINT, or WRITE to standard output (unit `*` or 6) or to an
+    /// internal file.
     Write {
         /// The format.
         format: IoFormat,
         /// The output items (expressions and implied DO loops).
         items: Vec<Expr>,
+        /// The internal file and IOSTAT= variable.
+        control: IoControl,
     },
-    /// READ from standard input (unit `*` or 5), list-directed.
+    /// READ from standard input (unit `*` or 5, list-directed) or from an
+    /// internal file (list-directed or formatted).
     Read {
-        /// The format (only list-directed input is supported).
+        /// The format.
         format: IoFormat,
         /// The input items (variables, elements, substrings, implied DO
         /// loops).
         items: Vec<Expr>,
+        /// The internal file and IOSTAT= variable.
+        control: IoControl,
     },
     /// WHERE construct or statement: masked array assignments.
     Where {
@@ -668,7 +674,20 @@ macro_rules! own_exprs_body {
                 }
             }
             StmtKind::Associate { pairs, .. } => out.extend(pairs.into_iter().map(|(_, x)| x)),
-            StmtKind::Write { items, .. } | StmtKind::Read { items, .. } => out.extend(items),
+            StmtKind::Write {
+                items,
+                control: IoControl { unit, iostat },
+                ..
+            }
+            | StmtKind::Read {
+                items,
+                control: IoControl { unit, iostat },
+                ..
+            } => {
+                out.extend(items);
+                out.extend(unit);
+                out.extend(iostat);
+            }
             StmtKind::Forall { indices, mask, .. } => {
                 for ix in indices {
                     let ForallIndex { lo, hi, stride, .. } = ix;
@@ -878,6 +897,17 @@ pub struct ForallIndex {
     pub hi: Expr,
     /// Stride (default 1).
     pub stride: Option<Expr>,
+}
+
+/// The unit and status specifiers of a READ or WRITE statement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IoControl {
+    /// The unit when it is not standard input or output (`*`, 5 for READ,
+    /// 6 for WRITE): an internal file, a CHARACTER variable, array element
+    /// or substring (anything else is refused by the semantic analysis).
+    pub unit: Option<Expr>,
+    /// The IOSTAT= variable (`None`: errors stop the program).
+    pub iostat: Option<Expr>,
 }
 
 /// The format of an I/O statement.

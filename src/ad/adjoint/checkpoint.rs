@@ -833,7 +833,8 @@ fn written_params(step: &Proc) -> Vec<WrittenVar> {
                         }
                     }
                 }
-                Inst::CharAssign(dst, _) | Inst::Io(adjit_ir::IoOp::GetChar(dst)) => {
+                Inst::CharAssign(dst, _)
+                | Inst::Io(adjit_ir::IoOp::GetChar(dst) | adjit_ir::IoOp::EndWriteTo(dst)) => {
                     if let adjit_ir::CharBase::Var { var, .. } = &dst.base {
                         written.insert(*var);
                     }

@@ -91,9 +91,10 @@ pub(crate) fn inst_vars(inst: &Inst, f: &mut dyn FnMut(VarId)) {
             char_ref(a, f);
             char_ref(b, f)
         }
-        Inst::CharLen(a) | Inst::Io(IoOp::PutChar(a)) | Inst::Io(IoOp::GetChar(a)) => {
-            char_ref(a, f)
-        }
+        Inst::CharLen(a)
+        | Inst::Io(
+            IoOp::PutChar(a) | IoOp::GetChar(a) | IoOp::EndWriteTo(a) | IoOp::BeginReadFrom(a, _),
+        ) => char_ref(a, f),
         _ => {}
     }
 }

@@ -157,33 +157,34 @@ impl StmtParser<'_> {
     }
 
     /// The control list of READ / WRITE: `(unit, format)` with optional
-    /// `unit=` and `fmt=`; only standard input / output (unit `*`, 5 for
-    /// READ, 6 for WRITE) and a format are supported.
-    fn io_control(&mut self, read: bool, keyword_span: Span) -> PResult<IoFormat> {
+    /// `unit=` and `fmt=`, then an optional `iostat=`; the unit is standard
+    /// input / output (unit `*`, 5 for READ, 6 for WRITE) or, when named
+    /// (a variable, element or substring), an internal file, checked by the
+    /// semantic analysis (an integer variable is a file unit, refused
+    /// there).
+    fn io_control(&mut self, read: bool, keyword_span: Span) -> PResult<(IoFormat, IoControl)> {
         let statement = if read { "READ" } else { "WRITE" };
         self.expect(TokenKind::LParen)?;
         self.io_keyword("unit");
         let unit_span = self.span_here();
+        let mut control = IoControl::default();
         if !self.eat(TokenKind::Star) {
             let unit = self.expr()?;
             let standard = if read { 5 } else { 6 };
             let is_standard =
                 matches!(&unit.kind, ExprKind::Int { value, .. } if *value == standard);
-            if !is_standard {
-                // A named unit is an integer unit number or a character
-                // variable (an internal file); the parser cannot tell.
-                let what = match &unit.kind {
-                    ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => format!(
-                        "`{}`, a unit other than `*` or {standard} (file I/O) or a character \
-                         variable (internal file I/O)",
-                        n.text
-                    ),
-                    _ => format!("a unit other than `*` or {standard} (file I/O)"),
-                };
+            let named = matches!(
+                &unit.kind,
+                ExprKind::Name(_) | ExprKind::Apply { .. } | ExprKind::Substring { .. }
+            );
+            if named {
+                control.unit = Some(unit);
+            } else if !is_standard {
                 return Err(Diagnostic::error(
                     unit_span,
                     format!(
-                        "unsupported Fortran: {statement} {} {what}",
+                        "unsupported Fortran: {statement} {} a unit other than `*` or \
+                         {standard} (file I/O)",
                         if read { "from" } else { "to" }
                     ),
                 ));
@@ -197,17 +198,26 @@ impl StmtParser<'_> {
         }
         self.io_keyword("fmt");
         let format = self.io_format()?;
-        if self.at(TokenKind::Comma) {
-            return Err(Diagnostic::error(
-                self.span_here(),
-                format!(
-                    "unsupported Fortran: {statement} specifiers other than the unit and the \
-                     format (IOSTAT=, ERR=, END=, ADVANCE=, ...)"
-                ),
-            ));
+        while self.eat(TokenKind::Comma) {
+            let at = self.span_here();
+            let iostat =
+                self.toks.get(self.pos).is_some_and(|t| {
+                    t.kind == TokenKind::Name && t.text(&self.stmt.text) == "iostat"
+                }) && self.kind_at(self.pos + 1) == Some(TokenKind::Assign);
+            if !iostat || control.iostat.is_some() {
+                return Err(Diagnostic::error(
+                    at,
+                    format!(
+                        "unsupported Fortran: {statement} specifiers other than the unit, the \
+                         format and one IOSTAT= (ERR=, END=, ADVANCE=, IOMSG=, ...)"
+                    ),
+                ));
+            }
+            self.pos += 2;
+            control.iostat = Some(self.expr()?);
         }
         self.expect(TokenKind::RParen)?;
-        Ok(format)
+        Ok((format, control))
     }
 
     /// Skips `keyword =` when it comes next.
@@ -1214,7 +1224,11 @@ impl<'s> StmtParser<'s> {
             } else {
                 Vec::new()
             };
-            StmtKind::Write { format, items }
+            StmtKind::Write {
+                format,
+                items,
+                control: IoControl::default(),
+            }
         } else if self.at_kw("write") || self.at_kw("read") {
             let read = self.eat_kw("read");
             if !read {
@@ -1225,18 +1239,18 @@ impl<'s> StmtParser<'s> {
             } else {
                 "WRITE statement"
             };
-            let format = if read && !self.at(TokenKind::LParen) {
+            let (format, control) = if read && !self.at(TokenKind::LParen) {
                 // READ format [, items]
                 let format = self.io_format()?;
                 if !self.at_end() {
                     self.expect(TokenKind::Comma)?;
                 }
-                format
+                (format, IoControl::default())
             } else {
-                let format = self.io_control(read, keyword_span)?;
+                let control = self.io_control(read, keyword_span)?;
                 // `write(*,*), x` (an extension gfortran accepts).
                 self.eat(TokenKind::Comma);
-                format
+                control
             };
             let items = if self.at_end() {
                 Vec::new()
@@ -1244,9 +1258,17 @@ impl<'s> StmtParser<'s> {
                 self.io_items()?
             };
             if read {
-                StmtKind::Read { format, items }
+                StmtKind::Read {
+                    format,
+                    items,
+                    control,
+                }
             } else {
-                StmtKind::Write { format, items }
+                StmtKind::Write {
+                    format,
+                    items,
+                    control,
+                }
             }
         } else if self.at_kw("allocate") || self.at_kw("deallocate") {
             let allocate = self.eat_kw("allocate");

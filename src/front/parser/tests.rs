@@ -1395,6 +1395,7 @@ fn print_write_read_and_format_statements_are_parsed() {
     let StmtKind::Write {
         format: IoFormat::List,
         items,
+        ..
     } = &p.body[0].kind
     else {
         panic!("{:?}", p.body[0].kind)
@@ -1410,6 +1411,7 @@ fn print_write_read_and_format_statements_are_parsed() {
     let StmtKind::Write {
         format: IoFormat::Label(100, _),
         items,
+        ..
     } = &p.body[2].kind
     else {
         panic!("{:?}", p.body[2].kind)
@@ -1418,6 +1420,7 @@ fn print_write_read_and_format_statements_are_parsed() {
     let StmtKind::Read {
         format: IoFormat::List,
         items,
+        ..
     } = &p.body[4].kind
     else {
         panic!("{:?}", p.body[4].kind)

@@ -9,6 +9,7 @@ use super::super::ast::{Arg, ArgValue, Expr, ExprKind, Name};
 use super::char_code::CodeFn;
 use super::char_expr::StrFn;
 use super::consts::{int_kind, kind_of, numeric_inquiry, promote, real_kind, type_name};
+use super::ieee::IeeeFn;
 use super::lowerer::{Lowerer, Operand, Resolved, R};
 use adjit_ir::special::Special;
 use adjit_ir::{BinaryOp, CharRef, CharSearch, Const, Inst, Rounding, Type, UnaryOp, Value};
@@ -60,6 +61,8 @@ enum How {
     /// An array-valued intrinsic (MATMUL, TRANSPOSE, RESHAPE, ...), by the
     /// transform module.
     Transform,
+    /// A procedure of IEEE_ARITHMETIC, by the ieee module.
+    Ieee,
 }
 
 /// What a character search looks for at each position of its string.
@@ -207,6 +210,11 @@ fn table() -> &'static [Entry] {
         ("shape", Transform, None, None),
         ("hypot", Hypot, None, None),
         ("allocated", Allocated, None, None),
+        ("ieee_is_nan", Ieee, None, None),
+        ("ieee_is_finite", Ieee, None, None),
+        ("ieee_is_negative", Ieee, None, None),
+        ("ieee_copy_sign", Ieee, None, None),
+        ("ieee_value", Ieee, None, None),
     ]
 }
 
@@ -283,7 +291,8 @@ pub(crate) fn is_elemental(name: &str) -> bool {
                 | How::ToReal
                 | How::Merge
                 | How::Hypot
-                | How::Code,
+                | How::Code
+                | How::Ieee,
             _,
             _
         ))
@@ -389,6 +398,11 @@ impl Lowerer<'_, '_> {
             }
             How::Hypot => {
                 let (v, t) = self.hypot(name, &positional)?;
+                return Ok(Operand::Num(v, t));
+            }
+            How::Ieee => {
+                let which = IeeeFn::from_name(&name.text).expect("an IEEE_ARITHMETIC procedure");
+                let (v, t) = self.ieee_fn(which, name, &positional)?;
                 return Ok(Operand::Num(v, t));
             }
             How::Index if positional.len() == 3 => {
@@ -527,7 +541,8 @@ impl Lowerer<'_, '_> {
             | How::Merge
             | How::Hypot
             | How::Allocated
-            | How::Transform => {
+            | How::Transform
+            | How::Ieee => {
                 unreachable!("handled above")
             }
         };

@@ -1,5 +1,12 @@
 //! I/O statements: PRINT and WRITE to standard output, list-directed READ
-//! from standard input, lowered to the steps of [`adjit_ir::IoOp`].
+//! from standard input, WRITE to and READ from internal files (a CHARACTER
+//! variable, element or substring; formatted or list-directed) with
+//! IOSTAT=, lowered to the steps of [`adjit_ir::IoOp`].
+//!
+//! With IOSTAT=, the statement's errors become its status (stored into the
+//! IOSTAT= variable after the statement), and an input item keeps its value
+//! once the statement has failed, as gfortran leaves it. A value read is a
+//! constant for derivatives (the read has no partial).
 //!
 //! A statement becomes a begin step, one transfer step per item (implied
 //! DO loops become loops, whole arrays and sections transfer their elements
@@ -11,43 +18,186 @@
 //! Array-valued function references in implied DO output items are
 //! called into temporaries on each trip.
 
-use super::super::ast::{Expr, ExprKind, IoFormat, Stmt, StmtKind};
+use super::super::ast::{Expr, ExprKind, IoControl, IoFormat, Stmt, StmtKind};
 use super::consts::ConstVal;
 use super::lowerer::{Lowerer, Operand, Reported, R};
-use adjit_ir::{Inst, IoOp, Span, Type};
+use adjit_ir::{CharRef, CmpOp, Inst, IoOp, Span, Type, Value};
 
 impl Lowerer<'_, '_> {
-    /// PRINT / WRITE to standard output.
-    pub(super) fn write_stmt(&mut self, format: &IoFormat, items: &[Expr], span: Span) -> R<()> {
+    /// PRINT / WRITE to standard output or to an internal file.
+    pub(super) fn write_stmt(
+        &mut self,
+        format: &IoFormat,
+        items: &[Expr],
+        control: &IoControl,
+        span: Span,
+    ) -> R<()> {
         let format = self.io_format(format, span)?;
+        let file = match &control.unit {
+            Some(unit) => self.internal_file(unit, false)?,
+            None => None,
+        };
         for item in items {
             self.hoist_items(item)?;
         }
         self.emit(Inst::Io(IoOp::BeginWrite(format)), None);
+        if control.iostat.is_some() {
+            self.emit(Inst::Io(IoOp::CatchErrors), None);
+        }
         let mut result = Ok(());
         for item in items {
             result = result.and(self.io_item(item, false));
         }
-        self.emit(Inst::Io(IoOp::EndWrite), None);
-        result
+        match file {
+            Some(r) => self.emit(Inst::Io(IoOp::EndWriteTo(r)), None),
+            None => self.emit(Inst::Io(IoOp::EndWrite), None),
+        };
+        result.and(self.store_status(control))
     }
 
-    /// List-directed READ from standard input.
-    pub(super) fn read_stmt(&mut self, format: &IoFormat, items: &[Expr], span: Span) -> R<()> {
-        if !matches!(format, IoFormat::List) {
-            return Err(self.err(
-                span,
-                "unsupported Fortran: formatted READ (only list-directed `READ *` and \
-                 `READ(*,*)`)",
-            ));
+    /// List-directed READ from standard input; list-directed or formatted
+    /// READ from an internal file.
+    pub(super) fn read_stmt(
+        &mut self,
+        format: &IoFormat,
+        items: &[Expr],
+        control: &IoControl,
+        span: Span,
+    ) -> R<()> {
+        let file = match &control.unit {
+            Some(unit) => self.internal_file(unit, true)?,
+            None => None,
+        };
+        let begin = match file {
+            Some(file) => {
+                let format = self.io_format(format, span)?;
+                IoOp::BeginReadFrom(file, format)
+            }
+            None if !matches!(format, IoFormat::List) => {
+                return Err(self.err(
+                    span,
+                    "unsupported Fortran: formatted READ from standard input (only \
+                     list-directed `READ *` and `READ(*,*)`, or any READ from a CHARACTER \
+                     variable)",
+                ))
+            }
+            None => IoOp::BeginRead,
+        };
+        self.emit(Inst::Io(begin), None);
+        if control.iostat.is_some() {
+            self.emit(Inst::Io(IoOp::CatchErrors), None);
         }
-        self.emit(Inst::Io(IoOp::BeginRead), None);
+        let caught = std::mem::replace(&mut self.io_caught, control.iostat.is_some());
         let mut result = Ok(());
         for item in items {
             result = result.and(self.io_item(item, true));
         }
+        self.io_caught = caught;
         self.emit(Inst::Io(IoOp::EndRead), None);
-        result
+        result.and(self.store_status(control))
+    }
+
+    /// The character data of an internal file: a CHARACTER scalar
+    /// variable, array element or substring (`read`: the statement reads
+    /// it, else it writes it, which needs a definable variable); `None`
+    /// for a named constant naming standard input or output (5 for READ,
+    /// 6 for WRITE, ISO_FORTRAN_ENV's `input_unit` and `output_unit`).
+    /// Another integer unit is file I/O, refused.
+    fn internal_file(&mut self, unit: &Expr, read: bool) -> R<Option<CharRef>> {
+        let (statement, preposition) = if read {
+            ("READ", "from")
+        } else {
+            ("WRITE", "to")
+        };
+        if let Ok(ConstVal::Int(k, _)) = self.fold_quiet(unit) {
+            let standard = if read { 5 } else { 6 };
+            if k == standard {
+                return Ok(None);
+            }
+            return Err(self.err(
+                unit.span,
+                format!(
+                    "unsupported Fortran: {statement} {preposition} unit {k}, a unit other \
+                     than `*` or {standard} (file I/O)"
+                ),
+            ));
+        }
+        let name = match &unit.kind {
+            ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => Some(n),
+            _ => None,
+        };
+        if let Some(n) = name {
+            let v = self.var_of(n)?;
+            if !read {
+                self.check_writable(v, n)?;
+            }
+            let ty = self.proc.var(v).ty;
+            if ty.is_int() {
+                return Err(self.err(
+                    unit.span,
+                    format!(
+                        "unsupported Fortran: {statement} {preposition} unit `{}` (file I/O; \
+                         internal files, CHARACTER variables, are supported)",
+                        n.text
+                    ),
+                ));
+            }
+            if ty != Type::Char {
+                return Err(self.err(
+                    unit.span,
+                    format!(
+                        "the unit of {statement} must be an integer or a CHARACTER variable, \
+                         not `{}`",
+                        n.text
+                    ),
+                ));
+            }
+        }
+        if self.deferred_string_ref(unit).is_some() {
+            return Err(self.err(
+                unit.span,
+                format!(
+                    "unsupported Fortran: {statement} {preposition} a deferred-length CHARACTER \
+                     variable (`character(len=:)`); an internal file of constant or assumed \
+                     length is supported"
+                ),
+            ));
+        }
+        if self.array_source(unit).is_some() {
+            return Err(self.err(
+                unit.span,
+                format!(
+                    "unsupported Fortran: {statement} {preposition} a CHARACTER array (an \
+                     internal file of several records); an element or a scalar is supported"
+                ),
+            ));
+        }
+        match self.expr(unit)? {
+            Operand::Char(r) => Ok(Some(r)),
+            Operand::Num(..) => Err(self.err(
+                unit.span,
+                format!("the unit of {statement} must be a CHARACTER variable here"),
+            )),
+        }
+    }
+
+    /// Stores the status of the statement just ended into its IOSTAT=
+    /// variable, if it has one.
+    fn store_status(&mut self, control: &IoControl) -> R<()> {
+        let Some(target) = &control.iostat else {
+            return Ok(());
+        };
+        self.store_read(target, &mut |this, ty| {
+            let status = this.emit(Inst::Io(IoOp::Status), Some(Type::I32));
+            this.convert(status, Type::I32, ty)
+        })
+        .and_then(|ty| {
+            if ty.is_int() {
+                Ok(())
+            } else {
+                Err(self.err(target.span, "the IOSTAT= variable must be an integer"))
+            }
+        })
     }
 
     /// The format text of an I/O statement (`None`: list-directed),
@@ -151,6 +301,7 @@ impl Lowerer<'_, '_> {
             kind: StmtKind::Write {
                 format: IoFormat::List,
                 items: vec![lifted],
+                control: IoControl::default(),
             },
         });
         self.lifted.push(keep.clone());
@@ -176,6 +327,47 @@ impl Lowerer<'_, '_> {
             };
             return Ok(());
         }
+        if let ExprKind::Substring { .. } = &item.kind {
+            let Operand::Char(r) = self.expr(item)? else {
+                return Err(self.err(item.span, "substring of a non-character value"));
+            };
+            self.emit(Inst::Io(IoOp::GetChar(r)), None);
+            return Ok(());
+        }
+        let caught = self.io_caught;
+        self.store_read(item, &mut |this, ty| {
+            let x = this.io_get(ty);
+            if caught {
+                this.unless_failed(x, item, ty)
+            } else {
+                x
+            }
+        })
+        .map(|_| ())
+    }
+
+    /// `x` when the input statement in progress has not failed, else the
+    /// current value of the numeric variable or element `item` (which
+    /// keeps it).
+    fn unless_failed(&mut self, x: Value, item: &Expr, ty: Type) -> Value {
+        let Ok(Operand::Num(old, old_ty)) = self.expr(item) else {
+            return x;
+        };
+        let old = self.convert(old, old_ty, ty);
+        let status = self.emit(Inst::Io(IoOp::Status), Some(Type::I32));
+        let zero = self.int(0, Type::I32);
+        let ok = self.emit(Inst::Cmp(CmpOp::Eq, status, zero), Some(Type::Bool));
+        self.emit(Inst::Select(ok, x, old), Some(ty))
+    }
+
+    /// Stores the value `value(type)` gives into the variable, array
+    /// element or character variable `item` of an input statement (a
+    /// character item reads its characters instead); its type.
+    fn store_read(
+        &mut self,
+        item: &Expr,
+        value: &mut dyn FnMut(&mut Self, Type) -> Value,
+    ) -> R<Type> {
         let name = match &item.kind {
             ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => n,
             ExprKind::Substring { .. } => {
@@ -183,7 +375,7 @@ impl Lowerer<'_, '_> {
                     return Err(self.err(item.span, "substring of a non-character value"));
                 };
                 self.emit(Inst::Io(IoOp::GetChar(r)), None);
-                return Ok(());
+                return Ok(Type::Char);
             }
             _ => {
                 return Err(self.err(
@@ -200,7 +392,7 @@ impl Lowerer<'_, '_> {
                 return Err(self.err(item.span, "expected a character variable"));
             };
             self.emit(Inst::Io(IoOp::GetChar(r)), None);
-            return Ok(());
+            return Ok(ty);
         }
         let index = match (&item.kind, &self.elem) {
             (ExprKind::Name(_), Some(pos)) => {
@@ -217,12 +409,12 @@ impl Lowerer<'_, '_> {
         };
         // Subscripts are evaluated before the value is read (an item may
         // not depend on values read by the same item).
-        let x = self.io_get(ty);
+        let x = value(self, ty);
         match index {
             None => self.emit(Inst::Store(v, x), None),
             Some(idx) => self.emit(Inst::StoreElem(v, idx, x), None),
         };
-        Ok(())
+        Ok(ty)
     }
 
     fn io_get(&mut self, ty: Type) -> adjit_ir::Value {

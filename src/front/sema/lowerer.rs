@@ -267,6 +267,9 @@ pub(crate) struct Lowerer<'p, 'a> {
     /// Inside an array expression: the 0-based position (I64 values) of
     /// the element being computed.
     pub elem: Option<Vec<Value>>,
+    /// Inside a READ statement with IOSTAT=: an item keeps its value when
+    /// the statement has failed (the value read is stored conditionally).
+    pub io_caught: bool,
     /// Counter for temporary names.
     pub ntemps: u32,
     /// Index in the current block of the current statement's first
@@ -358,6 +361,7 @@ impl<'p, 'a> Lowerer<'p, 'a> {
             mapped: ExprTable::default(),
             inline: Vec::new(),
             elem: None,
+            io_caught: false,
             ntemps: 0,
             stmt_start: 0,
             temp_structs: HashMap::new(),

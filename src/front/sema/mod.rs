@@ -67,6 +67,7 @@ mod expr;
 mod expr_table;
 mod farfel;
 mod forall_nest;
+mod ieee;
 mod intrinsics;
 mod io;
 mod lowerer;

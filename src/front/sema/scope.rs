@@ -218,14 +218,20 @@ pub struct Interface {
     pub args: Vec<InterfaceArg>,
 }
 
-/// Names of the intrinsic module ISO_FORTRAN_ENV and their kind values.
-const ISO_FORTRAN_ENV: [(&str, i64); 6] = [
+/// Names of the intrinsic module ISO_FORTRAN_ENV and their values (kinds,
+/// units and IOSTAT values, gfortran's).
+const ISO_FORTRAN_ENV: [(&str, i64); 11] = [
     ("real32", 4),
     ("real64", 8),
     ("int8", 1),
     ("int16", 2),
     ("int32", 4),
     ("int64", 8),
+    ("input_unit", 5),
+    ("output_unit", 6),
+    ("error_unit", 0),
+    ("iostat_end", adjit_ir::io::IOSTAT_END as i64),
+    ("iostat_eor", adjit_ir::io::IOSTAT_EOR as i64),
 ];
 
 /// Kind constants of the intrinsic module ISO_C_BINDING and their values
@@ -253,11 +259,25 @@ const ISO_C_BINDING: [(&str, i64); 20] = [
     ("c_char", 1),
 ];
 
-/// The intrinsic modules whose kind constants USE imports, by name.
-const INTRINSIC_MODULES: [(&str, &[(&str, i64)]); 2] = [
-    ("iso_fortran_env", &ISO_FORTRAN_ENV),
-    ("iso_c_binding", &ISO_C_BINDING),
+/// The intrinsic modules whose integer constants USE imports, by name,
+/// with the names of their procedures (known as intrinsics).
+const INTRINSIC_MODULES: [IntrinsicModule; 3] = [
+    ("iso_fortran_env", &ISO_FORTRAN_ENV, &[]),
+    ("iso_c_binding", &ISO_C_BINDING, &[]),
+    (
+        "ieee_arithmetic",
+        &super::ieee::CLASSES,
+        &super::ieee::PROCEDURES,
+    ),
 ];
+
+/// An intrinsic module: its name, its integer constants and the names of
+/// its procedures.
+type IntrinsicModule = (
+    &'static str,
+    &'static [(&'static str, i64)],
+    &'static [&'static str],
+);
 
 /// A statement function `f(x, y) = expr`, inlined at each reference.
 #[derive(Clone, Debug)]
@@ -926,13 +946,10 @@ impl Builder<'_, '_> {
         renames: &[(Name, Name)],
     ) {
         let Some(idx) = self.outer.modules.iter().position(|m| m.0 == module.text) else {
-            if let Some((_, kinds)) = INTRINSIC_MODULES.iter().find(|m| m.0 == module.text) {
-                return self.use_intrinsic_module(&module.text, kinds, only, renames);
+            if let Some(m) = INTRINSIC_MODULES.iter().find(|m| m.0 == module.text) {
+                return self.use_intrinsic_module(m, only, renames);
             }
-            if matches!(
-                module.text.as_str(),
-                "ieee_arithmetic" | "ieee_exceptions" | "ieee_features"
-            ) {
+            if matches!(module.text.as_str(), "ieee_exceptions" | "ieee_features") {
                 self.error(
                     module.span,
                     format!(
@@ -1055,8 +1072,7 @@ impl Builder<'_, '_> {
     /// kind constants `kinds`, all of them or those of the ONLY list.
     fn use_intrinsic_module(
         &mut self,
-        module: &str,
-        kinds: &[(&str, i64)],
+        &(module, kinds, procedures): &IntrinsicModule,
         only: Option<&[(Name, Name)]>,
         renames: &[(Name, Name)],
     ) {
@@ -1076,13 +1092,21 @@ impl Builder<'_, '_> {
         for (local, remote) in &wanted {
             match kind(&remote.text) {
                 Some(k) => list.push((local.text.clone(), k)),
+                // A procedure is known by its own name.
+                None if procedures.contains(&remote.text.as_str()) && local.text == remote.text => {
+                }
                 None => self.error(
                     remote.span,
                     format!(
-                        "unsupported Fortran: `{}` of {} (only the kind constants {})",
+                        "unsupported Fortran: `{}` of {} (only {})",
                         remote.text,
                         module.to_uppercase(),
-                        kinds.iter().map(|x| x.0).collect::<Vec<_>>().join(", ")
+                        kinds
+                            .iter()
+                            .map(|x| x.0)
+                            .chain(procedures.iter().copied())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 ),
             }

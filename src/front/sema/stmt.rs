@@ -267,8 +267,16 @@ impl Lowerer<'_, '_> {
                 Ok(())
             }
             StmtKind::Continue => Ok(()),
-            StmtKind::Write { format, items } => self.write_stmt(format, items, s.span),
-            StmtKind::Read { format, items } => self.read_stmt(format, items, s.span),
+            StmtKind::Write {
+                format,
+                items,
+                control,
+            } => self.write_stmt(format, items, control, s.span),
+            StmtKind::Read {
+                format,
+                items,
+                control,
+            } => self.read_stmt(format, items, control, s.span),
             StmtKind::Associate { pairs, body, .. } => self.associate(pairs, body),
             StmtKind::Block { body, name } => {
                 self.size_block_arrays(s.span)?;
