@@ -143,27 +143,39 @@ pub struct IoState {
     channels: Channels,
     /// The records kept between calls.
     kept: Kept,
-    /// The name of the kept record the output statement in progress
-    /// writes (`None`: it prints).
+    /// The statement in progress, or the one last ended.
+    stmt: Statement,
+    /// Whether `stmt` is in progress.
+    active: bool,
+    /// Statements suspended by one that began while they were in progress
+    /// (an internal WRITE in a function referenced among a PRINT's items),
+    /// innermost last: the next step of such a statement resumes it.
+    suspended: Vec<Statement>,
+}
+
+/// The state of one I/O statement.
+#[derive(Debug, Default)]
+struct Statement {
+    /// The name of the kept record the output statement writes (`None`:
+    /// it prints).
     keep: Option<Vec<u8>>,
-    /// The values not yet read of the kept record the input statement in
-    /// progress reads (`None`: it reads the input channel).
+    /// The values not yet read of the kept record the input statement
+    /// reads (`None`: it reads the input channel).
     restore: Option<VecDeque<Item>>,
-    /// The format of the output statement in progress (`None`:
-    /// list-directed).
+    /// The format of the output statement (`None`: list-directed).
     format: Option<Vec<u8>>,
-    /// The items of the output statement in progress.
+    /// The items of the output statement.
     items: Vec<Item>,
     /// Values of the input record(s) not yet read.
     tokens: VecDeque<String>,
-    /// The input statement in progress reads an internal file: when its
-    /// values run out, the file ends (no more records).
+    /// The input statement reads an internal file: when its values run
+    /// out, the file ends (no more records).
     internal: bool,
-    /// The fields of the formatted internal input statement in progress.
+    /// The fields of a formatted internal input statement.
     fields: Option<FieldReader>,
-    /// Errors of the statement in progress become its status (IOSTAT=).
+    /// Errors of the statement become its status (IOSTAT=).
     catch: bool,
-    /// The status of the statement in progress or last ended.
+    /// The status of the statement.
     status: i32,
 }
 
@@ -187,15 +199,9 @@ impl IoState {
         IoState {
             channels,
             kept: Kept::default(),
-            keep: None,
-            restore: None,
-            format: None,
-            items: Vec::new(),
-            tokens: VecDeque::new(),
-            internal: false,
-            fields: None,
-            catch: false,
-            status: 0,
+            stmt: Statement::default(),
+            active: false,
+            suspended: Vec::new(),
         }
     }
     /// Writes and reads through `channels` from now on (the kept records
@@ -203,9 +209,8 @@ impl IoState {
     pub fn set_channels(&mut self, channels: Channels) {
         // Field by field, not `IoState::new`: a reused runtime sets its
         // channels on every call, and a new state would allocate.
-        let IoState {
-            channels: mine,
-            kept: _,
+        self.channels = channels;
+        let Statement {
             keep,
             restore,
             format,
@@ -215,8 +220,7 @@ impl IoState {
             fields,
             catch,
             status,
-        } = self;
-        *mine = channels;
+        } = &mut self.stmt;
         *keep = None;
         *restore = None;
         *format = None;
@@ -226,6 +230,30 @@ impl IoState {
         *fields = None;
         *catch = false;
         *status = 0;
+        self.active = false;
+        self.suspended.clear();
+    }
+    /// Starts a statement: one in progress is suspended until this one
+    /// ends (see [`IoState::resume`]).
+    fn begin(&mut self) {
+        if self.active {
+            self.suspended.push(std::mem::take(&mut self.stmt));
+        }
+        self.active = true;
+    }
+    /// Ends the statement in progress (its status stays readable).
+    fn end(&mut self) {
+        self.active = false;
+    }
+    /// Before a step of a statement: when the last one ended was begun
+    /// inside a suspended statement, that statement continues.
+    fn resume(&mut self) {
+        if !self.active {
+            if let Some(outer) = self.suspended.pop() {
+                self.stmt = outer;
+                self.active = true;
+            }
+        }
     }
     /// Keeps records in `kept` (shared with other states) from now on.
     pub fn set_kept(&mut self, kept: Kept) {
@@ -233,32 +261,34 @@ impl IoState {
     }
     /// Starts an output statement (`None`: list-directed).
     pub fn begin_write(&mut self, format: Option<&[u8]>) {
-        self.format = format.map(<[u8]>::to_vec);
-        self.keep = None;
-        self.items.clear();
-        self.catch = false;
-        self.status = 0;
+        self.begin();
+        self.stmt.format = format.map(<[u8]>::to_vec);
+        self.stmt.keep = None;
+        self.stmt.items.clear();
+        self.stmt.catch = false;
+        self.stmt.status = 0;
     }
     /// Makes the errors of the statement in progress its status instead of
     /// failures (IOSTAT=): see [`crate::IoOp::CatchErrors`].
     pub fn catch_errors(&mut self) {
-        self.catch = true;
+        self.resume();
+        self.stmt.catch = true;
     }
     /// The status of the statement in progress or last ended (0, or an
     /// IOSTAT value such as [`IOSTAT_END`]).
     pub fn status(&self) -> i32 {
-        self.status
+        self.stmt.status
     }
     /// Whether the statement in progress caught an error (its items are
     /// no longer transferred).
     pub fn failed(&self) -> bool {
-        self.status != 0
+        self.stmt.status != 0
     }
     /// An error of the statement in progress: its status when errors are
     /// caught (`Ok`), else the failure's message.
     fn fail(&mut self, (code, message): Failure) -> Result<(), String> {
-        if self.catch {
-            self.status = code;
+        if self.stmt.catch {
+            self.stmt.status = code;
             Ok(())
         } else {
             Err(message)
@@ -268,8 +298,15 @@ impl IoState {
     /// characters: the record, blank-padded to `len` (`None`: an error was
     /// caught, nothing is stored).
     pub fn end_write_to(&mut self, len: usize) -> Result<Option<Vec<u8>>, String> {
-        let items = std::mem::take(&mut self.items);
-        let text = match self.format.take() {
+        self.resume();
+        let record = self.record_of(len);
+        self.end();
+        record
+    }
+    /// The record [`IoState::end_write_to`] stores.
+    fn record_of(&mut self, len: usize) -> Result<Option<Vec<u8>>, String> {
+        let items = std::mem::take(&mut self.stmt.items);
+        let text = match self.stmt.format.take() {
             None => list_directed(&items),
             Some(f) => formatted(&parse_format(&f)?, &items)?,
         };
@@ -294,11 +331,11 @@ impl IoState {
     /// (list-directed without a format).
     pub fn begin_read_from(&mut self, text: &[u8], format: Option<&[u8]>) -> Result<(), String> {
         self.begin_read();
-        self.internal = true;
+        self.stmt.internal = true;
         match format {
-            None => self.tokens = split_values(&String::from_utf8_lossy(text))?,
+            None => self.stmt.tokens = split_values(&String::from_utf8_lossy(text))?,
             Some(f) => {
-                self.fields = Some(FieldReader::new(&parse_format(f)?, text));
+                self.stmt.fields = Some(FieldReader::new(&parse_format(f)?, text));
             }
         }
         Ok(())
@@ -306,31 +343,41 @@ impl IoState {
     /// Starts writing the kept record `name`: the items put until
     /// [`IoState::end_write`] replace it.
     pub fn begin_keep(&mut self, name: &[u8]) {
-        self.format = None;
-        self.keep = Some(name.to_vec());
-        self.items.clear();
+        self.begin();
+        self.stmt.format = None;
+        self.stmt.keep = Some(name.to_vec());
+        self.stmt.items.clear();
     }
     /// Starts reading the kept record `name` (a record never kept reads as
     /// the logical false): [`IoState::get`] returns its values in order until
     /// [`IoState::end_read`].
     pub fn begin_restore(&mut self, name: &[u8]) {
+        self.begin();
         let items = self
             .kept
             .get(name)
             .unwrap_or_else(|| vec![Item::Logical(false)]);
-        self.restore = Some(items.into());
+        self.stmt.restore = Some(items.into());
     }
     /// Adds an item to the output statement in progress.
     pub fn put(&mut self, item: Item) {
-        self.items.push(item);
+        self.resume();
+        self.stmt.items.push(item);
     }
     /// Formats the output statement and writes it.
     pub fn end_write(&mut self) -> Result<(), String> {
-        let items = std::mem::take(&mut self.items);
-        if let Some(name) = self.keep.take() {
+        self.resume();
+        let written = self.write_statement();
+        self.end();
+        written
+    }
+    /// Formats the output statement and writes it (or keeps its record).
+    fn write_statement(&mut self) -> Result<(), String> {
+        let items = std::mem::take(&mut self.stmt.items);
+        if let Some(name) = self.stmt.keep.take() {
             return self.kept.put(&name, items);
         }
-        let text = match self.format.take() {
+        let text = match self.stmt.format.take() {
             None => list_directed(&items),
             Some(f) => formatted(&parse_format(&f)?, &items)?,
         };
@@ -345,17 +392,19 @@ impl IoState {
     }
     /// Starts a list-directed input statement.
     pub fn begin_read(&mut self) {
-        self.restore = None;
-        self.tokens.clear();
-        self.internal = false;
-        self.fields = None;
-        self.catch = false;
-        self.status = 0;
+        self.begin();
+        self.stmt.restore = None;
+        self.stmt.tokens.clear();
+        self.stmt.internal = false;
+        self.stmt.fields = None;
+        self.stmt.catch = false;
+        self.stmt.status = 0;
     }
     /// Reads the next value of the input statement in progress, for an
     /// item of the given kind (`Item` with a placeholder value; a
     /// character item's length is the number of bytes it receives).
     pub fn get(&mut self, kind: &Item) -> Result<Item, String> {
+        self.resume();
         if self.failed() {
             return Ok(zero(kind));
         }
@@ -367,10 +416,10 @@ impl IoState {
 
     /// The next value for an item of the kind of `kind`.
     fn read_value(&mut self, kind: &Item) -> Result<Item, Failure> {
-        if let Some(fields) = &mut self.fields {
+        if let Some(fields) = &mut self.stmt.fields {
             return fields.read(kind);
         }
-        if let Some(values) = &mut self.restore {
+        if let Some(values) = &mut self.stmt.restore {
             return match (values.pop_front(), kind) {
                 (Some(Item::Int(v, _)), Item::Int(_, size)) => Ok(Item::Int(v, *size)),
                 (Some(Item::Real(x, _)), Item::Real(_, double)) => Ok(Item::Real(x, *double)),
@@ -413,19 +462,21 @@ impl IoState {
     }
     /// Ends the input statement (the rest of the record is skipped).
     pub fn end_read(&mut self) {
-        self.restore = None;
-        self.tokens.clear();
-        self.internal = false;
-        self.fields = None;
+        self.resume();
+        self.stmt.restore = None;
+        self.stmt.tokens.clear();
+        self.stmt.internal = false;
+        self.stmt.fields = None;
+        self.end();
     }
 
     fn next_token(&mut self) -> Result<String, Failure> {
         let end = || (IOSTAT_END, "end of file in list-directed input".to_string());
         loop {
-            if let Some(t) = self.tokens.pop_front() {
+            if let Some(t) = self.stmt.tokens.pop_front() {
                 return Ok(t);
             }
-            if self.internal {
+            if self.stmt.internal {
                 return Err(end());
             }
             let mut line = String::new();
@@ -444,7 +495,7 @@ impl IoState {
             if n == 0 {
                 return Err(end());
             }
-            self.tokens = split_values(&line).map_err(|m| (IOSTAT_BAD_VALUE, m))?;
+            self.stmt.tokens = split_values(&line).map_err(|m| (IOSTAT_BAD_VALUE, m))?;
         }
     }
 }
