@@ -1436,7 +1436,7 @@ fn print_write_read_and_format_statements_are_parsed() {
 fn file_io_is_a_located_error() {
     for (text, message) in [
         ("write (10, *) x", "unit other than"),
-        ("write (*, *, iostat=k) x", "specifiers other than"),
+        ("write (*, *, advance='no') x", "specifiers other than"),
         ("read (1, *) x", "unit other than"),
         ("write (6) x", "unformatted WRITE"),
     ] {

@@ -1,4 +1,4 @@
-! adjit-error: 7:26: unsupported Fortran: READ specifiers other than the unit, the format and one IOSTAT= (ERR=, END=, ADVANCE=, IOMSG=, ...)
+! adjit-error: 7:29: unsupported Fortran: READ specifiers other than the unit, the format and one IOSTAT= (ERR=, END=, ADVANCE=, IOMSG=, ...)
 subroutine parse(text, x)
   implicit none
   character(len=*), intent(in) :: text
