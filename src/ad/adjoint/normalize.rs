@@ -259,9 +259,15 @@ fn spill_cross_statement_values(proc: &mut Proc, block: BlockId) {
             insts.iter().enumerate().map(|(i, &v)| (v, i)).collect();
         let mut to_spill: Vec<Value> = Vec::new();
         for (i, &v) in insts.iter().enumerate() {
+            // The store right after a value-producing effect (an I/O
+            // status) that spills it reads it where it is made, although
+            // the effect ended that statement.
+            let spill_of = |u: Value, pu: usize| {
+                i == pu + 1 && matches!(proc.inst(v).kind, Inst::Store(_, x) if x == u)
+            };
             proc.inst(v).kind.for_each_operand(|u| {
                 if let Some(&pu) = position.get(&u) {
-                    let cross = numbers[pu] != numbers[i];
+                    let cross = numbers[pu] != numbers[i] && !spill_of(u, pu);
                     let chars = reads_characters(&proc.inst(u).kind) && !spilled_chars.contains(&u);
                     if (cross || chars) && !to_spill.contains(&u) {
                         to_spill.push(u);
