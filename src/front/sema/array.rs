@@ -462,6 +462,34 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
+    /// A constructor of `count` items assigned whole to the rank-1 array
+    /// `v` of constant extent must have as many items.
+    pub(super) fn check_constructor_length(
+        &mut self,
+        v: VarId,
+        count: usize,
+        name: &Name,
+        span: Span,
+    ) -> R<()> {
+        let d = &self.proc.var(v).dims[0];
+        let extent = d
+            .upper
+            .as_ref()
+            .and_then(|u| u.as_const())
+            .zip(d.lower.as_const());
+        match extent {
+            Some((hi, lo)) if hi - lo + 1 != count as i64 => Err(self.err(
+                span,
+                format!(
+                    "array constructor has {count} element(s) but `{}` has {}",
+                    name.text,
+                    hi - lo + 1
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// `target = value` where the target is a whole array or a section.
     pub fn array_assign(&mut self, name: &Name, args: Option<&[Arg]>, value: &Expr) -> R<()> {
         self.masked_assign(name, args, value, &[])
@@ -695,25 +723,7 @@ impl Lowerer<'_, '_> {
         // Fortran 2003: an allocatable array takes the constructor's size.
         let allocatable = args.is_none() && self.proc.var(v).storage.is_allocatable();
         if args.is_none() && !allocatable {
-            let d = &self.proc.var(v).dims[0];
-            let extent = d
-                .upper
-                .as_ref()
-                .and_then(|u| u.as_const())
-                .zip(d.lower.as_const());
-            if let Some((hi, lo)) = extent {
-                if hi - lo + 1 != items.len() as i64 {
-                    return Err(self.err(
-                        value.span,
-                        format!(
-                            "array constructor has {} element(s) but `{}` has {}",
-                            items.len(),
-                            name.text,
-                            hi - lo + 1
-                        ),
-                    ));
-                }
-            }
+            self.check_constructor_length(v, items.len(), name, value.span)?;
         }
         let mut values = Vec::new();
         for item in items {

@@ -217,25 +217,7 @@ impl Lowerer<'_, '_> {
             ));
         }
         if args.is_none() {
-            let d = &self.proc.var(v).dims[0];
-            let extent = d
-                .upper
-                .as_ref()
-                .and_then(|u| u.as_const())
-                .zip(d.lower.as_const());
-            if let Some((hi, lo)) = extent {
-                if hi - lo + 1 != items.len() as i64 {
-                    return Err(self.err(
-                        value.span,
-                        format!(
-                            "array constructor has {} element(s) but `{}` has {}",
-                            items.len(),
-                            name.text,
-                            hi - lo + 1
-                        ),
-                    ));
-                }
-            }
+            self.check_constructor_length(v, items.len(), name, value.span)?;
         }
         let width = match len {
             None => None,
