@@ -1594,6 +1594,18 @@ impl<'c, 'a> Printer<'c, 'a> {
                     scalar
                 }
                 CallArg::Var(x) if chars_to_scalar(x) => chars_as_scalar(&self.names[x.index()]),
+                // One element of a CHARACTER array of longer elements (the
+                // front end's slices of those are one element long): the
+                // element itself.
+                CallArg::Slice(x, idx, _)
+                    if chars_to_scalar(x)
+                        && !matches!(
+                            self.proc.var(*x).char_len,
+                            None | Some(adjit_ir::Bound::Const(1))
+                        ) =>
+                {
+                    self.element(*x, idx, exprs)
+                }
                 // Characters stored one per element, passed in place to a
                 // scalar dummy (an element of an array of deferred-length
                 // strings): the scalar of those characters, copied in and

@@ -13,27 +13,8 @@
 use super::super::ast::{Expr, Name};
 use super::consts::ConstVal;
 use super::lowerer::{Lowerer, R};
+use super::scope::IEEE_CLASSES as CLASSES;
 use adjit_ir::{BinaryOp, CmpOp, Const, Inst, Type, UnaryOp, Value};
-
-/// The IEEE classes `ieee_value` makes, as the integer values USE gives
-/// their names (IEEE_CLASS_TYPE constants are integers here).
-pub(super) const CLASSES: [(&str, i64); 6] = [
-    ("ieee_signaling_nan", 1),
-    ("ieee_quiet_nan", 2),
-    ("ieee_negative_inf", 3),
-    ("ieee_negative_zero", 6),
-    ("ieee_positive_zero", 7),
-    ("ieee_positive_inf", 10),
-];
-
-/// The procedures of IEEE_ARITHMETIC the subset supports.
-pub(super) const PROCEDURES: [&str; 5] = [
-    "ieee_is_nan",
-    "ieee_is_finite",
-    "ieee_is_negative",
-    "ieee_copy_sign",
-    "ieee_value",
-];
 
 /// One procedure of IEEE_ARITHMETIC.
 #[derive(Clone, Copy)]

@@ -259,16 +259,32 @@ const ISO_C_BINDING: [(&str, i64); 20] = [
     ("c_char", 1),
 ];
 
+/// The IEEE classes `ieee_value` makes, as the integer values USE gives
+/// their names (IEEE_CLASS_TYPE constants are integers here).
+pub(super) const IEEE_CLASSES: [(&str, i64); 6] = [
+    ("ieee_signaling_nan", 1),
+    ("ieee_quiet_nan", 2),
+    ("ieee_negative_inf", 3),
+    ("ieee_negative_zero", 6),
+    ("ieee_positive_zero", 7),
+    ("ieee_positive_inf", 10),
+];
+
+/// The procedures of IEEE_ARITHMETIC the subset supports.
+pub(super) const IEEE_PROCEDURES: [&str; 5] = [
+    "ieee_is_nan",
+    "ieee_is_finite",
+    "ieee_is_negative",
+    "ieee_copy_sign",
+    "ieee_value",
+];
+
 /// The intrinsic modules whose integer constants USE imports, by name,
 /// with the names of their procedures (known as intrinsics).
 const INTRINSIC_MODULES: [IntrinsicModule; 3] = [
     ("iso_fortran_env", &ISO_FORTRAN_ENV, &[]),
     ("iso_c_binding", &ISO_C_BINDING, &[]),
-    (
-        "ieee_arithmetic",
-        &super::ieee::CLASSES,
-        &super::ieee::PROCEDURES,
-    ),
+    ("ieee_arithmetic", &IEEE_CLASSES, &IEEE_PROCEDURES),
 ];
 
 /// An intrinsic module: its name, its integer constants and the names of
