@@ -462,6 +462,30 @@ impl Lowerer<'_, '_> {
         Ok(())
     }
 
+    /// A constructor is assigned to a rank-1 array or section only.
+    pub(super) fn check_constructor_rank(
+        &mut self,
+        v: VarId,
+        name: &Name,
+        args: Option<&[Arg]>,
+        span: Span,
+    ) -> R<()> {
+        let rank = match args {
+            None => self.proc.var(v).dims.len(),
+            Some(a) => self.section_rank(a),
+        };
+        if rank == 1 {
+            return Ok(());
+        }
+        Err(self.err(
+            span,
+            format!(
+                "array constructor assigned to `{}` of rank {rank}",
+                name.text
+            ),
+        ))
+    }
+
     /// A constructor of `count` items assigned whole to the rank-1 array
     /// `v` of constant extent must have as many items.
     pub(super) fn check_constructor_length(
@@ -679,19 +703,7 @@ impl Lowerer<'_, '_> {
         value: &Expr,
     ) -> R<()> {
         let ty = self.proc.var(v).ty;
-        let rank = match args {
-            None => self.proc.var(v).dims.len(),
-            Some(a) => self.section_rank(a),
-        };
-        if rank != 1 {
-            return Err(self.err(
-                value.span,
-                format!(
-                    "array constructor assigned to `{}` of rank {rank}",
-                    name.text
-                ),
-            ));
-        }
+        self.check_constructor_rank(v, name, args, value.span)?;
         if self.needs_streaming(items) {
             if args.is_none() && self.proc.var(v).storage.is_allocatable() {
                 return self.streamed_constructor_realloc(v, items, value.span);

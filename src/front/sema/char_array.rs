@@ -203,19 +203,7 @@ impl Lowerer<'_, '_> {
                 ));
             }
         }
-        let rank = match args {
-            None => self.proc.var(v).dims.len(),
-            Some(a) => self.section_rank(a),
-        };
-        if rank != 1 {
-            return Err(self.err(
-                value.span,
-                format!(
-                    "array constructor assigned to `{}` of rank {rank}",
-                    name.text
-                ),
-            ));
-        }
+        self.check_constructor_rank(v, name, args, value.span)?;
         if args.is_none() {
             self.check_constructor_length(v, items.len(), name, value.span)?;
         }
