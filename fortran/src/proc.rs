@@ -364,7 +364,9 @@ impl<'c, 'a> Printer<'c, 'a> {
                 self.check_global_view(v, g, at)?;
                 let (module, entity) = match self.ctx.global_home(g) {
                     GlobalHome::Original(m, n) => {
-                        if self.ctx.module().protected_globals.contains(&g) && self.defines(v) {
+                        if self.ctx.module().protected_globals.contains(&g)
+                            && self.proc.insts.iter().any(|d| may_write_inst(&d.kind, v))
+                        {
                             return Err(self.err(
                                 format!(
                                     "a definition of `{n}`, PROTECTED in module `{m}` (code outside its module may not define it)"
@@ -432,26 +434,6 @@ impl<'c, 'a> Printer<'c, 'a> {
             }
         }
         Ok(())
-    }
-
-    /// Whether the procedure may define variable `v`: stores to it,
-    /// (de)allocates it, assigns its characters or passes it by reference.
-    fn defines(&self, v: VarId) -> bool {
-        use adjit_ir::{CallArg, CharBase, Inst};
-        self.proc.insts.iter().any(|inst| match &inst.kind {
-            Inst::Store(w, _)
-            | Inst::StoreElem(w, _, _)
-            | Inst::Allocate(w, _)
-            | Inst::Deallocate(w) => *w == v,
-            Inst::CharAssign(target, _) => {
-                matches!(target.base, CharBase::Var { var, .. } if var == v)
-            }
-            Inst::Call(_, args) => args.iter().any(|a| match a {
-                CallArg::Var(w) | CallArg::Elem(w, _) | CallArg::Slice(w, _, _) => *w == v,
-                CallArg::Value(_) => false,
-            }),
-            _ => false,
-        })
     }
 
     /// A global must be seen with its own shape (the emitted code names the
