@@ -830,14 +830,8 @@ impl<'m> Interpreter<'m> {
                 // a call inside the module may pass a numeric array less
                 // storage than declared (Fortran 77), checked per element.
                 let short_ok = may_be_short(var);
-                eval_var_shape_with(var, &mut read, available, short_ok).map_err(|detail| {
-                    self.error(
-                        frame.proc,
-                        RuntimeErrorKind::ArgumentSize,
-                        proc.span,
-                        Some(&var.name),
-                        detail,
-                    )
+                eval_var_shape_with(var, &mut read, available, short_ok).map_err(|e| {
+                    self.error(frame.proc, e.kind, proc.span, Some(&var.name), e.detail)
                 })?
             };
             let allocatable = var.storage == Storage::Allocatable;

@@ -21,7 +21,8 @@
 //!   count is 0);
 //! * the storage must hold `elements * char_len` units (elements of the
 //!   buffer's type, bytes for characters), else
-//!   [`RuntimeErrorKind::ArgumentSize`] naming the variable and both sizes;
+//!   [`RuntimeErrorKind::ArgumentSize`] naming the variable and both sizes
+//!   (a count that overflows is [`RuntimeErrorKind::TooLarge`]);
 //!   except for a numeric array parameter passed by a call inside the
 //!   module ([`may_be_short`]): as in Fortran 77, where a dummy may be
 //!   declared larger than its actual argument (`fjac(ldfjac, n)` given a
@@ -86,13 +87,12 @@ fn non_negative(x: i64) -> usize {
 /// `read` gives the entry value of a scalar integer variable a bound reads.
 /// `available` is the size of the storage the variable is bound to (in
 /// elements of its type, bytes for characters), `None` for storage that is
-/// allocated to fit (locals). The error is a detail message for an
-/// [`RuntimeErrorKind::ArgumentSize`] error on this variable.
+/// allocated to fit (locals).
 pub fn eval_var_shape(
     var: &Var,
     read: &mut dyn FnMut(VarId) -> i64,
     available: Option<usize>,
-) -> Result<VarShape, String> {
+) -> Result<VarShape, ShapeError> {
     eval_var_shape_with(var, read, available, false)
 }
 
@@ -110,7 +110,7 @@ pub fn eval_var_shape_with(
     read: &mut dyn FnMut(VarId) -> i64,
     available: Option<usize>,
     allow_short: bool,
-) -> Result<VarShape, String> {
+) -> Result<VarShape, ShapeError> {
     let is_char = var.ty == crate::ir::Type::Char;
     let assumed_len = is_char && var.char_len.is_none() && matches!(var.storage, Storage::Param(_));
     let mut char_len = match (&var.char_len, is_char) {
@@ -130,11 +130,12 @@ pub fn eval_var_shape_with(
         };
         dims.push(DimShape { lower, extent });
     }
-    let too_big = || {
-        format!(
+    let too_big = || ShapeError {
+        kind: RuntimeErrorKind::TooLarge,
+        detail: format!(
             "`{}` would need more than {MAX_STORAGE_UNITS} units",
             var.name
-        )
+        ),
     };
     let mut elements: usize = 1;
     for (d, dim) in dims.iter().enumerate() {
@@ -161,11 +162,14 @@ pub fn eval_var_shape_with(
         .ok_or_else(too_big)?;
     if let Some(have) = available.filter(|_| !allow_short) {
         if units > have {
-            return Err(format!(
-                "`{}` needs {units} {}, the argument has {have}",
-                var.name,
-                if is_char { "bytes" } else { "elements" }
-            ));
+            return Err(ShapeError {
+                kind: RuntimeErrorKind::ArgumentSize,
+                detail: format!(
+                    "`{}` needs {units} {}, the argument has {have}",
+                    var.name,
+                    if is_char { "bytes" } else { "elements" }
+                ),
+            });
         }
     }
     Ok(VarShape {
@@ -207,13 +211,35 @@ pub fn global_initial_int(module: &Module, global: GlobalId, at: i64) -> i64 {
     }
 }
 
+/// Why a variable's shape cannot be bound to its storage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShapeError {
+    /// [`RuntimeErrorKind::TooLarge`] when the element or storage-unit count
+    /// overflows, [`RuntimeErrorKind::ArgumentSize`] when the storage is
+    /// shorter than the shape.
+    pub kind: RuntimeErrorKind,
+    /// The message naming the variable and the sizes.
+    pub detail: String,
+}
+
 fn argument_error(proc: ProcId, var: Option<&str>, detail: String) -> RuntimeError {
+    shape_error(
+        proc,
+        var,
+        ShapeError {
+            kind: RuntimeErrorKind::ArgumentSize,
+            detail,
+        },
+    )
+}
+
+fn shape_error(proc: ProcId, var: Option<&str>, error: ShapeError) -> RuntimeError {
     RuntimeError {
-        kind: RuntimeErrorKind::ArgumentSize,
+        kind: error.kind,
         proc,
         span: Default::default(),
         var: var.map(str::to_string),
-        detail,
+        detail: error.detail,
     }
 }
 
@@ -313,7 +339,7 @@ fn visit_argument_shapes(
         };
         shape(
             eval_var_shape(var, &mut read, Some(buffer.len()))
-                .map_err(|detail| argument_error(proc, Some(&var.name), detail))?,
+                .map_err(|e| shape_error(proc, Some(&var.name), e))?,
         );
     }
     Ok(())
