@@ -2196,7 +2196,7 @@ mod tests {
         b.fail(RuntimeErrorKind::Stop(None));
         let id = module.add_proc(proc);
         let e = run(&module, id, &mut [Buffer::I64(vec![1 << 20])]).unwrap_err();
-        assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
+        assert_eq!(e.kind, RuntimeErrorKind::TooLarge);
         assert_eq!(e.var.as_deref(), Some("work"));
         let e = run(&module, id, &mut [Buffer::I64(vec![3])]).unwrap_err();
         assert_eq!((e.kind, e.span.line), (RuntimeErrorKind::Stop(None), 9));
