@@ -504,6 +504,63 @@ end subroutine
     );
 }
 
+/// The tangent zeroes the derivatives of its active outputs at entry, one
+/// loop per dimension: loops of the shape loop versioning recognises, so
+/// that the fill runs without a bounds check per element (each array's
+/// innermost fill loop is versioned), and the tangent agrees with the
+/// interpreter's bit for bit.
+#[test]
+fn the_zero_fills_of_a_tangent_are_versioned() {
+    use adjit::engine::{Backend, Selection};
+    const FILLED: &str = "\
+subroutine spread(n, m, x, y, v)
+  integer n, m
+  double precision x(n), y(n), v(n, m)
+  y(1) = x(1) * 2
+  v(n, m) = x(n) * y(1)
+end subroutine
+";
+    let sel = |s: &str| Selection::parse_list(s).expect("selection");
+    let tangent_of = |backend| {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        let engine = Engine::from_sources(&[("fill.f90".into(), FILLED.into())], options)
+            .expect("the source compiles");
+        let tangent = engine
+            .tangent(Some("spread"), &sel("y,v"), &sel("x"), 1)
+            .expect("the tangent compiles");
+        (engine, tangent)
+    };
+    let (jit_engine, jit) = tangent_of(Backend::Jit);
+    let (_, interp) = tangent_of(Backend::Interpreter);
+    let (module, root) = jit.module();
+    let optimized = adjit::jit::opt::optimize_for_jit(module, true, true);
+    let versions = optimized.versions.proc(root).expect("the tangent");
+    // The fill of y_d and the inner (first-dimension) fill of v_d.
+    assert_eq!(versions.guards.len(), 2, "versioned zero fills");
+    for (n, m) in [(1, 1), (3, 2), (6, 4)] {
+        let mut args = jit_engine.procedure(Some("spread")).unwrap().args();
+        args.set_scalar("n", n as f64).unwrap();
+        args.set_scalar("m", m as f64).unwrap();
+        let x: Vec<f64> = (0..n).map(|i| 1.5 - i as f64).collect();
+        args.set_array("x", &x).unwrap();
+        let seed: Vec<f64> = (0..n).map(|i| 0.5 + i as f64).collect();
+        let from_jit = jit.directional(&args, &seed).expect("the JIT tangent runs");
+        let from_interp = interp
+            .directional(&args, &seed)
+            .expect("the interpreted tangent runs");
+        let bits = |v: &[f64]| v.iter().map(|d| d.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&from_jit), bits(&from_interp), "n = {n}, m = {m}");
+        // dy(1) = 2 dx(1); dv(n, m) = dx(n) y(1) + x(n) dy(1); the rest 0.
+        let mut expected = vec![0.0; n + n * m];
+        expected[0] = 2.0 * seed[0];
+        expected[n + n * m - 1] = seed[n - 1] * (2.0 * x[0]) + x[n - 1] * (2.0 * seed[0]);
+        assert_eq!(from_jit, expected, "n = {n}, m = {m}");
+    }
+}
+
 /// A caller of `stencil` and a procedure nothing calls.
 const CALLER: &str = "\
 subroutine caller(n, x, p, y, u, v, s)

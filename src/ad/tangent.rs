@@ -287,7 +287,7 @@ struct ProcGen<'a> {
     /// Tangent (one value per direction) of each new value.
     tval: HashMap<Value, Vec<Value>>,
     /// Loop counters for zero fills.
-    counters: Vec<VarId>,
+    counters: Vec<LoopCounters>,
     is_root: bool,
 }
 
@@ -827,9 +827,9 @@ fn store_tangent(b: &mut ProcBuilder, t: VarId, idx: &[Value], values: &[Value],
 
 /// Emits code setting every element of `var` to zero (nested loops over its
 /// dimensions, bounds read with `DimLower` / `DimExtent`). `counters` holds
-/// reusable I64 loop counters, extended as needed. Leaves the builder at the
-/// end of the fill.
-fn zero_fill(b: &mut ProcBuilder, var: VarId, counters: &mut Vec<VarId>) {
+/// reusable I64 loop counters (a subscript and a trip count per dimension),
+/// extended as needed. Leaves the builder at the end of the fill.
+fn zero_fill(b: &mut ProcBuilder, var: VarId, counters: &mut Vec<LoopCounters>) {
     let ty = b.proc().var(var).ty;
     let rank = b.proc().var(var).dims.len();
     if rank == 0 {
@@ -838,8 +838,10 @@ fn zero_fill(b: &mut ProcBuilder, var: VarId, counters: &mut Vec<VarId>) {
         return;
     }
     while counters.len() < rank {
-        let c = b.local(format!("_k{}", counters.len()), Type::I64);
-        counters.push(c);
+        let n = counters.len();
+        let subscript = b.local(format!("_k{n}"), Type::I64);
+        let trips = b.local(format!("_kt{n}"), Type::I64);
+        counters.push(LoopCounters { subscript, trips });
     }
     nest_loops(b, var, &counters[..rank], rank, &mut |b, idx| {
         let z = b.fconst(ty, 0.0);
@@ -847,41 +849,59 @@ fn zero_fill(b: &mut ProcBuilder, var: VarId, counters: &mut Vec<VarId>) {
     });
 }
 
+/// The two I64 locals of one loop of [`nest_loops`].
+#[derive(Clone, Copy)]
+struct LoopCounters {
+    /// The subscript, from the dimension's upper bound down to its lower.
+    subscript: VarId,
+    /// The trips left.
+    trips: VarId,
+}
+
 /// Emits `rank` nested loops over the dimensions of `var` (outermost: the
-/// last dimension) running `body` with the subscripts.
+/// last dimension) running `body` with the subscripts. Each loop counts its
+/// trips down to zero while its subscript steps down by one from the
+/// dimension's upper bound: the shape of the adjoint's reversed DO loops,
+/// which the JIT's loop versioning recognises (one range test before the
+/// loop instead of a bounds check per element).
 fn nest_loops(
     b: &mut ProcBuilder,
     var: VarId,
-    counters: &[VarId],
+    counters: &[LoopCounters],
     rank: usize,
     body: &mut dyn FnMut(&mut ProcBuilder, &[Value]),
 ) {
     if rank == 0 {
-        let idx: Vec<Value> = counters.iter().map(|&c| b.load(c)).collect();
+        let idx: Vec<Value> = counters.iter().map(|c| b.load(c.subscript)).collect();
         body(b, &idx);
         return;
     }
     let d = rank - 1;
-    let counter = counters[d];
+    let LoopCounters { subscript, trips } = counters[d];
     let lower = b.dim_lower(var, d as u32);
-    b.store(counter, lower);
+    let extent = b.dim_extent(var, d as u32);
+    let end = b.binary(BinaryOp::Add, lower, extent);
+    let one = b.iconst(Type::I64, 1);
+    let upper = b.binary(BinaryOp::Sub, end, one);
+    b.store(subscript, upper);
+    b.store(trips, extent);
     let header = b.create_block();
     let inner = b.create_block();
     let exit = b.create_block();
     b.jump(header);
     b.switch_to_block(header);
-    let c = b.load(counter);
-    let lower = b.dim_lower(var, d as u32);
-    let extent = b.dim_extent(var, d as u32);
-    let end = b.binary(BinaryOp::Add, lower, extent);
-    let more = b.cmp(CmpOp::Lt, c, end);
+    let left = b.load(trips);
+    let zero = b.iconst(Type::I64, 0);
+    let more = b.cmp(CmpOp::Gt, left, zero);
     b.branch(more, inner, exit);
     b.switch_to_block(inner);
     nest_loops(b, var, counters, d, body);
-    let c = b.load(counter);
-    let one = b.iconst(Type::I64, 1);
-    let next = b.binary(BinaryOp::Add, c, one);
-    b.store(counter, next);
+    for counter in [trips, subscript] {
+        let c = b.load(counter);
+        let one = b.iconst(Type::I64, 1);
+        let next = b.binary(BinaryOp::Sub, c, one);
+        b.store(counter, next);
+    }
     b.jump(header);
     b.switch_to_block(exit);
 }
