@@ -7,8 +7,9 @@
 //! type has ALLOCATABLE array components (allocated or grown by the
 //! callee), array constructors of structures
 //! mixing whole arrays, elements and scalars as actual arguments and
-//! assigned, and structures nested two deep (arrays of structures as
-//! components) beside ALLOCATABLE arrays of named structures. The corpus programs `alloc_struct_scalar_comps.f90`,
+//! assigned, structures nested two deep (arrays of structures as
+//! components) beside ALLOCATABLE arrays of named structures, and arrays
+//! of structures as components of arrays of structures. The corpus programs `alloc_struct_scalar_comps.f90`,
 //! `struct_section_alloc_comps.f90`, `struct_section_ragged_comps.f90` and
 //! `struct_ctor_mixed.f90` check the
 //! same constructs against gfortran.
