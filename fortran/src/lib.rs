@@ -37,6 +37,7 @@
 //! a graph that would need too many copies is written block by block with
 //! statement labels and `GO TO`s (see [`proc`]).
 
+mod component_path;
 mod counted;
 mod expr;
 mod first_def;

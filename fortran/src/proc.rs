@@ -12,6 +12,7 @@
 //! the target of a jump other than a fall-through gets a statement label
 //! (its index + 1).
 
+use crate::component_path::ComponentPath;
 use crate::counted::{self, Control, Counted};
 use crate::expr::{self, binary_spelling, literal, relational, BinarySpelling, Expr};
 use crate::{split, structure};
@@ -107,9 +108,9 @@ struct Printer<'c, 'a> {
     /// COMMON blocks of the original program the procedure names: block
     /// name -> (global index -> local name of the member viewing it).
     commons: BTreeMap<String, BTreeMap<usize, String>>,
-    /// Components of module arrays of structures: variable -> (array,
-    /// its rank, component path), written `array(i)%component(j)`.
-    struct_arrays: HashMap<VarId, (String, usize, String)>,
+    /// Leaves of module structures through arrays of structures:
+    /// variable -> its path, written `array(i)%component(j)`.
+    struct_arrays: HashMap<VarId, ComponentPath>,
     /// Variables that see a COMMON member from an element or with another
     /// shape (EQUIVALENCE in the original program).
     common_views: Vec<VarId>,
@@ -381,22 +382,19 @@ impl<'c, 'a> Printer<'c, 'a> {
                 // A component of a derived-type module variable (`m::p%x`):
                 // the variable is used whole and the component named.
                 let raw = global.name.split_once("::").map_or("", |(_, n)| n);
-                if let (true, Some((array, component))) =
-                    (module != self.ctx.globals_module, raw.split_once(")%"))
+                if let (true, Some(path)) =
+                    (module != self.ctx.globals_module, ComponentPath::parse(raw))
                 {
-                    // A component of a module array of structures
-                    // (`m::a(:)%x`): its elements are `a(i)%x`.
-                    let (base, colons) = array.split_once('(').unwrap_or((array, ":"));
-                    let base = ident(base);
-                    let component: Vec<String> = component.split('%').map(ident).collect();
-                    let component = component.join("%");
+                    // A leaf through module arrays of structures
+                    // (`m::a(:)%x`, `m::p%cells(:)%s%h`): its elements are
+                    // `a(i)%x`, `p%cells(j)%s%h(k)`.
+                    let base = path.base().to_string();
                     self.uses
                         .entry(module)
                         .or_default()
-                        .insert((base.clone(), base.clone()));
-                    self.names[v.index()] = format!("{base}%{component}");
-                    self.struct_arrays
-                        .insert(v, (base, colons.matches(':').count(), component));
+                        .insert((base.clone(), base));
+                    self.names[v.index()] = path.plain();
+                    self.struct_arrays.insert(v, path);
                     continue;
                 }
                 if module != self.ctx.globals_module && raw.contains('%') {
@@ -1360,16 +1358,69 @@ impl<'c, 'a> Printer<'c, 'a> {
 
     fn element(&self, x: VarId, idx: &[Value], exprs: &HashMap<Value, Expr>) -> String {
         let subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
-        if let Some((array, rank, component)) = self.struct_arrays.get(&x) {
-            // The component's own subscripts come first in the IR.
-            let own = subs.len().saturating_sub(*rank);
-            let mut text = format!("{array}({})%{component}", subs[own..].join(", "));
-            if own > 0 {
-                text.push_str(&format!("({})", subs[..own].join(", ")));
-            }
-            return text;
+        if let Some(path) = self.struct_arrays.get(&x) {
+            return path.element(&subs);
         }
         format!("{}({})", self.names[x.index()], subs.join(", "))
+    }
+
+    /// The actual argument for the explicit-shape array dummy `dummy` of
+    /// the leaf `x` through module arrays of structures, given from element
+    /// `idx` (an element of an array of structures passed to a structure
+    /// dummy: `kept(2)` for `m` gives `m%layers%b` the leaf from `(1, 2)`).
+    /// Fortran has no sequence association from an element of a component
+    /// of an array of structures, so the elements the dummy covers are
+    /// written as the section they are (`kept(2)%layers(:)%b`): the
+    /// dummy's dimensions must be the leaf's leading ones, whole, and lie
+    /// in one part of the path.
+    fn component_sequence(
+        &self,
+        x: VarId,
+        idx: &[Value],
+        dummy: &adjit_ir::Var,
+        exprs: &HashMap<Value, Expr>,
+        span: Span,
+    ) -> Result<String, EmitError> {
+        let var = self.proc.var(x);
+        let path = &self.struct_arrays[&x];
+        let rank = dummy.dims.len();
+        let whole_leading = rank <= idx.len()
+            && (0..rank).all(|d| {
+                let (lower, upper) = (
+                    var.dims[d].lower.as_const(),
+                    var.dims[d].upper.as_ref().and_then(Bound::as_const),
+                );
+                let dummy_extent = match (
+                    dummy.dims[d].lower.as_const(),
+                    dummy.dims[d].upper.as_ref().and_then(Bound::as_const),
+                ) {
+                    (Some(l), Some(u)) => Some(u - l + 1),
+                    _ => None,
+                };
+                let at = match self.proc.inst(idx[d]).kind {
+                    Inst::Const(Const::Int(k)) => Some(k),
+                    _ => None,
+                };
+                matches!((lower, upper, dummy_extent, at),
+                    (Some(l), Some(u), Some(n), Some(k)) if k == l && n == u - l + 1)
+            });
+        if !whole_leading || !path.leading_in_one_part(var.dims.len(), rank) {
+            return Err(self.err(
+                format!(
+                    "the elements of `{}` from an element, passed to the array dummy `{}` \
+                     (emitted Fortran does not support sequence association from an element \
+                     of a component of a module array of structures other than a whole \
+                     component array)",
+                    var.name, dummy.name
+                ),
+                span,
+            ));
+        }
+        let mut subs: Vec<String> = idx.iter().map(|i| exprs[i].text.clone()).collect();
+        for s in subs.iter_mut().take(rank) {
+            *s = ":".to_string();
+        }
+        Ok(path.element(&subs))
     }
 
     /// A [`CallArg::Slice`] of `n` elements from element `idx` of `x`
@@ -1386,10 +1437,23 @@ impl<'c, 'a> Printer<'c, 'a> {
         exprs: &HashMap<Value, Expr>,
     ) -> String {
         let name = &self.names[x.index()];
+        let path = self.struct_arrays.get(&x);
         let rank = rank.clamp(1, idx.len().max(1));
         let mut extent = format!("({})", exprs[&n].text);
         for d in 1..rank {
-            extent = format!("{extent}/size({name}, {d}, kind=8)");
+            // A leaf through module arrays of structures has constant
+            // bounds (and its name alone is no array of its shape).
+            let dim = &self.proc.var(x).dims[d - 1];
+            extent = match (
+                path,
+                dim.lower.as_const(),
+                dim.upper.as_ref().and_then(Bound::as_const),
+            ) {
+                (Some(_), Some(lower), Some(upper)) => {
+                    format!("{extent}/{}_8", (upper - lower + 1).max(1))
+                }
+                _ => format!("{extent}/size({name}, {d}, kind=8)"),
+            };
         }
         let subs: Vec<String> = idx
             .iter()
@@ -1403,7 +1467,10 @@ impl<'c, 'a> Printer<'c, 'a> {
                 }
             })
             .collect();
-        format!("{name}({})", subs.join(", "))
+        match path {
+            Some(path) => path.element(&subs),
+            None => format!("{name}({})", subs.join(", ")),
+        }
     }
 
     fn char_ref(
@@ -1539,8 +1606,12 @@ impl<'c, 'a> Printer<'c, 'a> {
                 }
             }
             if let CallArg::Var(x) = a {
-                let rank = self.struct_arrays.get(x).map_or(usize::MAX, |s| s.1);
-                if self.proc.var(*x).dims.len() > rank {
+                let rank = self.proc.var(*x).dims.len();
+                if self
+                    .struct_arrays
+                    .get(x)
+                    .is_some_and(|path| !path.whole_is_designator(rank))
+                {
                     return Err(self.err(
                         format!(
                             "the whole array component `{}` of a module array of structures \
@@ -1607,6 +1678,18 @@ impl<'c, 'a> Printer<'c, 'a> {
                     }
                 }
                 CallArg::Var(x) => self.names[x.index()].clone(),
+                CallArg::Elem(x, idx) | CallArg::Slice(x, idx, _)
+                    if self.struct_arrays.get(x).is_some_and(|path| {
+                        let own = self.proc.var(*x).dims.len() - path.structure_rank();
+                        dummy.is_some_and(|d| d.dims.len() > own)
+                    }) && !callee
+                        .params
+                        .get(i)
+                        .is_some_and(|&d| self.ctx.assumed_shape.contains(&(c, d))) =>
+                {
+                    let dummy = dummy.expect("an array dummy");
+                    self.component_sequence(*x, idx, dummy, exprs, span)?
+                }
                 CallArg::Elem(x, idx) => self.element(*x, idx, exprs),
                 CallArg::Slice(x, idx, n) => match callee.params.get(i) {
                     Some(&d) if self.ctx.assumed_shape.contains(&(c, d)) => {

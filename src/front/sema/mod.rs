@@ -925,22 +925,7 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
             .collect();
         names.sort();
         for name in names {
-            // A component of an array of structures is marked `a(:)%x`
-            // (`a(:,:)%x` for rank 2: its element `a(i)%x` is not `a%x(i)`
-            // in Fortran source).
-            let rank = scope
-                .struct_decl(name.split('%').next().unwrap_or_default())
-                .and_then(|s| s.dims.as_ref().map(Vec::len));
-            let gname = match (name.split_once('%'), rank) {
-                (Some((base, rest)), Some(rank)) => {
-                    format!(
-                        "{}::{base}({})%{rest}",
-                        m.name.text,
-                        vec![":"; rank].join(",")
-                    )
-                }
-                _ => format!("{}::{}", m.name.text, name),
-            };
+            let gname = format!("{}::{}", m.name.text, marked_component_path(&scope, &name));
             let global = lowerer::global_for(&scope, &[], &name, gname, &mut out.diags);
             let public = scope.is_public(&name);
             if let (Some(g), Some(Sym::Var(v))) = (global, scope.syms.get_mut(&name)) {
@@ -960,6 +945,44 @@ fn build_modules(files: &[ast::SourceFile], out: &mut Out) -> Vec<(String, Scope
         modules.push((m.name.text.clone(), scope));
     }
     modules
+}
+
+/// The name of the module variable or leaf component `name` with each
+/// part that is an array of structures marked by its rank: `a(:)%x`,
+/// `p%cells(:)%s%h`, `g(:,:)%m(:)%w` (the leaf's flattened array
+/// `p%cells%s%h(k, j)` is `p%cells(j)%s%h(k)` in Fortran source; the
+/// Fortran back end reads the marks to place the subscripts).
+fn marked_component_path(scope: &scope::Scope, name: &str) -> String {
+    let rank_of = |prefix: &str| {
+        scope
+            .struct_decl(prefix)
+            .and_then(|s| s.dims.as_ref())
+            .map_or(0, Vec::len)
+    };
+    let mut out = String::new();
+    // The rank of the structures the previous part belongs to: a part's
+    // dimensions are its own followed by those of the parts enclosing it.
+    let mut enclosing = 0;
+    for (i, part) in name.split('%').enumerate() {
+        if i > 0 {
+            out.push('%');
+        }
+        out.push_str(part);
+        let prefix_end = name
+            .match_indices('%')
+            .nth(i)
+            .map_or(name.len(), |(at, _)| at);
+        if prefix_end == name.len() {
+            break;
+        }
+        let rank = rank_of(&name[..prefix_end]);
+        let own = rank.saturating_sub(enclosing);
+        if own > 0 {
+            out.push_str(&format!("({})", vec![":"; own].join(",")));
+        }
+        enclosing = rank.max(enclosing);
+    }
+    out
 }
 
 /// The Fortran spelling of the type of the result variable `name` of a

@@ -1735,16 +1735,23 @@ impl Builder<'_, '_> {
                     }
                     // A fixed-size array of structures component
                     // (`type(layer) :: layers(4)`): an array of structures
-                    // of the component's dimensions.
+                    // of the component's dimensions, followed by those of
+                    // the enclosing array of structures (`ms(i)%layers(j)%w`
+                    // is `ms%layers%w(j, i)`).
+                    let nested;
                     let dims = match (&c.dims, dims) {
-                        (Some(_), Some(_)) => {
-                            self.error(
-                                template.span,
-                                format!(
-                                    "unsupported Fortran: the array of structures component `{name}` of an array of structures"
-                                ),
-                            );
-                            continue;
+                        (Some(own), Some(outer)) => {
+                            if own.len() + outer.len() > 7 {
+                                self.error(
+                                    template.span,
+                                    format!(
+                                        "the array of structures component `{name}` of an array of structures has more than 7 dimensions with the array's"
+                                    ),
+                                );
+                                continue;
+                            }
+                            nested = Some(own.iter().chain(outer).cloned().collect());
+                            &nested
                         }
                         (Some(_), None) => &c.dims,
                         (None, _) => dims,
