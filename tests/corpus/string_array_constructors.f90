@@ -39,6 +39,7 @@ contains
     integer, intent(out) :: width
     character(len=:), allocatable :: all(:)
     character(len=7) :: raw(3)
+    character(len=6) :: shown(8)
     integer :: i, k
     labels = 'empty'
     labels(1:n) = [(column_label(i), i = 1, n)]
@@ -52,6 +53,8 @@ contains
       y = y + x**i / real(i, 8)
     end do
     if (k > size(methods)) y = y * x
-    print '(a,8(1x,a))', 'all:', (trim(all(i)), i = 1, size(all))
+    shown = ''
+    shown(1:size(all)) = all
+    print '(a,8(1x,a))', 'all:', (trim(shown(i)), i = 1, size(all))
   end subroutine
 end module

@@ -74,6 +74,7 @@ contains
     character(len=8), intent(out) :: table(5)
     character(len=5), intent(out) :: short(4)
     character(len=6) :: raw(5), first(4), rest(4)
+    character(len=3) :: shown(4)
     integer :: i, k
     raw = ['  newt', 'bisect', ' secnt', 'fixpt ', 'brent ']
     first = raw(1:4)
@@ -104,7 +105,8 @@ contains
       y = exp(x) - real(k, 8)
     end select
     if (aliases(2) == 'non') y = y + x
+    shown = aliases
     print '(a,4(1x,a),a,4(1x,a),2(1x,i0))', 'options:', &
-         (trim(option_names(i)), i = 1, 4), ' |', (aliases(i), i = 1, 4), len(aliases), k
+         (trim(table(i)), i = 1, 4), ' |', shown, len(aliases), k
   end subroutine
 end module

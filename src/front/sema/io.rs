@@ -270,11 +270,6 @@ impl Lowerer<'_, '_> {
             })?;
             return if failed { Err(Reported) } else { Ok(()) };
         }
-        if !read && self.rank_of(item) == 0 && self.is_built_char(item) {
-            // A string of an array of strings (`names(i)`, held as a
-            // column of characters), or built from one: one item.
-            return self.scalar_item(item, read);
-        }
         if let Some(source) = self.array_source(item) {
             let extents = self.extents(&source)?;
             return self.for_positions(&extents, &mut |this, pos| {
@@ -291,10 +286,7 @@ impl Lowerer<'_, '_> {
     /// may read the loop's variable) are called into temporaries on each
     /// trip and released after the item.
     fn implied_do_item(&mut self, item: &Expr, read: bool) -> R<()> {
-        if read
-            || matches!(item.kind, ExprKind::ImpliedDo { .. })
-            || !self.has_array_function(item)
-            || (self.rank_of(item) == 0 && self.is_built_char(item))
+        if read || matches!(item.kind, ExprKind::ImpliedDo { .. }) || !self.has_array_function(item)
         {
             return self.io_item(item, read);
         }
