@@ -259,7 +259,7 @@ fn character_array_misuse_is_located() {
             (
                 "subroutine f(names)\n  character(len=*), intent(inout) :: names(:)\n  names = names // 'a'\nend subroutine\n",
                 "t.f90:3:11:",
-                "this array value assigned to `names`",
+                "array `names` used where a scalar is expected",
             ),
             (
                 "subroutine f(names)\n  character(len=*), intent(inout) :: names(:)\n  character(len=4) :: k(3, 2)\n  k = [character(len=4) :: (names(i), i = 1, 6)]\nend subroutine\n",

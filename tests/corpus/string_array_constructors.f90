@@ -7,7 +7,7 @@
 ! from its value). The method found by name picks the weights of the
 ! differentiable sum.
 ! adjit-test: --entry report --set n=3 --set x=1.5 --set key=rk4
-! adjit-test: --entry report --set n=4 --set x=-0.25 --set key=col3
+! adjit-test: --entry report --set n=4 --set x=-0.25 --set key=heun
 ! adjit-test: --entry report --set n=2 --set x=0.5 --set key=euler
 module report_m
   implicit none

@@ -136,7 +136,12 @@ impl Lowerer<'_, '_> {
         args: Option<&[Arg]>,
         value: &Expr,
     ) -> R<()> {
-        let len = self.proc.var(v).char_len.as_ref().and_then(|l| l.as_const());
+        let len = self
+            .proc
+            .var(v)
+            .char_len
+            .as_ref()
+            .and_then(|l| l.as_const());
         let extents = self.extents(&ArrayRef {
             name,
             args,

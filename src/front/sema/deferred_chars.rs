@@ -754,7 +754,12 @@ impl Lowerer<'_, '_> {
     /// a constant length `fixed` (an ALLOCATABLE CHARACTER array of
     /// constant length), `to`'s strings have that length, `from`'s
     /// blank-padded or cut to it.
-    pub(super) fn copy_string_array(&mut self, to: VarId, from: VarId, fixed: Option<i64>) -> R<()> {
+    pub(super) fn copy_string_array(
+        &mut self,
+        to: VarId,
+        from: VarId,
+        fixed: Option<i64>,
+    ) -> R<()> {
         let i64t = Type::I64;
         if from == to {
             return Ok(());

@@ -1873,12 +1873,9 @@ impl Builder<'_, '_> {
                 // `character(len=*), parameter :: h(2) = [...]`: the
                 // length of the value's strings.
                 let lookup = |n: &str| self.lookup_const(n);
-                let first = super::consts::fold_elements(
-                    value,
-                    &lookup,
-                    super::consts::MAX_INITIAL_VALUES,
-                )
-                .map(|v| v.into_iter().next());
+                let first =
+                    super::consts::fold_elements(value, &lookup, super::consts::MAX_INITIAL_VALUES)
+                        .map(|v| v.into_iter().next());
                 let len = match first {
                     Ok(Some(ConstVal::Str(text))) => text.len() as i64,
                     Ok(_) => {
