@@ -91,6 +91,119 @@ fn whole_character_arrays_are_assigned_as_gfortran_does() {
     }
 }
 
+/// Assignments to arrays of strings of run-time length (an assumed-shape
+/// `character(len=*) :: a(:)` dummy, a deferred-length and an
+/// ALLOCATABLE array of constant length), whole and by sections, strided
+/// and backwards, from scalars, arrays of other lengths, ADJUSTL /
+/// ADJUSTR of them and constructors with array items and implied DO; a
+/// CHARACTER array of constant length from them. `out` holds each result
+/// in turn, `lens` LEN and SIZE.
+const STRING_FORMS: &str = "module forms2_m
+  implicit none
+contains
+  subroutine g(a, b, out)
+    character(len=*), intent(inout) :: a(:)
+    character(len=*), intent(in) :: b(:)
+    character(len=12), intent(inout) :: out(:)
+    a = 'none'
+    out(1) = a(1) // a(2) // a(3)
+    a(2:3) = b(1:2)
+    out(2) = a(1) // a(2) // a(3)
+    a = adjustl(a)
+    out(3) = a(1) // a(2) // a(3)
+    a(2:) = a(:2)
+    out(4) = a(1) // a(2) // a(3)
+    a(3:1:-2) = adjustr(b(2:3))
+    out(5) = a(1) // a(2) // a(3)
+    a(1:2) = [b(3), 'xyzzy']
+    out(6) = a(1) // a(2) // a(3)
+  end subroutine
+  subroutine f(out, lens)
+    character(len=12), intent(out) :: out(10)
+    integer, intent(out) :: lens(3)
+    character(len=4) :: k(3)
+    character(len=5) :: m(3)
+    character(len=:), allocatable :: t(:)
+    character(len=6), allocatable :: u(:)
+    integer :: i
+    out = ''
+    m = ['  ab ', 'cd   ', ' e   ']
+    call g(k, m, out)
+    t = m(2:3)
+    u = t
+    t = adjustr(m)
+    out(7) = t(1) // t(2) // t(3)
+    u(2:2) = t(1:1)
+    out(8) = u(1) // u(2)
+    k = [(t(i)(4:5), i = 1, 3)]
+    out(9) = k(1) // k(2) // k(3)
+    k = adjustl(t)
+    out(10) = k(1) // k(2) // k(3)
+    lens = [len(t), size(t), len(u) * 10 + size(u)]
+  end subroutine
+end module
+";
+
+/// What gfortran prints for `out` and `lens` of [`STRING_FORMS`].
+const STRING_FORMS_EXPECTED: [&str; 10] = [
+    "nonenonenone",
+    "none  abcd  ",
+    "noneab  cd  ",
+    "nonenoneab  ",
+    "    none   c",
+    " e  xyzz   c",
+    "   ab   cd  ",
+    "cd       ab ",
+    "ab  cd   e  ",
+    "ab  cd  e   ",
+];
+
+#[test]
+fn arrays_of_strings_are_assigned_as_gfortran_does() {
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let engine = common::engine_on(backend, "strings.f90", STRING_FORMS);
+        let f = engine.procedure(Some("f")).unwrap();
+        let mut args = f.args();
+        f.call(&mut args).unwrap_or_else(|e| panic!("{e}"));
+        let Buffer::Char(bytes) = args.get("out").unwrap() else {
+            panic!("out is CHARACTER")
+        };
+        let got: Vec<String> = bytes
+            .chunks(12)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        assert_eq!(got, STRING_FORMS_EXPECTED, "{backend:?}");
+        assert_eq!(args.f64s("lens").unwrap(), [5.0, 3.0, 62.0], "{backend:?}");
+    }
+}
+
+/// A value with another number of strings than the section it is
+/// assigned to is a runtime error at the assignment, on both executors.
+#[test]
+fn arrays_of_strings_of_other_sizes_are_runtime_errors() {
+    let source = "subroutine g(a, n)
+  character(len=*), intent(inout) :: a(:)
+  integer, intent(in) :: n
+  a(1:n) = adjustl(a(2:3))
+end subroutine
+subroutine f(n, k, s)
+  implicit none
+  double precision, intent(in) :: n, k
+  double precision, intent(out) :: s
+  character(len=4) :: t(3)
+  t = ' a'
+  call g(t, int(n))
+  s = count(t == 'a') + k
+end subroutine
+";
+    common::each_backend_calls(source, |backend, call| {
+        let err = call(3.0, 0.0).expect_err("runtime error");
+        assert_eq!(err.kind, ErrorKind::Runtime, "{err}");
+        assert!(err.message.contains("e.f90:4:"), "{backend:?}: {err}");
+        assert_eq!(call(2.0, 0.0).unwrap(), 2.0, "{backend:?}");
+    });
+}
+
 /// A section past the end of the array is a runtime error naming the
 /// array and the line, on both executors, as it is for reals; the
 /// `character(len=*)` dummy of explicit shape as well.
@@ -129,8 +242,10 @@ end subroutine
 }
 
 /// An untyped constructor of items of different constant lengths (which
-/// gfortran refuses) and a section of an array of strings of run-time
-/// length as a target are located compile-time errors.
+/// gfortran refuses), an array expression other than a CHARACTER array
+/// assigned to an array of strings of run-time length and a constructor
+/// of strings assigned to a rank-2 CHARACTER array are located
+/// compile-time errors.
 #[test]
 fn character_array_misuse_is_located() {
     common::assert_compile_errors(
@@ -142,14 +257,14 @@ fn character_array_misuse_is_located() {
                 "different CHARACTER lengths (2/3)",
             ),
             (
-                "subroutine f(names)\n  character(len=*), intent(inout) :: names(:)\n  names(1:2) = 'a'\nend subroutine\n",
-                "t.f90:3:3:",
-                "a section of `names`",
+                "subroutine f(names)\n  character(len=*), intent(inout) :: names(:)\n  names = names // 'a'\nend subroutine\n",
+                "t.f90:3:11:",
+                "array `names` used where a scalar is expected",
             ),
             (
-                "subroutine f()\n  character(len=4) :: k(3)\n  k = [character(len=4) :: ('a', i = 1, 3)]\nend subroutine\n",
-                "t.f90:3:",
-                "not a scalar",
+                "subroutine f(names)\n  character(len=*), intent(inout) :: names(:)\n  character(len=4) :: k(3, 2)\n  k = [character(len=4) :: (names(i), i = 1, 6)]\nend subroutine\n",
+                "t.f90:4:",
+                "`k`",
             ),
         ],
     );

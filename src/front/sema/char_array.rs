@@ -35,10 +35,13 @@ impl Lowerer<'_, '_> {
             return Err(self.err(
                 name.span,
                 format!(
-                    "unsupported Fortran: assigning to a section of `{}`, an array of strings of run-time length (ALLOCATABLE, deferred-length or an assumed-shape `character(len=*)` dummy): assign its elements in a DO loop",
+                    "unsupported Fortran: assigning under a WHERE mask to `{}`, an array of strings of run-time length (ALLOCATABLE, deferred-length or an assumed-shape `character(len=*)` dummy): assign its elements in a DO loop",
                     name.text
                 ),
             ));
+        }
+        if mask.is_empty() && self.reads_strings_or_loops(value) {
+            return self.char_array_from_strings(v, name, args, value);
         }
         let constructor = match &value.without_parens().kind {
             ExprKind::ArrayConstructor(items) => Some((items, None)),
@@ -96,6 +99,74 @@ impl Lowerer<'_, '_> {
                 this.switch_to(skip);
             }
             Ok(())
+        })
+    }
+
+    /// True when `value` reads an array of strings held as a buffer
+    /// (`adjustl(b)` of an assumed-shape `character(len=*) :: b(:)`) or
+    /// is an array constructor with implied DO or array items: values
+    /// [`super::string_arrays`] builds.
+    fn reads_strings_or_loops(&self, value: &Expr) -> bool {
+        let value = value.without_parens();
+        if let ExprKind::ArrayConstructor(items) | ExprKind::CharArrayConstructor { items, .. } =
+            &value.kind
+        {
+            if items.iter().any(|i| {
+                matches!(
+                    i.kind,
+                    ExprKind::ImpliedDo { .. } | ExprKind::ArrayConstructor(_)
+                ) || self.rank_of(i) != 0
+                    || self.is_adjusted_array(i)
+            }) {
+                return true;
+            }
+        }
+        let mut names = std::collections::BTreeSet::new();
+        super::lowerer::expr_names(value, &mut names);
+        names.iter().any(|n| self.is_deferred_string_array(n))
+    }
+
+    /// `k = value` for the rank-1 CHARACTER array `v` of constant length
+    /// (whole, or the section `args`), the value built as strings first
+    /// ([`Self::built_strings`]), then blank-padded or cut into `k`.
+    fn char_array_from_strings(
+        &mut self,
+        v: VarId,
+        name: &Name,
+        args: Option<&[Arg]>,
+        value: &Expr,
+    ) -> R<()> {
+        let len = self
+            .proc
+            .var(v)
+            .char_len
+            .as_ref()
+            .and_then(|l| l.as_const());
+        let extents = self.extents(&ArrayRef {
+            name,
+            args,
+            call: None,
+        })?;
+        let (Some(len), [count]) = (len, &extents[..]) else {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "unsupported Fortran: this value assigned to `{}` (an array of strings or a constructor with implied DO or array items goes to a rank-1 CHARACTER array of constant length)",
+                    name.text
+                ),
+            ));
+        };
+        let Some(built) = self.built_strings(value)? else {
+            return Err(self.err(
+                value.span,
+                format!(
+                    "unsupported Fortran: this array value assigned to the CHARACTER array `{}` (an array of strings, a section of one, ADJUSTL / ADJUSTR of one or an array constructor is supported)",
+                    name.text
+                ),
+            ));
+        };
+        self.put_strings_into(built, (len, *count), value.span, &mut |this, k| {
+            this.char_element(v, name, args, &[k])
         })
     }
 

@@ -274,6 +274,9 @@ impl Lowerer<'_, '_> {
         if !self.is_built_char(value) {
             return Ok(false);
         }
+        // The target's subscripts are kept first: building the value may
+        // end the block (copies of strings of run-time length).
+        let target = self.spill_ref(to);
         let pieces = self.value_pieces(value)?.parts;
         if pieces.iter().all(|p| matches!(p, Piece::Text(_))) {
             let texts = pieces
@@ -283,11 +286,11 @@ impl Lowerer<'_, '_> {
                     _ => None,
                 })
                 .collect();
-            self.assign_parts(to.clone(), texts);
+            let to = self.reload_ref(&target);
+            self.assign_parts(to, texts);
             return Ok(true);
         }
         let i64t = Type::I64;
-        let target = self.spill_ref(to);
         let spilled: Vec<SpilledPiece> = pieces.iter().map(|p| self.spill_piece(p)).collect();
         let pos = self.temp("pos", i64t);
         let one = self.int(1, i64t);

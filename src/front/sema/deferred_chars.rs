@@ -29,8 +29,10 @@
 //! - `allocate(character(len=n) :: names(m))` allocates `(1:n, 1:m)`;
 //! - an element `names(i)` (or its substring) reads like a string, and
 //!   `names(i) = value` assigns into it, blank-padded or cut;
-//! - `names = [a, b, ...]` builds the items, then reallocates `names`
-//!   to their number, of the first item's length; `names = other` copies;
+//! - `names = [a, b, ...]` builds the items ([`Lowerer::string_array_temp`]),
+//!   then reallocates `names` to their number, of the first item's
+//!   length; `names = other` copies; assignments of whole arrays and
+//!   sections are [`super::string_arrays`]';
 //! - `names(i)` as an actual argument passes its characters in place
 //!   (`CallArg::Slice`), so a `character(len=*)` dummy reads and writes
 //!   exactly them; so does a substring of a string;
@@ -61,9 +63,11 @@ pub(super) struct StringRef<'e> {
 /// subscript evaluated: the variable (the buffer of characters) and, for
 /// an element of an array of strings, its subscript (an I64 variable).
 #[derive(Clone, Copy)]
-struct StringCell {
-    var: VarId,
-    element: Option<VarId>,
+pub(super) struct StringCell {
+    /// The buffer of characters.
+    pub(super) var: VarId,
+    /// The subscript of an element of an array of strings.
+    pub(super) element: Option<VarId>,
 }
 
 impl Lowerer<'_, '_> {
@@ -178,7 +182,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The buffer variable of the deferred-length string `name`.
-    fn string_var(&mut self, name: &Name) -> R<VarId> {
+    pub(super) fn string_var(&mut self, name: &Name) -> R<VarId> {
         match self.resolve(name)? {
             Resolved::Var(v) => Ok(v),
             _ => Err(self.err(
@@ -280,7 +284,7 @@ impl Lowerer<'_, '_> {
 
     /// Fails with the runtime error of an unallocated array, naming the
     /// string `v`, unless it is allocated.
-    fn require_allocated(&mut self, v: VarId, at: Span) {
+    pub(super) fn require_allocated(&mut self, v: VarId, at: Span) {
         // (An assumed-length array of strings, `character(len=*) ::
         // a(:)`, is always there.)
         if !self.proc.var(v).storage.is_allocatable() {
@@ -498,7 +502,7 @@ impl Lowerer<'_, '_> {
     /// Writes the value `pieces`, blank-padded or cut to `n` (an I64
     /// variable) characters, into the string `c` from position `first`
     /// (an I64 variable) on.
-    fn assign_padded(
+    pub(super) fn assign_padded(
         &mut self,
         c: StringCell,
         first: VarId,
@@ -546,46 +550,6 @@ impl Lowerer<'_, '_> {
         })
     }
 
-    /// `names = [item, ...]` for an array of deferred-length strings
-    /// `names` (false, doing nothing, for another target): the strings
-    /// are built first ([`Self::string_array_temp`]; they may read
-    /// `names`), then `names` takes their shape and characters. `names =
-    /// other` copies the array of strings `other`.
-    pub(super) fn deferred_array_assign(&mut self, target: &Expr, value: &Expr) -> R<bool> {
-        let ExprKind::Name(name) = &target.kind else {
-            return Ok(false);
-        };
-        if !self.is_deferred_string_array(&name.text) {
-            return Ok(false);
-        }
-        let v = self.string_var(name)?;
-        self.check_writable(v, name)?;
-        // An ALLOCATABLE CHARACTER array of constant length keeps it.
-        let fixed = self.fixed_string_len(target);
-        let built = match &value.without_parens().kind {
-            ExprKind::ArrayConstructor(items) => self.string_array_temp(items, None)?,
-            ExprKind::CharArrayConstructor { len, items } => {
-                self.string_array_temp(items, Some(len))?
-            }
-            ExprKind::Name(other) if self.is_deferred_string_array(&other.text) => {
-                let from = self.string_var(other)?;
-                return self.copy_string_array(v, from, fixed).map(|()| true);
-            }
-            _ => {
-                return Err(self.err(
-                    value.span,
-                    format!(
-                        "unsupported Fortran: assigning to the array of deferred-length strings `{}` anything but an array constructor or another such array",
-                        name.text
-                    ),
-                ))
-            }
-        };
-        self.copy_string_array(v, built, fixed)?;
-        self.emit(Inst::Deallocate(built), None);
-        Ok(true)
-    }
-
     /// True when `e` is an array constructor of strings: one with a
     /// `character(len=n) ::` type specification, or whose items are
     /// CHARACTER.
@@ -616,7 +580,7 @@ impl Lowerer<'_, '_> {
     /// a `[character(len=len) :: ...]` constructor, else of the first
     /// item's; each item is blank-padded or cut to it. Items that are
     /// arrays are a located error.
-    fn string_array_temp(&mut self, items: &[Expr], len: Option<&Expr>) -> R<VarId> {
+    pub(super) fn string_array_temp(&mut self, items: &[Expr], len: Option<&Expr>) -> R<VarId> {
         let i64t = Type::I64;
         // The number of strings (only implied DO bounds are evaluated).
         let count = self.temp("n", i64t);
@@ -653,7 +617,10 @@ impl Lowerer<'_, '_> {
         let one = self.int(1, i64t);
         self.emit(Inst::Store(column, one), None);
         self.walk_strings(items, &mut |this, item| {
-            let mut pieces = this.value_pieces(item)?;
+            let mut pieces = match item {
+                StringItem::Scalar(e) => this.value_pieces(e)?,
+                StringItem::Column(built, k) => this.column_pieces(built, k)?,
+            };
             let w = this.val(Inst::Load(width), i64t);
             let zero = this.int(0, i64t);
             let pad = this.val(Inst::Binary(BinaryOp::Max, w, zero), i64t);
@@ -718,12 +685,14 @@ impl Lowerer<'_, '_> {
     }
 
     /// Calls `visit` with every string item of a constructor's `items`, in
-    /// order: nested constructors and implied DO loops are walked (an
-    /// item that is an array is a located error).
+    /// order: nested constructors and implied DO loops are walked, an
+    /// item that is a CHARACTER array (or a section, ADJUSTL / ADJUSTR of
+    /// one) gives its strings in order; another array item is a located
+    /// error.
     fn walk_strings(
         &mut self,
         items: &[Expr],
-        visit: &mut dyn FnMut(&mut Self, &Expr) -> R<()>,
+        visit: &mut dyn FnMut(&mut Self, StringItem) -> R<()>,
     ) -> R<()> {
         for item in items {
             match &item.kind {
@@ -733,17 +702,51 @@ impl Lowerer<'_, '_> {
                 }
                 _ if self.deferred_string_ref(item).is_none()
                     && (self.array_source(item).is_some()
-                        || self.is_deferred_string_name(item)) =>
+                        || self.is_deferred_string_name(item)
+                        || self.rank_of(item) != 0
+                        || self.is_adjusted_array(item)) =>
                 {
-                    return Err(self.err(
-                        item.span,
-                        "unsupported Fortran: an array as an item of a constructor of strings",
-                    ))
+                    let Some(built) = self.built_strings(item)? else {
+                        return Err(self.err(
+                            item.span,
+                            "unsupported Fortran: this array as an item of a constructor of strings (a CHARACTER array, a section or ADJUSTL / ADJUSTR of one is supported)",
+                        ));
+                    };
+                    let count = self.val(Inst::DimExtent(built, 1), Type::I64);
+                    let count = self.keep_value(count);
+                    self.for_positions(&[count], &mut |this, ks| {
+                        let one = this.int(1, Type::I64);
+                        let k = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), Type::I64);
+                        let k = this.keep_value(k);
+                        visit(this, StringItem::Column(built, k))
+                    })?;
+                    self.emit(Inst::Deallocate(built), None);
                 }
-                _ => visit(self, item)?,
+                _ => visit(self, StringItem::Scalar(item))?,
             }
         }
         Ok(())
+    }
+
+    /// String `k` (an I64 variable, 1-based) of the buffer of strings
+    /// `built`, copied into a fresh buffer, as parts of a value.
+    fn column_pieces(&mut self, built: VarId, k: VarId) -> R<Pieces> {
+        let i64t = Type::I64;
+        let width = self.val(Inst::DimExtent(built, 0), i64t);
+        let width = self.keep_value(width);
+        let copy = self.exact_temp(Type::Char, &[width]);
+        let cell = StringCell {
+            var: built,
+            element: Some(k),
+        };
+        self.for_positions(&[width], &mut |this, ks| {
+            let one = this.int(1, i64t);
+            let at = this.val(Inst::Binary(BinaryOp::Add, ks[0], one), i64t);
+            let from = this.cell_char(cell, at);
+            this.emit(Inst::CharAssign(element(copy, at), from), None);
+            Ok(())
+        })?;
+        Ok(copied_pieces(self, copy, width))
     }
 
     /// `to = from` for arrays of deferred-length strings: `to` takes the
@@ -751,7 +754,12 @@ impl Lowerer<'_, '_> {
     /// a constant length `fixed` (an ALLOCATABLE CHARACTER array of
     /// constant length), `to`'s strings have that length, `from`'s
     /// blank-padded or cut to it.
-    fn copy_string_array(&mut self, to: VarId, from: VarId, fixed: Option<i64>) -> R<()> {
+    pub(super) fn copy_string_array(
+        &mut self,
+        to: VarId,
+        from: VarId,
+        fixed: Option<i64>,
+    ) -> R<()> {
         let i64t = Type::I64;
         if from == to {
             return Ok(());
@@ -926,6 +934,17 @@ impl Lowerer<'_, '_> {
         let n = self.val(Inst::Load(n), Type::I64);
         Ok(Some(CallArg::Slice(c.var, at, n)))
     }
+}
+
+/// One string of a constructor of strings, as
+/// [`Lowerer::walk_strings`] visits them.
+#[derive(Clone, Copy)]
+enum StringItem<'e> {
+    /// A scalar item.
+    Scalar(&'e Expr),
+    /// String `k` (an I64 variable, 1-based) of a buffer of strings an
+    /// array item was built into.
+    Column(VarId, VarId),
 }
 
 /// A copied string (`n` characters, an I64 variable) as parts of a value.

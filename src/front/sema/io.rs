@@ -21,7 +21,7 @@
 use super::super::ast::{Expr, ExprKind, IoControl, IoFormat, Stmt, StmtKind};
 use super::consts::ConstVal;
 use super::lowerer::{Lowerer, Operand, Reported, R};
-use adjit_ir::{CharRef, CmpOp, Inst, IoOp, Span, Type, Value};
+use adjit_ir::{CharRef, CmpOp, Inst, IoOp, Span, Type, Value, VarId};
 
 impl Lowerer<'_, '_> {
     /// PRINT / WRITE to standard output or to an internal file.
@@ -187,7 +187,7 @@ impl Lowerer<'_, '_> {
         let Some(target) = &control.iostat else {
             return Ok(());
         };
-        self.store_read(target, &mut |this, ty| {
+        self.store_read(target, &mut |this, ty, _| {
             let status = this.emit(Inst::Io(IoOp::Status), Some(Type::I32));
             this.convert(status, Type::I32, ty)
         })
@@ -335,10 +335,10 @@ impl Lowerer<'_, '_> {
             return Ok(());
         }
         let caught = self.io_caught;
-        self.store_read(item, &mut |this, ty| {
+        self.store_read(item, &mut |this, ty, place| {
             let x = this.io_get(ty);
             if caught {
-                this.unless_failed(x, item, ty)
+                this.unless_failed(x, place, ty)
             } else {
                 x
             }
@@ -347,26 +347,28 @@ impl Lowerer<'_, '_> {
     }
 
     /// `x` when the input statement in progress has not failed, else the
-    /// current value of the numeric variable or element `item` (which
-    /// keeps it).
-    fn unless_failed(&mut self, x: Value, item: &Expr, ty: Type) -> Value {
-        let Ok(Operand::Num(old, old_ty)) = self.expr(item) else {
-            return x;
+    /// current value of the numeric variable or element `place` (which
+    /// keeps it). The place's subscripts were evaluated once, before the
+    /// value was read: evaluating them again could call a function doing
+    /// I/O of its own between the read and the status asked here.
+    fn unless_failed(&mut self, x: Value, place: &InputPlace, ty: Type) -> Value {
+        let old = match &place.index {
+            None => self.val(Inst::Load(place.var), ty),
+            Some(idx) => self.val(Inst::LoadElem(place.var, idx.clone()), ty),
         };
-        let old = self.convert(old, old_ty, ty);
         let status = self.emit(Inst::Io(IoOp::Status), Some(Type::I32));
         let zero = self.int(0, Type::I32);
         let ok = self.emit(Inst::Cmp(CmpOp::Eq, status, zero), Some(Type::Bool));
         self.emit(Inst::Select(ok, x, old), Some(ty))
     }
 
-    /// Stores the value `value(type)` gives into the variable, array
-    /// element or character variable `item` of an input statement (a
-    /// character item reads its characters instead); its type.
+    /// Stores the value `value(type, place)` gives into the variable,
+    /// array element or character variable `item` of an input statement
+    /// (a character item reads its characters instead); its type.
     fn store_read(
         &mut self,
         item: &Expr,
-        value: &mut dyn FnMut(&mut Self, Type) -> Value,
+        value: &mut dyn FnMut(&mut Self, Type, &InputPlace) -> Value,
     ) -> R<Type> {
         let name = match &item.kind {
             ExprKind::Name(n) | ExprKind::Apply { name: n, .. } => n,
@@ -408,9 +410,10 @@ impl Lowerer<'_, '_> {
             _ => None,
         };
         // Subscripts are evaluated before the value is read (an item may
-        // not depend on values read by the same item).
-        let x = value(self, ty);
-        match index {
+        // not depend on values read by the same item), and only once.
+        let place = InputPlace { var: v, index };
+        let x = value(self, ty, &place);
+        match place.index {
             None => self.emit(Inst::Store(v, x), None),
             Some(idx) => self.emit(Inst::StoreElem(v, idx, x), None),
         };
@@ -420,6 +423,15 @@ impl Lowerer<'_, '_> {
     fn io_get(&mut self, ty: Type) -> adjit_ir::Value {
         self.emit(Inst::Io(IoOp::Get), Some(ty))
     }
+}
+
+/// The numeric variable or array element an input item is stored into,
+/// its subscripts evaluated.
+struct InputPlace {
+    /// The variable.
+    var: VarId,
+    /// The element's subscripts (`None`: the whole scalar variable).
+    index: Option<Vec<Value>>,
 }
 
 /// The most characters one pass through a format may ask for (repeat

@@ -83,6 +83,7 @@ mod scope;
 mod section_arg;
 mod short_circuit;
 mod stmt;
+mod string_arrays;
 mod strings;
 mod struct_ctor;
 mod struct_elemental;

@@ -1787,6 +1787,13 @@ impl Builder<'_, '_> {
         if let Some(v) = self.scope.var(&name.text).filter(|v| v.dims.is_some()) {
             // An array PARAMETER: read-only SAVEd storage initialized like
             // an initialized variable.
+            let assumed_len = matches!(
+                v.ty,
+                Some(TypeInfo {
+                    char_len: CharLenInfo::Assumed,
+                    ..
+                })
+            );
             let implied: Option<Vec<Option<Expr>>> = v.dims.as_deref().and_then(|ds| {
                 ds.iter()
                     .map(|d| match d {
@@ -1868,6 +1875,34 @@ impl Builder<'_, '_> {
                     ),
                 );
                 return;
+            }
+            if assumed_len {
+                // `character(len=*), parameter :: h(2) = [...]`: the
+                // length of the value's strings.
+                let lookup = |n: &str| self.lookup_const(n);
+                let first =
+                    super::consts::fold_elements(value, &lookup, super::consts::MAX_INITIAL_VALUES)
+                        .map(|v| v.into_iter().next());
+                let len = match first {
+                    Ok(Some(ConstVal::Str(text))) => text.len() as i64,
+                    Ok(_) => {
+                        self.error(
+                            value.span,
+                            format!(
+                                "the value of `{}`, a CHARACTER PARAMETER of assumed length, must be character strings",
+                                name.text
+                            ),
+                        );
+                        return;
+                    }
+                    Err(nc) => {
+                        self.error(nc.span, nc.message);
+                        return;
+                    }
+                };
+                if let Some(ti) = &mut self.var_mut(name).ty {
+                    ti.char_len = CharLenInfo::Const(len);
+                }
             }
             let v = self.var_mut(name);
             v.init = Some(value.clone());

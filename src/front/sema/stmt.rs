@@ -789,9 +789,7 @@ impl Lowerer<'_, '_> {
 
     /// `target = value`.
     pub fn assign(&mut self, target: &Expr, value: &Expr) -> R<()> {
-        if self.deferred_string_assign(target, value)?
-            || self.deferred_array_assign(target, value)?
-        {
+        if self.deferred_string_assign(target, value)? || self.string_array_assign(target, value)? {
             return Ok(());
         }
         match &target.kind {
