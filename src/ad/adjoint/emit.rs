@@ -9,6 +9,15 @@ use adjit_ir::{
 };
 use std::collections::HashMap;
 
+/// The two I64 locals of one loop of [`Cursor::for_each_element`].
+#[derive(Clone, Copy)]
+struct ElementCounters {
+    /// The subscript (backward loops) or the step from the lower bound.
+    subscript: VarId,
+    /// The trips left (backward loops).
+    trips: VarId,
+}
+
 /// Appends instructions at the end of one block of a procedure.
 pub(crate) struct Cursor<'p> {
     /// The procedure being built.
@@ -18,7 +27,7 @@ pub(crate) struct Cursor<'p> {
     /// Span given to every emitted instruction.
     pub span: Span,
     /// Loop counters reserved by [`Cursor::for_each_element`], by nesting depth.
-    counters: Vec<VarId>,
+    counters: Vec<ElementCounters>,
     /// Library-call results already at hand, by operation and operand: the
     /// companions the reverse sweep popped for the statement it reverses
     /// (`super::store::companion`). The partial rules read them instead of
@@ -120,11 +129,14 @@ impl<'p> Cursor<'p> {
 
     /// The loop counter variable for nesting depth `depth` (created once per
     /// procedure and reused by loops that are not nested in each other).
-    fn counter(&mut self, depth: usize) -> VarId {
+    /// The loop counters of nesting depth `depth`: a subscript (or a step
+    /// from the lower bound) and a trip count.
+    fn counters(&mut self, depth: usize) -> ElementCounters {
         while self.counters.len() <= depth {
-            let name = format!("_ad_elem{}", self.counters.len());
-            let var = self.proc.add_var(Var::scalar(name, Type::I64));
-            self.counters.push(var);
+            let n = self.counters.len();
+            let subscript = self.proc.add_var(Var::scalar(format!("_ad_elem{n}"), Type::I64));
+            let trips = self.proc.add_var(Var::scalar(format!("_ad_trips{n}"), Type::I64));
+            self.counters.push(ElementCounters { subscript, trips });
         }
         self.counters[depth]
     }
@@ -133,6 +145,13 @@ impl<'p> Cursor<'p> {
     /// `var` with the element's subscripts, in column-major order (or its
     /// exact reverse when `backward`). A scalar gets a single call with no
     /// subscripts. Leaves the cursor after the loop nest.
+    ///
+    /// Backward loops count their trips down to zero while the subscript
+    /// steps down by one from the upper bound: the shape of the reversed DO
+    /// loops, which the JIT's loop versioning turns into one range test
+    /// before the loop instead of a bounds check per element. Visits whose
+    /// order does not matter ([`Cursor::zero_var`], [`Cursor::copy_var`])
+    /// go backward for that reason.
     pub fn for_each_element(
         &mut self,
         var: VarId,
@@ -161,17 +180,13 @@ impl<'p> Cursor<'p> {
             // (last dimension) first.
             let mut index = Vec::with_capacity(outer.len());
             for (k, &ctr) in outer.iter().enumerate().rev() {
-                let dim = (outer.len() - 1 - k) as u32;
-                let step = self.ins(Inst::Load(ctr), Some(Type::I64));
-                let lower = self.ins(Inst::DimLower(var, dim), Some(Type::I64));
+                let counter = self.ins(Inst::Load(ctr), Some(Type::I64));
                 let sub = if backward {
-                    let extent = self.ins(Inst::DimExtent(var, dim), Some(Type::I64));
-                    let last = self.binary(BinaryOp::Add, lower, extent);
-                    let one = self.int(1);
-                    let last = self.binary(BinaryOp::Sub, last, one);
-                    self.binary(BinaryOp::Sub, last, step)
+                    counter
                 } else {
-                    self.binary(BinaryOp::Add, lower, step)
+                    let dim = (outer.len() - 1 - k) as u32;
+                    let lower = self.ins(Inst::DimLower(var, dim), Some(Type::I64));
+                    self.binary(BinaryOp::Add, lower, counter)
                 };
                 index.push(sub);
             }
@@ -179,30 +194,53 @@ impl<'p> Cursor<'p> {
             return;
         }
         let dim = (dims_left - 1) as u32;
-        let ctr = self.counter(outer.len());
-        let zero = self.int(0);
-        self.ins(Inst::Store(ctr, zero), None);
+        let ElementCounters { subscript, trips } = self.counters(outer.len());
         let header = self.new_block();
         let body_block = self.new_block();
         let exit = self.new_block();
+        if backward {
+            let extent = self.ins(Inst::DimExtent(var, dim), Some(Type::I64));
+            let lower = self.ins(Inst::DimLower(var, dim), Some(Type::I64));
+            let end = self.binary(BinaryOp::Add, lower, extent);
+            let one = self.int(1);
+            let upper = self.binary(BinaryOp::Sub, end, one);
+            self.ins(Inst::Store(subscript, upper), None);
+            self.ins(Inst::Store(trips, extent), None);
+        } else {
+            let zero = self.int(0);
+            self.ins(Inst::Store(subscript, zero), None);
+        }
         self.terminate(Terminator::Jump(header));
         self.switch_to(header);
-        let step = self.ins(Inst::Load(ctr), Some(Type::I64));
-        let extent = self.ins(Inst::DimExtent(var, dim), Some(Type::I64));
-        let more = self.ins(Inst::Cmp(CmpOp::Lt, step, extent), Some(Type::Bool));
+        let more = if backward {
+            let left = self.ins(Inst::Load(trips), Some(Type::I64));
+            let zero = self.int(0);
+            self.ins(Inst::Cmp(CmpOp::Gt, left, zero), Some(Type::Bool))
+        } else {
+            let step = self.ins(Inst::Load(subscript), Some(Type::I64));
+            let extent = self.ins(Inst::DimExtent(var, dim), Some(Type::I64));
+            self.ins(Inst::Cmp(CmpOp::Lt, step, extent), Some(Type::Bool))
+        };
         self.terminate(Terminator::Branch {
             cond: more,
             then_dest: body_block,
             else_dest: exit,
         });
         self.switch_to(body_block);
-        outer.push(ctr);
+        outer.push(subscript);
         self.element_loop(var, dims_left - 1, backward, outer, body);
         outer.pop();
-        let step = self.ins(Inst::Load(ctr), Some(Type::I64));
-        let one = self.int(1);
-        let next = self.binary(BinaryOp::Add, step, one);
-        self.ins(Inst::Store(ctr, next), None);
+        let (op, stepped): (BinaryOp, &[VarId]) = if backward {
+            (BinaryOp::Sub, &[trips, subscript])
+        } else {
+            (BinaryOp::Add, &[subscript])
+        };
+        for &counter in stepped {
+            let c = self.ins(Inst::Load(counter), Some(Type::I64));
+            let one = self.int(1);
+            let next = self.binary(op, c, one);
+            self.ins(Inst::Store(counter, next), None);
+        }
         self.terminate(Terminator::Jump(header));
         self.switch_to(exit);
     }
@@ -237,7 +275,7 @@ impl<'p> Cursor<'p> {
     /// Stores zero into every element of the floating-point `var`.
     pub fn zero_var(&mut self, var: VarId) {
         let ty = self.proc.var(var).ty;
-        self.for_each_element(var, false, &mut |c, idx| {
+        self.for_each_element(var, true, &mut |c, idx| {
             let zero = c.constant(ty, 0.0);
             c.store_at(var, idx, zero);
         });
@@ -245,7 +283,7 @@ impl<'p> Cursor<'p> {
 
     /// Copies every element of `src` into `dst` (same type and shape).
     pub fn copy_var(&mut self, dst: VarId, src: VarId) {
-        self.for_each_element(src, false, &mut |c, idx| {
+        self.for_each_element(src, true, &mut |c, idx| {
             let v = c.load_at(src, idx);
             c.store_at(dst, idx, v);
         });
