@@ -995,6 +995,7 @@ impl<'c, 'a> Printer<'c, 'a> {
                         }
                         IoOp::BeginWrite(_)
                         | IoOp::PutChar(_)
+                        | IoOp::JoinChars(_)
                         | IoOp::BeginRead
                         | IoOp::GetChar(_)
                         | IoOp::EndWriteTo(_)

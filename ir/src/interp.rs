@@ -1437,6 +1437,7 @@ impl<'m> Interpreter<'m> {
                             .map_err(|m| io_error(self, m))?;
                     }
                     IoOp::CatchErrors => self.io.catch_errors(),
+                    IoOp::JoinChars(start) => self.io.join_chars(*start),
                     IoOp::Status => {
                         let status = self.io.status();
                         self.set(frame, v, enc_int_as(ty, status as i64));

@@ -166,6 +166,9 @@ struct Statement {
     format: Option<Vec<u8>>,
     /// The items of the output statement.
     items: Vec<Item>,
+    /// The characters of the character item being put in pieces
+    /// ([`IoState::join_chars`]).
+    joined: Option<Vec<u8>>,
     /// Values of the input record(s) not yet read.
     tokens: VecDeque<String>,
     /// The input statement reads an internal file: when its values run
@@ -215,6 +218,7 @@ impl IoState {
             restore,
             format,
             items,
+            joined,
             tokens,
             internal,
             fields,
@@ -225,6 +229,7 @@ impl IoState {
         *restore = None;
         *format = None;
         items.clear();
+        *joined = None;
         tokens.clear();
         *internal = false;
         *fields = None;
@@ -265,6 +270,7 @@ impl IoState {
         self.stmt.format = format.map(<[u8]>::to_vec);
         self.stmt.keep = None;
         self.stmt.items.clear();
+        self.stmt.joined = None;
         self.stmt.catch = false;
         self.stmt.status = 0;
     }
@@ -359,10 +365,25 @@ impl IoState {
             .unwrap_or_else(|| vec![Item::Logical(false)]);
         self.stmt.restore = Some(items.into());
     }
-    /// Adds an item to the output statement in progress.
+    /// Adds an item to the output statement in progress (characters to
+    /// the item being joined, if any).
     pub fn put(&mut self, item: Item) {
         self.resume();
-        self.stmt.items.push(item);
+        match (&mut self.stmt.joined, item) {
+            (Some(joined), Item::Char(text)) => joined.extend_from_slice(&text),
+            (_, item) => self.stmt.items.push(item),
+        }
+    }
+    /// Starts (`start`) or ends one character item put in pieces: the
+    /// characters put in between form a single item (see
+    /// [`crate::IoOp::JoinChars`]).
+    pub fn join_chars(&mut self, start: bool) {
+        self.resume();
+        if start {
+            self.stmt.joined = Some(Vec::new());
+        } else if let Some(text) = self.stmt.joined.take() {
+            self.stmt.items.push(Item::Char(text));
+        }
     }
     /// Formats the output statement and writes it.
     pub fn end_write(&mut self) -> Result<(), String> {

@@ -807,6 +807,11 @@ pub enum IoOp {
     Put(Value),
     /// Transfers character data to the current output statement.
     PutChar(CharRef),
+    /// Starts (`true`) or ends (`false`) one character item given in
+    /// pieces: the characters of the [`IoOp::PutChar`] steps in between
+    /// are transferred as a single item (a value of run-time length put
+    /// piece by piece takes one edit descriptor, as in Fortran).
+    JoinChars(bool),
     /// Ends the output statement: formats the items and writes the
     /// record(s) to the program's output.
     EndWrite,
@@ -1091,6 +1096,7 @@ impl Inst {
                 | IoOp::EndWriteTo(r)
                 | IoOp::BeginReadFrom(r, _) => char_ref(r, &mut f),
                 IoOp::BeginWrite(_)
+                | IoOp::JoinChars(_)
                 | IoOp::CatchErrors
                 | IoOp::Status
                 | IoOp::EndWrite
@@ -1168,6 +1174,7 @@ impl Inst {
                 | IoOp::EndWriteTo(r)
                 | IoOp::BeginReadFrom(r, _) => char_ref(r, &mut f),
                 IoOp::BeginWrite(_)
+                | IoOp::JoinChars(_)
                 | IoOp::CatchErrors
                 | IoOp::Status
                 | IoOp::EndWrite

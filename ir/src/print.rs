@@ -435,6 +435,8 @@ fn inst_text(v: Value, inst: &Inst, ty: Option<Type>, names: &Names) -> String {
                         .unwrap_or_else(|| " *".to_string())
                 ),
                 IoOp::CatchErrors => "io.catch_errors".to_string(),
+                IoOp::JoinChars(true) => "io.begin_join".to_string(),
+                IoOp::JoinChars(false) => "io.end_join".to_string(),
                 IoOp::Status => format!("{v} = io.status"),
                 IoOp::BeginKeep(n) => format!("io.begin_keep {:?}", String::from_utf8_lossy(n)),
                 IoOp::BeginRestore(n) => {

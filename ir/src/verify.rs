@@ -593,6 +593,7 @@ impl Checker<'_> {
                 }
                 IoOp::Status => self.expect_result(ty, Some(Type::I32)),
                 IoOp::BeginWrite(_)
+                | IoOp::JoinChars(_)
                 | IoOp::CatchErrors
                 | IoOp::EndWrite
                 | IoOp::BeginRead

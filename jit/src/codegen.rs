@@ -3161,6 +3161,15 @@ impl<'a, 'm> Lower<'a, 'm> {
             IoOp::CatchErrors => {
                 self.call_external("adjit_io_catch_errors", &[p], Some(types::I32), &[rt])?
             }
+            IoOp::JoinChars(start) => {
+                let start = self.iconst(*start as i64);
+                self.call_external(
+                    "adjit_io_join_chars",
+                    &[p, i64t],
+                    Some(types::I32),
+                    &[rt, start],
+                )?
+            }
             IoOp::Status => {
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,

@@ -173,6 +173,7 @@ pub fn runtime_symbols() -> Vec<NativeFn> {
         adjit_io_end_write_to,
         adjit_io_begin_read_from,
         adjit_io_catch_errors,
+        adjit_io_join_chars,
         adjit_io_status,
         adjit_ipow_i64,
         adjit_ipow_i32,

@@ -982,6 +982,21 @@ pub unsafe extern "C" fn adjit_io_begin_read_from(
     unsafe { io_step(rt, |io| io.begin_read_from(text, f)) }
 }
 
+/// Starts (`start` 1) or ends (0) one character item put in pieces
+/// ([`IoState::join_chars`]).
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_io_join_chars(rt: *mut RuntimeCtx, start: i64) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        io_step(rt, |io| {
+            io.join_chars(start != 0);
+            Ok(())
+        })
+    }
+}
+
 /// Makes the errors of the statement in progress its status
 /// ([`IoState::catch_errors`]).
 ///

@@ -134,8 +134,12 @@ impl<'p> Cursor<'p> {
     fn counters(&mut self, depth: usize) -> ElementCounters {
         while self.counters.len() <= depth {
             let n = self.counters.len();
-            let subscript = self.proc.add_var(Var::scalar(format!("_ad_elem{n}"), Type::I64));
-            let trips = self.proc.add_var(Var::scalar(format!("_ad_trips{n}"), Type::I64));
+            let subscript = self
+                .proc
+                .add_var(Var::scalar(format!("_ad_elem{n}"), Type::I64));
+            let trips = self
+                .proc
+                .add_var(Var::scalar(format!("_ad_trips{n}"), Type::I64));
             self.counters.push(ElementCounters { subscript, trips });
         }
         self.counters[depth]

@@ -563,7 +563,8 @@ impl Lowerer<'_, '_> {
     }
 
     /// PRINT of a value [`Self::is_built_char`] accepts whose length is
-    /// not a constant: its parts as consecutive character items.
+    /// not a constant: one character item, put in parts
+    /// ([`IoOp::JoinChars`]).
     pub(super) fn print_pieces(&mut self, e: &Expr) -> R<()> {
         let pieces = self.value_pieces(e)?;
         if let Some(n) = pieces.len.filter(|&n| n <= MAX_TEMP_LEN) {
@@ -573,6 +574,8 @@ impl Lowerer<'_, '_> {
         }
         let i64t = Type::I64;
         let spilled: Vec<SpilledPiece> = pieces.parts.iter().map(|p| self.spill_piece(p)).collect();
+        // The pieces form one item (one edit descriptor of a format).
+        self.emit(Inst::Io(IoOp::JoinChars(true)), None);
         for p in &spilled {
             let (count, each) = match p {
                 SpilledPiece::Text(_) => {
@@ -602,6 +605,7 @@ impl Lowerer<'_, '_> {
                 self.emit(Inst::Deallocate(*buf), None);
             }
         }
+        self.emit(Inst::Io(IoOp::JoinChars(false)), None);
         Ok(())
     }
 

@@ -2008,6 +2008,25 @@ fn stmt_exprs(s: &Stmt, e: &mut dyn FnMut(&Expr), n: &mut dyn FnMut(&str)) {
             .for_each(&mut *e),
         StmtKind::ComputedGoto { index, .. } => e(index),
         StmtKind::ArithmeticIf { value, .. } => e(value),
+        StmtKind::Write {
+            format,
+            items,
+            control,
+        }
+        | StmtKind::Read {
+            format,
+            items,
+            control,
+        } => {
+            if let super::super::ast::IoFormat::Expr(f) = format {
+                e(f);
+            }
+            items
+                .iter()
+                .chain([&control.unit, &control.iostat].into_iter().flatten())
+                .for_each(&mut *e);
+        }
+        StmtKind::Stop(code) => code.iter().for_each(&mut *e),
         StmtKind::Associate { pairs, .. } => pairs.iter().for_each(|(_, x)| e(x)),
         StmtKind::Where { arms, .. } => arms.iter().for_each(|(c, _)| e(c)),
         StmtKind::Forall { indices, mask, .. } => {
