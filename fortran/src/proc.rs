@@ -97,7 +97,9 @@ struct Printer<'c, 'a> {
     /// Stores a later store overwrites unread: not written.
     overwritten: HashSet<Value>,
     /// The I/O steps that read or write kept records ([`kept_steps`]):
-    /// printed; other I/O is dropped, or refused where its values are used.
+    /// printed; other I/O is dropped, or refused where its values are used
+    /// or where it defines character data (an internal file, a character
+    /// input item).
     kept_io: HashSet<Value>,
     /// Variables that something names.
     named: HashSet<VarId>,
@@ -788,6 +790,9 @@ impl<'c, 'a> Printer<'c, 'a> {
                         | Inst::Pop(_)
                         | Inst::Allocate(..)
                         | Inst::Deallocate(_)
+                        // Internal files and character input define their
+                        // data: refused below, never dropped as PRINT is.
+                        | Inst::Io(IoOp::EndWriteTo(_) | IoOp::GetChar(_))
                 )
                 || self.kept_io.contains(&v);
             if effect || live.contains(&v) {

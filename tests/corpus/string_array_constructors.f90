@@ -5,10 +5,13 @@
 ! CHARACTER arrays of constant length and into deferred-length arrays,
 ! and reads a `character(len=*), parameter` table of methods (its length
 ! from its value). The method found by name picks the weights of the
-! differentiable sum.
+! differentiable sum; a key among the labels (`col3`) is found only
+! through the internal WRITE. (Emitted Fortran of this adjoint is refused:
+! its forward sweep keeps the internal WRITE of `column_label`.)
 ! adjit-test: --entry report --set n=3 --set x=1.5 --set key=rk4
 ! adjit-test: --entry report --set n=4 --set x=-0.25 --set key=heun
 ! adjit-test: --entry report --set n=2 --set x=0.5 --set key=euler
+! adjit-test: --entry report --set n=3 --set x=0.3 --set key=col3
 module report_m
   implicit none
   character(len=*), parameter :: methods(3) = ['euler', 'heun ', 'rk4  ']
