@@ -45,6 +45,28 @@ end subroutine
 ";
 
 /// The module of `source` and the procedure named `name`.
+/// The scalar tangent of `entry` in `source` (of `of`, with respect to
+/// `wrt`) on one back end, with its engine.
+fn tangent_on(
+    backend: adjit::engine::Backend,
+    source: &str,
+    entry: &str,
+    of: &str,
+    wrt: &str,
+) -> (Engine, adjit::engine::Tangent) {
+    let sel = |s: &str| adjit::engine::Selection::parse_list(s).expect("selection");
+    let options = Options {
+        backend,
+        ..Options::default()
+    };
+    let engine = Engine::from_sources(&[("licm.f90".into(), source.into())], options)
+        .expect("the source compiles");
+    let tangent = engine
+        .tangent(Some(entry), &sel(of), &sel(wrt), 1)
+        .expect("the tangent compiles");
+    (engine, tangent)
+}
+
 fn module_of(source: &str, name: &str) -> (Module, ProcId) {
     let engine = Engine::from_sources(&[("licm.f90".into(), source.into())], Options::default())
         .expect("the source compiles");
@@ -412,7 +434,7 @@ end subroutine
 /// infinite or NaN.
 #[test]
 fn tangents_with_lifted_invariant_guards_agree_bit_for_bit() {
-    use adjit::engine::{Backend, Selection};
+    use adjit::engine::Backend;
     const BRATU_LIKE: &str = "\
 subroutine f(n, x, p, y)
   integer n
@@ -425,19 +447,7 @@ subroutine f(n, x, p, y)
   end do
 end subroutine
 ";
-    let sel = |s: &str| Selection::parse_list(s).expect("selection");
-    let tangent_of = |backend| {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_sources(&[("licm.f90".into(), BRATU_LIKE.into())], options)
-            .expect("the source compiles");
-        let tangent = engine
-            .tangent(Some("f"), &sel("y"), &sel("x,p"), 1)
-            .expect("the tangent compiles");
-        (engine, tangent)
-    };
+    let tangent_of = |backend| tangent_on(backend, BRATU_LIKE, "f", "y", "x,p");
     let (jit_engine, jit) = tangent_of(Backend::Jit);
     let (_, interp) = tangent_of(Backend::Interpreter);
     let n = 9;
@@ -511,7 +521,7 @@ end subroutine
 /// interpreter's bit for bit.
 #[test]
 fn the_zero_fills_of_a_tangent_are_versioned() {
-    use adjit::engine::{Backend, Selection};
+    use adjit::engine::Backend;
     const FILLED: &str = "\
 subroutine spread(n, m, x, y, v)
   integer n, m
@@ -520,19 +530,7 @@ subroutine spread(n, m, x, y, v)
   v(n, m) = x(n) * y(1)
 end subroutine
 ";
-    let sel = |s: &str| Selection::parse_list(s).expect("selection");
-    let tangent_of = |backend| {
-        let options = Options {
-            backend,
-            ..Options::default()
-        };
-        let engine = Engine::from_sources(&[("fill.f90".into(), FILLED.into())], options)
-            .expect("the source compiles");
-        let tangent = engine
-            .tangent(Some("spread"), &sel("y,v"), &sel("x"), 1)
-            .expect("the tangent compiles");
-        (engine, tangent)
-    };
+    let tangent_of = |backend| tangent_on(backend, FILLED, "spread", "y,v", "x");
     let (jit_engine, jit) = tangent_of(Backend::Jit);
     let (_, interp) = tangent_of(Backend::Interpreter);
     let (module, root) = jit.module();
