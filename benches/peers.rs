@@ -23,21 +23,39 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Median of repeated runs of `f`: wall time, or with
+/// Shortest time one sample of [`median`] lasts: calls shorter than this
+/// are timed in batches, so that a microsecond call measures the call and
+/// not the clock.
+const BATCH_SECONDS: f64 = 200e-6;
+
+/// Median time of one run of `f`: wall time, or with
 /// `ADJIT_PEERS_CLOCK=cpu` the CPU time of the calling thread (on a loaded
 /// machine a call of a few milliseconds is often descheduled, and its wall
-/// time then counts other processes' time slices).
+/// time then counts other processes' time slices). Each sample times a
+/// batch of runs lasting about [`BATCH_SECONDS`].
 fn median(mut f: impl FnMut()) -> f64 {
-    if std::env::var("ADJIT_PEERS_CLOCK").as_deref() != Ok("cpu") {
-        return Sampler::BENCHMARK.median_of(f);
-    }
+    let cpu = std::env::var("ADJIT_PEERS_CLOCK").as_deref() == Ok("cpu");
+    let origin = std::time::Instant::now();
+    let now = || {
+        if cpu {
+            thread_cpu_seconds()
+        } else {
+            origin.elapsed().as_secs_f64()
+        }
+    };
+    let t = now();
+    f();
+    let once = (now() - t).max(1e-9);
+    let reps = (BATCH_SECONDS / once).clamp(1.0, 1e5) as usize;
     let s = Sampler::BENCHMARK;
-    let start = std::time::Instant::now();
     let mut samples = Vec::new();
-    while samples.len() < s.max_runs && (samples.len() < s.min_runs || start.elapsed() < s.budget) {
-        let t = thread_cpu_seconds();
-        f();
-        samples.push(thread_cpu_seconds() - t);
+    while samples.len() < s.max_runs && (samples.len() < s.min_runs || origin.elapsed() < s.budget)
+    {
+        let t = now();
+        for _ in 0..reps {
+            f();
+        }
+        samples.push((now() - t) / reps as f64);
     }
     samples.sort_by(|a, b| a.total_cmp(b));
     samples[samples.len() / 2]

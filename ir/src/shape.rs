@@ -111,13 +111,35 @@ pub fn eval_var_shape_with(
     available: Option<usize>,
     allow_short: bool,
 ) -> Result<VarShape, ShapeError> {
+    let mut dims = DimsOnStack::new();
+    let (char_len, elements) = eval_shape(var, read, available, allow_short, &mut dims)?;
+    Ok(VarShape {
+        dims: dims.into_vec(),
+        char_len,
+        elements,
+    })
+}
+
+/// Dimensions of a shape held on the stack up to rank 8.
+type DimsOnStack = smallvec::SmallVec<[DimShape; 8]>;
+
+/// The work of [`eval_var_shape_with`]: pushes the dimensions on `dims`
+/// (empty on entry) and returns the character length and the element
+/// count, allocating nothing for ranks up to 8 (a caller that only
+/// checks drops the dimensions).
+fn eval_shape(
+    var: &Var,
+    read: &mut dyn FnMut(VarId) -> i64,
+    available: Option<usize>,
+    allow_short: bool,
+    dims: &mut DimsOnStack,
+) -> Result<(usize, usize), ShapeError> {
     let is_char = var.ty == crate::ir::Type::Char;
     let assumed_len = is_char && var.char_len.is_none() && matches!(var.storage, Storage::Param(_));
     let mut char_len = match (&var.char_len, is_char) {
         (Some(len), true) => non_negative(len.eval(read)),
         _ => 1,
     };
-    let mut dims = Vec::with_capacity(var.dims.len());
     let mut assumed_dim = None;
     for (d, dim) in var.dims.iter().enumerate() {
         let lower = dim.lower.eval(read);
@@ -172,11 +194,7 @@ pub fn eval_var_shape_with(
             });
         }
     }
-    Ok(VarShape {
-        dims,
-        char_len,
-        elements,
-    })
+    Ok((char_len, elements))
 }
 
 /// The first element of a buffer as an integer (floats truncate; 0 when
@@ -266,7 +284,13 @@ pub fn resolve_arguments_with(
     global: &mut dyn FnMut(GlobalId, i64) -> i64,
 ) -> Result<Vec<ArgShape>, RuntimeError> {
     let mut shapes = Vec::with_capacity(args.len());
-    visit_argument_shapes(module, proc, args, global, &mut |shape| shapes.push(shape))?;
+    visit_argument_shapes(
+        module,
+        proc,
+        args,
+        global,
+        Some(&mut |shape| shapes.push(shape)),
+    )?;
     Ok(shapes)
 }
 
@@ -279,17 +303,19 @@ pub fn check_arguments_with(
     args: &[Buffer],
     global: &mut dyn FnMut(GlobalId, i64) -> i64,
 ) -> Result<(), RuntimeError> {
-    visit_argument_shapes(module, proc, args, global, &mut |_| {})
+    visit_argument_shapes(module, proc, args, global, None)
 }
 
 /// Checks `args` against the parameters of `proc` and hands each
-/// parameter's evaluated shape to `shape`, in parameter order.
+/// parameter's evaluated shape to `shape`, in parameter order (without
+/// `shape`, the shapes are evaluated on the stack and dropped: nothing is
+/// allocated unless a check fails).
 fn visit_argument_shapes(
     module: &Module,
     proc: ProcId,
     args: &[Buffer],
     global: &mut dyn FnMut(GlobalId, i64) -> i64,
-    shape: &mut dyn FnMut(ArgShape),
+    mut shape: Option<&mut dyn FnMut(ArgShape)>,
 ) -> Result<(), RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
@@ -337,10 +363,17 @@ fn visit_argument_shapes(
             Some(Storage::Global(g, at)) => global(g, at),
             _ => 0,
         };
-        shape(
-            eval_var_shape(var, &mut read, Some(buffer.len()))
-                .map_err(|e| shape_error(proc, Some(&var.name), e))?,
-        );
+        let located = |e| shape_error(proc, Some(&var.name), e);
+        match shape.as_mut() {
+            Some(shape) => {
+                shape(eval_var_shape(var, &mut read, Some(buffer.len())).map_err(located)?)
+            }
+            None => {
+                let mut dims = DimsOnStack::new();
+                eval_shape(var, &mut read, Some(buffer.len()), false, &mut dims)
+                    .map_err(located)?;
+            }
+        }
     }
     Ok(())
 }

@@ -359,7 +359,7 @@ pub struct Adjoint {
     wrt: Vec<Selection>,
     /// Runtimes of finished tapes, kept with their mapped stack segments so
     /// that the next gradient does not map and fault in a new tape.
-    spare_runtimes: Mutex<Vec<Runtime>>,
+    spare_runtimes: Mutex<Vec<Box<Runtime>>>,
 }
 
 /// What one forward sweep recorded: entries left on each stack for the

@@ -615,7 +615,7 @@ pub(crate) struct Executor {
     /// The runtime of the last [`Executor::call`] when it kept little
     /// memory mapped, for the next call to reuse (a fresh runtime per call
     /// cost a primal of a microsecond a good part of its time).
-    spare: std::sync::Mutex<Option<Runtime>>,
+    spare: std::sync::Mutex<Option<Box<Runtime>>>,
 }
 
 /// Memory (stack segments and local-array arena) a runtime may keep mapped
@@ -793,7 +793,7 @@ pub(crate) enum SessionMark {
 impl<'a> Session<'a> {
     /// A session on `exec`, reusing `runtime` (emptied, its stack segments
     /// kept mapped) when one is given.
-    pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Runtime>) -> Session<'a> {
+    pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Box<Runtime>>) -> Session<'a> {
         let run = match &exec.run {
             Run::Jit(c, stacks, limits) => {
                 let mut runtime = match runtime {
@@ -801,12 +801,12 @@ impl<'a> Session<'a> {
                         r.rewind(TapePosition::default());
                         r
                     }
-                    None => Runtime::with_config(stacks.clone()),
+                    None => Box::new(Runtime::with_config(stacks.clone())),
                 };
                 runtime.set_limits(limits.clone());
                 SessionRun::Jit {
                     compiled: c,
-                    runtime: Box::new(runtime),
+                    runtime,
                 }
             }
             Run::Interp {
@@ -850,18 +850,18 @@ impl<'a> Session<'a> {
 
     /// The session's native runtime (its stacks keep their segments), for
     /// reuse by a later session.
-    pub(crate) fn into_runtime(self) -> Option<Runtime> {
+    pub(crate) fn into_runtime(self) -> Option<Box<Runtime>> {
         match self.run {
-            SessionRun::Jit { runtime, .. } => Some(*runtime),
+            SessionRun::Jit { runtime, .. } => Some(runtime),
             SessionRun::Interp(_) => None,
         }
     }
 
     /// Like [`Session::into_runtime`], leaving a fresh runtime in the
     /// session.
-    pub(crate) fn take_runtime(&mut self) -> Option<Runtime> {
+    pub(crate) fn take_runtime(&mut self) -> Option<Box<Runtime>> {
         match &mut self.run {
-            SessionRun::Jit { runtime, .. } => Some(std::mem::take(&mut **runtime)),
+            SessionRun::Jit { runtime, .. } => Some(std::mem::take(runtime)),
             SessionRun::Interp(_) => None,
         }
     }

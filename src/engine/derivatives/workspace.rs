@@ -33,7 +33,7 @@ pub struct Workspace {
     /// Arguments of the derivative procedure: companions, and empty
     /// placeholders in the primal slots between calls.
     bufs: Vec<Buffer>,
-    runtime: Option<Runtime>,
+    runtime: Option<Box<Runtime>>,
     /// Lengths of the caller's buffers the layout was made for.
     shape: Vec<usize>,
     of: Vec<Element>,
