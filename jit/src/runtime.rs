@@ -188,6 +188,40 @@ struct RuntimeState {
     limits: Limits,
     /// The timer entry of the current call's time limit, if armed.
     alarm: Option<crate::runtime_timer::Alarm>,
+    /// The native stack calls run on when [`Limits::stack_size`] is set.
+    call_stack: Option<CallStack>,
+}
+
+/// A native stack of its own for the calls of a runtime
+/// ([`Limits::stack_size`]): mapped on first use, an inaccessible guard
+/// page below it, and kept for the later calls (mapping a fresh stack for
+/// every call cost about 10 µs, more than a small procedure runs). Pages
+/// are committed as the stack grows into them.
+struct CallStack {
+    /// The guard page and the stack above it.
+    map: memmap2::MmapMut,
+}
+
+/// Where a call runs on a runtime's own stack (see
+/// [`Runtime::call_stack`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CallStackRegion {
+    /// Lowest address of the usable stack (above the guard page).
+    pub base: *mut u8,
+    /// Bytes of usable stack (a multiple of the page size).
+    pub size: usize,
+    /// The stack limit to give generated code (see
+    /// [`Runtime::begin_call_below`]).
+    pub limit: u64,
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(page)
+        .ok()
+        .filter(|&p| p > 0)
+        .unwrap_or(4096)
 }
 
 /// Bytes of native stack kept free below the limit given to generated code,
@@ -199,8 +233,8 @@ pub const STACK_RESERVE: usize = 256 << 10;
 /// runaway or hostile program from taking the host down with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Run each call on a fresh native stack of this many bytes (`None`:
-    /// on the caller's stack). Either way generated code checks the stack
+    /// Run each call on a native stack of this many bytes that the
+    /// runtime maps on first use and keeps (`None`: on the caller's stack). Either way generated code checks the stack
     /// at every procedure entry and fails with a stack-overflow error
     /// before it could exhaust it.
     pub stack_size: Option<usize>,
@@ -321,6 +355,7 @@ impl Runtime {
                 io: IoState::default(),
                 limits: Limits::default(),
                 alarm: None,
+                call_stack: None,
             }),
         }
     }
@@ -342,11 +377,19 @@ impl Runtime {
     /// It also arms the limits: the native stack limit of the current
     /// stack and the time budget.
     pub fn begin_call(&mut self) {
+        self.begin_call_below(native_stack_limit());
+    }
+
+    /// [`Runtime::begin_call`] for a call that runs on a stack whose limit
+    /// the caller knows (a [`CallStackRegion`]'s): generated code fails
+    /// with a stack-overflow error before its stack pointer passes
+    /// `stack_limit`.
+    pub fn begin_call_below(&mut self, stack_limit: u64) {
         let s = &mut *self.state;
         s.ctx.error = ErrorSlot::default();
         s.ctx.depth = 1;
         s.helper_error = None;
-        s.ctx.stack_limit = native_stack_limit();
+        s.ctx.stack_limit = stack_limit;
         s.alarm = None;
         s.ctx.interrupt.store(0, Ordering::SeqCst);
         if let Some(t) = s.limits.time {
@@ -355,6 +398,50 @@ impl Runtime {
                 &s.ctx.interrupt,
             ));
         }
+    }
+
+    /// This runtime's own native stack of at least `bytes` (rounded up to
+    /// pages, at least [`STACK_RESERVE`] and 64 KiB more), mapped on first
+    /// use and kept for later calls; an error when it cannot be mapped.
+    /// The region stays valid until the runtime is dropped or asked for a
+    /// larger stack.
+    pub fn call_stack(&mut self, bytes: usize) -> Result<CallStackRegion, String> {
+        let page = page_size();
+        let size = bytes
+            .max(STACK_RESERVE + (64 << 10))
+            .checked_next_multiple_of(page)
+            .ok_or_else(|| format!("a native stack of {bytes} bytes cannot be mapped"))?;
+        let s = &mut *self.state;
+        if s.call_stack
+            .as_ref()
+            .is_none_or(|c| c.map.len() - page < size)
+        {
+            s.call_stack = None;
+            let mut map = memmap2::MmapOptions::new()
+                .len(size + page)
+                .map_anon()
+                .map_err(|e| format!("a native stack of {size} bytes cannot be mapped: {e}"))?;
+            // SAFETY: the first page of a mapping this runtime owns, which
+            // nothing else references; made inaccessible so that running
+            // past the stack faults instead of writing other memory.
+            let status = unsafe { libc::mprotect(map.as_mut_ptr().cast(), page, libc::PROT_NONE) };
+            if status != 0 {
+                return Err(format!(
+                    "the guard page of a native stack cannot be set: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+            s.call_stack = Some(CallStack { map });
+        }
+        let map = &mut s.call_stack.as_mut().expect("mapped above").map;
+        let usable = map.len() - page;
+        // SAFETY: `page` < `map.len()`: the address stays inside the mapping.
+        let base = unsafe { map.as_mut_ptr().add(page) };
+        Ok(CallStackRegion {
+            base,
+            size: usable,
+            limit: (base as u64).saturating_add(STACK_RESERVE as u64),
+        })
     }
 
     /// Ends a call begun with [`Runtime::begin_call`]: disarms its time

@@ -675,7 +675,7 @@ fn sweeps_from_start(
     mut read: impl FnMut(usize, &[Buffer]),
 ) -> Result<(), Error> {
     let start_state = held.state(writes);
-    let mut session = Session::with_runtime(exec, None);
+    let mut session = exec.session();
     for sweep in 0..sweeps {
         let mut bufs = seed(sweep);
         if sweep > 0 {
@@ -684,6 +684,7 @@ fn sweeps_from_start(
         session.call_held(held, proc, &mut bufs)?;
         read(sweep, &bufs);
     }
+    exec.keep_runtime(session);
     Ok(())
 }
 
@@ -1143,7 +1144,7 @@ impl<'a> FiniteDifferences<'a> {
         let procedure = self.procedure;
         let mut held = procedure.exec.hold()?;
         let start = held.state(&procedure.writes);
-        let mut session = Session::with_runtime(&procedure.exec, None);
+        let mut session = procedure.exec.session();
         let mut call = |held: &mut Held<'_>, a: &mut Args| {
             session.call_held(held, procedure.proc, a.buffers_mut())
         };
@@ -1176,6 +1177,7 @@ impl<'a> FiniteDifferences<'a> {
                 jac.set(row, col, (fp[row] - fm[row]) / h2);
             }
         }
+        procedure.exec.keep_runtime(session);
         held.put(&end)?;
         Ok(jac)
     }

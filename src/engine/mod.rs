@@ -733,9 +733,23 @@ impl Executor {
     /// calls make their own); results are the same either way.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), Error> {
         let mut held = self.hold()?;
-        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
-        let mut session = Session::with_runtime(self, spare);
+        let mut session = self.session();
         let result = session.call_held(&mut held, proc, args);
+        self.keep_runtime(session);
+        result
+    }
+
+    /// A session on the runtime an earlier call left spare, if any (see
+    /// [`Executor::keep_runtime`]), else on a new one.
+    pub(crate) fn session(&self) -> Session<'_> {
+        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
+        Session::with_runtime(self, spare)
+    }
+
+    /// Keeps the runtime of a finished session as this executor's spare
+    /// when it holds little memory, for the next [`Executor::session`]
+    /// (a runtime's stack segments and own native stack are mapped once).
+    pub(crate) fn keep_runtime(&self, session: Session<'_>) {
         if let Some(runtime) = session.into_runtime() {
             let stats = runtime.stats();
             let mapped = stats.value.mapped_bytes
@@ -748,7 +762,6 @@ impl Executor {
                 }
             }
         }
-        result
     }
 
     /// The globals of an evaluation (a sequence of calls): a copy of the
