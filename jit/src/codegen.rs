@@ -103,7 +103,10 @@ pub struct JitOptions {
     /// Like [`Self::speculate_guards`] for the stretches whose guards each
     /// multiply a scalar carried from one loop trip to the next
     /// ([`crate::opt::speculate::Scope::Carried`]: a product chain's running
-    /// adjoint) only (default true). The same bits either way.
+    /// adjoint) only (default true). The same bits either way. With
+    /// [`Self::branch_on_zero_products`] (tangent code) such a stretch ends
+    /// before the first reader of a guard
+    /// ([`crate::opt::speculate::Scope::CarriedGuards`]).
     pub speculate_carried_guards: bool,
     /// Lower float sums `a + p*d` and differences `a - p*d` whose product
     /// is used only there as one fused multiply-add (default false; see
@@ -816,6 +819,8 @@ fn compile_module(
     );
     let scope = if options.speculate_guards {
         Some(crate::opt::speculate::Scope::All)
+    } else if options.speculate_carried_guards && options.branch_on_zero_products {
+        Some(crate::opt::speculate::Scope::CarriedGuards)
     } else if options.speculate_carried_guards {
         Some(crate::opt::speculate::Scope::Carried)
     } else {
@@ -2491,6 +2496,11 @@ impl<'a, 'm> Lower<'a, 'm> {
             } => {
                 let c = self.operand(*cond)?;
                 let (t, e) = (self.block(*then_dest)?, self.block(*else_dest)?);
+                if self.joint_test(*cond) {
+                    // The guarded copy of a speculated stretch: laid out
+                    // after the hot code, which falls through.
+                    self.b.set_cold_block(e);
+                }
                 self.b.ins().brif(c, t, &[], e, &[]);
             }
             Terminator::Switch {
@@ -3534,6 +3544,16 @@ impl<'a, 'm> Lower<'a, 'm> {
         Ok(self
             .call_external(name, &[t, types::I64], Some(t), &[x, n])?
             .expect("powi returns"))
+    }
+
+    /// True when `cond` is the joint test `abs(x) > 0.0` of a stretch of
+    /// guards ([`crate::opt::speculate`]), whose false branch is rarely
+    /// taken.
+    fn joint_test(&self, cond: ir::Value) -> bool {
+        match self.proc.insts.get(cond.index()).map(|data| &data.kind) {
+            Some(&Inst::Cmp(op, a, c)) => self.nonzero_test(op, a, c).is_some(),
+            _ => false,
+        }
     }
 
     /// Recognises `abs(x) > 0.0` (the joint test of [`crate::opt::speculate`]):

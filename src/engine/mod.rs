@@ -670,8 +670,9 @@ impl Executor {
                     fixed_point_exits: options.fixed_point_exits,
                     compile_speed: options.compile_speed,
                     branch_on_zero_products: dense_products,
-                    // Tangent code branches on each product already.
-                    speculate_carried_guards: !dense_products,
+                    // Tangent code branches on each product; the guards of
+                    // a product chain's running tangent take one test.
+                    speculate_carried_guards: true,
                     contract_fma: options.fma_contraction,
                     ..JitOptions::default()
                 };

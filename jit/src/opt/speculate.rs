@@ -57,6 +57,16 @@ pub enum Scope {
     /// the load: a value carried from one loop trip to the next (see the
     /// module documentation).
     Carried,
+    /// The stretches of [`Scope::Carried`], each ending before the first
+    /// instruction that reads one of its guards: the cold block recomputes
+    /// the guards alone, and the rest of the block reads their values from
+    /// the temporaries. The readers are not copied, so a fast product
+    /// reaches them without a register copy (a reader that overwrites a
+    /// carried value, such as a running tangent `y_d = g1 + g2`, needs the
+    /// old value only on the cold path). For tangent code, whose other
+    /// guards branch on their own products
+    /// ([`crate::codegen::JitOptions::branch_on_zero_products`]).
+    CarriedGuards,
 }
 
 /// Applies [`speculate_guards`] to every procedure of `module`; returns the
@@ -234,7 +244,9 @@ fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize, scope: Scope) ->
             let kind = &proc.inst(v).kind;
             let mut reads = false;
             kind.for_each_operand(|x| reads |= tainted.contains(&x));
-            if !effect_free(kind) || (reads && !recomputable(proc, v)) {
+            let ends = !effect_free(kind)
+                || (reads && (scope == Scope::CarriedGuards || !recomputable(proc, v)));
+            if ends {
                 s.end = pos;
                 break;
             }
