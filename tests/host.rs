@@ -123,6 +123,19 @@ fn deep_recursion_on_a_small_stack_is_an_error() {
     );
 }
 
+/// A stack size the machine cannot map is an error of the call, not a
+/// crash of the host (stack switching used to panic here).
+#[test]
+fn a_stack_that_cannot_be_mapped_is_an_error() {
+    let options = Options {
+        stack_size: Some(1 << 62),
+        ..Options::default()
+    };
+    let e = call(DEEP_RECURSION, options, &["n=3", "x=1"]).unwrap_err();
+    assert_eq!(runtime_kind(&e), Some(RuntimeErrorKind::TooLarge), "{e}");
+    assert!(e.message.contains("native stack"), "{e}");
+}
+
 /// Without a stack size the code runs on the caller's stack, and the limit
 /// comes from that thread's bounds.
 #[test]

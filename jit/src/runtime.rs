@@ -410,6 +410,10 @@ impl Runtime {
         let size = bytes
             .max(STACK_RESERVE + (64 << 10))
             .checked_next_multiple_of(page)
+            .filter(|s| {
+                s.checked_add(page)
+                    .is_some_and(|t| t <= isize::MAX as usize)
+            })
             .ok_or_else(|| format!("a native stack of {bytes} bytes cannot be mapped"))?;
         let s = &mut *self.state;
         if s.call_stack
@@ -1186,5 +1190,29 @@ pub extern "C" fn adjit_powi_f32(x: f32, n: i64) -> f32 {
         1.0 / acc
     } else {
         acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_stack_is_mapped_once_and_reused() {
+        let mut rt = Runtime::new();
+        let first = rt.call_stack(1 << 20).expect("maps");
+        assert!(first.size >= 1 << 20);
+        assert_eq!(first.limit, first.base as u64 + STACK_RESERVE as u64);
+        let again = rt.call_stack(512 << 10).expect("kept");
+        assert_eq!((again.base, again.size), (first.base, first.size));
+        let larger = rt.call_stack(4 << 20).expect("maps a larger one");
+        assert!(larger.size >= 4 << 20);
+    }
+
+    #[test]
+    fn a_call_stack_that_cannot_be_mapped_is_an_error() {
+        let mut rt = Runtime::new();
+        let e = rt.call_stack(usize::MAX - 4096).unwrap_err();
+        assert!(e.contains("cannot be mapped"), "{e}");
     }
 }
