@@ -4100,8 +4100,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         let v = self.stack_vars[k];
         let top = self.stack_top(k);
         if !checked {
+            // The load addresses `top - 8` itself and comes before the new
+            // top: `top` dies at the decrement, so that a loop carries one
+            // register for it (the other order keeps both live and copies
+            // one into the other on the back edge).
+            let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, top, -8);
             let prev = self.b.ins().iadd_imm_s(top, -8);
-            let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
             self.popped(k, prev);
             return self.convert(w, word_ty, ty, Rounding::Trunc);
         }
@@ -4134,8 +4138,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             cont,
         )?;
         self.b.switch_to_block(cont);
+        // Load first, as in the unchecked pop above.
+        let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, t, -8);
         let prev = self.b.ins().iadd_imm_s(t, -8);
-        let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
         self.popped(k, prev);
         match v.and_then(|v| v.base) {
             Some(var) => self.b.def_var(var, b),
