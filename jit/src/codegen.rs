@@ -864,6 +864,7 @@ fn compile_module(
         let segment_switch = [
             segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_grow")?,
             segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_retreat")?,
+            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_reserve")?,
         ];
         let mut shared = Shared {
             module,
@@ -1023,9 +1024,10 @@ struct Shared<'m> {
     module: &'m ir::Module,
     options: &'m JitOptions,
     proc_ids: Vec<FuncId>,
-    /// The register-preserving trampolines to `adjit_stack_grow` and
-    /// `adjit_stack_retreat` (see [`segment_trampoline`]).
-    segment_switch: [FuncId; 2],
+    /// The register-preserving trampolines to `adjit_stack_grow`,
+    /// `adjit_stack_retreat` and `adjit_stack_reserve` (see
+    /// [`segment_trampoline`]).
+    segment_switch: [FuncId; 3],
     externs: HashMap<&'static str, FuncId>,
     /// Number of globals (their addresses are read at run time from the
     /// table of [`crate::runtime::RuntimeCtx::globals`]).
@@ -4005,7 +4007,82 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// the words all iterations of a loop push (pop): `trips * per_trip <=
     /// words`, computed as `trips <= words / per_trip` so that nothing
     /// wraps.
+    ///
+    /// For pushes, a segment with too little room is first exchanged for one
+    /// with enough ([`Lower::reserve_room`]), so that a tape longer than a
+    /// segment still records in the fast copy of the loop.
     fn stack_room(&mut self, room: &crate::opt::licm::StackRoom) -> Result<Value, CompileError> {
+        let fits = self.stack_fits(room)?;
+        if room.pops {
+            return Ok(fits);
+        }
+        self.reserve_room(room, fits)
+    }
+
+    /// Most words one reservation asks for (larger loops, or trip counts
+    /// that are not yet proven sane when the test runs, ask for nothing).
+    const MAX_RESERVE_WORDS: i64 = 1 << 40;
+
+    /// Cold path of [`Lower::stack_room`] for pushes that do not fit in the
+    /// current segment (`fits` false): asks the runtime
+    /// (`adjit_stack_reserve`) for a segment with room for `trips *
+    /// per_trip` words, reloads `top` and the limits and tests the room
+    /// again. Returns `fits`, or the second test's result after the cold path.
+    fn reserve_room(
+        &mut self,
+        room: &crate::opt::licm::StackRoom,
+        fits: Value,
+    ) -> Result<Value, CompileError> {
+        let k = runtime::stack_index(room.kind);
+        let reserve = self.b.create_block();
+        let cont = self.b.create_block();
+        let result = self.b.append_block_param(cont, types::I8);
+        self.b.set_cold_block(reserve);
+        self.b
+            .ins()
+            .brif(fits, cont, &[BlockArg::Value(fits)], reserve, &[]);
+        self.b.switch_to_block(reserve);
+        let trips = self.operand(room.trips)?;
+        let per_trip = i64::from(room.per_trip);
+        let sane = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, trips, 0);
+        let small = self.b.ins().icmp_imm_s(
+            IntCC::SignedLessThanOrEqual,
+            trips,
+            Self::MAX_RESERVE_WORDS / per_trip,
+        );
+        let sane = self.b.ins().band(sane, small);
+        let words = self.b.ins().imul_imm_s(trips, per_trip);
+        let zero = self.iconst(0);
+        let words = self.b.ins().select(sane, words, zero);
+        let request = self.b.ins().ishl_imm_u(words, 2);
+        let request = self.b.ins().bor_imm_u(request, k as i64);
+        let rt = self.rt;
+        let top = self.stack_top(k);
+        self.b
+            .ins()
+            .store(FLAGS, top, rt, layout::stack(k) + layout::TOP);
+        let f = self
+            .jit
+            .declare_func_in_func(self.sh.segment_switch[2], self.b.func);
+        self.b.ins().call(f, &[rt, request]);
+        if let Some(v) = self.stack_vars[k] {
+            let top = self.stack_field(k, layout::TOP);
+            self.b.def_var(v.top, top);
+            self.reload_limits(k, v);
+        }
+        // The limits read before the call may have moved.
+        self.stacks[k] = StackCache::default();
+        let again = self.stack_fits(room)?;
+        self.b.ins().jump(cont, &[BlockArg::Value(again)]);
+        self.b.switch_to_block(cont);
+        self.stacks[k] = StackCache::default();
+        Ok(result)
+    }
+
+    /// Whether the current segment of `room`'s stack has room for (holds)
+    /// the words all iterations of its loop push (pop), as in
+    /// [`Lower::stack_room`].
+    fn stack_fits(&mut self, room: &crate::opt::licm::StackRoom) -> Result<Value, CompileError> {
         let k = runtime::stack_index(room.kind);
         let top = self.stack_top(k);
         let bytes = if room.pops {
@@ -4139,8 +4216,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         let v = self.stack_vars[k];
         let top = self.stack_top(k);
         if !checked {
+            // The load addresses `top - 8` itself and comes before the new
+            // top: `top` dies at the decrement, so that a loop carries one
+            // register for it (the other order keeps both live and copies
+            // one into the other on the back edge).
+            let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, top, -8);
             let prev = self.b.ins().iadd_imm_s(top, -8);
-            let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
             self.popped(k, prev);
             return self.convert(w, word_ty, ty, Rounding::Trunc);
         }
@@ -4173,8 +4254,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             cont,
         )?;
         self.b.switch_to_block(cont);
+        // Load first, as in the unchecked pop above.
+        let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, t, -8);
         let prev = self.b.ins().iadd_imm_s(t, -8);
-        let w = self.b.ins().load(cl_type(word_ty)?, FLAGS, prev, 0);
         self.popped(k, prev);
         match v.and_then(|v| v.base) {
             Some(var) => self.b.def_var(var, b),

@@ -154,6 +154,7 @@ pub fn runtime_symbols() -> Vec<NativeFn> {
     let mut v: Vec<NativeFn> = natives![
         adjit_stack_grow,
         adjit_stack_retreat,
+        adjit_stack_reserve,
         adjit_arena_mark,
         adjit_arena_release,
         adjit_arena_alloc,

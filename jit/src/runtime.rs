@@ -617,6 +617,25 @@ pub unsafe extern "C" fn adjit_stack_grow(rt: *mut RuntimeCtx, kind: i64) -> i32
     }
 }
 
+/// Generated code calls this before a counted loop whose pushes on one
+/// stack were counted in advance, when the current segment has too little
+/// room for them: `request` is `words << 2 | kind`. Moves the stack to a
+/// segment with room for `words` pushes (see [`SegmentedStack::reserve`]);
+/// when it cannot, leaves it as it was and the loop runs with its per-push
+/// segment tests, which report any failure. Returns 0.
+///
+/// # Safety
+/// `rt` must be the context pointer of a live [`Runtime`].
+pub unsafe extern "C" fn adjit_stack_reserve(rt: *mut RuntimeCtx, request: i64) -> i32 {
+    // SAFETY: generated code passes the context it was given.
+    let s = unsafe { state(rt) };
+    let k = ((request & 3) as usize).min(2);
+    let words = (request as u64 >> 2) as usize;
+    // A refusal is not an error: the checked loop reports its own.
+    let _ = s.stacks[k].reserve(&mut s.ctx.stacks[k], &s.config, &mut s.budget, words);
+    0
+}
+
 /// Generated code calls this when a pop finds its segment empty. Returns 0
 /// when the registers now point at a previous non-empty segment, 1 when the
 /// stack is empty.

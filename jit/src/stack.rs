@@ -77,6 +77,11 @@ struct Segment {
     map: MmapMut,
     words: usize,
     spilled: bool,
+    /// Words in use when the stack last moved on to a later segment: all of
+    /// them after a push on a full segment, fewer after a
+    /// [`SegmentedStack::reserve`] that left the rest of the segment unused
+    /// (meaningful for the segments below the current one).
+    used: usize,
 }
 
 impl Segment {
@@ -138,7 +143,7 @@ impl SegmentedStack {
     fn words_below(&self) -> u64 {
         self.segments[..self.current.min(self.segments.len())]
             .iter()
-            .map(|s| s.words as u64)
+            .map(|s| s.used as u64)
             .sum()
     }
 
@@ -165,13 +170,16 @@ impl SegmentedStack {
         first.saturating_mul(1usize << shift).min(max.max(first))
     }
 
+    /// Maps segment `index`, of its doubling size or `min_words`, whichever
+    /// is larger.
     fn map_segment(
         &self,
         config: &StackConfig,
         budget: &mut MapBudget,
         index: usize,
+        min_words: usize,
     ) -> Result<Segment, GrowError> {
-        let words = self.segment_words(config, index);
+        let words = self.segment_words(config, index).max(min_words);
         let bytes = words * WORD;
         if budget.ram_bytes + bytes <= config.ram_budget {
             let map = MmapOptions::new()
@@ -183,6 +191,7 @@ impl SegmentedStack {
                 map,
                 words,
                 spilled: false,
+                used: 0,
             });
         }
         let dir = config.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -203,6 +212,7 @@ impl SegmentedStack {
             map,
             words,
             spilled: true,
+            used: 0,
         })
     }
 
@@ -217,25 +227,116 @@ impl SegmentedStack {
         let next = if self.segments.is_empty() {
             0
         } else {
-            self.sample_peak(regs);
+            self.leave_current(regs);
             self.current + 1
         };
         if next == self.segments.len() {
-            let seg = self.map_segment(config, budget, next)?;
+            let seg = self.map_segment(config, budget, next, 0)?;
             self.segments.push(seg);
         }
-        self.current = next;
-        let seg = &mut self.segments[next];
+        self.enter(regs, next);
+        Ok(())
+    }
+
+    /// Records the words in use in the current segment before the stack
+    /// moves on to the next one.
+    fn leave_current(&mut self, regs: &StackRegs) {
+        self.sample_peak(regs);
+        // SAFETY: top and base point into the same live segment.
+        let used = unsafe { regs.top.offset_from(regs.base) } as usize;
+        self.segments[self.current].used = used;
+    }
+
+    /// Points the registers at the start of segment `index` (mapped).
+    fn enter(&mut self, regs: &mut StackRegs, index: usize) {
+        self.current = index;
+        let seg = &mut self.segments[index];
         let start = seg.start();
         regs.base = start;
         regs.top = start;
         // SAFETY: `words` words are mapped from `start`.
         regs.end = unsafe { start.add(seg.words) };
+    }
+
+    /// Makes room for `words` pushes in one segment, so that a loop whose
+    /// pushes were counted in advance runs without segment tests: when the
+    /// current segment has less room, the registers move to a segment
+    /// with at least `words` free (the current one if it is empty, else the
+    /// next one, mapped or replaced by a larger map when smaller), leaving
+    /// the rest of the current segment unused ([`Segment::used`] remembers
+    /// where its values end, for the pops that come back to it). Requests
+    /// above the largest segment size are refused (the loop then runs with
+    /// its per-push tests), as are requests that cannot be mapped; a
+    /// refusal leaves the registers as they were. Spilling past the RAM
+    /// budget works as for [`SegmentedStack::advance`].
+    pub fn reserve(
+        &mut self,
+        regs: &mut StackRegs,
+        config: &StackConfig,
+        budget: &mut MapBudget,
+        words: usize,
+    ) -> Result<(), GrowError> {
+        let max = config
+            .max_segment_bytes
+            .max(config.initial_segment_bytes)
+            .max(WORD)
+            / WORD;
+        if words > max {
+            return Err(GrowError(format!(
+                "{words} words exceed the largest segment ({max} words)"
+            )));
+        }
+        if !self.segments.is_empty() {
+            // SAFETY: top and end point into the same live segment.
+            let room = unsafe { regs.end.offset_from(regs.top) } as usize;
+            if room >= words {
+                return Ok(());
+            }
+        }
+        let target = if self.segments.is_empty() || regs.top == regs.base {
+            self.current
+        } else {
+            self.current + 1
+        };
+        match self.segments.get(target) {
+            Some(seg) if seg.words >= words => {}
+            Some(seg) => {
+                // Nothing above the current top is live: the smaller
+                // segment's words are replaced by a larger map.
+                let (bytes, spilled) = (seg.words * WORD, seg.spilled);
+                let release = |budget: &mut MapBudget, sign: bool| {
+                    let field = if spilled {
+                        &mut budget.spilled_bytes
+                    } else {
+                        &mut budget.ram_bytes
+                    };
+                    *field = if sign { *field + bytes } else { *field - bytes };
+                };
+                release(budget, false);
+                match self.map_segment(config, budget, target, words) {
+                    Ok(new) => self.segments[target] = new,
+                    Err(e) => {
+                        release(budget, true);
+                        return Err(e);
+                    }
+                }
+            }
+            None => {
+                let seg = self.map_segment(config, budget, target, words)?;
+                self.segments.push(seg);
+            }
+        }
+        if target != self.current {
+            self.leave_current(regs);
+        }
+        self.enter(regs, target);
         Ok(())
     }
 
     /// Called when a pop finds the current segment empty: moves back to the
-    /// previous (full) segment. False when the whole stack is empty.
+    /// previous segment, its top where its values end (the segment is full
+    /// unless a [`SegmentedStack::reserve`] left it early). False when the
+    /// whole stack is empty.
     pub fn retreat(&mut self, regs: &mut StackRegs) -> bool {
         if self.segments.is_empty() || self.current == 0 {
             return false;
@@ -245,9 +346,11 @@ impl SegmentedStack {
         let seg = &mut self.segments[self.current];
         let start = seg.start();
         regs.base = start;
-        // SAFETY: `words` words are mapped from `start`.
-        regs.end = unsafe { start.add(seg.words) };
-        regs.top = regs.end;
+        // SAFETY: `words` words are mapped from `start`, and `used <= words`.
+        unsafe {
+            regs.end = start.add(seg.words);
+            regs.top = start.add(seg.used);
+        }
         true
     }
 
