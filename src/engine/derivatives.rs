@@ -358,7 +358,9 @@ pub struct Adjoint {
     of: Vec<Selection>,
     wrt: Vec<Selection>,
     /// Runtimes of finished tapes, kept with their mapped stack segments so
-    /// that the next gradient does not map and fault in a new tape.
+    /// that the next gradient does not map and fault in a new tape. Boxed
+    /// as a session holds them: taking one allocates nothing.
+    #[allow(clippy::vec_box)]
     spare_runtimes: Mutex<Vec<Box<Runtime>>>,
 }
 
