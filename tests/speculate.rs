@@ -9,7 +9,7 @@
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{Backend, Engine, Options, Selection};
 use adjit::ir::interp::Interpreter;
-use adjit::ir::{Buffer, ProcId};
+use adjit::ir::{Buffer, Module, ProcId};
 use adjit::jit::codegen::{CompiledModule, JitOptions};
 use adjit::jit::opt::speculate::{speculate_module_in, Scope};
 
@@ -65,6 +65,43 @@ const SPECIALS: [f64; 9] = [
     f64::NEG_INFINITY,
 ];
 
+/// The arguments of `pid` (a derivative of `name`, n elements, `p` of 2,
+/// the product's `y` a scalar, each set by `value(parameter name, element
+/// count)`), and what the interpreter leaves in them.
+fn arguments_and_interpretation(
+    module: &Module,
+    pid: ProcId,
+    name: &str,
+    n: usize,
+    value: &dyn Fn(&str, usize) -> Vec<f64>,
+) -> (Vec<Buffer>, Vec<Buffer>) {
+    let proc = &module.procs[pid.index()];
+    let args: Vec<Buffer> = proc
+        .params
+        .iter()
+        .map(|&v| {
+            let var = proc.var(v);
+            if var.name == "n" {
+                Buffer::I32(vec![n as i32])
+            } else {
+                // The primal name of a derivative parameter `x_b` / `x_d`.
+                let primal = var.name.trim_end_matches("_b").trim_end_matches("_d");
+                let len = match primal {
+                    "p" => 2,
+                    "y" if name == "product" => 1,
+                    _ => n,
+                };
+                Buffer::F64(value(&var.name, len))
+            }
+        })
+        .collect();
+    let mut interpreted = args.clone();
+    Interpreter::new(module)
+        .call(pid, &mut interpreted)
+        .expect("the interpreter runs");
+    (args, interpreted)
+}
+
 /// Runs the adjoint `NAME_b` of `name` (outputs `of`, inputs `wrt`) with
 /// the interpreter and with the JIT with the pass on, each parameter set
 /// by `value(parameter name, element count)`; asserts that every argument
@@ -88,28 +125,8 @@ fn adjoint_agrees(
             .position(|p| p.name == format!("{name}_b"))
             .expect("the adjoint procedure") as u32,
     );
+    let (args, interpreted) = arguments_and_interpretation(module, pid, name, n, value);
     let proc = &module.procs[pid.index()];
-    let args: Vec<Buffer> = proc
-        .params
-        .iter()
-        .map(|&v| {
-            let var = proc.var(v);
-            if var.name == "n" {
-                Buffer::I32(vec![n as i32])
-            } else {
-                let len = match var.name.trim_end_matches("_b") {
-                    "p" => 2,
-                    "y" if name == "product" => 1,
-                    _ => n,
-                };
-                Buffer::F64(value(&var.name, len))
-            }
-        })
-        .collect();
-    let mut interpreted = args.clone();
-    Interpreter::new(module)
-        .call(pid, &mut interpreted)
-        .expect("the interpreter runs");
     // Every stretch split, and the default: the stretches of loop-carried
     // scalars only.
     let every = JitOptions {
@@ -256,28 +273,8 @@ fn tangent_agrees(
         .tangent(Some(name), &sel(of), &sel(wrt), 1)
         .expect("the tangent compiles");
     let (module, pid) = tangent.module();
+    let (args, interpreted) = arguments_and_interpretation(module, pid, name, n, value);
     let proc = &module.procs[pid.index()];
-    let args: Vec<Buffer> = proc
-        .params
-        .iter()
-        .map(|&v| {
-            let var = proc.var(v);
-            if var.name == "n" {
-                Buffer::I32(vec![n as i32])
-            } else {
-                let len = match var.name.trim_end_matches("_d") {
-                    "p" => 2,
-                    "y" if name == "product" => 1,
-                    _ => n,
-                };
-                Buffer::F64(value(&var.name, len))
-            }
-        })
-        .collect();
-    let mut interpreted = args.clone();
-    Interpreter::new(module)
-        .call(pid, &mut interpreted)
-        .expect("the interpreter runs");
     let tangent_code = JitOptions {
         branch_on_zero_products: true,
         ..JitOptions::default()

@@ -360,37 +360,35 @@ impl CompiledModule {
             };
             self.arg_error(proc, None, why.into())
         })?;
-        let status = match rt.limits().stack_size {
-            Some(bytes) => {
-                let stack = rt.call_stack(bytes).map_err(|detail| RuntimeError {
-                    kind: RuntimeErrorKind::TooLarge,
-                    proc,
-                    span: Default::default(),
-                    var: None,
-                    detail,
-                })?;
-                // SAFETY: `stack` is a page-aligned region of whole pages
-                // owned by `rt`, above a guard page, used by nothing else
-                // while the call runs; the callback does not unwind (the
-                // generated code never unwinds, and the runtime helpers it
-                // calls are `extern "C"`, which abort rather than unwind).
-                // `slots` is as below.
-                unsafe {
-                    psm::on_stack(stack.base, stack.size, || {
-                        rt.begin_call_below(stack.limit);
-                        f(slots.as_ptr(), rt.ctx_ptr())
-                    })
-                }
-            }
-            None => {
+        let stack = match rt.limits().stack_size {
+            Some(bytes) => Some(rt.call_stack(bytes).map_err(|detail| RuntimeError {
+                kind: RuntimeErrorKind::TooLarge,
+                proc,
+                span: Default::default(),
+                var: None,
+                detail,
+            })?),
+            None => None,
+        };
+        let mut invoke = || {
+            match stack {
+                Some(stack) => rt.begin_call_below(stack.limit),
                 // The stack limit is taken on the stack the code runs on.
-                rt.begin_call();
-                // SAFETY: `slots` describes live buffers of the declared
-                // element types (checked above); the generated code checks
-                // sizes itself, checks the native stack at every entry, and
-                // never unwinds.
-                unsafe { f(slots.as_ptr(), rt.ctx_ptr()) }
+                None => rt.begin_call(),
             }
+            // SAFETY: `slots` describes live buffers of the declared element
+            // types (checked above); the generated code checks sizes itself,
+            // checks the native stack at every entry, and never unwinds.
+            unsafe { f(slots.as_ptr(), rt.ctx_ptr()) }
+        };
+        let status = match stack {
+            // SAFETY: `stack` is a page-aligned region of whole pages owned
+            // by `rt`, above a guard page, used by nothing else while the
+            // call runs; `invoke` does not unwind (the generated code never
+            // unwinds, and the runtime helpers it calls are `extern "C"`,
+            // which abort rather than unwind).
+            Some(stack) => unsafe { psm::on_stack(stack.base, stack.size, invoke) },
+            None => invoke(),
         };
         rt.end_call();
         rt.sample_peaks();

@@ -188,18 +188,12 @@ struct RuntimeState {
     limits: Limits,
     /// The timer entry of the current call's time limit, if armed.
     alarm: Option<crate::runtime_timer::Alarm>,
-    /// The native stack calls run on when [`Limits::stack_size`] is set.
-    call_stack: Option<CallStack>,
-}
-
-/// A native stack of its own for the calls of a runtime
-/// ([`Limits::stack_size`]): mapped on first use, an inaccessible guard
-/// page below it, and kept for the later calls (mapping a fresh stack for
-/// every call cost about 10 µs, more than a small procedure runs). Pages
-/// are committed as the stack grows into them.
-struct CallStack {
-    /// The guard page and the stack above it.
-    map: memmap2::MmapMut,
+    /// The native stack calls run on when [`Limits::stack_size`] is set:
+    /// an inaccessible guard page and the stack above it, mapped on first
+    /// use and kept for the later calls (mapping a fresh stack for every
+    /// call cost about 10 µs, more than a small procedure runs). Pages are
+    /// committed as the stack grows into them.
+    call_stack: Option<memmap2::MmapMut>,
 }
 
 /// Where a call runs on a runtime's own stack (see
@@ -215,6 +209,7 @@ pub struct CallStackRegion {
     pub limit: u64,
 }
 
+/// Bytes of a memory page (4096 when it cannot be found).
 fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
@@ -234,8 +229,9 @@ pub const STACK_RESERVE: usize = 256 << 10;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Run each call on a native stack of this many bytes that the
-    /// runtime maps on first use and keeps (`None`: on the caller's stack). Either way generated code checks the stack
-    /// at every procedure entry and fails with a stack-overflow error
+    /// runtime maps on first use and keeps (`None`: on the caller's
+    /// stack). Either way generated code checks the stack at every
+    /// procedure entry and fails with a stack-overflow error
     /// before it could exhaust it.
     pub stack_size: Option<usize>,
     /// Wall-clock budget of one call; checked at loop back-edges of code
@@ -260,16 +256,10 @@ impl Default for Limits {
 /// cannot be found).
 pub fn default_memory_limit() -> usize {
     // SAFETY: sysconf has no preconditions.
-    let (pages, size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages > 0 && size > 0 {
-        (pages as usize).saturating_mul(size as usize)
-    } else {
-        16 << 30
+    let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
+    match usize::try_from(pages) {
+        Ok(pages) if pages > 0 => pages.saturating_mul(page_size()),
+        _ => 16 << 30,
     }
 }
 
@@ -416,10 +406,7 @@ impl Runtime {
             })
             .ok_or_else(|| format!("a native stack of {bytes} bytes cannot be mapped"))?;
         let s = &mut *self.state;
-        if s.call_stack
-            .as_ref()
-            .is_none_or(|c| c.map.len() - page < size)
-        {
+        if s.call_stack.as_ref().is_none_or(|m| m.len() - page < size) {
             s.call_stack = None;
             let mut map = memmap2::MmapOptions::new()
                 .len(size + page)
@@ -435,9 +422,9 @@ impl Runtime {
                     std::io::Error::last_os_error()
                 ));
             }
-            s.call_stack = Some(CallStack { map });
+            s.call_stack = Some(map);
         }
-        let map = &mut s.call_stack.as_mut().expect("mapped above").map;
+        let map = s.call_stack.as_mut().expect("mapped above");
         let usable = map.len() - page;
         // SAFETY: `page` < `map.len()`: the address stays inside the mapping.
         let base = unsafe { map.as_mut_ptr().add(page) };

@@ -103,6 +103,18 @@ pub struct MapBudget {
     pub spilled_bytes: usize,
 }
 
+impl MapBudget {
+    /// Takes the bytes of an unmapped segment off the count.
+    fn release(&mut self, segment: &Segment) {
+        let bytes = segment.words * WORD;
+        if segment.spilled {
+            self.spilled_bytes -= bytes;
+        } else {
+            self.ram_bytes -= bytes;
+        }
+    }
+}
+
 /// Statistics of one stack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StackStats {
@@ -300,26 +312,13 @@ impl SegmentedStack {
         };
         match self.segments.get(target) {
             Some(seg) if seg.words >= words => {}
-            Some(seg) => {
+            Some(_) => {
                 // Nothing above the current top is live: the smaller
-                // segment's words are replaced by a larger map.
-                let (bytes, spilled) = (seg.words * WORD, seg.spilled);
-                let release = |budget: &mut MapBudget, sign: bool| {
-                    let field = if spilled {
-                        &mut budget.spilled_bytes
-                    } else {
-                        &mut budget.ram_bytes
-                    };
-                    *field = if sign { *field + bytes } else { *field - bytes };
-                };
-                release(budget, false);
-                match self.map_segment(config, budget, target, words) {
-                    Ok(new) => self.segments[target] = new,
-                    Err(e) => {
-                        release(budget, true);
-                        return Err(e);
-                    }
-                }
+                // segment is replaced by a larger map (made first, so that
+                // a refusal leaves the old one).
+                let larger = self.map_segment(config, budget, target, words)?;
+                let smaller = std::mem::replace(&mut self.segments[target], larger);
+                budget.release(&smaller);
             }
             None => {
                 let seg = self.map_segment(config, budget, target, words)?;
@@ -407,11 +406,7 @@ impl SegmentedStack {
     /// Empties the stack and unmaps every segment.
     pub fn clear(&mut self, regs: &mut StackRegs, budget: &mut MapBudget) {
         for s in self.segments.drain(..) {
-            if s.spilled {
-                budget.spilled_bytes -= s.words * WORD;
-            } else {
-                budget.ram_bytes -= s.words * WORD;
-            }
+            budget.release(&s);
         }
         self.current = 0;
         self.peak = 0;
