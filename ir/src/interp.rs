@@ -483,13 +483,13 @@ impl<'m> Interpreter<'m> {
 
     /// Sends the program's output to, and takes its input from, `channels`
     /// (standard output and input by default).
-    pub fn set_io_channels(&mut self, channels: Channels) {
+    pub fn set_io_channels(&mut self, channels: &Channels) {
         self.io.set_channels(channels);
     }
 
     /// Keeps the records of kept ALLOCATABLE module and SAVE arrays in
     /// `kept` (shared with the other calls of the program).
-    pub fn set_kept(&mut self, kept: Kept) {
+    pub fn set_kept(&mut self, kept: &Kept) {
         self.io.set_kept(kept);
     }
 

@@ -47,6 +47,11 @@ pub struct Channels {
 }
 
 impl Channels {
+    /// True when both channels are the very ones of `other` (not copies).
+    pub fn same_as(&self, other: &Channels) -> bool {
+        Arc::ptr_eq(&self.output, &other.output) && Arc::ptr_eq(&self.input, &other.input)
+    }
+
     /// The process's standard output and standard input.
     pub fn standard() -> Channels {
         Channels {
@@ -209,10 +214,13 @@ impl IoState {
     }
     /// Writes and reads through `channels` from now on (the kept records
     /// stay).
-    pub fn set_channels(&mut self, channels: Channels) {
+    pub fn set_channels(&mut self, channels: &Channels) {
         // Field by field, not `IoState::new`: a reused runtime sets its
-        // channels on every call, and a new state would allocate.
-        self.channels = channels;
+        // channels on every call, and a new state would allocate. The same
+        // channels again (the common case) are not cloned.
+        if !self.channels.same_as(channels) {
+            self.channels = channels.clone();
+        }
         let Statement {
             keep,
             restore,
@@ -261,8 +269,10 @@ impl IoState {
         }
     }
     /// Keeps records in `kept` (shared with other states) from now on.
-    pub fn set_kept(&mut self, kept: Kept) {
-        self.kept = kept;
+    pub fn set_kept(&mut self, kept: &Kept) {
+        if !Arc::ptr_eq(&self.kept.0, &kept.0) {
+            self.kept = kept.clone();
+        }
     }
     /// Starts an output statement (`None`: list-directed).
     pub fn begin_write(&mut self, format: Option<&[u8]>) {

@@ -284,39 +284,36 @@ pub fn resolve_arguments_with(
     global: &mut dyn FnMut(GlobalId, i64) -> i64,
 ) -> Result<Vec<ArgShape>, RuntimeError> {
     let mut shapes = Vec::with_capacity(args.len());
-    visit_argument_shapes(
-        module,
-        proc,
-        args,
-        global,
-        Some(&mut |shape| shapes.push(shape)),
-    )?;
+    visit_argument_shapes(module, proc, args, global, &mut |shape| shapes.push(shape))?;
     Ok(shapes)
 }
 
-/// [`resolve_arguments_with`] for callers that only need the check: the
-/// shapes are evaluated and dropped, nothing is collected (a call of
-/// compiled code validates its arguments this way on every call).
-pub fn check_arguments_with(
+/// Checks what native code cannot check itself before it reads an
+/// argument: the number of buffers, each buffer's element type, and that no
+/// parameter is an ALLOCATABLE one (whose slot holds a Fortran caller's
+/// descriptor). Sizes are not checked here: compiled procedures check each
+/// argument's size against its declared shape at entry (a call of compiled
+/// code validates its arguments this way on every call; evaluating the
+/// shapes here too cost a microsecond-long call a fifth of its time).
+pub fn check_argument_buffers(
     module: &Module,
     proc: ProcId,
     args: &[Buffer],
-    global: &mut dyn FnMut(GlobalId, i64) -> i64,
 ) -> Result<(), RuntimeError> {
-    visit_argument_shapes(module, proc, args, global, None)
+    let p = checked_proc(module, proc, args)?;
+    for (&param, buffer) in p.params.iter().zip(args) {
+        check_buffer(proc, p, param, buffer)?;
+    }
+    Ok(())
 }
 
-/// Checks `args` against the parameters of `proc` and hands each
-/// parameter's evaluated shape to `shape`, in parameter order (without
-/// `shape`, the shapes are evaluated on the stack and dropped: nothing is
-/// allocated unless a check fails).
-fn visit_argument_shapes(
-    module: &Module,
+/// The procedure `proc` of `module`, when `args` has one buffer per
+/// parameter.
+fn checked_proc<'m>(
+    module: &'m Module,
     proc: ProcId,
     args: &[Buffer],
-    global: &mut dyn FnMut(GlobalId, i64) -> i64,
-    mut shape: Option<&mut dyn FnMut(ArgShape)>,
-) -> Result<(), RuntimeError> {
+) -> Result<&'m crate::ir::Proc, RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
     };
@@ -332,48 +329,66 @@ fn visit_argument_shapes(
             ),
         ));
     }
+    Ok(p)
+}
+
+/// The variable of parameter `param` of `p`, when `buffer` may be passed
+/// for it: of its element type, and not an ALLOCATABLE parameter.
+fn check_buffer<'p>(
+    proc: ProcId,
+    p: &'p crate::ir::Proc,
+    param: VarId,
+    buffer: &Buffer,
+) -> Result<&'p Var, RuntimeError> {
+    let Some(var) = p.vars.get(param.index()) else {
+        return Err(argument_error(proc, None, format!("bad parameter {param}")));
+    };
+    if let Storage::AllocatableParam(_) = var.storage {
+        return Err(argument_error(
+            proc,
+            Some(&var.name),
+            format!(
+                "`{}` of `{}` is an ALLOCATABLE argument the procedure may allocate: only a Fortran caller can pass it",
+                var.name, p.name
+            ),
+        ));
+    }
+    if buffer.ty() != var.ty {
+        return Err(argument_error(
+            proc,
+            Some(&var.name),
+            format!(
+                "parameter `{}` is {}, the argument buffer holds {}",
+                var.name,
+                var.ty.name(),
+                buffer.ty().name()
+            ),
+        ));
+    }
+    Ok(var)
+}
+
+/// Checks `args` against the parameters of `proc` and hands each
+/// parameter's evaluated shape to `shape`, in parameter order.
+fn visit_argument_shapes(
+    module: &Module,
+    proc: ProcId,
+    args: &[Buffer],
+    global: &mut dyn FnMut(GlobalId, i64) -> i64,
+    shape: &mut dyn FnMut(ArgShape),
+) -> Result<(), RuntimeError> {
+    let p = checked_proc(module, proc, args)?;
     for (&param, buffer) in p.params.iter().zip(args) {
-        let Some(var) = p.vars.get(param.index()) else {
-            return Err(argument_error(proc, None, format!("bad parameter {param}")));
-        };
-        if let Storage::AllocatableParam(_) = var.storage {
-            return Err(argument_error(
-                proc,
-                Some(&var.name),
-                format!(
-                    "`{}` of `{}` is an ALLOCATABLE argument the procedure may allocate: only a Fortran caller can pass it",
-                    var.name, p.name
-                ),
-            ));
-        }
-        if buffer.ty() != var.ty {
-            return Err(argument_error(
-                proc,
-                Some(&var.name),
-                format!(
-                    "parameter `{}` is {}, the argument buffer holds {}",
-                    var.name,
-                    var.ty.name(),
-                    buffer.ty().name()
-                ),
-            ));
-        }
+        let var = check_buffer(proc, p, param, buffer)?;
         let mut read = |v: VarId| match p.vars.get(v.index()).map(|v| v.storage) {
             Some(Storage::Param(i)) => args.get(i as usize).map_or(0, first_as_int),
             Some(Storage::Global(g, at)) => global(g, at),
             _ => 0,
         };
-        let located = |e| shape_error(proc, Some(&var.name), e);
-        match shape.as_mut() {
-            Some(shape) => {
-                shape(eval_var_shape(var, &mut read, Some(buffer.len())).map_err(located)?)
-            }
-            None => {
-                let mut dims = DimsOnStack::new();
-                eval_shape(var, &mut read, Some(buffer.len()), false, &mut dims)
-                    .map_err(located)?;
-            }
-        }
+        shape(
+            eval_var_shape(var, &mut read, Some(buffer.len()))
+                .map_err(|e| shape_error(proc, Some(&var.name), e))?,
+        );
     }
     Ok(())
 }

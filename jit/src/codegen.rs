@@ -280,7 +280,7 @@ impl CompiledModule {
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
         if self.globals.is_empty() {
-            return self.call_resolved(proc, args, rt, std::ptr::null(), &mut |_, _| 0);
+            return self.call_resolved(proc, args, rt, std::ptr::null());
         }
         let mut guard = self.globals.lock();
         self.call_locked(&mut guard, proc, args, rt)
@@ -304,9 +304,7 @@ impl CompiledModule {
                 "the globals lock held belongs to another program".into(),
             ));
         }
-        let held = &*guard;
-        let mut global_first = |g: ir::GlobalId, at: i64| held.int_at_of(&self.globals, g, at);
-        self.call_resolved(proc, args, rt, self.globals.table(), &mut global_first)
+        self.call_resolved(proc, args, rt, self.globals.table())
     }
 
     /// Calls a procedure against `frame`, an evaluation's private copy of
@@ -326,32 +324,39 @@ impl CompiledModule {
                 "the global frame belongs to another program".into(),
             ));
         }
-        let table = frame.table();
-        let frame = &*frame;
-        let mut global_first = |g: ir::GlobalId, at: i64| frame.int_at(g, at);
-        self.call_resolved(proc, args, rt, table, &mut global_first)
+        self.call_resolved(proc, args, rt, frame.table())
     }
 
-    /// Resolves argument shapes and calls against the global storage whose
-    /// address table is `globals`; the caller holds exclusive access to that
-    /// storage (the store's lock, or the frame).
+    /// Checks the argument buffers' types and calls against the global
+    /// storage whose address table is `globals` (the compiled entry checks
+    /// the sizes); the caller holds exclusive access to that storage (the
+    /// store's lock, or the frame).
     fn call_resolved(
         &self,
         proc: ProcId,
         args: &mut [Buffer],
         rt: &mut Runtime,
         globals: *const usize,
-        global_first: &mut dyn FnMut(ir::GlobalId, i64) -> i64,
     ) -> Result<(), RuntimeError> {
         rt.set_globals(globals);
-        shape::check_arguments_with(&self.module, proc, args, global_first)?;
-        let slots: smallvec::SmallVec<[ArgSlot; 16]> = args
-            .iter_mut()
-            .map(|b| ArgSlot {
+        shape::check_argument_buffers(&self.module, proc, args)?;
+        // The slots of up to 16 arguments live in this frame (built in
+        // place: a returned small vector would be copied).
+        let mut inline = [ArgSlot::EMPTY; 16];
+        let mut spilled = Vec::new();
+        let slots: &mut [ArgSlot] = match inline.get_mut(..args.len()) {
+            Some(slots) => slots,
+            None => {
+                spilled.resize(args.len(), ArgSlot::EMPTY);
+                &mut spilled
+            }
+        };
+        for (slot, b) in slots.iter_mut().zip(args.iter_mut()) {
+            *slot = ArgSlot {
                 len: b.len() as i64,
                 ptr: b.as_mut_ptr(),
-            })
-            .collect();
+            };
+        }
         let f = self.raw_function(proc).ok_or_else(|| {
             let why = if proc.index() < self.entries.len() {
                 "not compiled: no entry this module was compiled for calls it"
@@ -377,7 +382,8 @@ impl CompiledModule {
                 None => rt.begin_call(),
             }
             // SAFETY: `slots` describes live buffers of the declared element
-            // types (checked above); the generated code checks sizes itself,
+            // types (checked above); the generated code checks sizes itself
+            // (an argument from the host must hold its whole declared shape),
             // checks the native stack at every entry, and never unwinds.
             unsafe { f(slots.as_ptr(), rt.ctx_ptr()) }
         };
@@ -1845,14 +1851,30 @@ impl<'a, 'm> Lower<'a, 'm> {
             let mut storage = None;
             let home = match var.storage {
                 Storage::Param(_) if ir::shape::may_be_short(var) => {
-                    // Fortran 77: the actual may be shorter than declared;
-                    // element references check against what was given (the
-                    // host's arguments were checked in full before the call).
+                    // Fortran 77: a Fortran caller's actual may be shorter
+                    // than declared; element references check against what
+                    // was given. An argument from the host (call depth 1)
+                    // must hold the whole declared shape.
                     let (p, len) = slot.ok_or_else(|| CompileError {
                         proc: None,
                         message: format!("`{}` is not in the parameter list", var.name),
                     })?;
                     let short = self.b.ins().icmp(IntCC::SignedLessThan, len, count);
+                    let depth = self.b.ins().load(types::I64, FLAGS, self.rt, layout::DEPTH);
+                    let from_host = self.b.ins().icmp_imm_s(IntCC::Equal, depth, 1);
+                    let short_from_host = self.b.ins().band(short, from_host);
+                    self.check(
+                        short_from_host,
+                        ErrorSite {
+                            kind: code::ARGUMENT_SIZE,
+                            site: -1,
+                            var: i as i64,
+                            dim: 0,
+                        },
+                        len,
+                        units,
+                        units,
+                    );
                     storage = Some(self.b.ins().select(short, len, count));
                     Home::Mem(p)
                 }

@@ -27,6 +27,14 @@ pub struct ArgSlot {
     pub len: i64,
 }
 
+impl ArgSlot {
+    /// No storage (a placeholder to be overwritten).
+    pub const EMPTY: ArgSlot = ArgSlot {
+        ptr: std::ptr::null_mut(),
+        len: 0,
+    };
+}
+
 /// Error codes generated code writes into [`ErrorSlot::kind`].
 pub mod code {
     /// An array subscript outside its bounds.
@@ -464,13 +472,13 @@ impl Runtime {
 
     /// Sends the output of compiled PRINT / WRITE to, and takes the input of
     /// READ from, `channels` (standard output and input by default).
-    pub fn set_io_channels(&mut self, channels: Channels) {
+    pub fn set_io_channels(&mut self, channels: &Channels) {
         self.state.io.set_channels(channels);
     }
 
     /// Keeps the records of kept ALLOCATABLE module and SAVE arrays in
     /// `kept` (shared with the other calls of the program).
-    pub fn set_kept(&mut self, kept: Kept) {
+    pub fn set_kept(&mut self, kept: &Kept) {
         self.state.io.set_kept(kept);
     }
 
@@ -573,6 +581,15 @@ impl Runtime {
     /// Bytes currently reserved by the local-array arena.
     pub fn arena_bytes(&self) -> usize {
         self.state.arena.reserved_bytes()
+    }
+
+    /// Bytes this runtime keeps mapped: its stacks' segments (in RAM or
+    /// spilled to files) and its local-array arena (what
+    /// [`Runtime::stats`] reports per stack, summed, plus
+    /// [`Runtime::arena_bytes`]).
+    pub fn mapped_bytes(&self) -> u64 {
+        let s = &*self.state;
+        (s.budget.ram_bytes + s.budget.spilled_bytes + s.arena.reserved_bytes()) as u64
     }
 }
 

@@ -92,9 +92,12 @@ fn argument_buffer_too_small_is_an_error() {
         Buffer::F64(vec![1.0; 3]),
         Buffer::F64(vec![0.0]),
     ];
+    // The compiled entry checks the size (a host's argument must hold the
+    // whole declared array, though a Fortran caller's may be shorter).
     let e = c.call(id, &mut args).unwrap_err();
     assert_eq!(e.kind, RuntimeErrorKind::ArgumentSize);
     assert_eq!(e.var.as_deref(), Some("a"));
+    assert_eq!(e.detail, "`a` needs 10 elements, the argument has 3");
     // Wrong type and wrong count.
     let mut args = vec![
         Buffer::I64(vec![1]),

@@ -33,6 +33,18 @@ fn run_sweeps(rt: &mut Runtime, n: i64) {
     assert_eq!(rt.depth(StackKind::Integer), 0);
 }
 
+/// `Runtime::mapped_bytes` is the per-stack statistics' mapped bytes plus
+/// the arena's, summed.
+fn assert_mapped_bytes_add_up(rt: &Runtime) {
+    let stats = rt.stats();
+    let stacks = stats.value.mapped_bytes + stats.integer.mapped_bytes + stats.control.mapped_bytes;
+    assert_eq!(
+        rt.mapped_bytes(),
+        stacks + rt.arena_bytes() as u64,
+        "{stats:?}"
+    );
+}
+
 #[test]
 fn forward_and_reverse_sweeps_share_a_tape() {
     let mut rt = Runtime::new();
@@ -42,6 +54,8 @@ fn forward_and_reverse_sweeps_share_a_tape() {
     assert_eq!(stats.integer.pushed, 1000);
     assert_eq!(stats.control.peak, 1000);
     assert_eq!(stats.value.spilled_bytes, 0);
+    assert!(rt.mapped_bytes() >= 1000 * 8);
+    assert_mapped_bytes_add_up(&rt);
     // A second pair of sweeps on the same runtime reuses the segments.
     run_sweeps(&mut rt, 1000);
     assert_eq!(rt.stats().value.pushed, 2000);
@@ -61,8 +75,10 @@ fn a_tape_larger_than_the_ram_budget_spills_to_a_file() {
     assert!(stats.value.spilled_bytes > 0, "{stats:?}");
     assert_eq!(stats.value.peak, 50_000);
     assert!(stats.value.mapped_bytes >= 50_000 * 8);
+    assert_mapped_bytes_add_up(&rt);
     rt.clear();
     assert_eq!(rt.stats().value.mapped_bytes, 0);
+    assert_eq!(rt.mapped_bytes(), 0);
 }
 
 #[test]

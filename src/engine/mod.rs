@@ -752,12 +752,7 @@ impl Executor {
     /// (a runtime's stack segments and own native stack are mapped once).
     pub(crate) fn keep_runtime(&self, session: Session<'_>) {
         if let Some(runtime) = session.into_runtime() {
-            let stats = runtime.stats();
-            let mapped = stats.value.mapped_bytes
-                + stats.integer.mapped_bytes
-                + stats.control.mapped_bytes
-                + runtime.arena_bytes() as u64;
-            if mapped <= SPARE_RUNTIME_BYTES {
+            if runtime.mapped_bytes() <= SPARE_RUNTIME_BYTES {
                 if let Ok(mut s) = self.spare.lock() {
                     *s = Some(runtime);
                 }
@@ -834,8 +829,8 @@ impl<'a> Session<'a> {
             }
         };
         let mut session = Session { exec, run };
-        session.set_io_channels(exec.io.clone());
-        let kept = exec.store().kept().clone();
+        session.set_io_channels(&exec.io);
+        let kept = exec.store().kept();
         match &mut session.run {
             SessionRun::Jit { runtime, .. } => runtime.set_kept(kept),
             SessionRun::Interp(interp) => interp.set_kept(kept),
@@ -845,7 +840,7 @@ impl<'a> Session<'a> {
 
     /// Sends the output of the session's calls to, and takes their input
     /// from, `channels`.
-    pub(crate) fn set_io_channels(&mut self, channels: Channels) {
+    pub(crate) fn set_io_channels(&mut self, channels: &Channels) {
         match &mut self.run {
             SessionRun::Jit { runtime, .. } => runtime.set_io_channels(channels),
             SessionRun::Interp(interp) => interp.set_io_channels(channels),
@@ -859,7 +854,7 @@ impl<'a> Session<'a> {
             output: std::sync::Arc::new(std::sync::Mutex::new(std::io::sink())),
             ..self.exec.io.clone()
         };
-        self.set_io_channels(channels);
+        self.set_io_channels(&channels);
     }
 
     /// The session's native runtime (its stacks keep their segments), for
