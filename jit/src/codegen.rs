@@ -2267,6 +2267,35 @@ impl<'a, 'm> Lower<'a, 'm> {
         product
     }
 
+    /// The operands of a float sum or product with a constant first
+    /// operand swapped, so that the constant becomes the instruction's
+    /// memory operand (x86 folds a constant only on the right; on the
+    /// left it takes a register, which in a loop Cranelift hoists and then
+    /// spills and reloads on every trip). Only a constant that is not NaN
+    /// moves: IEEE sums and products commute except in which NaN payload
+    /// they return when both operands are NaN, so the bits are unchanged.
+    fn constant_right(&self, op: BinaryOp, x: Value, y: Value) -> (Value, Value) {
+        let commutes = matches!(op, BinaryOp::Add | BinaryOp::Mul);
+        if commutes && self.const_float_not_nan(x) && !self.const_float_not_nan(y) {
+            (y, x)
+        } else {
+            (x, y)
+        }
+    }
+
+    /// True when `v` is a float constant that is not NaN.
+    fn const_float_not_nan(&self, v: Value) -> bool {
+        use cranelift_codegen::ir::InstructionData;
+        let Some(inst) = self.b.func.dfg.value_def(v).inst() else {
+            return false;
+        };
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryIeee64 { imm, .. } => !f64::from_bits(imm.bits()).is_nan(),
+            InstructionData::UnaryIeee32 { imm, .. } => !f32::from_bits(imm.bits()).is_nan(),
+            _ => false,
+        }
+    }
+
     /// The value of an integer constant.
     fn const_int(&self, v: Value) -> Option<i64> {
         let inst = self.b.func.dfg.value_def(v).inst()?;
@@ -3475,6 +3504,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 _ => return err(format!("{op:?} on {}", ty.name())),
             });
         }
+        let (x, y) = self.constant_right(op, x, y);
         Ok(match op {
             BinaryOp::Add => self.b.ins().fadd(x, y),
             BinaryOp::Sub => self.b.ins().fsub(x, y),
