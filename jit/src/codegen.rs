@@ -1143,7 +1143,11 @@ struct Lower<'a, 'm> {
 /// from inside a loop, promoted to a variable for the whole procedure:
 /// loaded from the context at entry, written back (with
 /// the pushes counted since the last write-back added to `pushed`) before
-/// every call and at the return, and reloaded after every call. A loop
+/// every call and at the return, and reloaded after every call.
+/// The pushes of a stack the procedure never pops from are not counted one
+/// by one: they are the words `top` moved since the last write-back (or
+/// segment switch), added to `pushed` there ([`PushCount::Mark`]), so a
+/// loop that pushes carries no counter. A loop
 /// that pushes or pops carries `top` in a register instead of storing it
 /// to the context and loading it again in every iteration (a store-to-load
 /// chain of several cycles per iteration). A procedure that fails leaves
@@ -1161,12 +1165,24 @@ struct Lower<'a, 'm> {
 #[derive(Clone, Copy)]
 struct StackVars {
     top: Variable,
-    /// Pushes since the last write-back.
-    pushes: Variable,
+    /// How the pushes since the last write-back are counted.
+    pushes: PushCount,
     /// One past the last word of the segment, when the procedure pushes.
     end: Option<Variable>,
     /// First word of the segment, when the procedure pops.
     base: Option<Variable>,
+}
+
+/// How the pushes on a promoted stack ([`StackVars`]) since the last
+/// write-back are counted.
+#[derive(Clone, Copy)]
+enum PushCount {
+    /// A counter incremented by every push (a stack the procedure also pops
+    /// from, where the words `top` moved are pushes minus pops).
+    Counter(Variable),
+    /// The `top` of the last write-back or segment switch (a stack the
+    /// procedure only pushes on): the pushes since are `(top - mark) / 8`.
+    Mark(Variable),
 }
 
 /// The limits of one runtime stack as SSA values, valid until the end of
@@ -3922,9 +3938,15 @@ impl<'a, 'm> Lower<'a, 'm> {
                 continue;
             }
             let top = self.b.declare_var(self.ptr);
-            let pushes = self.b.declare_var(types::I64);
-            let zero = self.iconst(0);
-            self.b.def_var(pushes, zero);
+            let pushes = if pops_on {
+                let counter = self.b.declare_var(types::I64);
+                let zero = self.iconst(0);
+                self.b.def_var(counter, zero);
+                PushCount::Counter(counter)
+            } else {
+                // Defined with `top` in `reload_stack_tops`.
+                PushCount::Mark(self.b.declare_var(self.ptr))
+            };
             let end = (in_vars && pushes_on).then(|| self.b.declare_var(self.ptr));
             let base = (in_vars && pops_on).then(|| self.b.declare_var(self.ptr));
             self.stack_vars[k] = Some(StackVars {
@@ -3944,6 +3966,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             if let Some(v) = self.stack_vars[k] {
                 let top = self.stack_field(k, layout::TOP);
                 self.b.def_var(v.top, top);
+                if let PushCount::Mark(mark) = v.pushes {
+                    self.b.def_var(mark, top);
+                }
                 self.reload_limits(k, v);
             }
         }
@@ -3985,19 +4010,53 @@ impl<'a, 'm> Lower<'a, 'm> {
             let Some(v) = self.stack_vars[k] else {
                 continue;
             };
-            let off = layout::stack(k);
             let rt = self.rt;
             let top = self.b.use_var(v.top);
-            self.b.ins().store(FLAGS, top, rt, off + layout::TOP);
-            let pushes = self.b.use_var(v.pushes);
-            let n = self
-                .b
+            self.b
                 .ins()
-                .load(types::I64, FLAGS, rt, off + layout::PUSHED);
-            let n = self.b.ins().iadd(n, pushes);
-            self.b.ins().store(FLAGS, n, rt, off + layout::PUSHED);
-            let zero = self.iconst(0);
-            self.b.def_var(v.pushes, zero);
+                .store(FLAGS, top, rt, layout::stack(k) + layout::TOP);
+            self.count_pushes(k, top);
+        }
+    }
+
+    /// Adds the pushes on promoted stack `k` since the last write-back to
+    /// the context's `pushed` and starts counting again from `top` (before a
+    /// call, at the return, and before a segment switch, which moves `top`
+    /// to another segment).
+    fn count_pushes(&mut self, k: usize, top: Value) {
+        let Some(v) = self.stack_vars[k] else {
+            return;
+        };
+        let rt = self.rt;
+        let off = layout::stack(k) + layout::PUSHED;
+        let n = self.b.ins().load(types::I64, FLAGS, rt, off);
+        let n = match v.pushes {
+            PushCount::Counter(counter) => {
+                let pushes = self.b.use_var(counter);
+                let zero = self.iconst(0);
+                self.b.def_var(counter, zero);
+                self.b.ins().iadd(n, pushes)
+            }
+            PushCount::Mark(mark) => {
+                let from = self.b.use_var(mark);
+                self.b.def_var(mark, top);
+                let bytes = self.b.ins().isub(top, from);
+                let words = self.b.ins().ushr_imm_u(bytes, 3);
+                self.b.ins().iadd(n, words)
+            }
+        };
+        self.b.ins().store(FLAGS, n, rt, off);
+    }
+
+    /// After a runtime call that may have moved promoted stack `k` to
+    /// another segment: pushes are counted from its new `top`.
+    fn restart_push_count(&mut self, k: usize, top: Value) {
+        if let Some(StackVars {
+            pushes: PushCount::Mark(mark),
+            ..
+        }) = self.stack_vars[k]
+        {
+            self.b.def_var(mark, top);
         }
     }
 
@@ -4020,6 +4079,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b
             .ins()
             .store(FLAGS, top, rt, layout::stack(k) + layout::TOP);
+        self.count_pushes(k, top);
         let kv = self.iconst(k as i64);
         let which = usize::from(helper == "adjit_stack_retreat");
         let f = self
@@ -4030,6 +4090,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         // (push) or still empty (pop).
         let top = self.stack_field(k, layout::TOP);
         let limit = self.stack_field(k, field);
+        self.restart_push_count(k, top);
         let failed = self.b.ins().icmp(IntCC::Equal, top, limit);
         self.check_simple(failed, code, site, -1, k as i64);
         // The segment moved both limits.
@@ -4111,6 +4172,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b
             .ins()
             .store(FLAGS, top, rt, layout::stack(k) + layout::TOP);
+        self.count_pushes(k, top);
         let f = self
             .jit
             .declare_func_in_func(self.sh.segment_switch[2], self.b.func);
@@ -4118,6 +4180,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         if let Some(v) = self.stack_vars[k] {
             let top = self.stack_field(k, layout::TOP);
             self.b.def_var(v.top, top);
+            self.restart_push_count(k, top);
             self.reload_limits(k, v);
         }
         // The limits read before the call may have moved.
@@ -4231,9 +4294,11 @@ impl<'a, 'm> Lower<'a, 'm> {
         match self.stack_vars[k] {
             Some(v) => {
                 self.b.def_var(v.top, next);
-                let pushes = self.b.use_var(v.pushes);
-                let pushes = self.b.ins().iadd_imm_s(pushes, 1);
-                self.b.def_var(v.pushes, pushes);
+                if let PushCount::Counter(counter) = v.pushes {
+                    let pushes = self.b.use_var(counter);
+                    let pushes = self.b.ins().iadd_imm_s(pushes, 1);
+                    self.b.def_var(counter, pushes);
+                }
             }
             None => {
                 self.b.ins().store(FLAGS, next, rt, off + layout::TOP);

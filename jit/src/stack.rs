@@ -57,7 +57,9 @@ pub struct StackRegs {
     pub base: *mut u64,
     /// One past the last word of the current segment.
     pub end: *mut u64,
-    /// Number of pushes executed (incremented inline by generated code).
+    /// Number of pushes executed. Generated code adds its pushes at calls,
+    /// returns and segment switches (counted, or, on a stack the procedure
+    /// only pushes on, derived from how far `top` moved), not at every push.
     pub pushed: u64,
 }
 
