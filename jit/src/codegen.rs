@@ -615,8 +615,13 @@ impl CompiledModule {
             code::SIZE_OVERFLOW,
             code::OUT_OF_MEMORY,
         ];
-        // An ALLOCATE that fails is located at its statement (`site`).
-        let span = if whole_proc.contains(&e.kind) && e.site < 0 {
+        // An ALLOCATE that fails is located at its statement (`site`); an
+        // argument the host passed (call depth 1, in `lower`: see
+        // `Lower::check_argument_size`) has no source location, as the
+        // host's own checks report it.
+        let span = if e.kind == code::ARGUMENT_SIZE && e.lower == 1 {
+            Default::default()
+        } else if whole_proc.contains(&e.kind) && e.site < 0 {
             p.map(|p| p.span).unwrap_or(span)
         } else if e.kind == code::CALL_DEPTH {
             // The call instruction belongs to the caller (`proc` field).
@@ -1453,13 +1458,43 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// block of their own, so the path that passes the check is a compare
     /// and a branch (no argument set-up, no register pressure).
     fn check(&mut self, fail: Value, site: ErrorSite, index: Value, lower: Value, upper: Value) {
+        self.check_with(fail, site, |_| (index, lower, upper));
+    }
+
+    /// [`Lower::check`] with the error's index, lower and upper values
+    /// computed by `values` in the cold block (only when the check fails).
+    fn check_with(
+        &mut self,
+        fail: Value,
+        site: ErrorSite,
+        values: impl FnOnce(&mut Self) -> (Value, Value, Value),
+    ) {
         let cont = self.b.create_block();
         let failed = self.b.create_block();
         self.b.set_cold_block(failed);
         self.b.ins().brif(fail, failed, &[], cont, &[]);
         self.b.switch_to_block(failed);
+        let (index, lower, upper) = values(self);
         self.fail_at(site, index, lower, upper);
         self.b.switch_to_block(cont);
+    }
+
+    /// Fails with "`var` needs `units`, the argument has `len`" (an
+    /// argument-size error at the procedure's entry) when `fail` is set.
+    /// The error's `lower` is the call depth, so that an argument the host
+    /// passed (depth 1) is reported without a source location, as the
+    /// host's own checks and the interpreter report it.
+    fn check_argument_size(&mut self, fail: Value, var: usize, len: Value, units: Value) {
+        let site = ErrorSite {
+            kind: code::ARGUMENT_SIZE,
+            site: -1,
+            var: var as i64,
+            dim: 0,
+        };
+        self.check_with(fail, site, |this| {
+            let depth = this.b.ins().load(types::I64, FLAGS, this.rt, layout::DEPTH);
+            (len, depth, units)
+        });
     }
 
     fn check_simple(&mut self, fail: Value, kind: i64, site: i64, var: i64, dim: i64) {
@@ -1765,18 +1800,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                         message: format!("`{}` is not in the parameter list", var.name),
                     })?;
                     let short = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, len, 1);
-                    self.check(
-                        short,
-                        ErrorSite {
-                            kind: code::ARGUMENT_SIZE,
-                            site: -1,
-                            var: i as i64,
-                            dim: 0,
-                        },
-                        len,
-                        one,
-                        one,
-                    );
+                    self.check_argument_size(short, i, len, one);
                     let x = self.b.declare_var(t);
                     let val = self.b.ins().load(t, FLAGS, p, 0);
                     self.b.def_var(x, val);
@@ -1866,52 +1890,26 @@ impl<'a, 'm> Lower<'a, 'm> {
             };
             let mut storage = None;
             let home = match var.storage {
-                Storage::Param(_) if ir::shape::may_be_short(var) => {
-                    // Fortran 77: a Fortran caller's actual may be shorter
-                    // than declared; element references check against what
-                    // was given. An argument from the host (call depth 1)
-                    // must hold the whole declared shape.
-                    let (p, len) = slot.ok_or_else(|| CompileError {
-                        proc: None,
-                        message: format!("`{}` is not in the parameter list", var.name),
-                    })?;
-                    let short = self.b.ins().icmp(IntCC::SignedLessThan, len, count);
-                    let depth = self.b.ins().load(types::I64, FLAGS, self.rt, layout::DEPTH);
-                    let from_host = self.b.ins().icmp_imm_s(IntCC::Equal, depth, 1);
-                    let short_from_host = self.b.ins().band(short, from_host);
-                    self.check(
-                        short_from_host,
-                        ErrorSite {
-                            kind: code::ARGUMENT_SIZE,
-                            site: -1,
-                            var: i as i64,
-                            dim: 0,
-                        },
-                        len,
-                        units,
-                        units,
-                    );
-                    storage = Some(self.b.ins().select(short, len, count));
-                    Home::Mem(p)
-                }
                 Storage::Param(_) => {
                     let (p, len) = slot.ok_or_else(|| CompileError {
                         proc: None,
                         message: format!("`{}` is not in the parameter list", var.name),
                     })?;
                     let short = self.b.ins().icmp(IntCC::SignedLessThan, len, units);
-                    self.check(
-                        short,
-                        ErrorSite {
-                            kind: code::ARGUMENT_SIZE,
-                            site: -1,
-                            var: i as i64,
-                            dim: 0,
-                        },
-                        len,
-                        units,
-                        units,
-                    );
+                    if ir::shape::may_be_short(var) {
+                        // Fortran 77: a Fortran caller's actual may be
+                        // shorter than declared (for these arrays, units are
+                        // elements); element references check against what
+                        // was given. An argument from the host (call depth
+                        // 1) must hold the whole declared shape.
+                        let depth = self.b.ins().load(types::I64, FLAGS, self.rt, layout::DEPTH);
+                        let from_host = self.b.ins().icmp_imm_s(IntCC::Equal, depth, 1);
+                        let short_from_host = self.b.ins().band(short, from_host);
+                        self.check_argument_size(short_from_host, i, len, units);
+                        storage = Some(self.b.ins().select(short, len, count));
+                    } else {
+                        self.check_argument_size(short, i, len, units);
+                    }
                     Home::Mem(p)
                 }
                 Storage::Global(g, at) => Home::Mem(self.global_addr(g.index(), at, &var.name)?),
