@@ -1762,7 +1762,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             None
         };
-        self.stack_guard();
+        let entry_depth = self.stack_guard();
         self.load_stack_vars();
         let mut arg_slots = HashMap::new();
         for (pos, &v) in proc.params.iter().enumerate() {
@@ -1902,8 +1902,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                         // elements); element references check against what
                         // was given. An argument from the host (call depth
                         // 1) must hold the whole declared shape.
-                        let depth = self.b.ins().load(types::I64, FLAGS, self.rt, layout::DEPTH);
-                        let from_host = self.b.ins().icmp_imm_s(IntCC::Equal, depth, 1);
+                        let from_host = self.b.ins().icmp_imm_s(IntCC::Equal, entry_depth, 1);
                         let short_from_host = self.b.ins().band(short, from_host);
                         self.check_argument_size(short_from_host, i, len, units);
                         storage = Some(self.b.ins().select(short, len, count));
@@ -2321,8 +2320,9 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     /// Fails with a stack overflow (naming this procedure and the call
     /// depth) when the native stack pointer is below the runtime's limit,
-    /// before the procedure touches its frame.
-    fn stack_guard(&mut self) {
+    /// before the procedure touches its frame. Returns the call depth at
+    /// entry (the host's call is depth 1).
+    fn stack_guard(&mut self) -> Value {
         let sp = self.b.ins().get_stack_pointer(self.ptr);
         let limit = self
             .b
@@ -2343,6 +2343,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             zero,
             zero,
         );
+        depth
     }
 
     /// At the end of block `bi` when one of its successors may close a loop

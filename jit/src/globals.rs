@@ -292,24 +292,6 @@ fn fill(g: &ir::Global, ptr: *mut u8) {
     unsafe { std::ptr::write_bytes(ptr, value, global_bytes(g)) };
 }
 
-/// The element at (0-based) offset `at` of integer global `g` stored at
-/// `ptr` (0 for other types or outside the global).
-fn int_at(g: &ir::Global, ptr: *const u8, at: i64) -> i64 {
-    if !(0..g.len()).contains(&at) {
-        return 0;
-    }
-    let at = at as usize;
-    // SAFETY: the storage holds `g.len()` elements of the global's type,
-    // 16-byte aligned, and `at` is below that; callers exclude writers.
-    unsafe {
-        match g.ty {
-            Type::I32 => (ptr as *const i32).add(at).read() as i64,
-            Type::I64 => (ptr as *const i64).add(at).read(),
-            _ => 0,
-        }
-    }
-}
-
 impl GlobalFrame {
     /// Number of globals.
     pub fn len(&self) -> usize {
@@ -343,15 +325,6 @@ impl GlobalFrame {
     pub fn clear(&mut self, id: GlobalId) {
         if let Some(g) = self.globals.get(id.index()) {
             fill(g, self.words[id.index()].ptr());
-        }
-    }
-
-    /// The element at (0-based) offset `at` of an integer global (0 for
-    /// other types or outside the global), for bounds that read globals.
-    pub fn int_at(&self, id: GlobalId, at: i64) -> i64 {
-        match (self.globals.get(id.index()), self.words.get(id.index())) {
-            (Some(g), Some(w)) => int_at(g, w.ptr(), at),
-            _ => 0,
         }
     }
 
@@ -474,24 +447,6 @@ impl GlobalsGuard<'_> {
         }
     }
 
-    /// The element at (0-based) offset `at` of an integer global (0 for
-    /// other types or outside the global), for bounds that read globals.
-    pub fn int_at(&self, id: GlobalId, at: i64) -> i64 {
-        self.int_at_of(self.store, id, at)
-    }
-
-    /// [`GlobalsGuard::int_at`] of a global of `store`, a store sharing
-    /// this guard's lock (0 otherwise).
-    pub fn int_at_of(&self, store: &GlobalStore, id: GlobalId, at: i64) -> i64 {
-        if !store.shares_lock_with(self.store) {
-            return 0;
-        }
-        match (store.globals.get(id.index()), store.words.get(id.index())) {
-            (Some(g), Some(w)) => int_at(g, w.ptr(), at),
-            _ => 0,
-        }
-    }
-
     /// A private copy of every global of the locked store, for one
     /// evaluation.
     pub fn frame(&self) -> Result<GlobalFrame, String> {
@@ -574,7 +529,7 @@ mod tests {
         let mut frame = base.lock().frame().expect("frame");
         assert!(base.fits(&frame));
         assert_eq!(frame.get(GlobalId(0)), Some(Buffer::F64(vec![1.5])));
-        assert_eq!(frame.int_at(GlobalId(1), 0), 4);
+        assert_eq!(frame.get(GlobalId(1)), Some(Buffer::I32(vec![4])));
         frame
             .set(GlobalId(0), &Buffer::F64(vec![9.0]))
             .expect("set");
