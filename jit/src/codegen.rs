@@ -3011,7 +3011,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 match strong {
                     Some((tests, t)) => match self.product_then_zero_test(&tests, t, *d)? {
                         Some(x) => x,
-                        None => self.masked_zero_select(&tests, t, *d)?,
+                        None => self.masked_zero_select(&tests, t, *d, false)?,
                     },
                     None => {
                         let (c, x, y) = (self.operand(*c)?, self.operand(*a)?, self.operand(*d)?);
@@ -3686,32 +3686,28 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// comparison), the masks are or-ed and clear the bits of `y`, so the
     /// result is `+0.0` where a test holds and `y` bit for bit elsewhere,
     /// like the select it replaces (lane 0 is taken).
+    ///
+    /// `cold` is true in the cold block of a branch on the product
+    /// ([`Lower::unless_zero_product`]): there the vector of zeros the
+    /// tests compare against is made from `y`'s lanes (`y & !y`, all bits
+    /// clear for every `y`) rather than as a constant. Cranelift hoists a
+    /// constant vector to the function's entry, where it lives through
+    /// every loop in a spill slot that the register allocator shuffles on
+    /// the hot path around each cold block (four moves per trip of the
+    /// Griewank tangent's loop); made from `y`, it is computed in the cold
+    /// block (or before the loop when `y` is invariant).
     fn masked_zero_select(
         &mut self,
         tests: &[ir::Value],
         ty: Type,
         y: ir::Value,
+        cold: bool,
     ) -> Result<Value, CompileError> {
-        let (vector, zero) = match ty {
-            Type::F64 => (types::F64X2, self.b.ins().f64const(Ieee64::with_bits(0))),
-            _ => (types::F32X4, self.b.ins().f32const(Ieee32::with_bits(0))),
+        let vector = match ty {
+            Type::F64 => types::F64X2,
+            _ => types::F32X4,
         };
-        let zeros = self.b.ins().splat(vector, zero);
         let mut splats: Vec<(ir::Value, Value)> = Vec::with_capacity(tests.len() + 1);
-        let mut mask = None;
-        for &t in tests {
-            let lanes = self.splat_of(&mut splats, vector, t)?;
-            let eq = self.b.ins().fcmp(FloatCC::Equal, lanes, zeros);
-            mask = Some(match mask {
-                Some(m) => self.b.ins().bor(m, eq),
-                None => eq,
-            });
-        }
-        let Some(mask) = mask else {
-            return self.operand(y);
-        };
-        let little = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
-        let mask = self.b.ins().bitcast(vector, little, mask);
         // The guarded product itself in the vector lanes (the same bits as
         // the scalar multiply): its factors are usually the values tested.
         let lanes = match self.proc.insts.get(y.index()).map(|d| &d.kind) {
@@ -3727,6 +3723,29 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.b.ins().splat(vector, y)
             }
         };
+        let zeros = if cold {
+            self.b.ins().band_not(lanes, lanes)
+        } else {
+            let zero = match ty {
+                Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
+                _ => self.b.ins().f32const(Ieee32::with_bits(0)),
+            };
+            self.b.ins().splat(vector, zero)
+        };
+        let mut mask = None;
+        for &t in tests {
+            let lanes = self.splat_of(&mut splats, vector, t)?;
+            let eq = self.b.ins().fcmp(FloatCC::Equal, lanes, zeros);
+            mask = Some(match mask {
+                Some(m) => self.b.ins().bor(m, eq),
+                None => eq,
+            });
+        }
+        let Some(mask) = mask else {
+            return self.operand(y);
+        };
+        let little = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
+        let mask = self.b.ins().bitcast(vector, little, mask);
         let kept = self.b.ins().band_not(lanes, mask);
         Ok(self.b.ins().extractlane(kept, 0))
     }
@@ -3758,7 +3777,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             return Ok(None);
         }
         let product = self.operand(y)?;
-        self.unless_zero_product(product, ty, product, |l| l.masked_zero_select(tests, ty, y))
+        self.unless_zero_product(product, ty, product, |l| l.masked_zero_select(tests, ty, y, true))
             .map(Some)
     }
 
@@ -3826,7 +3845,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let product = self.operand(c.product)?;
         self.unless_zero_product(product, ty, fused, |l| {
-            let value = l.masked_zero_select(&tests, ty, c.product)?;
+            let value = l.masked_zero_select(&tests, ty, c.product, true)?;
             Ok(if c.subtract {
                 l.b.ins().fsub(a, value)
             } else {
