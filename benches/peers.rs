@@ -6,7 +6,8 @@
 //! 10^6, the median times of the gfortran primal, the adjit primal, the
 //! hand-written gfortran adjoint, the adjit adjoint (one reverse sweep: the
 //! gradient, or for Bratu's vector output the vector-Jacobian product of
-//! `f(2)`), the adjit scalar tangent (one direction), the tape bytes per
+//! `f(2)`), the adjit scalar tangent (one direction; also compiled with FMA
+//! contraction, opt-in as its results may differ by a rounding), the tape bytes per
 //! element, and the ratios. Below it, the compile latency from source text
 //! to a callable adjoint. Run with `cargo bench --bench peers` (or
 //! `scripts/peers.sh`); needs gfortran. `ADJIT_PEERS_CASE=product` (or
@@ -135,6 +136,8 @@ struct Row {
     hand: f64,
     adjoint: f64,
     tangent: f64,
+    /// The tangent compiled with FMA contraction (`Options::fma_contraction`).
+    tangent_fma: f64,
     tape_bytes: f64,
 }
 
@@ -243,6 +246,20 @@ fn measure(peers: &Peers, case: &Case, n: usize) -> Row {
             .directional_into(&mut tws, &mut args, &direction, &mut dout)
             .unwrap()
     });
+    // The same tangent with FMA contraction (opt-in: results may differ by
+    // a rounding), for the latency floor of product chains.
+    let fma_options = Options {
+        fma_contraction: true,
+        ..Options::default()
+    };
+    let engine_fma = common::engine_with(case.file, fma_options);
+    let tangent_fma = engine_fma.tangent(None, &of, &wrt, 1).unwrap();
+    let mut tws_fma = tangent_fma.workspace();
+    let t_tangent_fma = median(|| {
+        tangent_fma
+            .directional_into(&mut tws_fma, &mut args, &direction, &mut dout)
+            .unwrap()
+    });
     let tape = adjoint.record(&args).unwrap().stats().bytes() as f64 / n as f64;
 
     let ni = n as i32;
@@ -306,6 +323,7 @@ fn measure(peers: &Peers, case: &Case, n: usize) -> Row {
         hand,
         adjoint: t_adjoint,
         tangent: t_tangent,
+        tangent_fma: t_tangent_fma,
         tape_bytes: tape,
     }
 }
@@ -329,9 +347,9 @@ fn main() {
         }
     }
     println!(
-        "| case | gfortran primal | adjit primal | hand adjoint | adjit adjoint | adjit tangent | tape B/elem | primal/gfortran | adjoint/primal | adjoint/hand | tangent/primal |"
+        "| case | gfortran primal | adjit primal | hand adjoint | adjit adjoint | adjit tangent | adjit tangent (fma) | tape B/elem | primal/gfortran | adjoint/primal | adjoint/hand | tangent/primal | fma tangent/primal |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let t = |s: f64| {
         if s < 1e-3 {
             format!("{:.1} µs", s * 1e6)
@@ -341,18 +359,20 @@ fn main() {
     };
     for r in &rows {
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
             r.case,
             t(r.gfortran),
             t(r.primal),
             t(r.hand),
             t(r.adjoint),
             t(r.tangent),
+            t(r.tangent_fma),
             r.tape_bytes,
             r.primal / r.gfortran,
             r.adjoint / r.primal,
             r.adjoint / r.hand,
             r.tangent / r.primal,
+            r.tangent_fma / r.primal,
         );
     }
     for case in &cases {

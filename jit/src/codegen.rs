@@ -3777,8 +3777,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             return Ok(None);
         }
         let product = self.operand(y)?;
-        self.unless_zero_product(product, ty, product, |l| l.masked_zero_select(tests, ty, y, true))
-            .map(Some)
+        self.unless_zero_product(product, ty, product, |l| {
+            l.masked_zero_select(tests, ty, y, true)
+        })
+        .map(Some)
     }
 
     /// `hot` when `product` (of float type `ty`) is neither zero nor NaN,
