@@ -3708,29 +3708,15 @@ impl<'a, 'm> Lower<'a, 'm> {
             _ => types::F32X4,
         };
         let mut splats: Vec<(ir::Value, Value)> = Vec::with_capacity(tests.len() + 1);
-        // The guarded product itself in the vector lanes (the same bits as
-        // the scalar multiply): its factors are usually the values tested.
-        let lanes = match self.proc.insts.get(y.index()).map(|d| &d.kind) {
-            Some(Inst::Binary(BinaryOp::Mul, p, d))
-                if self.value_type(*p).ok() == Some(ty) && self.value_type(*d).ok() == Some(ty) =>
-            {
-                let p = self.splat_of(&mut splats, vector, *p)?;
-                let d = self.splat_of(&mut splats, vector, *d)?;
-                self.b.ins().fmul(p, d)
-            }
-            _ => {
-                let y = self.operand(y)?;
-                self.b.ins().splat(vector, y)
-            }
-        };
-        let zeros = if cold {
-            self.b.ins().band_not(lanes, lanes)
+        let (zeros, early) = if cold {
+            let lanes = self.product_lanes(&mut splats, vector, ty, y)?;
+            (self.b.ins().band_not(lanes, lanes), Some(lanes))
         } else {
             let zero = match ty {
                 Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
                 _ => self.b.ins().f32const(Ieee32::with_bits(0)),
             };
-            self.b.ins().splat(vector, zero)
+            (self.b.ins().splat(vector, zero), None)
         };
         let mut mask = None;
         for &t in tests {
@@ -3746,8 +3732,37 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let little = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
         let mask = self.b.ins().bitcast(vector, little, mask);
+        let lanes = match early {
+            Some(lanes) => lanes,
+            None => self.product_lanes(&mut splats, vector, ty, y)?,
+        };
         let kept = self.b.ins().band_not(lanes, mask);
         Ok(self.b.ins().extractlane(kept, 0))
+    }
+
+    /// The guarded product `y` (of float type `ty`) in the lanes of
+    /// `vector`, the same bits as the scalar multiply: its factors are
+    /// usually the values a guard tests, broadcast once (`splats`).
+    fn product_lanes(
+        &mut self,
+        splats: &mut Vec<(ir::Value, Value)>,
+        vector: types::Type,
+        ty: Type,
+        y: ir::Value,
+    ) -> Result<Value, CompileError> {
+        Ok(match self.proc.insts.get(y.index()).map(|d| &d.kind) {
+            Some(Inst::Binary(BinaryOp::Mul, p, d))
+                if self.value_type(*p).ok() == Some(ty) && self.value_type(*d).ok() == Some(ty) =>
+            {
+                let p = self.splat_of(splats, vector, *p)?;
+                let d = self.splat_of(splats, vector, *d)?;
+                self.b.ins().fmul(p, d)
+            }
+            _ => {
+                let y = self.operand(y)?;
+                self.b.ins().splat(vector, y)
+            }
+        })
     }
 
     /// Lowers the strong zero `select(p == 0 or d == 0 ..., +0.0, p * d)`
