@@ -449,3 +449,70 @@ fn the_product_adjoint_agrees_with_specials_at_the_ends() {
         }
     }
 }
+
+/// The forward sweep of the product's adjoint counts its loop's trips in
+/// `_ad_trips` to push the count at the exit; the versioned loop's fast
+/// copy no longer steps it (the copy's exit stores the count, from the
+/// 64-bit counter), while the checked original still does.
+#[test]
+fn the_product_forward_copy_steps_no_trip_counter() {
+    let engine = engine(Backend::Jit);
+    let adjoint = engine
+        .adjoint(
+            Some("product"),
+            &sel("y"),
+            &sel("x"),
+            &AdjointOptions::default(),
+        )
+        .expect("the adjoint compiles");
+    let (module, _) = adjoint.module();
+    let optimized = adjit::jit::opt::optimize_for_jit(module, false, true).module;
+    let proc = optimized
+        .procs
+        .iter()
+        .find(|p| p.name == "product_fwd")
+        .expect("the forward sweep");
+    let named = |prefix: &str| -> Vec<adjit::ir::VarId> {
+        (0..proc.vars.len() as u32)
+            .map(adjit::ir::VarId)
+            .filter(|&v| proc.var(v).name.starts_with(prefix))
+            .collect()
+    };
+    let (trips, wide) = (named("_ad_trips"), named("_wide"));
+    assert_eq!(
+        (trips.len(), wide.len()),
+        (1, 1),
+        "one counted, versioned loop"
+    );
+    let stores = |b: &adjit::ir::Block, var| {
+        b.insts
+            .iter()
+            .any(|&v| matches!(proc.inst(v).kind, adjit::ir::Inst::Store(w, _) if w == var))
+    };
+    // The loop blocks: those that step the element loop's counter.
+    let stepping: Vec<_> = proc
+        .blocks
+        .iter()
+        .filter(|b| {
+            b.insts.iter().any(|&v| {
+                matches!(
+                    proc.inst(v).kind,
+                    adjit::ir::Inst::Push(adjit::ir::StackKind::Value, _)
+                )
+            })
+        })
+        .collect();
+    assert_eq!(stepping.len(), 2, "the checked loop and its fast copy");
+    let fast: Vec<_> = stepping.iter().filter(|b| stores(b, wide[0])).collect();
+    assert_eq!(fast.len(), 1, "one fast copy");
+    assert!(
+        !stores(fast[0], trips[0]),
+        "the fast copy steps no trip counter"
+    );
+    assert!(
+        stepping
+            .iter()
+            .any(|b| !stores(b, wide[0]) && stores(b, trips[0])),
+        "the checked loop still counts"
+    );
+}

@@ -38,8 +38,8 @@
 //! * a forward copy's trip counters (local `I64` scalars stepped by
 //!   `c = c + 1` in the latch and read nowhere else in the loop: the
 //!   adjoint's forward sweep counts a loop's trips so) are no longer stepped
-//!   either: the preheader computes the value the loop leaves in them,
-//!   `c + (last - first + 1)`, and the copy's exit stores it.
+//!   either: the copy's exit stores the value the loop leaves in them,
+//!   `c + (last - first + 1)`, computed as `(c - first) + w`.
 //!
 //! No result changes: every variable holds the same value as without the
 //! rewrite wherever the code after the loop can read it, and the copied
@@ -179,9 +179,18 @@ pub(super) fn widen(proc: &mut Proc, l: &FastLoop) {
             proc.push_inst(fast_exit, Inst::Store(parked, value), None, span);
         }
     }
-    for (var, end) in counted {
-        let value = proc.push_inst(fast_exit, Inst::Load(end), Some(Type::I64), span);
-        proc.push_inst(fast_exit, Inst::Store(var, value), None, span);
+    for (store, var, base) in counted {
+        let base = proc.push_inst(fast_exit, Inst::Load(base), Some(Type::I64), span);
+        let w = proc.push_inst(fast_exit, Inst::Load(counter.wide), Some(Type::I64), span);
+        let value = proc.push_inst(
+            fast_exit,
+            Inst::Binary(BinaryOp::Add, base, w),
+            Some(Type::I64),
+            span,
+        );
+        // The stepping block's store of the counter, moved.
+        proc.insts[store.index()].kind = Inst::Store(var, value);
+        proc.blocks[fast_exit.index()].insts.push(store);
     }
     proc.blocks[fast_exit.index()].term = Terminator::Jump(exit);
     if let Terminator::Branch { else_dest, .. } = &mut proc.blocks[l.header.index()].term {
@@ -194,14 +203,16 @@ pub(super) fn widen(proc: &mut Proc, l: &FastLoop) {
 /// in the stepping block, and read nowhere else in the body (the adjoint's
 /// forward sweep counts a loop's trips so, to push the count at the exit).
 /// The copy runs `last - first + 1` trips (the preheader test proved
-/// `first <= last`), so the preheader computes the value each counter
-/// leaves the loop with, `c + (last - first + 1)` (wrapping as the steps
-/// would), into a new scalar that the copy's exit stores back to `c`.
-/// Returns each counter with that scalar. No result changes: nothing in
-/// the copy reads `c`, and the copy is left only through its header. An
+/// `first <= last`) and leaves `w` at `last + 1`, so the preheader stores
+/// `c - first` in a new scalar and the copy's exit stores `c - first + w`
+/// (wrapping as the steps would) back to `c`: the count without a value
+/// live across the loop where `c` and `first` are constants (the adjoint's
+/// `c = 0`, a DO loop from 1). Returns each counter's store (taken out
+/// of the block) with the counter and that scalar. No result changes:
+/// nothing in the copy reads `c`, and the copy is left only through its header. An
 /// error inside the copy leaves `c` unstepped, but `c` is local, so the
 /// failed call cannot show it.
-fn park_trip_counters(proc: &mut Proc, l: &FastLoop, span: Span) -> Vec<(VarId, VarId)> {
+fn park_trip_counters(proc: &mut Proc, l: &FastLoop, span: Span) -> Vec<(Value, VarId, VarId)> {
     let body: Vec<Value> = l
         .blocks
         .iter()
@@ -258,16 +269,17 @@ fn park_trip_counters(proc: &mut Proc, l: &FastLoop, span: Span) -> Vec<(VarId, 
     let mut out = Vec::with_capacity(found.len());
     for (store, var) in found {
         proc.blocks[l.stepper.index()].insts.retain(|&w| w != store);
-        let name = format!("_trips_end{}", var.0);
-        let end = proc.add_var(Var::scalar(name, Type::I64));
-        let mut emit = |kind: Inst| proc.push_inst(l.pre, kind, Some(Type::I64), span);
-        let start = emit(Inst::Load(var));
-        let span_of = emit(Inst::Binary(BinaryOp::Sub, l.last, l.first));
-        let one = emit(Inst::Const(Const::Int(1)));
-        let trips = emit(Inst::Binary(BinaryOp::Add, span_of, one));
-        let value = emit(Inst::Binary(BinaryOp::Add, start, trips));
-        proc.push_inst(l.pre, Inst::Store(end, value), None, span);
-        out.push((var, end));
+        let name = format!("_trips_base{}", var.0);
+        let base = proc.add_var(Var::scalar(name, Type::I64));
+        let start = proc.push_inst(l.pre, Inst::Load(var), Some(Type::I64), span);
+        let value = proc.push_inst(
+            l.pre,
+            Inst::Binary(BinaryOp::Sub, start, l.first),
+            Some(Type::I64),
+            span,
+        );
+        proc.push_inst(l.pre, Inst::Store(base, value), None, span);
+        out.push((store, var, base));
     }
     out
 }
