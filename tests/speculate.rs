@@ -418,3 +418,106 @@ fn the_product_tangent_gets_one_joint_test() {
         adjit::ir::Inst::Binary(adjit::ir::BinaryOp::Add, ..)
     )));
 }
+
+/// The product's adjoint at special values of the first, a middle and the
+/// last element, and of the seed, with a negative tiny element whose
+/// products underflow to `-0.0`: the joint test's fast path and the
+/// guarded copy agree with the interpreter bit for bit (the reverse
+/// sweep's `y_b = 0; y_b = y_b + t` gives `+0.0` where `t` is `-0.0`).
+#[test]
+fn the_product_adjoint_agrees_with_specials_at_the_ends() {
+    let n = 6;
+    for (at, special) in [0, n / 2, n - 1]
+        .into_iter()
+        .flat_map(|at| SPECIALS.iter().map(move |&s| (at, s)))
+    {
+        for seed in [1.0, -0.0, 1e-200, f64::NAN] {
+            let value = |var: &str, len: usize| -> Vec<f64> {
+                match var {
+                    "x" => (0..len)
+                        .map(|i| match i {
+                            i if i == at => special,
+                            1 => -1e-170,
+                            i => 0.5 + 0.25 * i as f64,
+                        })
+                        .collect(),
+                    "y_b" => vec![seed],
+                    _ => vec![0.0; len],
+                }
+            };
+            adjoint_agrees("product", "y", "x", n, &value);
+        }
+    }
+}
+
+/// The forward sweep of the product's adjoint counts its loop's trips in
+/// `_ad_trips` to push the count at the exit; the versioned loop's fast
+/// copy no longer steps it (the copy's exit stores the count, from the
+/// 64-bit counter), while the checked original still does.
+#[test]
+fn the_product_forward_copy_steps_no_trip_counter() {
+    let engine = engine(Backend::Jit);
+    let adjoint = engine
+        .adjoint(
+            Some("product"),
+            &sel("y"),
+            &sel("x"),
+            &AdjointOptions::default(),
+        )
+        .expect("the adjoint compiles");
+    let (module, _) = adjoint.module();
+    let optimized = adjit::jit::opt::optimize_for_jit(module, false, true).module;
+    let proc = optimized
+        .procs
+        .iter()
+        .find(|p| p.name == "product_fwd")
+        .expect("the forward sweep");
+    let named = |prefix: &str| -> Vec<adjit::ir::VarId> {
+        (0..proc.vars.len() as u32)
+            .map(adjit::ir::VarId)
+            .filter(|&v| proc.var(v).name.starts_with(prefix))
+            .collect()
+    };
+    let last = named("_wide_last");
+    let wide: Vec<_> = named("_wide")
+        .into_iter()
+        .filter(|v| !last.contains(v))
+        .collect();
+    let trips = named("_ad_trips");
+    assert_eq!(
+        (trips.len(), wide.len()),
+        (1, 1),
+        "one counted, versioned loop"
+    );
+    let stores = |b: &adjit::ir::Block, var| {
+        b.insts
+            .iter()
+            .any(|&v| matches!(proc.inst(v).kind, adjit::ir::Inst::Store(w, _) if w == var))
+    };
+    // The loop blocks: those that step the element loop's counter.
+    let stepping: Vec<_> = proc
+        .blocks
+        .iter()
+        .filter(|b| {
+            b.insts.iter().any(|&v| {
+                matches!(
+                    proc.inst(v).kind,
+                    adjit::ir::Inst::Push(adjit::ir::StackKind::Value, _)
+                )
+            })
+        })
+        .collect();
+    assert_eq!(stepping.len(), 2, "the checked loop and its fast copy");
+    let fast: Vec<_> = stepping.iter().filter(|b| stores(b, wide[0])).collect();
+    assert_eq!(fast.len(), 1, "one fast copy");
+    assert!(
+        !stores(fast[0], trips[0]),
+        "the fast copy steps no trip counter"
+    );
+    assert!(
+        stepping
+            .iter()
+            .any(|b| !stores(b, wide[0]) && stores(b, trips[0])),
+        "the checked loop still counts"
+    );
+}

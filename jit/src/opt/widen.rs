@@ -34,7 +34,12 @@
 //! * the bookkeeping (`rest`, `trips`) is no longer stepped in the loop: a
 //!   new exit block of the copy stores the value the loop left in it
 //!   (`i64::MAX`, the distance after the last of at least one trip, or 0
-//!   trips) before going on to the loop's exit.
+//!   trips) before going on to the loop's exit;
+//! * a forward copy's trip counters (local `I64` scalars stepped by
+//!   `c = c + 1` in the latch and read nowhere else in the loop: the
+//!   adjoint's forward sweep counts a loop's trips so) are no longer stepped
+//!   either: the copy's exit stores the value the loop leaves in them,
+//!   `c + (last - first + 1)`, computed as `(c - first) + w`.
 //!
 //! No result changes: every variable holds the same value as without the
 //! rewrite wherever the code after the loop can read it, and the copied
@@ -42,7 +47,7 @@
 //! test covered read `w`).
 
 use crate::ir::{BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Rounding, Terminator, Type, Value};
-use crate::ir::{Var, VarId};
+use crate::ir::{Span, Storage, Var, VarId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The fast copy of a versioned DO loop, as [`super::licm`] built it.
@@ -151,6 +156,10 @@ pub(super) fn widen(proc: &mut Proc, l: &FastLoop) {
     for &b in &l.blocks {
         parked_store = parked_store.or(rewrite_block(proc, b, b == l.stepper, l, &counter));
     }
+    let counted = match l.count {
+        Count::Up { .. } => park_trip_counters(proc, l, span),
+        Count::Down { .. } => Vec::new(),
+    };
     // The copy's own exit: the bookkeeping as the loop leaves it.
     let (parked, left) = l.count.parked();
     let fast_exit = proc.add_block();
@@ -170,10 +179,109 @@ pub(super) fn widen(proc: &mut Proc, l: &FastLoop) {
             proc.push_inst(fast_exit, Inst::Store(parked, value), None, span);
         }
     }
+    for (store, var, base) in counted {
+        let base = proc.push_inst(fast_exit, Inst::Load(base), Some(Type::I64), span);
+        let w = proc.push_inst(fast_exit, Inst::Load(counter.wide), Some(Type::I64), span);
+        let value = proc.push_inst(
+            fast_exit,
+            Inst::Binary(BinaryOp::Add, base, w),
+            Some(Type::I64),
+            span,
+        );
+        // The stepping block's store of the counter, moved.
+        proc.insts[store.index()].kind = Inst::Store(var, value);
+        proc.blocks[fast_exit.index()].insts.push(store);
+    }
     proc.blocks[fast_exit.index()].term = Terminator::Jump(exit);
     if let Terminator::Branch { else_dest, .. } = &mut proc.blocks[l.header.index()].term {
         *else_dest = fast_exit;
     }
+}
+
+/// Takes out of a forward copy's stepping block the trip counters it
+/// steps: local `I64` scalars `c` stored once in the body, by `c = c + 1`
+/// in the stepping block, and read nowhere else in the body (the adjoint's
+/// forward sweep counts a loop's trips so, to push the count at the exit).
+/// The copy runs `last - first + 1` trips (the preheader test proved
+/// `first <= last`) and leaves `w` at `last + 1`, so the preheader stores
+/// `c - first` in a new scalar and the copy's exit stores `c - first + w`
+/// (wrapping as the steps would) back to `c`: the count without a value
+/// live across the loop where `c` and `first` are constants (the adjoint's
+/// `c = 0`, a DO loop from 1). Returns each counter's store (taken out
+/// of the block) with the counter and that scalar. No result changes:
+/// nothing in the copy reads `c`, and the copy is left only through its header. An
+/// error inside the copy leaves `c` unstepped, but `c` is local, so the
+/// failed call cannot show it.
+fn park_trip_counters(proc: &mut Proc, l: &FastLoop, span: Span) -> Vec<(Value, VarId, VarId)> {
+    let body: Vec<Value> = l
+        .blocks
+        .iter()
+        .flat_map(|b| proc.blocks[b.index()].insts.iter().copied())
+        .collect();
+    let terms: Vec<Value> = l
+        .blocks
+        .iter()
+        .filter_map(|b| proc.blocks[b.index()].term.operand())
+        .collect();
+    let readers = |x: Value| {
+        let mut n = terms.iter().filter(|&&t| t == x).count();
+        for &w in &body {
+            proc.inst(w)
+                .kind
+                .for_each_operand(|y| n += usize::from(y == x));
+        }
+        n
+    };
+    let mut found = Vec::new();
+    for &v in &proc.blocks[l.stepper.index()].insts {
+        let Inst::Store(var, x) = proc.inst(v).kind else {
+            continue;
+        };
+        let decl = proc.var(var);
+        if var == l.var
+            || decl.ty != Type::I64
+            || !decl.dims.is_empty()
+            || decl.storage != Storage::Local
+        {
+            continue;
+        }
+        let Inst::Binary(BinaryOp::Add, a, b) = proc.inst(x).kind else {
+            continue;
+        };
+        let one = |y: Value| matches!(proc.inst(y).kind, Inst::Const(Const::Int(1)));
+        let load = match (one(a), one(b)) {
+            (false, true) => a,
+            (true, false) => b,
+            _ => continue,
+        };
+        let touches = |w: &&Value| match proc.inst(**w).kind {
+            Inst::Store(u, _) | Inst::Load(u) => u == var,
+            _ => false,
+        };
+        if proc.inst(load).kind == Inst::Load(var)
+            && body.iter().filter(touches).count() == 2
+            && readers(x) == 1
+            && readers(load) == 1
+        {
+            found.push((v, var));
+        }
+    }
+    let mut out = Vec::with_capacity(found.len());
+    for (store, var) in found {
+        proc.blocks[l.stepper.index()].insts.retain(|&w| w != store);
+        let name = format!("_trips_base{}", var.0);
+        let base = proc.add_var(Var::scalar(name, Type::I64));
+        let start = proc.push_inst(l.pre, Inst::Load(var), Some(Type::I64), span);
+        let value = proc.push_inst(
+            l.pre,
+            Inst::Binary(BinaryOp::Sub, start, l.first),
+            Some(Type::I64),
+            span,
+        );
+        proc.push_inst(l.pre, Inst::Store(base, value), None, span);
+        out.push((store, var, base));
+    }
+    out
 }
 
 /// True when the only load of `trips` in the copy's body is the operand of
@@ -482,6 +590,78 @@ pub(super) mod tests {
             .call(ProcId(0), &mut args)
             .map(|()| args)
             .map_err(|e| format!("{}:{}: {e}", e.span.line, e.span.col))
+    }
+
+    /// [`product`] with a trip counter: a local `c` stepped by `c = c + 1`
+    /// in the body (as the adjoint's forward sweep counts a loop's trips),
+    /// stored after the loop into a sixth parameter `count`.
+    fn product_counted() -> Module {
+        let mut m = product();
+        let proc = &mut m.procs[0];
+        let c = proc.add_var(Var::scalar("c", Type::I64));
+        let mut param = Var::scalar("count", Type::I64);
+        param.storage = Storage::Param(proc.params.len() as u32);
+        let count = proc.add_var(param);
+        proc.params.push(count);
+        let span = Span::default();
+        let [body, exit] = [BlockId(2), BlockId(3)];
+        let old = proc.push_inst(body, Inst::Load(c), Some(Type::I64), span);
+        let one = proc.push_inst(body, Inst::Const(Const::Int(1)), Some(Type::I64), span);
+        let new = proc.push_inst(
+            body,
+            Inst::Binary(BinaryOp::Add, old, one),
+            Some(Type::I64),
+            span,
+        );
+        proc.push_inst(body, Inst::Store(c, new), None, span);
+        let last = proc.push_inst(exit, Inst::Load(c), Some(Type::I64), span);
+        proc.push_inst(exit, Inst::Store(count, last), None, span);
+        m
+    }
+
+    #[test]
+    fn the_fast_copy_leaves_a_trip_counter_to_its_exit() {
+        let before = product_counted();
+        crate::ir::verify::verify_module(&before).expect("the counted product verifies");
+        let mut after = before.clone();
+        let versions = version_loops(&mut after.procs[0], ProcId(0), &mut Origins::default());
+        crate::ir::verify::verify_module(&after).expect("widened code verifies");
+        assert_eq!(versions.guards.len(), 1, "the loop is versioned");
+        let proc = &after.procs[0];
+        let (c, i) = (proc.find_var("c").unwrap(), proc.find_var("i").unwrap());
+        let wide = proc.find_var(&format!("_wide{}", i.0)).unwrap();
+        let kinds = |b: usize| proc.blocks[b].insts.iter().map(|&v| &proc.inst(v).kind);
+        let stores_to =
+            |b: usize, var: VarId| kinds(b).any(|k| matches!(k, Inst::Store(v, _) if *v == var));
+        // The copy's body steps `w` but not `c`; the original body still
+        // steps `c`, the copy's exit stores it once.
+        let fast_body = (1..proc.blocks.len())
+            .find(|&b| stores_to(b, wide))
+            .expect("a block steps the wide counter");
+        assert!(
+            !stores_to(fast_body, c),
+            "the copy does not step the counter"
+        );
+        assert!(stores_to(2, c), "the original loop steps it");
+        let run_counted = |m: &Module, n: i32| {
+            let mut args = vec![
+                Buffer::I32(vec![n]),
+                Buffer::F64((1..=5).map(|k| 1.0 + k as f64 / 8.0).collect()),
+                Buffer::F64(vec![0.0]),
+                Buffer::I32(vec![0]),
+                Buffer::I64(vec![0]),
+                Buffer::I64(vec![-1]),
+            ];
+            Interpreter::new(m)
+                .call(ProcId(0), &mut args)
+                .map(|()| args)
+                .map_err(|e| format!("{}:{}: {e}", e.span.line, e.span.col))
+        };
+        for n in [-3, 0, 1, 2, 5, 6] {
+            assert_eq!(run_counted(&before, n), run_counted(&after, n), "n = {n}");
+        }
+        let out = run_counted(&after, 5).unwrap();
+        assert_eq!(out[5], Buffer::I64(vec![5]), "five trips counted");
     }
 
     #[test]
