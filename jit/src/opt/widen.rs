@@ -619,14 +619,20 @@ pub(super) mod tests {
         m
     }
 
-    #[test]
-    fn the_fast_copy_leaves_a_trip_counter_to_its_exit() {
-        let before = product_counted();
-        crate::ir::verify::verify_module(&before).expect("the counted product verifies");
+    /// `before` with its one loop versioned; the result verifies.
+    fn versioned(before: &Module) -> Module {
         let mut after = before.clone();
         let versions = version_loops(&mut after.procs[0], ProcId(0), &mut Origins::default());
         crate::ir::verify::verify_module(&after).expect("widened code verifies");
         assert_eq!(versions.guards.len(), 1, "the loop is versioned");
+        after
+    }
+
+    #[test]
+    fn the_fast_copy_leaves_a_trip_counter_to_its_exit() {
+        let before = product_counted();
+        crate::ir::verify::verify_module(&before).expect("the counted product verifies");
+        let after = versioned(&before);
         let proc = &after.procs[0];
         let (c, i) = (proc.find_var("c").unwrap(), proc.find_var("i").unwrap());
         let wide = proc.find_var(&format!("_wide{}", i.0)).unwrap();
@@ -667,10 +673,7 @@ pub(super) mod tests {
     #[test]
     fn the_fast_copy_counts_in_64_bits_with_the_same_results() {
         let before = product();
-        let mut after = before.clone();
-        let versions = version_loops(&mut after.procs[0], ProcId(0), &mut Origins::default());
-        crate::ir::verify::verify_module(&after).expect("widened code verifies");
-        assert_eq!(versions.guards.len(), 1, "the loop is versioned");
+        let after = versioned(&before);
         let proc = &after.procs[0];
         let (rest, i) = (proc.find_var("rest").unwrap(), proc.find_var("i").unwrap());
         let wide = proc.find_var(&format!("_wide{}", i.0)).unwrap();
