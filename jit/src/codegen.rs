@@ -1458,43 +1458,35 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// block of their own, so the path that passes the check is a compare
     /// and a branch (no argument set-up, no register pressure).
     fn check(&mut self, fail: Value, site: ErrorSite, index: Value, lower: Value, upper: Value) {
-        self.check_with(fail, site, |_| (index, lower, upper));
-    }
-
-    /// [`Lower::check`] with the error's index, lower and upper values
-    /// computed by `values` in the cold block (only when the check fails).
-    fn check_with(
-        &mut self,
-        fail: Value,
-        site: ErrorSite,
-        values: impl FnOnce(&mut Self) -> (Value, Value, Value),
-    ) {
         let cont = self.b.create_block();
         let failed = self.b.create_block();
         self.b.set_cold_block(failed);
         self.b.ins().brif(fail, failed, &[], cont, &[]);
         self.b.switch_to_block(failed);
-        let (index, lower, upper) = values(self);
         self.fail_at(site, index, lower, upper);
         self.b.switch_to_block(cont);
     }
 
     /// Fails with "`var` needs `units`, the argument has `len`" (an
     /// argument-size error at the procedure's entry) when `fail` is set.
-    /// The error's `lower` is the call depth, so that an argument the host
-    /// passed (depth 1) is reported without a source location, as the
-    /// host's own checks and the interpreter report it.
-    fn check_argument_size(&mut self, fail: Value, var: usize, len: Value, units: Value) {
+    /// The error's `lower` is the call depth at entry, `depth`, so that an
+    /// argument the host passed (depth 1) is reported without a source
+    /// location, as the host's own checks and the interpreter report it.
+    fn check_argument_size(
+        &mut self,
+        fail: Value,
+        var: usize,
+        len: Value,
+        units: Value,
+        depth: Value,
+    ) {
         let site = ErrorSite {
             kind: code::ARGUMENT_SIZE,
             site: -1,
             var: var as i64,
             dim: 0,
         };
-        self.check_with(fail, site, |this| {
-            let depth = this.b.ins().load(types::I64, FLAGS, this.rt, layout::DEPTH);
-            (len, depth, units)
-        });
+        self.check(fail, site, len, depth, units);
     }
 
     fn check_simple(&mut self, fail: Value, kind: i64, site: i64, var: i64, dim: i64) {
@@ -1800,7 +1792,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                         message: format!("`{}` is not in the parameter list", var.name),
                     })?;
                     let short = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, len, 1);
-                    self.check_argument_size(short, i, len, one);
+                    self.check_argument_size(short, i, len, one, entry_depth);
                     let x = self.b.declare_var(t);
                     let val = self.b.ins().load(t, FLAGS, p, 0);
                     self.b.def_var(x, val);
@@ -1904,10 +1896,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                         // 1) must hold the whole declared shape.
                         let from_host = self.b.ins().icmp_imm_s(IntCC::Equal, entry_depth, 1);
                         let short_from_host = self.b.ins().band(short, from_host);
-                        self.check_argument_size(short_from_host, i, len, units);
+                        self.check_argument_size(short_from_host, i, len, units, entry_depth);
                         storage = Some(self.b.ins().select(short, len, count));
                     } else {
-                        self.check_argument_size(short, i, len, units);
+                        self.check_argument_size(short, i, len, units, entry_depth);
                     }
                     Home::Mem(p)
                 }

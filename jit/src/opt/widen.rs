@@ -579,6 +579,15 @@ pub(super) mod tests {
     /// Runs [`product`] with `n` and five elements of `x`: the arguments
     /// after the call, or the located error.
     pub(in crate::opt) fn run(m: &Module, n: i32) -> Result<Vec<Buffer>, String> {
+        run_with(m, n, [])
+    }
+
+    /// [`run`] with `extra` arguments after the product's five.
+    fn run_with<const K: usize>(
+        m: &Module,
+        n: i32,
+        extra: [Buffer; K],
+    ) -> Result<Vec<Buffer>, String> {
         let mut args = vec![
             Buffer::I32(vec![n]),
             Buffer::F64((1..=5).map(|k| 1.0 + k as f64 / 8.0).collect()),
@@ -586,6 +595,7 @@ pub(super) mod tests {
             Buffer::I32(vec![0]),
             Buffer::I64(vec![0]),
         ];
+        args.extend(extra);
         Interpreter::new(m)
             .call(ProcId(0), &mut args)
             .map(|()| args)
@@ -649,20 +659,7 @@ pub(super) mod tests {
             "the copy does not step the counter"
         );
         assert!(stores_to(2, c), "the original loop steps it");
-        let run_counted = |m: &Module, n: i32| {
-            let mut args = vec![
-                Buffer::I32(vec![n]),
-                Buffer::F64((1..=5).map(|k| 1.0 + k as f64 / 8.0).collect()),
-                Buffer::F64(vec![0.0]),
-                Buffer::I32(vec![0]),
-                Buffer::I64(vec![0]),
-                Buffer::I64(vec![-1]),
-            ];
-            Interpreter::new(m)
-                .call(ProcId(0), &mut args)
-                .map(|()| args)
-                .map_err(|e| format!("{}:{}: {e}", e.span.line, e.span.col))
-        };
+        let run_counted = |m: &Module, n: i32| run_with(m, n, [Buffer::I64(vec![-1])]);
         for n in [-3, 0, 1, 2, 5, 6] {
             assert_eq!(run_counted(&before, n), run_counted(&after, n), "n = {n}");
         }
