@@ -223,7 +223,6 @@ fn measure(peers: &Peers, case: &Case, n: usize) -> Row {
     let adjoint = engine
         .adjoint(None, &of, &wrt, &AdjointOptions::default())
         .unwrap();
-    let tangent = engine.tangent(None, &of, &wrt, 1).unwrap();
     let mut args = primal.args();
     let input = (case.setup)(&mut args, n);
 
@@ -239,27 +238,24 @@ fn measure(peers: &Peers, case: &Case, n: usize) -> Row {
             .unwrap()
     });
     let direction = vec![1.0; nwrt];
-    let mut tws = tangent.workspace();
     let mut dout = [0.0];
-    let t_tangent = median(|| {
-        tangent
-            .directional_into(&mut tws, &mut args, &direction, &mut dout)
-            .unwrap()
-    });
+    let mut time_tangent = |engine: &Engine| {
+        let tangent = engine.tangent(None, &of, &wrt, 1).unwrap();
+        let mut tws = tangent.workspace();
+        median(|| {
+            tangent
+                .directional_into(&mut tws, &mut args, &direction, &mut dout)
+                .unwrap()
+        })
+    };
+    let t_tangent = time_tangent(&engine);
     // The same tangent with FMA contraction (opt-in: results may differ by
     // a rounding), for the latency floor of product chains.
     let fma_options = Options {
         fma_contraction: true,
         ..Options::default()
     };
-    let engine_fma = common::engine_with(case.file, fma_options);
-    let tangent_fma = engine_fma.tangent(None, &of, &wrt, 1).unwrap();
-    let mut tws_fma = tangent_fma.workspace();
-    let t_tangent_fma = median(|| {
-        tangent_fma
-            .directional_into(&mut tws_fma, &mut args, &direction, &mut dout)
-            .unwrap()
-    });
+    let t_tangent_fma = time_tangent(&common::engine_with(case.file, fma_options));
     let tape = adjoint.record(&args).unwrap().stats().bytes() as f64 / n as f64;
 
     let ni = n as i32;
