@@ -1,75 +1,134 @@
-//! Self-increments: statements `y = y + e`, `y(i) = y(i) - e`, ... whose
-//! stored value reaches the old value of the same location through a chain
-//! of additions (and left operands of subtractions) only.
+//! Statements that read the old value of their left-hand side.
 //!
 //! The general reversal of an assignment reads the left side's adjoint,
 //! resets it to 0 and increments the adjoints of everything loaded on the
 //! right, the old `y(i)` included (`y_b(i) = 0; ...; y_b(i) = y_b(i) + g`).
-//! Along such a chain ∂y/∂y_old = 1, so when the statement loads `y`
-//! nowhere else (no other reference that could alias the element), the
-//! reverse sweep leaves `y_b(i)` as it is: same value, two memory operations
-//! and an addition fewer per statement.
+//! Two kinds of statement do better ([`seed_use`]), when the statement loads
+//! its left side's variable once, at the same location (no other reference
+//! that could alias the element):
+//! * **self-increments** `y = y + e`, `y(i) = y(i) - e`, ..., whose stored
+//!   value reaches that load through a chain of additions (and left operands
+//!   of subtractions) only. Along such a chain ∂y/∂y_old = 1, so the reverse
+//!   sweep leaves `y_b(i)` as it is: same value, two memory operations and an
+//!   addition fewer per statement.
+//! * **other self-references** `y = y*x(i)`, `y = sin(y)`, ...: the adjoint
+//!   of the old value is stored into `y_b` (`y_b = g`) instead of added to a
+//!   reset one. A reverse loop over `y = y*x(i)` then waits for one multiply
+//!   per trip instead of a multiply and an add (`0 + g`). The two differ
+//!   only in the sign of a zero: `0 + (-0)` is `+0`. A statement that also
+//!   reads another view of the left side's storage (COMMON, EQUIVALENCE)
+//!   keeps the reset: that view's increment lands on the same adjoint.
 
 use std::collections::HashMap;
 
 use adjit_ir::{BinaryOp, Inst, Proc, Value, VarId};
 
 use super::normalize::Statement;
+use super::store::may_change;
 
-/// The load of the old left-hand-side value on the identity path of a
-/// self-increment statement, or `None` when `stmt` is not one (see the module
-/// documentation). The reverse sweep skips that load's adjoint increment and
-/// keeps the left side's adjoint instead of resetting it.
-pub(crate) fn self_increment(proc: &Proc, stmt: &Statement) -> Option<Value> {
+/// How the reverse sweep treats the adjoint of a statement's left-hand side
+/// (the statement's seed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SeedUse {
+    /// Reset to 0 before the right side's adjoints are incremented.
+    Reset,
+    /// A self-increment: the adjoint stays as it is, and this load of the old
+    /// value (on the identity path) gets no increment.
+    Kept(Value),
+    /// Not reset: the adjoint of this load of the old value is stored into
+    /// it, in place of an increment (see the module documentation).
+    Assigned(Value),
+}
+
+/// How the reversal of `stmt` uses its seed (see the module documentation).
+pub(crate) fn seed_use(proc: &Proc, stmt: &Statement) -> SeedUse {
+    let Some((var, index, root)) = left_side(proc, stmt) else {
+        return SeedUse::Reset;
+    };
+    let Some(old) = sole_old_value(proc, stmt, var, index) else {
+        return SeedUse::Reset;
+    };
+    if identity_path(proc, stmt, root, old) {
+        SeedUse::Kept(old)
+    } else if reads_other_view(proc, stmt, var) {
+        // Another view of the storage (COMMON, EQUIVALENCE) gets its
+        // increment before the store: it must land on a reset adjoint.
+        SeedUse::Reset
+    } else {
+        SeedUse::Assigned(old)
+    }
+}
+
+/// True when the statement loads another variable that shares storage with
+/// `var` (a view of the same global).
+fn reads_other_view(proc: &Proc, stmt: &Statement, var: VarId) -> bool {
+    stmt.pure.iter().any(|&v| {
+        matches!(&proc.inst(v).kind, Inst::Load(x) | Inst::LoadElem(x, _)
+            if *x != var && may_change(proc, var, *x))
+    })
+}
+
+/// The stored variable of a float store, its subscripts and stored value.
+fn left_side<'p>(proc: &'p Proc, stmt: &Statement) -> Option<(VarId, &'p [Value], Value)> {
     let (var, index, root): (VarId, &[Value], Value) = match &proc.inst(stmt.effect).kind {
         Inst::Store(var, value) => (*var, &[], *value),
         Inst::StoreElem(var, idx, value) => (*var, idx, *value),
         _ => return None,
     };
-    let ty = proc.var(var).ty;
-    if !ty.is_float() {
-        return None;
-    }
-    let uses = use_counts(proc, stmt);
-    let single = |v: Value| uses.get(&v).copied().unwrap_or(0) == 1;
-    // The only reference to `var` in the statement must be the one found.
+    proc.var(var).ty.is_float().then_some((var, index, root))
+}
+
+/// The statement's only reference to `var`, when it is a load of the
+/// stored location `var(index)`.
+fn sole_old_value(proc: &Proc, stmt: &Statement, var: VarId, index: &[Value]) -> Option<Value> {
     let mut loads = stmt.pure.iter().filter(
         |&&v| matches!(&proc.inst(v).kind, Inst::Load(x) | Inst::LoadElem(x, _) if *x == var),
     );
     let only_load = *loads.next()?;
-    if loads.next().is_some() || !single(only_load) {
+    if loads.next().is_some() {
         return None;
+    }
+    let same_location = match &proc.inst(only_load).kind {
+        Inst::Load(_) => index.is_empty(),
+        Inst::LoadElem(_, idx) => {
+            idx.len() == index.len() && idx.iter().zip(index).all(|(&a, &b)| same_value(proc, a, b))
+        }
+        _ => false,
+    };
+    same_location.then_some(only_load)
+}
+
+/// True when the stored value `root` reaches the load `old` through a chain
+/// of single-use additions (either operand) and left operands of
+/// subtractions of the stored type, and `old` itself is used once.
+fn identity_path(proc: &Proc, stmt: &Statement, root: Value, old: Value) -> bool {
+    let uses = use_counts(proc, stmt);
+    let single = |v: Value| uses.get(&v).copied().unwrap_or(0) == 1;
+    let ty = proc.inst(old).ty;
+    if !single(old) {
+        return false;
     }
     let mut at = root;
     loop {
-        if proc.inst(at).ty != Some(ty) {
-            return None;
+        if proc.inst(at).ty != ty {
+            return false;
         }
-        if at == only_load {
-            return match &proc.inst(at).kind {
-                Inst::Load(_) if index.is_empty() => Some(at),
-                Inst::LoadElem(_, idx)
-                    if idx.len() == index.len()
-                        && idx.iter().zip(index).all(|(&a, &b)| same_value(proc, a, b)) =>
-                {
-                    Some(at)
-                }
-                _ => None,
-            };
+        if at == old {
+            return true;
         }
         if at != root && !single(at) {
-            return None;
+            return false;
         }
         at = match proc.inst(at).kind {
             Inst::Binary(BinaryOp::Add, a, b) => {
-                if reaches(proc, stmt, a, only_load) {
+                if reaches(proc, stmt, a, old) {
                     a
                 } else {
                     b
                 }
             }
             Inst::Binary(BinaryOp::Sub, a, _) => a,
-            _ => return None,
+            _ => return false,
         };
     }
 }

@@ -195,7 +195,7 @@ fn expr(proc: &Proc, v: Value, reads: &mut Vec<VarId>) -> Option<Expr> {
 
 /// True when a store to `written` may change what a load of `read` gives:
 /// the same variable, or views of the same global (COMMON, EQUIVALENCE).
-fn may_change(proc: &Proc, written: VarId, read: VarId) -> bool {
+pub(crate) fn may_change(proc: &Proc, written: VarId, read: VarId) -> bool {
     if written == read {
         return true;
     }

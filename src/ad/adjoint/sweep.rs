@@ -39,7 +39,7 @@ use adjit_ir::{
 
 use super::control::ControlPlan;
 use super::emit::Cursor;
-use super::increment::self_increment;
+use super::increment::{seed_use, SeedUse};
 use super::normalize::{is_effect, map_operands, Normalized, Statement};
 use super::reach::{incoming_edges, return_blocks, Pred};
 use super::record::{inversion, is_active_statement, recomputed, PlanContext, RecordPlan};
@@ -661,9 +661,9 @@ fn reverse_statement(
                 let companions = pop_stored(c, sc, stmt, &mut map, shared);
                 recompute(c, source, &needed, &mut map);
                 let adj = sc.layout.adjoint[var];
-                let (seed, kept) = take_seed(c, source, stmt, adj, &[]);
+                let seed = take_seed(c, sc, stmt, adj, &[]);
                 know_companions(c, &companions, &map);
-                propagate(c, sc, stmt, *value, seed, kept, &map);
+                propagate(c, sc, stmt, *value, &seed, &map);
                 c.known_calls.clear();
             }
         }
@@ -689,11 +689,11 @@ fn reverse_statement(
             if active {
                 let mut companions = pop_stored(c, sc, stmt, &mut map, shared);
                 let adj = sc.layout.adjoint[var];
-                let (mut seed, kept) = take_seed(c, source, stmt, adj, &index);
+                let mut seed = take_seed(c, sc, stmt, adj, &index);
                 let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map, &mut companions);
                 recompute(c, source, &needed, &mut map);
                 know_companions(c, &companions, &map);
-                propagate(c, sc, stmt, *value, seed, kept, &map);
+                propagate(c, sc, stmt, *value, &seed, &map);
                 c.known_calls.clear();
                 rejoin(c, skip);
             }
@@ -834,23 +834,46 @@ fn recompute(c: &mut Cursor<'_>, source: &Proc, list: &[Value], map: &mut HashMa
 }
 
 /// Reads the adjoint `adj(index)` of a statement's left-hand side: the seed
-/// of the statement's reversal. It is reset to 0, except for a
-/// self-increment (see [`self_increment`]) whose adjoint stays as it is;
-/// then the load of the old value, whose increment is skipped, comes back.
+/// of the statement's reversal, and how the reversal uses it
+/// ([`seed_use`]). It is reset to 0 unless the statement reads its old
+/// value (a self-increment keeps it, another self-reference stores its
+/// adjoint into it in [`propagate`]). A statement whose zero seed skips its
+/// reversal ([`tests_zero_seed`]) always resets it: the skipped reversal
+/// leaves it `+0` as in the general case.
 fn take_seed(
     c: &mut Cursor<'_>,
-    source: &Proc,
+    sc: &SweepContext<'_>,
     stmt: &Statement,
     adj: VarId,
     index: &[Value],
-) -> (Value, Option<Value>) {
-    let seed = c.load_at(adj, index);
-    let kept = self_increment(source, stmt);
-    if kept.is_none() {
+) -> Seed {
+    let value = c.load_at(adj, index);
+    let usage = match seed_use(sc.source(), stmt) {
+        SeedUse::Assigned(_) if tests_zero_seed(sc, stmt) => SeedUse::Reset,
+        found => found,
+    };
+    if let SeedUse::Reset = usage {
         let zero = c.constant(c.proc.var(adj).ty, 0.0);
         c.store_at(adj, index, zero);
     }
-    (seed, kept)
+    Seed {
+        value,
+        usage,
+        adj,
+        index: index.to_vec(),
+    }
+}
+
+/// The seed of a statement's reversal ([`take_seed`]).
+struct Seed {
+    /// The left side's adjoint as the reversal found it.
+    value: Value,
+    /// How the reversal uses it.
+    usage: SeedUse,
+    /// The left side's adjoint variable.
+    adj: VarId,
+    /// The left side's subscripts in the reverse sweep.
+    index: Vec<Value>,
 }
 
 /// With strong zeros on every product ([`StrongZero::All`]), a statement
@@ -873,23 +896,22 @@ fn take_seed(
 /// returns `join` for [`rejoin`] (`None`: no test emitted). Values are local
 /// to their block: `seed` and the values of `map` (subscripts, popped
 /// results) reach the new block through scalar temporaries, and are
-/// replaced by their loads there.
+/// replaced by their loads there (in `map` and in the seed's subscripts).
 fn skip_zero_seed(
     c: &mut Cursor<'_>,
     sc: &SweepContext<'_>,
     stmt: &Statement,
-    seed: &mut Value,
+    seed: &mut Seed,
     map: &mut HashMap<Value, Value>,
     companions: &mut [Companion],
 ) -> Option<BlockId> {
-    let source = sc.source();
-    if sc.strong_zero != StrongZero::All || !stmt.pure.iter().any(|&v| is_nonlinear(source, v)) {
+    if !tests_zero_seed(sc, stmt) {
         return None;
     }
-    let ty = c.proc.value_type(*seed)?;
+    let ty = c.proc.value_type(seed.value)?;
     let zero = c.constant(ty, 0.0);
     let is_zero = c.ins(
-        Inst::Cmp(adjit_ir::CmpOp::Eq, *seed, zero),
+        Inst::Cmp(adjit_ir::CmpOp::Eq, seed.value, zero),
         Some(Type::Bool),
     );
     let mut carried: Vec<(Carried, Value, VarId)> = Vec::new();
@@ -901,7 +923,7 @@ fn skip_zero_seed(
         c.store_at(temp, &[], v);
         carried.push((key, v, temp));
     };
-    carry(c, Carried::Seed, *seed);
+    carry(c, Carried::Seed, seed.value);
     let mut entries: Vec<(Value, Value)> = map.iter().map(|(&k, &v)| (k, v)).collect();
     entries.sort();
     for (key, v) in entries {
@@ -918,17 +940,30 @@ fn skip_zero_seed(
         else_dest: body,
     });
     c.switch_to(body);
-    for (key, _, temp) in carried {
+    for (key, before, temp) in carried {
         let loaded = c.load_at(temp, &[]);
         match key {
-            Carried::Seed => *seed = loaded,
+            Carried::Seed => seed.value = loaded,
             Carried::Mapped(key) => {
                 map.insert(key, loaded);
+                for sub in seed.index.iter_mut().filter(|sub| **sub == before) {
+                    *sub = loaded;
+                }
             }
             Carried::Companion(k) => companions[k].popped = loaded,
         }
     }
     Some(join)
+}
+
+/// True when the reversal of the element store `stmt` tests its seed for
+/// zero ([`skip_zero_seed`]): strong zeros on every product and a nonlinear
+/// partial.
+fn tests_zero_seed(sc: &SweepContext<'_>, stmt: &Statement) -> bool {
+    let source = sc.source();
+    matches!(source.inst(stmt.effect).kind, Inst::StoreElem(..))
+        && sc.strong_zero == StrongZero::All
+        && stmt.pure.iter().any(|&v| is_nonlinear(source, v))
 }
 
 /// What a value carried into the block a [`skip_zero_seed`] test guards
@@ -952,40 +987,34 @@ fn rejoin(c: &mut Cursor<'_>, join: Option<BlockId>) {
 }
 
 /// Propagates the adjoint `seed` of the statement's stored value `root`
-/// backward through the statement's code list; the load `kept` (the old
-/// value of a self-increment, whose adjoint was left in place) gets no
-/// increment.
+/// backward through the statement's code list. As `seed_use` says, the old
+/// value of a self-increment gets no increment, and the adjoint of the
+/// other self-references' old value is stored into the left side's adjoint
+/// (0 when nothing reaches it).
 fn propagate(
     c: &mut Cursor<'_>,
     sc: &SweepContext<'_>,
     stmt: &Statement,
     root: Value,
-    seed: Value,
-    kept: Option<Value>,
+    seed: &Seed,
     map: &HashMap<Value, Value>,
 ) {
     let source = sc.source();
     let mut adj: HashMap<Value, Value> = HashMap::new();
-    adj.insert(root, seed);
+    adj.insert(root, seed.value);
     for &v in stmt.pure.iter().rev() {
-        let Some(g) = adj.remove(&v) else { continue };
-        if Some(v) == kept {
-            continue;
-        }
+        let g = adj.remove(&v);
+        let assigned = match seed.usage {
+            SeedUse::Kept(old) if old == v => continue,
+            SeedUse::Assigned(old) if old == v => true,
+            _ => false,
+        };
         let data = source.inst(v);
-        match &data.kind {
-            Inst::Load(var) => {
-                if let Some(&var_b) = sc.layout.adjoint.get(var) {
-                    increment(c, var_b, &[], g);
-                }
-            }
-            Inst::LoadElem(var, idx) => {
-                if let Some(&var_b) = sc.layout.adjoint.get(var) {
-                    let index: Vec<Value> = idx.iter().map(|x| map[x]).collect();
-                    increment(c, var_b, &index, g);
-                }
-            }
+        let (var, idx): (&VarId, &[Value]) = match &data.kind {
+            Inst::Load(var) => (var, &[]),
+            Inst::LoadElem(var, idx) => (var, idx),
             kind => {
+                let Some(g) = g else { continue };
                 if !data.ty.is_some_and(Type::is_float) || !rules::is_elemental(kind) {
                     continue;
                 }
@@ -998,8 +1027,23 @@ fn propagate(
                         adj.insert(operand, sum);
                     }
                 }
+                continue;
             }
+        };
+        if assigned {
+            let ty = c.proc.var(seed.adj).ty;
+            let g = match g {
+                Some(g) => c.convert_to(g, ty),
+                None => c.constant(ty, 0.0),
+            };
+            c.store_at(seed.adj, &seed.index, g);
+            continue;
         }
+        let (Some(g), Some(&var_b)) = (g, sc.layout.adjoint.get(var)) else {
+            continue;
+        };
+        let index: Vec<Value> = idx.iter().map(|x| map[x]).collect();
+        increment(c, var_b, &index, g);
     }
 }
 
