@@ -156,6 +156,11 @@ pub struct IoState {
     /// (an internal WRITE in a function referenced among a PRINT's items),
     /// innermost last: the next step of such a statement resumes it.
     suspended: Vec<Statement>,
+    /// A statement began or stepped since the last
+    /// [`IoState::set_channels`]: until then the statement state is the
+    /// pristine one it leaves, and setting the same channels again is a
+    /// comparison (a reused runtime sets them on every call).
+    touched: bool,
 }
 
 /// The state of one I/O statement.
@@ -210,6 +215,7 @@ impl IoState {
             stmt: Statement::default(),
             active: false,
             suspended: Vec::new(),
+            touched: false,
         }
     }
     /// Writes and reads through `channels` from now on (the kept records
@@ -220,6 +226,9 @@ impl IoState {
         // channels again (the common case) are not cloned.
         if !self.channels.same_as(channels) {
             self.channels = channels.clone();
+        }
+        if !std::mem::take(&mut self.touched) {
+            return;
         }
         let Statement {
             keep,
@@ -249,6 +258,7 @@ impl IoState {
     /// Starts a statement: one in progress is suspended until this one
     /// ends (see [`IoState::resume`]).
     fn begin(&mut self) {
+        self.touched = true;
         if self.active {
             self.suspended.push(std::mem::take(&mut self.stmt));
         }
@@ -261,6 +271,7 @@ impl IoState {
     /// Before a step of a statement: when the last one ended was begun
     /// inside a suspended statement, that statement continues.
     fn resume(&mut self) {
+        self.touched = true;
         if !self.active {
             if let Some(outer) = self.suspended.pop() {
                 self.stmt = outer;

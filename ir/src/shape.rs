@@ -307,6 +307,32 @@ pub fn check_argument_buffers(
     Ok(())
 }
 
+/// The element types of the parameters of `p`, in order, when a host
+/// caller may pass buffers for all of them (no ALLOCATABLE parameter):
+/// buffers of exactly these types pass [`check_argument_buffers`], so a
+/// caller that keeps this list checks a call with one comparison per
+/// argument and asks [`check_argument_buffers`] for the error only when one
+/// differs. `None` when some parameter cannot be passed from the host (or
+/// is not a variable of `p`).
+pub fn host_param_types(p: &crate::ir::Proc) -> Option<Box<[crate::ir::Type]>> {
+    p.params
+        .iter()
+        .map(|param| {
+            let var = p.vars.get(param.index())?;
+            match var.storage {
+                Storage::AllocatableParam(_) => None,
+                _ => Some(var.ty),
+            }
+        })
+        .collect()
+}
+
+/// True when `args` are buffers of exactly the element types `types` (as
+/// given by [`host_param_types`]), one per parameter.
+pub fn buffers_match(types: &[crate::ir::Type], args: &[Buffer]) -> bool {
+    types.len() == args.len() && types.iter().zip(args).all(|(&t, b)| b.ty() == t)
+}
+
 /// The procedure `proc` of `module`, when `args` has one buffer per
 /// parameter.
 fn checked_proc<'m>(

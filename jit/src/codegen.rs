@@ -192,6 +192,11 @@ pub struct CompiledModule {
     /// The globals' storage (possibly shared with other modules of the same
     /// program) and the lock held by every call when there are globals.
     globals: GlobalStore,
+    /// Per procedure of `module`, the element types of its parameters when
+    /// the host may call it (see [`shape::host_param_types`]): a call's
+    /// buffers are checked against them with one comparison each, and by
+    /// the full [`shape::check_argument_buffers`] only when one differs.
+    param_types: Vec<Option<Box<[ir::Type]>>>,
     _literals: Vec<Box<[u8]>>,
 }
 
@@ -339,7 +344,13 @@ impl CompiledModule {
         globals: *const usize,
     ) -> Result<(), RuntimeError> {
         rt.set_globals(globals);
-        shape::check_argument_buffers(&self.module, proc, args)?;
+        let typed = match self.param_types.get(proc.index()) {
+            Some(Some(types)) => shape::buffers_match(types, args),
+            _ => false,
+        };
+        if !typed {
+            shape::check_argument_buffers(&self.module, proc, args)?;
+        }
         // The slots of up to 16 arguments live in this frame (built in
         // place: a returned small vector would be copied).
         let mut inline = [ArgSlot::EMPTY; 16];
@@ -965,6 +976,7 @@ fn compile_module(
     Ok(CompiledModule {
         jit: Mutex::new(guard.0.take()),
         entries,
+        param_types: optimized.procs.iter().map(shape::host_param_types).collect(),
         module: optimized,
         origins,
         globals,

@@ -19,7 +19,7 @@
 use super::{
     elements, not_one_output, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent,
 };
-use crate::engine::{Args, Executor, Session};
+use crate::engine::{Args, Executor};
 use adjit_ir::{Buffer, ProcId};
 use adjit_jit::runtime::Runtime;
 
@@ -165,13 +165,7 @@ impl Workspace {
             }
         };
         swap(&mut self.bufs, args);
-        let result = {
-            let mut held = exec.hold()?;
-            let mut session = Session::with_runtime(exec, self.runtime.take());
-            let r = session.call_held(&mut held, proc, &mut self.bufs);
-            self.runtime = session.into_runtime();
-            r
-        };
+        let result = exec.call_reusing(&mut self.runtime, proc, &mut self.bufs);
         swap(&mut self.bufs, args);
         result
     }
