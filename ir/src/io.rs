@@ -48,6 +48,7 @@ pub struct Channels {
 
 impl Channels {
     /// True when both channels are the very ones of `other` (not copies).
+    #[inline]
     pub fn same_as(&self, other: &Channels) -> bool {
         Arc::ptr_eq(&self.output, &other.output) && Arc::ptr_eq(&self.input, &other.input)
     }
@@ -220,6 +221,7 @@ impl IoState {
     }
     /// Writes and reads through `channels` from now on (the kept records
     /// stay).
+    #[inline]
     pub fn set_channels(&mut self, channels: &Channels) {
         // Field by field, not `IoState::new`: a reused runtime sets its
         // channels on every call, and a new state would allocate. The same
@@ -227,9 +229,13 @@ impl IoState {
         if !self.channels.same_as(channels) {
             self.channels = channels.clone();
         }
-        if !std::mem::take(&mut self.touched) {
-            return;
+        if self.touched {
+            self.reset_statement();
         }
+    }
+    /// Puts the statement state back as a new state has it.
+    fn reset_statement(&mut self) {
+        self.touched = false;
         let Statement {
             keep,
             restore,
@@ -280,6 +286,7 @@ impl IoState {
         }
     }
     /// Keeps records in `kept` (shared with other states) from now on.
+    #[inline]
     pub fn set_kept(&mut self, kept: &Kept) {
         if !Arc::ptr_eq(&self.kept.0, &kept.0) {
             self.kept = kept.clone();

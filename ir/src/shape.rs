@@ -300,11 +300,38 @@ pub fn check_argument_buffers(
     proc: ProcId,
     args: &[Buffer],
 ) -> Result<(), RuntimeError> {
-    let p = checked_proc(module, proc, args)?;
-    for (&param, buffer) in p.params.iter().zip(args) {
-        check_buffer(proc, p, param, buffer)?;
+    checked_proc(module, proc, args.len())?;
+    for (i, buffer) in args.iter().enumerate() {
+        check_argument_buffer(module, proc, i, buffer)?;
     }
     Ok(())
+}
+
+/// [`check_argument_buffers`] for argument lists held apart: an error
+/// unless `proc` takes `count` arguments.
+pub fn check_argument_count(
+    module: &Module,
+    proc: ProcId,
+    count: usize,
+) -> Result<(), RuntimeError> {
+    checked_proc(module, proc, count).map(|_| ())
+}
+
+/// [`check_argument_buffers`] for argument `index` alone: an error unless
+/// `buffer` may be passed for it.
+pub fn check_argument_buffer(
+    module: &Module,
+    proc: ProcId,
+    index: usize,
+    buffer: &Buffer,
+) -> Result<(), RuntimeError> {
+    let Some(p) = module.procs.get(proc.index()) else {
+        return Err(argument_error(proc, None, format!("no procedure {proc}")));
+    };
+    let Some(&param) = p.params.get(index) else {
+        return Err(argument_error(proc, None, format!("no argument {index}")));
+    };
+    check_buffer(proc, p, param, buffer).map(|_| ())
 }
 
 /// The element types of the parameters of `p`, in order, when a host
@@ -327,23 +354,16 @@ pub fn host_param_types(p: &crate::ir::Proc) -> Option<Box<[crate::ir::Type]>> {
         .collect()
 }
 
-/// True when `args` are buffers of exactly the element types `types` (as
-/// given by [`host_param_types`]), one per parameter.
-pub fn buffers_match(types: &[crate::ir::Type], args: &[Buffer]) -> bool {
-    types.len() == args.len() && types.iter().zip(args).all(|(&t, b)| b.ty() == t)
-}
-
-/// The procedure `proc` of `module`, when `args` has one buffer per
-/// parameter.
+/// The procedure `proc` of `module`, when it takes `count` arguments.
 fn checked_proc<'m>(
     module: &'m Module,
     proc: ProcId,
-    args: &[Buffer],
+    count: usize,
 ) -> Result<&'m crate::ir::Proc, RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
     };
-    if args.len() != p.params.len() {
+    if count != p.params.len() {
         return Err(argument_error(
             proc,
             None,
@@ -351,7 +371,7 @@ fn checked_proc<'m>(
                 "`{}` takes {} arguments, {} given",
                 p.name,
                 p.params.len(),
-                args.len()
+                count
             ),
         ));
     }
@@ -403,7 +423,7 @@ fn visit_argument_shapes(
     global: &mut dyn FnMut(GlobalId, i64) -> i64,
     shape: &mut dyn FnMut(ArgShape),
 ) -> Result<(), RuntimeError> {
-    let p = checked_proc(module, proc, args)?;
+    let p = checked_proc(module, proc, args.len())?;
     for (&param, buffer) in p.params.iter().zip(args) {
         let var = check_buffer(proc, p, param, buffer)?;
         let mut read = |v: VarId| match p.vars.get(v.index()).map(|v| v.storage) {

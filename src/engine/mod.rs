@@ -41,7 +41,7 @@ use adjit_ir::interp::{Interpreter, SavedStacks};
 pub use adjit_ir::io::Channels;
 use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
-use adjit_jit::codegen::{CompileSpeed, CompiledModule, JitOptions};
+use adjit_jit::codegen::{ArgBuffers, CompileSpeed, CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
@@ -752,19 +752,37 @@ impl Executor {
         proc: ProcId,
         args: &mut [Buffer],
     ) -> Result<(), Error> {
-        if let Run::Jit(compiled, ..) = &self.run {
-            if compiled.globals().is_empty() {
-                let mut rt = self.ready_runtime(runtime.take());
-                let result = compiled.call_with(proc, args, &mut rt);
-                *runtime = Some(rt);
-                return result.map_err(|e| self.program.runtime_error(&e));
-            }
+        if let Some(result) = self.call_direct(runtime, proc, args) {
+            return result;
         }
         let mut held = self.hold()?;
         let mut session = Session::with_runtime(self, runtime.take());
         let result = session.call_held(&mut held, proc, args);
         *runtime = session.into_runtime();
         result
+    }
+
+    /// Runs `proc` on `args` (buffers gathered by the caller: see
+    /// [`ArgBuffers`]) straight on `runtime` (a new one when `None`, left
+    /// there for reuse) when this executor runs native code without
+    /// globals; `None`, running nothing, otherwise (the caller then runs
+    /// it with [`Executor::call_reusing`]).
+    pub(crate) fn call_direct<A: ArgBuffers + ?Sized>(
+        &self,
+        runtime: &mut Option<Box<Runtime>>,
+        proc: ProcId,
+        args: &mut A,
+    ) -> Option<Result<(), Error>> {
+        let Run::Jit(compiled, ..) = &self.run else {
+            return None;
+        };
+        if !compiled.globals().is_empty() {
+            return None;
+        }
+        let mut rt = self.ready_runtime(runtime.take());
+        let result = compiled.call_with_buffers(proc, args, &mut rt);
+        *runtime = Some(rt);
+        Some(result.map_err(|e| self.program.runtime_error(&e)))
     }
 
     /// The runtime an earlier call left spare, if any (see
