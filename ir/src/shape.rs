@@ -355,11 +355,11 @@ pub fn host_param_types(p: &crate::ir::Proc) -> Option<Box<[crate::ir::Type]>> {
 }
 
 /// The procedure `proc` of `module`, when it takes `count` arguments.
-fn checked_proc<'m>(
-    module: &'m Module,
+fn checked_proc(
+    module: &Module,
     proc: ProcId,
     count: usize,
-) -> Result<&'m crate::ir::Proc, RuntimeError> {
+) -> Result<&crate::ir::Proc, RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
     };
