@@ -410,3 +410,94 @@ end subroutine twoprod
         }
     }
 }
+
+/// The host's call path checks argument types with one comparison per
+/// argument against a list kept per procedure: a buffer of the wrong type,
+/// passed to the primal or to the derivatives' in-place calls (which read
+/// the caller's buffers where they are), is still the located usage error
+/// naming the parameter, and the next call with the right buffers is
+/// exact.
+#[test]
+fn a_buffer_of_the_wrong_type_is_an_error_on_every_call_path() {
+    use adjit::ir::Buffer;
+    let engine = Engine::from_source(
+        "t.f90",
+        "subroutine f(n, x, y)\n  integer n\n  double precision x(n), y\n  integer i\n  y = 0\n  do i = 1, n\n    y = y + x(i)*x(i)\n  end do\nend subroutine\n",
+    )
+    .unwrap();
+    let primal = engine.procedure(Some("f")).unwrap();
+    let adjoint = engine
+        .adjoint(Some("f"), &sel("y"), &sel("x"), &AdjointOptions::default())
+        .unwrap();
+    let tangent = engine.tangent(Some("f"), &sel("y"), &sel("x"), 1).unwrap();
+    let mut ws = adjoint.workspace();
+    let mut tws = tangent.workspace();
+    let mut args = primal.args();
+    args.set_scalar("n", 3.0).unwrap();
+    args.set_array("x", &[1.0, 2.0, 3.0]).unwrap();
+    let (mut grad, mut dout) = (vec![0.0; 3], [0.0]);
+    for round in 0..2 {
+        let good = args.buffers()[1].clone();
+        args.buffers_mut()[1] = Buffer::I32(vec![1, 2, 3]);
+        let e = primal.call(&mut args).unwrap_err();
+        assert!(e.message.contains("`x`"), "{}", e.message);
+        // The workspace was laid out for the wrong buffer on the first
+        // round (an I32 companion of 3 elements): the argument error makes
+        // the next call lay it out again.
+        let e = adjoint.vjp_into(&mut ws, &mut args, &[1.0], &mut grad);
+        assert!(e.unwrap_err().message.contains("`x`"), "round {round}");
+        let e = tangent.directional_into(&mut tws, &mut args, &[1.0; 3], &mut dout);
+        assert!(e.unwrap_err().message.contains("`x`"), "round {round}");
+        args.buffers_mut()[1] = good;
+        primal.call(&mut args).unwrap();
+        assert_eq!(args.scalar("y").unwrap(), 14.0);
+        adjoint
+            .vjp_into(&mut ws, &mut args, &[1.0], &mut grad)
+            .unwrap();
+        assert_eq!(grad, [2.0, 4.0, 6.0]);
+        tangent
+            .directional_into(&mut tws, &mut args, &[1.0, 0.0, 1.0], &mut dout)
+            .unwrap();
+        assert_eq!(dout, [8.0]);
+        assert_eq!(args.get("x").unwrap(), &Buffer::F64(vec![1.0, 2.0, 3.0]));
+    }
+}
+
+/// A reused runtime keeps its I/O state between calls and resets it only
+/// when a statement ran: a call that fails in the middle of a PRINT leaves
+/// nothing of it to the next call, and output silenced by finite
+/// differences (on the runtime the next primal call reuses) goes to the
+/// program's channel again.
+#[test]
+fn output_after_a_failed_print_and_after_finite_differences_is_whole() {
+    use std::sync::{Arc, Mutex};
+    let out = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let options = Options {
+        io: adjit::engine::Channels {
+            output: out.clone(),
+            ..adjit::engine::Channels::standard()
+        },
+        ..Options::default()
+    };
+    let text = "subroutine p(k, x, y)\n  integer k\n  double precision x, y\n  integer a(2)\n  a = 7\n  y = x*x\n  print *, 'v', x, a(k)\nend subroutine\n";
+    let engine = Engine::from_sources(&[("p.f90".to_string(), text.to_string())], options).unwrap();
+    let p = engine.procedure(Some("p")).unwrap();
+    let mut args = p.args();
+    args.set_scalar("x", 2.0).unwrap();
+    args.set_scalar("k", 5.0).unwrap();
+    assert!(p.call(&mut args).is_err());
+    let failed = out.lock().unwrap().len();
+    args.set_scalar("k", 1.0).unwrap();
+    p.call(&mut args).unwrap();
+    let fd = adjit::engine::FiniteDifferences::new(&p);
+    fd.jacobian(&args, &sel("y"), &sel("x")).unwrap();
+    p.call(&mut args).unwrap();
+    let text = String::from_utf8(out.lock().unwrap()[failed..].to_vec()).unwrap();
+    // The call, finite differences' base point (its other points are
+    // silenced), the call again.
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text:?}");
+    assert!(lines.iter().all(|l| *l == lines[0]), "{text:?}");
+    let words: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(words, ["v", "2.0000000000000000", "7"], "{text:?}");
+}

@@ -48,6 +48,7 @@ pub struct Channels {
 
 impl Channels {
     /// True when both channels are the very ones of `other` (not copies).
+    #[inline]
     pub fn same_as(&self, other: &Channels) -> bool {
         Arc::ptr_eq(&self.output, &other.output) && Arc::ptr_eq(&self.input, &other.input)
     }
@@ -156,6 +157,11 @@ pub struct IoState {
     /// (an internal WRITE in a function referenced among a PRINT's items),
     /// innermost last: the next step of such a statement resumes it.
     suspended: Vec<Statement>,
+    /// A statement began or stepped since the last
+    /// [`IoState::set_channels`]: until then the statement state is the
+    /// pristine one it leaves, and setting the same channels again is a
+    /// comparison (a reused runtime sets them on every call).
+    touched: bool,
 }
 
 /// The state of one I/O statement.
@@ -210,10 +216,12 @@ impl IoState {
             stmt: Statement::default(),
             active: false,
             suspended: Vec::new(),
+            touched: false,
         }
     }
     /// Writes and reads through `channels` from now on (the kept records
     /// stay).
+    #[inline]
     pub fn set_channels(&mut self, channels: &Channels) {
         // Field by field, not `IoState::new`: a reused runtime sets its
         // channels on every call, and a new state would allocate. The same
@@ -221,6 +229,13 @@ impl IoState {
         if !self.channels.same_as(channels) {
             self.channels = channels.clone();
         }
+        if self.touched {
+            self.reset_statement();
+        }
+    }
+    /// Puts the statement state back as a new state has it.
+    fn reset_statement(&mut self) {
+        self.touched = false;
         let Statement {
             keep,
             restore,
@@ -249,6 +264,7 @@ impl IoState {
     /// Starts a statement: one in progress is suspended until this one
     /// ends (see [`IoState::resume`]).
     fn begin(&mut self) {
+        self.touched = true;
         if self.active {
             self.suspended.push(std::mem::take(&mut self.stmt));
         }
@@ -261,6 +277,7 @@ impl IoState {
     /// Before a step of a statement: when the last one ended was begun
     /// inside a suspended statement, that statement continues.
     fn resume(&mut self) {
+        self.touched = true;
         if !self.active {
             if let Some(outer) = self.suspended.pop() {
                 self.stmt = outer;
@@ -269,6 +286,7 @@ impl IoState {
         }
     }
     /// Keeps records in `kept` (shared with other states) from now on.
+    #[inline]
     pub fn set_kept(&mut self, kept: &Kept) {
         if !Arc::ptr_eq(&self.kept.0, &kept.0) {
             self.kept = kept.clone();

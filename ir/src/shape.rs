@@ -300,24 +300,70 @@ pub fn check_argument_buffers(
     proc: ProcId,
     args: &[Buffer],
 ) -> Result<(), RuntimeError> {
-    let p = checked_proc(module, proc, args)?;
-    for (&param, buffer) in p.params.iter().zip(args) {
-        check_buffer(proc, p, param, buffer)?;
+    checked_proc(module, proc, args.len())?;
+    for (i, buffer) in args.iter().enumerate() {
+        check_argument_buffer(module, proc, i, buffer)?;
     }
     Ok(())
 }
 
-/// The procedure `proc` of `module`, when `args` has one buffer per
-/// parameter.
-fn checked_proc<'m>(
-    module: &'m Module,
+/// [`check_argument_buffers`] for argument lists held apart: an error
+/// unless `proc` takes `count` arguments.
+pub fn check_argument_count(
+    module: &Module,
     proc: ProcId,
-    args: &[Buffer],
-) -> Result<&'m crate::ir::Proc, RuntimeError> {
+    count: usize,
+) -> Result<(), RuntimeError> {
+    checked_proc(module, proc, count).map(|_| ())
+}
+
+/// [`check_argument_buffers`] for argument `index` alone: an error unless
+/// `buffer` may be passed for it.
+pub fn check_argument_buffer(
+    module: &Module,
+    proc: ProcId,
+    index: usize,
+    buffer: &Buffer,
+) -> Result<(), RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
     };
-    if args.len() != p.params.len() {
+    let Some(&param) = p.params.get(index) else {
+        return Err(argument_error(proc, None, format!("no argument {index}")));
+    };
+    check_buffer(proc, p, param, buffer).map(|_| ())
+}
+
+/// The element types of the parameters of `p`, in order, when a host
+/// caller may pass buffers for all of them (no ALLOCATABLE parameter):
+/// buffers of exactly these types pass [`check_argument_buffers`], so a
+/// caller that keeps this list checks a call with one comparison per
+/// argument and asks [`check_argument_buffers`] for the error only when one
+/// differs. `None` when some parameter cannot be passed from the host (or
+/// is not a variable of `p`).
+pub fn host_param_types(p: &crate::ir::Proc) -> Option<Box<[crate::ir::Type]>> {
+    p.params
+        .iter()
+        .map(|param| {
+            let var = p.vars.get(param.index())?;
+            match var.storage {
+                Storage::AllocatableParam(_) => None,
+                _ => Some(var.ty),
+            }
+        })
+        .collect()
+}
+
+/// The procedure `proc` of `module`, when it takes `count` arguments.
+fn checked_proc(
+    module: &Module,
+    proc: ProcId,
+    count: usize,
+) -> Result<&crate::ir::Proc, RuntimeError> {
+    let Some(p) = module.procs.get(proc.index()) else {
+        return Err(argument_error(proc, None, format!("no procedure {proc}")));
+    };
+    if count != p.params.len() {
         return Err(argument_error(
             proc,
             None,
@@ -325,7 +371,7 @@ fn checked_proc<'m>(
                 "`{}` takes {} arguments, {} given",
                 p.name,
                 p.params.len(),
-                args.len()
+                count
             ),
         ));
     }
@@ -377,7 +423,7 @@ fn visit_argument_shapes(
     global: &mut dyn FnMut(GlobalId, i64) -> i64,
     shape: &mut dyn FnMut(ArgShape),
 ) -> Result<(), RuntimeError> {
-    let p = checked_proc(module, proc, args)?;
+    let p = checked_proc(module, proc, args.len())?;
     for (&param, buffer) in p.params.iter().zip(args) {
         let var = check_buffer(proc, p, param, buffer)?;
         let mut read = |v: VarId| match p.vars.get(v.index()).map(|v| v.storage) {

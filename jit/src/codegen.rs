@@ -178,6 +178,26 @@ fn err<T>(message: impl Into<String>) -> Result<T, CompileError> {
     })
 }
 
+/// The argument buffers of one call, one per parameter in order: a slice
+/// of buffers, or buffers gathered from several places (a derivative
+/// workspace's companions beside the caller's primal arguments) that the
+/// call reads and writes in place, with nothing moved.
+pub trait ArgBuffers {
+    /// Number of buffers.
+    fn count(&self) -> usize;
+    /// Buffer `i` (`i < count()`).
+    fn buffer(&mut self, i: usize) -> &mut Buffer;
+}
+
+impl ArgBuffers for [Buffer] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn buffer(&mut self, i: usize) -> &mut Buffer {
+        &mut self[i]
+    }
+}
+
 /// The native signature of every compiled procedure.
 pub type RawProcFn = unsafe extern "C" fn(args: *const ArgSlot, rt: *mut RuntimeCtx) -> i32;
 
@@ -192,6 +212,11 @@ pub struct CompiledModule {
     /// The globals' storage (possibly shared with other modules of the same
     /// program) and the lock held by every call when there are globals.
     globals: GlobalStore,
+    /// Per procedure of `module`, the element types of its parameters when
+    /// the host may call it (see [`shape::host_param_types`]): a call's
+    /// buffers are checked against them with one comparison each, and by
+    /// the full [`shape::check_argument_buffers`] only when one differs.
+    param_types: Vec<Option<Box<[ir::Type]>>>,
     _literals: Vec<Box<[u8]>>,
 }
 
@@ -279,11 +304,23 @@ impl CompiledModule {
         args: &mut [Buffer],
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
+        self.call_with_buffers(proc, args, rt)
+    }
+
+    /// [`CompiledModule::call_with`] on argument buffers gathered by the
+    /// caller (see [`ArgBuffers`]).
+    pub fn call_with_buffers<A: ArgBuffers + ?Sized>(
+        &self,
+        proc: ProcId,
+        args: &mut A,
+        rt: &mut Runtime,
+    ) -> Result<(), RuntimeError> {
         if self.globals.is_empty() {
             return self.call_resolved(proc, args, rt, std::ptr::null());
         }
-        let mut guard = self.globals.lock();
-        self.call_locked(&mut guard, proc, args, rt)
+        // The store's own lock, held over the call.
+        let _guard = self.globals.lock();
+        self.call_resolved(proc, args, rt, self.globals.table())
     }
 
     /// Calls a procedure while the caller holds the lock of the module's
@@ -331,27 +368,40 @@ impl CompiledModule {
     /// storage whose address table is `globals` (the compiled entry checks
     /// the sizes); the caller holds exclusive access to that storage (the
     /// store's lock, or the frame).
-    fn call_resolved(
+    fn call_resolved<A: ArgBuffers + ?Sized>(
         &self,
         proc: ProcId,
-        args: &mut [Buffer],
+        args: &mut A,
         rt: &mut Runtime,
         globals: *const usize,
     ) -> Result<(), RuntimeError> {
         rt.set_globals(globals);
-        shape::check_argument_buffers(&self.module, proc, args)?;
+        let n = args.count();
+        let typed = match self.param_types.get(proc.index()) {
+            Some(Some(types)) => {
+                types.len() == n && (0..n).all(|i| args.buffer(i).ty() == types[i])
+            }
+            _ => false,
+        };
+        if !typed {
+            shape::check_argument_count(&self.module, proc, n)?;
+            for i in 0..n {
+                shape::check_argument_buffer(&self.module, proc, i, args.buffer(i))?;
+            }
+        }
         // The slots of up to 16 arguments live in this frame (built in
         // place: a returned small vector would be copied).
         let mut inline = [ArgSlot::EMPTY; 16];
         let mut spilled = Vec::new();
-        let slots: &mut [ArgSlot] = match inline.get_mut(..args.len()) {
+        let slots: &mut [ArgSlot] = match inline.get_mut(..n) {
             Some(slots) => slots,
             None => {
-                spilled.resize(args.len(), ArgSlot::EMPTY);
+                spilled.resize(n, ArgSlot::EMPTY);
                 &mut spilled
             }
         };
-        for (slot, b) in slots.iter_mut().zip(args.iter_mut()) {
+        for (i, slot) in slots.iter_mut().enumerate() {
+            let b = args.buffer(i);
             *slot = ArgSlot {
                 len: b.len() as i64,
                 ptr: b.as_mut_ptr(),
@@ -965,6 +1015,11 @@ fn compile_module(
     Ok(CompiledModule {
         jit: Mutex::new(guard.0.take()),
         entries,
+        param_types: optimized
+            .procs
+            .iter()
+            .map(shape::host_param_types)
+            .collect(),
         module: optimized,
         origins,
         globals,

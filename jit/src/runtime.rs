@@ -360,11 +360,13 @@ impl Runtime {
 
     /// Points the next calls at a table of global addresses (see
     /// [`RuntimeCtx::globals`]); the table must outlive those calls.
+    #[inline]
     pub(crate) fn set_globals(&mut self, table: *const usize) {
         self.state.ctx.globals = table;
     }
 
     /// The context pointer to pass to a compiled procedure.
+    #[inline]
     pub fn ctx_ptr(&mut self) -> *mut RuntimeCtx {
         &mut self.state.ctx
     }
@@ -445,11 +447,13 @@ impl Runtime {
 
     /// Ends a call begun with [`Runtime::begin_call`]: disarms its time
     /// limit. (Dropping the runtime or beginning another call does it too.)
+    #[inline]
     pub fn end_call(&mut self) {
         self.state.alarm = None;
     }
 
     /// The resource limits of calls through this runtime.
+    #[inline]
     pub fn limits(&self) -> &Limits {
         &self.state.limits
     }
@@ -472,12 +476,14 @@ impl Runtime {
 
     /// Sends the output of compiled PRINT / WRITE to, and takes the input of
     /// READ from, `channels` (standard output and input by default).
+    #[inline]
     pub fn set_io_channels(&mut self, channels: &Channels) {
         self.state.io.set_channels(channels);
     }
 
     /// Keeps the records of kept ALLOCATABLE module and SAVE arrays in
     /// `kept` (shared with the other calls of the program).
+    #[inline]
     pub fn set_kept(&mut self, kept: &Kept) {
         self.state.io.set_kept(kept);
     }
@@ -587,6 +593,7 @@ impl Runtime {
     /// spilled to files) and its local-array arena (what
     /// [`Runtime::stats`] reports per stack, summed, plus
     /// [`Runtime::arena_bytes`]).
+    #[inline]
     pub fn mapped_bytes(&self) -> u64 {
         let s = &*self.state;
         (s.budget.ram_bytes + s.budget.spilled_bytes + s.arena.reserved_bytes()) as u64

@@ -41,7 +41,7 @@ use adjit_ir::interp::{Interpreter, SavedStacks};
 pub use adjit_ir::io::Channels;
 use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
-use adjit_jit::codegen::{CompileSpeed, CompiledModule, JitOptions};
+use adjit_jit::codegen::{ArgBuffers, CompileSpeed, CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
@@ -733,31 +733,111 @@ impl Executor {
     /// Reuses the runtime of an earlier call when one is spare (concurrent
     /// calls make their own); results are the same either way.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), Error> {
-        let mut held = self.hold()?;
-        let mut session = self.session();
-        let result = session.call_held(&mut held, proc, args);
-        self.keep_runtime(session);
+        let mut runtime = self.take_spare();
+        let result = self.call_reusing(&mut runtime, proc, args);
+        if let Some(runtime) = runtime {
+            self.keep(runtime);
+        }
         result
+    }
+
+    /// Runs one procedure on the given buffers from the current state (as
+    /// [`Executor::call`]) on `runtime` (a new one when `None`), left in
+    /// `runtime` for the caller to reuse. A module without globals (the
+    /// common case of an optimizer's objective) runs straight on the
+    /// runtime: no frame of globals, no session.
+    pub(crate) fn call_reusing(
+        &self,
+        runtime: &mut Option<Box<Runtime>>,
+        proc: ProcId,
+        args: &mut [Buffer],
+    ) -> Result<(), Error> {
+        if let Some(result) = self.call_direct(runtime, proc, args) {
+            return result;
+        }
+        let mut held = self.hold()?;
+        let mut session = Session::with_runtime(self, runtime.take());
+        let result = session.call_held(&mut held, proc, args);
+        *runtime = session.into_runtime();
+        result
+    }
+
+    /// Runs `proc` on `args` (buffers gathered by the caller: see
+    /// [`ArgBuffers`]) straight on `runtime` (a new one when `None`, left
+    /// there for reuse) when this executor runs native code without
+    /// globals; `None`, running nothing, otherwise (the caller then runs
+    /// it with [`Executor::call_reusing`]).
+    pub(crate) fn call_direct<A: ArgBuffers + ?Sized>(
+        &self,
+        runtime: &mut Option<Box<Runtime>>,
+        proc: ProcId,
+        args: &mut A,
+    ) -> Option<Result<(), Error>> {
+        let Run::Jit(compiled, ..) = &self.run else {
+            return None;
+        };
+        if !compiled.globals().is_empty() {
+            return None;
+        }
+        let mut rt = self.ready_runtime(runtime.take());
+        let result = compiled.call_with_buffers(proc, args, &mut rt);
+        *runtime = Some(rt);
+        Some(result.map_err(|e| self.program.runtime_error(&e)))
+    }
+
+    /// The runtime an earlier call left spare, if any (see
+    /// [`Executor::keep`]).
+    fn take_spare(&self) -> Option<Box<Runtime>> {
+        self.spare.lock().ok().and_then(|mut s| s.take())
     }
 
     /// A session on the runtime an earlier call left spare, if any (see
     /// [`Executor::keep_runtime`]), else on a new one.
     pub(crate) fn session(&self) -> Session<'_> {
-        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
-        Session::with_runtime(self, spare)
+        Session::with_runtime(self, self.take_spare())
     }
 
     /// Keeps the runtime of a finished session as this executor's spare
-    /// when it holds little memory, for the next [`Executor::session`]
-    /// (a runtime's stack segments and own native stack are mapped once).
+    /// (see [`Executor::keep`]).
     pub(crate) fn keep_runtime(&self, session: Session<'_>) {
         if let Some(runtime) = session.into_runtime() {
-            if runtime.mapped_bytes() <= SPARE_RUNTIME_BYTES {
-                if let Ok(mut s) = self.spare.lock() {
-                    *s = Some(runtime);
-                }
+            self.keep(runtime);
+        }
+    }
+
+    /// Keeps `runtime` as this executor's spare when it holds little
+    /// memory, for the next call or [`Executor::session`] (a runtime's
+    /// stack segments and own native stack are mapped once).
+    fn keep(&self, runtime: Box<Runtime>) {
+        if runtime.mapped_bytes() <= SPARE_RUNTIME_BYTES {
+            if let Ok(mut s) = self.spare.lock() {
+                *s = Some(runtime);
             }
         }
+    }
+
+    /// `runtime` (a new one when `None`) ready for a call of this
+    /// executor's native code: stacks emptied (their segments kept
+    /// mapped), this executor's limits, I/O channels and kept records.
+    /// Whatever an earlier call (failed, or on a silenced session) left in
+    /// it is reset; setting what is already set costs a comparison.
+    fn ready_runtime(&self, runtime: Option<Box<Runtime>>) -> Box<Runtime> {
+        let Run::Jit(compiled, stacks, limits) = &self.run else {
+            return Box::new(Runtime::new());
+        };
+        let mut runtime = match runtime {
+            Some(mut r) => {
+                r.rewind(TapePosition::default());
+                r
+            }
+            None => Box::new(Runtime::with_config(stacks.clone())),
+        };
+        if runtime.limits() != limits {
+            runtime.set_limits(limits.clone());
+        }
+        runtime.set_io_channels(&self.io);
+        runtime.set_kept(compiled.globals().kept());
+        runtime
     }
 
     /// The globals of an evaluation (a sequence of calls): a copy of the
@@ -804,38 +884,23 @@ impl<'a> Session<'a> {
     /// kept mapped) when one is given.
     pub(crate) fn with_runtime(exec: &'a Executor, runtime: Option<Box<Runtime>>) -> Session<'a> {
         let run = match &exec.run {
-            Run::Jit(c, stacks, limits) => {
-                let mut runtime = match runtime {
-                    Some(mut r) => {
-                        r.rewind(TapePosition::default());
-                        r
-                    }
-                    None => Box::new(Runtime::with_config(stacks.clone())),
-                };
-                runtime.set_limits(limits.clone());
-                SessionRun::Jit {
-                    compiled: c,
-                    runtime,
-                }
-            }
+            Run::Jit(c, ..) => SessionRun::Jit {
+                compiled: c,
+                runtime: exec.ready_runtime(runtime),
+            },
             Run::Interp {
                 module,
                 bounds_checks,
-                ..
+                globals,
             } => {
                 let mut interp = Interpreter::new(module);
                 interp.set_bounds_checks(*bounds_checks);
+                interp.set_io_channels(&exec.io);
+                interp.set_kept(globals.kept());
                 SessionRun::Interp(Box::new(interp))
             }
         };
-        let mut session = Session { exec, run };
-        session.set_io_channels(&exec.io);
-        let kept = exec.store().kept();
-        match &mut session.run {
-            SessionRun::Jit { runtime, .. } => runtime.set_kept(kept),
-            SessionRun::Interp(interp) => interp.set_kept(kept),
-        }
-        session
+        Session { exec, run }
     }
 
     /// Sends the output of the session's calls to, and takes their input

@@ -19,8 +19,9 @@
 use super::{
     elements, not_one_output, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent,
 };
-use crate::engine::{Args, Executor, Session};
-use adjit_ir::{Buffer, ProcId};
+use crate::engine::{Args, Executor};
+use adjit_ir::{Buffer, ProcId, RuntimeErrorKind};
+use adjit_jit::codegen::ArgBuffers;
 use adjit_jit::runtime::Runtime;
 
 /// Reusable storage for [`Adjoint::vjp_into`], [`Adjoint::gradient_into`]
@@ -148,8 +149,10 @@ impl Workspace {
         }
     }
 
-    /// Runs `proc` with the caller's buffers moved into the primal slots
-    /// (and moved back, also on failure).
+    /// Runs `proc` on the companions and the caller's buffers in the
+    /// primal slots: read and written in place when the executor runs
+    /// native code without globals, else moved into the slots (and moved
+    /// back, also on failure).
     fn run(
         &mut self,
         exec: &Executor,
@@ -157,6 +160,14 @@ impl Workspace {
         proc: ProcId,
         args: &mut Args,
     ) -> Result<(), Error> {
+        let mut gathered = Gathered {
+            bufs: &mut self.bufs,
+            args: args.buffers_mut(),
+            slots: &map.slots,
+        };
+        if let Some(result) = exec.call_direct(&mut self.runtime, proc, &mut gathered) {
+            return self.relayout_after(result);
+        }
         let swap = |bufs: &mut Vec<Buffer>, args: &mut Args| {
             for (slot, &(i, companion)) in map.slots.iter().enumerate() {
                 if !companion {
@@ -165,14 +176,23 @@ impl Workspace {
             }
         };
         swap(&mut self.bufs, args);
-        let result = {
-            let mut held = exec.hold()?;
-            let mut session = Session::with_runtime(exec, self.runtime.take());
-            let r = session.call_held(&mut held, proc, &mut self.bufs);
-            self.runtime = session.into_runtime();
-            r
-        };
+        let result = exec.call_reusing(&mut self.runtime, proc, &mut self.bufs);
         swap(&mut self.bufs, args);
+        self.relayout_after(result)
+    }
+
+    /// `result`, after making the next call lay the workspace out again
+    /// when it is an argument error: the companions were made after
+    /// buffers of the wrong type (the layout compares lengths only).
+    fn relayout_after(&mut self, result: Result<(), Error>) -> Result<(), Error> {
+        if let Err(e) = &result {
+            if e.runtime
+                .as_ref()
+                .is_some_and(|r| r.kind == RuntimeErrorKind::ArgumentSize)
+            {
+                self.shape.clear();
+            }
+        }
         result
     }
 
@@ -204,6 +224,27 @@ impl Workspace {
             }
         }
         self.inputs_zero = true;
+    }
+}
+
+/// The arguments of a derivative procedure where they are: the
+/// workspace's companions, and the caller's buffers for the primal slots.
+struct Gathered<'a> {
+    bufs: &'a mut [Buffer],
+    args: &'a mut [Buffer],
+    /// The slots of the derivative procedure ([`ParamMap`]'s).
+    slots: &'a [(usize, bool)],
+}
+
+impl ArgBuffers for Gathered<'_> {
+    fn count(&self) -> usize {
+        self.slots.len()
+    }
+    fn buffer(&mut self, i: usize) -> &mut Buffer {
+        match self.slots[i] {
+            (_, true) => &mut self.bufs[i],
+            (param, false) => &mut self.args[param],
+        }
     }
 }
 
