@@ -101,3 +101,57 @@ fn strong_zeros_hold_in_fused_sums() {
     assert_eq!(plain.to_bits(), 30f64.to_bits());
     assert_eq!(fused.to_bits(), plain.to_bits());
 }
+
+/// The fused product tangent, element by element: where the recurrence
+/// product `y_d*x(i)` is neither zero nor NaN, `fma(x(i), y_d, g)` with `g`
+/// the strong-zero product `y*xd(i)` (`+0` when a factor is zero); else the
+/// exact guarded sum, unfused. The same on the fast path of the joint test
+/// and on its cold copy.
+fn fused_model(x: &[f64], xd: &[f64]) -> f64 {
+    let guard = |p: f64, d: f64| if p == 0.0 || d == 0.0 { 0.0 } else { p * d };
+    let (mut y, mut yd) = (1.0f64, 0.0f64);
+    for (&a, &d) in x.iter().zip(xd) {
+        let g = guard(y, d);
+        let t = yd * a;
+        yd = if t != 0.0 && !t.is_nan() {
+            a.mul_add(yd, g)
+        } else {
+            guard(yd, a) + g
+        };
+        y *= a;
+    }
+    yd
+}
+
+/// Zeros, signed zeros, infinities, NaN and underflowing values as the
+/// first, a middle and the last element of `x` and of the direction: the
+/// fused tangent is the model's, bit for bit (every NaN as one).
+#[test]
+fn the_fused_product_tangent_is_fused_at_special_values() {
+    let specials = [0.0, -0.0, f64::INFINITY, f64::NAN, 1e-200, -1e-170, 3.0];
+    let n = 7;
+    let base = |i: usize| 1.0 + 0.125 * i as f64 + 2f64.powi(-40);
+    let bits = |v: f64| {
+        if v.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            v.to_bits()
+        }
+    };
+    for &at in &[0, n / 2, n - 1] {
+        for &s in &specials {
+            for in_x in [true, false] {
+                let mut x: Vec<f64> = (0..n).map(base).collect();
+                let mut xd: Vec<f64> = (0..n).map(|i| 0.5 - 0.0625 * i as f64).collect();
+                if in_x {
+                    x[at] = s;
+                } else {
+                    xd[at] = s;
+                }
+                let [_, fused] = product_tangents(&x, &xd);
+                let model = fused_model(&x, &xd);
+                assert_eq!(bits(fused), bits(model), "{s} at {at} (x: {in_x})");
+            }
+        }
+    }
+}

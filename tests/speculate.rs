@@ -521,3 +521,60 @@ fn the_product_forward_copy_steps_no_trip_counter() {
         "the checked loop still counts"
     );
 }
+
+/// With FMA contraction ([`Scope::CarriedFused`]) the product tangent's
+/// stretch takes in the sum `y_d*x + y*x_d`: the fast path adds the plain
+/// products, and contraction fuses the recurrence product `y_d*x` there
+/// (the joint test reads it too, unfused); the cold copy rebuilds that
+/// guard from its factors, so contraction fuses it there too, guarded.
+#[test]
+fn the_fused_product_tangent_keeps_its_sum_on_the_fast_path() {
+    use adjit::ir::{BinaryOp, Inst};
+    let engine = engine(Backend::Jit);
+    let tangent = engine
+        .tangent(Some("product"), &sel("y"), &sel("x"), 1)
+        .expect("the tangent compiles");
+    let (module, pid) = tangent.module();
+    let (mut optimized, mut origins) = adjit::jit::opt::optimize_with(module, false);
+    let wanted: Vec<bool> = (0..module.procs.len()).map(|i| i == pid.index()).collect();
+    let stretches = speculate_module_in(
+        &mut optimized,
+        &mut origins,
+        Scope::CarriedFused,
+        Some(&wanted),
+    );
+    assert_eq!(stretches, 1, "{stretches} stretches");
+    let proc = &optimized.procs[pid.index()];
+    let text = adjit::ir::print::print_proc(&optimized, pid);
+    let plan = adjit::jit::opt::fma::plan(proc, true);
+    let block_of = |v| proc.blocks.iter().position(|b| b.insts.contains(&v));
+    let mut fused: Vec<_> = plan.contractions.iter().collect();
+    fused.sort_by_key(|(v, _)| v.index());
+    // One sum per path of the loop's two copies (checked and versioned).
+    let (fast, cold): (Vec<_>, Vec<_>) = fused.iter().partition(|(_, c)| c.guard.is_none());
+    assert!(!fast.is_empty(), "{text}");
+    assert_eq!(fast.len(), cold.len(), "{text}");
+    for (v, c) in fast.iter().chain(&cold) {
+        assert!(matches!(
+            proc.inst(**v).kind,
+            Inst::Binary(BinaryOp::Add, ..)
+        ));
+        // The fused product is y_d*x: one factor is the loop's running
+        // tangent, a load of `y_d` or of a temporary.
+        let Inst::Binary(BinaryOp::Mul, p, d) = proc.inst(c.product).kind else {
+            panic!("{} is not a product", c.product)
+        };
+        let loaded = |x: adjit::ir::Value| match proc.inst(x).kind {
+            Inst::Load(var) => Some(proc.var(var).name.clone()),
+            _ => None,
+        };
+        let names: Vec<_> = [p, d].into_iter().filter_map(loaded).collect();
+        assert!(
+            names
+                .iter()
+                .any(|n| n.contains("y_d") || n.starts_with("_spec")),
+            "{names:?} in {text}"
+        );
+        assert_eq!(block_of(**v), block_of(c.product));
+    }
+}

@@ -106,7 +106,9 @@ pub struct JitOptions {
     /// adjoint) only (default true). The same bits either way. With
     /// [`Self::branch_on_zero_products`] (tangent code) such a stretch ends
     /// before the first reader of a guard
-    /// ([`crate::opt::speculate::Scope::CarriedGuards`]).
+    /// ([`crate::opt::speculate::Scope::CarriedGuards`]), or, with
+    /// [`Self::contract_fma`], after the sums fused with a guard
+    /// ([`crate::opt::speculate::Scope::CarriedFused`]).
     pub speculate_carried_guards: bool,
     /// Lower float sums `a + p*d` and differences `a - p*d` whose product
     /// is used only there as one fused multiply-add (default false; see
@@ -878,6 +880,11 @@ fn compile_module(
     );
     let scope = if options.speculate_guards {
         Some(crate::opt::speculate::Scope::All)
+    } else if options.speculate_carried_guards
+        && options.branch_on_zero_products
+        && options.contract_fma
+    {
+        Some(crate::opt::speculate::Scope::CarriedFused)
     } else if options.speculate_carried_guards && options.branch_on_zero_products {
         Some(crate::opt::speculate::Scope::CarriedGuards)
     } else if options.speculate_carried_guards {

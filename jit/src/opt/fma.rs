@@ -21,13 +21,22 @@
 //! is zero and the guard would have kept the product; otherwise the cold
 //! path adds the exact guarded value, unfused, as without contraction.
 //!
+//! A use of the product by the joint test of [`crate::opt::speculate`]
+//! (`|t1 * ... * tk| > 0` branched on) does not count: the test reads the
+//! product unfused only to decide whether it is zero or NaN, which picks
+//! the fast path or the cold one; each computes its sums as this module
+//! says, so no value disagrees with another. (Speculation's
+//! [`crate::opt::speculate::Scope::CarriedFused`] leaves the sum on its
+//! fast path for this, and multiplies the product again in the cold copy.)
+//!
 //! When both operands of an addition can be contracted, the one chosen is
-//! the product on a recurrence of the block: whose factors depend on the
-//! load of a scalar variable the addition's result is stored back to (the
-//! fused operation then takes the loop-carried value straight to the sum).
-//! Ties go to the second operand.
+//! the product on a recurrence: whose factors depend on the load of a
+//! scalar variable the addition's result is stored back to, directly or
+//! through other scalar variables (the temporaries of a speculated block),
+//! so that the fused operation takes the loop-carried value straight to
+//! the sum. Ties go to the second operand.
 
-use crate::ir::{BinaryOp, CmpOp, Const, Inst, Proc, Value, VarId};
+use crate::ir::{BinaryOp, CmpOp, Const, Inst, Proc, UnaryOp, Value, VarId};
 use std::collections::{HashMap, HashSet};
 
 /// How one addition or subtraction is contracted.
@@ -58,10 +67,15 @@ pub struct Plan {
 /// products only when `guarded` is set.
 pub fn plan(proc: &Proc, guarded: bool) -> Plan {
     let uses = use_counts(proc);
+    let reaches: Vec<_> = proc
+        .blocks
+        .iter()
+        .map(|block| stores_reached(proc, &block.insts))
+        .collect();
+    let flows = variable_flows(proc, &reaches);
     let mut out = Plan::default();
-    for block in &proc.blocks {
+    for (block, reach) in proc.blocks.iter().zip(&reaches) {
         let in_block: HashSet<Value> = block.insts.iter().copied().collect();
-        let reach = stores_reached(proc, &block.insts);
         let mut loads = HashMap::new();
         for &v in &block.insts {
             let data = &proc.insts[v.index()];
@@ -88,14 +102,14 @@ pub fn plan(proc: &Proc, guarded: bool) -> Plan {
             };
             let chosen = match (first, second) {
                 (Some(f), Some(s)) => {
-                    let targets = reach.get(&v);
+                    let targets = reach.get(&v).map(|t| closure(t, &flows));
                     let mut score = |c: &Contraction| {
                         let Inst::Binary(_, p, d) = proc.insts[c.product.index()].kind else {
                             return 0;
                         };
                         let mut vars = scalar_loads(proc, p, &in_block, &mut loads);
                         vars.extend(scalar_loads(proc, d, &in_block, &mut loads));
-                        targets.map_or(0, |t| vars.intersection(t).count())
+                        targets.as_ref().map_or(0, |t| vars.intersection(t).count())
                     };
                     let first_score = score(&f);
                     if first_score > score(&s) {
@@ -119,18 +133,119 @@ pub fn plan(proc: &Proc, guarded: bool) -> Plan {
 }
 
 /// How many times each value is an operand (of an instruction or a
-/// terminator) in `proc`.
+/// terminator) in `proc`, less its uses for joint tests ([`test_uses`]).
 fn use_counts(proc: &Proc) -> Vec<u32> {
+    let mut uses = all_uses(proc);
+    for (u, t) in uses.iter_mut().zip(test_uses(proc)) {
+        *u -= t;
+    }
+    uses
+}
+
+/// Per value, its uses by the joint tests of [`crate::opt::speculate`]: a
+/// branch on `|m| > 0` (or a conjunction of such tests), `m` a chain of
+/// products each used only by the chain, whose factors are read only to
+/// decide whether they are zero or NaN (a node of the test counts as part
+/// of it only when every use of it does).
+fn test_uses(proc: &Proc) -> Vec<u32> {
+    let all = all_uses(proc);
+    let mut counted = vec![0u32; proc.insts.len()];
+    let mut pending = Vec::new();
+    for block in &proc.blocks {
+        if let crate::ir::Terminator::Branch { cond, .. } = block.term {
+            if all.get(cond.index()) == Some(&1) && test_node(proc, cond, None) {
+                counted[cond.index()] += 1;
+                pending.push(cond);
+            }
+        }
+    }
+    while let Some(node) = pending.pop() {
+        let kind = &proc.insts[node.index()].kind;
+        let mut operands = Vec::new();
+        kind.for_each_operand(|o| operands.push(o));
+        for o in operands {
+            let Some(c) = counted.get_mut(o.index()) else {
+                continue;
+            };
+            *c += 1;
+            if *c == all[o.index()] && test_node(proc, o, Some(kind)) {
+                pending.push(o);
+            }
+        }
+    }
+    counted
+}
+
+/// Whether `v` is a node of a joint test read by `user` (`None`: the
+/// branch): a conjunction or `|m| > 0` under a conjunction or the branch,
+/// `|m|` under the comparison, a float product under `|m|` or a product.
+fn test_node(proc: &Proc, v: Value, user: Option<&Inst>) -> bool {
+    let kind = &proc.insts[v.index()].kind;
+    let float = proc.insts[v.index()].ty.is_some_and(|t| t.is_float());
+    match user {
+        None | Some(Inst::Binary(BinaryOp::And, ..)) => match *kind {
+            Inst::Binary(BinaryOp::And, ..) => true,
+            Inst::Cmp(CmpOp::Gt, a, zero) => {
+                is_positive_zero(proc, zero)
+                    && matches!(proc.insts[a.index()].kind, Inst::Unary(UnaryOp::Abs, _))
+            }
+            _ => false,
+        },
+        Some(Inst::Cmp(..)) => float && matches!(kind, Inst::Unary(UnaryOp::Abs, _)),
+        Some(Inst::Unary(UnaryOp::Abs, _) | Inst::Binary(BinaryOp::Mul, ..)) => {
+            float && matches!(kind, Inst::Binary(BinaryOp::Mul, ..))
+        }
+        _ => false,
+    }
+}
+
+/// Per scalar variable `a`, the scalar variables stored in some block from
+/// a value computed from a load of `a` in that block (`reaches`: each
+/// block's [`stores_reached`]).
+fn variable_flows(
+    proc: &Proc,
+    reaches: &[HashMap<Value, HashSet<VarId>>],
+) -> HashMap<VarId, HashSet<VarId>> {
+    let mut flows: HashMap<VarId, HashSet<VarId>> = HashMap::new();
+    for (block, reach) in proc.blocks.iter().zip(reaches) {
+        for &v in &block.insts {
+            if let (Inst::Load(var), Some(targets)) = (&proc.insts[v.index()].kind, reach.get(&v)) {
+                flows.entry(*var).or_default().extend(targets);
+            }
+        }
+    }
+    flows
+}
+
+/// `vars` and every variable they flow to ([`variable_flows`]), in any
+/// number of steps.
+fn closure(vars: &HashSet<VarId>, flows: &HashMap<VarId, HashSet<VarId>>) -> HashSet<VarId> {
+    let mut out = vars.clone();
+    let mut pending: Vec<VarId> = vars.iter().copied().collect();
+    while let Some(var) = pending.pop() {
+        for &w in flows.get(&var).into_iter().flatten() {
+            if out.insert(w) {
+                pending.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// How many times each value is an operand (of an instruction of a block
+/// or a terminator) in `proc`. Instructions that left every block (the
+/// guards speculation replaced by their products) do not count.
+fn all_uses(proc: &Proc) -> Vec<u32> {
     let mut uses = vec![0u32; proc.insts.len()];
     let mut count = |v: Value| {
         if let Some(u) = uses.get_mut(v.index()) {
             *u += 1;
         }
     };
-    for data in &proc.insts {
-        data.kind.for_each_operand(&mut count);
-    }
     for block in &proc.blocks {
+        for &v in &block.insts {
+            proc.insts[v.index()].kind.for_each_operand(&mut count);
+        }
         match &block.term {
             crate::ir::Terminator::Branch { cond, .. } => count(*cond),
             crate::ir::Terminator::Switch { value, .. } => count(*value),

@@ -67,6 +67,16 @@ pub enum Scope {
     /// guards branch on their own products
     /// ([`crate::codegen::JitOptions::branch_on_zero_products`]).
     CarriedGuards,
+    /// The stretches of [`Scope::CarriedGuards`], each extended through
+    /// the sums that FMA contraction fuses with one of its guards
+    /// ([`crate::opt::fma::plan`] of the block before the split; for
+    /// [`crate::codegen::JitOptions::contract_fma`]). The cold block
+    /// recomputes such a sum from the guards; the fast path adds the plain
+    /// product, which code generation fuses (the joint test reads the
+    /// product too, unfused, and decides only whether it is zero or NaN).
+    /// So a running tangent `y_d = y_d*x + y*x_d` waits for one fused
+    /// multiply-add per trip, not a multiply and an add.
+    CarriedFused,
 }
 
 /// Applies [`speculate_guards`] to every procedure of `module`; returns the
@@ -196,6 +206,10 @@ struct Stretch {
     /// The guards and the instructions of the stretch that read them,
     /// directly or not, in order.
     tainted: Vec<Value>,
+    /// The guards fused with a sum of the stretch ([`Scope::CarriedFused`]):
+    /// the cold copy multiplies their products again, so that the copy of
+    /// the sum fuses them too (as code generation does without the test).
+    fused: HashSet<Value>,
 }
 
 /// True when every guard of `s` multiplies a value carried by the block
@@ -223,6 +237,10 @@ fn carried(proc: &Proc, insts: &[Value], s: &Stretch) -> bool {
 /// The first stretch of `insts` from `start` with at least [`MIN_GUARDS`]
 /// guards, of `scope`.
 fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize, scope: Scope) -> Option<Stretch> {
+    let fused = match scope {
+        Scope::CarriedFused => super::fma::plan(proc, true).contractions,
+        _ => HashMap::new(),
+    };
     while start < insts.len() {
         let first = start
             + insts[start..]
@@ -232,8 +250,17 @@ fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize, scope: Scope) ->
             end: insts.len(),
             guards: Vec::new(),
             tainted: Vec::new(),
+            fused: HashSet::new(),
         };
         let mut tainted = HashSet::new();
+        // A sum fused with a guard of the stretch joins it: that guard.
+        let joins = |v: Value, tainted: &HashSet<Value>| {
+            fused
+                .get(&v)
+                .and_then(|c| c.guard)
+                .filter(|g| tainted.contains(g))
+        };
+        let guards_only = matches!(scope, Scope::CarriedGuards | Scope::CarriedFused);
         for (pos, &v) in insts.iter().enumerate().skip(first) {
             if let Some(t) = guarded_product(proc, v) {
                 s.guards.push((v, t));
@@ -244,8 +271,12 @@ fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize, scope: Scope) ->
             let kind = &proc.inst(v).kind;
             let mut reads = false;
             kind.for_each_operand(|x| reads |= tainted.contains(&x));
+            let joined = joins(v, &tainted);
             let ends = !effect_free(kind)
-                || (reads && (scope == Scope::CarriedGuards || !recomputable(proc, v)));
+                || (reads && ((guards_only && joined.is_none()) || !recomputable(proc, v)));
+            if let (false, Some(g)) = (ends, joined) {
+                s.fused.insert(g);
+            }
             if ends {
                 s.end = pos;
                 break;
@@ -296,7 +327,24 @@ fn split(
         note(x, &mut crossing);
     }
     let later: HashSet<Value> = crossing.iter().copied().collect();
+    // A fused guard's copy is rebuilt whole from its factors (see
+    // `Stretch::fused`): the factors cross, the guard's operands do not.
+    let factors = |g: Value| match proc.inst(g).kind {
+        Inst::Select(_, _, t) => match proc.inst(t).kind {
+            Inst::Binary(BinaryOp::Mul, p, d) => [p, d],
+            _ => unreachable!("a guard multiplies"),
+        },
+        _ => unreachable!("a guard selects"),
+    };
     for &v in &s.tainted {
+        if s.fused.contains(&v) {
+            for x in factors(v) {
+                if !tainted.contains(&x) {
+                    note(x, &mut crossing);
+                }
+            }
+            continue;
+        }
         proc.inst(v).kind.for_each_operand(|x| {
             if !tainted.contains(&x) {
                 note(x, &mut crossing)
@@ -357,6 +405,15 @@ fn split(
         }
     }
     for (&v, data) in s.tainted.iter().zip(originals) {
+        if s.fused.contains(&v) {
+            let mut to = ColdCopy {
+                block: cold,
+                head: &defined,
+                copies: &mut slow,
+            };
+            rebuild(proc, pid, origins, &mut to, v);
+            continue;
+        }
         let kind = data
             .kind
             .map_operands(|x| slow.get(&x).copied().unwrap_or(x));
@@ -396,6 +453,51 @@ fn split(
     proc.blocks[rest.index()].term_span = term_span;
     origins.copy_block(pid, b as u32, rest.0);
     Some(rest)
+}
+
+/// Where a stretch's cold copy goes: its block, and the values of the
+/// head it copies from (`head`) with their copies so far (`copies`).
+struct ColdCopy<'a> {
+    block: BlockId,
+    head: &'a HashSet<Value>,
+    copies: &'a mut HashMap<Value, Value>,
+}
+
+/// The copy of `v` in the cold block: `v` itself when it is not a value of
+/// the head (defined before it), its copy when `copies` has one (but for a
+/// constant, copied again so that the copy reads as a constant), else a
+/// new copy of its instruction reading the copies of its operands, rebuilt
+/// in turn (with the origins recorded). For a guard, whose operands are its
+/// test, its product and constants: rebuilt down to its factors.
+fn rebuild(
+    proc: &mut Proc,
+    pid: ProcId,
+    origins: &mut Origins,
+    to: &mut ColdCopy,
+    v: Value,
+) -> Value {
+    let constant = matches!(proc.inst(v).kind, Inst::Const(_));
+    if !to.head.contains(&v) {
+        return v;
+    }
+    if let (false, Some(&c)) = (constant, to.copies.get(&v)) {
+        return c;
+    }
+    let data = proc.inst(v).clone();
+    let mut operands = Vec::new();
+    data.kind.for_each_operand(|x| operands.push(x));
+    let rebuilt: HashMap<Value, Value> = operands
+        .into_iter()
+        .map(|x| (x, rebuild(proc, pid, origins, to, x)))
+        .collect();
+    let (copies, block) = (&mut *to.copies, to.block);
+    let kind = data.kind.map_operands(|x| rebuilt[&x]);
+    let c = proc.push_inst(block, kind, data.ty, data.span);
+    origins.copy_inst(pid, v.0, c.0);
+    if !constant {
+        copies.insert(v, c);
+    }
+    c
 }
 
 /// Appends to `block` the test `|t1 * ... * tk| > 0` of each floating-point
