@@ -287,7 +287,6 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
   real(8) :: cos_val
   real(8) :: d_b_part
   real(8) :: d_b_part2
-  real(8) :: d_b_val
   real(8) :: inv_sqrt_i
   real(8) :: neg
   real(8) :: sin_val
@@ -306,15 +305,13 @@ subroutine griewank_rev(s, a, a_b, c, c_b)
     d = adjit_pop_value()
     sin_val = adjit_pop_value()
     cos_val = adjit_pop_value()
-    d_b_val = d_b
-    d_b = 0.0d0
-    d_b_part = merge(0.0d0, d * d_b_val, d_b_val == 0.0d0 .or. d == 0.0d0)
+    d_b_part = merge(0.0d0, d * d_b, d_b == 0.0d0 .or. d == 0.0d0)
     neg = -sin_val
     d_b_part2 = merge(0.0d0, neg * d_b_part, d_b_part == 0.0d0 .or. neg == 0.0d0)
     inv_sqrt_i = 1.0d0 / sqrt(real(i, 8))
     a_b(i) = a_b(i) + merge(0.0d0, inv_sqrt_i * d_b_part2, d_b_part2 == 0.0d0 .or. inv_sqrt_i == &
         0.0d0)
-    d_b = d_b + merge(0.0d0, cos_val * d_b_val, d_b_val == 0.0d0 .or. cos_val == 0.0d0)
+    d_b = merge(0.0d0, cos_val * d_b, d_b == 0.0d0 .or. cos_val == 0.0d0)
     ! 14: c = c + (a(i)**2)/400
     c_b_part = 2.5d-3 * c_b
     a_i_p_a_i = a(i) + a(i)
