@@ -25,7 +25,10 @@
 //! so they are overwritten, never incremented), incrementing the adjoints of
 //! the variables loaded. Iterative assignments (`x = x*y`) come out right
 //! because the left-hand side's adjoint is reset before the increments of
-//! the right-hand side. With strong zeros on every product, an array-element
+//! the right-hand side. A statement that reads its left side's old value
+//! once skips the reset ([`SeedUse`]): a self-increment (`y = y + e`) leaves
+//! the adjoint as it is, any other (`y = y*x`) stores the old value's adjoint
+//! into it (`y_b = x*y_b`) in place of that value's increment. With strong zeros on every product, an array-element
 //! store with a nonlinear partial skips its recomputation and propagation
 //! when its adjoint is zero (see [`skip_zero_seed`]). A call is reversed by
 //! the callee's reverse sweep.
