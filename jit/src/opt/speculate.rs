@@ -237,15 +237,17 @@ fn carried(proc: &Proc, insts: &[Value], s: &Stretch) -> bool {
 /// The first stretch of `insts` from `start` with at least [`MIN_GUARDS`]
 /// guards, of `scope`.
 fn find_stretch(proc: &Proc, insts: &[Value], mut start: usize, scope: Scope) -> Option<Stretch> {
-    let fused = match scope {
-        Scope::CarriedFused => super::fma::plan(proc, true).contractions,
-        _ => HashMap::new(),
-    };
+    // Planned only for a block with a guard (most blocks have none), once.
+    let mut fused = None;
     while start < insts.len() {
         let first = start
             + insts[start..]
                 .iter()
                 .position(|&v| guarded_product(proc, v).is_some())?;
+        let fused = fused.get_or_insert_with(|| match scope {
+            Scope::CarriedFused => super::fma::plan(proc, true).contractions,
+            _ => HashMap::new(),
+        });
         let mut s = Stretch {
             end: insts.len(),
             guards: Vec::new(),
