@@ -325,13 +325,25 @@ pub fn check_argument_buffer(
     index: usize,
     buffer: &Buffer,
 ) -> Result<(), RuntimeError> {
+    check_argument_type(module, proc, index, buffer.ty())
+}
+
+/// [`check_argument_buffer`] for storage of element type `ty` held
+/// elsewhere than in a [`Buffer`] (a caller's slice): the check depends on
+/// the type alone.
+pub fn check_argument_type(
+    module: &Module,
+    proc: ProcId,
+    index: usize,
+    ty: crate::ir::Type,
+) -> Result<(), RuntimeError> {
     let Some(p) = module.procs.get(proc.index()) else {
         return Err(argument_error(proc, None, format!("no procedure {proc}")));
     };
     let Some(&param) = p.params.get(index) else {
         return Err(argument_error(proc, None, format!("no argument {index}")));
     };
-    check_buffer(proc, p, param, buffer).map(|_| ())
+    check_buffer(proc, p, param, ty).map(|_| ())
 }
 
 /// The element types of the parameters of `p`, in order, when a host
@@ -384,7 +396,7 @@ fn check_buffer<'p>(
     proc: ProcId,
     p: &'p crate::ir::Proc,
     param: VarId,
-    buffer: &Buffer,
+    ty: crate::ir::Type,
 ) -> Result<&'p Var, RuntimeError> {
     let Some(var) = p.vars.get(param.index()) else {
         return Err(argument_error(proc, None, format!("bad parameter {param}")));
@@ -399,7 +411,7 @@ fn check_buffer<'p>(
             ),
         ));
     }
-    if buffer.ty() != var.ty {
+    if ty != var.ty {
         return Err(argument_error(
             proc,
             Some(&var.name),
@@ -407,7 +419,7 @@ fn check_buffer<'p>(
                 "parameter `{}` is {}, the argument buffer holds {}",
                 var.name,
                 var.ty.name(),
-                buffer.ty().name()
+                ty.name()
             ),
         ));
     }
@@ -425,7 +437,7 @@ fn visit_argument_shapes(
 ) -> Result<(), RuntimeError> {
     let p = checked_proc(module, proc, args.len())?;
     for (&param, buffer) in p.params.iter().zip(args) {
-        let var = check_buffer(proc, p, param, buffer)?;
+        let var = check_buffer(proc, p, param, buffer.ty())?;
         let mut read = |v: VarId| match p.vars.get(v.index()).map(|v| v.storage) {
             Some(Storage::Param(i)) => args.get(i as usize).map_or(0, first_as_int),
             Some(Storage::Global(g, at)) => global(g, at),

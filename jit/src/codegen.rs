@@ -181,22 +181,61 @@ fn err<T>(message: impl Into<String>) -> Result<T, CompileError> {
 }
 
 /// The argument buffers of one call, one per parameter in order: a slice
-/// of buffers, or buffers gathered from several places (a derivative
-/// workspace's companions beside the caller's primal arguments) that the
-/// call reads and writes in place, with nothing moved.
+/// of buffers, or storage gathered from several places (a derivative
+/// workspace's companions beside the caller's primal arguments, a
+/// caller's gradient slice) that the call reads and writes in place, with
+/// nothing moved or copied.
 pub trait ArgBuffers {
-    /// Number of buffers.
+    /// Number of arguments.
     fn count(&self) -> usize;
-    /// Buffer `i` (`i < count()`).
-    fn buffer(&mut self, i: usize) -> &mut Buffer;
+    /// The storage of argument `i` (`i < count()`).
+    fn arg(&mut self, i: usize) -> ArgRef<'_>;
 }
 
 impl ArgBuffers for [Buffer] {
     fn count(&self) -> usize {
         self.len()
     }
-    fn buffer(&mut self, i: usize) -> &mut Buffer {
-        &mut self[i]
+    #[inline]
+    fn arg(&mut self, i: usize) -> ArgRef<'_> {
+        ArgRef::Buffer(&mut self[i])
+    }
+}
+
+/// The storage of one argument as [`ArgBuffers`] hands it out: a whole
+/// buffer, or a caller's `F64` slice (such as the gradient an adjoint
+/// accumulates into directly, in place of a companion buffer).
+pub enum ArgRef<'a> {
+    /// A buffer of any type.
+    Buffer(&'a mut Buffer),
+    /// `REAL(8)` storage owned by the caller.
+    F64(&'a mut [f64]),
+}
+
+impl ArgRef<'_> {
+    /// The element type.
+    #[inline]
+    pub fn ty(&self) -> ir::Type {
+        match self {
+            ArgRef::Buffer(b) => b.ty(),
+            ArgRef::F64(_) => ir::Type::F64,
+        }
+    }
+
+    /// The argument slot of a native call: the storage's address and
+    /// length (valid while the borrow lives).
+    #[inline]
+    fn slot(&mut self) -> ArgSlot {
+        match self {
+            ArgRef::Buffer(b) => ArgSlot {
+                len: b.len() as i64,
+                ptr: b.as_mut_ptr(),
+            },
+            ArgRef::F64(v) => ArgSlot {
+                len: v.len() as i64,
+                ptr: v.as_mut_ptr().cast(),
+            },
+        }
     }
 }
 
@@ -379,18 +418,6 @@ impl CompiledModule {
     ) -> Result<(), RuntimeError> {
         rt.set_globals(globals);
         let n = args.count();
-        let typed = match self.param_types.get(proc.index()) {
-            Some(Some(types)) => {
-                types.len() == n && (0..n).all(|i| args.buffer(i).ty() == types[i])
-            }
-            _ => false,
-        };
-        if !typed {
-            shape::check_argument_count(&self.module, proc, n)?;
-            for i in 0..n {
-                shape::check_argument_buffer(&self.module, proc, i, args.buffer(i))?;
-            }
-        }
         // The slots of up to 16 arguments live in this frame (built in
         // place: a returned small vector would be copied).
         let mut inline = [ArgSlot::EMPTY; 16];
@@ -402,12 +429,23 @@ impl CompiledModule {
                 &mut spilled
             }
         };
+        // One pass over the arguments: each slot, and its type compared
+        // with the kept list; the full check only when one differs.
+        let types = match self.param_types.get(proc.index()) {
+            Some(Some(types)) if types.len() == n => &types[..],
+            _ => &[],
+        };
+        let mut typed = types.len() == n;
         for (i, slot) in slots.iter_mut().enumerate() {
-            let b = args.buffer(i);
-            *slot = ArgSlot {
-                len: b.len() as i64,
-                ptr: b.as_mut_ptr(),
-            };
+            let mut arg = args.arg(i);
+            typed &= types.get(i) == Some(&arg.ty());
+            *slot = arg.slot();
+        }
+        if !typed {
+            shape::check_argument_count(&self.module, proc, n)?;
+            for i in 0..n {
+                shape::check_argument_type(&self.module, proc, i, args.arg(i).ty())?;
+            }
         }
         let f = self.raw_function(proc).ok_or_else(|| {
             let why = if proc.index() < self.entries.len() {

@@ -732,11 +732,21 @@ impl Executor {
     /// Runs one procedure on the given buffers from the current state.
     /// Reuses the runtime of an earlier call when one is spare (concurrent
     /// calls make their own); results are the same either way.
+    ///
+    /// The spare's lock is taken once, without waiting, and held over the
+    /// call (one uncontended lock instead of two); a call that finds it
+    /// held (another thread's call, or a call made from within one) runs
+    /// on a new runtime.
     pub(crate) fn call(&self, proc: ProcId, args: &mut [Buffer]) -> Result<(), Error> {
-        let mut runtime = self.take_spare();
-        let result = self.call_reusing(&mut runtime, proc, args);
-        if let Some(runtime) = runtime {
-            self.keep(runtime);
+        let Ok(mut spare) = self.spare.try_lock() else {
+            return self.call_reusing(&mut None, proc, args);
+        };
+        let result = self.call_reusing(&mut spare, proc, args);
+        if spare
+            .as_ref()
+            .is_some_and(|r| r.mapped_bytes() > SPARE_RUNTIME_BYTES)
+        {
+            *spare = None;
         }
         result
     }
@@ -773,22 +783,34 @@ impl Executor {
         proc: ProcId,
         args: &mut A,
     ) -> Option<Result<(), Error>> {
-        let Run::Jit(compiled, ..) = &self.run else {
-            return None;
-        };
-        if !compiled.globals().is_empty() {
-            return None;
-        }
+        let compiled = self.in_place()?;
         let mut rt = self.ready_runtime(runtime.take());
         let result = compiled.call_with_buffers(proc, args, &mut rt);
         *runtime = Some(rt);
         Some(result.map_err(|e| self.program.runtime_error(&e)))
     }
 
+    /// True when [`Executor::call_direct`] runs calls (native code without
+    /// globals): argument storage is then read and written where the
+    /// caller holds it, whatever its owner.
+    pub(crate) fn runs_in_place(&self) -> bool {
+        self.in_place().is_some()
+    }
+
+    /// The compiled module when this executor runs native code without
+    /// globals.
+    fn in_place(&self) -> Option<&CompiledModule> {
+        match &self.run {
+            Run::Jit(compiled, ..) if compiled.globals().is_empty() => Some(compiled),
+            _ => None,
+        }
+    }
+
     /// The runtime an earlier call left spare, if any (see
     /// [`Executor::keep`]).
     fn take_spare(&self) -> Option<Box<Runtime>> {
-        self.spare.lock().ok().and_then(|mut s| s.take())
+        // Not waiting: the lock may be held by a call on this thread.
+        self.spare.try_lock().ok().and_then(|mut s| s.take())
     }
 
     /// A session on the runtime an earlier call left spare, if any (see
@@ -810,7 +832,7 @@ impl Executor {
     /// stack segments and own native stack are mapped once).
     fn keep(&self, runtime: Box<Runtime>) {
         if runtime.mapped_bytes() <= SPARE_RUNTIME_BYTES {
-            if let Ok(mut s) = self.spare.lock() {
+            if let Ok(mut s) = self.spare.try_lock() {
                 *s = Some(runtime);
             }
         }

@@ -4,24 +4,31 @@
 //! allocates nothing of the problem's size (only the call's small argument
 //! slot list) and copies no argument buffer.
 //!
-//! A call moves the caller's argument buffers into the derivative
-//! procedure's argument list (a swap of vectors, no copy), runs the
+//! A call hands the derivative procedure the caller's argument buffers
+//! where they are (or, on the executor's slower paths, moves them into its
+//! argument list and back: a swap of vectors, no copy), runs the
 //! combined adjoint `foo_b` (or the tangent `foo_d`) on the workspace's
-//! runtime, whose stack segments stay mapped from call to call, moves the
-//! buffers back and writes the derivative into the caller's slice. The
-//! companions live in the workspace: they are cleared in place (no fresh
-//! zero-filled pages) and laid out again only when the argument shapes
-//! change. Clearing skips what needs none: the input companions of an
-//! adjoint are zeroed in the pass that copies the gradient out (one pass
-//! over them instead of two), and those of a tangent are overwritten by the
-//! direction.
+//! runtime, whose stack segments stay mapped from call to call, and
+//! leaves the derivative in the caller's slice. The companions live in
+//! the workspace: they are cleared in place (no fresh zero-filled pages)
+//! and laid out again only when the argument shapes change.
+//!
+//! Problem-size memory is touched once per call where it can be:
+//! - an adjoint's input companion that the `wrt` elements cover whole, in
+//!   order (`--wrt x`), is the caller's gradient slice itself: zeroed (or
+//!   seeded) there, accumulated into by the sweep, nothing copied out;
+//! - a companion that the `of` elements cover whole, in order, is
+//!   overwritten by the seed (one copy, no clear before it);
+//! - the other input companions of an adjoint are zeroed in the pass that
+//!   copies the gradient out (one pass over them instead of two), and
+//!   those of a tangent are overwritten by the direction.
 
 use super::{
     elements, not_one_output, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent,
 };
 use crate::engine::{Args, Executor};
 use adjit_ir::{Buffer, ProcId, RuntimeErrorKind};
-use adjit_jit::codegen::ArgBuffers;
+use adjit_jit::codegen::{ArgBuffers, ArgRef};
 use adjit_jit::runtime::Runtime;
 
 /// Reusable storage for [`Adjoint::vjp_into`], [`Adjoint::gradient_into`]
@@ -38,10 +45,19 @@ pub struct Workspace {
     /// Lengths of the caller's buffers the layout was made for.
     shape: Vec<usize>,
     of: Vec<Element>,
-    /// The input elements as runs of consecutive offsets of one parameter:
-    /// `(parameter, first offset, count)`.
-    wrt_runs: Vec<(usize, usize, usize)>,
+    /// The output elements as runs (see [`runs`]).
+    of_runs: Vec<Run>,
+    /// The input elements as runs (see [`runs`]).
+    wrt_runs: Vec<Run>,
     wrt_len: usize,
+    /// Per slot: where in the seed a run of output elements covers its
+    /// `F64` companion whole, in order (the seed is copied over it).
+    seed_at: Vec<Option<usize>>,
+    /// Per slot of an adjoint (one direction): where in the gradient a run
+    /// of input elements covers its `F64` companion whole, in order (the
+    /// caller's gradient slice is the companion when the call runs native
+    /// code in place).
+    grad_at: Vec<Option<usize>>,
     /// Per slot: the input runs of its companion as sorted, disjoint
     /// ranges of entries, when it is an `F64` companion whose runs do not
     /// overlap (empty otherwise). Only these runs are read and zeroed in
@@ -73,15 +89,10 @@ impl Workspace {
             return Ok(());
         }
         self.of = elements(args, of)?;
+        self.of_runs = runs(&self.of);
         let wrt = elements(args, wrt)?;
         self.wrt_len = wrt.len();
-        self.wrt_runs.clear();
-        for e in wrt {
-            match self.wrt_runs.last_mut() {
-                Some((p, start, n)) if *p == e.param && *start + *n == e.offset => *n += 1,
-                _ => self.wrt_runs.push((e.param, e.offset, 1)),
-            }
-        }
+        self.wrt_runs = runs(&wrt);
         self.shape = args.buffers().iter().map(Buffer::len).collect();
         self.bufs = map
             .slots
@@ -109,43 +120,117 @@ impl Workspace {
                 ranges.clear();
             }
         }
+        self.seed_at = self.whole(map, &self.of_runs);
+        self.grad_at = if width == 1 {
+            self.whole(map, &self.wrt_runs)
+        } else {
+            vec![None; self.bufs.len()]
+        };
         self.inputs_zero = false;
         Ok(())
+    }
+
+    /// Per slot: the position in the element order of `runs` of the one
+    /// run that covers the slot's `F64` companion whole, from its first
+    /// entry in order, when the companion's parameter has no other run.
+    fn whole(&self, map: &ParamMap, runs: &[Run]) -> Vec<Option<usize>> {
+        let mut at = vec![None; self.bufs.len()];
+        let mut seen = vec![0usize; self.bufs.len()];
+        let mut k = 0;
+        for &(param, start, n) in runs {
+            if let Some(slot) = map.companion(param) {
+                seen[slot] += 1;
+                if let Buffer::F64(v) = &self.bufs[slot] {
+                    if start == 0 && n == v.len() {
+                        at[slot] = Some(k);
+                    }
+                }
+            }
+            k += n;
+        }
+        for (a, &times) in at.iter_mut().zip(&seen) {
+            if times != 1 {
+                *a = None;
+            }
+        }
+        at
     }
 
     /// Clears the companions in place, except the input ranges when
     /// `skip_inputs` (they are zero already, or about to be overwritten).
     fn clear(&mut self, map: &ParamMap, skip_inputs: bool) {
         for (slot, (buf, &(_, companion))) in self.bufs.iter_mut().zip(&map.slots).enumerate() {
-            if !companion {
-                continue;
-            }
-            let skip: &[(usize, usize)] = if skip_inputs {
-                &self.input_ranges[slot]
-            } else {
-                &[]
-            };
-            match buf {
-                Buffer::F64(v) => {
-                    let mut from = 0;
-                    for &(start, end) in skip {
-                        v[from..start].fill(0.0);
-                        from = end;
-                    }
-                    v[from..].fill(0.0);
-                }
-                Buffer::F32(v) => v.fill(0.0),
-                other => *other = Buffer::zeros(other.ty(), other.len()),
+            if companion {
+                let skip = if skip_inputs {
+                    &self.input_ranges[slot][..]
+                } else {
+                    &[]
+                };
+                clear_companion(buf, skip);
             }
         }
         self.inputs_zero = false;
     }
 
-    /// Adds `value` to entry `index` of the companion of parameter `param`.
-    fn add(&mut self, map: &ParamMap, param: usize, index: usize, value: f64) {
-        if let Some(slot) = map.companion(param) {
-            let v = self.bufs[slot].get_f64(index) + value;
-            self.bufs[slot].set_f64(index, v);
+    /// Sets the companions of an adjoint to the seed `seed` (the weights
+    /// of the `of` elements, added into zero companions) in one pass each:
+    /// a companion the seed covers whole is copied over, the others are
+    /// cleared (except input ranges known to be zero) and get their seed
+    /// entries added. With `grad`, the companions at [`Workspace::grad_at`]
+    /// are the caller's gradient slice, prepared there instead.
+    fn seed(&mut self, map: &ParamMap, seed: &[f64], mut grad: Option<&mut [f64]>) {
+        let skip_inputs = self.inputs_zero;
+        for (slot, &(_, companion)) in map.slots.iter().enumerate() {
+            if !companion {
+                continue;
+            }
+            let len = self.bufs[slot].len();
+            let seeded = self.seed_at[slot].map(|s| &seed[s..s + len]);
+            match (grad.as_deref_mut(), self.grad_at[slot]) {
+                (Some(g), Some(k)) => {
+                    let g = &mut g[k..k + len];
+                    match seeded {
+                        Some(s) => g.copy_from_slice(s),
+                        None => g.fill(0.0),
+                    }
+                }
+                _ => match (&mut self.bufs[slot], seeded) {
+                    (Buffer::F64(v), Some(s)) => v.copy_from_slice(s),
+                    (buf, _) => {
+                        let skip = if skip_inputs {
+                            &self.input_ranges[slot][..]
+                        } else {
+                            &[]
+                        };
+                        clear_companion(buf, skip);
+                    }
+                },
+            }
+        }
+        self.inputs_zero = false;
+        let mut s = 0;
+        for &(param, start, n) in &self.of_runs {
+            let weights = &seed[s..s + n];
+            s += n;
+            let Some(slot) = map.companion(param) else {
+                continue;
+            };
+            if self.seed_at[slot].is_some() {
+                continue;
+            }
+            match (grad.as_deref_mut(), self.grad_at[slot]) {
+                (Some(g), Some(k)) => {
+                    for (d, w) in g[k + start..k + start + n].iter_mut().zip(weights) {
+                        *d += w;
+                    }
+                }
+                _ => {
+                    let b = &mut self.bufs[slot];
+                    for (j, w) in weights.iter().enumerate() {
+                        b.set_f64(start + j, b.get_f64(start + j) + w);
+                    }
+                }
+            }
         }
     }
 
@@ -153,20 +238,33 @@ impl Workspace {
     /// primal slots: read and written in place when the executor runs
     /// native code without globals, else moved into the slots (and moved
     /// back, also on failure).
+    /// With `grad` (only when `exec` runs native code in place: see
+    /// [`Executor::runs_in_place`]), the companions at
+    /// [`Workspace::grad_at`] are the caller's gradient slice.
     fn run(
         &mut self,
         exec: &Executor,
         map: &ParamMap,
         proc: ProcId,
         args: &mut Args,
+        grad: Option<&mut [f64]>,
     ) -> Result<(), Error> {
+        let in_grad = grad.is_some();
         let mut gathered = Gathered {
             bufs: &mut self.bufs,
             args: args.buffers_mut(),
             slots: &map.slots,
+            grad: grad.unwrap_or_default(),
+            grad_at: if in_grad { &self.grad_at } else { &[] },
         };
         if let Some(result) = exec.call_direct(&mut self.runtime, proc, &mut gathered) {
             return self.relayout_after(result);
+        }
+        if in_grad {
+            return Err(Error::new(
+                ErrorKind::Internal,
+                "a gradient slice was prepared for a call that does not run in place",
+            ));
         }
         let swap = |bufs: &mut Vec<Buffer>, args: &mut Args| {
             for (slot, &(i, companion)) in map.slots.iter().enumerate() {
@@ -198,8 +296,10 @@ impl Workspace {
 
     /// Moves the input companions' entries, for every input element in
     /// order, into `out`, leaving zeros behind in the input ranges (which
-    /// the next adjoint then need not clear).
-    fn take_inputs(&mut self, map: &ParamMap, out: &mut [f64]) {
+    /// the next adjoint then need not clear); with `in_grad`, the
+    /// companions at [`Workspace::grad_at`] were `out` itself during the
+    /// call and are left as they are.
+    fn take_inputs(&mut self, map: &ParamMap, out: &mut [f64], in_grad: bool) {
         let mut k = 0;
         for &(param, start, n) in &self.wrt_runs {
             let dst = &mut out[k..k + n];
@@ -208,6 +308,9 @@ impl Workspace {
                 dst.fill(0.0);
                 continue;
             };
+            if in_grad && self.grad_at[slot].is_some() {
+                continue;
+            }
             match &mut self.bufs[slot] {
                 Buffer::F64(v) if !self.input_ranges[slot].is_empty() => {
                     // Two whole-slice passes (memcpy, memset), not an
@@ -227,23 +330,64 @@ impl Workspace {
     }
 }
 
+/// A run of elements of one parameter at consecutive offsets:
+/// `(parameter, first offset, count)`.
+type Run = (usize, usize, usize);
+
+/// `elements` as runs, in order.
+fn runs(elements: &[Element]) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::new();
+    for e in elements {
+        match out.last_mut() {
+            Some((p, start, n)) if *p == e.param && *start + *n == e.offset => *n += 1,
+            _ => out.push((e.param, e.offset, 1)),
+        }
+    }
+    out
+}
+
+/// Zeroes a companion in place, except the sorted, disjoint ranges `skip`
+/// of an `F64` one.
+fn clear_companion(buf: &mut Buffer, skip: &[(usize, usize)]) {
+    match buf {
+        Buffer::F64(v) => {
+            let mut from = 0;
+            for &(start, end) in skip {
+                v[from..start].fill(0.0);
+                from = end;
+            }
+            v[from..].fill(0.0);
+        }
+        Buffer::F32(v) => v.fill(0.0),
+        other => *other = Buffer::zeros(other.ty(), other.len()),
+    }
+}
+
 /// The arguments of a derivative procedure where they are: the
-/// workspace's companions, and the caller's buffers for the primal slots.
+/// workspace's companions, the caller's buffers for the primal slots, and
+/// the caller's gradient for the companions it holds whole.
 struct Gathered<'a> {
     bufs: &'a mut [Buffer],
     args: &'a mut [Buffer],
     /// The slots of the derivative procedure ([`ParamMap`]'s).
     slots: &'a [(usize, bool)],
+    grad: &'a mut [f64],
+    /// Per slot, where its companion starts in `grad` (empty: nowhere).
+    grad_at: &'a [Option<usize>],
 }
 
 impl ArgBuffers for Gathered<'_> {
     fn count(&self) -> usize {
         self.slots.len()
     }
-    fn buffer(&mut self, i: usize) -> &mut Buffer {
+    #[inline]
+    fn arg(&mut self, i: usize) -> ArgRef<'_> {
         match self.slots[i] {
-            (_, true) => &mut self.bufs[i],
-            (param, false) => &mut self.args[param],
+            (_, true) => match self.grad_at.get(i) {
+                Some(&Some(k)) => ArgRef::F64(&mut self.grad[k..k + self.bufs[i].len()]),
+                _ => ArgRef::Buffer(&mut self.bufs[i]),
+            },
+            (param, false) => ArgRef::Buffer(&mut self.args[param]),
         }
     }
 }
@@ -268,7 +412,11 @@ impl Adjoint {
     /// outputs, as after a primal call), with `seed` weighting the output
     /// elements (the order of the `of` elements), and writes the weighted
     /// gradient over the `wrt` elements into `grad`. Allocates nothing of
-    /// the problem's size once `ws` is laid out for the argument shapes.
+    /// the problem's size once `ws` is laid out for the argument shapes;
+    /// when the `wrt` elements cover an argument whole, in order, the
+    /// sweep accumulates into `grad` itself (nothing copied). After an
+    /// error, `grad` holds no meaningful values (a partial sweep's, or
+    /// what it held); `ws` is fit for the next call either way.
     pub fn vjp_into(
         &self,
         ws: &mut Workspace,
@@ -283,13 +431,18 @@ impl Adjoint {
         if grad.len() != ws.wrt_len {
             return Err(length_error("gradient", grad.len(), ws.wrt_len));
         }
-        ws.clear(&self.map, ws.inputs_zero);
-        for (k, &s) in seed.iter().enumerate() {
-            let o = ws.of[k];
-            ws.add(&self.map, o.param, o.offset, s);
-        }
-        ws.run(&self.exec, &self.map, self.procs.combined, args)?;
-        ws.take_inputs(&self.map, grad);
+        // Native code in place: the gradient slice holds the companions
+        // it covers whole, nothing is copied out.
+        let in_grad = self.exec.runs_in_place();
+        ws.seed(&self.map, seed, in_grad.then_some(&mut *grad));
+        ws.run(
+            &self.exec,
+            &self.map,
+            self.procs.combined,
+            args,
+            in_grad.then_some(&mut *grad),
+        )?;
+        ws.take_inputs(&self.map, grad, in_grad);
         Ok(())
     }
 
@@ -360,7 +513,7 @@ impl Tangent {
             }
             s += n;
         }
-        ws.run(&self.exec, &self.map, self.proc, args)?;
+        ws.run(&self.exec, &self.map, self.proc, args, None)?;
         for (o, d) in ws.of.iter().zip(out.iter_mut()) {
             *d = self
                 .map
