@@ -63,6 +63,7 @@ impl Buffer {
         }
     }
     /// The element type.
+    #[inline]
     pub fn ty(&self) -> Type {
         match self {
             Buffer::F32(_) => Type::F32,
@@ -74,6 +75,7 @@ impl Buffer {
         }
     }
     /// Number of elements (bytes for `Char`).
+    #[inline]
     pub fn len(&self) -> usize {
         match self {
             Buffer::F32(v) => v.len(),
@@ -84,11 +86,13 @@ impl Buffer {
         }
     }
     /// True when the buffer holds no element.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// Element `i` as f64 (integers and logicals converted; characters give
     /// their byte value).
+    #[inline]
     pub fn get_f64(&self, i: usize) -> f64 {
         match self {
             Buffer::F32(v) => v[i] as f64,
@@ -100,6 +104,7 @@ impl Buffer {
     }
     /// Sets element `i` from an f64 (rounded to the element type; integers
     /// truncate).
+    #[inline]
     pub fn set_f64(&mut self, i: usize, x: f64) {
         match self {
             Buffer::F32(v) => v[i] = x as f32,
@@ -121,6 +126,7 @@ impl Buffer {
         }
     }
     /// Raw pointer to the first byte, for the native call boundary.
+    #[inline]
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         match self {
             Buffer::F32(v) => v.as_mut_ptr() as *mut u8,

@@ -274,6 +274,7 @@ pub fn default_memory_limit() -> usize {
 /// The lowest stack pointer generated code may start a procedure at on the
 /// current stack, keeping [`STACK_RESERVE`] bytes free; 0 when the stack's
 /// bounds are unknown.
+#[inline]
 fn native_stack_limit() -> u64 {
     let here = 0u8;
     let sp = std::ptr::addr_of!(here) as usize;
@@ -376,6 +377,7 @@ impl Runtime {
     /// this; callers of a raw function pointer must do it themselves.
     /// It also arms the limits: the native stack limit of the current
     /// stack and the time budget.
+    #[inline]
     pub fn begin_call(&mut self) {
         self.begin_call_below(native_stack_limit());
     }
@@ -384,6 +386,7 @@ impl Runtime {
     /// the caller knows (a [`CallStackRegion`]'s): generated code fails
     /// with a stack-overflow error before its stack pointer passes
     /// `stack_limit`.
+    #[inline]
     pub fn begin_call_below(&mut self, stack_limit: u64) {
         let s = &mut *self.state;
         s.ctx.error = ErrorSlot::default();
@@ -489,6 +492,7 @@ impl Runtime {
     }
 
     /// Records the current depths into the peaks (called after each call).
+    #[inline]
     pub(crate) fn sample_peaks(&mut self) {
         let s = &mut *self.state;
         for (stack, regs) in s.stacks.iter_mut().zip(&s.ctx.stacks) {
@@ -538,6 +542,17 @@ impl Runtime {
             ok &= s.stacks[k].rewind(&mut s.ctx.stacks[k], p);
         }
         ok
+    }
+
+    /// Empties the three stacks, their segments kept mapped: as
+    /// [`Runtime::rewind`] to the default position, without comparing
+    /// positions (the host does it before every call).
+    #[inline]
+    pub fn empty_stacks(&mut self) {
+        let s = &mut *self.state;
+        for (stack, regs) in s.stacks.iter_mut().zip(s.ctx.stacks.iter_mut()) {
+            stack.rewind_to_start(regs);
+        }
     }
 
     /// Empties all stacks, unmaps their segments and resets statistics.

@@ -154,6 +154,7 @@ pub struct SegmentedStack {
 
 impl SegmentedStack {
     /// Words stored in the segments below the current one.
+    #[inline]
     fn words_below(&self) -> u64 {
         self.segments[..self.current.min(self.segments.len())]
             .iter()
@@ -162,6 +163,7 @@ impl SegmentedStack {
     }
 
     /// Number of values on the stack given its registers.
+    #[inline]
     pub fn depth(&self, regs: &StackRegs) -> u64 {
         if self.segments.is_empty() {
             return 0;
@@ -172,6 +174,7 @@ impl SegmentedStack {
     }
 
     /// Records the current depth into the peak.
+    #[inline]
     pub fn sample_peak(&mut self, regs: &StackRegs) {
         let d = self.depth(regs);
         self.peak = self.peak.max(d);
@@ -369,6 +372,20 @@ impl SegmentedStack {
         }
     }
 
+    /// Empties the stack, its segments kept mapped: the registers at the
+    /// start of the first segment (nothing to do before the first push).
+    #[inline]
+    pub fn rewind_to_start(&mut self, regs: &mut StackRegs) {
+        if let Some(first) = self.segments.first_mut() {
+            self.current = 0;
+            let start = first.start();
+            regs.base = start;
+            regs.top = start;
+            // SAFETY: `words` words are mapped from `start`.
+            regs.end = unsafe { start.add(first.words) };
+        }
+    }
+
     /// Moves the top back (or forward) to a position taken earlier. Pops
     /// never erase words and segments stay mapped until `clear`, so the
     /// values between the current top and the position are the ones that
@@ -377,14 +394,7 @@ impl SegmentedStack {
     /// belong to this stack's segments.
     pub fn rewind(&mut self, regs: &mut StackRegs, position: StackPosition) -> bool {
         if !position.mapped {
-            if !self.segments.is_empty() {
-                self.current = 0;
-                let start = self.segments[0].start();
-                regs.base = start;
-                regs.top = start;
-                // SAFETY: `words` words are mapped from `start`.
-                regs.end = unsafe { start.add(self.segments[0].words) };
-            }
+            self.rewind_to_start(regs);
             return true;
         }
         let Some(seg) = self.segments.get_mut(position.segment) else {
@@ -533,6 +543,7 @@ impl Arena {
     }
 
     /// Bytes held by the arena's chunks.
+    #[inline]
     pub fn reserved_bytes(&self) -> usize {
         self.chunks.iter().map(|c| c.len() * 16).sum()
     }

@@ -756,6 +756,7 @@ impl Executor {
     /// `runtime` for the caller to reuse. A module without globals (the
     /// common case of an optimizer's objective) runs straight on the
     /// runtime: no frame of globals, no session.
+    #[inline]
     pub(crate) fn call_reusing(
         &self,
         runtime: &mut Option<Box<Runtime>>,
@@ -777,6 +778,7 @@ impl Executor {
     /// there for reuse) when this executor runs native code without
     /// globals; `None`, running nothing, otherwise (the caller then runs
     /// it with [`Executor::call_reusing`]).
+    #[inline]
     pub(crate) fn call_direct<A: ArgBuffers + ?Sized>(
         &self,
         runtime: &mut Option<Box<Runtime>>,
@@ -799,6 +801,7 @@ impl Executor {
 
     /// The compiled module when this executor runs native code without
     /// globals.
+    #[inline]
     fn in_place(&self) -> Option<&CompiledModule> {
         match &self.run {
             Run::Jit(compiled, ..) if compiled.globals().is_empty() => Some(compiled),
@@ -843,13 +846,14 @@ impl Executor {
     /// mapped), this executor's limits, I/O channels and kept records.
     /// Whatever an earlier call (failed, or on a silenced session) left in
     /// it is reset; setting what is already set costs a comparison.
+    #[inline]
     fn ready_runtime(&self, runtime: Option<Box<Runtime>>) -> Box<Runtime> {
         let Run::Jit(compiled, stacks, limits) = &self.run else {
             return Box::new(Runtime::new());
         };
         let mut runtime = match runtime {
             Some(mut r) => {
-                r.rewind(TapePosition::default());
+                r.empty_stacks();
                 r
             }
             None => Box::new(Runtime::with_config(stacks.clone())),
