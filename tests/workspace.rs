@@ -501,3 +501,165 @@ fn output_after_a_failed_print_and_after_finite_differences_is_whole() {
     let words: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(words, ["v", "2.0000000000000000", "7"], "{text:?}");
 }
+
+/// The gradient the sweep accumulates into the caller's slice (the `wrt`
+/// elements cover an argument whole, in order) equals, bit for bit, the
+/// copying path's (the allocating API, and the interpreter, whose calls
+/// move buffers and copy the gradient out): whole and partial `wrt`, two
+/// parameters, an element named twice, an argument that is both seeded
+/// (`of`) and differentiated (`wrt`), seeds over a whole output and over
+/// a part of it, and `REAL(4)` companions; repeated calls on one
+/// workspace, with `grad` holding garbage in between.
+#[test]
+fn gradient_into_the_callers_slice_matches_the_copying_path_bit_for_bit() {
+    use adjit::engine::Backend;
+    let text = "subroutine g(n, x, p, f, w)
+  integer n
+  double precision x(n), p(2), f(n), w(n)
+  integer i
+  do i = 1, n
+    f(i) = p(1)*x(i)*x(i) + p(2)*w(i)
+    w(i) = w(i)*x(i) + p(2)
+  end do
+end subroutine g
+subroutine s(n, x, y)
+  integer n
+  real x(n), y
+  integer i
+  y = 0
+  do i = 1, n
+    y = y + x(i)*x(i)
+  end do
+end subroutine s
+";
+    let build = |backend: Backend| {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        Engine::from_sources(&[("g.f90".into(), text.into())], options).unwrap()
+    };
+    let (jit, interp) = (build(Backend::Jit), build(Backend::Interpreter));
+    let n = 5;
+    let mut args = jit.procedure(Some("g")).unwrap().args();
+    args.set_scalar("n", n as f64).unwrap();
+    let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.25 * i as f64).collect();
+    let w: Vec<f64> = (0..n).map(|i| 1.5 - 0.5 * i as f64).collect();
+    args.set_array("x", &x).unwrap();
+    args.set_array("w", &w).unwrap();
+    args.set_array("p", &[1.25, -0.75]).unwrap();
+    // (of, wrt, number of output elements)
+    let cases = [
+        ("f", "x", n),
+        ("f", "x,p", n),
+        ("f", "p,x", n),
+        ("f", "x(2:4)", n),
+        ("f", "x,x(3)", n),
+        ("f(2)", "x,p", 1),
+        ("f,w", "x,w", 2 * n),
+        ("w", "w", n),
+        ("w(2),f", "w,x(1)", 1 + n),
+    ];
+    for (of, wrt, m) in cases {
+        let wrt_sel = match wrt {
+            "x(2:4)" => sel("x(2),x(3),x(4)"),
+            other => sel(other),
+        };
+        let handle = |engine: &Engine| {
+            engine
+                .adjoint(Some("g"), &sel(of), &wrt_sel, &AdjointOptions::default())
+                .unwrap()
+        };
+        let (a_jit, a_interp) = (handle(&jit), handle(&interp));
+        let seed: Vec<f64> = (0..m).map(|i| 1.0 - 0.375 * i as f64).collect();
+        let (_, expected) = a_jit.vjp(&args, &seed).unwrap();
+        let mut ws = a_jit.workspace();
+        let mut iws = a_interp.workspace();
+        for round in 0..3 {
+            for (adjoint, ws, who) in [
+                (&a_jit, &mut ws, "jit"),
+                (&a_interp, &mut iws, "interpreter"),
+            ] {
+                let mut grad = vec![f64::NAN; expected.len()];
+                if round == 1 {
+                    grad.fill(7.5);
+                }
+                let mut a = args.clone();
+                adjoint.vjp_into(ws, &mut a, &seed, &mut grad).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&grad),
+                    bits(&expected),
+                    "{who} of={of} wrt={wrt} round {round}: {grad:?} vs {expected:?}"
+                );
+            }
+        }
+    }
+    // REAL(4): the companion is not an F64 slice; the gradient is copied.
+    let single = jit
+        .adjoint(Some("s"), &sel("y"), &sel("x"), &AdjointOptions::default())
+        .unwrap();
+    let mut sargs = single.args();
+    sargs.set_scalar("n", 3.0).unwrap();
+    sargs.set_array("x", &[1.0, 2.0, 3.0]).unwrap();
+    let (_, expected) = single.gradient(&sargs).unwrap();
+    let mut ws = single.workspace();
+    let mut grad = vec![f64::NAN; 3];
+    for _ in 0..2 {
+        single
+            .gradient_into(&mut ws, &mut sargs, &mut grad)
+            .unwrap();
+        assert_eq!(grad, expected);
+        assert_eq!(grad, [2.0, 4.0, 6.0]);
+    }
+}
+
+/// A call that fails after its sweep has accumulated into the caller's
+/// gradient slice (an index out of bounds after the loop), or before
+/// running (a buffer of the wrong size), leaves the slice and the
+/// workspace fit for the next call, whose gradient is exact.
+#[test]
+fn a_failed_call_into_the_callers_slice_leaves_it_fit_for_the_next() {
+    let sources = [("push.f90".to_string(), PUSHING_THEN_FAILING.to_string())];
+    let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
+    let x = [1.5, -2.0, 0.75, 3.0, 1.25];
+    let n = x.len();
+    let product: f64 = x.iter().product();
+    let adjoint = engine
+        .adjoint(
+            Some("direct"),
+            &sel("y"),
+            &sel("x"),
+            &AdjointOptions::default(),
+        )
+        .unwrap();
+    let mut ws = adjoint.workspace();
+    let mut grad = vec![f64::NAN; n];
+    let args_for = |k: usize, len: usize| {
+        let mut args = adjoint.args();
+        args.set_scalar("n", n as f64).unwrap();
+        args.set_scalar("k", k as f64).unwrap();
+        args.set_array("x", &x).unwrap();
+        // A buffer shorter than the declared x(n): an argument error.
+        let i = args.index_of("x").unwrap();
+        args.buffers_mut()[i] = adjit::ir::Buffer::F64(x[..len].to_vec());
+        args
+    };
+    for (k, len, fails) in [(n + 1, n, true), (2, n, false), (2, 3, true), (4, n, false)] {
+        let mut args = args_for(k, len);
+        let mut g = vec![f64::NAN; len];
+        let grad = if len == n { &mut grad } else { &mut g };
+        let result = adjoint.vjp_into(&mut ws, &mut args, &[1.0], grad);
+        assert_eq!(result.is_err(), fails, "k={k} len={len}: {result:?}");
+        if fails {
+            continue;
+        }
+        for (j, g) in grad.iter().enumerate() {
+            let want = product / x[j] + if j + 1 == k { 1.0 } else { 0.0 };
+            assert!(
+                (g - want).abs() <= 1e-13 * want.abs(),
+                "k={k}: grad[{j}] = {g}, want {want}"
+            );
+        }
+    }
+}
