@@ -222,19 +222,25 @@ impl ArgRef<'_> {
         }
     }
 
-    /// The argument slot of a native call: the storage's address and
-    /// length (valid while the borrow lives).
+    /// The element type and the argument slot of a native call (the
+    /// storage's address and length, valid while the borrow lives), read
+    /// in one match.
     #[inline]
-    fn slot(&mut self) -> ArgSlot {
-        match self {
-            ArgRef::Buffer(b) => ArgSlot {
-                len: b.len() as i64,
-                ptr: b.as_mut_ptr(),
-            },
-            ArgRef::F64(v) => ArgSlot {
+    fn typed_slot(&mut self) -> (ir::Type, ArgSlot) {
+        fn slot<T>(v: &mut [T]) -> ArgSlot {
+            ArgSlot {
                 len: v.len() as i64,
                 ptr: v.as_mut_ptr().cast(),
-            },
+            }
+        }
+        match self {
+            ArgRef::F64(v) => (ir::Type::F64, slot(v)),
+            ArgRef::Buffer(Buffer::F64(v)) => (ir::Type::F64, slot(v)),
+            ArgRef::Buffer(Buffer::F32(v)) => (ir::Type::F32, slot(v)),
+            ArgRef::Buffer(Buffer::I32(v)) => (ir::Type::I32, slot(v)),
+            ArgRef::Buffer(Buffer::I64(v)) => (ir::Type::I64, slot(v)),
+            ArgRef::Buffer(Buffer::Bool(v)) => (ir::Type::Bool, slot(v)),
+            ArgRef::Buffer(Buffer::Char(v)) => (ir::Type::Char, slot(v)),
         }
     }
 }
@@ -437,9 +443,9 @@ impl CompiledModule {
         };
         let mut typed = types.len() == n;
         for (i, slot) in slots.iter_mut().enumerate() {
-            let mut arg = args.arg(i);
-            typed &= types.get(i) == Some(&arg.ty());
-            *slot = arg.slot();
+            let (ty, arg) = args.arg(i).typed_slot();
+            typed &= types.get(i) == Some(&ty);
+            *slot = arg;
         }
         if !typed {
             shape::check_argument_count(&self.module, proc, n)?;

@@ -58,6 +58,9 @@ pub struct Workspace {
     /// caller's gradient slice is the companion when the call runs native
     /// code in place).
     grad_at: Vec<Option<usize>>,
+    /// Per slot, where a call in place finds its argument: without, and
+    /// with the companions at `grad_at` in the caller's gradient.
+    places: [Vec<Place>; 2],
     /// Per slot: the input runs of its companion as sorted, disjoint
     /// ranges of entries, when it is an `F64` companion whose runs do not
     /// overlap (empty otherwise). Only these runs are read and zeroed in
@@ -126,6 +129,18 @@ impl Workspace {
         } else {
             vec![None; self.bufs.len()]
         };
+        self.places = [false, true].map(|in_grad| {
+            map.slots
+                .iter()
+                .zip(&self.grad_at)
+                .zip(&self.bufs)
+                .map(|((&(param, companion), &at), buf)| match at {
+                    _ if !companion => Place::Arg(param),
+                    Some(k) if in_grad => Place::Grad(k, buf.len()),
+                    _ => Place::Companion,
+                })
+                .collect()
+        });
         self.inputs_zero = false;
         Ok(())
     }
@@ -253,9 +268,8 @@ impl Workspace {
         let mut gathered = Gathered {
             bufs: &mut self.bufs,
             args: args.buffers_mut(),
-            slots: &map.slots,
             grad: grad.unwrap_or_default(),
-            grad_at: if in_grad { &self.grad_at } else { &[] },
+            places: &self.places[usize::from(in_grad)],
         };
         if let Some(result) = exec.call_direct(&mut self.runtime, proc, &mut gathered) {
             return self.relayout_after(result);
@@ -363,31 +377,38 @@ fn clear_companion(buf: &mut Buffer, skip: &[(usize, usize)]) {
     }
 }
 
+/// Where a call in place finds one argument of a derivative procedure.
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    /// The caller's buffer of this primal parameter.
+    Arg(usize),
+    /// The workspace's companion in the same slot.
+    Companion,
+    /// The caller's gradient, from this entry, this many entries.
+    Grad(usize, usize),
+}
+
 /// The arguments of a derivative procedure where they are: the
 /// workspace's companions, the caller's buffers for the primal slots, and
 /// the caller's gradient for the companions it holds whole.
 struct Gathered<'a> {
     bufs: &'a mut [Buffer],
     args: &'a mut [Buffer],
-    /// The slots of the derivative procedure ([`ParamMap`]'s).
-    slots: &'a [(usize, bool)],
     grad: &'a mut [f64],
-    /// Per slot, where its companion starts in `grad` (empty: nowhere).
-    grad_at: &'a [Option<usize>],
+    /// Per slot of the derivative procedure, where its argument is.
+    places: &'a [Place],
 }
 
 impl ArgBuffers for Gathered<'_> {
     fn count(&self) -> usize {
-        self.slots.len()
+        self.places.len()
     }
     #[inline]
     fn arg(&mut self, i: usize) -> ArgRef<'_> {
-        match self.slots[i] {
-            (_, true) => match self.grad_at.get(i) {
-                Some(&Some(k)) => ArgRef::F64(&mut self.grad[k..k + self.bufs[i].len()]),
-                _ => ArgRef::Buffer(&mut self.bufs[i]),
-            },
-            (param, false) => ArgRef::Buffer(&mut self.args[param]),
+        match self.places[i] {
+            Place::Arg(param) => ArgRef::Buffer(&mut self.args[param]),
+            Place::Companion => ArgRef::Buffer(&mut self.bufs[i]),
+            Place::Grad(k, n) => ArgRef::F64(&mut self.grad[k..k + n]),
         }
     }
 }
