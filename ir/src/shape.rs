@@ -392,12 +392,12 @@ fn checked_proc(
 
 /// The variable of parameter `param` of `p`, when `buffer` may be passed
 /// for it: of its element type, and not an ALLOCATABLE parameter.
-fn check_buffer<'p>(
+fn check_buffer(
     proc: ProcId,
-    p: &'p crate::ir::Proc,
+    p: &crate::ir::Proc,
     param: VarId,
     ty: crate::ir::Type,
-) -> Result<&'p Var, RuntimeError> {
+) -> Result<&Var, RuntimeError> {
     let Some(var) = p.vars.get(param.index()) else {
         return Err(argument_error(proc, None, format!("bad parameter {param}")));
     };
