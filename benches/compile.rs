@@ -9,7 +9,6 @@
 //! optimized code then compiles in the background), and source to the
 //! optimized code installed (waiting for it).
 
-
 mod common;
 
 use adjit::engine::Tiering;

@@ -18,8 +18,8 @@ ir() { # case mode reps
 for c in $cases; do
   for m in $modes; do
     if [ "${m#compile}" != "$m" ]; then
-      a=$(valgrind --tool=callgrind --callgrind-out-file="$tmp/c20" "$probe" "$c" compile 20 >/dev/null 2>&1; callgrind_annotate "$tmp/c20" | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
-      b=$(valgrind --tool=callgrind --callgrind-out-file="$tmp/c40" "$probe" "$c" compile 40 >/dev/null 2>&1; callgrind_annotate "$tmp/c40" | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
+      a=$(valgrind --tool=callgrind --callgrind-out-file="$tmp/c20" "$probe" "$c" "$m" 20 >/dev/null 2>&1; callgrind_annotate "$tmp/c20" | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
+      b=$(valgrind --tool=callgrind --callgrind-out-file="$tmp/c40" "$probe" "$c" "$m" 40 >/dev/null 2>&1; callgrind_annotate "$tmp/c40" | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
     else
       a=$(ir "$c" "$m" 20); b=$(ir "$c" "$m" 40)
     fi

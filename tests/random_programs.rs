@@ -15,12 +15,11 @@ mod support;
 use adjit::ir::buffer::Buffer;
 use adjit::ir::builder::ProcBuilder;
 use adjit::ir::verify::verify_module;
-use adjit::jit::codegen::Tiering;
 use adjit::ir::{BinaryOp, CallArg, Module, Proc, ProcId, RuntimeErrorKind, Type};
+use adjit::jit::codegen::Tiering;
 use support::compare::{
     buffer_difference, check_module, check_once, compile, compile_at, compile_with,
-    run_interpreter,
-    show_status, Run,
+    run_interpreter, show_status, Run,
 };
 use support::random_ir::{generate, random_args, Fault, GenOptions, Program, Rng};
 use support::reduce::{reduce, Case};
@@ -318,7 +317,11 @@ fn jit_agrees_with_interpreter_on_random_programs() {
 #[test]
 fn baseline_tier_agrees_with_interpreter_on_random_programs() {
     let base = seed_base();
-    let tally = compare_many_at(base..base + programs() / 2, &clean_options(), Tiering::Baseline);
+    let tally = compare_many_at(
+        base..base + programs() / 2,
+        &clean_options(),
+        Tiering::Baseline,
+    );
     assert!(tally.ok * 2 > tally.total(), "{tally:?}");
     let options = fault_options(Fault::IndexOutOfBounds);
     let tally = compare_many_at(base..base + programs() / 4, &options, Tiering::Baseline);

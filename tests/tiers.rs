@@ -78,7 +78,8 @@ fn the_baseline_tier_compiles_less_and_the_optimized_tier_installs() {
         };
         CompiledModule::compile(module, &options).expect("compiles")
     };
-    let blocks = |c: &CompiledModule| -> usize { c.module().procs.iter().map(|p| p.blocks.len()).sum() };
+    let blocks =
+        |c: &CompiledModule| -> usize { c.module().procs.iter().map(|p| p.blocks.len()).sum() };
     let baseline = at(Tiering::Baseline);
     let optimized = at(Tiering::Optimized);
     assert!(!baseline.is_optimized());
@@ -152,7 +153,10 @@ fn threads_calling_during_the_install_get_the_same_bits() {
                 s.spawn(|| {
                     for _ in 0..20 {
                         let got = adjoint.jacobian(&args).unwrap().matrix;
-                        assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));
+                        assert!(got
+                            .iter()
+                            .zip(&want)
+                            .all(|(a, b)| a.to_bits() == b.to_bits()));
                     }
                 });
             }

@@ -24,6 +24,14 @@
 //! * with bounds checks off, out-of-range subscripts are not caught (the
 //!   interpreter still checks the storage).
 //!
+//! A module compiles in one tier or two ([`Tiering`]): the optimized code
+//! (every IR optimisation, Cranelift's optimizing settings), the baseline
+//! code (only the IR passes that decide results and error reports, and
+//! Cranelift's quickest settings: [`JitOptions::baseline`]), or the
+//! baseline code at once and the optimized code on a background thread,
+//! which calls switch to once it is installed. Both tiers give the same
+//! results and errors bit for bit.
+//!
 //! Local arrays of constant size up to 1 KiB per procedure live in the native
 //! frame; the others come from the runtime's arena (released on return).
 //! Calls nest at most [`MAX_CALL_DEPTH`] deep, checked at each call site.
@@ -674,7 +682,6 @@ impl CompiledModule {
     pub fn set_global(&self, id: ir::GlobalId, value: &Buffer) -> Result<(), String> {
         self.globals.lock().set(id, value)
     }
-
 }
 
 impl Tier {

@@ -41,9 +41,9 @@ use adjit_ir::interp::{Interpreter, SavedStacks};
 pub use adjit_ir::io::Channels;
 use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
-use adjit_jit::codegen::{ArgBuffers, CompileSpeed, CompiledModule, JitOptions};
 /// When optimized native code is compiled ([`Options::tiering`]).
 pub use adjit_jit::codegen::Tiering;
+use adjit_jit::codegen::{ArgBuffers, CompileSpeed, CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
 use adjit_jit::stack::StackConfig;
