@@ -309,8 +309,8 @@ struct Upgrade {
 }
 
 impl Upgrade {
-    /// Starts compiling `module` with `options` (optimized) on a thread of
-    /// its own.
+    /// Queues the compilation of `module` with `options` (optimized) for
+    /// the background thread ([`background_queue`]).
     fn start(
         module: ir::Module,
         options: JitOptions,
@@ -325,27 +325,33 @@ impl Upgrade {
         });
         let shared = upgrade.clone();
         let work = move || {
-            let tier = compile_tier(
-                &module,
-                &options,
-                globals,
-                wanted.as_deref(),
-                Some(&shared.cancelled),
-            );
+            // A panic must still end the compilation, or its waiters would
+            // wait forever.
+            let tier = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                compile_tier(
+                    &module,
+                    &options,
+                    globals,
+                    wanted.as_deref(),
+                    Some(&shared.cancelled),
+                )
+            }))
+            .unwrap_or_else(|_| err("internal: the optimized compilation panicked"));
             let end = tier.map(|tier| {
                 let _ = shared.tier.set(tier);
             });
             shared.finish(end);
         };
-        let spawned = std::thread::Builder::new()
-            .name("adjit-tier1".into())
-            .spawn(work);
-        if let Err(e) = spawned {
+        let queued = background_queue().is_some_and(|queue| {
+            queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .send(Box::new(work))
+                .is_ok()
+        });
+        if !queued {
             // The baseline code stays.
-            upgrade.finish(Err(CompileError {
-                proc: None,
-                message: format!("no thread for the optimized tier: {e}"),
-            }));
+            upgrade.finish(err("no thread for the optimized tier"));
         }
         upgrade
     }
@@ -366,6 +372,33 @@ impl Upgrade {
             finished = self.done.wait(finished).unwrap_or_else(|e| e.into_inner());
         }
     }
+}
+
+/// A compilation of an optimized tier, queued for the background thread.
+type BackgroundTask = Box<dyn FnOnce() + Send>;
+
+/// The queue of the one background thread that compiles optimized tiers,
+/// one after the other in the order asked for (started on first use;
+/// `None` when the system refuses the thread). One thread, not one per
+/// module: a program making many handles at once does not start as many
+/// compilations, and a dropped module's compilation is skipped.
+fn background_queue() -> Option<&'static Mutex<std::sync::mpsc::Sender<BackgroundTask>>> {
+    static QUEUE: OnceLock<Option<Mutex<std::sync::mpsc::Sender<BackgroundTask>>>> =
+        OnceLock::new();
+    QUEUE
+        .get_or_init(|| {
+            let (send, receive) = std::sync::mpsc::channel::<BackgroundTask>();
+            std::thread::Builder::new()
+                .name("adjit-tier1".into())
+                .spawn(move || {
+                    for task in receive {
+                        task();
+                    }
+                })
+                .ok()
+                .map(|_| Mutex::new(send))
+        })
+        .as_ref()
 }
 
 /// A compiled module: native code for every procedure, global storage and
@@ -1104,6 +1137,14 @@ fn compile_tier(
     wanted: Option<&[bool]>,
     cancel: Option<&AtomicBool>,
 ) -> Result<Tier, CompileError> {
+    let cancelled = || {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            err("cancelled: the module was dropped")
+        } else {
+            Ok(())
+        }
+    };
+    cancelled()?;
     let crate::opt::Optimized {
         module: mut optimized,
         mut origins,
@@ -1192,9 +1233,7 @@ fn compile_tier(
         let jobs = crate::parallel::compile_pipelined(&*compile_isa, threads, |hand_over| {
             for &i in &order {
                 let proc = &module.procs[i];
-                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                    return err("cancelled: the module was dropped");
-                }
+                cancelled()?;
                 let mut ctx = jit.make_context();
                 ctx.func.signature = sig.clone();
                 ctx.func.name = UserFuncName::user(0, i as u32);
