@@ -2,7 +2,9 @@
 //! (`valgrind --tool=callgrind target/release/deps/probe-* CASE MODE REPS`):
 //! builds the bundled example `CASE` (`griewank`, `product`, `bratu`) at
 //! n = 1000 (or `ADJIT_PROBE_N`) and runs `MODE` (`primal`, `adjoint`, `tangent`, or `compile`:
-//! source text to a callable adjoint) `REPS` times. Instructions per call
+//! source text to a callable optimized adjoint; `compile0`: to a callable
+//! baseline-tier adjoint, what a caller of the default tiered engine waits
+//! for) `REPS` times. Instructions per call
 //! are the difference of two runs with different `REPS` divided by the
 //! difference of `REPS`, so that setup cancels. `--fma` compiles with
 //! FMA contraction (`Options::fma_contraction`). It times nothing. It
@@ -27,10 +29,15 @@ fn main() {
     };
     let reps: usize = reps.parse().expect("REPS is a count");
     let (file, of, wrt, size) = case(name);
-    if mode == "compile" {
+    if mode == "compile" || mode == "compile0" {
         let text = common::read(file);
+        let tiering = if mode == "compile" {
+            adjit::engine::Tiering::Optimized
+        } else {
+            adjit::engine::Tiering::Baseline
+        };
         for _ in 0..reps {
-            common::compile_adjoint(name, &text);
+            drop(common::compile_adjoint_with(name, &text, tiering));
         }
         return;
     }

@@ -613,10 +613,15 @@ fn fuzz_rejected_inputs_are_located_errors() {
 /// argument with respect to all its real arguments (entries, or the
 /// error), as text (`{:?}` of an `f64` is exact). Each runs on a fresh
 /// engine, so that module variables a call changes start the same.
-fn results_at(path: &std::path::Path, speed: adjit::jit::codegen::CompileSpeed) -> Vec<String> {
+fn results_at(
+    path: &std::path::Path,
+    speed: adjit::jit::codegen::CompileSpeed,
+    tiering: adjit::engine::Tiering,
+) -> Vec<String> {
     use adjit::engine::{ArgValue, Selection};
     let options = Options {
         compile_speed: speed,
+        tiering,
         io: adjit::engine::Channels {
             output: std::sync::Arc::new(std::sync::Mutex::new(std::io::sink())),
             input: std::sync::Arc::new(std::sync::Mutex::new(std::io::empty())),
@@ -717,12 +722,15 @@ fn results_at(path: &std::path::Path, speed: adjit::jit::codegen::CompileSpeed) 
 }
 
 /// Cranelift's quickest settings (`CompileSpeed::Fast`, which the fuzzer
-/// compiles its inputs with) change the machine code, never the results:
-/// every procedure of the fuzzer's seed programs and of the corpus gives,
-/// bit for bit, the outputs and the tangent and adjoint Jacobians of the
-/// default settings (whose tangent and adjoint agree).
+/// compiles its inputs with) and the baseline tier of tiered compilation
+/// (`Tiering::Baseline`: no loop versions, no skipped trips, no
+/// speculation) change the machine code, never the results: every
+/// procedure of the fuzzer's seed programs and of the corpus gives, bit
+/// for bit, the outputs and the tangent and adjoint Jacobians of the
+/// optimized code (whose tangent and adjoint agree).
 #[test]
 fn fast_compilation_gives_the_same_results() {
+    use adjit::engine::Tiering;
     use adjit::jit::codegen::CompileSpeed;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<_> = ["fuzz/seeds", "tests/corpus"]
@@ -734,9 +742,11 @@ fn fast_compilation_gives_the_same_results() {
     files.sort();
     let mut derivatives = 0;
     for path in &files {
-        let optimized = results_at(path, CompileSpeed::Optimized);
-        let fast = results_at(path, CompileSpeed::Fast);
+        let optimized = results_at(path, CompileSpeed::Optimized, Tiering::Optimized);
+        let fast = results_at(path, CompileSpeed::Fast, Tiering::Optimized);
         assert_eq!(optimized, fast, "{}", path.display());
+        let baseline = results_at(path, CompileSpeed::Optimized, Tiering::Baseline);
+        assert_eq!(optimized, baseline, "baseline tier: {}", path.display());
         derivatives += fast.iter().filter(|r| r.contains(" derivatives: ")).count();
     }
     assert!(

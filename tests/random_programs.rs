@@ -16,9 +16,10 @@ use adjit::ir::buffer::Buffer;
 use adjit::ir::builder::ProcBuilder;
 use adjit::ir::verify::verify_module;
 use adjit::ir::{BinaryOp, CallArg, Module, Proc, ProcId, RuntimeErrorKind, Type};
+use adjit::jit::codegen::Tiering;
 use support::compare::{
-    buffer_difference, check_module, check_once, compile, compile_with, run_interpreter,
-    show_status, Run,
+    buffer_difference, check_module, check_once, compile, compile_at, compile_with,
+    run_interpreter, show_status, Run,
 };
 use support::random_ir::{generate, random_args, Fault, GenOptions, Program, Rng};
 use support::reduce::{reduce, Case};
@@ -154,10 +155,15 @@ impl Tally {
 
 /// Runs the program of `seed` on a few inputs through both sides; returns
 /// the interpreter's runs or a reduced reproducer of a disagreement.
-fn compare_seed(seed: u64, options: &GenOptions, tally: &mut Tally) -> Result<(), String> {
+fn compare_seed(
+    seed: u64,
+    options: &GenOptions,
+    tiering: Tiering,
+    tally: &mut Tally,
+) -> Result<(), String> {
     let program = verified_program(seed, options);
     let mut rng = Rng::new(seed.wrapping_mul(31).wrapping_add(7));
-    let compiled = compile(&program.module);
+    let compiled = compile_at(&program.module, true, tiering);
     for _ in 0..INPUTS {
         let args = inputs(&program, &mut rng, options.fault == Fault::None);
         let case = |args: &[Buffer]| Case {
@@ -208,10 +214,15 @@ fn expect_fault(
 }
 
 fn compare_many(seeds: std::ops::Range<u64>, options: &GenOptions) -> Tally {
+    compare_many_at(seeds, options, Tiering::Optimized)
+}
+
+/// [`compare_many`] with the JIT's code compiled under `tiering`.
+fn compare_many_at(seeds: std::ops::Range<u64>, options: &GenOptions, tiering: Tiering) -> Tally {
     let mut tally = Tally::default();
     let mut failures = Vec::new();
     for seed in seeds {
-        if let Err(message) = compare_seed(seed, options, &mut tally) {
+        if let Err(message) = compare_seed(seed, options, tiering, &mut tally) {
             failures.push(message);
             if failures.len() >= 3 {
                 break;
@@ -298,6 +309,23 @@ fn jit_agrees_with_interpreter_on_random_programs() {
     assert!(tally.count("DivideByZero") > 0, "{tally:?}");
     assert!(tally.count("Stop") > 0, "{tally:?}");
     assert!(tally.count("ArgumentSize") > 0, "{tally:?}");
+}
+
+/// The baseline tier of tiered compilation (no loop versions, no skipped
+/// trips, no speculation, Cranelift's quickest settings) agrees with the
+/// interpreter too, on results and on planted errors.
+#[test]
+fn baseline_tier_agrees_with_interpreter_on_random_programs() {
+    let base = seed_base();
+    let tally = compare_many_at(
+        base..base + programs() / 2,
+        &clean_options(),
+        Tiering::Baseline,
+    );
+    assert!(tally.ok * 2 > tally.total(), "{tally:?}");
+    let options = fault_options(Fault::IndexOutOfBounds);
+    let tally = compare_many_at(base..base + programs() / 4, &options, Tiering::Baseline);
+    assert_eq!(tally.count("IndexOutOfBounds"), tally.total());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use adjit::ad::adjoint::AdjointOptions;
-use adjit::engine::{Args, Engine, Options, Selection};
+use adjit::engine::{Adjoint, Args, Engine, Options, Selection, Tiering};
 use std::path::PathBuf;
 
 /// The example file, outputs, inputs and size parameter of one of the
@@ -17,17 +17,25 @@ pub fn case(name: &str) -> (&'static str, &'static str, &'static str, &'static s
     }
 }
 
-/// Source text to a callable adjoint: front end, adjoint generation and
-/// native compilation of case `name` (see [`case`]), from a file already
-/// read into memory.
+/// Source text to a callable optimized adjoint: front end, adjoint
+/// generation and native compilation of case `name` (see [`case`]), from
+/// a file already read into memory ([`Tiering::Optimized`]).
 pub fn compile_adjoint(name: &str, text: &str) {
+    drop(compile_adjoint_with(name, text, Tiering::Optimized));
+}
+
+/// [`compile_adjoint`] with `tiering`, returning the adjoint.
+pub fn compile_adjoint_with(name: &str, text: &str, tiering: Tiering) -> Adjoint {
     let (file, of, wrt, _) = case(name);
     let sources = [(file.to_string(), text.to_string())];
-    let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
-    let adjoint = engine
+    let options = Options {
+        tiering,
+        ..Options::default()
+    };
+    let engine = Engine::from_sources(&sources, options).expect("compiles");
+    engine
         .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())
-        .expect("adjoint");
-    drop(adjoint);
+        .expect("adjoint")
 }
 
 /// The text of a bundled file (path relative to the crate).
@@ -41,9 +49,15 @@ pub fn engine(file: &str) -> Engine {
     engine_with(file, Options::default())
 }
 
-/// [`engine`] with `options`.
+/// [`engine`] with `options`, whose handles benchmarks time: their
+/// optimized code is compiled before they are returned
+/// ([`Tiering::Optimized`]).
 pub fn engine_with(file: &str, options: Options) -> Engine {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
+    let options = Options {
+        tiering: Tiering::Optimized,
+        ..options
+    };
     Engine::from_files(&[path], options).expect("bundled example compiles")
 }
 

@@ -24,6 +24,14 @@
 //! * with bounds checks off, out-of-range subscripts are not caught (the
 //!   interpreter still checks the storage).
 //!
+//! A module compiles in one tier or two ([`Tiering`]): the optimized code
+//! (every IR optimisation, Cranelift's optimizing settings), the baseline
+//! code (only the IR passes that decide results and error reports, and
+//! Cranelift's quickest settings: [`JitOptions::baseline`]), or the
+//! baseline code at once and the optimized code on a background thread,
+//! which calls switch to once it is installed. Both tiers give the same
+//! results and errors bit for bit.
+//!
 //! Local arrays of constant size up to 1 KiB per procedure live in the native
 //! frame; the others come from the runtime's arena (released on return).
 //! Calls nest at most [`MAX_CALL_DEPTH`] deep, checked at each call site.
@@ -54,7 +62,8 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// Options of the Cranelift lowering.
 #[derive(Clone, Debug)]
@@ -119,6 +128,50 @@ pub struct JitOptions {
     /// guarded product is fused only under [`Self::branch_on_zero_products`],
     /// whose exact cold path adds the guarded value unfused.
     pub contract_fma: bool,
+    /// Which code is compiled when (default [`Tiering::Optimized`]: the
+    /// optimized code only, before `compile` returns).
+    pub tiering: Tiering,
+}
+
+impl JitOptions {
+    /// The options of the baseline tier (tier 0) of these: the passes
+    /// that decide results and error reports (inlining, which decides
+    /// call depths and the procedure an error names; FMA contraction and,
+    /// with it, the speculation that chooses which sums fuse) and none of
+    /// those that only make code faster and larger (loop versioning, the
+    /// skipping of repeated trips, speculation of strong-zero guards), with
+    /// Cranelift's quickest settings ([`CompileSpeed::Fast`]). The same
+    /// results and errors as `self`, bit for bit, from about half the
+    /// compile work.
+    pub fn baseline(&self) -> JitOptions {
+        JitOptions {
+            version_loops: false,
+            fixed_point_exits: false,
+            speculate_guards: self.speculate_guards && self.contract_fma,
+            speculate_carried_guards: self.speculate_carried_guards && self.contract_fma,
+            compile_speed: CompileSpeed::Fast,
+            tiering: Tiering::Baseline,
+            ..self.clone()
+        }
+    }
+}
+
+/// When a module's optimized code is compiled. Every choice gives the
+/// same results and errors, bit for bit; only compile latency and code
+/// speed differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tiering {
+    /// The optimized code only, compiled before `compile` returns.
+    #[default]
+    Optimized,
+    /// The baseline code only ([`JitOptions::baseline`]): the quickest
+    /// compilation, for code run once.
+    Baseline,
+    /// The baseline code before `compile` returns, and the optimized code
+    /// on a background thread, installed for the calls that begin once it
+    /// is ready (a call under way finishes in the code it began in). See
+    /// [`CompiledModule::wait_optimized`].
+    Tiered,
 }
 
 impl Default for JitOptions {
@@ -134,6 +187,7 @@ impl Default for JitOptions {
             speculate_guards: false,
             speculate_carried_guards: true,
             contract_fma: false,
+            tiering: Tiering::Optimized,
         }
     }
 }
@@ -248,31 +302,172 @@ impl ArgRef<'_> {
 /// The native signature of every compiled procedure.
 pub type RawProcFn = unsafe extern "C" fn(args: *const ArgSlot, rt: *mut RuntimeCtx) -> i32;
 
-/// A compiled module: native code for every procedure, global storage and
-/// literal data. Freed on drop.
-pub struct CompiledModule {
+/// One compilation of a module (a tier): its native code and the IR it
+/// was compiled from, which locates that code's errors. Freed on drop.
+struct Tier {
     jit: Mutex<Option<JITModule>>,
     entries: Vec<usize>,
     module: ir::Module,
     /// Where the inlined code of `module` came from (for error reports).
     origins: crate::opt::inline::Origins,
-    /// The globals' storage (possibly shared with other modules of the same
-    /// program) and the lock held by every call when there are globals.
-    globals: GlobalStore,
     /// Per procedure of `module`, the element types of its parameters when
     /// the host may call it (see [`shape::host_param_types`]): a call's
     /// buffers are checked against them with one comparison each, and by
     /// the full [`shape::check_argument_buffers`] only when one differs.
     param_types: Vec<Option<Box<[ir::Type]>>>,
     _literals: Vec<Box<[u8]>>,
+    /// Whether it was compiled with the optimizing options (not
+    /// [`JitOptions::baseline`]).
+    optimized: bool,
+}
+
+impl Drop for Tier {
+    fn drop(&mut self) {
+        let jit = self.jit.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(jit) = jit {
+            // SAFETY: no function pointer outlives the tier: its owner
+            // ([`CompiledModule`], and for the optimized tier the compiling
+            // thread) drops it last, and calls borrow the owner.
+            unsafe { jit.free_memory() };
+        }
+    }
+}
+
+// SAFETY: code and literal memory are immutable after finalization; the
+// JIT module is only touched on drop (through its lock).
+unsafe impl Sync for Tier {}
+// SAFETY: all owned memory moves with the value; see the Sync note.
+unsafe impl Send for Tier {}
+
+/// The optimized tier of a [`Tiering::Tiered`] module, compiled on a
+/// background thread and shared with it.
+struct Upgrade {
+    /// The optimized tier, once compiled: set once, never replaced.
+    tier: OnceLock<Tier>,
+    /// Set when the module drops: the compilation stops at the next
+    /// procedure.
+    cancelled: AtomicBool,
+    /// How the compilation ended, once it has.
+    finished: Mutex<Option<Result<(), CompileError>>>,
+    /// Signalled when `finished` is set.
+    done: Condvar,
+}
+
+impl Upgrade {
+    /// Queues the compilation of `module` with `options` (optimized) for
+    /// the background thread ([`background_queue`]).
+    fn start(
+        module: ir::Module,
+        options: JitOptions,
+        globals: usize,
+        wanted: Option<Vec<bool>>,
+    ) -> Arc<Upgrade> {
+        let upgrade = Arc::new(Upgrade {
+            tier: OnceLock::new(),
+            cancelled: AtomicBool::new(false),
+            finished: Mutex::new(None),
+            done: Condvar::new(),
+        });
+        let shared = upgrade.clone();
+        let work = move || {
+            // A panic must still end the compilation, or its waiters would
+            // wait forever.
+            let tier = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                compile_tier(
+                    &module,
+                    &options,
+                    globals,
+                    wanted.as_deref(),
+                    Some(&shared.cancelled),
+                )
+            }))
+            .unwrap_or_else(|_| err("internal: the optimized compilation panicked"));
+            let end = tier.map(|tier| {
+                let _ = shared.tier.set(tier);
+            });
+            shared.finish(end);
+        };
+        let queued = background_queue().is_some_and(|queue| {
+            queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .send(Box::new(work))
+                .is_ok()
+        });
+        if !queued {
+            // The baseline code stays.
+            upgrade.finish(err("no thread for the optimized tier"));
+        }
+        upgrade
+    }
+
+    /// Records how the compilation ended and wakes the waiters.
+    fn finish(&self, end: Result<(), CompileError>) {
+        *self.finished.lock().unwrap_or_else(|e| e.into_inner()) = Some(end);
+        self.done.notify_all();
+    }
+
+    /// Waits for the compilation to end.
+    fn wait(&self) -> Result<(), CompileError> {
+        let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(end) = finished.as_ref() {
+                return end.clone();
+            }
+            finished = self.done.wait(finished).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// A compilation of an optimized tier, queued for the background thread.
+type BackgroundTask = Box<dyn FnOnce() + Send>;
+
+/// The queue of the one background thread that compiles optimized tiers,
+/// one after the other in the order asked for (started on first use;
+/// `None` when the system refuses the thread). One thread, not one per
+/// module: a program making many handles at once does not start as many
+/// compilations, and a dropped module's compilation is skipped.
+fn background_queue() -> Option<&'static Mutex<std::sync::mpsc::Sender<BackgroundTask>>> {
+    static QUEUE: OnceLock<Option<Mutex<std::sync::mpsc::Sender<BackgroundTask>>>> =
+        OnceLock::new();
+    QUEUE
+        .get_or_init(|| {
+            let (send, receive) = std::sync::mpsc::channel::<BackgroundTask>();
+            std::thread::Builder::new()
+                .name("adjit-tier1".into())
+                .spawn(move || {
+                    for task in receive {
+                        task();
+                    }
+                })
+                .ok()
+                .map(|_| Mutex::new(send))
+        })
+        .as_ref()
+}
+
+/// A compiled module: native code for every procedure, global storage and
+/// literal data. Freed on drop. Under [`Tiering::Tiered`] it holds the
+/// baseline code and, once compiled, the optimized code; a call runs the
+/// optimized code when it is ready when the call begins (one atomic load).
+/// Both live until the module drops, since a call may still run the
+/// baseline code; both reach the globals through the runtime context's
+/// table, so they share them.
+pub struct CompiledModule {
+    /// The code compiled before `compile` returned.
+    first: Tier,
+    /// The optimized tier compiling in the background ([`Tiering::Tiered`]).
+    upgrade: Option<Arc<Upgrade>>,
+    /// The globals' storage (possibly shared with other modules of the same
+    /// program) and the lock held by every call when there are globals.
+    globals: GlobalStore,
 }
 
 impl Drop for CompiledModule {
     fn drop(&mut self) {
-        let jit = self.jit.get_mut().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(jit) = jit {
-            // SAFETY: no function pointer outlives `self`; calls borrow self.
-            unsafe { jit.free_memory() };
+        if let Some(upgrade) = &self.upgrade {
+            // The compiling thread holds the upgrade and frees it when done.
+            upgrade.cancelled.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -280,7 +475,7 @@ impl Drop for CompiledModule {
 impl fmt::Debug for CompiledModule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CompiledModule")
-            .field("procs", &self.entries.len())
+            .field("procs", &self.first.entries.len())
             .field("globals", &self.globals.len())
             .finish()
     }
@@ -382,7 +577,7 @@ impl CompiledModule {
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
         if !guard.store().shares_lock_with(&self.globals) {
-            return Err(self.arg_error(
+            return Err(self.tier().arg_error(
                 proc,
                 None,
                 "the globals lock held belongs to another program".into(),
@@ -402,7 +597,7 @@ impl CompiledModule {
         rt: &mut Runtime,
     ) -> Result<(), RuntimeError> {
         if !self.globals.fits(frame) {
-            return Err(self.arg_error(
+            return Err(self.tier().arg_error(
                 proc,
                 None,
                 "the global frame belongs to another program".into(),
@@ -423,6 +618,8 @@ impl CompiledModule {
         globals: *const usize,
     ) -> Result<(), RuntimeError> {
         rt.set_globals(globals);
+        // The tier this call runs in, to its end.
+        let tier = self.tier();
         let n = args.count();
         // The slots of up to 16 arguments live in this frame (built in
         // place: a returned small vector would be copied).
@@ -437,7 +634,7 @@ impl CompiledModule {
         };
         // One pass over the arguments: each slot, and its type compared
         // with the kept list; the full check only when one differs.
-        let types = match self.param_types.get(proc.index()) {
+        let types = match tier.param_types.get(proc.index()) {
             Some(Some(types)) if types.len() == n => &types[..],
             _ => &[],
         };
@@ -448,18 +645,18 @@ impl CompiledModule {
             *slot = arg;
         }
         if !typed {
-            shape::check_argument_count(&self.module, proc, n)?;
+            shape::check_argument_count(&tier.module, proc, n)?;
             for i in 0..n {
-                shape::check_argument_type(&self.module, proc, i, args.arg(i).ty())?;
+                shape::check_argument_type(&tier.module, proc, i, args.arg(i).ty())?;
             }
         }
-        let f = self.raw_function(proc).ok_or_else(|| {
-            let why = if proc.index() < self.entries.len() {
+        let f = tier.function(proc).ok_or_else(|| {
+            let why = if proc.index() < tier.entries.len() {
                 "not compiled: no entry this module was compiled for calls it"
             } else {
                 "no such procedure"
             };
-            self.arg_error(proc, None, why.into())
+            tier.arg_error(proc, None, why.into())
         })?;
         let stack = match rt.limits().stack_size {
             Some(bytes) => Some(rt.call_stack(bytes).map_err(|detail| RuntimeError {
@@ -497,7 +694,7 @@ impl CompiledModule {
         if status == 0 {
             Ok(())
         } else {
-            Err(self.decode_error(rt.error_slot(), rt.helper_error()))
+            Err(tier.decode_error(rt.error_slot(), rt.helper_error()))
         }
     }
 
@@ -509,14 +706,42 @@ impl CompiledModule {
     /// the runtime, which points it at the module's globals), and decode a
     /// non-zero status itself.
     pub fn raw_function(&self, proc: ProcId) -> Option<RawProcFn> {
-        let addr = *self.entries.get(proc.index()).filter(|&&a| a != 0)?;
-        // SAFETY: `addr` is a finalized function with the RawProcFn ABI.
-        Some(unsafe { std::mem::transmute::<usize, RawProcFn>(addr) })
+        self.tier().function(proc)
     }
 
-    /// The IR the module was compiled from.
+    /// The IR the running code was compiled from (the optimized tier's
+    /// once installed).
     pub fn module(&self) -> &ir::Module {
-        &self.module
+        &self.tier().module
+    }
+
+    /// The tier calls run in now: the optimized one once installed.
+    fn tier(&self) -> &Tier {
+        match &self.upgrade {
+            Some(upgrade) => upgrade.tier.get().unwrap_or(&self.first),
+            None => &self.first,
+        }
+    }
+
+    /// Whether calls now run optimized code: always, unless the module
+    /// was compiled [`Tiering::Baseline`], or [`Tiering::Tiered`] and its
+    /// optimized code is not installed yet.
+    pub fn is_optimized(&self) -> bool {
+        match &self.upgrade {
+            Some(upgrade) => upgrade.tier.get().is_some(),
+            None => self.first.optimized,
+        }
+    }
+
+    /// Waits until the optimized code of a [`Tiering::Tiered`] module is
+    /// installed (at once for the other tierings), for benchmarks before
+    /// they time and for inspecting the optimized code. An error says why
+    /// it could not be compiled; the baseline code then stays.
+    pub fn wait_optimized(&self) -> Result<(), CompileError> {
+        match &self.upgrade {
+            Some(upgrade) => upgrade.wait(),
+            None => Ok(()),
+        }
     }
 
     /// The storage of the module's globals.
@@ -533,6 +758,15 @@ impl CompiledModule {
     /// size).
     pub fn set_global(&self, id: ir::GlobalId, value: &Buffer) -> Result<(), String> {
         self.globals.lock().set(id, value)
+    }
+}
+
+impl Tier {
+    /// The native entry of `proc`, when compiled.
+    fn function(&self, proc: ProcId) -> Option<RawProcFn> {
+        let addr = *self.entries.get(proc.index()).filter(|&&a| a != 0)?;
+        // SAFETY: `addr` is a finalized function with the RawProcFn ABI.
+        Some(unsafe { std::mem::transmute::<usize, RawProcFn>(addr) })
     }
 
     fn arg_error(&self, proc: ProcId, var: Option<String>, detail: String) -> RuntimeError {
@@ -894,8 +1128,8 @@ fn check_globals(module: &ir::Module, globals: &GlobalStore) -> Result<(), Compi
     }
 }
 
-/// Compiles the procedures of `module` (those marked in `wanted`, or all):
-/// the entry of one left out is 0.
+/// Compiles the procedures of `module` (those marked in `wanted`, or all)
+/// as `options.tiering` says: the entry of one left out is 0.
 fn compile_module(
     module: &ir::Module,
     options: &JitOptions,
@@ -910,6 +1144,51 @@ fn compile_module(
             .collect::<Vec<_>>()
             .join("; "),
     })?;
+    let (first, upgrade) = match options.tiering {
+        Tiering::Optimized => (
+            compile_tier(module, options, globals.len(), wanted, None)?,
+            None,
+        ),
+        Tiering::Baseline => (
+            compile_tier(module, &options.baseline(), globals.len(), wanted, None)?,
+            None,
+        ),
+        Tiering::Tiered => {
+            let first = compile_tier(module, &options.baseline(), globals.len(), wanted, None)?;
+            let optimized = JitOptions {
+                tiering: Tiering::Optimized,
+                ..options.clone()
+            };
+            let wanted = wanted.map(<[bool]>::to_vec);
+            let upgrade = Upgrade::start(module.clone(), optimized, globals.len(), wanted);
+            (first, Some(upgrade))
+        }
+    };
+    Ok(CompiledModule {
+        first,
+        upgrade,
+        globals,
+    })
+}
+
+/// Compiles one tier of the (verified) `module` with `options`, against
+/// `globals` globals. Stops with an error before the next procedure once
+/// `cancel` is set.
+fn compile_tier(
+    module: &ir::Module,
+    options: &JitOptions,
+    globals: usize,
+    wanted: Option<&[bool]>,
+    cancel: Option<&AtomicBool>,
+) -> Result<Tier, CompileError> {
+    let cancelled = || {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            err("cancelled: the module was dropped")
+        } else {
+            Ok(())
+        }
+    };
+    cancelled()?;
     let crate::opt::Optimized {
         module: mut optimized,
         mut origins,
@@ -982,7 +1261,7 @@ fn compile_module(
             proc_ids: ids.clone(),
             segment_switch,
             externs: HashMap::new(),
-            globals: globals.len(),
+            globals,
             literals: &mut literals,
             versions: &versions,
         };
@@ -998,6 +1277,7 @@ fn compile_module(
         let jobs = crate::parallel::compile_pipelined(&*compile_isa, threads, |hand_over| {
             for &i in &order {
                 let proc = &module.procs[i];
+                cancelled()?;
                 let mut ctx = jit.make_context();
                 ctx.func.signature = sig.clone();
                 ctx.func.name = UserFuncName::user(0, i as u32);
@@ -1063,7 +1343,7 @@ fn compile_module(
             })
             .collect()
     };
-    Ok(CompiledModule {
+    Ok(Tier {
         jit: Mutex::new(guard.0.take()),
         entries,
         param_types: optimized
@@ -1073,8 +1353,8 @@ fn compile_module(
             .collect(),
         module: optimized,
         origins,
-        globals,
         _literals: literals,
+        optimized: options.tiering != Tiering::Baseline,
     })
 }
 

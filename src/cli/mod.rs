@@ -31,7 +31,7 @@ mod repl;
 use adjit::ad::adjoint::{AdjointOptions, RecordPolicy, Reversal, ReversalSchedule};
 use adjit::engine::{
     Args, Backend, Channels, Engine, Error, FiniteDifferences, Jacobian, Options, Procedure,
-    Selection,
+    Selection, Tiering,
 };
 use adjit::front::source::SourceForm;
 use options::CommandLine;
@@ -185,6 +185,12 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
     let options = Options {
         form,
         bounds_checks: !cl.flag("no-bounds-check"),
+        // `bench` times optimized code: compiled before the first call.
+        tiering: if cl.flag("no-tier") || cl.command == "bench" {
+            Tiering::Optimized
+        } else {
+            Tiering::Tiered
+        },
         include_dirs: cl.values("include-dir").iter().map(PathBuf::from).collect(),
         backend: if cl.flag("interp") {
             Backend::Interpreter

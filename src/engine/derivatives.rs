@@ -509,6 +509,12 @@ impl Engine {
 }
 
 impl Tangent {
+    /// Waits until calls run the optimized native code (see
+    /// [`Procedure::wait_optimized`]).
+    pub fn wait_optimized(&self) -> Result<(), Error> {
+        self.exec.wait_optimized()
+    }
+
     /// Directions per sweep.
     pub fn directions(&self) -> usize {
         self.directions
@@ -691,6 +697,12 @@ fn sweeps_from_start(
 }
 
 impl Adjoint {
+    /// Waits until calls run the optimized native code (see
+    /// [`Procedure::wait_optimized`]).
+    pub fn wait_optimized(&self) -> Result<(), Error> {
+        self.exec.wait_optimized()
+    }
+
     /// The module with the generated adjoint procedures, and their handles.
     pub fn module(&self) -> (&Module, &AdjointProcs) {
         (&self.program.module, &self.procs)

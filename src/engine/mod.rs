@@ -41,6 +41,8 @@ use adjit_ir::interp::{Interpreter, SavedStacks};
 pub use adjit_ir::io::Channels;
 use adjit_ir::{Buffer, RuntimeError};
 use adjit_ir::{GlobalId, Module, ProcId, StackKind};
+/// When optimized native code is compiled ([`Options::tiering`]).
+pub use adjit_jit::codegen::Tiering;
 use adjit_jit::codegen::{ArgBuffers, CompileSpeed, CompiledModule, JitOptions};
 use adjit_jit::globals::GlobalStore;
 use adjit_jit::runtime::{default_memory_limit, Limits, Runtime, TapePosition};
@@ -194,6 +196,14 @@ pub struct Options {
     /// rounding: the fused operation rounds once. Strong zeros keep their
     /// meaning.
     pub fma_contraction: bool,
+    /// When the optimized native code is compiled (default
+    /// [`Tiering::Tiered`]: a handle is callable once its baseline code is
+    /// compiled, in about half the time, and its calls switch to the
+    /// optimized code, compiled on a background thread, once it is ready;
+    /// `wait_optimized` on a handle waits for it). [`Tiering::Optimized`]
+    /// compiles the optimized code only, before the handle is returned.
+    /// Results and errors are the same, bit for bit, whatever the tier.
+    pub tiering: Tiering,
 }
 
 impl Options {
@@ -229,6 +239,7 @@ impl Default for Options {
             fixed_point_exits: true,
             compile_speed: CompileSpeed::default(),
             fma_contraction: false,
+            tiering: Tiering::Tiered,
         }
     }
 }
@@ -674,6 +685,7 @@ impl Executor {
                     // a product chain's running tangent take one test.
                     speculate_carried_guards: true,
                     contract_fma: options.fma_contraction,
+                    tiering: options.tiering,
                     ..JitOptions::default()
                 };
                 let compiled = match entries {
@@ -713,6 +725,20 @@ impl Executor {
             memory_limit: options.memory_limit,
             spare: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Waits until calls run the optimized native code (see
+    /// [`Options::tiering`]); at once for the interpreter.
+    pub(crate) fn wait_optimized(&self) -> Result<(), Error> {
+        match &self.run {
+            Run::Jit(c, ..) => c.wait_optimized().map_err(|e| {
+                Error::new(
+                    ErrorKind::Internal,
+                    format!("optimized native compilation failed: {e}"),
+                )
+            }),
+            Run::Interp { .. } => Ok(()),
+        }
     }
 
     /// Zero arguments of `proc` (of this executor's module or the primal
@@ -1098,6 +1124,14 @@ pub struct Procedure {
 }
 
 impl Procedure {
+    /// Waits until calls run the optimized native code (see
+    /// [`Options::tiering`]): benchmarks call it before they time. An error
+    /// says why the optimized code could not be compiled (the baseline
+    /// code then stays, with the same results).
+    pub fn wait_optimized(&self) -> Result<(), Error> {
+        self.exec.wait_optimized()
+    }
+
     /// The procedure's name.
     pub fn name(&self) -> &str {
         &self.program.module.proc(self.proc).name

@@ -13,7 +13,7 @@ use adjit::ir::buffer::Buffer;
 use adjit::ir::error::RuntimeError;
 use adjit::ir::interp::Interpreter;
 use adjit::ir::{GlobalId, Module, ProcId};
-use adjit::jit::codegen::{CompiledModule, JitOptions};
+use adjit::jit::codegen::{CompiledModule, JitOptions, Tiering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What one side did with one call: the status and the buffers afterwards.
@@ -76,8 +76,19 @@ pub fn compile(module: &Module) -> Result<Compiled, String> {
 
 /// [`compile`] with subscript checks on or off.
 pub fn compile_with(module: &Module, bounds_checks: bool) -> Result<Compiled, String> {
+    compile_at(module, bounds_checks, Tiering::Optimized)
+}
+
+/// [`compile_with`] under `tiering` (the baseline tier, or the optimized
+/// code).
+pub fn compile_at(
+    module: &Module,
+    bounds_checks: bool,
+    tiering: Tiering,
+) -> Result<Compiled, String> {
     let options = JitOptions {
         bounds_checks,
+        tiering,
         ..JitOptions::default()
     };
     match catch_unwind(|| CompiledModule::compile(module, &options)) {
