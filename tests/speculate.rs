@@ -35,6 +35,19 @@ subroutine bratu(n, x, p, y)
     y(i) = x(i-1) - 2 * x(i) * x(i+1) + h * h * p(1) / 12.0d0 * exp(x(i) / (1 + p(2) * x(i)))
   end do
 end subroutine
+subroutine bratu3(n, x, p, y)
+  integer n
+  double precision x(n), p(2), y(n)
+  integer i
+  double precision h
+  h = 2.0d0 / (n + 1)
+  y = 0
+  do i = 2, n - 1
+    y(i-1) = y(i-1) + x(i) + h * h * p(1) / 12.0d0 * exp(x(i) / (1 + p(2) * x(i)))
+    y(i) = y(i) - 2 * x(i) + h * h * p(1) / 1.2d0 * exp(x(i) / (1 + p(2) * x(i)))
+    y(i+1) = x(i) + h * h * p(1) / 12.0d0 * exp(x(i) / (1 + p(2) * x(i)))
+  end do
+end subroutine
 ";
 
 /// The engine of [`SOURCE`] on a backend.
@@ -379,6 +392,38 @@ fn the_bratu_tangent_agrees_bit_for_bit_at_special_values() {
     bratu_at_special_values("x_d", |value| {
         tangent_agrees("bratu", "y", "x,p", 8, value);
     });
+}
+
+/// The loop of `examples/bratu.f` (three statements on one `exp`, whose
+/// guarded products multiply loop-invariant partials such as
+/// `h*h*p(1)/12`, built in the cold blocks from the product): special
+/// values of `x` and `x_d` at the first, a middle and the last element,
+/// and of `p` and `p_d`, agree bit for bit with the interpreter.
+#[test]
+fn the_three_term_bratu_tangent_agrees_at_specials_at_the_ends() {
+    let n = 7;
+    for (at, special) in [0, n / 2, n - 1]
+        .into_iter()
+        .flat_map(|at| SPECIALS.iter().map(move |&s| (at, s)))
+    {
+        for (pj, &ps) in SPECIALS.iter().enumerate() {
+            let value = |var: &str, len: usize| -> Vec<f64> {
+                (0..len)
+                    .map(|i| match (var, i) {
+                        ("x" | "x_d", i) if i == at => special,
+                        ("x", i) => 0.25 + 0.125 * i as f64,
+                        ("x_d", i) => 1.0 + i as f64,
+                        ("p", 0) => 1.3,
+                        ("p", _) => ps,
+                        ("p_d", 0) => SPECIALS[(pj + 1) % SPECIALS.len()],
+                        ("p_d", _) => ps,
+                        (_, i) => i as f64,
+                    })
+                    .collect()
+            };
+            tangent_agrees("bratu3", "y", "x,p", n, &value);
+        }
+    }
 }
 
 /// The engine's tangent code of the product gives its loop one joint test

@@ -1519,6 +1519,16 @@ struct Lower<'a, 'm> {
     /// takes, and the pair once computed by one call (see
     /// `sincos`, [`crate::libm::FUSED_SINCOS`]).
     sincos: HashMap<ir::Value, Option<(Value, Value)>>,
+    /// Per variable: the stack slot mirroring it ([`mirrored_vars`]).
+    mirrors: Vec<Option<StackSlot>>,
+    /// Whether a call has been emitted in the current IR block (a read
+    /// of a mirrored variable then loads its slot).
+    after_call: bool,
+    /// The reads of mirrored variables lowered in the current IR block,
+    /// reloaded after each library call ([`Lower::reload_mirrors`]).
+    mirrored_loads: Vec<(ir::Value, VarId)>,
+    /// The position in its IR block of the instruction being lowered.
+    position: usize,
     /// Per variable: whether the procedure stores to it (a scalar
     /// parameter it never stores to is not written back to its memory,
     /// which keeps its address out of the registers live across loops).
@@ -1626,7 +1636,12 @@ fn stored_vars(proc: &ir::Proc) -> Vec<bool> {
 /// instructions lowered inline (no library function, no runtime helper
 /// but the cold segment switches of pushes and pops).
 fn calls_nothing(proc: &ir::Proc) -> bool {
-    proc.insts.iter().all(|d| match &d.kind {
+    proc.insts.iter().all(|d| inline_inst(&d.kind))
+}
+
+/// Whether `inst` is lowered inline, without a call (see [`calls_nothing`]).
+fn inline_inst(inst: &Inst) -> bool {
+    match inst {
         Inst::Const(_)
         | Inst::Load(_)
         | Inst::Store(..)
@@ -1664,7 +1679,64 @@ fn calls_nothing(proc: &ir::Proc) -> bool {
                 | BinaryOp::Neqv
         ),
         _ => false,
-    })
+    }
+}
+
+/// Per variable of `proc`: whether it is a floating-point local scalar
+/// (its address never taken) that one `Store` of one block writes and
+/// that blocks with a call ([`inline_inst`]) read. Such a variable (a
+/// value the loop optimizations compute once before a loop, such as
+/// Bratu's `h*h*prm(1)/12`) is mirrored in a stack slot its store also
+/// writes, and a read after a call in the same IR block loads it from
+/// there ([`Lower::load_scalar`]). Every call clobbers the floating-point
+/// registers, so such a value is in memory after a call either way; read
+/// from its own slot, it is loaded where it is used and no register copy
+/// lives on to the loop's next trip, where the register allocator would
+/// store it back to its spill slot on every trip.
+fn mirrored_vars(proc: &ir::Proc, taken: &[bool]) -> Vec<bool> {
+    let n = proc.vars.len();
+    let mut stores = vec![0usize; n];
+    let mut store_block = vec![usize::MAX; n];
+    let mut read_after_call = vec![false; n];
+    let mut read_in_store_block = vec![false; n];
+    for (bi, block) in proc.blocks.iter().enumerate() {
+        let calls = block.insts.iter().any(|&v| {
+            proc.insts
+                .get(v.index())
+                .is_some_and(|d| !inline_inst(&d.kind))
+        });
+        for &v in &block.insts {
+            match proc.insts.get(v.index()).map(|d| &d.kind) {
+                Some(Inst::Store(x, _)) => {
+                    stores[x.index()] += 1;
+                    store_block[x.index()] = bi;
+                }
+                Some(Inst::Load(x)) if calls => read_after_call[x.index()] = true,
+                _ => {}
+            }
+        }
+    }
+    for (bi, block) in proc.blocks.iter().enumerate() {
+        for &v in &block.insts {
+            if let Some(Inst::Load(x)) = proc.insts.get(v.index()).map(|d| &d.kind) {
+                if store_block[x.index()] == bi {
+                    read_in_store_block[x.index()] = true;
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let var = &proc.vars[i];
+            var.ty.is_float()
+                && !var.is_array()
+                && matches!(var.storage, Storage::Local)
+                && !taken.get(i).copied().unwrap_or(true)
+                && stores[i] == 1
+                && read_after_call[i]
+                && !read_in_store_block[i]
+        })
+        .collect()
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -1726,6 +1798,10 @@ fn lower_proc(
         stacks: [StackCache::default(); 3],
         addresses: HashMap::new(),
         sincos: HashMap::new(),
+        mirrors: vec![None; proc.vars.len()],
+        after_call: false,
+        mirrored_loads: Vec::new(),
+        position: 0,
         stored: stored_vars(proc),
         args_slot,
         fused,
@@ -1790,6 +1866,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     ) -> Result<Option<Value>, CompileError> {
         let f = self.external(name, params, ret)?;
         let call = self.b.ins().call(f, args);
+        self.after_call = true;
         Ok(self.b.inst_results(call).first().copied())
     }
 
@@ -2001,6 +2078,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             return err(format!("`{}` is an array", self.ir_var(v)?.name));
         }
         Ok(match info.home {
+            Home::Reg { .. } if self.after_call && self.mirrors[v.index()].is_some() => {
+                let slot = self.mirrors[v.index()].expect("a mirrored variable");
+                self.mirror_load(slot, cl_type(ty)?)
+            }
             Home::Reg { var, .. } => self.b.use_var(var),
             Home::Mem(addr) => {
                 let t = cl_type(ty)?;
@@ -2015,7 +2096,12 @@ impl<'a, 'm> Lower<'a, 'm> {
             return err(format!("`{}` is not a scalar", self.ir_var(v)?.name));
         }
         match info.home {
-            Home::Reg { var, .. } => self.b.def_var(var, x),
+            Home::Reg { var, .. } => {
+                self.b.def_var(var, x);
+                if let Some(slot) = self.mirrors[v.index()] {
+                    self.b.ins().stack_store(self.ptr, x, slot, 0);
+                }
+            }
             Home::Mem(addr) => {
                 self.b.ins().store(FLAGS, x, addr, 0);
             }
@@ -2160,6 +2246,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             arg_slots.insert(v.index(), (p, len));
         }
         let taken = self.address_taken();
+        let mirrored = mirrored_vars(proc, &taken);
         let one = self.iconst(1);
         // Scalars first: bounds may read them.
         for (i, var) in proc.vars.iter().enumerate() {
@@ -2191,6 +2278,17 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let x = self.b.declare_var(t);
                     let zero = self.zero(var.ty)?;
                     self.b.def_var(x, zero);
+                    if mirrored[i] {
+                        // A vector's room: see `Lower::mirror_load`.
+                        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                            StackSlotKind::ExplicitSlot,
+                            16,
+                            4,
+                        ));
+                        // Read before its store, the variable is zero.
+                        self.b.ins().stack_store(self.ptr, zero, slot, 0);
+                        self.mirrors[i] = Some(slot);
+                    }
                     let mem = if taken[i] {
                         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                             StackSlotKind::ExplicitSlot,
@@ -2896,21 +2994,29 @@ impl<'a, 'm> Lower<'a, 'm> {
             self.current = bi as u32;
             self.addresses.clear();
             self.sincos = sincos_operands(self.proc, block);
+            self.after_call = false;
+            self.mirrored_loads.clear();
             self.b.switch_to_block(self.blocks[bi]);
             for (i, var) in self.proc.vars.iter().enumerate() {
                 if var.storage.is_allocatable() {
                     self.refresh_allocatable(i)?;
                 }
             }
-            for &v in &block.insts {
+            for (position, &v) in block.insts.iter().enumerate() {
                 let data = self
                     .proc
                     .insts
                     .get(v.index())
                     .map_or_else(|| err(format!("unknown instruction {v}")), Ok)?;
+                self.position = position;
                 let result = self.lower_inst(v, &data.kind, data.ty)?;
                 if let Some(x) = result {
                     self.values[v.index()] = Some((self.current, x));
+                    if let Inst::Load(var) = data.kind {
+                        if self.mirrors[var.index()].is_some() {
+                            self.mirrored_loads.push((v, var));
+                        }
+                    }
                 }
             }
             self.stacks = [StackCache::default(); 3];
@@ -3690,6 +3796,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let s = self.b.ins().stack_addr(p, slot, 0);
         let c = self.b.ins().stack_addr(p, slot, 8);
         self.b.ins().call(f, &[x, s, c]);
+        self.reload_mirrors()?;
         Ok((
             self.b.ins().load(types::F64, FLAGS, s, 0),
             self.b.ins().load(types::F64, FLAGS, c, 0),
@@ -3705,9 +3812,63 @@ impl<'a, 'm> Lower<'a, 'm> {
     ) -> Result<Value, CompileError> {
         let name = if t == types::F32 { name32 } else { name64 };
         let params = vec![t; args.len()];
-        Ok(self
+        let r = self
             .call_external(name, &params, Some(t), args)?
-            .expect("math returns a value"))
+            .expect("math returns a value");
+        self.reload_mirrors()?;
+        Ok(r)
+    }
+
+    /// The value of float type `t` in mirror slot `slot`, read as lane 0
+    /// of a vector load: Cranelift folds a standalone load of a stack slot
+    /// into an address relative to the stack pointer, but a scalar load it
+    /// sinks into an arithmetic operand takes the slot's address from a
+    /// register, which it hoists out of the loop and keeps live across it.
+    fn mirror_load(&mut self, slot: StackSlot, t: types::Type) -> Value {
+        let vector = if t == types::F32 {
+            types::F32X4
+        } else {
+            types::F64X2
+        };
+        let lanes = self.b.ins().stack_load(self.ptr, vector, slot, 0);
+        self.b.ins().extractlane(lanes, 0)
+    }
+
+    /// After a library call lowered in line (whose block dominates the
+    /// rest of the IR block): the reads of mirrored variables made before
+    /// it ([`mirrored_vars`]) that an instruction reads before the block's
+    /// next call read their slots again, so such a value is loaded where
+    /// it is used instead of living across the call.
+    fn reload_mirrors(&mut self) -> Result<(), CompileError> {
+        self.after_call = true;
+        let block = &self.proc.blocks[self.current as usize];
+        let rest = block.insts.get(self.position + 1..).unwrap_or(&[]);
+        let mut wanted: Vec<ir::Value> = Vec::new();
+        for &u in rest {
+            let Some(data) = self.proc.insts.get(u.index()) else {
+                break;
+            };
+            data.kind.for_each_operand(|x| {
+                if self.mirrored_loads.iter().any(|&(m, _)| m == x) && !wanted.contains(&x) {
+                    wanted.push(x);
+                }
+            });
+            if !inline_inst(&data.kind) {
+                break;
+            }
+        }
+        for (v, var) in self.mirrored_loads.clone() {
+            if !wanted.contains(&v) {
+                continue;
+            }
+            let (Some(slot), t) = (self.mirrors[var.index()], cl_type(self.ir_var(var)?.ty)?)
+            else {
+                continue;
+            };
+            let x = self.mirror_load(slot, t);
+            self.values[v.index()] = Some((self.current, x));
+        }
+        Ok(())
     }
 
     /// Round to nearest, ties away from zero (Fortran ANINT / NINT).
@@ -4066,14 +4227,18 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// like the select it replaces (lane 0 is taken).
     ///
     /// `cold` is true in the cold block of a branch on the product
-    /// ([`Lower::unless_zero_product`]): there the vector of zeros the
-    /// tests compare against is made from `y`'s lanes (`y & !y`, all bits
-    /// clear for every `y`) rather than as a constant. Cranelift hoists a
-    /// constant vector to the function's entry, where it lives through
-    /// every loop in a spill slot that the register allocator shuffles on
-    /// the hot path around each cold block (four moves per trip of the
-    /// Griewank tangent's loop); made from `y`, it is computed in the cold
-    /// block (or before the loop when `y` is invariant).
+    /// ([`Lower::unless_zero_product`]), where `y` has been computed: there
+    /// every vector is built from `y`'s value, so none is loop-invariant.
+    /// The product's lanes are `y` broadcast (the same bits as the factors'
+    /// lanes multiplied), the zeros the tests compare against are `y & !y`
+    /// (all bits clear for every `y`), and each tested value is inserted
+    /// into lane 0 of those zeros rather than broadcast. Cranelift hoists a
+    /// constant vector, or the broadcast of an invariant factor, out of the
+    /// loop, where it lives through every trip in a spill slot that the
+    /// register allocator reloads and re-stores on the hot path around each
+    /// cold block (Bratu's tangent loop: six broadcasts, about four moves
+    /// per trip); made from `y`, they are computed in the cold block (or
+    /// before the loop when `y` is invariant).
     fn masked_zero_select(
         &mut self,
         tests: &[ir::Value],
@@ -4087,7 +4252,8 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let mut splats: Vec<(ir::Value, Value)> = Vec::with_capacity(tests.len() + 1);
         let (zeros, early) = if cold {
-            let lanes = self.product_lanes(&mut splats, vector, ty, y)?;
+            let product = self.operand(y)?;
+            let lanes = self.b.ins().splat(vector, product);
             (self.b.ins().band_not(lanes, lanes), Some(lanes))
         } else {
             let zero = match ty {
@@ -4098,7 +4264,14 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let mut mask = None;
         for &t in tests {
-            let lanes = self.splat_of(&mut splats, vector, t)?;
+            // Lane 0 is the one taken; in the cold order the other lanes
+            // compare zeros with zeros.
+            let lanes = if cold {
+                let x = self.operand(t)?;
+                self.b.ins().insertlane(zeros, x, 0)
+            } else {
+                self.splat_of(&mut splats, vector, t)?
+            };
             let eq = self.b.ins().fcmp(FloatCC::Equal, lanes, zeros);
             mask = Some(match mask {
                 Some(m) => self.b.ins().bor(m, eq),
@@ -5007,6 +5180,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let id = self.sh.proc_ids[callee.index()];
         let f = self.jit.declare_func_in_func(id, self.b.func);
         let call = self.b.ins().call(f, &[arr, rt]);
+        self.after_call = true;
         let status = self.b.inst_results(call)[0];
         self.b.ins().store(FLAGS, depth, rt, layout::DEPTH);
         self.reload_promoted()?;
