@@ -12,7 +12,7 @@
 //! the stack memory mapped, the snapshot peak and the recomputed trips.
 
 use adjit::ad::adjoint::{AdjointOptions, Reversal, ReversalSchedule};
-use adjit::engine::{Args, Engine, Options, Selection};
+use adjit::engine::{Args, Engine, Options, Selection, Tiering};
 use adjit::timing::Sampler;
 
 /// The corpus program with the explicit heat equation (`heat`, the step a
@@ -93,7 +93,11 @@ fn main() {
     for (name, source, of, wrt, make_args) in cases {
         let engine = Engine::from_sources(
             &[(format!("{name}.f90"), source.to_string())],
-            Options::default(),
+            // The schedules are timed in optimized code from the first call.
+            Options {
+                tiering: Tiering::Optimized,
+                ..Options::default()
+            },
         )
         .expect("compiles");
         let args = make_args(&engine);

@@ -264,9 +264,6 @@ pub(crate) struct ExecArgs {
     /// Drop subscript checks from generated code (the storage check stays)
     #[arg(long = "no-bounds-check")]
     no_bounds_check: bool,
-    /// Compile only optimized native code, before the first call (default: quick baseline code at once, optimized code in the background; `bench` always waits for optimized code)
-    #[arg(long = "no-tier")]
-    no_tier: bool,
     /// Stop a native call that runs longer than this (located error, exit 1)
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     timeout: Option<std::time::Duration>,
@@ -283,7 +280,6 @@ impl ExecArgs {
         cl.set_flag("json", self.json);
         cl.set_flag("interp", self.interp);
         cl.set_flag("no-bounds-check", self.no_bounds_check);
-        cl.set_flag("no-tier", self.no_tier);
         cl.limits = RunLimits {
             stack_size: self.stack_size,
             memory_limit: self.memory_limit,

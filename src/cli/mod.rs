@@ -185,12 +185,10 @@ pub(crate) fn engine(cl: &CommandLine) -> Result<Engine, Failure> {
     let options = Options {
         form,
         bounds_checks: !cl.flag("no-bounds-check"),
-        // `bench` times optimized code: compiled before the first call.
-        tiering: if cl.flag("no-tier") || cl.command == "bench" {
-            Tiering::Optimized
-        } else {
-            Tiering::Tiered
-        },
+        // A command evaluates once and waits for the result, which may be
+        // one long call that cannot switch tiers midway: optimized code
+        // only. (The REPL, which answers many small requests, tiers.)
+        tiering: Tiering::Optimized,
         include_dirs: cl.values("include-dir").iter().map(PathBuf::from).collect(),
         backend: if cl.flag("interp") {
             Backend::Interpreter
