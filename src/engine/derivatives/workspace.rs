@@ -176,12 +176,7 @@ impl Workspace {
     fn clear(&mut self, map: &ParamMap, skip_inputs: bool) {
         for (slot, (buf, &(_, companion))) in self.bufs.iter_mut().zip(&map.slots).enumerate() {
             if companion {
-                let skip = if skip_inputs {
-                    &self.input_ranges[slot][..]
-                } else {
-                    &[]
-                };
-                clear_companion(buf, skip);
+                clear_companion(buf, kept_zero(&self.input_ranges, slot, skip_inputs));
             }
         }
         self.inputs_zero = false;
@@ -212,12 +207,7 @@ impl Workspace {
                 _ => match (&mut self.bufs[slot], seeded) {
                     (Buffer::F64(v), Some(s)) => v.copy_from_slice(s),
                     (buf, _) => {
-                        let skip = if skip_inputs {
-                            &self.input_ranges[slot][..]
-                        } else {
-                            &[]
-                        };
-                        clear_companion(buf, skip);
+                        clear_companion(buf, kept_zero(&self.input_ranges, slot, skip_inputs));
                     }
                 },
             }
@@ -358,6 +348,20 @@ fn runs(elements: &[Element]) -> Vec<Run> {
         }
     }
     out
+}
+
+/// The ranges of companion `slot` a clear may skip: its input ranges when
+/// `inputs_zero` (the last adjoint left them zero), else none.
+fn kept_zero(
+    input_ranges: &[Vec<(usize, usize)>],
+    slot: usize,
+    inputs_zero: bool,
+) -> &[(usize, usize)] {
+    if inputs_zero {
+        &input_ranges[slot]
+    } else {
+        &[]
+    }
 }
 
 /// Zeroes a companion in place, except the sorted, disjoint ranges `skip`
