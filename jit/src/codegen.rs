@@ -387,13 +387,7 @@ impl Upgrade {
             });
             shared.finish(end);
         };
-        let queued = background_queue().is_some_and(|queue| {
-            queue
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .send(Box::new(work))
-                .is_ok()
-        });
+        let queued = background_queue().is_some_and(|queue| queue.send(Box::new(work)).is_ok());
         if !queued {
             // The baseline code stays.
             upgrade.finish(err("no thread for the optimized tier"));
@@ -427,9 +421,8 @@ type BackgroundTask = Box<dyn FnOnce() + Send>;
 /// `None` when the system refuses the thread). One thread, not one per
 /// module: a program making many handles at once does not start as many
 /// compilations, and a dropped module's compilation is skipped.
-fn background_queue() -> Option<&'static Mutex<std::sync::mpsc::Sender<BackgroundTask>>> {
-    static QUEUE: OnceLock<Option<Mutex<std::sync::mpsc::Sender<BackgroundTask>>>> =
-        OnceLock::new();
+fn background_queue() -> Option<&'static std::sync::mpsc::Sender<BackgroundTask>> {
+    static QUEUE: OnceLock<Option<std::sync::mpsc::Sender<BackgroundTask>>> = OnceLock::new();
     QUEUE
         .get_or_init(|| {
             let (send, receive) = std::sync::mpsc::channel::<BackgroundTask>();
@@ -441,7 +434,7 @@ fn background_queue() -> Option<&'static Mutex<std::sync::mpsc::Sender<Backgroun
                     }
                 })
                 .ok()
-                .map(|_| Mutex::new(send))
+                .map(|_| send)
         })
         .as_ref()
 }

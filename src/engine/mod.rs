@@ -633,6 +633,12 @@ pub(crate) struct Executor {
 /// to be kept as an [`Executor`]'s spare between calls.
 const SPARE_RUNTIME_BYTES: u64 = 1 << 20;
 
+/// Whether `runtime` holds little enough memory to be kept as a spare.
+#[inline]
+fn worth_keeping(runtime: &Runtime) -> bool {
+    runtime.mapped_bytes() <= SPARE_RUNTIME_BYTES
+}
+
 /// The machinery behind an [`Executor`].
 enum Run {
     /// Native code (holding its global storage), and the stack
@@ -768,10 +774,7 @@ impl Executor {
             return self.call_reusing(&mut None, proc, args);
         };
         let result = self.call_reusing(&mut spare, proc, args);
-        if spare
-            .as_ref()
-            .is_some_and(|r| r.mapped_bytes() > SPARE_RUNTIME_BYTES)
-        {
+        if !spare.as_deref().is_some_and(worth_keeping) {
             *spare = None;
         }
         result
@@ -860,7 +863,7 @@ impl Executor {
     /// memory, for the next call or [`Executor::session`] (a runtime's
     /// stack segments and own native stack are mapped once).
     fn keep(&self, runtime: Box<Runtime>) {
-        if runtime.mapped_bytes() <= SPARE_RUNTIME_BYTES {
+        if worth_keeping(&runtime) {
             if let Ok(mut s) = self.spare.try_lock() {
                 *s = Some(runtime);
             }
