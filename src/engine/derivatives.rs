@@ -337,6 +337,9 @@ pub struct Tangent {
     writes: Vec<GlobalId>,
     exec: Executor,
     map: ParamMap,
+    /// Tells this handle's [`Workspace`]s from another's (see
+    /// [`workspace::handle_id`]).
+    id: u64,
     directions: usize,
     of: Vec<Selection>,
     wrt: Vec<Selection>,
@@ -355,6 +358,9 @@ pub struct Adjoint {
     reverse_records: bool,
     exec: Executor,
     map: ParamMap,
+    /// Tells this handle's [`Workspace`]s from another's (see
+    /// [`workspace::handle_id`]).
+    id: u64,
     of: Vec<Selection>,
     wrt: Vec<Selection>,
     /// Runtimes of finished tapes, kept with their mapped stack segments so
@@ -443,6 +449,7 @@ impl Engine {
             primal,
             proc: tproc,
             map,
+            id: workspace::handle_id(),
             directions: options.directions,
             of: of.to_vec(),
             wrt: wrt.to_vec(),
@@ -496,6 +503,7 @@ impl Engine {
             primal,
             procs,
             map,
+            id: workspace::handle_id(),
             of: of.to_vec(),
             wrt: wrt.to_vec(),
             spare_runtimes: Mutex::new(Vec::new()),
