@@ -233,6 +233,12 @@ impl IoState {
             self.reset_statement();
         }
     }
+    /// True when no statement left state behind since the channels were
+    /// last set (setting the same channels again would change nothing).
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        !self.touched
+    }
     /// Puts the statement state back as a new state has it.
     fn reset_statement(&mut self) {
         self.touched = false;

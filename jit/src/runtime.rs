@@ -202,6 +202,9 @@ struct RuntimeState {
     /// call cost about 10 µs, more than a small procedure runs). Pages are
     /// committed as the stack grows into them.
     call_stack: Option<memmap2::MmapMut>,
+    /// The token of the last [`Runtime::mark_set_up`], 0 once the limits,
+    /// I/O channels or kept records were set since.
+    set_up: u64,
 }
 
 /// Where a call runs on a runtime's own stack (see
@@ -355,6 +358,7 @@ impl Runtime {
                 limits: Limits::default(),
                 alarm: None,
                 call_stack: None,
+                set_up: 0,
             }),
         }
     }
@@ -463,7 +467,26 @@ impl Runtime {
 
     /// Sets the resource limits of further calls.
     pub fn set_limits(&mut self, limits: Limits) {
+        self.state.set_up = 0;
         self.state.limits = limits;
+    }
+
+    /// Records that the caller has set this runtime's limits, I/O channels
+    /// and kept records as it wants them, under `token` (a caller's own
+    /// non-zero identity), so that it can skip setting them again before
+    /// the next call while [`Runtime::is_set_up`] holds.
+    #[inline]
+    pub fn mark_set_up(&mut self, token: u64) {
+        self.state.set_up = token;
+    }
+
+    /// True when the last [`Runtime::mark_set_up`] was with `token` (non
+    /// zero), no limits, channels or kept records were set since, and no
+    /// I/O statement left state behind (a failed one's is reset by
+    /// [`Runtime::set_io_channels`]).
+    #[inline]
+    pub fn is_set_up(&self, token: u64) -> bool {
+        token != 0 && self.state.set_up == token && self.state.io.is_idle()
     }
 
     /// The error recorded by the last failing call.
@@ -481,6 +504,7 @@ impl Runtime {
     /// READ from, `channels` (standard output and input by default).
     #[inline]
     pub fn set_io_channels(&mut self, channels: &Channels) {
+        self.state.set_up = 0;
         self.state.io.set_channels(channels);
     }
 
@@ -488,6 +512,7 @@ impl Runtime {
     /// `kept` (shared with the other calls of the program).
     #[inline]
     pub fn set_kept(&mut self, kept: &Kept) {
+        self.state.set_up = 0;
         self.state.io.set_kept(kept);
     }
 

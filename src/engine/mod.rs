@@ -627,6 +627,9 @@ pub(crate) struct Executor {
     /// memory mapped, for the next call to reuse (a fresh runtime per call
     /// cost a primal of a microsecond a good part of its time).
     spare: std::sync::Mutex<Option<Box<Runtime>>>,
+    /// This executor's identity among the program's, the token of the
+    /// runtimes it set up (see [`Runtime::mark_set_up`]).
+    id: u64,
 }
 
 /// Memory (stack segments and local-array arena) a runtime may keep mapped
@@ -730,6 +733,10 @@ impl Executor {
             io: options.io.clone(),
             memory_limit: options.memory_limit,
             spare: std::sync::Mutex::new(None),
+            id: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
         })
     }
 
@@ -874,7 +881,8 @@ impl Executor {
     /// executor's native code: stacks emptied (their segments kept
     /// mapped), this executor's limits, I/O channels and kept records.
     /// Whatever an earlier call (failed, or on a silenced session) left in
-    /// it is reset; setting what is already set costs a comparison.
+    /// it is reset; a runtime this executor set up, unchanged since (see
+    /// [`Runtime::is_set_up`]), is not set again.
     #[inline]
     fn ready_runtime(&self, runtime: Option<Box<Runtime>>) -> Box<Runtime> {
         let Run::Jit(compiled, stacks, limits) = &self.run else {
@@ -887,11 +895,15 @@ impl Executor {
             }
             None => Box::new(Runtime::with_config(stacks.clone())),
         };
-        if runtime.limits() != limits {
-            runtime.set_limits(limits.clone());
+        // Set up by this executor and unchanged since: nothing to set.
+        if !runtime.is_set_up(self.id) {
+            if runtime.limits() != limits {
+                runtime.set_limits(limits.clone());
+            }
+            runtime.set_io_channels(&self.io);
+            runtime.set_kept(compiled.globals().kept());
+            runtime.mark_set_up(self.id);
         }
-        runtime.set_io_channels(&self.io);
-        runtime.set_kept(compiled.globals().kept());
         runtime
     }
 
