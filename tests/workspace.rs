@@ -663,3 +663,65 @@ fn a_failed_call_into_the_callers_slice_leaves_it_fit_for_the_next() {
         }
     }
 }
+
+/// A workspace's plan (which companions the seed and the gradient use)
+/// is made for one handle and one set of argument shapes: passed to
+/// another handle of the same shapes it is laid out again for that one,
+/// and a call with an argument of the wrong size after a good call is an
+/// error that leaves it fit for the next good call.
+#[test]
+fn a_workspace_follows_its_handle_and_survives_a_wrong_size() {
+    let src = "subroutine f(n, x, a, y)
+  integer, intent(in) :: n
+  double precision, intent(in) :: x(n), a
+  double precision, intent(out) :: y
+  integer i
+  y = a*a
+  do i = 1, n
+    y = y*x(i)
+  end do
+end subroutine f
+";
+    let engine = Engine::from_source("f.f90", src).unwrap();
+    let opts = AdjointOptions::default();
+    let by_x = engine.adjoint(None, &sel("y"), &sel("x"), &opts).unwrap();
+    let by_a = engine.adjoint(None, &sel("y"), &sel("a"), &opts).unwrap();
+    let t_x = engine.tangent(None, &sel("y"), &sel("x"), 1).unwrap();
+    let t_a = engine.tangent(None, &sel("y"), &sel("a"), 1).unwrap();
+    let mut args = by_x.args();
+    args.set_scalar("n", 1.0).unwrap();
+    args.set_array("x", &[3.0]).unwrap();
+    args.set_scalar("a", 2.0).unwrap();
+    // y = a^2 x: dy/dx = a^2 = 4, dy/da = 2 a x = 12 (one entry each).
+    let mut ws = by_x.workspace();
+    let mut g = [0.0];
+    by_x.vjp_into(&mut ws, &mut args, &[1.0], &mut g).unwrap();
+    assert_eq!(g, [4.0]);
+    by_a.vjp_into(&mut ws, &mut args, &[1.0], &mut g).unwrap();
+    assert_eq!(g, [12.0]);
+    by_x.vjp_into(&mut ws, &mut args, &[2.0], &mut g).unwrap();
+    assert_eq!(g, [8.0]);
+    let mut tws = t_x.workspace();
+    let mut d = [0.0];
+    t_x.directional_into(&mut tws, &mut args, &[1.0], &mut d)
+        .unwrap();
+    assert_eq!(d, [4.0]);
+    t_a.directional_into(&mut tws, &mut args, &[1.0], &mut d)
+        .unwrap();
+    assert_eq!(d, [12.0]);
+    // x shorter than n says: an argument error, then the right values.
+    args.set_scalar("n", 2.0).unwrap();
+    assert!(by_x.vjp_into(&mut ws, &mut args, &[1.0], &mut g).is_err());
+    assert!(t_x
+        .directional_into(&mut tws, &mut args, &[1.0], &mut d)
+        .is_err());
+    args.set_array("x", &[3.0, 5.0]).unwrap();
+    let mut g2 = [0.0; 2];
+    by_x.vjp_into(&mut ws, &mut args, &[1.0], &mut g2).unwrap();
+    assert_eq!(g2, [20.0, 12.0]);
+    by_a.vjp_into(&mut ws, &mut args, &[1.0], &mut g).unwrap();
+    assert_eq!(g, [60.0]);
+    t_a.directional_into(&mut tws, &mut args, &[1.0], &mut d)
+        .unwrap();
+    assert_eq!(d, [60.0]);
+}
