@@ -101,7 +101,11 @@ struct Plan {
 enum SeedStep {
     /// The caller's gradient from entry `k`, `len` entries, is the
     /// companion: overwritten by the seed from `seed` entry `s`, or zeroed.
-    Grad { k: usize, len: usize, s: Option<usize> },
+    Grad {
+        k: usize,
+        len: usize,
+        s: Option<usize>,
+    },
     /// The workspace's companion in `slot`: overwritten by the seed from
     /// entry `s` (an `F64` companion it covers whole), or cleared (except
     /// input ranges known to be zero).
@@ -111,7 +115,12 @@ enum SeedStep {
     AddGrad { k: usize, s: usize, n: usize },
     /// Seed entries `s..s + n` added to companion `slot` from entry
     /// `start`.
-    AddCompanion { slot: usize, start: usize, s: usize, n: usize },
+    AddCompanion {
+        slot: usize,
+        start: usize,
+        s: usize,
+        n: usize,
+    },
 }
 
 /// One step of [`Plan::take`]: gradient entries `k..k + n` (one input run).
@@ -121,9 +130,19 @@ enum TakeStep {
     Zero { k: usize, n: usize },
     /// Moved out of `F64` companion `slot` from entry `start`, leaving
     /// zeros (the slot's input ranges are disjoint).
-    Move { slot: usize, start: usize, k: usize, n: usize },
+    Move {
+        slot: usize,
+        start: usize,
+        k: usize,
+        n: usize,
+    },
     /// Read out of companion `slot` from entry `start`.
-    Read { slot: usize, start: usize, k: usize, n: usize },
+    Read {
+        slot: usize,
+        start: usize,
+        k: usize,
+        n: usize,
+    },
 }
 
 /// A fresh identity for a derivative handle, which its [`Workspace`]s
