@@ -28,8 +28,8 @@
 //! (every IR optimisation, Cranelift's optimizing settings), the baseline
 //! code (only the IR passes that decide results and error reports, and
 //! Cranelift's quickest settings: [`JitOptions::baseline`]), or the
-//! baseline code at once and the optimized code on a background thread,
-//! which calls switch to once it is installed. Both tiers give the same
+//! baseline code at once and the optimized code on a background thread
+//! from the first call on, which calls switch to once it is installed. Both tiers give the same
 //! results and errors bit for bit.
 //!
 //! Local arrays of constant size up to 1 KiB per procedure live in the native
@@ -168,9 +168,10 @@ pub enum Tiering {
     /// compilation, for code run once.
     Baseline,
     /// The baseline code before `compile` returns, and the optimized code
-    /// on a background thread, installed for the calls that begin once it
-    /// is ready (a call under way finishes in the code it began in). See
-    /// [`CompiledModule::wait_optimized`].
+    /// on a background thread, queued by the first call (a module never
+    /// called never compiles twice) and installed for the calls that begin
+    /// once it is ready (a call under way finishes in the code it began
+    /// in). See [`CompiledModule::wait_optimized`], which queues it too.
     Tiered,
 }
 
@@ -202,8 +203,8 @@ pub enum CompileSpeed {
     #[default]
     Optimized,
     /// The quickest compilation (`opt_level=none`, the single-pass register
-    /// allocator): slower code with more spills, for code run once or a
-    /// few times, such as a fuzzer's inputs.
+    /// allocator, no unwind tables): slower code with more spills, for code
+    /// run once or a few times, such as a fuzzer's inputs.
     Fast,
 }
 
@@ -340,8 +341,16 @@ unsafe impl Sync for Tier {}
 unsafe impl Send for Tier {}
 
 /// The optimized tier of a [`Tiering::Tiered`] module, compiled on a
-/// background thread and shared with it.
+/// background thread and shared with it. The compilation is queued by
+/// the module's first call (or [`CompiledModule::wait_optimized`]), not
+/// when the module is compiled: a module never called never compiles
+/// twice, and the compilation of the optimized code does not compete for
+/// the cores with the baseline compilations of modules made right after.
 struct Upgrade {
+    /// What to compile, until the compilation is queued.
+    pending: Mutex<Option<PendingTier>>,
+    /// Set once the compilation is queued (or could not be).
+    queued: AtomicBool,
     /// The optimized tier, once compiled: set once, never replaced.
     tier: OnceLock<Tier>,
     /// Set when the module drops: the compilation stops at the next
@@ -353,22 +362,60 @@ struct Upgrade {
     done: Condvar,
 }
 
+/// The inputs of an optimized tier's compilation, kept until it is queued.
+struct PendingTier {
+    module: ir::Module,
+    options: JitOptions,
+    globals: usize,
+    wanted: Option<Vec<bool>>,
+}
+
 impl Upgrade {
-    /// Queues the compilation of `module` with `options` (optimized) for
-    /// the background thread ([`background_queue`]).
-    fn start(
+    /// The upgrade of a module to `module` compiled with `options`
+    /// (optimized), queued by the first [`Upgrade::queue`].
+    fn new(
         module: ir::Module,
         options: JitOptions,
         globals: usize,
         wanted: Option<Vec<bool>>,
     ) -> Arc<Upgrade> {
-        let upgrade = Arc::new(Upgrade {
+        Arc::new(Upgrade {
+            pending: Mutex::new(Some(PendingTier {
+                module,
+                options,
+                globals,
+                wanted,
+            })),
+            queued: AtomicBool::new(false),
             tier: OnceLock::new(),
             cancelled: AtomicBool::new(false),
             finished: Mutex::new(None),
             done: Condvar::new(),
-        });
-        let shared = upgrade.clone();
+        })
+    }
+
+    /// Queues the compilation for the background thread
+    /// ([`background_queue`]) unless it already is: one atomic load once
+    /// it is.
+    fn queue(self: &Arc<Self>) {
+        if self.queued.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(PendingTier {
+            module,
+            options,
+            globals,
+            wanted,
+        }) = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        else {
+            return;
+        };
+        self.queued.store(true, Ordering::Release);
+        let shared = self.clone();
         let work = move || {
             // A panic must still end the compilation, or its waiters would
             // wait forever.
@@ -390,9 +437,8 @@ impl Upgrade {
         let queued = background_queue().is_some_and(|queue| queue.send(Box::new(work)).is_ok());
         if !queued {
             // The baseline code stays.
-            upgrade.finish(err("no thread for the optimized tier"));
+            self.finish(err("no thread for the optimized tier"));
         }
-        upgrade
     }
 
     /// Records how the compilation ended and wakes the waiters.
@@ -708,10 +754,14 @@ impl CompiledModule {
         &self.tier().module
     }
 
-    /// The tier calls run in now: the optimized one once installed.
+    /// The tier calls run in now: the optimized one once installed. Until
+    /// then, queues the optimized compilation (the first call does).
     fn tier(&self) -> &Tier {
         match &self.upgrade {
-            Some(upgrade) => upgrade.tier.get().unwrap_or(&self.first),
+            Some(upgrade) => upgrade.tier.get().unwrap_or_else(|| {
+                upgrade.queue();
+                &self.first
+            }),
             None => &self.first,
         }
     }
@@ -727,12 +777,16 @@ impl CompiledModule {
     }
 
     /// Waits until the optimized code of a [`Tiering::Tiered`] module is
-    /// installed (at once for the other tierings), for benchmarks before
-    /// they time and for inspecting the optimized code. An error says why
+    /// installed (at once for the other tierings), queuing its compilation
+    /// if no call has, for benchmarks before they time and for inspecting
+    /// the optimized code. An error says why
     /// it could not be compiled; the baseline code then stays.
     pub fn wait_optimized(&self) -> Result<(), CompileError> {
         match &self.upgrade {
-            Some(upgrade) => upgrade.wait(),
+            Some(upgrade) => {
+                upgrade.queue();
+                upgrade.wait()
+            }
             None => Ok(()),
         }
     }
@@ -1033,6 +1087,12 @@ fn make_isa(speed: CompileSpeed) -> Result<cranelift_codegen::isa::OwnedTargetIs
     };
     set(&mut flags, "opt_level", opt_level)?;
     set(&mut flags, "regalloc_algorithm", regalloc)?;
+    if speed == CompileSpeed::Fast {
+        // Generated code never unwinds (errors return a status); unwind
+        // tables serve only native debuggers and profilers, which look at
+        // the optimized code.
+        set(&mut flags, "unwind_info", "false")?;
+    }
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     set(
@@ -1153,7 +1213,7 @@ fn compile_module(
                 ..options.clone()
             };
             let wanted = wanted.map(<[bool]>::to_vec);
-            let upgrade = Upgrade::start(module.clone(), optimized, globals.len(), wanted);
+            let upgrade = Upgrade::new(module.clone(), optimized, globals.len(), wanted);
             (first, Some(upgrade))
         }
     };
@@ -5261,6 +5321,39 @@ fn sincos_operands(
 mod tests {
     use super::*;
     use crate::ir::builder::ProcBuilder;
+
+    /// A tiered module queues its optimized compilation at its first call,
+    /// not when it is compiled, and the call before and after the switch
+    /// give the same result.
+    #[test]
+    fn the_optimized_tier_is_queued_by_the_first_call() {
+        let mut module = ir::Module::default();
+        let mut proc = ir::Proc::new("twice");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let xv = b.load(x);
+        let y = b.binary(BinaryOp::Add, xv, xv);
+        b.store(x, y);
+        b.ret();
+        module.add_proc(proc);
+        let options = JitOptions {
+            tiering: Tiering::Tiered,
+            ..JitOptions::default()
+        };
+        let compiled = CompiledModule::compile(&module, &options).expect("compiles");
+        let upgrade = compiled.upgrade.clone().expect("tiered");
+        assert!(!upgrade.queued.load(Ordering::Acquire));
+        assert!(!compiled.is_optimized());
+        let mut args = vec![Buffer::F64(vec![1.5])];
+        compiled.call(ProcId(0), &mut args).expect("runs");
+        assert!(upgrade.queued.load(Ordering::Acquire));
+        compiled.wait_optimized().expect("optimized");
+        assert!(compiled.is_optimized());
+        compiled.call(ProcId(0), &mut args).expect("runs");
+        assert_eq!(args, vec![Buffer::F64(vec![6.0])]);
+        // A module never called never queues: dropping it is all.
+        drop(CompiledModule::compile(&module, &options).expect("compiles"));
+    }
 
     /// Only an operand whose sine *and* cosine the block takes (in `f64`)
     /// is fused.
