@@ -1303,10 +1303,11 @@ fn compile_tier(
                 })?;
             ids.push(id);
         }
+        let speed = options.compile_speed;
         let segment_switch = [
-            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_grow")?,
-            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_retreat")?,
-            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_reserve")?,
+            segment_trampoline(jit, speed, "adjit_stack_grow")?,
+            segment_trampoline(jit, speed, "adjit_stack_retreat")?,
+            segment_trampoline(jit, speed, "adjit_stack_reserve")?,
         ];
         let mut shared = Shared {
             module,
@@ -1411,10 +1412,6 @@ fn compile_tier(
     })
 }
 
-fn ctx_for_trampolines(jit: &JITModule) -> Context {
-    jit.make_context()
-}
-
 /// Defines `<helper>_pa`, a function with Cranelift's `PreserveAll`
 /// convention that calls the runtime's `helper(rt, kind) -> status` and
 /// drops the status (a failed switch leaves the stack registers unchanged,
@@ -1422,49 +1419,135 @@ fn ctx_for_trampolines(jit: &JITModule) -> Context {
 /// it: a call that clobbers no register leaves the values of a loop that
 /// pushes or pops in registers (a System V call in the loop, even on its
 /// cold path, made the register allocator keep loop-carried floats in
-/// stack slots).
+/// stack slots). Its machine code is compiled once per process and
+/// compile speed ([`trampoline_code`]) and copied into each module.
 fn segment_trampoline(
     jit: &mut JITModule,
-    ctx: &mut Context,
+    speed: CompileSpeed,
     helper: &'static str,
 ) -> Result<FuncId, CompileError> {
     let fail = |e: String| CompileError {
         proc: None,
         message: e,
     };
-    let ptr = jit.target_config().pointer_type();
-    let mut inner = Signature::new(jit.isa().default_call_conv());
-    inner.params.push(AbiParam::new(ptr));
-    inner.params.push(AbiParam::new(types::I64));
-    inner.returns.push(AbiParam::new(types::I32));
+    let (inner, sig) = trampoline_signatures(jit.isa());
     let inner_id = jit
         .declare_function(helper, Linkage::Import, &inner)
         .map_err(|e| fail(e.to_string()))?;
-    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(types::I64));
     let id = jit
         .declare_function(&format!("{helper}_pa"), Linkage::Local, &sig)
         .map_err(|e| fail(e.to_string()))?;
+    let code = trampoline_code(speed)?;
+    let relocs: Vec<ModuleReloc> = code
+        .relocs
+        .iter()
+        .map(|&(offset, kind, addend)| ModuleReloc {
+            offset,
+            kind,
+            name: cranelift_module::ModuleRelocTarget::user(0, inner_id.as_u32()),
+            addend,
+        })
+        .collect();
+    jit.define_function_bytes(id, code.alignment, &code.bytes, &relocs)
+        .map_err(|e| fail(format!("{e:?}")))?;
+    Ok(id)
+}
+
+/// The signatures of a segment trampoline's helper (`(rt, kind) ->
+/// status`, the platform's convention) and of the trampoline itself
+/// (`(rt, kind)`, `PreserveAll`).
+fn trampoline_signatures(isa: &dyn cranelift_codegen::isa::TargetIsa) -> (Signature, Signature) {
+    let ptr = isa.pointer_type();
+    let mut inner = Signature::new(isa.default_call_conv());
+    inner.params.push(AbiParam::new(ptr));
+    inner.params.push(AbiParam::new(types::I64));
+    inner.returns.push(AbiParam::new(types::I32));
+    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(types::I64));
+    (inner, sig)
+}
+
+/// The machine code of a segment trampoline: the same for every helper
+/// and module at one compile speed, the helper's address coming from its
+/// relocations.
+struct TrampolineCode {
+    bytes: Vec<u8>,
+    alignment: u64,
+    /// Offset, kind and addend of each relocation, all against the helper.
+    relocs: Vec<(u32, cranelift_codegen::binemit::Reloc, i64)>,
+}
+
+/// The trampoline code for `speed`, compiled on first use.
+fn trampoline_code(speed: CompileSpeed) -> Result<&'static TrampolineCode, CompileError> {
+    type Code = OnceLock<Result<TrampolineCode, CompileError>>;
+    static OPTIMIZED: Code = OnceLock::new();
+    static FAST: Code = OnceLock::new();
+    match speed {
+        CompileSpeed::Optimized => &OPTIMIZED,
+        CompileSpeed::Fast => &FAST,
+    }
+    .get_or_init(|| compile_trampoline(speed))
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Compiles the trampoline for `speed` (see [`segment_trampoline`]), its
+/// helper being the user function `0:0`.
+fn compile_trampoline(speed: CompileSpeed) -> Result<TrampolineCode, CompileError> {
+    let fail = |e: String| CompileError {
+        proc: None,
+        message: format!("segment trampoline: {e}"),
+    };
+    let isa = host_isa(speed)?;
+    let (inner, sig) = trampoline_signatures(&*isa);
+    let mut ctx = Context::new();
     ctx.func.signature = sig;
     let mut fctx = FunctionBuilderContext::new();
-    let cfg = jit.target_config();
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
-        let f = jit.declare_func_in_func(inner_id, b.func);
+        let signature = b.import_signature(inner);
+        let name = b
+            .func
+            .declare_imported_user_function(cranelift_codegen::ir::UserExternalName::new(0, 0));
+        let f = b.import_function(cranelift_codegen::ir::ExtFuncData {
+            name: cranelift_codegen::ir::ExternalName::user(name),
+            signature,
+            // As an imported function of a JIT module.
+            colocated: false,
+            patchable: false,
+        });
         b.ins().call(f, &params);
         b.ins().return_(&[]);
         b.seal_all_blocks();
-        b.finalize(cfg);
+        b.finalize(isa.frontend_config());
     }
-    jit.define_function(id, ctx)
-        .map_err(|e| fail(format!("{e:?}")))?;
-    jit.clear_context(ctx);
-    Ok(id)
+    let code = ctx
+        .compile(
+            &*isa,
+            &mut cranelift_codegen::control::ControlPlane::default(),
+        )
+        .map_err(|e| fail(format!("{:?}", e.inner)))?;
+    let relocs = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| match r.target {
+            cranelift_codegen::FinalizedRelocTarget::ExternalName(
+                cranelift_codegen::ir::ExternalName::User(_),
+            ) => Ok((r.offset, r.kind, r.addend)),
+            _ => Err(fail("unexpected relocation".into())),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(TrampolineCode {
+        bytes: code.code_buffer().to_vec(),
+        alignment: u64::from(code.buffer.alignment),
+        relocs,
+    })
 }
 
 /// State shared by the lowering of all procedures of a module.
