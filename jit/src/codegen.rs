@@ -28,8 +28,8 @@
 //! (every IR optimisation, Cranelift's optimizing settings), the baseline
 //! code (only the IR passes that decide results and error reports, and
 //! Cranelift's quickest settings: [`JitOptions::baseline`]), or the
-//! baseline code at once and the optimized code on a background thread,
-//! which calls switch to once it is installed. Both tiers give the same
+//! baseline code at once and the optimized code on a background thread
+//! from the first call on, which calls switch to once it is installed. Both tiers give the same
 //! results and errors bit for bit.
 //!
 //! Local arrays of constant size up to 1 KiB per procedure live in the native
@@ -168,9 +168,10 @@ pub enum Tiering {
     /// compilation, for code run once.
     Baseline,
     /// The baseline code before `compile` returns, and the optimized code
-    /// on a background thread, installed for the calls that begin once it
-    /// is ready (a call under way finishes in the code it began in). See
-    /// [`CompiledModule::wait_optimized`].
+    /// on a background thread, queued by the first call (a module never
+    /// called never compiles twice) and installed for the calls that begin
+    /// once it is ready (a call under way finishes in the code it began
+    /// in). See [`CompiledModule::wait_optimized`], which queues it too.
     Tiered,
 }
 
@@ -202,8 +203,8 @@ pub enum CompileSpeed {
     #[default]
     Optimized,
     /// The quickest compilation (`opt_level=none`, the single-pass register
-    /// allocator): slower code with more spills, for code run once or a
-    /// few times, such as a fuzzer's inputs.
+    /// allocator, no unwind tables): slower code with more spills, for code
+    /// run once or a few times, such as a fuzzer's inputs.
     Fast,
 }
 
@@ -340,8 +341,16 @@ unsafe impl Sync for Tier {}
 unsafe impl Send for Tier {}
 
 /// The optimized tier of a [`Tiering::Tiered`] module, compiled on a
-/// background thread and shared with it.
+/// background thread and shared with it. The compilation is queued by
+/// the module's first call (or [`CompiledModule::wait_optimized`]), not
+/// when the module is compiled: a module never called never compiles
+/// twice, and the compilation of the optimized code does not compete for
+/// the cores with the baseline compilations of modules made right after.
 struct Upgrade {
+    /// What to compile, until the compilation is queued.
+    pending: Mutex<Option<PendingTier>>,
+    /// Set once the compilation is queued (or could not be).
+    queued: AtomicBool,
     /// The optimized tier, once compiled: set once, never replaced.
     tier: OnceLock<Tier>,
     /// Set when the module drops: the compilation stops at the next
@@ -353,22 +362,60 @@ struct Upgrade {
     done: Condvar,
 }
 
+/// The inputs of an optimized tier's compilation, kept until it is queued.
+struct PendingTier {
+    module: ir::Module,
+    options: JitOptions,
+    globals: usize,
+    wanted: Option<Vec<bool>>,
+}
+
 impl Upgrade {
-    /// Queues the compilation of `module` with `options` (optimized) for
-    /// the background thread ([`background_queue`]).
-    fn start(
+    /// The upgrade of a module to `module` compiled with `options`
+    /// (optimized), queued by the first [`Upgrade::queue`].
+    fn new(
         module: ir::Module,
         options: JitOptions,
         globals: usize,
         wanted: Option<Vec<bool>>,
     ) -> Arc<Upgrade> {
-        let upgrade = Arc::new(Upgrade {
+        Arc::new(Upgrade {
+            pending: Mutex::new(Some(PendingTier {
+                module,
+                options,
+                globals,
+                wanted,
+            })),
+            queued: AtomicBool::new(false),
             tier: OnceLock::new(),
             cancelled: AtomicBool::new(false),
             finished: Mutex::new(None),
             done: Condvar::new(),
-        });
-        let shared = upgrade.clone();
+        })
+    }
+
+    /// Queues the compilation for the background thread
+    /// ([`background_queue`]) unless it already is: one atomic load once
+    /// it is.
+    fn queue(self: &Arc<Self>) {
+        if self.queued.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(PendingTier {
+            module,
+            options,
+            globals,
+            wanted,
+        }) = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        else {
+            return;
+        };
+        self.queued.store(true, Ordering::Release);
+        let shared = self.clone();
         let work = move || {
             // A panic must still end the compilation, or its waiters would
             // wait forever.
@@ -390,9 +437,8 @@ impl Upgrade {
         let queued = background_queue().is_some_and(|queue| queue.send(Box::new(work)).is_ok());
         if !queued {
             // The baseline code stays.
-            upgrade.finish(err("no thread for the optimized tier"));
+            self.finish(err("no thread for the optimized tier"));
         }
-        upgrade
     }
 
     /// Records how the compilation ended and wakes the waiters.
@@ -708,10 +754,14 @@ impl CompiledModule {
         &self.tier().module
     }
 
-    /// The tier calls run in now: the optimized one once installed.
+    /// The tier calls run in now: the optimized one once installed. Until
+    /// then, queues the optimized compilation (the first call does).
     fn tier(&self) -> &Tier {
         match &self.upgrade {
-            Some(upgrade) => upgrade.tier.get().unwrap_or(&self.first),
+            Some(upgrade) => upgrade.tier.get().unwrap_or_else(|| {
+                upgrade.queue();
+                &self.first
+            }),
             None => &self.first,
         }
     }
@@ -727,12 +777,16 @@ impl CompiledModule {
     }
 
     /// Waits until the optimized code of a [`Tiering::Tiered`] module is
-    /// installed (at once for the other tierings), for benchmarks before
-    /// they time and for inspecting the optimized code. An error says why
+    /// installed (at once for the other tierings), queuing its compilation
+    /// if no call has, for benchmarks before they time and for inspecting
+    /// the optimized code. An error says why
     /// it could not be compiled; the baseline code then stays.
     pub fn wait_optimized(&self) -> Result<(), CompileError> {
         match &self.upgrade {
-            Some(upgrade) => upgrade.wait(),
+            Some(upgrade) => {
+                upgrade.queue();
+                upgrade.wait()
+            }
             None => Ok(()),
         }
     }
@@ -1033,6 +1087,12 @@ fn make_isa(speed: CompileSpeed) -> Result<cranelift_codegen::isa::OwnedTargetIs
     };
     set(&mut flags, "opt_level", opt_level)?;
     set(&mut flags, "regalloc_algorithm", regalloc)?;
+    if speed == CompileSpeed::Fast {
+        // Generated code never unwinds (errors return a status); unwind
+        // tables serve only native debuggers and profilers, which look at
+        // the optimized code.
+        set(&mut flags, "unwind_info", "false")?;
+    }
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     set(
@@ -1153,7 +1213,7 @@ fn compile_module(
                 ..options.clone()
             };
             let wanted = wanted.map(<[bool]>::to_vec);
-            let upgrade = Upgrade::start(module.clone(), optimized, globals.len(), wanted);
+            let upgrade = Upgrade::new(module.clone(), optimized, globals.len(), wanted);
             (first, Some(upgrade))
         }
     };
@@ -1243,10 +1303,11 @@ fn compile_tier(
                 })?;
             ids.push(id);
         }
+        let speed = options.compile_speed;
         let segment_switch = [
-            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_grow")?,
-            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_retreat")?,
-            segment_trampoline(jit, &mut ctx_for_trampolines(jit), "adjit_stack_reserve")?,
+            segment_trampoline(jit, speed, "adjit_stack_grow")?,
+            segment_trampoline(jit, speed, "adjit_stack_retreat")?,
+            segment_trampoline(jit, speed, "adjit_stack_reserve")?,
         ];
         let mut shared = Shared {
             module,
@@ -1351,10 +1412,6 @@ fn compile_tier(
     })
 }
 
-fn ctx_for_trampolines(jit: &JITModule) -> Context {
-    jit.make_context()
-}
-
 /// Defines `<helper>_pa`, a function with Cranelift's `PreserveAll`
 /// convention that calls the runtime's `helper(rt, kind) -> status` and
 /// drops the status (a failed switch leaves the stack registers unchanged,
@@ -1362,49 +1419,135 @@ fn ctx_for_trampolines(jit: &JITModule) -> Context {
 /// it: a call that clobbers no register leaves the values of a loop that
 /// pushes or pops in registers (a System V call in the loop, even on its
 /// cold path, made the register allocator keep loop-carried floats in
-/// stack slots).
+/// stack slots). Its machine code is compiled once per process and
+/// compile speed ([`trampoline_code`]) and copied into each module.
 fn segment_trampoline(
     jit: &mut JITModule,
-    ctx: &mut Context,
+    speed: CompileSpeed,
     helper: &'static str,
 ) -> Result<FuncId, CompileError> {
     let fail = |e: String| CompileError {
         proc: None,
         message: e,
     };
-    let ptr = jit.target_config().pointer_type();
-    let mut inner = Signature::new(jit.isa().default_call_conv());
-    inner.params.push(AbiParam::new(ptr));
-    inner.params.push(AbiParam::new(types::I64));
-    inner.returns.push(AbiParam::new(types::I32));
+    let (inner, sig) = trampoline_signatures(jit.isa());
     let inner_id = jit
         .declare_function(helper, Linkage::Import, &inner)
         .map_err(|e| fail(e.to_string()))?;
-    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(types::I64));
     let id = jit
         .declare_function(&format!("{helper}_pa"), Linkage::Local, &sig)
         .map_err(|e| fail(e.to_string()))?;
+    let code = trampoline_code(speed)?;
+    let relocs: Vec<ModuleReloc> = code
+        .relocs
+        .iter()
+        .map(|&(offset, kind, addend)| ModuleReloc {
+            offset,
+            kind,
+            name: cranelift_module::ModuleRelocTarget::user(0, inner_id.as_u32()),
+            addend,
+        })
+        .collect();
+    jit.define_function_bytes(id, code.alignment, &code.bytes, &relocs)
+        .map_err(|e| fail(format!("{e:?}")))?;
+    Ok(id)
+}
+
+/// The signatures of a segment trampoline's helper (`(rt, kind) ->
+/// status`, the platform's convention) and of the trampoline itself
+/// (`(rt, kind)`, `PreserveAll`).
+fn trampoline_signatures(isa: &dyn cranelift_codegen::isa::TargetIsa) -> (Signature, Signature) {
+    let ptr = isa.pointer_type();
+    let mut inner = Signature::new(isa.default_call_conv());
+    inner.params.push(AbiParam::new(ptr));
+    inner.params.push(AbiParam::new(types::I64));
+    inner.returns.push(AbiParam::new(types::I32));
+    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(types::I64));
+    (inner, sig)
+}
+
+/// The machine code of a segment trampoline: the same for every helper
+/// and module at one compile speed, the helper's address coming from its
+/// relocations.
+struct TrampolineCode {
+    bytes: Vec<u8>,
+    alignment: u64,
+    /// Offset, kind and addend of each relocation, all against the helper.
+    relocs: Vec<(u32, cranelift_codegen::binemit::Reloc, i64)>,
+}
+
+/// The trampoline code for `speed`, compiled on first use.
+fn trampoline_code(speed: CompileSpeed) -> Result<&'static TrampolineCode, CompileError> {
+    type Code = OnceLock<Result<TrampolineCode, CompileError>>;
+    static OPTIMIZED: Code = OnceLock::new();
+    static FAST: Code = OnceLock::new();
+    match speed {
+        CompileSpeed::Optimized => &OPTIMIZED,
+        CompileSpeed::Fast => &FAST,
+    }
+    .get_or_init(|| compile_trampoline(speed))
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Compiles the trampoline for `speed` (see [`segment_trampoline`]), its
+/// helper being the user function `0:0`.
+fn compile_trampoline(speed: CompileSpeed) -> Result<TrampolineCode, CompileError> {
+    let fail = |e: String| CompileError {
+        proc: None,
+        message: format!("segment trampoline: {e}"),
+    };
+    let isa = host_isa(speed)?;
+    let (inner, sig) = trampoline_signatures(&*isa);
+    let mut ctx = Context::new();
     ctx.func.signature = sig;
     let mut fctx = FunctionBuilderContext::new();
-    let cfg = jit.target_config();
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
-        let f = jit.declare_func_in_func(inner_id, b.func);
+        let signature = b.import_signature(inner);
+        let name = b
+            .func
+            .declare_imported_user_function(cranelift_codegen::ir::UserExternalName::new(0, 0));
+        let f = b.import_function(cranelift_codegen::ir::ExtFuncData {
+            name: cranelift_codegen::ir::ExternalName::user(name),
+            signature,
+            // As an imported function of a JIT module.
+            colocated: false,
+            patchable: false,
+        });
         b.ins().call(f, &params);
         b.ins().return_(&[]);
         b.seal_all_blocks();
-        b.finalize(cfg);
+        b.finalize(isa.frontend_config());
     }
-    jit.define_function(id, ctx)
-        .map_err(|e| fail(format!("{e:?}")))?;
-    jit.clear_context(ctx);
-    Ok(id)
+    let code = ctx
+        .compile(
+            &*isa,
+            &mut cranelift_codegen::control::ControlPlane::default(),
+        )
+        .map_err(|e| fail(format!("{:?}", e.inner)))?;
+    let relocs = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| match r.target {
+            cranelift_codegen::FinalizedRelocTarget::ExternalName(
+                cranelift_codegen::ir::ExternalName::User(_),
+            ) => Ok((r.offset, r.kind, r.addend)),
+            _ => Err(fail("unexpected relocation".into())),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(TrampolineCode {
+        bytes: code.code_buffer().to_vec(),
+        alignment: u64::from(code.buffer.alignment),
+        relocs,
+    })
 }
 
 /// State shared by the lowering of all procedures of a module.
@@ -5261,6 +5404,39 @@ fn sincos_operands(
 mod tests {
     use super::*;
     use crate::ir::builder::ProcBuilder;
+
+    /// A tiered module queues its optimized compilation at its first call,
+    /// not when it is compiled, and the call before and after the switch
+    /// give the same result.
+    #[test]
+    fn the_optimized_tier_is_queued_by_the_first_call() {
+        let mut module = ir::Module::default();
+        let mut proc = ir::Proc::new("twice");
+        let mut b = ProcBuilder::new(&mut proc);
+        let x = b.param("x", Type::F64, vec![]);
+        let xv = b.load(x);
+        let y = b.binary(BinaryOp::Add, xv, xv);
+        b.store(x, y);
+        b.ret();
+        module.add_proc(proc);
+        let options = JitOptions {
+            tiering: Tiering::Tiered,
+            ..JitOptions::default()
+        };
+        let compiled = CompiledModule::compile(&module, &options).expect("compiles");
+        let upgrade = compiled.upgrade.clone().expect("tiered");
+        assert!(!upgrade.queued.load(Ordering::Acquire));
+        assert!(!compiled.is_optimized());
+        let mut args = vec![Buffer::F64(vec![1.5])];
+        compiled.call(ProcId(0), &mut args).expect("runs");
+        assert!(upgrade.queued.load(Ordering::Acquire));
+        compiled.wait_optimized().expect("optimized");
+        assert!(compiled.is_optimized());
+        compiled.call(ProcId(0), &mut args).expect("runs");
+        assert_eq!(args, vec![Buffer::F64(vec![6.0])]);
+        // A module never called never queues: dropping it is all.
+        drop(CompiledModule::compile(&module, &options).expect("compiles"));
+    }
 
     /// Only an operand whose sine *and* cosine the block takes (in `f64`)
     /// is fused.

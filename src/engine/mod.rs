@@ -199,8 +199,9 @@ pub struct Options {
     /// When the optimized native code is compiled (default
     /// [`Tiering::Tiered`]: a handle is callable once its baseline code is
     /// compiled, in about half the time, and its calls switch to the
-    /// optimized code, compiled on a background thread, once it is ready;
-    /// `wait_optimized` on a handle waits for it). [`Tiering::Optimized`]
+    /// optimized code, compiled on a background thread from the handle's
+    /// first call on, once it is ready; `wait_optimized` on a handle
+    /// waits for it). [`Tiering::Optimized`]
     /// compiles the optimized code only, before the handle is returned.
     /// Results and errors are the same, bit for bit, whatever the tier.
     pub tiering: Tiering,
