@@ -187,8 +187,16 @@ impl Workspace {
     /// a companion the seed covers whole is copied over, the others are
     /// cleared (except input ranges known to be zero) and get their seed
     /// entries added. With `grad`, the companions at [`Workspace::grad_at`]
-    /// are the caller's gradient slice, prepared there instead.
-    fn seed(&mut self, map: &ParamMap, seed: &[f64], mut grad: Option<&mut [f64]>) {
+    /// are the caller's gradient slice, prepared there instead, except that
+    /// those of the slots `zeroed` are left as they are (the procedure run
+    /// zeroes them on entry).
+    fn seed(
+        &mut self,
+        map: &ParamMap,
+        seed: &[f64],
+        mut grad: Option<&mut [f64]>,
+        zeroed: &[usize],
+    ) {
         let skip_inputs = self.inputs_zero;
         for (slot, &(_, companion)) in map.slots.iter().enumerate() {
             if !companion {
@@ -201,6 +209,7 @@ impl Workspace {
                     let g = &mut g[k..k + len];
                     match seeded {
                         Some(s) => g.copy_from_slice(s),
+                        None if zeroed.contains(&slot) => {}
                         None => g.fill(0.0),
                     }
                 }
@@ -459,11 +468,18 @@ impl Adjoint {
         // Native code in place: the gradient slice holds the companions
         // it covers whole, nothing is copied out.
         let in_grad = self.exec.runs_in_place();
-        ws.seed(&self.map, seed, in_grad.then_some(&mut *grad));
+        // There, the zeroing copy of the adjoint clears the gradient slices
+        // of the inputs that are not outputs itself (narrowed to what its
+        // reverse sweep does not overwrite: the jit's first-touch pass).
+        let (proc, zeroed) = match &self.zeroing {
+            Some((p, slots)) if in_grad => (*p, &slots[..]),
+            _ => (self.procs.combined, &[][..]),
+        };
+        ws.seed(&self.map, seed, in_grad.then_some(&mut *grad), zeroed);
         ws.run(
             &self.exec,
             &self.map,
-            self.procs.combined,
+            proc,
             args,
             in_grad.then_some(&mut *grad),
         )?;
