@@ -560,14 +560,22 @@ end subroutine s
         ("w", "w", n),
         ("w(2),f", "w,x(1)", 1 + n),
     ];
-    for (of, wrt, m) in cases {
+    // Plain, and with the copy of the adjoint that zeroes the gradient.
+    for (of, wrt, m, zeroing) in cases
+        .iter()
+        .flat_map(|&(of, wrt, m)| [(of, wrt, m, false), (of, wrt, m, true)])
+    {
         let wrt_sel = match wrt {
             "x(2:4)" => sel("x(2),x(3),x(4)"),
             other => sel(other),
         };
+        let options = AdjointOptions {
+            in_place_zeroing: zeroing,
+            ..AdjointOptions::default()
+        };
         let handle = |engine: &Engine| {
             engine
-                .adjoint(Some("g"), &sel(of), &wrt_sel, &AdjointOptions::default())
+                .adjoint(Some("g"), &sel(of), &wrt_sel, &options)
                 .unwrap()
         };
         let (a_jit, a_interp) = (handle(&jit), handle(&interp));
@@ -596,8 +604,12 @@ end subroutine s
         }
     }
     // REAL(4): the companion is not an F64 slice; the gradient is copied.
+    let zeroing = AdjointOptions {
+        in_place_zeroing: true,
+        ..AdjointOptions::default()
+    };
     let single = jit
-        .adjoint(Some("s"), &sel("y"), &sel("x"), &AdjointOptions::default())
+        .adjoint(Some("s"), &sel("y"), &sel("x"), &zeroing)
         .unwrap();
     let mut sargs = single.args();
     sargs.set_scalar("n", 3.0).unwrap();
@@ -707,13 +719,17 @@ end subroutine q
         &[1.5, f64::NAN, 0.75, 3.0, f64::INFINITY, 2.0],
         &[-0.0, 2.0, -1.0, 0.5, 0.0, 3.0],
     ];
+    let options = AdjointOptions {
+        in_place_zeroing: true,
+        ..AdjointOptions::default()
+    };
     for (proc, sizes) in [
         ("p", &[(6, 6), (4, 6), (0, 6), (6, 6)][..]),
         ("q", &[(6, 6), (1, 1)][..]),
     ] {
         let handle = |engine: &Engine| {
             engine
-                .adjoint(Some(proc), &sel("y"), &sel("x"), &AdjointOptions::default())
+                .adjoint(Some(proc), &sel("y"), &sel("x"), &options)
                 .unwrap()
         };
         let (a_jit, a_interp) = (handle(&jit), handle(&interp));

@@ -172,6 +172,14 @@ pub struct AdjointOptions {
     /// an adjoint without loops pushes nothing (as the sweeps of an ADR
     /// block must, to be differentiated again).
     pub store_library_results: bool,
+    /// Also make a copy of the combined adjoint that zeroes the adjoints of
+    /// the inputs that are not outputs on entry ([`zeroing_copy`]), which
+    /// the engine's `Adjoint::vjp_into` runs in place: repeated gradients
+    /// skip clearing the caller's gradient, and the jit narrows the zeroing
+    /// to what the reverse loop does not overwrite (product, n = 10^6: 30
+    /// -> 21 M instructions per gradient), for about 1.7x the compile work
+    /// (the copy of the reverse sweep is compiled too). Default off.
+    pub in_place_zeroing: bool,
 }
 
 /// How a call is reversed (seed 004's schedules).
@@ -227,6 +235,7 @@ impl Default for AdjointOptions {
             tape_budget: None,
             reversal: Reversal::Split,
             store_library_results: true,
+            in_place_zeroing: false,
         }
     }
 }

@@ -491,6 +491,7 @@ impl Engine {
         // generated procedures alone.
         let fresh: Vec<usize> = indep
             .iter()
+            .filter(|_| options.in_place_zeroing)
             .filter(|v| !dep.contains(v))
             .filter_map(|v| proc.params.iter().position(|p| p == v))
             .filter_map(|i| map.companion(i))

@@ -15,8 +15,9 @@
 //!   spans over all trips (with [`super::licm`]'s analysis) and the
 //!   condition under which that range is right (the loop runs at least
 //!   once, nothing wraps);
-//! * zeroes, where the loop exits, the elements outside `[lo, hi]` (all of
-//!   them when the condition fails), by two explicit fill loops;
+//! * zeroes, where the loop exits, the elements outside `[lo, hi]` by two
+//!   explicit fill loops, or, when the condition fails (no trip, a step
+//!   other than one, a wrap), all of them before the loop, by a third;
 //! * and drops `A` from the procedure's zeroed parameters, so code
 //!   generation no longer fills it on entry.
 //!
@@ -165,8 +166,9 @@ fn narrow(proc: &mut Proc, z: VarId) -> Option<()> {
         return None;
     };
     let (ok, lo, hi) = licm::subscript_span(proc, &preds, &shape, s)?;
-    // The two ranges to zero: [L, min(lo - 1, U)] and [max(hi + 1, L), U]
-    // when `ok`, else [L, U] and nothing.
+    // When `ok`, the elements outside [lo, hi] are zeroed at the loop's
+    // exit: [L, min(lo - 1, U)] and [max(hi + 1, L), U]. Else (no trip, a
+    // step that is not 1, a wrap) all of them before the loop.
     let span = proc.inst(load).span;
     let at_pre = |proc: &mut Proc, inst: Inst, ty: Type| proc.push_inst(preb, inst, Some(ty), span);
     let lower = at_pre(proc, Inst::DimLower(z, 0), Type::I64);
@@ -174,9 +176,11 @@ fn narrow(proc: &mut Proc, z: VarId) -> Option<()> {
     let one = at_pre(proc, Inst::Const(Const::Int(1)), Type::I64);
     let end = at_pre(proc, Inst::Binary(BinaryOp::Add, lower, extent), Type::I64);
     let upper = at_pre(proc, Inst::Binary(BinaryOp::Sub, end, one), Type::I64);
+    let none = at_pre(proc, Inst::Binary(BinaryOp::Sub, lower, one), Type::I64);
+    let all_before = at_pre(proc, Inst::Select(ok, none, upper), Type::I64);
     let below = at_pre(proc, Inst::Binary(BinaryOp::Sub, lo, one), Type::I64);
     let below = at_pre(proc, Inst::Binary(BinaryOp::Min, below, upper), Type::I64);
-    let first_end = at_pre(proc, Inst::Select(ok, below, upper), Type::I64);
+    let first_end = at_pre(proc, Inst::Select(ok, below, none), Type::I64);
     let above = at_pre(proc, Inst::Binary(BinaryOp::Add, hi, one), Type::I64);
     let above = at_pre(proc, Inst::Binary(BinaryOp::Max, above, lower), Type::I64);
     let second_start = at_pre(proc, Inst::Select(ok, above, end), Type::I64);
@@ -186,40 +190,28 @@ fn narrow(proc: &mut Proc, z: VarId) -> Option<()> {
         proc.push_inst(preb, Inst::Store(v, x), None, span);
         v
     };
-    let ranges = [
+    let before = (
+        scalar(proc, "from0", lower),
+        scalar(proc, "to0", all_before),
+    );
+    let after = [
         (scalar(proc, "from1", lower), scalar(proc, "to1", first_end)),
         (
             scalar(proc, "from2", second_start),
             scalar(proc, "to2", upper),
         ),
     ];
-    // At the loop's exit: for each range, `while from <= to: A(from) = 0;
-    // from = from + 1`.
+    // Before the loop: the preheader jumps to the fill, which jumps to a
+    // new preheader (empty: the loop's counters are scalars, read there).
+    let header = BlockId(shape.header as u32);
+    let new_pre = proc.add_block();
+    proc.blocks[new_pre.index()].term = Terminator::Jump(header);
+    let fill = fill_loop(proc, z, ty, before, new_pre, span);
+    proc.blocks[pre].term = Terminator::Jump(fill);
+    // At the loop's exit.
     let mut next = exit;
-    for &(from, to) in ranges.iter().rev() {
-        let test = proc.add_block();
-        let body = proc.add_block();
-        let f = proc.push_inst(test, Inst::Load(from), Some(Type::I64), span);
-        let t = proc.push_inst(test, Inst::Load(to), Some(Type::I64), span);
-        let c = proc.push_inst(test, Inst::Cmp(CmpOp::Le, f, t), Some(Type::Bool), span);
-        proc.blocks[test.index()].term = Terminator::Branch {
-            cond: c,
-            then_dest: body,
-            else_dest: next,
-        };
-        let k = proc.push_inst(body, Inst::Load(from), Some(Type::I64), span);
-        let zero = proc.push_inst(body, Inst::Const(Const::Float(0.0)), Some(ty), span);
-        proc.push_inst(body, Inst::StoreElem(z, vec![k], zero), None, span);
-        let one = proc.push_inst(body, Inst::Const(Const::Int(1)), Some(Type::I64), span);
-        let k1 = proc.push_inst(
-            body,
-            Inst::Binary(BinaryOp::Add, k, one),
-            Some(Type::I64),
-            span,
-        );
-        proc.push_inst(body, Inst::Store(from, k1), None, span);
-        proc.blocks[body.index()].term = Terminator::Jump(test);
-        next = test;
+    for &range in after.iter().rev() {
+        next = fill_loop(proc, z, ty, range, next, span);
     }
     if let Terminator::Branch { else_dest, .. } = &mut proc.blocks[shape.header].term {
         *else_dest = next;
@@ -229,6 +221,42 @@ fn narrow(proc: &mut Proc, z: VarId) -> Option<()> {
     }
     proc.insts[load.index()].kind = Inst::Const(Const::Float(0.0));
     Some(())
+}
+
+/// Adds the loop `while from <= to: z(from) = 0; from = from + 1` (the
+/// scalars `(from, to)`), which then continues to `next`; returns its first
+/// block.
+fn fill_loop(
+    proc: &mut Proc,
+    z: VarId,
+    ty: Type,
+    (from, to): (VarId, VarId),
+    next: BlockId,
+    span: crate::ir::Span,
+) -> BlockId {
+    let test = proc.add_block();
+    let body = proc.add_block();
+    let f = proc.push_inst(test, Inst::Load(from), Some(Type::I64), span);
+    let t = proc.push_inst(test, Inst::Load(to), Some(Type::I64), span);
+    let c = proc.push_inst(test, Inst::Cmp(CmpOp::Le, f, t), Some(Type::Bool), span);
+    proc.blocks[test.index()].term = Terminator::Branch {
+        cond: c,
+        then_dest: body,
+        else_dest: next,
+    };
+    let k = proc.push_inst(body, Inst::Load(from), Some(Type::I64), span);
+    let zero = proc.push_inst(body, Inst::Const(Const::Float(0.0)), Some(ty), span);
+    proc.push_inst(body, Inst::StoreElem(z, vec![k], zero), None, span);
+    let one = proc.push_inst(body, Inst::Const(Const::Int(1)), Some(Type::I64), span);
+    let k1 = proc.push_inst(
+        body,
+        Inst::Binary(BinaryOp::Add, k, one),
+        Some(Type::I64),
+        span,
+    );
+    proc.push_inst(body, Inst::Store(from, k1), None, span);
+    proc.blocks[body.index()].term = Terminator::Jump(test);
+    test
 }
 
 /// The branch around the increment's block `block` in the loop `shape`:
@@ -387,6 +415,9 @@ mod tests {
         TouchedBefore,
         /// The increment in a block that some trips skip (`x(i) == 0`).
         Skipped,
+        /// Two trips stepping `i` down by a variable holding 2: the range
+        /// test fails although the loop runs.
+        StepTwo,
     }
 
     /// `proc t(n, m, x(n), a(m)) zeroed a`: a reversed loop `i = n, 1, -1`
@@ -400,11 +431,19 @@ mod tests {
         let x = b.param("x", Type::F64, vec![ProcBuilder::var_dim(n)]);
         let a = b.param("a", Type::F64, vec![ProcBuilder::var_dim(m)]);
         let (trips, i) = (b.local("trips", Type::I64), b.local("i", Type::I64));
+        let st = b.local("st", Type::I64);
         let nv = b.load(n);
         let one = b.iconst(Type::I64, 1);
         let i0 = b.binary(BinaryOp::Add, nv, one);
         b.store(i, i0);
-        b.store(trips, nv);
+        if shape == Shape::StepTwo {
+            let two = b.iconst(Type::I64, 2);
+            b.store(st, two);
+            b.store(trips, two);
+        } else {
+            b.store(st, one);
+            b.store(trips, nv);
+        }
         if shape == Shape::TouchedBefore {
             let five = b.fconst(Type::F64, 5.0);
             b.store_elem(a, vec![one], five);
@@ -422,7 +461,8 @@ mod tests {
         let t1 = b.binary(BinaryOp::Sub, t, one);
         b.store(trips, t1);
         let iv = b.load(i);
-        let i1 = b.binary(BinaryOp::Sub, iv, one);
+        let step = b.load(st);
+        let i1 = b.binary(BinaryOp::Sub, iv, step);
         b.store(i, i1);
         if shape == Shape::Skipped {
             let iv = b.load(i);
@@ -537,13 +577,24 @@ mod tests {
             .filter(|&&v| matches!(proc.inst(v).kind, Inst::LoadElem(a, _) if a == VarId(3)))
             .count();
         assert_eq!(loads, 0);
-        // Two fill loops (a test and a body each) at the loop's exit.
-        assert_eq!(proc.blocks.len(), m.procs[0].blocks.len() + 4);
+        // Three fill loops (a test and a body each), one before the loop,
+        // behind a new preheader, and two at its exit.
+        assert_eq!(proc.blocks.len(), m.procs[0].blocks.len() + 7);
         same_results(&m, &after);
         // -0.0 + +0.0 is +0.0, and the NaN increment stays a NaN, as before.
         let got = interpret(&after, 7, &[1.5, -0.0, 2.0, f64::NAN, 0.0, -3.0, 0.25], 7).unwrap();
         assert_eq!(got[1], 0.0f64.to_bits());
         assert!(f64::from_bits(got[3]).is_nan());
+    }
+
+    /// A loop whose range test fails although it runs: everything is
+    /// zeroed before it, nothing after.
+    #[test]
+    fn a_failed_range_test_zeroes_before_the_loop() {
+        let m = module(Shape::StepTwo);
+        let (after, done) = narrowed(&m);
+        assert!(done, "narrowed");
+        same_results(&m, &after);
     }
 
     /// Trips that skip the increment store a zero instead (when the
@@ -560,8 +611,8 @@ mod tests {
             .flat_map(|b| &b.insts)
             .filter(|&&v| matches!(proc.inst(v).kind, Inst::StoreElem(a, _, _) if a == VarId(3)))
             .count();
-        // The increment, the skip's zero, the two fill loops.
-        assert_eq!(zero_stores, 4);
+        // The increment, the skip's zero, the three fill loops.
+        assert_eq!(zero_stores, 5);
         same_results(&m, &after);
     }
 
