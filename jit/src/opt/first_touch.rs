@@ -34,8 +34,7 @@
 
 use super::licm;
 use crate::ir::{
-    BinaryOp, BlockId, CallArg, CmpOp, Const, Inst, Proc, Storage, Terminator, Type, Value, Var,
-    VarId,
+    BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Storage, Terminator, Type, Value, Var, VarId,
 };
 
 /// Narrows the entry fill of every parameter of `proc` the module
@@ -67,38 +66,24 @@ fn harmless(proc: &Proc, v: Value) -> bool {
 /// The increment `A(s) = A(s) + e` of the zeroed parameter `z`: its block,
 /// load and subscript, when it is the only reference to `z`'s contents.
 fn increment(proc: &Proc, z: VarId) -> Option<(usize, Value, Value)> {
-    let mut load = None;
-    let mut store = None;
+    let mut loads = Vec::new();
+    let mut stores = Vec::new();
     for (b, block) in proc.blocks.iter().enumerate() {
         for (pos, &v) in block.insts.iter().enumerate() {
-            let kind = &proc.inst(v).kind;
-            match kind {
-                Inst::LoadElem(var, idx) if *var == z => {
-                    if load.replace((b, pos, v, idx.clone())).is_some() {
-                        return None;
-                    }
-                }
-                Inst::StoreElem(var, idx, x) if *var == z => {
-                    if store.replace((b, pos, idx.clone(), *x)).is_some() {
-                        return None;
-                    }
-                }
+            match &proc.inst(v).kind {
+                Inst::LoadElem(var, idx) if *var == z => loads.push((b, pos, v, idx.clone())),
+                Inst::StoreElem(var, idx, x) if *var == z => stores.push((b, pos, idx.clone(), *x)),
                 Inst::DimLower(..) | Inst::DimExtent(..) => {}
-                Inst::Call(_, args)
-                    if args.iter().any(|a| match a {
-                        CallArg::Var(v) | CallArg::Elem(v, _) | CallArg::Slice(v, _, _) => *v == z,
-                        CallArg::Value(_) => false,
-                    }) =>
-                {
-                    return None
-                }
                 k if k.names(z) => return None,
                 _ => {}
             }
         }
     }
-    let (lb, lpos, l, idx) = load?;
-    let (sb, spos, sidx, x) = store?;
+    let ([load], [store]) = (&loads[..], &stores[..]) else {
+        return None;
+    };
+    let (lb, lpos, l, idx) = load.clone();
+    let (sb, spos, sidx, x) = store.clone();
     if lb != sb || lpos >= spos || idx != sidx || idx.len() != 1 {
         return None;
     }
