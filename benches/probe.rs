@@ -7,7 +7,8 @@
 //! for) `REPS` times. Instructions per call
 //! are the difference of two runs with different `REPS` divided by the
 //! difference of `REPS`, so that setup cancels. `--fma` compiles with
-//! FMA contraction (`Options::fma_contraction`). It times nothing. It
+//! FMA contraction (`Options::fma_contraction`); `--zeroing` makes the
+//! adjoint with `AdjointOptions::in_place_zeroing`. It times nothing. It
 //! prints on stderr the minor page faults of the `REPS` calls (the first
 //! call lays out the workspace and maps the tape; later calls reuse both,
 //! so the count does not grow with `REPS`).
@@ -19,6 +20,7 @@ use common::{case, sel};
 
 fn main() {
     let fma = std::env::args().any(|a| a == "--fma");
+    let zeroing = std::env::args().any(|a| a == "--zeroing");
     let argv: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -47,9 +49,11 @@ fn main() {
     };
     let engine = common::engine_with(file, options);
     let primal = engine.procedure(None).unwrap();
-    let adjoint = engine
-        .adjoint(None, &sel(of), &sel(wrt), &AdjointOptions::default())
-        .unwrap();
+    let options = AdjointOptions {
+        in_place_zeroing: zeroing,
+        ..AdjointOptions::default()
+    };
+    let adjoint = engine.adjoint(None, &sel(of), &sel(wrt), &options).unwrap();
     let tangent = engine.tangent(None, &sel(of), &sel(wrt), 1).unwrap();
     let n: usize = std::env::var("ADJIT_PROBE_N")
         .ok()

@@ -560,14 +560,22 @@ end subroutine s
         ("w", "w", n),
         ("w(2),f", "w,x(1)", 1 + n),
     ];
-    for (of, wrt, m) in cases {
+    // Plain, and with the copy of the adjoint that zeroes the gradient.
+    for (of, wrt, m, zeroing) in cases
+        .iter()
+        .flat_map(|&(of, wrt, m)| [(of, wrt, m, false), (of, wrt, m, true)])
+    {
         let wrt_sel = match wrt {
             "x(2:4)" => sel("x(2),x(3),x(4)"),
             other => sel(other),
         };
+        let options = AdjointOptions {
+            in_place_zeroing: zeroing,
+            ..AdjointOptions::default()
+        };
         let handle = |engine: &Engine| {
             engine
-                .adjoint(Some("g"), &sel(of), &wrt_sel, &AdjointOptions::default())
+                .adjoint(Some("g"), &sel(of), &wrt_sel, &options)
                 .unwrap()
         };
         let (a_jit, a_interp) = (handle(&jit), handle(&interp));
@@ -596,8 +604,12 @@ end subroutine s
         }
     }
     // REAL(4): the companion is not an F64 slice; the gradient is copied.
+    let zeroing = AdjointOptions {
+        in_place_zeroing: true,
+        ..AdjointOptions::default()
+    };
     let single = jit
-        .adjoint(Some("s"), &sel("y"), &sel("x"), &AdjointOptions::default())
+        .adjoint(Some("s"), &sel("y"), &sel("x"), &zeroing)
         .unwrap();
     let mut sargs = single.args();
     sargs.set_scalar("n", 3.0).unwrap();
@@ -724,4 +736,93 @@ end subroutine f
     t_a.directional_into(&mut tws, &mut args, &[1.0], &mut d)
         .unwrap();
     assert_eq!(d, [60.0]);
+}
+
+/// The in-place gradient of products whose reverse loop increments each
+/// `x_b(i)` once (the jit's first-touch pass narrows the zero fill of the
+/// caller's gradient to what the loop does not cover): bit for bit the
+/// copying path's and the interpreter's, with garbage in the slice
+/// between calls, zero, signed-zero, NaN and infinite factors (the
+/// adjoint's zero-seed skips), and loops that cover `x` in part or not at
+/// all.
+#[test]
+fn first_touch_gradients_match_the_copying_path_bit_for_bit() {
+    use adjit::engine::Backend;
+    let text = "subroutine p(n, m, x, y)
+  integer n, m
+  double precision x(m), y
+  integer i
+  y = 1
+  do i = 1, n
+    y = y*x(i)
+  end do
+end subroutine p
+subroutine q(n, x, y)
+  integer n
+  double precision x(n), y
+  integer i
+  y = 1
+  do i = n, 2, -1
+    y = y*x(i) + x(i)
+  end do
+end subroutine q
+";
+    let build = |backend: Backend| {
+        let options = Options {
+            backend,
+            ..Options::default()
+        };
+        Engine::from_sources(&[("p.f90".into(), text.into())], options).unwrap()
+    };
+    let (jit, interp) = (build(Backend::Jit), build(Backend::Interpreter));
+    let inputs: [&[f64]; 4] = [
+        &[1.5, -2.0, 0.75, 3.0, 1.25, 0.5],
+        &[1.5, 0.0, 0.75, -0.0, 1.25, 2.0],
+        &[1.5, f64::NAN, 0.75, 3.0, f64::INFINITY, 2.0],
+        &[-0.0, 2.0, -1.0, 0.5, 0.0, 3.0],
+    ];
+    let options = AdjointOptions {
+        in_place_zeroing: true,
+        ..AdjointOptions::default()
+    };
+    for (proc, sizes) in [
+        ("p", &[(6, 6), (4, 6), (0, 6), (6, 6)][..]),
+        ("q", &[(6, 6), (1, 1)][..]),
+    ] {
+        let handle = |engine: &Engine| {
+            engine
+                .adjoint(Some(proc), &sel("y"), &sel("x"), &options)
+                .unwrap()
+        };
+        let (a_jit, a_interp) = (handle(&jit), handle(&interp));
+        let mut ws = a_jit.workspace();
+        let mut iws = a_interp.workspace();
+        for &(n, m) in sizes {
+            for x in inputs {
+                let mut args = a_jit.args();
+                args.set_scalar("n", n as f64).unwrap();
+                if proc == "p" {
+                    args.set_scalar("m", m as f64).unwrap();
+                }
+                args.set_array("x", &x[..m]).unwrap();
+                let (_, expected) = a_jit.vjp(&args, &[1.0]).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+                for round in 0..2 {
+                    for (adjoint, ws, who) in [
+                        (&a_jit, &mut ws, "jit"),
+                        (&a_interp, &mut iws, "interpreter"),
+                    ] {
+                        let mut grad = vec![if round == 0 { f64::NAN } else { -7.5 }; m];
+                        let mut a = args.clone();
+                        adjoint.vjp_into(ws, &mut a, &[1.0], &mut grad).unwrap();
+                        assert_eq!(
+                            bits(&grad),
+                            bits(&expected),
+                            "{who} {proc} n={n} x={x:?}: {grad:?} vs {expected:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

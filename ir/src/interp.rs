@@ -766,6 +766,7 @@ impl<'m> Interpreter<'m> {
         frame: Frame,
         args_base: usize,
     ) -> Result<(), RuntimeError> {
+        let views_base = self.views.len();
         for var in &proc.vars {
             let loc = match var.storage {
                 Storage::Param(i) => self.arg_locs.get(args_base + i as usize).copied(),
@@ -892,6 +893,18 @@ impl<'m> Interpreter<'m> {
                 alias: None,
             });
             self.dims.extend_from_slice(&shape.dims);
+        }
+        // The zero fill on entry (`Proc::zeroed_params`): the declared
+        // storage, or the shorter storage the caller gave.
+        for &z in &proc.zeroed_params {
+            let view = self.views[views_base + z.index()];
+            let n = view.declared.min(view.loc.units);
+            let from = view.loc.offset;
+            match self.slots.get_mut(view.loc.slot) {
+                Some(Buffer::F64(v)) => v.get_mut(from..from + n).map(|v| v.fill(0.0)),
+                Some(Buffer::F32(v)) => v.get_mut(from..from + n).map(|v| v.fill(0.0)),
+                _ => None,
+            };
         }
         self.values.resize(frame.values_base + proc.insts.len(), 0);
         Ok(())

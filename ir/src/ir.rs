@@ -270,6 +270,16 @@ pub struct Proc {
     /// original source cannot call it with the IR's arguments. Code
     /// generation ignores it.
     pub hidden_params: bool,
+    /// Array parameters (`Storage::Param`, float elements) the procedure
+    /// sets to zero on entry, before its first instruction: a whole-array
+    /// zero fill of the declared elements (or of the fewer a caller in the
+    /// module gave), so what the caller passes in them is never read. The
+    /// engine's in-place adjoint sets it on copies of the adjoint's
+    /// procedures for the input adjoints it overwrites (instead of clearing
+    /// the caller's gradient itself); the interpreter and code generation
+    /// honour it (code generation may narrow the fill, see the jit crate's
+    /// `first_touch` pass), and no transform reads it.
+    pub zeroed_params: Vec<VarId>,
 }
 
 /// A counted DO loop whose adjoint reverses its trips by binomial
@@ -356,6 +366,40 @@ impl Proc {
     /// Successor blocks of a block, in terminator order.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
         self.blocks[b.index()].term.successors()
+    }
+    /// Whether block `b` lies on a cycle of the control-flow graph (may run
+    /// more than once per call).
+    pub fn on_cycle(&self, b: BlockId) -> bool {
+        let mut seen = vec![false; self.blocks.len()];
+        let mut stack = self.successors(b);
+        while let Some(x) = stack.pop() {
+            if x == b {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[x.index()], true) {
+                stack.extend(self.successors(x));
+            }
+        }
+        false
+    }
+    /// Whether every path from the entry block to a `Return` passes
+    /// through block `b`.
+    pub fn on_every_return_path(&self, b: BlockId) -> bool {
+        let mut seen = vec![false; self.blocks.len()];
+        let mut stack = vec![BlockId(0)];
+        while let Some(x) = stack.pop() {
+            if x == b || x.index() >= self.blocks.len() {
+                continue;
+            }
+            if std::mem::replace(&mut seen[x.index()], true) {
+                continue;
+            }
+            if self.blocks[x.index()].term == Terminator::Return {
+                return false;
+            }
+            stack.extend(self.successors(x));
+        }
+        true
     }
 }
 
@@ -982,6 +1026,16 @@ pub enum Inst {
 }
 
 impl Inst {
+    /// Whether the instruction names `var` (see [`Inst::map_vars`]).
+    pub fn names(&self, var: VarId) -> bool {
+        let seen = std::cell::Cell::new(false);
+        self.clone().map_vars(|v| {
+            seen.set(seen.get() || v == var);
+            v
+        });
+        seen.get()
+    }
+
     /// Replaces every variable the instruction names (loads, stores,
     /// bounds, allocation, call arguments, character references) by `f`
     /// of it.

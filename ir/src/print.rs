@@ -120,6 +120,14 @@ fn write_proc(f: &mut dyn Write, module: &Module, proc: &Proc) -> fmt::Result {
     if let Some(r) = proc.result {
         write!(f, " result {}", names.var(r))?;
     }
+    if !proc.zeroed_params.is_empty() {
+        let zeroed: Vec<String> = proc
+            .zeroed_params
+            .iter()
+            .map(|&z| names.var(z).to_string())
+            .collect();
+        write!(f, " zeroed {}", zeroed.join(", "))?;
+    }
     writeln!(f)?;
     for (i, var) in proc.vars.iter().enumerate() {
         let id = VarId(i as u32);

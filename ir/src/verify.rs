@@ -49,7 +49,7 @@
 //! * terminator targets exist; `Branch` reads a Bool, `Switch` an integer;
 //! * `params[i]` has `Storage::Param(i)` and no other variable claims a
 //!   parameter slot; `result`, when present, is the last parameter and a
-//!   scalar;
+//!   scalar; every `zeroed_params` entry is a float array parameter;
 //! * bound and length expressions read only scalar integer variables;
 //!   an assumed (`None`) upper bound appears only in the last dimension of a
 //!   parameter, and not together with an assumed character length;
@@ -237,6 +237,17 @@ impl Checker<'_> {
                 self.error(format!("result {r} is not the last parameter"));
             } else if proc.vars.get(r.index()).is_some_and(Var::is_array) {
                 self.error("the result parameter is an array");
+            }
+        }
+        for &z in &proc.zeroed_params {
+            match proc.vars.get(z.index()) {
+                Some(var)
+                    if matches!(var.storage, Storage::Param(_))
+                        && var.is_array()
+                        && var.ty.is_float() => {}
+                _ => self.error(format!(
+                    "zeroed parameter {z} is not a float array parameter"
+                )),
             }
         }
     }

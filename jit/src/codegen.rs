@@ -2521,6 +2521,16 @@ impl<'a, 'm> Lower<'a, 'm> {
                     } else {
                         self.check_argument_size(short, i, len, units, entry_depth);
                     }
+                    if proc.zeroed_params.contains(&VarId(i as u32)) {
+                        // The zero fill on entry (`Proc::zeroed_params`):
+                        // the declared elements, or the fewer given.
+                        let n = self.b.ins().select(short, len, units);
+                        let bytes = self.b.ins().imul(n, elem_size);
+                        let zero = self.b.ins().iconst(types::I8, 0);
+                        let cfg = self.jit.target_config();
+                        self.b.call_memset(cfg, p, zero, bytes);
+                        self.after_call = true;
+                    }
                     Home::Mem(p)
                 }
                 Storage::Global(g, at) => Home::Mem(self.global_addr(g.index(), at, &var.name)?),

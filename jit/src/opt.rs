@@ -1,7 +1,8 @@
 //! The IR optimisations run before lowering: inlining of small
 //! non-recursive callees ([`inline`], optional), jump-chain merging
 //! ([`merge`]), then block-local value numbering (this module); for the
-//! JIT also loop versioning ([`licm`]), the skipping of counted-loop
+//! JIT also the narrowing of entry zero fills to what a loop does not
+//! increment ([`first_touch`]), loop versioning ([`licm`]), the skipping of counted-loop
 //! trips that repeat earlier ones ([`fixpoint`]) and, on request, one test
 //! for a stretch of strong-zero guards ([`speculate`]), and last the
 //! rotation of loops whose back edge jumps to a header that only tests
@@ -39,6 +40,7 @@ use crate::ir::{
 };
 use rustc_hash::FxHashMap;
 
+pub mod first_touch;
 pub mod fixpoint;
 pub mod fma;
 pub mod fold;
@@ -169,6 +171,12 @@ pub fn optimize_procs_for_jit(
     wanted: Option<&[bool]>,
 ) -> Optimized {
     let (mut module, mut origins) = optimize_procs(module, inline, wanted);
+    // Before versioning, which then copies the narrowed loops.
+    for (i, proc) in module.procs.iter_mut().enumerate() {
+        if is_wanted(wanted, i) {
+            first_touch::narrow_zero_fills(proc);
+        }
+    }
     let mut versions = licm::Versions::default();
     if version_loops {
         for (i, proc) in module.procs.iter_mut().enumerate() {

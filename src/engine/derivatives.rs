@@ -5,7 +5,7 @@
 use super::state::{GlobalState, Held};
 use super::{Args, Engine, Error, ErrorKind, Executor, Procedure, Program, Session, SessionMark};
 use crate::ad::adjoint::{
-    adjoint_scheduled, AdjointOptions, AdjointProcs, ReversalSchedule, STATS_GLOBALS,
+    adjoint_scheduled, zeroing_copy, AdjointOptions, AdjointProcs, ReversalSchedule, STATS_GLOBALS,
 };
 use crate::ad::tangent::{tangent, TangentOptions};
 use adjit_ir::Buffer;
@@ -350,6 +350,11 @@ pub struct Adjoint {
     program: Program,
     primal: ProcId,
     procs: AdjointProcs,
+    /// The copy of the combined adjoint that zeroes the adjoints of the
+    /// inputs that are not outputs on entry, with their parameter slots:
+    /// what [`Adjoint::vjp_into`] runs in place, so that it need not clear
+    /// the caller's gradient first.
+    zeroing: Option<(ProcId, Vec<usize>)>,
     /// The program's globals a reverse sweep may write.
     reverse_writes: Vec<GlobalId>,
     /// True when the reverse sweep records as well as pops (checkpointed
@@ -487,14 +492,39 @@ impl Engine {
             adjoint_scheduled(&self.module, primal, &indep, &dep, options, schedule)
                 .map_err(|e| self.located_ad_error(e))?;
         let map = ParamMap::new(proc, module.proc(procs.combined), "_b")?;
+        // The adjoints of inputs that are not outputs carry no seed: a copy
+        // of the combined adjoint zeroes them itself (`Adjoint::vjp_into`).
+        // Only the executor's module holds it: `Adjoint::module` shows the
+        // generated procedures alone.
+        let fresh: Vec<usize> = indep
+            .iter()
+            .filter(|_| options.in_place_zeroing)
+            .filter(|v| !dep.contains(v))
+            .filter_map(|v| proc.params.iter().position(|p| p == v))
+            .filter_map(|i| map.companion(i))
+            .collect();
+        let mut with_copy = if fresh.is_empty() {
+            Module::default()
+        } else {
+            module.clone()
+        };
+        let zeroing = zeroing_copy(&mut with_copy, procs.combined, &fresh);
         let program = Program {
             sources: self.sources.clone(),
             module: Arc::new(module),
         };
-        let exec = self.executor_for(
-            program.clone(),
-            &[procs.combined, procs.forward, procs.reverse],
-        )?;
+        let mut roots = vec![procs.combined, procs.forward, procs.reverse];
+        let run = match &zeroing {
+            Some((p, _)) => {
+                roots.push(*p);
+                Program {
+                    sources: self.sources.clone(),
+                    module: Arc::new(with_copy),
+                }
+            }
+            None => program.clone(),
+        };
+        let exec = self.executor_for(run, &roots)?;
         Ok(Adjoint {
             reverse_records: pushes(&program.module, procs.reverse),
             reverse_writes: exec.written_by(&[procs.reverse]),
@@ -502,6 +532,7 @@ impl Engine {
             program,
             primal,
             procs,
+            zeroing,
             map,
             id: workspace::handle_id(),
             of: of.to_vec(),

@@ -992,7 +992,7 @@ fn fixed_array(var: &Var) -> bool {
 /// For each block of `blocks` (in an order where predecessors come first,
 /// the first block entered only from outside), the positions in `blocks`
 /// of the blocks that dominate it within them, itself included.
-fn dominators(preds: &[Vec<usize>], blocks: &[usize]) -> Vec<FxHashSet<usize>> {
+pub(super) fn dominators(preds: &[Vec<usize>], blocks: &[usize]) -> Vec<FxHashSet<usize>> {
     let pos: FxHashMap<usize, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
     let mut doms: Vec<FxHashSet<usize>> = Vec::with_capacity(blocks.len());
     for (i, &b) in blocks.iter().enumerate() {
@@ -1056,34 +1056,40 @@ fn forwarded_loads(proc: &Proc, preds: &[Vec<usize>], blocks: &[usize]) -> FxHas
     out
 }
 
-fn version(
-    proc: &mut Proc,
-    pid: ProcId,
-    origins: &mut Origins,
-    preds: &[Vec<usize>],
-    shape: &Shape,
-    out: &mut ProcVersions,
-) {
+/// What [`analyse`] finds in a counted loop whose body it handles.
+struct Facts {
+    /// The body's instructions, block by block in [`Shape::blocks`] order.
+    body_insts: Vec<Value>,
+    ind: Induction,
+    /// Variables (with their aliases) the body writes.
+    written: FxHashSet<VarId>,
+    /// See [`Analysis::iv_loads`].
+    iv_loads: FxHashSet<Value>,
+    /// See [`Analysis::forwarded`].
+    forwarded: FxHashMap<Value, Value>,
+}
+
+/// The induction of the counted loop `shape` and what its body writes,
+/// when the body makes no call, I/O or allocation and only the counters'
+/// block steps the counters.
+fn analyse(proc: &Proc, preds: &[Vec<usize>], shape: &Shape) -> Option<Facts> {
     let body_insts: Vec<Value> = shape
         .blocks
         .iter()
         .flat_map(|&b| proc.blocks[b].insts.iter().copied())
         .collect();
     if !body_insts.iter().all(|&v| allowed(&proc.inst(v).kind)) {
-        return;
+        return None;
     }
     let header = &proc.blocks[shape.header];
     let go = match header.insts[..] {
         [c] if header.term.operand() == Some(c) => load_of(proc, c),
         _ => None,
     };
-    let found = match go {
+    let ind = match go {
         Some(go) => forward(proc, shape, go),
         None => count_down(proc, shape),
-    };
-    let Some(ind) = found else {
-        return;
-    };
+    }?;
     let mut written = FxHashSet::default();
     let mut written_elsewhere = FxHashSet::default();
     // Where the counters' block starts in `body_insts`.
@@ -1105,7 +1111,7 @@ fn version(
         }
     }
     if ind.counters.iter().any(|c| written_elsewhere.contains(c)) {
-        return;
+        return None;
     }
     // The DO variable's value at the start of the iteration: the loads
     // before the step (the counters' block is the first or the last of the
@@ -1117,6 +1123,78 @@ fn version(
         .filter(|&v| proc.inst(v).kind == Inst::Load(ind.var))
         .collect();
     let forwarded = forwarded_loads(proc, preds, &shape.blocks);
+    Some(Facts {
+        body_insts,
+        ind,
+        written,
+        iv_loads,
+        forwarded,
+    })
+}
+
+/// For a subscript `s` of the body of the counted loop `shape` that steps
+/// by one with the DO variable (`i + t`, `i - t`, `t + i` with `t`
+/// invariant, possibly widened): the lowest and highest value it takes over
+/// all trips, as I64 values appended to the preheader, and a `Bool` value
+/// there that holds when they are right (the loop runs at least once and
+/// nothing on the way wraps). `None` when the loop is not one [`analyse`]
+/// handles or `s` has another form.
+pub(super) fn subscript_span(
+    proc: &mut Proc,
+    preds: &[Vec<usize>],
+    shape: &Shape,
+    s: Value,
+) -> Option<(Value, Value, Value)> {
+    let Facts {
+        ind,
+        written,
+        iv_loads,
+        forwarded,
+        ..
+    } = analyse(proc, preds, shape)?;
+    let snapshot = proc.clone();
+    let mut a = Analysis {
+        proc: &snapshot,
+        written,
+        iv_loads,
+        forwarded,
+        forms: FxHashMap::default(),
+    };
+    if !matches!(a.form(s), Some(Form::Affine)) {
+        return None;
+    }
+    let mut e = Emitter::new(proc, BlockId(shape.pre as u32));
+    e.forwarded = a.forwarded.clone();
+    let mut ok = Vec::new();
+    let iv = e.iv_range(&ind, &mut ok, s);
+    let (lo, hi) = e.range(&mut a, iv, s, &mut ok);
+    let mut seen = FxHashSet::default();
+    ok.retain(|&c| seen.insert(c));
+    let all = e.push(Inst::Const(Const::Bool(true)), Type::Bool, s);
+    let all = ok.into_iter().fold(all, |acc, c| {
+        e.push(Inst::Binary(BinaryOp::And, acc, c), Type::Bool, s)
+    });
+    Some((all, lo, hi))
+}
+
+fn version(
+    proc: &mut Proc,
+    pid: ProcId,
+    origins: &mut Origins,
+    preds: &[Vec<usize>],
+    shape: &Shape,
+    out: &mut ProcVersions,
+) {
+    let Some(Facts {
+        body_insts,
+        ind,
+        written,
+        iv_loads,
+        forwarded,
+    }) = analyse(proc, preds, shape)
+    else {
+        return;
+    };
     let snapshot = proc.clone();
     let mut a = Analysis {
         proc: &snapshot,

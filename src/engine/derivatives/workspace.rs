@@ -100,8 +100,10 @@ struct Plan {
 #[derive(Clone, Copy, Debug)]
 enum SeedStep {
     /// The caller's gradient from entry `k`, `len` entries, is the
-    /// companion: overwritten by the seed from `seed` entry `s`, or zeroed.
+    /// companion of `slot`: overwritten by the seed from `seed` entry `s`,
+    /// or zeroed.
     Grad {
+        slot: usize,
         k: usize,
         len: usize,
         s: Option<usize>,
@@ -251,6 +253,7 @@ impl Workspace {
             let mut steps: Vec<SeedStep> = companions()
                 .map(|slot| match grad_at(slot) {
                     Some(k) => SeedStep::Grad {
+                        slot,
                         k,
                         len: self.bufs[slot].len(),
                         s: self.seed_at[slot],
@@ -362,18 +365,21 @@ impl Workspace {
     /// cleared (except input ranges known to be zero) and get their seed
     /// entries added. With `grad`, the companions at [`Workspace::grad_at`]
     /// are the caller's gradient slice, prepared there instead. Follows
-    /// [`Plan::seed`].
-    fn seed(&mut self, seed: &[f64], grad: Option<&mut [f64]>) {
+    /// [`Plan::seed`], except that the gradient slices of the slots
+    /// `zeroed` are left as they are (the procedure run zeroes them on
+    /// entry).
+    fn seed(&mut self, seed: &[f64], grad: Option<&mut [f64]>, zeroed: &[usize]) {
         let skip_inputs = self.inputs_zero;
         self.inputs_zero = false;
         let in_grad = grad.is_some();
         let grad = grad.unwrap_or_default();
         for &step in &self.plan.seed[usize::from(in_grad)] {
             match step {
-                SeedStep::Grad { k, len, s } => {
+                SeedStep::Grad { slot, k, len, s } => {
                     let g = &mut grad[k..k + len];
                     match s {
                         Some(s) => copy(g, &seed[s..s + len]),
+                        None if zeroed.contains(&slot) => {}
                         None => zero(g),
                     }
                 }
@@ -636,11 +642,18 @@ impl Adjoint {
         // Native code in place: the gradient slice holds the companions
         // it covers whole, nothing is copied out.
         let in_grad = self.exec.runs_in_place();
-        ws.seed(seed, in_grad.then_some(&mut *grad));
+        // There, the zeroing copy of the adjoint clears the gradient slices
+        // of the inputs that are not outputs itself (narrowed to what its
+        // reverse sweep does not overwrite: the jit's first-touch pass).
+        let (proc, zeroed) = match &self.zeroing {
+            Some((p, slots)) if in_grad => (*p, &slots[..]),
+            _ => (self.procs.combined, &[][..]),
+        };
+        ws.seed(seed, in_grad.then_some(&mut *grad), zeroed);
         ws.run(
             &self.exec,
             &self.map,
-            self.procs.combined,
+            proc,
             args,
             in_grad.then_some(&mut *grad),
         )?;
