@@ -37,7 +37,10 @@ const BATCH_SECONDS: f64 = 200e-6;
 /// time then counts other processes' time slices). Each sample times a
 /// batch of runs lasting about [`BATCH_SECONDS`].
 fn median(f: impl FnMut()) -> f64 {
-    median_on(std::env::var("ADJIT_PEERS_CLOCK").as_deref() == Ok("cpu"), f)
+    median_on(
+        std::env::var("ADJIT_PEERS_CLOCK").as_deref() == Ok("cpu"),
+        f,
+    )
 }
 
 /// [`median`] on the calling thread's CPU time when `cpu`, else on the
