@@ -1069,6 +1069,29 @@ struct Facts {
     forwarded: FxHashMap<Value, Value>,
 }
 
+impl Facts {
+    /// The [`Analysis`] of the loop over `proc` (a snapshot of the
+    /// procedure the facts were found in), with the body's instructions
+    /// and the induction.
+    fn analysis(self, proc: &Proc) -> (Analysis<'_>, Vec<Value>, Induction) {
+        let Facts {
+            body_insts,
+            ind,
+            written,
+            iv_loads,
+            forwarded,
+        } = self;
+        let analysis = Analysis {
+            proc,
+            written,
+            iv_loads,
+            forwarded,
+            forms: FxHashMap::default(),
+        };
+        (analysis, body_insts, ind)
+    }
+}
+
 /// The induction of the counted loop `shape` and what its body writes,
 /// when the body makes no call, I/O or allocation and only the counters'
 /// block steps the counters.
@@ -1145,21 +1168,9 @@ pub(super) fn subscript_span(
     shape: &Shape,
     s: Value,
 ) -> Option<(Value, Value, Value)> {
-    let Facts {
-        ind,
-        written,
-        iv_loads,
-        forwarded,
-        ..
-    } = analyse(proc, preds, shape)?;
+    let facts = analyse(proc, preds, shape)?;
     let snapshot = proc.clone();
-    let mut a = Analysis {
-        proc: &snapshot,
-        written,
-        iv_loads,
-        forwarded,
-        forms: FxHashMap::default(),
-    };
+    let (mut a, _, ind) = facts.analysis(&snapshot);
     if !matches!(a.form(s), Some(Form::Affine)) {
         return None;
     }
@@ -1185,24 +1196,11 @@ fn version(
     shape: &Shape,
     out: &mut ProcVersions,
 ) {
-    let Some(Facts {
-        body_insts,
-        ind,
-        written,
-        iv_loads,
-        forwarded,
-    }) = analyse(proc, preds, shape)
-    else {
+    let Some(facts) = analyse(proc, preds, shape) else {
         return;
     };
     let snapshot = proc.clone();
-    let mut a = Analysis {
-        proc: &snapshot,
-        written,
-        iv_loads,
-        forwarded,
-        forms: FxHashMap::default(),
-    };
+    let (mut a, body_insts, ind) = facts.analysis(&snapshot);
     // Element references whose subscripts all have a range.
     let mut covered = Vec::new();
     for &v in &body_insts {
