@@ -376,7 +376,8 @@ impl Proc {
             if x == b {
                 return true;
             }
-            if !std::mem::replace(&mut seen[x.index()], true) {
+            if seen.get(x.index()) == Some(&false) {
+                seen[x.index()] = true;
                 stack.extend(self.successors(x));
             }
         }
@@ -1034,6 +1035,12 @@ impl Inst {
             v
         });
         seen.get()
+    }
+
+    /// Whether the instruction reads, writes or passes on `var`'s contents:
+    /// names it other than to ask its shape (`DimLower`, `DimExtent`).
+    pub fn touches_contents(&self, var: VarId) -> bool {
+        !matches!(self, Inst::DimLower(..) | Inst::DimExtent(..)) && self.names(var)
     }
 
     /// Replaces every variable the instruction names (loads, stores,

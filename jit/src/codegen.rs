@@ -1735,25 +1735,6 @@ struct StackCache {
     base: Option<Value>,
 }
 
-/// Whether block `start` of `proc` lies on a cycle of the control-flow
-/// graph (a loop header or body): whether it reaches itself.
-fn on_cycle(proc: &ir::Proc, start: usize) -> bool {
-    let n = proc.blocks.len();
-    let mut seen = vec![false; n];
-    let mut work = proc.blocks[start].term.successors();
-    while let Some(b) = work.pop() {
-        let b = b.index();
-        if b == start {
-            return true;
-        }
-        if b < n && !seen[b] {
-            seen[b] = true;
-            work.extend(proc.blocks[b].term.successors());
-        }
-    }
-    false
-}
-
 /// Per variable of `proc`: whether an instruction stores to it as a whole
 /// (`Store`).
 fn stored_vars(proc: &ir::Proc) -> Vec<bool> {
@@ -4661,7 +4642,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 } else {
                     used[k].1 = true;
                 }
-                used[k].2 |= *cyclic.get_or_insert_with(|| on_cycle(self.proc, b));
+                used[k].2 |=
+                    *cyclic.get_or_insert_with(|| self.proc.on_cycle(ir::BlockId(b as u32)));
             }
         }
         let in_vars = calls_nothing(self.proc);

@@ -418,7 +418,7 @@ fn last_call_passing(module: &Module, proc: &Proc, z: VarId) -> Option<(usize, u
                         .map(|(k, _)| k)
                         .collect();
                     let [k] = passed[..] else {
-                        if inst.names(z) {
+                        if inst.touches_contents(z) {
                             return None;
                         }
                         continue;
@@ -426,8 +426,7 @@ fn last_call_passing(module: &Module, proc: &Proc, z: VarId) -> Option<(usize, u
                     let dummy = *module.proc(*callee).params.get(k)?;
                     calls.push((b, pos, *callee, dummy));
                 }
-                Inst::DimLower(..) | Inst::DimExtent(..) => {}
-                other if other.names(z) => return None,
+                other if other.touches_contents(z) => return None,
                 _ => {}
             }
         }
@@ -437,10 +436,9 @@ fn last_call_passing(module: &Module, proc: &Proc, z: VarId) -> Option<(usize, u
     let untouched = |&(cb, _, callee, d): &(usize, usize, ProcId, VarId)| {
         cb == b
             && module.proc(callee).blocks.iter().all(|blk| {
-                blk.insts.iter().all(|&v| {
-                    let kind = &module.proc(callee).inst(v).kind;
-                    matches!(kind, Inst::DimLower(..) | Inst::DimExtent(..)) || !kind.names(d)
-                })
+                blk.insts
+                    .iter()
+                    .all(|&v| !module.proc(callee).inst(v).kind.touches_contents(d))
             })
     };
     let others = &calls[..calls.len() - 1];

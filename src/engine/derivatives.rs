@@ -498,31 +498,31 @@ impl Engine {
         // generated procedures alone.
         let fresh: Vec<usize> = indep
             .iter()
-            .filter(|_| options.in_place_zeroing)
             .filter(|v| !dep.contains(v))
             .filter_map(|v| proc.params.iter().position(|p| p == v))
             .filter_map(|i| map.companion(i))
             .collect();
-        let mut with_copy = if fresh.is_empty() {
-            Module::default()
+        let with_copy = if options.in_place_zeroing && !fresh.is_empty() {
+            let mut with_copy = module.clone();
+            zeroing_copy(&mut with_copy, procs.combined, &fresh).map(|z| (with_copy, z))
         } else {
-            module.clone()
+            None
         };
-        let zeroing = zeroing_copy(&mut with_copy, procs.combined, &fresh);
         let program = Program {
             sources: self.sources.clone(),
             module: Arc::new(module),
         };
         let mut roots = vec![procs.combined, procs.forward, procs.reverse];
-        let run = match &zeroing {
-            Some((p, _)) => {
-                roots.push(*p);
-                Program {
+        let (run, zeroing) = match with_copy {
+            Some((with_copy, zeroing)) => {
+                roots.push(zeroing.0);
+                let run = Program {
                     sources: self.sources.clone(),
                     module: Arc::new(with_copy),
-                }
+                };
+                (run, Some(zeroing))
             }
-            None => program.clone(),
+            None => (program.clone(), None),
         };
         let exec = self.executor_for(run, &roots)?;
         Ok(Adjoint {

@@ -73,8 +73,7 @@ fn increment(proc: &Proc, z: VarId) -> Option<(usize, Value, Value)> {
             match &proc.inst(v).kind {
                 Inst::LoadElem(var, idx) if *var == z => loads.push((b, pos, v, idx.clone())),
                 Inst::StoreElem(var, idx, x) if *var == z => stores.push((b, pos, idx.clone(), *x)),
-                Inst::DimLower(..) | Inst::DimExtent(..) => {}
-                k if k.names(z) => return None,
+                k if k.touches_contents(z) => return None,
                 _ => {}
             }
         }
