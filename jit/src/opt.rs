@@ -6,7 +6,8 @@
 //! trips that repeat earlier ones ([`fixpoint`]) and, on request, one test
 //! for a stretch of strong-zero guards ([`speculate`]), and last the
 //! rotation of loops whose back edge jumps to a header that only tests
-//! ([`rotate`]). On request too,
+//! ([`rotate`]) and the sinking of loads below the math library calls
+//! that do not need them ([`sink`]). On request too,
 //! code generation fuses products into the sums that use them ([`fma`],
 //! which only chooses them).
 //!
@@ -48,6 +49,7 @@ pub mod inline;
 pub mod licm;
 pub mod merge;
 pub mod rotate;
+pub mod sink;
 pub mod speculate;
 mod widen;
 
@@ -211,6 +213,9 @@ pub fn optimize_procs_for_jit(
             let guards = versions.procs.get(i).map(|p| &p.guards);
             let keep = |v| guards.is_some_and(|g| g.contains_key(&v));
             rotate::rotate_loops(proc, crate::ir::ProcId(i as u32), &mut origins, keep);
+            let none = rustc_hash::FxHashSet::default();
+            let unchecked = versions.procs.get(i).map_or(&none, |p| &p.unchecked);
+            sink::sink_loads_below_calls(proc, unchecked);
         }
     }
     Optimized {
