@@ -743,3 +743,56 @@ fn an_out_of_range_element_in_an_inner_if_fails_only_when_its_arm_runs() {
         assert!(out.is_ok(), "{out:?}");
     }
 }
+
+/// In the versioned copy of the stencil's first loop, whose element
+/// references cannot fail, the load of `x(i-1)` (which `exp` does not
+/// need) follows the `exp` call, so that it does not live across the call
+/// (`adjit::jit::opt::sink`); in the checked copy it stays before the
+/// load of `x(i)` the call needs, so a failing reference is reported in
+/// source order. Both agree with the interpreter ([`versioned_loops_agree_bit_for_bit`]).
+#[test]
+fn element_loads_the_exp_does_not_need_follow_it_in_the_versioned_copy() {
+    use adjit::ir::{Inst, UnaryOp};
+    let (module, stencil) = module_of(SOURCE, "stencil");
+    let optimized = adjit::jit::opt::optimize_for_jit(&module, true, true);
+    let proc = optimized.module.proc(stencil);
+    let unchecked = &optimized.versions.proc(stencil).unwrap().unchecked;
+    let (mut after, mut before) = (0, 0);
+    for block in &proc.blocks {
+        let kind = |v: &adjit::ir::Value| &proc.insts[v.index()].kind;
+        let Some(at) = block
+            .insts
+            .iter()
+            .position(|v| matches!(kind(v), Inst::Unary(UnaryOp::Exp, _)))
+        else {
+            continue;
+        };
+        // The element loads of the block the exp does not read (x(i-1), x(i+1), p(1)).
+        let Inst::Unary(_, arg) = kind(&block.insts[at]) else {
+            unreachable!()
+        };
+        let mut needed = vec![*arg];
+        let mut i = 0;
+        while i < needed.len() {
+            proc.insts[needed[i].index()]
+                .kind
+                .for_each_operand(|o| needed.push(o));
+            i += 1;
+        }
+        for (p, v) in block.insts.iter().enumerate() {
+            if matches!(kind(v), Inst::LoadElem(..)) && !needed.contains(v) {
+                if p > at {
+                    assert!(unchecked.contains(v), "only unchecked loads move");
+                    after += 1;
+                } else {
+                    before += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        after >= 2,
+        "x(i-1) and x(i+1) follow the versioned exp: {after}"
+    );
+    assert!(before >= 1, "the checked copy keeps its order: {before}");
+}
