@@ -5410,6 +5410,25 @@ mod tests {
     use super::*;
     use crate::ir::builder::ProcBuilder;
 
+    /// `ArgBuffers::fill_slots` writes every slot (also when the kept
+    /// types are missing or differ) and says whether the types match.
+    #[test]
+    fn fill_slots_writes_every_slot_and_compares_types() {
+        let mut bufs = vec![Buffer::I32(vec![3]), Buffer::F64(vec![1.0, 2.0])];
+        let want = [ir::Type::I32, ir::Type::F64];
+        for (types, typed) in [(&want[..], true), (&want[..1], false), (&[], false)] {
+            let mut slots = [ArgSlot::EMPTY; 2];
+            assert_eq!(bufs[..].fill_slots(&mut slots, types), typed);
+            let expected: Vec<_> = bufs.iter_mut().map(|b| buffer_slot(b).1).collect();
+            for (s, e) in slots.iter().zip(&expected) {
+                assert_eq!((s.ptr, s.len), (e.ptr, e.len));
+            }
+            assert_eq!(slots[1].len, 2);
+        }
+        let mut slots = [ArgSlot::EMPTY; 2];
+        assert!(!bufs[..].fill_slots(&mut slots, &[ir::Type::F64, ir::Type::F64]));
+    }
+
     /// A tiered module queues its optimized compilation at its first call,
     /// not when it is compiled, and the call before and after the switch
     /// give the same result.
