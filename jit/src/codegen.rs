@@ -5414,7 +5414,7 @@ mod tests {
     /// types are missing or differ) and says whether the types match.
     #[test]
     fn fill_slots_writes_every_slot_and_compares_types() {
-        let mut bufs = vec![Buffer::I32(vec![3]), Buffer::F64(vec![1.0, 2.0])];
+        let mut bufs = [Buffer::I32(vec![3]), Buffer::F64(vec![1.0, 2.0])];
         let want = [ir::Type::I32, ir::Type::F64];
         for (types, typed) in [(&want[..], true), (&want[..1], false), (&[], false)] {
             let mut slots = [ArgSlot::EMPTY; 2];
