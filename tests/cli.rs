@@ -572,3 +572,37 @@ fn a_character_argument_set_on_the_command_line_chooses_the_branch() {
         );
     }
 }
+
+#[test]
+fn bench_times_the_in_place_zeroing_adjoint_on_request() {
+    let (code, out, _) = adjit(&["bench", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("--in-place-zeroing") && out.contains("in_place_zeroing"),
+        "{out}"
+    );
+    let (code, out, err) = adjit(&[
+        "bench",
+        "examples/product.f90",
+        "--of",
+        "y",
+        "--wrt",
+        "x",
+        "--set",
+        "x=1",
+        "--size",
+        "n=10,100",
+        "--in-place-zeroing",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let results = json["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert!(r["adjoint"]["seconds"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    // A flag of `bench` only: the one-shot commands make no repeated calls.
+    let (code, _, err) = adjit(&["grad", G, "--of", "c", "--wrt", "a", "--in-place-zeroing"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -245,6 +245,22 @@ pub trait ArgBuffers {
     fn count(&self) -> usize;
     /// The storage of argument `i` (`i < count()`).
     fn arg(&mut self, i: usize) -> ArgRef<'_>;
+
+    /// Writes the native slot of every argument into `slots` (`count()`
+    /// entries) in one pass, and returns whether their element types are
+    /// `types`, in order (a `false` makes the caller check each argument).
+    /// An implementation that knows where its storage is may override it
+    /// with a tighter loop; it must give the same slots and answer.
+    #[inline]
+    fn fill_slots(&mut self, slots: &mut [ArgSlot], types: &[ir::Type]) -> bool {
+        let mut typed = types.len() == slots.len();
+        for (i, slot) in slots.iter_mut().enumerate() {
+            let (ty, arg) = self.arg(i).typed_slot();
+            typed &= types.get(i) == Some(&ty);
+            *slot = arg;
+        }
+        typed
+    }
 }
 
 impl ArgBuffers for [Buffer] {
@@ -281,22 +297,25 @@ impl ArgRef<'_> {
     /// storage's address and length, valid while the borrow lives), read
     /// in one match.
     #[inline]
-    fn typed_slot(&mut self) -> (ir::Type, ArgSlot) {
-        fn slot<T>(v: &mut [T]) -> ArgSlot {
-            ArgSlot {
-                len: v.len() as i64,
-                ptr: v.as_mut_ptr().cast(),
-            }
-        }
+    pub fn typed_slot(&mut self) -> (ir::Type, ArgSlot) {
         match self {
-            ArgRef::F64(v) => (ir::Type::F64, slot(v)),
-            ArgRef::Buffer(Buffer::F64(v)) => (ir::Type::F64, slot(v)),
-            ArgRef::Buffer(Buffer::F32(v)) => (ir::Type::F32, slot(v)),
-            ArgRef::Buffer(Buffer::I32(v)) => (ir::Type::I32, slot(v)),
-            ArgRef::Buffer(Buffer::I64(v)) => (ir::Type::I64, slot(v)),
-            ArgRef::Buffer(Buffer::Bool(v)) => (ir::Type::Bool, slot(v)),
-            ArgRef::Buffer(Buffer::Char(v)) => (ir::Type::Char, slot(v)),
+            ArgRef::F64(v) => (ir::Type::F64, ArgSlot::of(v)),
+            ArgRef::Buffer(b) => buffer_slot(b),
         }
+    }
+}
+
+/// The element type of `buffer` and its argument slot of a native call
+/// (its storage's address and length, valid while the borrow lives).
+#[inline]
+pub fn buffer_slot(buffer: &mut Buffer) -> (ir::Type, ArgSlot) {
+    match buffer {
+        Buffer::F64(v) => (ir::Type::F64, ArgSlot::of(v)),
+        Buffer::F32(v) => (ir::Type::F32, ArgSlot::of(v)),
+        Buffer::I32(v) => (ir::Type::I32, ArgSlot::of(v)),
+        Buffer::I64(v) => (ir::Type::I64, ArgSlot::of(v)),
+        Buffer::Bool(v) => (ir::Type::Bool, ArgSlot::of(v)),
+        Buffer::Char(v) => (ir::Type::Char, ArgSlot::of(v)),
     }
 }
 
@@ -677,13 +696,7 @@ impl CompiledModule {
             Some(Some(types)) if types.len() == n => &types[..],
             _ => &[],
         };
-        let mut typed = types.len() == n;
-        for (i, slot) in slots.iter_mut().enumerate() {
-            let (ty, arg) = args.arg(i).typed_slot();
-            typed &= types.get(i) == Some(&ty);
-            *slot = arg;
-        }
-        if !typed {
+        if !args.fill_slots(slots, types) {
             shape::check_argument_count(&tier.module, proc, n)?;
             for i in 0..n {
                 shape::check_argument_type(&tier.module, proc, i, args.arg(i).ty())?;
@@ -5396,6 +5409,25 @@ fn sincos_operands(
 mod tests {
     use super::*;
     use crate::ir::builder::ProcBuilder;
+
+    /// `ArgBuffers::fill_slots` writes every slot (also when the kept
+    /// types are missing or differ) and says whether the types match.
+    #[test]
+    fn fill_slots_writes_every_slot_and_compares_types() {
+        let mut bufs = [Buffer::I32(vec![3]), Buffer::F64(vec![1.0, 2.0])];
+        let want = [ir::Type::I32, ir::Type::F64];
+        for (types, typed) in [(&want[..], true), (&want[..1], false), (&[], false)] {
+            let mut slots = [ArgSlot::EMPTY; 2];
+            assert_eq!(bufs[..].fill_slots(&mut slots, types), typed);
+            let expected: Vec<_> = bufs.iter_mut().map(|b| buffer_slot(b).1).collect();
+            for (s, e) in slots.iter().zip(&expected) {
+                assert_eq!((s.ptr, s.len), (e.ptr, e.len));
+            }
+            assert_eq!(slots[1].len, 2);
+        }
+        let mut slots = [ArgSlot::EMPTY; 2];
+        assert!(!bufs[..].fill_slots(&mut slots, &[ir::Type::F64, ir::Type::F64]));
+    }
 
     /// A tiered module queues its optimized compilation at its first call,
     /// not when it is compiled, and the call before and after the switch

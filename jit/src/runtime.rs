@@ -33,6 +33,15 @@ impl ArgSlot {
         ptr: std::ptr::null_mut(),
         len: 0,
     };
+
+    /// The slot of `v`'s storage (valid while the borrow lives).
+    #[inline]
+    pub fn of<T>(v: &mut [T]) -> ArgSlot {
+        ArgSlot {
+            len: v.len() as i64,
+            ptr: v.as_mut_ptr().cast(),
+        }
+    }
 }
 
 /// Error codes generated code writes into [`ErrorSlot::kind`].

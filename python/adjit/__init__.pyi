@@ -24,6 +24,7 @@ def compile(
     bounds_checks: bool = ...,
     interpreter: bool = ...,
     tape_budget: int | None = ...,
+    in_place_zeroing: bool = ...,
 ) -> Program: ...
 
 class Program:

@@ -14,6 +14,7 @@ class Program:
         bounds_checks: bool = ...,
         interpreter: bool = ...,
     tape_budget: int | None = ...,
+    in_place_zeroing: bool = ...,
     ) -> None: ...
     @property
     def entry(self) -> str: ...

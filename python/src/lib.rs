@@ -46,6 +46,9 @@ struct Spec {
     /// before it is checkpointed (the automatic mode; `None`: the
     /// directives' schedule).
     tape_budget: Option<u64>,
+    /// Gradients from `grad` run the adjoint copy that zeroes the gradient
+    /// itself into a gradient buffer ([`AdjointOptions::in_place_zeroing`]).
+    in_place_zeroing: bool,
 }
 
 /// Derivative handles compiled so far, by selection (`of`, `wrt` as
@@ -587,6 +590,7 @@ impl NativeProgram {
             wrt,
             &AdjointOptions {
                 tape_budget: self.spec.tape_budget,
+                in_place_zeroing: self.spec.in_place_zeroing,
                 ..AdjointOptions::default()
             },
         )?);
@@ -679,9 +683,11 @@ impl NativeProgram {
     /// from each name), `include_dirs` are searched for INCLUDE files,
     /// `interpreter` runs the reference interpreter instead of native code,
     /// `tape_budget` (bytes) checkpoints a loop marked `!$AD BINOMIAL-CKP`
-    /// only when its projected tape exceeds it (the automatic mode).
+    /// only when its projected tape exceeds it (the automatic mode),
+    /// `in_place_zeroing` makes gradients with the adjoint copy that
+    /// zeroes the gradient itself (`AdjointOptions::in_place_zeroing`).
     #[new]
-    #[pyo3(signature = (sources, entry=None, form=None, include_dirs=Vec::new(), bounds_checks=true, interpreter=false, tape_budget=None))]
+    #[pyo3(signature = (sources, entry=None, form=None, include_dirs=Vec::new(), bounds_checks=true, interpreter=false, tape_budget=None, in_place_zeroing=false))]
     // One parameter per keyword argument of the Python constructor.
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -693,6 +699,7 @@ impl NativeProgram {
         bounds_checks: bool,
         interpreter: bool,
         tape_budget: Option<u64>,
+        in_place_zeroing: bool,
     ) -> PyResult<NativeProgram> {
         let mut texts = Vec::with_capacity(sources.len());
         for (name, text) in sources {
@@ -714,6 +721,7 @@ impl NativeProgram {
             bounds_checks,
             interpreter,
             tape_budget,
+            in_place_zeroing,
         };
         detached(py, move || NativeProgram::compile(spec))
     }
@@ -738,7 +746,7 @@ impl NativeProgram {
 
     /// The arguments of `NativeProgram(...)` that rebuild this program:
     /// `(sources, entry, form, include_dirs, bounds_checks, interpreter,
-    /// tape_budget)`,
+    /// tape_budget, in_place_zeroing)`,
     /// every source as `(name, text)`.
     fn spec<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let s = &self.spec;
@@ -755,6 +763,7 @@ impl NativeProgram {
             s.bounds_checks,
             s.interpreter,
             s.tape_budget,
+            s.in_place_zeroing,
         )
             .into_pyobject(py)
     }
@@ -836,8 +845,18 @@ impl NativeProgram {
                     .evaluating
                     .read()
                     .unwrap_or_else(PoisonError::into_inner);
-                self.adjoint(&p.of, &p.wrt, p.key.clone())?
-                    .gradient(&p.args)
+                let adjoint = self.adjoint(&p.of, &p.wrt, p.key.clone())?;
+                if !self.spec.in_place_zeroing {
+                    return adjoint.gradient(&p.args);
+                }
+                // The evaluation into caller-owned storage an optimizer's
+                // loop makes, on a copy of the arguments (left holding the
+                // outputs), through the copy that zeroes the gradient.
+                let mut args = p.args.clone();
+                let mut grad = vec![0.0; p.cols];
+                let mut ws = adjoint.workspace();
+                let value = adjoint.gradient_into(&mut ws, &mut args, &mut grad)?;
+                Ok((value, grad))
             })?
         } else {
             let jac = self.full_jacobian(py, &p, mode)?;

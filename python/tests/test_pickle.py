@@ -31,7 +31,7 @@ def test_roundtrip_keeps_sources_and_options(griewank):
                       interpreter=True)
     spec = pickle.loads(pickle.dumps(p))._native.spec()
     assert spec == p._native.spec()
-    assert spec[0][0][0].endswith("bratu.f") and spec[1:] == ("bratu", None, [], False, True, None)
+    assert spec[0][0][0].endswith("bratu.f") and spec[1:] == ("bratu", None, [], False, True, None, False)
 
 
 def test_fixed_form_text_survives_pickling():

@@ -475,6 +475,7 @@ pub(crate) fn adjoint_options(cl: &CommandLine) -> AdjointOptions {
             Some("joint") => Reversal::Joint,
             _ => Reversal::Split,
         },
+        in_place_zeroing: cl.flag("in-place-zeroing"),
         ..AdjointOptions::default()
     }
 }

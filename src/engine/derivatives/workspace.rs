@@ -27,9 +27,10 @@ use super::{
     elements, not_one_output, Adjoint, Element, Error, ErrorKind, ParamMap, Selection, Tangent,
 };
 use crate::engine::{Args, Executor};
+use adjit_ir::Type;
 use adjit_ir::{Buffer, ProcId, RuntimeErrorKind};
-use adjit_jit::codegen::{ArgBuffers, ArgRef};
-use adjit_jit::runtime::Runtime;
+use adjit_jit::codegen::{buffer_slot, ArgBuffers, ArgRef};
+use adjit_jit::runtime::{ArgSlot, Runtime};
 
 /// Reusable storage for [`Adjoint::vjp_into`], [`Adjoint::gradient_into`]
 /// and [`Tangent::directional_into`]: derivative companions, the runtime
@@ -597,6 +598,40 @@ impl ArgBuffers for Gathered<'_> {
             Place::Companion => ArgRef::Buffer(&mut self.bufs[i]),
             Place::Grad(k, n) => ArgRef::F64(&mut self.grad[k..k + n]),
         }
+    }
+
+    /// One pass over the places, companions and kept types together.
+    #[inline]
+    fn fill_slots(&mut self, slots: &mut [ArgSlot], types: &[Type]) -> bool {
+        let n = slots.len();
+        if types.len() != n || self.places.len() != n || self.bufs.len() != n {
+            for (i, slot) in slots.iter_mut().enumerate() {
+                *slot = self.arg(i).typed_slot().1;
+            }
+            return false;
+        }
+        let Gathered {
+            bufs,
+            args,
+            grad,
+            places,
+        } = self;
+        let mut typed = true;
+        for (((slot, &place), buf), &want) in slots
+            .iter_mut()
+            .zip(*places)
+            .zip(bufs.iter_mut())
+            .zip(types)
+        {
+            let (ty, arg) = match place {
+                Place::Arg(param) => buffer_slot(&mut args[param]),
+                Place::Companion => buffer_slot(buf),
+                Place::Grad(k, len) => (Type::F64, ArgSlot::of(&mut grad[k..k + len])),
+            };
+            typed &= ty == want;
+            *slot = arg;
+        }
+        typed
     }
 }
 
