@@ -2059,7 +2059,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                     *arg = self.b.ins().select(fail, this, *arg);
                 }
             }
-            self.b.ins().jump(self.err_block, &args.map(BlockArg::Value));
+            self.b
+                .ins()
+                .jump(self.err_block, &args.map(BlockArg::Value));
         } else {
             for &(fail, site, index, lower, upper) in rest {
                 self.check(fail, site, index, lower, upper);
