@@ -229,3 +229,96 @@ fn fma_contraction_fuses_the_same_sums_in_both_tiers() {
         assert_eq!(run(Tiering::Baseline), optimized, "{file}");
     }
 }
+
+/// The strong zeros of an adjoint (`0 * inf = 0`, never NaN) are the same
+/// bits in every tier and in the interpreter: the baseline tier lowers
+/// them as plain selects, the optimized tier as lane masks.
+#[test]
+fn strong_zeros_are_the_same_bits_in_every_tier() {
+    let text = "subroutine f(x, y)\n  real(8) x(3), y\n  y = x(1) * x(2) + x(2) * x(3) * x(1)\nend subroutine\n";
+    let inf = f64::INFINITY;
+    let points = [
+        [0.0, inf, -0.0],
+        [inf, 0.0, f64::NAN],
+        [-0.0, 2.0, inf],
+        [1.5, -inf, 0.0],
+    ];
+    let bits = |options: Options| {
+        let engine = Engine::from_sources(&[("f.f90".into(), text.into())], options).unwrap();
+        let adjoint = engine
+            .adjoint(None, &sel("y"), &sel("x"), &AdjointOptions::default())
+            .unwrap();
+        let mut out = Vec::new();
+        for x in points {
+            for seed in [0.0, 1.0, -0.0] {
+                let mut args = engine.procedure(None).unwrap().args();
+                args.set_array("x", &x).unwrap();
+                let (y, g) = adjoint.vjp(&args, &[seed]).unwrap();
+                out.push(y.iter().chain(&g).map(|v| v.to_bits()).collect::<Vec<_>>());
+            }
+        }
+        out
+    };
+    let at = |tiering| Options {
+        tiering,
+        ..Options::default()
+    };
+    let optimized = bits(at(Tiering::Optimized));
+    assert_eq!(bits(at(Tiering::Baseline)), optimized);
+    let interpreted = bits(Options {
+        backend: adjit::engine::Backend::Interpreter,
+        ..Options::default()
+    });
+    assert_eq!(interpreted, optimized);
+}
+
+/// An element reference with several subscripts out of bounds reports the
+/// first one, as the interpreter does, in every tier (the baseline and
+/// optimized code test all of a reference's bounds with one branch and
+/// pick the first failing check on the cold path).
+#[test]
+fn the_first_failing_subscript_is_reported_in_every_tier() {
+    let text = "subroutine g(a, i, j, y)\n  integer i, j\n  real(8) a(2, 3), y\n  y = a(i, j)\nend subroutine\n";
+    let message = |options: Options, i: f64, j: f64| {
+        let engine = Engine::from_sources(&[("g.f90".into(), text.into())], options).unwrap();
+        let primal = engine.procedure(None).unwrap();
+        let mut args = primal.args();
+        args.set_scalar("i", i).unwrap();
+        args.set_scalar("j", j).unwrap();
+        primal.call(&mut args).unwrap_err().to_string()
+    };
+    for (i, j) in [(5.0, 7.0), (1.0, 7.0), (0.0, 1.0), (2.0, 0.0)] {
+        let want = message(
+            Options {
+                backend: adjit::engine::Backend::Interpreter,
+                ..Options::default()
+            },
+            i,
+            j,
+        );
+        for tiering in [Tiering::Optimized, Tiering::Baseline] {
+            let options = Options {
+                tiering,
+                ..Options::default()
+            };
+            assert_eq!(message(options, i, j), want, "a({i}, {j}), {tiering:?}");
+        }
+    }
+}
+
+/// A tiered module compiled from a shared module keeps that module (not
+/// a copy) for its optimized compilation, queued by its first call.
+#[test]
+fn the_optimized_tier_shares_the_callers_module() {
+    let engine = Engine::from_files(&["examples/bratu.f"], Options::default()).unwrap();
+    let module = std::sync::Arc::new(engine.module().clone());
+    let globals = adjit::jit::globals::GlobalStore::new(&module.globals).unwrap();
+    let options = JitOptions {
+        tiering: Tiering::Tiered,
+        ..JitOptions::default()
+    };
+    let tiered = CompiledModule::compile_with_globals(&module, &options, globals).unwrap();
+    assert_eq!(std::sync::Arc::strong_count(&module), 2);
+    tiered.wait_optimized().unwrap();
+    assert!(tiered.is_optimized());
+}

@@ -502,7 +502,9 @@ fn compiling_from_entries_leaves_out_the_procedures_they_never_call() {
         ..JitOptions::default()
     };
     let globals = GlobalStore::new(&m.globals).unwrap();
-    let c = CompiledModule::compile_reachable(&m, &options, globals, &[caller]).unwrap();
+    let c =
+        CompiledModule::compile_reachable(&std::sync::Arc::new(m), &options, globals, &[caller])
+            .unwrap();
     assert!(c.raw_function(caller).is_some());
     assert!(c.raw_function(add).is_some(), "called by the entry");
     assert!(c.raw_function(s3).is_none(), "called by no entry");

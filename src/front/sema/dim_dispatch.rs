@@ -26,73 +26,94 @@ fn dim_position(name: &str) -> Option<(usize, usize)> {
     })
 }
 
-/// The argument of a call given by keyword `kw` or else at `pos`.
-fn arg_at<'e>(args: &'e mut [Arg], kw: &str, pos: usize) -> Option<&'e mut Expr> {
-    let at = match args
+/// The position in `args` of the argument given by keyword `kw` or else
+/// at `pos`.
+fn arg_at(args: &[Arg], kw: &str, pos: usize) -> Option<usize> {
+    match args
         .iter()
         .position(|a| a.keyword.as_ref().is_some_and(|k| k.text == kw))
     {
-        Some(p) => p,
+        Some(p) => Some(p),
         None => {
             let a = args.get(pos)?;
             if a.keyword.is_some() || args[..pos].iter().any(|a| a.keyword.is_some()) {
                 return None;
             }
-            pos
+            Some(pos)
         }
-    };
-    match &mut args[at].value {
-        ArgValue::Expr(x) => Some(x),
-        ArgValue::Range { .. } => None,
     }
+}
+
+/// The sub-expression `i` of `e` in the order [`Lowerer::runtime_dim`]
+/// numbers them (operands, constructor items, argument expressions).
+fn child_mut(e: &mut Expr, i: usize) -> Option<&mut Expr> {
+    match &mut e.kind {
+        ExprKind::Unary(_, a) | ExprKind::Paren(a) => Some(a),
+        ExprKind::Binary(_, a, b) => Some(if i == 0 { a } else { b }),
+        ExprKind::ArrayConstructor(items) => items.get_mut(i),
+        ExprKind::Apply { args, .. } => match &mut args.get_mut(i)?.value {
+            ArgValue::Expr(x) => Some(x),
+            ArgValue::Range { .. } => None,
+        },
+        _ => None,
+    }
+}
+
+/// Where [`Lowerer::runtime_dim`] found a `dim`: the sub-expression taken
+/// at each step down from the expression searched (see [`child_mut`]),
+/// innermost first.
+type DimPath = Vec<usize>;
+
+/// The `dim` expression at `path` in `e`.
+fn dim_at<'e>(e: &'e mut Expr, path: &[usize]) -> Option<&'e mut Expr> {
+    path.iter().rev().try_fold(e, |e, &i| child_mut(e, i))
 }
 
 impl Lowerer<'_, '_> {
     /// The first reference (innermost first) in `e` to an array intrinsic
-    /// whose `dim` is not a constant: its `dim` expression, its array
-    /// argument, and the extra dimensions `dim` may name.
-    fn runtime_dim<'e>(&self, e: &'e mut Expr) -> Option<(&'e mut Expr, Expr, usize)> {
-        let (name, args) = match &mut e.kind {
+    /// whose `dim` is not a constant: where its `dim` expression is, its
+    /// array argument, and the extra dimensions `dim` may name. Reads `e`
+    /// only (probing a copy of each operand cost a statement's lowering
+    /// a copy per level of its expression tree).
+    fn runtime_dim(&self, e: &Expr) -> Option<(DimPath, Expr, usize)> {
+        let below = |i: usize, x: &Expr| {
+            self.runtime_dim(x).map(|(mut path, array, extra)| {
+                path.push(i);
+                (path, array, extra)
+            })
+        };
+        let (name, args) = match &e.kind {
             ExprKind::Apply { name, args } => (name, args),
-            ExprKind::Unary(_, a) | ExprKind::Paren(a) => return self.runtime_dim(a),
-            ExprKind::Binary(_, a, b) => {
-                return match self.runtime_dim(&mut a.clone()) {
-                    Some(_) => self.runtime_dim(a),
-                    None => self.runtime_dim(b),
-                }
-            }
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => return below(0, a),
+            ExprKind::Binary(_, a, b) => return below(0, a).or_else(|| below(1, b)),
             ExprKind::ArrayConstructor(items) => {
-                let i = items
-                    .iter()
-                    .position(|x| self.runtime_dim(&mut x.clone()).is_some())?;
-                return self.runtime_dim(&mut items[i]);
+                return items.iter().enumerate().find_map(|(i, x)| below(i, x))
             }
             _ => return None,
         };
-        let name = name.clone();
-        let inner = args.iter().position(|a| match &a.value {
-            ArgValue::Expr(x) => self.runtime_dim(&mut x.clone()).is_some(),
-            ArgValue::Range { .. } => false,
+        let inner = args.iter().enumerate().find_map(|(i, a)| match &a.value {
+            ArgValue::Expr(x) => below(i, x),
+            ArgValue::Range { .. } => None,
         });
-        if let Some(i) = inner {
-            return match &mut args[i].value {
-                ArgValue::Expr(x) => self.runtime_dim(x),
-                ArgValue::Range { .. } => None,
-            };
+        if inner.is_some() {
+            return inner;
         }
         let (pos, extra) = dim_position(&name.text)?;
-        if !self.names_intrinsic(&name) {
+        if !self.names_intrinsic(name) {
             return None;
         }
         let array = match args.first().map(|a| &a.value) {
             Some(ArgValue::Expr(x)) => x.clone(),
             _ => return None,
         };
-        let d = arg_at(args, "dim", pos)?;
+        let at = arg_at(args, "dim", pos)?;
+        let ArgValue::Expr(d) = &args[at].value else {
+            return None;
+        };
         if self.fold_quiet(d).is_ok() {
             return None;
         }
-        Some((d, array, extra))
+        Some((vec![at], array, extra))
     }
 
     /// True when a block IF's condition `c` is assigned to a temporary
@@ -100,7 +121,7 @@ impl Lowerer<'_, '_> {
     /// function, or an array intrinsic whose `dim` is not a constant (the
     /// assignment is then dispatched on it).
     pub(super) fn condition_lifted(&self, c: &Expr) -> bool {
-        self.has_array_function(c) || self.runtime_dim(&mut c.clone()).is_some()
+        self.has_array_function(c) || self.runtime_dim(c).is_some()
     }
 
     /// The expressions of a statement a `dim` may be dispatched in.
@@ -127,8 +148,13 @@ impl Lowerer<'_, '_> {
         let mut probe = s.clone();
         let found = Self::dispatch_exprs(&mut probe)
             .into_iter()
-            .find_map(|e| self.runtime_dim(e).map(|(d, a, x)| (d.clone(), a, x)));
-        let Some((dim, array, extra)) = found else {
+            .enumerate()
+            .find_map(|(k, e)| {
+                let (path, array, extra) = self.runtime_dim(e)?;
+                let dim = dim_at(e, &path)?.clone();
+                Some((k, path, dim, array, extra))
+            });
+        let Some((at, path, dim, array, extra)) = found else {
             return Ok(false);
         };
         let (ty, _) = self.type_and_rank(&dim)?;
@@ -147,7 +173,8 @@ impl Lowerer<'_, '_> {
             copy.label = None;
             let slot = Self::dispatch_exprs(&mut copy)
                 .into_iter()
-                .find_map(|e| self.runtime_dim(e).map(|(d, _, _)| d));
+                .nth(at)
+                .and_then(|e| dim_at(e, &path));
             let Some(slot) = slot else {
                 unreachable!("the copy has the reference found")
             };
