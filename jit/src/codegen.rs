@@ -1800,8 +1800,10 @@ fn calls_nothing(proc: &ir::Proc) -> bool {
     proc.insts.iter().all(|d| inline_inst(&d.kind))
 }
 
-/// Whether `inst` is lowered inline, without a call (see [`calls_nothing`]).
-fn inline_inst(inst: &Inst) -> bool {
+/// Whether `inst` is lowered inline, without a call (see [`calls_nothing`];
+/// the load-sinking pass moves loads below the others,
+/// [`crate::opt::sink`]).
+pub(crate) fn inline_inst(inst: &Inst) -> bool {
     match inst {
         Inst::Const(_)
         | Inst::Load(_)
@@ -1834,6 +1836,8 @@ fn inline_inst(inst: &Inst) -> bool {
                 | BinaryOp::Div
                 | BinaryOp::Min
                 | BinaryOp::Max
+                | BinaryOp::Sign
+                | BinaryOp::Dim
                 | BinaryOp::And
                 | BinaryOp::Or
                 | BinaryOp::Eqv

@@ -23,12 +23,14 @@
 //! integer division) keep their relative order: when moving would reorder
 //! two of them, the stretch is left as it is.
 
+use super::licm::arithmetic_or_access;
+use crate::codegen::inline_inst;
 use crate::ir::{BinaryOp, Inst, Proc, UnaryOp, Value};
 use rustc_hash::FxHashSet;
 
-/// Whether `inst` is lowered as a call to the C math library (see
-/// `Lower::unary` and `Lower::binary` in code generation): a float
-/// intrinsic.
+/// Whether `inst` is lowered as a call to the C math library: a float
+/// operation that code generation does not lower inline
+/// ([`crate::codegen::inline_inst`], one list for both).
 fn is_math_call(proc: &Proc, inst: &Inst) -> bool {
     let float = |v: &Value| {
         proc.insts
@@ -37,42 +39,17 @@ fn is_math_call(proc: &Proc, inst: &Inst) -> bool {
             .is_some_and(|t| t.is_float())
     };
     match inst {
-        Inst::Unary(op, a) => {
-            float(a)
-                && !matches!(
-                    op,
-                    UnaryOp::Neg
-                        | UnaryOp::Abs
-                        | UnaryOp::Sqrt
-                        | UnaryOp::Floor
-                        | UnaryOp::Ceil
-                        | UnaryOp::Trunc
-                        | UnaryOp::Round
-                        | UnaryOp::Not
-                )
-        }
-        Inst::Binary(BinaryOp::Atan2 | BinaryOp::Mod, a, _) => float(a),
+        Inst::Unary(_, a) | Inst::Binary(_, a, _) => float(a) && !inline_inst(inst),
         _ => false,
     }
 }
 
 /// Whether `inst` reads or computes without an effect: it may be moved
 /// past other such instructions (and past a math call) without changing
-/// what it reads or what others read.
+/// what it reads or what others read. These are the instructions every
+/// loop pass lets a body hold ([`arithmetic_or_access`]) but stores.
 fn is_movable(inst: &Inst) -> bool {
-    matches!(
-        inst,
-        Inst::Const(_)
-            | Inst::Load(_)
-            | Inst::LoadElem(..)
-            | Inst::Unary(..)
-            | Inst::Binary(..)
-            | Inst::Cmp(..)
-            | Inst::Convert(..)
-            | Inst::Select(..)
-            | Inst::DimLower(..)
-            | Inst::DimExtent(..)
-    )
+    arithmetic_or_access(inst) && !matches!(inst, Inst::Store(..))
 }
 
 /// Whether the movable instruction `v` can raise a runtime error: an
