@@ -25,7 +25,7 @@
 
 use super::licm::arithmetic_or_access;
 use crate::codegen::inline_inst;
-use crate::ir::{BinaryOp, Inst, Proc, UnaryOp, Value};
+use crate::ir::{BinaryOp, Inst, Proc, Value};
 use rustc_hash::FxHashSet;
 
 /// Whether `inst` is lowered as a call to the C math library: a float
@@ -158,7 +158,7 @@ mod tests {
     use super::*;
     use crate::ir::builder::ProcBuilder;
     use crate::ir::interp::Interpreter;
-    use crate::ir::{Buffer, Module, ProcId, Type};
+    use crate::ir::{Buffer, Module, ProcId, Type, UnaryOp};
 
     /// `f(k) = f(k) + exp(x(j))`, then `f(1) = f(1) * 2` after a store:
     /// the module and its three element loads (`f(k)`, `x(j)`, `f(1)`).
