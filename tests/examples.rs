@@ -1,20 +1,10 @@
 //! The bundled examples through the command line: `adjit check` passes on
 //! each of them, and `adjit bench` draws its plot.
 
-use std::process::Command;
+mod common;
 
-fn adjit(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_adjit"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::cli::{adjit, bench_results};
+use std::process::Command;
 
 #[test]
 fn check_passes_on_every_example() {
@@ -102,14 +92,7 @@ fn bench_prints_a_table_and_draws_a_plot() {
         "--json",
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    let json: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
-    let results = json["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2);
-    for r in results {
-        for key in ["primal", "adjoint", "tangent", "fd"] {
-            assert!(r[key]["seconds"].as_f64().unwrap() > 0.0, "{r}");
-        }
-    }
+    bench_results(&stdout, 2, &["primal", "adjoint", "tangent", "fd"]);
     let svg = std::fs::read_to_string(&plot).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("finite differences"),

@@ -26,3 +26,18 @@ pub fn run_source(file: &str, source: &str) -> (i32, String, String) {
     std::fs::write(&path, source).expect("the source is written");
     adjit(&["run", path.to_str().expect("a UTF-8 path")])
 }
+
+/// The rows of `adjit bench --json`'s output `stdout`: one per size (as
+/// many as `sizes`), each timing every one of `modes` (`"primal"`,
+/// `"adjoint"`, ...) in a positive number of seconds.
+pub fn bench_results(stdout: &str, sizes: usize, modes: &[&str]) -> Vec<serde_json::Value> {
+    let json: serde_json::Value = serde_json::from_str(stdout.trim()).expect("bench prints JSON");
+    let results = json["results"].as_array().expect("a results array").clone();
+    assert_eq!(results.len(), sizes, "{json}");
+    for r in &results {
+        for mode in modes {
+            assert!(r[*mode]["seconds"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    results
+}
