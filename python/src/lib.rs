@@ -13,7 +13,7 @@
 use adjit::ad::adjoint::AdjointOptions;
 use adjit::engine::{
     element_count, Adjoint, ArgValue, Args, Backend, Engine, Error, ErrorKind, FiniteDifferences,
-    Jacobian, Options, Procedure, Selection, Tangent,
+    Jacobian, Options, Procedure, Selection, Tangent, Workspace,
 };
 use adjit::front::source::SourceForm;
 use adjit::ir::{Buffer, Type};
@@ -26,7 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 /// The most directions a tangent sweep carries (the command line's default).
 const MAX_DIRECTIONS: usize = 8;
@@ -57,6 +57,11 @@ struct Spec {
 struct Handles {
     adjoints: HashMap<(String, String), Arc<Adjoint>>,
     tangents: HashMap<(String, String, usize), Arc<Tangent>>,
+    /// A workspace (tape, companions, runtime) per adjoint selection for
+    /// `grad`'s evaluations into a gradient buffer: taken for a call and
+    /// put back after it, so that repeated calls reuse it and concurrent
+    /// ones each lay out their own.
+    workspaces: HashMap<(String, String), Workspace>,
 }
 
 /// A compiled Fortran program and its entry procedure (`adjit._adjit.Program`).
@@ -574,13 +579,19 @@ impl NativeProgram {
         Ok(args)
     }
 
+    /// The compiled handles and workspaces (a poisoned lock is taken
+    /// over: they stay consistent whatever a panicking holder did).
+    fn handles(&self) -> MutexGuard<'_, Handles> {
+        self.handles.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn adjoint(
         &self,
         of: &[Selection],
         wrt: &[Selection],
         key: (String, String),
     ) -> Result<Arc<Adjoint>, Error> {
-        let mut handles = self.handles.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut handles = self.handles();
         if let Some(a) = handles.adjoints.get(&key) {
             return Ok(a.clone());
         }
@@ -607,7 +618,7 @@ impl NativeProgram {
     ) -> Result<Arc<Tangent>, Error> {
         let directions = cols.clamp(1, MAX_DIRECTIONS);
         let key = (key.0, key.1, directions);
-        let mut handles = self.handles.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut handles = self.handles();
         if let Some(t) = handles.tangents.get(&key) {
             return Ok(t.clone());
         }
@@ -854,9 +865,11 @@ impl NativeProgram {
                 // outputs), through the copy that zeroes the gradient.
                 let mut args = p.args.clone();
                 let mut grad = vec![0.0; p.cols];
-                let mut ws = adjoint.workspace();
-                let value = adjoint.gradient_into(&mut ws, &mut args, &mut grad)?;
-                Ok((value, grad))
+                let taken = self.handles().workspaces.remove(&p.key);
+                let mut ws = taken.unwrap_or_else(|| adjoint.workspace());
+                let value = adjoint.gradient_into(&mut ws, &mut args, &mut grad);
+                self.handles().workspaces.insert(p.key.clone(), ws);
+                Ok((value?, grad))
             })?
         } else {
             let jac = self.full_jacobian(py, &p, mode)?;
