@@ -11,9 +11,6 @@
 
 mod common;
 
-use adjit::engine::Tiering;
-use std::time::Instant;
-
 fn main() {
     let runs: usize = std::env::var("ADJIT_COMPILE_RUNS")
         .ok()
@@ -30,29 +27,7 @@ fn main() {
         .flat_map(|n| [(n, false), (n, true)])
     {
         let text = common::read(common::case(name).0);
-        let compile = || {
-            let adjoint = common::compile_adjoint_with(name, &text, Tiering::Tiered);
-            if wait {
-                adjoint.wait_optimized().expect("optimized");
-            }
-            adjoint
-        };
-        // One untimed run: code pages and caches warm.
-        drop(compile());
-        let (mut wall, mut cpu, mut all) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..runs {
-            let (start, t) = (Instant::now(), common::thread_cpu_seconds());
-            let p = common::process_cpu_seconds();
-            let adjoint = compile();
-            cpu.push((common::thread_cpu_seconds() - t) * 1e3);
-            all.push((common::process_cpu_seconds() - p) * 1e3);
-            wall.push(start.elapsed().as_secs_f64() * 1e3);
-            // Untimed: the background compilation ends before the next run.
-            adjoint.wait_optimized().expect("optimized");
-        }
-        wall.sort_by(f64::total_cmp);
-        cpu.sort_by(f64::total_cmp);
-        all.sort_by(f64::total_cmp);
+        let common::Latency { wall, cpu, all } = common::compile_latency(name, &text, wait, runs);
         let label = format!("{name}{}", if wait { " opt" } else { "" });
         println!(
             "{label:<13} {:>7.2} {:>10.2} {:>12.2} {:>12.2}",

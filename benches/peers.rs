@@ -198,36 +198,20 @@ const CASES: [Case; 3] = [
     },
 ];
 
+/// Runs of [`latency`] per case and tier.
+const LATENCY_RUNS: usize = 31;
+
 /// Source text to a callable adjoint: parse, lower, differentiate, compile
 /// under the default tiering (its baseline code), and to its optimized
-/// code installed (waiting for the background compilation).
+/// code installed (waiting for the background compilation). The median
+/// wall time of [`LATENCY_RUNS`] runs, each timed alone (always the wall
+/// clock: compilation runs on several threads, one per core and the
+/// optimized tier's, which one thread's CPU time misses).
 fn latency(root: &Path, case: &Case) -> (f64, f64) {
-    (latency_to(root, case, false), latency_to(root, case, true))
-}
-
-/// [`latency`] until the adjoint is callable, or with `optimized` until
-/// its optimized code is installed.
-fn latency_to(root: &Path, case: &Case, optimized: bool) -> f64 {
-    let path = root.join(case.file);
-    let text = std::fs::read_to_string(&path).expect("bundled example");
-    let sources = [(path.display().to_string(), text)];
-    // Always the wall clock: compilation runs on several threads (one per
-    // core, and the optimized tier's), which one thread's CPU time misses.
-    median_on(false, || {
-        let engine = Engine::from_sources(&sources, Options::default()).expect("compiles");
-        let adjoint = engine
-            .adjoint(
-                None,
-                &sel(case.of),
-                &sel(case.wrt),
-                &AdjointOptions::default(),
-            )
-            .expect("adjoint");
-        if optimized {
-            adjoint.wait_optimized().expect("optimized");
-        }
-        drop(adjoint);
-    })
+    let text = std::fs::read_to_string(root.join(case.file)).expect("bundled example");
+    let median =
+        |wait| common::compile_latency(case.label, &text, wait, LATENCY_RUNS).median_wall();
+    (median(false), median(true))
 }
 
 /// Largest difference between two gradients relative to the largest entry.
@@ -403,8 +387,8 @@ fn main() {
         println!(
             "compile latency, {} source -> callable adjoint: {:.2} ms (optimized code installed: {:.2} ms)",
             case.label,
-            callable * 1e3,
-            optimized * 1e3
+            callable,
+            optimized
         );
     }
 }

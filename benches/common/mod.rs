@@ -38,6 +38,55 @@ pub fn compile_adjoint_with(name: &str, text: &str, tiering: Tiering) -> Adjoint
         .expect("adjoint")
 }
 
+/// Times of [`compile_latency`]'s runs in milliseconds, each sorted.
+pub struct Latency {
+    /// Wall time of each run.
+    pub wall: Vec<f64>,
+    /// CPU time of the calling thread.
+    pub cpu: Vec<f64>,
+    /// CPU time of all the process's threads (native compilation runs on
+    /// several).
+    pub all: Vec<f64>,
+}
+
+impl Latency {
+    /// The median wall time.
+    pub fn median_wall(&self) -> f64 {
+        self.wall[self.wall.len() / 2]
+    }
+}
+
+/// Source text to a callable adjoint of case `name` (see [`case`]) under
+/// the default tiering, `runs` times after one untimed run (code pages and
+/// caches warm); with `wait`, to its optimized code installed. Only the
+/// compilation is timed: each adjoint's optimized tier is finished and
+/// the adjoint dropped outside the timed region, so that no background
+/// compilation of one run overlaps the next.
+pub fn compile_latency(name: &str, text: &str, wait: bool, runs: usize) -> Latency {
+    let compile = || {
+        let adjoint = compile_adjoint_with(name, text, Tiering::Tiered);
+        if wait {
+            adjoint.wait_optimized().expect("optimized");
+        }
+        adjoint
+    };
+    drop(compile());
+    let (mut wall, mut cpu, mut all) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs.max(1) {
+        let (start, t) = (std::time::Instant::now(), thread_cpu_seconds());
+        let p = process_cpu_seconds();
+        let adjoint = compile();
+        cpu.push((thread_cpu_seconds() - t) * 1e3);
+        all.push((process_cpu_seconds() - p) * 1e3);
+        wall.push(start.elapsed().as_secs_f64() * 1e3);
+        adjoint.wait_optimized().expect("optimized");
+    }
+    for times in [&mut wall, &mut cpu, &mut all] {
+        times.sort_by(f64::total_cmp);
+    }
+    Latency { wall, cpu, all }
+}
+
 /// The text of a bundled file (path relative to the crate).
 pub fn read(file: &str) -> String {
     std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file))
