@@ -1372,7 +1372,7 @@ fn compile_tier(
         order.sort_by_key(|&i| std::cmp::Reverse(module.procs[i].insts.len()));
         let insts = order.iter().map(|&i| module.procs[i].insts.len()).sum();
         let threads = crate::parallel::threads_for(insts, order.len());
-        let jobs = crate::parallel::compile_pipelined(&*compile_isa, threads, |hand_over| {
+        let jobs = crate::parallel::compile_pipelined(&compile_isa, threads, |hand_over| {
             for &i in &order {
                 let proc = &module.procs[i];
                 cancelled()?;

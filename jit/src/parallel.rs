@@ -6,27 +6,35 @@
 //! one function after the other. Compiling a lowered function (legalising,
 //! optimising, register allocation, emission) needs only the immutable
 //! target ISA, and it is most of the time from source text to native code:
-//! [`compile_pipelined`] hands each function to a pool of up to
-//! [`MAX_THREADS`] threads as soon as it is lowered, and the calling thread
-//! joins the pool when it has lowered the last. The caller lowers the
-//! largest function first, so that its compilation (an adjoint's reverse
-//! sweep) overlaps the lowering and compilation of the others. The machine
-//! code of each function is the same as on one thread (compiling one
-//! function does not depend on the others); the caller then hands the
-//! bytes and relocations to the JIT module in procedure order.
+//! [`compile_pipelined`] hands each function to the process's compile
+//! threads as soon as it is lowered, and the calling thread takes the
+//! functions no thread has taken yet when it has lowered the last. The
+//! caller lowers the largest function first, so that its compilation (an
+//! adjoint's reverse sweep) overlaps the lowering and compilation of the
+//! others. The machine code of each function is the same as on one thread
+//! (compiling one function does not depend on the others); the caller
+//! then hands the bytes and relocations to the JIT module in procedure
+//! order.
+//!
+//! The compile threads are started once per process, at the first
+//! compilation that uses them, and then wait for work: starting a thread
+//! per compilation cost about as much as lowering a small function, on
+//! the path from source text to a callable procedure.
 
 use cranelift_codegen::control::ControlPlane;
-use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
 use cranelift_codegen::Context;
-use std::sync::mpsc;
-use std::sync::Mutex;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
 /// The most threads one module's compilation uses (the calling thread
 /// included).
 pub const MAX_THREADS: usize = 4;
 
 /// Below this many IR instructions in all, a module compiles on the
-/// calling thread only: starting a thread would cost more than it saves.
+/// calling thread only: handing work to another thread would cost more
+/// than it saves.
 pub const PARALLEL_MIN_INSTS: usize = 100;
 
 /// One lowered function and what compiling it gave.
@@ -61,66 +69,163 @@ pub fn threads_for(insts: usize, functions: usize) -> usize {
     let cores = std::env::var("ADJIT_COMPILE_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        .unwrap_or_else(cores);
     cores.clamp(1, MAX_THREADS).min(functions.max(1))
+}
+
+/// The machine's cores, asked once (the question reads the process's
+/// control-group files).
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Runs `lower`, which hands each function it lowers to the callback it
 /// is given, and compiles those functions for `isa` on `threads` threads
 /// (the calling thread among them, once `lower` returns). Returns the
-/// compiled jobs sorted by [`Job::index`], a compilation failure recorded
-/// in its job; or the error of `lower` (after the functions already handed
-/// over have compiled).
+/// compiled jobs sorted by [`Job::index`], a compilation failure (or a
+/// panic of Cranelift) recorded in its job; or the error of `lower`
+/// (after the functions already handed over have compiled).
 pub fn compile_pipelined<E>(
-    isa: &dyn TargetIsa,
+    isa: &OwnedTargetIsa,
     threads: usize,
     lower: impl FnOnce(&mut dyn FnMut(Job)) -> Result<(), E>,
 ) -> Result<Vec<Job>, E> {
-    let mut done = Vec::new();
     if threads <= 1 {
+        let mut done = Vec::new();
         lower(&mut |mut job| {
-            compile_one(isa, &mut job);
+            compile_one(&**isa, &mut job);
             done.push(job);
         })?;
         return Ok(done);
     }
-    let (send, receive) = mpsc::channel::<Job>();
-    let receive = Mutex::new(receive);
-    let finished = Mutex::new(Vec::new());
-    let work = || loop {
-        // The lock is held while waiting: the other threads wait on it
-        // instead of on the channel, and each job goes to one thread.
-        let next = receive.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok(mut job) = next else { break };
-        compile_one(isa, &mut job);
-        finished.lock().unwrap_or_else(|e| e.into_inner()).push(job);
-    };
-    let lowered = std::thread::scope(|s| {
-        for _ in 1..threads {
-            // A thread the system refuses leaves its share to the others.
-            let _ = std::thread::Builder::new()
-                .name("adjit-compile".into())
-                .spawn_scoped(s, work);
-        }
-        let lowered = lower(&mut |job| {
-            // The receiver lives until the scope ends: sending cannot fail.
-            let _ = send.send(job);
-        });
-        drop(send);
-        work();
-        lowered
+    let pool = pool(threads - 1);
+    let batch = Arc::new(Batch {
+        isa: isa.clone(),
+        state: Mutex::new(BatchState::default()),
+        all_done: Condvar::new(),
     });
+    let lowered = lower(&mut |job| {
+        batch.lock().queued.push_back(job);
+        // A send fails only if every compile thread is gone; the calling
+        // thread then compiles the job below.
+        let _ = pool
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(batch.clone());
+    });
+    batch.work();
+    let mut state = batch.lock();
+    while state.compiling > 0 {
+        state = batch
+            .all_done
+            .wait(state)
+            .unwrap_or_else(|e| e.into_inner());
+    }
     lowered?;
-    done = finished.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut done = std::mem::take(&mut state.finished);
     done.sort_by_key(|job| job.index);
     Ok(done)
 }
 
-/// Compiles one job, recording a failure in it.
-fn compile_one(isa: &dyn TargetIsa, job: &mut Job) {
-    if let Err(e) = job.ctx.compile(isa, &mut ControlPlane::default()) {
-        job.error = Some(format!("{:?}", e.inner));
+/// One compilation's functions, shared by its calling thread and the
+/// compile threads that take up its work.
+struct Batch {
+    isa: OwnedTargetIsa,
+    state: Mutex<BatchState>,
+    /// Signalled when the last function being compiled is done.
+    all_done: Condvar,
+}
+
+#[derive(Default)]
+struct BatchState {
+    /// Lowered functions no thread has taken yet.
+    queued: VecDeque<Job>,
+    /// Functions being compiled.
+    compiling: usize,
+    finished: Vec<Job>,
+}
+
+impl Batch {
+    fn lock(&self) -> MutexGuard<'_, BatchState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Compiles queued functions until none is left.
+    fn work(&self) {
+        loop {
+            let mut job = {
+                let mut state = self.lock();
+                let Some(job) = state.queued.pop_front() else {
+                    return;
+                };
+                state.compiling += 1;
+                job
+            };
+            compile_one(&*self.isa, &mut job);
+            let mut state = self.lock();
+            state.finished.push(job);
+            state.compiling -= 1;
+            if state.compiling == 0 {
+                self.all_done.notify_all();
+            }
+        }
+    }
+}
+
+/// Where a compilation tells the compile threads it has work.
+type Wake = Mutex<mpsc::Sender<Arc<Batch>>>;
+
+/// The compile threads' end of the queue: the batches with work.
+type Work = Arc<Mutex<mpsc::Receiver<Arc<Batch>>>>;
+
+/// The queue of the process's compile threads, with at least `threads`
+/// of them started (up to [`MAX_THREADS`] - 1; a thread the system
+/// refuses leaves its share to the calling threads).
+fn pool(threads: usize) -> &'static Wake {
+    static POOL: OnceLock<(Wake, Work)> = OnceLock::new();
+    static STARTED: AtomicUsize = AtomicUsize::new(0);
+    let (send, receive) = POOL.get_or_init(|| {
+        let (send, receive) = mpsc::channel();
+        (Mutex::new(send), Arc::new(Mutex::new(receive)))
+    });
+    let wanted = threads.min(MAX_THREADS - 1);
+    while STARTED.load(Ordering::Acquire) < wanted {
+        if STARTED.fetch_add(1, Ordering::AcqRel) >= wanted {
+            STARTED.fetch_sub(1, Ordering::AcqRel);
+            break;
+        }
+        let receive = receive.clone();
+        let started = std::thread::Builder::new()
+            .name("adjit-compile".into())
+            .spawn(move || loop {
+                // The lock is held while waiting: the other threads wait on
+                // it instead of on the channel, and each batch's wake-up
+                // goes to one thread.
+                let next = receive.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok(batch) = next else { break };
+                batch.work();
+            });
+        if started.is_err() {
+            break;
+        }
+    }
+    send
+}
+
+/// Compiles one job, recording a failure, or a panic of Cranelift, in it.
+fn compile_one(isa: &dyn TargetIsa, job: &mut Job) {
+    let ctx = &mut job.ctx;
+    let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ctx.compile(isa, &mut ControlPlane::default())
+            .map(|_| ())
+            .map_err(|e| format!("{:?}", e.inner))
+    }));
+    job.error = match compiled {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e),
+        Err(_) => Some("internal: the code generator panicked".into()),
+    };
 }
 
 #[cfg(test)]
@@ -149,10 +254,10 @@ mod tests {
         Context::for_function(func)
     }
 
-    fn code(isa: &dyn TargetIsa, threads: usize, sizes: &[usize]) -> Vec<(usize, Vec<u8>)> {
+    fn code(isa: &OwnedTargetIsa, threads: usize, sizes: &[usize]) -> Vec<(usize, Vec<u8>)> {
         let jobs = compile_pipelined::<()>(isa, threads, |hand_over| {
             for (i, &k) in sizes.iter().enumerate() {
-                hand_over(Job::new(i, lowered(isa, k)));
+                hand_over(Job::new(i, lowered(&**isa, k)));
             }
             Ok(())
         })
@@ -173,8 +278,8 @@ mod tests {
             .finish(settings::Flags::new(settings::builder()))
             .expect("isa");
         let sizes = [3, 200, 1, 50, 7, 120];
-        let one = code(&*isa, 1, &sizes);
-        let many = code(&*isa, 3, &sizes);
+        let one = code(&isa, 1, &sizes);
+        let many = code(&isa, 3, &sizes);
         assert_eq!(one.len(), sizes.len());
         assert_eq!(
             one.iter().map(|j| j.0).collect::<Vec<_>>(),
@@ -190,11 +295,31 @@ mod tests {
             .finish(settings::Flags::new(settings::builder()))
             .expect("isa");
         for threads in [1, 2] {
-            let got = compile_pipelined(&*isa, threads, |hand_over| {
+            let got = compile_pipelined(&isa, threads, |hand_over| {
                 hand_over(Job::new(0, lowered(&*isa, 4)));
                 Err("cannot lower")
             });
             assert_eq!(got.err(), Some("cannot lower"));
         }
+    }
+
+    #[test]
+    fn compilations_on_several_threads_at_once_share_the_compile_threads() {
+        let isa = cranelift_native::builder()
+            .expect("host supported")
+            .finish(settings::Flags::new(settings::builder()))
+            .expect("isa");
+        let sizes = [90, 3, 40, 200, 1];
+        let alone = code(&isa, 1, &sizes);
+        std::thread::scope(|s| {
+            let runs: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| (0..5).map(|_| code(&isa, 3, &sizes)).collect::<Vec<_>>()))
+                .collect();
+            for run in runs {
+                for got in run.join().expect("no panic") {
+                    assert_eq!(got, alone);
+                }
+            }
+        });
     }
 }
