@@ -55,18 +55,22 @@ use adjit_ir::{
     BinaryOp, CallArg, GlobalId, Inst, Module, Proc, ProcId, StackKind, Storage, Terminator, Type,
     UnaryOp, Value, VarId,
 };
-use std::collections::{BTreeMap, HashMap};
+use smallvec::SmallVec;
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
-/// A fixed-size set of small integers.
+/// A fixed-size set of small integers. Up to 128 members are stored
+/// inline: the analyses copy one set per value and per slot, and a heap
+/// allocation per copy cost more than the analysis itself.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 struct BitSet {
-    words: Vec<u64>,
+    words: SmallVec<[u64; 2]>,
 }
 
 impl BitSet {
     fn new(len: usize) -> BitSet {
         BitSet {
-            words: vec![0; len.div_ceil(64)],
+            words: smallvec::smallvec![0; len.div_ceil(64)],
         }
     }
     fn contains(&self, i: usize) -> bool {
@@ -220,7 +224,7 @@ impl Summaries {
             for_each_call(module.proc(p), |_, callee, _| stack.push(callee));
         }
         let mut s = Summaries {
-            by_proc: HashMap::new(),
+            by_proc: HashMap::default(),
             stack: order.iter().any(|&p| touches_value_stack(module.proc(p))),
         };
         for &p in &order {
@@ -452,7 +456,7 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
         values: Vec::new(),
         exit: vec![BitSet::new(labels); slots.count()],
         ever: entry.clone(),
-        call_in: HashMap::new(),
+        call_in: HashMap::default(),
     };
     let mut recording = false;
     loop {
@@ -606,7 +610,7 @@ fn backward(slots: &Slots, summaries: &Summaries, exit: &BitSet) -> BackwardFlow
     let mut flow = BackwardFlow {
         values: vec![false; proc.insts.len()],
         ever: exit.clone(),
-        call_out: HashMap::new(),
+        call_out: HashMap::default(),
     };
     let mut recording = false;
     loop {
@@ -916,11 +920,11 @@ pub fn analyze_with_globals(
         module,
         summaries: &summaries,
         in_progress: Vec::new(),
-        memo: HashMap::new(),
+        memo: HashMap::default(),
         memo_log: Vec::new(),
-        assumed: HashMap::new(),
+        assumed: HashMap::default(),
         stubbed: Vec::new(),
-        recursive: HashMap::new(),
+        recursive: HashMap::default(),
     };
     let mut root = analyzer.analyze(&context);
     let mut recursive = std::mem::take(&mut analyzer.recursive);
@@ -984,7 +988,7 @@ fn empty_activity(module: &Module, proc: ProcId) -> Activity {
         useful_values: Vec::new(),
         calls: BTreeMap::new(),
         stub: false,
-        recursive: HashMap::new(),
+        recursive: HashMap::default(),
     }
 }
 
@@ -1234,7 +1238,7 @@ impl Analyzer<'_> {
             useful_values: bwd.values,
             calls,
             stub: false,
-            recursive: HashMap::new(),
+            recursive: HashMap::default(),
         };
         activity
     }
@@ -1253,7 +1257,7 @@ fn stub_of(a: &Activity) -> Activity {
         useful_values: Vec::new(),
         calls: BTreeMap::new(),
         stub: true,
-        recursive: HashMap::new(),
+        recursive: HashMap::default(),
     }
 }
 

@@ -105,7 +105,7 @@ mod store;
 pub mod sweep;
 
 use super::rules::StrongZero;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use adjit_ir::{
     BlockId, Bound, CallArg, Dim, Global, GlobalId, Inst, Module, Proc, ProcId, Storage,
@@ -302,7 +302,7 @@ pub fn adjoint_scheduled(
     let (outlined, loops) = if options.checkpoint {
         crate::ad::checkpoint::outline::outline_loops(module)?
     } else {
-        (module.clone(), HashMap::new())
+        (module.clone(), HashMap::default())
     };
     let module = &outlined;
     let mut generator = Generator {
@@ -311,10 +311,10 @@ pub fn adjoint_scheduled(
         loops,
         split: None,
         schedule: schedule.clone(),
-        joint: HashMap::new(),
+        joint: HashMap::default(),
         options: *options,
-        callees: HashMap::new(),
-        global_adjoints: HashMap::new(),
+        callees: HashMap::default(),
+        global_adjoints: HashMap::default(),
         active_globals: None,
     };
     let top = generator.generate(
@@ -642,7 +642,7 @@ impl Generator<'_> {
     ) -> Result<HashSet<VarId>, AdError> {
         let original = self.source.proc(proc);
         let floats = |i: usize| norm.vars[i].ty.is_float();
-        let mut set: HashSet<VarId> = HashSet::new();
+        let mut set: HashSet<VarId> = HashSet::default();
         let (independents, dependents): (Vec<VarId>, Vec<VarId>) = match how {
             Activation::Top {
                 independents,
@@ -729,7 +729,7 @@ impl Generator<'_> {
         norm: &Proc,
         layout: &Layout,
     ) -> Result<HashMap<Value, CalleeSweeps>, AdError> {
-        let mut calls = HashMap::new();
+        let mut calls = HashMap::default();
         for block in &norm.blocks {
             for &v in &block.insts {
                 let Inst::Call(callee, args) = &norm.inst(v).kind else {
@@ -931,9 +931,9 @@ impl Generator<'_> {
     /// The non-character globals that `proc` and the procedures it calls,
     /// directly or not, may write.
     fn written_globals(&self, proc: ProcId) -> Vec<GlobalId> {
-        let mut seen: HashSet<ProcId> = HashSet::new();
+        let mut seen: HashSet<ProcId> = HashSet::default();
         let mut work = vec![proc];
-        let mut globals: HashSet<GlobalId> = HashSet::new();
+        let mut globals: HashSet<GlobalId> = HashSet::default();
         while let Some(p) = work.pop() {
             if !seen.insert(p) {
                 continue;
@@ -1005,7 +1005,7 @@ fn passes_characters(proc: &Proc, v: Value) -> bool {
 /// may change too). Adjoint variables and characters are left out.
 fn written_nonlocals(rev: &Proc, layout: &Layout) -> (Vec<VarId>, bool) {
     let adjoints: HashSet<VarId> = layout.adjoint.values().copied().collect();
-    let mut written: HashSet<VarId> = HashSet::new();
+    let mut written: HashSet<VarId> = HashSet::default();
     let mut any_call = false;
     for block in &rev.blocks {
         for &v in &block.insts {
