@@ -106,6 +106,7 @@ pub mod sweep;
 
 use super::rules::StrongZero;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::OnceCell;
 
 use adjit_ir::{
     BlockId, Bound, CallArg, Dim, Global, GlobalId, Inst, Module, Proc, ProcId, Storage,
@@ -597,13 +598,19 @@ impl Generator<'_> {
             }
         };
         let calls = self.callee_sweeps(&norm.proc, &layout)?;
-        let nonlinear = |v: Value| is_nonlinear(&norm.proc, v);
+        // Asked for every operand of every statement by the plan and both
+        // sweeps: each value's answer is computed once.
+        let nonlinear_memo: Vec<OnceCell<bool>> =
+            (0..norm.proc.insts.len()).map(|_| OnceCell::new()).collect();
+        let nonlinear =
+            |v: Value| *nonlinear_memo[v.index()].get_or_init(|| is_nonlinear(&norm.proc, v));
         let plan_ctx = PlanContext {
             norm: &norm,
             has_adjoint: &has_adjoint_fn,
             nonlinear: &nonlinear,
             restore_nonlocals: matches!(how, Activation::Callee { .. }),
             store_library_results: self.options.store_library_results,
+            recomputed: PlanContext::recomputed_memo(&norm.proc),
         };
         let plan = match self.options.record {
             RecordPolicy::Conservative => conservative_plan(&plan_ctx),

@@ -25,6 +25,7 @@
 
 use rustc_hash::FxHashSet;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::OnceCell;
 
 use adjit_ir::{BinaryOp, CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
 
@@ -83,6 +84,16 @@ pub(crate) struct PlanContext<'a> {
     /// Store library-call results for the reverse sweep rather than
     /// recomputing them ([`super::store`]).
     pub store_library_results: bool,
+    /// [`recomputed`] of each statement, by its effect, once asked for: the
+    /// plan and both sweeps ask for it several times per statement.
+    pub recomputed: Vec<OnceCell<Vec<Value>>>,
+}
+
+impl PlanContext<'_> {
+    /// An empty [`PlanContext::recomputed`] for the values of `proc`.
+    pub fn recomputed_memo(proc: &Proc) -> Vec<OnceCell<Vec<Value>>> {
+        (0..proc.insts.len()).map(|_| OnceCell::new()).collect()
+    }
 }
 
 /// The variable an effect overwrites and whether it overwrites it entirely.
@@ -113,7 +124,12 @@ pub(crate) fn is_active_statement(ctx: &PlanContext<'_>, stmt: &Statement) -> bo
 /// execution order: the operands (and results) of nonlinear operations,
 /// subscripts of array elements with adjoints, subscripts of the stored
 /// element and of array-element call arguments, and everything those read.
-pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> {
+pub(crate) fn recomputed<'c>(ctx: &'c PlanContext<'_>, stmt: &Statement) -> &'c [Value] {
+    ctx.recomputed[stmt.effect.index()].get_or_init(|| find_recomputed(ctx, stmt))
+}
+
+/// [`recomputed`], computed.
+fn find_recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> {
     let proc = &ctx.norm.proc;
     let in_stmt: FxHashSet<Value> = stmt.pure.iter().copied().collect();
     let mut needed: FxHashSet<Value> = FxHashSet::default();
@@ -165,7 +181,7 @@ pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> 
 fn used_vars(ctx: &PlanContext<'_>, stmt: &Statement) -> HashSet<VarId> {
     let proc = &ctx.norm.proc;
     let mut used = HashSet::default();
-    for v in recomputed(ctx, stmt) {
+    for &v in recomputed(ctx, stmt) {
         match &proc.inst(v).kind {
             Inst::Load(var) | Inst::LoadElem(var, _) => {
                 used.insert(*var);

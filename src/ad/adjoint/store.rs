@@ -79,7 +79,8 @@ pub(crate) fn stored_results(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Val
         return Vec::new();
     }
     recomputed(ctx, stmt)
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&v| {
             let data = proc.inst(v);
             data.ty.is_some_and(|t| t.is_float()) && is_library_call(&data.kind)

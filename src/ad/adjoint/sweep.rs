@@ -662,7 +662,7 @@ fn reverse_statement(
             }
             if active {
                 let companions = pop_stored(c, sc, stmt, &mut map, shared);
-                recompute(c, source, &needed, &mut map);
+                recompute(c, source, needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let seed = take_seed(c, sc, stmt, adj, &[]);
                 know_companions(c, &companions, &map);
@@ -694,7 +694,7 @@ fn reverse_statement(
                 let adj = sc.layout.adjoint[var];
                 let mut seed = take_seed(c, sc, stmt, adj, &index);
                 let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map, &mut companions);
-                recompute(c, source, &needed, &mut map);
+                recompute(c, source, needed, &mut map);
                 know_companions(c, &companions, &map);
                 propagate(c, sc, stmt, *value, &seed, &map);
                 c.known_calls.clear();
@@ -703,7 +703,7 @@ fn reverse_statement(
         }
         Inst::Call(_, args) => {
             if let Some(sweeps) = sc.calls.get(&stmt.effect) {
-                recompute(c, source, &needed, &mut map);
+                recompute(c, source, needed, &mut map);
                 let args = sc.sweep_args(args, &sweeps.active, &map);
                 c.ins(Inst::Call(sweeps.reverse, args), None);
             }
