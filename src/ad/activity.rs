@@ -55,8 +55,8 @@ use adjit_ir::{
     BinaryOp, CallArg, GlobalId, Inst, Module, Proc, ProcId, StackKind, Storage, Terminator, Type,
     UnaryOp, Value, VarId,
 };
-use smallvec::SmallVec;
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::{smallvec, SmallVec};
 use std::collections::BTreeMap;
 
 /// A fixed-size set of small integers. Up to 128 members are stored
@@ -70,7 +70,7 @@ struct BitSet {
 impl BitSet {
     fn new(len: usize) -> BitSet {
         BitSet {
-            words: smallvec::smallvec![0; len.div_ceil(64)],
+            words: smallvec![0; len.div_ceil(64)],
         }
     }
     fn contains(&self, i: usize) -> bool {
@@ -160,18 +160,20 @@ impl<'m> Slots<'m> {
 
 /// The operands through which an instruction's result has a (possibly)
 /// non-zero derivative, consistent with [`super::rules`].
-fn differentiable_operands(proc: &Proc, v: Value) -> Vec<Value> {
+fn differentiable_operands(proc: &Proc, v: Value) -> SmallVec<[Value; 2]> {
     let data = proc.inst(v);
     if !data.ty.is_some_and(Type::is_float) {
-        return Vec::new();
+        return SmallVec::new();
     }
     let float = |u: &Value| proc.value_type(*u).is_some_and(Type::is_float);
-    let ops = match &data.kind {
-        Inst::Unary(UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Trunc | UnaryOp::Round, _) => vec![],
-        Inst::Unary(_, a) | Inst::Convert(a, _) => vec![*a],
-        Inst::Binary(BinaryOp::Sign | BinaryOp::PowI, a, _) => vec![*a],
-        Inst::Binary(_, a, b) | Inst::Select(_, a, b) => vec![*a, *b],
-        _ => vec![],
+    let ops: SmallVec<[Value; 2]> = match &data.kind {
+        Inst::Unary(UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Trunc | UnaryOp::Round, _) => {
+            smallvec![]
+        }
+        Inst::Unary(_, a) | Inst::Convert(a, _) => smallvec![*a],
+        Inst::Binary(BinaryOp::Sign | BinaryOp::PowI, a, _) => smallvec![*a],
+        Inst::Binary(_, a, b) | Inst::Select(_, a, b) => smallvec![*a, *b],
+        _ => smallvec![],
     };
     ops.into_iter().filter(float).collect()
 }
@@ -469,8 +471,18 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
                 let record = recording.then_some(&mut flow);
                 transfer_forward(slots, summaries, v, &mut state, &mut values, labels, record);
                 if recording {
-                    for (e, s) in flow.ever.iter_mut().zip(&state) {
-                        e.union_with(s);
+                    // Only the slots the instruction writes can have
+                    // changed; the others are joined at the block's end.
+                    match written_slot(slots, v) {
+                        Some(Some(w)) => {
+                            flow.ever[w].union_with(&state[w]);
+                        }
+                        Some(None) => {}
+                        None => {
+                            for (e, s) in flow.ever.iter_mut().zip(&state) {
+                                e.union_with(s);
+                            }
+                        }
                     }
                 }
             }
@@ -509,6 +521,18 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
     }
     flow.values = values;
     flow
+}
+
+/// The state slot [`transfer_forward`] may change at `v`: `Some(Some(slot))`
+/// for a store or a push, `Some(None)` for an instruction that changes no
+/// slot, `None` for a call (any slot).
+fn written_slot(slots: &Slots, v: Value) -> Option<Option<usize>> {
+    match &slots.proc.inst(v).kind {
+        Inst::Store(x, _) | Inst::StoreElem(x, _, _) => Some(Some(slots.of_var(*x))),
+        Inst::Push(StackKind::Value, _) if slots.stack => Some(Some(slots.stack_slot())),
+        Inst::Call(..) => None,
+        _ => Some(None),
+    }
 }
 
 /// The forward transfer function of one instruction.

@@ -600,8 +600,9 @@ impl Generator<'_> {
         let calls = self.callee_sweeps(&norm.proc, &layout)?;
         // Asked for every operand of every statement by the plan and both
         // sweeps: each value's answer is computed once.
-        let nonlinear_memo: Vec<OnceCell<bool>> =
-            (0..norm.proc.insts.len()).map(|_| OnceCell::new()).collect();
+        let nonlinear_memo: Vec<OnceCell<bool>> = (0..norm.proc.insts.len())
+            .map(|_| OnceCell::new())
+            .collect();
         let nonlinear =
             |v: Value| *nonlinear_memo[v.index()].get_or_init(|| is_nonlinear(&norm.proc, v));
         let plan_ctx = PlanContext {

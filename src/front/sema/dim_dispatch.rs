@@ -147,7 +147,12 @@ impl Lowerer<'_, '_> {
     pub(super) fn dispatch_dim(&mut self, s: &Stmt) -> R<bool> {
         // Reads the statement first (its own expressions include those
         // dispatched on): it is copied only when it holds such a `dim`.
-        if !s.kind.own_exprs().into_iter().any(|e| self.runtime_dim(e).is_some()) {
+        if !s
+            .kind
+            .own_exprs()
+            .into_iter()
+            .any(|e| self.runtime_dim(e).is_some())
+        {
             return Ok(false);
         }
         let mut probe = s.clone();
