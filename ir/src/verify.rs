@@ -154,7 +154,7 @@ fn is_numeric(ty: Type) -> bool {
     ty.is_int() || ty.is_float()
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     fn error(&mut self, message: impl Into<String>) {
         self.errors.push(VerifyError {
             proc: self.proc.name.clone(),
@@ -188,8 +188,8 @@ impl Checker<'_> {
             }
         }
         self.block = None;
-        for (i, owner) in self.owner.clone().iter().enumerate() {
-            if owner.is_none() {
+        for i in 0..self.owner.len() {
+            if self.owner[i].is_none() {
                 self.value = Some(Value(i as u32));
                 self.error("instruction belongs to no block");
             }
@@ -346,7 +346,7 @@ impl Checker<'_> {
         ty
     }
 
-    fn var(&mut self, v: VarId) -> Option<&Var> {
+    fn var(&mut self, v: VarId) -> Option<&'a Var> {
         let proc = self.proc;
         let var = proc.vars.get(v.index());
         if var.is_none() {
@@ -356,8 +356,14 @@ impl Checker<'_> {
     }
 
     /// Checks subscripts of an element access to `var`; returns the var.
-    fn subscripts(&mut self, block: BlockId, pos: usize, var: VarId, idx: &[Value]) -> Option<Var> {
-        let var = self.var(var)?.clone();
+    fn subscripts(
+        &mut self,
+        block: BlockId,
+        pos: usize,
+        var: VarId,
+        idx: &[Value],
+    ) -> Option<&'a Var> {
+        let var = self.var(var)?;
         if idx.len() != var.dims.len() {
             self.error(format!(
                 "`{}` has rank {} but {} subscripts are given",
@@ -427,7 +433,7 @@ impl Checker<'_> {
                 }
             }
             Inst::Load(var) | Inst::Store(var, _) => {
-                let Some(v) = self.var(*var).cloned() else {
+                let Some(v) = self.var(*var) else {
                     return;
                 };
                 if v.is_array() || v.ty == Type::Char {
@@ -542,7 +548,7 @@ impl Checker<'_> {
                 self.expect_result(ty, Some(ta));
             }
             Inst::DimLower(var, d) | Inst::DimExtent(var, d) => {
-                let Some(v) = self.var(*var).cloned() else {
+                let Some(v) = self.var(*var) else {
                     return;
                 };
                 if *d as usize >= v.dims.len() {
@@ -677,7 +683,7 @@ impl Checker<'_> {
 
     /// The rank of an allocatable variable; an error when `var` is not one.
     fn allocatable(&mut self, var: VarId) -> Option<usize> {
-        let v = self.var(var)?.clone();
+        let v = self.var(var)?;
         if !v.storage.is_allocatable() {
             self.error(format!("`{}` is not allocatable", v.name));
             return None;

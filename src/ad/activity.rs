@@ -55,18 +55,22 @@ use adjit_ir::{
     BinaryOp, CallArg, GlobalId, Inst, Module, Proc, ProcId, StackKind, Storage, Terminator, Type,
     UnaryOp, Value, VarId,
 };
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use smallvec::{smallvec, SmallVec};
+use std::collections::BTreeMap;
 
-/// A fixed-size set of small integers.
+/// A fixed-size set of small integers. Up to 128 members are stored
+/// inline: the analyses copy one set per value and per slot, and a heap
+/// allocation per copy cost more than the analysis itself.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 struct BitSet {
-    words: Vec<u64>,
+    words: SmallVec<[u64; 2]>,
 }
 
 impl BitSet {
     fn new(len: usize) -> BitSet {
         BitSet {
-            words: vec![0; len.div_ceil(64)],
+            words: smallvec![0; len.div_ceil(64)],
         }
     }
     fn contains(&self, i: usize) -> bool {
@@ -156,18 +160,20 @@ impl<'m> Slots<'m> {
 
 /// The operands through which an instruction's result has a (possibly)
 /// non-zero derivative, consistent with [`super::rules`].
-fn differentiable_operands(proc: &Proc, v: Value) -> Vec<Value> {
+fn differentiable_operands(proc: &Proc, v: Value) -> SmallVec<[Value; 2]> {
     let data = proc.inst(v);
     if !data.ty.is_some_and(Type::is_float) {
-        return Vec::new();
+        return SmallVec::new();
     }
     let float = |u: &Value| proc.value_type(*u).is_some_and(Type::is_float);
-    let ops = match &data.kind {
-        Inst::Unary(UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Trunc | UnaryOp::Round, _) => vec![],
-        Inst::Unary(_, a) | Inst::Convert(a, _) => vec![*a],
-        Inst::Binary(BinaryOp::Sign | BinaryOp::PowI, a, _) => vec![*a],
-        Inst::Binary(_, a, b) | Inst::Select(_, a, b) => vec![*a, *b],
-        _ => vec![],
+    let ops: SmallVec<[Value; 2]> = match &data.kind {
+        Inst::Unary(UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Trunc | UnaryOp::Round, _) => {
+            smallvec![]
+        }
+        Inst::Unary(_, a) | Inst::Convert(a, _) => smallvec![*a],
+        Inst::Binary(BinaryOp::Sign | BinaryOp::PowI, a, _) => smallvec![*a],
+        Inst::Binary(_, a, b) | Inst::Select(_, a, b) => smallvec![*a, *b],
+        _ => smallvec![],
     };
     ops.into_iter().filter(float).collect()
 }
@@ -220,7 +226,7 @@ impl Summaries {
             for_each_call(module.proc(p), |_, callee, _| stack.push(callee));
         }
         let mut s = Summaries {
-            by_proc: HashMap::new(),
+            by_proc: HashMap::default(),
             stack: order.iter().any(|&p| touches_value_stack(module.proc(p))),
         };
         for &p in &order {
@@ -452,7 +458,7 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
         values: Vec::new(),
         exit: vec![BitSet::new(labels); slots.count()],
         ever: entry.clone(),
-        call_in: HashMap::new(),
+        call_in: HashMap::default(),
     };
     let mut recording = false;
     loop {
@@ -465,8 +471,18 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
                 let record = recording.then_some(&mut flow);
                 transfer_forward(slots, summaries, v, &mut state, &mut values, labels, record);
                 if recording {
-                    for (e, s) in flow.ever.iter_mut().zip(&state) {
-                        e.union_with(s);
+                    // Only the slots the instruction writes can have
+                    // changed; the others are joined at the block's end.
+                    match written_slot(slots, v) {
+                        Some(Some(w)) => {
+                            flow.ever[w].union_with(&state[w]);
+                        }
+                        Some(None) => {}
+                        None => {
+                            for (e, s) in flow.ever.iter_mut().zip(&state) {
+                                e.union_with(s);
+                            }
+                        }
                     }
                 }
             }
@@ -505,6 +521,18 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
     }
     flow.values = values;
     flow
+}
+
+/// The state slot [`transfer_forward`] may change at `v`: `Some(Some(slot))`
+/// for a store or a push, `Some(None)` for an instruction that changes no
+/// slot, `None` for a call (any slot).
+fn written_slot(slots: &Slots, v: Value) -> Option<Option<usize>> {
+    match &slots.proc.inst(v).kind {
+        Inst::Store(x, _) | Inst::StoreElem(x, _, _) => Some(Some(slots.of_var(*x))),
+        Inst::Push(StackKind::Value, _) if slots.stack => Some(Some(slots.stack_slot())),
+        Inst::Call(..) => None,
+        _ => Some(None),
+    }
 }
 
 /// The forward transfer function of one instruction.
@@ -606,7 +634,7 @@ fn backward(slots: &Slots, summaries: &Summaries, exit: &BitSet) -> BackwardFlow
     let mut flow = BackwardFlow {
         values: vec![false; proc.insts.len()],
         ever: exit.clone(),
-        call_out: HashMap::new(),
+        call_out: HashMap::default(),
     };
     let mut recording = false;
     loop {
@@ -916,11 +944,11 @@ pub fn analyze_with_globals(
         module,
         summaries: &summaries,
         in_progress: Vec::new(),
-        memo: HashMap::new(),
+        memo: HashMap::default(),
         memo_log: Vec::new(),
-        assumed: HashMap::new(),
+        assumed: HashMap::default(),
         stubbed: Vec::new(),
-        recursive: HashMap::new(),
+        recursive: HashMap::default(),
     };
     let mut root = analyzer.analyze(&context);
     let mut recursive = std::mem::take(&mut analyzer.recursive);
@@ -984,7 +1012,7 @@ fn empty_activity(module: &Module, proc: ProcId) -> Activity {
         useful_values: Vec::new(),
         calls: BTreeMap::new(),
         stub: false,
-        recursive: HashMap::new(),
+        recursive: HashMap::default(),
     }
 }
 
@@ -1234,7 +1262,7 @@ impl Analyzer<'_> {
             useful_values: bwd.values,
             calls,
             stub: false,
-            recursive: HashMap::new(),
+            recursive: HashMap::default(),
         };
         activity
     }
@@ -1253,7 +1281,7 @@ fn stub_of(a: &Activity) -> Activity {
         useful_values: Vec::new(),
         calls: BTreeMap::new(),
         stub: true,
-        recursive: HashMap::new(),
+        recursive: HashMap::default(),
     }
 }
 

@@ -105,7 +105,8 @@ mod store;
 pub mod sweep;
 
 use super::rules::StrongZero;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::OnceCell;
 
 use adjit_ir::{
     BlockId, Bound, CallArg, Dim, Global, GlobalId, Inst, Module, Proc, ProcId, Storage,
@@ -302,7 +303,7 @@ pub fn adjoint_scheduled(
     let (outlined, loops) = if options.checkpoint {
         crate::ad::checkpoint::outline::outline_loops(module)?
     } else {
-        (module.clone(), HashMap::new())
+        (module.clone(), HashMap::default())
     };
     let module = &outlined;
     let mut generator = Generator {
@@ -311,10 +312,10 @@ pub fn adjoint_scheduled(
         loops,
         split: None,
         schedule: schedule.clone(),
-        joint: HashMap::new(),
+        joint: HashMap::default(),
         options: *options,
-        callees: HashMap::new(),
-        global_adjoints: HashMap::new(),
+        callees: HashMap::default(),
+        global_adjoints: HashMap::default(),
         active_globals: None,
     };
     let top = generator.generate(
@@ -597,13 +598,20 @@ impl Generator<'_> {
             }
         };
         let calls = self.callee_sweeps(&norm.proc, &layout)?;
-        let nonlinear = |v: Value| is_nonlinear(&norm.proc, v);
+        // Asked for every operand of every statement by the plan and both
+        // sweeps: each value's answer is computed once.
+        let nonlinear_memo: Vec<OnceCell<bool>> = (0..norm.proc.insts.len())
+            .map(|_| OnceCell::new())
+            .collect();
+        let nonlinear =
+            |v: Value| *nonlinear_memo[v.index()].get_or_init(|| is_nonlinear(&norm.proc, v));
         let plan_ctx = PlanContext {
             norm: &norm,
             has_adjoint: &has_adjoint_fn,
             nonlinear: &nonlinear,
             restore_nonlocals: matches!(how, Activation::Callee { .. }),
             store_library_results: self.options.store_library_results,
+            recomputed: PlanContext::recomputed_memo(&norm.proc),
         };
         let plan = match self.options.record {
             RecordPolicy::Conservative => conservative_plan(&plan_ctx),
@@ -642,7 +650,7 @@ impl Generator<'_> {
     ) -> Result<HashSet<VarId>, AdError> {
         let original = self.source.proc(proc);
         let floats = |i: usize| norm.vars[i].ty.is_float();
-        let mut set: HashSet<VarId> = HashSet::new();
+        let mut set: HashSet<VarId> = HashSet::default();
         let (independents, dependents): (Vec<VarId>, Vec<VarId>) = match how {
             Activation::Top {
                 independents,
@@ -729,7 +737,7 @@ impl Generator<'_> {
         norm: &Proc,
         layout: &Layout,
     ) -> Result<HashMap<Value, CalleeSweeps>, AdError> {
-        let mut calls = HashMap::new();
+        let mut calls = HashMap::default();
         for block in &norm.blocks {
             for &v in &block.insts {
                 let Inst::Call(callee, args) = &norm.inst(v).kind else {
@@ -931,9 +939,9 @@ impl Generator<'_> {
     /// The non-character globals that `proc` and the procedures it calls,
     /// directly or not, may write.
     fn written_globals(&self, proc: ProcId) -> Vec<GlobalId> {
-        let mut seen: HashSet<ProcId> = HashSet::new();
+        let mut seen: HashSet<ProcId> = HashSet::default();
         let mut work = vec![proc];
-        let mut globals: HashSet<GlobalId> = HashSet::new();
+        let mut globals: HashSet<GlobalId> = HashSet::default();
         while let Some(p) = work.pop() {
             if !seen.insert(p) {
                 continue;
@@ -1005,7 +1013,7 @@ fn passes_characters(proc: &Proc, v: Value) -> bool {
 /// may change too). Adjoint variables and characters are left out.
 fn written_nonlocals(rev: &Proc, layout: &Layout) -> (Vec<VarId>, bool) {
     let adjoints: HashSet<VarId> = layout.adjoint.values().copied().collect();
-    let mut written: HashSet<VarId> = HashSet::new();
+    let mut written: HashSet<VarId> = HashSet::default();
     let mut any_call = false;
     for block in &rev.blocks {
         for &v in &block.insts {

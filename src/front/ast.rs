@@ -9,6 +9,7 @@
 //! labels), so every DO has a body.
 
 pub use adjit_ir::Span;
+use smallvec::SmallVec;
 
 /// A lower-cased identifier with its position.
 #[derive(Clone, Debug, PartialEq)]
@@ -981,8 +982,8 @@ impl Expr {
 impl ExprKind {
     /// The direct subexpressions, argument values and range ends included,
     /// in source order (not the names of `Apply` and `ImpliedDo`).
-    pub fn children(&self) -> Vec<&Expr> {
-        let mut out = Vec::new();
+    pub fn children(&self) -> SmallVec<[&Expr; 4]> {
+        let mut out = SmallVec::new();
         match self {
             ExprKind::Apply { args, .. } => {
                 for a in args {
@@ -1026,8 +1027,8 @@ impl ExprKind {
     }
 
     /// [`ExprKind::children`], mutable.
-    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
-        let mut out = Vec::new();
+    pub fn children_mut(&mut self) -> SmallVec<[&mut Expr; 4]> {
+        let mut out = SmallVec::new();
         match self {
             ExprKind::Apply { args, .. } => {
                 for a in args {

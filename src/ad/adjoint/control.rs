@@ -14,7 +14,7 @@
 //! counters, seed 003 fig. 1). One push per loop execution instead of one
 //! per iteration. Irreducible loops keep the general scheme.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use adjit_ir::{BlockId, Proc, Type, Var, VarId};
 
@@ -45,7 +45,7 @@ impl ControlPlan {
     /// [`super::reach::incoming_edges`]) and adds their counters to `vars`.
     pub fn new(proc: &Proc, reachable: &[bool], edges: &[Vec<Pred>], vars: &mut Vec<Var>) -> Self {
         let dom = dominators(proc, reachable, edges);
-        let mut loops = HashMap::new();
+        let mut loops = HashMap::default();
         for (h, incoming) in edges.iter().enumerate() {
             if !reachable[h] || incoming.len() != 2 {
                 continue;

@@ -7,7 +7,7 @@ use adjit_ir::{
     BinaryOp, BlockId, CmpOp, Const, Inst, Proc, Span, StackKind, Terminator, Type, UnaryOp, Value,
     Var, VarId,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The two I64 locals of one loop of [`Cursor::for_each_element`].
 #[derive(Clone, Copy)]
@@ -43,7 +43,7 @@ impl<'p> Cursor<'p> {
             block,
             span: Span::default(),
             counters: Vec::new(),
-            known_calls: HashMap::new(),
+            known_calls: HashMap::default(),
         }
     }
 

@@ -19,7 +19,7 @@
 //!   reads another view of the left side's storage (COMMON, EQUIVALENCE)
 //!   keeps the reset: that view's increment lands on the same adjoint.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use adjit_ir::{BinaryOp, Inst, Proc, Value, VarId};
 
@@ -136,7 +136,7 @@ fn identity_path(proc: &Proc, stmt: &Statement, root: Value, old: Value) -> bool
 /// How often each value is an operand within the statement (its pure
 /// instructions and its effect).
 fn use_counts(proc: &Proc, stmt: &Statement) -> HashMap<Value, usize> {
-    let mut uses = HashMap::new();
+    let mut uses = HashMap::default();
     for &v in stmt.pure.iter().chain([&stmt.effect]) {
         proc.inst(v)
             .kind

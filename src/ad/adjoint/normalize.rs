@@ -25,6 +25,7 @@ use adjit_ir::{
 };
 
 use crate::ad::AdError;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One statement: pure instructions then one effect.
 #[derive(Clone, Debug)]
@@ -251,11 +252,11 @@ fn statement_numbers(proc: &Proc, insts: &[Value]) -> Vec<usize> {
 /// Spills values read by a later statement than their own (to a fixpoint:
 /// a spill store itself ends a statement).
 fn spill_cross_statement_values(proc: &mut Proc, block: BlockId) {
-    let mut spilled_chars = std::collections::HashSet::new();
+    let mut spilled_chars = HashSet::default();
     loop {
         let insts = proc.blocks[block.index()].insts.clone();
         let numbers = statement_numbers(proc, &insts);
-        let position: std::collections::HashMap<Value, usize> =
+        let position: HashMap<Value, usize> =
             insts.iter().enumerate().map(|(i, &v)| (v, i)).collect();
         let mut to_spill: Vec<Value> = Vec::new();
         for (i, &v) in insts.iter().enumerate() {
@@ -284,7 +285,7 @@ fn spill_cross_statement_values(proc: &mut Proc, block: BlockId) {
         if to_spill.is_empty() {
             return;
         }
-        let temps: std::collections::HashMap<Value, VarId> = to_spill
+        let temps: HashMap<Value, VarId> = to_spill
             .iter()
             .map(|&u| {
                 let ty = proc.value_type(u).unwrap_or(Type::F64);

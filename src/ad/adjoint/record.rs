@@ -24,7 +24,8 @@
 //! [`RecordPolicy::Tbr`]: crate::ad::adjoint::RecordPolicy::Tbr
 
 use rustc_hash::FxHashSet;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::OnceCell;
 
 use adjit_ir::{BinaryOp, CallArg, Inst, Proc, Storage, Terminator, Type, Value, VarId};
 
@@ -83,6 +84,16 @@ pub(crate) struct PlanContext<'a> {
     /// Store library-call results for the reverse sweep rather than
     /// recomputing them ([`super::store`]).
     pub store_library_results: bool,
+    /// [`recomputed`] of each statement, by its effect, once asked for: the
+    /// plan and both sweeps ask for it several times per statement.
+    pub recomputed: Vec<OnceCell<Vec<Value>>>,
+}
+
+impl PlanContext<'_> {
+    /// An empty [`PlanContext::recomputed`] for the values of `proc`.
+    pub fn recomputed_memo(proc: &Proc) -> Vec<OnceCell<Vec<Value>>> {
+        (0..proc.insts.len()).map(|_| OnceCell::new()).collect()
+    }
 }
 
 /// The variable an effect overwrites and whether it overwrites it entirely.
@@ -113,7 +124,12 @@ pub(crate) fn is_active_statement(ctx: &PlanContext<'_>, stmt: &Statement) -> bo
 /// execution order: the operands (and results) of nonlinear operations,
 /// subscripts of array elements with adjoints, subscripts of the stored
 /// element and of array-element call arguments, and everything those read.
-pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> {
+pub(crate) fn recomputed<'c>(ctx: &'c PlanContext<'_>, stmt: &Statement) -> &'c [Value] {
+    ctx.recomputed[stmt.effect.index()].get_or_init(|| find_recomputed(ctx, stmt))
+}
+
+/// [`recomputed`], computed.
+fn find_recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> {
     let proc = &ctx.norm.proc;
     let in_stmt: FxHashSet<Value> = stmt.pure.iter().copied().collect();
     let mut needed: FxHashSet<Value> = FxHashSet::default();
@@ -164,8 +180,8 @@ pub(crate) fn recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> 
 /// Variables the reverse sweep of `stmt` reads (its `Use` set).
 fn used_vars(ctx: &PlanContext<'_>, stmt: &Statement) -> HashSet<VarId> {
     let proc = &ctx.norm.proc;
-    let mut used = HashSet::new();
-    for v in recomputed(ctx, stmt) {
+    let mut used = HashSet::default();
+    for &v in recomputed(ctx, stmt) {
         match &proc.inst(v).kind {
             Inst::Load(var) | Inst::LoadElem(var, _) => {
                 used.insert(*var);
@@ -197,7 +213,7 @@ fn subscripts_read_target(proc: &Proc, stmt: &Statement) -> bool {
         return false;
     };
     let in_stmt: HashSet<Value> = stmt.pure.iter().copied().collect();
-    let mut seen: HashSet<Value> = HashSet::new();
+    let mut seen: HashSet<Value> = HashSet::default();
     let mut work: Vec<Value> = idx.clone();
     while let Some(v) = work.pop() {
         if !in_stmt.contains(&v) || !seen.insert(v) {
@@ -257,8 +273,8 @@ pub(crate) fn inversion(proc: &Proc, stmt: &Statement) -> Option<Inversion> {
     };
     // The step's code: constants, integer conversions and arithmetic
     // without division, loads of integer scalars other than `var`.
-    let mut needed: HashSet<Value> = HashSet::new();
-    let mut step_vars = HashSet::new();
+    let mut needed: HashSet<Value> = HashSet::default();
+    let mut step_vars = HashSet::default();
     let mut work = vec![step];
     while let Some(x) = work.pop() {
         if !in_stmt.contains(&x) {
@@ -396,7 +412,7 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
         }
     };
     let nblocks = proc.blocks.len();
-    let mut req_in: Vec<HashSet<VarId>> = vec![HashSet::new(); nblocks];
+    let mut req_in: Vec<HashSet<VarId>> = vec![HashSet::default(); nblocks];
     let mut req_out: Vec<Option<HashSet<VarId>>> = vec![None; nblocks];
     let preds = predecessors(proc);
     // Iterate to the fixpoint (sets only grow).
@@ -407,7 +423,7 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
             if !reachable[b] {
                 continue;
             }
-            let mut req: HashSet<VarId> = HashSet::new();
+            let mut req: HashSet<VarId> = HashSet::default();
             for p in &preds[b] {
                 if let Some(out) = &req_out[p.index()] {
                     req.extend(out.iter().copied());
@@ -433,7 +449,7 @@ pub(crate) fn tbr_plan(ctx: &PlanContext<'_>) -> RecordPlan {
             transfer(stmt, &mut req, Some(&mut plan));
         }
     }
-    let mut handover: HashSet<VarId> = HashSet::new();
+    let mut handover: HashSet<VarId> = HashSet::default();
     for b in 0..nblocks {
         if reachable[b] && matches!(proc.blocks[b].term, Terminator::Return) {
             if let Some(out) = &req_out[b] {

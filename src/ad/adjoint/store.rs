@@ -32,7 +32,7 @@
 //! library call and the spills around it less per reversed trip). The same
 //! operation on the same operand bits, so the same result bit for bit.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use adjit_ir::{
     BinaryOp, CmpOp, Const, Inst, Proc, Rounding, Storage, Type, UnaryOp, Value, VarId,
@@ -79,7 +79,8 @@ pub(crate) fn stored_results(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Val
         return Vec::new();
     }
     recomputed(ctx, stmt)
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&v| {
             let data = proc.inst(v);
             data.ty.is_some_and(|t| t.is_float()) && is_library_call(&data.kind)
@@ -212,7 +213,7 @@ pub(crate) fn may_change(proc: &Proc, written: VarId, read: VarId) -> bool {
 pub(crate) fn shared_results(ctx: &PlanContext<'_>, shape: &BlockShape) -> Shared {
     let proc = &ctx.norm.proc;
     // Open classes: an expression, the variables it reads, its results so far.
-    let mut open: HashMap<Expr, (Vec<VarId>, Vec<Value>)> = HashMap::new();
+    let mut open: HashMap<Expr, (Vec<VarId>, Vec<Value>)> = HashMap::default();
     let mut shared = Shared::default();
     let close = |members: Vec<Value>, shared: &mut Shared| {
         if let Some((&keeper, rest)) = members.split_last() {

@@ -33,7 +33,7 @@
 //! when its adjoint is zero (see [`skip_zero_seed`]). A call is reversed by
 //! the callee's reverse sweep.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use adjit_ir::{
     BlockId, CallArg, Inst, Proc, ProcId, Span, StackKind, Storage, Terminator, Type, UnaryOp,
@@ -141,7 +141,7 @@ impl Layout {
         global_adjoint: &mut dyn FnMut(adjit_ir::GlobalId) -> adjit_ir::GlobalId,
     ) -> Layout {
         let mut vars = proc.vars.clone();
-        let mut adjoint = HashMap::new();
+        let mut adjoint = HashMap::default();
         for (i, var) in proc.vars.iter().enumerate() {
             let id = VarId(i as u32);
             if !var.ty.is_float() || !has_adjoint(id) {
@@ -296,7 +296,7 @@ pub(crate) fn forward_sweep(sc: &SweepContext<'_>, name: String) -> Proc {
     for b in (0..nblocks).filter(|&b| sc.reachable[b]) {
         let block = BlockId(b as u32);
         c.switch_to(fb[b]);
-        let mut map: HashMap<Value, Value> = HashMap::new();
+        let mut map: HashMap<Value, Value> = HashMap::default();
         let stored: HashSet<Value> = sc.norm().shapes[b]
             .statements
             .iter()
@@ -649,7 +649,7 @@ fn reverse_statement(
     let ctx = &sc.plan_ctx;
     let active = is_active_statement(ctx, stmt);
     let needed = recomputed(ctx, stmt);
-    let mut map: HashMap<Value, Value> = HashMap::new();
+    let mut map: HashMap<Value, Value> = HashMap::default();
     match &source.inst(stmt.effect).kind {
         Inst::Store(var, value) => {
             if sc.plan.must_record(stmt.effect) {
@@ -662,7 +662,7 @@ fn reverse_statement(
             }
             if active {
                 let companions = pop_stored(c, sc, stmt, &mut map, shared);
-                recompute(c, source, &needed, &mut map);
+                recompute(c, source, needed, &mut map);
                 let adj = sc.layout.adjoint[var];
                 let seed = take_seed(c, sc, stmt, adj, &[]);
                 know_companions(c, &companions, &map);
@@ -694,7 +694,7 @@ fn reverse_statement(
                 let adj = sc.layout.adjoint[var];
                 let mut seed = take_seed(c, sc, stmt, adj, &index);
                 let skip = skip_zero_seed(c, sc, stmt, &mut seed, &mut map, &mut companions);
-                recompute(c, source, &needed, &mut map);
+                recompute(c, source, needed, &mut map);
                 know_companions(c, &companions, &map);
                 propagate(c, sc, stmt, *value, &seed, &map);
                 c.known_calls.clear();
@@ -703,7 +703,7 @@ fn reverse_statement(
         }
         Inst::Call(_, args) => {
             if let Some(sweeps) = sc.calls.get(&stmt.effect) {
-                recompute(c, source, &needed, &mut map);
+                recompute(c, source, needed, &mut map);
                 let args = sc.sweep_args(args, &sweeps.active, &map);
                 c.ins(Inst::Call(sweeps.reverse, args), None);
             }
@@ -731,7 +731,7 @@ fn undo_increment(c: &mut Cursor<'_>, source: &Proc, stmt: &Statement) {
     let Some(inv) = inversion(source, stmt) else {
         return;
     };
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     recompute(c, source, &inv.step_code, &mut map);
     let now = c.load_at(inv.var, &[]);
     let op = if inv.subtract {
@@ -745,9 +745,9 @@ fn undo_increment(c: &mut Cursor<'_>, source: &Proc, stmt: &Statement) {
 
 /// The instructions of `stmt` that `roots` depend on, in execution order.
 fn closure_of(source: &Proc, stmt: &Statement, roots: &[Value]) -> Vec<Value> {
-    let mut needed = std::collections::HashSet::new();
+    let mut needed = HashSet::default();
     let mut work: Vec<Value> = roots.to_vec();
-    let in_stmt: std::collections::HashSet<Value> = stmt.pure.iter().copied().collect();
+    let in_stmt: HashSet<Value> = stmt.pure.iter().copied().collect();
     while let Some(v) = work.pop() {
         if in_stmt.contains(&v) && needed.insert(v) {
             source.inst(v).kind.for_each_operand(|u| work.push(u));
@@ -1003,7 +1003,7 @@ fn propagate(
     map: &HashMap<Value, Value>,
 ) {
     let source = sc.source();
-    let mut adj: HashMap<Value, Value> = HashMap::new();
+    let mut adj: HashMap<Value, Value> = HashMap::default();
     adj.insert(root, seed.value);
     for &v in stmt.pure.iter().rev() {
         let g = adj.remove(&v);
@@ -1063,7 +1063,7 @@ fn local_partials(
         return parts;
     }
     let data = source.inst(v);
-    let mut back: HashMap<Value, Value> = HashMap::new();
+    let mut back: HashMap<Value, Value> = HashMap::default();
     let kind = map_operands(&data.kind, &mut |u| {
         let new = map[&u];
         back.insert(new, u);

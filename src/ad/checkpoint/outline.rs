@@ -13,7 +13,8 @@
 //! then reverses a call of the loop procedure by the binomial schedule
 //! over calls of the step (`super::sweeps`).
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 use adjit_ir::{
     BinaryOp, Block, BlockId, CallArg, CharBase, CharRef, CheckpointLoop, CmpOp, Const, Inst, IoOp,
@@ -40,7 +41,7 @@ pub struct OutlinedLoop {
 /// Returns the rewritten module and, by loop procedure, what it stands for.
 pub fn outline_loops(module: &Module) -> Result<(Module, HashMap<ProcId, OutlinedLoop>), AdError> {
     let mut out = module.clone();
-    let mut loops = HashMap::new();
+    let mut loops = HashMap::default();
     let mut p = 0;
     while p < out.procs.len() {
         let mut n = 0;
@@ -319,7 +320,7 @@ fn outline_one(
 /// blocks hold (emptied blocks leave theirs behind), renumbering values.
 fn drop_orphans(proc: &mut Proc) {
     let old = std::mem::take(&mut proc.insts);
-    let mut map: HashMap<adjit_ir::Value, adjit_ir::Value> = HashMap::new();
+    let mut map: HashMap<adjit_ir::Value, adjit_ir::Value> = HashMap::default();
     for block in &mut proc.blocks {
         for v in &mut block.insts {
             let mut data = old[v.index()].clone();

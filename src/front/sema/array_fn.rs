@@ -198,6 +198,17 @@ impl Lowerer<'_, '_> {
     /// the arms before it, so that it is evaluated only when they fail.
     /// `None` when the statement is no such IF.
     fn lift_condition(&mut self, s: &Stmt) -> R<Option<Stmt>> {
+        // Reads the conditions first: the statement (with its bodies) is
+        // copied only when one of them is lifted.
+        let conds: Vec<&Expr> = match &s.kind {
+            StmtKind::If { arms, .. } => arms.iter().map(|(c, _)| c).collect(),
+            StmtKind::LogicalIf { cond, .. } => vec![cond],
+            StmtKind::SelectCase { selector, .. } => vec![selector],
+            _ => return Ok(None),
+        };
+        if !conds.into_iter().any(|c| self.condition_lifted(c)) {
+            return Ok(None);
+        }
         let mut out = s.clone();
         let mut split = false;
         let mut ty = Type::Bool;

@@ -8,7 +8,7 @@
 use adjit_ir::{
     BinaryOp, Block, BlockId, CallArg, CharBase, CharRef, Inst, InstData, Proc, Terminator, Value,
 };
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// True for instructions that neither have an effect nor can fail.
 fn is_pure(d: &InstData) -> bool {
@@ -36,7 +36,7 @@ fn is_pure(d: &InstData) -> bool {
 /// The instructions of a block that are needed: effects, possible
 /// failures, and whatever they (or the terminator) read.
 fn live_insts(insts: &[InstData], block: &Block) -> HashSet<Value> {
-    let mut live = HashSet::new();
+    let mut live = HashSet::default();
     if let Some(v) = block.term.operand() {
         live.insert(v);
     }
@@ -77,7 +77,7 @@ pub(crate) fn compact(mut p: Proc) -> Proc {
         .collect();
     let old_insts = std::mem::take(&mut p.insts);
     let old_blocks = std::mem::take(&mut p.blocks);
-    let mut value_map: HashMap<Value, Value> = HashMap::new();
+    let mut value_map: HashMap<Value, Value> = HashMap::default();
     for b in kept {
         let mut block = old_blocks[b.index()].clone();
         let live = live_insts(&old_insts, &block);

@@ -27,6 +27,7 @@
 use super::super::ast::{ArgValue, Expr, ExprKind, Name, Stmt, StmtKind};
 use super::lowerer::{Lowerer, R};
 use adjit_ir::{Bound, Dim, Storage, VarId};
+use smallvec::{smallvec, SmallVec};
 
 impl Lowerer<'_, '_> {
     /// True when `e` has, below its top, a constructor to lift (see the
@@ -181,7 +182,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The operands of `e` searched for constructors to lift.
-    fn children_of<'e>(&self, e: &'e Expr) -> Vec<&'e Expr> {
+    fn children_of<'e>(&self, e: &'e Expr) -> SmallVec<[&'e Expr; 4]> {
         match &e.kind {
             ExprKind::Apply { args, .. } if self.lifts_in_args(e) => args
                 .iter()
@@ -190,9 +191,9 @@ impl Lowerer<'_, '_> {
                     ArgValue::Range { .. } => None,
                 })
                 .collect(),
-            ExprKind::Unary(_, a) | ExprKind::Paren(a) => vec![a],
-            ExprKind::Binary(_, a, b) => vec![a, b],
-            _ => Vec::new(),
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => smallvec![&**a],
+            ExprKind::Binary(_, a, b) => smallvec![&**a, &**b],
+            _ => SmallVec::new(),
         }
     }
 }

@@ -145,6 +145,16 @@ impl Lowerer<'_, '_> {
     /// constant (see the module documentation); `Ok(false)` when it has
     /// none.
     pub(super) fn dispatch_dim(&mut self, s: &Stmt) -> R<bool> {
+        // Reads the statement first (its own expressions include those
+        // dispatched on): it is copied only when it holds such a `dim`.
+        if !s
+            .kind
+            .own_exprs()
+            .into_iter()
+            .any(|e| self.runtime_dim(e).is_some())
+        {
+            return Ok(false);
+        }
         let mut probe = s.clone();
         let found = Self::dispatch_exprs(&mut probe)
             .into_iter()
