@@ -306,6 +306,60 @@ fn the_first_failing_subscript_is_reported_in_every_tier() {
     }
 }
 
+/// A one-dimensional array given less storage than declared (a Fortran
+/// caller passing an element: sequence association) reports a subscript
+/// outside its dimension, or an element beyond its storage, as the
+/// interpreter does, in every tier: both checks are one compare with
+/// their minimum in the baseline tier, told apart when the error is
+/// reported (constant lower bound) or on the cold path (a lower bound
+/// read from an argument).
+#[test]
+fn a_short_array_reports_its_dimension_or_its_storage_in_every_tier() {
+    let text = "subroutine g(a, i, y)\n  integer i\n  real(8) a(4), y\n  call h(a(3), i, y)\nend subroutine\nsubroutine g2(a, k, i, y)\n  integer k, i\n  real(8) a(4), y\n  call v(a(3), k, i, y)\nend subroutine\nsubroutine h(b, i, y)\n  integer i\n  real(8) b(3), y\n  y = b(i) + b(1)\nend subroutine\nsubroutine v(c, k, i, y)\n  integer k, i\n  real(8) c(k:k+2), y\n  y = c(i - 1 + k)\nend subroutine\n";
+    let message = |options: Options, entry: &str, i: f64| {
+        let engine = Engine::from_sources(&[("g.f90".into(), text.into())], options).unwrap();
+        let primal = engine.procedure(Some(entry)).unwrap();
+        let mut args = primal.args();
+        if entry == "g2" {
+            args.set_scalar("k", -3.0).unwrap();
+        }
+        args.set_scalar("i", i).unwrap();
+        primal
+            .call(&mut args)
+            .map_or_else(|e| e.to_string(), |_| "ok".into())
+    };
+    let mut seen = Vec::new();
+    for (entry, i) in ["g", "g2"]
+        .into_iter()
+        .flat_map(|e| [-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 9.0].map(|i| (e, i)))
+    {
+        let want = message(
+            Options {
+                backend: adjit::engine::Backend::Interpreter,
+                ..Options::default()
+            },
+            entry,
+            i,
+        );
+        for tiering in [Tiering::Optimized, Tiering::Baseline] {
+            let options = Options {
+                tiering,
+                ..Options::default()
+            };
+            assert_eq!(
+                message(options, entry, i),
+                want,
+                "{entry}, i = {i}, {tiering:?}"
+            );
+        }
+        seen.push(want);
+    }
+    // Both kinds of error, and successful calls, were exercised.
+    for kind in ["outside the storage", "in dimension 1", "ok"] {
+        assert!(seen.iter().any(|m| m.contains(kind)), "{kind}: {seen:?}");
+    }
+}
+
 /// A tiered module compiled from a shared module keeps that module (not
 /// a copy) for its optimized compilation, queued by its first call.
 #[test]

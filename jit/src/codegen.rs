@@ -849,6 +849,7 @@ impl Tier {
 
     /// Turns the error slot filled by generated code into a RuntimeError.
     fn decode_error(&self, e: ErrorSlot, helper: Option<&str>) -> RuntimeError {
+        let e = subscript_error(e);
         // A call nested too deep is reported on the callee (`dim`).
         let proc_index = if e.kind == code::CALL_DEPTH {
             e.dim
@@ -1642,6 +1643,13 @@ struct VarInfo {
     /// (the argument's whole buffer for a parameter, as the interpreter
     /// has it; the declared count otherwise).
     limit: Option<Value>,
+    /// With bounds checks, quickest compiled ([`CompileSpeed::Fast`]), for
+    /// a one-dimensional array with `storage`: the unsigned minimum of its
+    /// extent and `storage`, computed once at entry. A subscript's offset from the lower bound passes both its
+    /// dimension's check and the storage check exactly when it is below
+    /// this limit, so an element reference tests it with one compare
+    /// ([`Lower::check_subscript`]).
+    subscript_limit: Option<Value>,
     /// Bytes per element (char length for characters).
     elem_size: Value,
     /// The descriptor of an ALLOCATABLE array ([`runtime::alloc_desc`]);
@@ -1653,6 +1661,38 @@ struct VarInfo {
 /// The `dim` of an index error that is an element beyond the storage a
 /// parameter was given (not a subscript outside its dimension).
 const STORAGE_DIM: i64 = -2;
+
+/// The index error `e` reports when it is a failed merged check
+/// ([`code::SUBSCRIPT_OR_STORAGE`], [`Lower::check_subscript`]): the
+/// subscript outside the dimension when its offset from the lower bound
+/// is not below the extent (unsigned, as the check compares), else the
+/// element offset beyond the storage. Other errors are returned as they
+/// are.
+fn subscript_error(e: ErrorSlot) -> ErrorSlot {
+    if e.kind != code::SUBSCRIPT_OR_STORAGE {
+        return e;
+    }
+    let (lower, extent, limit) = (e.dim, e.lower, e.upper);
+    let offset = e.index.wrapping_sub(lower);
+    if offset as u64 >= extent as u64 {
+        ErrorSlot {
+            kind: code::INDEX_OUT_OF_BOUNDS,
+            dim: 0,
+            lower,
+            upper: lower.wrapping_add(extent).wrapping_sub(1),
+            ..e
+        }
+    } else {
+        ErrorSlot {
+            kind: code::INDEX_OUT_OF_BOUNDS,
+            dim: STORAGE_DIM,
+            index: offset,
+            lower: 0,
+            upper: limit,
+            ..e
+        }
+    }
+}
 
 /// Extra arguments of the shared error block.
 #[derive(Clone, Copy)]
@@ -1718,6 +1758,11 @@ struct Lower<'a, 'm> {
     args_slot: StackSlot,
     /// The sums lowered as fused multiply-adds ([`JitOptions::contract_fma`]).
     fused: crate::opt::fma::Plan,
+    /// Constants made in the Cranelift block `consts_block`, by type and
+    /// bits ([`Lower::constant`]).
+    consts: Vec<(types::Type, u64, Value)>,
+    /// The block the constants of `consts` are defined in.
+    consts_block: Option<Block>,
 }
 
 /// The `top` register of one runtime stack the procedure pushes on or pops
@@ -1970,6 +2015,8 @@ fn lower_proc(
         stored: stored_vars(proc),
         args_slot,
         fused,
+        consts: Vec::new(),
+        consts_block: None,
     };
     let mark = l.prologue(args)?;
     l.lower_body()?;
@@ -1982,7 +2029,74 @@ fn lower_proc(
 
 impl<'a, 'm> Lower<'a, 'm> {
     fn iconst(&mut self, x: i64) -> Value {
-        self.b.ins().iconst(types::I64, x)
+        self.constant(types::I64, x as u64)
+    }
+
+    /// The constant of Cranelift type `ty` with bits `bits` (an integer's
+    /// immediate, or a float's bits), made once per Cranelift block: the
+    /// quickest settings fold no duplicates, and every copy is an
+    /// instruction to lower (Bratu's baseline adjoint made a zero and an
+    /// element size for each of its hundreds of scalars, and a zero
+    /// constant per subscript). A constant used in another block is
+    /// materialised there by Cranelift's lowering, so reuse lengthens no
+    /// live range across blocks.
+    fn constant(&mut self, ty: types::Type, bits: u64) -> Value {
+        let here = self.b.current_block();
+        if here != self.consts_block {
+            self.consts.clear();
+            self.consts_block = here;
+        }
+        if let Some(&(.., known)) = self.consts.iter().find(|c| (c.0, c.1) == (ty, bits)) {
+            return known;
+        }
+        let made = match ty {
+            types::F64 => self.b.ins().f64const(Ieee64::with_bits(bits)),
+            types::F32 => self.b.ins().f32const(Ieee32::with_bits(bits as u32)),
+            _ => self.b.ins().iconst(ty, bits as i64),
+        };
+        // A few distinct constants a block: a short list searched in
+        // order, not growing without bound in a long block.
+        if self.consts.len() < 32 {
+            self.consts.push((ty, bits, made));
+        }
+        made
+    }
+
+    /// `x + y` of I64 values, folded when one is a constant 0 or both are
+    /// constants (wrapping, as `iadd`).
+    fn add_folded(&mut self, x: Value, y: Value) -> Value {
+        match (self.const_int(x), self.const_int(y)) {
+            (Some(a), Some(c)) => self.iconst(a.wrapping_add(c)),
+            (Some(0), None) => y,
+            (None, Some(0)) => x,
+            _ => self.b.ins().iadd(x, y),
+        }
+    }
+
+    /// `x - y` of I64 values, folded when `y` is a constant 0 or both are
+    /// constants (wrapping, as `isub`).
+    fn sub_folded(&mut self, x: Value, y: Value) -> Value {
+        match (self.const_int(x), self.const_int(y)) {
+            (Some(a), Some(c)) => self.iconst(a.wrapping_sub(c)),
+            (None, Some(0)) => x,
+            _ => self.b.ins().isub(x, y),
+        }
+    }
+
+    /// `x * y` of I64 values, folded when one is a constant 0 or 1 or both
+    /// are constants, and a shift when `y` is a constant power of two (the
+    /// form Cranelift folds into an address).
+    fn mul_folded(&mut self, x: Value, y: Value) -> Value {
+        match (self.const_int(x), self.const_int(y)) {
+            (Some(a), Some(c)) => self.iconst(a.wrapping_mul(c)),
+            (Some(0), _) | (_, Some(1)) => x,
+            (_, Some(0)) | (Some(1), _) => y,
+            (None, Some(c)) if c > 0 && (c as u64).is_power_of_two() => {
+                let shift = self.iconst(i64::from(c.trailing_zeros()));
+                self.b.ins().ishl(x, shift)
+            }
+            _ => self.b.ins().imul(x, y),
+        }
     }
 
     /// A declared external (libm or runtime) function, imported here.
@@ -2065,6 +2179,17 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.b.set_cold_block(failed);
         self.b.ins().brif(any, failed, &[], cont, &[]);
         self.b.switch_to_block(failed);
+        self.fail_first(checks);
+        self.b.switch_to_block(cont);
+    }
+
+    /// The cold path of [`Lower::check_all`]: jumps to the error block
+    /// with the arguments of the first of `checks` whose `fail` is true
+    /// (the last one's when none is before it).
+    fn fail_first(&mut self, checks: &[(Value, ErrorSite, Value, Value, Value)]) {
+        let Some((&last, rest)) = checks.split_last() else {
+            return;
+        };
         let (_, site, index, lower, upper) = last;
         if self.sh.options.compile_speed == CompileSpeed::Fast {
             let row = self.error_row(site);
@@ -2090,7 +2215,6 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             self.fail_at(site, index, lower, upper);
         }
-        self.b.switch_to_block(cont);
     }
 
     /// The error block's row argument for `site` (recorded in
@@ -2259,7 +2383,11 @@ impl<'a, 'm> Lower<'a, 'm> {
         match ty {
             Type::I64 => x,
             Type::Bool => self.b.ins().uextend(types::I64, x),
-            _ => self.b.ins().sextend(types::I64, x),
+            // A constant (a subscript such as `prm(1)`) stays one.
+            _ => match self.const_int(x) {
+                Some(c) => self.iconst(i64::from(c as i32)),
+                None => self.b.ins().sextend(types::I64, x),
+            },
         }
     }
 
@@ -2506,6 +2634,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 count: one,
                 storage: None,
                 limit: None,
+                subscript_limit: None,
                 elem_size,
                 desc: None,
             });
@@ -2604,6 +2733,16 @@ impl<'a, 'm> Lower<'a, 'm> {
                 (false, Some((_, len))) => Some(self.div_or_zero(len, unit)),
                 (false, None) => Some(count),
             };
+            // Quickest compiled only: the optimizing settings keep the two
+            // compares (most of their references are covered by a versioned
+            // loop's test, and the limit would be one more value live from
+            // the entry).
+            let fast = self.sh.options.compile_speed == CompileSpeed::Fast;
+            let subscript_limit =
+                match (self.sh.options.bounds_checks && fast, storage, &extents[..]) {
+                    (true, Some(storage), &[extent]) => Some(self.b.ins().umin(extent, storage)),
+                    _ => None,
+                };
             self.vars[i] = Some(VarInfo {
                 home,
                 ty: var.ty,
@@ -2614,6 +2753,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 count,
                 storage,
                 limit,
+                subscript_limit,
                 elem_size,
                 desc: None,
             });
@@ -2773,6 +2913,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             count: zero,
             storage: None,
             limit: None,
+            subscript_limit: None,
             elem_size,
             desc: Some(desc),
         });
@@ -3123,11 +3264,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     fn zero(&mut self, ty: Type) -> Result<Value, CompileError> {
-        Ok(match ty {
-            Type::F32 => self.b.ins().f32const(Ieee32::with_bits(0)),
-            Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
-            t => self.b.ins().iconst(cl_type(t)?, 0),
-        })
+        Ok(self.constant(cl_type(ty)?, 0))
     }
 
     /// The error block and the exit block.
@@ -3328,6 +3465,15 @@ impl<'a, 'm> Lower<'a, 'm> {
             .proc(self.pid)
             .is_some_and(|p| p.unchecked.contains(&ir::Value(site as u32)));
         let checking = self.sh.options.bounds_checks && !covered;
+        if let (true, Some(limit), [iv]) = (checking, info.subscript_limit, index) {
+            let (i, off) = self.subscript(*iv, info.lowers[0])?;
+            self.check_subscript(var, site, i, off, limit, &info);
+            let base = self.array_base(var, &info)?;
+            let bytes = self.mul_folded(off, info.elem_size);
+            let found = (self.add_folded(base, bytes), off);
+            self.addresses.insert(key, found);
+            return Ok(found);
+        }
         let mut checks = Vec::new();
         let linear = self.linear_offset(
             var,
@@ -3358,21 +3504,102 @@ impl<'a, 'm> Lower<'a, 'm> {
             checks.push((fail, site, linear, zero, storage));
         }
         self.check_all(&checks);
-        let base = match info.home {
-            Home::Mem(a) => a,
-            Home::Reg { .. } => {
-                return err(format!("`{}` is not an array", self.ir_var(var)?.name))
-            }
-        };
+        let base = self.array_base(var, &info)?;
         let address = if covered {
             self.origin_relative_address(base, index, &info)?
         } else {
-            let bytes = self.b.ins().imul(linear, info.elem_size);
-            self.b.ins().iadd(base, bytes)
+            let bytes = self.mul_folded(linear, info.elem_size);
+            self.add_folded(base, bytes)
         };
         let found = (address, linear);
         self.addresses.insert(key, found);
         Ok(found)
+    }
+
+    /// Subscript `iv` as an I64 value, and its offset from the dimension's
+    /// lower bound `lower` (both folded when constant).
+    fn subscript(&mut self, iv: ir::Value, lower: Value) -> Result<(Value, Value), CompileError> {
+        let ty = self.value_type(iv)?;
+        if !ty.is_int() {
+            return err("non-integer subscript");
+        }
+        let i = self.operand(iv)?;
+        let i = self.widen_to_i64(i, ty);
+        Ok((i, self.sub_folded(i, lower)))
+    }
+
+    /// The address of the storage of array `var` (laid out as `info` says).
+    fn array_base(&self, var: VarId, info: &VarInfo) -> Result<Value, CompileError> {
+        match info.home {
+            Home::Mem(a) => Ok(a),
+            Home::Reg { .. } => err(format!("`{}` is not an array", self.ir_var(var)?.name)),
+        }
+    }
+
+    /// The checks of a reference to element `i` of the one-dimensional
+    /// array `var` (laid out as `info` says) whose offset from the lower
+    /// bound is `off`, against its dimension and against its `storage`,
+    /// as one unsigned compare with their `limit` (the minimum of both,
+    /// [`VarInfo::subscript_limit`]) and one rarely taken branch. The
+    /// error is the one the two checks made in order would report: the
+    /// subscript outside its dimension when `off` is not below the
+    /// extent, else the element beyond the storage (whose length is then
+    /// `limit`). With a constant lower bound the cold path passes the
+    /// subscript, the extent and the limit to the error block, and the
+    /// error is told apart when it is reported ([`subscript_error`]): one
+    /// jump rather than a dozen instructions per reference (Bratu's
+    /// baseline adjoint has about seventy). Otherwise it selects the
+    /// error there ([`Lower::fail_first`]).
+    fn check_subscript(
+        &mut self,
+        var: VarId,
+        site: usize,
+        i: Value,
+        off: Value,
+        limit: Value,
+        info: &VarInfo,
+    ) {
+        let fail = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, off, limit);
+        let cont = self.b.create_block();
+        let failed = self.b.create_block();
+        self.b.set_cold_block(failed);
+        self.b.ins().brif(fail, failed, &[], cont, &[]);
+        self.b.switch_to_block(failed);
+        let (lower, extent) = (info.lowers[0], info.extents[0]);
+        let dimension = ErrorSite {
+            kind: code::INDEX_OUT_OF_BOUNDS,
+            site: site as i64,
+            var: var.index() as i64,
+            dim: 0,
+        };
+        if let Some(lo) = self.const_int(lower) {
+            let merged = ErrorSite {
+                kind: code::SUBSCRIPT_OR_STORAGE,
+                dim: lo,
+                ..dimension
+            };
+            self.fail_at(merged, i, extent, limit);
+        } else {
+            let outside = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, off, extent);
+            let past = self.b.ins().iadd(lower, extent);
+            let upper = self.b.ins().iadd_imm_s(past, -1);
+            let storage = ErrorSite {
+                dim: STORAGE_DIM,
+                ..dimension
+            };
+            let zero = self.iconst(0);
+            self.fail_first(&[
+                (outside, dimension, i, lower, upper),
+                (fail, storage, off, zero, limit),
+            ]);
+        }
+        self.b.switch_to_block(cont);
     }
 
     /// The address of element `index` of the array at `base` laid out as
@@ -3437,13 +3664,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     ) -> Result<Value, CompileError> {
         let mut linear = self.iconst(0);
         for (d, &iv) in index.iter().enumerate() {
-            let ty = self.value_type(iv)?;
-            if !ty.is_int() {
-                return err("non-integer subscript");
-            }
-            let i = self.operand(iv)?;
-            let i = self.widen_to_i64(i, ty);
-            let off = self.b.ins().isub(i, info.lowers[d]);
+            let (i, off) = self.subscript(iv, info.lowers[d])?;
             if let Some(when) = checking {
                 let out =
                     self.b
@@ -3464,9 +3685,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             let scaled = if d == 0 {
                 off
             } else {
-                self.b.ins().imul(off, info.strides[d])
+                self.mul_folded(off, info.strides[d])
             };
-            linear = self.b.ins().iadd(linear, scaled);
+            linear = self.add_folded(linear, scaled);
         }
         Ok(linear)
     }
@@ -3600,26 +3821,19 @@ impl<'a, 'm> Lower<'a, 'm> {
             Inst::Const(c) => {
                 let t = need_ty()?;
                 match (t, *c) {
-                    (Type::F64, Const::Float(x)) => {
-                        self.b.ins().f64const(Ieee64::with_bits(x.to_bits()))
+                    (Type::F64, Const::Float(x)) => self.constant(types::F64, x.to_bits()),
+                    (Type::F32, Const::Float(x)) => {
+                        self.constant(types::F32, u64::from((x as f32).to_bits()))
                     }
-                    (Type::F32, Const::Float(x)) => self
-                        .b
-                        .ins()
-                        .f32const(Ieee32::with_bits((x as f32).to_bits())),
-                    (Type::F64, Const::Int(x)) => self
-                        .b
-                        .ins()
-                        .f64const(Ieee64::with_bits((x as f64).to_bits())),
-                    (Type::F32, Const::Int(x)) => self
-                        .b
-                        .ins()
-                        .f32const(Ieee32::with_bits((x as f32).to_bits())),
-                    (Type::I32 | Type::I64, Const::Int(x)) => self.b.ins().iconst(
+                    (Type::F64, Const::Int(x)) => self.constant(types::F64, (x as f64).to_bits()),
+                    (Type::F32, Const::Int(x)) => {
+                        self.constant(types::F32, u64::from((x as f32).to_bits()))
+                    }
+                    (Type::I32 | Type::I64, Const::Int(x)) => self.constant(
                         cl_type(t)?,
-                        if t == Type::I32 { x as i32 as i64 } else { x },
+                        if t == Type::I32 { x as i32 as i64 } else { x } as u64,
                     ),
-                    (Type::Bool, Const::Bool(x)) => self.b.ins().iconst(types::I8, x as i64),
+                    (Type::Bool, Const::Bool(x)) => self.constant(types::I8, x as u64),
                     (t, c) => return err(format!("constant {c:?} of type {}", t.name())),
                 }
             }
@@ -3676,10 +3890,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             Inst::Cmp(op, a, c) => match self.nonzero_test(*op, *a, *c) {
                 Some(magnitude) => {
                     let x = self.operand(magnitude)?;
-                    let zero = match self.value_type(magnitude)? {
-                        Type::F64 => self.b.ins().f64const(Ieee64::with_bits(0)),
-                        _ => self.b.ins().f32const(Ieee32::with_bits(0)),
-                    };
+                    let zero = self.zero(self.value_type(magnitude)?)?;
                     self.b.ins().fcmp(FloatCC::OrderedNotEqual, x, zero)
                 }
                 None => {
@@ -5531,6 +5742,42 @@ mod tests {
         assert_eq!(args, vec![Buffer::F64(vec![6.0])]);
         // A module never called never queues: dropping it is all.
         drop(CompiledModule::compile(&module, &options).expect("compiles"));
+    }
+
+    /// A failed merged check of a one-dimensional reference is reported as
+    /// the dimension's error when the subscript is outside it (below or
+    /// above), else as the storage's, with the arguments the two checks
+    /// made in order would report; other errors pass unchanged.
+    #[test]
+    fn a_merged_subscript_error_is_the_first_failing_checks() {
+        let merged = |index: i64| ErrorSlot {
+            kind: code::SUBSCRIPT_OR_STORAGE,
+            proc: 2,
+            site: 7,
+            var: 3,
+            dim: -1,
+            index,
+            lower: 4,
+            upper: 2,
+        };
+        for index in [-2, 3, 9] {
+            let e = subscript_error(merged(index));
+            let want = (code::INDEX_OUT_OF_BOUNDS, 0, index, -1, 2, 7, 3);
+            assert_eq!(
+                (e.kind, e.dim, e.index, e.lower, e.upper, e.site, e.var),
+                want
+            );
+        }
+        for (index, offset) in [(1, 2), (2, 3)] {
+            let e = subscript_error(merged(index));
+            let want = (code::INDEX_OUT_OF_BOUNDS, STORAGE_DIM, offset, 0, 2, 2);
+            assert_eq!((e.kind, e.dim, e.index, e.lower, e.upper, e.proc), want);
+        }
+        let other = ErrorSlot {
+            kind: code::DIVIDE_BY_ZERO,
+            ..merged(1)
+        };
+        assert_eq!(subscript_error(other), other);
     }
 
     /// Only an operand whose sine *and* cosine the block takes (in `f64`)

@@ -81,6 +81,13 @@ pub mod code {
     pub const NOT_ALLOCATED: i64 = 14;
     /// ALLOCATE of an allocated array (`var` names it).
     pub const ALREADY_ALLOCATED: i64 = 15;
+    /// A reference to an element of a one-dimensional array whose one
+    /// check against its dimension and its storage failed: `dim` holds
+    /// the (constant) lower bound, `index` the subscript, `lower` the
+    /// extent and `upper` the storage limit. Reported as the
+    /// [`INDEX_OUT_OF_BOUNDS`] of the dimension or of the storage that
+    /// the two checks made in order would give.
+    pub const SUBSCRIPT_OR_STORAGE: i64 = 16;
 }
 
 /// The descriptor of an ALLOCATABLE array in generated code: words of
