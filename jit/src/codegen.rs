@@ -2943,28 +2943,12 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     /// `a * b` for element and byte counts (both non-negative): sets or
     /// extends `overflow` with the flag of a product past `i64::MAX`.
-    /// A product that cannot overflow (a factor of 1, or factors whose
-    /// ranges bound the product within `i64`: see [`Lower::int_range`], as
-    /// for the extent of a dimension declared by a default integer) is a
-    /// plain multiplication with no flag, so that the size checks at the
-    /// entry of a procedure with array dummies cost nothing when no size
-    /// can overflow.
     fn size_mul(&mut self, a: Value, b: Value, overflow: &mut Option<Value>) -> Value {
         // Constant sizes stay constants (a local array of constant size may
         // live in the frame: see `local_storage`).
-        match (self.const_int(a), self.const_int(b)) {
-            (Some(x), Some(y)) => {
-                if let Some(p) = x.checked_mul(y) {
-                    return self.iconst(p);
-                }
-            }
-            (Some(1), _) => return b,
-            (_, Some(1)) => return a,
-            _ => {}
-        }
-        if let (Some(x), Some(y)) = (self.int_range(a, 8), self.int_range(b, 8)) {
-            if range_mul(x, y).is_some() {
-                return self.b.ins().imul(a, b);
+        if let (Some(x), Some(y)) = (self.const_int(a), self.const_int(b)) {
+            if let Some(p) = x.checked_mul(y) {
+                return self.iconst(p);
             }
         }
         let (product, of) = self.b.ins().smul_overflow(a, b);
@@ -3002,66 +2986,6 @@ impl<'a, 'm> Lower<'a, 'm> {
             InstructionData::UnaryIeee32 { imm, .. } => !f32::from_bits(imm.bits()).is_nan(),
             _ => false,
         }
-    }
-
-    /// The range `(low, high)` an `i64` value of this procedure holds,
-    /// when its definition bounds it: a constant, an integer of a narrower
-    /// type extended, and sums, differences, negations, products,
-    /// selections, minima and maxima of bounded values (looking at most
-    /// `depth` definitions deep); `None` when unknown or when an
-    /// intermediate could wrap around.
-    fn int_range(&self, v: Value, depth: u32) -> Option<(i128, i128)> {
-        use cranelift_codegen::ir::{InstructionData, Opcode};
-        let dfg = &self.b.func.dfg;
-        if depth == 0 || dfg.value_type(v) != types::I64 {
-            return None;
-        }
-        let inst = dfg.value_def(v).inst()?;
-        let args = dfg.inst_args(inst);
-        let arg = |k: usize| args.get(k).and_then(|&a| self.int_range(a, depth - 1));
-        let range = match dfg.insts[inst] {
-            InstructionData::UnaryImm { imm, .. } => {
-                let c = i128::from(imm.bits());
-                (c, c)
-            }
-            data => match data.opcode() {
-                Opcode::Sextend => {
-                    let bits = dfg.value_type(*args.first()?).bits();
-                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-                }
-                Opcode::Uextend => {
-                    let bits = dfg.value_type(*args.first()?).bits();
-                    (0, (1i128 << bits) - 1)
-                }
-                Opcode::Iadd => {
-                    let (x, y) = (arg(0)?, arg(1)?);
-                    (x.0 + y.0, x.1 + y.1)
-                }
-                Opcode::Isub => {
-                    let (x, y) = (arg(0)?, arg(1)?);
-                    (x.0 - y.1, x.1 - y.0)
-                }
-                Opcode::Ineg => {
-                    let x = arg(0)?;
-                    (-x.1, -x.0)
-                }
-                Opcode::Imul => range_mul(arg(0)?, arg(1)?)?,
-                Opcode::Select => {
-                    let (x, y) = (arg(1)?, arg(2)?);
-                    (x.0.min(y.0), x.1.max(y.1))
-                }
-                Opcode::Smax => {
-                    let (x, y) = (arg(0)?, arg(1)?);
-                    (x.0.max(y.0), x.1.max(y.1))
-                }
-                Opcode::Smin => {
-                    let (x, y) = (arg(0)?, arg(1)?);
-                    (x.0.min(y.0), x.1.min(y.1))
-                }
-                _ => return None,
-            },
-        };
-        in_i64(range)
     }
 
     /// The value of an integer constant.
@@ -5552,21 +5476,6 @@ fn sincos_operands(
         .collect()
 }
 
-/// `range` when both its ends are `i64` values.
-fn in_i64(range: (i128, i128)) -> Option<(i128, i128)> {
-    let fits = |x: i128| i64::try_from(x).is_ok();
-    (fits(range.0) && fits(range.1)).then_some(range)
-}
-
-/// The range of the products of the values of two `i64` ranges, when it
-/// lies within `i64` (no product wraps around).
-fn range_mul(x: (i128, i128), y: (i128, i128)) -> Option<(i128, i128)> {
-    let corners = [x.0 * y.0, x.0 * y.1, x.1 * y.0, x.1 * y.1];
-    let low = corners.iter().copied().min()?;
-    let high = corners.iter().copied().max()?;
-    in_i64((low, high))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -5622,24 +5531,6 @@ mod tests {
         assert_eq!(args, vec![Buffer::F64(vec![6.0])]);
         // A module never called never queues: dropping it is all.
         drop(CompiledModule::compile(&module, &options).expect("compiles"));
-    }
-
-    /// A size product is a plain multiplication only when no product of
-    /// the factors' ranges leaves `i64`: the extent of a default-integer
-    /// dimension times 8 bytes fits, the square of a 64-bit extent does not.
-    #[test]
-    fn size_products_are_unchecked_only_within_i64() {
-        let int32 = (-(1i128 << 31), (1i128 << 31) - 1);
-        assert_eq!(
-            range_mul(int32, (8, 8)),
-            Some((-(1i128 << 34), ((1i128 << 31) - 1) * 8))
-        );
-        assert!(range_mul(int32, int32).is_some());
-        let int64 = (i128::from(i64::MIN), i128::from(i64::MAX));
-        assert_eq!(range_mul(int64, (1, 1)), Some(int64));
-        assert_eq!(range_mul(int64, (2, 2)), None);
-        assert_eq!(range_mul((0, 1 << 32), (0, 1 << 32)), None);
-        assert_eq!(in_i64((0, i128::from(i64::MAX) + 1)), None);
     }
 
     /// Only an operand whose sine *and* cosine the block takes (in `f64`)
