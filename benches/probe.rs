@@ -8,7 +8,9 @@
 //! are the difference of two runs with different `REPS` divided by the
 //! difference of `REPS`, so that setup cancels. `--fma` compiles with
 //! FMA contraction (`Options::fma_contraction`); `--zeroing` makes the
-//! adjoint with `AdjointOptions::in_place_zeroing`. It times nothing. It
+//! adjoint with `AdjointOptions::in_place_zeroing`; `--gradient` runs the
+//! adjoint through `Adjoint::gradient_into` (what the peers benchmark
+//! times) instead of `Adjoint::vjp_into`. It times nothing. It
 //! prints on stderr the minor page faults of the `REPS` calls (the first
 //! call lays out the workspace and maps the tape; later calls reuse both,
 //! so the count does not grow with `REPS`).
@@ -21,6 +23,7 @@ use common::{case, sel};
 fn main() {
     let fma = std::env::args().any(|a| a == "--fma");
     let zeroing = std::env::args().any(|a| a == "--zeroing");
+    let gradient = std::env::args().any(|a| a == "--gradient");
     let argv: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -83,6 +86,11 @@ fn main() {
     for _ in 0..reps {
         match mode.as_str() {
             "primal" => primal.call(&mut args).unwrap(),
+            "adjoint" if gradient && name != "bratu" => {
+                adjoint
+                    .gradient_into(&mut ws, &mut args, &mut grad)
+                    .unwrap();
+            }
             "adjoint" => adjoint
                 .vjp_into(&mut ws, &mut args, &[1.0], &mut grad)
                 .unwrap(),

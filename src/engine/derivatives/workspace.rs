@@ -100,11 +100,9 @@ struct Plan {
 /// One step of [`Plan::seed`].
 #[derive(Clone, Copy, Debug)]
 enum SeedStep {
-    /// The caller's gradient from entry `k`, `len` entries, is the
-    /// companion of `slot`: overwritten by the seed from `seed` entry `s`,
-    /// or zeroed.
+    /// The caller's gradient from entry `k`, `len` entries, is a
+    /// companion: overwritten by the seed from `seed` entry `s`, or zeroed.
     Grad {
-        slot: usize,
         k: usize,
         len: usize,
         s: Option<usize>,
@@ -157,7 +155,14 @@ pub(super) fn handle_id() -> u64 {
 }
 
 impl Workspace {
-    /// Lays the workspace out for `args` unless it already is.
+    /// Lays the workspace out for `args` unless it already is: the check
+    /// of the layout (every call) inline at the caller, the layout itself
+    /// (when the shapes change) out of line. `zeroed` are the slots whose
+    /// gradient slices the owner's procedure run in place zeroes on entry
+    /// (see [`Workspace::seed`]); they belong to the owner, so a layout
+    /// made for it keeps them.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn fit(
         &mut self,
         owner: u64,
@@ -166,6 +171,7 @@ impl Workspace {
         of: &[Selection],
         wrt: &[Selection],
         width: usize,
+        zeroed: &[usize],
     ) -> Result<(), Error> {
         let same = self.owner == owner
             && self.bufs.len() == map.slots.len()
@@ -178,6 +184,23 @@ impl Workspace {
         if same {
             return Ok(());
         }
+        self.lay_out(owner, map, args, of, wrt, width, zeroed)
+    }
+
+    /// Lays the workspace out for `args` (see [`Workspace::fit`]).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn lay_out(
+        &mut self,
+        owner: u64,
+        map: &ParamMap,
+        args: &Args,
+        of: &[Selection],
+        wrt: &[Selection],
+        width: usize,
+        zeroed: &[usize],
+    ) -> Result<(), Error> {
         if self.owner != owner {
             // Another handle's runtime: made for its executor.
             self.runtime = None;
@@ -235,13 +258,14 @@ impl Workspace {
                 .collect()
         });
         self.inputs_zero = false;
-        self.plan = self.make_plan(map, width);
+        self.plan = self.make_plan(map, width, zeroed);
         self.owner = owner;
         Ok(())
     }
 
-    /// The [`Plan`] of the layout just made.
-    fn make_plan(&self, map: &ParamMap, width: usize) -> Plan {
+    /// The [`Plan`] of the layout just made; a call in place leaves the
+    /// gradient slices of the slots `zeroed` as they are.
+    fn make_plan(&self, map: &ParamMap, width: usize, zeroed: &[usize]) -> Plan {
         let companions = || {
             map.slots
                 .iter()
@@ -252,9 +276,15 @@ impl Workspace {
         let seed = [false, true].map(|in_grad| {
             let grad_at = |slot: usize| self.grad_at[slot].filter(|_| in_grad);
             let mut steps: Vec<SeedStep> = companions()
+                // Zeroed on entry by the procedure run in place.
+                .filter(|slot| {
+                    !(in_grad
+                        && self.seed_at[*slot].is_none()
+                        && self.grad_at[*slot].is_some()
+                        && zeroed.contains(slot))
+                })
                 .map(|slot| match grad_at(slot) {
                     Some(k) => SeedStep::Grad {
-                        slot,
                         k,
                         len: self.bufs[slot].len(),
                         s: self.seed_at[slot],
@@ -365,22 +395,20 @@ impl Workspace {
     /// a companion the seed covers whole is copied over, the others are
     /// cleared (except input ranges known to be zero) and get their seed
     /// entries added. With `grad`, the companions at [`Workspace::grad_at`]
-    /// are the caller's gradient slice, prepared there instead. Follows
-    /// [`Plan::seed`], except that the gradient slices of the slots
-    /// `zeroed` are left as they are (the procedure run zeroes them on
-    /// entry).
-    fn seed(&mut self, seed: &[f64], grad: Option<&mut [f64]>, zeroed: &[usize]) {
+    /// are the caller's gradient slice, prepared there instead (except the
+    /// slices the procedure run zeroes on entry: see [`Workspace::fit`]).
+    /// Follows [`Plan::seed`].
+    fn seed(&mut self, seed: &[f64], grad: Option<&mut [f64]>) {
         let skip_inputs = self.inputs_zero;
         self.inputs_zero = false;
         let in_grad = grad.is_some();
         let grad = grad.unwrap_or_default();
         for &step in &self.plan.seed[usize::from(in_grad)] {
             match step {
-                SeedStep::Grad { slot, k, len, s } => {
+                SeedStep::Grad { k, len, s } => {
                     let g = &mut grad[k..k + len];
                     match s {
                         Some(s) => copy(g, &seed[s..s + len]),
-                        None if zeroed.contains(&slot) => {}
                         None => zero(g),
                     }
                 }
@@ -644,6 +672,12 @@ fn length_error(what: &str, got: usize, want: usize) -> Error {
 }
 
 impl Adjoint {
+    /// The slots whose gradient slices the zeroing copy of the adjoint
+    /// clears itself when it runs in place (none without one).
+    fn zeroed(&self) -> &[usize] {
+        self.zeroing.as_ref().map_or(&[], |(_, slots)| &slots[..])
+    }
+
     /// An empty workspace for [`Adjoint::vjp_into`] and
     /// [`Adjoint::gradient_into`] (laid out on first use).
     pub fn workspace(&self) -> Workspace {
@@ -667,7 +701,29 @@ impl Adjoint {
         seed: &[f64],
         grad: &mut [f64],
     ) -> Result<(), Error> {
-        ws.fit(self.id, &self.map, args, &self.of, &self.wrt, 1)?;
+        ws.fit(
+            self.id,
+            &self.map,
+            args,
+            &self.of,
+            &self.wrt,
+            1,
+            self.zeroed(),
+        )?;
+        self.vjp_fitted(ws, args, seed, grad)
+    }
+
+    /// [`Adjoint::vjp_into`] on a workspace [`Workspace::fit`] has just
+    /// laid out for `args` (so that [`Adjoint::gradient_into`] checks the
+    /// layout once per call, not twice).
+    #[inline]
+    fn vjp_fitted(
+        &self,
+        ws: &mut Workspace,
+        args: &mut Args,
+        seed: &[f64],
+        grad: &mut [f64],
+    ) -> Result<(), Error> {
         if seed.len() != ws.of.len() {
             return Err(length_error("seed", seed.len(), ws.of.len()));
         }
@@ -680,11 +736,12 @@ impl Adjoint {
         // There, the zeroing copy of the adjoint clears the gradient slices
         // of the inputs that are not outputs itself (narrowed to what its
         // reverse sweep does not overwrite: the jit's first-touch pass).
-        let (proc, zeroed) = match &self.zeroing {
-            Some((p, slots)) if in_grad => (*p, &slots[..]),
-            _ => (self.procs.combined, &[][..]),
+        // (The plan of `ws` leaves those slices alone.)
+        let proc = match &self.zeroing {
+            Some((p, _)) if in_grad => *p,
+            _ => self.procs.combined,
         };
-        ws.seed(seed, in_grad.then_some(&mut *grad), zeroed);
+        ws.seed(seed, in_grad.then_some(&mut *grad));
         ws.run(
             &self.exec,
             &self.map,
@@ -704,11 +761,19 @@ impl Adjoint {
         args: &mut Args,
         grad: &mut [f64],
     ) -> Result<f64, Error> {
-        ws.fit(self.id, &self.map, args, &self.of, &self.wrt, 1)?;
+        ws.fit(
+            self.id,
+            &self.map,
+            args,
+            &self.of,
+            &self.wrt,
+            1,
+            self.zeroed(),
+        )?;
         if ws.of.len() != 1 {
             return Err(not_one_output(ws.of.len()));
         }
-        self.vjp_into(ws, args, &[1.0], grad)?;
+        self.vjp_fitted(ws, args, &[1.0], grad)?;
         let o = ws.of[0];
         Ok(args.buffers()[o.param].get_f64(o.offset))
     }
@@ -733,7 +798,7 @@ impl Tangent {
         out: &mut [f64],
     ) -> Result<(), Error> {
         let k = self.directions;
-        ws.fit(self.id, &self.map, args, &self.of, &self.wrt, k)?;
+        ws.fit(self.id, &self.map, args, &self.of, &self.wrt, k, &[])?;
         if seed.len() != ws.wrt_len {
             return Err(length_error("seed", seed.len(), ws.wrt_len));
         }
