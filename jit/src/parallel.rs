@@ -235,6 +235,14 @@ mod tests {
     use cranelift_codegen::settings;
     use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
+    /// The host's target ISA with default settings.
+    fn host_isa() -> OwnedTargetIsa {
+        cranelift_native::builder()
+            .expect("host supported")
+            .finish(settings::Flags::new(settings::builder()))
+            .expect("isa")
+    }
+
     /// A function returning `k` through a chain of `k` additions.
     fn lowered(isa: &dyn TargetIsa, k: usize) -> Context {
         let mut sig = Signature::new(isa.default_call_conv());
@@ -273,10 +281,7 @@ mod tests {
 
     #[test]
     fn several_threads_give_the_same_code_in_the_callers_order() {
-        let isa = cranelift_native::builder()
-            .expect("host supported")
-            .finish(settings::Flags::new(settings::builder()))
-            .expect("isa");
+        let isa = host_isa();
         let sizes = [3, 200, 1, 50, 7, 120];
         let one = code(&isa, 1, &sizes);
         let many = code(&isa, 3, &sizes);
@@ -290,10 +295,7 @@ mod tests {
 
     #[test]
     fn a_lowering_error_is_returned_after_the_handed_over_functions_compile() {
-        let isa = cranelift_native::builder()
-            .expect("host supported")
-            .finish(settings::Flags::new(settings::builder()))
-            .expect("isa");
+        let isa = host_isa();
         for threads in [1, 2] {
             let got = compile_pipelined(&isa, threads, |hand_over| {
                 hand_over(Job::new(0, lowered(&*isa, 4)));
@@ -305,10 +307,7 @@ mod tests {
 
     #[test]
     fn compilations_on_several_threads_at_once_share_the_compile_threads() {
-        let isa = cranelift_native::builder()
-            .expect("host supported")
-            .finish(settings::Flags::new(settings::builder()))
-            .expect("isa");
+        let isa = host_isa();
         let sizes = [90, 3, 40, 200, 1];
         let alone = code(&isa, 1, &sizes);
         std::thread::scope(|s| {
