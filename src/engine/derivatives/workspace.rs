@@ -154,27 +154,30 @@ pub(super) fn handle_id() -> u64 {
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
+/// What a derivative handle lays a [`Workspace`] out for.
+#[derive(Clone, Copy)]
+struct Layout<'h> {
+    /// The handle's identity ([`handle_id`]).
+    owner: u64,
+    map: &'h ParamMap,
+    of: &'h [Selection],
+    wrt: &'h [Selection],
+    /// Directions per sweep (1 for an adjoint).
+    width: usize,
+    /// The slots whose gradient slices the handle's procedure run in place
+    /// zeroes on entry (see [`Workspace::seed`]); they belong to the
+    /// handle, so a layout made for it keeps them.
+    zeroed: &'h [usize],
+}
+
 impl Workspace {
-    /// Lays the workspace out for `args` unless it already is: the check
-    /// of the layout (every call) inline at the caller, the layout itself
-    /// (when the shapes change) out of line. `zeroed` are the slots whose
-    /// gradient slices the owner's procedure run in place zeroes on entry
-    /// (see [`Workspace::seed`]); they belong to the owner, so a layout
-    /// made for it keeps them.
+    /// Lays the workspace out for `args` and the handle `layout` describes
+    /// unless it already is: the check of the layout (every call) inline at
+    /// the caller, the layout itself (when the shapes change) out of line.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn fit(
-        &mut self,
-        owner: u64,
-        map: &ParamMap,
-        args: &Args,
-        of: &[Selection],
-        wrt: &[Selection],
-        width: usize,
-        zeroed: &[usize],
-    ) -> Result<(), Error> {
-        let same = self.owner == owner
-            && self.bufs.len() == map.slots.len()
+    fn fit(&mut self, layout: &Layout<'_>, args: &Args) -> Result<(), Error> {
+        let same = self.owner == layout.owner
+            && self.bufs.len() == layout.map.slots.len()
             && self.shape.len() == args.buffers().len()
             && self
                 .shape
@@ -184,23 +187,21 @@ impl Workspace {
         if same {
             return Ok(());
         }
-        self.lay_out(owner, map, args, of, wrt, width, zeroed)
+        self.lay_out(layout, args)
     }
 
     /// Lays the workspace out for `args` (see [`Workspace::fit`]).
     #[cold]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn lay_out(
-        &mut self,
-        owner: u64,
-        map: &ParamMap,
-        args: &Args,
-        of: &[Selection],
-        wrt: &[Selection],
-        width: usize,
-        zeroed: &[usize],
-    ) -> Result<(), Error> {
+    fn lay_out(&mut self, layout: &Layout<'_>, args: &Args) -> Result<(), Error> {
+        let Layout {
+            owner,
+            map,
+            of,
+            wrt,
+            width,
+            zeroed,
+        } = *layout;
         if self.owner != owner {
             // Another handle's runtime: made for its executor.
             self.runtime = None;
@@ -672,10 +673,18 @@ fn length_error(what: &str, got: usize, want: usize) -> Error {
 }
 
 impl Adjoint {
-    /// The slots whose gradient slices the zeroing copy of the adjoint
-    /// clears itself when it runs in place (none without one).
-    fn zeroed(&self) -> &[usize] {
-        self.zeroing.as_ref().map_or(&[], |(_, slots)| &slots[..])
+    /// What this adjoint lays a workspace out for: its zeroed slots are
+    /// the gradient slices the zeroing copy of the adjoint clears itself
+    /// when it runs in place (none without one).
+    fn layout(&self) -> Layout<'_> {
+        Layout {
+            owner: self.id,
+            map: &self.map,
+            of: &self.of,
+            wrt: &self.wrt,
+            width: 1,
+            zeroed: self.zeroing.as_ref().map_or(&[], |(_, slots)| &slots[..]),
+        }
     }
 
     /// An empty workspace for [`Adjoint::vjp_into`] and
@@ -701,15 +710,7 @@ impl Adjoint {
         seed: &[f64],
         grad: &mut [f64],
     ) -> Result<(), Error> {
-        ws.fit(
-            self.id,
-            &self.map,
-            args,
-            &self.of,
-            &self.wrt,
-            1,
-            self.zeroed(),
-        )?;
+        ws.fit(&self.layout(), args)?;
         self.vjp_fitted(ws, args, seed, grad)
     }
 
@@ -761,15 +762,7 @@ impl Adjoint {
         args: &mut Args,
         grad: &mut [f64],
     ) -> Result<f64, Error> {
-        ws.fit(
-            self.id,
-            &self.map,
-            args,
-            &self.of,
-            &self.wrt,
-            1,
-            self.zeroed(),
-        )?;
+        ws.fit(&self.layout(), args)?;
         if ws.of.len() != 1 {
             return Err(not_one_output(ws.of.len()));
         }
@@ -798,7 +791,15 @@ impl Tangent {
         out: &mut [f64],
     ) -> Result<(), Error> {
         let k = self.directions;
-        ws.fit(self.id, &self.map, args, &self.of, &self.wrt, k, &[])?;
+        let layout = Layout {
+            owner: self.id,
+            map: &self.map,
+            of: &self.of,
+            wrt: &self.wrt,
+            width: k,
+            zeroed: &[],
+        };
+        ws.fit(&layout, args)?;
         if seed.len() != ws.wrt_len {
             return Err(length_error("seed", seed.len(), ws.wrt_len));
         }
