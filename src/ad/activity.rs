@@ -469,16 +469,17 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
             };
             for &v in &proc.blocks[b].insts {
                 let record = recording.then_some(&mut flow);
-                transfer_forward(slots, summaries, v, &mut state, &mut values, labels, record);
+                let written =
+                    transfer_forward(slots, summaries, v, &mut state, &mut values, labels, record);
                 if recording {
                     // Only the slots the instruction writes can have
                     // changed; the others are joined at the block's end.
-                    match written_slot(slots, v) {
-                        Some(Some(w)) => {
+                    match written {
+                        Written::Slot(w) => {
                             flow.ever[w].union_with(&state[w]);
                         }
-                        Some(None) => {}
-                        None => {
+                        Written::Nothing => {}
+                        Written::Any => {
                             for (e, s) in flow.ever.iter_mut().zip(&state) {
                                 e.union_with(s);
                             }
@@ -523,19 +524,17 @@ fn forward(slots: &Slots, summaries: &Summaries, entry: Vec<BitSet>, labels: usi
     flow
 }
 
-/// The state slot [`transfer_forward`] may change at `v`: `Some(Some(slot))`
-/// for a store or a push, `Some(None)` for an instruction that changes no
-/// slot, `None` for a call (any slot).
-fn written_slot(slots: &Slots, v: Value) -> Option<Option<usize>> {
-    match &slots.proc.inst(v).kind {
-        Inst::Store(x, _) | Inst::StoreElem(x, _, _) => Some(Some(slots.of_var(*x))),
-        Inst::Push(StackKind::Value, _) if slots.stack => Some(Some(slots.stack_slot())),
-        Inst::Call(..) => None,
-        _ => Some(None),
-    }
+/// The state slots [`transfer_forward`] changed at one instruction.
+enum Written {
+    Nothing,
+    /// One slot: a store or a push.
+    Slot(usize),
+    /// Any slot: a call.
+    Any,
 }
 
-/// The forward transfer function of one instruction.
+/// The forward transfer function of one instruction; returns the state
+/// slots it may have changed.
 fn transfer_forward(
     slots: &Slots,
     summaries: &Summaries,
@@ -544,7 +543,7 @@ fn transfer_forward(
     values: &mut [BitSet],
     labels: usize,
     record: Option<&mut ForwardFlow>,
-) {
+) -> Written {
     let proc = slots.proc;
     let float_value = proc.value_type(v).is_some_and(Type::is_float);
     match &proc.inst(v).kind {
@@ -554,6 +553,7 @@ fn transfer_forward(
             } else {
                 BitSet::new(labels)
             };
+            Written::Nothing
         }
         Inst::Store(x, u) | Inst::StoreElem(x, _, u) => {
             let slot = slots.of_var(*x);
@@ -565,10 +565,12 @@ fn transfer_forward(
                     state[slot].union_with(&u);
                 }
             }
+            Written::Slot(slot)
         }
         Inst::Push(StackKind::Value, u) if slots.stack => {
             let u = values[u.index()].clone();
             state[slots.stack_slot()].union_with(&u);
+            Written::Slot(slots.stack_slot())
         }
         Inst::Pop(StackKind::Value) if slots.stack => {
             values[v.index()] = if float_value {
@@ -576,6 +578,7 @@ fn transfer_forward(
             } else {
                 BitSet::new(labels)
             };
+            Written::Nothing
         }
         Inst::Call(callee, args) => {
             let cp = summaries.call_ports(slots, *callee, args);
@@ -603,6 +606,7 @@ fn transfer_forward(
             if let Some(flow) = record {
                 flow.call_in.insert(v, inputs);
             }
+            Written::Any
         }
         _ => {
             let mut set = BitSet::new(labels);
@@ -610,6 +614,7 @@ fn transfer_forward(
                 set.union_with(&values[u.index()]);
             }
             values[v.index()] = set;
+            Written::Nothing
         }
     }
 }

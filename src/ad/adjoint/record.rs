@@ -23,7 +23,6 @@
 //! [`RecordPolicy::Conservative`]: crate::ad::adjoint::RecordPolicy::Conservative
 //! [`RecordPolicy::Tbr`]: crate::ad::adjoint::RecordPolicy::Tbr
 
-use rustc_hash::FxHashSet;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::OnceCell;
 
@@ -131,8 +130,8 @@ pub(crate) fn recomputed<'c>(ctx: &'c PlanContext<'_>, stmt: &Statement) -> &'c 
 /// [`recomputed`], computed.
 fn find_recomputed(ctx: &PlanContext<'_>, stmt: &Statement) -> Vec<Value> {
     let proc = &ctx.norm.proc;
-    let in_stmt: FxHashSet<Value> = stmt.pure.iter().copied().collect();
-    let mut needed: FxHashSet<Value> = FxHashSet::default();
+    let in_stmt: HashSet<Value> = stmt.pure.iter().copied().collect();
+    let mut needed: HashSet<Value> = HashSet::default();
     let mut roots: Vec<Value> = Vec::new();
     let active = is_active_statement(ctx, stmt);
     match &proc.inst(stmt.effect).kind {
