@@ -109,10 +109,7 @@ pub fn compile_pipelined<E>(
         batch.lock().queued.push_back(job);
         // A send fails only if every compile thread is gone; the calling
         // thread then compiles the job below.
-        let _ = pool
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .send(batch.clone());
+        let _ = pool.send(batch.clone());
     });
     batch.work();
     let mut state = batch.lock();
@@ -174,10 +171,10 @@ impl Batch {
 }
 
 /// Where a compilation tells the compile threads it has work.
-type Wake = Mutex<mpsc::Sender<Arc<Batch>>>;
+type Wake = mpsc::Sender<Arc<Batch>>;
 
 /// The compile threads' end of the queue: the batches with work.
-type Work = Arc<Mutex<mpsc::Receiver<Arc<Batch>>>>;
+type Work = Mutex<mpsc::Receiver<Arc<Batch>>>;
 
 /// The queue of the process's compile threads, with at least `threads`
 /// of them started (up to [`MAX_THREADS`] - 1; a thread the system
@@ -187,7 +184,7 @@ fn pool(threads: usize) -> &'static Wake {
     static STARTED: AtomicUsize = AtomicUsize::new(0);
     let (send, receive) = POOL.get_or_init(|| {
         let (send, receive) = mpsc::channel();
-        (Mutex::new(send), Arc::new(Mutex::new(receive)))
+        (send, Mutex::new(receive))
     });
     let wanted = threads.min(MAX_THREADS - 1);
     while STARTED.load(Ordering::Acquire) < wanted {
@@ -195,7 +192,6 @@ fn pool(threads: usize) -> &'static Wake {
             STARTED.fetch_sub(1, Ordering::AcqRel);
             break;
         }
-        let receive = receive.clone();
         let started = std::thread::Builder::new()
             .name("adjit-compile".into())
             .spawn(move || loop {
